@@ -1,0 +1,1 @@
+"""Continuity adapter for claude."""

@@ -1,0 +1,56 @@
+"""The click application: a lazy group, so `baker --help` imports no command module twice
+and a command imports only what it uses. Domain errors become one line and exit code 1."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from continuity_cli import __version__
+
+# name -> "module:attribute"; the order here is the order in `baker --help`.
+COMMANDS: dict[str, str] = {
+    "init": "continuity_cli.commands.setup:init",
+    "sync": "continuity_cli.commands.setup:sync",
+    "uninstall": "continuity_cli.commands.setup:uninstall",
+    "adapters": "continuity_cli.commands.setup:adapters",
+    "handoff": "continuity_cli.commands.handoff:handoff",
+    "status": "continuity_cli.commands.status:status",
+    "checkpoint": "continuity_cli.commands.hooks:checkpoint",
+    "pickup": "continuity_cli.commands.hooks:pickup",
+    "pretool": "continuity_cli.commands.hooks:pretool",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*COMMANDS, *super().list_commands(ctx)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attr = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attr)
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from continuity_core.errors import BakerError
+
+        try:
+            return super().invoke(ctx)
+        except BakerError as e:
+            raise click.ClickException(str(e)) from None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="baker")
+def cli() -> None:
+    """Continuity: keep an AI coding agent's work alive when its session ends.
+
+    `baker init` in a repository installs hooks that checkpoint after every agent turn;
+    `baker handoff` prints a brief for the next agent or account; `baker resume AGENT` starts
+    that agent with it.
+    """

@@ -1,0 +1,38 @@
+"""Putting text on the clipboard: the platform's tool, else OSC 52 to the terminal."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import sys
+
+TOOLS = (
+    ("pbcopy",), ("wl-copy",), ("xclip", "-selection", "clipboard"),
+    ("xsel", "--clipboard", "--input"), ("clip.exe",),
+)
+
+
+def copy_text(text: str) -> str:
+    """Copy `text`; return a line saying how, or why it could not."""
+    for argv in TOOLS:
+        if argv[0] in ("wl-copy",) and not os.environ.get("WAYLAND_DISPLAY"):
+            continue
+        if argv[0] in ("xclip", "xsel") and not os.environ.get("DISPLAY"):
+            continue
+        exe = shutil.which(argv[0])
+        if exe is None:
+            continue
+        try:
+            subprocess.run([exe, *argv[1:]], input=text.encode(), check=True, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return f"Brief copied to the clipboard with {argv[0]} ({len(text)} characters)."
+    if sys.stderr.isatty():
+        payload = base64.b64encode(text.encode()).decode()
+        sys.stderr.write(f"\033]52;c;{payload}\a")
+        sys.stderr.flush()
+        return "Brief sent to the terminal clipboard (OSC 52); paste to check it arrived."
+    return ("No clipboard available (no pbcopy, wl-copy, xclip, xsel or clip.exe, and not a "
+            "terminal): use `baker handoff -o FILE` instead.")

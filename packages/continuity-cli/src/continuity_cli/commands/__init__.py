@@ -1,0 +1,1 @@
+"""One module per command group; `continuity_cli.app.COMMANDS` maps names to them."""

@@ -1,0 +1,120 @@
+"""Set-up commands: init, sync, uninstall, adapters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def _adapters() -> tuple[dict[str, object], dict[str, str]]:
+    from continuity_core.adapters import load_all
+
+    return load_all()
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--local", is_flag=True,
+              help="Write agent hooks to personal settings files (e.g. .claude/settings.local.json).")
+@click.option("--agent", "agents", multiple=True, metavar="NAME",
+              help="Only set up these agents (default: every installed adapter).")
+def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
+    """Make this repository a Continuity project.
+
+    Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
+    AGENTS.md telling every agent to keep the note current, and each installed agent's hooks.
+    Safe to run again: it changes only what is missing.
+    """
+    from continuity_core import project
+    from continuity_core.store import project_root_for_init
+
+    from continuity_cli import output
+
+    root = project_root_for_init()
+    changes = project.init(root, dry_run=dry_run)
+    changes += _sync(root, local=local, dry_run=dry_run, only=agents)
+    click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
+    output.changes(changes, dry_run=dry_run)
+
+
+def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[object]:
+    from continuity_core.adapters import Change
+
+    adapters, errors = _adapters()
+    changes: list[object] = []
+    for name, err in errors.items():
+        if not only or name in only:
+            changes.append(Change(path=name, action="failed", detail=err))
+    for name, adapter in adapters.items():
+        if only and name not in only:
+            continue
+        try:
+            changes += adapter.install(root, local=local, dry_run=dry_run)  # type: ignore[attr-defined]
+        except Exception as e:  # noqa: BLE001 - one agent's failure must not stop the others
+            changes.append(Change(path=name, action="failed", detail=str(e)))
+    return changes
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--local", is_flag=True, help="Use personal settings files where the agent has them.")
+@click.option("--agent", "agents", multiple=True, metavar="NAME", help="Only these agents.")
+def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
+    """Re-install each agent's project hooks (after installing a new adapter, say)."""
+    from continuity_core.store import Store
+
+    from continuity_cli import output
+
+    store = Store.here()
+    changes = _sync(store.root, local=local, dry_run=dry_run, only=agents)
+    output.changes(changes, dry_run=dry_run)
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Show what would be removed; remove nothing.")
+def uninstall(dry_run: bool) -> None:
+    """Remove exactly what `baker init` added to this project's and agents' files.
+
+    `.baker/` and `memory/hot.md` hold your data and are left in place; delete them yourself
+    if you want them gone.
+    """
+    from continuity_core import project
+    from continuity_core.adapters import Change
+    from continuity_core.store import Store
+
+    from continuity_cli import output
+
+    store = Store.here()
+    changes = project.uninstall(store.root, dry_run=dry_run)
+    adapters, _ = _adapters()
+    for name, adapter in adapters.items():
+        try:
+            changes += adapter.uninstall(store.root, dry_run=dry_run)  # type: ignore[attr-defined]
+        except Exception as e:  # noqa: BLE001
+            changes.append(Change(path=name, action="failed", detail=str(e)))
+    output.changes(changes, dry_run=dry_run)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def adapters(as_json: bool) -> None:
+    """List the installed agent adapters, their versions, and any that fail to load."""
+    from continuity_core.adapters import registered
+
+    from continuity_cli import output
+
+    _, errors = _adapters()
+    rows = [
+        {"name": r.name, "distribution": r.dist, "version": r.version,
+         "error": r.error or errors.get(r.name)}
+        for r in registered().values()
+    ]
+    if as_json:
+        output.emit_json(rows)
+        return
+    if not rows:
+        click.echo("No adapters installed. Install one: pip install \"continuity-cli[claude]\"")
+    for row in rows:
+        state = f"error: {row['error']}" if row["error"] else "ok"
+        click.echo(f"{row['name']:<8} {row['distribution']} {row['version']}  {state}")

@@ -1,0 +1,94 @@
+"""The hook commands' contract with the agent: always exit 0, print valid hook output or
+nothing, never a traceback, within a deadline. Failures go to `.baker/log/` for `baker audit`.
+
+This module is what an agent runs on every turn and before tool calls, so it imports neither
+click nor any adapter it does not need.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+
+DEADLINES_S = {"checkpoint": 20, "pickup": 8, "pretool": 3}
+MAX_STDIN = 64 << 20
+
+
+class Deadline(BaseException):
+    """Raised by SIGALRM; a BaseException so no handler inside the hook swallows it."""
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    raise Deadline
+
+
+def _parse(args: list[str]) -> tuple[str, str | None, bool, list[str]]:
+    command, agent, quiet, rest = args[0], None, False, []
+    it = iter(args[1:])
+    for arg in it:
+        if arg == "--agent":
+            agent = next(it, None)
+        elif arg.startswith("--agent="):
+            agent = arg.partition("=")[2]
+        elif arg in ("--quiet", "-q"):
+            quiet = True
+        else:
+            rest.append(arg)  # Codex notify passes its JSON as an argument
+    return command, agent or None, quiet, rest
+
+
+def _stdin() -> bytes:
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    data: bytes = sys.stdin.buffer.read(MAX_STDIN + 1)
+    return b"" if len(data) > MAX_STDIN else data
+
+
+def run(args: list[str]) -> int:
+    command, agent, quiet, rest = _parse(args)
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.alarm(DEADLINES_S.get(command, 10))
+    store = None
+    output = ""
+    try:
+        payload = _stdin()
+        from continuity_core import hooks
+
+        if command == "checkpoint":
+            store, summary = hooks.checkpoint(agent, payload, rest)
+            output = "" if quiet or agent else summary
+        elif command == "pickup":
+            store, output = hooks.pickup(agent, payload, rest)  # type: ignore[attr-defined]
+        elif command == "pretool":
+            store, output = hooks.pretool(agent, payload, rest)  # type: ignore[attr-defined]
+    except (Deadline, Exception) as e:  # noqa: BLE001 - the agent must never see a failure
+        output = ""
+        _log_failure(command, agent, e)
+    finally:
+        if hasattr(signal, "SIGALRM"):
+            signal.alarm(0)
+    if output:
+        try:
+            sys.stdout.write(output if output.endswith("\n") else output + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+    return 0
+
+
+def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
+    try:
+        from continuity_core.store import Store, find_project
+
+        root = find_project()
+        if root is not None:
+            Store(root).log_exception(command, exc, agent=agent)
+    except Exception:  # noqa: BLE001, S110 - logging is best effort by design
+        pass
+    if os.environ.get("BAKER_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)

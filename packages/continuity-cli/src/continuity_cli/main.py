@@ -1,0 +1,22 @@
+"""Entry point. Hook commands take a fast path that never imports click or unused adapters."""
+
+from __future__ import annotations
+
+import sys
+
+HOOK_COMMANDS = frozenset({"checkpoint", "pickup", "pretool"})
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in HOOK_COMMANDS and not {"--help", "-h"} & set(args):
+        from continuity_cli.hooks import run
+
+        raise SystemExit(run(args))
+    from continuity_cli.app import cli
+
+    cli.main(args=args, prog_name="baker")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,23 @@
+"""Rendering helpers shared by commands: JSON for machines, short lines for people."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+import msgspec
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
+    sys.stdout.flush()
+
+
+def changes(items: list[Any], *, dry_run: bool = False) -> None:
+    """One line per file: what was (or would be) created, updated, removed or left alone."""
+    verb = "would be " if dry_run else ""
+    for c in items:
+        detail = f" — {c.detail}" if c.detail else ""
+        action = c.action if c.action in ("unchanged", "skipped", "failed") else verb + c.action
+        click.echo(f"  {action:<16} {c.path}{detail}")

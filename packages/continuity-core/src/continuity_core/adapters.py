@@ -1,0 +1,216 @@
+"""The Adapter protocol and the registry that finds adapters through entry points.
+
+Discovery reads entry-point metadata only; an adapter's module is imported the first time it
+is used. A broken or duplicate adapter becomes one `AdapterError` for that name and never
+stops the others. `BAKER_ADAPTERS=claude,codex` limits which adapters load.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import msgspec
+
+from continuity_core.errors import AdapterError
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+from continuity_core.transcript import Cursor
+
+GROUP = "continuity_core.adapters"
+ALLOW_ENV = "BAKER_ADAPTERS"
+
+
+class Account(msgspec.Struct, frozen=True, kw_only=True):
+    """One config dir of one agent: an account."""
+
+    agent: str
+    name: str  # the named account from config.toml, or the dir as the user wrote it
+    dir: str  # absolute
+
+
+class Change(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What an install, sync or uninstall did (or would do) to one file."""
+
+    path: str
+    action: Literal["created", "updated", "removed", "unchanged", "skipped", "failed"]
+    detail: str = ""
+
+
+class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One `baker doctor` line."""
+
+    level: Literal["ok", "info", "warn", "error"]
+    message: str
+    fix: str = ""
+
+
+class LaunchSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """How `baker resume` starts the agent: argv, extra environment, working folder."""
+
+    argv: list[str]
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    cwd: str = ""
+    notes: list[str] = msgspec.field(default_factory=list)
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What an agent's adapter gives core and the CLI. Vendor formats stay inside it."""
+
+    name: str  # "claude"
+    display_name: str  # "Claude Code"
+    known_versions: tuple[str, ...]  # CLI versions whose formats this adapter was built on
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
+        ...
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        """Sessions of `project` (its root or below) across `accounts`, newest first."""
+        ...
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        """Read (or continue reading) a session into `cursor.session`."""
+        ...
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        """Parse a hook's stdin (or notify's argv); raise ValueError when it is not ours."""
+        ...
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        """The session a hook event belongs to, or None (e.g. a notify for a title thread)."""
+        ...
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        """The stdout that puts `text` before the model for `event`, or None for no output."""
+        ...
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        """Project-level hooks and config (`baker init` / `baker sync`)."""
+        ...
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        """Remove exactly what `install` added."""
+        ...
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        """User-level pieces for one account (`baker global sync`)."""
+        ...
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        """How to start this agent interactively with the brief in `brief` as its first turn."""
+        ...
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        """Checks of this agent's hooks, trust, versions and retention."""
+        ...
+
+    def cli_version(self) -> str | None:
+        """The installed CLI's version, or None when it is not on PATH."""
+        ...
+
+
+@dataclass(frozen=True)
+class UserOptions:
+    hooks: bool = True  # user-level hooks (Codex always; Claude and Gemini with --user-hooks)
+    chain: bool = False  # keep an existing Codex notify program running
+    trust: bool = False  # write Codex trusted-hook hashes
+    dry_run: bool = False
+    uninstall: bool = False
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    account: Account | None = None
+    native: SessionRef | None = None  # continue this very session (same vendor)
+    brief_chars: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --- registry ------------------------------------------------------------------------------
+
+@dataclass
+class Registered:
+    name: str
+    value: str  # "module:Attr"
+    dist: str
+    version: str
+    error: str | None = None
+
+
+def _allowed() -> set[str] | None:
+    raw = os.environ.get(ALLOW_ENV)
+    if raw is None:
+        return None
+    return {n.strip() for n in raw.split(",") if n.strip()}
+
+
+def registered(group: str = GROUP) -> dict[str, Registered]:
+    """Entry points of `group`, by name, without importing anything."""
+    allowed = _allowed()
+    found: dict[str, Registered] = {}
+    for ep in metadata.entry_points(group=group):
+        if allowed is not None and ep.name not in allowed:
+            continue
+        dist = ep.dist.name if ep.dist else "?"
+        version = ep.dist.version if ep.dist else "?"
+        if ep.name in found and found[ep.name].value != ep.value:
+            found[ep.name].error = (
+                f"adapter {ep.name!r} is registered twice ({found[ep.name].dist} and {dist}); "
+                "uninstall one of them"
+            )
+            continue
+        found.setdefault(ep.name, Registered(ep.name, ep.value, dist, version))
+    return dict(sorted(found.items()))
+
+
+_loaded: dict[tuple[str, str], Any] = {}
+
+
+def load(name: str, group: str = GROUP) -> Any:
+    """Import and instantiate one registered plugin, or raise AdapterError saying why."""
+    key = (group, name)
+    if key in _loaded:
+        return _loaded[key]
+    entry = registered(group).get(name)
+    if entry is None:
+        raise AdapterError(
+            f"no adapter named {name!r} is installed; install it with "
+            f"`pip install \"continuity-cli[{name}]\"` (see `baker adapters`)"
+        )
+    if entry.error:
+        raise AdapterError(entry.error)
+    module_name, _, attr = entry.value.partition(":")
+    try:
+        import importlib
+
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        instance = obj() if isinstance(obj, type) else obj
+    except Exception as e:  # any failure of third-party code is that adapter's alone
+        raise AdapterError(f"adapter {name!r} ({entry.dist}) failed to load: {e}") from e
+    _loaded[key] = instance
+    return instance
+
+
+def load_all(group: str = GROUP) -> tuple[dict[str, Any], dict[str, str]]:
+    """Every loadable adapter, and an error line for each that is not."""
+    good: dict[str, Any] = {}
+    bad: dict[str, str] = {}
+    for name in registered(group):
+        try:
+            good[name] = load(name, group)
+        except AdapterError as e:
+            bad[name] = str(e)
+    return good, bad
+
+
+def expand(path: str) -> str:
+    return os.path.abspath(os.path.expanduser(path))

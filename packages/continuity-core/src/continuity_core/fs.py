@@ -1,0 +1,72 @@
+"""The one atomic writer and the private-permission helpers every store uses."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` and any missing parents as 0700; existing folders keep their mode."""
+    if not path.is_dir():
+        if not path.parent.is_dir():
+            ensure_private_dir(path.parent)
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+    return path
+
+
+def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> None:
+    """Replace `path` with `data` so readers see the old or the new file, never a torn one.
+
+    Temp file in the same folder, fsync, `os.replace`, then fsync of the folder. `mode` is
+    applied to new files; an existing file keeps its own mode (agents' settings files).
+    """
+    if isinstance(data, str):
+        data = data.encode()
+    with contextlib.suppress(FileNotFoundError):
+        mode = stat.S_IMODE(path.stat().st_mode)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def is_loose(path: Path) -> bool:
+    """True when group or others may read or write `path`."""
+    try:
+        return bool(stat.S_IMODE(path.stat().st_mode) & 0o077)
+    except OSError:
+        return False
+
+
+def inside(base: Path, candidate: Path) -> bool:
+    """True when `candidate`, symlinks resolved, lies inside `base`."""
+    try:
+        candidate.resolve().relative_to(base.resolve())
+    except (ValueError, OSError):
+        return False
+    return True

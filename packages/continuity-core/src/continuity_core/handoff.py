@@ -1,0 +1,82 @@
+"""Building the brief for a project: the newest session, the note, repo state, traps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from continuity_core import brief as brief_mod
+from continuity_core import note as note_mod
+from continuity_core.adapters import load_all
+from continuity_core.config import load_config
+from continuity_core.git import git_facts
+from continuity_core.schemas.session import Session
+from continuity_core.sessions import newest, read_session
+from continuity_core.store import Store, find_project, now_iso, project_root_for_init
+
+
+@dataclass
+class Handoff:
+    brief: brief_mod.Brief
+    session: Session | None
+    adapter: Any | None
+    errors: list[str] = field(default_factory=list)
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The project root whether or not `baker init` ran: `.baker/`'s folder or the worktree."""
+    return find_project(start) or project_root_for_init(start)
+
+
+def make(
+    root: Path,
+    *,
+    agent: str | None = None,
+    account: str | None = None,
+    session_id: str | None = None,
+    budget_tokens: int | None = None,
+) -> Handoff:
+    config = load_config()
+    adapters, broken = load_all()
+    errors = list(broken.values())
+    store = Store(root)
+    found = newest(root, adapters, config, agent=agent, account=account, session_id=session_id)
+    errors += found.errors
+    session: Session | None = None
+    if found.ref is not None and found.adapter is not None:
+        session = read_session(found.adapter, found.ref, store if store.exists else None)
+    elif store.exists and not session_id:
+        latest = store.latest_checkpoint()
+        if latest is not None and latest.session is not None and (
+            agent is None or latest.session.agent == agent
+        ):
+            session = latest.session  # the transcript is gone; the checkpoint kept its facts
+    note = note_mod.read(root)
+    note_text = note_mod.render(note) if note is not None and not note.is_empty() else None
+    traps = _traps_for(root, session) if store.exists else []
+    saved_text = _saved_text(root) if store.exists else None
+    built = brief_mod.build(
+        project=str(root), created_at=now_iso(), git=git_facts(root), note_text=note_text,
+        session=session, ref=found.ref, searched=found.searched, traps=traps,
+        saved_text=saved_text,
+        budget_tokens=budget_tokens or config.brief.budget_tokens,
+    )
+    return Handoff(brief=built, session=session, adapter=found.adapter, errors=errors)
+
+
+def _traps_for(root: Path, session: Session | None) -> list[Any]:
+    try:
+        from continuity_core import traps
+    except ImportError:
+        return []
+    paths = [f.path for f in session.files_edited] if session else []
+    return list(traps.matching_paths(root, paths))
+
+
+def _saved_text(root: Path) -> str | None:
+    try:
+        from continuity_core import saved
+    except ImportError:
+        return None
+    return saved.brief_section(root)

@@ -1,0 +1,84 @@
+"""The one redactor: every text written to disk or printed passes through `redact`.
+
+Patterns are compiled into one alternation so a text is scanned once however many kinds there
+are. `scan` reports which kinds a text holds without returning the secrets themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MARK = "[REDACTED]"
+
+# (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
+_PATTERNS: list[tuple[str, str]] = [
+    ("private_key",
+     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+     r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)"),
+    ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
+    ("openai_project", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{16,}"),
+    ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
+    ("stripe", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
+    ("github", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})"),
+    ("gitlab", r"\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}"),
+    ("huggingface", r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+    ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
+    ("slack", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
+    ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
+    ("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
+    ("azure_storage", r"AccountKey=[A-Za-z0-9+/=]{40,}"),
+    ("sendgrid", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    ("twilio", r"\bSK[0-9a-f]{32}\b"),
+    ("digitalocean", r"\bdo[poa]_v1_[a-f0-9]{64}\b"),
+    ("shopify", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
+    ("bearer", r"(?P<keep_bearer>\b(?i:bearer|token)\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("basic_auth", r"(?P<keep_basic_auth>\b(?i:basic)\s+)[A-Za-z0-9+/]{16,}={0,2}"),
+    ("url_credentials",
+     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]+:)[^\s@/\"'<>]+(?=@)"),
+    # KEY=value, key: value, "key": "value" for names that say secret.
+    ("assignment",
+     r"(?P<keep_assignment>[\"']?\b[\w.\-]*?"
+     r"(?i:secret|passw(?:or)?d|passwd|pwd|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
+     r"|credentials?|auth[_\-]?key|session[_\-]?key)[\w.\-]*[\"']?\s*(?::=|=|:)\s*[\"']?)"
+     r"(?![\"']?\s)(?=[^\s\"',;]*[A-Za-z])(?=[^\s\"',;]*[0-9/+_\-])[^\s\"',;(){}\[\]<>]{6,}(?![\w(])"),
+]
+
+_COMBINED = re.compile("|".join(f"(?P<{kind}>{pat})" for kind, pat in _PATTERNS))
+_KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
+KINDS = tuple(kind for kind, _ in _PATTERNS)
+
+
+def _replace(m: re.Match[str]) -> str:
+    kind = m.lastgroup or ""
+    keep_group = _KEEP.get(kind)
+    keep = m.group(keep_group) if keep_group else ""
+    return f"{keep or ''}{MARK}"
+
+
+def redact(text: str) -> str:
+    """Return `text` with every secret the patterns know replaced by `[REDACTED]`."""
+    if not text:
+        return text
+    return _COMBINED.sub(_replace, text)
+
+
+def scan(text: str) -> list[str]:
+    """The kinds of secret `text` holds, without the secrets. Empty when clean."""
+    return sorted({m.lastgroup or "" for m in _COMBINED.finditer(text)})
+
+
+def redact_obj(value: Any) -> Any:
+    """Redact every string inside a JSON-like value (dicts, lists, strings)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: redact_obj(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_obj(v) for v in value]
+    return value

@@ -1,0 +1,41 @@
+"""`~/.baker/config.toml`: user-edited, so unknown keys are errors that name the key."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class AccountConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    """A named account: one agent and its config dir, usable with `--account NAME`."""
+
+    agent: str
+    dir: str
+
+
+class TranscriptsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    claude: list[str] = msgspec.field(default_factory=list)
+    codex: list[str] = msgspec.field(default_factory=list)
+    gemini: list[str] = msgspec.field(default_factory=list)
+
+    def for_agent(self, agent: str) -> list[str]:
+        value = getattr(self, agent, None)
+        return list(value) if isinstance(value, list) else []
+
+
+class UsageConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    """Thresholds: "50%" of the window or a token count such as "100000"."""
+
+    prepare: str = "50%"
+    refresh: str = "62%"
+    rotate: str = "75%"
+
+
+class BriefConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    budget_tokens: int = 8000
+
+
+class GlobalConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    transcripts: TranscriptsConfig = msgspec.field(default_factory=TranscriptsConfig)
+    accounts: dict[str, AccountConfig] = msgspec.field(default_factory=dict)
+    usage: UsageConfig = msgspec.field(default_factory=UsageConfig)
+    brief: BriefConfig = msgspec.field(default_factory=BriefConfig)

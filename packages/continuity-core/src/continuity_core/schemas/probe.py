@@ -1,0 +1,36 @@
+"""`.baker/probes.json` and probe results."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+ProbeState = Literal["ok", "warn", "fail", "skipped", "timeout", "error"]
+
+
+class ProbeSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One entry; validated one by one so a bad entry never hides the others."""
+
+    name: str
+    command: str | None = None  # a shell probe
+    artifact: str | None = None  # a background job checked by its effect
+    max_age_s: float | None = None
+    timeout_s: float = 10.0
+
+
+class ProbesFile(msgspec.Struct, kw_only=True):
+    """The raw file: entries are kept as plain values and validated individually."""
+
+    schema_version: int = 1
+    jobs: list[Any] = msgspec.field(default_factory=list)
+    probes: list[Any] = msgspec.field(default_factory=list)
+    gpu: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class ProbeResult(msgspec.Struct, kw_only=True, omit_defaults=True):
+    name: str
+    state: ProbeState
+    detail: str = ""
+    kind: str = "probe"
+    elapsed_s: float | None = None

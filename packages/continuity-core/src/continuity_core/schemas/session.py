@@ -1,0 +1,153 @@
+"""The normalized session: what every adapter reads a transcript into."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+Role = Literal["user", "assistant", "system", "tool"]
+TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
+EditAction = Literal["write", "edit", "delete", "move"]
+ErrorKind = Literal["usage_limit", "rate_limit", "overloaded", "auth", "api", "other"]
+
+
+class SessionRef(msgspec.Struct, frozen=True, kw_only=True):
+    """A session found on disk, before it is read."""
+
+    agent: str
+    account: str  # the config dir the session came from, e.g. "~/.claude-work"
+    session_id: str
+    path: str
+    mtime: float  # seconds since the epoch; discovery sorts on it, newest first
+    cwd: str | None = None
+    size: int = 0
+
+
+class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One turn of text. `kind` tells a typed request from injected or tool text."""
+
+    role: Role
+    text: str
+    kind: Literal["request", "response", "tool_result", "meta", "summary"] = "response"
+    timestamp: str | None = None
+
+
+class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
+    id: str
+    name: str
+    input: dict[str, Any] = msgspec.field(default_factory=dict)
+    output: str | None = None  # None while no result was recorded
+    is_error: bool = False
+    timestamp: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.output is not None
+
+
+class TodoItem(msgspec.Struct, kw_only=True, omit_defaults=True):
+    content: str
+    status: TodoStatus = "pending"
+    id: str | None = None
+
+
+class FileEdit(msgspec.Struct, kw_only=True, omit_defaults=True):
+    path: str  # relative to the session cwd where it lies inside it, else absolute
+    action: EditAction = "edit"
+    tool: str = ""
+    count: int = 1
+    moved_to: str | None = None
+
+
+class ApiError(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """An error the model API returned, such as a usage limit, with its reset time if known."""
+
+    kind: ErrorKind
+    message: str
+    status: int | None = None
+    reset_at: str | None = None  # ISO 8601 when the agent recorded it
+    timestamp: str | None = None
+
+
+class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Context usage of the last turn against the model's window."""
+
+    context_tokens: int
+    context_window: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.context_window:
+            return None
+        return self.context_tokens / self.context_window
+
+
+class Compaction(msgspec.Struct, kw_only=True, omit_defaults=True):
+    trigger: str = "auto"  # "manual" or "auto"
+    pre_tokens: int | None = None
+    summary: str | None = None
+    timestamp: str | None = None
+
+
+class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A transcript read into vendor-neutral facts, bounded in size whatever the transcript's.
+
+    Lists that grow with the transcript keep only their newest entries (see `limits`).
+    """
+
+    schema_version: int = 1
+    agent: str
+    session_id: str
+    path: str = ""
+    account: str = ""
+    cwd: str | None = None
+    model: str | None = None
+    git_branch: str | None = None
+    started_at: str | None = None
+    updated_at: str | None = None
+    requests: list[str] = msgspec.field(default_factory=list)  # typed user requests, in order
+    messages: list[Message] = msgspec.field(default_factory=list)  # the newest few
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)  # the newest few
+    todos: list[TodoItem] = msgspec.field(default_factory=list)  # the current list
+    files_edited: list[FileEdit] = msgspec.field(default_factory=list)
+    errors: list[ApiError] = msgspec.field(default_factory=list)
+    compactions: list[Compaction] = msgspec.field(default_factory=list)
+    usage: Usage | None = None
+    turn_incomplete: bool = False  # a turn started and never completed
+    records: int = 0
+    unknown_records: dict[str, int] = msgspec.field(default_factory=dict)
+    bad_lines: int = 0
+
+    @property
+    def latest_request(self) -> str | None:
+        return self.requests[-1] if self.requests else None
+
+    @property
+    def pending_calls(self) -> list[ToolCall]:
+        """Tool calls with no recorded result: what was running when the session died."""
+        return [c for c in self.tool_calls if c.output is None]
+
+    @property
+    def last_error(self) -> ApiError | None:
+        return self.errors[-1] if self.errors else None
+
+    @property
+    def ended_on_limit(self) -> bool:
+        err = self.last_error
+        return err is not None and err.kind in ("usage_limit", "rate_limit")
+
+
+class limits:  # noqa: N801 - a namespace of constants
+    """How much of a long transcript a Session keeps."""
+
+    REQUESTS = 50
+    MESSAGES = 16
+    TOOL_CALLS = 40
+    ERRORS = 10
+    COMPACTIONS = 10
+    TEXT = 4000  # characters per message or tool output kept

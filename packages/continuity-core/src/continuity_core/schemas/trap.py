@@ -1,0 +1,19 @@
+"""`.baker/traps.jsonl`: approaches already tried and rejected, keyed by path or command."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+
+class Trap(msgspec.Struct, kw_only=True, omit_defaults=True):
+    schema_version: int = 1
+    id: str
+    pattern: str  # a glob over paths, or over shell commands when kind == "command"
+    kind: Literal["path", "command"] = "path"
+    why: str
+    created_at: str
+    session: str | None = None  # the evidence: the session where it was learnt
+    agent: str | None = None
+    file_hashes: dict[str, str] = msgspec.field(default_factory=dict)

@@ -1,0 +1,234 @@
+"""The project store `.baker/` at the worktree root: checkpoints, cursors, logs, locks.
+
+Every write goes through `fs.atomic_write`; writers that touch shared state (checkpoint
+retention, the traps file, the note) hold the sidecar lock `.baker/store.lock`, never a lock
+on the data file itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import os
+import secrets
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from continuity_core.errors import NotAProject, StoreError
+from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.schemas.checkpoint import Checkpoint
+
+KEEP_CHECKPOINTS = 20
+LOCK_TIMEOUT_S = 5.0
+LOG_MAX_BYTES = 1 << 20
+KNOWN_SCHEMA = 1
+STORE = ".baker"
+
+T = TypeVar("T")
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def find_worktree_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def find_project(start: Path | None = None) -> Path | None:
+    """The project root: the nearest folder at or above `start` that has `.baker/`.
+
+    The search stops at the git worktree root, so a nested repository is its own project.
+    """
+    start = (start or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        if (folder / STORE).is_dir():
+            return folder
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def project_root_for_init(start: Path | None = None) -> Path:
+    """Where `baker init` puts the store: the worktree root, or `start` outside git."""
+    start = (start or Path.cwd()).absolute()
+    return find_worktree_root(start) or start
+
+
+class Store:
+    """One project's `.baker/` folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.dir = root / STORE
+
+    @classmethod
+    def here(cls, start: Path | None = None) -> Store:
+        root = find_project(start)
+        if root is None:
+            raise NotAProject(
+                f"{(start or Path.cwd())} is not in a Continuity project: run `baker init` "
+                "at the repository root first"
+            )
+        return cls(root)
+
+    @property
+    def exists(self) -> bool:
+        return self.dir.is_dir()
+
+    def path(self, *parts: str) -> Path:
+        return self.dir.joinpath(*parts)
+
+    def folder(self, *parts: str) -> Path:
+        return ensure_private_dir(self.path(*parts))
+
+    # --- locking -----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+        from filelock import FileLock, Timeout
+
+        ensure_private_dir(self.dir)
+        lock_path = self.dir / f"{name}.lock"
+        lock = FileLock(lock_path, timeout=timeout, mode=0o600)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise StoreError(
+                f"{lock_path} is held by another process for more than {timeout:g}s; "
+                "retry in a moment (if no baker is running, delete that file)"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    # --- documents -----------------------------------------------------------------------
+    def write_json(self, path: Path, value: Any) -> None:
+        ensure_private_dir(path.parent)
+        atomic_write(path, msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
+
+    def read_json(self, path: Path, type_: type[T]) -> T:
+        """Decode a stored document, with a message naming the file when it cannot be used."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise
+        except OSError as e:
+            raise StoreError(f"cannot read {path}: {e.strerror}") from None
+        return decode_document(data, type_, path)
+
+    # --- checkpoints ---------------------------------------------------------------------
+    @property
+    def checkpoints_dir(self) -> Path:
+        return self.path("checkpoints")
+
+    def new_checkpoint_id(self) -> str:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        return f"{stamp}-{secrets.token_hex(3)}"
+
+    def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> Path:
+        """Write `cp` and keep only the newest `keep` automatic checkpoints."""
+        folder = self.folder("checkpoints")
+        target = folder / f"{cp.id}.json"
+        with self.lock():
+            self.write_json(target, cp)
+            for old in self.checkpoint_paths()[keep:]:
+                with contextlib.suppress(FileNotFoundError):
+                    old.unlink()
+        return target
+
+    def checkpoint_paths(self) -> list[Path]:
+        """Checkpoint files, newest first (ids sort by time)."""
+        try:
+            names = [n for n in os.listdir(self.checkpoints_dir) if n.endswith(".json")]
+        except FileNotFoundError:
+            return []
+        return [self.checkpoints_dir / n for n in sorted(names, reverse=True)]
+
+    def latest_checkpoint(self) -> Checkpoint | None:
+        """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
+        for path in self.checkpoint_paths():
+            try:
+                return self.read_json(path, Checkpoint)
+            except (StoreError, FileNotFoundError):
+                continue
+        return None
+
+    # --- incremental reader state --------------------------------------------------------
+    def cursor_path(self, agent: str, transcript: str) -> Path:
+        digest = hashlib.sha1(transcript.encode(), usedforsecurity=False).hexdigest()[:16]
+        return self.path("cursors", f"{agent}-{digest}.msgpack")
+
+    def load_cursor(self, agent: str, transcript: str, type_: type[T]) -> T | None:
+        try:
+            data = self.cursor_path(agent, transcript).read_bytes()
+            return msgspec.msgpack.decode(data, type=type_)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            return None  # a missing or stale cursor only costs a full read
+
+    def save_cursor(self, agent: str, transcript: str, value: Any) -> None:
+        path = self.cursor_path(agent, transcript)
+        ensure_private_dir(path.parent)
+        atomic_write(path, msgspec.msgpack.encode(value))
+
+    # --- hook log, read by `baker audit` -------------------------------------------------
+    def log(self, event: str, **fields: Any) -> None:
+        """Append one line to `.baker/log/events.jsonl`; never raises."""
+        with contextlib.suppress(Exception):
+            folder = self.folder("log")
+            path = folder / "events.jsonl"
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_size > LOG_MAX_BYTES:
+                    os.replace(path, folder / "events.1.jsonl")
+            from continuity_core.redact import redact
+
+            line = json.dumps({"t": now_iso(), "event": event, **fields}, default=str)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, (redact(line) + "\n").encode())
+            finally:
+                os.close(fd)
+
+    def log_exception(self, command: str, exc: BaseException, **fields: Any) -> None:
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f"{Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+        self.log("hook_error", command=command, error=f"{type(exc).__name__}: {exc}",
+                 where=where, **fields)
+
+
+def decode_document(data: bytes, type_: type[T], path: Path) -> T:
+    """Decode a persisted JSON document, refusing schema versions newer than this build."""
+    try:
+        version = msgspec.json.decode(data, type=_Versioned).schema_version
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        version = KNOWN_SCHEMA
+    if version > KNOWN_SCHEMA:
+        raise StoreError(
+            f"{path} has schema_version {version}, newer than this baker understands "
+            f"({KNOWN_SCHEMA}); update baker (pip install -U continuity-cli)"
+        )
+    try:
+        return msgspec.json.decode(data, type=type_)
+    except (msgspec.DecodeError, msgspec.ValidationError) as e:
+        raise StoreError(
+            f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
+        ) from None
+
+
+class _Versioned(msgspec.Struct):
+    schema_version: int = KNOWN_SCHEMA
+
+
+def elapsed_ms(start: float) -> int:
+    return int((time.perf_counter() - start) * 1000)

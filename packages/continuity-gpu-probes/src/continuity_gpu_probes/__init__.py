@@ -1,0 +1,1 @@
+"""Continuity GPU probes."""

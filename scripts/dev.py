@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Developer set-up and checks, standard library only.
+
+    python3 scripts/dev.py setup     # .venv with every package editable, in one pip call
+    python3 scripts/dev.py test      # setup, then lint, type-check and the whole suite
+    python3 scripts/dev.py lint      # ruff and mypy only
+    python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
+
+Extra arguments after `test` go to pytest, e.g. `dev.py test -m "not e2e" -x`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+PACKAGES = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]
+E2E = ROOT / "tests" / "e2e"
+
+
+def run(*argv: str | Path, **kw: object) -> None:
+    print("+", " ".join(str(a) for a in argv), flush=True)
+    subprocess.run([str(a) for a in argv], check=True, **kw)  # type: ignore[call-overload]
+
+
+def setup() -> None:
+    if not PY.exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
+    editable: list[str] = []
+    for name in PACKAGES:
+        spec = str(ROOT / "packages" / f"continuity-{name}")
+        editable += ["-e", spec + ("[all]" if name == "cli" else "")]
+    # One call: the CLI's extras resolve to the sibling folders, never to PyPI.
+    run(PY, "-m", "pip", "install", "--quiet", *editable, "--group", "dev", cwd=ROOT)
+
+
+def e2e() -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("npm not found: the end-to-end tests need Node.js 20+ and npm on PATH")
+    if (E2E / "package-lock.json").exists():
+        stamp = E2E / "node_modules" / ".package-lock.json"
+        lock = E2E / "package-lock.json"
+        if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
+            run(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error", cwd=E2E)
+
+
+def lint() -> None:
+    run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
+    run(BIN / "mypy", cwd=ROOT)
+
+
+def test(args: list[str]) -> None:
+    setup()
+    if "-m" not in args or "not e2e" not in " ".join(args):
+        e2e()
+    lint()
+    env = {**os.environ, "COVERAGE_RCFILE": str(ROOT / "pyproject.toml")}
+    for old in ROOT.glob(".coverage*"):
+        old.unlink()
+    code = subprocess.run(
+        [str(PY), "-m", "coverage", "run", "-m", "pytest", *args], cwd=ROOT, env=env,
+    ).returncode
+    subprocess.run([str(PY), "-m", "coverage", "combine", "--quiet"], cwd=ROOT, env=env)
+    subprocess.run([str(PY), "-m", "coverage", "report"], cwd=ROOT, env=env)
+    sys.exit(code)
+
+
+def main() -> None:
+    cmd, *args = sys.argv[1:] or ["test"]
+    if cmd == "setup":
+        setup()
+    elif cmd == "test":
+        test(args)
+    elif cmd == "lint":
+        lint()
+    elif cmd == "e2e":
+        e2e()
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
