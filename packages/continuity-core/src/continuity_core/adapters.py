@@ -24,6 +24,10 @@ from continuity_core.transcript import Cursor
 
 GROUP = "continuity_core.adapters"
 ALLOW_ENV = "BAKER_ADAPTERS"
+# A first prompt larger than this travels through a file the agent is told to read: argv and
+# environment together must stay well under Linux's ARG_MAX per string (128 KiB), and far
+# under Windows' 32 KiB command line.
+INLINE_PROMPT_MAX = 24_000
 
 
 class Account(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,6 +70,7 @@ class Adapter(Protocol):
     name: str  # "claude"
     display_name: str  # "Claude Code"
     known_versions: tuple[str, ...]  # CLI versions whose formats this adapter was built on
+    skill_dirs: tuple[str, ...]  # project-relative folders this agent loads skills from
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         """Every config dir of this agent: env vars, defaults and `[transcripts]`."""

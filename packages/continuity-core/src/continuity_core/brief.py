@@ -12,7 +12,7 @@ import msgspec
 
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import Checkpoint, GitFacts
-from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.schemas.session import Session, SessionRef, ToolCall
 from continuity_core.schemas.trap import Trap
 
 DEFAULT_BUDGET_TOKENS = 8000  # ≈ 32 KiB
@@ -112,9 +112,8 @@ def session_sections(session: Session) -> list[Section]:
 def _interrupted(session: Session) -> str:
     lines: list[str] = []
     for call in session.pending_calls:
-        args = msgspec.json.encode(call.input).decode()
-        lines.append(f"- tool call `{call.name}` started and never returned a result: "
-                     f"{_fence(redact(args[:2000]))}")
+        lines.append(f"- tool call `{call.name}` started and never returned a result:\n"
+                     f"{_fence(redact(call_text(call)[:2000]))}")
     if session.ended_on_limit and session.last_error:
         err = session.last_error
         when = f" — resets at {err.reset_at}" if err.reset_at else ""
@@ -125,6 +124,16 @@ def _interrupted(session: Session) -> str:
     if session.turn_incomplete and not lines:
         lines.append("- the last turn started and never completed")
     return "\n".join(lines)
+
+
+def call_text(call: ToolCall) -> str:
+    """A tool call as a person reads it: the shell command itself, else its JSON input."""
+    command = call.input.get("command") or call.input.get("cmd")
+    if isinstance(command, list):
+        command = " ".join(str(c) for c in command)
+    if isinstance(command, str) and command:
+        return command
+    return msgspec.json.encode(call.input).decode()
 
 
 def _exchange(session: Session) -> str:

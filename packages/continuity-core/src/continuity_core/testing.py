@@ -1,0 +1,133 @@
+"""The contract every adapter must meet, as a test class adapters' suites subclass.
+
+    class TestContract(AdapterContract):
+        @pytest.fixture
+        def sample(self, tmp_path) -> ContractSample: ...
+
+Requires pytest; imported only by test suites.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_core.adapters import Account, Adapter, LaunchOptions
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import Session
+
+
+@dataclass
+class ContractSample:
+    """What a subclass provides: an adapter, a home with sessions, and a project in it."""
+
+    adapter: Any
+    accounts: list[Account]
+    project: Path  # a folder some discovered session belongs to
+    session_id: str  # the newest session of `project`
+    latest_request: str  # its latest user request, verbatim
+    hook_payloads: dict[str, bytes] = field(default_factory=dict)  # kind -> payload
+    notify_argv: list[str] = field(default_factory=list)
+
+
+class AdapterContract:
+    """Behaviour core and the CLI rely on, whatever the agent."""
+
+    @pytest.fixture
+    def sample(self, tmp_path: Path) -> ContractSample:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def test_is_an_adapter(self, sample: ContractSample) -> None:
+        adapter = sample.adapter
+        assert isinstance(adapter, Adapter)
+        assert adapter.name and adapter.display_name
+        assert all(isinstance(v, str) for v in adapter.known_versions)
+
+    def test_accounts_are_absolute_and_tagged(self, sample: ContractSample) -> None:
+        for account in sample.adapter.accounts(GlobalConfig()):
+            assert account.agent == sample.adapter.name
+            assert Path(account.dir).is_absolute()
+
+    def test_discover_finds_newest_first(self, sample: ContractSample) -> None:
+        refs = list(sample.adapter.discover(sample.project, sample.accounts))
+        assert refs, "no session discovered for the sample project"
+        assert refs[0].session_id == sample.session_id
+        assert [r.mtime for r in refs] == sorted((r.mtime for r in refs), reverse=True)
+        assert all(r.agent == sample.adapter.name for r in refs)
+
+    def test_unrelated_project_has_no_sessions(self, sample: ContractSample, tmp_path: Path) -> None:
+        other = tmp_path / "no-such-project-here"
+        other.mkdir()
+        assert list(sample.adapter.discover(other, sample.accounts)) == []
+
+    def _newest(self, sample: ContractSample) -> Session:
+        ref = next(iter(sample.adapter.discover(sample.project, sample.accounts)))
+        session: Session = sample.adapter.read(ref).session
+        return session
+
+    def test_read_gives_latest_request_verbatim(self, sample: ContractSample) -> None:
+        session = self._newest(sample)
+        assert session.agent == sample.adapter.name
+        assert session.session_id == sample.session_id
+        assert session.latest_request == sample.latest_request
+
+    def test_incremental_read_is_stable(self, sample: ContractSample) -> None:
+        ref = next(iter(sample.adapter.discover(sample.project, sample.accounts)))
+        first = sample.adapter.read(ref)
+        offset = first.offset
+        again = sample.adapter.read(ref, first)
+        assert again.offset == offset
+        assert again.session.requests == first.session.requests
+        assert again.session.todos == first.session.todos
+        assert again.session.files_edited == first.session.files_edited
+
+    @pytest.mark.parametrize("garbage", [b"", b"not json", b"\xff\xfe\x00", b"[]", b"{}", b"null"])
+    def test_parse_hook_rejects_garbage_with_valueerror(
+        self, sample: ContractSample, garbage: bytes
+    ) -> None:
+        try:
+            event = sample.adapter.parse_hook(garbage, [])
+        except ValueError:
+            return
+        assert event.agent == sample.adapter.name  # tolerated: then it must still be ours
+
+    def test_parse_hook_samples(self, sample: ContractSample) -> None:
+        for kind, payload in sample.hook_payloads.items():
+            event = sample.adapter.parse_hook(payload, [])
+            assert event.agent == sample.adapter.name
+            assert event.kind == kind, (kind, event)
+
+    def test_render_context_is_json_or_nothing(self, sample: ContractSample) -> None:
+        for payload in sample.hook_payloads.values():
+            event = sample.adapter.parse_hook(payload, [])
+            out = sample.adapter.render_context(event, "context for the model")
+            if out is not None:
+                json.loads(out)
+
+    def test_install_is_idempotent_and_uninstall_restores(
+        self, sample: ContractSample, tmp_path: Path
+    ) -> None:
+        project = tmp_path / "install-project"
+        project.mkdir()
+        first = sample.adapter.install(project)
+        assert any(c.action in ("created", "updated") for c in first)
+        snapshot = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+        second = sample.adapter.install(project)
+        assert all(c.action in ("unchanged", "skipped") for c in second), second
+        assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == snapshot
+        sample.adapter.uninstall(project)
+        leftovers = [p for p in project.rglob("*") if p.is_file()]
+        assert leftovers == [], leftovers
+
+    def test_launch_never_puts_a_huge_brief_on_the_command_line(
+        self, sample: ContractSample, tmp_path: Path
+    ) -> None:
+        brief = tmp_path / "brief.md"
+        brief.write_text("x" * 300_000)
+        spec = sample.adapter.launch(sample.project, brief, LaunchOptions(brief_chars=300_000))
+        assert spec.argv
+        assert all(len(a.encode()) < 100_000 for a in spec.argv)
