@@ -154,7 +154,7 @@ def build(
     session: Session | None = None,
     ref: SessionRef | None = None,
     searched: list[str] | None = None,
-    saved: Checkpoint | None = None,
+    checkpoint: Checkpoint | None = None,
     saved_text: str | None = None,
     traps: list[Trap] | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
@@ -186,7 +186,16 @@ def build(
                                 priority=95))
     sections.append(Section(key="repo", title="Repo state", source="live, read just now",
                             body=git_section(git), priority=85))
-    if saved is not None or saved_text:
+    if checkpoint is not None:
+        cp_git = checkpoint.git
+        sections.append(Section(
+            key="checkpoint", title="Latest automatic checkpoint", source=".baker/checkpoints",
+            body=(f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
+                  f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
+                  f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
+                  f"{cp_git.dirty_count} uncommitted file(s)"),
+            priority=40))
+    if saved_text:
         sections.append(Section(key="saved", title="Latest saved checkpoint",
                                 source="written on purpose, may have drifted",
                                 body=saved_text or "", priority=60))
@@ -200,7 +209,7 @@ def build(
     for s in sections:
         s.body = redact(s.body)
     order = {k: i for i, k in enumerate(
-        ["first_move", "source", "request", "note", "saved", "repo", "todos", "files",
+        ["first_move", "source", "request", "note", "saved", "repo", "checkpoint", "todos", "files",
          "interrupted", "traps", "exchange"])}
     sections.sort(key=lambda s: order.get(s.key, 99))
     brief = Brief(

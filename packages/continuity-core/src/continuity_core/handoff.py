@@ -46,11 +46,9 @@ def make(
     session: Session | None = None
     if found.ref is not None and found.adapter is not None:
         session = read_session(found.adapter, found.ref, store if store.exists else None)
-    elif store.exists and not session_id:
-        latest = store.latest_checkpoint()
-        if latest is not None and latest.session is not None and (
-            agent is None or latest.session.agent == agent
-        ):
+    latest = store.latest_checkpoint() if store.exists else None
+    if session is None and latest is not None and latest.session is not None and not session_id:
+        if agent is None or latest.session.agent == agent:
             session = latest.session  # the transcript is gone; the checkpoint kept its facts
     note = note_mod.read(root)
     note_text = note_mod.render(note) if note is not None and not note.is_empty() else None
@@ -59,7 +57,7 @@ def make(
     built = brief_mod.build(
         project=str(root), created_at=now_iso(), git=git_facts(root), note_text=note_text,
         session=session, ref=found.ref, searched=found.searched, traps=traps,
-        saved_text=saved_text,
+        saved_text=saved_text, checkpoint=latest,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
     return Handoff(brief=built, session=session, adapter=found.adapter, errors=errors)
@@ -80,3 +78,24 @@ def _saved_text(root: Path) -> str | None:
     except ImportError:
         return None
     return saved.brief_section(root)
+
+
+def save_brief(root: Path, text: str) -> Path:
+    """Keep the brief in a private file: `.baker/handoffs/` in a project, else ~/.baker/."""
+    import datetime as dt
+
+    from continuity_core.config import baker_home
+    from continuity_core.fs import atomic_write, ensure_private_dir
+
+    store = Store(root)
+    folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
+    ensure_private_dir(folder)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    path = folder / f"brief-{stamp}.md"
+    atomic_write(path, text)
+    for old in sorted(folder.glob("brief-*.md"), reverse=True)[KEEP_BRIEFS:]:
+        old.unlink(missing_ok=True)
+    return path
+
+
+KEEP_BRIEFS = 20

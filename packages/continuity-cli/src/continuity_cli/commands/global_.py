@@ -1,0 +1,55 @@
+"""`baker global sync`: the user-level pieces for every account of every agent."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group(name="global")
+def global_() -> None:
+    """User-level set-up across every agent and account listed in ~/.baker/config.toml."""
+
+
+@global_.command()
+@click.option("--user-hooks", is_flag=True,
+              help="Also install user-level hooks for Claude Code and Gemini CLI.")
+@click.option("--chain", is_flag=True,
+              help="Codex: keep an existing notify program by calling it after baker.")
+@click.option("--trust", is_flag=True,
+              help="Codex: mark the hooks baker installs as trusted (writes hooks.state).")
+@click.option("--uninstall", is_flag=True, help="Remove what an earlier sync added.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: bool,
+         as_json: bool) -> None:
+    """Install Codex notify and hooks (and, asked, other agents' user hooks) in every account.
+
+    Reports what changed, what was left alone and why. Codex reads notify and hooks only from
+    the user's config.toml, so this is how Codex sessions get checkpoints.
+    """
+    from continuity_core.adapters import Change, UserOptions, load_all
+    from continuity_core.config import load_config
+
+    from continuity_cli import output
+
+    config = load_config()
+    adapters, errors = load_all()
+    report: list[dict[str, object]] = []
+    for name, err in errors.items():
+        report.append({"agent": name, "account": None,
+                       "changes": [Change(path=name, action="failed", detail=err)]})
+    for name, adapter in adapters.items():
+        options = UserOptions(hooks=name == "codex" or user_hooks, chain=chain, trust=trust,
+                              dry_run=dry_run, uninstall=uninstall)
+        for account in adapter.accounts(config):
+            try:
+                changes = adapter.install_user(account, options)
+            except Exception as e:  # noqa: BLE001 - report it and go on with the others
+                changes = [Change(path=account.dir, action="failed", detail=str(e))]
+            report.append({"agent": name, "account": account.name, "changes": changes})
+    if as_json:
+        output.emit_json(report)
+        return
+    for entry in report:
+        click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
+        output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]

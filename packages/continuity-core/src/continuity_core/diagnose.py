@@ -1,0 +1,100 @@
+"""`baker doctor`'s checks: each one a Finding with what to do about it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from continuity_core.adapters import Finding, load_all
+from continuity_core.config import config_path, load_config
+from continuity_core.errors import BakerError
+from continuity_core.fs import is_loose
+from continuity_core.handoff import project_root
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.sessions import accounts_for
+from continuity_core.store import Store
+
+STALE_CHECKPOINT_H = 24
+
+
+def run(start: Path | None = None) -> list[Finding]:
+    root = project_root(start)
+    store = Store(root)
+    out: list[Finding] = []
+    try:
+        config = load_config()
+        out.append(Finding(level="ok", message=f"config {config_path()} is valid"
+                           if config_path().exists() else "no ~/.baker/config.toml (defaults)"))
+    except BakerError as e:
+        out.append(Finding(level="error", message=str(e)))
+        config = GlobalConfig()
+    out += _baker_on_path()
+    out += _store(store)
+    adapters, broken = load_all()
+    if not adapters and not broken:
+        out.append(Finding(level="warn", message="no agent adapters installed",
+                           fix='pip install "continuity-cli[all]"'))
+    for name, err in broken.items():
+        out.append(Finding(level="error", message=err))
+    for name, adapter in adapters.items():
+        accounts = accounts_for(adapter, config)
+        for account in accounts:
+            exists = Path(account.dir).is_dir()
+            count = sum(1 for _ in adapter.discover(root, [account])) if exists else 0
+            out.append(Finding(
+                level="ok" if exists else "info",
+                message=f"{name}: account {account.name} ({account.dir}): "
+                        + (f"{count} session(s) of this project" if exists else "not present")))
+        try:
+            out += adapter.doctor(root, accounts)
+        except Exception as e:  # noqa: BLE001 - one adapter's failure is its own finding
+            out.append(Finding(level="error", message=f"{name}: doctor failed: {e}"))
+    return out
+
+
+def _baker_on_path() -> list[Finding]:
+    exe = shutil.which("baker")
+    if exe is None:
+        return [Finding(level="error", message="`baker` is not on PATH, so agent hooks cannot run it",
+                        fix="install continuity-cli where your agents' shells find it (pipx, or add the venv's bin to PATH)")]
+    try:
+        ok = subprocess.run([exe, "--version"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    if not ok:
+        return [Finding(level="error", message=f"{exe} does not run", fix="reinstall continuity-cli")]
+    return [Finding(level="ok", message=f"hooks will run {exe}")]
+
+
+def _store(store: Store) -> list[Finding]:
+    if not store.exists:
+        return [Finding(level="warn", message=f"{store.root} is not initialized",
+                        fix="run `baker init` at the repository root")]
+    out: list[Finding] = []
+    loose = [p for p in [store.dir, *store.dir.rglob("*")] if is_loose(p)]
+    if loose:
+        out.append(Finding(level="warn", message=f"{len(loose)} store path(s) readable by others, "
+                           f"e.g. {loose[0]}", fix=f"chmod -R go-rwx {store.dir}"))
+    else:
+        out.append(Finding(level="ok", message=f"{store.dir} is private"))
+    latest = store.checkpoint_paths()[:1]
+    if not latest:
+        out.append(Finding(level="info", message="no checkpoint yet: hooks have not fired",
+                           fix="run a turn in your agent, then `baker doctor` again"))
+    else:
+        age = dt.datetime.now().timestamp() - os.path.getmtime(latest[0])
+        hours = age / 3600
+        out.append(Finding(level="warn" if hours > STALE_CHECKPOINT_H else "ok",
+                           message=f"newest checkpoint is {_age(age)} old"))
+    return out
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{int(seconds)} s"
+    if seconds < 7200:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds / 3600:.1f} h"

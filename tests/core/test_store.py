@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from continuity_core.errors import NotAProject, StoreError
+from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.schemas.checkpoint import Checkpoint
+from continuity_core.store import Store, find_project, project_root_for_init
+
+
+def mode(p: Path) -> int:
+    return stat.S_IMODE(p.stat().st_mode)
+
+
+def make_store(root: Path) -> Store:
+    ensure_private_dir(root / ".baker")
+    return Store(root)
+
+
+def test_project_is_found_from_a_subfolder_and_stops_at_git(repo: Path) -> None:
+    sub = repo / "a" / "b"
+    sub.mkdir(parents=True)
+    assert find_project(sub) is None
+    make_store(repo)
+    assert find_project(sub) == repo
+    nested = sub / "nested"
+    nested.mkdir()
+    (nested / ".git").mkdir()
+    assert find_project(nested) is None
+    assert project_root_for_init(sub) == repo
+
+
+def test_here_outside_a_project_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(NotAProject, match="baker init"):
+        Store.here(tmp_path)
+
+
+def test_private_modes(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    cp = Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T00:00:00Z")
+    path = store.write_checkpoint(cp)
+    assert mode(store.dir) == 0o700
+    assert mode(path.parent) == 0o700
+    assert mode(path) == 0o600
+
+
+def test_retention_keeps_the_newest(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    ids = []
+    for _ in range(25):
+        cp = Checkpoint(id=store.new_checkpoint_id(), created_at="t")
+        store.write_checkpoint(cp)
+        ids.append(cp.id)
+    kept = [p.stem for p in store.checkpoint_paths()]
+    assert kept == sorted(ids, reverse=True)[:20]
+    latest = store.latest_checkpoint()
+    assert latest is not None and latest.id == ids[-1]
+    assert not list(store.checkpoints_dir.glob("*.tmp"))
+
+
+def test_corrupt_newest_checkpoint_is_skipped_not_lost(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    good = Checkpoint(id="20260101T000000000000Z-aaaaaa", created_at="t")
+    store.write_checkpoint(good)
+    bad = store.checkpoints_dir / "20991231T000000000000Z-ffffff.json"
+    bad.write_text("{not json")
+    latest = store.latest_checkpoint()
+    assert latest is not None and latest.id == good.id
+    assert bad.exists()
+    with pytest.raises(StoreError, match="corrupt"):
+        store.read_json(bad, Checkpoint)
+
+
+def test_future_schema_version_is_refused_by_name(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    path = store.checkpoints_dir / "x.json"
+    ensure_private_dir(path.parent)
+    path.write_text('{"schema_version": 99, "id": "x", "created_at": "t"}')
+    with pytest.raises(StoreError, match="update baker"):
+        store.read_json(path, Checkpoint)
+
+
+def test_unknown_fields_are_tolerated(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    path = store.dir / "c.json"
+    path.write_text('{"id": "x", "created_at": "t", "from_the_future": [1, 2]}')
+    assert store.read_json(path, Checkpoint).id == "x"
+
+
+def test_lock_held_elsewhere_is_a_readable_error(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    store = make_store(tmp_path)
+    other = FileLock(store.dir / "store.lock")
+    other.acquire()
+    try:
+        with pytest.raises(StoreError, match="held by another process"), store.lock(timeout=0.1):
+            pass
+    finally:
+        other.release()
+
+
+def test_atomic_write_keeps_existing_mode_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "settings.json"
+    target.write_text("old")
+    target.chmod(0o644)
+    atomic_write(target, "new")
+    assert target.read_text() == "new"
+    assert mode(target) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
+def test_read_only_folder_fails_cleanly(tmp_path: Path) -> None:  # pragma: no cover - non-root
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    (folder / "f").write_text("kept")
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(OSError):
+            atomic_write(folder / "f", "new")
+        assert (folder / "f").read_text() == "kept"
+    finally:
+        folder.chmod(0o700)
+
+
+def test_cursor_round_trip_and_garbage(tmp_path: Path) -> None:
+    from continuity_core.schemas.session import Session
+    from continuity_core.transcript import Cursor
+
+    store = make_store(tmp_path)
+    cur = Cursor(path="/x.jsonl", offset=10, session=Session(agent="a", session_id="s"))
+    store.save_cursor("a", "/x.jsonl", cur)
+    loaded = store.load_cursor("a", "/x.jsonl", Cursor)
+    assert loaded is not None and loaded.offset == 10
+    store.cursor_path("a", "/x.jsonl").write_bytes(b"garbage")
+    assert store.load_cursor("a", "/x.jsonl", Cursor) is None
+
+
+def test_log_is_redacted_and_appended(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    store.log("hook_error", error="token ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6 failed")
+    try:
+        raise ValueError("boom")
+    except ValueError as e:
+        store.log_exception("checkpoint", e)
+    lines = (store.dir / "log" / "events.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    assert "ghp_" not in lines[0]
+    assert '"ValueError: boom"' in lines[1]
