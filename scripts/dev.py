@@ -5,6 +5,7 @@
     python3 scripts/dev.py test      # setup, then lint, type-check and the whole suite
     python3 scripts/dev.py lint      # ruff and mypy only
     python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
+    python3 scripts/dev.py alone PKG # PKG (e.g. core) installed without its siblings passes its tests
 
 Extra arguments after `test` go to pytest, e.g. `dev.py test -m "not e2e" -x`.
 """
@@ -54,6 +55,20 @@ def e2e() -> None:
             run(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error", cwd=E2E)
 
 
+def alone(package: str) -> None:
+    """Install one package (and core, which every package needs) in a fresh venv; test it."""
+    folder = package.replace("-", "_")
+    env_dir = ROOT / ".venv-alone" / package
+    if env_dir.exists():
+        shutil.rmtree(env_dir)
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / BIN.name / PY.name
+    run(py, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
+    specs = {str(ROOT / "packages" / "continuity-core"), str(ROOT / "packages" / f"continuity-{package}")}
+    run(py, "-m", "pip", "install", "--quiet", *sorted(specs), "--group", "test", cwd=ROOT)
+    run(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{folder}", cwd=ROOT)
+
+
 def lint() -> None:
     run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
     run(BIN / "mypy", cwd=ROOT)
@@ -64,6 +79,7 @@ def test(args: list[str]) -> None:
     if "-m" not in args or "not e2e" not in " ".join(args):
         e2e()
     lint()
+    alone("core")
     env = {**os.environ, "COVERAGE_RCFILE": str(ROOT / "pyproject.toml")}
     for old in ROOT.glob(".coverage*"):
         old.unlink()
@@ -85,6 +101,8 @@ def main() -> None:
         lint()
     elif cmd == "e2e":
         e2e()
+    elif cmd == "alone" and args:
+        alone(args[0])
     else:
         sys.exit(__doc__)
 

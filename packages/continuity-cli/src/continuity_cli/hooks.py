@@ -51,20 +51,19 @@ def run(args: list[str]) -> int:
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.alarm(DEADLINES_S.get(command, 10))
-    store = None
     output = ""
     try:
         payload = _stdin()
         from continuity_core import hooks
 
         if command == "checkpoint":
-            store, summary = hooks.checkpoint(agent, payload, rest)
+            _, summary = hooks.checkpoint(agent, payload, rest)
             output = "" if quiet or agent else summary
         elif command == "pickup":
             store, output = hooks.pickup(agent, payload, rest)  # type: ignore[attr-defined]
         elif command == "pretool":
             store, output = hooks.pretool(agent, payload, rest)  # type: ignore[attr-defined]
-    except (Deadline, Exception) as e:  # noqa: BLE001 - the agent must never see a failure
+    except (Deadline, Exception) as e:
         output = ""
         _log_failure(command, agent, e)
     finally:
@@ -86,7 +85,7 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
         root = find_project()
         if root is not None:
             Store(root).log_exception(command, exc, agent=agent)
-    except Exception:  # noqa: BLE001, S110 - logging is best effort by design
+    except Exception:  # noqa: S110 - logging is best effort by design
         pass
     if os.environ.get("BAKER_DEBUG"):
         import traceback

@@ -37,8 +37,7 @@ def run(start: Path | None = None) -> list[Finding]:
     if not adapters and not broken:
         out.append(Finding(level="warn", message="no agent adapters installed",
                            fix='pip install "continuity-cli[all]"'))
-    for name, err in broken.items():
-        out.append(Finding(level="error", message=err))
+    out += [Finding(level="error", message=err) for err in broken.values()]
     for name, adapter in adapters.items():
         accounts = accounts_for(adapter, config)
         for account in accounts:
@@ -50,7 +49,7 @@ def run(start: Path | None = None) -> list[Finding]:
                         + (f"{count} session(s) of this project" if exists else "not present")))
         try:
             out += adapter.doctor(root, accounts)
-        except Exception as e:  # noqa: BLE001 - one adapter's failure is its own finding
+        except Exception as e:
             out.append(Finding(level="error", message=f"{name}: doctor failed: {e}"))
     return out
 
@@ -58,14 +57,18 @@ def run(start: Path | None = None) -> list[Finding]:
 def _baker_on_path() -> list[Finding]:
     exe = shutil.which("baker")
     if exe is None:
-        return [Finding(level="error", message="`baker` is not on PATH, so agent hooks cannot run it",
-                        fix="install continuity-cli where your agents' shells find it (pipx, or add the venv's bin to PATH)")]
+        return [Finding(level="error",
+                        message="`baker` is not on PATH, so agent hooks cannot run it",
+                        fix="install continuity-cli where your agents' shells find it "
+                            "(pipx, or add the venv's bin to PATH)")]
     try:
-        ok = subprocess.run([exe, "--version"], capture_output=True, timeout=20).returncode == 0
+        ran = subprocess.run([exe, "--version"], capture_output=True, timeout=20, check=False)
+        ok = ran.returncode == 0
     except (OSError, subprocess.SubprocessError):
         ok = False
     if not ok:
-        return [Finding(level="error", message=f"{exe} does not run", fix="reinstall continuity-cli")]
+        return [Finding(level="error", message=f"{exe} does not run",
+                        fix="reinstall continuity-cli")]
     return [Finding(level="ok", message=f"hooks will run {exe}")]
 
 

@@ -47,9 +47,9 @@ def make(
     if found.ref is not None and found.adapter is not None:
         session = read_session(found.adapter, found.ref, store if store.exists else None)
     latest = store.latest_checkpoint() if store.exists else None
-    if session is None and latest is not None and latest.session is not None and not session_id:
-        if agent is None or latest.session.agent == agent:
-            session = latest.session  # the transcript is gone; the checkpoint kept its facts
+    kept = latest.session if latest is not None else None
+    if session is None and kept is not None and not session_id and agent in (None, kept.agent):
+        session = kept  # the transcript is gone; the checkpoint kept its facts
     note = note_mod.read(root)
     note_text = note_mod.render(note) if note is not None and not note.is_empty() else None
     traps = _traps_for(root, session) if store.exists else []

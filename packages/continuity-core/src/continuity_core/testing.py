@@ -59,7 +59,9 @@ class AdapterContract:
         assert [r.mtime for r in refs] == sorted((r.mtime for r in refs), reverse=True)
         assert all(r.agent == sample.adapter.name for r in refs)
 
-    def test_unrelated_project_has_no_sessions(self, sample: ContractSample, tmp_path: Path) -> None:
+    def test_unrelated_project_has_no_sessions(
+        self, sample: ContractSample, tmp_path: Path
+    ) -> None:
         other = tmp_path / "no-such-project-here"
         other.mkdir()
         assert list(sample.adapter.discover(other, sample.accounts)) == []

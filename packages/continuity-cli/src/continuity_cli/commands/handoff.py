@@ -9,7 +9,8 @@ import click
 
 @click.command()
 @click.option("--from", "agent", metavar="AGENT", help="Only look at this agent's sessions.")
-@click.option("--account", metavar="NAME", help="Only this account (a name from config.toml or a config dir).")
+@click.option("--account", metavar="NAME",
+              help="Only this account (a name from config.toml or a config dir).")
 @click.option("--session", "session_id", metavar="ID", help="This session (an id or its prefix).")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS",
               help="Bound the brief; lower-priority sections are cut first (default 8000).")
@@ -24,10 +25,9 @@ def handoff(agent: str | None, account: str | None, session_id: str | None, budg
     Finds the newest session for this project across every installed agent and account,
     and combines it with the note, live repo state and traps. Everything is redacted.
     """
+    from continuity_cli import output
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
-
-    from continuity_cli import output
 
     root = handoff_mod.project_root()
     result = handoff_mod.make(root, agent=agent, account=account, session_id=session_id,

@@ -12,9 +12,11 @@ import click
 
 @click.command()
 @click.argument("agent")
-@click.option("--from", "source", metavar="AGENT", help="Take the newest session of this agent only.")
+@click.option("--from", "source", metavar="AGENT",
+              help="Take the newest session of this agent only.")
 @click.option("--from-account", metavar="NAME", help="Take the session from this account only.")
-@click.option("--session", "session_id", metavar="ID", help="Take this session (an id or its prefix).")
+@click.option("--session", "session_id", metavar="ID",
+              help="Take this session (an id or its prefix).")
 @click.option("--account", metavar="NAME",
               help="Start AGENT under this account (a name from config.toml or a config dir).")
 @click.option("--native", is_flag=True,
@@ -36,14 +38,13 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
       baker resume claude --account work # same agent, another account, from the brief
       baker resume claude --from claude --account work --native
     """
+    from continuity_cli import output
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
     from continuity_core.adapters import LaunchOptions, load
     from continuity_core.config import load_config
     from continuity_core.errors import BakerError
     from continuity_core.sessions import accounts_for
-
-    from continuity_cli import output
 
     target = load(agent)
     if native and source not in (None, agent):

@@ -16,7 +16,8 @@ def _adapters() -> tuple[dict[str, object], dict[str, str]]:
 @click.command()
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--local", is_flag=True,
-              help="Write agent hooks to personal settings files (e.g. .claude/settings.local.json).")
+              help="Write agent hooks to personal settings files "
+                   "(e.g. .claude/settings.local.json).")
 @click.option("--agent", "agents", multiple=True, metavar="NAME",
               help="Only set up these agents (default: every installed adapter).")
 def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
@@ -26,10 +27,9 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     AGENTS.md telling every agent to keep the note current, and each installed agent's hooks.
     Safe to run again: it changes only what is missing.
     """
+    from continuity_cli import output
     from continuity_core import project
     from continuity_core.store import project_root_for_init
-
-    from continuity_cli import output
 
     root = project_root_for_init()
     changes = project.init(root, dry_run=dry_run)
@@ -51,7 +51,7 @@ def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> l
             continue
         try:
             changes += adapter.install(root, local=local, dry_run=dry_run)  # type: ignore[attr-defined]
-        except Exception as e:  # noqa: BLE001 - one agent's failure must not stop the others
+        except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
     return changes
 
@@ -62,9 +62,8 @@ def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> l
 @click.option("--agent", "agents", multiple=True, metavar="NAME", help="Only these agents.")
 def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     """Re-install each agent's project hooks (after installing a new adapter, say)."""
-    from continuity_core.store import Store
-
     from continuity_cli import output
+    from continuity_core.store import Store
 
     store = Store.here()
     changes = _sync(store.root, local=local, dry_run=dry_run, only=agents)
@@ -79,11 +78,10 @@ def uninstall(dry_run: bool) -> None:
     `.baker/` and `memory/hot.md` hold your data and are left in place; delete them yourself
     if you want them gone.
     """
+    from continuity_cli import output
     from continuity_core import project
     from continuity_core.adapters import Change
     from continuity_core.store import Store
-
-    from continuity_cli import output
 
     store = Store.here()
     changes = project.uninstall(store.root, dry_run=dry_run)
@@ -91,7 +89,7 @@ def uninstall(dry_run: bool) -> None:
     for name, adapter in adapters.items():
         try:
             changes += adapter.uninstall(store.root, dry_run=dry_run)  # type: ignore[attr-defined]
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
     output.changes(changes, dry_run=dry_run)
 
@@ -100,9 +98,8 @@ def uninstall(dry_run: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def adapters(as_json: bool) -> None:
     """List the installed agent adapters, their versions, and any that fail to load."""
-    from continuity_core.adapters import registered
-
     from continuity_cli import output
+    from continuity_core.adapters import registered
 
     _, errors = _adapters()
     rows = [
