@@ -25,7 +25,7 @@ def test_the_guard_catches_a_connection(tmp_path: Path) -> None:
     log = tmp_path / "net.log"
     code = "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)"
     result = subprocess.run([sys.executable, "-c", code], env={**os.environ, **guarded(log)},
-                            capture_output=True)
+                            capture_output=True, text=True)
     assert result.returncode != 0 and "refused by the test guard" in result.stderr
     assert log.read_text().startswith("socket.")
 
