@@ -8,6 +8,7 @@ appended since the cursor, and starts over when the file shrank or was replaced.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,8 @@ def read_incremental(
 ) -> Cursor:
     """Fold the lines of `ref.path` appended since `cursor` into its Session."""
     st = os.stat(ref.path)
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+        raise ValueError(f"{ref.path} is not a regular file")
     head = _head(ref.path)
     fresh = (
         cursor is None

@@ -1,0 +1,141 @@
+"""The hook contract under generated input: exit 0, valid hook JSON or nothing, no traceback.
+
+Payloads are generated in-process (thousands per run) against the same `run` the `baker`
+entry point calls; the shapes that once broke it live in `corpus/` and always run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from continuity_cli.hooks import run
+from tests.conftest import FIXTURES, run_baker
+
+CORPUS = Path(__file__).parent / "corpus"
+AGENTS = ["claude", "codex", "gemini", None]
+COMMANDS = ["checkpoint", "pickup", "pretool"]
+
+
+def real_payloads() -> list[dict[str, Any]]:
+    out = []
+    for path in sorted(FIXTURES.glob("*/hook_payloads/*.json")):
+        try:
+            value = json.loads(path.read_text())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+REAL = real_payloads()
+json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                      st.text(max_size=50))
+json_value = st.recursive(json_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)),
+    max_leaves=20)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    """A real payload of some agent with some values replaced by wrong types or odd paths."""
+    base = dict(draw(st.sampled_from(REAL)))
+    for key in draw(st.lists(st.sampled_from(sorted(base)), max_size=4)):
+        base[key] = draw(st.one_of(json_value, st.sampled_from(
+            ["/nonexistent/x.jsonl", "/", "/dev/null", "", "../../etc/passwd", "\x00"])))
+    return json.dumps(base).encode()
+
+
+payloads = st.one_of(
+    st.binary(max_size=300),
+    json_value.map(lambda v: json.dumps(v).encode()),
+    mutated(),
+    st.integers(1, 5000).map(lambda n: b"[" * n),
+    st.sampled_from([b"", b"\xff\xfe\xfd", b"null", b"{}", b'{"cwd": 1}']),
+)
+
+
+def call(args: list[str], payload: bytes) -> tuple[int, str]:
+    stdin, stdout = sys.stdin, sys.stdout
+    sys.stdin = io.TextIOWrapper(io.BytesIO(payload))
+    sys.stdout = io.StringIO()
+    try:
+        code = run(args)
+        return code, sys.stdout.getvalue()
+    finally:
+        sys.stdin, sys.stdout = stdin, stdout
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    run_baker("init", cwd=repo)
+    return repo
+
+
+def check(out: str) -> None:
+    if out.strip():
+        json.loads(out)
+
+
+@settings(max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(payload=payloads, command=st.sampled_from(["pickup", "pretool"]),
+       agent=st.sampled_from(AGENTS))
+def test_pickup_and_pretool_fuzzed(project: Path, payload: bytes, command: str,
+                                   agent: str | None) -> None:
+    args = [command, *(["--agent", agent] if agent else [])]
+    code, out = call(args, payload)
+    assert code == 0
+    if agent:
+        check(out)
+
+
+@settings(max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")) // 3, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(payload=payloads, agent=st.sampled_from(AGENTS))
+def test_checkpoint_fuzzed(project: Path, payload: bytes, agent: str | None) -> None:
+    code, out = call(["checkpoint", "--quiet", *(["--agent", agent] if agent else [])], payload)
+    assert code == 0 and out == ""
+
+
+def corpus() -> list[Path]:
+    return sorted(CORPUS.glob("*.bin"))
+
+
+@pytest.mark.parametrize("path", corpus(), ids=lambda p: p.name)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_regression_corpus(project: Path, path: Path, command: str) -> None:
+    for agent in AGENTS:
+        code, out = call([command, *(["--agent", agent] if agent else [])], path.read_bytes())
+        assert code == 0
+        if agent and command != "checkpoint":
+            check(out)
+
+
+def test_huge_payload_and_special_paths_as_real_processes(project: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    cases = [
+        b"x" * (50 << 20),
+        json.dumps({"hook_event_name": "Stop", "transcript_path": str(fifo),
+                    "session_id": "s", "cwd": str(project)}).encode(),
+        json.dumps({"hook_event_name": "Stop", "transcript_path": str(tmp_path),
+                    "session_id": "s", "cwd": str(project)}).encode(),
+        json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                    "transcript_path": "/no/such/file.jsonl", "cwd": str(project)}).encode(),
+    ]
+    for payload in cases:
+        for command in COMMANDS:
+            result = run_baker(command, "--agent", "claude", cwd=project, input=payload,
+                               timeout=30)
+            assert result.returncode == 0 and "Traceback" not in result.stderr
+            check(result.stdout)
