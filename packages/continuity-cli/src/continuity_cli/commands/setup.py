@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -39,6 +40,7 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
 
 
 def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[object]:
+    from continuity_core import skill
     from continuity_core.adapters import Change
 
     adapters, errors = _adapters()
@@ -46,14 +48,19 @@ def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> l
     for name, err in errors.items():
         if not only or name in only:
             changes.append(Change(path=name, action="failed", detail=err))
-    for name, adapter in adapters.items():
-        if only and name not in only:
-            continue
+    chosen = {n: a for n, a in adapters.items() if not only or n in only}
+    for name, adapter in chosen.items():
         try:
             changes += adapter.install(root, local=local, dry_run=dry_run)  # type: ignore[attr-defined]
-        except Exception as e:
+        except Exception as e:  # one agent's failure must not stop the others
             changes.append(Change(path=name, action="failed", detail=str(e)))
+    changes += skill.install(root, _skill_dirs(chosen.values()), dry_run=dry_run)
     return changes
+
+
+def _skill_dirs(adapters: Iterable[object]) -> list[str]:
+    """The project folders the agents load skills from, each once."""
+    return list(dict.fromkeys(d for a in adapters for d in getattr(a, "skill_dirs", ())))
 
 
 @click.command()
@@ -79,13 +86,14 @@ def uninstall(dry_run: bool) -> None:
     if you want them gone.
     """
     from continuity_cli import output
-    from continuity_core import project
+    from continuity_core import project, skill
     from continuity_core.adapters import Change
     from continuity_core.store import Store
 
     store = Store.here()
     changes = project.uninstall(store.root, dry_run=dry_run)
     adapters, _ = _adapters()
+    changes += skill.uninstall(store.root, _skill_dirs(adapters.values()), dry_run=dry_run)
     for name, adapter in adapters.items():
         try:
             changes += adapter.uninstall(store.root, dry_run=dry_run)  # type: ignore[attr-defined]
