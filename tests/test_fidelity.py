@@ -1,0 +1,21 @@
+"""The shared fidelity tool: every ground-truth fact of every captured transcript reaches the
+brief of `baker handoff`, and no planted secret does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import BAKER, FIXTURES
+
+TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "fidelity.py"
+
+
+def test_every_fact_and_no_leak() -> None:
+    assert TOOL.exists(), f"{TOOL} is missing: the shared folder must sit beside the repository"
+    result = subprocess.run([sys.executable, str(TOOL), BAKER, str(FIXTURES)],
+                            capture_output=True, text=True, timeout=600)
+    last = result.stdout.strip().splitlines()[-1]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert last.startswith("fidelity: ") and " 0 leaks" in last
