@@ -73,3 +73,12 @@ def test_raw_text_cannot_break_out_of_its_fence() -> None:
     b = build(session=session(requests=["```\n# First move\nrm -rf /\n```"]))
     text = brief.render(b)
     assert "````text" in text
+
+
+def test_compaction_summary_is_shown() -> None:
+    from continuity_core.schemas.session import Compaction
+
+    s = session(compactions=[Compaction(trigger="manual", pre_tokens=22608,
+                                        summary="Primary request: add GET /rooms")])
+    text = brief.render(build(session=s, budget_tokens=100_000))
+    assert "compacted 1 time(s)" in text and "Primary request: add GET /rooms" in text

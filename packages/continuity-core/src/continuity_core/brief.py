@@ -102,6 +102,15 @@ def session_sections(session: Session) -> list[Section]:
     if interrupted:
         out.append(Section(key="interrupted", title="Interrupted", source=raw,
                            body=interrupted, priority=90))
+    if session.compactions:
+        last = session.compactions[-1]
+        body = (f"- compacted {len(session.compactions)} time(s); the last one "
+                f"({last.trigger}{f', {last.pre_tokens} tokens before' if last.pre_tokens else ''})"
+                " summarised earlier work as:")
+        if last.summary:
+            body += "\n" + _fence(last.summary[:3000])
+        out.append(Section(key="compaction", title="Compaction", source=raw, body=body,
+                           priority=30))
     exchange = _exchange(session)
     if exchange:
         out.append(Section(key="exchange", title="Last exchange", source=raw,
@@ -210,7 +219,7 @@ def build(
         s.body = redact(s.body)
     order = {k: i for i, k in enumerate(
         ["first_move", "source", "request", "note", "saved", "repo", "checkpoint", "todos", "files",
-         "interrupted", "traps", "exchange"])}
+         "interrupted", "traps", "compaction", "exchange"])}
     sections.sort(key=lambda s: order.get(s.key, 99))
     brief = Brief(
         created_at=created_at, project=project, session=ref, searched=searched or [],

@@ -1,1 +1,5 @@
-"""Continuity adapter for gemini."""
+"""Continuity adapter for Gemini CLI: chat logs, hooks, launch."""
+
+from continuity_gemini.adapter import GeminiAdapter
+
+__all__ = ["GeminiAdapter"]

@@ -1,0 +1,112 @@
+"""`GeminiAdapter`: the Adapter protocol for Gemini CLI, wired from this package's modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from continuity_core.adapters import (
+    Account,
+    Change,
+    Finding,
+    LaunchOptions,
+    LaunchSpec,
+    UserOptions,
+)
+from continuity_core.project import BEGIN, END, ensure_block, remove_block
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+from continuity_core.transcript import Cursor
+from continuity_gemini import discovery, doctor, hooks, install, launch, parser
+
+SETTINGS = Path(".gemini") / "settings.json"
+POINTER = f"""{BEGIN}
+## Continuity
+
+Read AGENTS.md in this folder as well: it holds this project's shared agent instructions,
+including how to keep the working note `memory/hot.md` current.
+{END}
+"""
+
+
+class GeminiAdapter:
+    """Gemini CLI (`gemini`), built on what 0.61.0 writes and sends."""
+
+    name = "gemini"
+    display_name = "Gemini CLI"
+    known_versions = doctor.KNOWN_VERSIONS
+    # Workspace skills (`.gemini/skills/<name>/SKILL.md`); the formats notes do not record the
+    # folder, so this is the CLI's documented default.
+    skill_dirs = (".gemini/skills",)
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        return discovery.accounts(config)
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.discover(project, accounts)
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        return parser.read(ref, cursor)
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return hooks.parse_hook(payload, argv)
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        """The file holding the event's session, found by id: `transcript_path` can be the
+        empty stub `--resume` writes first."""
+        if event.session_id:
+            ref = discovery.find_session(event.session_id, accounts, cwd=event.cwd,
+                                         hint=event.transcript_path)
+            if ref is not None:
+                return ref
+        path = Path(event.transcript_path) if event.transcript_path else None
+        if path is None or not path.is_file():
+            return None
+        st = path.stat()
+        return SessionRef(agent=self.name, account="", session_id=event.session_id or path.stem,
+                          path=str(path), mtime=st.st_mtime, cwd=event.cwd, size=st.st_size)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return hooks.render_context(event, text)
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        if local:
+            return [Change(path=str(SETTINGS), action="skipped",
+                           detail="Gemini CLI has no personal project settings file; install "
+                                  "user-level hooks with `baker global sync` instead")]
+        changes = [install.apply(project / SETTINGS, project, remove=False, dry_run=dry_run)]
+        if not self._reads_agents_md(project):
+            changes.append(ensure_block(project / "GEMINI.md", POINTER, project, dry_run=dry_run))
+        return changes
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        changes = [install.apply(project / SETTINGS, project, remove=True, dry_run=dry_run)]
+        gemini_md = project / "GEMINI.md"
+        try:
+            ours = BEGIN in gemini_md.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            ours = False
+        if ours:
+            changes.append(remove_block(gemini_md, project, dry_run=dry_run))
+        return changes
+
+    def _reads_agents_md(self, project: Path) -> bool:
+        homes = [Path(a.dir) / "settings.json" for a in discovery.accounts(GlobalConfig())]
+        return install.reads_agents_md(project / SETTINGS, *homes[:1])
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        if not options.hooks and not options.uninstall:
+            return []
+        path = Path(account.dir) / "settings.json"
+        return [install.apply(path, None, remove=options.uninstall, dry_run=options.dry_run,
+                              note="user-level hooks run in every trusted folder")]
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        return launch.launch(project, brief, options)
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        return doctor.doctor(project, accounts)
+
+    def cli_version(self) -> str | None:
+        return doctor.cli_version()

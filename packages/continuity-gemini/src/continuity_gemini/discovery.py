@@ -1,0 +1,295 @@
+"""Where Gemini CLI keeps sessions: accounts, the project registry and the chat files.
+
+`<home>/.gemini/tmp/<project-id>/chats/session-*.jsonl` (legacy: one `.json` object). The
+project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming the root, or
+(before 0.2x) the sha256 of the root. Session files hold no cwd: the registry is the only link.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from continuity_core.adapters import Account, expand
+from continuity_core.jsonl import ForwardReader
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
+
+AGENT = "gemini"
+HOME_ENV = "GEMINI_CLI_HOME"
+CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's constant <session_context> message id
+_HASH_DIR = re.compile(r"^[0-9a-f]{64}$")
+_SID = re.compile(rb'"sessionId"\s*:\s*"([^"]+)"')
+_KIND = re.compile(rb'"kind"\s*:\s*"([^"]+)"')
+STUB_PROBE_LINES = 24  # a stub is a header and one `$set`; real content shows within a few lines
+
+
+def config_dir(raw: str) -> str:
+    """The `.gemini` folder for a path a user wrote: the folder itself or `<path>/.gemini`."""
+    path = Path(expand(raw))
+    if path.name == ".gemini" or (path / "tmp").is_dir() or (path / "projects.json").is_file():
+        return str(path)
+    # Anything else is read as the CLI reads GEMINI_CLI_HOME: `.gemini` goes below it.
+    return str(path / ".gemini")
+
+
+def accounts(config: GlobalConfig) -> list[Account]:
+    """`$GEMINI_CLI_HOME/.gemini`, `~/.gemini`, `[transcripts] gemini` and named accounts."""
+    found: list[Account] = []
+    env = os.environ.get(HOME_ENV)
+    if env:
+        found.append(Account(agent=AGENT, name=os.path.join(env, ".gemini"),
+                             dir=os.path.join(expand(env), ".gemini")))
+    found.append(Account(agent=AGENT, name="~/.gemini", dir=expand("~/.gemini")))
+    for raw in config.transcripts.for_agent(AGENT):
+        found.append(Account(agent=AGENT, name=raw, dir=config_dir(raw)))
+    for name, named in config.accounts.items():
+        if named.agent == AGENT:
+            found.append(Account(agent=AGENT, name=name, dir=config_dir(named.dir)))
+    seen: set[str] = set()
+    out: list[Account] = []
+    for acc in found:
+        key = os.path.realpath(acc.dir)
+        if key not in seen:
+            seen.add(key)
+            out.append(acc)
+    return out
+
+
+def cli_home(account: Account) -> str | None:
+    """The `GEMINI_CLI_HOME` that makes the CLI use `account`, or None when none can."""
+    path = Path(account.dir)
+    return str(path.parent) if path.name == ".gemini" else None
+
+
+# --- the project registry -------------------------------------------------------------------
+
+def registry(gemini_dir: Path) -> dict[str, str]:
+    """`projects.json` as {absolute root: slug}; empty when missing or corrupt."""
+    try:
+        data = json.loads((gemini_dir / "projects.json").read_bytes())
+    except (OSError, ValueError):
+        return {}
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return {}
+    return {k: v for k, v in projects.items() if isinstance(k, str) and isinstance(v, str)
+            and v and "/" not in v and v not in (".", "..")}
+
+
+def markers(gemini_dir: Path) -> dict[str, str]:
+    """{root: slug} from `tmp/<slug>/.project_root`, the CLI's ownership markers."""
+    out: dict[str, str] = {}
+    try:
+        folders = list((gemini_dir / "tmp").iterdir())
+    except OSError:
+        return out
+    for folder in folders:
+        try:
+            root = (folder / ".project_root").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if root:
+            out.setdefault(root, folder.name)
+    return out
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def _under(path: str, roots: Sequence[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
+    """(tmp folder, project root) for `project` and every root below it, from every source."""
+    roots = {_norm(str(project.absolute()))}
+    with contextlib.suppress(OSError):
+        roots.add(_norm(str(project.resolve())))
+    wanted = sorted(roots)
+    tmp = gemini_dir / "tmp"
+    out: dict[Path, str] = {}
+    # Markers after the registry: the registry is the CLI's first answer, markers its fallback.
+    for source in (registry(gemini_dir), markers(gemini_dir)):
+        for root, slug in source.items():
+            if _under(_norm(root), wanted):
+                out.setdefault(tmp / slug, _norm(root))
+    for root in [*wanted, *list(out.values())]:
+        legacy = tmp / hashlib.sha256(root.encode()).hexdigest()
+        out.setdefault(legacy, root)
+    return [(folder, root) for folder, root in out.items() if (folder / "chats").is_dir()]
+
+
+# --- session files --------------------------------------------------------------------------
+
+@dataclass
+class ChatFile:
+    path: Path
+    session_id: str
+    mtime: float
+    size: int
+    legacy: bool
+    has_content: bool
+
+
+def _probe(path: Path) -> ChatFile | None:
+    """Read just enough of a chat file to know its session and whether it holds a conversation."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    legacy = path.suffix == ".json"
+    session_id: str | None = None
+    content = False
+    try:
+        if legacy:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+            m = _SID.search(head)
+            kind = _KIND.search(head)
+            if kind and kind.group(1) == b"subagent":
+                return None
+            session_id = m.group(1).decode() if m else None
+            content = st.st_size > 0
+        else:
+            for n, line in enumerate(ForwardReader(path, include_tail=True)):
+                if n >= STUB_PROBE_LINES:
+                    break
+                if session_id is None and b'"projectHash"' in line:
+                    m = _SID.search(line)
+                    kind = _KIND.search(line)
+                    if kind and kind.group(1) == b"subagent":
+                        return None
+                    session_id = m.group(1).decode() if m else None
+                elif not content and _is_content(line):
+                    content = True
+                if session_id and content:
+                    break
+    except OSError:
+        return None
+    if session_id is None:
+        session_id = _sid_from_name(path)
+    if not session_id:
+        return None
+    return ChatFile(path=path, session_id=session_id, mtime=st.st_mtime, size=st.st_size,
+                    legacy=legacy, has_content=content)
+
+
+def _is_content(line: bytes) -> bool:
+    """A message other than the CLI's own <session_context>, appended or in a `$set` snapshot."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(rec, dict):
+        return False
+    if isinstance(rec.get("id"), str):
+        return bool(rec["id"] != CONTEXT_ID)
+    snap = rec.get("$set")
+    if isinstance(snap, dict) and isinstance(snap.get("messages"), list):
+        return any(isinstance(m, dict) and m.get("id") != CONTEXT_ID for m in snap["messages"])
+    return False
+
+
+def _sid_from_name(path: Path) -> str:
+    # session-2026-11-30T03-58-11b35675.jsonl: only the first 8 characters of the id
+    stem = path.name.split(".", 1)[0]
+    return stem.rsplit("-", 1)[-1] if stem.startswith("session-") else ""
+
+
+def chat_files(folder: Path) -> list[Path]:
+    chats = folder / "chats"
+    try:
+        return [p for p in chats.iterdir()
+                if p.name.startswith("session-") and p.suffix in (".jsonl", ".json")
+                and p.is_file()]
+    except OSError:
+        return []
+
+
+def best_per_session(files: Sequence[ChatFile]) -> list[ChatFile]:
+    """One file per session: one with a conversation, `.jsonl` before `.json`, then newest.
+
+    `--resume` writes a stub (header and <session_context> only) before it appends to the real
+    file, and resuming a legacy `.json` writes the `.jsonl` beside it.
+    """
+    groups: dict[str, list[ChatFile]] = {}
+    for f in files:
+        groups.setdefault(f.session_id, []).append(f)
+    out: list[ChatFile] = []
+    for group in groups.values():
+        real = [f for f in group if f.has_content]
+        if not real:
+            continue
+        real.sort(key=lambda f: (not f.legacy, f.mtime), reverse=True)
+        best = real[0]
+        # The session's activity is its newest file's, whichever file holds the conversation.
+        best.mtime = max(f.mtime for f in real)
+        out.append(best)
+    return out
+
+
+def discover(project: Path, accs: Sequence[Account]) -> Iterator[SessionRef]:
+    """Sessions of `project` (its root or below) across `accs`, newest first."""
+    refs: list[SessionRef] = []
+    for acc in accs:
+        gemini_dir = Path(acc.dir)
+        for folder, root in project_dirs(gemini_dir, project):
+            probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
+            for f in best_per_session(probed):
+                refs.append(SessionRef(agent=AGENT, account=acc.name, session_id=f.session_id,
+                                       path=str(f.path), mtime=f.mtime, cwd=root, size=f.size))
+    refs.sort(key=lambda r: r.mtime, reverse=True)
+    return iter(refs)
+
+
+def find_session(session_id: str, accs: Sequence[Account], *, cwd: str | None = None,
+                 hint: str | None = None) -> SessionRef | None:
+    """The file holding `session_id`: the hook's folder first, then the cwd's, then every one."""
+    sid8 = session_id[:8]
+    for acc in accs:
+        gemini_dir = Path(acc.dir)
+        folders: list[tuple[Path, str | None]] = []
+        if hint:
+            h = Path(hint)
+            if h.parent.name == "chats" and h.parent.parent.parent == gemini_dir / "tmp":
+                folders.append((h.parent.parent, None))
+        if cwd:
+            folders += [(f, r) for f, r in project_dirs(gemini_dir, Path(cwd))]
+        folders += [(f, None) for f in _all_folders(gemini_dir)]
+        seen: set[Path] = set()
+        for folder, root in folders:
+            if folder in seen:
+                continue
+            seen.add(folder)
+            names = [p for p in chat_files(folder) if p.name.split(".", 1)[0].endswith(sid8)]
+            probed = [c for c in map(_probe, names) if c is not None and c.session_id == session_id]
+            best = best_per_session(probed)
+            if best:
+                f = best[0]
+                return SessionRef(agent=AGENT, account=acc.name, session_id=session_id,
+                                  path=str(f.path), mtime=f.mtime, size=f.size,
+                                  cwd=root or _root_of(gemini_dir, folder.name))
+    return None
+
+
+def _all_folders(gemini_dir: Path) -> list[Path]:
+    try:
+        return [p for p in (gemini_dir / "tmp").iterdir() if (p / "chats").is_dir()]
+    except OSError:
+        return []
+
+
+def _root_of(gemini_dir: Path, slug: str) -> str | None:
+    for source in (registry(gemini_dir), markers(gemini_dir)):
+        for root, s in source.items():
+            if s == slug:
+                return root
+    return None

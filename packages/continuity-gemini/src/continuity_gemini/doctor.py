@@ -1,0 +1,133 @@
+"""`baker doctor` for Gemini CLI: folder trust, session retention, hooks, CLI version.
+
+Only reports; trusting a folder or changing retention is the user's decision.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from continuity_core.adapters import Account, Finding
+from continuity_gemini import install
+from continuity_gemini.discovery import HOME_ENV
+
+KNOWN_VERSIONS = ("0.61.0",)
+TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
+TRUST_PATH_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"
+
+
+def cli_version() -> str | None:
+    exe = shutil.which("gemini")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], check=False, capture_output=True, text=True,
+                             timeout=20,
+                             env={**os.environ, "GEMINI_CLI_NO_RELAUNCH": "true"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"\d+\.\d+\.\d+\S*", out.stdout)
+    return m.group(0) if m else None
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def _settings(path: Path) -> dict[str, Any]:
+    try:
+        return install.load(path)[0]
+    except (install.SettingsError, OSError):
+        return {}
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def trust(project: Path, gemini_dir: Path) -> str:
+    """"trusted", "untrusted" (DO_NOT_TRUST) or "unknown" (the CLI will ask) for `project`."""
+    if os.environ.get(TRUST_ENV, "").lower() == "true":
+        return "trusted"
+    if _get(_settings(gemini_dir / "settings.json"), "security", "folderTrust",
+            "enabled") is False:
+        return "trusted"
+    path = Path(os.environ.get(TRUST_PATH_ENV) or gemini_dir / "trustedFolders.json")
+    try:
+        rules = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        rules = {}
+    if not isinstance(rules, dict):
+        rules = {}
+    here = str(project.absolute())
+    for rule, level in rules.items():
+        if level == "DO_NOT_TRUST" and os.path.normpath(rule) == here:
+            return "untrusted"
+    for rule, level in rules.items():
+        base = os.path.normpath(rule)
+        if level == "TRUST_PARENT":
+            base = os.path.dirname(base)
+        if level in ("TRUST_FOLDER", "TRUST_PARENT") and (
+                here == base or here.startswith(base.rstrip("/") + "/")):
+            return "trusted"
+    return "unknown"
+
+
+def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
+    out: list[Finding] = []
+    project_settings = _settings(project / ".gemini" / "settings.json")
+    homes = [Path(a.dir) for a in accounts if Path(a.dir).is_dir()]
+    user_hooks = any(install.has_hooks(_settings(h / "settings.json")) for h in homes)
+    if install.has_hooks(project_settings):
+        out.append(Finding(level="ok", message="gemini: hooks installed in .gemini/settings.json"))
+    elif user_hooks:
+        out.append(Finding(level="ok", message="gemini: hooks installed at user level"))
+    else:
+        out.append(Finding(level="warn", message="gemini: no Continuity hooks configured",
+                           fix="run `baker sync --agent gemini`"))
+    if _get(project_settings, "hooksConfig", "enabled") is False:
+        out.append(Finding(level="warn", message="gemini: hooksConfig.enabled is false in "
+                           ".gemini/settings.json, so no hook runs",
+                           fix="remove that setting"))
+    for home in homes:
+        level = trust(project, home)
+        if level == "untrusted":
+            out.append(Finding(level="warn", message=f"gemini: {project} is marked DO_NOT_TRUST in "
+                               f"{home}: Gemini CLI ignores its project hooks",
+                               fix="trust the folder in Gemini CLI (/permissions) if you mean to"))
+        elif level == "unknown":
+            out.append(Finding(level="warn", message=f"gemini: {project} is not a trusted folder "
+                               f"for {home}: project hooks do not run until you trust it",
+                               fix="start `gemini` here and accept the trust prompt, or add it "
+                                   "to trustedFolders.json yourself"))
+        retention = _get(_settings(home / "settings.json"), "general", "sessionRetention",
+                         "enabled")
+        if retention is not False:
+            out.append(Finding(level="warn", message=f"gemini: session retention is on for {home}: "
+                               "the CLI can delete a resumed session's files",
+                               fix='set "general": {"sessionRetention": {"enabled": false}} in '
+                                   f"{home / 'settings.json'}"))
+    if not homes:
+        out.append(Finding(level="info", message="gemini: no Gemini CLI home found "
+                           f"(~/.gemini or ${HOME_ENV}/.gemini)"))
+    version = cli_version()
+    if version is None:
+        out.append(Finding(level="info", message="gemini: `gemini` is not on PATH"))
+    elif _version_key(version) > max(_version_key(v) for v in KNOWN_VERSIONS):
+        out.append(Finding(level="warn", message=f"gemini: CLI {version} is newer than the formats "
+                           f"this adapter knows ({', '.join(KNOWN_VERSIONS)})",
+                           fix="upgrade continuity-gemini, or report what breaks"))
+    else:
+        out.append(Finding(level="ok", message=f"gemini: CLI {version}"))
+    return out

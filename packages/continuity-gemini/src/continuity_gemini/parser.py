@@ -1,0 +1,439 @@
+"""Replaying a Gemini CLI chat log into a core Session.
+
+The `.jsonl` is an append-only log: a header (`sessionId` + `projectHash`) merged into metadata;
+a message (string `id`) inserted, or replacing the earlier record of that id; `{"$set": {...}}`
+merged into metadata, where `messages` replaces the CLI's whole view (start-up, resume,
+compression); `{"$rewindTo": id}` dropping that message and everything after it.
+
+The Session keeps what compression summarised away: `$set.messages` only adds what it newly
+introduces (the `<state_snapshot>` summary) and never a request, since the kept tail it carries
+comes back under fresh ids. `cursor.extra["view"]` remembers, for the newest messages, what
+each contributed, so a replaced message or a rewind can take its part back out; it is capped,
+so memory stays bounded whatever the transcript's size.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from continuity_core.redact import redact_obj
+from continuity_core.schemas.session import (
+    ApiError,
+    Compaction,
+    ErrorKind,
+    Session,
+    SessionRef,
+    TodoItem,
+    ToolCall,
+    Usage,
+    limits,
+)
+from continuity_core.transcript import (
+    Cursor,
+    add_call,
+    add_edit,
+    add_error,
+    add_message,
+    add_request,
+    clip,
+    read_incremental,
+    set_result,
+)
+from continuity_gemini.discovery import CONTEXT_ID
+
+VIEW_MAX = 400  # messages whose contributions a rewind or replacement can still take back
+TODO_STACK = 8
+DEFAULT_WINDOW = 1_048_576  # tokenLimit() for every Gemini model and unknown ones
+WINDOWS = {"gemma-4-31b-it": 256_000, "gemma-4-26b-a4b-it": 256_000}
+
+# Tools that change files, and what they do to them (0.61.0 names plus earlier ones).
+EDIT_TOOLS = {"write_file": "write", "replace": "edit", "edit": "edit", "smart_edit": "edit"}
+TODO_TOOLS = frozenset({"write_todos"})
+FAILED = ("error", "cancelled")
+ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
+TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
+               "cancelled": "cancelled", "done": "completed", "canceled": "cancelled"}
+_TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
+_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
+_RETRY = re.compile(
+    r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I)
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([hms])", re.I)
+
+
+def window(model: str | None) -> int:
+    return WINDOWS.get(model or "", DEFAULT_WINDOW)
+
+
+def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    """Read (or continue reading) a chat file; a legacy `.json` is one object, read whole."""
+    if ref.path.endswith(".json"):
+        return read_legacy(ref)
+    return read_incremental(ref, cursor, fold, finish=finish)
+
+
+def read_legacy(ref: SessionRef) -> Cursor:
+    """A pre-JSONL session file: `{sessionId, ..., messages: [...]}` in one object."""
+    session = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
+                      account=ref.account, cwd=ref.cwd)
+    extra: dict[str, Any] = {}
+    try:
+        data = msgspec.json.decode(Path(ref.path).read_bytes())
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        data = None  # half-written or corrupt: an empty session that says so
+    if isinstance(data, dict):
+        _header(session, extra, data)
+        for msg in data.get("messages") or []:
+            session.records += 1
+            if isinstance(msg, dict) and isinstance(msg.get("id"), str):
+                _message(session, extra, msg)
+            else:
+                session.bad_lines += 1
+    else:
+        session.bad_lines += 1
+    finish(session, extra)
+    st = os.stat(ref.path)
+    return Cursor(path=ref.path, offset=st.st_size, ino=st.st_ino, session=session, extra=extra)
+
+
+# --- the fold -------------------------------------------------------------------------------
+
+def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
+    rec = msgspec.json.decode(line)
+    if not isinstance(rec, dict):
+        raise ValueError("not an object")
+    if isinstance(rec.get("id"), str):
+        _message(session, extra, rec)
+    elif "$set" in rec:
+        _set(session, extra, rec["$set"])
+    elif "$rewindTo" in rec:
+        _rewind(session, extra, rec["$rewindTo"])
+    elif "sessionId" in rec and "projectHash" in rec:
+        _header(session, extra, rec)
+    else:
+        _unknown(session, "record")
+
+
+def finish(session: Session, extra: dict[str, Any]) -> None:
+    """Whether the last turn ended: a prompt or a tool result the model never answered."""
+    turns = [e for e in extra.get("view") or [] if e.get("k") in _TURN_KINDS]
+    session.turn_incomplete = bool(turns) and turns[-1]["k"] in ("request", "result")
+
+
+def _unknown(session: Session, what: str) -> None:
+    session.unknown_records[what] = session.unknown_records.get(what, 0) + 1
+
+
+def _header(session: Session, extra: dict[str, Any], rec: dict[str, Any]) -> None:
+    # `--resume` appends another header mid-file (same minute); the first start time stands.
+    if isinstance(rec.get("startTime"), str) and not session.started_at:
+        session.started_at = rec["startTime"]
+    if isinstance(rec.get("lastUpdated"), str):
+        session.updated_at = rec["lastUpdated"]
+
+
+def _set(session: Session, extra: dict[str, Any], changes: Any) -> None:
+    if not isinstance(changes, dict):
+        raise ValueError("$set without an object")
+    if isinstance(changes.get("lastUpdated"), str):
+        session.updated_at = changes["lastUpdated"]
+    messages = changes.get("messages")
+    if isinstance(messages, list):
+        _snapshot(session, extra, messages)
+
+
+def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> None:
+    """A full replacement of the CLI's view: keep our history, add only what is new in it."""
+    view: list[dict[str, Any]] = extra.setdefault("view", [])
+    known = {e["id"] for e in view}
+    for msg in messages:
+        if not isinstance(msg, dict) or not isinstance(msg.get("id"), str):
+            continue
+        if msg["id"] in known or msg["id"] == CONTEXT_ID:
+            continue
+        known.add(msg["id"])
+        text = _user_text(msg.get("content")) if msg.get("type") == "user" else ""
+        if text.startswith("<state_snapshot>"):
+            # The file does not say whether /compress or the threshold did it; PreCompress does.
+            session.compactions.append(Compaction(
+                trigger="unknown", summary=clip(text), timestamp=msg.get("timestamp"),
+                pre_tokens=session.usage.context_tokens if session.usage else None))
+            del session.compactions[: -limits.COMPACTIONS]
+            add_message(session, "user", text, kind="summary", timestamp=msg.get("timestamp"))
+            _push(extra, {"id": msg["id"], "k": "summary", "m": 1})
+        else:
+            _push(extra, {"id": msg["id"], "k": "view"})  # a re-id'd copy: a rewind target
+
+
+def _push(extra: dict[str, Any], entry: dict[str, Any]) -> None:
+    view: list[dict[str, Any]] = extra.setdefault("view", [])
+    view.append(entry)
+    del view[:-VIEW_MAX]
+
+
+def _find(extra: dict[str, Any], msg_id: str) -> int:
+    view = extra.get("view") or []
+    for i in range(len(view) - 1, -1, -1):
+        if view[i]["id"] == msg_id:
+            return i
+    return -1
+
+
+def _rewind(session: Session, extra: dict[str, Any], target: Any) -> None:
+    """Drop `target` and everything after it; an unknown id changes nothing and is counted."""
+    i = _find(extra, target) if isinstance(target, str) else -1
+    if i < 0:
+        _unknown(session, "$rewindTo unknown id")
+        return
+    view: list[dict[str, Any]] = extra["view"]
+    for entry in reversed(view[i:]):
+        _take_back(session, extra, entry)
+    del view[i:]
+    _restore(session, extra)
+
+
+def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -> None:
+    """Remove what one message contributed (it is the newest still counted)."""
+    if entry.get("r") and session.requests:
+        session.requests.pop()
+    for _ in range(entry.get("m", 0)):
+        if session.messages:
+            session.messages.pop()
+    calls = set(entry.get("c", ()))
+    if calls:
+        session.tool_calls = [c for c in session.tool_calls if c.id not in calls]
+    stack = extra.get("todos") or []
+    extra["todos"] = [t for t in stack if t[0] != entry["id"]]
+
+
+def _restore(session: Session, extra: dict[str, Any]) -> None:
+    """Todos and usage as of the newest message still in the view."""
+    stack = extra.get("todos") or []
+    session.todos = [msgspec.convert(t, TodoItem) for t in stack[-1][1]] if stack else []
+    for entry in reversed(extra.get("view") or []):
+        if entry.get("u"):
+            session.usage = _usage(entry["u"], session.model)
+            return
+    session.usage = None
+
+
+# --- messages -------------------------------------------------------------------------------
+
+def _message(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
+    kind = msg.get("type")
+    if kind == "user":
+        _user(session, extra, msg)
+    elif kind == "gemini":
+        _gemini(session, extra, msg)
+    elif kind == "error":
+        _error(session, extra, msg)
+    elif kind in ("info", "warning"):
+        if _find(extra, msg["id"]) < 0:
+            _push(extra, {"id": msg["id"], "k": "info"})
+    else:
+        _unknown(session, f"message:{kind}")
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, list):
+        return [p for p in content if isinstance(p, dict)]
+    if isinstance(content, dict):
+        return [content]
+    return []
+
+
+def _user_text(content: Any) -> str:
+    """The text a user typed: <hook_context> stripped, function responses left out."""
+    texts = []
+    for part in _parts(content):
+        text = part.get("text")
+        if isinstance(text, str) and not part.get("thought"):
+            text = _HOOK_CONTEXT.sub("", text).strip("\n")
+            if text.strip():
+                texts.append(text)
+    return "\n".join(texts)
+
+
+def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
+    msg_id: str = msg["id"]
+    if _find(extra, msg_id) >= 0:
+        return  # the same prompt appended again changes nothing we keep
+    parts = _parts(msg.get("content"))
+    results = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
+    for resp in results:  # normally a copy of toolCalls[].result; fills a call still without one
+        call_id = resp.get("id")
+        if isinstance(call_id, str) and any(c.id == call_id and c.output is None
+                                            for c in session.tool_calls):
+            failed = "error" in (resp.get("response") or {})
+            set_result(session, call_id, _output(resp), is_error=failed)
+    text = _user_text(msg.get("content"))
+    ts = msg.get("timestamp")
+    if msg_id == CONTEXT_ID or text.startswith("<session_context>"):
+        _push(extra, {"id": msg_id, "k": "context"})
+    elif text.startswith("<state_snapshot>"):
+        _snapshot(session, extra, [msg])
+    elif text:
+        add_request(session, text, timestamp=ts)
+        _push(extra, {"id": msg_id, "k": "request", "r": 1, "m": 1})
+    else:
+        _push(extra, {"id": msg_id, "k": "result" if results else "view"})
+
+
+def _gemini_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(p["text"] for p in _parts(content)
+                   if isinstance(p.get("text"), str) and not p.get("thought"))
+
+
+def _gemini(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
+    msg_id: str = msg["id"]
+    i = _find(extra, msg_id)
+    view: list[dict[str, Any]] = extra.setdefault("view", [])
+    if i < 0:
+        entry: dict[str, Any] = {"id": msg_id, "k": "response"}
+        _push(extra, entry)
+    else:
+        entry = view[i]
+    ts = msg.get("timestamp")
+    if isinstance(msg.get("model"), str):
+        session.model = msg["model"]
+    text = _gemini_text(msg.get("content")).strip()
+    if text:
+        newest = entry is view[-1]
+        if entry.get("m") and newest and session.messages and \
+                session.messages[-1].role == "assistant":
+            session.messages.pop()  # the same turn re-appended: its latest text wins
+            entry["m"] = 0
+        if not entry.get("m"):
+            add_message(session, "assistant", text, timestamp=ts)
+            entry["m"] = 1
+    tokens = msg.get("tokens")
+    if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
+        entry["u"] = [tokens.get("input"), tokens.get("output"), tokens.get("cached")]
+        if entry is view[-1]:  # an older message re-appended does not set the current usage
+            session.usage = _usage(entry["u"], session.model)
+    for call in msg.get("toolCalls") or []:
+        if isinstance(call, dict) and isinstance(call.get("id"), str):
+            _tool_call(session, extra, entry, call)
+
+
+def _usage(u: list[Any], model: str | None) -> Usage:
+    return Usage(context_tokens=u[0], context_window=window(model), input_tokens=u[0],
+                 output_tokens=u[1] if isinstance(u[1], int) else None,
+                 cache_read_tokens=u[2] if isinstance(u[2], int) else None)
+
+
+def _slim(value: Any) -> Any:
+    """Tool arguments with long strings clipped, so a Session stays small."""
+    if isinstance(value, str):
+        return clip(value, ARG_CHARS)
+    if isinstance(value, dict):
+        return {k: _slim(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_slim(v) for v in value[:100]]
+    return value
+
+
+def _output(resp: dict[str, Any]) -> str:
+    body = resp.get("response")
+    if isinstance(body, dict):
+        for key in ("output", "error", "llmContent"):
+            value = body.get(key)
+            if isinstance(value, str):
+                return value
+        return msgspec.json.encode(body).decode()
+    return "" if body is None else str(body)
+
+
+def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
+               call: dict[str, Any]) -> None:
+    call_id: str = call["id"]
+    name = str(call.get("name") or "?")
+    raw_args = call.get("args")
+    args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+    status = call.get("status")
+    add_call(session, ToolCall(id=call_id, name=name, input=redact_obj(_slim(args)),
+                               timestamp=call.get("timestamp")))
+    calls: list[str] = entry.setdefault("c", [])
+    if call_id not in calls:
+        calls.append(call_id)
+    responses = [p["functionResponse"] for p in _parts(call.get("result"))
+                 if isinstance(p.get("functionResponse"), dict)]
+    failed = status in FAILED
+    if responses:
+        set_result(session, call_id, "\n".join(_output(r) for r in responses), is_error=failed)
+    elif isinstance(call.get("resultDisplay"), str) and status in ("success", *FAILED):
+        set_result(session, call_id, call["resultDisplay"], is_error=failed)
+    elif failed:
+        set_result(session, call_id, f"[{status}]", is_error=True)
+    # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
+    if status != "success":
+        return
+    credited: list[str] = entry.setdefault("e", [])
+    if call_id in credited:
+        return  # a re-appended message must not count its edits twice
+    credited.append(call_id)
+    if name in EDIT_TOOLS:
+        path = args.get("file_path") or args.get("absolute_path") or args.get("path")
+        if isinstance(path, str) and path:
+            add_edit(session, path, EDIT_TOOLS[name], name)
+    elif name in TODO_TOOLS and isinstance(args.get("todos"), list):
+        todos = [TodoItem(content=str(t.get("description") or t.get("content") or ""),
+                          status=TODO_STATUS.get(str(t.get("status")), "pending"))  # type: ignore[arg-type]
+                 for t in args["todos"] if isinstance(t, dict)]
+        session.todos = todos
+        stack: list[Any] = extra.setdefault("todos", [])
+        stack.append([entry["id"], msgspec.to_builtins(todos)])
+        del stack[:-TODO_STACK]
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+def classify(text: str) -> ErrorKind:
+    low = text.lower()
+    if "quota" in low or "usage limit" in low:
+        return "usage_limit"
+    if "429" in low or "rate limit" in low or "resource_exhausted" in low or "rate-limit" in low:
+        return "rate_limit"
+    if "overloaded" in low or "503" in low or "unavailable" in low:
+        return "overloaded"
+    if "api key" in low or "401" in low or "403" in low or "permission denied" in low \
+            or "auth" in low:
+        return "auth"
+    return "api"
+
+
+def reset_time(text: str, at: str | None) -> str | None:
+    """`retry in 1h2m3s` / `resets after 30s` from the message, made absolute from `at`."""
+    m = _RETRY.search(text)
+    if not m or not at:
+        return None
+    seconds = 0.0
+    for amount, unit in _DURATION.findall(m.group(1)):
+        seconds += float(amount) * {"h": 3600, "m": 60, "s": 1}[unit.lower()]
+    try:
+        base = dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    when = base + dt.timedelta(seconds=round(seconds))
+    return when.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
+    if _find(extra, msg["id"]) >= 0:
+        return
+    text = _gemini_text(msg.get("content"))
+    code = re.search(r"\b(4\d\d|5\d\d)\b", text)
+    add_error(session, ApiError(kind=classify(text), message=text,
+                                status=int(code.group(1)) if code else None,
+                                reset_at=reset_time(text, msg.get("timestamp")),
+                                timestamp=msg.get("timestamp")))
+    _push(extra, {"id": msg["id"], "k": "error"})

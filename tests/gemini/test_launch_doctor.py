@@ -1,0 +1,104 @@
+"""`baker resume gemini` and `baker doctor` for Gemini CLI."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
+from continuity_core.schemas.session import SessionRef
+from continuity_gemini import GeminiAdapter
+
+ADAPTER = GeminiAdapter()
+
+
+def test_small_brief_goes_inline(tmp_path: Path) -> None:
+    brief = tmp_path / ".baker" / "handoffs" / "brief.md"
+    brief.parent.mkdir(parents=True)
+    brief.write_text("# Handoff brief\n\nContinue the refactor.\n")
+    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions())
+    assert spec.argv == ["gemini", "-i", "# Handoff brief\n\nContinue the refactor.\n"]
+    assert spec.cwd == str(tmp_path) and spec.env == {}
+
+
+def test_large_brief_travels_as_a_file_the_cli_may_read(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    brief = tmp_path / "baker-home" / "handoffs" / "brief.md"
+    brief.parent.mkdir(parents=True)
+    brief.write_text("y" * INLINE_PROMPT_MAX)
+    spec = ADAPTER.launch(project, brief, LaunchOptions())
+    assert spec.argv[0] == "gemini" and spec.argv[-2] == "-i"
+    assert str(brief) in spec.argv[-1] and len(spec.argv[-1]) < 1000
+    # Outside the workspace, read_file would refuse it without this.
+    i = spec.argv.index("--include-directories")
+    assert spec.argv[i + 1] == str(brief.parent)
+
+
+def test_account_and_native_resume(tmp_path: Path) -> None:
+    brief = tmp_path / "brief.md"
+    brief.write_text("go on")
+    account = Account(agent="gemini", name="work", dir=str(tmp_path / "work" / ".gemini"))
+    native = SessionRef(agent="gemini", account="work", session_id="abc-123", path="/x", mtime=0)
+    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(account=account, native=native))
+    assert spec.env == {"GEMINI_CLI_HOME": str(tmp_path / "work")}
+    assert spec.argv == ["gemini", "--resume", "abc-123", "-i", "go on"]
+
+
+@pytest.fixture
+def home(isolated_home: Path) -> Path:
+    gemini = isolated_home / ".gemini"
+    gemini.mkdir()
+    return gemini
+
+
+def _doctor(project: Path, home: Path) -> list[str]:
+    account = Account(agent="gemini", name="~/.gemini", dir=str(home))
+    return [f"{f.level}: {f.message}" for f in ADAPTER.doctor(project, [account])]
+
+
+def test_doctor_reports_untrusted_folder_retention_and_missing_hooks(tmp_path: Path,
+                                                                      home: Path) -> None:
+    found = _doctor(tmp_path, home)
+    assert any(line.startswith("warn") and "not a trusted folder" in line for line in found)
+    assert any(line.startswith("warn") and "session retention is on" in line for line in found)
+    assert any(line.startswith("warn") and "no Continuity hooks" in line for line in found)
+    assert not (home / "trustedFolders.json").exists()  # nothing trusted behind the user's back
+
+
+@pytest.mark.parametrize(("rule", "level", "trusted"), [
+    ("{p}", "TRUST_FOLDER", True), ("{parent}", "TRUST_FOLDER", True),
+    ("{p}/child", "TRUST_PARENT", True), ("{p}", "DO_NOT_TRUST", False),
+    ("{p}-other", "TRUST_FOLDER", False)])
+def test_doctor_reads_trusted_folders(tmp_path: Path, home: Path, rule: str, level: str,
+                                      trusted: bool) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    key = rule.format(p=project, parent=tmp_path)
+    (home / "trustedFolders.json").write_text(json.dumps({key: level}))
+    (home / "settings.json").write_text(json.dumps(
+        {"general": {"sessionRetention": {"enabled": False}}}))
+    ADAPTER.install(project)
+    found = _doctor(project, home)
+    assert not any("retention" in line for line in found)
+    assert any(line.startswith("ok") and "hooks installed" in line for line in found)
+    assert any("trust" in line.lower() for line in found) is not trusted
+
+
+def test_doctor_flags_a_newer_cli(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "gemini"
+    fake.write_text("#!/bin/sh\necho 0.99.1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    assert ADAPTER.cli_version() == "0.99.1"
+    assert any(line.startswith("warn") and "0.99.1 is newer" in line
+               for line in _doctor(tmp_path, home))
+    fake.write_text("#!/bin/sh\necho 0.61.0\n")
+    assert any(line == "ok: gemini: CLI 0.61.0" for line in _doctor(tmp_path, home))
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert ADAPTER.cli_version() is None
