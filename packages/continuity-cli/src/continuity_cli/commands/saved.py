@@ -1,0 +1,364 @@
+"""Authored checkpoints and context usage: `facts`, `save`, `resume-check`, `usage`, `list`,
+`validate`, `prune`. The `continuity` skill drives these; each prints JSON with `--json`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_repo_option = click.option(
+    "--repo", "repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The worktree to work on (default: the current folder's).")
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def _root(repo: Path | None) -> Path:
+    from continuity_core.handoff import project_root
+
+    return project_root(repo.absolute() if repo else None)
+
+
+def _thresholds(prepare: str | None, refresh: str | None, rotate: str | None) -> Any:
+    from continuity_core import usage
+    from continuity_core.config import load_config
+
+    return usage.thresholds(load_config().usage,
+                            {"prepare": prepare, "refresh": refresh, "rotate": rotate})
+
+
+def _live_usage(root: Path, limits: Any) -> Any:
+    from continuity_core import usage
+
+    try:
+        return usage.live(root, limits)
+    except Exception as e:  # an adapter's failure makes usage unknown, never a crash
+        return usage.level_for(None, limits, source="live session",
+                               reason=f"the session could not be read: {e}")
+
+
+@click.command()
+@click.option("--host-context", "host_context", metavar="JSON",
+              help="A cross-agent context from the host (a JSON object); recorded as given.")
+@click.option("--agent", default="", help="The agent writing the checkpoint (front matter).")
+@click.option("--session", "session_id", default="", help="Its session id (front matter).")
+@_repo_option
+@_json_option
+def facts(host_context: str | None, agent: str, session_id: str, repo: Path | None,
+          as_json: bool) -> None:
+    """Collect what a checkpoint needs: repo state, context usage, the latest checkpoint.
+
+    The JSON holds `front_matter` and `draft_template` (a skeleton to fill in and pass to
+    `baker save`).
+
+    Exit codes: 0 ok, 1 error, 2 usage (e.g. --host-context is not JSON).
+    """
+    import json
+
+    from continuity_cli import output
+    from continuity_core import saved
+    from continuity_core.git import git_facts
+    from continuity_core.redact import redact_obj
+
+    host: Any = None
+    if host_context is not None:
+        try:
+            host = json.loads(host_context)
+        except ValueError:
+            raise click.BadParameter("is not valid JSON", param_hint="--host-context") from None
+        if not isinstance(host, dict):
+            raise click.BadParameter("must be a JSON object", param_hint="--host-context")
+        host = redact_obj(host)
+    root = _root(repo)
+    git = git_facts(root)
+    front = saved.front_matter(root, git, agent=agent, session=session_id)
+    usage_report = _live_usage(root, _thresholds(None, None, None))
+    if not agent and usage_report.agent:
+        front["agent"] = usage_report.agent
+        front["session"] = front["session"] or usage_report.session_id or ""
+    latest = saved.resume_check(root)
+    delegated = _delegated(host)
+    data = {
+        "project": str(root),
+        "git": git,
+        "front_matter": front,
+        "usage": usage_report,
+        "latest_saved": latest if latest.status != "none" else None,
+        "host_context": host,
+        "delegated": delegated,
+        "draft_template": saved.template(front),
+    }
+    if as_json:
+        output.emit_json(data)
+        return
+    click.echo(f"project: {root}")
+    click.echo(f"branch: {git.branch or '(detached)'}  head: {(git.head or '-')[:12]}  "
+               f"dirty files: {git.dirty_count}")
+    click.echo(f"usage: {_usage_line(usage_report)}")
+    click.echo(f"latest saved checkpoint: {latest.id or 'none'} ({latest.status})")
+    click.echo(f"delegated sessions: {delegated['reason']}")
+
+
+def _delegated(host: Any) -> dict[str, Any]:
+    """What is known of sessions other agents run for this one; baker has no launcher to ask."""
+    reported = host.get("delegated") or host.get("sessions") if isinstance(host, dict) else None
+    reason = ("not captured: baker has no cross-agent launcher whose --status it could read; "
+              "check each delegated session with its own tool before repeating its work")
+    return {"captured": False, "reason": reason, "reported_by_host": reported}
+
+
+@click.command()
+@click.argument("draft", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@_repo_option
+@_json_option
+def save(draft: Path, repo: Path | None, as_json: bool) -> None:
+    """Validate DRAFT (a file, or - for stdin) and store it as a saved checkpoint.
+
+    Writes `.baker/saved/<id>.md` (private, atomic), points LATEST at it and prints the id,
+    the path and the resume prompts. A draft with a secret is refused without showing it.
+    Changes no project file and commits nothing.
+
+    Exit codes: 0 saved, 1 refused (invalid draft, secret) or error, 2 usage.
+    """
+    from continuity_cli import output
+    from continuity_core import saved
+
+    text = _read_draft(draft)
+    root = _root(repo)
+    try:
+        result = saved.save(root, text)
+    except saved.SaveRefused as e:
+        if as_json:
+            output.emit_json({"saved": False, "validation": e.validation})
+        for err in e.validation.errors:
+            click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    prompts = saved.resume_prompts(result.id)
+    for w in result.warnings:
+        click.echo(f"warning: {w}", err=True)
+    if as_json:
+        output.emit_json({"saved": True, "id": result.id, "path": str(result.path),
+                          "resume": prompts, "warnings": result.warnings,
+                          "unverified": result.validation.unverified})
+        return
+    click.echo(f"saved checkpoint {result.id}")
+    click.echo(f"path: {result.path}")
+    click.echo(f"resume in Claude Code: {prompts['claude']}")
+    click.echo(f"resume in Codex:       {prompts['codex']}")
+    click.echo(f"resume prompt:         {prompts['any']}")
+
+
+def _read_draft(draft: Path) -> str:
+    try:
+        data = sys.stdin.buffer.read() if str(draft) == "-" else draft.read_bytes()
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.ClickException(f"{draft} is not UTF-8 text") from None
+    except OSError as e:
+        raise click.ClickException(f"cannot read {draft}: {e.strerror}") from None
+
+
+@click.command("resume-check")
+@click.argument("target", required=False, metavar="[ID|PATH]")
+@_repo_option
+@_json_option
+def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
+    """Check whether a saved checkpoint can be resumed here, and what drifted since.
+
+    Without ID|PATH: the latest checkpoint of this worktree. An id (or a unique prefix) or a
+    path may name one saved in another worktree of the same repository; paths outside the
+    stores are refused. Status: fresh, drifted, choose, none, blocked, invalid.
+
+    Exit codes: 0 fresh/drifted/choose/none, 1 blocked/invalid or error, 2 usage.
+    """
+    from continuity_cli import output
+    from continuity_core import saved
+
+    result = saved.resume_check(_root(repo), target)
+    if as_json:
+        output.emit_json(result)
+    else:
+        click.echo(f"{result.status}: {result.id or ''} {result.path or ''}".rstrip())
+        if result.reason:
+            click.echo(f"  {result.reason}")
+        for d in result.drift:
+            detail = ", ".join(d.files) if d.files else f"{d.saved} -> {d.now}"
+            click.echo(f"  drift {d.kind}: {detail}")
+        for c in result.unverified:
+            click.echo(f"  unverified: {c.claim}")
+        for cand in result.candidates:
+            click.echo(f"  candidate {cand.id}  {cand.time or ''}  {cand.worktree}")
+        for w in result.warnings:
+            click.echo(f"  warning: {w}")
+    if result.status in ("blocked", "invalid"):
+        sys.exit(1)
+
+
+def _threshold_option(name: str, default: str) -> Callable[[_F], _F]:
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        from continuity_core import usage
+        from continuity_core.errors import ConfigError
+
+        if value is not None:
+            try:
+                usage.parse_threshold(value)
+            except ConfigError as e:
+                raise click.BadParameter(str(e)) from None
+        return value
+
+    return click.option(f"--{name}", metavar="N|P%", callback=check,
+                        help=f"The {name} level: tokens or a percentage (default {default}).")
+
+
+@click.command()
+@click.option("--statusline", is_flag=True, help="Read Claude Code's statusline JSON on stdin.")
+@click.option("--transcript", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Measure this transcript (read by --agent's adapter, default claude).")
+@click.option("--rollout", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Measure this Codex rollout file.")
+@click.option("--agent", default="claude", show_default=True,
+              help="The adapter that reads --transcript.")
+@_threshold_option("prepare", "50% or 100k")
+@_threshold_option("refresh", "62% or 125k")
+@_threshold_option("rotate", "75% or 150k")
+@_repo_option
+@_json_option
+def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent: str,
+          prepare: str | None, refresh: str | None, rotate: str | None, repo: Path | None,
+          as_json: bool) -> None:
+    """Context usage of the live session as a level: ok, prepare, refresh, rotate, unknown.
+
+    Thresholds: flags, else `[usage]` in ~/.baker/config.toml, else 50/62/75 % of the window
+    (100k/125k/150k tokens when the window is unknown). `unknown` never guesses a number.
+
+    Exit codes: 0 (every level, unknown included), 1 error, 2 usage (a bad threshold).
+    """
+    from continuity_cli import output
+
+    limits = _thresholds(prepare, refresh, rotate)
+    if statusline:
+        report = _from_statusline(sys.stdin.buffer.read(), limits)
+    elif rollout is not None:
+        report = _from_file("codex", rollout, limits)
+    elif transcript is not None:
+        report = _from_file(agent, transcript, limits)
+    else:
+        report = _live_usage(_root(repo), limits)
+    if as_json:
+        output.emit_json(report)
+    else:
+        click.echo(_usage_line(report))
+
+
+def _from_statusline(payload: bytes, limits: Any) -> Any:
+    from continuity_core import usage
+
+    measured, data, reason = usage.from_statusline(payload)
+    session_id = data.get("session_id") if isinstance(data.get("session_id"), str) else None
+    if measured is None and isinstance(data.get("transcript_path"), str):
+        path = Path(data["transcript_path"])
+        if path.is_file():
+            return _from_file("claude", path, limits)
+    return usage.level_for(measured, limits, source="claude statusline", agent="claude",
+                           session_id=session_id, reason=reason)
+
+
+def _from_file(agent: str, path: Path, limits: Any) -> Any:
+    from continuity_core import usage
+    from continuity_core.adapters import load
+    from continuity_core.errors import AdapterError
+
+    source = f"{agent} transcript {path}"
+    try:
+        measured, session_id, reason = usage.from_file(load(agent), path)
+    except AdapterError as e:
+        return usage.level_for(None, limits, source=source, agent=agent, reason=str(e))
+    except Exception as e:  # a file the adapter cannot parse is unknown usage, not a crash
+        return usage.level_for(None, limits, source=source, agent=agent,
+                               reason=f"{path} could not be read: {e}")
+    return usage.level_for(measured, limits, source=source, agent=agent, session_id=session_id,
+                           reason=reason)
+
+
+def _usage_line(report: Any) -> str:
+    if report.level == "unknown":
+        return f"unknown — {report.reason}"
+    of = f" of {report.context_window}" if report.context_window else ""
+    pct = f" ({report.percent}%)" if report.percent is not None else ""
+    return f"{report.level} — {report.context_tokens} tokens{of}{pct}: {report.action}"
+
+
+@click.command("list")
+@click.option("--all", "all_worktrees", is_flag=True,
+              help="Every worktree of this repository, not only this one.")
+@_repo_option
+@_json_option
+def list_(all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
+    """List saved checkpoints, newest first. Exit codes: 0 ok, 1 error, 2 usage."""
+    from continuity_cli import output
+    from continuity_core import saved
+
+    items = saved.list_saved(_root(repo), all_worktrees=all_worktrees)
+    if as_json:
+        output.emit_json(items)
+        return
+    if not items:
+        click.echo("no saved checkpoints")
+    for c in items:
+        mark = "*" if c.latest else " "
+        click.echo(f"{mark} {c.id}  {c.time or '?':<22} {c.agent or '?':<8} {c.bytes:>7} B  "
+                   f"{c.path}")
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_json_option
+def validate(path: Path, as_json: bool) -> None:
+    """Check a draft or a saved checkpoint against the format; nothing is written.
+
+    Exit codes: 0 valid, 1 invalid or blocked (a newer schema: update baker), 2 usage.
+    """
+    from continuity_cli import output
+    from continuity_core import saved
+
+    result = saved.validate_text(_read_draft(path), str(path))
+    if as_json:
+        output.emit_json(result)
+    else:
+        click.echo(f"{result.status}: {path}")
+        for err in result.errors:
+            click.echo(f"  error: {err}")
+        for w in result.warnings:
+            click.echo(f"  warning: {w}")
+        for c in result.unverified:
+            click.echo(f"  unverified: {c.claim}")
+    if result.status != "valid":
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--keep", type=click.IntRange(min=0), required=True,
+              help="How many of the newest checkpoints to keep.")
+@click.option("--all", "all_worktrees", is_flag=True,
+              help="Prune the stores of every worktree of this repository.")
+@_repo_option
+@_json_option
+def prune(keep: int, all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
+    """Delete all but the newest KEEP saved checkpoints; the only command that deletes them.
+
+    Exit codes: 0 ok, 1 error, 2 usage.
+    """
+    from continuity_cli import output
+    from continuity_core import saved
+
+    removed = saved.prune(_root(repo), keep, all_worktrees=all_worktrees)
+    if as_json:
+        output.emit_json({"removed": removed})
+        return
+    click.echo(f"removed {len(removed)} file(s)")
+    for p in removed:
+        click.echo(f"  {p}")

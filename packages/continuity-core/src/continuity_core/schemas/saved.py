@@ -1,0 +1,95 @@
+"""Authored (saved) checkpoints: the sidecar each save writes and the answers of the checks."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = ["ResumeCheck", "SavedMeta", "UsageReport", "Validation"]
+
+ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
+DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
+UsageLevel = Literal["ok", "prepare", "refresh", "rotate", "unknown"]
+
+
+class SavedMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """`<id>.json` beside `<id>.md`: what baker itself saw when the checkpoint was saved."""
+
+    schema_version: int = 1
+    id: str
+    saved_at: str
+    worktree: str
+    branch: str | None = None
+    head: str | None = None
+    dirty: list[str] = msgspec.field(default_factory=list)  # "XY path", as git facts give it
+    bytes: int = 0
+
+
+class Claim(msgspec.Struct, kw_only=True):
+    """A line the author marked `(from <source>)`: not verified by the session that saved it."""
+
+    claim: str
+    source: str
+    section: str
+
+
+class Drift(msgspec.Struct, kw_only=True, omit_defaults=True):
+    kind: DriftKind
+    saved: str | None = None
+    now: str | None = None
+    files: list[str] = msgspec.field(default_factory=list)
+
+
+class Candidate(msgspec.Struct, kw_only=True, omit_defaults=True):
+    id: str
+    path: str
+    worktree: str
+    time: str | None = None
+    agent: str | None = None
+    latest: bool = False
+    bytes: int = 0
+
+
+class Validation(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """`baker validate`: a draft or a stored checkpoint checked against the format."""
+
+    status: Literal["valid", "invalid", "blocked"]
+    path: str = ""
+    errors: list[str] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    front_matter: dict[str, Any] = msgspec.field(default_factory=dict)
+    artifacts: list[str] = msgspec.field(default_factory=list)
+    unverified: list[Claim] = msgspec.field(default_factory=list)
+    bytes: int = 0
+
+
+class ResumeCheck(msgspec.Struct, kw_only=True):
+    """`baker resume-check`: whether a checkpoint can be resumed here, and what changed."""
+
+    status: ResumeStatus
+    reason: str | None = None
+    id: str | None = None
+    path: str | None = None
+    worktree: str | None = None  # where the checkpoint was saved
+    front_matter: dict[str, Any] = msgspec.field(default_factory=dict)
+    drift: list[Drift] = msgspec.field(default_factory=list)
+    missing_artifacts: list[str] = msgspec.field(default_factory=list)
+    unverified: list[Claim] = msgspec.field(default_factory=list)
+    candidates: list[Candidate] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+class UsageReport(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """`baker usage`: the level context usage has reached; no numbers when `unknown`."""
+
+    level: UsageLevel
+    action: str
+    source: str = ""
+    agent: str | None = None
+    session_id: str | None = None
+    context_tokens: int | None = None
+    context_window: int | None = None
+    percent: float | None = None
+    thresholds: dict[str, int] = msgspec.field(default_factory=dict)  # tokens, as applied
+    reason: str | None = None

@@ -1,0 +1,69 @@
+"""The `continuity` agent skill (an Agent Skills `SKILL.md`) for each agent's skills folder.
+
+Each adapter names the project-relative folders its agent loads skills from (`skill_dirs`);
+`baker init` writes `<dir>/continuity/SKILL.md` into each, `baker uninstall` removes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from continuity_core.adapters import Change
+from continuity_core.project import write_text_change
+
+NAME = "continuity"
+
+
+def text() -> str:
+    """The SKILL.md shipped inside this package."""
+    return (resources.files("continuity_core") / "skill" / "SKILL.md").read_text(encoding="utf-8")
+
+
+def _targets(root: Path, dirs: Iterable[str]) -> list[Path]:
+    seen: list[Path] = []
+    for d in dirs:
+        path = root / d / NAME / "SKILL.md"
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+
+def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
+    """Write (or refresh) the skill under each folder of `dirs`, relative to `root`."""
+    body = text()
+    return [write_text_change(path, body, root, dry_run=dry_run) for path in _targets(root, dirs)]
+
+
+def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
+    """Remove the skill where it is ours (any version); another `continuity` skill stays."""
+    body = text()
+    changes: list[Change] = []
+    for path in _targets(root, dirs):
+        rel = str(path.relative_to(root))
+        try:
+            current = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            changes.append(Change(path=rel, action="unchanged"))
+            continue
+        except OSError as e:
+            changes.append(Change(path=rel, action="failed", detail=e.strerror or str(e)))
+            continue
+        if current != body and not _is_ours(current):
+            changes.append(Change(path=rel, action="skipped",
+                                  detail="not written by baker; left in place"))
+            continue
+        if not dry_run:
+            path.unlink()
+            with contextlib.suppress(OSError):  # only when empty: user files there stay
+                path.parent.rmdir()
+        changes.append(Change(path=rel, action="removed"))
+    return changes
+
+
+def _is_ours(current: str) -> bool:
+    """Ours, of any version: our name in the front matter and our title."""
+    head = current[:400]
+    return f"name: {NAME}\n" in head and "# Continuity: save, resume, check" in current

@@ -1,0 +1,173 @@
+"""Context-usage levels: when to save, refresh or rotate, from a session's measured usage.
+
+Thresholds are a percentage of the context window ("50%") or a token count ("100000",
+"100k"). A percentage needs the window; when the window is unknown the token defaults apply.
+No measurement means `unknown`: a number is never invented.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from continuity_core.errors import ConfigError
+from continuity_core.schemas.config import UsageConfig
+from continuity_core.schemas.saved import UsageLevel as Level
+from continuity_core.schemas.saved import UsageReport
+from continuity_core.schemas.session import SessionRef, Usage
+
+LEVELS: tuple[Literal["prepare", "refresh", "rotate"], ...] = ("prepare", "refresh", "rotate")
+DEFAULT_TOKENS = {"prepare": 100_000, "refresh": 125_000, "rotate": 150_000}
+ACTIONS: dict[str, str] = {
+    "ok": "no action",
+    "prepare": "save a checkpoint (baker save)",
+    "refresh": "update the checkpoint (baker save again)",
+    "rotate": "update the checkpoint and suggest a new session with its resume prompt",
+    "unknown": "report that context usage cannot be measured; do not guess a number",
+}
+
+
+class Threshold(msgspec.Struct, frozen=True):
+    """A parsed threshold: `percent` of the window, or a count of `tokens`."""
+
+    percent: float | None = None
+    tokens: int | None = None
+
+    def tokens_for(self, window: int | None, level: str) -> int:
+        if self.tokens is not None:
+            return self.tokens
+        if window and self.percent is not None:
+            return int(window * self.percent / 100)
+        return DEFAULT_TOKENS[level]
+
+
+def parse_threshold(raw: str | int | float) -> Threshold:
+    """"50%" -> 50 % of the window; "100000", "100k", "1.5m" -> a token count."""
+    text = str(raw).strip().lower().replace("_", "").replace(",", "")
+    try:
+        if text.endswith("%"):
+            value = float(text[:-1])
+            if not 0 < value <= 100:
+                raise ValueError
+            return Threshold(percent=value)
+        scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+        number = float(text[:-1]) if scale > 1 else float(text)
+        if number <= 0:
+            raise ValueError
+        return Threshold(tokens=int(number * scale))
+    except (ValueError, IndexError):
+        raise ConfigError(
+            f"usage threshold {raw!r} is neither a percentage (\"50%\") nor a token count "
+            "(\"100000\" or \"100k\")") from None
+
+
+def thresholds(config: UsageConfig | None = None,
+               overrides: Mapping[str, str | None] | None = None) -> dict[str, Threshold]:
+    """The thresholds in force: flags over `[usage]` in config.toml over the defaults."""
+    config = config or UsageConfig()
+    found: dict[str, Threshold] = {}
+    for level in LEVELS:
+        raw = (overrides or {}).get(level) or getattr(config, level)
+        found[level] = parse_threshold(raw)
+    return found
+
+
+def level_for(usage: Usage | None, limits: Mapping[str, Threshold], *, source: str = "",
+              agent: str | None = None, session_id: str | None = None,
+              reason: str | None = None) -> UsageReport:
+    """The level `usage` has reached; `unknown` (with `reason`) when there is no measurement."""
+    if usage is None or usage.context_tokens <= 0:
+        return UsageReport(level="unknown", action=ACTIONS["unknown"], source=source,
+                           agent=agent, session_id=session_id,
+                           reason=reason or "the session recorded no context usage yet")
+    window = usage.context_window or None
+    applied: dict[str, int] = {lvl: limits[lvl].tokens_for(window, lvl) for lvl in LEVELS}
+    level: Level = "ok"
+    for lvl in LEVELS:
+        if usage.context_tokens >= applied[lvl]:
+            level = lvl
+    percent = round(100 * usage.context_tokens / window, 1) if window else None
+    return UsageReport(level=level, action=ACTIONS[level], source=source, agent=agent,
+                       session_id=session_id, context_tokens=usage.context_tokens,
+                       context_window=window, percent=percent, thresholds=applied)
+
+
+# --- where a measurement comes from ----------------------------------------------------------
+
+def from_statusline(payload: bytes) -> tuple[Usage | None, dict[str, Any], str | None]:
+    """Usage from Claude Code's statusline JSON; also the payload and why it had none.
+
+    `context_window.current_usage` (input + cache creation + cache read) against
+    `context_window.context_window_size`, the same sum the CLI shows as context used. Before
+    the first reply `current_usage` is null: the caller may fall back to `transcript_path`.
+    """
+    try:
+        data = json.loads(payload or b"null")
+    except ValueError:
+        return None, {}, "the statusline input is not JSON"
+    if not isinstance(data, dict):
+        return None, {}, "the statusline input is not a JSON object"
+    window_info = data.get("context_window")
+    if not isinstance(window_info, dict):
+        return None, data, "the statusline JSON has no context_window"
+    size = window_info.get("context_window_size")
+    window = size if isinstance(size, int) and size > 0 else None
+    current = window_info.get("current_usage")
+    if isinstance(current, dict):
+        parts = {k: current.get(k) for k in ("input_tokens", "cache_creation_input_tokens",
+                                              "cache_read_input_tokens", "output_tokens")}
+        ints = {k: v for k, v in parts.items() if isinstance(v, int)}
+        context = sum(v for k, v in ints.items() if k != "output_tokens")
+        if context > 0:
+            return Usage(
+                context_tokens=context, context_window=window,
+                input_tokens=ints.get("input_tokens"), output_tokens=ints.get("output_tokens"),
+                cache_read_tokens=ints.get("cache_read_input_tokens"),
+                cache_creation_tokens=ints.get("cache_creation_input_tokens"),
+            ), data, None
+    pct = window_info.get("used_percentage")
+    if window and isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct > 0:
+        return Usage(context_tokens=round(window * pct / 100), context_window=window), data, None
+    return None, data, "the statusline JSON carries no usage yet (no reply in this session)"
+
+
+def ref_for_file(agent: str, path: Path) -> SessionRef:
+    """A SessionRef for a transcript file named on the command line."""
+    st = path.stat()
+    session_id = path.stem.removesuffix(".trimmed")
+    return SessionRef(agent=agent, account="", session_id=session_id, path=str(path),
+                      mtime=st.st_mtime, cwd=None, size=st.st_size)
+
+
+def from_file(adapter: Any, path: Path) -> tuple[Usage | None, str, str | None]:
+    """Usage of the transcript at `path` read by `adapter`; (usage, session id, reason)."""
+    ref = ref_for_file(adapter.name, path)
+    session = adapter.read(ref, None).session
+    reason = None if session.usage else f"{path} records no context usage"
+    return session.usage, session.session_id or ref.session_id, reason
+
+
+def live(root: Path, limits: Mapping[str, Threshold]) -> UsageReport:
+    """The level of the newest session of the project at `root`, from any adapter."""
+    from continuity_core.adapters import load_all
+    from continuity_core.config import load_config
+    from continuity_core.sessions import newest, read_session
+    from continuity_core.store import Store
+
+    adapters, broken = load_all()
+    found = newest(root, adapters, load_config())
+    problems = [*broken.values(), *found.errors]
+    if found.ref is None or found.adapter is None:
+        where = "; ".join(found.searched) or "no agent adapter is installed"
+        why = f"no session of this project was found (searched: {where})"
+        return level_for(None, limits, source="live session",
+                         reason="; ".join([why, *problems]))
+    store = Store(root)
+    session = read_session(found.adapter, found.ref, store if store.exists else None)
+    return level_for(session.usage, limits, source=f"{found.ref.agent} transcript {found.ref.path}",
+                     agent=found.ref.agent, session_id=found.ref.session_id,
+                     reason=f"{found.ref.path} records no context usage yet")
