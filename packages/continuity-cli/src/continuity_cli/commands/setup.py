@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Change
 
 
 def _adapters() -> tuple[dict[str, object], dict[str, str]]:
@@ -39,12 +43,12 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     output.changes(changes, dry_run=dry_run)
 
 
-def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[object]:
+def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[Change]:
     from continuity_core import skill
     from continuity_core.adapters import Change
 
     adapters, errors = _adapters()
-    changes: list[object] = []
+    changes: list[Change] = []
     for name, err in errors.items():
         if not only or name in only:
             changes.append(Change(path=name, action="failed", detail=err))
