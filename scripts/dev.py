@@ -5,7 +5,7 @@
     python3 scripts/dev.py test      # setup, then lint, type-check and the whole suite
     python3 scripts/dev.py lint      # ruff and mypy only
     python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
-    python3 scripts/dev.py alone PKG # PKG (e.g. core) installed without its siblings passes its tests
+    python3 scripts/dev.py alone PKG # PKG (e.g. core) alone passes its tests
 
 Extra arguments after `test` go to pytest, e.g. `dev.py test -m "not e2e" -x`.
 """
@@ -64,7 +64,7 @@ def alone(package: str) -> None:
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / BIN.name / PY.name
     run(py, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
-    specs = {str(ROOT / "packages" / "continuity-core"), str(ROOT / "packages" / f"continuity-{package}")}
+    specs = {str(ROOT / "packages" / f"continuity-{name}") for name in ("core", package)}
     run(py, "-m", "pip", "install", "--quiet", *sorted(specs), "--group", "test", cwd=ROOT)
     run(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{folder}", cwd=ROOT)
 

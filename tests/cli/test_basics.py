@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from continuity_cli.app import COMMANDS, cli as app
+from continuity_cli.app import COMMANDS
+from continuity_cli.app import cli as app
 from tests.conftest import run_baker
 
 

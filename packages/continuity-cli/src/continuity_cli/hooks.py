@@ -60,9 +60,9 @@ def run(args: list[str]) -> int:
             _, summary = hooks.checkpoint(agent, payload, rest)
             output = "" if quiet or agent else summary
         elif command == "pickup":
-            store, output = hooks.pickup(agent, payload, rest)  # type: ignore[attr-defined]
+            _, output = hooks.pickup(agent, payload, rest)
         elif command == "pretool":
-            store, output = hooks.pretool(agent, payload, rest)  # type: ignore[attr-defined]
+            _, output = hooks.pretool(agent, payload, rest)
     except (Deadline, Exception) as e:
         output = ""
         _log_failure(command, agent, e)

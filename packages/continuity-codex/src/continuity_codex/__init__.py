@@ -1,1 +1,288 @@
-"""Continuity adapter for codex."""
+"""Continuity adapter for Codex CLI: rollouts, notify and hooks, launch.
+
+Vendor formats stay in this package (`formats/codex.md` records what Codex 0.171.0 writes);
+only core schemas leave it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from continuity_codex import config as cfg
+from continuity_codex import discovery, hooks, launch, parser
+from continuity_core.adapters import (
+    Account,
+    Change,
+    Finding,
+    LaunchOptions,
+    LaunchSpec,
+    UserOptions,
+)
+from continuity_core.fs import atomic_write
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+from continuity_core.transcript import Cursor, read_incremental
+
+__all__ = ["CodexAdapter"]
+
+TRUST_HOW = (
+    "Codex skips hooks it does not trust, silently. Trust baker's with "
+    "`baker global sync --trust` (writes their hashes under [hooks.state] in {path}), or "
+    "approve them in the Codex TUI's hooks review."
+)
+
+
+class CodexAdapter:
+    """The Adapter for OpenAI's Codex CLI."""
+
+    name = "codex"
+    display_name = "Codex CLI"
+    known_versions: tuple[str, ...] = ("0.171.0",)
+    # formats/codex.md records only the user skill root (~/.codex/skills); `.agents/skills` is
+    # the repository folder Codex's documentation names for project skills (not verified here).
+    skill_dirs: tuple[str, ...] = (".agents/skills",)
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        return discovery.accounts(config)
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.discover(project, accounts)
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        if not ref.path.endswith(".zst"):
+            return read_incremental(ref, cursor, parser.fold)
+        from continuity_core.config import baker_home
+
+        plain = discovery.plain_copy(ref.path, baker_home() / "cache" / "codex")
+        if plain is None:
+            raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
+        cursor = read_incremental(msgspec.structs.replace(ref, path=plain), cursor, parser.fold)
+        cursor.session.path = ref.path
+        return cursor
+
+    # --- hooks -------------------------------------------------------------------------------
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return hooks.parse(payload, argv)
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        if event.agent != self.name:
+            return None
+        path = event.transcript_path
+        if path and os.path.isfile(path):
+            owner = next((a for a in accounts if path.startswith(a.dir.rstrip("/") + "/")), None)
+            home = discovery.home_of(path)
+            return discovery.ref_for(path, owner or Account(agent=self.name, name=home, dir=home))
+        if event.session_id:  # notify carries only the thread id; title threads have no rollout
+            return discovery.by_thread(event.session_id, accounts)
+        return None
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return hooks.render(event, text)
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        # Codex runs trusted hooks of both layers, so project hooks beside the user-level ones
+        # that `baker global sync --trust` installs would fire twice (seen with codex 0.171).
+        return [Change(path=str(project / ".codex" / "hooks.json"), action="skipped", detail=(
+            "Codex hooks are user-level: `baker global sync --trust` installs notify and "
+            "hooks for every project"))]
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        path = project / ".codex" / "hooks.json"
+        try:
+            data = _read_json(path)
+        except ValueError as e:
+            return [Change(path=str(path), action="failed", detail=str(e))]
+        new = cfg.hooks_json_remove(json.loads(json.dumps(data)))
+        if new == data:
+            return [Change(path=str(path), action="unchanged")]
+        if not dry_run:
+            if new:
+                atomic_write(path, json.dumps(new, indent=2) + "\n")
+            else:
+                path.unlink()
+                with contextlib.suppress(OSError):  # the folder holds the user's own files
+                    path.parent.rmdir()
+        return [Change(path=str(path), action="removed" if not new else "updated",
+                       detail="baker's hooks removed")]
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        home = Path(account.dir)
+        path = home / "config.toml"
+        if not home.is_dir():
+            return [Change(path=str(home), action="skipped",
+                           detail="no Codex home here; run codex once to create it")]
+        try:
+            before = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            before = ""
+        import tomlkit
+        from tomlkit.exceptions import ParseError
+
+        try:
+            doc = tomlkit.parse(before)
+        except ParseError as e:
+            return [Change(path=str(path), action="failed",
+                           detail=f"not valid TOML ({e}); fix it and sync again")]
+        source = trust_source(account)
+        changes: list[Change] = []
+        done: list[str] = []
+        if options.uninstall:
+            if cfg.remove_notify(doc):
+                done.append("notify removed")
+            if cfg.remove_trust(doc, source):
+                done.append("trusted hashes removed")
+            if cfg.remove_hooks(doc):
+                done.append("hooks removed")
+            cfg.tidy(doc)
+        else:
+            outcome = cfg.set_notify(doc, chain=options.chain)
+            if outcome == "added":
+                done.append("notify added")
+            elif outcome == "chained":
+                done.append("notify chained: your program runs first, then baker")
+            elif outcome == "kept":
+                _, other = cfg.notify_state(doc)
+                changes.append(Change(path=str(path), action="skipped", detail=(
+                    f"notify already runs {other}; Codex allows one program, so baker left it. "
+                    "Run `baker global sync --chain` to keep it and add baker after it")))
+            if options.hooks:
+                before_doc = tomlkit.dumps(doc)
+                placed = cfg.add_hooks(doc)
+                if tomlkit.dumps(doc) != before_doc:
+                    done.append("hooks " + ", ".join(h.event for h in cfg.HOOKS) + " added")
+                if options.trust:
+                    if cfg.set_trust(doc, source, placed):
+                        done.append("hooks trusted")
+                elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):
+                    changes.append(Change(path=f"{path} [hooks.state]", action="skipped",
+                                          detail=TRUST_HOW.format(path=path)))
+        after = cfg.dumps(doc, before)
+        if after == before:
+            return [Change(path=str(path), action="unchanged"), *changes]
+        if not options.dry_run:
+            atomic_write(path, after)
+        detail = "; ".join(done)
+        if options.uninstall:
+            return [Change(path=str(path), action="removed", detail=detail), *changes]
+        return [Change(path=str(path), action="updated" if before else "created", detail=detail),
+                *changes]
+
+    # --- launch and checks -------------------------------------------------------------------
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        return launch.build(project, brief, options)
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        findings: list[Finding] = []
+        version = self.cli_version()
+        if version is None:
+            findings.append(Finding(level="info", message="codex is not on PATH"))
+        elif version not in self.known_versions:
+            newer = _newer(version, self.known_versions)
+            findings.append(Finding(
+                level="warn" if newer else "info",
+                message=f"Codex {version}: this adapter knows the formats of "
+                        f"{', '.join(self.known_versions)}",
+                fix="upgrade continuity-codex" if newer else ""))
+        else:
+            findings.append(Finding(level="ok", message=f"Codex {version}"))
+        project_hooks = project / ".codex" / "hooks.json"
+        for account in accounts:
+            if os.path.isdir(account.dir):
+                findings += _account_findings(account, project_hooks)
+        if project_hooks.is_file() and not any("both" in f.message for f in findings):
+            findings.append(Finding(level="info", message=(
+                f"{project_hooks}: Codex runs these only in a trusted project and once each "
+                "hook is trusted")))
+        return findings
+
+    def cli_version(self) -> str | None:
+        try:
+            out = subprocess.run([launch.PROGRAM, "--version"], capture_output=True, text=True,
+                                 timeout=10, check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        m = re.search(r"(\d+\.\d+\.\d+\S*)", out)
+        return m.group(1) if m else None
+
+
+def trust_source(account: Account) -> str:
+    """The config file path as Codex writes it in trust keys (CODEX_HOME is canonicalized)."""
+    home = os.path.realpath(account.dir) if account.name == "CODEX_HOME" else account.dir
+    return os.path.join(home, "config.toml")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read {path}: {e}; fix or remove it") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} is not a JSON object; fix or remove it")
+    return value
+
+
+def _newer(version: str, known: Sequence[str]) -> bool:
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+    return all(key(version) > key(k) for k in known)
+
+
+def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
+    path = Path(account.dir) / "config.toml"
+    try:
+        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        doc = tomlkit.document()
+    except (OSError, ParseError) as e:
+        return [Finding(level="error", message=f"{path}: {e}", fix="fix the file")]
+    out: list[Finding] = []
+    state, other = cfg.notify_state(doc)
+    if state == "absent":
+        out.append(Finding(level="warn", message=f"{path}: no notify, so turns end unrecorded",
+                           fix="baker global sync"))
+    elif state == "other":
+        out.append(Finding(level="warn", message=f"{path}: notify runs {other}, not baker",
+                           fix="baker global sync --chain"))
+    else:
+        out.append(Finding(level="ok", message=f"{path}: notify runs baker"))
+    source = trust_source(account)
+    statuses = list(cfg.trust_status(doc, source))
+    if cfg.trusted_elsewhere(doc, str(project_hooks)) and any(
+            s == "trusted" for _, s in statuses):
+        # Seen with codex-cli 0.171.0: both layers run, so pickup context arrives twice.
+        out.append(Finding(level="warn", message=(
+            f"baker's hooks are trusted both in {path} and in {project_hooks}; Codex runs "
+            "both, so every hook runs twice"), fix="baker uninstall in this project, or "
+            f"remove the [hooks.state] entries for {project_hooks} from {path}"))
+    for hook, status in statuses:
+        if status == "trusted":
+            continue
+        level = "info" if status == "missing" else "warn"
+        fix = "baker global sync --trust" if status != "missing" else "baker global sync"
+        out.append(Finding(level=level,  # type: ignore[arg-type]
+                           message=f"{path}: {hook.event} hook is {status}"
+                           + (" — Codex skips it silently" if status != "missing" else ""),
+                           fix=fix))
+    return out

@@ -135,7 +135,7 @@ class LaunchOptions:
     account: Account | None = None
     native: SessionRef | None = None  # continue this very session (same vendor)
     brief_chars: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # "dry_run": True: no side effects
 
 
 # --- registry ------------------------------------------------------------------------------

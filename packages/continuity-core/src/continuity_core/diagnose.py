@@ -49,8 +49,11 @@ def run(start: Path | None = None) -> list[Finding]:
                         + (f"{count} session(s) of this project" if exists else "not present")))
         try:
             out += adapter.doctor(root, accounts)
-        except Exception as e:
+        except Exception as e:  # one adapter's failure is its own finding
             out.append(Finding(level="error", message=f"{name}: doctor failed: {e}"))
+    from continuity_core import archive
+
+    out += archive.retention_findings(archive.retention_report(adapters, config, project=root))
     return out
 
 

@@ -64,19 +64,16 @@ def make(
 
 
 def _traps_for(root: Path, session: Session | None) -> list[Any]:
-    try:
-        from continuity_core import traps
-    except ImportError:
-        return []
+    from continuity_core import traps
+
     paths = [f.path for f in session.files_edited] if session else []
     return list(traps.matching_paths(root, paths))
 
 
 def _saved_text(root: Path) -> str | None:
-    try:
-        from continuity_core import saved
-    except ImportError:
-        return None
+    """The latest saved (authored) checkpoint of this worktree, with its drift."""
+    from continuity_core import saved
+
     return saved.brief_section(root)
 
 

@@ -36,14 +36,101 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Stor
     from continuity_core import checkpoint as cp_mod
 
     adapter, event = parse_event(agent, payload, argv)
+    if event is not None and event.kind == "other":
+        # e.g. Gemini 0.61 fires PreCompress before every turn; only a real one is ours.
+        return None, ""
     store = project_store(event)
     if store is None:
         return None, ""
     if agent is not None and event is None and payload.strip():
         store.log("hook_bad_input", command="checkpoint", agent=agent, size=len(payload))
-    adapters = {agent: adapter} if adapter is not None else load_all()[0]
+    adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
         summary += f" ({cp.session.agent} session {cp.session.session_id})"
     return store, summary
+
+
+def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
+    """A hook payload read without an adapter (`--agent` omitted): the common JSON keys only."""
+    import msgspec
+
+    try:
+        raw = msgspec.json.decode(payload) if payload.strip() else {}
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+
+    def text(key: str, source: dict[str, Any] = raw) -> str | None:
+        value = source.get(key)
+        return value if isinstance(value, str) and value else None
+
+    tool_input = raw.get("tool_input")
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    paths = [p for k in ("file_path", "path", "notebook_path") if (p := text(k, tool_input))]
+    return HookEvent(
+        agent="", kind=kind, session_id=text("session_id"), cwd=text("cwd"),
+        transcript_path=text("transcript_path"), source=text("source"),
+        tool_name=text("tool_name"), tool_input=tool_input, paths=paths,
+        command=text("command", tool_input),
+    )
+
+
+def _event_for(agent: str | None, payload: bytes, argv: list[str], kind: Any,
+               ) -> tuple[Any, HookEvent | None]:
+    if agent is None:
+        return None, plain_event(payload, kind)
+    return parse_event(agent, payload, argv)
+
+
+def pickup(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store | None, str]:
+    """SessionStart: environment facts, the note and the previous session, for the agent."""
+    from continuity_core import pickup as pickup_mod
+
+    adapter, event = _event_for(agent, payload, argv, "session_start")
+    store = project_store(event)
+    if store is None:
+        return None, ""
+    if event is None:
+        if payload.strip():
+            store.log("hook_bad_input", command="pickup", agent=agent, size=len(payload))
+        return store, ""
+    adapters = {agent: adapter} if agent is not None else load_all()[0]
+    text = pickup_mod.build(store.root, adapters, exclude=event.session_id, store=store)
+    if adapter is None:
+        return store, text
+    return store, adapter.render_context(event, text) or ""
+
+
+PRETOOL_HEADER = (
+    "Continuity traps for this tool call: approaches already tried and rejected here "
+    "(.baker/traps.jsonl). Check the reason still holds before repeating one."
+)
+
+
+def pretool(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store | None, str]:
+    """PreToolUse: up to five unseen traps matching the call's paths or command; never blocks."""
+    from continuity_core import traps
+
+    adapter, event = _event_for(agent, payload, argv, "pre_tool")
+    store = project_store(event)
+    if store is None:
+        return None, ""
+    if event is None:
+        if payload.strip():
+            store.log("hook_bad_input", command="pretool", agent=agent, size=len(payload))
+        return store, ""
+    if not event.paths and not event.command:
+        return store, ""
+    session = event.session_id or "no-session"
+    delivered = traps.unseen(store.root, session, event.paths, event.command)
+    if not delivered:
+        return store, ""
+    text = "\n".join([PRETOOL_HEADER, *(traps.render(store.root, t) for t in delivered)])
+    output = text if adapter is None else adapter.render_context(event, text) or ""
+    if output:
+        traps.record_delivered(store.root, session, delivered)
+        store.log("traps_delivered", session=session, ids=[t.id for t in delivered])
+    return store, output

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
@@ -125,3 +126,108 @@ def write(root: Path, note: Note) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text, mode=0o600)
     return path
+
+
+# --- `baker now` / `baker block`: small superseding edits ------------------------------------
+
+def load_or_new(root: Path) -> Note:
+    """The note, or an empty one with every section when there is none yet."""
+    return read(root) or parse(template())
+
+
+def touch(note: Note, root: Path, agent: str | None = None) -> None:
+    """Refresh the front matter a write must keep current: updated, agent, branch."""
+    from continuity_core.git import git_facts
+    from continuity_core.store import now_iso
+
+    note.meta["updated"] = now_iso()
+    if agent:
+        note.meta["agent"] = agent
+    else:
+        note.meta.setdefault("agent", "")
+    note.meta["branch"] = git_facts(root, worktrees=False).branch or note.meta.get("branch", "")
+
+
+def set_now(root: Path, text: str, agent: str | None = None) -> Path:
+    """Replace Now with exactly one next action (the old one is superseded, not kept)."""
+    action = " ".join(text.split())
+    if not action:
+        raise BakerError("Now needs a next action; `baker now` alone shows the current one")
+    note = load_or_new(root)
+    note.sections["Now"] = action
+    touch(note, root, agent)
+    return write(root, note)
+
+
+def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
+    """Append one item to Blocked, dated, so the reader knows how long it has waited."""
+    item = " ".join(text.split())
+    if not item:
+        raise BakerError("say what is blocked and on what")
+    from continuity_core.store import now_iso
+
+    note = load_or_new(root)
+    current = note.get("Blocked")
+    line = f"- {item} (since {now_iso()[:10]})"
+    note.sections["Blocked"] = f"{current}\n{line}" if current else line
+    touch(note, root, agent)
+    return write(root, note)
+
+
+_BACKTICKS = re.compile(r"`([^`\n]{3,})`")
+_PATHLIKE = re.compile(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
+
+
+def action_keys(now: str) -> list[str]:
+    """What in a Now line would show up in a tool call that carried it out: quoted commands,
+    else script and file paths."""
+    quoted = [q.strip() for q in _BACKTICKS.findall(now) if q.strip()]
+    if quoted:
+        return quoted
+    return [m for m in _PATHLIKE.findall(now) if len(m) >= 4]
+
+
+def executed(now: str, session: Any, since: str | None = None) -> Any | None:
+    """The finished tool call in `session` that already did `now`, if its records show one.
+
+    Only calls that returned without error count, and only those after `since` (the note's
+    `updated`), so an action re-set after a failed run is not flagged.
+    """
+    return _matching_call(now, session, since, finished=True)
+
+
+def started(now: str, session: Any) -> Any | None:
+    """A tool call doing `now` that started and never returned: its effect is unknown, however
+    long ago it began."""
+    return _matching_call(now, session, None, finished=False)
+
+
+def _matching_call(now: str, session: Any, since: str | None, *, finished: bool) -> Any | None:
+    keys = action_keys(now)
+    if not keys:
+        return None
+    for call in reversed(session.tool_calls):
+        if (call.output is not None) is not finished or call.is_error:
+            continue
+        if since and call.timestamp and call.timestamp < since:
+            continue
+        haystack = _what_it_did(call.input)
+        if haystack and any(k in haystack for k in keys):
+            return call
+    return None
+
+
+_DOING_KEYS = ("command", "cmd", "file_path", "path", "notebook_path", "absolute_path")
+
+
+def _what_it_did(tool_input: dict[str, Any]) -> str:
+    """The command a call ran and the files it touched; a todo list or plan mentions an action
+    without doing it, so other input never counts."""
+    parts: list[str] = []
+    for key in _DOING_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, list):
+            value = " ".join(str(v) for v in value)
+        if isinstance(value, str):
+            parts.append(value)
+    return "\n".join(parts)

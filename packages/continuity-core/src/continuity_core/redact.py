@@ -17,7 +17,7 @@ _PATTERNS: list[tuple[str, str]] = [
      r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
      r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)"),
     ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
-    ("openai_project", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{16,}"),
+    ("openai_project", r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
     ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
     ("stripe", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
     ("github", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})"),
@@ -36,20 +36,67 @@ _PATTERNS: list[tuple[str, str]] = [
     ("twilio", r"\bSK[0-9a-f]{32}\b"),
     ("digitalocean", r"\bdo[poa]_v1_[a-f0-9]{64}\b"),
     ("shopify", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ("mailgun", r"\bkey-[0-9a-f]{32}\b"),
+    ("telegram", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    ("square", r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
+    ("linear", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
+    ("notion", r"\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b"),
+    ("doppler", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("docker_hub", r"\bdckr_pat_[A-Za-z0-9_\-]{27,}"),
+    ("groq", r"\bgsk_[A-Za-z0-9]{48,}"),
+    ("xai", r"\bxai-[A-Za-z0-9]{70,}"),
+    ("replicate", r"\br8_[A-Za-z0-9]{37}\b"),
+    ("perplexity", r"\bpplx-[A-Za-z0-9]{40,}"),
+    ("postman", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    ("new_relic", r"\bNRAK-[A-Z0-9]{27}\b"),
+    ("grafana", r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
+    ("databricks", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+    ("alibaba", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    ("age", r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b"),
+    ("mapbox", r"\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
+    # A PEM block base64-encoded again (kubeconfig `client-key-data`, Kubernetes secrets).
+    ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
+    ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
+    ("netrc", r"(?P<keep_netrc>\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+)\S+"),
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
     ("bearer", r"(?P<keep_bearer>\b(?i:bearer|token)\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
     ("basic_auth", r"(?P<keep_basic_auth>\b(?i:basic)\s+)[A-Za-z0-9+/]{16,}={0,2}"),
     ("url_credentials",
-     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]+:)[^\s@/\"'<>]+(?=@)"),
+     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]*:)[^\s@/\"'<>]+(?=@)"),
     # KEY=value, key: value, "key": "value" for names that say secret.
     ("assignment",
      r"(?P<keep_assignment>[\"']?\b[\w.\-]*?"
      r"(?i:secret|passw(?:or)?d|passwd|pwd|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
-     r"|credentials?|auth[_\-]?key|session[_\-]?key)[\w.\-]*[\"']?\s*(?::=|=|:)\s*[\"']?)"
-     r"(?![\"']?\s)(?=[^\s\"',;]*[A-Za-z])(?=[^\s\"',;]*[0-9/+_\-])[^\s\"',;(){}\[\]<>]{6,}(?![\w(])"),
+     r"|credentials?|auth[_\-]?key|session[_\-]?key)"
+     # A name for something about a secret (its file, URL, header, variable) holds none.
+     r"(?![\w.\-]*?(?i:file|path|url|uri|endpoint|env|header|name|manager)[\"']?\s*[:=])"
+     # `key: value` needs a space or a quote at the colon: `file.py:3:code` is not one.
+     r"[\w.\-]*[\"']?\s*(?::=|=|:(?=[\s\"'])|(?<=[\"']):)\s*[\"']?)"
+     # Not a value: a PEM block (left whole to `private_key`), a $VARIABLE, a URL (credentials
+     # in URLs have their own pattern), a path, a placeholder (`your-…`, `sk-...`).
+     r"(?![\"']?\s)(?!-----BEGIN|[$]|[a-zA-Z][a-zA-Z0-9+.\-]*://|\.{0,2}/[\w.\-]+/|(?i:your)[_\-])"
+     r"(?![^\s\"',;]*\.\.\.)(?=[^\s\"',;]*[A-Za-z])(?=[^\s\"',;]*[0-9/+_\-])"
+     # ...and not code that goes on after it (`self._tokens.get(`).
+     r"[^\s\"',;(){}\[\]<>]{6,}(?![\w(]|\.[\w(])"),
 ]
 
-_COMBINED = re.compile("|".join(f"(?P<{kind}>{pat})" for kind, pat in _PATTERNS))
+
+
+def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
+    """One alternation; the patterns that open with a word boundary share a single `\\b`, so
+    the many prefix kinds cost one test, not one each, at a position inside a word."""
+    bounded = [f"(?P<{kind}>{pat[2:]})" for kind, pat in patterns if pat.startswith(r"\b")]
+    branches: list[str] = []
+    for kind, pat in patterns:
+        if not pat.startswith(r"\b"):
+            branches.append(f"(?P<{kind}>{pat})")
+        elif bounded:  # the first of them stands for all, in their order
+            branches.append(r"\b(?:" + "|".join(bounded) + ")")
+            bounded = []
+    return re.compile("|".join(branches))
+
+
+_COMBINED = _combined(_PATTERNS)
 _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
 KINDS = tuple(kind for kind, _ in _PATTERNS)
 

@@ -6,7 +6,6 @@ Each adapter names the project-relative folders its agent loads skills from (`sk
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -57,8 +56,13 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
             continue
         if not dry_run:
             path.unlink()
-            with contextlib.suppress(OSError):  # only when empty: user files there stay
-                path.parent.rmdir()
+            for folder in path.parents:  # only empty folders go: user files there stay
+                if folder == root or not folder.is_relative_to(root):
+                    break
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
         changes.append(Change(path=rel, action="removed"))
     return changes
 

@@ -116,6 +116,9 @@ class AdapterContract:
         project = tmp_path / "install-project"
         project.mkdir()
         first = sample.adapter.install(project)
+        if all(c.action == "skipped" for c in first):  # the agent has no project-level hooks
+            assert not any(project.rglob("*")), "a skipped install wrote files"
+            return
         assert any(c.action in ("created", "updated") for c in first)
         snapshot = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
         second = sample.adapter.install(project)

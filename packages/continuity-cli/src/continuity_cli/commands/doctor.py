@@ -12,9 +12,8 @@ def doctor(as_json: bool) -> None:
 
     Exits 1 when a check failed (an error), 0 when only warnings or nothing remain.
     """
-    from continuity_core import diagnose
-
     from continuity_cli import output
+    from continuity_core import diagnose
 
     findings = diagnose.run()
     if as_json:

@@ -27,10 +27,9 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
     Reports what changed, what was left alone and why. Codex reads notify and hooks only from
     the user's config.toml, so this is how Codex sessions get checkpoints.
     """
+    from continuity_cli import output
     from continuity_core.adapters import Change, UserOptions, load_all
     from continuity_core.config import load_config
-
-    from continuity_cli import output
 
     config = load_config()
     adapters, errors = load_all()
@@ -44,7 +43,7 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
         for account in adapter.accounts(config):
             try:
                 changes = adapter.install_user(account, options)
-            except Exception as e:  # noqa: BLE001 - report it and go on with the others
+            except Exception as e:
                 changes = [Change(path=account.dir, action="failed", detail=str(e))]
             report.append({"agent": name, "account": account.name, "changes": changes})
     if as_json:

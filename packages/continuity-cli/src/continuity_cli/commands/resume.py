@@ -70,7 +70,7 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
     path = handoff_mod.save_brief(root, text)
     spec = target.launch(root, path, LaunchOptions(
         account=launch_account, native=result.brief.session if native else None,
-        brief_chars=len(text.encode())))
+        brief_chars=len(text.encode()), extra={"dry_run": dry_run}))
     if dry_run:
         if as_json:
             output.emit_json({"brief": str(path), "brief_bytes": len(text.encode()),

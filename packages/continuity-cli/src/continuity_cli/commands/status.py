@@ -1,4 +1,4 @@
-"""`baker status`: environment facts, regenerated every time."""
+"""`baker status`: environment facts, regenerated every time and never read from a stale write."""
 
 from __future__ import annotations
 
@@ -7,31 +7,34 @@ import click
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def status(as_json: bool) -> None:
-    """Show live facts about this project: branch, dirty files, the next action, checkpoints."""
-    from continuity_core import brief, note
-    from continuity_core.git import git_facts
+@click.option("--deadline", type=click.FloatRange(1, 600), default=15.0, show_default=True,
+              help="Seconds all probes together may take.")
+def status(as_json: bool, deadline: float) -> None:
+    """Show live facts about this project: git, venv interpreters, jobs, probes, GPU.
+
+    Jobs in .baker/probes.json are checked by their effect (the artifact exists, is fresh
+    and readable), shell probes run with a timeout each, the GPU by a real computation.
+    """
+    import msgspec
+
+    from continuity_cli import output
+    from continuity_core import note, probes
     from continuity_core.handoff import project_root
     from continuity_core.store import Store
 
-    from continuity_cli import output
-
     root = project_root()
     store = Store(root)
-    git = git_facts(root)
+    env = probes.environment(root, deadline_s=deadline)
     latest = store.latest_checkpoint() if store.exists else None
     current = note.read(root)
-    data = {
-        "project": str(root),
-        "initialized": store.exists,
-        "git": git,
-        "now": current.get("Now") if current else None,
-        "latest_checkpoint": latest.id if latest else None,
-    }
+    now = current.get("Now") if current else None
     if as_json:
+        data = msgspec.to_builtins(env)
+        data.update(initialized=store.exists, now=now or None,
+                    latest_checkpoint=latest.id if latest else None)
         output.emit_json(data)
         return
     click.echo(f"project: {root}{'' if store.exists else ' (not initialized: run baker init)'}")
-    click.echo(brief.git_section(git))
-    click.echo(f"now: {data['now'] or '(not set)'}")
-    click.echo(f"latest checkpoint: {data['latest_checkpoint'] or 'none'}")
+    click.echo(probes.render(env))
+    click.echo(f"now: {now or '(not set)'}")
+    click.echo(f"latest checkpoint: {latest.id if latest else 'none'}")

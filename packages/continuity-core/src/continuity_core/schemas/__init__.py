@@ -3,7 +3,7 @@
 from continuity_core.schemas.checkpoint import Checkpoint, GitFacts, Worktree
 from continuity_core.schemas.config import AccountConfig, GlobalConfig
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.schemas.probe import ProbeResult, ProbeSpec, ProbesFile
+from continuity_core.schemas.probe import ProbeResult, ProbesFile, ProbeSpec
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from continuity_core.schemas.checkpoint import GitFacts
+
 ProbeState = Literal["ok", "warn", "fail", "skipped", "timeout", "error"]
 
 
@@ -26,6 +28,7 @@ class ProbesFile(msgspec.Struct, kw_only=True):
     jobs: list[Any] = msgspec.field(default_factory=list)
     probes: list[Any] = msgspec.field(default_factory=list)
     gpu: dict[str, Any] = msgspec.field(default_factory=dict)
+    venvs: list[Any] = msgspec.field(default_factory=list)  # extra venv folders to resolve
 
 
 class ProbeResult(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -34,3 +37,18 @@ class ProbeResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     detail: str = ""
     kind: str = "probe"
     elapsed_s: float | None = None
+    verdict: str | None = None  # the probe's own word, e.g. GPU "live" / "no device"
+
+
+class Environment(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """`baker status`: environment facts regenerated on every call, never read back."""
+
+    schema_version: int = 1
+    created_at: str
+    project: str
+    git: GitFacts = msgspec.field(default_factory=GitFacts)
+    interpreters: list[ProbeResult] = msgspec.field(default_factory=list)
+    jobs: list[ProbeResult] = msgspec.field(default_factory=list)
+    probes: list[ProbeResult] = msgspec.field(default_factory=list)
+    gpu: list[ProbeResult] = msgspec.field(default_factory=list)
+    elapsed_s: float = 0.0

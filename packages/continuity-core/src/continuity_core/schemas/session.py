@@ -142,7 +142,7 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
         return err is not None and err.kind in ("usage_limit", "rate_limit")
 
 
-class limits:  # noqa: N801 - a namespace of constants
+class limits:
     """How much of a long transcript a Session keeps."""
 
     REQUESTS = 50

@@ -1,0 +1,86 @@
+"""`ClaudeAdapter`: the Adapter protocol for Claude Code, wired from this package's modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from continuity_claude import discovery, hooks, parser
+from continuity_core.adapters import (
+    Account,
+    Change,
+    Finding,
+    LaunchOptions,
+    LaunchSpec,
+    UserOptions,
+)
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+from continuity_core.transcript import Cursor, read_incremental
+
+
+class ClaudeAdapter:
+    """Claude Code: transcripts under `<config>/projects/`, hooks in `.claude/settings.json`."""
+
+    name = "claude"
+    display_name = "Claude Code"
+    known_versions: tuple[str, ...] = ("2.1.197",)
+    skill_dirs: tuple[str, ...] = (".claude/skills",)
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        return discovery.accounts(config)
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.discover(project, accounts)
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
+        if cursor is None or cursor.path != ref.path:
+            cursor = parser.tail_cursor(ref, parser.COLD_MAX)
+        return read_incremental(ref, cursor, parser.fold, finish=parser.finish)
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return hooks.parse(payload)
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        return hooks.session_for(event, accounts)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return hooks.render(event, text)
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_claude import install
+
+        return install.install(project, local=local, dry_run=dry_run)
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_claude import install
+
+        return install.uninstall(project, dry_run=dry_run)
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        """User-level hooks in `<account>/settings.json`, only when asked for (`--user-hooks`)."""
+        from continuity_claude import install
+
+        path = Path(account.dir) / "settings.json"
+        if not options.hooks and not options.uninstall:
+            return [Change(path=str(path), action="skipped",
+                           detail="user-level hooks not asked for")]
+        return [install.sync_file(path, None, want=not options.uninstall,
+                                  dry_run=options.dry_run)]
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_claude import launch
+
+        return launch.launch(project, brief, options)
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        from continuity_claude import doctor
+
+        return doctor.doctor(project, accounts, self.cli_version())
+
+    def cli_version(self) -> str | None:
+        from continuity_claude import doctor
+
+        return doctor.cli_version()

@@ -1,0 +1,176 @@
+"""Where Claude Code keeps transcripts: accounts (config dirs), project slugs, sessions.
+
+`<config>/projects/<slug>/<session-id>.jsonl`; the slug is the realpath of the launch cwd with
+every UTF-16 unit outside `[A-Za-z0-9]` turned into `-`, cut at 200 and hashed when longer.
+Subagent transcripts live one level deeper (`<session>/subagents/`) and are never sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from continuity_core.adapters import Account, expand
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
+
+AGENT = "claude"
+CONFIG_ENV = "CLAUDE_CONFIG_DIR"
+MAX_SLUG = 200
+PEEK = 64 << 10  # bytes read from each end of a transcript to find its cwd
+_B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+_CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _units(text: str) -> list[int]:
+    data = text.encode("utf-16-le", "surrogatepass")  # JavaScript strings are UTF-16 units
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+def _plain(units: list[int]) -> str:
+    return "".join(
+        chr(u) if 48 <= u <= 57 or 65 <= u <= 90 or 97 <= u <= 122 else "-" for u in units
+    )
+
+
+def project_slug(cwd: str) -> str:
+    """Claude Code's project folder name for `cwd` (already resolved), exactly as it makes it."""
+    units = _units(cwd)
+    slug = _plain(units)
+    if len(slug) <= MAX_SLUG:
+        return slug
+    h = 0
+    for u in units:  # JavaScript's String hashCode over UTF-16 units, as int32
+        h = (h * 31 + u) & 0xFFFFFFFF
+    h = abs(h - (1 << 32) if h >= 1 << 31 else h)
+    digits = ""
+    while True:
+        h, r = divmod(h, 36)
+        digits = _B36[r] + digits
+        if h == 0:
+            break
+    return f"{slug[:MAX_SLUG]}-{digits}"
+
+
+def accounts(config: GlobalConfig) -> list[Account]:
+    """`CLAUDE_CONFIG_DIR` (comma-separated), `~/.claude`, `~/.config/claude`, then config.toml."""
+    found: list[Account] = []
+    seen: set[str] = set()
+
+    def add(name: str, raw: str, *, must_exist: bool) -> None:
+        path = expand(raw)
+        key = os.path.realpath(path)
+        if key in seen or (must_exist and not os.path.isdir(path)):
+            return
+        seen.add(key)
+        found.append(Account(agent=AGENT, name=name, dir=path))
+
+    for raw in os.environ.get(CONFIG_ENV, "").split(","):
+        if raw.strip():
+            add(raw.strip(), raw.strip(), must_exist=False)
+    add("~/.claude", "~/.claude", must_exist=False)
+    add("~/.config/claude", "~/.config/claude", must_exist=True)
+    for raw in config.transcripts.for_agent(AGENT):
+        add(raw, raw, must_exist=False)
+    for name, acc in config.accounts.items():
+        if acc.agent == AGENT:
+            add(name, acc.dir, must_exist=False)
+    return found
+
+
+def default_dir() -> Path:
+    """The config dir Claude Code uses when `CLAUDE_CONFIG_DIR` is unset."""
+    return Path.home() / ".claude"
+
+
+def read_cwd(path: str) -> str | None:
+    """The `cwd` recorded in a transcript, from its first or last bytes only."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(PEEK)
+            m = _CWD.search(head)
+            if m is None:
+                end = f.seek(0, os.SEEK_END)
+                if end > PEEK:
+                    f.seek(max(PEEK, end - PEEK))
+                    m = _CWD.search(f.read())
+    except OSError:
+        return None
+    if m is None:
+        return None
+    try:
+        value = json.loads(b'"' + m.group(1) + b'"')
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _within(cwd: str, roots: set[str]) -> bool:
+    return any(cwd == r or cwd.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _sessions(folder: str) -> list[tuple[float, str, int]]:
+    """(mtime, path, size) of the session files directly in `folder`: a stat each, no reads."""
+    out: list[tuple[float, str, int]] = []
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                if entry.name.endswith(".jsonl") and entry.is_file():
+                    st = entry.stat()
+                    out.append((st.st_mtime, entry.path, st.st_size))
+    except OSError:
+        pass
+    return out
+
+
+def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    """Sessions started in `project` or below, across accounts, newest first.
+
+    Folders are matched by slug (the project's and its subdirectories'); a folder that only
+    shares a prefix, or whose slug collides, is confirmed by the records' `cwd`. When no folder
+    matches (a moved or renamed project), folders are matched by `cwd` alone.
+    """
+    raw = os.path.abspath(project)
+    roots = {raw, os.path.realpath(raw)}
+    exact = {project_slug(r) for r in roots}
+    # a subdirectory's folder starts with the project's slug and a dash, or, past the cut,
+    # with the same first 200 characters (its cwd then tells it from other long paths)
+    plains = [_plain(_units(r)) for r in roots]
+    prefixes = tuple(p + "-" if len(p) <= MAX_SLUG else p[:MAX_SLUG] for p in plains)
+    found: list[tuple[float, str, int, Account]] = []
+    folders: list[tuple[str, Account]] = []
+    for acc in accounts:
+        base = os.path.join(acc.dir, "projects")
+        try:
+            names = [e.name for e in os.scandir(base) if e.is_dir()]
+        except OSError:
+            continue
+        for name in names:
+            folder = os.path.join(base, name)
+            folders.append((folder, acc))
+            if name in exact or name.startswith(prefixes):
+                found += [(m, p, s, acc) for m, p, s in _sessions(folder)]
+    if not found:
+        for folder, acc in folders:
+            files = _sessions(folder)
+            if files:
+                newest = max(files)
+                cwd = read_cwd(newest[1])
+                if cwd and _within(cwd, roots):
+                    found += [(m, p, s, acc) for m, p, s in files]
+    found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+    for mtime, path, size, acc in found:
+        cwd = read_cwd(path)
+        folder = os.path.basename(os.path.dirname(path))
+        if cwd is None:
+            if folder not in exact:
+                continue  # a prefix match must prove it belongs here
+        elif not _within(cwd, roots):
+            continue
+        yield SessionRef(
+            agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
+            mtime=mtime, cwd=cwd, size=size,
+        )

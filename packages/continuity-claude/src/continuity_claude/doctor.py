@@ -1,0 +1,112 @@
+"""`baker doctor` checks for Claude Code: hooks, CLI version, transcript retention."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
+from continuity_core.adapters import Account, Finding
+
+KNOWN_VERSIONS = ("2.1.197",)  # also ClaudeAdapter.known_versions
+DEFAULT_RETENTION_DAYS = 30  # Claude Code deletes older transcripts at start-up
+
+
+def cli_version() -> str | None:
+    """`claude --version` without its suffix ("2.1.197"), or None when it is not on PATH."""
+    exe = shutil.which("claude")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=15,
+                             check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"\d+(?:\.\d+)+", out)
+    return m.group(0) if m else (out.strip() or None)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+def _settings(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _our_events(settings: dict[str, Any]) -> set[str]:
+    hooks = settings.get("hooks")
+    events: set[str] = set()
+    if isinstance(hooks, dict):
+        for event, groups in hooks.items():
+            for group in groups if isinstance(groups, list) else []:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                if isinstance(inner, list) and any(is_ours(h) for h in inner):
+                    events.add(event)
+    return events
+
+
+def doctor(project: Path, accounts: Sequence[Account], version: str | None) -> list[Finding]:
+    findings: list[Finding] = []
+    project_events = _our_events(_settings(project / SETTINGS)) | _our_events(
+        _settings(project / LOCAL_SETTINGS))
+    user_events: set[str] = set()
+    for acc in accounts:
+        user_events |= _our_events(_settings(Path(acc.dir) / "settings.json"))
+    missing = [e for e in HOOKS if e not in project_events | user_events]
+    if not missing:
+        findings.append(Finding(level="ok", message="Claude Code hooks are installed"))
+    else:
+        findings.append(Finding(
+            level="warn", message=f"Claude Code hooks missing for: {', '.join(missing)}",
+            fix="run `baker sync` in this project (or `baker global sync --user-hooks`)"))
+    if project_events and user_events:
+        findings.append(Finding(
+            level="warn", message="Claude Code hooks are installed both in the project and at "
+            "user level, so each runs twice", fix="remove one of them (`baker global sync "
+            "--uninstall` or `baker uninstall`)"))
+    if version is None:
+        findings.append(Finding(level="info", message="`claude` is not on PATH"))
+    elif version in KNOWN_VERSIONS:
+        findings.append(Finding(level="ok", message=f"Claude Code {version}"))
+    elif _version_key(version) > max(_version_key(v) for v in KNOWN_VERSIONS):
+        findings.append(Finding(
+            level="warn", message=f"Claude Code {version} is newer than the formats this "
+            f"adapter knows ({', '.join(KNOWN_VERSIONS)}); transcripts may read incompletely",
+            fix="upgrade continuity-claude"))
+    else:
+        findings.append(Finding(level="info", message=f"Claude Code {version} is older than "
+                                f"{KNOWN_VERSIONS[-1]}, the version this adapter was built on"))
+    findings += _retention(project, accounts)
+    return findings
+
+
+def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
+    """Claude Code deletes transcripts older than `cleanupPeriodDays` (30 unless set)."""
+    out: list[Finding] = []
+    sources = [project / LOCAL_SETTINGS, project / SETTINGS] + [
+        Path(a.dir) / "settings.json" for a in accounts]
+    for path in sources:
+        days = _settings(path).get("cleanupPeriodDays")
+        if isinstance(days, int) and not isinstance(days, bool):
+            short = days < 7
+            out.append(Finding(
+                level="warn" if short else "info",
+                message=f"Claude Code keeps transcripts {days} days "
+                f"(cleanupPeriodDays in {path})",
+                fix="raise cleanupPeriodDays so old sessions can still be handed off"
+                if short else ""))
+            return out
+    out.append(Finding(level="info", message=f"Claude Code deletes transcripts older than "
+                       f"{DEFAULT_RETENTION_DAYS} days", fix="set cleanupPeriodDays in "
+                       "~/.claude/settings.json to keep them longer"))
+    return out

@@ -1,0 +1,134 @@
+"""Claude Code hook payloads in, hook output out.
+
+Every payload is a JSON object on stdin with `hook_event_name`, `session_id`,
+`transcript_path` and `cwd`. Other agents send look-alikes (Codex and Gemini use some of the
+same event names), so a payload is ours only when its transcript path has Claude's layout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from continuity_claude.discovery import AGENT, read_cwd
+from continuity_core.adapters import Account
+from continuity_core.schemas.hook import EventKind, HookEvent
+from continuity_core.schemas.session import SessionRef
+
+KINDS: dict[str, EventKind] = {
+    "SessionStart": "session_start",
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "PostToolUseFailure": "post_tool",
+    "Stop": "stop",
+    "StopFailure": "stop",  # the turn ended on an API error (a usage or rate limit): no Stop
+    "PreCompact": "pre_compact",
+    "SessionEnd": "session_end",
+    "UserPromptSubmit": "prompt",
+}
+# Events Claude Code 2.1.197 knows that map to no action of ours.
+OTHER = frozenset({
+    "PostToolBatch", "Notification", "UserPromptExpansion", "SubagentStart", "SubagentStop",
+    "PostCompact", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle",
+    "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
+    "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged",
+    "MessageDisplay",
+})
+PATH_KEYS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path",
+             "NotebookEdit": "notebook_path", "Read": "file_path"}
+# Events whose `hookSpecificOutput.additionalContext` reaches the model (formats/claude.md §4).
+CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit"})
+
+
+class Payload(msgspec.Struct):
+    hook_event_name: str
+    session_id: str
+    transcript_path: str | None = None
+    cwd: str | None = None
+    source: str | None = None
+    tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
+    prompt_id: str | None = None
+    turn_id: Any = None  # Codex's; never sent by Claude Code
+    timestamp: Any = None  # Gemini's; never sent by Claude Code
+
+
+_decode = msgspec.json.Decoder(Payload).decode
+
+
+def is_claude_transcript(path: str) -> bool:
+    """True for `<config>/projects/<slug>/<id>.jsonl` or a subagent file beneath it."""
+    p = Path(path)
+    if p.suffix != ".jsonl":
+        return False
+    if p.parent.name == "subagents":
+        return p.parents[2].name == "projects" if len(p.parents) > 3 else False
+    return len(p.parents) > 1 and p.parents[1].name == "projects"
+
+
+def parse(payload: bytes) -> HookEvent:
+    """A Claude Code hook payload as a HookEvent; ValueError when it is not one."""
+    try:
+        raw = _decode(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError) as e:
+        raise ValueError(f"not a Claude Code hook payload: {e}") from None
+    name = raw.hook_event_name
+    if name not in KINDS and name not in OTHER:
+        raise ValueError(f"not a Claude Code hook event: {name!r}")
+    if raw.turn_id is not None or raw.timestamp is not None:
+        raise ValueError("a payload of another agent (Codex or Gemini)")
+    if raw.transcript_path is not None and not is_claude_transcript(raw.transcript_path):
+        raise ValueError("the transcript path is not a Claude Code transcript")
+    tool_input = raw.tool_input or {}
+    paths: list[str] = []
+    command: str | None = None
+    key = PATH_KEYS.get(raw.tool_name or "")
+    if key and isinstance(tool_input.get(key), str):
+        paths.append(tool_input[key])
+    if raw.tool_name == "Bash" and isinstance(tool_input.get("command"), str):
+        command = tool_input["command"]
+    return HookEvent(
+        agent=AGENT, kind=KINDS.get(name, "other"), native=name, session_id=raw.session_id,
+        transcript_path=raw.transcript_path, cwd=raw.cwd, source=raw.source,
+        tool_name=raw.tool_name, tool_input=tool_input, paths=paths, command=command,
+        turn_id=raw.prompt_id,
+    )
+
+
+def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+    """The transcript the event names; None while it does not exist yet (SessionStart)."""
+    path = event.transcript_path
+    if not path or not event.session_id:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not os.path.isfile(path):
+        return None
+    parents = Path(path).parents
+    config = parents[2] if len(parents) > 2 else parents[0]  # <config>/projects/<slug>/<id>
+    account = next(
+        (a.name for a in accounts
+         if os.path.realpath(a.dir) == os.path.realpath(config)), str(config))
+    return SessionRef(
+        agent=AGENT, account=account, session_id=Path(path).stem, path=path,
+        mtime=st.st_mtime, cwd=event.cwd or read_cwd(path), size=st.st_size,
+    )
+
+
+def render(event: HookEvent, text: str) -> str | None:
+    """`additionalContext` JSON where it reaches the model; nothing for Stop and the rest.
+
+    Plain stdout never reaches the model from a tool hook, and a Stop hook's context would
+    make the conversation continue.
+    """
+    if not text or event.native not in CONTEXT_EVENTS:
+        return None
+    return json.dumps({"hookSpecificOutput": {
+        "hookEventName": event.native, "additionalContext": text}})

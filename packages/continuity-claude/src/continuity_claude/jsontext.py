@@ -1,0 +1,169 @@
+"""Edit JSON text in place: add or remove one member or element, every other byte kept.
+
+A settings file belongs to the user; re-serialising it would reorder nothing but could still
+reformat every line. So the text is parsed into spans and only the edited region changes,
+in the indentation the file already uses.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+_WS = " \t\r\n"
+_scan = json.JSONDecoder().raw_decode
+
+
+@dataclass
+class Node:
+    start: int
+    end: int  # exclusive
+    kind: str  # "object", "array" or "scalar"
+    members: list[tuple[str, int, Node]] = field(default_factory=list)  # key, key start, value
+    items: list[Node] = field(default_factory=list)
+
+    def get(self, key: str) -> Node | None:
+        for k, _, value in self.members:
+            if k == key:
+                return value
+        return None
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _expect(text: str, i: int, char: str) -> int:
+    if i >= len(text) or text[i] != char:
+        raise ValueError(f"expected {char!r} at offset {i}")
+    return i + 1
+
+
+def _value(text: str, i: int) -> Node:
+    i = _skip(text, i)
+    if i >= len(text):
+        raise ValueError("unexpected end of JSON")
+    if text[i] == "{":
+        node = Node(i, i, "object")
+        i = _skip(text, i + 1)
+        if text[i : i + 1] != "}":
+            while True:
+                i = _skip(text, i)
+                key_start = i
+                key, i = _scan(text, i)
+                if not isinstance(key, str):
+                    raise ValueError(f"object key expected at offset {key_start}")
+                i = _expect(text, _skip(text, i), ":")
+                value = _value(text, i)
+                node.members.append((key, key_start, value))
+                i = _skip(text, value.end)
+                if text[i : i + 1] == ",":
+                    i += 1
+                    continue
+                break
+        node.end = _expect(text, i, "}")
+        return node
+    if text[i] == "[":
+        node = Node(i, i, "array")
+        i = _skip(text, i + 1)
+        if text[i : i + 1] != "]":
+            while True:
+                item = _value(text, i)
+                node.items.append(item)
+                i = _skip(text, item.end)
+                if text[i : i + 1] == ",":
+                    i += 1
+                    continue
+                break
+        node.end = _expect(text, i, "]")
+        return node
+    _, end = _scan(text, i)
+    return Node(i, end, "scalar")
+
+
+def parse(text: str) -> Node:
+    """Spans of a JSON document; ValueError when it is not strict JSON."""
+    node = _value(text, 0)
+    if _skip(text, node.end) != len(text):
+        raise ValueError("extra data after the JSON document")
+    return node
+
+
+def _line_indent(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    line = text[start:pos]
+    line = line.rstrip("\r")
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def indent_unit(text: str) -> str:
+    """The file's indentation step (two spaces when it has none)."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            return line[: len(line) - len(stripped)]
+    return "  "
+
+
+def _render(value: Any, indent: str, unit: str, multiline: bool, nl: str) -> str:
+    if not multiline:
+        return json.dumps(value, ensure_ascii=False)
+    body = json.dumps(value, indent=unit, ensure_ascii=False)
+    return body.replace("\n", nl + indent)
+
+
+def _insert(text: str, container: Node, piece: Any, key: str | None) -> str:
+    children = ([v for _, _, v in container.members] if container.kind == "object"
+                else container.items)
+    starts = ([s for _, s, _ in container.members] if container.kind == "object"
+              else [n.start for n in container.items])
+    unit = indent_unit(text)
+    nl = "\r\n" if "\r\n" in text else "\n"  # the file's own line ending
+    if children:
+        multiline = "\n" in text[container.start : starts[0]]
+        indent = _line_indent(text, starts[0]) if multiline else ""
+        head = f"{json.dumps(key, ensure_ascii=False)}: " if key is not None else ""
+        sep = "," + nl + indent if multiline else ", "
+        new = sep + head + _render(piece, indent, unit, multiline, nl)
+        at = children[-1].end
+        return text[:at] + new + text[at:]
+    outer = _line_indent(text, container.start)
+    indent = outer + unit
+    head = f"{json.dumps(key, ensure_ascii=False)}: " if key is not None else ""
+    inner = nl + indent + head + _render(piece, indent, unit, True, nl) + nl + outer
+    return text[: container.start + 1] + inner + text[container.end - 1 :]
+
+
+def add_member(text: str, obj: Node, key: str, value: Any) -> str:
+    """`text` with `"key": value` appended to the object `obj`."""
+    return _insert(text, obj, value, key)
+
+
+def append_item(text: str, array: Node, value: Any) -> str:
+    """`text` with `value` appended to the array `array`."""
+    return _insert(text, array, value, None)
+
+
+def _remove(text: str, container: Node, index: int, starts: list[int], ends: list[int]) -> str:
+    if len(starts) == 1:
+        return text[: container.start + 1] + text[container.end - 1 :]
+    if index == 0:  # up to the next child, taking the comma and the whitespace after it
+        return text[: starts[0]] + text[starts[1] :]
+    return text[: ends[index - 1]] + text[ends[index] :]
+
+
+def remove_member(text: str, obj: Node, key: str) -> str:
+    """`text` without the member `key` of the object `obj`."""
+    keys = [k for k, _, _ in obj.members]
+    index = keys.index(key)
+    return _remove(text, obj, index, [s for _, s, _ in obj.members],
+                   [v.end for _, _, v in obj.members])
+
+
+def remove_item(text: str, array: Node, index: int) -> str:
+    """`text` without element `index` of the array `array`."""
+    return _remove(text, array, index, [n.start for n in array.items],
+                   [n.end for n in array.items])

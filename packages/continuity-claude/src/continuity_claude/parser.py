@@ -1,0 +1,425 @@
+"""Claude Code transcript records folded into a core Session, one line at a time.
+
+Records form a `parentUuid` tree and one API message is split over several records sharing
+`message.id`, each carrying the same usage; the fold keeps the newest usage it sees, so a
+message is never counted twice. State that must survive between incremental reads (tool calls
+waiting for their result) lives in the cursor's `extra`, bounded.
+
+Redaction is the costly step, so the fold keeps raw text and `finish` redacts (and clips) only
+what is still kept at the end of a read: the newest requests, messages and tool calls. The
+cursor is saved after `finish`, so raw text never reaches disk.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime
+from typing import Any, Literal, cast
+
+import msgspec
+
+from continuity_core.redact import redact, redact_obj
+from continuity_core.schemas.session import (
+    ApiError,
+    Compaction,
+    ErrorKind,
+    Message,
+    Role,
+    Session,
+    SessionRef,
+    TodoItem,
+    TodoStatus,
+    ToolCall,
+    Usage,
+    limits,
+)
+from continuity_core.transcript import (
+    HEAD_BYTES,
+    Cursor,
+    add_call,
+    add_edit,
+    add_error,
+    clip,
+)
+
+
+class ApiMessage(msgspec.Struct):
+    """`message` of a user or assistant record."""
+
+    id: str | None = None
+    model: str | None = None
+    content: Any = None
+    usage: dict[str, Any] | None = None
+    stop_reason: str | None = None
+
+
+class Record(msgspec.Struct):
+    """The fields of a record this parser reads (the vendor's names); the rest is skipped."""
+
+    type: str = ""
+    subtype: str | None = None
+    timestamp: str | None = None
+    cwd: str | None = None
+    gitBranch: str | None = None
+    isSidechain: bool = False
+    isMeta: bool = False
+    isCompactSummary: bool = False
+    isApiErrorMessage: bool = False
+    apiErrorStatus: int | None = None
+    error: Any = None
+    message: ApiMessage | None = None
+    toolUseResult: msgspec.Raw = msgspec.Raw()  # decoded only for the results we read
+    compactMetadata: dict[str, Any] | None = None
+
+
+Kind = Literal["request", "response", "tool_result", "meta", "summary"]
+_decode = msgspec.json.Decoder(Record).decode
+_decode_any = msgspec.json.Decoder().decode
+
+# Record types Claude Code 2.1.197 writes or knows that carry nothing a Session holds.
+KNOWN = frozenset({
+    "attachment", "queue-operation", "last-prompt", "mode", "permission-mode", "ai-title",
+    "file-history-snapshot", "summary", "custom-title", "ended-by-model", "tag", "relocated",
+    "agent-name", "agent-color", "agent-setting", "pr-link", "frame-link", "bridge-session",
+    "attribution-snapshot", "speculation-accept", "isolation-latch", "worktree-state",
+    "marble-origami-commit", "marble-origami-snapshot", "marble-origami-reset",
+    "content-replacement", "fork-context-ref", "progress",
+})
+# Text the CLI writes as a user message that nobody typed.
+NOT_TYPED = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>",
+             "<bash-stdout>", "<bash-stderr>", "<user-memory-input>", "<task-notification>",
+             "[Request interrupted by user", "Caveat: The messages below were generated")
+EDIT_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+              "NotebookEdit": "notebook_path"}
+NATIVE_1M = ("claude-opus-4-8", "claude-opus-4-7", "claude-fable-5", "claude-sonnet-5")
+WINDOW, WINDOW_1M = 200_000, 1_000_000
+COLD_MAX = 64 << 20  # bytes a first read takes from the end of a transcript
+PENDING_MAX = 200  # calls remembered while they wait for a result
+_STATUSES = {"pending", "in_progress", "completed", "cancelled"}
+_RESET_EPOCH = re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
+_RESET_ISO = re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
+_LEGACY_LIMIT = re.compile(r"usage limit reached\|(\d{9,13})", re.I)
+
+
+def tail_cursor(ref: SessionRef, cold_max: int = COLD_MAX) -> Cursor | None:
+    """For a transcript over `cold_max` bytes, a cursor at the first line of its last part.
+
+    A first read must fit a hook's deadline whatever the file's size; the newest requests,
+    todos, calls and usage lie at the end. What came before that part is not read.
+    """
+    try:
+        st = os.stat(ref.path)
+        if st.st_size <= cold_max:
+            return None
+        with open(ref.path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+            offset = f.seek(st.st_size - cold_max)
+            while True:  # skip the rest of the line the seek cut, in bounded reads
+                block = f.read(1 << 20)
+                cut = block.find(b"\n")
+                if cut >= 0 or not block:
+                    offset += cut + 1 if cut >= 0 else len(block)
+                    break
+                offset += len(block)
+    except OSError:
+        return None
+    session = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
+                      account=ref.account, cwd=ref.cwd)
+    return Cursor(path=ref.path, offset=offset, ino=st.st_ino, head=head, session=session)
+
+
+def context_window(model: str | None) -> int:
+    """The model's context window as Claude Code sizes it (formats/claude.md section 6)."""
+    if not model:
+        return WINDOW
+    if model.endswith("[1m]") or model.startswith(NATIVE_1M):
+        return WINDOW_1M
+    return WINDOW
+
+
+def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
+    """Apply one transcript line to `session`."""
+    rec = _decode(line)
+    kind = rec.type
+    if rec.timestamp:
+        if session.started_at is None or rec.timestamp < session.started_at:
+            session.started_at = rec.timestamp
+        if session.updated_at is None or rec.timestamp > session.updated_at:
+            session.updated_at = rec.timestamp
+    if rec.isSidechain:
+        return  # a subagent's turn: its parent records the outcome as a tool result
+    if rec.cwd and session.cwd is None:
+        session.cwd = rec.cwd
+    if rec.gitBranch:
+        session.git_branch = rec.gitBranch
+    if kind == "user" and rec.message is not None:
+        _user(session, extra, rec, rec.message)
+    elif kind == "assistant" and rec.message is not None:
+        _assistant(session, extra, rec, rec.message, line)
+    elif kind == "system":
+        _system(session, rec)
+    elif kind not in KNOWN:
+        session.unknown_records[kind or "?"] = session.unknown_records.get(kind or "?", 0) + 1
+
+
+def _text(content: Any) -> str:
+    """The text of a message or tool-result content: a string or a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict):
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") == "image":
+                    parts.append("[image]")
+        return "\n".join(parts)
+    return ""
+
+
+def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage) -> None:
+    content = msg.content
+    if rec.isCompactSummary:
+        summary = _text(content)
+        if not session.compactions:
+            session.compactions.append(Compaction(timestamp=rec.timestamp))
+        session.compactions[-1].summary = clip(redact(summary), 2000)
+        _message(session, extra, "user", summary, "summary", rec.timestamp)
+        return
+    if isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    ):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                _result(session, extra, rec, block)
+        return
+    text = _text(content)
+    if rec.isMeta or not text.strip() or text.lstrip().startswith(NOT_TYPED):
+        return
+    session.requests.append(text)
+    del session.requests[: -limits.REQUESTS]
+    extra["new_requests"] = extra.get("new_requests", 0) + 1
+    _message(session, extra, "user", text, "request", rec.timestamp)
+    session.turn_incomplete = True
+
+
+def _message(session: Session, extra: dict[str, Any], role: Role, text: str, kind: Kind,
+             timestamp: str | None) -> None:
+    """Append a message, raw until `finish` (the core `add_message` cap, deferred redaction)."""
+    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=timestamp))
+    del session.messages[: -limits.MESSAGES]
+    extra["new_messages"] = extra.get("new_messages", 0) + 1
+
+
+def _touch(extra: dict[str, Any], call_id: str) -> None:
+    touched: list[str] = extra.setdefault("touched", [])
+    if call_id not in touched:
+        touched.append(call_id)
+        del touched[: -2 * limits.TOOL_CALLS]  # more than the calls a session keeps
+
+
+def finish(session: Session, extra: dict[str, Any]) -> None:
+    """Redact and clip what this read added and the session still keeps."""
+    new = min(extra.pop("new_requests", 0), len(session.requests))
+    for i in range(len(session.requests) - new, len(session.requests)):
+        session.requests[i] = redact(session.requests[i])
+    new = min(extra.pop("new_messages", 0), len(session.messages))
+    for m in session.messages[len(session.messages) - new :]:
+        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
+    touched = set(extra.pop("touched", []))
+    for call in session.tool_calls:
+        if call.id in touched:
+            call.input = _clip_obj(redact_obj(call.input))
+            if call.output is not None:
+                call.output = clip(redact(call.output))
+    if extra.pop("todos", False):
+        for todo in session.todos:
+            todo.content = redact(todo.content)
+
+
+def _clip_obj(value: Any) -> Any:
+    """Long strings inside a tool's input (a whole file for Write) cut like any text."""
+    if isinstance(value, str):
+        return clip(value)
+    if isinstance(value, dict):
+        return {k: _clip_obj(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip_obj(v) for v in value]
+    return value
+
+
+def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[str, Any]) -> None:
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str):
+        return
+    is_error = block.get("is_error") is True
+    for call in reversed(session.tool_calls):
+        if call.id == call_id:
+            call.output, call.is_error = _text(block.get("content")), is_error
+            _touch(extra, call_id)
+            break
+    edit = extra.get("edits", {}).pop(call_id, None)
+    if edit is not None and not is_error:
+        path, tool = edit
+        add_edit(session, path, "write" if tool == "Write" else "edit", tool)
+    subject = extra.get("creates", {}).pop(call_id, None)
+    if subject is not None and not is_error:
+        task_id = None
+        if rec.toolUseResult:
+            result = _decode_any(rec.toolUseResult)
+            task = result.get("task") if isinstance(result, dict) else None
+            if isinstance(task, dict) and task.get("id") is not None:
+                task_id = str(task["id"])
+        if task_id is None:
+            m = re.search(r"Task #(\w+)", _text(block.get("content")))
+            task_id = m.group(1) if m else None
+        session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
+        session.todos.append(TodoItem(content=subject, id=task_id))
+        extra["todos"] = True
+
+
+def _assistant(
+    session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage, line: bytes
+) -> None:
+    if rec.isApiErrorMessage:
+        _api_error(session, rec, msg, line)
+        return
+    if msg.model == "<synthetic>":
+        return  # e.g. "No response requested." after /compact: no model, no usage
+    if msg.model:
+        session.model = msg.model
+    if msg.usage:
+        _usage(session, msg.usage, msg.model)
+    blocks = msg.content if isinstance(msg.content, list) else [
+        {"type": "text", "text": msg.content}] if isinstance(msg.content, str) else []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            if block["text"].strip():
+                _message(session, extra, "assistant", block["text"], "response", rec.timestamp)
+        elif block.get("type") == "tool_use":
+            _tool_use(session, extra, rec, block)
+    if msg.stop_reason == "tool_use":
+        session.turn_incomplete = True
+    elif msg.stop_reason in ("end_turn", "stop_sequence", "max_tokens", "refusal"):
+        session.turn_incomplete = False
+
+
+def _usage(session: Session, usage: dict[str, Any], model: str | None) -> None:
+    def n(key: str) -> int:
+        v = usage.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    inp, created, cached = n("input_tokens"), n("cache_creation_input_tokens"), n(
+        "cache_read_input_tokens")
+    session.usage = Usage(
+        context_tokens=inp + created + cached,
+        context_window=context_window(model or session.model),
+        input_tokens=inp, output_tokens=n("output_tokens"),
+        cache_read_tokens=cached, cache_creation_tokens=created,
+    )
+
+
+def _remember(extra: dict[str, Any], key: str, call_id: str, value: Any) -> None:
+    pending: dict[str, Any] = extra.setdefault(key, {})
+    pending[call_id] = value
+    while len(pending) > PENDING_MAX:  # results that never came: forget the oldest
+        del pending[next(iter(pending))]
+
+
+def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[str, Any]) -> None:
+    call_id, name, raw = block.get("id"), block.get("name"), block.get("input")
+    if not isinstance(call_id, str) or not isinstance(name, str):
+        return
+    args: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    add_call(session, ToolCall(id=call_id, name=name, input=args, timestamp=rec.timestamp))
+    _touch(extra, call_id)
+    session.turn_incomplete = True
+    key = EDIT_TOOLS.get(name)
+    if key and isinstance(args.get(key), str):
+        _remember(extra, "edits", call_id, [args[key], name])
+    elif name == "TodoWrite" and isinstance(args.get("todos"), list):
+        session.todos = [
+            TodoItem(content=t["content"], status=_status(t.get("status")))
+            for t in args["todos"] if isinstance(t, dict) and isinstance(t.get("content"), str)
+        ]
+        extra["todos"] = True
+    elif name == "TaskCreate" and isinstance(args.get("subject"), str):
+        _remember(extra, "creates", call_id, redact(args["subject"]))
+    elif name == "TaskUpdate" and args.get("taskId") is not None:
+        _task_update(session, str(args["taskId"]), args)
+
+
+def _status(value: Any) -> TodoStatus:
+    return cast(TodoStatus, value) if value in _STATUSES else "pending"
+
+
+def _task_update(session: Session, task_id: str, args: dict[str, Any]) -> None:
+    for i, todo in enumerate(session.todos):
+        if todo.id != task_id:
+            continue
+        status = args.get("status")
+        if status == "deleted":
+            del session.todos[i]
+            return
+        if status in _STATUSES:
+            todo.status = _status(status)
+        if isinstance(args.get("subject"), str):
+            todo.content = redact(args["subject"])
+        return
+
+
+def _system(session: Session, rec: Record) -> None:
+    if rec.subtype == "compact_boundary":
+        meta = rec.compactMetadata or {}
+        pre = meta.get("preTokens")
+        session.compactions.append(Compaction(
+            trigger=str(meta.get("trigger") or "auto"),
+            pre_tokens=pre if isinstance(pre, int) else None,
+            timestamp=rec.timestamp,
+        ))
+        del session.compactions[: -limits.COMPACTIONS]
+    elif rec.subtype in ("turn_duration", "stop_hook_summary"):
+        session.turn_incomplete = False
+
+
+def _api_error(session: Session, rec: Record, msg: ApiMessage, line: bytes) -> None:
+    text = _text(msg.content) or str(rec.error or "API error")
+    add_error(session, ApiError(
+        kind=error_kind(rec.error, rec.apiErrorStatus, text),
+        message=text, status=rec.apiErrorStatus, reset_at=_reset_at(line, text),
+        timestamp=rec.timestamp,
+    ))
+
+
+def error_kind(code: Any, status: int | None, text: str) -> ErrorKind:
+    """Sort an API error: a plan's usage limit, a rate limit, overload, auth, or other."""
+    low = text.lower()
+    code = str(code or "").lower()
+    if "usage limit" in low or "limit reached" in low or "quota" in code:
+        return "usage_limit"
+    if code == "rate_limit" or status == 429 or "rate limit" in low:
+        return "rate_limit"
+    if "overloaded" in low or code == "overloaded" or status == 529:
+        return "overloaded"
+    if status in (401, 403) or "auth" in code or "login" in low or "api key" in low:
+        return "auth"
+    return "api"
+
+
+def _reset_at(line: bytes, text: str) -> str | None:
+    """When a limit resets, if the record says: `resetsAt` anywhere, or `limit reached|<epoch>`."""
+    m = _RESET_ISO.search(line)
+    if m:
+        return m.group(1).decode(errors="replace")
+    epoch = _RESET_EPOCH.search(line)
+    legacy = _LEGACY_LIMIT.search(text)
+    value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
+    if value is None:
+        return None
+    if value > 10**11:  # milliseconds
+        value //= 1000
+    return datetime.fromtimestamp(value, UTC).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,181 @@
+"""Task state: `baker note`, `baker now`, `baker block` (memory/hot.md) and `baker trap`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+_AGENT = click.option("--agent", metavar="NAME",
+                      help="Who writes (recorded in the note's front matter).")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def note(as_json: bool) -> None:
+    """Show the note (memory/hot.md) and whether it is within its 120-line cap."""
+    from continuity_cli import output
+    from continuity_core import note as note_mod
+    from continuity_core.handoff import project_root
+
+    root = project_root()
+    path = root / note_mod.NOTE_PATH
+    current = note_mod.read(root)
+    if current is None:
+        raise click.ClickException(f"{path} does not exist yet: run `baker init`")
+    lines = path.read_text(errors="replace").count("\n")
+    unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
+    if as_json:
+        output.emit_json({"path": str(path), "lines": lines, "cap": note_mod.CAP,
+                          "meta": current.meta, "sections": current.sections,
+                          "unknown_sections": unknown})
+        return
+    click.echo(path.read_text(errors="replace"), nl=False)
+    if lines > note_mod.CAP:
+        click.echo(f"warning: {lines} lines, over the {note_mod.CAP}-line cap; the next write "
+                   "is refused until it is shortened", err=True)
+    if unknown:
+        click.echo(f"note: sections kept as written but not known: {', '.join(unknown)}",
+                   err=True)
+
+
+@click.command()
+@click.argument("text", nargs=-1)
+@_AGENT
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
+    """Show or set the single next action (the note's Now).
+
+    Shown, it is checked against the newest transcript of this project and flagged SUSPECT
+    when a finished tool call there already did it.
+    """
+    from continuity_cli import output
+    from continuity_core import note as note_mod
+    from continuity_core.handoff import project_root
+
+    root = project_root()
+    if text:
+        path = note_mod.set_now(root, " ".join(text), agent)
+        if not as_json:
+            click.echo(f"Now set in {path}")
+            return
+    current = note_mod.read(root)
+    action = current.get("Now") if current else ""
+    result = _check(root, action, current.meta.get("updated") if current else None, agent)
+    if as_json:
+        output.emit_json({"now": action or None, **result})
+        return
+    click.echo(action or "(not set: `baker now \"the next action\"`)")
+    if result["suspect"]:
+        click.echo(f"SUSPECT: {result['detail']}")
+    elif action:
+        click.echo(result["detail"])
+
+
+def _check(root: Any, action: str, since: str | None, agent: str | None) -> dict[str, Any]:
+    """Whether the newest transcript of this project already did `action`."""
+    from continuity_core import note as note_mod
+    from continuity_core import pickup
+    from continuity_core.adapters import load_all
+    from continuity_core.brief import call_text
+    from continuity_core.store import Store
+
+    if not action:
+        return {"suspect": False, "checked": False, "detail": ""}
+    adapters = load_all()[0]
+    if agent and agent in adapters:
+        adapters = {agent: adapters[agent]}
+    store = Store(root)
+    prev = pickup.find_previous(root, adapters, store=store if store.exists else None)
+    if prev.session is None:
+        return {"suspect": False, "checked": False, "detail": prev.why_not.replace(
+            "a previous session", "a session") + "."}
+    s = prev.session
+    call = note_mod.executed(action, s, since)
+    where = f"{s.agent} session {s.session_id}"
+    if call is None:
+        begun = note_mod.started(action, s)
+        detail = (f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got its "
+                  "result: check its effect before running it again") if begun else \
+            f"checked against {where}: not done there yet"
+        return {"suspect": False, "checked": True, "session": s.session_id, "detail": detail}
+    when = f" at {call.timestamp}" if call.timestamp else ""
+    return {"suspect": True, "checked": True, "session": s.session_id,
+            "detail": f"{where} already ran {call.name} `{call_text(call)[:200]}`{when}; "
+                      "check its effect before doing it again, then update Now"}
+
+
+@click.command()
+@click.argument("text", nargs=-1, required=True)
+@_AGENT
+def block(text: tuple[str, ...], agent: str | None) -> None:
+    """Add an item to the note's Blocked section: what waits, and on what."""
+    from continuity_core import note as note_mod
+    from continuity_core.handoff import project_root
+
+    path = note_mod.add_blocked(project_root(), " ".join(text), agent)
+    click.echo(f"added to Blocked in {path}")
+
+
+@click.group()
+def trap() -> None:
+    """Traps: approaches already tried and rejected for a path or command (.baker/traps.jsonl).
+
+    The matching ones are shown to the agent just before it touches that path or runs that
+    command again (the pretool hook), at most five new ones per tool call.
+    """
+
+
+@trap.command("add")
+@click.argument("pattern")
+@click.argument("why")
+@click.option("--command", "is_command", is_flag=True,
+              help="PATTERN is a glob over shell commands, not paths.")
+@click.option("--file", "files", multiple=True, metavar="PATH",
+              help="A file the reason depends on; its content hash is kept (repeatable).")
+@click.option("--session", metavar="ID", help="The session where this was learnt.")
+@_AGENT
+def trap_add(pattern: str, why: str, is_command: bool, files: tuple[str, ...],
+             session: str | None, agent: str | None) -> None:
+    """Record that an approach for PATTERN failed, and WHY."""
+    from continuity_core import traps
+    from continuity_core.store import Store
+
+    store = Store.here()
+    t = traps.add(store.root, pattern, why, command=is_command, files=files, session=session,
+                  agent=agent)
+    cited = f"; watching {len(t.file_hashes)} file(s) for changes" if t.file_hashes else ""
+    click.echo(f"trap {t.id} added for {t.kind} `{t.pattern}`{cited}")
+
+
+@trap.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def trap_list(as_json: bool) -> None:
+    """List traps, marking those whose cited files changed since as needing a re-check."""
+    import msgspec
+
+    from continuity_cli import output
+    from continuity_core import traps
+    from continuity_core.store import Store
+
+    root = Store.here().root
+    items = traps.load(root)
+    if as_json:
+        output.emit_json([{**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
+                          for t in items])
+        return
+    if not items:
+        click.echo('no traps yet: `baker trap add PATTERN "why it failed"`')
+    for t in items:
+        click.echo(f"{t.id}  {traps.render(root, t).removeprefix('- ')}")
+
+
+@trap.command("rm")
+@click.argument("trap_id")
+def trap_rm(trap_id: str) -> None:
+    """Remove the trap TRAP_ID (a unique prefix is enough)."""
+    from continuity_core import traps
+    from continuity_core.store import Store
+
+    t = traps.remove(Store.here().root, trap_id)
+    click.echo(f"removed trap {t.id} (`{t.pattern}`)")

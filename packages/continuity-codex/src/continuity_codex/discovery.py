@@ -1,0 +1,410 @@
+"""Finding Codex rollouts: every account's `sessions/` and `archived_sessions/`.
+
+The thread index `state_N.sqlite` answers "which rollouts belong to this folder" without
+touching the files. It is a projection Codex owns, so it is opened read-only, a lock, a WAL it
+cannot read or an unknown schema generation only means falling back to a scan, newest first,
+that reads nothing but the head of each rollout's first line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from continuity_core.adapters import Account, expand
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
+
+AGENT = "codex"
+FOLDERS = ("sessions", "archived_sessions")
+SUFFIXES = (".jsonl", ".jsonl.zst")
+HEAD_BYTES = 8192  # session_meta puts id and cwd before the ~20 KB base instructions
+_NAME = re.compile(
+    r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$")
+_STATE = re.compile(r"^state_(\d+)\.sqlite$")
+_FIELD = r'"{}"\s*:\s*"((?:[^"\\]|\\.)*)"'
+SQLITE_TIMEOUT_S = 0.25
+
+
+# --- accounts --------------------------------------------------------------------------------
+
+def accounts(config: GlobalConfig) -> list[Account]:
+    """CODEX_HOME, ~/.codex, `[transcripts] codex` and named Codex accounts, without repeats."""
+    wanted: list[tuple[str, str]] = []
+    env = os.environ.get("CODEX_HOME")
+    if env:
+        wanted.append(("CODEX_HOME", env))
+    wanted.append(("~/.codex", "~/.codex"))
+    wanted += [(d, d) for d in config.transcripts.for_agent(AGENT)]
+    wanted += [(name, acc.dir) for name, acc in config.accounts.items() if acc.agent == AGENT]
+    out: list[Account] = []
+    seen: set[str] = set()
+    for name, raw in wanted:
+        folder = expand(raw)
+        key = os.path.realpath(folder)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Account(agent=AGENT, name=name, dir=folder))
+    return out
+
+
+# --- one rollout's head ----------------------------------------------------------------------
+
+def thread_id_of(path: str) -> str | None:
+    m = _NAME.match(os.path.basename(path))
+    return m.group(2) if m else None
+
+
+def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
+    """The first `size` bytes of a rollout, decompressed when it is a .zst."""
+    if path.endswith(".zst"):
+        return _zst_head(path, size)
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
+def head_meta(path: str) -> tuple[str | None, str | None]:
+    """(thread id, cwd) from the session_meta line, reading as little as possible."""
+    head = read_head(path)
+    if b"session_meta" not in head[:200]:
+        return thread_id_of(path), None
+    text = head.decode("utf-8", "replace")
+    cwd = _field(text, "cwd")
+    tid = _field(text, "id")
+    if cwd is None:  # an unusual key order: decode the whole first line
+        line = _first_line(path)
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            payload = json.loads(line)["payload"]
+            cwd, tid = payload.get("cwd"), payload.get("id")
+    return (tid if isinstance(tid, str) else None) or thread_id_of(path), (
+        cwd if isinstance(cwd, str) else None)
+
+
+def _field(text: str, name: str) -> str | None:
+    m = re.search(_FIELD.format(name), text)
+    if not m:
+        return None
+    try:
+        value = json.loads(f'"{m.group(1)}"')
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _first_line(path: str, limit: int = 4 << 20) -> bytes:
+    if path.endswith(".zst"):
+        return _zst_head(path, limit).split(b"\n", 1)[0]
+    with open(path, "rb") as f:
+        return f.readline(limit)
+
+
+def within(cwd: str | None, roots: Sequence[str]) -> bool:
+    if not cwd:
+        return False
+    cwd = os.path.normpath(cwd)
+    return any(cwd == r or cwd.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def project_roots(project: Path) -> list[str]:
+    """The project as written and as resolved: sessions record whichever Codex saw."""
+    plain = os.path.normpath(os.path.abspath(project))
+    real = os.path.realpath(plain)
+    return [plain] if real == plain else [plain, real]
+
+
+# --- the sqlite index ------------------------------------------------------------------------
+
+def state_db(home: str) -> Path | None:
+    """The newest `state_N.sqlite` generation in `home`."""
+    best: tuple[int, Path] | None = None
+    with contextlib.suppress(OSError), os.scandir(home) as entries:
+        for entry in entries:
+            m = _STATE.match(entry.name)
+            if m and (best is None or int(m.group(1)) > best[0]):
+                best = (int(m.group(1)), Path(entry.path))
+    return best[1] if best else None
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    """Read-only. When a WAL index cannot be set up read-only (no write access to the folder),
+    read the main file as immutable; a locked database is left alone, never read mid-write."""
+    uri = db.resolve().as_uri()
+    try:
+        return _open(f"{uri}?mode=ro")
+    except sqlite3.Error as e:
+        if "locked" in str(e).lower() or "busy" in str(e).lower():
+            raise
+    return _open(f"{uri}?mode=ro&immutable=1")
+
+
+def _open(uri: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, timeout=SQLITE_TIMEOUT_S)
+    try:
+        conn.execute("SELECT 1 FROM threads LIMIT 1").fetchall()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def index_rows(home: str, roots: Sequence[str] | None = None,
+               thread_id: str | None = None) -> list[tuple[str, str, str | None]] | None:
+    """(id, rollout_path, cwd) rows of the thread index; None when there is no usable index."""
+    db = state_db(home)
+    if db is None:
+        return None
+    try:
+        conn = _connect(db)
+    except sqlite3.Error:
+        return None
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(threads)")}
+        if not {"id", "rollout_path", "cwd"} <= columns:
+            return None  # a schema generation this adapter does not know
+        sql = "SELECT id, rollout_path, cwd FROM threads"
+        args: list[str | int] = []
+        if thread_id is not None:
+            sql += " WHERE id = ?"
+            args.append(thread_id)
+        elif roots:
+            clauses = []
+            for root in roots:
+                clauses.append("cwd = ? OR substr(cwd, 1, ?) = ?")
+                prefix = root.rstrip("/") + "/"
+                args += [root, len(prefix), prefix]
+            sql += " WHERE " + " OR ".join(f"({c})" for c in clauses)
+        return [(str(r[0]), str(r[1]), r[2] if isinstance(r[2], str) else None)
+                for r in conn.execute(sql, args)]
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def locate(home: str, recorded: str, thread_id: str) -> str | None:
+    """The rollout on disk for an index row: in `home` at its recorded place, as recorded, or
+    found by id. A home copied or mounted elsewhere keeps its layout but not its paths."""
+    for folder in FOLDERS:
+        marker = f"/{folder}/"
+        cut = recorded.rfind(marker)
+        if cut >= 0:
+            moved = os.path.join(home, folder, recorded[cut + len(marker) :])
+            if os.path.isfile(moved):
+                return moved
+    if os.path.isfile(recorded):
+        return recorded
+    return find_by_id(home, thread_id)
+
+
+# --- scanning --------------------------------------------------------------------------------
+
+def _uuid7_day_dirs(thread_id: str) -> list[str]:
+    """`YYYY/MM/DD` folders a UUIDv7 thread's rollout is likely in (local time, ±1 day)."""
+    try:
+        value = uuid.UUID(thread_id)
+    except ValueError:
+        return []
+    if value.version != 7:
+        return []
+    seconds = (value.int >> 80) / 1000
+    return [time.strftime("%Y/%m/%d", time.localtime(seconds + d * 86400)) for d in (0, -1, 1)]
+
+
+def find_by_id(home: str, thread_id: str) -> str | None:
+    """The rollout file of `thread_id` in `home`, looking in its date folders first."""
+    if not re.fullmatch(r"[0-9A-Za-z-]{8,64}", thread_id):
+        return None
+    for folder in FOLDERS:
+        for day in _uuid7_day_dirs(thread_id):
+            hit = _match_in(os.path.join(home, folder, day), thread_id)
+            if hit:
+                return hit
+    for path in rollout_files(home):
+        if thread_id_of(path) == thread_id:
+            return path
+    return None
+
+
+def _match_in(folder: str, thread_id: str) -> str | None:
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith((f"-{thread_id}.jsonl", f"-{thread_id}.jsonl.zst")):
+                return entry.path
+    return None
+
+
+def rollout_files(home: str) -> Iterator[str]:
+    """Every rollout path under `home`'s session folders (any depth, any order)."""
+    for folder in FOLDERS:
+        stack = [os.path.join(home, folder)]
+        while stack:
+            current = stack.pop()
+            try:
+                with os.scandir(current) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.startswith("rollout-") and entry.name.endswith(SUFFIXES):
+                    yield entry.path
+
+
+def _mtime(path: str) -> tuple[float, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime, st.st_size
+
+
+def _ref(
+    account: Account, tid: str, path: str, cwd: str | None, stat: tuple[float, int]
+) -> SessionRef:
+    return SessionRef(agent=AGENT, account=account.name, session_id=tid, path=path,
+                      mtime=stat[0], cwd=cwd, size=stat[1])
+
+
+def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | None:
+    rows = index_rows(account.dir, roots)
+    if rows is None:
+        return None
+    refs: list[SessionRef] = []
+    for tid, recorded, cwd in rows:
+        if not within(cwd, roots):
+            continue
+        path = locate(account.dir, recorded, tid)
+        stat = _mtime(path) if path else None
+        if path and stat:
+            refs.append(_ref(account, tid, path, cwd, stat))
+    refs.sort(key=lambda r: r.mtime, reverse=True)
+    return refs
+
+
+def _from_scan(account: Account, roots: Sequence[str]) -> Iterator[SessionRef]:
+    """Newest first by mtime; heads are read lazily, so the first match costs little."""
+    stamped = []
+    for path in rollout_files(account.dir):
+        stat = _mtime(path)
+        if stat:
+            stamped.append((stat, path))
+    stamped.sort(key=lambda item: item[0][0], reverse=True)
+    for stat, path in stamped:
+        try:
+            tid, cwd = head_meta(path)
+        except OSError:
+            continue
+        if tid and within(cwd, roots):
+            yield _ref(account, tid, path, cwd, stat)
+
+
+def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    """Sessions of `project` across `accounts`, newest first."""
+    roots = project_roots(project)
+    streams: list[Iterable[SessionRef]] = []
+    for account in accounts:
+        if not os.path.isdir(account.dir):
+            continue
+        indexed = _from_index(account, roots)
+        streams.append(indexed if indexed is not None else _from_scan(account, roots))
+    seen: set[str] = set()
+    for ref in heapq.merge(*streams, key=lambda r: -r.mtime):
+        if ref.path not in seen:
+            seen.add(ref.path)
+            yield ref
+
+
+def home_of(path: str) -> str:
+    """The Codex home a rollout lies in: the folder above its sessions/ folder."""
+    parts = Path(path).parts
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] in FOLDERS:
+            return str(Path(*parts[:i]))
+    return str(Path(path).parent)
+
+
+def ref_for(path: str, account: Account) -> SessionRef | None:
+    stat = _mtime(path)
+    if stat is None:
+        return None
+    try:
+        tid, cwd = head_meta(path)
+    except OSError:
+        return None
+    return _ref(account, tid or thread_id_of(path) or "", path, cwd, stat)
+
+
+def by_thread(thread_id: str, accounts: Sequence[Account]) -> SessionRef | None:
+    """The rollout of one thread in any account (the index first, then its date folders)."""
+    for account in accounts:
+        if not os.path.isdir(account.dir):
+            continue
+        rows = index_rows(account.dir, thread_id=thread_id) or []
+        path = next((p for p in (locate(account.dir, r[1], r[0]) for r in rows) if p), None)
+        path = path or find_by_id(account.dir, thread_id)
+        if path:
+            return ref_for(path, account)
+    return None
+
+
+# --- compressed rollouts ---------------------------------------------------------------------
+
+def _zst_head(path: str, size: int) -> bytes:
+    try:
+        import zstandard  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        zstd = shutil.which("zstd")
+        if zstd is None:
+            return b""  # nothing can read it here: the rollout is skipped, never fatal
+        with subprocess.Popen([zstd, "-dcq", path], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL) as proc:
+            data = proc.stdout.read(size) if proc.stdout is not None else b""
+            proc.kill()
+        return data
+    with open(path, "rb") as f:
+        chunk: bytes = zstandard.ZstdDecompressor().stream_reader(f).read(size)
+        return chunk
+
+
+def plain_copy(path: str, cache: Path) -> str | None:
+    """A decompressed copy of a .zst rollout in `cache`, made once per file version."""
+    stat = _mtime(path)
+    if stat is None:
+        return None
+    name = Path(path).name[:-4]
+    target = cache / f"{name}.{int(stat[0])}.{stat[1]}"
+    if target.is_file():
+        return str(target)
+    for older in cache.glob(f"{name}.*"):  # an earlier version of the same rollout
+        older.unlink(missing_ok=True)
+    cache.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = target.with_suffix(".part")
+    try:
+        try:
+            import zstandard  # type: ignore[import-not-found, unused-ignore]
+
+            with open(path, "rb") as src, open(tmp, "wb") as dst:
+                zstandard.ZstdDecompressor().copy_stream(src, dst)
+        except ImportError:
+            zstd = shutil.which("zstd")
+            if zstd is None:
+                return None
+            subprocess.run([zstd, "-dqf", path, "-o", str(tmp)], check=True,
+                           capture_output=True, timeout=60)
+        os.replace(tmp, target)
+    except (OSError, subprocess.SubprocessError):
+        tmp.unlink(missing_ok=True)
+        return None
+    return str(target)

@@ -1,0 +1,68 @@
+"""How `baker resume codex` starts Codex: the interactive TUI with the brief as first prompt."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, LaunchSpec
+from continuity_core.schemas.session import SessionRef
+
+PROGRAM = "codex"
+POINTER = "Read the handoff brief in "
+CONTINUE = "Continue this session. A handoff brief with the live repo state is in "
+# First prompts `baker resume` typed for the user: never the user's own request.
+HANDOFF_PROMPTS = ("# Handoff brief", POINTER, CONTINUE)
+
+
+def first_prompt(brief: Path) -> tuple[str, bool]:
+    """(prompt, inline): the brief itself when it fits on a command line, else a pointer."""
+    try:
+        text = brief.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if text.strip() and len(text.encode()) < INLINE_PROMPT_MAX:
+        return text, True
+    return (f"{POINTER}{brief.resolve()} in full before anything else "
+            "(it is too long to paste here), then do what its 'First move' section says."), False
+
+
+def _copy_into(ref: SessionRef, home: Path) -> tuple[Path, bool]:
+    """Copy a rollout into `home`'s sessions/ under its own date folders; (path, copied)."""
+    source = Path(ref.path)
+    parts = source.parts
+    rel = Path(*parts[parts.index("sessions") + 1 :]) if "sessions" in parts else Path(source.name)
+    target = home / "sessions" / rel
+    if target.exists() and target.stat().st_size >= source.stat().st_size:
+        return target, False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    return target, True
+
+
+def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+    env: dict[str, str] = {}
+    notes: list[str] = []
+    home = Path(options.account.dir) if options.account is not None else None
+    if home is not None and options.account is not None:
+        env["CODEX_HOME"] = str(home)
+        notes.append(f"Codex runs with CODEX_HOME={home} (account {options.account.name})")
+    native = options.native
+    if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
+        if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
+            target, copied = _copy_into(native, home)
+            if copied:
+                notes.append(f"copied the rollout of {native.session_id} to {target}")
+        # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied
+        # into another CODEX_HOME (found by its file name; Codex then adds it to that index).
+        prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."
+        notes.append("continuing the same Codex thread")
+        return LaunchSpec(argv=[PROGRAM, "resume", native.session_id, prompt], env=env,
+                          cwd=str(project), notes=notes)
+    prompt, inline = first_prompt(brief)
+    if inline:
+        notes.append("the brief is the first prompt")
+    else:
+        notes.append(f"the brief is too long for a command line; Codex is told to read {brief}")
+    return LaunchSpec(argv=[PROGRAM, prompt], env=env, cwd=str(project), notes=notes)

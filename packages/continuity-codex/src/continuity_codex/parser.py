@@ -1,0 +1,326 @@
+"""Rollout JSONL into the core Session, one line at a time (`fold`), both history formats.
+
+Paginated rollouts (0.171+) carry the user's words and the agent's answers as `item_completed`
+events; legacy ones as `user_message` / `agent_message` events. `response_item` messages are
+what the model saw, injected context included, so requests never come from them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import msgspec
+
+from continuity_codex import patch as patch_mod
+from continuity_codex.launch import HANDOFF_PROMPTS
+from continuity_core.redact import redact, redact_obj
+from continuity_core.schemas.session import (
+    ApiError,
+    Compaction,
+    Session,
+    TodoItem,
+    ToolCall,
+    Usage,
+    limits,
+)
+from continuity_core.transcript import (
+    add_call,
+    add_edit,
+    add_error,
+    add_message,
+    add_request,
+    clip,
+    set_result,
+)
+
+
+class Envelope(msgspec.Struct):
+    type: str = ""
+    payload: msgspec.Raw = msgspec.Raw(b"null")
+    timestamp: str | None = None
+
+
+_envelope = msgspec.json.Decoder(Envelope)
+_any = msgspec.json.Decoder()
+# Bulky records that say nothing the brief needs: counted, never decoded.
+SKIP = (b'"type":"world_state"', b'"type": "world_state"')
+KNOWN = {"session_meta", "response_item", "event_msg", "turn_context", "world_state",
+         "token_usage_record", "compacted"}
+STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
+          "cancelled": "cancelled", "canceled": "cancelled"}
+# What a `codex_error_info` or error text says about the kind of failure.
+LIMIT_KINDS = (("usage_limit", "usage_limit"), ("usage limit", "usage_limit"),
+               ("rate_limit", "rate_limit"), ("rate limit", "rate_limit"),
+               ("quota", "usage_limit"), ("overloaded", "overloaded"),
+               ("unauthorized", "auth"))
+
+
+def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
+    """Fold one rollout line into `session`; `extra` keeps what later lines refer back to."""
+    if any(s in line[:160] for s in SKIP):
+        return
+    record = _envelope.decode(line)
+    if record.timestamp:
+        session.updated_at = record.timestamp
+    kind = record.type
+    if kind not in KNOWN:
+        session.unknown_records[kind or "?"] = session.unknown_records.get(kind or "?", 0) + 1
+        return
+    payload = _any.decode(record.payload)
+    if not isinstance(payload, dict):
+        return
+    if kind == "session_meta":
+        _meta(session, extra, payload, record.timestamp)
+    elif kind == "turn_context":
+        if isinstance(payload.get("model"), str):
+            session.model = payload["model"]
+    elif kind == "event_msg":
+        _event(session, extra, payload, record.timestamp)
+    elif kind == "response_item":
+        _item(session, extra, payload, record.timestamp)
+    elif kind == "token_usage_record":
+        _usage(session, extra, payload.get("usage"))
+    elif kind == "compacted":
+        # `/compact` runs as a turn of its own; a compaction inside a prompted turn is automatic.
+        message = payload.get("message")
+        session.compactions.append(Compaction(
+            trigger="auto" if extra.get("turn_requests") else "manual",
+            summary=clip(redact(message), 2000) if isinstance(message, str) and message else None,
+            timestamp=record.timestamp))
+        del session.compactions[: -limits.COMPACTIONS]
+
+
+def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
+    if extra.get("meta"):
+        return  # a forked rollout may embed its parent's meta; the first one is this thread
+    extra["meta"] = True
+    session.session_id = p.get("id") or session.session_id
+    session.cwd = session.cwd or p.get("cwd")
+    session.started_at = p.get("timestamp") or ts
+    git = p.get("git")
+    if isinstance(git, dict) and isinstance(git.get("branch"), str):
+        session.git_branch = git["branch"]
+    extra["cli_version"] = p.get("cli_version")
+    extra["history_mode"] = p.get("history_mode") or "legacy"
+
+
+def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
+    kind = p.get("type")
+    if kind == "task_started":
+        session.turn_incomplete = True
+        if isinstance(p.get("model_context_window"), int):
+            extra["window"] = p["model_context_window"]
+        extra["turn_requests"] = 0
+    elif kind == "task_complete":
+        session.turn_incomplete = False
+        if isinstance(p.get("error"), dict):
+            _error(session, extra, p["error"], ts)
+    elif kind == "turn_aborted":
+        session.turn_incomplete = True
+        add_message(session, "system", f"turn aborted ({p.get('reason', 'interrupted')})",
+                    kind="meta", timestamp=ts)
+    elif kind == "error":
+        _error(session, extra, p, ts)
+    elif kind == "token_count":
+        _token_count(session, extra, p)
+    elif kind == "item_completed" and isinstance(p.get("item"), dict):
+        _completed(session, extra, p["item"], ts)
+    elif kind == "user_message" and isinstance(p.get("message"), str):
+        _request(session, extra, p["message"], ts)
+    elif kind == "agent_message" and isinstance(p.get("message"), str):
+        add_message(session, "assistant", p["message"], timestamp=ts)
+    elif kind == "exec_command_end":
+        output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
+        set_result(session, str(p.get("call_id")), str(output),
+                   is_error=p.get("exit_code") not in (0, None))
+    elif kind == "patch_apply_end":
+        _changes(session, extra, str(p.get("call_id")), p.get("changes"),
+                 ok=p.get("success", True) is not False)
+
+
+def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None) -> None:
+    if text.startswith(HANDOFF_PROMPTS):  # typed by `baker resume`, so the user's is older
+        add_message(session, "user", text, kind="meta", timestamp=ts)
+        return
+    # A file written by one CLI and migrated or appended to by another may say it twice.
+    if text == extra.get("last_request") and session.records - extra.get("last_request_at", 0) < 6:
+        return
+    extra["last_request"], extra["last_request_at"] = text, session.records
+    extra["turn_requests"] = extra.get("turn_requests", 0) + 1
+    add_request(session, text, ts)
+
+
+def _text(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "".join(c.get("text", "") for c in content
+                   if isinstance(c, dict) and isinstance(c.get("text"), str))
+
+
+def _completed(
+    session: Session, extra: dict[str, Any], item: dict[str, Any], ts: str | None
+) -> None:
+    kind = item.get("type")
+    if kind == "UserMessage":
+        text = _text(item.get("content"))
+        if text:
+            _request(session, extra, text, ts)
+    elif kind == "AgentMessage":
+        text = _text(item.get("content"))
+        if text:
+            add_message(session, "assistant", text, timestamp=ts)
+    elif kind == "CommandExecution":
+        call_id = str(item.get("id"))
+        if not any(c.id == call_id for c in session.tool_calls):
+            command = item.get("command")
+            add_call(session, ToolCall(id=call_id, name="exec_command", timestamp=ts,
+                                       input=redact_obj({"command": command})))
+        if item.get("status") != "in_progress":
+            set_result(session, call_id, str(item.get("aggregated_output") or ""),
+                       is_error=item.get("exit_code") not in (0, None))
+    elif kind == "FileChange":
+        _changes(session, extra, str(item.get("id")), item.get("changes"),
+                 ok=item.get("status") in (None, "completed"))
+
+
+ACTIONS = {"add": "write", "update": "edit", "delete": "delete"}
+
+
+def _changes(
+    session: Session, extra: dict[str, Any], call_id: str, changes: Any, *, ok: bool
+) -> None:
+    """Edits Codex reports as applied; they supersede what the patch text said."""
+    extra.setdefault("patches", {}).pop(call_id, None)
+    if not ok or not isinstance(changes, dict):
+        return
+    for path, raw in changes.items():
+        change = raw if isinstance(raw, dict) else {}
+        kind = change.get("type") or next(iter(change), "update")  # legacy: {"add": {...}}
+        move = change.get("move_path")
+        if not move and isinstance(change.get(kind), dict):
+            move = change[kind].get("move_path")
+        moved = _rel(session, move) if isinstance(move, str) and move else None
+        add_edit(session, str(path), "move" if moved else ACTIONS.get(kind, "edit"),
+                 "apply_patch", moved_to=moved)
+
+
+def _rel(session: Session, path: str) -> str:
+    cwd = (session.cwd or "").rstrip("/")
+    return path[len(cwd) + 1 :] if cwd and path.startswith(cwd + "/") else path
+
+
+def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
+    kind = p.get("type")
+    call_id = str(p.get("call_id") or p.get("id") or "")
+    if kind == "function_call":
+        name = str(p.get("name") or "?")
+        try:
+            args = _any.decode(p.get("arguments") or "{}")
+        except msgspec.DecodeError:
+            args = {"arguments": p.get("arguments")}
+        args = args if isinstance(args, dict) else {"arguments": args}
+        if name == "update_plan":
+            _plan(session, args)
+        add_call(session, ToolCall(id=call_id, name=name, input=_input(args), timestamp=ts))
+    elif kind == "custom_tool_call":
+        name = str(p.get("name") or "?")
+        raw = p.get("input")
+        text = raw if isinstance(raw, str) else ""
+        add_call(session, ToolCall(id=call_id, name=name, input=_input({"patch": text}),
+                                   timestamp=ts))
+        if name == "apply_patch":
+            try:
+                ops = patch_mod.parse(text)
+            except patch_mod.PatchError:
+                session.bad_lines += 1  # a malformed patch: Codex rejected it too
+            else:
+                extra.setdefault("patches", {})[call_id] = [
+                    [op.action, op.path, op.move_to] for op in ops]
+    elif kind == "local_shell_call":
+        action = p.get("action")
+        action = action if isinstance(action, dict) else {}
+        add_call(session, ToolCall(id=call_id, name="local_shell",
+                                   input=_input({"command": action.get("command")}), timestamp=ts))
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        output = p.get("output")
+        text = output if isinstance(output, str) else _output_text(output)
+        set_result(session, call_id, text, is_error=_failed(text))
+        pending = extra.setdefault("patches", {}).pop(call_id, None)
+        if pending and not _failed(text):  # no FileChange event followed: trust the patch
+            for action, path, move_to in pending:
+                add_edit(session, path, "move" if move_to else ACTIONS.get(action, "edit"),
+                         "apply_patch", moved_to=move_to)
+
+
+def _output_text(output: Any) -> str:
+    if isinstance(output, dict):
+        return str(output.get("content") or output.get("output") or "")
+    if isinstance(output, list):
+        return _text(output)
+    return "" if output is None else str(output)
+
+
+def _failed(text: str) -> bool:
+    first = text[:200]
+    for marker in ("Process exited with code ", "Exit code: "):
+        cut = first.find(marker)
+        if cut >= 0:
+            code = first[cut + len(marker) :].split("\n", 1)[0].strip()
+            return code not in ("0", "")
+    return False
+
+
+def _input(args: dict[str, Any]) -> dict[str, Any]:
+    """A call's input as the brief keeps it: redacted, long strings clipped."""
+    clean = redact_obj(args)
+    return {k: clip(v) if isinstance(v, str) else v for k, v in clean.items()}
+
+
+def _plan(session: Session, args: dict[str, Any]) -> None:
+    plan = args.get("plan")
+    if not isinstance(plan, list):
+        return
+    session.todos = [
+        TodoItem(content=str(step.get("step", "")),
+                 status=STATUS.get(str(step.get("status")), "pending"))  # type: ignore[arg-type]
+        for step in plan if isinstance(step, dict) and step.get("step")
+    ]
+
+
+def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> None:
+    info = p.get("info")
+    if isinstance(info, dict):
+        if isinstance(info.get("model_context_window"), int):
+            extra["window"] = info["model_context_window"]
+        _usage(session, extra, info.get("last_token_usage"))
+    limits_ = p.get("rate_limits")
+    if isinstance(limits_, dict):
+        full = [w for w in (limits_.get("primary"), limits_.get("secondary"))
+                if isinstance(w, dict) and (w.get("used_percent") or 0) >= 100]
+        resets = [w["resets_at"] for w in full if isinstance(w.get("resets_at"), int | float)]
+        extra["resets_at"] = _iso(max(resets)) if resets else None
+
+
+def _usage(session: Session, extra: dict[str, Any], usage: Any) -> None:
+    if not isinstance(usage, dict) or not isinstance(usage.get("total_tokens"), int):
+        return
+    session.usage = Usage(
+        context_tokens=usage["total_tokens"], context_window=extra.get("window"),
+        input_tokens=usage.get("input_tokens"), output_tokens=usage.get("output_tokens"),
+        cache_read_tokens=usage.get("cached_input_tokens"),
+        cache_creation_tokens=usage.get("cache_write_input_tokens"))
+
+
+def _error(session: Session, extra: dict[str, Any], err: dict[str, Any], ts: str | None) -> None:
+    message = str(err.get("message") or err.get("codex_error_info") or "error")
+    info = err.get("codex_error_info")
+    probe = f"{info} {message}".lower() if isinstance(info, str) else message.lower()
+    kind = next((k for marker, k in LIMIT_KINDS if marker in probe), "api")
+    add_error(session, ApiError(
+        kind=kind, message=message, timestamp=ts,  # type: ignore[arg-type]
+        reset_at=extra.get("resets_at") if kind in ("usage_limit", "rate_limit") else None))
+
+
+def _iso(seconds: float) -> str:
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,931 @@
+"""The recall archive: every session of every agent, searchable, kept after the agent deletes it.
+
+One SQLite file, `~/.baker/archive.sqlite` (0600 in a 0700 folder), with an FTS5 table of
+redacted text. Indexing is incremental: each source file's size, read offset and two short
+hashes are remembered, so a grown transcript costs only its appended bytes and a shrunk or
+rewritten one is read again from the start. Rows of a file that disappears stay, marked gone.
+
+Text extraction is vendor-neutral: each JSONL record is decoded and the string leaves under
+text-like keys (`TEXT_KEYS`) are kept, so an adapter need not parse anything for the archive.
+Hooks never touch the archive; only `baker recall` (and `baker doctor`'s retention check) do.
+
+Each passage also carries tokens of its project folder and every folder above it (the `scope`
+column), so scoping a search to a project is an index lookup, not a scan; a query matching
+more than `MAX_RANKED` passages ranks the newest of them, which bounds its latency.
+
+Adapters can offer `all_sessions(accounts) -> Iterator[SessionRef]` (every session of every
+project); without it the archive indexes the current project's sessions through `discover`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any, Literal
+
+import msgspec
+
+from continuity_core.config import baker_home
+from continuity_core.errors import StoreError
+from continuity_core.fs import ensure_private_dir
+from continuity_core.jsonl import ForwardReader
+from continuity_core.redact import redact
+
+DB_NAME = "archive.sqlite"
+SCHEMA = 1
+BUSY_TIMEOUT_MS = 5000
+COMMIT_BYTES = 8 << 20  # commit (and let readers see progress) after this many bytes read
+MAX_STRING = 32_000  # characters kept of one string: a huge tool output is cut, not dropped
+SIGNATURE_BYTES = 4096  # how much of a file's start (and of the bytes before the offset) to hash
+MAX_RANKED = 5000  # a query matching more passages ranks the newest this many (bounded latency)
+SAVED_DIRS = ("saved",)  # .baker/ folders holding saved handoffs (markdown)
+
+Kind = Literal["transcript", "checkpoint", "saved"]
+
+# String leaves under these keys (anywhere below them) are what a searcher wants: requests,
+# answers, tool commands and outputs, plans, summaries. Keys are the union over the agents'
+# formats; a new format's text is found as long as it uses one of these common names.
+TEXT_KEYS = frozenset({
+    "text", "content", "command", "cmd", "output", "arguments", "input", "args", "prompt",
+    "description", "summary", "stdout", "stderr", "result", "lastPrompt", "aiTitle", "title",
+    "query", "old_string", "new_string", "explanation", "plan", "step", "thoughts", "subject",
+    "error", "reason", "file_path", "patch",
+})
+# Subtrees that are never worth indexing: ids, hashes, usage, and the CLIs' own injected
+# system instructions and skill listings, repeated in every session.
+SKIP_KEYS = frozenset({
+    "id", "uuid", "type", "role", "parentUuid", "logicalParentUuid", "sessionId", "session_id",
+    "timestamp", "signature", "encrypted_content", "usage", "tokens", "snapshot", "attachment",
+    "base_instructions", "user_instructions", "developer_instructions", "instructions",
+    "tool_use_id", "call_id", "promptId", "requestId", "messageId", "leafUuid", "status",
+    "model", "cwd", "gitBranch", "projectHash",
+})
+SKIP_ROLES = frozenset({"developer", "system"})
+
+_decode = msgspec.json.Decoder()
+
+
+# --- extraction --------------------------------------------------------------------------
+
+def extract(record: Any) -> tuple[list[str], str | None]:
+    """The text strings and the timestamp of one decoded JSONL record."""
+    out: list[str] = []
+    _walk(record, False, out)
+    ts = record.get("timestamp") if isinstance(record, dict) else None
+    return out, ts if isinstance(ts, str) else None
+
+
+def _walk(value: Any, keep: bool, out: list[str]) -> None:
+    if isinstance(value, str):
+        if keep and value.strip():
+            out.append(value[:MAX_STRING])
+    elif isinstance(value, dict):
+        if value.get("role") in SKIP_ROLES:
+            return
+        for key, item in value.items():
+            if key in SKIP_KEYS:
+                continue
+            _walk(item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)),
+                  out)
+    elif isinstance(value, list):
+        for item in value:
+            _walk(item, keep, out)
+
+
+def line_text(line: bytes) -> tuple[str, str | None, Any]:
+    """Decode one JSONL line into (text, timestamp, record); a bad line is ("", None, None)."""
+    try:
+        record = _decode.decode(line)
+    except msgspec.DecodeError:
+        return "", None, None
+    strings, ts = extract(record)
+    return "\n".join(dict.fromkeys(strings)), ts, record  # dict.fromkeys: dedupe, keep order
+
+
+def _cwd_of(record: Any) -> str | None:
+    """An absolute `cwd` at the top of a record or one level down (where formats put it)."""
+    if not isinstance(record, dict):
+        return None
+    for holder in (record, *(v for v in record.values() if isinstance(v, dict))):
+        cwd = holder.get("cwd")
+        if isinstance(cwd, str) and os.path.isabs(cwd):
+            return cwd
+    return None
+
+
+# --- what gets indexed -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Source:
+    """One file to index and the session it belongs to."""
+
+    kind: Kind
+    agent: str
+    account: str
+    session_id: str
+    path: str
+    project: str | None = None  # the session's working folder, when known
+
+
+@dataclass
+class IndexStats:
+    files: int = 0  # sources considered
+    indexed: int = 0  # sources that had new bytes
+    bytes: int = 0  # bytes read
+    rows: int = 0  # rows added to the index
+    reset: int = 0  # shrunk or rewritten sources read again from the start
+    gone: int = 0  # sources whose file has disappeared (still searchable)
+    seconds: float = 0.0
+    skipped: list[str] = field(default_factory=list)  # why a source could not be read
+    notice: str | None = None  # e.g. the database was rebuilt, or busy
+
+
+class Hit(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One search result: a session, its best-matching passage, and how to open it."""
+
+    agent: str
+    account: str
+    session_id: str
+    project: str | None
+    time: str | None
+    snippet: str
+    kind: str
+    path: str
+    gone: bool = False
+    score: float = 0.0
+    matches: int = 1  # matching passages in this session
+    open: str = ""  # the command that continues from this session
+
+
+def sources_for(
+    adapters: Mapping[str, Any], config: Any, project: Path | None
+) -> tuple[list[Source], list[str]]:
+    """Every transcript of every adapter and account, plus the project's checkpoints and handoffs.
+
+    Returns the sources and one error line per adapter that failed (the others still count).
+    """
+    found: list[Source] = []
+    errors: list[str] = []
+    for name, adapter in adapters.items():
+        try:
+            accounts = adapter.accounts(config)
+            enumerate_all = getattr(adapter, "all_sessions", None)
+            if enumerate_all is not None:
+                refs: Iterable[Any] = enumerate_all(accounts)
+                fallback = None
+            elif project is not None:
+                refs = adapter.discover(project, accounts)
+                fallback = str(project)
+            else:
+                continue
+            for ref in refs:
+                found.append(Source(
+                    kind="transcript", agent=ref.agent, account=ref.account,
+                    session_id=ref.session_id, path=ref.path, project=ref.cwd or fallback,
+                ))
+        except Exception as e:  # one adapter's failure never hides the others' sessions
+            errors.append(f"{name}: {e}")
+    if project is not None:
+        found += project_sources(project)
+    return found, errors
+
+
+def project_sources(project: Path) -> list[Source]:
+    """The project's automatic checkpoints and saved handoffs."""
+    store = project / ".baker"
+    out: list[Source] = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
+            if entry.name.endswith(".json"):
+                out.append(Source(kind="checkpoint", agent="baker", account="",
+                                  session_id=entry.name[:-5], path=entry.path,
+                                  project=str(project)))
+    for folder in SAVED_DIRS:
+        with contextlib.suppress(OSError):
+            for path in sorted((store / folder).rglob("*")):
+                if path.suffix == ".md" and path.is_file():  # not the .json sidecars
+                    out.append(Source(kind="saved", agent="baker", account="",
+                                      session_id=path.stem, path=str(path), project=str(project)))
+    return out
+
+
+# --- the database ------------------------------------------------------------------------
+
+_SCHEMA_SQL = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    account TEXT NOT NULL DEFAULT '',
+    session_id TEXT NOT NULL,
+    project TEXT,
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime REAL,
+    offset INTEGER NOT NULL DEFAULT 0,
+    head TEXT NOT NULL DEFAULT '',
+    edge TEXT NOT NULL DEFAULT '',
+    first_ts TEXT,
+    last_ts TEXT,
+    gone INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sources_session ON sources(session_id);
+CREATE TABLE IF NOT EXISTS forgotten(session_id TEXT PRIMARY KEY, at TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
+    text, scope, source UNINDEXED, ts UNINDEXED,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA}');
+"""  # noqa: S608 - a constant, no user input
+
+
+def db_path() -> Path:
+    return baker_home() / DB_NAME
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    text = str(e).lower()
+    return "locked" in text or "busy" in text
+
+
+def _is_corrupt(e: sqlite3.Error) -> bool:
+    """Damage that only a rebuild cures (not a permission problem or a full disk)."""
+    text = str(e).lower()
+    return any(k in text for k in ("not a database", "malformed", "corrupt", "no such table",
+                                   "no such column"))
+
+
+class Archive:
+    """An open archive database. Use as a context manager, or call `close()`."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or db_path()
+        self.notice: str | None = None  # set when a corrupt database was moved aside
+        try:
+            self.db = self._connect()
+        except sqlite3.DatabaseError as e:
+            if _is_busy(e):
+                raise StoreError(
+                    f"the recall archive {self.path} is locked by another process; retry in a "
+                    "moment"
+                ) from None
+            if not _is_corrupt(e):
+                raise StoreError(f"cannot open the recall archive {self.path}: {e}") from None
+            self.db = self._rebuild(e)
+
+    def _connect(self) -> sqlite3.Connection:
+        ensure_private_dir(self.path.parent)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            # WAL: a `recall` reading never waits on another one indexing, and vice versa.
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            try:
+                version = int(db.execute(
+                    "SELECT value FROM meta WHERE key = 'schema'").fetchone()[0])
+            except (sqlite3.OperationalError, TypeError):
+                # A new (empty) file. Only this path writes, so opening to search never waits
+                # for another process's write lock.
+                db.executescript(_SCHEMA_SQL)
+                version = SCHEMA
+            if version > SCHEMA:
+                raise StoreError(
+                    f"the recall archive {self.path} was written by a newer baker (schema "
+                    f"{version}); update baker (pip install -U continuity-cli)")
+            db.execute("SELECT count(*) FROM sources").fetchone()
+            db.execute("SELECT rowid FROM chunks WHERE chunks MATCH 'x' LIMIT 1").fetchall()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _rebuild(self, error: sqlite3.Error) -> sqlite3.Connection:
+        """Move a corrupt database aside and start a fresh one, saying so once."""
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(self.path, aside)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+        self.notice = (
+            f"the recall archive was unreadable ({error}); moved it to {aside} and started a "
+            "new one from the transcripts still on disk (sessions whose files were already "
+            "deleted are only in the old file)"
+        )
+        return self._connect()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- indexing -------------------------------------------------------------------------
+    def pending(self, sources: Sequence[Source]) -> tuple[list[tuple[Source, int]], IndexStats]:
+        """Sources whose file changed since it was indexed, with the bytes each will read.
+
+        Also flags sources whose file is gone (they stay searchable) or came back.
+        """
+        stats = IndexStats(files=len(sources))
+        known = {row[0]: (row[1], row[2]) for row in
+                 self.db.execute("SELECT path, size, mtime FROM sources")}
+        forgotten = {row[0] for row in self.db.execute("SELECT session_id FROM forgotten")}
+        todo: list[tuple[Source, int]] = []
+        present: set[str] = set()
+        for src in sources:
+            if src.session_id in forgotten:
+                continue
+            try:
+                st = os.stat(src.path)
+            except OSError:
+                continue
+            present.add(src.path)
+            size_was, mtime_was = known.get(src.path, (None, None))
+            if st.st_size != size_was or st.st_mtime != mtime_was:
+                grown = st.st_size - size_was if size_was is not None else st.st_size
+                todo.append((src, grown if grown > 0 else st.st_size))
+        stats.gone = self._mark_gone(present)
+        return todo, stats
+
+    def _mark_gone(self, present: set[str]) -> int:
+        """Flag sources whose file no longer exists; a file that came back is live again."""
+        gone = 0
+        changes = []
+        for sid, path, was_gone in self.db.execute("SELECT id, path, gone FROM sources"):
+            exists = path in present or os.path.exists(path)
+            gone += not exists
+            if bool(was_gone) == exists:
+                changes.append((0 if exists else 1, sid))
+        if changes:
+            with self._write():
+                self.db.executemany("UPDATE sources SET gone = ? WHERE id = ?", changes)
+        return gone
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def index(
+        self, sources: Sequence[Source], progress: Callable[[int], None] | None = None
+    ) -> IndexStats:
+        """Index what is new in `sources`; `progress(n)` is told of every n bytes read."""
+        todo, stats = self.pending(sources)
+        return self.index_pending(todo, stats, progress)
+
+    def index_pending(
+        self,
+        todo: Sequence[tuple[Source, int]],
+        stats: IndexStats,
+        progress: Callable[[int], None] | None = None,
+    ) -> IndexStats:
+        """Index the sources `pending` returned."""
+        start = time.perf_counter()
+        for src, _ in todo:
+            try:
+                read, rows, reset = self.index_source(src, progress)
+            except OSError as e:
+                stats.skipped.append(f"{src.path}: {e.strerror or e}")
+                continue
+            stats.indexed += 1
+            stats.bytes += read
+            stats.rows += rows
+            stats.reset += reset
+        stats.seconds += time.perf_counter() - start
+        stats.notice = self.notice
+        return stats
+
+    def index_source(
+        self, src: Source, progress: Callable[[int], None] | None = None
+    ) -> tuple[int, int, bool]:
+        """Index one source's new bytes; returns (bytes read, rows added, whether it was reset)."""
+        before = os.stat(src.path)
+        with open(src.path, "rb") as f:
+            head = _digest(f.read(SIGNATURE_BYTES))
+        # IMMEDIATE: a second indexer waits here, then sees this one's offset, so no text is
+        # indexed twice. Long files commit every COMMIT_BYTES (see _index_jsonl).
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self.db.execute(
+                "SELECT id, offset, head, edge, project FROM sources WHERE path = ?",
+                (src.path,),
+            ).fetchone()
+            reset = False
+            if row is None:
+                sid = self.db.execute(
+                    "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+                ).lastrowid or 0
+                offset, project = 0, src.project
+            else:
+                sid, offset, old_head, edge, project = row
+                project = project or src.project
+                size = before.st_size
+                whole = src.kind != "transcript"
+                if whole or size < offset or old_head != head or edge != _edge(src.path, offset):
+                    # Shrunk, rewritten or a whole-file document: its old text is replaced.
+                    self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
+                    self.db.execute("UPDATE sources SET first_ts = NULL, last_ts = NULL "
+                                    "WHERE id = ?", (sid,))
+                    reset = offset > 0 and not whole
+                    offset = 0
+                self.db.execute(
+                    "UPDATE sources SET agent = ?, account = ?, session_id = ?, gone = 0 "
+                    "WHERE id = ?", (src.agent, src.account, src.session_id, sid),
+                )
+            if src.kind == "transcript":
+                read, rows = self._index_jsonl(src, sid, offset, project, before, progress)
+            else:
+                read, rows = self._index_document(src, sid, progress)
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+        return read, rows, reset
+
+    def _index_jsonl(
+        self, src: Source, sid: int, offset: int, project: str | None, before: os.stat_result,
+        progress: Callable[[int], None] | None,
+    ) -> tuple[int, int]:
+        reader = ForwardReader(src.path, offset)
+        batch: list[tuple[str, int, str | None]] = []
+        rows = 0
+        first_ts: str | None = None
+        last_ts: str | None = None
+        recent: set[str] = set()  # agents often write the same text twice in a row
+        reported = committed = offset
+
+        def flush() -> None:
+            # The project is often named a few records in: the scope is taken at flush time.
+            nonlocal rows
+            scope = scope_tokens(project)
+            self.db.executemany(
+                "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
+                [(text, scope, sid_, ts) for text, sid_, ts in batch])
+            rows += len(batch)
+            batch.clear()
+
+        def save(done: bool) -> None:
+            flush()
+            self._save_position(src.path, sid, reader.offset, project, first_ts, last_ts,
+                                before if done else None)
+
+        for line in reader:
+            text, ts, record = line_text(line)
+            if project is None:
+                project = _cwd_of(record)
+            last_ts = ts or last_ts
+            first_ts = first_ts or last_ts
+            if text and text not in recent:
+                if len(recent) > 256:
+                    recent.clear()
+                recent.add(text)
+                batch.append((redact(text), sid, last_ts))
+            if len(batch) >= 2048:
+                flush()
+            if reader.offset - committed >= COMMIT_BYTES:
+                # Commit at a line boundary so readers and a crash both see a consistent offset.
+                save(done=False)
+                self.db.execute("COMMIT")
+                self.db.execute("BEGIN IMMEDIATE")
+                committed = reader.offset
+            if progress is not None and reader.offset - reported >= 1 << 20:
+                progress(reader.offset - reported)
+                reported = reader.offset
+        # A torn last line is not consumed: the next run reads it once it is complete.
+        save(done=True)
+        if progress is not None and reader.offset > reported:
+            progress(reader.offset - reported)
+        return reader.offset - offset, rows
+
+    def _save_position(self, path: str, sid: int, offset: int, project: str | None,
+                       first_ts: str | None, last_ts: str | None,
+                       seen: os.stat_result | None) -> None:
+        # `seen` is the file's stat from before reading: bytes appended while this ran change
+        # size or mtime, so `pending` picks them up next time. A partial save (None) leaves
+        # size unknown, so an interrupted run resumes from `offset`.
+        size, mtime = (seen.st_size, seen.st_mtime) if seen is not None else (None, None)
+        with open(path, "rb") as f:
+            head = _digest(f.read(SIGNATURE_BYTES))
+        self.db.execute(
+            "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = ?, "
+            "project = ?, first_ts = coalesce(first_ts, ?), last_ts = coalesce(?, last_ts) "
+            "WHERE id = ?",
+            (size, mtime, offset, head, _edge(path, offset), project, first_ts, last_ts, sid),
+        )
+
+    def _index_document(
+        self, src: Source, sid: int, progress: Callable[[int], None] | None
+    ) -> tuple[int, int]:
+        """A checkpoint (JSON) or a saved handoff (text), indexed whole."""
+        st = os.stat(src.path)
+        data = Path(src.path).read_bytes()
+        ts: str | None = None
+        agent, session_id = src.agent, src.session_id
+        if src.path.endswith(".json"):
+            try:
+                record = _decode.decode(data)
+            except msgspec.DecodeError:
+                record = None
+            strings, _ = extract(record)
+            if isinstance(record, dict):
+                created = record.get("created_at")
+                ts = created if isinstance(created, str) else None
+                inner = record.get("session")
+                if isinstance(inner, dict):  # a checkpoint names the session it was taken of
+                    agent = str(inner.get("agent") or agent)
+                    session_id = str(inner.get("session_id") or session_id)
+                    strings += [r for r in inner.get("requests", []) if isinstance(r, str)]
+            text = "\n".join(dict.fromkeys(strings))
+        else:
+            text = data.decode(errors="replace")
+        ts = ts or _iso(st.st_mtime)
+        forgotten = self.db.execute(
+            "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)).fetchone()
+        rows = 0
+        if text.strip() and not forgotten:
+            self.db.execute("INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
+                            (redact(text), scope_tokens(src.project), sid, ts))
+            rows = 1
+        self.db.execute(
+            "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "
+            "agent = ?, session_id = ?, first_ts = ?, last_ts = ? WHERE id = ?",
+            (st.st_size, st.st_mtime, len(data), _digest(data[:SIGNATURE_BYTES]), agent,
+             session_id, ts, ts, sid),
+        )
+        if progress is not None:
+            progress(len(data))
+        return len(data), rows
+
+    # --- searching ------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        project: str | None = None,
+        agent: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        """Sessions matching `query`, best first (bm25), one hit per session."""
+        terms = fts_query(query)
+        if not terms:
+            return []
+        match = f"text : ({terms})"
+        if project is not None:  # a token of the project and of every folder above it
+            match = f'scope : "{_scope_token(str(PurePath(project)))}" AND {match}'
+        where = ["chunks MATCH ?"]
+        args: list[Any] = [match]
+        try:
+            # Past MAX_RANKED matches, rank only the newest ones: bm25 costs per match.
+            cutoff = self.db.execute(
+                "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC "
+                "LIMIT 1 OFFSET ?", (match, MAX_RANKED)).fetchone()
+            if cutoff is not None:
+                where.append("c.rowid >= ?")
+                args.append(cutoff[0])
+            if agent is not None:
+                where.append("s.agent = ?")
+                args.append(agent)
+            # The clauses are fixed strings; every value is a bound parameter.
+            sql = (
+                "SELECT snippet(chunks, 0, '«', '»', '…', 16), bm25(chunks, 1.0, 0.0), c.ts, "
+                "s.kind, s.agent, s.account, s.session_id, s.project, s.path, s.gone, s.last_ts "
+                "FROM chunks c JOIN sources s ON s.id = c.source WHERE "
+                + " AND ".join(where) + " ORDER BY rank LIMIT ?"
+            )
+            args.append(max(limit * 20, 200))
+            rows = self.db.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as e:
+            if _is_busy(e):
+                raise StoreError(f"the recall archive {self.path} is busy; retry") from None
+            raise StoreError(f"cannot search for {query!r}: {e}") from None
+        hits: dict[tuple[str, str], Hit] = {}
+        for snip, score, ts, kind, agent_, account, session_id, proj, path, gone, last_ts in rows:
+            key = (agent_, session_id)
+            if key in hits:
+                hits[key].matches += 1
+                continue
+            if len(hits) >= limit:
+                continue
+            hits[key] = Hit(
+                agent=agent_, account=account, session_id=session_id, project=proj,
+                time=ts or last_ts, snippet=" ".join(snip.split()), kind=kind, path=path,
+                gone=bool(gone), score=round(-score, 3),
+                open=open_command(kind, agent_, session_id, proj, bool(gone)),
+            )
+        return list(hits.values())
+
+    def show(self, session: str) -> list[tuple[str | None, str]]:
+        """The archived text of one session (an id or a unique prefix), oldest first."""
+        sid = self._one_session(session)
+        return [(ts, text) for ts, text in self.db.execute(
+            "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
+            "WHERE s.session_id = ? ORDER BY c.rowid", (sid,))]
+
+    def forget(self, session: str) -> tuple[str, int]:
+        """Remove a session (an id or a unique prefix) for good; returns its id and row count."""
+        sid = self._one_session(session)
+        with self._write():
+            ids = [r[0] for r in self.db.execute(
+                "SELECT id FROM sources WHERE session_id = ?", (sid,))]
+            rows = 0
+            for source in ids:
+                rows += self.db.execute("DELETE FROM chunks WHERE source = ?", (source,)).rowcount
+            self.db.execute("DELETE FROM sources WHERE session_id = ?", (sid,))
+            # Remembered so a transcript still on disk is not indexed again.
+            self.db.execute("INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, _iso(None)))
+        return sid, rows
+
+    def _one_session(self, session: str) -> str:
+        found = [str(r[0]) for r in self.db.execute(
+            "SELECT DISTINCT session_id FROM sources WHERE substr(session_id, 1, ?) = ? LIMIT 6",
+            (len(session), session))]
+        if session in found:
+            return session
+        if not found:
+            raise StoreError(f"no archived session matches {session!r} (see `baker recall`)")
+        if len(found) > 1:
+            raise StoreError(f"{session!r} matches several sessions ({', '.join(found[:5])}); "
+                             "give more of the id")
+        return found[0]
+
+    def sessions(self) -> dict[str, tuple[int, int]]:
+        """Indexed transcript paths: path -> (size, offset)."""
+        return {r[0]: (r[1], r[2]) for r in self.db.execute(
+            "SELECT path, size, offset FROM sources WHERE kind = 'transcript'")}
+
+    def counts(self) -> dict[str, int]:
+        """Sources, gone sources, rows."""
+        sources, gone = self.db.execute(
+            "SELECT count(*), coalesce(sum(gone), 0) FROM sources").fetchone()
+        rows = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return {"sources": sources, "gone": gone, "rows": rows}
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _edge(path: str, offset: int) -> str:
+    """A hash of the bytes just before `offset`: they change when a file is rewritten."""
+    start = max(0, offset - SIGNATURE_BYTES)
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            return _digest(f.read(offset - start))
+    except OSError:
+        return ""
+
+
+def _iso(epoch: float | None) -> str:
+    when = dt.datetime.fromtimestamp(epoch, dt.UTC) if epoch else dt.datetime.now(dt.UTC)
+    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _scope_token(folder: str) -> str:
+    return "p" + hashlib.blake2b(folder.rstrip("/\\").encode() or b"/",
+                                 digest_size=6).hexdigest()
+
+
+def scope_tokens(project: str | None) -> str:
+    """Tokens for `project` and each folder above it, so a search of a folder finds below it."""
+    if not project:
+        return ""
+    path = PurePath(project)
+    return " ".join(_scope_token(str(p)) for p in (path, *path.parents))
+
+
+def fts_query(query: str) -> str:
+    """A user's words as an FTS5 query: every word must occur; `word*` is a prefix search."""
+    terms = []
+    for word in query.split():
+        prefix = word.endswith("*") and len(word) > 1
+        bare = word.rstrip("*") if prefix else word
+        if not any(ch.isalnum() for ch in bare):
+            continue
+        terms.append('"' + bare.replace('"', '""') + '"' + ("*" if prefix else ""))
+    return " ".join(terms)
+
+
+def open_command(kind: str, agent: str, session_id: str, project: str | None, gone: bool) -> str:
+    """What to run to pick this session up again."""
+    if kind != "transcript" or gone:
+        return f"baker recall --show {session_id}"
+    where = f"cd {_quote(project)} && " if project else ""
+    return f"{where}baker handoff --from {agent} --session {session_id}"
+
+
+def _quote(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+# --- the whole operation, for the CLI and the benchmark ---------------------------------
+
+def refresh(
+    archive: Archive,
+    project: Path | None,
+    *,
+    adapters: Mapping[str, Any] | None = None,
+    config: Any | None = None,
+    progress: Callable[[list[tuple[Source, int]]], Callable[[int], None] | None] | None = None,
+) -> IndexStats:
+    """Index every installed adapter's sessions plus `project`'s checkpoints and handoffs.
+
+    `progress(pending)` may return a callback that is told of the bytes read as they go.
+    A database found corrupt on the way is moved aside and rebuilt once; a busy one is left
+    to the other process, with a notice.
+    """
+    from continuity_core.adapters import load_all
+    from continuity_core.config import load_config
+
+    broken: dict[str, str] = {}
+    if adapters is None:
+        adapters, broken = load_all()
+    sources, errors = sources_for(adapters, config or load_config(), project)
+    for attempt in (1, 2):
+        try:
+            todo, stats = archive.pending(sources)
+            tick = progress(todo) if progress is not None and todo else None
+            stats = archive.index_pending(todo, stats, tick)
+            break
+        except sqlite3.DatabaseError as e:
+            if _is_busy(e):
+                stats = IndexStats(files=len(sources), notice=(
+                    "another baker is indexing the archive; results may miss the newest turns"))
+                break
+            if attempt == 2 or not _is_corrupt(e):
+                raise StoreError(f"the recall archive {archive.path} cannot be written: {e}"
+                                 ) from None
+            archive.db.close()
+            archive.db = archive._rebuild(e)
+    stats.skipped += [*broken.values(), *errors]
+    return stats
+
+
+# --- retention: what the agents will delete soon -----------------------------------------
+
+class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One account's deletion policy and how many of its sessions it will delete soon."""
+
+    agent: str
+    account: str
+    days: float | None  # None: the agent keeps sessions forever
+    sessions: int = 0
+    due: int = 0  # deleted within `within_days`
+    unarchived: int = 0  # of those, not yet (fully) in the archive
+    source: str = ""  # where the policy was read
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = _decode.decode(path.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _claude_days(account_dir: Path) -> tuple[float | None, str]:
+    path = account_dir / "settings.json"
+    days = _read_json(path).get("cleanupPeriodDays", 30)
+    return (float(days) if isinstance(days, int | float) else 30.0), str(path)
+
+
+def _gemini_days(account_dir: Path) -> tuple[float | None, str]:
+    import re
+
+    for path in (account_dir / "settings.json", account_dir / ".gemini" / "settings.json"):
+        if path.exists():
+            break
+    general = _read_json(path).get("general")
+    policy = general.get("sessionRetention", {}) if isinstance(general, dict) else {}
+    policy = policy if isinstance(policy, dict) else {}
+    if policy.get("enabled", True) is False:
+        return None, str(path)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([hdwm]?)\s*", str(policy.get("maxAge", "30d")))
+    if not m:
+        return 30.0, str(path)
+    scale = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "": 1}[m.group(2)]
+    return float(m.group(1)) * scale, str(path)
+
+
+# Defaults for adapters that do not report their own policy through `retention_days(account)`
+# (returning (days or None, where it was read)). Facts from ../shared/formats: Claude Code
+# deletes transcripts older than cleanupPeriodDays (30); Gemini CLI's sessionRetention is on by
+# default with maxAge 30d. Codex keeps rollouts.
+DEFAULT_RETENTION: dict[str, Callable[[Path], tuple[float | None, str]]] = {
+    "claude": _claude_days,
+    "gemini": _gemini_days,
+}
+
+
+def retention_report(
+    adapters: Mapping[str, Any] | None = None,
+    config: Any | None = None,
+    *,
+    project: Path | None = None,
+    within_days: float = 7,
+    now: float | None = None,
+    archive_path: Path | None = None,
+) -> list[Retention]:
+    """Per account: how many sessions its agent will delete within `within_days`.
+
+    Sessions come from `all_sessions` where an adapter has it, else from `discover(project)`.
+    """
+    from continuity_core.adapters import load_all
+    from continuity_core.config import load_config
+
+    adapters = adapters if adapters is not None else load_all()[0]
+    config = config or load_config()
+    now = now or time.time()
+    indexed: dict[str, tuple[int, int]] = {}
+    path = archive_path or db_path()
+    if path.exists():
+        with contextlib.suppress(sqlite3.Error, StoreError), Archive(path) as archive:
+            indexed = archive.sessions()
+    out: list[Retention] = []
+    for name, adapter in adapters.items():
+        try:
+            accounts = adapter.accounts(config)
+        except Exception:  # noqa: S112 - a broken adapter is reported by doctor itself
+            continue
+        for account in accounts:
+            own = getattr(adapter, "retention_days", None)
+            policy = own or DEFAULT_RETENTION.get(name)
+            if policy is None:
+                days, where = None, ""
+            elif own is not None:
+                days, where = own(account)
+            else:
+                days, where = policy(Path(account.dir))
+            item = Retention(agent=name, account=account.dir, days=days, source=where)
+            refs = _refs(adapter, account, project)
+            for ref in refs:
+                item.sessions += 1
+                if days is None or ref.mtime > now - (days - within_days) * 86400:
+                    continue
+                item.due += 1
+                _, offset = indexed.get(ref.path, (-1, -1))
+                if offset < (ref.size or _size(ref.path)):
+                    item.unarchived += 1
+            out.append(item)
+    return out
+
+
+def _refs(adapter: Any, account: Any, project: Path | None) -> list[Any]:
+    try:
+        enumerate_all = getattr(adapter, "all_sessions", None)
+        if enumerate_all is not None:
+            return list(enumerate_all([account]))
+        return list(adapter.discover(project, [account])) if project is not None else []
+    except Exception:
+        return []
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def retention_findings(report: Sequence[Retention], within_days: float = 7) -> list[Any]:
+    """`baker doctor` lines for the report: a warning per account that will lose sessions."""
+    from continuity_core.adapters import Finding
+
+    findings = []
+    for item in report:
+        if item.due == 0:
+            continue
+        days = f"{item.days:g}"
+        missing = (f"; {item.unarchived} not archived yet — run `baker recall --index` to keep "
+                   "them" if item.unarchived else "; all are archived")
+        findings.append(Finding(
+            level="warn" if item.unarchived else "info",
+            message=(f"{item.agent} ({item.account}) deletes sessions after {days} days: "
+                     f"{item.due} will go within {within_days:g} days{missing}"),
+            fix=f"raise the retention in {item.source}" if item.source else "",
+        ))
+    return findings

@@ -1,0 +1,323 @@
+"""`baker audit`: is Continuity itself working? A short health report over the last DAYS.
+
+Reads `.baker/log/events.jsonl` (and its rotated `events.1.jsonl`) generically: every event
+is counted by name, and the names in `EVENTS` feed the checks. Adds what the log cannot say:
+stale SUSPECT markers in the note, turns without a checkpoint, and the adapters' own findings
+about untrusted or modified hooks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from continuity_core.jsonl import read_forward
+from continuity_core.store import KEEP_CHECKPOINTS, Store
+
+# The event names hook and brief code log through `Store.log`, and what audit makes of each.
+# Code that logs a new kind of trouble adds its name here.
+EVENTS: dict[str, str] = {
+    "hook_error": "a hook command failed; its exception was swallowed so the agent went on "
+                  "(fields: command, error, where)",
+    "hook_bad_input": "a hook got stdin it could not parse (fields: command, agent)",
+    "hook_timeout": "a hook ran past its deadline and gave up (fields: command)",
+    "pickup_truncated": "the pickup text hit its character cap (fields: chars, cap)",
+    "brief_truncated": "a brief hit its token budget and dropped sections (fields: dropped)",
+    "traps_delivered": "pretool put traps before the agent (fields: session, ids)",
+    "trap_acted": "a delivered trap was acted on: changed or re-checked (field: trap)",
+    "pickup": "a pickup was assembled (fields: chars, ms, previous)",
+}
+FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
+TRUNCATIONS = ("pickup_truncated", "brief_truncated")
+NOISY_TRAP = 5  # deliveries within the window, never acted on, that make a trap noisy
+STALE_SUSPECT_HOURS = 24.0
+CHECKPOINT_SLACK_S = 120.0  # a turn newer than the last checkpoint by more than this is missed
+
+Level = Literal["ok", "info", "warn", "error"]
+
+
+class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One line of the health report."""
+
+    level: Level
+    check: str  # "hooks", "truncation", "note", "traps", "checkpoints", "install"
+    message: str
+    fix: str = ""
+    count: int = 0
+
+
+class Report(msgspec.Struct, kw_only=True):
+    days: float
+    since: str
+    events: dict[str, int]  # every event name seen in the window, known or not
+    problems: list[Problem]
+
+    @property
+    def healthy(self) -> bool:
+        return not any(p.level in ("warn", "error") for p in self.problems)
+
+
+def _iso(when: dt.datetime) -> str:
+    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _parse(ts: str) -> dt.datetime | None:
+    try:
+        when = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+_event = msgspec.json.Decoder()
+
+
+def events(store: Store, since: dt.datetime) -> Iterator[dict[str, Any]]:
+    """Logged events at or after `since`, oldest first; broken lines are skipped."""
+    folder = store.path("log")
+    for name in ("events.1.jsonl", "events.jsonl"):
+        path = folder / name
+        if not path.exists():
+            continue
+        for line in read_forward(path):
+            try:
+                record = _event.decode(line)
+            except msgspec.DecodeError:
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("event"), str):
+                continue
+            when = _parse(str(record.get("t", "")))
+            if when is not None and when >= since:
+                yield record
+
+
+def audit(
+    root: Path,
+    days: float = 7,
+    *,
+    adapters: Mapping[str, Any] | None = None,
+    config: Any | None = None,
+    now: dt.datetime | None = None,
+) -> Report:
+    """The health report for the project at `root` over the last `days`."""
+    now = now or dt.datetime.now(dt.UTC)
+    since = now - dt.timedelta(days=days)
+    store = Store(root)
+    logged = list(events(store, since))
+    counts = Counter(str(e["event"]) for e in logged)
+    problems: list[Problem] = []
+    problems += _failures(logged)
+    problems += _truncations(counts)
+    problems += _traps(root, logged)
+    if adapters is None:
+        from continuity_core.adapters import load_all
+
+        adapters, broken = load_all()
+        problems += [Problem(level="error", check="install", message=m) for m in broken.values()]
+    if config is None:
+        from continuity_core.config import load_config
+
+        config = load_config()
+    session, ref_mtime, trouble = _newest(store, adapters, config)
+    problems += trouble
+    problems += _suspects(root, now, session)
+    problems += _checkpoints(store, session, ref_mtime, since)
+    problems += _install(root, adapters, config)
+    return Report(days=days, since=_iso(since), events=dict(sorted(counts.items())),
+                  problems=problems)
+
+
+def _failures(logged: list[dict[str, Any]]) -> list[Problem]:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in logged:
+        if e["event"] in FAILURES:
+            groups.setdefault((e["event"], str(e.get("command", "?"))), []).append(e)
+    out = []
+    for (name, command), items in sorted(groups.items()):
+        last = items[-1]
+        detail = last.get("error") or last.get("agent") or ""
+        where = f" at {last['where']}" if last.get("where") else ""
+        out.append(Problem(
+            level="error" if name == "hook_error" else "warn", check="hooks", count=len(items),
+            message=(f"`baker {command}` {name.removeprefix('hook_').replace('_', ' ')} "
+                     f"{len(items)}×, last {last.get('t', '?')}{where}"
+                     + (f": {detail}" if detail else "")),
+            fix="see .baker/log/events.jsonl; run `baker doctor`",
+        ))
+    return out
+
+
+def _truncations(counts: Counter[str]) -> list[Problem]:
+    return [
+        Problem(level="info", check="truncation", count=counts[name],
+                message=f"{name.replace('_', ' ')} {counts[name]}×: {EVENTS[name].split(' (')[0]}",
+                fix="shorten the note, or raise [brief] budget-tokens in ~/.baker/config.toml")
+        for name in TRUNCATIONS if counts[name]
+    ]
+
+
+def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
+    delivered: Counter[str] = Counter()
+    acted: set[str] = set()
+    for e in logged:
+        if e["event"] == "traps_delivered" and isinstance(e.get("ids"), list):
+            delivered.update(str(i) for i in e["ids"])
+        elif e["event"] == "trap_acted" and isinstance(e.get("trap"), str):
+            acted.add(e["trap"])
+    patterns = _trap_patterns(root)
+    out = []
+    for trap, n in delivered.most_common():
+        # A trap removed since is no longer noisy; one acted on was worth its deliveries.
+        if n < NOISY_TRAP or trap in acted or trap not in patterns:
+            continue
+        label = f"{trap} ({patterns[trap]})"
+        out.append(Problem(
+            level="warn", check="traps", count=n,
+            message=f"trap {label} was delivered {n}× and never acted on",
+            fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
+        ))
+    return out
+
+
+def _trap_patterns(root: Path) -> dict[str, str]:
+    path = root / ".baker" / "traps.jsonl"
+    out: dict[str, str] = {}
+    if not path.exists():
+        return out
+    for line in read_forward(path):
+        try:
+            record = _event.decode(line)
+        except msgspec.DecodeError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            out[record["id"]] = str(record.get("pattern", ""))
+    return out
+
+
+def _newest(store: Store, adapters: Mapping[str, Any],
+            config: Any) -> tuple[Any | None, float, list[Problem]]:
+    """The project's newest session (read), its file's mtime, and why it could not be read."""
+    from continuity_core.sessions import newest, read_session
+
+    try:
+        found = newest(store.root, adapters, config)
+        if found.ref is None or found.adapter is None:
+            return None, 0.0, []
+        session = read_session(found.adapter, found.ref, store if store.exists else None)
+    except Exception as e:  # audit reports; it never fails on an adapter's bug
+        return None, 0.0, [Problem(level="warn", check="checkpoints",
+                                   message=f"cannot read the newest session: {e}")]
+    return session, found.ref.mtime, []
+
+
+def _suspects(root: Path, now: dt.datetime, session: Any | None) -> list[Problem]:
+    """SUSPECT markers left in the note, and a Now that the newest session already did."""
+    from continuity_core import note as note_mod
+
+    path = root / note_mod.NOTE_PATH
+    try:
+        text = path.read_text(errors="replace")
+        age_h = (now.timestamp() - os.stat(path).st_mtime) / 3600
+    except OSError:
+        return []
+    out = []
+    marked = [line.strip() for line in text.splitlines() if "SUSPECT" in line]
+    if marked:
+        stale = age_h >= STALE_SUSPECT_HOURS
+        out.append(Problem(
+            level="warn" if stale else "info", check="note", count=len(marked),
+            message=(f"{note_mod.NOTE_PATH} has {len(marked)} SUSPECT marker(s), "
+                     f"{f'untouched for {age_h:.0f} h' if stale else 'recent'}: "
+                     f"{marked[0][:120]}"),
+            fix="check whether that action already ran, then `baker now TEXT`",
+        ))
+    executed = getattr(note_mod, "executed", None)
+    if session is not None and executed is not None:
+        note = note_mod.parse(text)
+        action = note.get("Now")
+        call = executed(action, session, note.meta.get("updated") or None) if action else None
+        if call is not None:
+            out.append(Problem(
+                level="warn", check="note",
+                message=(f"Now is SUSPECT: {session.agent} session {session.session_id[:12]} "
+                         f"already ran {call.name}"
+                         + (f" at {call.timestamp}" if call.timestamp else "")
+                         + f", and the note was not updated since: {action[:100]}"),
+                fix="check that action's effect, then `baker now \"the next action\"`",
+            ))
+    return out
+
+
+def _checkpoints(store: Store, session: Any | None, ref_mtime: float,
+                 since: dt.datetime) -> list[Problem]:
+    """Compare the newest session's turns with the checkpoints written for it."""
+    if not store.exists:
+        return [Problem(level="warn", check="checkpoints",
+                        message=f"{store.root} has no .baker/: hooks cannot checkpoint here",
+                        fix="run `baker init`")]
+    if session is None:
+        return []
+    updated = (_parse(session.updated_at or "")
+               or dt.datetime.fromtimestamp(ref_mtime, dt.UTC))
+    if updated < since:
+        return []
+    mine = []
+    for path in store.checkpoint_paths():
+        try:
+            cp = msgspec.json.decode(path.read_bytes(), type=_CheckpointView)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if cp.session is not None and cp.session.session_id == session.session_id:
+            mine.append(cp.created_at)
+    turns = len(session.requests)
+    expected = min(turns, KEEP_CHECKPOINTS)
+    label = f"{session.agent} session {session.session_id[:12]}"
+    if not mine and turns:
+        return [Problem(level="warn", check="checkpoints", count=turns,
+                        message=f"{label} had {turns} turn(s) and no checkpoint",
+                        fix="the hooks are not firing here: `baker doctor`, then `baker sync`")]
+    out = []
+    if len(mine) < expected:
+        out.append(Problem(level="warn", check="checkpoints", count=expected - len(mine),
+                           message=f"{label}: {len(mine)} checkpoint(s) for {turns} turn(s)",
+                           fix="some turns ended without the checkpoint hook: `baker doctor`"))
+    times = [when for when in map(_parse, mine) if when is not None]
+    last = max(times, default=None)
+    if last is not None and (updated - last).total_seconds() > CHECKPOINT_SLACK_S:
+        out.append(Problem(level="warn", check="checkpoints",
+                           message=f"{label}: the last turn ({_iso(updated)}) has no checkpoint "
+                                   f"(newest {_iso(last)})",
+                           fix="check the turn-end hook with `baker doctor`"))
+    return out
+
+
+class _SessionView(msgspec.Struct):
+    session_id: str = ""
+
+
+class _CheckpointView(msgspec.Struct):
+    created_at: str = ""
+    session: _SessionView | None = None
+
+
+def _install(root: Path, adapters: Mapping[str, Any], config: Any) -> list[Problem]:
+    """The adapters' own findings about their hooks: untrusted, modified, missing."""
+    out = []
+    for name, adapter in adapters.items():
+        try:
+            findings = adapter.doctor(root, adapter.accounts(config))
+        except Exception as e:  # one adapter's bug is one line, never the whole report
+            out.append(Problem(level="warn", check="install",
+                               message=f"{name}: doctor failed: {e}"))
+            continue
+        for f in findings:
+            if f.level in ("warn", "error"):
+                out.append(Problem(level=f.level, check="install", message=f"{name}: {f.message}",
+                                   fix=f.fix))
+    return out

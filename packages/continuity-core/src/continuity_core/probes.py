@@ -1,0 +1,450 @@
+"""Environment facts, regenerated on every call: git, venv interpreters, job artifacts, shell
+probes and plugin probes (GPU) from the `continuity_core.probes` entry point group.
+
+Every entry is checked on its own: a malformed entry becomes an `error` result for that entry
+and never hides the others. Everything runs concurrently within one total deadline; a check
+that has not answered by then is reported as such, and its worker never holds up the exit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import stat
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import msgspec
+
+from continuity_core.git import git_facts
+from continuity_core.redact import redact
+from continuity_core.schemas.checkpoint import GitFacts
+from continuity_core.schemas.probe import Environment, ProbeResult
+from continuity_core.store import STORE, now_iso
+
+PROBES_FILE = "probes.json"
+PROBE_GROUP = "continuity_core.probes"
+DEFAULT_DEADLINE_S = 15.0
+SHELL_TIMEOUT_S = 10.0
+INTERPRETER_TIMEOUT_S = 5.0
+DETAIL_MAX = 300
+_NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
+NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
+
+T = TypeVar("T")
+
+
+@dataclass
+class ProbeContext:
+    """What a plugin probe gets: the project, its section of probes.json, the project's venv
+    interpreters (a default for plugins that run inside them) and its time limit."""
+
+    root: Path
+    config: Mapping[str, Any]
+    interpreters: list[str] = field(default_factory=list)
+    timeout_s: float = DEFAULT_DEADLINE_S
+
+
+class Probe(Protocol):
+    """A plugin registered under `continuity_core.probes`."""
+
+    name: str
+
+    def run(self, ctx: ProbeContext) -> list[ProbeResult]:
+        """Check the real thing and return one result per checked target."""
+        ...
+
+
+# --- running things concurrently and with time limits ---------------------------------------
+
+def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | BaseException | None]:
+    """Run `tasks` in daemon threads; None for each one still running at the deadline.
+
+    Daemon threads, not an executor: a worker stuck past the deadline must not keep a hook
+    process alive at exit.
+    """
+    results: list[T | BaseException | None] = [None] * len(tasks)
+    done = [threading.Event() for _ in tasks]
+
+    def work(i: int) -> None:
+        try:
+            results[i] = tasks[i]()
+        except Exception as e:  # one check's failure is its own result
+            results[i] = e
+        finally:
+            done[i].set()
+
+    for i in range(len(tasks)):
+        threading.Thread(target=work, args=(i,), daemon=True, name=f"baker-probe-{i}").start()
+    end = time.monotonic() + deadline_s
+    for event in done:
+        event.wait(max(0.0, end - time.monotonic()))
+    return [r if done[i].is_set() else None for i, r in enumerate(results)]
+
+
+@dataclass
+class Ran:
+    returncode: int | None  # None: timed out (the whole process group was killed)
+    out: str
+    err: str
+    elapsed_s: float
+
+
+def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
+                shell: bool = False, env: Mapping[str, str] | None = None) -> Ran:
+    """Run a command in its own process group; on timeout kill the group, grandchildren too."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, shell=shell, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True,
+        env=dict(env) if env is not None else None,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        code = None
+    return Ran(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+               time.monotonic() - start)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        proc.kill()
+
+
+def tail(text: str, limit: int = DETAIL_MAX) -> str:
+    """The last non-empty line of output, redacted and clipped: what a person reads first."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    last = redact(lines[-1]) if lines else ""
+    return last if len(last) <= limit else "…" + last[-(limit - 1):]
+
+
+# --- probes.json -----------------------------------------------------------------------------
+
+@dataclass
+class ProbesConfig:
+    jobs: list[Any] = field(default_factory=list)
+    probes: list[Any] = field(default_factory=list)
+    venvs: list[Any] = field(default_factory=list)
+    gpu: Mapping[str, Any] | None = None  # None: not configured
+    errors: list[ProbeResult] = field(default_factory=list)
+
+
+def read_config(root: Path) -> ProbesConfig:
+    """`.baker/probes.json`, each top-level key validated on its own."""
+    path = root / STORE / PROBES_FILE
+    cfg = ProbesConfig()
+    try:
+        raw: Any = msgspec.json.decode(path.read_bytes())
+    except FileNotFoundError:
+        return cfg
+    except (OSError, msgspec.DecodeError) as e:
+        cfg.errors.append(ProbeResult(name=PROBES_FILE, state="error", kind="config",
+                                      detail=f"unreadable or not JSON: {e}"))
+        return cfg
+    if not isinstance(raw, dict):
+        cfg.errors.append(ProbeResult(name=PROBES_FILE, state="error", kind="config",
+                                      detail="must be a JSON object with jobs/probes/gpu/venvs"))
+        return cfg
+    for key in ("jobs", "probes", "venvs"):
+        value = raw.get(key, [])
+        if isinstance(value, list):
+            setattr(cfg, key, value)
+        else:
+            cfg.errors.append(ProbeResult(name=f"{PROBES_FILE}: {key}", state="error",
+                                          kind="config", detail="must be a list"))
+    gpu = raw.get("gpu")
+    if gpu is not None and not isinstance(gpu, dict):
+        cfg.errors.append(ProbeResult(name=f"{PROBES_FILE}: gpu", state="error", kind="config",
+                                      detail="must be an object"))
+    elif isinstance(gpu, dict):
+        cfg.gpu = gpu
+    return cfg
+
+
+def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
+    """The entry's name, or its position and why the name is unusable."""
+    if not isinstance(entry, dict):
+        return where, "entry must be an object"
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        return where, f"malformed name {redact(repr(name))[:60]}"
+    return name, None
+
+
+def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float | None:
+    value = entry.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ValueError(f"{key} must be a positive number of seconds")
+    return float(value)
+
+
+# --- the checks ------------------------------------------------------------------------------
+
+def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> ProbeResult:
+    """A background job checked by its effect: its artifact exists, is fresh and readable."""
+    name, problem = _entry_name(entry, f"jobs[{index}]")
+    if problem:
+        return ProbeResult(name=name, state="error", kind="job", detail=problem)
+    artifact = entry.get("artifact")
+    if not isinstance(artifact, str) or not artifact.strip() or "\x00" in artifact:
+        return ProbeResult(name=name, state="error", kind="job",
+                           detail="missing or invalid artifact path")
+    try:
+        max_age = _number(entry, "max_age_s", None)
+    except ValueError as e:
+        return ProbeResult(name=name, state="error", kind="job", detail=str(e))
+    path = Path(os.path.expanduser(artifact))
+    path = path if path.is_absolute() else root / path
+    shown = artifact
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return ProbeResult(name=name, state="fail", kind="job", verdict="missing",
+                           detail=f"{shown}: missing")
+    except OSError as e:
+        return ProbeResult(name=name, state="fail", kind="job", verdict="unreadable",
+                           detail=f"{shown}: {e.strerror}")
+    age = (now or time.time()) - st.st_mtime
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            empty = not os.listdir(path)
+        else:
+            with open(path, "rb") as f:
+                empty = not f.read(1)
+    except OSError as e:
+        return ProbeResult(name=name, state="fail", kind="job", verdict="unreadable",
+                           detail=f"{shown}: unreadable ({e.strerror})")
+    if max_age is not None and age > max_age:
+        return ProbeResult(name=name, state="warn", kind="job", verdict="stale",
+                           detail=f"{shown}: stale, last written {_ago(age)} ago "
+                                  f"(expected within {_ago(max_age)})")
+    if empty:
+        return ProbeResult(name=name, state="warn", kind="job", verdict="empty",
+                           detail=f"{shown}: exists but is empty")
+    return ProbeResult(name=name, state="ok", kind="job", verdict="fresh",
+                       detail=f"{shown}: written {_ago(age)} ago")
+
+
+def _ago(seconds: float) -> str:
+    s = max(0, int(seconds))
+    if s < 120:
+        return f"{s}s"
+    if s < 7200:
+        return f"{s // 60}m"
+    if s < 172800:
+        return f"{s // 3600}h"
+    return f"{s // 86400}d"
+
+
+def check_shell(root: Path, entry: Any, index: int, limit_s: float) -> ProbeResult:
+    """A custom shell probe: the user's command, with its own timeout, in the project root."""
+    name, problem = _entry_name(entry, f"probes[{index}]")
+    if problem:
+        return ProbeResult(name=name, state="error", kind="shell", detail=problem)
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return ProbeResult(name=name, state="error", kind="shell", detail="missing command")
+    try:
+        timeout = _number(entry, "timeout_s", SHELL_TIMEOUT_S) or SHELL_TIMEOUT_S
+    except ValueError as e:
+        return ProbeResult(name=name, state="error", kind="shell", detail=str(e))
+    timeout = min(timeout, limit_s)
+    try:
+        # The user's own probe command from their project's probes.json.
+        ran = run_command(command, cwd=root, timeout_s=timeout, shell=True)  # noqa: S604
+    except OSError as e:
+        return ProbeResult(name=name, state="error", kind="shell", detail=f"cannot run: {e}")
+    elapsed = round(ran.elapsed_s, 3)
+    if ran.returncode is None:
+        return ProbeResult(name=name, state="timeout", kind="shell", elapsed_s=elapsed,
+                           detail=f"no answer within {timeout:g}s (killed)")
+    out = tail(ran.out) or tail(ran.err)
+    if ran.returncode == 0:
+        return ProbeResult(name=name, state="ok", kind="shell", elapsed_s=elapsed, detail=out)
+    return ProbeResult(name=name, state="fail", kind="shell", elapsed_s=elapsed,
+                       detail=f"exit {ran.returncode}" + (f": {out}" if out else ""))
+
+
+def venv_dirs(root: Path, extra: Sequence[Any] = ()) -> list[tuple[str, Path]]:
+    """Project virtual environments: folders holding `pyvenv.cfg` at the root or one level
+    below, plus the folders probes.json names under `venvs`."""
+    found: dict[Path, str] = {}
+    try:
+        children = sorted(p for p in root.iterdir() if p.is_dir() and p.name != ".git")
+    except OSError:
+        children = []
+    for child in children:
+        if (child / "pyvenv.cfg").is_file():
+            found.setdefault(child, child.name)
+    for value in extra:
+        if isinstance(value, str) and value.strip() and "\x00" not in value:
+            p = Path(os.path.expanduser(value))
+            found.setdefault(p if p.is_absolute() else root / p, value)
+    return [(label, path) for path, label in found.items()]
+
+
+def interpreter_of(venv: Path) -> Path:
+    windows = venv / "Scripts" / "python.exe"
+    return windows if windows.exists() and not (venv / "bin").exists() else venv / "bin" / "python"
+
+
+def check_interpreter(label: str, venv: Path, timeout_s: float) -> ProbeResult:
+    """Resolve a venv's interpreter and run it: a dangling link or a dead binary is reported."""
+    python = interpreter_of(venv.absolute())
+    if not venv.is_dir():
+        return ProbeResult(name=label, state="fail", kind="venv", verdict="missing",
+                           detail=f"{venv}: no such folder")
+    target = Path(os.path.realpath(python))
+    if not python.exists():
+        why = f"links to missing {target}" if python.is_symlink() else "missing"
+        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
+                           detail=f"{python}: {why}")
+    try:
+        ran = run_command([str(python), "-I", "-c", "import sys; print(sys.version.split()[0])"],
+                          cwd=venv, timeout_s=timeout_s)
+    except OSError as e:
+        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
+                           detail=f"{python} -> {target}: cannot run ({e.strerror})")
+    if ran.returncode is None:
+        return ProbeResult(name=label, state="timeout", kind="venv",
+                           detail=f"{python} -> {target}: no answer within {timeout_s:g}s")
+    if ran.returncode != 0:
+        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
+                           detail=f"{python} -> {target}: exit {ran.returncode} "
+                                  f"{tail(ran.err)}".rstrip())
+    return ProbeResult(name=label, state="ok", kind="venv", verdict="ok",
+                       detail=f"{python} -> {target} (Python {ran.out.strip()})")
+
+
+# --- plugin probes ---------------------------------------------------------------------------
+
+def plugin(name: str) -> Any | None:
+    """The probe registered as `name`, imported now; None when no package provides it.
+
+    Read from entry points directly: `BAKER_ADAPTERS` limits adapters, not probes.
+    """
+    for ep in metadata.entry_points(group=PROBE_GROUP, name=name):
+        obj = ep.load()
+        return obj() if isinstance(obj, type) else obj
+    return None
+
+
+def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
+    try:
+        probe = plugin("gpu")
+    except Exception as e:  # a broken plugin is reported, never raised
+        return [ProbeResult(name="gpu", state="error", kind="gpu",
+                            detail=f"the GPU probe failed to load: {e}")]
+    if probe is None:
+        return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
+                            detail=NOT_INSTALLED)]
+    results: list[ProbeResult] = probe.run(ctx)
+    return results
+
+
+# --- the whole picture -----------------------------------------------------------------------
+
+def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
+                gpu: bool = True) -> Environment:
+    """Every fact about `root`'s environment, checked now, within `deadline_s` in total."""
+    start = time.monotonic()
+    root = root.absolute()
+    cfg = read_config(root)
+    venvs = venv_dirs(root, cfg.venvs)
+    limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
+    interp_timeout = min(INTERPRETER_TIMEOUT_S, limit)
+
+    tasks: list[Callable[[], Any]] = [lambda: git_facts(root, timeout=min(5.0, limit))]
+    kinds: list[str] = ["git"]
+    names: list[str] = ["git"]
+    for label, path in venvs:
+        tasks.append(partial(check_interpreter, label, path, interp_timeout))
+        kinds.append("interpreters")
+        names.append(label)
+    for i, entry in enumerate(cfg.jobs):
+        tasks.append(partial(check_job, root, entry, i))
+        kinds.append("jobs")
+        names.append(_entry_name(entry, f"jobs[{i}]")[0])
+    for i, entry in enumerate(cfg.probes):
+        tasks.append(partial(check_shell, root, entry, i, limit))
+        kinds.append("probes")
+        names.append(_entry_name(entry, f"probes[{i}]")[0])
+    if gpu:
+        if cfg.gpu is not None:
+            pythons = [str(interpreter_of(p)) for _, p in venvs]
+            ctx = ProbeContext(root=root, config=cfg.gpu, interpreters=pythons, timeout_s=limit)
+            tasks.append(lambda: check_gpu(ctx))
+        else:
+            tasks.append(_gpu_unconfigured)
+        kinds.append("gpu")
+        names.append("gpu")
+
+    env = Environment(created_at=now_iso(), project=str(root))
+    results = run_all(tasks, limit)
+    for kind, name, result in zip(kinds, names, results, strict=True):
+        if kind == "git":
+            env.git = result if isinstance(result, GitFacts) else GitFacts()
+            continue
+        if result is None:
+            items = [ProbeResult(name=name, state="timeout", kind=kind.rstrip("s"),
+                                 detail=f"no answer within the {deadline_s:g}s deadline")]
+        elif isinstance(result, BaseException):
+            items = [ProbeResult(name=name, state="error", kind=kind.rstrip("s"),
+                                 detail=redact(f"{type(result).__name__}: {result}"))]
+        else:
+            items = result if isinstance(result, list) else [result]
+        getattr(env, kind).extend(items)
+    env.probes[:0] = cfg.errors
+    env.elapsed_s = round(time.monotonic() - start, 3)
+    return env
+
+
+def _gpu_unconfigured() -> list[ProbeResult]:
+    """No `gpu` section: say whether the plugin is there, run nothing."""
+    installed = any(True for _ in metadata.entry_points(group=PROBE_GROUP, name="gpu"))
+    if not installed:
+        return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
+                            detail=NOT_INSTALLED)]
+    return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not configured",
+                        detail='not configured (add "gpu": {} to .baker/probes.json)')]
+
+
+_MARK = {"ok": "ok", "warn": "WARN", "fail": "FAIL", "skipped": "-", "timeout": "TIMEOUT",
+         "error": "ERROR"}
+
+
+def render(env: Environment, *, quiet: bool = False) -> str:
+    """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
+    from continuity_core.brief import git_section
+
+    lines = [git_section(env.git)]
+    for title, items in (("interpreters", env.interpreters), ("jobs", env.jobs),
+                         ("probes", env.probes), ("gpu", env.gpu)):
+        shown = [r for r in items if not (quiet and r.state == "skipped")]
+        if not shown:
+            continue
+        lines.append(f"- {title}:")
+        lines += [f"  - [{_MARK[r.state]}] {r.name}: {r.detail}".rstrip(": ") for r in shown]
+    return redact("\n".join(lines))
+
+
+def problems(env: Environment) -> list[ProbeResult]:
+    """Results a person should act on."""
+    return [r for r in (*env.interpreters, *env.jobs, *env.probes, *env.gpu)
+            if r.state in ("warn", "fail", "timeout", "error")]

@@ -1,0 +1,107 @@
+"""`baker recall` and `baker audit` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_core.schemas.checkpoint import Checkpoint
+from continuity_core.schemas.session import Message, Session
+from continuity_core.store import Store
+
+
+@pytest.fixture
+def project(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An initialised project with one checkpoint, and no agent adapters in play."""
+    monkeypatch.setenv("BAKER_ADAPTERS", "")
+    store = Store(repo)
+    session = Session(agent="claude", session_id="5e55-10n", requests=["Shard the queue workers"],
+                      messages=[Message(role="assistant", text="Split workers by tenant hash; "
+                                        "the token is ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6")])
+    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(),
+                                      created_at="2026-11-30T05:00:00Z", session=session))
+    return repo
+
+
+def test_help(cli: Any) -> None:
+    assert "--all-projects" in cli("recall", "--help").output
+    assert "DAYS" in cli("audit", "--help").output
+
+
+def test_recall_json_has_what_a_tool_needs(cli: Any, project: Path) -> None:
+    result = cli("recall", "tenant", "hash", "--json")
+    assert result.exit_code == 0, result.output
+    [hit] = json.loads(result.output)
+    assert (hit["agent"], hit["session_id"], hit["kind"]) == ("claude", "5e55-10n", "checkpoint")
+    assert hit["project"] == str(project) and hit["time"] == "2026-11-30T05:00:00Z"
+    assert "«tenant» «hash»" in hit["snippet"] and "ghp_FAKE" not in result.output
+    assert hit["open"] == "baker recall --show 5e55-10n"
+
+
+def test_recall_for_people_and_the_empty_answer(cli: Any, project: Path) -> None:
+    out = cli("recall", "queue").output
+    assert "claude · 5e55-10n (checkpoint)" in out and "→ baker recall --show 5e55-10n" in out
+    out = cli("recall", "kubernetes").output
+    assert "No archived session" in out and "--all-projects" in out
+
+
+def test_show_and_forget(cli: Any, project: Path) -> None:
+    cli("recall", "--index")
+    shown = cli("recall", "--show", "5e55")
+    assert "Shard the queue workers" in shown.output and "[REDACTED]" in shown.output
+    assert "Forgot session 5e55-10n" in cli("recall", "--forget", "5e55").output
+    assert json.loads(cli("recall", "queue", "--json").output) == []
+    missing = cli("recall", "--show", "nope")
+    assert missing.exit_code == 1 and "no archived session matches 'nope'" in missing.output
+
+
+def test_recall_needs_words(cli: Any, project: Path) -> None:
+    result = cli("recall")
+    assert result.exit_code == 2 and "give words to search for" in result.output
+
+
+def test_index_reports_and_is_incremental(cli: Any, project: Path) -> None:
+    first = json.loads(cli("recall", "--index", "--json").output)
+    assert first["indexed"] == 1 and first["rows"] == 1
+    again = json.loads(cli("recall", "--index", "--json").output)
+    assert again["indexed"] == 0 and again["sources"] == 1
+
+
+def test_audit_reports_hook_failures(cli: Any, project: Path) -> None:
+    Store(project).log("hook_error", command="pickup", error="ValueError: boom", where="x.py:1")
+    data = json.loads(cli("audit", "3", "--json").output)
+    assert data["healthy"] is False and data["days"] == 3
+    assert data["events"] == {"hook_error": 1}
+    assert data["problems"][0]["check"] == "hooks"
+    out = cli("audit").output
+    assert "✗ [hooks] `baker pickup` error 1×" in out and "ValueError: boom" in out
+
+
+def test_audit_of_a_healthy_project(cli: Any, project: Path) -> None:
+    result = cli("audit")
+    assert result.exit_code == 0 and "healthy" in result.output
+
+
+def test_progress_bar_only_for_long_runs_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from continuity_cli.commands import archive as commands
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Tty()
+    monkeypatch.setattr("sys.stderr", err)
+    small = commands._Progress()
+    assert small([(None, 1000)]) is None
+    big = commands._Progress()
+    tick = big([(None, commands.PROGRESS_BYTES)])
+    tick(commands.PROGRESS_BYTES)
+    big.close()
+    assert "Indexing 1 files" in err.getvalue() and "100%" in err.getvalue()
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert commands._Progress()([(None, commands.PROGRESS_BYTES * 4)]) is None

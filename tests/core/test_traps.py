@@ -1,0 +1,159 @@
+"""Traps: storage, matching, batches of five unseen, broken lines, re-check after changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from continuity_core import hooks, traps
+from continuity_core.errors import BakerError
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    (repo / ".baker").mkdir()
+    return repo
+
+
+def pretool(payload: dict | bytes) -> str:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return hooks.pretool(None, data, [])[1]
+
+
+def tool(session: str = "s1", **tool_input: str) -> dict:
+    return {"session_id": session, "tool_name": "Edit", "tool_input": tool_input}
+
+
+def test_add_list_remove(project: Path) -> None:
+    a = traps.add(project, "src/db/*.py", "raw SQL strings broke the migration tests",
+                  session="abc123", agent="claude")
+    b = traps.add(project, "pip install *", "the lock file pins everything; use uv sync",
+                  command=True)
+    assert [t.id for t in traps.load(project)] == [a.id, b.id]
+    assert a.kind == "path" and b.kind == "command"
+    assert a.session == "abc123" and a.created_at
+    assert traps.remove(project, a.id[:5]).id == a.id
+    assert [t.id for t in traps.load(project)] == [b.id]
+    with pytest.raises(traps.TrapNotFound):
+        traps.remove(project, "ffffffff")
+
+
+def test_add_refuses_empty_and_redacts(project: Path) -> None:
+    with pytest.raises(BakerError):
+        traps.add(project, "  ", "why")
+    with pytest.raises(BakerError):
+        traps.add(project, "x.py", "")
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    traps.add(project, "deploy.sh", f"hard-coding GITHUB_TOKEN {token} leaked it")
+    assert token not in (project / ".baker" / "traps.jsonl").read_text()
+
+
+def test_broken_lines_are_skipped_one_by_one_and_kept(project: Path) -> None:
+    good = traps.add(project, "a.py", "first")
+    path = project / ".baker" / "traps.jsonl"
+    junk = [b"{torn", b"[1, 2]", b'"a string"', b"null",
+            b'{"id": "x1", "pattern": 7, "why": "non-string", "created_at": "t"}',
+            b'{"id": "x2", "pattern": ["a"], "why": "list", "created_at": "t"}',
+            b'{"id": "x3", "why": "no pattern", "created_at": "t"}', b"\xff\xfe"]
+    with path.open("ab") as f:
+        f.write(b"\n".join(junk) + b"\n")
+    later = traps.add(project, "b.py", "second")
+    assert [t.id for t in traps.load(project)] == [good.id, later.id]
+    traps.remove(project, good.id)
+    remaining = path.read_bytes().splitlines()
+    assert all(line in remaining for line in junk)  # nothing stored is lost
+    assert traps.matching_paths(project, ["b.py"])[0].id == later.id
+
+
+@pytest.mark.parametrize(("pattern", "path", "hit"), [
+    ("src/db/*.py", "src/db/models.py", True),
+    ("src/db/*.py", "src/api/models.py", False),
+    ("*.lock", "deep/dir/poetry.lock", True),  # no slash: the file name, anywhere
+    ("migrations", "app/migrations", True),
+    ("migrations/", "migrations/0001_init.py", True),  # a folder covers what is inside
+    ("server.py", "server.py", True),
+    ("server.py", "server.pyc", False),
+    ("./docs/*.md", "docs/index.md", True),
+])
+def test_path_patterns(pattern: str, path: str, hit: bool) -> None:
+    assert traps.path_matches(pattern, path) is hit
+
+
+@pytest.mark.parametrize(("pattern", "command", "hit"), [
+    ("pip install *", "cd api && pip install -e .", True),
+    ("pytest -x", "python -m pytest -x tests", True),
+    ("git push --force*", "git push origin main", False),
+    ("npm run build", "npm run build:prod", True),
+])
+def test_command_patterns(pattern: str, command: str, hit: bool) -> None:
+    assert traps.command_matches(pattern, command) is hit
+
+
+def test_absolute_paths_and_shell_words_reach_path_traps(project: Path) -> None:
+    t = traps.add(project, "src/db.py", "do not delete: the loader imports it")
+    assert traps.matching(project, [t], [str(project / "src" / "db.py")], None) == [t]
+    assert traps.matching(project, [t], [], "rm -f src/db.py && ls") == [t]
+    assert traps.matching(project, [t], [], "echo 'unbalanced") == []
+
+
+def test_pretool_delivers_five_unseen_per_call_then_the_rest(project: Path) -> None:
+    made = [traps.add(project, "src/*.py", f"attempt {i} failed") for i in range(7)]
+    first = pretool(tool(file_path=str(project / "src" / "app.py")))
+    assert first.count("attempt ") == 5
+    second = pretool(tool(file_path="src/app.py"))
+    assert second.count("attempt ") == 2
+    assert "attempt 5" in second and "attempt 6" in second
+    assert pretool(tool(file_path="src/app.py")) == ""
+    # another session has seen none of them
+    assert pretool(tool(session="s2", file_path="src/app.py")).count("attempt ") == 5
+    assert len(made) == 7
+
+
+def test_pretool_records_only_what_it_delivered(project: Path) -> None:
+    traps.add(project, "a.py", "trap for a")
+    traps.add(project, "b.py", "trap for b")
+    assert "trap for a" in pretool(tool(file_path="a.py"))
+    assert "trap for b" in pretool(tool(file_path="b.py"))  # not marked seen by the first call
+    assert pretool(tool(file_path="a.py")) == ""
+
+
+def test_pretool_matches_shell_commands(project: Path) -> None:
+    traps.add(project, "alembic downgrade*", "downgrade drops the audit table", command=True)
+    out = pretool({"session_id": "s", "tool_name": "Bash",
+                   "tool_input": {"command": "cd api && alembic downgrade -1"}})
+    assert "downgrade drops the audit table" in out
+
+
+@pytest.mark.parametrize("payload", [b"", b"{", b"[]", b"\x00\xff", b'{"tool_input": 5}',
+                                     b'{"tool_input": {"file_path": 7}}'])
+def test_pretool_ignores_bad_payloads(project: Path, payload: bytes) -> None:
+    traps.add(project, "*", "everything")
+    assert pretool(payload) == ""
+
+
+def test_pretool_outside_a_project_does_nothing(repo: Path) -> None:
+    assert hooks.pretool(None, json.dumps(tool(file_path="x.py")).encode(), []) == (None, "")
+
+
+def test_cited_files_are_hashed_and_changes_need_a_recheck(project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "cache.py").write_text("TTL = 60\n")
+    (project / "config.toml").write_text("ttl = 60\n")
+    t = traps.add(project, "src/cache.py", "lowering TTL broke the rate limiter",
+                  files=["config.toml"])
+    assert set(t.file_hashes) == {"src/cache.py", "config.toml"}
+    assert traps.changed_files(project, t) == []
+    assert "needs re-check" not in traps.render(project, t)
+    (project / "config.toml").write_text("ttl = 5\n")
+    assert traps.changed_files(project, t) == ["config.toml"]
+    assert "needs re-check: config.toml changed" in traps.render(project, t)
+    assert "needs re-check" in pretool(tool(file_path="src/cache.py"))
+
+
+def test_matching_paths_for_the_brief(project: Path) -> None:
+    a = traps.add(project, "server.py", "a")
+    traps.add(project, "client.py", "b")
+    traps.add(project, "server.py", "c", command=True)
+    assert [t.id for t in traps.matching_paths(project, ["server.py"])] == [a.id]
