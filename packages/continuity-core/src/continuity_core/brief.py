@@ -8,6 +8,8 @@ move and the user's latest request are never dropped.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from continuity_core.redact import redact
@@ -83,7 +85,7 @@ def git_section(git: GitFacts) -> str:
     return "\n".join(lines)
 
 
-def session_sections(session: Session) -> list[Section]:
+def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     out: list[Section] = []
     raw = f"transcript of {session.agent} session {session.session_id} (raw data)"
     if session.todos:
@@ -99,6 +101,12 @@ def session_sections(session: Session) -> list[Section]:
         out.append(Section(key="files", title="Files edited", source=raw, body=body,
                            priority=70))
     interrupted = _interrupted(session)
+    if unrecorded is not None:
+        what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
+        interrupted = (interrupted + "\n" if interrupted else "") + (
+            f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
+            "transcript never recorded it (seen by the pre-tool hook only; the agent likely "
+            f"died while it ran):\n{_fence(what)}")
     if interrupted:
         out.append(Section(key="interrupted", title="Interrupted", source=raw,
                            body=interrupted, priority=90))
@@ -166,6 +174,7 @@ def build(
     checkpoint: Checkpoint | None = None,
     saved_text: str | None = None,
     traps: list[Trap] | None = None,
+    unrecorded: Any = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
 ) -> Brief:
     """Assemble the sections; everything in them is redacted."""
@@ -209,7 +218,7 @@ def build(
                                 source="written on purpose, may have drifted",
                                 body=saved_text or "", priority=60))
     if session is not None:
-        sections += session_sections(session)
+        sections += session_sections(session, unrecorded)
     if traps:
         body = "\n".join(f"- `{t.pattern}`: {t.why}" for t in traps)
         sections.append(Section(key="traps", title="Traps for the files touched",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import brief as brief_mod
+from continuity_core import inflight
 from continuity_core import note as note_mod
 from continuity_core.adapters import load_all
 from continuity_core.config import load_config
@@ -58,6 +59,7 @@ def make(
         project=str(root), created_at=now_iso(), git=git_facts(root), note_text=note_text,
         session=session, ref=found.ref, searched=found.searched, traps=traps,
         saved_text=saved_text, checkpoint=latest,
+        unrecorded=inflight.unrecorded(store, session) if store.exists and session else None,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
     return Handoff(brief=built, session=session, adapter=found.adapter, errors=errors)

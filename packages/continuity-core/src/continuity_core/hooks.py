@@ -46,6 +46,10 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Stor
         store.log("hook_bad_input", command="checkpoint", agent=agent, size=len(payload))
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
+    if event is not None and event.session_id and event.kind in ("stop", "notify"):
+        from continuity_core import inflight
+
+        inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
         summary += f" ({cp.session.agent} session {cp.session.session_id})"
@@ -112,7 +116,7 @@ PRETOOL_HEADER = (
 
 def pretool(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store | None, str]:
     """PreToolUse: up to five unseen traps matching the call's paths or command; never blocks."""
-    from continuity_core import traps
+    from continuity_core import inflight, traps
 
     adapter, event = _event_for(agent, payload, argv, "pre_tool")
     store = project_store(event)
@@ -122,6 +126,8 @@ def pretool(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store |
         if payload.strip():
             store.log("hook_bad_input", command="pretool", agent=agent, size=len(payload))
         return store, ""
+    if adapter is not None:
+        inflight.record(store, event)
     if not event.paths and not event.command:
         return store, ""
     session = event.session_id or "no-session"

@@ -71,13 +71,14 @@ _PATTERNS: list[tuple[str, str]] = [
      # A name for something about a secret (its file, URL, header, variable) holds none.
      r"(?![\w.\-]*?(?i:file|path|url|uri|endpoint|env|header|name|manager)[\"']?\s*[:=])"
      # `key: value` needs a space or a quote at the colon: `file.py:3:code` is not one.
-     r"[\w.\-]*[\"']?\s*(?::=|=|:(?=[\s\"'])|(?<=[\"']):)\s*[\"']?)"
+     # Quotes may come JSON-escaped (`\\"`): the text of a log line or of a tool's JSON output.
+     r"[\w.\-]*\\*[\"']?\s*(?::=|=|:(?=\\?[\s\"'])|(?<=[\"']):)\s*\\*[\"']?)"
      # Not a value: a PEM block (left whole to `private_key`), a $VARIABLE, a URL (credentials
      # in URLs have their own pattern), a path, a placeholder (`your-…`, `sk-...`).
      r"(?![\"']?\s)(?!-----BEGIN|[$]|[a-zA-Z][a-zA-Z0-9+.\-]*://|\.{0,2}/[\w.\-]+/|(?i:your)[_\-])"
-     r"(?![^\s\"',;]*\.\.\.)(?=[^\s\"',;]*[A-Za-z])(?=[^\s\"',;]*[0-9/+_\-])"
+     r"(?![^\s\"',;\\]*\.\.\.)(?=[^\s\"',;\\]*[A-Za-z])(?=[^\s\"',;\\]*[0-9/+_\-])"
      # ...and not code that goes on after it (`self._tokens.get(`).
-     r"[^\s\"',;(){}\[\]<>]{6,}(?![\w(]|\.[\w(])"),
+     r"[^\s\"',;(){}\[\]<>\\]{6,}(?![\w(]|\.[\w(])"),
 ]
 
 

@@ -1,0 +1,61 @@
+"""A tool call the transcript never recorded (the agent died while it ran) still reaches the
+brief, because the pre-tool hook saw it start."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from continuity_core import brief, inflight
+from continuity_core.schemas.checkpoint import GitFacts
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import Session, ToolCall
+from continuity_core.store import Store
+from tests.conftest import FIXTURES, run_baker
+
+
+def store_in(tmp_path: Path) -> Store:
+    (tmp_path / ".baker").mkdir(mode=0o700)
+    return Store(tmp_path)
+
+
+def event(session_id: str = "s1") -> HookEvent:
+    return HookEvent(agent="gemini", kind="pre_tool", session_id=session_id,
+                     tool_name="run_shell_command",
+                     command="sleep 60 && ./scripts/integration.sh")
+
+
+def test_a_call_after_the_last_record_is_reported(tmp_path: Path) -> None:
+    store = store_in(tmp_path)
+    session = Session(agent="gemini", session_id="s1", updated_at="2000-01-01T00:00:00Z")
+    inflight.record(store, event())
+    call = inflight.unrecorded(store, session)
+    assert call is not None and call.command == "sleep 60 && ./scripts/integration.sh"
+    text = brief.render(brief.build(project="/p", created_at="t", git=GitFacts(), note_text=None,
+                                    session=session, unrecorded=call))
+    assert "sleep 60 && ./scripts/integration.sh" in text and "pre-tool hook" in text
+
+
+def test_a_call_the_transcript_moved_past_is_not(tmp_path: Path) -> None:
+    store = store_in(tmp_path)
+    inflight.record(store, event())
+    later = Session(agent="gemini", session_id="s1", updated_at="2999-01-01T00:00:00Z")
+    assert inflight.unrecorded(store, later) is None
+    pending = Session(agent="gemini", session_id="s1",
+                      tool_calls=[ToolCall(id="t", name="run_shell_command")])
+    assert inflight.unrecorded(store, pending) is None  # the transcript says it already
+    inflight.clear(store, "gemini", "s1")
+    assert inflight.unrecorded(store, Session(agent="gemini", session_id="s1")) is None
+
+
+def test_hooks_record_and_a_finished_turn_clears(repo: Path) -> None:
+    run_baker("init", cwd=repo)
+    before = json.loads((FIXTURES / "gemini/hook_payloads/BeforeTool.run_shell_command.json").read_text())
+    before["cwd"] = str(repo)
+    assert run_baker("pretool", "--agent", "gemini", cwd=repo, input=json.dumps(before)).returncode == 0
+    files = list((repo / ".baker" / "inflight").iterdir())
+    assert len(files) == 1 and "celsius_to_fahrenheit" in files[0].read_text()
+    after = json.loads((FIXTURES / "gemini/hook_payloads/AfterAgent.json").read_text())
+    after.update(cwd=str(repo), session_id=before["session_id"])
+    run_baker("checkpoint", "--agent", "gemini", "--quiet", cwd=repo, input=json.dumps(after))
+    assert list((repo / ".baker" / "inflight").iterdir()) == []
