@@ -11,6 +11,7 @@ import pytest
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.session import Message, Session
 from continuity_core.store import Store
+from tests.conftest import copy_tree
 
 
 @pytest.fixture
@@ -68,6 +69,24 @@ def test_index_reports_and_is_incremental(cli: Any, project: Path) -> None:
     assert first["indexed"] == 1 and first["rows"] == 1
     again = json.loads(cli("recall", "--index", "--json").output)
     assert again["indexed"] == 0 and again["sources"] == 1
+
+
+def test_recall_all_projects_finds_other_projects_sessions_of_every_agent(
+    cli: Any, repo: Path, fixtures: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy_tree(fixtures / "claude" / ".claude", isolated_home / ".claude")
+    codex = copy_tree(fixtures / "codex" / ".codex", isolated_home / "codex-home")
+    copy_tree(fixtures / "gemini" / ".gemini", isolated_home / ".gemini")
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    monkeypatch.setenv("BAKER_ADAPTERS", "claude,codex,gemini")
+    # the scratch repo has no sessions: only --all-projects reaches the captured chat-server
+    assert json.loads(cli("recall", "pagination", "--json").output) == []
+    result = cli("recall", "pagination", "--all-projects", "--json")
+    assert result.exit_code == 0, result.output
+    hits = {h["agent"]: h for h in json.loads(result.output)}
+    assert set(hits) == {"claude", "codex", "gemini"}
+    assert {h["project"] for h in hits.values()} == {"/home/dev/src/chat-server"}
+    assert hits["claude"]["session_id"] == "d6782a42-5c90-4a01-9811-8946dd346920"
 
 
 def test_audit_reports_hook_failures(cli: Any, project: Path) -> None:

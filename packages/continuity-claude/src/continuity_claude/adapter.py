@@ -34,6 +34,9 @@ class ClaudeAdapter:
     def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         return discovery.discover(project, accounts)
 
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.all_sessions(accounts)
+
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
         if cursor is None or cursor.path != ref.path:

@@ -174,3 +174,23 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
             agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
             mtime=mtime, cwd=cwd, size=size,
         )
+
+
+def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    """Every session of every project in `accounts`, in no particular order.
+
+    A stat per file and the `cwd` from its first records; subagent transcripts (a folder
+    deeper) are left out as `discover` leaves them out.
+    """
+    for acc in accounts:
+        base = os.path.join(acc.dir, "projects")
+        try:
+            folders = [e.path for e in os.scandir(base) if e.is_dir()]
+        except OSError:
+            continue
+        for folder in sorted(folders):
+            for mtime, path, size in _sessions(folder):
+                yield SessionRef(
+                    agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
+                    mtime=mtime, cwd=read_cwd(path), size=size,
+                )

@@ -60,6 +60,9 @@ class CodexAdapter:
     def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         return discovery.discover(project, accounts)
 
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.all_sessions(accounts)
+
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         if not ref.path.endswith(".zst"):
             return read_incremental(ref, cursor, parser.fold)

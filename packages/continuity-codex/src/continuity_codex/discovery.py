@@ -326,6 +326,40 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
             yield ref
 
 
+def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    """Every rollout of every account, in no particular order: one walk of the session folders,
+    the `cwd` from the thread index, and a rollout's head only when the index lacks it.
+
+    Index rows with no rollout on disk (title-generation threads) are left out, as in `discover`.
+    """
+    for account in accounts:
+        if not os.path.isdir(account.dir):
+            continue
+        indexed = {tid: (recorded, cwd) for tid, recorded, cwd in index_rows(account.dir) or []}
+        walked: set[str] = set()
+        for path in rollout_files(account.dir):
+            stat = _mtime(path)
+            if stat is None:
+                continue
+            tid = thread_id_of(path)
+            if tid is not None and tid in indexed:
+                cwd = indexed[tid][1]
+            else:
+                try:
+                    tid, cwd = head_meta(path)
+                except OSError:
+                    continue
+            if tid:
+                walked.add(tid)
+                yield _ref(account, tid, path, cwd, stat)
+        # a rollout the index records outside this home (`locate` finds it as recorded)
+        for tid, (recorded, cwd) in indexed.items():
+            if tid not in walked and os.path.isfile(recorded):
+                stat = _mtime(recorded)
+                if stat is not None:
+                    yield _ref(account, tid, recorded, cwd, stat)
+
+
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
     parts = Path(path).parts

@@ -80,6 +80,11 @@ class Adapter(Protocol):
         """Sessions of `project` (its root or below) across `accounts`, newest first."""
         ...
 
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        """Every session of every project in `accounts`, any order: names, stat, index and
+        first lines only. What `discover` leaves out (subagents, stubs) stays out."""
+        ...
+
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Read (or continue reading) a session into `cursor.session`."""
         ...

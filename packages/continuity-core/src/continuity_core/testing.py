@@ -18,7 +18,7 @@ import pytest
 
 from continuity_core.adapters import Account, Adapter, LaunchOptions
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.session import Session
+from continuity_core.schemas.session import Session, SessionRef
 
 
 @dataclass
@@ -65,6 +65,21 @@ class AdapterContract:
         other = tmp_path / "no-such-project-here"
         other.mkdir()
         assert list(sample.adapter.discover(other, sample.accounts)) == []
+
+    def test_all_sessions_covers_discover(self, sample: ContractSample) -> None:
+        def key(ref: SessionRef) -> tuple[str, str, str, str]:
+            return ref.agent, ref.account, ref.session_id, ref.path
+
+        every = list(sample.adapter.all_sessions(sample.accounts))
+        assert all(r.agent == sample.adapter.name for r in every)
+        assert len({key(r) for r in every}) == len(every), "a session is listed twice"
+        mine = {key(r) for r in sample.adapter.discover(sample.project, sample.accounts)}
+        assert mine and mine <= {key(r) for r in every}
+        # the sample home holds other projects too: their sessions are listed as well
+        others = [r for r in every if key(r) not in mine]
+        assert others, "all_sessions found only the sample project's sessions"
+        root = str(sample.project)
+        assert all(r.cwd != root for r in others if r.cwd)
 
     def _newest(self, sample: ContractSample) -> Session:
         ref = next(iter(sample.adapter.discover(sample.project, sample.accounts)))

@@ -46,6 +46,9 @@ class GeminiAdapter:
     def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         return discovery.discover(project, accounts)
 
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.all_sessions(accounts)
+
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         return parser.read(ref, cursor)
 

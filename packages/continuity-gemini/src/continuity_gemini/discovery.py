@@ -250,6 +250,35 @@ def discover(project: Path, accs: Sequence[Account]) -> Iterator[SessionRef]:
     return iter(refs)
 
 
+def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
+    """Every session of every project folder in `accs`, in no particular order.
+
+    The cwd comes from the registry, the `.project_root` markers or a legacy hash folder's known
+    root; `--resume` stubs are left out as `discover` leaves them out.
+    """
+    for acc in accs:
+        gemini_dir = Path(acc.dir)
+        roots = _roots_by_folder(gemini_dir)
+        for folder in sorted(_all_folders(gemini_dir)):
+            probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
+            for f in best_per_session(probed):
+                yield SessionRef(agent=AGENT, account=acc.name, session_id=f.session_id,
+                                 path=str(f.path), mtime=f.mtime, cwd=roots.get(folder.name),
+                                 size=f.size)
+
+
+def _roots_by_folder(gemini_dir: Path) -> dict[str, str]:
+    """{tmp folder name: project root}: slugs (the registry first, as the CLI reads it), then
+    the legacy sha256 folder names of every root known."""
+    out: dict[str, str] = {}
+    for source in (registry(gemini_dir), markers(gemini_dir)):
+        for root, slug in source.items():
+            out.setdefault(slug, _norm(root))
+    for root in list(out.values()):
+        out.setdefault(hashlib.sha256(root.encode()).hexdigest(), root)
+    return out
+
+
 def find_session(session_id: str, accs: Sequence[Account], *, cwd: str | None = None,
                  hint: str | None = None) -> SessionRef | None:
     """The file holding `session_id`: the hook's folder first, then the cwd's, then every one."""
