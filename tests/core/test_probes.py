@@ -174,6 +174,7 @@ def test_gpu_not_installed_is_said(repo: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_gpu_unconfigured_runs_nothing_and_pickup_hides_it(repo: Path) -> None:
+    pytest.importorskip("continuity_gpu_probes")
     env = probes.environment(repo, deadline_s=5)
     assert env.gpu[0].verdict == "not configured"
     assert "gpu" in probes.render(env)
