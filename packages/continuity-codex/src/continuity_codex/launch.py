@@ -51,9 +51,12 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
         if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
-            target, copied = _copy_into(native, home)
-            if copied:
-                notes.append(f"copied the rollout of {native.session_id} to {target}")
+            if options.extra.get("dry_run"):
+                notes.append(f"would copy the rollout of {native.session_id} into {home}")
+            else:
+                target, copied = _copy_into(native, home)
+                if copied:
+                    notes.append(f"copied the rollout of {native.session_id} to {target}")
         # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied
         # into another CODEX_HOME (found by its file name; Codex then adds it to that index).
         prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."

@@ -318,6 +318,6 @@ def _install(root: Path, adapters: Mapping[str, Any], config: Any) -> list[Probl
             continue
         for f in findings:
             if f.level in ("warn", "error"):
-                out.append(Problem(level=f.level, check="install", message=f"{name}: {f.message}",
-                                   fix=f.fix))
+                message = f.message if f.message.startswith(f"{name}:") else f"{name}: {f.message}"
+                out.append(Problem(level=f.level, check="install", message=message, fix=f.fix))
     return out

@@ -77,7 +77,7 @@ class GeminiAdapter:
         if local:
             return [Change(path=str(SETTINGS), action="skipped",
                            detail="Gemini CLI has no personal project settings file; install "
-                                  "user-level hooks with `baker global sync` instead")]
+                                  "user-level hooks with `baker global sync --user-hooks` instead")]
         changes = [install.apply(project / SETTINGS, project, remove=False, dry_run=dry_run)]
         if not self._reads_agents_md(project):
             changes.append(ensure_block(project / "GEMINI.md", POINTER, project, dry_run=dry_run))

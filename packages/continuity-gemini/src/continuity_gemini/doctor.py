@@ -94,7 +94,9 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     elif user_hooks:
         out.append(Finding(level="ok", message="gemini: hooks installed at user level"))
     else:
-        out.append(Finding(level="warn", message="gemini: no Continuity hooks configured",
+        # Without a Gemini home the user does not use Gemini here: say so, don't warn.
+        out.append(Finding(level="warn" if homes else "info",
+                           message="gemini: no Continuity hooks configured",
                            fix="run `baker sync --agent gemini`"))
     if _get(project_settings, "hooksConfig", "enabled") is False:
         out.append(Finding(level="warn", message="gemini: hooksConfig.enabled is false in "
