@@ -58,6 +58,8 @@ def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Cha
         old: str | None = path.read_text()
     except FileNotFoundError:
         old = None
+    except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
+        return Change(path=rel, action="failed", detail=e.strerror or str(e))
     if old == new:
         return Change(path=rel, action="unchanged")
     if new == "" and old is not None:

@@ -12,6 +12,8 @@ from typing import Any
 MARK = "[REDACTED]"
 
 # (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
+# Every repetition that is tried at many starting points is bounded ({0,64}, {0,1024}): an
+# unbounded one makes a long run like `a-a-a-…` quadratic, and a hook would miss its deadline.
 _PATTERNS: list[tuple[str, str]] = [
     ("private_key",
      r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -30,6 +32,8 @@ _PATTERNS: list[tuple[str, str]] = [
     ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
     ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
     ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
+    # STS session tokens run to a thousand characters: too long for a generic `KEY=value`.
+    ("aws_session_token", r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}"),
     ("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
     ("azure_storage", r"AccountKey=[A-Za-z0-9+/=]{40,}"),
     ("sendgrid", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
@@ -58,27 +62,32 @@ _PATTERNS: list[tuple[str, str]] = [
     ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
     ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
     ("netrc", r"(?P<keep_netrc>\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+)\S+"),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
     ("bearer", r"(?P<keep_bearer>\b(?i:bearer|token)\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
     ("basic_auth", r"(?P<keep_basic_auth>\b(?i:basic)\s+)[A-Za-z0-9+/]{16,}={0,2}"),
     ("url_credentials",
-     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]*:)[^\s@/\"'<>]+(?=@)"),
+     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
+     r"[^\s@/\"'<>]{1,256}(?=@)"),
     # KEY=value, key: value, "key": "value" for names that say secret.
     ("assignment",
-     r"(?P<keep_assignment>[\"']?\b[\w.\-]*?"
+     # The match starts at the word that says secret (`AWS_` of `AWS_SECRET…` stays outside
+     # it): a scan for a name prefix at every word start would cost 64 tries per position.
+     r"(?P<keep_assignment>"
      r"(?i:secret|passw(?:or)?d|passwd|pwd|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
      r"|credentials?|auth[_\-]?key|session[_\-]?key)"
      # A name for something about a secret (its file, URL, header, variable) holds none.
-     r"(?![\w.\-]*?(?i:file|path|url|uri|endpoint|env|header|name|manager)[\"']?\s*[:=])"
+     r"(?![\w.\-]{0,64}?(?i:file|path|url|uri|endpoint|env|header|name|manager)[\"']?\s*[:=])"
      # `key: value` needs a space or a quote at the colon: `file.py:3:code` is not one.
      # Quotes may come JSON-escaped (`\\"`): the text of a log line or of a tool's JSON output.
-     r"[\w.\-]*\\*[\"']?\s*(?::=|=|:(?=\\?[\s\"'])|(?<=[\"']):)\s*\\*[\"']?)"
+     r"[\w.\-]{0,64}\\*[\"']?\s*(?::=|=|:(?=\\?[\s\"'])|(?<=[\"']):)\s*\\*[\"']?)"
      # Not a value: a PEM block (left whole to `private_key`), a $VARIABLE, a URL (credentials
      # in URLs have their own pattern), a path, a placeholder (`your-…`, `sk-...`).
-     r"(?![\"']?\s)(?!-----BEGIN|[$]|[a-zA-Z][a-zA-Z0-9+.\-]*://|\.{0,2}/[\w.\-]+/|(?i:your)[_\-])"
-     r"(?![^\s\"',;\\]*\.\.\.)(?=[^\s\"',;\\]*[A-Za-z])(?=[^\s\"',;\\]*[0-9/+_\-])"
+     r"(?![\"']?\s)(?!-----BEGIN|[$]|[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://|\.{0,2}/[\w.\-]{1,64}/"
+     r"|(?i:your)[_\-])"
+     r"(?![^\s\"',;\\]{0,64}\.\.\.)(?=[^\s\"',;\\]{0,1024}[A-Za-z])"
+     r"(?=[^\s\"',;\\]{0,1024}[0-9/+_\-])"
      # ...and not code that goes on after it (`self._tokens.get(`).
-     r"[^\s\"',;(){}\[\]<>\\]{6,}(?![\w(]|\.[\w(])"),
+     r"[^\s\"',;(){}\[\]<>\\]{6,1024}(?![\w(]|\.[\w(])"),
 ]
 
 
