@@ -91,7 +91,7 @@ class Interactive:
         self._reader.start()
 
     def send(self, data: bytes) -> None:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # also once stopped (EBADF)
             os.write(self.master, data)
 
     @property
@@ -99,7 +99,7 @@ class Interactive:
         return self.output.decode("utf-8", "replace")
 
     def stop(self, timeout: float = 5) -> int:
-        """Stop the CLI by its PID (its own session's group: no helper outlives it)."""
+        """Stop the CLI by its PID (its own session's group: no helper outlives it); idempotent."""
         if self.proc.poll() is None:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 try:
@@ -112,7 +112,9 @@ class Interactive:
                 except subprocess.TimeoutExpired:
                     continue
         code = self.proc.wait()
-        os.close(self.master)
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1
         if self._reader:
             self._reader.join(2)
         return code
@@ -162,12 +164,20 @@ class Agent:
 
     def interactive(self, prompt: str, *extra: str) -> Interactive:
         """Start the CLI's TUI in a pseudo-terminal with `prompt` as its first turn."""
+        return self.terminal(*self.argv(prompt, headless=False), *extra)
+
+    def terminal(self, *argv: str, env: dict[str, str] | None = None) -> Interactive:
+        """Run any command line in a pseudo-terminal, such as `baker resume codex`.
+
+        `env` overrides entries of the agent's env. What the command exec's stays in the
+        terminal's session, so `.stop()` ends it by the PID started here.
+        """
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        env = {**self.env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
-        proc = subprocess.Popen([*self.argv(prompt, headless=False), *extra], cwd=self.project,
-                                env=env, stdin=slave, stdout=slave, stderr=slave,
-                                start_new_session=True)
+        full = {**self.env, **(env or {}), "TERM": "xterm-256color", "COLUMNS": "120",
+                "LINES": "40"}
+        proc = subprocess.Popen(list(argv), cwd=self.project, env=full, stdin=slave,
+                                stdout=slave, stderr=slave, start_new_session=True)
         os.close(slave)
         session = Interactive(proc, master)
         session.start_reader()
@@ -268,10 +278,11 @@ trust_level = "trusted"
         (gemini / "trustedFolders.json").write_text(json.dumps({root: "TRUST_FOLDER"}))
 
 
-def baker(agent: Agent, *args: str, input: str | None = None,
-          timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run the installed `baker` in the agent's environment and project."""
-    return subprocess.run([str(VENV_BIN / "baker"), *args], cwd=agent.project, env=agent.env,
+def baker(agent: Agent, *args: str, input: str | None = None, timeout: float = 60,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the installed `baker` in the agent's environment (`env` overrides) and project."""
+    return subprocess.run([str(VENV_BIN / "baker"), *args], cwd=agent.project,
+                          env={**agent.env, **(env or {})},
                           input=input, capture_output=True, text=True, timeout=timeout)
 
 

@@ -59,12 +59,9 @@ def test_headless_turn_with_tool_calls(name: str, agent, monkeypatch: pytest.Mon
     assert [e.path for e in session.files_edited] == ["hello.txt"]
 
 
-@pytest.mark.parametrize("name", [
-    # Claude Code batches TaskCreate, TaskCreate, TaskUpdate(1) in one message; the adapter
-    # applies the update before the create's result has given the task its id.
-    pytest.param("claude", marks=pytest.mark.xfail(
-        reason="continuity_claude drops a TaskUpdate batched with its TaskCreate")),
-    "codex", "gemini"])
+# Claude Code batches TaskCreate, TaskCreate, TaskUpdate(1) in one message: the update comes
+# before the create's result has given the task its id.
+@pytest.mark.parametrize("name", AGENTS)
 def test_todo_list_reaches_the_adapter(name: str, agent, monkeypatch: pytest.MonkeyPatch) -> None:
     a: Agent = agent(name, [Turn(calls=[todos(*TODOS)]), Turn(text="Planned.")])
     a.run("E2E: plan the work")

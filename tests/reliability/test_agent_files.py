@@ -47,8 +47,6 @@ BAD_TOML = 'model = "a"\nmodel = "b"\n[x\n'
 KNOWN = {
     "gemini": "install.apply re-serialises the whole file (json.dumps): CRLF, layout and "
               "\\u escapes of foreign content change; edit as text like continuity_claude.install",
-    "codex": "install_user reads config.toml with read_text(): universal newlines turn CRLF "
-             "into LF; read_bytes().decode() keeps them",
 }
 
 

@@ -259,10 +259,7 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         if kinds := leaks(text.replace(raw_trap, ""), fold="archive.sqlite" in name):
             (cursors if "/cursors/" in name else found)[name] = kinds
     assert not found, found
-    if cursors:
-        # Known, reported with a fix: the incremental reader's state keeps raw transcript
-        # bytes (Cursor.head, and Codex's extra["last_request"]). Remove when fixed.
-        pytest.xfail(f"secrets in reader cursors: {cursors}")
+    assert not cursors, cursors  # reader state keeps digests and redacted facts only
 
 
 def test_false_positive_rate_on_ordinary_code_and_prose() -> None:

@@ -40,7 +40,12 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     env = _account_env(options.account)
     if options.native is not None:
         return _native(project, options, env)
-    return LaunchSpec(argv=[PROGRAM, first_prompt(brief)], env=env, cwd=str(project))
+    argv = [PROGRAM, first_prompt(brief)]
+    if not brief.resolve().is_relative_to(project.resolve()):
+        # Read asks before it leaves the project (seen with 2.1.197); after the prompt, as
+        # --add-dir takes every argument that follows it.
+        argv += ["--add-dir", str(brief.resolve().parent)]
+    return LaunchSpec(argv=argv, env=env, cwd=str(project))
 
 
 def _copy(src: Path, dst: Path) -> bool:

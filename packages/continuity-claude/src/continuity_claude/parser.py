@@ -35,12 +35,12 @@ from continuity_core.schemas.session import (
     limits,
 )
 from continuity_core.transcript import (
-    HEAD_BYTES,
     Cursor,
     add_call,
     add_edit,
     add_error,
     clip,
+    new_cursor,
 )
 
 
@@ -113,7 +113,6 @@ def tail_cursor(ref: SessionRef, cold_max: int = COLD_MAX) -> Cursor | None:
         if st.st_size <= cold_max:
             return None
         with open(ref.path, "rb") as f:
-            head = f.read(HEAD_BYTES)
             offset = f.seek(st.st_size - cold_max)
             while True:  # skip the rest of the line the seek cut, in bounded reads
                 block = f.read(1 << 20)
@@ -124,9 +123,7 @@ def tail_cursor(ref: SessionRef, cold_max: int = COLD_MAX) -> Cursor | None:
                 offset += len(block)
     except OSError:
         return None
-    session = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
-                      account=ref.account, cwd=ref.cwd)
-    return Cursor(path=ref.path, offset=offset, ino=st.st_ino, head=head, session=session)
+    return new_cursor(ref, offset)
 
 
 def context_window(model: str | None) -> int:
@@ -278,6 +275,19 @@ def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[st
         session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
         session.todos.append(TodoItem(content=subject, id=task_id))
         extra["todos"] = True
+        for update in extra.get("early", {}).pop(task_id, []) if task_id else []:
+            _task_update(session, extra, update)
+    update = extra.get("updates", {}).pop(call_id, None)
+    if update is not None and not is_error and _succeeded(rec):
+        _task_update(session, extra, update)
+
+
+def _succeeded(rec: Record) -> bool:
+    """False when a tool's structured result says `success: false`."""
+    if not rec.toolUseResult:
+        return True
+    result = _decode_any(rec.toolUseResult)
+    return not (isinstance(result, dict) and result.get("success") is False)
 
 
 def _assistant(
@@ -350,26 +360,42 @@ def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[
     elif name == "TaskCreate" and isinstance(args.get("subject"), str):
         _remember(extra, "creates", call_id, redact(args["subject"]))
     elif name == "TaskUpdate" and args.get("taskId") is not None:
-        _task_update(session, str(args["taskId"]), args)
+        # Applied when its result arrives: a TaskUpdate batched with the TaskCreate of its
+        # task comes before the create's result has given the task its id.
+        status = args.get("status")
+        update: dict[str, Any] = {"taskId": str(args["taskId"]),
+                                  "status": status if isinstance(status, str) else None}
+        if isinstance(args.get("subject"), str):
+            update["subject"] = redact(args["subject"])
+        _remember(extra, "updates", call_id, update)
 
 
 def _status(value: Any) -> TodoStatus:
     return cast(TodoStatus, value) if value in _STATUSES else "pending"
 
 
-def _task_update(session: Session, task_id: str, args: dict[str, Any]) -> None:
+def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]) -> None:
+    """Apply a successful TaskUpdate (its subject already redacted).
+
+    An update for a task not yet known waits for that task's create result.
+    """
+    task_id = update["taskId"]
     for i, todo in enumerate(session.todos):
         if todo.id != task_id:
             continue
-        status = args.get("status")
+        status = update.get("status")
         if status == "deleted":
             del session.todos[i]
             return
         if status in _STATUSES:
             todo.status = _status(status)
-        if isinstance(args.get("subject"), str):
-            todo.content = redact(args["subject"])
+        if isinstance(update.get("subject"), str):
+            todo.content = update["subject"]
         return
+    early: dict[str, list[dict[str, Any]]] = extra.setdefault("early", {})
+    early.setdefault(task_id, []).append(update)
+    while len(early) > PENDING_MAX:  # tasks created before a tail read began: forget
+        del early[next(iter(early))]
 
 
 def _system(session: Session, rec: Record) -> None:

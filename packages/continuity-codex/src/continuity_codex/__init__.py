@@ -31,7 +31,7 @@ from continuity_core.fs import atomic_write
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
-from continuity_core.transcript import Cursor, read_incremental
+from continuity_core.transcript import Cursor
 
 __all__ = ["CodexAdapter"]
 
@@ -65,13 +65,13 @@ class CodexAdapter:
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         if not ref.path.endswith(".zst"):
-            return read_incremental(ref, cursor, parser.fold)
+            return parser.read(ref, cursor)
         from continuity_core.config import baker_home
 
         plain = discovery.plain_copy(ref.path, baker_home() / "cache" / "codex")
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
-        cursor = read_incremental(msgspec.structs.replace(ref, path=plain), cursor, parser.fold)
+        cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
         cursor.session.path = ref.path
         return cursor
 
@@ -130,7 +130,7 @@ class CodexAdapter:
             return [Change(path=str(home), action="skipped",
                            detail="no Codex home here; run codex once to create it")]
         try:
-            before = path.read_text(encoding="utf-8")
+            before = path.read_bytes().decode("utf-8")  # keeps CRLF line ends as they are
         except FileNotFoundError:
             before = ""
         import tomlkit

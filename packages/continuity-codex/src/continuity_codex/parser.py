@@ -3,11 +3,17 @@
 Paginated rollouts (0.171+) carry the user's words and the agent's answers as `item_completed`
 events; legacy ones as `user_message` / `agent_message` events. `response_item` messages are
 what the model saw, injected context included, so requests never come from them.
+
+Redaction is the costly step, so `fold_raw` keeps raw text and `finish` redacts (and clips) only
+what a read added and the Session still keeps, as the Claude parser does: `read` runs them so.
+`fold` (one line, redacted at once) serves a caller that saves the cursor without `finish`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import re
 from typing import Any
 
 import msgspec
@@ -18,20 +24,22 @@ from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
+    Message,
+    Role,
     Session,
+    SessionRef,
     TodoItem,
     ToolCall,
     Usage,
     limits,
 )
 from continuity_core.transcript import (
+    Cursor,
     add_call,
     add_edit,
     add_error,
-    add_message,
-    add_request,
     clip,
-    set_result,
+    read_incremental,
 )
 
 
@@ -54,10 +62,29 @@ LIMIT_KINDS = (("usage_limit", "usage_limit"), ("usage limit", "usage_limit"),
                ("rate_limit", "rate_limit"), ("rate limit", "rate_limit"),
                ("quota", "usage_limit"), ("overloaded", "overloaded"),
                ("unauthorized", "auth"))
+# How a usage-limit message names its reset, in the CLI's local time: "try again at 6:20 AM"
+# the same day, "try again at Dec 4th, 2026 3:57 AM" (`%b %-d{suffix}, %Y %-I:%M %p`) later.
+_TRY_AGAIN = re.compile(
+    r"[Tt]ry again at (?:(?P<mon>[A-Z][a-z]{2}) (?P<day>\d{1,2})(?:st|nd|rd|th)?,? "
+    r"(?:(?P<year>\d{4}) )?)?(?P<h>\d{1,2}):(?P<m>\d\d) ?(?P<ap>[AaPp][Mm])")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    """Read (or continue reading) a rollout, redacting once what the Session keeps."""
+    return read_incremental(ref, cursor, fold_raw, finish=finish)
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Fold one rollout line into `session`; `extra` keeps what later lines refer back to."""
+    """Fold one line and redact what it added, for a caller that never runs `finish`."""
+    try:
+        fold_raw(session, extra, line)
+    finally:
+        finish(session, extra)
+
+
+def fold_raw(session: Session, extra: dict[str, Any], line: bytes) -> None:
+    """Fold one rollout line into `session`, raw: `finish` must run before it is saved."""
     if any(s in line[:160] for s in SKIP):
         return
     record = _envelope.decode(line)
@@ -118,8 +145,8 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
             _error(session, extra, p["error"], ts)
     elif kind == "turn_aborted":
         session.turn_incomplete = True
-        add_message(session, "system", f"turn aborted ({p.get('reason', 'interrupted')})",
-                    kind="meta", timestamp=ts)
+        _message(session, extra, "system", f"turn aborted ({p.get('reason', 'interrupted')})",
+                 "meta", ts)
     elif kind == "error":
         _error(session, extra, p, ts)
     elif kind == "token_count":
@@ -129,11 +156,11 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
     elif kind == "user_message" and isinstance(p.get("message"), str):
         _request(session, extra, p["message"], ts)
     elif kind == "agent_message" and isinstance(p.get("message"), str):
-        add_message(session, "assistant", p["message"], timestamp=ts)
+        _message(session, extra, "assistant", p["message"], "response", ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        set_result(session, str(p.get("call_id")), str(output),
-                   is_error=p.get("exit_code") not in (0, None))
+        _result(session, extra, str(p.get("call_id")), str(output),
+                is_error=p.get("exit_code") not in (0, None))
     elif kind == "patch_apply_end":
         _changes(session, extra, str(p.get("call_id")), p.get("changes"),
                  ok=p.get("success", True) is not False)
@@ -141,14 +168,70 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
 
 def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None) -> None:
     if text.startswith(HANDOFF_PROMPTS):  # typed by `baker resume`, so the user's is older
-        add_message(session, "user", text, kind="meta", timestamp=ts)
+        _message(session, extra, "user", text, "meta", ts)
         return
-    # A file written by one CLI and migrated or appended to by another may say it twice.
-    if text == extra.get("last_request") and session.records - extra.get("last_request_at", 0) < 6:
+    # A file written by one CLI and migrated or appended to by another may say it twice. The
+    # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
+    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    if digest == extra.get("last_request") and \
+            session.records - extra.get("last_request_at", 0) < 6:
         return
-    extra["last_request"], extra["last_request_at"] = text, session.records
+    extra["last_request"], extra["last_request_at"] = digest, session.records
     extra["turn_requests"] = extra.get("turn_requests", 0) + 1
-    add_request(session, text, ts)
+    session.requests.append(text)
+    del session.requests[: -limits.REQUESTS]
+    extra["new_requests"] = extra.get("new_requests", 0) + 1
+    _message(session, extra, "user", text, "request", ts)
+
+
+def _message(session: Session, extra: dict[str, Any], role: Role, text: str, kind: Any,
+             ts: str | None) -> None:
+    """Append a message, raw until `finish` (the core `add_message` cap, deferred redaction)."""
+    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=ts))
+    del session.messages[: -limits.MESSAGES]
+    extra["new_messages"] = extra.get("new_messages", 0) + 1
+
+
+def _call(session: Session, extra: dict[str, Any], call: ToolCall) -> None:
+    add_call(session, call)
+    _touch(extra, "new_inputs", call.id)
+
+
+def _result(session: Session, extra: dict[str, Any], call_id: str, output: str, *,
+            is_error: bool) -> None:
+    """A tool's result, raw until `finish`; ignored when the call is not (or no longer) kept."""
+    for call in reversed(session.tool_calls):
+        if call.id == call_id:
+            call.output, call.is_error = output, is_error
+            _touch(extra, "new_outputs", call_id)
+            return
+
+
+def _touch(extra: dict[str, Any], key: str, call_id: str) -> None:
+    """Note a call whose input or output (`key`) is raw until `finish`."""
+    touched: list[str] = extra.setdefault(key, [])
+    if call_id not in touched:
+        touched.append(call_id)
+        del touched[: -2 * limits.TOOL_CALLS]  # more than the calls a session keeps
+
+
+def finish(session: Session, extra: dict[str, Any]) -> None:
+    """Redact and clip what was added since the last `finish` and the session still keeps."""
+    new = min(extra.pop("new_requests", 0), len(session.requests))
+    for i in range(len(session.requests) - new, len(session.requests)):
+        session.requests[i] = redact(session.requests[i])
+    new = min(extra.pop("new_messages", 0), len(session.messages))
+    for m in session.messages[len(session.messages) - new :]:
+        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
+    inputs, outputs = set(extra.pop("new_inputs", ())), set(extra.pop("new_outputs", ()))
+    for call in session.tool_calls if inputs or outputs else ():
+        if call.id in inputs:
+            call.input = _input(call.input)
+        if call.id in outputs and call.output is not None:
+            call.output = clip(redact(call.output))
+    if extra.pop("todos", False):
+        for todo in session.todos:
+            todo.content = redact(todo.content)
 
 
 def _text(content: Any) -> str:
@@ -169,16 +252,16 @@ def _completed(
     elif kind == "AgentMessage":
         text = _text(item.get("content"))
         if text:
-            add_message(session, "assistant", text, timestamp=ts)
+            _message(session, extra, "assistant", text, "response", ts)
     elif kind == "CommandExecution":
         call_id = str(item.get("id"))
         if not any(c.id == call_id for c in session.tool_calls):
             command = item.get("command")
-            add_call(session, ToolCall(id=call_id, name="exec_command", timestamp=ts,
-                                       input=redact_obj({"command": command})))
+            _call(session, extra, ToolCall(id=call_id, name="exec_command", timestamp=ts,
+                                           input={"command": command}))
         if item.get("status") != "in_progress":
-            set_result(session, call_id, str(item.get("aggregated_output") or ""),
-                       is_error=item.get("exit_code") not in (0, None))
+            _result(session, extra, call_id, str(item.get("aggregated_output") or ""),
+                    is_error=item.get("exit_code") not in (0, None))
     elif kind == "FileChange":
         _changes(session, extra, str(item.get("id")), item.get("changes"),
                  ok=item.get("status") in (None, "completed"))
@@ -221,14 +304,14 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
             args = {"arguments": p.get("arguments")}
         args = args if isinstance(args, dict) else {"arguments": args}
         if name == "update_plan":
-            _plan(session, args)
-        add_call(session, ToolCall(id=call_id, name=name, input=_input(args), timestamp=ts))
+            _plan(session, extra, args)
+        _call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=ts))
     elif kind == "custom_tool_call":
         name = str(p.get("name") or "?")
         raw = p.get("input")
         text = raw if isinstance(raw, str) else ""
-        add_call(session, ToolCall(id=call_id, name=name, input=_input({"patch": text}),
-                                   timestamp=ts))
+        _call(session, extra, ToolCall(id=call_id, name=name, input={"patch": text},
+                                       timestamp=ts))
         if name == "apply_patch":
             try:
                 ops = patch_mod.parse(text)
@@ -240,12 +323,12 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     elif kind == "local_shell_call":
         action = p.get("action")
         action = action if isinstance(action, dict) else {}
-        add_call(session, ToolCall(id=call_id, name="local_shell",
-                                   input=_input({"command": action.get("command")}), timestamp=ts))
+        _call(session, extra, ToolCall(id=call_id, name="local_shell",
+                                       input={"command": action.get("command")}, timestamp=ts))
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = p.get("output")
         text = output if isinstance(output, str) else _output_text(output)
-        set_result(session, call_id, text, is_error=_failed(text))
+        _result(session, extra, call_id, text, is_error=_failed(text))
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
@@ -277,7 +360,7 @@ def _input(args: dict[str, Any]) -> dict[str, Any]:
     return {k: clip(v) if isinstance(v, str) else v for k, v in clean.items()}
 
 
-def _plan(session: Session, args: dict[str, Any]) -> None:
+def _plan(session: Session, extra: dict[str, Any], args: dict[str, Any]) -> None:
     plan = args.get("plan")
     if not isinstance(plan, list):
         return
@@ -286,6 +369,7 @@ def _plan(session: Session, args: dict[str, Any]) -> None:
                  status=STATUS.get(str(step.get("status")), "pending"))  # type: ignore[arg-type]
         for step in plan if isinstance(step, dict) and step.get("step")
     ]
+    extra["todos"] = True
 
 
 def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> None:
@@ -317,9 +401,49 @@ def _error(session: Session, extra: dict[str, Any], err: dict[str, Any], ts: str
     info = err.get("codex_error_info")
     probe = f"{info} {message}".lower() if isinstance(info, str) else message.lower()
     kind = next((k for marker, k in LIMIT_KINDS if marker in probe), "api")
-    add_error(session, ApiError(
-        kind=kind, message=message, timestamp=ts,  # type: ignore[arg-type]
-        reset_at=extra.get("resets_at") if kind in ("usage_limit", "rate_limit") else None))
+    reset = None
+    if kind in ("usage_limit", "rate_limit"):
+        # The rate-limit snapshot is exact; the message's words round to the minute.
+        reset = extra.get("resets_at") or clock_reset(message, ts)
+    add_error(session, ApiError(kind=kind, message=message, timestamp=ts,  # type: ignore[arg-type]
+                                reset_at=reset))
+
+
+def clock_reset(text: str, at: str | None, tz: dt.tzinfo | None = None) -> str | None:
+    """The reset a message names ("try again at 6:20 AM"), as UTC ISO 8601.
+
+    The words are wall-clock time where the CLI ran, `tz` (default: this machine's zone); a
+    bare clock time is its next occurrence at or after `at`, the record's timestamp.
+    """
+    m = _TRY_AGAIN.search(text)
+    if not m or not at:
+        return None
+    try:
+        base = dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if base.tzinfo is None:
+        base = base.replace(tzinfo=dt.UTC)
+    # Naive wall time in `tz`; with no `tz`, Python reads a naive time as local, DST included.
+    now = base.astimezone(tz).replace(tzinfo=None, second=0, microsecond=0)
+    hour = int(m["h"]) % 12 + (12 if m["ap"].lower() == "pm" else 0)
+    try:
+        if m["mon"]:
+            if m["mon"].title() not in _MONTHS:
+                return None
+            year = int(m["year"]) if m["year"] else now.year
+            when = dt.datetime(year, _MONTHS.index(m["mon"].title()) + 1, int(m["day"]),
+                               hour, int(m["m"]))
+            if not m["year"] and when < now - dt.timedelta(days=1):
+                when = when.replace(year=year + 1)  # "Jan 2nd" read on Dec 31st
+        else:
+            when = now.replace(hour=hour, minute=int(m["m"]))
+            if when < now:
+                when += dt.timedelta(days=1)
+    except ValueError:
+        return None
+    utc = (when.replace(tzinfo=tz) if tz else when).astimezone(dt.UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _iso(seconds: float) -> str:

@@ -7,6 +7,7 @@ appended since the cursor, and starts over when the file shrank or was replaced.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -35,14 +36,35 @@ class Cursor(msgspec.Struct, kw_only=True):
     path: str
     offset: int = 0
     ino: int = 0
-    head: bytes = b""  # the file's first bytes: a different head means a replaced file
+    # A digest of the file's first `head_len` bytes: other first bytes mean a replaced file.
+    # Only the digest is kept, so no transcript text reaches the cursor unredacted.
+    head_len: int = 0
+    head_sha: str = ""
     session: Session
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-def _head(path: str) -> bytes:
+def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
     with open(path, "rb") as f:
-        return f.read(HEAD_BYTES)
+        head = f.read(length)
+    return len(head), hashlib.sha256(head).hexdigest()
+
+
+def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:
+    """A cursor that starts reading `ref` at `offset`, with an empty Session."""
+    head_len, head_sha = _digest(ref.path)
+    return Cursor(
+        path=ref.path, offset=offset, ino=os.stat(ref.path).st_ino, head_len=head_len,
+        head_sha=head_sha,
+        session=Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
+                        account=ref.account, cwd=ref.cwd),
+    )
+
+
+def _same_file(cursor: Cursor, st: os.stat_result) -> bool:
+    if st.st_size < cursor.offset or cursor.ino != st.st_ino:
+        return False
+    return _digest(cursor.path, cursor.head_len) == (cursor.head_len, cursor.head_sha)
 
 
 def read_incremental(
@@ -57,22 +79,10 @@ def read_incremental(
     st = os.stat(ref.path)
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValueError(f"{ref.path} is not a regular file")
-    head = _head(ref.path)
-    fresh = (
-        cursor is None
-        or cursor.path != ref.path
-        or st.st_size < cursor.offset
-        or cursor.ino != st.st_ino
-        or not head.startswith(cursor.head[: len(head)])
-    )
-    if fresh or cursor is None:
-        cursor = Cursor(
-            path=ref.path, ino=st.st_ino, head=head,
-            session=Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
-                            account=ref.account, cwd=ref.cwd),
-        )
-    else:
-        cursor.head = head if len(head) > len(cursor.head) else cursor.head
+    if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
+        cursor = new_cursor(ref)
+    elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
+        cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, cursor.extra
     reader = ForwardReader(ref.path, cursor.offset, include_tail=include_tail)
     for line in reader:

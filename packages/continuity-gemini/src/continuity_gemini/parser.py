@@ -10,6 +10,10 @@ introduces (the `<state_snapshot>` summary) and never a request, since the kept 
 comes back under fresh ids. `cursor.extra["view"]` remembers, for the newest messages, what
 each contributed, so a replaced message or a rewind can take its part back out; it is capped,
 so memory stays bounded whatever the transcript's size.
+
+Redaction is the costly step, so `fold` keeps raw text and `finish` redacts (and clips) only
+what a read added and the Session still keeps, as the Claude parser does; that includes the
+todo lists `extra` keeps for rewinds, which reach disk with the cursor.
 """
 
 from __future__ import annotations
@@ -17,16 +21,19 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from continuity_core.redact import redact_obj
+from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
     ErrorKind,
+    Message,
+    Role,
     Session,
     SessionRef,
     TodoItem,
@@ -39,11 +46,8 @@ from continuity_core.transcript import (
     add_call,
     add_edit,
     add_error,
-    add_message,
-    add_request,
     clip,
     read_incremental,
-    set_result,
 )
 from continuity_gemini.discovery import CONTEXT_ID
 
@@ -64,6 +68,7 @@ _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
 _RETRY = re.compile(
     r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([hms])", re.I)
+_IDS = "ids"  # the transient key of `_ids`
 
 
 def window(model: str | None) -> int:
@@ -104,6 +109,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
 # --- the fold -------------------------------------------------------------------------------
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
+    """Apply one chat-log line, raw: `finish` must run before the cursor is saved."""
     rec = msgspec.json.decode(line)
     if not isinstance(rec, dict):
         raise ValueError("not an object")
@@ -120,9 +126,70 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
 
 
 def finish(session: Session, extra: dict[str, Any]) -> None:
-    """Whether the last turn ended: a prompt or a tool result the model never answered."""
+    """Redact and clip what this read added and the session still keeps; and whether the last
+    turn ended (not when a prompt or a tool result was never answered)."""
+    new = min(extra.pop("new_requests", 0), len(session.requests))
+    for i in range(len(session.requests) - new, len(session.requests)):
+        session.requests[i] = redact(session.requests[i])
+    new = min(extra.pop("new_messages", 0), len(session.messages))
+    for m in session.messages[len(session.messages) - new :]:
+        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
+    touched = set(extra.pop("touched", ()))
+    for call in session.tool_calls:
+        if call.id in touched:
+            call.input = redact_obj(call.input)
+            if call.output is not None:
+                call.output = clip(redact(call.output))
+    for saved in extra.get("todos") or []:
+        if len(saved) > 2:  # [message id, todos, raw]: added by this read
+            saved[1] = [{**t, "content": redact(t["content"])} for t in saved[1]]
+            del saved[2:]
+    if extra.pop("new_todos", False):
+        for todo in session.todos:
+            todo.content = redact(todo.content)
+    extra.pop(_IDS, None)
     turns = [e for e in extra.get("view") or [] if e.get("k") in _TURN_KINDS]
     session.turn_incomplete = bool(turns) and turns[-1]["k"] in ("request", "result")
+
+
+def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None) -> None:
+    """A typed request, raw until `finish` (the core `add_request` cap, deferred redaction)."""
+    session.requests.append(text)
+    del session.requests[: -limits.REQUESTS]
+    extra["new_requests"] = extra.get("new_requests", 0) + 1
+    _add_message(session, extra, "user", text, "request", ts)
+
+
+def _add_message(session: Session, extra: dict[str, Any], role: Role, text: str, kind: Any,
+                 ts: str | None) -> None:
+    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=ts))
+    del session.messages[: -limits.MESSAGES]
+    extra["new_messages"] = extra.get("new_messages", 0) + 1
+
+
+def _pop(items: list[Any], extra: dict[str, Any], counter: str) -> None:
+    """Drop the newest item; if this read added it, it no longer waits for `finish`."""
+    if items:
+        items.pop()
+        if extra.get(counter):
+            extra[counter] -= 1
+
+
+def _result(session: Session, extra: dict[str, Any], call_id: str, output: str, *,
+            is_error: bool) -> None:
+    """A tool's result, raw until `finish`; ignored when the call is not (or no longer) kept."""
+    for call in reversed(session.tool_calls):
+        if call.id == call_id:
+            call.output, call.is_error = output, is_error
+            _touch(extra, call_id)
+            return
+
+
+def _touch(extra: dict[str, Any], call_id: str) -> None:
+    touched: list[str] = extra.setdefault("touched", [])
+    if call_id not in touched:
+        touched.append(call_id)
+        del touched[: -2 * limits.TOOL_CALLS]  # more than the calls a session keeps
 
 
 def _unknown(session: Session, what: str) -> None:
@@ -161,24 +228,50 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
         if text.startswith("<state_snapshot>"):
             # The file does not say whether /compress or the threshold did it; PreCompress does.
             session.compactions.append(Compaction(
-                trigger="unknown", summary=clip(text), timestamp=msg.get("timestamp"),
+                trigger="unknown", summary=clip(redact(text)), timestamp=msg.get("timestamp"),
                 pre_tokens=session.usage.context_tokens if session.usage else None))
             del session.compactions[: -limits.COMPACTIONS]
-            add_message(session, "user", text, kind="summary", timestamp=msg.get("timestamp"))
+            _add_message(session, extra, "user", text, "summary", msg.get("timestamp"))
             _push(extra, {"id": msg["id"], "k": "summary", "m": 1})
         else:
             _push(extra, {"id": msg["id"], "k": "view"})  # a re-id'd copy: a rewind target
 
 
+def _ids(extra: dict[str, Any]) -> Counter[str]:
+    """How many view entries each id has, so that a miss (most lookups) needs no scan.
+
+    Built on a read's first lookup and dropped by `finish`: the view stays the saved truth.
+    """
+    ids: Counter[str] | None = extra.get(_IDS)
+    if ids is None:
+        ids = extra[_IDS] = Counter(e["id"] for e in extra.get("view") or [])
+    return ids
+
+
+def _drop(extra: dict[str, Any], start: int, stop: int | None = None) -> None:
+    """Delete `view[start:stop]`, keeping the id counts in step."""
+    view: list[dict[str, Any]] = extra["view"]
+    ids = _ids(extra)
+    for entry in view[start:stop]:
+        ids[entry["id"]] -= 1
+    del view[start:stop]
+
+
 def _push(extra: dict[str, Any], entry: dict[str, Any]) -> None:
+    ids = _ids(extra)
     view: list[dict[str, Any]] = extra.setdefault("view", [])
     view.append(entry)
-    del view[:-VIEW_MAX]
+    ids[entry["id"]] += 1
+    if len(view) > VIEW_MAX:
+        _drop(extra, 0, len(view) - VIEW_MAX)
 
 
 def _find(extra: dict[str, Any], msg_id: str) -> int:
-    view = extra.get("view") or []
-    for i in range(len(view) - 1, -1, -1):
+    """The index of the newest view entry for `msg_id`, or -1."""
+    if _ids(extra)[msg_id] <= 0:
+        return -1
+    view = extra["view"]
+    for i in range(len(view) - 1, -1, -1):  # a message re-appended is near the end
         if view[i]["id"] == msg_id:
             return i
     return -1
@@ -193,17 +286,16 @@ def _rewind(session: Session, extra: dict[str, Any], target: Any) -> None:
     view: list[dict[str, Any]] = extra["view"]
     for entry in reversed(view[i:]):
         _take_back(session, extra, entry)
-    del view[i:]
+    _drop(extra, i)
     _restore(session, extra)
 
 
 def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -> None:
     """Remove what one message contributed (it is the newest still counted)."""
-    if entry.get("r") and session.requests:
-        session.requests.pop()
+    if entry.get("r"):
+        _pop(session.requests, extra, "new_requests")
     for _ in range(entry.get("m", 0)):
-        if session.messages:
-            session.messages.pop()
+        _pop(session.messages, extra, "new_messages")
     calls = set(entry.get("c", ()))
     if calls:
         session.tool_calls = [c for c in session.tool_calls if c.id not in calls]
@@ -215,6 +307,7 @@ def _restore(session: Session, extra: dict[str, Any]) -> None:
     """Todos and usage as of the newest message still in the view."""
     stack = extra.get("todos") or []
     session.todos = [msgspec.convert(t, TodoItem) for t in stack[-1][1]] if stack else []
+    extra["new_todos"] = bool(stack) and len(stack[-1]) > 2
     for entry in reversed(extra.get("view") or []):
         if entry.get("u"):
             session.usage = _usage(entry["u"], session.model)
@@ -272,7 +365,7 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
         if isinstance(call_id, str) and any(c.id == call_id and c.output is None
                                             for c in session.tool_calls):
             failed = "error" in (resp.get("response") or {})
-            set_result(session, call_id, _output(resp), is_error=failed)
+            _result(session, extra, call_id, _output(resp), is_error=failed)
     text = _user_text(msg.get("content"))
     ts = msg.get("timestamp")
     if msg_id == CONTEXT_ID or text.startswith("<session_context>"):
@@ -280,7 +373,7 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
     elif text.startswith("<state_snapshot>"):
         _snapshot(session, extra, [msg])
     elif text:
-        add_request(session, text, timestamp=ts)
+        _request(session, extra, text, ts)
         _push(extra, {"id": msg_id, "k": "request", "r": 1, "m": 1})
     else:
         _push(extra, {"id": msg_id, "k": "result" if results else "view"})
@@ -310,10 +403,11 @@ def _gemini(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> Non
         newest = entry is view[-1]
         if entry.get("m") and newest and session.messages and \
                 session.messages[-1].role == "assistant":
-            session.messages.pop()  # the same turn re-appended: its latest text wins
+            # the same turn re-appended: its latest text wins
+            _pop(session.messages, extra, "new_messages")
             entry["m"] = 0
         if not entry.get("m"):
-            add_message(session, "assistant", text, timestamp=ts)
+            _add_message(session, extra, "assistant", text, "response", ts)
             entry["m"] = 1
     tokens = msg.get("tokens")
     if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
@@ -360,8 +454,9 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
     raw_args = call.get("args")
     args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
     status = call.get("status")
-    add_call(session, ToolCall(id=call_id, name=name, input=redact_obj(_slim(args)),
+    add_call(session, ToolCall(id=call_id, name=name, input=_slim(args),
                                timestamp=call.get("timestamp")))
+    _touch(extra, call_id)
     calls: list[str] = entry.setdefault("c", [])
     if call_id not in calls:
         calls.append(call_id)
@@ -369,11 +464,12 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
                  if isinstance(p.get("functionResponse"), dict)]
     failed = status in FAILED
     if responses:
-        set_result(session, call_id, "\n".join(_output(r) for r in responses), is_error=failed)
+        _result(session, extra, call_id, "\n".join(_output(r) for r in responses),
+                is_error=failed)
     elif isinstance(call.get("resultDisplay"), str) and status in ("success", *FAILED):
-        set_result(session, call_id, call["resultDisplay"], is_error=failed)
+        _result(session, extra, call_id, call["resultDisplay"], is_error=failed)
     elif failed:
-        set_result(session, call_id, f"[{status}]", is_error=True)
+        _result(session, extra, call_id, f"[{status}]", is_error=True)
     # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
     if status != "success":
         return
@@ -391,7 +487,8 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
                  for t in args["todos"] if isinstance(t, dict)]
         session.todos = todos
         stack: list[Any] = extra.setdefault("todos", [])
-        stack.append([entry["id"], msgspec.to_builtins(todos)])
+        stack.append([entry["id"], msgspec.to_builtins(todos), True])  # raw until `finish`
+        extra["new_todos"] = True
         del stack[:-TODO_STACK]
 
 

@@ -1,0 +1,226 @@
+"""`baker resume`: a real session stops mid-task, and the next real agent starts from the brief.
+
+Each test runs a source CLI headless against its mock until a usage limit stops it, then runs
+`baker resume TARGET` in a pseudo-terminal: `baker` exec's the target's interactive CLI, which
+talks to its own mock. What the target's first request holds is what the new agent was told.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import VENV_BIN, Agent, Interactive, baker, session_id, wait_until
+from tests.e2e.mock_models import Turn, _strings, raw, shell, todos, write
+
+pytestmark = pytest.mark.e2e
+
+REQUEST = ("E2E handoff: make the parser accept empty lines (keep `parse()` pure), "
+           "then add a regression test")
+TODOS = (("Make the parser accept empty lines", "in_progress"),
+         ("Add a regression test", "pending"))
+EDITED = "parser.py"
+
+
+def source_script() -> list[Turn]:
+    """Set the todo list, write a file, then hit the usage limit mid-task."""
+    return [Turn(calls=[todos(*TODOS)]),
+            Turn(calls=[write(EDITED, "def parse(text):\n    return text.splitlines()\n")]),
+            Turn(error="usage_limit")]
+
+
+def stopped_on_a_limit(a: Agent) -> None:
+    """Run the source turn headless until the usage limit stops it."""
+    proc = a.run(REQUEST, check=False)
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert a.mock.played() == 3, (proc.stdout[-2000:], proc.stderr[-2000:])
+    assert (a.project / EDITED).is_file()
+
+
+def resume(target: Agent, *args: str, env: dict[str, str] | None = None) -> Interactive:
+    """`baker resume ...` in a terminal, in the target's env: baker becomes the target CLI."""
+    return target.terminal(str(VENV_BIN / "baker"), "resume", *args, env=env)
+
+
+def first_request(target: Agent, tui: Interactive, timeout: float = 60) -> str:
+    """Every string of the first main-loop request the target sent its mock; stops the TUI."""
+    try:
+        sent = target.mock.wait_for(lambda: bool(target.mock.main_requests), timeout)
+        assert sent, _plain(tui.text)[-3000:]
+    finally:
+        tui.stop()
+    req = target.mock.main_requests[0]
+    return req.text + "\n" + _strings(req.body)
+
+
+def assert_holds_the_brief(text: str, source: str) -> None:
+    assert "# Handoff brief" in text
+    assert REQUEST in text  # verbatim, backticks and all
+    for item, _ in TODOS:
+        assert item in text
+    assert EDITED in text
+    assert f"agent: {source}" in text
+    if source == "gemini":
+        # Gemini CLI 0.61 prints the quota error but never writes it to its session file: the
+        # brief can only say the turn stopped part-way.
+        assert "## Interrupted" in text
+    else:
+        assert "ended on a usage limit" in text
+
+
+@pytest.mark.parametrize(("source", "target"), [
+    ("claude", "codex"), ("codex", "gemini"), ("gemini", "claude")])
+def test_resume_after_a_usage_limit(source: str, target: str, agent) -> None:
+    src: Agent = agent(source, source_script())
+    stopped_on_a_limit(src)
+    dst: Agent = agent(target, [Turn(text="I will confirm the plan first.")])
+
+    dry = baker(dst, "resume", target, "--from", source, "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    spec = json.loads(dry.stdout)
+    assert spec["launch"]["argv"][0] == target
+    assert spec["brief_bytes"] < 24_000  # small: the brief itself is the first prompt
+
+    text = first_request(dst, resume(dst, target, "--from", source))
+    assert_holds_the_brief(text, source)
+
+
+def test_native_resume_under_a_second_claude_account(agent, isolated_home: Path) -> None:
+    first: Agent = agent("claude", [Turn(calls=[write(EDITED, "x = 1\n")]),
+                                    Turn(error="usage_limit")])
+    sid = session_id(first, first.run(REQUEST, check=False).stdout)
+    second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")],
+                          account="second")
+    seen_by_first = len(first.mock.requests)
+
+    # baker finds the session in the first account; the launch points Claude at the second.
+    args = ["claude", "--from", "claude", "--account", str(second.config_dir), "--native"]
+    env = {"CLAUDE_CONFIG_DIR": str(first.config_dir)}
+    dry = baker(second, "resume", *args, "--dry-run", "--json", env=env)
+    spec = json.loads(dry.stdout)["launch"]
+    assert spec["argv"] == ["claude", "--resume", sid]
+    assert spec["env"] == {"CLAUDE_CONFIG_DIR": str(second.config_dir)}
+
+    tui = resume(second, *args, env=env)
+    try:
+        # `claude --resume ID` shows the old conversation and waits for the user's next line.
+        assert _wait_text(tui, REQUEST[:30], 45), _plain(tui.text)[-3000:]
+        type_line(tui, "carry on")
+        text = first_request(second, tui)
+    finally:
+        tui.stop()
+    assert REQUEST in text  # the earlier conversation went to the second account's mock
+    assert "carry on" in text
+    assert len(first.mock.requests) == seen_by_first  # nothing reached the first account
+    copied = list((second.config_dir / "projects").glob(f"*/{sid}.jsonl"))
+    assert len(copied) == 1
+
+
+def settle(tui: Interactive, quiet: float = 1.0, timeout: float = 20) -> None:
+    """Wait until the screen has not changed for `quiet` seconds (the TUI waits for input).
+
+    Screen text is no signal: the TUIs redraw by diff and skip characters already there.
+    """
+    deadline = time.monotonic() + timeout
+    seen, since = len(tui.output), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - since < quiet:
+        time.sleep(0.1)
+        if len(tui.output) != seen:
+            seen, since = len(tui.output), time.monotonic()
+
+
+def type_line(tui: Interactive, line: str) -> None:
+    """Type a line, then Enter on its own: text and Enter in one burst reads as a paste."""
+    settle(tui)
+    tui.send(line.encode())
+    settle(tui, 0.5)
+    tui.send(b"\r")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
+def _wait_text(tui: Interactive, needle: str, timeout: float) -> bool:
+    # TUIs move the cursor instead of printing spaces: compare without any whitespace.
+    squeezed = "".join(needle.split())
+    return wait_until(lambda: squeezed in "".join(_plain(tui.text).split()), timeout)
+
+
+# A hand-written note of ~300 KB: 300 lines of ~1 KB of plain prose (no secrets to redact;
+# lines under the 2,000 characters past which the file-read tools shorten a line).
+NOTE_LINES = [f"- {n:03d} " + " ".join(f"step {n}.{i} keeps parse() pure and the tests green."
+                                        for i in range(20)) for n in range(300)]
+BRIEF_FILE = re.compile(r"/\S*/handoffs/brief-[0-9TZ]+\.md")
+ACK = "I will read the brief first."
+
+
+def reads(target: str, path: str) -> list[Turn]:
+    """The turn in which the agent reads the brief file with its own tool."""
+    if target == "claude":
+        # Read stops at 25k tokens a call: five reads of 80 lines each cover the file.
+        return [Turn(calls=[raw("Read", file_path=path, offset=1 + 80 * k, limit=80)
+                            for k in range(5)])]
+    if target == "gemini":
+        return [Turn(calls=[raw("read_file", file_path=path)])]
+    # Codex reads through its shell, whose output the model sees cut short: a digest instead.
+    return [Turn(calls=[shell(f"wc -c < {path}; sha256sum < {path}; tail -c 200 {path}")])]
+
+
+@pytest.mark.parametrize("target", ["claude", "codex", "gemini"])
+def test_a_300_kb_brief_arrives_whole(target: str, agent, repo: Path) -> None:
+    (repo / "memory").mkdir()
+    (repo / "memory" / "hot.md").write_text(
+        "---\nagent: e2e\n---\n# Goal\n" + "\n".join(NOTE_LINES) + "\n# Now\n- read it\n")
+    dst: Agent = agent(target, [Turn(text=ACK)])
+    if target == "codex":
+        _trust_codex_tools(dst)
+
+    tui = resume(dst, target, "--budget", "200000")
+    try:
+        assert dst.mock.wait_for(lambda: dst.mock.played() == 1, 60), _plain(tui.text)[-3000:]
+        first = dst.mock.main_requests[0]
+        # The prompt names the brief's file instead of carrying 300 KB inline.
+        found = BRIEF_FILE.findall(_strings(first.body))
+        assert found, _strings(first.body)[-3000:]
+        brief = Path(found[0])
+        data = brief.read_bytes()
+        assert len(data) > 300_000
+        assert "\n".join(NOTE_LINES).encode() in data  # the note whole, unredacted, uncut
+        assert len(first.text.encode()) < 100 * 1024
+
+        # The user says go on; the agent reads the file with its own tool.
+        dst.mock.script += [*reads(target, str(brief)), Turn(text="Read it all.")]
+        if target == "gemini":
+            # The brief's folder is outside the workspace: Gemini asks to trust it first.
+            assert _wait_text(tui, "Do you trust the following folders", 30)
+            tui.send(b"\r")  # 1. Yes
+        type_line(tui, "go on")
+        assert dst.mock.wait_for(lambda: dst.mock.played() == 3, 60), _plain(tui.text)[-3000:]
+    finally:
+        tui.stop()
+    result = _strings(dst.mock.main_requests[2].body)
+    if target == "codex":
+        assert str(len(data)) in result
+        assert hashlib.sha256(data).hexdigest() in result
+        assert data[-150:].decode() in result
+    else:
+        missing = [line[:12] for line in NOTE_LINES if line not in result]
+        assert not missing, result[-3000:]
+
+    # The command line stays far below what one argument may hold (128 KiB on Linux).
+    dry = baker(dst, "resume", target, "--budget", "200000", "--dry-run", "--json")
+    argv = json.loads(dry.stdout)["launch"]["argv"]
+    assert sum(len(a.encode()) for a in argv) < 100 * 1024
+
+
+def _trust_codex_tools(a: Agent) -> None:
+    """No approval prompts and no sandbox (bubblewrap needs user namespaces a box may lack)."""
+    config = a.config_dir / "config.toml"
+    config.write_text('approval_policy = "never"\nsandbox_mode = "danger-full-access"\n'
+                      + config.read_text())
