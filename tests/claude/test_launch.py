@@ -30,6 +30,20 @@ def test_large_brief_is_read_from_its_file(adapter: ClaudeAdapter, tmp_path: Pat
     assert "whole" in spec.argv[1] and len(spec.argv[1]) < 1000
 
 
+def test_a_brief_outside_the_project_is_readable_without_a_prompt(
+    adapter: ClaudeAdapter, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    brief = tmp_path / "home" / ".baker" / "handoffs" / "brief.md"
+    brief.parent.mkdir(parents=True)
+    brief.write_text("y" * INLINE_PROMPT_MAX)
+    spec = adapter.launch(project, brief, LaunchOptions())
+    # --add-dir swallows every argument after it, so it must come after the prompt.
+    assert spec.argv[0] == "claude" and str(brief) in spec.argv[1]
+    assert spec.argv[2:] == ["--add-dir", str(brief.parent)]
+
+
 def test_other_account_gets_its_config_dir(adapter: ClaudeAdapter, tmp_path: Path,
                                            isolated_home: Path) -> None:
     brief = tmp_path / "brief.md"
