@@ -80,3 +80,36 @@ def test_sigkill_at_random_points_never_leaves_a_torn_file(tmp_path: Path) -> No
     # Temp files of killed writers may remain; readers never take them for data.
     leftovers = [p.name for p in tmp_path.rglob("*.tmp")]
     assert all(name.startswith(".") for name in leftovers)
+
+
+def test_recall_indexing_never_holds_a_hook_past_its_deadline(repo: Path, tmp_path: Path) -> None:
+    """Hooks never touch the archive: while `baker recall --index` works through a large
+    transcript, checkpoint hooks still finish well within their deadline."""
+    from continuity_cli.hooks import DEADLINES_S
+    from tests.conftest import FIXTURES, copy_tree
+
+    claude = copy_tree(FIXTURES / "claude" / ".claude", tmp_path / "claude")
+    source = next((claude / "projects").glob("*/*.jsonl"))
+    big = claude / "projects" / "-big" / "big.jsonl"
+    big.parent.mkdir()
+    lines = source.read_bytes().splitlines(keepends=True)
+    with big.open("wb") as f:
+        for _ in range(3000):
+            f.writelines(lines)
+    env = {"CLAUDE_CONFIG_DIR": str(claude)}
+    run_baker("init", cwd=repo, env=env)
+    indexer = subprocess.Popen([BAKER, "recall", "--index", "--all-projects"], cwd=repo,
+                               env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)
+        for _ in range(5):
+            start = time.monotonic()
+            result = run_baker("checkpoint", "--agent", "claude", "--quiet", cwd=repo, env=env,
+                               input=b"{}")
+            assert result.returncode == 0
+            assert time.monotonic() - start < DEADLINES_S["checkpoint"]
+        assert indexer.poll() in (None, 0), indexer.communicate()[1]
+    finally:
+        indexer.kill()
+        indexer.communicate()

@@ -228,7 +228,7 @@ CREATE TABLE IF NOT EXISTS sources(
     account TEXT NOT NULL DEFAULT '',
     session_id TEXT NOT NULL,
     project TEXT,
-    size INTEGER NOT NULL DEFAULT 0,
+    size INTEGER,  -- NULL after a partial save: the file is read on from `offset` next time
     mtime REAL,
     offset INTEGER NOT NULL DEFAULT 0,
     head TEXT NOT NULL DEFAULT '',
