@@ -18,8 +18,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from continuity_core.redact import redact
 from tests.conftest import FIXTURES, copy_tree, git, run_baker
 
