@@ -143,6 +143,14 @@ def _interrupted(session: Session) -> str:
     return "\n".join(lines)
 
 
+def _usage_line(session: Session) -> str:
+    u = session.usage
+    if u is None:
+        return ""
+    share = f" of {u.context_window:,} ({100 * u.fraction:.0f}%)" if u.fraction is not None else ""
+    return f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
+
+
 def call_text(call: ToolCall) -> str:
     """A tool call as a person reads it: the shell command itself, else its JSON input."""
     command = call.input.get("command") or call.input.get("cmd")
@@ -186,7 +194,7 @@ def build(
             body=(f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
                   f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
                   f"- last activity: {session.updated_at or '?'}\n"
-                  f"- model: {session.model or '?'}"),
+                  f"- model: {session.model or '?'}{_usage_line(session)}"),
             priority=NEVER_CUT))
     elif searched is not None:
         where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from continuity_core.config import load_config
+from continuity_core.errors import BakerError
 from continuity_core.git import git_facts
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.hook import HookEvent
@@ -51,4 +52,28 @@ def take(
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)
+    if session is not None:
+        remind(store, session)
     return cp
+
+
+def remind(store: Store, session: Session) -> None:
+    """Keep `.baker/reminder.json` saying when context usage has reached a level (prepare,
+    refresh, rotate) and what to do; removed again below the first level. It never launches
+    anything: `baker status` and the skill read it."""
+    from continuity_core import usage
+
+    try:
+        limits = usage.thresholds(load_config().usage)
+    except BakerError:
+        limits = usage.thresholds()
+    report = usage.level_for(session.usage, limits, source="checkpoint", agent=session.agent,
+                             session_id=session.session_id)
+    path = store.path(REMINDER)
+    if report.level in usage.LEVELS:
+        store.write_json(path, report)
+    else:
+        path.unlink(missing_ok=True)
+
+
+REMINDER = "reminder.json"

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from continuity_core.store import Store
 
 
 @click.command()
@@ -28,13 +33,30 @@ def status(as_json: bool, deadline: float) -> None:
     latest = store.latest_checkpoint() if store.exists else None
     current = note.read(root)
     now = current.get("Now") if current else None
+    reminder = _reminder(store)
     if as_json:
         data = msgspec.to_builtins(env)
         data.update(initialized=store.exists, now=now or None,
-                    latest_checkpoint=latest.id if latest else None)
+                    latest_checkpoint=latest.id if latest else None, usage_reminder=reminder)
         output.emit_json(data)
         return
     click.echo(f"project: {root}{'' if store.exists else ' (not initialized: run baker init)'}")
     click.echo(probes.render(env))
     click.echo(f"now: {now or '(not set)'}")
     click.echo(f"latest checkpoint: {latest.id if latest else 'none'}")
+    if reminder:
+        click.echo(f"context usage: {reminder.get('level')} ({reminder.get('percent') or '?'}% "
+                   f"at the last turn): {reminder.get('action')}")
+
+
+def _reminder(store: Store) -> dict[str, object] | None:
+    """The usage reminder the checkpoint hook left (`.baker/reminder.json`), if any."""
+    import msgspec
+
+    from continuity_core.checkpoint import REMINDER
+
+    try:
+        data = msgspec.json.decode(store.path(REMINDER).read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return None
+    return data if isinstance(data, dict) else None
