@@ -143,3 +143,20 @@ def test_hook_commands_are_harmless_without_baker(tmp_path: Path) -> None:
                               env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
                               capture_output=True, check=False)
         assert (proc.returncode, proc.stdout) == (0, b"")
+
+
+def test_user_level_round_trip_keeps_crlf_tabs_and_escapes(tmp_path: Path) -> None:
+    home = tmp_path / ".gemini"
+    home.mkdir()
+    original = (b'{\r\n\t"ui": {"theme": "Dracula \\u263e"},\r\n\t"hooks": {\r\n'
+                b'\t\t"AfterAgent": [{"hooks": [{"type": "command", "command": "log \\u00e9"}]}]'
+                b'\r\n\t}\r\n}\r\n')
+    (home / "settings.json").write_bytes(original)
+    account = Account(agent="gemini", name="~/.gemini", dir=str(home))
+    [added] = ADAPTER.install_user(account, UserOptions())
+    text = (home / "settings.json").read_bytes().decode()
+    assert added.action == "updated" and "\n" not in text.replace("\r\n", "")
+    assert set(our_hooks(json.loads(text))) == {"SessionStart", "AfterAgent", "PreCompress",
+                                               "BeforeTool"}
+    ADAPTER.install_user(account, UserOptions(uninstall=True))
+    assert (home / "settings.json").read_bytes() == original

@@ -43,11 +43,6 @@ CODEX = (
 # Not JSON (trailing commas, comments) or not TOML: refused, byte for byte.
 JSON5 = '{\n  // my settings\n  "theme": "dark",\n  "hooks": {},\n}\n'
 BAD_TOML = 'model = "a"\nmodel = "b"\n[x\n'
-# Known, reported with fixes: these rewrite more than their own part of the file.
-KNOWN = {
-    "gemini": "install.apply re-serialises the whole file (json.dumps): CRLF, layout and "
-              "\\u escapes of foreign content change; edit as text like continuity_claude.install",
-}
 
 
 def settings_files(tmp_path: Path, project: Path) -> dict[str, dict[str, Path]]:
@@ -133,8 +128,6 @@ def test_install_sync_uninstall_keep_every_foreign_byte(agent: str, repo: Path,
         assert strip_empty(foreign(parsed(path))) == before[path], path
         assert "baker" not in path.read_bytes().decode(), path
     exact = [path for path in files.values() if path.read_bytes() != original[path]]
-    if exact and agent in KNOWN:
-        pytest.xfail(f"{agent}: {KNOWN[agent]}")
     assert exact == [], [(p, p.read_bytes()) for p in exact]
 
 

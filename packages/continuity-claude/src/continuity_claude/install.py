@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from continuity_claude import jsontext
+from continuity_core import jsontext
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
@@ -63,85 +63,13 @@ def _group(event: str) -> dict[str, Any]:
     return group
 
 
-def _ours_in(groups: Any) -> list[tuple[int, int]]:
-    """(group index, hook index) of our hooks in one event's list of groups."""
-    found: list[tuple[int, int]] = []
-    if isinstance(groups, list):
-        for gi, group in enumerate(groups):
-            hooks = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(hooks, list):
-                found += [(gi, hi) for hi, hook in enumerate(hooks) if is_ours(hook)]
-    return found
-
-
-def _strip(text: str, event: str) -> str:
-    """`text` without our hooks in `event`, and without groups or the event left empty."""
-    while True:
-        root = jsontext.parse(text)
-        hooks = root.get("hooks")
-        groups = hooks.get(event) if hooks is not None and hooks.kind == "object" else None
-        if hooks is None or groups is None or groups.kind != "array":
-            return text
-        data = json.loads(text[groups.start : groups.end])
-        ours = _ours_in(data)
-        if not ours:
-            return text
-        gi, hi = ours[-1]
-        inner = groups.items[gi].get("hooks")
-        if len(data[gi]["hooks"]) > 1 and inner is not None:
-            text = jsontext.remove_item(text, inner, hi)
-        elif len(data) > 1:
-            text = jsontext.remove_item(text, groups, gi)
-        else:  # our group was the event's only one
-            return jsontext.remove_member(text, hooks, event)
-
-
 def edit_settings(text: str | None, *, want: bool) -> str | None:
     """The settings text with our hooks added (`want`) or removed; None when nothing changes.
 
     ValueError when the file is not a JSON object or its `hooks` is not one.
     """
-    original = text
-    if text is None or not text.strip():
-        if not want:
-            return None
-        text = "{}\n"
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("the settings file is not a JSON object")
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ValueError("its `hooks` is not an object")
-    for event in HOOKS:
-        groups = hooks.get(event)
-        ours = _ours_in(groups)
-        if want and isinstance(groups, list) and len(ours) == 1 \
-                and groups[ours[0][0]] == _group(event):
-            continue
-        if not want and not ours:
-            continue
-        text = _strip(text, event)
-        if want:
-            root = jsontext.parse(text)
-            hooks_node = root.get("hooks")
-            if hooks_node is None:
-                text = jsontext.add_member(text, root, "hooks", {event: [_group(event)]})
-                continue
-            groups_node = hooks_node.get(event)
-            if groups_node is None:
-                text = jsontext.add_member(text, hooks_node, event, [_group(event)])
-            elif groups_node.kind == "array":
-                text = jsontext.append_item(text, groups_node, _group(event))
-            else:
-                raise ValueError(f"its `hooks.{event}` is not a list")
-    if not want:
-        root = jsontext.parse(text)
-        hooks_node = root.get("hooks")
-        # an object we emptied says nothing; one that was empty before stays
-        if text != original and hooks_node is not None and hooks_node.kind == "object" \
-                and not hooks_node.members:
-            text = jsontext.remove_member(text, root, "hooks")
-    return None if text == original else text
+    return jsontext.edit_hooks(text, {event: _group(event) for event in HOOKS}, is_ours,
+                               want=want)
 
 
 def sync_file(path: Path, root: Path | None, *, want: bool, dry_run: bool,

@@ -3,8 +3,9 @@
 Hook lists live under `"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "command",
 "name", "command", "timeout" (ms)}]}]}`. A hook is ours when its command runs one of the
 three `baker … --agent gemini` hook commands; uninstall removes exactly those. The file is
-re-serialised in its own indent only when something changes, so a file written by the CLI
-(2-space JSON) round-trips byte for byte; a file with comments is left alone.
+edited as text (`continuity_core.jsontext`): only our hooks change, every other byte (CRLF,
+layout, `\\u` escapes) stays, so install then uninstall gives back the user's file exactly.
+A file with comments is left alone.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from continuity_core import jsontext
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 
@@ -38,6 +40,11 @@ class Hook:
     def entry(self) -> dict[str, Any]:
         return {"type": "command", "name": self.name, "command": GUARD.format(cmd=self.command),
                 "timeout": self.timeout_ms}
+
+    def group(self) -> dict[str, Any]:
+        group: dict[str, Any] = {"matcher": self.matcher} if self.matcher else {}
+        group["hooks"] = [self.entry()]
+        return group
 
 
 # Timeouts a little above the deadlines `baker` keeps for itself (20 s, 8 s, 3 s).
@@ -66,11 +73,13 @@ def _strip_comments(text: str) -> str:
 
 
 def load(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The settings object and the file's text (None when there is no file)."""
+    """The settings object and the file's text, line ends as they are (None: no file)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode()  # no newline translation: CRLF stays
     except FileNotFoundError:
         return {}, None
+    except UnicodeDecodeError as e:
+        raise SettingsError(f"{path} is not UTF-8: {e}") from None
     stripped = _strip_comments(text)
     if stripped != text:
         raise SettingsError(f"{path} has comments, which a rewrite would lose")
@@ -85,79 +94,13 @@ def load(path: Path) -> tuple[dict[str, Any], str | None]:
     return data, text
 
 
-def dump(data: dict[str, Any], old: str | None) -> str:
-    """`data` as JSON in the old file's indent and final newline (2 spaces, as the CLI writes)."""
-    indent: int | str = 2
-    if old:
-        m = re.search(r"\n([ \t]+)\S", old)
-        if m:
-            indent = len(m.group(1)) if m.group(1).strip(" ") == "" else m.group(1)
-    text = json.dumps(data, indent=indent, ensure_ascii=False)
-    return text + ("\n" if old is None or old.endswith("\n") else "")
-
-
-def with_hooks(data: dict[str, Any], hooks: tuple[Hook, ...] = HOOKS) -> dict[str, Any]:
-    """`data` with our hooks present exactly once each; everything else in place."""
-    out: dict[str, Any] = json.loads(json.dumps(data))
-    events = out.get("hooks")
-    if not isinstance(events, dict):
-        events = {}
-        out["hooks"] = events
-    for hook in hooks:
-        groups = events.setdefault(hook.event, [])
-        if not isinstance(groups, list):
-            raise SettingsError(f"hooks.{hook.event} is not a list")
-        want: dict[str, Any] = {"matcher": hook.matcher} if hook.matcher else {}
-        want["hooks"] = [hook.entry()]
-        found = False
-        for gi, group in enumerate(list(groups)):
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                continue
-            mine = [h for h in group["hooks"] if is_ours(h)]
-            if not mine:
-                continue
-            if not found and group == want:
-                found = True
-                continue
-            # An older or hand-edited copy of ours: drop it, keep the rest of its group.
-            group["hooks"] = [h for h in group["hooks"] if not is_ours(h)]
-            if not group["hooks"]:
-                groups[gi] = None
-        events[hook.event] = [g for g in groups if g is not None]
-        if not found:
-            events[hook.event].append(want)
-    return out
-
-
-def without_hooks(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` without our hooks; containers we emptied go too."""
-    out: dict[str, Any] = json.loads(json.dumps(data))
-    events = out.get("hooks")
-    if not isinstance(events, dict):
-        return out
-    emptied = False
-    for event in list(events):
-        groups = events[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        touched = False
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list) \
-                    and any(is_ours(h) for h in group["hooks"]):
-                touched = True
-                group["hooks"] = [h for h in group["hooks"] if not is_ours(h)]
-                if not group["hooks"]:
-                    continue
-            kept.append(group)
-        if touched and not kept:
-            del events[event]
-            emptied = True
-        else:
-            events[event] = kept
-    if emptied and not events:
-        del out["hooks"]
-    return out
+def edit(text: str | None, *, remove: bool) -> str | None:
+    """`text` with our hooks present exactly once each (or none, `remove`); None: no change."""
+    wanted = {hook.event: hook.group() for hook in HOOKS}
+    try:
+        return jsontext.edit_hooks(text, wanted, is_ours, want=not remove)
+    except ValueError as e:  # load() has vetted the JSON: what is left is a shape we won't touch
+        raise SettingsError(f"not changed: {e}") from None
 
 
 def has_hooks(data: dict[str, Any]) -> bool:
@@ -183,27 +126,28 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
     """Install (or remove) our hooks in `path`; report it relative to `root` (or absolute)."""
     rel = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     try:
-        data, old = load(path)
-        new_data = without_hooks(data) if remove else with_hooks(data)
+        _, old = load(path)
+        new = edit(old, remove=remove)
     except SettingsError as e:
         return Change(path=rel, action="skipped", detail=str(e))
     except OSError as e:
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    if old is None and remove:
+    if new is None:
         return Change(path=rel, action="unchanged")
-    if new_data == data and old is not None:
-        return Change(path=rel, action="unchanged")
-    if remove and not new_data:
+    if remove and json.loads(new) == {}:
         # Nothing but our hooks was in it: the file goes, and its folder if that is now empty.
         if not dry_run:
-            path.unlink()
+            try:
+                path.unlink()
+            except OSError as e:
+                return Change(path=rel, action="failed", detail=e.strerror or str(e))
             with contextlib.suppress(OSError):
                 path.parent.rmdir()
         return Change(path=rel, action="removed")
     if not dry_run:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, dump(new_data, old), mode=0o644)
+            atomic_write(path, new, mode=0o644)
         except OSError as e:
             return Change(path=rel, action="failed", detail=e.strerror or str(e))
     return Change(path=rel, action="created" if old is None else "updated",

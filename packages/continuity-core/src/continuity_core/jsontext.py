@@ -2,12 +2,14 @@
 
 A settings file belongs to the user; re-serialising it would reorder nothing but could still
 reformat every line. So the text is parsed into spans and only the edited region changes,
-in the indentation the file already uses.
+in the indentation the file already uses. `edit_hooks` does this for the hook lists Claude
+Code and Gemini CLI share: `"hooks": {"<Event>": [{"matcher"?, "hooks": [...]}]}`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,3 +169,86 @@ def remove_item(text: str, array: Node, index: int) -> str:
     """`text` without element `index` of the array `array`."""
     return _remove(text, array, index, [n.start for n in array.items],
                    [n.end for n in array.items])
+
+
+def _ours_in(groups: Any, is_ours: Callable[[Any], bool]) -> list[tuple[int, int]]:
+    """(group index, hook index) of our hooks in one event's list of groups."""
+    found: list[tuple[int, int]] = []
+    if isinstance(groups, list):
+        for gi, group in enumerate(groups):
+            hooks = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(hooks, list):
+                found += [(gi, hi) for hi, hook in enumerate(hooks) if is_ours(hook)]
+    return found
+
+
+def _strip(text: str, event: str, is_ours: Callable[[Any], bool]) -> str:
+    """`text` without our hooks in `event`, and without groups or the event left empty."""
+    while True:
+        root = parse(text)
+        hooks = root.get("hooks")
+        groups = hooks.get(event) if hooks is not None and hooks.kind == "object" else None
+        if hooks is None or groups is None or groups.kind != "array":
+            return text
+        data = json.loads(text[groups.start : groups.end])
+        ours = _ours_in(data, is_ours)
+        if not ours:
+            return text
+        gi, hi = ours[-1]
+        inner = groups.items[gi].get("hooks")
+        if len(data[gi]["hooks"]) > 1 and inner is not None:
+            text = remove_item(text, inner, hi)
+        elif len(data) > 1:
+            text = remove_item(text, groups, gi)
+        else:  # our group was the event's only one
+            return remove_member(text, hooks, event)
+
+
+def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
+               is_ours: Callable[[Any], bool], *, want: bool) -> str | None:
+    """Settings text with our hook group per event (`wanted`) present once, or with every hook
+    `is_ours` removed (not `want`); None when nothing changes.
+
+    ValueError when the text is not a JSON object or its `hooks` (or an event of ours in it)
+    has the wrong type.
+    """
+    original = text
+    if text is None or not text.strip():
+        if not want:
+            return None
+        text = "{}\n"
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the settings file is not a JSON object")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError("its `hooks` is not an object")
+    for event, group in wanted.items():
+        groups = hooks.get(event)
+        ours = _ours_in(groups, is_ours)
+        if want and isinstance(groups, list) and len(ours) == 1 and groups[ours[0][0]] == group:
+            continue
+        if not want and not ours:
+            continue
+        text = _strip(text, event, is_ours)
+        if want:
+            root = parse(text)
+            hooks_node = root.get("hooks")
+            if hooks_node is None:
+                text = add_member(text, root, "hooks", {event: [group]})
+                continue
+            groups_node = hooks_node.get(event)
+            if groups_node is None:
+                text = add_member(text, hooks_node, event, [group])
+            elif groups_node.kind == "array":
+                text = append_item(text, groups_node, group)
+            else:
+                raise ValueError(f"its `hooks.{event}` is not a list")
+    if not want:
+        root = parse(text)
+        hooks_node = root.get("hooks")
+        # an object we emptied says nothing; one that was empty before stays
+        if text != original and hooks_node is not None and hooks_node.kind == "object" \
+                and not hooks_node.members:
+            text = remove_member(text, root, "hooks")
+    return None if text == original else text
