@@ -170,17 +170,17 @@ def test_pickup_hook_plain_and_with_an_adapter(project: Path, monkeypatch: pytes
     fake = FakeAdapter([interrupted_session(project, "now-1"), interrupted_session(project)])
     monkeypatch.setattr(hooks, "load_all", lambda: ({"fake": fake}, {}))
     payload = json.dumps({"session_id": "now-1", "cwd": str(project), "source": "startup"})
-    store, text = hooks.pickup(None, payload.encode(), [])
-    assert store is not None and "session: fake prev-1" in text
+    text = hooks.pickup(None, payload.encode(), [])
+    assert "session: fake prev-1" in text
 
     monkeypatch.setattr(hooks, "parse_event", lambda agent, p, a: (
         fake, hooks.plain_event(p, "session_start")))
-    _, out = hooks.pickup("fake", payload.encode(), [])
+    out = hooks.pickup("fake", payload.encode(), [])
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "session: fake prev-1" in context
-    _, garbage = hooks.pickup("fake", b"\x00garbage", [])
+    garbage = hooks.pickup("fake", b"\x00garbage", [])
     assert garbage == ""
 
 
 def test_pickup_outside_a_project_says_nothing(repo: Path) -> None:
-    assert hooks.pickup(None, b"{}", []) == (None, "")
+    assert hooks.pickup(None, b"{}", []) == ""

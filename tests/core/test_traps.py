@@ -19,7 +19,7 @@ def project(repo: Path) -> Path:
 
 def pretool(payload: dict | bytes) -> str:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return hooks.pretool(None, data, [])[1]
+    return hooks.pretool(None, data, [])
 
 
 def tool(session: str = "s1", **tool_input: str) -> dict:
@@ -134,7 +134,7 @@ def test_pretool_ignores_bad_payloads(project: Path, payload: bytes) -> None:
 
 
 def test_pretool_outside_a_project_does_nothing(repo: Path) -> None:
-    assert hooks.pretool(None, json.dumps(tool(file_path="x.py")).encode(), []) == (None, "")
+    assert hooks.pretool(None, json.dumps(tool(file_path="x.py")).encode(), []) == ""
 
 
 def test_cited_files_are_hashed_and_changes_need_a_recheck(project: Path) -> None:

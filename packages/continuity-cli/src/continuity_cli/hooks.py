@@ -57,12 +57,12 @@ def run(args: list[str]) -> int:
         from continuity_core import hooks
 
         if command == "checkpoint":
-            _, summary = hooks.checkpoint(agent, payload, rest)
+            summary = hooks.checkpoint(agent, payload, rest)
             output = "" if quiet or agent else summary
         elif command == "pickup":
-            _, output = hooks.pickup(agent, payload, rest)
+            output = hooks.pickup(agent, payload, rest)
         elif command == "pretool":
-            _, output = hooks.pretool(agent, payload, rest)
+            output = hooks.pretool(agent, payload, rest)
     except (Deadline, Exception) as e:
         output = ""
         _log_failure(command, agent, e)

@@ -32,18 +32,20 @@ def project_store(event: HookEvent | None) -> Store | None:
     return Store(root) if root is not None else None
 
 
-def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store | None, str]:
+def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
+    """After a turn: write a checkpoint; returns a one-line summary for a person."""
     from continuity_core import checkpoint as cp_mod
 
     adapter, event = parse_event(agent, payload, argv)
     if event is not None and event.kind == "other":
         # e.g. Gemini 0.61 fires PreCompress before every turn; only a real one is ours.
-        return None, ""
+        return ""
     store = project_store(event)
     if store is None:
-        return None, ""
-    if agent is not None and event is None and payload.strip():
-        store.log("hook_bad_input", command="checkpoint", agent=agent, size=len(payload))
+        return ""
+    if agent is not None and event is None and (payload.strip() or argv):
+        store.log("hook_bad_input", command="checkpoint", agent=agent,
+                  size=len(payload) or sum(map(len, argv)))
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
     if event is not None and event.session_id and event.kind in ("stop", "notify"):
@@ -53,7 +55,7 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Stor
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
         summary += f" ({cp.session.agent} session {cp.session.session_id})"
-    return store, summary
+    return summary
 
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
@@ -82,30 +84,35 @@ def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
     )
 
 
-def _event_for(agent: str | None, payload: bytes, argv: list[str], kind: Any,
-               ) -> tuple[Any, HookEvent | None]:
+def _begin(command: str, agent: str | None, payload: bytes, argv: list[str], kind: Any,
+           ) -> tuple[Any, HookEvent, Store] | None:
+    """The adapter, event and project store of a hook call; None when there is nothing to do:
+    outside a project, or input that is not this agent's (logged for `baker audit`)."""
     if agent is None:
-        return None, plain_event(payload, kind)
-    return parse_event(agent, payload, argv)
+        adapter, event = None, plain_event(payload, kind)
+    else:
+        adapter, event = parse_event(agent, payload, argv)
+    store = project_store(event)
+    if store is None:
+        return None
+    if event is None:
+        if payload.strip():
+            store.log("hook_bad_input", command=command, agent=agent, size=len(payload))
+        return None
+    return adapter, event, store
 
 
-def pickup(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store | None, str]:
+def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """SessionStart: environment facts, the note and the previous session, for the agent."""
     from continuity_core import pickup as pickup_mod
 
-    adapter, event = _event_for(agent, payload, argv, "session_start")
-    store = project_store(event)
-    if store is None:
-        return None, ""
-    if event is None:
-        if payload.strip():
-            store.log("hook_bad_input", command="pickup", agent=agent, size=len(payload))
-        return store, ""
+    begun = _begin("pickup", agent, payload, argv, "session_start")
+    if begun is None:
+        return ""
+    adapter, event, store = begun
     adapters = {agent: adapter} if agent is not None else load_all()[0]
     text = pickup_mod.build(store.root, adapters, exclude=event.session_id, store=store)
-    if adapter is None:
-        return store, text
-    return store, adapter.render_context(event, text) or ""
+    return text if adapter is None else adapter.render_context(event, text) or ""
 
 
 PRETOOL_HEADER = (
@@ -114,29 +121,25 @@ PRETOOL_HEADER = (
 )
 
 
-def pretool(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Store | None, str]:
+def pretool(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """PreToolUse: up to five unseen traps matching the call's paths or command; never blocks."""
     from continuity_core import inflight, traps
 
-    adapter, event = _event_for(agent, payload, argv, "pre_tool")
-    store = project_store(event)
-    if store is None:
-        return None, ""
-    if event is None:
-        if payload.strip():
-            store.log("hook_bad_input", command="pretool", agent=agent, size=len(payload))
-        return store, ""
+    begun = _begin("pretool", agent, payload, argv, "pre_tool")
+    if begun is None:
+        return ""
+    adapter, event, store = begun
     if adapter is not None:
         inflight.record(store, event)
     if not event.paths and not event.command:
-        return store, ""
+        return ""
     session = event.session_id or "no-session"
     delivered = traps.unseen(store.root, session, event.paths, event.command)
     if not delivered:
-        return store, ""
+        return ""
     text = "\n".join([PRETOOL_HEADER, *(traps.render(store.root, t) for t in delivered)])
     output = text if adapter is None else adapter.render_context(event, text) or ""
     if output:
         traps.record_delivered(store.root, session, delivered)
         store.log("traps_delivered", session=session, ids=[t.id for t in delivered])
-    return store, output
+    return output
