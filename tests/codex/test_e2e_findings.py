@@ -14,7 +14,6 @@ import pytest
 
 from continuity_codex import CodexAdapter, parser
 from continuity_core.schemas.session import SessionRef
-from continuity_core.transcript import read_incremental
 from tests.codex.helpers import line, rollout
 
 # The message Codex 0.171 writes for a 429 `usage_limit_reached` (its Display of the error).
@@ -107,10 +106,17 @@ def secret_rollout(tmp_path: Path) -> Path:
     ])
 
 
-def test_read_and_fold_keep_the_same_redacted_session(tmp_path: Path) -> None:
-    ref = ref_of(secret_rollout(tmp_path))
-    once = parser.read(ref)  # redacts at the end of the read
-    per_line = read_incremental(ref, None, parser.fold)  # redacts after every line
+def test_one_read_and_a_read_per_line_keep_the_same_redacted_session(tmp_path: Path) -> None:
+    path = secret_rollout(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    once = parser.read(ref_of(path))
+    path.write_bytes(b"")
+    per_line = None
+    for raw in lines:  # a cursor saved after every line, as hooks do while the agent works
+        with path.open("ab") as f:
+            f.write(raw)
+        per_line = parser.read(ref_of(path), per_line)
+    assert per_line is not None
     assert once.session == per_line.session
     for cursor in (once, per_line):
         saved = msgspec.json.encode(cursor).decode()

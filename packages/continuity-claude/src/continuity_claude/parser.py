@@ -3,11 +3,8 @@
 Records form a `parentUuid` tree and one API message is split over several records sharing
 `message.id`, each carrying the same usage; the fold keeps the newest usage it sees, so a
 message is never counted twice. State that must survive between incremental reads (tool calls
-waiting for their result) lives in the cursor's `extra`, bounded.
-
-Redaction is the costly step, so the fold keeps raw text and `finish` redacts (and clips) only
-what is still kept at the end of a read: the newest requests, messages and tool calls. The
-cursor is saved after `finish`, so raw text never reaches disk.
+waiting for their result) lives in the cursor's `extra`, bounded. The core's capped edits
+keep text raw until the end of a read redacts what is still kept.
 """
 
 from __future__ import annotations
@@ -15,17 +12,15 @@ from __future__ import annotations
 import os
 import re
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import msgspec
 
-from continuity_core.redact import redact, redact_obj
+from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
     ErrorKind,
-    Message,
-    Role,
     Session,
     SessionRef,
     TodoItem,
@@ -39,8 +34,12 @@ from continuity_core.transcript import (
     add_call,
     add_edit,
     add_error,
+    add_message,
+    add_request,
     clip,
     new_cursor,
+    set_result,
+    set_todos,
 )
 
 
@@ -73,7 +72,6 @@ class Record(msgspec.Struct):
     compactMetadata: dict[str, Any] | None = None
 
 
-Kind = Literal["request", "response", "tool_result", "meta", "summary"]
 _decode = msgspec.json.Decoder(Record).decode
 _decode_any = msgspec.json.Decoder().decode
 
@@ -183,7 +181,7 @@ def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage)
         if not session.compactions:
             session.compactions.append(Compaction(timestamp=rec.timestamp))
         session.compactions[-1].summary = clip(redact(summary), 2000)
-        _message(session, extra, "user", summary, "summary", rec.timestamp)
+        add_message(session, extra, "user", summary, kind="summary", timestamp=rec.timestamp)
         return
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -195,56 +193,8 @@ def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage)
     text = _text(content)
     if rec.isMeta or not text.strip() or text.lstrip().startswith(NOT_TYPED):
         return
-    session.requests.append(text)
-    del session.requests[: -limits.REQUESTS]
-    extra["new_requests"] = extra.get("new_requests", 0) + 1
-    _message(session, extra, "user", text, "request", rec.timestamp)
+    add_request(session, extra, text, rec.timestamp)
     session.turn_incomplete = True
-
-
-def _message(session: Session, extra: dict[str, Any], role: Role, text: str, kind: Kind,
-             timestamp: str | None) -> None:
-    """Append a message, raw until `finish` (the core `add_message` cap, deferred redaction)."""
-    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=timestamp))
-    del session.messages[: -limits.MESSAGES]
-    extra["new_messages"] = extra.get("new_messages", 0) + 1
-
-
-def _touch(extra: dict[str, Any], call_id: str) -> None:
-    touched: list[str] = extra.setdefault("touched", [])
-    if call_id not in touched:
-        touched.append(call_id)
-        del touched[: -2 * limits.TOOL_CALLS]  # more than the calls a session keeps
-
-
-def finish(session: Session, extra: dict[str, Any]) -> None:
-    """Redact and clip what this read added and the session still keeps."""
-    new = min(extra.pop("new_requests", 0), len(session.requests))
-    for i in range(len(session.requests) - new, len(session.requests)):
-        session.requests[i] = redact(session.requests[i])
-    new = min(extra.pop("new_messages", 0), len(session.messages))
-    for m in session.messages[len(session.messages) - new :]:
-        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
-    touched = set(extra.pop("touched", []))
-    for call in session.tool_calls:
-        if call.id in touched:
-            call.input = _clip_obj(redact_obj(call.input))
-            if call.output is not None:
-                call.output = clip(redact(call.output))
-    if extra.pop("todos", False):
-        for todo in session.todos:
-            todo.content = redact(todo.content)
-
-
-def _clip_obj(value: Any) -> Any:
-    """Long strings inside a tool's input (a whole file for Write) cut like any text."""
-    if isinstance(value, str):
-        return clip(value)
-    if isinstance(value, dict):
-        return {k: _clip_obj(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clip_obj(v) for v in value]
-    return value
 
 
 def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[str, Any]) -> None:
@@ -252,11 +202,7 @@ def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[st
     if not isinstance(call_id, str):
         return
     is_error = block.get("is_error") is True
-    for call in reversed(session.tool_calls):
-        if call.id == call_id:
-            call.output, call.is_error = _text(block.get("content")), is_error
-            _touch(extra, call_id)
-            break
+    set_result(session, extra, call_id, _text(block.get("content")), is_error=is_error)
     edit = extra.get("edits", {}).pop(call_id, None)
     if edit is not None and not is_error:
         path, tool = edit
@@ -273,8 +219,7 @@ def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[st
             m = re.search(r"Task #(\w+)", _text(block.get("content")))
             task_id = m.group(1) if m else None
         session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
-        session.todos.append(TodoItem(content=subject, id=task_id))
-        extra["todos"] = True
+        session.todos.append(TodoItem(content=subject, id=task_id))  # redacted when remembered
         for update in extra.get("early", {}).pop(task_id, []) if task_id else []:
             _task_update(session, extra, update)
     update = extra.get("updates", {}).pop(call_id, None)
@@ -309,7 +254,7 @@ def _assistant(
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             if block["text"].strip():
-                _message(session, extra, "assistant", block["text"], "response", rec.timestamp)
+                add_message(session, extra, "assistant", block["text"], timestamp=rec.timestamp)
         elif block.get("type") == "tool_use":
             _tool_use(session, extra, rec, block)
     if msg.stop_reason == "tool_use":
@@ -345,18 +290,16 @@ def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[
     if not isinstance(call_id, str) or not isinstance(name, str):
         return
     args: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    add_call(session, ToolCall(id=call_id, name=name, input=args, timestamp=rec.timestamp))
-    _touch(extra, call_id)
+    add_call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=rec.timestamp))
     session.turn_incomplete = True
     key = EDIT_TOOLS.get(name)
     if key and isinstance(args.get(key), str):
         _remember(extra, "edits", call_id, [args[key], name])
     elif name == "TodoWrite" and isinstance(args.get("todos"), list):
-        session.todos = [
+        set_todos(session, extra, [
             TodoItem(content=t["content"], status=_status(t.get("status")))
             for t in args["todos"] if isinstance(t, dict) and isinstance(t.get("content"), str)
-        ]
-        extra["todos"] = True
+        ])
     elif name == "TaskCreate" and isinstance(args.get("subject"), str):
         _remember(extra, "creates", call_id, redact(args["subject"]))
     elif name == "TaskUpdate" and args.get("taskId") is not None:

@@ -2,11 +2,8 @@
 
 Paginated rollouts (0.171+) carry the user's words and the agent's answers as `item_completed`
 events; legacy ones as `user_message` / `agent_message` events. `response_item` messages are
-what the model saw, injected context included, so requests never come from them.
-
-Redaction is the costly step, so `fold_raw` keeps raw text and `finish` redacts (and clips) only
-what a read added and the Session still keeps, as the Claude parser does: `read` runs them so.
-`fold` (one line, redacted at once) serves a caller that saves the cursor without `finish`.
+what the model saw, injected context included, so requests never come from them. The core's
+capped edits keep text raw until the end of a read redacts what is still kept.
 """
 
 from __future__ import annotations
@@ -20,12 +17,10 @@ import msgspec
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
-from continuity_core.redact import redact, redact_obj
+from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
-    Message,
-    Role,
     Session,
     SessionRef,
     TodoItem,
@@ -38,8 +33,12 @@ from continuity_core.transcript import (
     add_call,
     add_edit,
     add_error,
+    add_message,
+    add_request,
     clip,
     read_incremental,
+    set_result,
+    set_todos,
 )
 
 
@@ -71,20 +70,12 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
-    """Read (or continue reading) a rollout, redacting once what the Session keeps."""
-    return read_incremental(ref, cursor, fold_raw, finish=finish)
+    """Read (or continue reading) a rollout."""
+    return read_incremental(ref, cursor, fold)
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Fold one line and redact what it added, for a caller that never runs `finish`."""
-    try:
-        fold_raw(session, extra, line)
-    finally:
-        finish(session, extra)
-
-
-def fold_raw(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Fold one rollout line into `session`, raw: `finish` must run before it is saved."""
+    """Fold one rollout line into `session`."""
     if any(s in line[:160] for s in SKIP):
         return
     record = _envelope.decode(line)
@@ -145,8 +136,8 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
             _error(session, extra, p["error"], ts)
     elif kind == "turn_aborted":
         session.turn_incomplete = True
-        _message(session, extra, "system", f"turn aborted ({p.get('reason', 'interrupted')})",
-                 "meta", ts)
+        add_message(session, extra, "system",
+                    f"turn aborted ({p.get('reason', 'interrupted')})", kind="meta", timestamp=ts)
     elif kind == "error":
         _error(session, extra, p, ts)
     elif kind == "token_count":
@@ -156,11 +147,11 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
     elif kind == "user_message" and isinstance(p.get("message"), str):
         _request(session, extra, p["message"], ts)
     elif kind == "agent_message" and isinstance(p.get("message"), str):
-        _message(session, extra, "assistant", p["message"], "response", ts)
+        add_message(session, extra, "assistant", p["message"], timestamp=ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        _result(session, extra, str(p.get("call_id")), str(output),
-                is_error=p.get("exit_code") not in (0, None))
+        set_result(session, extra, str(p.get("call_id")), str(output),
+                   is_error=p.get("exit_code") not in (0, None))
     elif kind == "patch_apply_end":
         _changes(session, extra, str(p.get("call_id")), p.get("changes"),
                  ok=p.get("success", True) is not False)
@@ -168,7 +159,7 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
 
 def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None) -> None:
     if text.startswith(HANDOFF_PROMPTS):  # typed by `baker resume`, so the user's is older
-        _message(session, extra, "user", text, "meta", ts)
+        add_message(session, extra, "user", text, kind="meta", timestamp=ts)
         return
     # A file written by one CLI and migrated or appended to by another may say it twice. The
     # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
@@ -178,60 +169,7 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
         return
     extra["last_request"], extra["last_request_at"] = digest, session.records
     extra["turn_requests"] = extra.get("turn_requests", 0) + 1
-    session.requests.append(text)
-    del session.requests[: -limits.REQUESTS]
-    extra["new_requests"] = extra.get("new_requests", 0) + 1
-    _message(session, extra, "user", text, "request", ts)
-
-
-def _message(session: Session, extra: dict[str, Any], role: Role, text: str, kind: Any,
-             ts: str | None) -> None:
-    """Append a message, raw until `finish` (the core `add_message` cap, deferred redaction)."""
-    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=ts))
-    del session.messages[: -limits.MESSAGES]
-    extra["new_messages"] = extra.get("new_messages", 0) + 1
-
-
-def _call(session: Session, extra: dict[str, Any], call: ToolCall) -> None:
-    add_call(session, call)
-    _touch(extra, "new_inputs", call.id)
-
-
-def _result(session: Session, extra: dict[str, Any], call_id: str, output: str, *,
-            is_error: bool) -> None:
-    """A tool's result, raw until `finish`; ignored when the call is not (or no longer) kept."""
-    for call in reversed(session.tool_calls):
-        if call.id == call_id:
-            call.output, call.is_error = output, is_error
-            _touch(extra, "new_outputs", call_id)
-            return
-
-
-def _touch(extra: dict[str, Any], key: str, call_id: str) -> None:
-    """Note a call whose input or output (`key`) is raw until `finish`."""
-    touched: list[str] = extra.setdefault(key, [])
-    if call_id not in touched:
-        touched.append(call_id)
-        del touched[: -2 * limits.TOOL_CALLS]  # more than the calls a session keeps
-
-
-def finish(session: Session, extra: dict[str, Any]) -> None:
-    """Redact and clip what was added since the last `finish` and the session still keeps."""
-    new = min(extra.pop("new_requests", 0), len(session.requests))
-    for i in range(len(session.requests) - new, len(session.requests)):
-        session.requests[i] = redact(session.requests[i])
-    new = min(extra.pop("new_messages", 0), len(session.messages))
-    for m in session.messages[len(session.messages) - new :]:
-        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
-    inputs, outputs = set(extra.pop("new_inputs", ())), set(extra.pop("new_outputs", ()))
-    for call in session.tool_calls if inputs or outputs else ():
-        if call.id in inputs:
-            call.input = _input(call.input)
-        if call.id in outputs and call.output is not None:
-            call.output = clip(redact(call.output))
-    if extra.pop("todos", False):
-        for todo in session.todos:
-            todo.content = redact(todo.content)
+    add_request(session, extra, text, ts)
 
 
 def _text(content: Any) -> str:
@@ -252,16 +190,16 @@ def _completed(
     elif kind == "AgentMessage":
         text = _text(item.get("content"))
         if text:
-            _message(session, extra, "assistant", text, "response", ts)
+            add_message(session, extra, "assistant", text, timestamp=ts)
     elif kind == "CommandExecution":
         call_id = str(item.get("id"))
         if not any(c.id == call_id for c in session.tool_calls):
             command = item.get("command")
-            _call(session, extra, ToolCall(id=call_id, name="exec_command", timestamp=ts,
-                                           input={"command": command}))
+            add_call(session, extra, ToolCall(id=call_id, name="exec_command", timestamp=ts,
+                                              input={"command": command}))
         if item.get("status") != "in_progress":
-            _result(session, extra, call_id, str(item.get("aggregated_output") or ""),
-                    is_error=item.get("exit_code") not in (0, None))
+            set_result(session, extra, call_id, str(item.get("aggregated_output") or ""),
+                       is_error=item.get("exit_code") not in (0, None))
     elif kind == "FileChange":
         _changes(session, extra, str(item.get("id")), item.get("changes"),
                  ok=item.get("status") in (None, "completed"))
@@ -305,13 +243,13 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         args = args if isinstance(args, dict) else {"arguments": args}
         if name == "update_plan":
             _plan(session, extra, args)
-        _call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=ts))
+        add_call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=ts))
     elif kind == "custom_tool_call":
         name = str(p.get("name") or "?")
         raw = p.get("input")
         text = raw if isinstance(raw, str) else ""
-        _call(session, extra, ToolCall(id=call_id, name=name, input={"patch": text},
-                                       timestamp=ts))
+        add_call(session, extra, ToolCall(id=call_id, name=name, input={"patch": text},
+                                          timestamp=ts))
         if name == "apply_patch":
             try:
                 ops = patch_mod.parse(text)
@@ -323,12 +261,13 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     elif kind == "local_shell_call":
         action = p.get("action")
         action = action if isinstance(action, dict) else {}
-        _call(session, extra, ToolCall(id=call_id, name="local_shell",
-                                       input={"command": action.get("command")}, timestamp=ts))
+        add_call(session, extra, ToolCall(id=call_id, name="local_shell",
+                                          input={"command": action.get("command")},
+                                          timestamp=ts))
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = p.get("output")
         text = output if isinstance(output, str) else _output_text(output)
-        _result(session, extra, call_id, text, is_error=_failed(text))
+        set_result(session, extra, call_id, text, is_error=_failed(text))
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
@@ -354,22 +293,15 @@ def _failed(text: str) -> bool:
     return False
 
 
-def _input(args: dict[str, Any]) -> dict[str, Any]:
-    """A call's input as the brief keeps it: redacted, long strings clipped."""
-    clean = redact_obj(args)
-    return {k: clip(v) if isinstance(v, str) else v for k, v in clean.items()}
-
-
 def _plan(session: Session, extra: dict[str, Any], args: dict[str, Any]) -> None:
     plan = args.get("plan")
     if not isinstance(plan, list):
         return
-    session.todos = [
+    set_todos(session, extra, [
         TodoItem(content=str(step.get("step", "")),
                  status=STATUS.get(str(step.get("status")), "pending"))  # type: ignore[arg-type]
         for step in plan if isinstance(step, dict) and step.get("step")
-    ]
-    extra["todos"] = True
+    ])
 
 
 def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> None:

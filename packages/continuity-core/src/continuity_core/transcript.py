@@ -3,6 +3,11 @@
 An adapter supplies `fold(session, extra, line)`; `read_incremental` feeds it only the lines
 appended since the cursor, and starts over when the file shrank or was replaced. The cursor
 (offset, the Session so far, the adapter's private `extra`) is what `.baker/cursors/` keeps.
+
+Redaction is the costly step, so the capped edits below keep raw text and note what they
+touched in `extra[PENDING]`; `settle` redacts and clips only what is still kept, once, and
+`read_incremental` runs it at the end of every read (even one a fold interrupted), so no raw
+text is left in a returned or saved cursor.
 """
 
 from __future__ import annotations
@@ -16,18 +21,20 @@ from typing import Any
 import msgspec
 
 from continuity_core.jsonl import ForwardReader
-from continuity_core.redact import redact
+from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
     FileEdit,
     Message,
     Session,
     SessionRef,
+    TodoItem,
     ToolCall,
     limits,
 )
 
 HEAD_BYTES = 256
+PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
 
 Fold = Callable[[Session, dict[str, Any], bytes], None]
 
@@ -75,7 +82,10 @@ def read_incremental(
     include_tail: bool = False,
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
 ) -> Cursor:
-    """Fold the lines of `ref.path` appended since `cursor` into its Session."""
+    """Fold the lines of `ref.path` appended since `cursor` into its Session.
+
+    `finish` runs after `settle`, for an adapter's own derived state.
+    """
     st = os.stat(ref.path)
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValueError(f"{ref.path} is not a regular file")
@@ -85,17 +95,20 @@ def read_incremental(
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, cursor.extra
     reader = ForwardReader(ref.path, cursor.offset, include_tail=include_tail)
-    for line in reader:
-        session.records += 1
-        try:
-            fold(session, extra, line)
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
-                KeyError, TypeError, AttributeError, IndexError):
-            session.bad_lines += 1
-    session.bad_lines += reader.skipped_long
-    cursor.offset = reader.offset
-    if finish is not None:
-        finish(session, extra)
+    try:
+        for line in reader:
+            session.records += 1
+            try:
+                fold(session, extra, line)
+            except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
+                    KeyError, TypeError, AttributeError, IndexError):
+                session.bad_lines += 1
+        session.bad_lines += reader.skipped_long
+        cursor.offset = reader.offset
+    finally:  # the caller's cursor holds this Session even when the read is interrupted
+        settle(session, extra)
+        if finish is not None:
+            finish(session, extra)
     return cursor
 
 
@@ -107,26 +120,64 @@ def clip(text: str, limit: int = limits.TEXT) -> str:
     return text[: limit - 20] + f" … [{len(text) - limit + 20} chars cut]"
 
 
-def add_request(session: Session, text: str, timestamp: str | None = None) -> None:
-    """A request the user typed: kept verbatim (redacted) in `requests` and as a message."""
-    text = redact(text)
+def _pending(extra: dict[str, Any]) -> dict[str, Any]:
+    pending: dict[str, Any] = extra.setdefault(PENDING, {})
+    return pending
+
+
+def add_request(
+    session: Session, extra: dict[str, Any], text: str, timestamp: str | None = None
+) -> None:
+    """A request the user typed: kept verbatim in `requests` and as a message (redacted later)."""
     session.requests.append(text)
     del session.requests[: -limits.REQUESTS]
-    add_message(session, "user", text, kind="request", timestamp=timestamp, cut=False)
+    pending = _pending(extra)
+    pending["requests"] = pending.get("requests", 0) + 1
+    add_message(session, extra, "user", text, kind="request", timestamp=timestamp)
 
 
 def add_message(
-    session: Session, role: Any, text: str, *, kind: Any = "response",
-    timestamp: str | None = None, cut: bool = True,
+    session: Session, extra: dict[str, Any], role: Any, text: str, *, kind: Any = "response",
+    timestamp: str | None = None,
 ) -> None:
-    text = redact(text)
-    session.messages.append(
-        Message(role=role, text=clip(text) if cut else text, kind=kind, timestamp=timestamp)
-    )
+    """A message, clipped when settled unless it is a request."""
+    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=timestamp))
     del session.messages[: -limits.MESSAGES]
+    pending = _pending(extra)
+    pending["messages"] = pending.get("messages", 0) + 1
 
 
-def add_call(session: Session, call: ToolCall) -> None:
+def drop_request(session: Session, extra: dict[str, Any]) -> None:
+    """Take the newest request back (a rewind); its message is dropped on its own."""
+    _drop(session.requests, extra, "requests")
+
+
+def drop_message(session: Session, extra: dict[str, Any]) -> None:
+    """Take the newest message back (a rewind or a replaced answer)."""
+    _drop(session.messages, extra, "messages")
+
+
+def _drop(items: list[Any], extra: dict[str, Any], key: str) -> None:
+    if items:
+        items.pop()
+        pending = _pending(extra)
+        if pending.get(key):  # this read added it: it no longer waits for `settle`
+            pending[key] -= 1
+
+
+def _touch(extra: dict[str, Any], key: str, call_id: str) -> None:
+    touched: dict[str, None] = _pending(extra).setdefault(key, {})
+    touched.pop(call_id, None)
+    touched[call_id] = None
+    if len(touched) > 2 * limits.TOOL_CALLS:  # more than the calls a session keeps
+        del touched[next(iter(touched))]
+
+
+def add_call(session: Session, extra: dict[str, Any], call: ToolCall) -> None:
+    """Record a call (or replace the one with its id); its input is redacted and clipped later."""
+    _touch(extra, "inputs", call.id)
+    if call.output is not None:
+        _touch(extra, "outputs", call.id)
     for i, old in enumerate(session.tool_calls):
         if old.id == call.id:
             session.tool_calls[i] = call
@@ -135,14 +186,55 @@ def add_call(session: Session, call: ToolCall) -> None:
     del session.tool_calls[: -limits.TOOL_CALLS]
 
 
-def set_result(session: Session, call_id: str, output: str, *, is_error: bool = False) -> bool:
+def set_result(
+    session: Session, extra: dict[str, Any], call_id: str, output: str, *, is_error: bool = False
+) -> bool:
     """Record a tool result; False when the call is not (or no longer) kept."""
     for call in reversed(session.tool_calls):
         if call.id == call_id:
-            call.output = clip(redact(output))
-            call.is_error = is_error
+            call.output, call.is_error = output, is_error
+            _touch(extra, "outputs", call_id)
             return True
     return False
+
+
+def set_todos(session: Session, extra: dict[str, Any], todos: list[TodoItem]) -> None:
+    """Replace the todo list; its contents are redacted when settled."""
+    session.todos = todos
+    _pending(extra)["todos"] = True
+
+
+def settle(session: Session, extra: dict[str, Any]) -> None:
+    """Redact and clip what the edits above added since the last settle and `session` keeps."""
+    pending = extra.pop(PENDING, None)
+    if not pending:
+        return
+    new = min(pending.get("requests", 0), len(session.requests))
+    for i in range(len(session.requests) - new, len(session.requests)):
+        session.requests[i] = redact(session.requests[i])
+    new = min(pending.get("messages", 0), len(session.messages))
+    for m in session.messages[len(session.messages) - new :]:
+        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
+    inputs, outputs = pending.get("inputs", {}), pending.get("outputs", {})
+    for call in session.tool_calls if inputs or outputs else ():
+        if call.id in inputs:
+            call.input = clip_obj(redact_obj(call.input))
+        if call.id in outputs and call.output is not None:
+            call.output = clip(redact(call.output))
+    if pending.get("todos"):
+        for todo in session.todos:
+            todo.content = redact(todo.content)
+
+
+def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
+    """Long strings inside a structure (a tool's input: a whole file for Write) cut like text."""
+    if isinstance(value, str):
+        return clip(value, limit)
+    if isinstance(value, dict):
+        return {k: clip_obj(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clip_obj(v, limit) for v in value]
+    return value
 
 
 def add_edit(

@@ -11,9 +11,9 @@ comes back under fresh ids. `cursor.extra["view"]` remembers, for the newest mes
 each contributed, so a replaced message or a rewind can take its part back out; it is capped,
 so memory stays bounded whatever the transcript's size.
 
-Redaction is the costly step, so `fold` keeps raw text and `finish` redacts (and clips) only
-what a read added and the Session still keeps, as the Claude parser does; that includes the
-todo lists `extra` keeps for rewinds, which reach disk with the cursor.
+The core's capped edits keep text raw until the end of a read redacts what the Session still
+keeps; `finish` does the same for the todo lists `extra` keeps for rewinds, which reach disk
+with the cursor.
 """
 
 from __future__ import annotations
@@ -27,13 +27,11 @@ from typing import Any
 
 import msgspec
 
-from continuity_core.redact import redact, redact_obj
+from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
     ErrorKind,
-    Message,
-    Role,
     Session,
     SessionRef,
     TodoItem,
@@ -46,8 +44,15 @@ from continuity_core.transcript import (
     add_call,
     add_edit,
     add_error,
+    add_message,
+    add_request,
     clip,
+    drop_message,
+    drop_request,
     read_incremental,
+    set_result,
+    set_todos,
+    settle,
 )
 from continuity_gemini.discovery import CONTEXT_ID
 
@@ -101,6 +106,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
                 session.bad_lines += 1
     else:
         session.bad_lines += 1
+    settle(session, extra)
     finish(session, extra)
     st = os.stat(ref.path)
     return Cursor(path=ref.path, offset=st.st_size, ino=st.st_ino, session=session, extra=extra)
@@ -109,7 +115,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
 # --- the fold -------------------------------------------------------------------------------
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Apply one chat-log line, raw: `finish` must run before the cursor is saved."""
+    """Apply one chat-log line."""
     rec = msgspec.json.decode(line)
     if not isinstance(rec, dict):
         raise ValueError("not an object")
@@ -126,70 +132,15 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
 
 
 def finish(session: Session, extra: dict[str, Any]) -> None:
-    """Redact and clip what this read added and the session still keeps; and whether the last
-    turn ended (not when a prompt or a tool result was never answered)."""
-    new = min(extra.pop("new_requests", 0), len(session.requests))
-    for i in range(len(session.requests) - new, len(session.requests)):
-        session.requests[i] = redact(session.requests[i])
-    new = min(extra.pop("new_messages", 0), len(session.messages))
-    for m in session.messages[len(session.messages) - new :]:
-        m.text = redact(m.text) if m.kind == "request" else clip(redact(m.text))
-    touched = set(extra.pop("touched", ()))
-    for call in session.tool_calls:
-        if call.id in touched:
-            call.input = redact_obj(call.input)
-            if call.output is not None:
-                call.output = clip(redact(call.output))
+    """Redact the todo lists this read saved for rewinds; and whether the last turn ended (not
+    when a prompt or a tool result was never answered)."""
     for saved in extra.get("todos") or []:
         if len(saved) > 2:  # [message id, todos, raw]: added by this read
             saved[1] = [{**t, "content": redact(t["content"])} for t in saved[1]]
             del saved[2:]
-    if extra.pop("new_todos", False):
-        for todo in session.todos:
-            todo.content = redact(todo.content)
     extra.pop(_IDS, None)
     turns = [e for e in extra.get("view") or [] if e.get("k") in _TURN_KINDS]
     session.turn_incomplete = bool(turns) and turns[-1]["k"] in ("request", "result")
-
-
-def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None) -> None:
-    """A typed request, raw until `finish` (the core `add_request` cap, deferred redaction)."""
-    session.requests.append(text)
-    del session.requests[: -limits.REQUESTS]
-    extra["new_requests"] = extra.get("new_requests", 0) + 1
-    _add_message(session, extra, "user", text, "request", ts)
-
-
-def _add_message(session: Session, extra: dict[str, Any], role: Role, text: str, kind: Any,
-                 ts: str | None) -> None:
-    session.messages.append(Message(role=role, text=text, kind=kind, timestamp=ts))
-    del session.messages[: -limits.MESSAGES]
-    extra["new_messages"] = extra.get("new_messages", 0) + 1
-
-
-def _pop(items: list[Any], extra: dict[str, Any], counter: str) -> None:
-    """Drop the newest item; if this read added it, it no longer waits for `finish`."""
-    if items:
-        items.pop()
-        if extra.get(counter):
-            extra[counter] -= 1
-
-
-def _result(session: Session, extra: dict[str, Any], call_id: str, output: str, *,
-            is_error: bool) -> None:
-    """A tool's result, raw until `finish`; ignored when the call is not (or no longer) kept."""
-    for call in reversed(session.tool_calls):
-        if call.id == call_id:
-            call.output, call.is_error = output, is_error
-            _touch(extra, call_id)
-            return
-
-
-def _touch(extra: dict[str, Any], call_id: str) -> None:
-    touched: list[str] = extra.setdefault("touched", [])
-    if call_id not in touched:
-        touched.append(call_id)
-        del touched[: -2 * limits.TOOL_CALLS]  # more than the calls a session keeps
 
 
 def _unknown(session: Session, what: str) -> None:
@@ -231,7 +182,8 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
                 trigger="unknown", summary=clip(redact(text)), timestamp=msg.get("timestamp"),
                 pre_tokens=session.usage.context_tokens if session.usage else None))
             del session.compactions[: -limits.COMPACTIONS]
-            _add_message(session, extra, "user", text, "summary", msg.get("timestamp"))
+            add_message(session, extra, "user", text, kind="summary",
+                        timestamp=msg.get("timestamp"))
             _push(extra, {"id": msg["id"], "k": "summary", "m": 1})
         else:
             _push(extra, {"id": msg["id"], "k": "view"})  # a re-id'd copy: a rewind target
@@ -293,9 +245,9 @@ def _rewind(session: Session, extra: dict[str, Any], target: Any) -> None:
 def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -> None:
     """Remove what one message contributed (it is the newest still counted)."""
     if entry.get("r"):
-        _pop(session.requests, extra, "new_requests")
+        drop_request(session, extra)
     for _ in range(entry.get("m", 0)):
-        _pop(session.messages, extra, "new_messages")
+        drop_message(session, extra)
     calls = set(entry.get("c", ()))
     if calls:
         session.tool_calls = [c for c in session.tool_calls if c.id not in calls]
@@ -306,8 +258,7 @@ def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -
 def _restore(session: Session, extra: dict[str, Any]) -> None:
     """Todos and usage as of the newest message still in the view."""
     stack = extra.get("todos") or []
-    session.todos = [msgspec.convert(t, TodoItem) for t in stack[-1][1]] if stack else []
-    extra["new_todos"] = bool(stack) and len(stack[-1]) > 2
+    set_todos(session, extra, [msgspec.convert(t, TodoItem) for t in stack[-1][1]] if stack else [])
     for entry in reversed(extra.get("view") or []):
         if entry.get("u"):
             session.usage = _usage(entry["u"], session.model)
@@ -365,7 +316,7 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
         if isinstance(call_id, str) and any(c.id == call_id and c.output is None
                                             for c in session.tool_calls):
             failed = "error" in (resp.get("response") or {})
-            _result(session, extra, call_id, _output(resp), is_error=failed)
+            set_result(session, extra, call_id, _output(resp), is_error=failed)
     text = _user_text(msg.get("content"))
     ts = msg.get("timestamp")
     if msg_id == CONTEXT_ID or text.startswith("<session_context>"):
@@ -373,7 +324,7 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
     elif text.startswith("<state_snapshot>"):
         _snapshot(session, extra, [msg])
     elif text:
-        _request(session, extra, text, ts)
+        add_request(session, extra, text, ts)
         _push(extra, {"id": msg_id, "k": "request", "r": 1, "m": 1})
     else:
         _push(extra, {"id": msg_id, "k": "result" if results else "view"})
@@ -404,10 +355,10 @@ def _gemini(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> Non
         if entry.get("m") and newest and session.messages and \
                 session.messages[-1].role == "assistant":
             # the same turn re-appended: its latest text wins
-            _pop(session.messages, extra, "new_messages")
+            drop_message(session, extra)
             entry["m"] = 0
         if not entry.get("m"):
-            _add_message(session, extra, "assistant", text, "response", ts)
+            add_message(session, extra, "assistant", text, timestamp=ts)
             entry["m"] = 1
     tokens = msg.get("tokens")
     if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
@@ -428,7 +379,8 @@ def _usage(u: list[Any], model: str | None) -> Usage:
 def _slim(value: Any) -> Any:
     """Tool arguments with long strings clipped, so a Session stays small."""
     if isinstance(value, str):
-        return clip(value, ARG_CHARS)
+        # Redact before the cut: a secret across it would otherwise keep its first half.
+        return clip(redact(value), ARG_CHARS) if len(value) > ARG_CHARS else value
     if isinstance(value, dict):
         return {k: _slim(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -454,9 +406,8 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
     raw_args = call.get("args")
     args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
     status = call.get("status")
-    add_call(session, ToolCall(id=call_id, name=name, input=_slim(args),
-                               timestamp=call.get("timestamp")))
-    _touch(extra, call_id)
+    add_call(session, extra, ToolCall(id=call_id, name=name, input=_slim(args),
+                                      timestamp=call.get("timestamp")))
     calls: list[str] = entry.setdefault("c", [])
     if call_id not in calls:
         calls.append(call_id)
@@ -464,12 +415,12 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
                  if isinstance(p.get("functionResponse"), dict)]
     failed = status in FAILED
     if responses:
-        _result(session, extra, call_id, "\n".join(_output(r) for r in responses),
-                is_error=failed)
+        set_result(session, extra, call_id, "\n".join(_output(r) for r in responses),
+                   is_error=failed)
     elif isinstance(call.get("resultDisplay"), str) and status in ("success", *FAILED):
-        _result(session, extra, call_id, call["resultDisplay"], is_error=failed)
+        set_result(session, extra, call_id, call["resultDisplay"], is_error=failed)
     elif failed:
-        _result(session, extra, call_id, f"[{status}]", is_error=True)
+        set_result(session, extra, call_id, f"[{status}]", is_error=True)
     # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
     if status != "success":
         return
@@ -485,10 +436,9 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
         todos = [TodoItem(content=str(t.get("description") or t.get("content") or ""),
                           status=TODO_STATUS.get(str(t.get("status")), "pending"))  # type: ignore[arg-type]
                  for t in args["todos"] if isinstance(t, dict)]
-        session.todos = todos
+        set_todos(session, extra, todos)
         stack: list[Any] = extra.setdefault("todos", [])
         stack.append([entry["id"], msgspec.to_builtins(todos), True])  # raw until `finish`
-        extra["new_todos"] = True
         del stack[:-TODO_STACK]
 
 
