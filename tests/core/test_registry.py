@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -12,14 +12,11 @@ class Good:
     name = "good"
 
 
-def eps(*items: tuple[str, str]) -> list[metadata.EntryPoint]:
-    return [metadata.EntryPoint(name=n, value=v, group=adapters.GROUP) for n, v in items]
-
-
 @pytest.fixture
 def fake_eps(monkeypatch: pytest.MonkeyPatch) -> object:
     def install(*items: tuple[str, str]) -> None:
-        monkeypatch.setattr(adapters.metadata, "entry_points", lambda group: eps(*items))
+        rows = [(n, v, f"dist-{i}", "1.0") for i, (n, v) in enumerate(items)]
+        monkeypatch.setattr(adapters, "entry_points", lambda group: iter(rows))
 
     return install
 
@@ -55,3 +52,26 @@ def test_registry_does_not_import_modules(fake_eps: object) -> None:
     fake_eps(("lazy", "some_module_never_imported_abc:X"))  # type: ignore[operator]
     assert "lazy" in adapters.registered()
     assert "some_module_never_imported_abc" not in sys.modules
+
+
+def test_entry_points_are_read_from_installed_metadata(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    for dist, body in [
+        ("acme_agent-2.0.1.dist-info", "[console_scripts]\nx = y:z\n\n[continuity_core.adapters]\nacme = acme_agent:Acme\n"),
+        ("acme_agent-1.0.egg-info", "[continuity_core.adapters]\nacme = old:Acme\n"),
+        ("other-0.1.dist-info", "[something.else]\nacme = nope:X\n"),
+    ]:
+        (tmp_path / dist).mkdir()
+        (tmp_path / dist / "entry_points.txt").write_text(body)
+    monkeypatch.setattr("sys.path", [str(tmp_path)])
+    found = sorted(adapters.entry_points(adapters.GROUP))
+    assert found in ([("acme", "acme_agent:Acme", "acme-agent", "2.0.1")],
+                     [("acme", "old:Acme", "acme-agent", "1.0")])  # first of a name wins
+    assert len(found) == 1
+
+
+def test_the_real_adapters_are_registered() -> None:
+    real = {name: r for name, r in adapters.registered().items()}
+    for name in ("claude", "codex", "gemini"):
+        if name in real:
+            assert real[name].dist == f"continuity-{name}" and real[name].version != "?"

@@ -92,16 +92,23 @@ def test_unknown_fields_are_tolerated(tmp_path: Path) -> None:
 
 
 def test_lock_held_elsewhere_is_a_readable_error(tmp_path: Path) -> None:
-    from filelock import FileLock
+    import subprocess
+    import sys
 
     store = make_store(tmp_path)
-    other = FileLock(store.dir / "store.lock")
-    other.acquire()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from continuity_core.store import Store\n"
+         "with Store(Path(sys.argv[1])).lock():\n print('held', flush=True); sys.stdin.read()",
+         str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(StoreError, match="held by another process"), store.lock(timeout=0.1):
             pass
     finally:
-        other.release()
+        holder.communicate("")
+    with store.lock(timeout=1):  # released when its holder ended
+        pass
 
 
 def test_atomic_write_keeps_existing_mode_and_leaves_no_temp(tmp_path: Path) -> None:

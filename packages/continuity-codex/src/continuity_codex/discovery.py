@@ -178,12 +178,17 @@ def index_rows(home: str, roots: Sequence[str] | None = None,
             sql += " WHERE id = ?"
             args.append(thread_id)
         elif roots:
-            clauses = []
+            # One index range per root (root itself up to root + "0", "0" being the character
+            # after "/"), filtered exactly below: the (archived, cwd, …) index answers it,
+            # where substr() made SQLite read every thread.
+            archived = "archived IN (0, 1) AND " if "archived" in columns else ""
+            sql = " UNION ALL ".join(f"{sql} WHERE {archived}cwd >= ? AND cwd < ?" for _ in roots)
             for root in roots:
-                clauses.append("cwd = ? OR substr(cwd, 1, ?) = ?")
-                prefix = root.rstrip("/") + "/"
-                args += [root, len(prefix), prefix]
-            sql += " WHERE " + " OR ".join(f"({c})" for c in clauses)
+                args += [root.rstrip("/"), root.rstrip("/") + "0"]
+            inside = tuple(r.rstrip("/") for r in roots)
+            rows = conn.execute(sql, args).fetchall()
+            return [(str(r[0]), str(r[1]), r[2]) for r in rows if isinstance(r[2], str)
+                    and (r[2] in inside or r[2].startswith(tuple(f"{p}/" for p in inside)))]
         return [(str(r[0]), str(r[1]), r[2] if isinstance(r[2], str) else None)
                 for r in conn.execute(sql, args)]
     except sqlite3.Error:

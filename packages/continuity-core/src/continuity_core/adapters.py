@@ -8,11 +8,10 @@ stops the others. `BAKER_ADAPTERS=claude,codex` limits which adapters load.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import msgspec
 
@@ -20,7 +19,9 @@ from continuity_core.errors import AdapterError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
-from continuity_core.transcript import Cursor
+
+if TYPE_CHECKING:
+    from continuity_core.transcript import Cursor
 
 GROUP = "continuity_core.adapters"
 ALLOW_ENV = "BAKER_ADAPTERS"
@@ -126,8 +127,7 @@ class Adapter(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class UserOptions:
+class UserOptions(msgspec.Struct, frozen=True, kw_only=True):
     hooks: bool = True  # user-level hooks (Codex always; Claude and Gemini with --user-hooks)
     chain: bool = False  # keep an existing Codex notify program running
     trust: bool = False  # write Codex trusted-hook hashes
@@ -135,18 +135,16 @@ class UserOptions:
     uninstall: bool = False
 
 
-@dataclass(frozen=True)
-class LaunchOptions:
+class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
     account: Account | None = None
     native: SessionRef | None = None  # continue this very session (same vendor)
     brief_chars: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)  # "dry_run": True: no side effects
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)  # "dry_run": True: no side effects
 
 
 # --- registry ------------------------------------------------------------------------------
 
-@dataclass
-class Registered:
+class Registered(msgspec.Struct):
     name: str
     value: str  # "module:Attr"
     dist: str
@@ -161,22 +159,61 @@ def _allowed() -> set[str] | None:
     return {n.strip() for n in raw.split(",") if n.strip()}
 
 
+def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
+    """(name, "module:attr", distribution, version) of every entry point in `group`.
+
+    Read straight from each installed distribution's `entry_points.txt`: importing
+    `importlib.metadata` alone costs more than a hook's start-up budget. As there, the first
+    distribution of a name on `sys.path` wins.
+    """
+    seen: set[str] = set()
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for meta in names:
+            if not meta.endswith((".dist-info", ".egg-info")):
+                continue
+            dist, _, version = meta.rpartition(".")[0].partition("-")
+            key = dist.lower().replace("_", "-").replace(".", "-")
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                with open(os.path.join(folder, meta, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            for name, value in _section(text, group):
+                yield name, value, key, version.partition("-")[0] or "?"
+
+
+def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            inside = line == f"[{group}]"
+        elif inside and "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            yield name.strip(), value.strip()
+
+
 def registered(group: str = GROUP) -> dict[str, Registered]:
     """Entry points of `group`, by name, without importing anything."""
     allowed = _allowed()
     found: dict[str, Registered] = {}
-    for ep in metadata.entry_points(group=group):
-        if allowed is not None and ep.name not in allowed:
+    for name, value, dist, version in entry_points(group):
+        if allowed is not None and name not in allowed:
             continue
-        dist = ep.dist.name if ep.dist else "?"
-        version = ep.dist.version if ep.dist else "?"
-        if ep.name in found and found[ep.name].value != ep.value:
-            found[ep.name].error = (
-                f"adapter {ep.name!r} is registered twice ({found[ep.name].dist} and {dist}); "
+        if name in found and found[name].value != value:
+            found[name].error = (
+                f"adapter {name!r} is registered twice ({found[name].dist} and {dist}); "
                 "uninstall one of them"
             )
             continue
-        found.setdefault(ep.name, Registered(ep.name, ep.value, dist, version))
+        found.setdefault(name, Registered(name, value, dist, version))
     return dict(sorted(found.items()))
 
 

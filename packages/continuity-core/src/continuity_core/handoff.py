@@ -9,7 +9,7 @@ from typing import Any
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
 from continuity_core import note as note_mod
-from continuity_core.adapters import load_all
+from continuity_core.adapters import load, load_all
 from continuity_core.config import load_config
 from continuity_core.git import git_facts
 from continuity_core.schemas.session import Session
@@ -39,7 +39,11 @@ def make(
     budget_tokens: int | None = None,
 ) -> Handoff:
     config = load_config()
-    adapters, broken = load_all()
+    broken: dict[str, str] = {}
+    if agent is not None:  # one agent asked for: load that adapter alone
+        adapters = {agent: load(agent)}
+    else:
+        adapters, broken = load_all()
     errors = list(broken.values())
     store = Store(root)
     found = newest(root, adapters, config, agent=agent, account=account, session_id=session_id)

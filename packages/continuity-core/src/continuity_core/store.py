@@ -96,22 +96,11 @@ class Store:
     # --- locking -----------------------------------------------------------------------
     @contextlib.contextmanager
     def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-        from filelock import FileLock, Timeout
-
+        """Hold the sidecar `.baker/<name>.lock`; a timeout becomes a readable StoreError."""
         ensure_private_dir(self.dir)
         lock_path = self.dir / f"{name}.lock"
-        lock = FileLock(lock_path, timeout=timeout, mode=0o600)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise StoreError(
-                f"{lock_path} is held by another process for more than {timeout:g}s; "
-                "retry in a moment (if no baker is running, delete that file)"
-            ) from None
-        try:
+        with _locked(lock_path, timeout):
             yield
-        finally:
-            lock.release()
 
     # --- documents -----------------------------------------------------------------------
     def write_json(self, path: Path, value: Any) -> None:
@@ -205,6 +194,39 @@ class Store:
         where = f"{Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
         self.log("hook_error", command=command, error=f"{type(exc).__name__}: {exc}",
                  where=where, **fields)
+
+
+@contextlib.contextmanager
+def _locked(path: Path, timeout: float) -> Iterator[None]:
+    """An exclusive lock on `path`: `flock` where there is one (importing filelock costs a
+    hook ~35 ms of its start-up budget; see docs/decisions.md), filelock elsewhere."""
+    held = f"{path} is held by another process for more than {timeout:g}s; retry in a moment " \
+           "(if no baker is running, delete that file)"
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        from filelock import FileLock, Timeout
+
+        try:
+            with FileLock(path, timeout=timeout, mode=0o600):
+                yield
+        except Timeout:
+            raise StoreError(held) from None
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError(held) from None
+                time.sleep(0.005)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def decode_document(data: bytes, type_: type[T], path: Path) -> T:
