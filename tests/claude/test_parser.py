@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from continuity_claude import ClaudeAdapter, parser
+from continuity_core import transcript
 from continuity_core.redact import redact
 from continuity_core.schemas.session import Session, SessionRef
 from continuity_core.transcript import Cursor
@@ -342,7 +343,7 @@ def test_a_huge_transcript_is_read_cold_from_its_end(tmp_path: Path,
     data = path.read_bytes()
     last = data.rfind(b'"promptSource"')
     keep = len(data) - data.rfind(b"\n", 0, last) + 10  # the last request's line, cut by 10
-    monkeypatch.setattr(parser, "COLD_MAX", keep + 200)
+    monkeypatch.setattr(transcript, "COLD_MAX", keep + 200)
     seen = counting(monkeypatch)
     cursor = ClaudeAdapter().read(ref_for(path))
     assert sum(map(len, seen)) + len(seen) <= keep + 200

@@ -39,8 +39,6 @@ class ClaudeAdapter:
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
-        if cursor is None or cursor.path != ref.path:
-            cursor = parser.tail_cursor(ref, parser.COLD_MAX)
         return read_incremental(ref, cursor, parser.fold)
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:

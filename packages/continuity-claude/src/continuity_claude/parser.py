@@ -9,7 +9,6 @@ keep text raw until the end of a read redacts what is still kept.
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -22,7 +21,6 @@ from continuity_core.schemas.session import (
     Compaction,
     ErrorKind,
     Session,
-    SessionRef,
     TodoItem,
     TodoStatus,
     ToolCall,
@@ -30,14 +28,12 @@ from continuity_core.schemas.session import (
     limits,
 )
 from continuity_core.transcript import (
-    Cursor,
     add_call,
     add_edit,
     add_error,
     add_message,
     add_request,
     clip,
-    new_cursor,
     set_result,
     set_todos,
 )
@@ -92,36 +88,11 @@ EDIT_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path
               "NotebookEdit": "notebook_path"}
 NATIVE_1M = ("claude-opus-4-8", "claude-opus-4-7", "claude-fable-5", "claude-sonnet-5")
 WINDOW, WINDOW_1M = 200_000, 1_000_000
-COLD_MAX = 64 << 20  # bytes a first read takes from the end of a transcript
 PENDING_MAX = 200  # calls remembered while they wait for a result
 _STATUSES = {"pending", "in_progress", "completed", "cancelled"}
 _RESET_EPOCH = re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
 _RESET_ISO = re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
 _LEGACY_LIMIT = re.compile(r"usage limit reached\|(\d{9,13})", re.I)
-
-
-def tail_cursor(ref: SessionRef, cold_max: int = COLD_MAX) -> Cursor | None:
-    """For a transcript over `cold_max` bytes, a cursor at the first line of its last part.
-
-    A first read must fit a hook's deadline whatever the file's size; the newest requests,
-    todos, calls and usage lie at the end. What came before that part is not read.
-    """
-    try:
-        st = os.stat(ref.path)
-        if st.st_size <= cold_max:
-            return None
-        with open(ref.path, "rb") as f:
-            offset = f.seek(st.st_size - cold_max)
-            while True:  # skip the rest of the line the seek cut, in bounded reads
-                block = f.read(1 << 20)
-                cut = block.find(b"\n")
-                if cut >= 0 or not block:
-                    offset += cut + 1 if cut >= 0 else len(block)
-                    break
-                offset += len(block)
-    except OSError:
-        return None
-    return new_cursor(ref, offset)
 
 
 def context_window(model: str | None) -> int:

@@ -34,6 +34,7 @@ from continuity_core.schemas.session import (
 )
 
 HEAD_BYTES = 256
+COLD_MAX = 64 << 20  # the most a first read takes, from the end of a transcript
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
 
 Fold = Callable[[Session, dict[str, Any], bytes], None]
@@ -68,6 +69,31 @@ def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:
     )
 
 
+def tail_cursor(ref: SessionRef, cold_max: int | None = None) -> Cursor | None:
+    """For a transcript over `cold_max` bytes, a cursor at the first line of its last part.
+
+    A first read must fit a hook's deadline whatever the file's size; the newest requests,
+    todos, calls and usage lie at the end. What came before that part is not read.
+    """
+    cold_max = COLD_MAX if cold_max is None else cold_max
+    try:
+        size = os.stat(ref.path).st_size
+        if size <= cold_max:
+            return None
+        with open(ref.path, "rb") as f:
+            offset = f.seek(size - cold_max)
+            while True:  # skip the rest of the line the seek cut, in bounded reads
+                block = f.read(1 << 20)
+                cut = block.find(b"\n")
+                if cut >= 0 or not block:
+                    offset += cut + 1 if cut >= 0 else len(block)
+                    break
+                offset += len(block)
+    except OSError:
+        return None
+    return new_cursor(ref, offset)
+
+
 def _same_file(cursor: Cursor, st: os.stat_result) -> bool:
     if st.st_size < cursor.offset or cursor.ino != st.st_ino:
         return False
@@ -80,9 +106,11 @@ def read_incremental(
     fold: Fold,
     *,
     include_tail: bool = False,
+    cold: bool = True,
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
 ) -> Cursor:
-    """Fold the lines of `ref.path` appended since `cursor` into its Session.
+    """Fold the lines of `ref.path` appended since `cursor` into its Session; a file never read
+    (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes when `cold`.
 
     `finish` runs after `settle`, for an adapter's own derived state.
     """
@@ -90,7 +118,7 @@ def read_incremental(
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValueError(f"{ref.path} is not a regular file")
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
-        cursor = new_cursor(ref)
+        cursor = (tail_cursor(ref) if cold else None) or new_cursor(ref)
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, cursor.extra
