@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -31,7 +30,10 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> Non
         data = data.encode()
     with contextlib.suppress(FileNotFoundError):
         mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # A private temp name in the same folder (what tempfile.mkstemp does, without importing
+    # it: hooks pay for every import).
+    tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -10,11 +10,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import json
 import os
-import secrets
 import time
-import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -124,7 +121,7 @@ class Store:
 
     def new_checkpoint_id(self) -> str:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        return f"{stamp}-{secrets.token_hex(3)}"
+        return f"{stamp}-{os.urandom(3).hex()}"
 
     def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> Path:
         """Write `cp` and keep only the newest `keep` automatic checkpoints."""
@@ -180,6 +177,8 @@ class Store:
             with contextlib.suppress(FileNotFoundError):
                 if path.stat().st_size > LOG_MAX_BYTES:
                     os.replace(path, folder / "events.1.jsonl")
+            import json
+
             from continuity_core.redact import redact
 
             line = json.dumps({"t": now_iso(), "event": event, **fields}, default=str)
@@ -190,6 +189,8 @@ class Store:
                 os.close(fd)
 
     def log_exception(self, command: str, exc: BaseException, **fields: Any) -> None:
+        import traceback
+
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
         self.log("hook_error", command=command, error=f"{type(exc).__name__}: {exc}",

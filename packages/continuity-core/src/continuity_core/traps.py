@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import os
 import re
-import secrets
 import shlex
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
@@ -122,7 +121,7 @@ def add(
     kind: Literal["path", "command"] = "command" if command else "path"
     cited = cited_files(root, pattern if kind == "path" else "", files)
     hashes = {rel: h for rel in cited if (h := file_hash(root / rel)) is not None}
-    trap = Trap(id=secrets.token_hex(4), pattern=pattern, kind=kind, why=why,
+    trap = Trap(id=os.urandom(4).hex(), pattern=pattern, kind=kind, why=why,
                 created_at=now_iso(), session=session, agent=agent, file_hashes=hashes)
     store = Store(root)
     with store.lock():
