@@ -1,0 +1,115 @@
+"""scripts/benchgen.py makes valid transcripts; scripts/bench.py --smoke prints every row."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+import benchgen  # noqa: E402 - a script beside the package sources, not an installed module
+
+
+def records(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> benchgen.Data:
+    return benchgen.Data(tmp_path_factory.mktemp("bench"))
+
+
+def test_claude_transcript_keeps_ids_chains_and_tool_pairs(data: benchgen.Data) -> None:
+    gen = data.transcript("claude", 200_000, log=lambda _: None)
+    assert gen.size >= 200_000
+    assert gen.path.parent.name == benchgen.claude_slug(data.cwd)
+    recs = records(gen.path)
+    uuids = [r["uuid"] for r in recs if "uuid" in r]
+    assert len(uuids) == len(set(uuids))
+    assert sum(1 for r in recs if r.get("parentUuid", "") is None) == 1  # one root, one chain
+    assert all(r["parentUuid"] in set(uuids) for r in recs if r.get("parentUuid"))
+    uses = [b["id"] for r in recs if r["type"] == "assistant"
+            for b in r["message"]["content"] if b["type"] == "tool_use"]
+    results = [b["tool_use_id"] for r in recs if r["type"] == "user"
+               and isinstance(r["message"]["content"], list)
+               for b in r["message"]["content"] if b["type"] == "tool_result"]
+    assert len(uses) == len(set(uses)) > 10 and set(results) == set(uses)
+    assert {r["sessionId"] for r in recs} == {"48f0d34d-61b5-40aa-aac6-73b6722315eb"}
+    assert {r["cwd"] for r in recs if "cwd" in r} == {data.cwd}
+    prompts = [r["message"]["content"] for r in recs if r["type"] == "user"
+               and isinstance(r["message"]["content"], str)]
+    assert prompts[-1] == benchgen.FINAL_REQUEST and benchgen.FINAL_REQUEST not in prompts[:-1]
+
+
+def test_codex_and_gemini_transcripts_continue_after_an_appended_turn(data: benchgen.Data) -> None:
+    codex = data.transcript("codex", 150_000, log=lambda _: None)
+    recs = records(codex.path)
+    assert [r["ordinal"] for r in recs] == list(range(len(recs)))
+    assert recs[0]["type"] == "session_meta" and recs[0]["payload"]["cwd"] == data.cwd
+    calls = [r["payload"]["call_id"] for r in recs if r["type"] == "response_item"
+             and r["payload"]["type"] in ("function_call", "custom_tool_call")]
+    assert len(calls) == len(set(calls))
+    benchgen.append_turn("codex", codex.path, data.cwd, codex.turns)
+    more = records(codex.path)
+    assert [r["ordinal"] for r in more] == list(range(len(more)))
+    again = data.transcript("codex", 150_000, log=lambda _: None)  # reused, trimmed back
+    assert again.path.stat().st_size == codex.size
+
+    gemini = data.transcript("gemini", 100_000, log=lambda _: None)
+    recs = records(gemini.path)
+    tool_ids = [t["id"] for r in recs for t in r.get("toolCalls", [])]
+    assert len(tool_ids) == len(set(tool_ids)) > 10
+    registry = json.loads((gemini.path.parents[3] / "projects.json").read_text())
+    assert registry["projects"][data.cwd] == gemini.path.parents[1].name
+
+
+def test_discovery_homes_hold_one_session_of_the_project(data: benchgen.Data) -> None:
+    import sqlite3
+
+    home = data.codex_many(60, log=lambda _: None)
+    rollouts = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    assert len(rollouts) == 60
+    ours = [p for p in rollouts if f'"cwd":"{data.cwd}"' in p.read_text()]
+    assert len(ours) == 1
+    db = sqlite3.connect(home / ".codex" / "state_5.sqlite")
+    try:
+        rows = db.execute("SELECT rollout_path FROM threads WHERE cwd = ?", (data.cwd,)).fetchall()
+        assert rows == [(str(ours[0]),)]
+        assert db.execute("SELECT count(*) FROM threads").fetchone() == (60,)
+    finally:
+        db.close()
+    claude = data.claude_many(40, log=lambda _: None)
+    folders = list((claude / ".claude" / "projects").iterdir())
+    assert len(folders) == 40
+    assert (claude / ".claude" / "projects" / benchgen.claude_slug(data.cwd)).is_dir()
+
+
+@pytest.mark.slow
+def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
+    out = tmp_path / "benchmarks.md"
+    bin_dir = Path(sys.executable).parent
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--data", str(tmp_path / "d"),
+         "--out", str(out), "--baker", str(bin_dir / "baker"), "--python", sys.executable],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    table = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
+    for agent in benchgen.AGENTS:
+        for what in ("`baker pretool`, 1,000 traps", "`baker pickup`",
+                     "`baker handoff`, already checkpointed", "`baker checkpoint` after one turn",
+                     "`baker handoff`, never seen", "brief size"):
+            assert any(what in row and f"| {agent} |" in row for row in table), (what, agent)
+    assert any("Codex rollouts, with state_5.sqlite" in row for row in table)
+    assert any("Codex rollouts, no SQLite index" in row for row in table)
+    assert any("Claude project folders" in row for row in table)
+    # every measured row has a ratio to the bare interpreter and a verdict where it has a target
+    measured = [row for row in table[1:] if " s | " in row]
+    assert measured and all("× |" in row for row in measured)
+    assert all(("met" in row or "MISSED" in row) for row in measured if "≤" in row)
+    assert not [row for row in table if "wrong output" in row or "exit " in row]
+    assert out.read_text().count("\n| ") == len(table)
