@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_baker
 from tests.gemini.chatlog import PAYLOADS, SESSIONS
+
+pytest.importorskip("continuity_cli", reason="the baker command comes with continuity-cli")
 
 S1 = next((k, v) for k, v in SESSIONS.items() if v["scenario"] == "S1")
 
