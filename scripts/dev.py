@@ -79,7 +79,8 @@ def test(args: list[str]) -> None:
     if "-m" not in args or "not e2e" not in " ".join(args):
         e2e()
     lint()
-    alone("core")
+    for package in ("core", "claude", "codex", "gemini", "gpu-probes"):
+        alone(package)
     env = {**os.environ, "COVERAGE_RCFILE": str(ROOT / "pyproject.toml")}
     for old in ROOT.glob(".coverage*"):
         old.unlink()
