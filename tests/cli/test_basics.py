@@ -126,3 +126,14 @@ def test_hooks_do_nothing_outside_a_project(tmp_path: Path) -> None:
     result = run_baker("checkpoint", "--agent", "claude", "--quiet", cwd=tmp_path, input=b"{}")
     assert result.returncode == 0 and result.stdout == ""
     assert not (tmp_path / ".baker").exists()
+
+
+def test_init_and_uninstall_keep_crlf_files_byte_for_byte(repo: Path) -> None:
+    original = b"# House rules\r\nBe nice.\r\n"
+    (repo / "AGENTS.md").write_bytes(original)
+    (repo / ".gitignore").write_bytes(b"node_modules/\r\n")
+    run_baker("init", cwd=repo)
+    assert (repo / "AGENTS.md").read_bytes().startswith(original)
+    assert (repo / ".gitignore").read_bytes().startswith(b"node_modules/\r\n")
+    run_baker("uninstall", cwd=repo)
+    assert (repo / "AGENTS.md").read_bytes() == original

@@ -51,11 +51,16 @@ def without_block(text: str) -> str:
     return out.rstrip("\n") + "\n" if out.strip() else ""
 
 
+def _read(path: Path) -> str:
+    """The file's text exactly (read_text() would turn CRLF into LF and so rewrite it)."""
+    return path.read_bytes().decode("utf-8")
+
+
 def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Change:
     """Write `new` to `path` if it differs; report what happened relative to `root`."""
     rel = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
     try:
-        old: str | None = path.read_text()
+        old: str | None = _read(path)
     except FileNotFoundError:
         old = None
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
@@ -77,7 +82,7 @@ def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Cha
 
 def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change:
     try:
-        text = path.read_text()
+        text = _read(path)
     except FileNotFoundError:
         text = ""
     return write_text_change(path, with_block(text, block), root, dry_run=dry_run)
@@ -85,7 +90,7 @@ def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change
 
 def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
     try:
-        text = path.read_text()
+        text = _read(path)
     except FileNotFoundError:
         return Change(path=str(path.relative_to(root)), action="unchanged")
     return write_text_change(path, without_block(text), root, dry_run=dry_run)
@@ -117,7 +122,7 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
 def _gitignore(root: Path, *, dry_run: bool) -> Change:
     path = root / ".gitignore"
     try:
-        text = path.read_text()
+        text = _read(path)
     except FileNotFoundError:
         text = ""
     present = {line.strip() for line in text.splitlines()}
