@@ -157,3 +157,13 @@ def test_matching_paths_for_the_brief(project: Path) -> None:
     traps.add(project, "client.py", "b")
     traps.add(project, "server.py", "c", command=True)
     assert [t.id for t in traps.matching_paths(project, ["server.py"])] == [a.id]
+
+
+def test_literal_prechecks_never_change_a_match() -> None:
+    from continuity_core.traps import command_matches, path_matches
+
+    assert path_matches("src/*.py", "src/a.py") and not path_matches("src/*.py", "lib/a.py")
+    assert path_matches("*.lock", "deep/poetry.lock") and path_matches("docs", "docs/x.md")
+    assert command_matches("pytest -k case_1*", "make && pytest -k case_12 -x")
+    assert not command_matches("pytest -k case_1*", "pytest -k other")
+    assert command_matches("rm -rf [ab]", "rm -rf a") and command_matches("git push*", "git push -f")

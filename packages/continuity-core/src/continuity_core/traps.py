@@ -172,7 +172,9 @@ def path_matches(pattern: str, rel: str) -> bool:
     """A glob over project-relative paths; a glob with no `/` matches a file name anywhere;
     a plain folder matches everything below it."""
     pattern = pattern.removeprefix("./")
-    if fnmatchcase(rel, pattern):
+    # fnmatch compiles a regex per pattern: first check the literal text before the first
+    # wildcard, which a match must start with (1,000 traps, one compile instead of 1,000).
+    if rel.startswith(_GLOB.split(pattern, maxsplit=1)[0]) and fnmatchcase(rel, pattern):
         return True
     if "/" not in pattern.rstrip("/") and fnmatchcase(PurePosixPath(rel).name, pattern):
         return True
@@ -182,6 +184,8 @@ def path_matches(pattern: str, rel: str) -> bool:
 
 def command_matches(pattern: str, command: str) -> bool:
     """A glob found anywhere in the command line, or in any one of its chained commands."""
+    if "[" not in pattern and not all(part in command for part in _GLOB.split(pattern)):
+        return False  # a literal piece of the glob is missing: no need to compile it
     if fnmatchcase(command, f"*{pattern}*"):
         return True
     return any(fnmatchcase(part, pattern) for part in _SEP.split(command) if part)
