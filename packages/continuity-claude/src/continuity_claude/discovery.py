@@ -142,17 +142,10 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
     prefixes = tuple(p + "-" if len(p) <= MAX_SLUG else p[:MAX_SLUG] for p in plains)
     found: list[tuple[float, str, int, Account]] = []
     folders: list[tuple[str, Account]] = []
-    for acc in accounts:
-        base = os.path.join(acc.dir, "projects")
-        try:
-            names = [e.name for e in os.scandir(base) if e.is_dir()]
-        except OSError:
-            continue
-        for name in names:
-            folder = os.path.join(base, name)
-            folders.append((folder, acc))
-            if name in exact or name.startswith(prefixes):
-                found += [(m, p, s, acc) for m, p, s in _sessions(folder)]
+    for name, folder, acc in _project_folders(accounts):
+        folders.append((folder, acc))
+        if name in exact or name.startswith(prefixes):
+            found += [(m, p, s, acc) for m, p, s in _sessions(folder)]
     if not found:
         for folder, acc in folders:
             files = _sessions(folder)
@@ -182,15 +175,20 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
     A stat per file and the `cwd` from its first records; subagent transcripts (a folder
     deeper) are left out as `discover` leaves them out.
     """
+    for _, folder, acc in _project_folders(accounts):
+        for mtime, path, size in _sessions(folder):
+            yield SessionRef(
+                agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
+                mtime=mtime, cwd=read_cwd(path), size=size,
+            )
+
+
+def _project_folders(accounts: Sequence[Account]) -> Iterator[tuple[str, str, Account]]:
+    """(name, path, account) of every `<config>/projects/<slug>` folder, sorted per account."""
     for acc in accounts:
-        base = os.path.join(acc.dir, "projects")
         try:
-            folders = [e.path for e in os.scandir(base) if e.is_dir()]
+            entries = [e for e in os.scandir(os.path.join(acc.dir, "projects")) if e.is_dir()]
         except OSError:
             continue
-        for folder in sorted(folders):
-            for mtime, path, size in _sessions(folder):
-                yield SessionRef(
-                    agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
-                    mtime=mtime, cwd=read_cwd(path), size=size,
-                )
+        for entry in sorted(entries, key=lambda e: e.name):
+            yield entry.name, entry.path, acc
