@@ -20,16 +20,19 @@ of 1 GiB or more are deleted after the run unless --keep-large.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +135,16 @@ def run_once(argv: Sequence[str], *, env: dict[str, str], cwd: Path, stdin: byte
         return float(wall), kib, int(code), out, err
 
 
+def served_rss(stats: Path) -> list[int]:
+    """Peak RSS (KiB) the warm server's child reported for a served command, if it was."""
+    try:
+        return [int(x) for x in stats.read_text().split()]
+    except (OSError, ValueError):
+        return []
+    finally:
+        stats.unlink(missing_ok=True)
+
+
 class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -141,6 +154,8 @@ class Bench:
         self.rows: list[Row] = []
         self.bare_walls: list[float] = []  # every bare start, for the baseline row
         self.briefs: dict[str, list[int]] = {}
+        self.servers: set[Path] = set()  # run/ folders of the warm servers started
+        self.scratch = Path(tempfile.mkdtemp(prefix="baker-bench-"))
 
     def log(self, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -150,6 +165,8 @@ class Bench:
     def env(self, home: Path) -> dict[str, str]:
         """Only what an agent's hook would see, pointed at the generated home."""
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+        if self.args.no_server:
+            env["BAKER_SERVER"] = "0"
         env.update(HOME=str(home), USERPROFILE=str(home), TZ="UTC",
                    CLAUDE_CONFIG_DIR=str(home / ".claude"), CODEX_HOME=str(home / ".codex"),
                    GEMINI_CLI_HOME=str(home), BAKER_HOME=str(home / ".baker"),
@@ -161,11 +178,14 @@ class Bench:
 
     def measure(self, argv: Sequence[str], home: Path, *, stdin: bytes | Callable[[int], bytes]
                 = b"", runs: int | None = None, before: Callable[[int], None] | None = None,
-                timeout: float = 300, warmup: bool = True) -> Sample:
+                timeout: float = 300, warmup: bool = True,
+                extra_env: dict[str, str] | None = None) -> Sample:
         """Run `argv` `runs` times (after one untimed warm-up that fills the page cache)."""
         runs = runs or self.args.runs
         warmup = warmup and self.args.warmup
-        env = self.env(home)
+        env = {**self.env(home), **(extra_env or {})}
+        if argv[0] == self.baker and env.get("BAKER_SERVER") != "0":
+            self.server(home)  # time the steady state: the warm server already up
         sample = Sample()
         for i in range(-1 if warmup else 0, runs):
             if before is not None:
@@ -176,14 +196,39 @@ class Bench:
                                 stdin=b"", timeout=60)
                 sample.bare.append(bare[0])
                 self.bare_walls.append(bare[0])
-            wall, rss, code, out, err = run_once(argv, env=env, cwd=self.data.repo, stdin=data,
-                                                 timeout=timeout)
+            stats = self.scratch / "served-rss"
+            wall, rss, code, out, err = run_once(argv, env={**env, "BAKER_SERVER_STATS":
+                                                            str(stats)},
+                                                 cwd=self.data.repo, stdin=data, timeout=timeout)
+            rss = max([rss, *served_rss(stats)])  # the served child's memory counts too
             if i >= 0:
                 sample.walls.append(wall)
                 sample.rss_kib.append(rss)
                 sample.codes.append(code)
                 sample.out, sample.err = out, err
         return sample
+
+    def server(self, home: Path) -> None:
+        """Start `home`'s warm server unless it runs (a served command outside any project
+        does nothing else), and wait until it listens."""
+        if self.args.no_server:
+            return
+        run = home / ".baker" / "run"
+        if not list(run.glob("*.sock")):
+            run_once([self.baker, "pretool"], env=self.env(home), cwd=self.data.root,
+                     stdin=b"", timeout=60)
+        for _ in range(300):
+            if list(run.glob("*.sock")):
+                self.servers.add(run)
+                return
+            time.sleep(0.05)
+        self.log(f"  (no server came up in {run}: rows run without it)")
+
+    def stop_servers(self) -> None:
+        for run in self.servers:
+            for lock in run.glob("*.sock.lock"):
+                with contextlib.suppress(ValueError, OSError):
+                    os.kill(int(lock.read_text().split()[0]), signal.SIGTERM)
 
     def baker_cmd(self, *args: str) -> list[str]:
         return [self.baker, *args]
@@ -275,6 +320,8 @@ class Bench:
         elif "recall" in only:
             self.add(Row("`baker recall`: index 1 GB / query", target="≤ 120 s / ≤ 0.1 s",
                          note="not measured: this baker has no `recall` command"))
+        self.stop_servers()
+        shutil.rmtree(self.scratch, ignore_errors=True)
         if not a.keep_large:
             self.data.remove_sizes(1 << 30)
         text = self.table()
@@ -301,12 +348,19 @@ class Bench:
         # A new session id per run: each delivery marks its traps seen for that session only.
         sid: str = json.loads(payload)["session_id"]
 
+        calls = iter(range(2, 1 << 16))
+
         def stdin(i: int) -> bytes:
-            return payload.replace(sid.encode(), f"{sid[:-4]}{i + 2:04x}".encode())
+            return payload.replace(sid.encode(), f"{sid[:-4]}{next(calls):04x}".encode())
 
         s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=stdin)
         self.check(Row("`baker pretool`, 1,000 traps", agent, sample=s, target="≤ 3× bare"),
                    max_ratio=3, expect=TRAP_MARK.encode())
+        if not self.args.no_server:
+            s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=stdin,
+                             extra_env={"BAKER_SERVER": "0"})
+            self.check(Row("`baker pretool`, 1,000 traps, no server", agent, sample=s,
+                           note="a first call, or `BAKER_SERVER=0`"), expect=TRAP_MARK.encode())
 
     def pickup(self, agent: str, home: Path, transcript: Path) -> None:
         payload = benchgen.hook_payload(agent, 1, home, self.data.cwd, transcript)
@@ -627,6 +681,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--only", default=",".join(GROUPS),
                     help=f"row groups to run (default {','.join(GROUPS)})")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per row (default 5)")
+    ap.add_argument("--no-server", action="store_true",
+                    help="run every command in its own process (BAKER_SERVER=0)")
     ap.add_argument("--no-warmup", dest="warmup", action="store_false",
                     help="skip the untimed first run of each row")
     ap.add_argument("--data", type=Path, default=ROOT / "bench-data",

@@ -38,6 +38,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("TZ", "UTC")
+    # No warm server by default: each test's home would keep one for its idle time.
+    # tests/cli/test_server.py turns it on and stops what it started.
+    monkeypatch.setenv("BAKER_SERVER", "0")
     from continuity_core import adapters
 
     adapters._loaded.clear()

@@ -1,11 +1,14 @@
 """Loaded into every `baker` process the reliability tests start: any attempt to open a
-network connection is recorded in $BAKER_NETGUARD_LOG and refused."""
+network connection is recorded in $BAKER_NETGUARD_LOG and refused. A unix socket (a path, the
+warm server's) is local, not network, and allowed."""
 
 import os
 import sys
 
 
 def _guard(event: str, args: tuple[object, ...]) -> None:
+    if event == "socket.connect" and isinstance(args[1], (str, bytes)):
+        return
     if event in ("socket.connect", "socket.getaddrinfo", "socket.sendto"):
         path = os.environ.get("BAKER_NETGUARD_LOG")
         if path:

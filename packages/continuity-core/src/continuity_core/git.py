@@ -13,14 +13,14 @@ from pathlib import Path
 from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 DIRTY_CAP = 50
-_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+_QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 
 
 def _spawn(cwd: Path, *args: str) -> subprocess.Popen[bytes] | None:
     try:
         return subprocess.Popen(
             ["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL, env=_ENV,
+            stdin=subprocess.DEVNULL, env={**os.environ, **_QUIET},
         )
     except OSError:  # git missing or cwd gone
         return None

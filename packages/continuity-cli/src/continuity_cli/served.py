@@ -1,0 +1,122 @@
+"""The client side of the warm server: hand this process's command to `baker`'s server.
+
+Every hook call is a new process, and on a slow machine importing msgspec, click and an
+adapter costs several bare interpreter starts, so a warm server (`continuity_cli.server`)
+keeps them imported and forks a child per command, as Mercurial's `chg` does. This client
+passes the child its argv, cwd, umask, environment and the very stdin/stdout/stderr file
+descriptors, then exits with the child's exit code: to the agent it is the same process.
+
+It imports nothing beyond os, sys and _socket. When no server answers it starts one and the
+command runs here as before; `BAKER_SERVER=0` turns the server off (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import _socket
+import os
+import sys
+
+SERVED = frozenset({"checkpoint", "pickup", "pretool", "handoff", "recall"})
+HOOKS = frozenset({"checkpoint", "pickup", "pretool"})
+PROTOCOL = b"baker-served-1"
+SOCKET_NAME_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
+
+
+def enabled(args: list[str]) -> bool:
+    """Whether `args` may run in the server: a served command, the server on, POSIX."""
+    return (bool(args) and args[0] in SERVED and hasattr(os, "fork")
+            and os.environ.get("BAKER_SERVER", "1").lower() not in ("0", "off", "no", "false"))
+
+
+def socket_path() -> str | None:
+    """`$BAKER_HOME/run/server-<install>.sock`, one server per installation; None when the
+    path would be too long for a unix socket."""
+    home = os.environ.get("BAKER_HOME") or os.path.join("~", ".baker")
+    install = os.stat(os.path.dirname(os.path.abspath(__file__)))
+    name = f"server-{install.st_dev:x}-{install.st_ino:x}.sock"
+    path = os.path.join(os.path.expanduser(home), "run", name)
+    return path if len(os.fsencode(path)) <= SOCKET_NAME_MAX else None
+
+
+def call(args: list[str]) -> int | None:
+    """Run `args` in the server and return its exit code; None when it must run here."""
+    path = socket_path()
+    if path is None:
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        try:
+            sock.connect(path)
+        except OSError:
+            start_server(path)
+            return None
+        try:
+            send_request(sock, args)
+        except OSError:  # e.g. a closed stdin: nothing to pass, so run here
+            return None
+        return wait(sock, args[0] in HOOKS)
+    finally:
+        sock.close()
+
+
+def send_request(sock: _socket.socket, args: list[str]) -> None:
+    umask = os.umask(0o077)
+    os.umask(umask)
+    fields = [PROTOCOL, b"%o" % umask, os.fsencode(os.getcwd()), b"%d" % len(args),
+              *map(os.fsencode, args), *(k + b"=" + v for k, v in os.environb.items())]
+    data = b"\0".join(fields)
+    message = b"%08x" % len(data) + data
+    fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2))
+    sent = sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+    if sent < len(message):
+        sock.sendall(message[sent:])
+
+
+def wait(sock: _socket.socket, hook: bool) -> int | None:
+    """Read the server's replies: `P<pid>` when the command starts, `X<code> <rss>` when it
+    ends, or `S` (stale: the installed code changed) before it starts."""
+    buf, pid = b"", 0
+    while True:
+        try:
+            chunk = sock.recv(4096)
+        except KeyboardInterrupt:  # Ctrl-C reached us, not the child: pass it on
+            if pid:
+                os.kill(pid, 2)
+                continue
+            raise
+        if not chunk:  # the child died without a word: the command may have half run
+            return 0 if hook else 1
+        buf += chunk
+        while b"\n" in buf:
+            line, _, buf = buf.partition(b"\n")
+            if line == b"S":
+                return None
+            if line.startswith(b"P"):
+                pid = int(line[1:])
+            elif line.startswith(b"X"):
+                code, _, rss = line[1:].partition(b" ")
+                stats = os.environ.get("BAKER_SERVER_STATS")
+                if stats:  # scripts/bench.py: the served child's peak RSS, KiB
+                    with open(stats, "a") as f:
+                        f.write(rss.decode() + "\n")
+                return int(code)
+
+
+def start_server(path: str) -> None:
+    """Start `continuity_cli.server` fully detached (its own session, no inherited descriptors
+    but /dev/null), so the agent waiting on this hook's pipes never waits on the server."""
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, 1 << 16)
+            server = [sys.executable, "-m", "continuity_cli.server", path]
+            os.execv(sys.executable, server)  # noqa: S606 - our own interpreter, no shell
+    finally:
+        os._exit(0)

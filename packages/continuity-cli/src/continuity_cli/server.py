@@ -1,0 +1,206 @@
+"""The warm server: `python -m continuity_cli.server SOCKET`, started by `continuity_cli.served`.
+
+It imports every module the served commands use once, then forks a child per connection. The
+child takes the client's stdin/stdout/stderr, cwd, umask and environment, runs the command as
+`baker` would, and reports its exit code; the parent only accepts. The server leaves when it
+has been idle for `BAKER_SERVER_IDLE` seconds (default 600), when another server holds its
+lock, or when a module it imported changed on disk (an upgrade, an edit in a dev install):
+that client is told so before anything runs and runs its command itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib
+import os
+import pkgutil
+import select
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+
+from continuity_cli.served import PROTOCOL
+
+IDLE_S = 600.0
+MAX_REQUEST = 4 << 20
+PACKAGES = ("continuity_core", "continuity_cli", "continuity_claude", "continuity_codex",
+            "continuity_gemini", "continuity_gpu_probes")
+SKIP = ("continuity_core.testing", "continuity_cli.server", "continuity_cli.__main__")
+
+
+def warm() -> None:
+    """Import every installed continuity module (what a child would otherwise import anew
+    each time), and compile the redactor's default pattern."""
+    for name in PACKAGES:
+        try:
+            package = importlib.import_module(name)
+        except ImportError:
+            continue
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            if not info.name.startswith(SKIP):
+                with contextlib.suppress(Exception):
+                    importlib.import_module(info.name)
+    with contextlib.suppress(Exception):
+        from continuity_core import redact
+
+        redact.redact("warm")
+
+
+def stamp() -> dict[str, int]:
+    """The modification time of every continuity module this process has imported."""
+    seen: dict[str, int] = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and name.partition(".")[0] in PACKAGES:
+            try:
+                seen[path] = os.stat(path).st_mtime_ns
+            except OSError:
+                seen[path] = -1
+    return seen
+
+
+def idle_seconds() -> float:
+    try:
+        return max(0.1, float(os.environ.get("BAKER_SERVER_IDLE", IDLE_S)))
+    except ValueError:
+        return IDLE_S
+
+
+def same_user(conn: socket.socket) -> bool:
+    if not hasattr(socket, "SO_PEERCRED"):  # the socket's folder is 0700 there too
+        return True
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    uid: int = struct.unpack("3i", raw)[1]
+    return uid == os.getuid()
+
+
+def serve(path: str) -> int:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server for this installation is up or starting
+    os.ftruncate(lock, 0)
+    os.write(lock, b"%d\n" % os.getpid())
+    warm()
+    known = stamp()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    temp = f"{path}.{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp)
+    listener.bind(temp)
+    os.chmod(temp, 0o600)
+    listener.listen(128)
+    os.replace(temp, path)  # clients never see a socket that is not listening yet
+    ours = os.stat(path).st_ino
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    idle = idle_seconds()
+    try:
+        while select.select([listener], [], [], idle)[0]:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            if not same_user(conn):
+                conn.close()
+                continue
+            if stamp() != known:
+                conn.sendall(b"S\n")
+                conn.close()
+                break
+            if os.fork() == 0:  # the child never returns into this loop
+                status = 1
+                try:
+                    listener.close()
+                    status = child(conn)
+                finally:
+                    os._exit(status)
+            conn.close()
+    finally:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == ours:
+                os.unlink(path)
+        listener.close()
+    return 0
+
+
+def read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    if len(fds) != 3:
+        raise ValueError("a request comes with stdin, stdout and stderr")
+    while len(data) < 8 or len(data) < 8 + int(data[:8], 16):
+        more = conn.recv(1 << 16)
+        if not more or len(data) > MAX_REQUEST:
+            raise ValueError("a truncated request")
+        data += more
+    return data[8:8 + int(data[:8], 16)], fds
+
+
+def child(conn: socket.socket) -> int:
+    """One command, in a fork of the warm server; returns the status for `os._exit`."""
+    for sig in (signal.SIGCHLD, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        data, fds = read_request(conn)
+        fields = data.split(b"\0")
+        if fields[0] != PROTOCOL:
+            raise ValueError("a client of another version")
+        umask, cwd, argc = int(fields[1], 8), fields[2], int(fields[3])
+        args = [os.fsdecode(a) for a in fields[4:4 + argc]]
+        env = dict(item.partition(b"=")[::2] for item in fields[4 + argc:])
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.umask(umask)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environb.update(env)
+        time.tzset()
+        sys.argv = ["baker", *args]
+    except Exception:  # nothing ran yet: the client runs it itself
+        with contextlib.suppress(OSError):
+            conn.sendall(b"S\n")
+        return 0
+    conn.sendall(b"P%d\n" % os.getpid())
+    code = run(args)
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with contextlib.suppress(OSError):
+        conn.sendall(b"X%d %d\n" % (code, rss))
+    return 0
+
+
+def run(args: list[str]) -> int:
+    """`baker ARGS` as the entry point runs it; the exit code, streams flushed."""
+    from continuity_cli.main import main
+
+    code: object = 0
+    try:
+        main(args)
+    except SystemExit as e:
+        code = e.code
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    return code if isinstance(code, int) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve(sys.argv[1]))

@@ -1,0 +1,243 @@
+"""The warm server (`continuity_cli.server`) behind `continuity_cli.served`: a served command is
+the same command, with the caller's stdin/stdout/stderr, cwd, environment and exit code; the
+server never holds the caller's pipes, leaves when idle or when its code changed, and a command
+runs in its own process whenever no server answers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BAKER, FIXTURES, run_baker
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the server needs fork")
+
+
+def payload(name: str, root: Path, **changes: object) -> bytes:
+    text = (FIXTURES / "claude" / "hook_payloads" / name).read_text()
+    data = json.loads(text.replace(json.loads(text)["cwd"], str(root)))
+    data.update(changes)
+    return json.dumps(data).encode()
+
+
+class Server:
+    def __init__(self, home: Path) -> None:
+        self.run_dir = home / "run"
+        self.stats = home / "stats"
+
+    def socket(self) -> Path | None:
+        found = list(self.run_dir.glob("*.sock"))
+        return found[0] if found else None
+
+    def pids(self) -> list[int]:
+        return [int(p.read_text().split()[0]) for p in self.run_dir.glob("*.lock")
+                if p.read_text().strip()]
+
+    def wait_up(self, timeout: float = 30) -> Path:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if (sock := self.socket()) is not None:
+                return sock
+            time.sleep(0.05)
+        raise AssertionError("the server did not come up")
+
+    def wait_gone(self, timeout: float = 30) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.socket() is None and not any(alive(p) for p in self.pids()):
+                return
+            time.sleep(0.05)
+        raise AssertionError("the server did not leave")
+
+    def start(self, cwd: Path) -> Path:
+        """A served command outside any project starts the server and does nothing else."""
+        assert run_baker("pretool", cwd=cwd, input=b"").returncode == 0
+        return self.wait_up()
+
+    def stop(self) -> None:
+        """Stop every server of this home, one still starting included."""
+        for _ in range(3):
+            for pid in {*self.pids(), *self.processes()}:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
+            self.wait_gone(10)
+            time.sleep(0.2)
+
+    def processes(self) -> list[int]:
+        """Every running server of this home, from /proc (where there is one)."""
+        found = []
+        for entry in Path("/proc").glob("[0-9]*/cmdline"):
+            with contextlib.suppress(OSError):
+                argv = entry.read_bytes().split(b"\0")
+                if b"continuity_cli.server" in argv and str(self.run_dir).encode() in argv[-2]:
+                    found.append(int(entry.parent.name))
+        return found
+
+    def served(self) -> int:
+        """How many commands the server ran since the last call (from BAKER_SERVER_STATS)."""
+        try:
+            count = len(self.stats.read_text().split())
+        except FileNotFoundError:
+            return 0
+        self.stats.unlink()
+        return count
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    """BAKER_HOME in a short folder (a unix socket path holds ~100 bytes), the server on."""
+    home = Path(tempfile.mkdtemp(prefix="bk-", dir="/tmp"))
+    monkeypatch.setenv("BAKER_HOME", str(home))
+    monkeypatch.setenv("BAKER_SERVER", "1")
+    monkeypatch.setenv("BAKER_SERVER_STATS", str(home / "stats"))
+    s = Server(home)
+    yield s
+    try:
+        s.stop()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    assert run_baker("init", cwd=repo, env={"BAKER_SERVER": "0"}).returncode == 0
+    assert run_baker("trap", "add", "weather/*.py", "float maths broke the rounding",
+                     cwd=repo).returncode == 0
+    return repo
+
+
+def test_served_hooks_print_what_the_hooks_print_alone(server: Server, project: Path) -> None:
+    server.start(project.parent)
+    assert server.served() == 0  # it started the server and ran itself
+    for n, env in enumerate(({}, {"BAKER_SERVER": "0"})):
+        data = payload("PreToolUse.Write.json", project, session_id=f"s{n}",
+                       tool_input={"file_path": str(project / "weather" / "units.py")})
+        out = run_baker("pretool", "--agent", "claude", cwd=project, input=data, env=env)
+        assert out.returncode == 0 and out.stderr == ""
+        assert "float maths broke the rounding" in out.stdout
+        assert json.loads(out.stdout)["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+        assert server.served() == (1 if n == 0 else 0)
+    stop = payload("Stop.json", project)
+    assert run_baker("checkpoint", "--agent", "claude", cwd=project, input=stop).returncode == 0
+    assert server.served() == 1
+    assert len(list((project / ".baker" / "checkpoints").iterdir())) == 1
+    served = run_baker("pickup", "--agent", "claude", cwd=project,
+                       input=payload("SessionStart.json", project, session_id="other"))
+    alone = run_baker("pickup", "--agent", "claude", cwd=project, env={"BAKER_SERVER": "0"},
+                      input=payload("SessionStart.json", project, session_id="other"))
+    assert served.returncode == alone.returncode == 0
+    assert served.stdout == alone.stdout and "weather-cli" not in served.stderr
+
+
+def test_the_caller_s_cwd_env_and_exit_codes_reach_the_command(server: Server,
+                                                               project: Path) -> None:
+    server.start(project.parent)
+    usage = run_baker("handoff", "--no-such-flag", cwd=project)
+    assert usage.returncode == 2 and "No such option" in usage.stderr
+    missing = run_baker("handoff", "--from", "codex", cwd=project,
+                        env={"BAKER_ADAPTERS": "claude"})
+    assert missing.returncode == 1 and "no adapter named 'codex'" in missing.stderr
+    (project / "sub").mkdir()
+    found = run_baker("handoff", "--from", "claude", "--json", cwd=project / "sub")
+    assert server.served() == 3
+    alone = run_baker("handoff", "--from", "claude", "--json", cwd=project / "sub",
+                      env={"BAKER_SERVER": "0"})
+    assert (found.returncode, found.stderr) == (alone.returncode, alone.stderr)
+    assert json.loads(found.stdout)["project"] == json.loads(alone.stdout)["project"]
+
+
+def test_starting_the_server_never_holds_the_caller_s_pipes(server: Server, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BAKER_SERVER_IDLE", "120")
+    started = time.monotonic()
+    proc = subprocess.run([BAKER, "pretool"], cwd=tmp_path, input=b"", capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0 and time.monotonic() - started < 30
+    server.wait_up()
+    pid = server.pids()[0]
+    assert alive(pid) and os.getsid(pid) != os.getsid(0)
+
+
+def test_an_idle_server_leaves_and_the_next_call_starts_another(
+        server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BAKER_SERVER_IDLE", "0.5")
+    server.start(tmp_path)
+    server.wait_gone()
+    server.start(tmp_path)
+
+
+def test_a_server_whose_code_changed_leaves_before_running_anything(
+        server: Server, tmp_path: Path) -> None:
+    import continuity_cli.hooks as module
+
+    server.start(tmp_path)
+    before = os.stat(module.__file__)
+    os.utime(module.__file__, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
+    try:
+        out = run_baker("pretool", cwd=tmp_path, input=b"")
+        assert out.returncode == 0 and server.served() == 0  # it ran in its own process
+        server.wait_gone()
+    finally:
+        os.utime(module.__file__, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_one_server_per_installation_and_concurrent_commands(server: Server,
+                                                             project: Path) -> None:
+    procs = [subprocess.Popen([BAKER, "pretool"], cwd=project.parent, stdin=subprocess.DEVNULL)
+             for _ in range(6)]
+    assert all(p.wait(60) == 0 for p in procs)
+    server.wait_up()
+    time.sleep(0.5)  # the losers of the lock have left by now
+    assert len([p for p in server.pids() if alive(p)]) == 1
+    if Path("/proc/self").exists():
+        assert len(server.processes()) == 1
+
+    def checkpoint(n: int) -> int:
+        data = payload("Stop.json", project, session_id=f"s{n}")
+        return run_baker("checkpoint", "--agent", "claude", cwd=project, input=data).returncode
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(checkpoint, range(16))) == [0] * 16
+    assert server.served() == 16
+    assert len(list((project / ".baker" / "checkpoints").iterdir())) == 16
+
+
+def test_sigterm_stops_the_server_and_removes_its_socket(server: Server, tmp_path: Path) -> None:
+    sock = server.start(tmp_path)
+    os.kill(server.pids()[0], signal.SIGTERM)
+    server.wait_gone()
+    assert not sock.exists()
+    out = run_baker("pretool", cwd=tmp_path, input=b"")
+    assert out.returncode == 0 and server.served() == 0
+    server.wait_up()  # that call found no server, so it started one
+
+
+def test_no_server_when_turned_off_or_the_socket_path_is_too_long(
+        server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_baker("pretool", cwd=tmp_path, input=b"", env={"BAKER_SERVER": "0"}).returncode == 0
+    time.sleep(0.5)
+    assert server.socket() is None and not server.run_dir.exists()
+    deep = tmp_path / ("d" * 120)
+    monkeypatch.setenv("BAKER_HOME", str(deep))
+    assert run_baker("pretool", cwd=tmp_path, input=b"").returncode == 0
+    time.sleep(0.5)
+    assert not (deep / "run").exists()
