@@ -241,3 +241,15 @@ def test_no_server_when_turned_off_or_the_socket_path_is_too_long(
     assert run_baker("pretool", cwd=tmp_path, input=b"").returncode == 0
     time.sleep(0.5)
     assert not (deep / "run").exists()
+
+
+def test_doctor_says_whether_the_server_runs(server: Server, tmp_path: Path) -> None:
+    def line() -> str:
+        found = json.loads(run_baker("doctor", "--json", cwd=tmp_path).stdout)
+        return next(f["message"] for f in found if "warm server" in f["message"])
+
+    assert line().startswith("no warm server running")
+    server.start(tmp_path)
+    assert line().startswith(f"warm server running (pid {server.pids()[0]}")
+    assert run_baker("doctor", "--json", cwd=tmp_path, env={"BAKER_SERVER": "0"}).stdout.count(
+        "warm server off") == 1

@@ -216,3 +216,32 @@ def test_twenty_thousand_rollouts(tmp_path: Path) -> None:
     assert first.session_id == newest[project]
     print(f"\nnewest of 20,000 rollouts: index {with_index * 1000:.0f} ms, "
           f"scan {scanned * 1000:.0f} ms")
+
+
+def test_the_scan_reads_each_head_once_and_forgets_deleted_rollouts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / ".codex"
+    first = rollout(home, "01a2aaaa-0000-7000-8000-000000000001", "/src/app", mtime=1_000)
+    rollout(home, "01a2aaaa-0000-7000-8000-000000000002", "/src/other", mtime=2_000)
+    reads: list[str] = []
+    real = discovery.head_meta
+    monkeypatch.setattr(discovery, "head_meta", lambda p: (reads.append(p), real(p))[1])
+
+    assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000001"]
+    assert len(reads) == 2
+    caches = list(Path(os.environ["HOME"], ".baker", "cache", "codex").glob("heads-*.json"))
+    assert len(caches) == 1 and caches[0].stat().st_mode & 0o777 == 0o600
+
+    newer = rollout(home, "01a2aaaa-0000-7000-8000-000000000003", "/src/app",
+                    stamp="2026-11-30T05-00-00", mtime=3_000)
+    assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000003",
+                                       "01a2aaaa-0000-7000-8000-000000000001"]
+    assert reads[2:] == [str(newer)]  # only the new rollout's head was read
+
+    first.unlink()
+    assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000003"]
+    cache = json.loads(caches[0].read_text())
+    assert len(cache["heads"]) == 2 and cache["home"] == os.path.realpath(home)
+
+    caches[0].write_text("{not json")  # a broken cache is only read again
+    assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000003"]

@@ -14,6 +14,14 @@ def emit_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+def fail_if_any_failed(items: list[Any]) -> None:
+    """Exit 1 after the report when a change failed: the rest was done, but not all of it."""
+    failed = sum(1 for c in items if c.action == "failed")
+    if failed:
+        click.echo(f"{failed} change(s) failed: see the lines above.", err=True)
+        raise SystemExit(1)
+
+
 def changes(items: list[Any], *, dry_run: bool = False) -> None:
     """One line per file: what was (or would be) created, updated, removed or left alone."""
     verb = "would be " if dry_run else ""

@@ -38,6 +38,20 @@ def socket_path() -> str | None:
     return path if len(os.fsencode(path)) <= SOCKET_NAME_MAX else None
 
 
+def running() -> tuple[str | None, int | None]:
+    """This installation's server socket path and the pid of a live server, if any."""
+    path = socket_path()
+    if path is None:
+        return None, None
+    try:
+        with open(path + ".lock") as f:
+            pid = int(f.read().split()[0])
+        os.kill(pid, 0)
+    except (OSError, ValueError, IndexError):
+        return path, None
+    return path, pid if os.path.exists(path) else None
+
+
 def call(args: list[str]) -> int | None:
     """Run `args` in the server and return its exit code; None when it must run here."""
     path = socket_path()

@@ -2,13 +2,15 @@
 
 The thread index `state_N.sqlite` answers "which rollouts belong to this folder" without
 touching the files. It is a projection Codex owns, so it is opened read-only, a lock, a WAL it
-cannot read or an unknown schema generation only means falling back to a scan, newest first,
-that reads nothing but the head of each rollout's first line.
+cannot read or an unknown schema generation only means falling back to a scan of the folder
+names, with each rollout's head (thread id and cwd) from baker's own cache of heads, read from
+disk only for rollouts it has not seen.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import heapq
 import json
 import os
@@ -20,6 +22,8 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+
+import msgspec
 
 from continuity_core.adapters import Account, expand
 from continuity_core.schemas.config import GlobalConfig
@@ -298,21 +302,70 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
     return refs
 
 
-def _from_scan(account: Account, roots: Sequence[str]) -> Iterator[SessionRef]:
-    """Newest first by mtime; heads are read lazily, so the first match costs little."""
-    stamped = []
+def _from_scan(account: Account, roots: Sequence[str]) -> list[SessionRef]:
+    """The project's rollouts, newest first by mtime: a walk of the names, each rollout's head
+    from `HeadCache` (read from disk only when new to it), and a stat of the matches only."""
+    cache = HeadCache(account.dir)
+    refs = []
+    ours: dict[str | None, bool] = {}  # a few hundred folders among thousands of rollouts
     for path in rollout_files(account.dir):
-        stat = _mtime(path)
-        if stat:
-            stamped.append((stat, path))
-    stamped.sort(key=lambda item: item[0][0], reverse=True)
-    for stat, path in stamped:
+        tid, cwd = cache.get(path)
+        if (mine := ours.get(cwd)) is None:
+            mine = ours[cwd] = within(cwd, roots)
+        stat = _mtime(path) if tid and mine else None
+        if tid and stat:
+            refs.append(_ref(account, tid, path, cwd, stat))
+    cache.save()
+    refs.sort(key=lambda r: r.mtime, reverse=True)
+    return refs
+
+
+class HeadCache:
+    """baker's own index of rollout heads (thread id and cwd), for accounts without Codex's
+    sqlite index: a rollout's first line never changes, so an entry stays true as long as its
+    file exists. Kept in `$BAKER_HOME/cache/codex/`; a missing or unreadable cache only means
+    reading heads again."""
+
+    def __init__(self, home: str) -> None:
+        from continuity_core.config import baker_home
+
+        self.home = home
+        digest = hashlib.sha256(os.path.realpath(home).encode()).hexdigest()[:16]
+        self.path = baker_home() / "cache" / "codex" / f"heads-{digest}.json"
+        self.entries: dict[str, list[str | None]] = {}
+        self.seen: set[str] = set()
+        self.added = 0
+        with contextlib.suppress(OSError, ValueError):
+            loaded = msgspec.json.decode(self.path.read_bytes())
+            if isinstance(loaded, dict) and loaded.get("home") == os.path.realpath(home):
+                self.entries = loaded.get("heads") or {}
+
+    def get(self, path: str) -> tuple[str | None, str | None]:
+        key = path[len(self.home) + 1:]  # rollout_files() joins onto `home`
+        self.seen.add(key)
+        entry = self.entries.get(key)
+        if isinstance(entry, list) and len(entry) == 2:
+            return entry[0], entry[1]
         try:
             tid, cwd = head_meta(path)
         except OSError:
-            continue
-        if tid and within(cwd, roots):
-            yield _ref(account, tid, path, cwd, stat)
+            return None, None
+        self.entries[key] = [tid, cwd]
+        self.added += 1
+        return tid, cwd
+
+    def save(self) -> None:
+        gone = self.entries.keys() - self.seen
+        if not self.added and not gone:
+            return
+        for key in gone:
+            del self.entries[key]
+        from continuity_core.fs import atomic_write, ensure_private_dir
+
+        data = {"home": os.path.realpath(self.home), "heads": self.entries}
+        with contextlib.suppress(OSError):
+            ensure_private_dir(self.path.parent)
+            atomic_write(self.path, msgspec.json.encode(data))
 
 
 def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:

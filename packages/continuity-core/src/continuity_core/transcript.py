@@ -34,7 +34,7 @@ from continuity_core.schemas.session import (
 )
 
 HEAD_BYTES = 256
-COLD_MAX = 64 << 20  # the most a first read takes, from the end of a transcript
+COLD_MAX = 32 << 20  # the most a first read takes, from the end (docs/decisions.md)
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
 
 Fold = Callable[[Session, dict[str, Any], bytes], None]

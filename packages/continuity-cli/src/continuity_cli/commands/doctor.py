@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from continuity_core.adapters import Finding
+
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
@@ -15,7 +17,7 @@ def doctor(as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core import diagnose
 
-    findings = diagnose.run()
+    findings = [*diagnose.run(), server_finding()]
     if as_json:
         output.emit_json(findings)
     else:
@@ -26,3 +28,20 @@ def doctor(as_json: bool) -> None:
                 click.echo(f"     → {f.fix}")
     if any(f.level == "error" for f in findings):
         raise SystemExit(1)
+
+
+def server_finding() -> Finding:
+    """Whether the warm server that serves the hooks is up (docs/decisions.md)."""
+    from continuity_cli import served
+
+    if not served.enabled(["pretool"]):
+        return Finding(level="info", message="warm server off: every hook call starts baker "
+                       "anew (BAKER_SERVER=0, or no fork on this platform)")
+    path, pid = served.running()
+    if path is None:
+        return Finding(level="info", message="no warm server: BAKER_HOME is too long a path "
+                       "for a unix socket, so every hook call starts baker anew")
+    if pid is None:
+        return Finding(level="info", message="no warm server running; the next hook call "
+                       "starts one")
+    return Finding(level="ok", message=f"warm server running (pid {pid}, {path})")

@@ -46,9 +46,11 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
             except Exception as e:
                 changes = [Change(path=account.dir, action="failed", detail=str(e))]
             report.append({"agent": name, "account": account.name, "changes": changes})
+    every = [c for entry in report for c in entry["changes"]]  # type: ignore[attr-defined]
     if as_json:
         output.emit_json(report)
-        return
-    for entry in report:
-        click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
-        output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+    else:
+        for entry in report:
+            click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
+            output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+    output.fail_if_any_failed(every)

@@ -30,7 +30,8 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
     AGENTS.md telling every agent to keep the note current, and each installed agent's hooks.
-    Safe to run again: it changes only what is missing.
+    Safe to run again: it changes only what is missing. Exits 1 when a file could not be
+    changed (each such line says why); everything else is still set up.
     """
     from continuity_cli import output
     from continuity_core import project
@@ -41,6 +42,7 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     changes += _sync(root, local=local, dry_run=dry_run, only=agents)
     click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
     output.changes(changes, dry_run=dry_run)
+    output.fail_if_any_failed(changes)
 
 
 def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[Change]:
@@ -79,6 +81,7 @@ def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     store = Store.here()
     changes = _sync(store.root, local=local, dry_run=dry_run, only=agents)
     output.changes(changes, dry_run=dry_run)
+    output.fail_if_any_failed(changes)
 
 
 @click.command()
@@ -104,6 +107,7 @@ def uninstall(dry_run: bool) -> None:
         except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
     output.changes(changes, dry_run=dry_run)
+    output.fail_if_any_failed(changes)
 
 
 @click.command()
