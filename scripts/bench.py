@@ -135,6 +135,15 @@ def run_once(argv: Sequence[str], *, env: dict[str, str], cwd: Path, stdin: byte
         return float(wall), kib, int(code), out, err
 
 
+def server_pids(run: Path) -> list[int]:
+    """The pids in a run folder's server locks."""
+    pids = []
+    for lock in run.glob("*.sock.lock"):
+        with contextlib.suppress(ValueError, OSError, IndexError):
+            pids.append(int(lock.read_text().split()[0]))
+    return pids
+
+
 def served_rss(stats: Path) -> list[int]:
     """Peak RSS (KiB) the warm server's child reported for a served command, if it was."""
     try:
@@ -154,7 +163,8 @@ class Bench:
         self.rows: list[Row] = []
         self.bare_walls: list[float] = []  # every bare start, for the baseline row
         self.briefs: dict[str, list[int]] = {}
-        self.servers: set[Path] = set()  # run/ folders of the warm servers started
+        self.servers: set[int] = set()  # pids of the warm servers started
+        self.serverless: set[Path] = set()  # and of homes where none would start
         self.scratch = Path(tempfile.mkdtemp(prefix="baker-bench-"))
 
     def log(self, msg: str) -> None:
@@ -211,24 +221,26 @@ class Bench:
     def server(self, home: Path) -> None:
         """Start `home`'s warm server unless it runs (a served command outside any project
         does nothing else), and wait until it listens."""
-        if self.args.no_server:
-            return
         run = home / ".baker" / "run"
+        if self.args.no_server or run in self.serverless:
+            return
         if not list(run.glob("*.sock")):
             run_once([self.baker, "pretool"], env=self.env(home), cwd=self.data.root,
                      stdin=b"", timeout=60)
-        for _ in range(300):
+        for i in range(300):
             if list(run.glob("*.sock")):
-                self.servers.add(run)
+                self.servers.update(server_pids(run))
                 return
+            if i == 40 and not run.exists():  # none was started: e.g. too long a socket path
+                break
             time.sleep(0.05)
-        self.log(f"  (no server came up in {run}: rows run without it)")
+        self.serverless.add(run)
+        self.log(f"  (no server came up in {run}: its rows run without it)")
 
     def stop_servers(self) -> None:
-        for run in self.servers:
-            for lock in run.glob("*.sock.lock"):
-                with contextlib.suppress(ValueError, OSError):
-                    os.kill(int(lock.read_text().split()[0]), signal.SIGTERM)
+        for pid in self.servers:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
 
     def baker_cmd(self, *args: str) -> list[str]:
         return [self.baker, *args]
@@ -470,7 +482,8 @@ class Bench:
         home = self.data.home(f"size-{size}")
         total = sum(self.data.transcript(a, size, log=self.log).size
                     for a in self.args.agents.split(",") if a)
-        shutil.rmtree(home / ".baker", ignore_errors=True)  # BAKER_HOME: the archive
+        for db in (home / ".baker").glob("archive.sqlite*"):  # BAKER_HOME: the archive
+            db.unlink()
         self.fresh_store(home, init=True)
         # No warm-up: it would index everything and leave the timed run nothing to do.
         first = self.measure(self.baker_cmd("recall", "--index"), home, runs=1, timeout=900,

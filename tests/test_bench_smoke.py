@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -89,15 +93,34 @@ def test_discovery_homes_hold_one_session_of_the_project(data: benchgen.Data) ->
     assert (claude / ".claude" / "projects" / benchgen.claude_slug(data.cwd)).is_dir()
 
 
+def servers_under(data: Path) -> list[str]:
+    """Command lines of running warm servers whose socket lies under `data` (Linux)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            line = entry.read_bytes()
+            if b"continuity_cli.server" in line and str(data).encode() in line:
+                found.append(line.decode(errors="replace"))
+    return found
+
+
 @pytest.mark.slow
 def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
     out = tmp_path / "benchmarks.md"
     bin_dir = Path(sys.executable).parent
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--data", str(tmp_path / "d"),
-         "--out", str(out), "--baker", str(bin_dir / "baker"), "--python", sys.executable],
-        capture_output=True, text=True, timeout=120)
+    data = Path(tempfile.mkdtemp(prefix="bs-", dir="/tmp"))  # short: the servers' sockets fit
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--data", str(data),
+             "--out", str(out), "--baker", str(bin_dir / "baker"), "--python", sys.executable],
+            capture_output=True, text=True, timeout=300)
+        time.sleep(0.5)
+        left = servers_under(data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "no server came up" not in proc.stderr
+    assert left == [], "the bench left warm servers running"
     table = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
     for agent in benchgen.AGENTS:
         for what in ("`baker pretool`, 1,000 traps", "`baker pickup`",

@@ -20,6 +20,7 @@ SERVED = frozenset({"checkpoint", "pickup", "pretool", "handoff", "recall"})
 HOOKS = frozenset({"checkpoint", "pickup", "pretool"})
 PROTOCOL = b"baker-served-1"
 SOCKET_NAME_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
+START_WAIT_S = 5.0  # for the server to fork a child for this call
 
 
 def enabled(args: list[str]) -> bool:
@@ -58,6 +59,7 @@ def call(args: list[str]) -> int | None:
     if path is None:
         return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.settimeout(START_WAIT_S)  # a stopped or wedged server must not hang the agent
     try:
         try:
             sock.connect(path)
@@ -65,8 +67,11 @@ def call(args: list[str]) -> int | None:
             start_server(path)
             return None
         try:
+            if readline(sock) != b"R":  # a child is ready (or S: stale); only then do our
+                return None             # descriptors leave, so no wedged server holds them
+            sock.settimeout(None)  # from here the command runs: as long as it takes
             send_request(sock, args)
-        except OSError:  # e.g. a closed stdin: nothing to pass, so run here
+        except OSError:  # no child in time, or e.g. a closed stdin: run here
             return None
         return wait(sock, args[0] in HOOKS)
     finally:
@@ -86,9 +91,20 @@ def send_request(sock: _socket.socket, args: list[str]) -> None:
         sock.sendall(message[sent:])
 
 
+def readline(sock: _socket.socket) -> bytes:
+    """The server's first line, byte by byte so nothing after it is consumed."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = sock.recv(1)
+        if not byte:
+            break
+        line += byte
+    return line.rstrip(b"\n")
+
+
 def wait(sock: _socket.socket, hook: bool) -> int | None:
-    """Read the server's replies: `P<pid>` when the command starts, `X<code> <rss>` when it
-    ends, or `S` (stale: the installed code changed) before it starts."""
+    """Read the child's replies: `P<pid>` when the command starts, `X<code> <rss>` when it
+    ends, or `S` when it could not start it."""
     buf, pid = b"", 0
     while True:
         try:
@@ -98,8 +114,13 @@ def wait(sock: _socket.socket, hook: bool) -> int | None:
                 os.kill(pid, 2)
                 continue
             raise
+        except OSError:
+            chunk = b""
         if not chunk:  # the child died without a word: the command may have half run
-            return 0 if hook else 1
+            if hook:
+                return 0
+            os.write(2, b"baker: the command ended without an exit status (killed?)\n")
+            return 1
         buf += chunk
         while b"\n" in buf:
             line, _, buf = buf.partition(b"\n")
@@ -130,7 +151,8 @@ def start_server(path: str) -> None:
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             os.closerange(3, 1 << 16)
-            server = [sys.executable, "-m", "continuity_cli.server", path]
+            os.chdir("/")  # hold no folder, and -P: nothing there shadows a module
+            server = [sys.executable, "-P", "-m", "continuity_cli.server", path]
             os.execv(sys.executable, server)  # noqa: S606 - our own interpreter, no shell
     finally:
         os._exit(0)

@@ -3,9 +3,10 @@
 It imports every module the served commands use once, then forks a child per connection. The
 child takes the client's stdin/stdout/stderr, cwd, umask and environment, runs the command as
 `baker` would, and reports its exit code; the parent only accepts. The server leaves when it
-has been idle for `BAKER_SERVER_IDLE` seconds (default 600), when another server holds its
-lock, or when a module it imported changed on disk (an upgrade, an edit in a dev install):
-that client is told so before anything runs and runs its command itself.
+has been idle for `BAKER_SERVER_IDLE` seconds (default 600), when its socket was removed or
+replaced, when another server holds its lock, or when a module it imported changed on disk (an
+upgrade, an edit in a dev install): that client is told so before anything runs and runs its
+command itself.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import traceback
 from continuity_cli.served import PROTOCOL
 
 IDLE_S = 600.0
+CHECK_S = 5.0  # how often an idle server checks that its socket is still its own
 MAX_REQUEST = 4 << 20
 PACKAGES = ("continuity_core", "continuity_cli", "continuity_claude", "continuity_codex",
             "continuity_gemini", "continuity_gpu_probes")
@@ -70,6 +72,15 @@ def idle_seconds() -> float:
         return IDLE_S
 
 
+def still_ours(path: str, ino: int) -> bool:
+    """Whether `path` is still this server's socket: a deleted `run/` folder or a newer server
+    means no client can reach this one any more."""
+    try:
+        return os.stat(path).st_ino == ino
+    except OSError:
+        return False
+
+
 def same_user(conn: socket.socket) -> bool:
     if not hasattr(socket, "SO_PEERCRED"):  # the socket's folder is 0700 there too
         return True
@@ -104,8 +115,14 @@ def serve(path: str) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     idle = idle_seconds()
+    last = time.monotonic()
     try:
-        while select.select([listener], [], [], idle)[0]:
+        while True:
+            if not select.select([listener], [], [], min(idle, CHECK_S))[0]:
+                if time.monotonic() - last >= idle or not still_ours(path, ours):
+                    break
+                continue
+            last = time.monotonic()
             try:
                 conn, _ = listener.accept()
             except OSError:
@@ -150,6 +167,7 @@ def child(conn: socket.socket) -> int:
     for sig in (signal.SIGCHLD, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    conn.sendall(b"R\n")  # fails if the client gave up waiting: then nothing runs
     try:
         data, fds = read_request(conn)
         fields = data.split(b"\0")
