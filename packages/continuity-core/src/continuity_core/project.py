@@ -3,6 +3,7 @@ the marked core block in AGENTS.md. Agent-specific files belong to the adapters.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -65,11 +66,24 @@ def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Cha
         old = None
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
+    return write_change(path, rel, old, new, dry_run=dry_run)
+
+
+def write_change(path: Path, rel: str, old: str | None, new: str, *, dry_run: bool,
+                 detail: str = "", prune: bool = False) -> Change:
+    """Make `path`, which holds `old` (None: no file), hold `new`; "" removes the file, and with
+    `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported."""
     if old == new:
         return Change(path=rel, action="unchanged")
     if new == "" and old is not None:
         if not dry_run:
-            path.unlink()
+            try:
+                path.unlink()
+            except OSError as e:
+                return Change(path=rel, action="failed", detail=e.strerror or str(e))
+            if prune:
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()
         return Change(path=rel, action="removed")
     if not dry_run:
         try:
@@ -77,7 +91,7 @@ def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Cha
             atomic_write(path, new, mode=0o644)
         except OSError as e:
             return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return Change(path=rel, action="created" if old is None else "updated")
+    return Change(path=rel, action="created" if old is None else "updated", detail=detail)
 
 
 def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change:

@@ -10,7 +10,6 @@ A file with comments is left alone.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 
 from continuity_core import jsontext
 from continuity_core.adapters import Change
-from continuity_core.fs import atomic_write
+from continuity_core.project import write_change
 
 GUARD = "command -v baker >/dev/null 2>&1 && {cmd} || true"  # harmless without baker
 CHECKPOINT = "baker checkpoint --agent gemini --quiet"
@@ -135,23 +134,9 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
     if new is None:
         return Change(path=rel, action="unchanged")
     if remove and json.loads(new) == {}:
-        # Nothing but our hooks was in it: the file goes, and its folder if that is now empty.
-        if not dry_run:
-            try:
-                path.unlink()
-            except OSError as e:
-                return Change(path=rel, action="failed", detail=e.strerror or str(e))
-            with contextlib.suppress(OSError):
-                path.parent.rmdir()
-        return Change(path=rel, action="removed")
-    if not dry_run:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, new, mode=0o644)
-        except OSError as e:
-            return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return Change(path=rel, action="created" if old is None else "updated",
-                  detail="" if remove else note)
+        new = ""  # nothing but our hooks was in it: the file goes, and an emptied folder
+    return write_change(path, rel, old, new, dry_run=dry_run, prune=True,
+                        detail="" if remove else note)
 
 
 def reads_agents_md(*settings: Path) -> bool:
