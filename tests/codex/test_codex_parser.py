@@ -8,11 +8,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from continuity_codex import CodexAdapter
+from continuity_codex import CodexAdapter, parser
 from continuity_core.redact import redact
 from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.transcript import read_incremental
 from tests.codex.helpers import CODEX, ROLLOUTS, TRUTH, by_scenario, line
 from tests.conftest import FIXTURES
 
@@ -288,3 +290,41 @@ def test_a_local_compaction_keeps_its_summary_redacted(tmp_path: Path) -> None:
     assert compaction.trigger == "auto"  # inside a prompted turn: not `/compact`
     assert compaction.summary and compaction.summary.startswith("Summary: deploy with")
     assert "AKIAIOSFODNN7EXAMPLE" not in compaction.summary
+
+
+def _eager(session: Session, extra: dict[str, Any], line: bytes) -> None:
+    """The fold with every usage record applied at once: what deferring them must equal."""
+    parser.fold(session, extra, line)
+    parser.flush(session, extra)
+
+
+@pytest.mark.parametrize("rel", sorted(ROLLOUTS), ids=lambda r: ROLLOUTS[r]["scenario"])
+def test_deferred_usage_records_read_as_if_applied_at_once(rel: str) -> None:
+    ref = SessionRef(agent="codex", account="t", session_id="s", path=str(FIXTURES / rel),
+                     mtime=0)
+    deferred = read_incremental(ref, None, parser.fold, finish=parser.flush)
+    eager = read_incremental(ref, None, _eager)
+    assert msgspec.to_builtins(deferred.session) == msgspec.to_builtins(eager.session)
+    assert parser.LATEST not in deferred.extra
+
+
+def test_a_usage_limit_takes_the_reset_of_the_token_count_before_it(tmp_path: Path) -> None:
+    def count(used: float, resets: int, total: int) -> str:
+        return line("event_msg", {"type": "token_count", "info": {
+            "model_context_window": 1000, "last_token_usage": {"total_tokens": total}},
+            "rate_limits": {"primary": {"used_percent": used, "resets_at": resets}}})
+
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join([
+        line("session_meta", {"id": "t1", "cwd": "/src/app"}),
+        line("event_msg", {"type": "task_started", "model_context_window": 5000}),
+        count(50, 1_800_000_000, 10), count(100, 1_900_000_000, 20),
+        line("event_msg", {"type": "error", "message": "You've hit your usage limit.",
+                           "codex_error_info": "usage_limit_exceeded"}),
+        count(100, 2_000_000_000, 30),
+        line("token_usage_record", {"usage": {"total_tokens": 40}}),
+    ]) + "\n")
+    session = read(path).session
+    assert session.errors[-1].kind == "usage_limit"
+    assert session.errors[-1].reset_at.startswith("2030-03-17")  # 1_900_000_000
+    assert session.usage.context_tokens == 40 and session.usage.context_window == 1000

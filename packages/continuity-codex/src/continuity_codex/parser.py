@@ -52,6 +52,10 @@ _envelope = msgspec.json.Decoder(Envelope)
 _any = msgspec.json.Decoder()
 # Bulky records that say nothing the brief needs: counted, never decoded.
 SKIP = (b'"type":"world_state"', b'"type": "world_state"')
+# Payloads whose type `_item` and `_event` ignore, told from their first bytes and not decoded:
+# what the model saw (requests and answers come from events) and settings echoes.
+UNUSED = {"response_item": (b'{"type":"message"', b'{"type":"reasoning"'),
+          "event_msg": (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"')}
 KNOWN = {"session_meta", "response_item", "event_msg", "turn_context", "world_state",
          "token_usage_record", "compacted"}
 STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
@@ -69,14 +73,36 @@ _TRY_AGAIN = re.compile(
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
+# Usage records (token_count events and token_usage_record lines, a third of a rollout) only
+# replace the figures of the one before, so fold keeps the newest raw of each and decodes it
+# only when its figures are read: before an event that reads or sets them, and at the end.
+LATEST = "_latest"  # in `extra`; emptied by `flush` before the cursor is saved
+USAGE_EVENT = b'{"type":"token_count"'
+READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":"error"')
+
+
 def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     """Read (or continue reading) a rollout."""
-    return read_incremental(ref, cursor, fold)
+    return read_incremental(ref, cursor, fold, finish=flush)
+
+
+def flush(session: Session, extra: dict[str, Any]) -> None:
+    """Apply the usage records `fold` kept for later, oldest first."""
+    latest = extra.pop(LATEST, None)
+    for kind, raw in sorted(latest.items(), key=lambda item: item[1][0]) if latest else ():
+        payload = _any.decode(raw[1])
+        if not isinstance(payload, dict):
+            continue
+        if kind == "token_usage_record":
+            _usage(session, extra, payload.get("usage"))
+        else:
+            _token_count(session, extra, payload)
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     """Fold one rollout line into `session`."""
-    if any(s in line[:160] for s in SKIP):
+    head = line[:160]
+    if b"world_state" in head and (SKIP[0] in head or SKIP[1] in head):
         return
     record = _envelope.decode(line)
     if record.timestamp:
@@ -84,6 +110,19 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     kind = record.type
     if kind not in KNOWN:
         session.unknown_records[kind or "?"] = session.unknown_records.get(kind or "?", 0) + 1
+        return
+    if kind in UNUSED:
+        first = bytes(memoryview(record.payload)[:40])
+        if first.startswith(UNUSED[kind]):
+            return
+        if kind == "event_msg" and first.startswith(USAGE_EVENT):
+            extra.setdefault(LATEST, {})[kind] = (session.records, bytes(record.payload))
+            return
+        if kind == "event_msg" and LATEST in extra and (
+                first.startswith(READS_USAGE) or not first.startswith(b'{"type":"')):
+            flush(session, extra)
+    elif kind == "token_usage_record":
+        extra.setdefault(LATEST, {})[kind] = (session.records, bytes(record.payload))
         return
     payload = _any.decode(record.payload)
     if not isinstance(payload, dict):
