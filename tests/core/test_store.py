@@ -144,7 +144,15 @@ def test_cursor_round_trip_and_garbage(tmp_path: Path) -> None:
     store.save_cursor("a", "/x.jsonl", cur)
     loaded = store.load_cursor("a", "/x.jsonl", Cursor)
     assert loaded is not None and loaded.offset == 10
-    store.cursor_path("a", "/x.jsonl").write_bytes(b"garbage")
+    path = store.cursor_path("a", "/x.jsonl")
+    written = path.stat().st_ino
+    store.save_cursor("a", "/x.jsonl", loaded)  # nothing new read: the file is left alone
+    assert path.stat().st_ino == written
+    loaded.offset = 20
+    store.save_cursor("a", "/x.jsonl", loaded)
+    assert path.stat().st_ino != written
+    assert store.load_cursor("a", "/x.jsonl", Cursor).offset == 20  # type: ignore[union-attr]
+    path.write_bytes(b"garbage")
     assert store.load_cursor("a", "/x.jsonl", Cursor) is None
 
 

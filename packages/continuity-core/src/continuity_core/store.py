@@ -164,9 +164,14 @@ class Store:
             return None  # a missing or stale cursor only costs a full read
 
     def save_cursor(self, agent: str, transcript: str, value: Any) -> None:
+        """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
         path = self.cursor_path(agent, transcript)
+        data = msgspec.msgpack.encode(value)
+        with contextlib.suppress(OSError):
+            if path.read_bytes() == data:
+                return
         ensure_private_dir(path.parent)
-        atomic_write(path, msgspec.msgpack.encode(value))
+        atomic_write(path, data)
 
     # --- hook log, read by `baker audit` -------------------------------------------------
     def log(self, event: str, **fields: Any) -> None:
