@@ -36,7 +36,8 @@ HEAD_BYTES = 8192  # session_meta puts id and cwd before the ~20 KB base instruc
 _NAME = re.compile(
     r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$")
 _STATE = re.compile(r"^state_(\d+)\.sqlite$")
-_FIELD = r'"{}"\s*:\s*"((?:[^"\\]|\\.)*)"'
+_FIELD = rb'"%s"\s*:\s*"((?:[^"\\]|\\.)*)"'
+_FIELDS = {name: re.compile(_FIELD % name.encode()) for name in ("id", "cwd")}
 SQLITE_TIMEOUT_S = 0.25
 
 
@@ -74,8 +75,11 @@ def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a rollout, decompressed when it is a .zst."""
     if path.endswith(".zst"):
         return _zst_head(path, size)
-    with open(path, "rb") as f:
-        return f.read(size)
+    fd = os.open(path, os.O_RDONLY)  # no file object: a scan reads thousands of these
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
 
 
 def head_meta(path: str) -> tuple[str | None, str | None]:
@@ -83,9 +87,8 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     head = read_head(path)
     if b"session_meta" not in head[:200]:
         return thread_id_of(path), None
-    text = head.decode("utf-8", "replace")
-    cwd = _field(text, "cwd")
-    tid = _field(text, "id")
+    cwd = _field(head, "cwd")
+    tid = _field(head, "id")
     if cwd is None:  # an unusual key order: decode the whole first line
         line = _first_line(path)
         with contextlib.suppress(ValueError, TypeError, AttributeError):
@@ -95,12 +98,15 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
         cwd if isinstance(cwd, str) else None)
 
 
-def _field(text: str, name: str) -> str | None:
-    m = re.search(_FIELD.format(name), text)
+def _field(head: bytes, name: str) -> str | None:
+    m = _FIELDS[name].search(head)
     if not m:
         return None
+    raw = m.group(1).decode("utf-8", "replace")
+    if "\\" not in raw:
+        return raw
     try:
-        value = json.loads(f'"{m.group(1)}"')
+        value = json.loads(f'"{raw}"')
     except ValueError:
         return None
     return value if isinstance(value, str) else None
