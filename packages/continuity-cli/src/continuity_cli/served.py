@@ -19,7 +19,8 @@ import sys
 SERVED = frozenset({"checkpoint", "pickup", "pretool", "handoff", "recall"})
 HOOKS = frozenset({"checkpoint", "pickup", "pretool"})
 PROTOCOL = b"baker-served-1"
-SOCKET_NAME_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
+SOCKET_NAME_MAX = 96  # sun_path holds 104 bytes on macOS, 108 on Linux; the server binds
+# a temporary "<path>.<pid>" first
 START_WAIT_S = 5.0  # for the server to fork a child for this call
 
 

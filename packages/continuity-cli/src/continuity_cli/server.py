@@ -138,6 +138,7 @@ def serve(path: str) -> int:
                 status = 1
                 try:
                     listener.close()
+                    os.close(lock)  # a long command must not keep the next server out
                     status = child(conn)
                 finally:
                     os._exit(status)
