@@ -310,21 +310,39 @@ def test_deferred_usage_records_read_as_if_applied_at_once(rel: str) -> None:
 
 def test_a_usage_limit_takes_the_reset_of_the_token_count_before_it(tmp_path: Path) -> None:
     def count(used: float, resets: int, total: int) -> str:
-        return line("event_msg", {"type": "token_count", "info": {
+        return compact("event_msg", {"type": "token_count", "info": {
             "model_context_window": 1000, "last_token_usage": {"total_tokens": total}},
             "rate_limits": {"primary": {"used_percent": used, "resets_at": resets}}})
 
     path = tmp_path / "r.jsonl"
     path.write_text("\n".join([
-        line("session_meta", {"id": "t1", "cwd": "/src/app"}),
-        line("event_msg", {"type": "task_started", "model_context_window": 5000}),
+        compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
+        compact("event_msg", {"type": "task_started", "model_context_window": 5000}),
         count(50, 1_800_000_000, 10), count(100, 1_900_000_000, 20),
-        line("event_msg", {"type": "error", "message": "You've hit your usage limit.",
+        compact("event_msg", {"type": "error", "message": "You've hit your usage limit.",
                            "codex_error_info": "usage_limit_exceeded"}),
         count(100, 2_000_000_000, 30),
-        line("token_usage_record", {"usage": {"total_tokens": 40}}),
+        compact("token_usage_record", {"usage": {"total_tokens": 40}}),
     ]) + "\n")
     session = read(path).session
     assert session.errors[-1].kind == "usage_limit"
     assert session.errors[-1].reset_at.startswith("2030-03-17")  # 1_900_000_000
     assert session.usage.context_tokens == 40 and session.usage.context_window == 1000
+
+
+def test_a_usage_record_of_an_odd_shape_is_a_bad_line_not_a_failed_read(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join([
+        compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
+        compact("event_msg", {"type": "token_count", "rate_limits": {
+            "primary": {"used_percent": "full", "resets_at": 1}}}),
+        compact("event_msg", {"type": "user_message", "message": "still read"}),
+    ]) + "\n")
+    session = read(path).session
+    assert session.bad_lines == 1 and session.requests[-1] == "still read"
+
+
+def compact(kind: str, payload: dict[str, Any]) -> str:
+    """A rollout line as Codex writes it (no spaces), which is what `fold` peeks at."""
+    return json.dumps({"timestamp": "2026-11-30T04:00:00.000Z", "type": kind,
+                       "payload": payload}, separators=(",", ":"))

@@ -335,7 +335,7 @@ class HeadCache:
     def __init__(self, home: str) -> None:
         from continuity_core.config import baker_home
 
-        self.home = home
+        self.home, self.prefix = home, os.path.join(home, "")
         digest = hashlib.sha256(os.path.realpath(home).encode()).hexdigest()[:16]
         self.path = baker_home() / "cache" / "codex" / f"heads-{digest}.json"
         self.entries: dict[str, list[str | None]] = {}
@@ -347,7 +347,7 @@ class HeadCache:
                 self.entries = loaded.get("heads") or {}
 
     def get(self, path: str) -> tuple[str | None, str | None]:
-        key = path[len(self.home) + 1:]  # rollout_files() joins onto `home`
+        key = path[len(self.prefix):] if path.startswith(self.prefix) else path
         self.seen.add(key)
         entry = self.entries.get(key)
         if isinstance(entry, list) and len(entry) == 2:

@@ -90,13 +90,16 @@ def flush(session: Session, extra: dict[str, Any]) -> None:
     """Apply the usage records `fold` kept for later, oldest first."""
     latest = extra.pop(LATEST, None)
     for kind, raw in sorted(latest.items(), key=lambda item: item[1][0]) if latest else ():
-        payload = _any.decode(raw[1])
-        if not isinstance(payload, dict):
-            continue
-        if kind == "token_usage_record":
-            _usage(session, extra, payload.get("usage"))
-        else:
-            _token_count(session, extra, payload)
+        try:
+            payload = _any.decode(raw[1])
+            if not isinstance(payload, dict):
+                continue
+            if kind == "token_usage_record":
+                _usage(session, extra, payload.get("usage"))
+            else:
+                _token_count(session, extra, payload)
+        except (msgspec.DecodeError, ValueError, KeyError, TypeError, AttributeError):
+            session.bad_lines += 1  # as read_incremental counts a line fold could not take
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
