@@ -34,9 +34,10 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
     config = load_config()
     adapters, errors = load_all()
     report: list[dict[str, object]] = []
+    every: list[Change] = []  # for the exit status
     for name, err in errors.items():
-        report.append({"agent": name, "account": None,
-                       "changes": [Change(path=name, action="failed", detail=err)]})
+        every.append(Change(path=name, action="failed", detail=err))
+        report.append({"agent": name, "account": None, "changes": every[-1:]})
     for name, adapter in adapters.items():
         options = UserOptions(hooks=name == "codex" or user_hooks, chain=chain, trust=trust,
                               dry_run=dry_run, uninstall=uninstall)
@@ -45,8 +46,8 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
                 changes = adapter.install_user(account, options)
             except Exception as e:
                 changes = [Change(path=account.dir, action="failed", detail=str(e))]
+            every += changes
             report.append({"agent": name, "account": account.name, "changes": changes})
-    every = [c for entry in report for c in entry["changes"]]  # type: ignore[attr-defined]
     if as_json:
         output.emit_json(report)
     else:
