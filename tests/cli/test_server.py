@@ -291,3 +291,35 @@ def test_a_server_whose_socket_was_removed_leaves(server: Server, tmp_path: Path
     while alive(pid) and time.monotonic() < end:
         time.sleep(0.1)
     assert not alive(pid) and not sock.exists()
+
+
+def children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat_file.read_text().rpartition(")")[2].split()[1]) == pid:
+                found.append(int(stat_file.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="finds the child through /proc")
+def test_ctrl_c_reaches_the_served_command(server: Server, project: Path) -> None:
+    server.start(project.parent)
+    env = {**os.environ, "BAKER_SERVER_STATS": str(server.stats)}
+    # pretool waits for its payload on stdin, which this pipe never closes
+    proc = subprocess.Popen([BAKER, "pretool"], cwd=project, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        end = time.monotonic() + 20
+        while not children(server.pids()[0]) and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the child has told the client its pid, and waits on stdin
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=2.5) == 130  # before pretool's own 3 s deadline
+        assert time.monotonic() - started < 2.5
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert server.served() == 1

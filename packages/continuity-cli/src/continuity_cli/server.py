@@ -209,6 +209,8 @@ def run(args: list[str]) -> int:
         main(args)
     except SystemExit as e:
         code = e.code
+    except KeyboardInterrupt:  # Ctrl-C, forwarded by the client
+        code = 130
     except BaseException:
         traceback.print_exc()
         code = 1
