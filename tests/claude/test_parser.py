@@ -350,6 +350,11 @@ def test_a_huge_transcript_is_read_cold_from_its_end(tmp_path: Path,
     assert cursor.session.latest_request == TRANSCRIPTS[S2]["latest_user_request"]
     assert cursor.session.usage == read(FIXTURES / S2).usage
     assert cursor.session.bad_lines == 0 and cursor.offset == len(data)
+    assert 0 < cursor.session.unread_bytes <= len(data) - keep  # the brief says so
+    from continuity_core.brief import session_sections
+
+    files = next(s for s in session_sections(cursor.session) if s.key == "files")
+    assert f"first {cursor.session.unread_bytes:,} bytes are not listed" in files.body
     with path.open("ab") as f:
         f.write(data.splitlines(keepends=True)[-1])
     seen.clear()

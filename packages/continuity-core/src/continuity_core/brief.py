@@ -54,6 +54,10 @@ FIRST_MOVE = (
 )
 
 
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
 def _fence(text: str) -> str:
     fence = "```"
     while fence in text:
@@ -94,12 +98,14 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
             f"- [{marks.get(t.status, ' ')}] {t.content} ({t.status})" for t in session.todos)
         out.append(Section(key="todos", title="The agent's todo list", source=raw, body=body,
                            priority=80))
-    if session.files_edited:
-        body = "\n".join(
-            f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
-            f"{f', {f.count}×' if f.count > 1 else ''})" for f in session.files_edited)
-        out.append(Section(key="files", title="Files edited", source=raw, body=body,
-                           priority=70))
+    if session.files_edited or session.unread_bytes:
+        lines = [f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
+                 f"{f', {f.count}×' if f.count > 1 else ''})" for f in session.files_edited]
+        if session.unread_bytes:
+            lines.append(f"- (the transcript was read from its last part only: edits in its "
+                         f"first {_mib(session.unread_bytes)} are not listed)")
+        out.append(Section(key="files", title="Files edited", source=raw,
+                           body="\n".join(lines), priority=70))
     interrupted = _interrupted(session)
     if unrecorded is not None:
         what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"

@@ -119,6 +119,7 @@ def read_incremental(
         raise ValueError(f"{ref.path} is not a regular file")
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
         cursor = (tail_cursor(ref) if cold else None) or new_cursor(ref)
+        cursor.session.unread_bytes = cursor.offset  # what came before stays unknown
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, cursor.extra

@@ -122,6 +122,7 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     records: int = 0
     unknown_records: dict[str, int] = msgspec.field(default_factory=dict)
     bad_lines: int = 0
+    unread_bytes: int = 0  # a first read of a long transcript starts this far in (COLD_MAX)
 
     @property
     def latest_request(self) -> str | None:
