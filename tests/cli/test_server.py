@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ import pytest
 
 from tests.conftest import BAKER, FIXTURES, run_baker
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the server needs fork")
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the server is Linux only")
 
 
 def payload(name: str, root: Path, **changes: object) -> bytes:
@@ -323,3 +324,49 @@ def test_ctrl_c_reaches_the_served_command(server: Server, project: Path) -> Non
         proc.kill()
         proc.communicate()
     assert server.served() == 1
+
+
+def no_new_privs() -> None:
+    """In the child before exec: set no_new_privs, as Landlock and seccomp sandboxes do."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+
+
+def test_a_sandboxed_caller_is_not_served(server: Server, tmp_path: Path) -> None:
+    """A tool call inside an agent's sandbox must not get commands run outside of it."""
+    server.start(tmp_path)
+    env = {**os.environ, "BAKER_SERVER_STATS": str(server.stats)}
+    confined = subprocess.run([BAKER, "pretool"], cwd=tmp_path, input=b"", env=env,
+                              capture_output=True, preexec_fn=no_new_privs, timeout=60)
+    assert confined.returncode == 0 and server.served() == 0  # it ran in its own process
+    free = subprocess.run([BAKER, "pretool"], cwd=tmp_path, input=b"", env=env,
+                          capture_output=True, timeout=60)
+    assert free.returncode == 0 and server.served() == 1
+
+
+def test_a_killed_client_takes_its_command_with_it(server: Server, project: Path) -> None:
+    server.start(project.parent)
+    proc = subprocess.Popen([BAKER, "pretool"], cwd=project, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        end = time.monotonic() + 20
+        while not (kids := children(server.pids()[0])) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert kids
+        proc.kill()  # as an agent's hook timeout does; the child waits on stdin meanwhile
+        started = time.monotonic()
+        proc.stdout.read()  # type: ignore[union-attr]  # EOF once no process holds the pipe
+        while any(alive(k) for k in kids) and time.monotonic() - started < 1.5:
+            time.sleep(0.02)  # its descriptors close a moment before it is gone
+        assert time.monotonic() - started < 1.5  # well before pretool's own 3 s deadline
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_a_run_folder_others_can_enter_is_not_used(server: Server, tmp_path: Path) -> None:
+    server.start(tmp_path)
+    server.run_dir.chmod(0o755)
+    assert run_baker("pretool", cwd=tmp_path, input=b"").returncode == 0
+    assert server.served() == 0

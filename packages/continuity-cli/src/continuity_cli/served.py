@@ -6,7 +6,7 @@ keeps them imported and forks a child per command, as Mercurial's `chg` does. Th
 passes the child its argv, cwd, umask, environment and the very stdin/stdout/stderr file
 descriptors, then exits with the child's exit code: to the agent it is the same process.
 
-It imports nothing beyond os, sys and _socket. When no server answers it starts one and the
+It imports nothing beyond os, sys, time and _socket. When no server answers it starts one and the
 command runs here as before; `BAKER_SERVER=0` turns the server off (docs/decisions.md).
 """
 
@@ -14,30 +14,47 @@ from __future__ import annotations
 
 import _socket
 import os
+import stat
 import sys
+from time import time
 
 SERVED = frozenset({"checkpoint", "pickup", "pretool", "handoff", "recall"})
 HOOKS = frozenset({"checkpoint", "pickup", "pretool"})
 PROTOCOL = b"baker-served-1"
 SOCKET_NAME_MAX = 96  # sun_path holds 104 bytes on macOS, 108 on Linux; the server binds
 # a temporary "<path>.<pid>" first
-START_WAIT_S = 5.0  # for the server to fork a child for this call
+START_WAIT_S = 2.0  # for the server to fork a child for this call
+RESPAWN_S = 30.0
 
 
 def enabled(args: list[str]) -> bool:
-    """Whether `args` may run in the server: a served command, the server on, POSIX."""
-    return (bool(args) and args[0] in SERVED and hasattr(os, "fork")
+    """Whether `args` may run in the server: a served command, the server on, and Linux, where
+    the server can tell a sandboxed caller from its own context (docs/decisions.md)."""
+    return (bool(args) and args[0] in SERVED and sys.platform == "linux"
             and os.environ.get("BAKER_SERVER", "1").lower() not in ("0", "off", "no", "false"))
 
 
 def socket_path() -> str | None:
-    """`$BAKER_HOME/run/server-<install>.sock`, one server per installation; None when the
-    path would be too long for a unix socket."""
+    """`$BAKER_HOME/run/server-<install>-<venv>.sock`, one server per installation and
+    interpreter; None when the path would be too long for a unix socket."""
     home = os.environ.get("BAKER_HOME") or os.path.join("~", ".baker")
-    install = os.stat(os.path.dirname(os.path.abspath(__file__)))
-    name = f"server-{install.st_dev:x}-{install.st_ino:x}.sock"
+    try:
+        install = os.stat(os.path.dirname(os.path.abspath(__file__)))
+        prefix = os.stat(sys.prefix)
+    except OSError:  # mid-upgrade, say
+        return None
+    name = f"server-{install.st_dev:x}-{install.st_ino:x}-{prefix.st_ino:x}.sock"
     path = os.path.join(os.path.expanduser(home), "run", name)
     return path if len(os.fsencode(path)) <= SOCKET_NAME_MAX else None
+
+
+def private(folder: str) -> bool:
+    """Whether `folder` is ours alone: our environment and descriptors go nowhere else."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o7077 == 0
 
 
 def running() -> tuple[str | None, int | None]:
@@ -58,6 +75,9 @@ def call(args: list[str]) -> int | None:
     """Run `args` in the server and return its exit code; None when it must run here."""
     path = socket_path()
     if path is None:
+        return None
+    if not private(os.path.dirname(path)):
+        start_server(path)  # it makes the folder, 0700; a folder not ours stays unused
         return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(START_WAIT_S)  # a stopped or wedged server must not hang the agent
@@ -110,15 +130,18 @@ def wait(sock: _socket.socket, hook: bool) -> int | None:
     while True:
         try:
             chunk = sock.recv(4096)
-        except KeyboardInterrupt:  # Ctrl-C reached us, not the child: pass it on
-            if pid:
-                os.kill(pid, 2)
+        except KeyboardInterrupt:  # Ctrl-C reached us, not the child: pass it on (before
+            if pid:                # `P` nothing runs yet, and our exit stops the child)
+                with _suppress_gone():
+                    os.kill(pid, 2)
                 continue
             raise
         except OSError:
             chunk = b""
-        if not chunk:  # the child died without a word: the command may have half run
-            if hook:
+        if not chunk:
+            if not pid:  # no command started: run it here
+                return None
+            if hook:  # the child died without a word: the command may have half run
                 return 0
             os.write(2, b"baker: the command ended without an exit status (killed?)\n")
             return 1
@@ -138,10 +161,30 @@ def wait(sock: _socket.socket, hook: bool) -> int | None:
                 return int(code)
 
 
+class _suppress_gone:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, value: object, tb: object) -> bool:
+        return isinstance(value, ProcessLookupError)
+
+
 def start_server(path: str) -> None:
     """Start `continuity_cli.server` fully detached (its own session, no inherited descriptors
-    but /dev/null), so the agent waiting on this hook's pipes never waits on the server."""
-    pid = os.fork()
+    but /dev/null), so the agent waiting on this hook's pipes never waits on the server. Not
+    again within RESPAWN_S of the last try: a server that cannot start costs one try, not one
+    per call."""
+    lock = path + ".lock"
+    try:
+        if os.stat(lock).st_mtime > time() - RESPAWN_S:
+            return
+        os.utime(lock)
+    except OSError:
+        pass  # no lock yet: the first start
+    try:
+        pid = os.fork()
+    except OSError:
+        return
     if pid:
         os.waitpid(pid, 0)
         return

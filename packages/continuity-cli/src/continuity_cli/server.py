@@ -21,6 +21,7 @@ import signal
 import socket
 import struct
 import sys
+import threading
 import time
 import traceback
 
@@ -28,6 +29,8 @@ from continuity_cli.served import PROTOCOL
 
 IDLE_S = 600.0
 CHECK_S = 5.0  # how often an idle server checks that its socket is still its own
+REQUEST_WAIT_S = 10.0
+NAMESPACES = ("mnt", "net", "pid", "user", "ipc", "uts", "cgroup")
 MAX_REQUEST = 4 << 20
 PACKAGES = ("continuity_core", "continuity_cli", "continuity_claude", "continuity_codex",
             "continuity_gemini", "continuity_gpu_probes")
@@ -81,12 +84,31 @@ def still_ours(path: str, ino: int) -> bool:
         return False
 
 
-def same_user(conn: socket.socket) -> bool:
-    if not hasattr(socket, "SO_PEERCRED"):  # the socket's folder is 0700 there too
-        return True
+def peer(conn: socket.socket) -> tuple[int, int]:
+    """The connecting process's pid and uid."""
     raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    uid: int = struct.unpack("3i", raw)[1]
-    return uid == os.getuid()
+    pid, uid, _ = struct.unpack("3i", raw)
+    return pid, uid
+
+
+def confinement(pid: int | str) -> tuple[str, ...] | None:
+    """What confines a process: its namespaces, seccomp mode and no_new_privs (how bubblewrap,
+    Landlock and seccomp sandboxes show); None when it cannot be read."""
+    try:
+        spaces = tuple(os.readlink(f"/proc/{pid}/ns/{ns}") for ns in NAMESPACES)
+        with open(f"/proc/{pid}/status") as f:
+            flags = tuple(line.strip() for line in f
+                          if line.startswith(("Seccomp:", "NoNewPrivs:")))
+    except OSError:
+        return None
+    return spaces + flags
+
+
+def admissible(conn: socket.socket, own: tuple[str, ...] | None) -> bool:
+    """Same user, and confined exactly as this server: a sandboxed agent's tool must not get
+    a command run outside its sandbox (nor a server started in one serve the hooks)."""
+    pid, uid = peer(conn)
+    return uid == os.getuid() and own is not None and confinement(pid) == own
 
 
 def serve(path: str) -> int:
@@ -115,6 +137,7 @@ def serve(path: str) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     idle = idle_seconds()
+    own = confinement("self")
     last = time.monotonic()
     try:
         while True:
@@ -127,7 +150,9 @@ def serve(path: str) -> int:
                 conn, _ = listener.accept()
             except OSError:
                 continue
-            if not same_user(conn):
+            if not admissible(conn, own):
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"S\n")  # the client runs the command itself
                 conn.close()
                 continue
             if stamp() != known:
@@ -147,11 +172,14 @@ def serve(path: str) -> int:
         with contextlib.suppress(OSError):
             if os.stat(path).st_ino == ours:
                 os.unlink(path)
+        with contextlib.suppress(OSError):
+            os.utime(path + ".lock", (0, 0))  # a clean exit: the next call may start another
         listener.close()
     return 0
 
 
 def read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
+    conn.settimeout(REQUEST_WAIT_S)  # a client stopped halfway must not pin this child
     data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
     if len(fds) != 3:
         raise ValueError("a request comes with stdin, stdout and stderr")
@@ -160,7 +188,17 @@ def read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
         if not more or len(data) > MAX_REQUEST:
             raise ValueError("a truncated request")
         data += more
+    conn.settimeout(None)
     return data[8:8 + int(data[:8], 16)], fds
+
+
+def watch(conn: socket.socket) -> None:
+    """Stop this child when its client goes (killed by the agent's hook timeout, say), as the
+    command would have stopped with it had it run in that process."""
+    with contextlib.suppress(OSError):
+        while conn.recv(1):
+            pass
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def child(conn: socket.socket) -> int:
@@ -191,6 +229,7 @@ def child(conn: socket.socket) -> int:
             conn.sendall(b"S\n")
         return 0
     conn.sendall(b"P%d\n" % os.getpid())
+    threading.Thread(target=watch, args=(conn,), daemon=True).start()
     code = run(args)
     import resource
 
@@ -214,8 +253,8 @@ def run(args: list[str]) -> int:
     except BaseException:
         traceback.print_exc()
         code = 1
-    if isinstance(code, str):
-        print(code, file=sys.stderr)
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)  # as the interpreter does with SystemExit("message")
         code = 1
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):

@@ -36,7 +36,7 @@ def server_finding() -> Finding:
 
     if not served.enabled(["pretool"]):
         return Finding(level="info", message="warm server off: every hook call starts baker "
-                       "anew (BAKER_SERVER=0, or no fork on this platform)")
+                       "anew (BAKER_SERVER=0, or not Linux)")
     path, pid = served.running()
     if path is None:
         return Finding(level="info", message="no warm server: BAKER_HOME is too long a path "
