@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib
+import io
 import os
 import pkgutil
 import select
@@ -218,6 +219,8 @@ def child(conn: socket.socket) -> int:
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
+        if os.isatty(1) and isinstance(sys.stdout, io.TextIOWrapper):
+            sys.stdout.reconfigure(line_buffering=True)  # as it is for a terminal at start-up
         os.umask(umask)
         os.chdir(cwd)
         os.environ.clear()
