@@ -167,3 +167,15 @@ def test_log_is_redacted_and_appended(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert "ghp_" not in lines[0]
     assert '"ValueError: boom"' in lines[1]
+
+
+def test_scratch_writes_skip_fsync_but_stay_atomic(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    path = tmp_path / "seen.json"
+    atomic_write(path, b"[1]", durable=False)
+    assert synced == [] and path.read_bytes() == b"[1]"
+    atomic_write(path, b"[1,2]")
+    assert len(synced) == 2 and path.read_bytes() == b"[1,2]"  # the file and its folder
+    assert [p.name for p in tmp_path.iterdir()] == ["seen.json"]

@@ -20,11 +20,14 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> None:
+def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE,
+                 durable: bool = True) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never a torn one.
 
     Temp file in the same folder, fsync, `os.replace`, then fsync of the folder. `mode` is
     applied to new files; an existing file keeps its own mode (agents' settings files).
+    `durable=False` skips the fsyncs, for per-call scratch state whose loss in a power cut
+    costs nothing (which traps a session has seen, the tool call in flight): still atomic.
     """
     if isinstance(data, str):
         data = data.encode()
@@ -38,14 +41,16 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> Non
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:

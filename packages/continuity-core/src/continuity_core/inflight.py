@@ -44,7 +44,8 @@ def record(store: Store, event: HookEvent) -> None:
                     started_at=now_iso(), command=redact(event.command) if event.command else None,
                     paths=event.paths[:10])
     ensure_private_dir(store.path("inflight"))
-    atomic_write(_path(store, event.agent, event.session_id), msgspec.json.encode(call))
+    atomic_write(_path(store, event.agent, event.session_id), msgspec.json.encode(call),
+                 durable=False)
 
 
 def clear(store: Store, agent: str, session_id: str) -> None:

@@ -252,7 +252,8 @@ def mark_seen(root: Path, session: str, ids: Iterable[str]) -> None:
     """Add `ids` to the session's seen set; old sessions' sets are pruned."""
     path = _seen_path(root, session)
     ensure_private_dir(path.parent)
-    atomic_write(path, msgspec.json.encode(sorted(seen(root, session) | set(ids))))
+    atomic_write(path, msgspec.json.encode(sorted(seen(root, session) | set(ids))),
+                 durable=False)
     with contextlib.suppress(OSError):
         files = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in files[:-SEEN_KEEP]:
