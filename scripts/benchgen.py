@@ -20,7 +20,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -478,26 +478,23 @@ class Data:
         return gen
 
     def codex_many(self, count: int, log: Any = print) -> Path:
-        make_repo(self.repo)
-        name = f"codex-many-{count}"
-        home = self.home(name)
-        want = {"version": GEN_VERSION, "cwd": self.cwd, "count": count}
-        if self._fresh(name, want) is None:
-            log(f"generating {count} Codex rollouts ...")
-            shutil.rmtree(home, ignore_errors=True)
-            write_codex_many(home, self.cwd, count)
-            self._done(name, want)
-        return home
+        return self._many("codex", f"{count} Codex rollouts", count, write_codex_many, log)
 
     def claude_many(self, count: int, log: Any = print) -> Path:
+        return self._many("claude", f"{count} Claude project folders", count,
+                          write_claude_many, log)
+
+    def _many(self, agent: str, what: str, count: int,
+              write: Callable[[Path, str, int], object], log: Any) -> Path:
+        """A home with `count` sessions of `agent`, one of them the project's; made once."""
         make_repo(self.repo)
-        name = f"claude-many-{count}"
+        name = f"{agent}-many-{count}"
         home = self.home(name)
         want = {"version": GEN_VERSION, "cwd": self.cwd, "count": count}
         if self._fresh(name, want) is None:
-            log(f"generating {count} Claude project folders ...")
+            log(f"generating {what} ...")
             shutil.rmtree(home, ignore_errors=True)
-            write_claude_many(home, self.cwd, count)
+            write(home, self.cwd, count)
             self._done(name, want)
         return home
 
