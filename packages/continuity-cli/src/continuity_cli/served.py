@@ -132,7 +132,9 @@ def wait(sock: _socket.socket, hook: bool) -> int | None:
             chunk = sock.recv(4096)
         except KeyboardInterrupt:  # Ctrl-C reached us, not the child: pass it on (before
             if pid:                # `P` nothing runs yet, and our exit stops the child)
-                with _suppress_gone():
+                import contextlib  # here: Ctrl-C is rare, and every hook pays for an import
+
+                with contextlib.suppress(ProcessLookupError):  # it has just ended
                     os.kill(pid, 2)
                 continue
             raise
@@ -159,14 +161,6 @@ def wait(sock: _socket.socket, hook: bool) -> int | None:
                     with open(stats, "a") as f:
                         f.write(rss.decode() + "\n")
                 return int(code)
-
-
-class _suppress_gone:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, value: object, tb: object) -> bool:
-        return isinstance(value, ProcessLookupError)
 
 
 def start_server(path: str) -> None:
