@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,3 +111,27 @@ def copy_tree(src: Path, dst: Path) -> Path:
     for p in [dst, *dst.rglob("*")]:
         p.chmod(p.stat().st_mode | 0o200)
     return dst
+
+
+def server_processes(under: str | Path) -> list[int]:
+    """Pids of running warm servers (`continuity_cli.server`) whose socket path contains
+    `under`, from /proc; [] where there is no /proc."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError, ValueError):
+            argv = entry.read_bytes().split(b"\0")
+            if b"continuity_cli.server" in argv and str(under).encode() in argv[-2]:
+                found.append(int(entry.parent.name))
+    return found
+
+
+def sigkill_midway(argv: list[str], delay: float) -> None:
+    """Start `argv`, wait for its first line of output (it is writing), let it run `delay`
+    seconds more, and SIGKILL it."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    time.sleep(delay)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import subprocess
@@ -12,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import server_processes
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 sys.path.insert(0, str(SCRIPTS))
@@ -93,17 +94,6 @@ def test_discovery_homes_hold_one_session_of_the_project(data: benchgen.Data) ->
     assert (claude / ".claude" / "projects" / benchgen.claude_slug(data.cwd)).is_dir()
 
 
-def servers_under(data: Path) -> list[str]:
-    """Command lines of running warm servers whose socket lies under `data` (Linux)."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError):
-            line = entry.read_bytes()
-            if b"continuity_cli.server" in line and str(data).encode() in line:
-                found.append(line.decode(errors="replace"))
-    return found
-
-
 @pytest.mark.slow
 def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
     out = tmp_path / "benchmarks.md"
@@ -115,7 +105,7 @@ def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
              "--out", str(out), "--baker", str(bin_dir / "baker"), "--python", sys.executable],
             capture_output=True, text=True, timeout=300)
         time.sleep(0.5)
-        left = servers_under(data)
+        left = server_processes(data)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]

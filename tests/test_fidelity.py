@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import BAKER, FIXTURES
+from tests.conftest import BAKER, FIXTURES, server_processes
 
 TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "fidelity.py"
 
@@ -30,8 +30,6 @@ def test_every_fact_and_no_leak() -> None:
 def stop_servers_of_the_tool() -> None:
     """The tool runs `baker` in homes of its own (`truth-home.*`) with a bare environment, so
     the warm server is on there: stop those servers rather than leave them to their idle time."""
-    for entry in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError, ValueError):
-            line = entry.read_bytes()
-            if b"continuity_cli.server" in line and b"/truth-home." in line:
-                os.kill(int(entry.parent.name), signal.SIGTERM)
+    for pid in server_processes("/truth-home."):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BAKER, FIXTURES, run_baker
+from tests.cli.test_hooks_baton import real_payload
+from tests.conftest import BAKER, FIXTURES, run_baker, server_processes
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the server is Linux only")
 
 
 def payload(name: str, root: Path, **changes: object) -> bytes:
-    text = (FIXTURES / "claude" / "hook_payloads" / name).read_text()
-    data = json.loads(text.replace(json.loads(text)["cwd"], str(root)))
+    data = json.loads(real_payload(FIXTURES, "claude", name, root))
     data.update(changes)
     return json.dumps(data).encode()
 
@@ -80,14 +80,8 @@ class Server:
             time.sleep(0.2)
 
     def processes(self) -> list[int]:
-        """Every running server of this home, from /proc (where there is one)."""
-        found = []
-        for entry in Path("/proc").glob("[0-9]*/cmdline"):
-            with contextlib.suppress(OSError):
-                argv = entry.read_bytes().split(b"\0")
-                if b"continuity_cli.server" in argv and str(self.run_dir).encode() in argv[-2]:
-                    found.append(int(entry.parent.name))
-        return found
+        """Every running server of this home (Linux /proc)."""
+        return server_processes(self.run_dir)
 
     def served(self) -> int:
         """How many commands the server ran since the last call (from BAKER_SERVER_STATS)."""

@@ -11,16 +11,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
-import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_baker
+from tests.conftest import run_baker, sigkill_midway
 
 CLAUDE = (
     '{\r\n\t"permissions": {"allow": ["Bash(ls:*)"]},\r\n\t"hooks": {\r\n'
@@ -242,13 +239,7 @@ def test_settings_files_are_old_or_new_when_the_writer_is_killed(tmp_path: Path)
     assert all(2 <= len(v) <= 3 for v in versions.values())
     rng = random.Random(4321)
     for _ in range(12):
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE)
-        assert proc.stdout is not None
-        proc.stdout.readline()
-        time.sleep(rng.uniform(0.0, 0.3))
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
+        sigkill_midway(args, rng.uniform(0.0, 0.3))
         for path, allowed in versions.items():
             assert path.read_bytes() in allowed, path
     leftovers = [p.name for p in tmp_path.rglob("*.tmp")]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 import msgspec
 
 from continuity_core.schemas.checkpoint import Checkpoint
-from tests.conftest import BAKER, run_baker
+from tests.conftest import BAKER, run_baker, sigkill_midway
 
 
 def test_32_concurrent_checkpoints_keep_exactly_the_newest(repo: Path) -> None:
@@ -60,14 +59,7 @@ def test_sigkill_at_random_points_never_leaves_a_torn_file(tmp_path: Path) -> No
     (tmp_path / ".baker").mkdir(mode=0o700)
     rng = random.Random(1234)
     for _ in range(15):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)],
-                                stdout=subprocess.PIPE)
-        assert proc.stdout is not None
-        proc.stdout.readline()
-        time.sleep(rng.uniform(0.0, 0.15))
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
+        sigkill_midway([sys.executable, "-c", WRITER, str(tmp_path)], rng.uniform(0.0, 0.15))
         for f in (tmp_path / ".baker" / "checkpoints").glob("*.json"):
             msgspec.json.decode(f.read_bytes(), type=Checkpoint)
         import json
