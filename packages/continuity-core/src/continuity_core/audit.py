@@ -32,6 +32,8 @@ EVENTS: dict[str, str] = {
     "traps_delivered": "pretool put traps before the agent (fields: session, ids)",
     "trap_acted": "a delivered trap was acted on: changed or re-checked (field: trap)",
     "pickup": "a pickup was assembled (fields: chars, ms, previous)",
+    "pushed": "the automatic push sent this machine's snapshot (fields: remote, ref, commit)",
+    "push_failed": "the automatic push after a checkpoint failed (fields: remote, error)",
 }
 FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
 TRUNCATIONS = ("pickup_truncated", "brief_truncated")
@@ -115,6 +117,7 @@ def audit(
     problems += _failures(logged)
     problems += _truncations(counts)
     problems += _traps(root, logged)
+    problems += _pushes(logged)
     if adapters is None:
         from continuity_core.adapters import load_all
 
@@ -151,6 +154,24 @@ def _failures(logged: list[dict[str, Any]]) -> list[Problem]:
             fix="see .baker/log/events.jsonl; run `baker doctor`",
         ))
     return out
+
+
+def _pushes(logged: list[dict[str, Any]]) -> list[Problem]:
+    """Automatic pushes that failed after the newest one that went through."""
+    failed: list[dict[str, Any]] = []
+    for e in logged:
+        if e["event"] == "pushed":
+            failed = []
+        elif e["event"] == "push_failed":
+            failed.append(e)
+    if not failed:
+        return []
+    last = failed[-1]
+    return [Problem(
+        level="warn", check="push", count=len(failed),
+        message=(f"automatic push to {last.get('remote', '?')} failed {len(failed)}×, last "
+                 f"{last.get('t', '?')}: {last.get('error', '?')}"),
+        fix="run `baker push` by hand to see git's own message (credentials, network)")]
 
 
 def _truncations(counts: Counter[str]) -> list[Problem]:

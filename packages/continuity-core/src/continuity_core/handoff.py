@@ -69,6 +69,20 @@ def make(
     return Handoff(brief=built, session=session, adapter=found.adapter, errors=errors)
 
 
+def from_machine(root: Path, machine: str, *, budget_tokens: int | None = None,
+                 narrowed: str | None = None) -> Handoff:
+    """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
+    compared with this checkout."""
+    from continuity_core import machines
+    from continuity_core.errors import BakerError
+
+    if narrowed:
+        raise BakerError("--machine takes the brief of that machine's snapshot: it cannot be "
+                         "narrowed to an agent, account or session here")
+    return Handoff(brief=machines.brief_for(root, machine, budget_tokens), session=None,
+                   adapter=None)
+
+
 def _traps_for(root: Path, session: Session | None) -> list[Any]:
     from continuity_core import traps
 

@@ -52,10 +52,23 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
         from continuity_core import inflight
 
         inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
+    if event is not None and event.kind in ("stop", "notify"):
+        _auto_push(store)
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
         summary += f" ({cp.session.agent} session {cp.session.session_id})"
     return summary
+
+
+def _auto_push(store: Store) -> None:
+    """Opted in through the clone's own git config: push the snapshot from a detached process
+    that the hook never waits for (`continuity_core.machines`)."""
+    from continuity_core import machines
+
+    try:
+        machines.spawn_auto_push(store.root)
+    except Exception as e:  # a push that cannot start never costs the checkpoint
+        store.log("push_failed", command="push", error=f"{type(e).__name__}: {e}"[:500])
 
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:

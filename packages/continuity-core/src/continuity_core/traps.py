@@ -68,6 +68,22 @@ def load(root: Path) -> list[Trap]:
     return [t for t in traps if t is not None]
 
 
+def parse_lines(data: bytes) -> list[Trap]:
+    """The usable traps of a `traps.jsonl` text (another machine's, say), oldest first."""
+    traps = [_decode(line) for line in data.splitlines() if line.strip()]
+    return [t for t in traps if t is not None]
+
+
+def with_other_machines(root: Path) -> list[Trap]:
+    """This project's traps, then those `baker pull` brought from other machines (marked
+    with their machine; read from `.baker/machines.json`, never from git)."""
+    from continuity_core.machines import traps_from_others
+
+    own = load(root)
+    ids = {t.id for t in own}
+    return own + [t for t in traps_from_others(root) if t.id not in ids]
+
+
 def file_hash(path: Path) -> str | None:
     """sha256 of a file's content (first 16 hex digits); None when it cannot be read."""
     try:
@@ -226,6 +242,8 @@ def render(root: Path, trap: Trap) -> str:
     """One trap as the agent reads it: pattern, why, evidence and whether it needs a re-check."""
     when = trap.created_at[:10]
     evidence = f", session {trap.session}" if trap.session else ""
+    if trap.machine:
+        evidence += f", from machine {trap.machine}"
     line = f"- `{trap.pattern}` ({trap.kind}, {when}{evidence}): {trap.why}"
     changed = changed_files(root, trap)
     if changed:
@@ -263,7 +281,7 @@ def mark_seen(root: Path, session: str, ids: Iterable[str]) -> None:
 def unseen(root: Path, session: str, paths: Sequence[str], command: str | None,
            batch: int = BATCH) -> list[Trap]:
     """The next matching traps `session` has not been shown, at most `batch`."""
-    traps = load(root)
+    traps = with_other_machines(root)
     if not traps:
         return []
     already = seen(root, session)

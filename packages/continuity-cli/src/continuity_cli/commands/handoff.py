@@ -12,14 +12,18 @@ import click
 @click.option("--account", metavar="NAME",
               help="Only this account (a name from config.toml or a config dir).")
 @click.option("--session", "session_id", metavar="ID", help="This session (an id or its prefix).")
+@click.option("--machine", metavar="NAME",
+              help="The brief from that machine's snapshot (after `baker pull`), its repo "
+                   "state compared with this checkout.")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS",
               help="Bound the brief; lower-priority sections are cut first (default 8000).")
 @click.option("--copy", is_flag=True, help="Put the brief on the clipboard.")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Save the brief to FILE.")
 @click.option("--json", "as_json", is_flag=True, help="Print the structured brief as JSON.")
-def handoff(agent: str | None, account: str | None, session_id: str | None, budget: int | None,
-            copy: bool, out: Path | None, as_json: bool) -> None:
+def handoff(agent: str | None, account: str | None, session_id: str | None,
+            machine: str | None, budget: int | None, copy: bool, out: Path | None,
+            as_json: bool) -> None:
     """Print the brief: what the next agent needs to continue this project's work.
 
     Finds the newest session for this project across every installed agent and account,
@@ -30,8 +34,12 @@ def handoff(agent: str | None, account: str | None, session_id: str | None, budg
     from continuity_core import handoff as handoff_mod
 
     root = handoff_mod.project_root()
-    result = handoff_mod.make(root, agent=agent, account=account, session_id=session_id,
-                              budget_tokens=budget)
+    if machine is not None:
+        result = handoff_mod.from_machine(root, machine, budget_tokens=budget,
+                                          narrowed=agent or account or session_id)
+    else:
+        result = handoff_mod.make(root, agent=agent, account=account, session_id=session_id,
+                                  budget_tokens=budget)
     for err in result.errors:
         click.echo(f"warning: {err}", err=True)
     text = brief_mod.render(result.brief)

@@ -21,12 +21,14 @@ import click
               help="Start AGENT under this account (a name from config.toml or a config dir).")
 @click.option("--native", is_flag=True,
               help="Same vendor, other account: continue the very session instead of a brief.")
+@click.option("--machine", metavar="NAME",
+              help="Take the brief from that machine's snapshot (after `baker pull`).")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
 @click.option("--dry-run", is_flag=True, help="Print what would be run; start nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
 def resume(agent: str, source: str | None, from_account: str | None, session_id: str | None,
-           account: str | None, native: bool, budget: int | None, dry_run: bool,
-           as_json: bool) -> None:
+           account: str | None, native: bool, machine: str | None, budget: int | None,
+           dry_run: bool, as_json: bool) -> None:
     """Start AGENT with the brief of this project's newest session as its first turn.
 
     The brief reaches the agent whole at any size: small briefs go inline, larger ones through
@@ -37,6 +39,7 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
       baker resume codex                 # Claude Code hit its limit: continue in Codex
       baker resume claude --account work # same agent, another account, from the brief
       baker resume claude --from claude --account work --native
+      baker resume codex --machine laptop  # after `baker pull`: laptop's work, here
     """
     from continuity_cli import output
     from continuity_core import brief as brief_mod
@@ -50,8 +53,16 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
     if native and source not in (None, agent):
         raise BakerError(f"--native continues a {agent} session; it cannot take one from {source}")
     root = handoff_mod.project_root()
-    result = handoff_mod.make(root, agent=source or (agent if native else None),
-                              account=from_account, session_id=session_id, budget_tokens=budget)
+    if machine is not None:
+        if native:
+            raise BakerError("--native continues a session of this machine; --machine starts "
+                             "from another machine's brief: use one of them")
+        result = handoff_mod.from_machine(root, machine, budget_tokens=budget,
+                                          narrowed=source or from_account or session_id)
+    else:
+        result = handoff_mod.make(root, agent=source or (agent if native else None),
+                                  account=from_account, session_id=session_id,
+                                  budget_tokens=budget)
     if native and (result.brief.session is None or result.adapter is not target):
         raise BakerError(f"no {agent} session of this project to continue natively; "
                          "drop --native to start from the brief instead")

@@ -34,8 +34,15 @@ class BriefConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rena
     budget_tokens: int = 8000
 
 
+class MachineConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    """This machine's name in `refs/baker/<name>` (`baker push`); default: the hostname."""
+
+    name: str = ""
+
+
 class GlobalConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     transcripts: TranscriptsConfig = msgspec.field(default_factory=TranscriptsConfig)
     accounts: dict[str, AccountConfig] = msgspec.field(default_factory=dict)
     usage: UsageConfig = msgspec.field(default_factory=UsageConfig)
     brief: BriefConfig = msgspec.field(default_factory=BriefConfig)
+    machine: MachineConfig = msgspec.field(default_factory=MachineConfig)

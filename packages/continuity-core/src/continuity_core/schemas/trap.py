@@ -17,3 +17,4 @@ class Trap(msgspec.Struct, kw_only=True, omit_defaults=True):
     session: str | None = None  # the evidence: the session where it was learnt
     agent: str | None = None
     file_hashes: dict[str, str] = msgspec.field(default_factory=dict)
+    machine: str | None = None  # set on traps fetched from another machine (`baker pull`)
