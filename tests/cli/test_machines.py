@@ -237,6 +237,27 @@ def test_delete_removes_the_snapshot_ref(machine_a: Machine, remote: Path) -> No
     assert git(a.repo, "for-each-ref", "refs/baker") == ""
 
 
+def test_pull_drops_a_machine_that_deleted_its_snapshot(tmp_path: Path, remote: Path,
+                                                        machine_a: Machine) -> None:
+    a = machine_a
+    assert a.baker("trap", "add", "src/*.py", "the vendored parser cannot be patched"
+                   ).returncode == 0
+    assert a.baker("push").returncode == 0
+    b = clone(tmp_path, remote, "B")
+    assert b.baker("init").returncode == 0
+    assert b.baker("push").returncode == 0  # B's own snapshot is never fetched over its ref
+    own = git(b.repo, "rev-parse", "refs/baker/B")
+    pulled = json.loads(b.baker("pull", "--json").stdout)
+    assert [m["name"] for m in pulled["machines"]] == ["A"] and pulled["traps"] == 1
+    assert a.baker("push", "--delete").returncode == 0
+    assert b.baker("pull").stdout.startswith("No other machine's snapshot")
+    assert git(b.repo, "for-each-ref", "--format=%(refname)", "refs/baker") == "refs/baker/B\n"
+    assert git(b.repo, "rev-parse", "refs/baker/B") == own
+    machines = json.loads((b.repo / ".baker" / "machines.json").read_text())
+    assert machines.get("machines", []) == [] and machines.get("traps", []) == []
+    assert "Other machines" not in b.baker("pickup").stdout
+
+
 def slow_remote(remote: Path, seconds: float) -> None:
     hook = remote / "hooks" / "pre-receive"
     hook.write_text(f"#!/bin/sh\ncat >/dev/null\nsleep {seconds}\n")

@@ -396,7 +396,7 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
     _require_repo(root)
     remote = check_remote(remote) if remote else default_remote(root)
     me = machine_name()
-    git(root, "fetch", "--quiet", "--no-write-fetch-head", "--no-tags", remote,
+    git(root, "fetch", "--quiet", "--prune", "--no-write-fetch-head", "--no-tags", remote,
         f"+{REF_PREFIX}*:{REF_PREFIX}*", f"^{ref_for(me)}")
     found = refresh(root)
     return PullResult(remote=remote, machines=found.machines, traps=len(found.traps))
