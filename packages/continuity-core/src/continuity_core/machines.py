@@ -36,6 +36,7 @@ REF_PREFIX = "refs/baker/"
 MACHINES_FILE = "machines.json"  # in `.baker/`, written by `pull`, read by the hooks
 AUTO_PUSH_TIMEOUT_S = 60
 GIT_TIMEOUT_S = 30.0
+TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here
 SCHEMA_VERSION = 1
 # The files of a snapshot's tree. Transcripts are never among them.
 BRIEF_MD, BRIEF_JSON, SNAPSHOT_JSON = "brief.md", "brief.json", "snapshot.json"
@@ -359,7 +360,7 @@ def push(root: Path, remote: str | None = None, *, delete: bool = False,
     result = PushResult(machine=machine, remote=remote, ref=ref)
     if delete:
         try:
-            git(root, "push", "--quiet", "--no-verify", remote, f":{ref}", env=env,
+            git(root, "push", "--quiet", remote, f":{ref}", env=env,
                 timeout=timeout)
         except GitError as e:
             if "remote ref does not exist" not in str(e):
@@ -377,7 +378,7 @@ def push(root: Path, remote: str | None = None, *, delete: bool = False,
         files = collect(root, machine)
         result.commit, result.changed = write_snapshot(root, machine, files)
         # An unchanged snapshot pushed again is git's own no-op ("Everything up-to-date").
-        git(root, "push", "--quiet", "--no-verify", remote, f"{ref}:{ref}", env=env,
+        git(root, "push", "--quiet", remote, f"{ref}:{ref}", env=env,
             timeout=timeout)
         result.pushed = True
     return result
@@ -460,15 +461,17 @@ def read(root: Path, machine: str, name: str) -> bytes | None:
 def refresh(root: Path) -> MachinesFile:
     """Rewrite `.baker/machines.json` from the refs: other machines and their traps."""
     from continuity_core.store import Store, now_iso
-    from continuity_core.traps import parse_lines
+    from continuity_core.traps import WHY_MAX, parse_lines
 
     found = snapshots(root, exclude=machine_name())
     traps_blobs = _cat(root, [f"{m.commit}:{TRAPS_JSONL}" for m in found])
     traps: list[Trap] = []
     for info, data in zip(found, traps_blobs, strict=True):
-        for trap in parse_lines(data or b""):
-            trap.machine = info.name
-            traps.append(trap)
+        # Whoever can push to the remote writes these: bounded, so the hooks stay fast.
+        for trap in parse_lines(data or b"")[-TRAPS_PER_MACHINE:]:
+            if len(trap.why) <= WHY_MAX and len(trap.pattern) <= WHY_MAX:
+                trap.machine = info.name
+                traps.append(trap)
     result = MachinesFile(pulled_at=now_iso(), machines=found, traps=traps)
     store = Store(root)
     if store.exists:
