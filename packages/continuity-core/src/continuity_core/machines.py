@@ -12,6 +12,8 @@ scan knows is refused whole: nothing is redacted and pushed anyway.
 small file the pickup and pretool hooks read (never git at hook time). The opt-in for the
 automatic push after a Stop hook lives in the clone's own git config (`baker.remote`,
 `baker.autoPush`), never in a file a clone could bring. Only git talks to the remote.
+The hooks import this module for `.baker/machines.json` alone: `subprocess` is imported where
+git runs.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,6 +139,8 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
         timeout: float = GIT_TIMEOUT_S, check: bool = True) -> str:
     """Run git in `root`; a failure is a GitError carrying git's own message."""
+    import subprocess
+
     try:
         proc = subprocess.run(["git", *args], cwd=root, input=input, capture_output=True,
                               env=_env(env), timeout=timeout, check=False,
@@ -427,6 +430,8 @@ def snapshots(root: Path, *, exclude: str | None = None) -> list[MachineInfo]:
 
 def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
     """The blobs named `rev:path`, in one `git cat-file --batch`; None for a missing one."""
+    import subprocess
+
     if not specs:
         return []
     proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, capture_output=True,
@@ -611,6 +616,7 @@ def auto_push_remote(root: Path) -> str | None:
 
 def spawn_auto_push(root: Path) -> bool:
     """Start the push in a detached process when opted in; never waits for it."""
+    import subprocess
     import sys
 
     remote = auto_push_remote(root)
