@@ -115,3 +115,17 @@ def test_the_hooks_read_no_machines_file_as_no_machines(project: Path) -> None:
     assert machines.pickup_text(project) is None
     (project / ".baker" / machines.MACHINES_FILE).write_text("{broken")
     assert machines.traps_from_others(project) == []
+
+
+def test_two_clones_with_one_machine_name_do_not_overwrite(project: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(project, "remote", "add", "origin", str(bare))
+    machines.push(project, machine="A")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    (other / "x.txt").write_text("x\n")
+    first = git(bare, "rev-parse", "refs/baker/A")
+    with pytest.raises(BakerError, match="another clone with the same machine name"):
+        machines.push(other, machine="A")
+    assert git(bare, "rev-parse", "refs/baker/A") == first

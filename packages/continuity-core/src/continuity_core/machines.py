@@ -381,8 +381,16 @@ def push(root: Path, remote: str | None = None, *, delete: bool = False,
         files = collect(root, machine)
         result.commit, result.changed = write_snapshot(root, machine, files)
         # An unchanged snapshot pushed again is git's own no-op ("Everything up-to-date").
-        git(root, "push", "--quiet", remote, f"{ref}:{ref}", env=env,
-            timeout=timeout)
+        try:
+            git(root, "push", "--quiet", remote, f"{ref}:{ref}", env=env, timeout=timeout)
+        except GitError as e:
+            if "rejected" in str(e) or "fetch first" in str(e):
+                raise GitError(
+                    f"{remote} refused {ref}: it holds snapshots this clone did not write "
+                    "(another clone with the same machine name?). Give this clone its own "
+                    "name ([machine] name in ~/.baker/config.toml), or `baker push --delete` "
+                    f"first to replace them ({e})") from None
+            raise
         result.pushed = True
     return result
 
