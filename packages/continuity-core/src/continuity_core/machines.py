@@ -224,6 +224,7 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
             files[name] = path.read_bytes()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             continue
+    _refuse_secrets(files, shown)  # before the brief is even built
     made = handoff.make(root)
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
@@ -236,17 +237,22 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     if limits is not None:
         files[LIMITS_JSON] = limits
     cp = store.latest_checkpoint() if store.exists else None
-    session = made.brief
+    brief = made.brief
     snap = Snapshot(
         machine=machine, agent=cp.agent if cp else None, event=cp.event if cp else None,
         checkpoint=cp.id if cp else None, checkpoint_at=cp.created_at if cp else None,
         session=(cp.session.session_id if cp and cp.session else
                  made.session.session_id if made.session else None),
-        ended_on_limit=session.ended_on_limit, reset_at=session.reset_at,
-        latest_request=_one_line(session.latest_request) if session.latest_request else None,
+        ended_on_limit=brief.ended_on_limit, reset_at=brief.reset_at,
+        latest_request=_one_line(brief.latest_request) if brief.latest_request else None,
         git=_snapshot_git(root), files=sorted([*files, SNAPSHOT_JSON]))
     files[SNAPSHOT_JSON] = msgspec.json.format(msgspec.json.encode(snap), indent=2) + b"\n"
-    findings = [(shown.get(name, name), kinds) for name, data in sorted(files.items())
+    _refuse_secrets(files, shown)  # what was derived is redacted; checked all the same
+    return files
+
+
+def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
+    findings = [(labels.get(name, name), kinds) for name, data in sorted(files.items())
                 if (kinds := _scan(data))]
     if findings:
         what = "; ".join(f"{label} holds {', '.join(kinds)}" for label, kinds in findings)
@@ -254,7 +260,6 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
             f"refusing to push: {what} (the secret scan's kinds; no value shown). Nothing was "
             "written and no ref moved: remove it (edit the note, `baker trap rm ID`, or let "
             "the next checkpoint replace the old one) and push again")
-    return files
 
 
 def _scan(data: bytes) -> list[str]:
