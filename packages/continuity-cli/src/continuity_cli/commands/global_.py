@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from continuity_cli.app import Group
 
-@click.group(name="global")
+
+@click.group(name="global", cls=Group)
 def global_() -> None:
     """User-level set-up across every agent and account listed in ~/.baker/config.toml."""
 
