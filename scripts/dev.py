@@ -6,12 +6,15 @@
     python3 scripts/dev.py lint      # ruff and mypy only
     python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
     python3 scripts/dev.py alone PKG # PKG (e.g. core) alone passes its tests
+    python3 scripts/dev.py install   # `baker` for daily use: its own venv, linked into ~/.local/bin
+    python3 scripts/dev.py install --uninstall   # remove exactly that
 
 Extra arguments after `test` go to pytest, e.g. `dev.py test -m "not e2e" -x`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -69,6 +72,49 @@ def alone(package: str) -> None:
     run(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{folder}", cwd=ROOT)
 
 
+def user_dirs() -> tuple[Path, Path]:
+    """Where `install` puts baker's own environment and the `baker` link, as pipx does."""
+    home = Path.home()
+    if os.name == "nt":
+        data = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local") / "baker"
+        return data / "venv", data / "bin"
+    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "baker"
+    return data / "venv", Path(os.environ.get("XDG_BIN_HOME") or home / ".local" / "bin")
+
+
+def install(uninstall: bool) -> None:
+    """Install the CLI with every adapter into an environment of its own (not editable: the
+    clone can move or go), and link `baker` into the user's bin folder."""
+    env_dir, bin_dir = user_dirs()
+    target = env_dir / BIN.name / ("baker.exe" if os.name == "nt" else "baker")
+    link = bin_dir / target.name
+    ours = link.is_symlink() and Path(os.readlink(link)) == target
+    if link.exists() or link.is_symlink():
+        if not ours:
+            sys.exit(f"{link} exists and is not baker's link to {target}: move it away first")
+        link.unlink()
+    if env_dir.exists():
+        shutil.rmtree(env_dir)
+    if uninstall:
+        with contextlib.suppress(OSError):
+            env_dir.parent.rmdir()  # only when nothing else of baker's is there
+        print(f"removed {env_dir}" + (f" and {link}" if ours else ""))
+        return
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / BIN.name / PY.name
+    specs = [str(ROOT / "packages" / f"continuity-{name}") for name in PACKAGES]
+    specs[-1] += "[all]"  # the CLI, whose extras resolve to the folders named beside it
+    run(py, "-m", "pip", "install", "--quiet", *specs, cwd=ROOT)
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, link)
+    print(f"installed baker in {env_dir}, linked as {link}")
+    on_path = any(Path(p).resolve() == bin_dir.resolve()
+                  for p in os.environ.get("PATH", "").split(os.pathsep) if p)
+    if not on_path:
+        print(f"{bin_dir} is not on your PATH: add it (e.g. in ~/.profile:"
+              f' export PATH="{bin_dir}:$PATH") so that agent hooks can run baker')
+
+
 def lint() -> None:
     run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
     run(BIN / "mypy", cwd=ROOT)
@@ -104,6 +150,10 @@ def main() -> None:
         e2e()
     elif cmd == "alone" and args:
         alone(args[0])
+    elif cmd == "install" and args in ([], ["--uninstall"]):
+        install(uninstall=bool(args))
+    elif cmd in ("-h", "--help", "help"):
+        print(__doc__)
     else:
         sys.exit(__doc__)
 

@@ -28,6 +28,8 @@ def test_every_command_has_help(cli: object, args: list[str]) -> None:
     result = cli(*args, "--help")  # type: ignore[operator]
     assert result.exit_code == 0
     assert "Usage: " in result.output and len(result.output.splitlines()) > 3
+    commands = result.output.partition("\nCommands:\n")[2]
+    assert "..." not in commands, commands  # each description whole, never cut by click
 
 
 def test_version(cli: object) -> None:

@@ -133,8 +133,13 @@ def test_list_validate_prune(repo: Path, tmp_path: Path) -> None:
     bad = run_baker("validate", str(draft), "--json")
     assert bad.returncode == 1 and "author and date" in json.loads(bad.stdout)["errors"][0]
     assert run_baker("prune", cwd=repo).returncode == 2  # --keep is required: never implicit
+    dry = json.loads(run_baker("prune", "--keep", "1", "--dry-run", "--json", cwd=repo).stdout)
+    assert dry["dry_run"] is True and len(dry["would_remove"]) == 4
+    assert all(Path(p).exists() for p in dry["would_remove"])
+    assert run_baker("prune", "--keep", "1", "--dry-run", cwd=repo).stdout.startswith(
+        "would remove 4 files")
     pruned = json.loads(run_baker("prune", "--keep", "1", "--json", cwd=repo).stdout)
-    assert len(pruned["removed"]) == 4
+    assert sorted(pruned["removed"]) == sorted(dry["would_remove"])
     assert [c["id"] for c in json.loads(run_baker("list", "--json", cwd=repo).stdout)] == [
         max(ids)]
 

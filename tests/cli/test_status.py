@@ -32,8 +32,9 @@ def test_status_json(repo: Path) -> None:
     setup_probes(repo)
     (repo / "dirty.txt").write_text("x")
     result = run_baker("status", "--json", cwd=repo)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # a probe failed: the JSON says which
     data = json.loads(result.stdout)
+    assert data["failed"] == ["broken-venv", "export", "jobs[2]"]
     assert data["initialized"] is True
     assert data["git"]["branch"] == "main" and data["git"]["dirty_count"] >= 1
     venvs = {r["name"]: r for r in data["interpreters"]}
@@ -50,7 +51,8 @@ def test_status_json(repo: Path) -> None:
 def test_status_text(repo: Path) -> None:
     setup_probes(repo)
     result = run_baker("status", cwd=repo)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1
+    assert result.stderr.strip() == "failed: broken-venv, export, jobs[2]"
     out = result.stdout
     assert "- branch: main" in out
     assert "[FAIL] export: out.onnx: missing" in out
@@ -72,6 +74,15 @@ def test_status_outside_an_initialized_project(repo: Path) -> None:
     result = run_baker("status", cwd=repo)
     assert result.returncode == 0
     assert "not initialized" in result.stdout
+
+
+def test_status_exits_0_when_every_probe_passes(repo: Path) -> None:
+    (repo / ".baker").mkdir()
+    (repo / ".baker" / "probes.json").write_text(json.dumps({"probes": [
+        {"name": "db", "command": "true"}]}))
+    result = run_baker("status", "--json", cwd=repo)
+    assert result.returncode == 0, result.stdout
+    assert json.loads(result.stdout)["failed"] == []
 
 
 def test_status_keeps_its_deadline_with_a_hung_probe(repo: Path) -> None:

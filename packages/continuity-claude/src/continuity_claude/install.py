@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import Change
+from continuity_core.adapters import Change, hook_command
 from continuity_core.fs import atomic_write
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
 
@@ -23,9 +23,7 @@ MEMORY = "CLAUDE.md"
 
 
 def command(verb: str, *flags: str) -> str:
-    """A hook command that does nothing, successfully, where `baker` is not installed."""
-    args = " ".join(("baker", verb, "--agent", "claude", *flags))
-    return f"command -v baker >/dev/null 2>&1 && {args} || true"
+    return hook_command(verb, "--agent", "claude", *flags)
 
 
 CHECKPOINT = command("checkpoint", "--quiet")

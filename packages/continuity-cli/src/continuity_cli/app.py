@@ -42,7 +42,22 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
+class Group(click.Group):
+    """A group whose command list shows each command's whole first sentence, wrapped, never
+    cut with "…" (click cuts it to fit one line)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=1_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class LazyGroup(Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*COMMANDS, *super().list_commands(ctx)]
 

@@ -17,6 +17,8 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT, Table
 
+from continuity_core.adapters import hook_command
+
 BAKER = "baker"
 NOTIFY = [BAKER, "checkpoint", "--agent", "codex", "--quiet"]
 # `--chain`: run the user's program with the same JSON argument, then baker. Codex appends the
@@ -38,17 +40,19 @@ class Hook:
         return re.sub(r"(?<!^)(?=[A-Z])", "_", self.event).lower()
 
 
+# Guarded, so that Codex prints no failed hook where baker is not on PATH.
 HOOKS = (
-    Hook("SessionStart", f"{BAKER} pickup --agent codex", 15),
-    Hook("PreToolUse", f"{BAKER} pretool --agent codex", 5),
-    Hook("Stop", f"{BAKER} checkpoint --agent codex --quiet", 30),
-    Hook("PreCompact", f"{BAKER} checkpoint --agent codex --quiet", 30),
+    Hook("SessionStart", hook_command("pickup", "--agent", "codex"), 15),
+    Hook("PreToolUse", hook_command("pretool", "--agent", "codex"), 5),
+    Hook("Stop", hook_command("checkpoint", "--agent", "codex", "--quiet"), 30),
+    Hook("PreCompact", hook_command("checkpoint", "--agent", "codex", "--quiet"), 30),
 )
+OURS = re.compile(r"^(?:command -v baker >/dev/null 2>&1 && )?baker \S.* --agent codex\b")
 
 
 def is_ours(command: Any) -> bool:
-    return (isinstance(command, str) and command.startswith(f"{BAKER} ")
-            and "--agent codex" in command)
+    """Our hooks, guarded or in the bare form of 0.1.0 (so upgrades replace them)."""
+    return isinstance(command, str) and OURS.match(command) is not None
 
 
 def trust_hash(hook: Hook, matcher: str | None = None) -> str:

@@ -261,3 +261,9 @@ def load_all(group: str = GROUP) -> tuple[dict[str, Any], dict[str, str]]:
 
 def expand(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
+
+
+def hook_command(*argv: str) -> str:
+    """A shell hook command running `baker ARGV…` that does nothing, successfully, where baker
+    is not installed (a teammate without it sees no failed hook)."""
+    return f"command -v baker >/dev/null 2>&1 && baker {' '.join(argv)} || true"

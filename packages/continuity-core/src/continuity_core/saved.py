@@ -402,13 +402,19 @@ def list_saved(root: Path, *, all_worktrees: bool = False) -> list[Candidate]:
     return [c for wt, folder in stores for c in candidates(folder, wt)]
 
 
-def prune(root: Path, keep: int, *, all_worktrees: bool = False) -> list[str]:
-    """Delete all but the newest `keep` checkpoints of each store; the removed paths."""
+def prune(root: Path, keep: int, *, all_worktrees: bool = False,
+          dry_run: bool = False) -> list[str]:
+    """Delete all but the newest `keep` checkpoints of each store; the removed paths (with
+    `dry_run`, the paths that would be removed, and nothing is deleted)."""
     removed: list[str] = []
     stores = worktree_stores(root) if all_worktrees else [(str(root), store_dir(root))]
     for wt, folder in stores:
         latest = _read_latest(folder)
         for c in candidates(folder, wt)[keep:]:
+            if dry_run:
+                removed += [str(p) for p in (Path(c.path), Path(c.path).with_suffix(".json"))
+                            if p.exists()]
+                continue
             for p in (Path(c.path), Path(c.path).with_suffix(".json")):
                 with contextlib.suppress(FileNotFoundError):
                     p.unlink()

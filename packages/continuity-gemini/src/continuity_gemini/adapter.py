@@ -36,9 +36,10 @@ class GeminiAdapter:
     name = "gemini"
     display_name = "Gemini CLI"
     known_versions = doctor.KNOWN_VERSIONS
-    # Workspace skills (`.gemini/skills/<name>/SKILL.md`); the formats notes do not record the
-    # folder, so this is the CLI's documented default.
-    skill_dirs = (".gemini/skills",)
+    # Workspace skills: Gemini CLI reads `.gemini/skills/` and its alias `.agents/skills/`, and
+    # reports a "Skill conflict" when both hold one name. `.agents/skills/` is Codex's folder
+    # too, so one copy serves both.
+    skill_dirs = (".agents/skills",)
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return discovery.accounts(config)
@@ -79,12 +80,14 @@ class GeminiAdapter:
                            detail="Gemini CLI has no personal project settings file; install "
                                   "user-level hooks with `baker global sync --user-hooks` instead")]
         changes = [install.apply(project / SETTINGS, project, remove=False, dry_run=dry_run)]
+        changes += _former_skill(project, dry_run=dry_run)
         if not self._reads_agents_md(project):
             changes.append(ensure_block(project / "GEMINI.md", POINTER, project, dry_run=dry_run))
         return changes
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
         changes = [install.apply(project / SETTINGS, project, remove=True, dry_run=dry_run)]
+        changes += _former_skill(project, dry_run=dry_run)
         gemini_md = project / "GEMINI.md"
         try:
             ours = BEGIN in gemini_md.read_text(encoding="utf-8")
@@ -113,3 +116,15 @@ class GeminiAdapter:
 
     def cli_version(self) -> str | None:
         return doctor.cli_version()
+
+
+def _former_skill(project: Path, *, dry_run: bool) -> list[Change]:
+    """0.1.0 put the skill in `.gemini/skills/` too, which Gemini reports as a conflict with the
+    copy in `.agents/skills/`: take ours out of there (another `continuity` skill stays)."""
+    from continuity_core import skill
+
+    return [c for c in skill.uninstall(project, [FORMER_SKILL_DIR], dry_run=dry_run)
+            if c.action != "unchanged"]
+
+
+FORMER_SKILL_DIR = ".gemini/skills"

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import Change
+from continuity_core.adapters import Change, hook_command
 from continuity_core.project import write_change
 
-GUARD = "command -v baker >/dev/null 2>&1 && {cmd} || true"  # harmless without baker
-CHECKPOINT = "baker checkpoint --agent gemini --quiet"
-PICKUP = "baker pickup --agent gemini"
-PRETOOL = "baker pretool --agent gemini"
+CHECKPOINT = "checkpoint --agent gemini --quiet"
+PICKUP = "pickup --agent gemini"
+PRETOOL = "pretool --agent gemini"
 OURS = re.compile(r"\bbaker (?:checkpoint|pickup|pretool) --agent gemini\b")
 EDIT_AND_SHELL = "^(write_file|replace|edit|smart_edit|run_shell_command)$"
 
@@ -37,7 +36,7 @@ class Hook:
     matcher: str | None = None
 
     def entry(self) -> dict[str, Any]:
-        return {"type": "command", "name": self.name, "command": GUARD.format(cmd=self.command),
+        return {"type": "command", "name": self.name, "command": hook_command(self.command),
                 "timeout": self.timeout_ms}
 
     def group(self) -> dict[str, Any]:

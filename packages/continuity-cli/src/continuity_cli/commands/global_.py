@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from continuity_cli.app import Group
 
-@click.group(name="global")
+
+@click.group(name="global", cls=Group)
 def global_() -> None:
     """User-level set-up across every agent and account listed in ~/.baker/config.toml."""
 
@@ -25,8 +27,11 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
     """Install Codex notify and hooks (and, asked, other agents' user hooks) in every account.
 
     Reports what changed, what was left alone and why. Codex reads notify and hooks only from
-    the user's config.toml, so this is how Codex sessions get checkpoints.
+    the user's config.toml, so this is how Codex sessions get checkpoints. An account whose
+    folder does not exist is skipped (run the agent once, or fix ~/.baker/config.toml).
     """
+    from pathlib import Path
+
     from continuity_cli import output
     from continuity_core.adapters import Change, UserOptions, load_all
     from continuity_core.config import load_config
@@ -42,6 +47,13 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
         options = UserOptions(hooks=name == "codex" or user_hooks, chain=chain, trust=trust,
                               dry_run=dry_run, uninstall=uninstall)
         for account in adapter.accounts(config):
+            if not Path(account.dir).is_dir():
+                changes = [Change(path=account.dir, action="skipped",
+                                  detail="no such folder: run the agent once with this account, "
+                                         "or fix its `dir` in ~/.baker/config.toml")]
+                every += changes
+                report.append({"agent": name, "account": account.name, "changes": changes})
+                continue
             try:
                 changes = adapter.install_user(account, options)
             except Exception as e:

@@ -6,6 +6,8 @@ from typing import Any
 
 import click
 
+from continuity_cli.app import Group
+
 _AGENT = click.option("--agent", metavar="NAME",
                       help="Who writes (recorded in the note's front matter).")
 
@@ -117,7 +119,7 @@ def block(text: tuple[str, ...], agent: str | None) -> None:
     click.echo(f"added to Blocked in {path}")
 
 
-@click.group()
+@click.group(cls=Group)
 def trap() -> None:
     """Traps: approaches already tried and rejected for a path or command (.baker/traps.jsonl).
 

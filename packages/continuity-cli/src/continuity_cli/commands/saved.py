@@ -345,9 +345,11 @@ def validate(path: Path, as_json: bool) -> None:
               help="How many of the newest checkpoints to keep.")
 @click.option("--all", "all_worktrees", is_flag=True,
               help="Prune the stores of every worktree of this repository.")
+@click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
 @_repo_option
 @_json_option
-def prune(keep: int, all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
+def prune(keep: int, all_worktrees: bool, dry_run: bool, repo: Path | None,
+          as_json: bool) -> None:
     """Delete all but the newest KEEP saved checkpoints; the only command that deletes them.
 
     Exit codes: 0 ok, 1 error, 2 usage.
@@ -355,10 +357,13 @@ def prune(keep: int, all_worktrees: bool, repo: Path | None, as_json: bool) -> N
     from continuity_cli import output
     from continuity_core import saved
 
-    removed = saved.prune(_root(repo), keep, all_worktrees=all_worktrees)
+    removed = saved.prune(_root(repo), keep, all_worktrees=all_worktrees, dry_run=dry_run)
     if as_json:
-        output.emit_json({"removed": removed})
+        output.emit_json({"dry_run": True, "would_remove": removed} if dry_run
+                         else {"removed": removed})
         return
-    click.echo(f"removed {len(removed)} file(s)")
+    n = len(removed)
+    verb = "would remove" if dry_run else "removed"
+    click.echo(f"{verb} {n} file{'' if n == 1 else 's'}")
     for p in removed:
         click.echo(f"  {p}")

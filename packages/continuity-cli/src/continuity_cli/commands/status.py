@@ -19,6 +19,7 @@ def status(as_json: bool, deadline: float) -> None:
 
     Jobs in .baker/probes.json are checked by their effect (the artifact exists, is fresh
     and readable), shell probes run with a timeout each, the GPU by a real computation.
+    Exits 1 when a job, probe or GPU check fails or times out (`failed` in the JSON names them).
     """
     import msgspec
 
@@ -34,12 +35,15 @@ def status(as_json: bool, deadline: float) -> None:
     current = note.read(root)
     now = current.get("Now") if current else None
     reminder = _reminder(store)
+    failed = [r.name for r in (*env.interpreters, *env.jobs, *env.probes, *env.gpu)
+              if r.state in ("fail", "timeout", "error")]
     if as_json:
         data = msgspec.to_builtins(env)
         data.update(initialized=store.exists, now=now or None,
-                    latest_checkpoint=latest.id if latest else None, usage_reminder=reminder)
+                    latest_checkpoint=latest.id if latest else None, usage_reminder=reminder,
+                    failed=failed)
         output.emit_json(data)
-        return
+        raise SystemExit(1 if failed else 0)
     click.echo(f"project: {root}{'' if store.exists else ' (not initialized: run baker init)'}")
     click.echo(probes.render(env))
     click.echo(f"now: {now or '(not set)'}")
@@ -47,6 +51,9 @@ def status(as_json: bool, deadline: float) -> None:
     if reminder:
         click.echo(f"context usage: {reminder.get('level')} ({reminder.get('percent') or '?'}% "
                    f"at the last turn): {reminder.get('action')}")
+    if failed:
+        click.echo(f"failed: {', '.join(failed)}", err=True)
+        raise SystemExit(1)
 
 
 def _reminder(store: Store) -> dict[str, object] | None:
