@@ -32,6 +32,8 @@ EVENTS: dict[str, str] = {
     "traps_delivered": "pretool put traps before the agent (fields: session, ids)",
     "trap_acted": "a delivered trap was acted on: changed or re-checked (field: trap)",
     "pickup": "a pickup was assembled (fields: chars, ms, previous)",
+    "config_error": "a hook found ~/.baker/config.toml broken and read only the default "
+                    "accounts (field: error)",
 }
 FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
 TRUNCATIONS = ("pickup_truncated", "brief_truncated")
@@ -121,9 +123,14 @@ def audit(
         adapters, broken = load_all()
         problems += [Problem(level="error", check="install", message=m) for m in broken.values()]
     if config is None:
-        from continuity_core.config import load_config
+        from continuity_core.config import config_or_defaults
 
-        config = load_config()
+        config, broken_config = config_or_defaults()
+        if broken_config is not None:  # the audit goes on with the default accounts
+            problems.append(Problem(
+                level="error", check="config", message=broken_config,
+                fix="fix the file (`baker doctor` checks it); until then the hooks read only "
+                    "the default accounts"))
     session, ref_mtime, trouble = _newest(store, adapters, config)
     problems += trouble
     problems += _suspects(root, now, session)

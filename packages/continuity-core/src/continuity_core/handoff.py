@@ -56,7 +56,7 @@ def make(
     if session is None and kept is not None and not session_id and agent in (None, kept.agent):
         session = kept  # the transcript is gone; the checkpoint kept its facts
     note = note_mod.read(root)
-    note_text = note_mod.render(note) if note is not None and not note.is_empty() else None
+    note_text = note_mod.filled(note) if note is not None and not note.is_empty() else None
     traps = _traps_for(root, session) if store.exists else []
     saved_text = _saved_text(root) if store.exists else None
     built = brief_mod.build(

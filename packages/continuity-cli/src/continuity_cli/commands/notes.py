@@ -27,7 +27,8 @@ def note(as_json: bool) -> None:
     unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
     if as_json:
         output.emit_json({"path": str(path), "lines": lines, "cap": note_mod.CAP,
-                          "meta": current.meta, "sections": current.sections,
+                          "meta": current.meta,
+                          "sections": {t: current.get(t) for t in current.sections},
                           "unknown_sections": unknown})
         return
     click.echo(path.read_text(errors="replace"), nl=False)
