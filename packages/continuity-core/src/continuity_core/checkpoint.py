@@ -8,7 +8,7 @@ import msgspec
 
 from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
-from continuity_core.git import git_facts
+from continuity_core.project import repo_facts
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
@@ -53,7 +53,7 @@ def take(
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=git_facts(store.root),
+        git=repo_facts(store.root),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)

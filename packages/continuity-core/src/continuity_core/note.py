@@ -243,6 +243,14 @@ def started(now: str, session: Any) -> Any | None:
     return _matching_call(now, session, None, finished=False)
 
 
+def does(now: str, command: str | None, paths: Any = ()) -> bool:
+    """Whether a call running `command` on `paths` carries out `now` (the pre-tool hook's
+    record of a call the transcript never got)."""
+    keys = action_keys(now)
+    haystack = "\n".join([command or "", *paths])
+    return bool(keys and haystack.strip() and any(k in haystack for k in keys))
+
+
 def _matching_call(now: str, session: Any, since: str | None, *, finished: bool) -> Any | None:
     keys = action_keys(now)
     if not keys:

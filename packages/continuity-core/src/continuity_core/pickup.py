@@ -96,6 +96,10 @@ def find_previous(root: Path, adapters: Mapping[str, Any], *, exclude: str | Non
         prev.session = None
         prev.why_not = f"{NOT_CHECKED} ({ref.agent} session {ref.session_id} does not " \
                        "record this project as its working folder)"
+    else:
+        from continuity_core.transcript import project_relative
+
+        prev.session = project_relative(prev.session, root)
     return prev
 
 

@@ -49,12 +49,19 @@ def find_project(start: Path | None = None) -> Path | None:
     The search stops at the git worktree root, so a nested repository is its own project.
     """
     start = (start or Path.cwd()).absolute()
+    user = _user_store()
     for folder in (start, *start.parents):
-        if (folder / STORE).is_dir():
-            return folder
+        if (folder / STORE).is_dir() and os.path.realpath(folder / STORE) != user:
+            return folder  # ~/.baker is the per-user store, never a project's
         if (folder / ".git").exists():
             return None
     return None
+
+
+def _user_store() -> str:
+    from continuity_core.config import baker_home
+
+    return os.path.realpath(baker_home())
 
 
 def project_root_for_init(start: Path | None = None) -> Path:

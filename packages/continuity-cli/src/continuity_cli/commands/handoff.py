@@ -47,7 +47,10 @@ def handoff(agent: str | None, account: str | None, session_id: str | None, budg
     if copy:
         from continuity_cli.clipboard import copy_text
 
-        click.echo(copy_text(text), err=True)
+        copied, how = copy_text(text)
+        if not copied and not as_json:
+            click.echo(text, nl=False)  # the brief is never lost
+        click.echo(how, err=True)
     if result.brief.ended_on_limit:
         when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
         click.echo(f"The last session ended on a usage limit{when}: continue with "

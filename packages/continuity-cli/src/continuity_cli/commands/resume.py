@@ -51,7 +51,8 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
         raise BakerError(f"--native continues a {agent} session; it cannot take one from {source}")
     root = handoff_mod.project_root()
     result = handoff_mod.make(root, agent=source or (agent if native else None),
-                              account=from_account, session_id=session_id, budget_tokens=budget)
+                              account=from_account, session_id=session_id, budget_tokens=budget,
+                              write=not dry_run)
     if native and (result.brief.session is None or result.adapter is not target):
         raise BakerError(f"no {agent} session of this project to continue natively; "
                          "drop --native to start from the brief instead")
@@ -67,16 +68,18 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
             matches = [Account(agent=agent, name=account, dir=expand(account))]
         launch_account = matches[0]
     text = brief_mod.render(result.brief)
-    path = handoff_mod.save_brief(root, text)
+    # A dry run writes nothing anywhere: the brief is handed over in memory, its file only named.
+    path = handoff_mod.brief_path(root) if dry_run else handoff_mod.save_brief(root, text)
     spec = target.launch(root, path, LaunchOptions(
         account=launch_account, native=result.brief.session if native else None,
-        brief_chars=len(text.encode()), extra={"dry_run": dry_run}))
+        brief_chars=len(text.encode()), brief_text=text if dry_run else None,
+        extra={"dry_run": dry_run}))
     if dry_run:
         if as_json:
-            output.emit_json({"brief": str(path), "brief_bytes": len(text.encode()),
-                              "launch": spec})
+            output.emit_json({"brief": str(path), "brief_saved": False,
+                              "brief_bytes": len(text.encode()), "launch": spec})
             return
-        click.echo(f"brief: {path} ({len(text.encode())} bytes)")
+        click.echo(f"brief: {path} ({len(text.encode())} bytes; not written: dry run)")
         for key, value in spec.env.items():
             click.echo(f"env: {key}={value}")
         click.echo(f"cwd: {spec.cwd or root}")
