@@ -182,6 +182,8 @@ def repo_facts(root: Path) -> GitFacts:
     top = Path(facts.root) if facts.root else root
 
     def ours(rel: str) -> bool:
+        if rel.startswith(IGNORED):  # the store and the note, whatever .gitignore says
+            return True
         path = top / rel
         if rel.endswith("/"):  # an untracked folder: ours when every file in it is
             files = [p for p in path.rglob("*") if p.is_file()]
