@@ -14,7 +14,8 @@ import click
 @click.option("--session", "session_id", metavar="ID", help="This session (an id or its prefix).")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS",
               help="Bound the brief; lower-priority sections are cut first (default 8000).")
-@click.option("--copy", is_flag=True, help="Put the brief on the clipboard.")
+@click.option("--copy", is_flag=True,
+              help="Put the brief on the clipboard (printed instead when there is none).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Save the brief to FILE.")
 @click.option("--json", "as_json", is_flag=True, help="Print the structured brief as JSON.")

@@ -22,7 +22,7 @@ import click
 @click.option("--native", is_flag=True,
               help="Same vendor, other account: continue the very session instead of a brief.")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
-@click.option("--dry-run", is_flag=True, help="Print what would be run; start nothing.")
+@click.option("--dry-run", is_flag=True, help="Print what would be run; start and write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
 def resume(agent: str, source: str | None, from_account: str | None, session_id: str | None,
            account: str | None, native: bool, budget: int | None, dry_run: bool,
