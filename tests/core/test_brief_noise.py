@@ -85,7 +85,7 @@ def test_repo_state_leaves_out_continuitys_own_files(tmp_path: Path) -> None:
 
     def repo_state() -> str:
         out = json.loads(run_baker("handoff", "--json", cwd=root).stdout)
-        return next(s["body"] for s in out["sections"] if s["key"] == "repo")
+        return str(next(s["body"] for s in out["sections"] if s["key"] == "repo"))
 
     assert "working tree clean" in repo_state()
     (root / "app.py").write_text("print(2)\n")

@@ -169,13 +169,13 @@ def record_own(root: Path, changes: list[Change]) -> None:
         atomic_write(root / STORE / OWN_FILE, msgspec.json.encode(dict(sorted(own.items()))))
 
 
-def repo_facts(root: Path) -> GitFacts:
+def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
     """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
     hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
     they are not the user's uncommitted work."""
     from continuity_core.git import diffstat
 
-    facts = git_facts(root)
+    facts = git_facts(root, timeout=timeout)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts
@@ -202,7 +202,7 @@ def repo_facts(root: Path) -> GitFacts:
     if dropped:
         facts.dirty, facts.dirty_count = kept, facts.dirty_count - dropped
         if tracked:
-            diffstat(top, facts, tracked)
+            diffstat(top, facts, tracked, timeout=timeout)
     return facts
 
 
