@@ -49,9 +49,8 @@ def find_project(start: Path | None = None) -> Path | None:
     The search stops at the git worktree root, so a nested repository is its own project.
     """
     start = (start or Path.cwd()).absolute()
-    user = _user_store()
     for folder in (start, *start.parents):
-        if (folder / STORE).is_dir() and os.path.realpath(folder / STORE) != user:
+        if (folder / STORE).is_dir() and os.path.realpath(folder / STORE) != _user_store():
             return folder  # ~/.baker is the per-user store, never a project's
         if (folder / ".git").exists():
             return None
