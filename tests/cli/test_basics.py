@@ -108,7 +108,8 @@ def test_config_typo_is_reported_by_handoff(repo: Path, isolated_home: Path) -> 
     (isolated_home / ".baker" / "config.toml").write_text("[transcript]\nclaude = []\n")
     result = run_baker("handoff", cwd=repo)
     assert result.returncode == 1
-    assert "unknown key `transcript`" in result.stderr and "config.toml" in result.stderr
+    assert "unknown section [transcript]" in result.stderr and "config.toml, line 1" in result.stderr
+    assert "did you mean [transcripts]" in result.stderr
 
 
 @pytest.mark.parametrize("hook", ["checkpoint", "pickup", "pretool"])

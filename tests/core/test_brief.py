@@ -81,4 +81,5 @@ def test_compaction_summary_is_shown() -> None:
     s = session(compactions=[Compaction(trigger="manual", pre_tokens=22608,
                                         summary="Primary request: add GET /rooms")])
     text = brief.render(build(session=s, budget_tokens=100_000))
-    assert "compacted 1 time(s)" in text and "Primary request: add GET /rooms" in text
+    assert "compacted once; the last time by the user (manual), at 22,608 tokens" in text
+    assert "Primary request: add GET /rooms" in text

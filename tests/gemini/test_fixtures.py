@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import msgspec
@@ -72,10 +73,23 @@ def test_compression_keeps_what_it_summarised(gemini_home: Path) -> None:
     # The CLI's own view after /compress has only the summary; the requests before it stay.
     assert session.requests[0] == gt["user_requests"][0]
     [compaction] = session.compactions
-    assert compaction.trigger == "unknown"  # only the PreCompress hook knows
+    # The chat file does not say; the project's logs.json has the `/compress` typed before it.
+    assert compaction.trigger == "manual"
     assert compaction.summary.startswith("<state_snapshot>")
     assert compaction.pre_tokens == 13900
     assert any(m.kind == "summary" for m in session.messages)
+
+
+def test_compression_without_logs_is_unknown_and_before_a_prompt_is_auto(
+        gemini_home: Path) -> None:
+    gt = next(v for v in SESSIONS.values() if v["scenario"] == "S6")
+    ref = _read(gt)[0]
+    logs = Path(ref.path).parent.parent / "logs.json"
+    typed = json.loads(logs.read_text())
+    logs.unlink()
+    assert GeminiAdapter().read(ref).session.compactions[0].trigger == "unknown"
+    logs.write_text(json.dumps([e for e in typed if e["message"] != "/compress"]))
+    assert GeminiAdapter().read(ref).session.compactions[0].trigger == "auto"
 
 
 def test_three_runs_in_one_file_across_resume(gemini_home: Path) -> None:

@@ -145,10 +145,31 @@ def _text(content: Any) -> str:
     return ""
 
 
+# What Claude Code wraps its compaction summary in: words to the model, not about the work.
+# Kept out of the brief, where they would contradict its First move ("without asking the user
+# any further questions").
+_FRAMING = (
+    "This session is being continued from a previous conversation",
+    "If you need specific details from before compaction",
+    "Continue the conversation from where it left off",
+    "Please continue the conversation from where",
+    "Resume directly",
+)
+
+
+def work_summary(text: str) -> str:
+    """A compaction summary without the framing Claude Code adds for the model: the
+    continuation preamble, the `Summary:` label, where to read the transcript and the order
+    to go on without asking."""
+    kept = [line for line in text.splitlines()
+            if not line.lstrip().startswith(_FRAMING) and line.strip() != "Summary:"]
+    return "\n".join(kept).strip("\n")
+
+
 def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage) -> None:
     content = msg.content
     if rec.isCompactSummary:
-        summary = _text(content)
+        summary = work_summary(_text(content))
         if not session.compactions:
             session.compactions.append(Compaction(timestamp=rec.timestamp))
         session.compactions[-1].summary = clip(redact(summary), 2000)

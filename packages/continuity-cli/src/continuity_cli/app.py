@@ -3,7 +3,10 @@ and a command imports only what it uses. Domain errors become one line and exit 
 
 from __future__ import annotations
 
+import errno
 import importlib
+import re
+from pathlib import Path
 from typing import Any
 
 import click
@@ -76,6 +79,27 @@ class LazyGroup(Group):
             return super().invoke(ctx)
         except BakerError as e:
             raise click.ClickException(str(e)) from None
+        except OSError as e:
+            if e.filename is None:
+                raise
+            raise click.ClickException(os_error_line(e)) from None
+
+
+# The atomic writer's temp name beside the target: `.NAME.PID.HEX.tmp`.
+_TEMP = re.compile(r"^\.(?P<name>.+)\.\d+\.[0-9a-f]{8}\.tmp$")
+
+
+def os_error_line(e: OSError) -> str:
+    """A failed read or write as one line naming the path (the file meant, not the atomic
+    writer's temp file beside it), never a traceback."""
+    path = Path(str(e.filename))
+    m = _TEMP.match(path.name)
+    if m:
+        path = path.with_name(m.group("name"))
+    reason = (e.strerror or str(e)).lower()
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write {path}: {reason} (check that it and its folder are writable)"
+    return f"{path}: {reason}"
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -14,8 +14,8 @@ TOOLS = (
 )
 
 
-def copy_text(text: str) -> str:
-    """Copy `text`; return a line saying how, or why it could not."""
+def copy_text(text: str) -> tuple[bool, str]:
+    """Copy `text`; (copied, a line saying how, or why it could not)."""
     for argv in TOOLS:
         if argv[0] in ("wl-copy",) and not os.environ.get("WAYLAND_DISPLAY"):
             continue
@@ -28,11 +28,11 @@ def copy_text(text: str) -> str:
             subprocess.run([exe, *argv[1:]], input=text.encode(), check=True, timeout=5)
         except (OSError, subprocess.SubprocessError):
             continue
-        return f"Brief copied to the clipboard with {argv[0]} ({len(text)} characters)."
+        return True, f"Brief copied to the clipboard with {argv[0]} ({len(text)} characters)."
     if sys.stderr.isatty():
         payload = base64.b64encode(text.encode()).decode()
         sys.stderr.write(f"\033]52;c;{payload}\a")
         sys.stderr.flush()
-        return "Brief sent to the terminal clipboard (OSC 52); paste to check it arrived."
-    return ("No clipboard available (no pbcopy, wl-copy, xclip, xsel or clip.exe, and not a "
-            "terminal): use `baker handoff -o FILE` instead.")
+        return True, "Brief sent to the terminal clipboard (OSC 52); paste to check it arrived."
+    return False, ("No clipboard available (no pbcopy, wl-copy, xclip, xsel or clip.exe, and "
+                   "not a terminal): the brief is printed on stdout instead.")

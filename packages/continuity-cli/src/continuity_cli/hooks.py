@@ -79,15 +79,40 @@ def run(args: list[str]) -> int:
 
 
 def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
+    """Into the project's log for `baker audit`; where that cannot be written (a read-only
+    repository), into the per-user one, ~/.baker/log/events.jsonl."""
     try:
         from continuity_core.store import Store, find_project
 
         root = find_project()
-        if root is not None:
-            Store(root).log_exception(command, exc, agent=agent)
+        store = Store(root) if root is not None else None
+        log = store.path("log") if store is not None else None
+        if store is not None and log is not None and os.access(
+                log if log.is_dir() else store.dir, os.W_OK):
+            store.log_exception(command, exc, agent=agent)
+        elif store is not None:
+            _user_log(command, agent, exc, root)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass
     if os.environ.get("BAKER_DEBUG"):
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
+
+
+def _user_log(command: str, agent: str | None, exc: BaseException, root: object) -> None:
+    import json
+
+    from continuity_core.config import baker_home
+    from continuity_core.fs import ensure_private_dir
+    from continuity_core.redact import redact
+    from continuity_core.store import now_iso
+
+    folder = ensure_private_dir(baker_home() / "log")
+    line = json.dumps({"t": now_iso(), "event": "hook_error", "command": command, "agent": agent,
+                       "project": str(root), "error": f"{type(exc).__name__}: {exc}"})
+    fd = os.open(folder / "events.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, (redact(line) + "\n").encode())
+    finally:
+        os.close(fd)

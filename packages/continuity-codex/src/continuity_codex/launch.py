@@ -6,7 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
-from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, LaunchSpec
+from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, LaunchSpec, brief_text
 from continuity_core.schemas.session import SessionRef
 
 PROGRAM = "codex"
@@ -16,12 +16,9 @@ CONTINUE = "Continue this session. A handoff brief with the live repo state is i
 HANDOFF_PROMPTS = ("# Handoff brief", POINTER, CONTINUE)
 
 
-def first_prompt(brief: Path) -> tuple[str, bool]:
+def first_prompt(brief: Path, options: LaunchOptions | None = None) -> tuple[str, bool]:
     """(prompt, inline): the brief itself when it fits on a command line, else a pointer."""
-    try:
-        text = brief.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = ""
+    text = brief_text(brief, options or LaunchOptions()) or ""
     if text.strip() and len(text.encode()) < INLINE_PROMPT_MAX:
         return text, True
     return (f"{POINTER}{brief.resolve()} in full before anything else "
@@ -63,7 +60,7 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         notes.append("continuing the same Codex thread")
         return LaunchSpec(argv=[PROGRAM, "resume", native.session_id, prompt], env=env,
                           cwd=str(project), notes=notes)
-    prompt, inline = first_prompt(brief)
+    prompt, inline = first_prompt(brief, options)
     if inline:
         notes.append("the brief is the first prompt")
     else:

@@ -34,6 +34,8 @@ EVENTS: dict[str, str] = {
     "pickup": "a pickup was assembled (fields: chars, ms, previous)",
     "pushed": "the automatic push sent this machine's snapshot (fields: remote, ref, commit)",
     "push_failed": "the automatic push after a checkpoint failed (fields: remote, error)",
+    "config_error": "a hook found ~/.baker/config.toml broken and read only the default "
+                    "accounts (field: error)",
 }
 FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
 TRUNCATIONS = ("pickup_truncated", "brief_truncated")
@@ -124,9 +126,14 @@ def audit(
         adapters, broken = load_all()
         problems += [Problem(level="error", check="install", message=m) for m in broken.values()]
     if config is None:
-        from continuity_core.config import load_config
+        from continuity_core.config import config_or_defaults
 
-        config = load_config()
+        config, broken_config = config_or_defaults()
+        if broken_config is not None:  # the audit goes on with the default accounts
+            problems.append(Problem(
+                level="error", check="config", message=broken_config,
+                fix="fix the file (`baker doctor` checks it); until then the hooks read only "
+                    "the default accounts"))
     session, ref_mtime, trouble = _newest(store, adapters, config)
     problems += trouble
     problems += _suspects(root, now, session)

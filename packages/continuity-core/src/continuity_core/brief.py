@@ -54,6 +54,14 @@ FIRST_MOVE = (
 )
 
 
+TRIGGERS = {"manual": "by the user (manual)", "auto": "automatically, at the context limit"}
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 file`, `2 files`."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def _mib(size: int) -> str:
     return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
@@ -74,10 +82,9 @@ def git_section(git: GitFacts) -> str:
     if git.upstream:
         lines.append(f"- upstream: {git.upstream} (ahead {git.ahead}, behind {git.behind})")
     if git.dirty_count:
-        lines.append(
-            f"- uncommitted: {git.dirty_count} files, +{git.insertions} −{git.deletions} "
-            f"in {git.files_changed} tracked"
-        )
+        tracked = plural(git.files_changed, "tracked file")
+        stat = f", +{git.insertions} −{git.deletions} in {tracked}" if git.files_changed else ""
+        lines.append(f"- uncommitted: {plural(git.dirty_count, 'file')}{stat}")
         lines += [f"  - `{d}`" for d in git.dirty]
         if git.dirty_count > len(git.dirty):
             lines.append(f"  - … and {git.dirty_count - len(git.dirty)} more")
@@ -118,11 +125,14 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
                            body=interrupted, priority=90))
     if session.compactions:
         last = session.compactions[-1]
-        body = (f"- compacted {len(session.compactions)} time(s); the last one "
-                f"({last.trigger}{f', {last.pre_tokens} tokens before' if last.pre_tokens else ''})"
-                " summarised earlier work as:")
-        if last.summary:
-            body += "\n" + _fence(last.summary[:3000])
+        n = len(session.compactions)
+        how = [TRIGGERS.get(last.trigger, "trigger not recorded")]
+        if last.pre_tokens:
+            how.append(f"at {last.pre_tokens:,} tokens")
+        body = (f"- compacted {'once' if n == 1 else f'{n} times'}; the last time "
+                f"{', '.join(how)}")
+        if last.summary and last.summary.strip():
+            body += "; its summary of the earlier work:\n" + _fence(last.summary.strip()[:3000])
         out.append(Section(key="compaction", title="Compaction", source=raw, body=body,
                            priority=30))
     exchange = _exchange(session)
@@ -169,10 +179,20 @@ def call_text(call: ToolCall) -> str:
 
 def _exchange(session: Session) -> str:
     parts: list[str] = []
-    for m in session.messages[-8:]:
+    # Each fact once: what a compaction summarised is in its own section, so the exchange
+    # starts after the last summary; the latest request is quoted in full above it.
+    messages = session.messages
+    marks = [i for i, m in enumerate(messages) if m.kind == "summary"]
+    if marks:
+        messages = messages[marks[-1] + 1:]
+    latest = (session.latest_request or "").strip()
+    for m in messages[-8:]:
         who = {"user": "user", "assistant": "agent"}.get(m.role, m.role)
+        text = m.text
+        if latest and m.role == "user" and m.text.strip() == latest:
+            text = "(the latest request, quoted in full above)"
         parts.append(f"[{who}{'' if m.kind in ('request', 'response') else ' ' + m.kind}]\n"
-                     f"{m.text}")
+                     f"{text}")
     return _fence("\n\n".join(parts)) if parts else ""
 
 
@@ -225,7 +245,8 @@ def build(
             body=(f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
                   f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
                   f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
-                  f"{cp_git.dirty_count} uncommitted file(s)"),
+                  + (f"{plural(cp_git.dirty_count, 'uncommitted file')}" if cp_git.dirty_count
+                     else "working tree clean")),
             priority=40))
     if saved_text:
         sections.append(Section(key="saved", title="Latest saved checkpoint",

@@ -6,9 +6,9 @@ from typing import Any
 
 import msgspec
 
-from continuity_core.config import load_config
+from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
-from continuity_core.git import git_facts
+from continuity_core.project import repo_facts
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
@@ -35,12 +35,17 @@ def take(
     adapters = adapters or {}
     session: Session | None = None
     adapter = adapters.get(event.agent) if event else None
+    # A broken config.toml costs its named accounts, never the checkpoint: the default ones
+    # are read, and the log tells `baker audit` (and pickup says so at the next start).
+    config, problem = config_or_defaults()
+    if problem is not None:
+        store.log("config_error", error=problem)
     if adapter is not None and event is not None:
-        ref = adapter.session_for_hook(event, accounts_for(adapter, load_config()))
+        ref = adapter.session_for_hook(event, accounts_for(adapter, config))
         if ref is not None:
             session = read_session(adapter, ref, store)
     elif adapters:
-        found = newest(store.root, adapters, load_config(), agent=agent)
+        found = newest(store.root, adapters, config, agent=agent)
         if found.ref is not None and found.adapter is not None:
             session = read_session(found.adapter, found.ref, store)
     cp = Checkpoint(
@@ -48,7 +53,7 @@ def take(
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=git_facts(store.root),
+        git=repo_facts(store.root),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)
@@ -64,7 +69,7 @@ def remind(store: Store, session: Session) -> None:
     from continuity_core import usage
 
     try:
-        limits = usage.thresholds(load_config().usage)
+        limits = usage.thresholds(config_or_defaults()[0].usage)
     except BakerError:
         limits = usage.thresholds()
     report = usage.level_for(session.usage, limits, source="checkpoint", agent=session.agent,

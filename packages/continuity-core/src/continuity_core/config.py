@@ -7,6 +7,7 @@ user's comments and order survive.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +39,147 @@ def load_config(path: Path | None = None) -> GlobalConfig:
     try:
         return msgspec.toml.decode(data, type=GlobalConfig)
     except msgspec.ValidationError as e:
-        raise ConfigError(f"{path}: {_explain(e)}; fix or remove that key") from None
+        raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
     except msgspec.DecodeError as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
 
 
-def _explain(e: msgspec.ValidationError) -> str:
-    text = str(e)
-    # "Object contains unknown field `x` - at `$.transcripts`" -> "unknown key `x` in [transcripts]"
-    if text.startswith("Object contains unknown field"):
-        key = text.split("`")[1]
-        where = text.rpartition("at `$")[2].rstrip("`").strip(".") or "top level"
-        table = f"[{where}]" if where != "top level" else "the top level"
-        return f"unknown key `{key}` in {table}"
-    return text
+def config_or_defaults(path: Path | None = None) -> tuple[GlobalConfig, str | None]:
+    """The config, or the defaults and the reason when it is broken: the hooks, pickup and
+    `baker audit` keep working on the default accounts rather than stop."""
+    try:
+        return load_config(path), None
+    except ConfigError as e:
+        return GlobalConfig(), str(e)
+
+
+# msgspec's words for TOML types, as a person writing the file reads them.
+_TYPES = {
+    "int": "a whole number", "float": "a number", "str": "a quoted string",
+    "bool": "true or false", "array": "a list [...]", "object": "a table",
+    "null": "nothing", "datetime": "a date",
+}
+_WHERE = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+
+
+def explain(e: msgspec.ValidationError, path: Path, text: str = "") -> str:
+    """msgspec's validation error in words: the file, the line, the key and what to do.
+
+    `Object contains unknown field `transcript`` becomes
+    "~/.baker/config.toml, line 3: unknown section [transcript] (did you mean [transcripts]?)".
+    """
+    raw = str(e)
+    m = _WHERE.search(raw)
+    # `$.transcripts.claude[0]`, `$.accounts[...].dir`: list indexes dropped, and msgspec does
+    # not say which account, so that is found by validating each.
+    where = [p for p in re.findall(r"\[\.\.\.\]|\[\d+\]|[^.\[]+", m.group("path"))
+             if not p.startswith("[") or p == "[...]"] if m else []
+    where = [_bad_account(text) if p == "[...]" else p for p in where]
+    raw = raw[: m.start()] if m else raw
+    key, what = "", raw
+    if raw.startswith("Object contains unknown field"):
+        key = raw.split("`")[1]
+        table = ".".join(where)
+        line, header = locate(text, where, key)
+        near = _suggest(key, where)
+        hint = f" (did you mean {near}?)" if near else ""
+        if header:
+            what = f"unknown section [{'.'.join([*where, key])}]{hint}; fix or remove it"
+        else:
+            inside = f" in [{table}]" if table else " at the top level"
+            what = f"unknown key `{key}`{inside}{hint}; fix or remove it"
+    elif raw.startswith("Object missing required field"):
+        missing = raw.split("`")[1]
+        line, _ = locate(text, where[:-1], where[-1]) if where else (None, False)
+        what = f"[{'.'.join(where)}] needs `{missing}`; add it"
+    elif raw.startswith("Expected"):
+        want, _, got = raw.removeprefix("Expected ").partition(", got ")
+        key = where[-1] if where else ""
+        line, _ = locate(text, where[:-1], key) if where else (None, False)
+        table = ".".join(where[:-1])
+        name = f"`{key}` in [{table}]" if table else f"`{key}`"
+        what = f"{name} must be {_type_words(want)}, not {_type_words(got)}"
+    else:
+        line = None
+    at = f", line {line}" if line else ""
+    return f"{_shown(path)}{at}: {what}"
+
+
+def _bad_account(text: str) -> str:
+    """The name of the first [accounts.NAME] table that does not validate."""
+    import tomllib
+
+    from continuity_core.schemas.config import AccountConfig
+
+    try:
+        accounts = tomllib.loads(text).get("accounts", {})
+    except tomllib.TOMLDecodeError:
+        return "?"
+    for name, value in accounts.items() if isinstance(accounts, dict) else ():
+        try:
+            msgspec.convert(value, AccountConfig)
+        except msgspec.ValidationError:
+            return str(name)
+    return "?"
+
+
+def _type_words(names: str) -> str:
+    words = [_TYPES.get(n.strip("` "), n.strip("` ")) for n in names.split(" | ")]
+    return " or ".join(words)
+
+
+def _shown(path: Path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home):] if text.startswith(home + "/") else text
+
+
+def _suggest(key: str, where: list[str]) -> str:
+    """The known key `key` was probably meant to be, as the file would spell it."""
+    import difflib
+
+    owner: Any = GlobalConfig
+    for part in where:
+        info = {f.encode_name: f.type for f in msgspec.structs.fields(owner)} \
+            if isinstance(owner, type) and issubclass(owner, msgspec.Struct) else {}
+        owner = info.get(part)
+        if owner is None:
+            return ""
+    fields = {f.encode_name: f.type for f in msgspec.structs.fields(owner)} \
+        if isinstance(owner, type) and issubclass(owner, msgspec.Struct) else {}
+    close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    hit = close[0]
+    kind = fields[hit]
+    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) \
+        or str(kind).startswith("dict")
+    return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_KEY = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]")
+
+
+def _parts(dotted: str) -> list[str]:
+    return [p.strip().strip("\"'") for p in re.findall(r"\"[^\"]*\"|'[^']*'|[^.]+", dotted)]
+
+
+def locate(text: str, table: list[str], key: str) -> tuple[int | None, bool]:
+    """(line number, is a section header) where `key` of `[table]` is written; (None, False)
+    when the file spells it in a way this scan does not follow (inline tables)."""
+    current: list[str] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        h = _HEADER.match(line)
+        if h:
+            current = _parts(h.group(1))
+            if current[: len(table) + 1] == [*table, key]:
+                return n, True
+            continue
+        k = _KEY.match(line)
+        if k and current == table and k.group(1).strip("\"'") == key:
+            return n, False
+    return None, False
 
 
 def edit_config(change: Any, path: Path | None = None) -> bool:
@@ -71,7 +199,7 @@ def edit_config(change: Any, path: Path | None = None) -> bool:
     try:
         msgspec.toml.decode(after.encode(), type=GlobalConfig)
     except msgspec.ValidationError as e:
-        raise ConfigError(f"refusing to write {path}: {_explain(e)}") from None
+        raise ConfigError(f"refusing to write {explain(e, path, after)}") from None
     ensure_private_dir(path.parent)
     atomic_write(path, after)
     return True

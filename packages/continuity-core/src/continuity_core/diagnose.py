@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import msgspec
+
 from continuity_core.adapters import Finding, load_all
 from continuity_core.config import config_path, load_config
 from continuity_core.errors import BakerError
@@ -38,6 +40,7 @@ def run(start: Path | None = None) -> list[Finding]:
         out.append(Finding(level="warn", message="no agent adapters installed",
                            fix='pip install "continuity-cli[all]"'))
     out += [Finding(level="error", message=err) for err in broken.values()]
+    out += _accounts(config, [*adapters, *broken])
     for name, adapter in adapters.items():
         accounts = accounts_for(adapter, config)
         for account in accounts:
@@ -54,6 +57,42 @@ def run(start: Path | None = None) -> list[Finding]:
     from continuity_core import archive
 
     out += archive.retention_findings(archive.retention_report(adapters, config, project=root))
+    return out
+
+
+def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
+    """Each named account in config.toml: an installed agent and a folder that exists."""
+    import difflib
+
+    from continuity_core.adapters import expand
+
+    out: list[Finding] = []
+    where = f"{config_path()} [accounts."
+    for name, account in config.accounts.items():
+        if account.agent not in agents:
+            near = difflib.get_close_matches(account.agent, agents, n=1)
+            hint = f'agent = "{near[0]}"' if near else \
+                f"one of: {', '.join(sorted(agents)) or 'no adapter is installed'}"
+            out.append(Finding(
+                level="error",
+                message=f"{where}{name}]: agent = {account.agent!r} is not an installed agent",
+                fix=f"write {hint}, or install that agent's adapter"))
+        folder = Path(expand(account.dir))
+        if not folder.is_dir():
+            out.append(Finding(
+                level="error",
+                message=f"{where}{name}]: dir = {account.dir!r}: "
+                        + ("not a folder" if folder.exists() else "no such folder"),
+                fix="point it at the agent's config folder for that account "
+                    "(e.g. ~/.claude-work), or remove the account"))
+    for field in msgspec.structs.fields(config.transcripts):
+        agent = field.encode_name
+        for raw in config.transcripts.for_agent(field.name):
+            if not Path(expand(raw)).is_dir():
+                out.append(Finding(level="warn",
+                                   message=f"{config_path()} [transcripts] {agent}: {raw!r} is "
+                                           "not a folder; nothing is read from it",
+                                   fix="fix the path or remove it"))
     return out
 
 

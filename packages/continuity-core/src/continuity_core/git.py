@@ -62,6 +62,16 @@ def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> Git
     return facts
 
 
+def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
+    """Recount `+a −d in n tracked files` without the paths in `exclude`."""
+    specs = [f":(exclude,literal){p}" for p in exclude]
+    out = _out(_spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff", "--", ".", *specs),
+               timeout)
+    facts.files_changed = facts.insertions = facts.deletions = 0
+    if out:
+        _parse_shortstat(out, facts)
+
+
 def _parse_status(out: str, facts: GitFacts) -> None:
     entries = out.split("\x00")
     dirty: list[str] = []

@@ -11,10 +11,11 @@ from continuity_core import inflight
 from continuity_core import note as note_mod
 from continuity_core.adapters import load, load_all
 from continuity_core.config import load_config
-from continuity_core.git import git_facts
+from continuity_core.project import repo_facts
 from continuity_core.schemas.session import Session
 from continuity_core.sessions import newest, read_session
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
+from continuity_core.transcript import project_relative
 
 
 @dataclass
@@ -37,7 +38,9 @@ def make(
     account: str | None = None,
     session_id: str | None = None,
     budget_tokens: int | None = None,
+    write: bool = True,
 ) -> Handoff:
+    """The brief for `root`; `write=False` (a dry run) keeps even the read cache untouched."""
     config = load_config()
     broken: dict[str, str] = {}
     if agent is not None:  # one agent asked for: load that adapter alone
@@ -50,17 +53,20 @@ def make(
     errors += found.errors
     session: Session | None = None
     if found.ref is not None and found.adapter is not None:
-        session = read_session(found.adapter, found.ref, store if store.exists else None)
+        session = read_session(found.adapter, found.ref,
+                               store if store.exists and write else None)
     latest = store.latest_checkpoint() if store.exists else None
     kept = latest.session if latest is not None else None
     if session is None and kept is not None and not session_id and agent in (None, kept.agent):
         session = kept  # the transcript is gone; the checkpoint kept its facts
+    if session is not None:
+        session = project_relative(session, root)
     note = note_mod.read(root)
-    note_text = note_mod.render(note) if note is not None and not note.is_empty() else None
+    note_text = note_mod.filled(note) if note is not None and not note.is_empty() else None
     traps = _traps_for(root, session) if store.exists else []
     saved_text = _saved_text(root) if store.exists else None
     built = brief_mod.build(
-        project=str(root), created_at=now_iso(), git=git_facts(root), note_text=note_text,
+        project=str(root), created_at=now_iso(), git=repo_facts(root), note_text=note_text,
         session=session, ref=found.ref, searched=found.searched, traps=traps,
         saved_text=saved_text, checkpoint=latest,
         unrecorded=inflight.unrecorded(store, session) if store.exists and session else None,
@@ -97,18 +103,25 @@ def _saved_text(root: Path) -> str | None:
     return saved.brief_section(root)
 
 
-def save_brief(root: Path, text: str) -> Path:
-    """Keep the brief in a private file: `.baker/handoffs/` in a project, else ~/.baker/."""
+def brief_path(root: Path) -> Path:
+    """Where the next brief goes: `.baker/handoffs/` in a project, else ~/.baker/handoffs/.
+    Nothing is created (a dry run names it only)."""
     import datetime as dt
 
     from continuity_core.config import baker_home
-    from continuity_core.fs import atomic_write, ensure_private_dir
 
     store = Store(root)
     folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
-    ensure_private_dir(folder)
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    path = folder / f"brief-{stamp}.md"
+    return folder / f"brief-{stamp}.md"
+
+
+def save_brief(root: Path, text: str) -> Path:
+    """Keep the brief in a private file (`brief_path`); the oldest beyond KEEP_BRIEFS go."""
+    from continuity_core.fs import atomic_write, ensure_private_dir
+
+    path = brief_path(root)
+    folder = ensure_private_dir(path.parent)
     atomic_write(path, text)
     for old in sorted(folder.glob("brief-*.md"), reverse=True)[KEEP_BRIEFS:]:
         old.unlink(missing_ok=True)

@@ -143,11 +143,14 @@ def pretool(agent: str | None, payload: bytes, argv: list[str]) -> str:
         return ""
     adapter, event, store = begun
     if adapter is not None:
-        inflight.record(store, event)
+        try:
+            inflight.record(store, event)
+        except OSError as e:  # a read-only store costs the in-flight record, not the traps
+            store.log("hook_error", command="pretool", agent=agent, error=f"in-flight: {e}")
     if not event.paths and not event.command:
         return ""
     session = event.session_id or "no-session"
-    delivered = traps.unseen(store.root, session, event.paths, event.command)
+    delivered = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
     if not delivered:
         return ""
     text = "\n".join([PRETOOL_HEADER, *(traps.render(store.root, t) for t in delivered)])

@@ -40,11 +40,13 @@ class NoteTooLong(BakerError):
 @dataclass
 class Note:
     meta: dict[str, str] = field(default_factory=dict)
-    sections: dict[str, str] = field(default_factory=dict)  # title -> body (no heading)
+    # title -> body as written (no heading; comments kept, `get` drops them)
+    sections: dict[str, str] = field(default_factory=dict)
     extra: list[str] = field(default_factory=list)  # sections we do not know, kept verbatim
+    preamble: str = ""  # text before the first heading, kept verbatim
 
     def get(self, title: str) -> str:
-        return self.sections.get(title, "").strip()
+        return _COMMENT.sub("", self.sections.get(title, "")).strip()
 
     def is_empty(self) -> bool:
         return not any(self.get(t) for t in SECTIONS)
@@ -73,23 +75,24 @@ def parse(text: str) -> Note:
             if sep:
                 note.meta[key.strip()] = value.strip()
     current: str | None = None
+    heading = ""
     buf: list[str] = []
+    known = {t.lower(): t for t in SECTIONS}
 
     def flush() -> None:
+        body = "\n".join(buf).strip("\n")
         if current is None:
-            return
-        body = _COMMENT.sub("", "\n".join(buf)).strip("\n")
-        known = {t.lower(): t for t in SECTIONS}
-        if current.lower() in known:
+            note.preamble = body
+        elif current.lower() in known and known[current.lower()] not in note.sections:
             note.sections[known[current.lower()]] = body
-        else:
-            note.extra.append(f"# {current}\n{body}".rstrip())
+        else:  # unknown, or a second copy of a known one: kept as written
+            note.extra.append(f"{heading}\n{body}".rstrip())
 
     for line in lines:
         m = _HEADING.match(line)
         if m:
             flush()
-            current, buf = m.group(1), []
+            current, heading, buf = m.group(1), line.rstrip(), []
         else:
             buf.append(line)
     flush()
@@ -98,13 +101,34 @@ def parse(text: str) -> Note:
 
 def render(note: Note) -> str:
     lines = ["---", *(f"{k}: {v}" for k, v in note.meta.items()), "---"]
+    if note.preamble.strip():
+        lines += [note.preamble.strip("\n"), ""]
     for title in SECTIONS:
         lines.append(f"# {title}")
         body = note.sections.get(title, "").strip("\n")
-        lines += [body, ""] if body else [f"<!-- {_HINTS[title]} -->", ""]
+        lines += [body, ""] if body.strip() else [f"<!-- {_HINTS[title]} -->", ""]
     for block in note.extra:
         lines += [block, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def filled(note: Note, level: str = "###") -> str:
+    """The note's filled sections only, for a reader (pickup, the brief): no front matter
+    noise, no empty section, no placeholder comment."""
+    meta = ", ".join(f"{k}: {v}" for k, v in note.meta.items() if v)
+    lines = [f"({meta})"] if meta else []
+    preamble = _COMMENT.sub("", note.preamble).strip()
+    if preamble:
+        lines.append(preamble)
+    for title in SECTIONS:
+        if note.get(title):
+            lines += [f"{level} {title}", note.get(title)]
+    for block in note.extra:
+        head, _, body = block.partition("\n")
+        body = _COMMENT.sub("", body).strip()
+        if body:
+            lines += [f"{level} {head.lstrip('#').strip()}", body]
+    return "\n".join(lines)
 
 
 def read(root: Path) -> Note | None:
@@ -153,10 +177,26 @@ def set_now(root: Path, text: str, agent: str | None = None) -> Path:
     action = " ".join(text.split())
     if not action:
         raise BakerError("Now needs a next action; `baker now` alone shows the current one")
-    note = load_or_new(root)
-    note.sections["Now"] = action
-    touch(note, root, agent)
-    return write(root, note)
+
+    def change(note: Note) -> None:
+        note.sections["Now"] = action
+
+    return edit(root, change, agent)
+
+
+def edit(root: Path, change: Any, agent: str | None = None) -> Path:
+    """Read, change and write the note under the store lock, so two writers (an agent's
+    `baker now`, a person's `baker block`) never lose each other's edit."""
+    import contextlib
+
+    from continuity_core.store import Store
+
+    store = Store(root)
+    with store.lock() if store.exists else contextlib.nullcontext():
+        note = load_or_new(root)
+        change(note)
+        touch(note, root, agent)
+        return write(root, note)
 
 
 def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
@@ -166,12 +206,13 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
         raise BakerError("say what is blocked and on what")
     from continuity_core.store import now_iso
 
-    note = load_or_new(root)
-    current = note.get("Blocked")
     line = f"- {item} (since {now_iso()[:10]})"
-    note.sections["Blocked"] = f"{current}\n{line}" if current else line
-    touch(note, root, agent)
-    return write(root, note)
+
+    def change(note: Note) -> None:
+        current = note.sections.get("Blocked", "").strip("\n") if note.get("Blocked") else ""
+        note.sections["Blocked"] = f"{current}\n{line}" if current else line
+
+    return edit(root, change, agent)
 
 
 _BACKTICKS = re.compile(r"`([^`\n]{3,})`")
@@ -200,6 +241,14 @@ def started(now: str, session: Any) -> Any | None:
     """A tool call doing `now` that started and never returned: its effect is unknown, however
     long ago it began."""
     return _matching_call(now, session, None, finished=False)
+
+
+def does(now: str, command: str | None, paths: Any = ()) -> bool:
+    """Whether a call running `command` on `paths` carries out `now` (the pre-tool hook's
+    record of a call the transcript never got)."""
+    keys = action_keys(now)
+    haystack = "\n".join([command or "", *paths])
+    return bool(keys and haystack.strip() and any(k in haystack for k in keys))
 
 
 def _matching_call(now: str, session: Any, since: str | None, *, finished: bool) -> Any | None:

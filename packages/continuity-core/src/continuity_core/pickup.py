@@ -59,15 +59,13 @@ def find_previous(root: Path, adapters: Mapping[str, Any], *, exclude: str | Non
                   store: Store | None = None, limit_s: float = READ_LIMIT_S) -> Previous:
     """The newest session of `root` across `adapters` other than `exclude`, read within
     `limit_s` (through the cursor cache; the latest checkpoint stands in when time runs out)."""
-    from continuity_core.config import load_config
+    from continuity_core.config import config_or_defaults
     from continuity_core.sessions import accounts_for, read_session
 
     prev = Previous()
-    try:
-        config = load_config()
-    except Exception as e:  # a bad config must not cost the pickup
-        prev.errors.append(str(e))
-        return prev
+    config, problem = config_or_defaults()  # a bad config costs its accounts, not the pickup
+    if problem is not None:
+        prev.errors.append(problem)
     best: tuple[SessionRef, Any] | None = None
     for name, adapter in adapters.items():
         try:
@@ -99,6 +97,10 @@ def find_previous(root: Path, adapters: Mapping[str, Any], *, exclude: str | Non
         prev.session = None
         prev.why_not = f"{NOT_CHECKED} ({ref.agent} session {ref.session_id} does not " \
                        "record this project as its working folder)"
+    else:
+        from continuity_core.transcript import project_relative
+
+        prev.session = project_relative(prev.session, root)
     return prev
 
 
@@ -161,13 +163,19 @@ def _iso(epoch: float) -> str:
 
 def digest(note: note_mod.Note) -> str:
     """The note's filled sections only: empty ones and their hints are noise at start-up."""
-    meta = ", ".join(f"{k}: {v}" for k, v in note.meta.items() if v)
-    lines = [f"({meta})"] if meta else []
-    for title in note_mod.SECTIONS:
-        if note.get(title):
-            lines += [f"### {title}", note.get(title)]
-    lines += ["### " + block.lstrip("# ") for block in note.extra]
-    return "\n".join(lines)
+    return note_mod.filled(note)
+
+
+def config_problem() -> str:
+    """One line when ~/.baker/config.toml is broken: what is wrong, and that the default
+    accounts are used meanwhile; empty when it is fine."""
+    from continuity_core.config import config_or_defaults
+
+    problem = config_or_defaults()[1]
+    if problem is None:
+        return ""
+    return (f"Continuity's config is broken, so only the default accounts are read until it is "
+            f"fixed: {_one_line(redact(problem), LINE_MAX)}")
 
 
 def clip_lines(text: str, limit: int, what: str) -> str:
@@ -220,6 +228,9 @@ def build(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None
     fixed = [clip_lines(body, limit, title.split(" (")[0].lower())
              for title, body, limit in sections]
     header = f"# Continuity pickup: {root}\n"
+    broken = config_problem()
+    if broken:
+        header += f"\n{broken}\n"
     frame = len(header) + sum(len(t) + 5 for t, _, _ in sections)
     room = cap - frame - sum(len(f) for i, f in enumerate(fixed) if i != 1)
     fixed[1] = clip_lines(fixed[1], max(200, room), "the note; read memory/hot.md for the rest")

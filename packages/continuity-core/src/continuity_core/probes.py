@@ -24,7 +24,6 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from continuity_core.git import git_facts
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
@@ -370,7 +369,9 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
     interp_timeout = min(INTERPRETER_TIMEOUT_S, limit)
 
-    tasks: list[Callable[[], Any]] = [lambda: git_facts(root, timeout=min(5.0, limit))]
+    from continuity_core.project import repo_facts  # without Continuity's own files
+
+    tasks: list[Callable[[], Any]] = [lambda: repo_facts(root, timeout=min(5.0, limit))]
     kinds: list[str] = ["git"]
     names: list[str] = ["git"]
     for label, path in venvs:

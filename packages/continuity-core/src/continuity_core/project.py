@@ -11,6 +11,7 @@ from continuity_core import note as note_mod
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.git import git_facts
+from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
 
 BEGIN = "<!-- continuity:begin (managed by `baker init`; edit outside these markers) -->"
@@ -108,6 +109,101 @@ def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
     except FileNotFoundError:
         return Change(path=str(path.relative_to(root)), action="unchanged")
     return write_text_change(path, without_block(text), root, dry_run=dry_run)
+
+
+def refuse(root: Path) -> None:
+    """Folders `baker init` must not make a project: the home folder (its agent settings are
+    the user-level ones, and ~/.baker is the per-user store) and anything inside ~/.baker."""
+    from continuity_core.config import baker_home
+    from continuity_core.errors import BakerError
+
+    here, home, user = root.resolve(), Path.home().resolve(), baker_home().resolve()
+    if here == home:
+        raise BakerError(f"refusing to set up {root}: it is your home folder, where the agents' "
+                         "user-level settings and Continuity's own store live; run `baker init` "
+                         "in a project's repository (`baker global sync` sets up user-level hooks)")
+    if here == user or here.is_relative_to(user):
+        raise BakerError(f"refusing to set up {root}: it is inside Continuity's per-user store "
+                         f"{user}; run `baker init` in a project's repository")
+
+
+OWN_FILE = "own.json"  # in .baker/: {project path: sha256 of what `baker init` wrote}
+
+
+def _sha(path: Path) -> str | None:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _own(root: Path) -> dict[str, str]:
+    import msgspec
+
+    try:
+        value = msgspec.json.decode((root / STORE / OWN_FILE).read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
+
+
+def record_own(root: Path, changes: list[Change]) -> None:
+    """Remember the files `baker init`/`sync` wrote and their content, so the brief's repo
+    state can leave them out while they stay as written (a later edit by anyone shows)."""
+    import msgspec
+
+    own = _own(root)
+    top = root.resolve()
+    for change in changes:
+        if change.action not in ("created", "updated"):
+            continue
+        path = (root / change.path).resolve()
+        if not path.is_relative_to(top) or not path.is_file():
+            continue
+        digest = _sha(path)
+        if digest is not None:
+            own[path.relative_to(top).as_posix()] = digest
+    if (root / STORE).is_dir():
+        atomic_write(root / STORE / OWN_FILE, msgspec.json.encode(dict(sorted(own.items()))))
+
+
+def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
+    """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
+    hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
+    they are not the user's uncommitted work."""
+    from continuity_core.git import diffstat
+
+    facts = git_facts(root, timeout=timeout)
+    own = _own(root) if facts.is_repo else {}
+    if not own:
+        return facts
+    top = Path(facts.root) if facts.root else root
+
+    def ours(rel: str) -> bool:
+        if rel.startswith(IGNORED):  # the store and the note, whatever .gitignore says
+            return True
+        path = top / rel
+        if rel.endswith("/"):  # an untracked folder: ours when every file in it is
+            files = [p for p in path.rglob("*") if p.is_file()]
+            return bool(files) and all(ours(p.relative_to(top).as_posix()) for p in files)
+        return own.get(rel) is not None and own.get(rel) == _sha(path)
+
+    kept, tracked = [], []
+    for entry in facts.dirty:
+        xy, rel = entry[:2], entry[3:]  # "XY path"
+        if ours(rel):
+            if xy != "??":
+                tracked.append(rel)
+        else:
+            kept.append(entry)
+    dropped = len(facts.dirty) - len(kept)
+    if dropped:
+        facts.dirty, facts.dirty_count = kept, facts.dirty_count - dropped
+        if tracked:
+            diffstat(top, facts, tracked, timeout=timeout)
+    return facts
 
 
 def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:

@@ -50,11 +50,17 @@ def find_project(start: Path | None = None) -> Path | None:
     """
     start = (start or Path.cwd()).absolute()
     for folder in (start, *start.parents):
-        if (folder / STORE).is_dir():
-            return folder
+        if (folder / STORE).is_dir() and os.path.realpath(folder / STORE) != _user_store():
+            return folder  # ~/.baker is the per-user store, never a project's
         if (folder / ".git").exists():
             return None
     return None
+
+
+def _user_store() -> str:
+    from continuity_core.config import baker_home
+
+    return os.path.realpath(baker_home())
 
 
 def project_root_for_init(start: Path | None = None) -> Path:

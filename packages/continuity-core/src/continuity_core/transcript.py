@@ -294,3 +294,35 @@ def relative_to_cwd(path: str, cwd: str | None) -> str:
     if cwd and path.startswith(cwd.rstrip("/") + "/"):
         return path[len(cwd.rstrip("/")) + 1 :]
     return path
+
+
+def project_relative(session: Session, root: Any) -> Session:
+    """`session` with its edited files relative to the project root, not to the folder the
+    agent ran in: a session started in `docs/` edits `docs/index.md`, which is what the next
+    agent, started at the root, needs. A session run outside `root` is returned as it is."""
+    cwd, top = session.cwd, os.path.abspath(str(root))
+    if not cwd or not os.path.isabs(cwd) or not session.files_edited:
+        return session
+    base = _inside(cwd, top)
+    if base is None or base == ".":
+        return session
+
+    def rebase(path: str | None) -> str | None:
+        if not path or os.path.isabs(path):
+            return path
+        return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
+
+    edits = [msgspec.structs.replace(f, path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
+             for f in session.files_edited]
+    return msgspec.structs.replace(session, files_edited=edits)
+
+
+def _inside(cwd: str, top: str) -> str | None:
+    """`cwd` relative to `top` ("." for `top` itself), symlinks resolved if need be; None
+    outside it."""
+    for a, b in ((os.path.abspath(cwd), top), (os.path.realpath(cwd), os.path.realpath(top))):
+        if a == b:
+            return "."
+        if a.startswith(b.rstrip(os.sep) + os.sep):
+            return os.path.relpath(a, b)
+    return None

@@ -172,9 +172,12 @@ def changed_files(root: Path, trap: Trap) -> list[str]:
 
 # --- matching ----------------------------------------------------------------------------------
 
-def relative(root: Path, path: str) -> str:
-    """`path` relative to the project root where it lies inside it, as posix."""
+def relative(root: Path, path: str, cwd: str | None = None) -> str:
+    """`path` relative to the project root where it lies inside it, as posix. A relative path
+    is read from `cwd` (where the agent ran: `units.py` in `weather/` is `weather/units.py`)."""
     p = Path(os.path.expanduser(path))
+    if not p.is_absolute() and cwd and os.path.isabs(cwd):
+        p = Path(os.path.normpath(os.path.join(cwd, p)))
     if p.is_absolute():
         with contextlib.suppress(ValueError):
             return p.relative_to(root).as_posix()
@@ -217,11 +220,12 @@ def command_paths(command: str) -> list[str]:
 
 
 def matching(root: Path, traps: Iterable[Trap], paths: Sequence[str],
-             command: str | None) -> list[Trap]:
-    """Traps whose pattern matches any of `paths` or `command`, in file order."""
-    rels = [relative(root, p) for p in paths if p]
+             command: str | None, cwd: str | None = None) -> list[Trap]:
+    """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
+    the tool call's working folder), in file order."""
+    rels = [relative(root, p, cwd) for p in paths if p]
     if command:
-        rels += [relative(root, p) for p in command_paths(command)]
+        rels += [relative(root, p, cwd) for p in command_paths(command)]
     out: list[Trap] = []
     for trap in traps:
         if trap.kind == "command":
@@ -279,17 +283,19 @@ def mark_seen(root: Path, session: str, ids: Iterable[str]) -> None:
 
 
 def unseen(root: Path, session: str, paths: Sequence[str], command: str | None,
-           batch: int = BATCH) -> list[Trap]:
+           batch: int = BATCH, cwd: str | None = None) -> list[Trap]:
     """The next matching traps `session` has not been shown, at most `batch`."""
     traps = with_other_machines(root)
     if not traps:
         return []
     already = seen(root, session)
-    return [t for t in matching(root, traps, paths, command) if t.id not in already][:batch]
+    return [t for t in matching(root, traps, paths, command, cwd)
+            if t.id not in already][:batch]
 
 
 def record_delivered(root: Path, session: str, traps: Iterable[Trap]) -> None:
     """Mark as seen what was actually delivered, and nothing else."""
     # A busy lock costs a repeat later, never a warning the session did not get.
-    with contextlib.suppress(StoreError), Store(root).lock(timeout=1.0):
+    # A read-only store (OSError) too: the trap comes again, which is the safe side.
+    with contextlib.suppress(StoreError, OSError), Store(root).lock(timeout=1.0):
         mark_seen(root, session, (t.id for t in traps))

@@ -51,7 +51,9 @@ class GeminiAdapter:
         return discovery.all_sessions(accounts)
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
-        return parser.read(ref, cursor)
+        cursor = parser.read(ref, cursor)
+        parser.compaction_triggers(cursor.session, ref)
+        return cursor
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         return hooks.parse_hook(payload, argv)

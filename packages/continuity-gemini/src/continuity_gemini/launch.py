@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, LaunchSpec
+from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, LaunchSpec, brief_text
 from continuity_gemini.discovery import HOME_ENV, cli_home
 
 FILE_PROMPT = (
@@ -16,10 +16,7 @@ FILE_PROMPT = (
 def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     """Interactive `gemini -i PROMPT`: the brief inline when small, else a pointer to its file."""
     notes: list[str] = []
-    try:
-        text: str | None = brief.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = None
+    text = brief_text(brief, options)
     argv = ["gemini"]
     if options.native is not None:
         argv += ["--resume", options.native.session_id]

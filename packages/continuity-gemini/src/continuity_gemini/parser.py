@@ -87,6 +87,27 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     return read_incremental(ref, cursor, fold, finish=finish)
 
 
+def compaction_triggers(session: Session, ref: SessionRef) -> None:
+    """Say which compressions the user asked for: the chat file does not, but the project's
+    `logs.json` (every prompt typed, beside `chats/`) holds `/compress` just before one."""
+    unknown = [c for c in session.compactions if c.trigger == "unknown" and c.timestamp]
+    if not unknown:
+        return
+    try:
+        logs = Path(ref.path).parent.parent / "logs.json"
+        logged = msgspec.json.decode(logs.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return
+    prompts = sorted(
+        (e["timestamp"], str(e.get("message") or "").strip())
+        for e in logged if isinstance(logged, list) and isinstance(e, dict)
+        and e.get("sessionId") == session.session_id and isinstance(e.get("timestamp"), str))
+    for c in unknown:
+        before = [text for stamp, text in prompts if stamp <= (c.timestamp or "")]
+        if before:
+            c.trigger = "manual" if before[-1].startswith("/compress") else "auto"
+
+
 def read_legacy(ref: SessionRef) -> Cursor:
     """A pre-JSONL session file: `{sessionId, ..., messages: [...]}` in one object."""
     session = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,

@@ -17,7 +17,8 @@ import click
                    "state compared with this checkout.")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS",
               help="Bound the brief; lower-priority sections are cut first (default 8000).")
-@click.option("--copy", is_flag=True, help="Put the brief on the clipboard.")
+@click.option("--copy", is_flag=True,
+              help="Put the brief on the clipboard (printed instead when there is none).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Save the brief to FILE.")
 @click.option("--json", "as_json", is_flag=True, help="Print the structured brief as JSON.")
@@ -55,7 +56,10 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
     if copy:
         from continuity_cli.clipboard import copy_text
 
-        click.echo(copy_text(text), err=True)
+        copied, how = copy_text(text)
+        if not copied and not as_json:
+            click.echo(text, nl=False)  # the brief is never lost
+        click.echo(how, err=True)
     if result.brief.ended_on_limit:
         when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
         click.echo(f"The last session ended on a usage limit{when}: continue with "

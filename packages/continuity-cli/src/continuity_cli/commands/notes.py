@@ -29,7 +29,8 @@ def note(as_json: bool) -> None:
     unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
     if as_json:
         output.emit_json({"path": str(path), "lines": lines, "cap": note_mod.CAP,
-                          "meta": current.meta, "sections": current.sections,
+                          "meta": current.meta,
+                          "sections": {t: current.get(t) for t in current.sections},
                           "unknown_sections": unknown})
         return
     click.echo(path.read_text(errors="replace"), nl=False)
@@ -76,8 +77,8 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
 
 def _check(root: Any, action: str, since: str | None, agent: str | None) -> dict[str, Any]:
     """Whether the newest transcript of this project already did `action`."""
+    from continuity_core import inflight, pickup
     from continuity_core import note as note_mod
-    from continuity_core import pickup
     from continuity_core.adapters import load_all
     from continuity_core.brief import call_text
     from continuity_core.store import Store
@@ -97,9 +98,21 @@ def _check(root: Any, action: str, since: str | None, agent: str | None) -> dict
     where = f"{s.agent} session {s.session_id}"
     if call is None:
         begun = note_mod.started(action, s)
-        detail = (f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got its "
-                  "result: check its effect before running it again") if begun else \
-            f"checked against {where}: not done there yet"
+        # The same source as the brief: a call the pre-tool hook saw start and the transcript
+        # never recorded (Gemini CLI writes a call only once it returns).
+        unrecorded = inflight.unrecorded(store, s) if begun is None and store.exists else None
+        if begun is not None:
+            detail = (f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got "
+                      "its result: check its effect before running it again")
+        elif unrecorded is not None and note_mod.does(action, unrecorded.command,
+                                                      unrecorded.paths):
+            what = unrecorded.command or ", ".join(unrecorded.paths)
+            detail = (f"{where} started {unrecorded.tool_name} `{what[:200]}` at "
+                      f"{unrecorded.started_at} and never got its result (seen by the pre-tool "
+                      "hook; the transcript never recorded it): check its effect before running "
+                      "it again")
+        else:
+            detail = f"checked against {where}: not done there yet"
         return {"suspect": False, "checked": True, "session": s.session_id, "detail": detail}
     when = f" at {call.timestamp}" if call.timestamp else ""
     return {"suspect": True, "checked": True, "session": s.session_id,

@@ -24,7 +24,7 @@ import click
 @click.option("--machine", metavar="NAME",
               help="Take the brief from that machine's snapshot (after `baker pull`).")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
-@click.option("--dry-run", is_flag=True, help="Print what would be run; start nothing.")
+@click.option("--dry-run", is_flag=True, help="Print what would be run; start and write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
 def resume(agent: str, source: str | None, from_account: str | None, session_id: str | None,
            account: str | None, native: bool, machine: str | None, budget: int | None,
@@ -62,7 +62,7 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
     else:
         result = handoff_mod.make(root, agent=source or (agent if native else None),
                                   account=from_account, session_id=session_id,
-                                  budget_tokens=budget)
+                                  budget_tokens=budget, write=not dry_run)
     if native and (result.brief.session is None or result.adapter is not target):
         raise BakerError(f"no {agent} session of this project to continue natively; "
                          "drop --native to start from the brief instead")
@@ -78,16 +78,18 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
             matches = [Account(agent=agent, name=account, dir=expand(account))]
         launch_account = matches[0]
     text = brief_mod.render(result.brief)
-    path = handoff_mod.save_brief(root, text)
+    # A dry run writes nothing anywhere: the brief is handed over in memory, its file only named.
+    path = handoff_mod.brief_path(root) if dry_run else handoff_mod.save_brief(root, text)
     spec = target.launch(root, path, LaunchOptions(
         account=launch_account, native=result.brief.session if native else None,
-        brief_chars=len(text.encode()), extra={"dry_run": dry_run}))
+        brief_chars=len(text.encode()), brief_text=text if dry_run else None,
+        extra={"dry_run": dry_run}))
     if dry_run:
         if as_json:
-            output.emit_json({"brief": str(path), "brief_bytes": len(text.encode()),
-                              "launch": spec})
+            output.emit_json({"brief": str(path), "brief_saved": False,
+                              "brief_bytes": len(text.encode()), "launch": spec})
             return
-        click.echo(f"brief: {path} ({len(text.encode())} bytes)")
+        click.echo(f"brief: {path} ({len(text.encode())} bytes; not written: dry run)")
         for key, value in spec.env.items():
             click.echo(f"env: {key}={value}")
         click.echo(f"cwd: {spec.cwd or root}")

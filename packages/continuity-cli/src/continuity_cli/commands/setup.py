@@ -35,11 +35,18 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     """
     from continuity_cli import output
     from continuity_core import project
-    from continuity_core.store import project_root_for_init
+    from continuity_core.store import find_worktree_root, project_root_for_init
 
     root = project_root_for_init()
+    project.refuse(root)
+    if find_worktree_root(root) is None:
+        click.echo(f"warning: {root} is not in a git repository: briefs will carry no repo "
+                   "state (branch, commits, uncommitted files); `git init` first if it should",
+                   err=True)
     changes = project.init(root, dry_run=dry_run)
     changes += _sync(root, local=local, dry_run=dry_run, only=agents)
+    if not dry_run:
+        project.record_own(root, changes)
     click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
@@ -76,10 +83,13 @@ def _skill_dirs(adapters: Iterable[object]) -> list[str]:
 def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
     """Re-install each agent's project hooks (after installing a new adapter, say)."""
     from continuity_cli import output
+    from continuity_core import project
     from continuity_core.store import Store
 
     store = Store.here()
     changes = _sync(store.root, local=local, dry_run=dry_run, only=agents)
+    if not dry_run:
+        project.record_own(store.root, changes)
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 

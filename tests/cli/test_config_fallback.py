@@ -1,0 +1,83 @@
+"""Issue 19, case 4: a broken ~/.baker/config.toml never silences the hooks. They fall back to
+the default accounts and keep checkpointing, pickup says the config is broken and where,
+`audit` still runs, and `doctor` checks agent names and account folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.flows import claude_session, payload
+from tests.conftest import run_baker
+
+TYPO = "[transcript]\nclaude = []\n"  # meant: [transcripts]
+
+
+@pytest.fixture
+def project(repo: Path, isolated_home: Path) -> Path:
+    assert run_baker("init", "--agent", "claude", cwd=repo).returncode == 0
+    config = isolated_home / ".baker" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(TYPO)
+    return repo
+
+
+def test_hooks_keep_checkpointing_and_pickup_says_why(project: Path, isolated_home: Path) -> None:
+    transcript = claude_session(isolated_home, project)
+    stop = payload("claude", "Stop.json", isolated_home, project,
+                   transcript_path=str(transcript))
+    result = run_baker("checkpoint", "--agent", "claude", cwd=project, input=stop)
+    assert (result.returncode, result.stderr) == (0, "")
+    [cp] = (project / ".baker" / "checkpoints").glob("*.json")
+    assert json.loads(cp.read_text())["session"]["session_id"].startswith("48f0d34d")
+
+    start = payload("claude", "SessionStart.json", isolated_home, project,
+                    session_id="a-new-session", transcript_path=None)
+    out = run_baker("pickup", "--agent", "claude", cwd=project, input=start)
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    [line] = [ln for ln in context.splitlines() if "config is broken" in ln]
+    assert "config.toml, line 1: unknown section [transcript]" in line
+    assert "did you mean [transcripts]" in line and "default accounts" in line
+    assert "48f0d34d" in context  # the previous session was still found, on the default account
+
+    audit = run_baker("audit", "--json", cwd=project)
+    assert audit.returncode == 0, audit.stderr
+    problems = json.loads(audit.stdout)["problems"]
+    [config] = [p for p in problems if p["check"] == "config"]
+    assert config["level"] == "error" and "line 1" in config["message"]
+    assert "msgspec" not in audit.stdout and "Object contains" not in audit.stdout
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("[brief]\nbudget-tokens = \"lots\"\n",
+     "line 2: `budget-tokens` in [brief] must be a whole number, not a quoted string"),
+    ("[usage]\nprepare = \"50%\"\nrotate_at = \"75%\"\n",
+     "line 3: unknown key `rotate_at` in [usage]"),
+    ("[accounts.work]\nagent = \"claude\"\n", "line 1: [accounts.work] needs `dir`"),
+])
+def test_messages_name_file_line_and_key(project: Path, isolated_home: Path, text: str,
+                                         words: str) -> None:
+    (isolated_home / ".baker" / "config.toml").write_text(text)
+    result = run_baker("handoff", cwd=project)
+    assert result.returncode == 1
+    assert words in result.stderr and "config.toml" in result.stderr
+    assert "Object" not in result.stderr and "$." not in result.stderr
+
+
+def test_doctor_checks_agent_names_and_account_folders(project: Path,
+                                                       isolated_home: Path) -> None:
+    work = isolated_home / ".claude-work"
+    work.mkdir()
+    (isolated_home / ".baker" / "config.toml").write_text(
+        f'[accounts.work]\nagent = "claud"\ndir = "{work}"\n\n'
+        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n')
+    result = run_baker("doctor", cwd=project)
+    assert result.returncode == 1
+    assert "[accounts.work]: agent = 'claud' is not an installed agent" in result.stdout
+    assert 'write agent = "claude"' in result.stdout
+    assert "[accounts.gone]: dir = " in result.stdout and "no such folder" in result.stdout
+    (isolated_home / ".baker" / "config.toml").write_text(
+        f'[accounts.work]\nagent = "claude"\ndir = "{work}"\n')
+    assert "[accounts." not in run_baker("doctor", cwd=project).stdout
