@@ -80,7 +80,12 @@ def run(args: list[str]) -> int:
 
 def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
     try:
+        from continuity_core import trust
         from continuity_core.store import Store, find_project
+
+        if isinstance(exc, trust.Untrusted):  # never log into a store that failed the check
+            trust.refused(exc, command)
+            return
 
         root = find_project()
         if root is not None:

@@ -66,9 +66,9 @@ class CodexAdapter:
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         if not ref.path.endswith(".zst"):
             return parser.read(ref, cursor)
-        from continuity_core.config import baker_home
+        from continuity_core import trust
 
-        plain = discovery.plain_copy(ref.path, baker_home() / "cache" / "codex")
+        plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
         cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)

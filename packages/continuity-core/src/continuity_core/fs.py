@@ -25,14 +25,17 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE,
     """Replace `path` with `data` so readers see the old or the new file, never a torn one.
 
     Temp file in the same folder, fsync, `os.replace`, then fsync of the folder. `mode` is
-    applied to new files; an existing file keeps its own mode (agents' settings files).
+    applied to new files; an existing file keeps its own mode (agents' settings files). A
+    symlink at `path` is replaced, not followed (`agentfiles` resolves a user's link first).
     `durable=False` skips the fsyncs, for per-call scratch state whose loss in a power cut
     costs nothing (which traps a session has seen, the tool call in flight): still atomic.
     """
     if isinstance(data, str):
         data = data.encode()
     with contextlib.suppress(FileNotFoundError):
-        mode = stat.S_IMODE(path.stat().st_mode)
+        st = os.lstat(path)  # a link is replaced, never followed; it lends no mode
+        if stat.S_ISREG(st.st_mode):
+            mode = stat.S_IMODE(st.st_mode)
     # A private temp name in the same folder (what tempfile.mkstemp does, without importing
     # it: hooks pay for every import).
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")

@@ -87,12 +87,11 @@ def save_brief(root: Path, text: str) -> Path:
     """Keep the brief in a private file: `.baker/handoffs/` in a project, else ~/.baker/."""
     import datetime as dt
 
-    from continuity_core.config import baker_home
-    from continuity_core.fs import atomic_write, ensure_private_dir
+    from continuity_core import trust
+    from continuity_core.fs import atomic_write
 
     store = Store(root)
-    folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
-    ensure_private_dir(folder)
+    folder = store.folder("handoffs") if store.exists else trust.home_dir("handoffs")
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"brief-{stamp}.md"
     atomic_write(path, text)
