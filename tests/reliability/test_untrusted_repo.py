@@ -34,7 +34,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-def clone(tmp_path: Path, build: dict[str, str | None]) -> Path:
+def clone(tmp_path: Path, build: dict[str, str | None], *, private: bool = True) -> Path:
     """A repository whose commit holds `build` (path -> symlink target, or None for a plain
     file), cloned into a fresh folder."""
     upstream = tmp_path / "upstream"
@@ -52,6 +52,10 @@ def clone(tmp_path: Path, build: dict[str, str | None]) -> Path:
     git(upstream, "commit", "-qm", "a repository with a committed store")
     work = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(upstream), str(work)], check=True)
+    if private and (work / ".baker").is_dir():
+        # As a clone under umask 077 leaves it: `.baker` looks like one baker made, so each
+        # check below is tried on its own, not only the mode check that catches 0755.
+        (work / ".baker").chmod(0o700)
     return work
 
 
@@ -101,6 +105,23 @@ def test_checkpoints_linked_out_lose_nothing(tmp_path: Path, fixtures: Path,
     logged = refusals(isolated_home)
     assert logged and all(e["why"] == "is a symlink" for e in logged)
     assert logged[0]["path"] == str(root / ".baker" / "checkpoints")
+
+
+def test_a_committed_store_runs_no_probe(tmp_path: Path, fixtures: Path,
+                                         isolated_home: Path) -> None:
+    """A plain committed `.baker/probes.json` (git checks `.baker` out 0755, baker makes it
+    0700): SessionStart would run its shell probes; the store is refused instead."""
+    ran = tmp_path / "probe-ran"
+    root = clone(tmp_path, {".baker/probes.json": None}, private=False)
+    (root / ".baker" / "probes.json").write_text(json.dumps(
+        {"probes": [{"name": "x", "command": f"touch {ran}"}]}))
+    assert stat.S_IMODE((root / ".baker").stat().st_mode) & 0o077
+
+    assert_silent(run_hooks(root, fixtures))
+    shown = run_baker("status", cwd=root)
+    assert not ran.exists()
+    assert shown.returncode == 1 and "chmod 700" in shown.stderr
+    assert refusals(isolated_home)[0]["why"].startswith("is open to other users")
 
 
 def test_a_linked_note_is_never_read(tmp_path: Path, fixtures: Path, isolated_home: Path) -> None:

@@ -51,6 +51,10 @@ def _advice(path: Path, why: str, *, home: bool) -> str:
     if "another user" in why:
         return (f"{what} is not used. If you trust it, take it over (`chown -R $USER {path}`);"
                 f" otherwise move it aside and run `baker init` again")
+    if "open to other users" in why:
+        return (f"{what} is not used: baker makes it 0700, and one open to others may have "
+                f"come with the repository. If you made it, run `chmod 700 {path}`; otherwise "
+                "remove it and run `baker init` again")
     if "writable" in why:
         return (f"{what} is not used while others may change it. If it is yours, "
                 f"run `chmod go-w {path}`; otherwise remove it and run `baker init` again")
@@ -162,16 +166,20 @@ def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
 
 
 def check_store(root: Path) -> None:
-    """Raise Untrusted unless `root/.baker` is safe to use: `.baker` and each entry in it
-    pass `problem` (one `lstat` each), and no entry one folder further down is a symlink
-    (read from the folder listing, no `stat`). Files further down are checked again when
-    opened (`open_fd`). A missing store passes: there is nothing to trust yet."""
+    """Raise Untrusted unless `root/.baker` is safe to use: `.baker` is 0700 as baker makes
+    it, it and each entry in it pass `problem` (one `lstat` each), and no entry one folder
+    further down is a symlink (read from the folder listing, no `stat`). Files further down
+    are checked again when opened (`open_fd`). A missing store passes: nothing to trust."""
     store = root / STORE
     try:
         st = os.lstat(store)
     except FileNotFoundError:
         return
     why = problem(st, folder=True)
+    if why is None and stat.S_IMODE(st.st_mode) & 0o077:
+        # baker makes `.baker` 0700 whatever the umask; git checks a committed one out 0755
+        # (or 0775), and a committed store could carry probes.json commands that pickup runs.
+        why = f"is open to other users (mode {stat.S_IMODE(st.st_mode):04o}), not as baker makes it"
     if why:
         raise Untrusted(store, why)
     for entry in _entries(store):
