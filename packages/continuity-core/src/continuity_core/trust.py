@@ -29,6 +29,7 @@ PRIVATE_DIR = 0o700
 WRITABLE_BY_OTHERS = 0o022
 _geteuid = getattr(os, "geteuid", None)
 HOME_LOG = "events.jsonl"
+HOME_LOG_MAX = 1 << 20
 
 
 class Untrusted(StoreError):
@@ -267,9 +268,13 @@ def home_log(event: str, **fields: str) -> None:
         import time
 
         folder = home_dir("log")
+        path = folder / HOME_LOG
+        with contextlib.suppress(FileNotFoundError):
+            if os.lstat(path).st_size > HOME_LOG_MAX:  # a refused repository logs every turn
+                os.replace(path, folder / "events.1.jsonl")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = json.dumps({"t": stamp, "event": event, **fields})
-        append(folder / HOME_LOG, (line + "\n").encode(), home=True)
+        append(path, (line + "\n").encode(), home=True)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass
 
