@@ -132,7 +132,7 @@ def write(root: Path, note: Note) -> Path:
         )
     trust.check_dirs(root, trust.NOTE_DIR, create=True)
     path = trust.check_note(root)
-    atomic_write(path, text, mode=0o600)
+    atomic_write(path, text, mode=0o600, keep_mode=False)  # private, as docs/privacy.md says
     return path
 
 
