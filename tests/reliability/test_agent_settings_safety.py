@@ -172,3 +172,15 @@ def test_uninstall_removes_only_a_file_baker_created(agent: str, tmp_path: Path)
     assert sync(path, False).action == "created"
     assert sync(path, True).action == "removed"
     assert not path.exists()
+
+
+def test_a_read_only_file_baker_need_not_change_is_no_failure(repo: Path) -> None:
+    """`baker init` removes Claude hooks from the settings file it does not use: a read-only
+    `settings.local.json` without them is left alone, and init succeeds."""
+    local = repo / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"permissions": {}}\n')
+    local.chmod(0o444)
+    changes = project_sync("claude", repo)
+    assert not [c for c in changes if c.action == "failed"], changes
+    assert local.read_text() == '{"permissions": {}}\n'

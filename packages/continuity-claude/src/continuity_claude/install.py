@@ -98,6 +98,10 @@ def sync_file(path: Path, root: Path | None, *, want: bool, dry_run: bool,
                       detail=f"not changed: {e}; fix it by hand and run again")
     if new is None:
         return Change(path=shown, action="unchanged")
+    try:
+        agentfiles.check_writable(target.path)
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
     detail = target.via
     if not want and json.loads(new) == {}:
         # Nothing but our hooks was in it: no file if baker made it, else as baker found it.

@@ -115,6 +115,10 @@ class CodexAdapter:
         new = cfg.hooks_json_remove(json.loads(json.dumps(data)))
         if new == data:
             return [Change(path=str(path), action="unchanged")]
+        try:
+            agentfiles.check_writable(real)
+        except agentfiles.Refused as e:
+            return [Change(path=str(path), action="failed", detail=str(e))]
         if not dry_run:
             if new:
                 atomic_write(real, json.dumps(new, indent=2) + "\n")
@@ -183,6 +187,10 @@ class CodexAdapter:
         after = cfg.dumps(doc, before)
         if after == before:
             return [Change(path=str(path), action="unchanged"), *changes]
+        try:
+            agentfiles.check_writable(target.path)
+        except agentfiles.Refused as e:
+            return [Change(path=str(path), action="failed", detail=str(e)), *changes]
         if not options.dry_run:
             atomic_write(target.path, after)
         detail = "; ".join([*done, *filter(None, [target.via])])

@@ -36,8 +36,9 @@ class Target:
 
 def resolve(path: Path, project: Path | None) -> Target:
     """Where to read and write `path`: `project` is the project for a project-level file,
-    None for a user-level one. Raises Refused for a project file linked out of the project
-    and for a read-only file."""
+    None for a user-level one. Raises Refused for a project file linked out of the project.
+    Call `check_writable(target.path)` once a change is due: a read-only file that needs no
+    change is no failure."""
     real = Path(os.path.realpath(path))
     linked = os.path.islink(path)
     if project is not None and not inside(project, real):
@@ -45,10 +46,7 @@ def resolve(path: Path, project: Path | None) -> Target:
             f"{path} leads to {real}, outside the project, so it is refused: a project's "
             "settings are not written through a link a repository could commit. Remove the "
             f"link (`rm {path}`) and run again")
-    target = Target(path=real, via=f"written through the link {path} -> {real}"
-                    if linked else "")
-    check_writable(target.path)
-    return target
+    return Target(path=real, via=f"written through the link {path} -> {real}" if linked else "")
 
 
 def check_writable(path: Path) -> None:

@@ -138,6 +138,10 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
     if new is None:
         return Change(path=rel, action="unchanged")
+    try:
+        agentfiles.check_writable(target.path)
+    except agentfiles.Refused as e:
+        return Change(path=rel, action="failed", detail=str(e))
     said = ""
     if remove and json.loads(new) == {}:
         # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
