@@ -67,8 +67,15 @@ def refusals(home: Path) -> list[dict[str, str]]:
     return [e for e in lines if e["event"] == "store_refused"]
 
 
+def outside(tmp_path: Path) -> dict[str, bytes]:
+    """Every file of the test folder but the clone: what no hook may change."""
+    return {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("clone/")}
+
+
 def run_hooks(root: Path, fixtures: Path) -> list[subprocess.CompletedProcess[str]]:
-    """Every hook an agent runs in a turn, as Claude runs them, plus the agent-less forms."""
+    """Every hook an agent runs in a turn, as Claude runs them, plus the agent-less forms;
+    nothing outside the clone may change."""
+    before = outside(root.parent)
     calls = [
         ("pickup", "SessionStart.json"), ("pretool", "PreToolUse.Write.json"),
         ("checkpoint", "Stop.json"),
@@ -78,6 +85,7 @@ def run_hooks(root: Path, fixtures: Path) -> list[subprocess.CompletedProcess[st
         data = payload(fixtures, name, root)
         done.append(run_baker(command, "--agent", "claude", cwd=root, input=data))
         done.append(run_baker(command, cwd=root, input=data))
+    assert outside(root.parent) == before
     return done
 
 
