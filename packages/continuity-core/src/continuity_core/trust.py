@@ -222,8 +222,9 @@ def baker_home() -> Path:
 def home_dir(*parts: str, create: bool = True) -> Path:
     """`~/.baker` (and `parts` below it), checked; created 0700 whoever creates it.
 
-    The user's own folder that is merely looser than 0700 is tightened to 0700 and the change
-    logged; a symlink, another user's folder or one whose parent is missing raises Untrusted.
+    The user's own folder that is merely looser than 0700 (group-writable included) is
+    tightened to 0700 and the change logged; a symlink or another user's folder raises
+    Untrusted. With `create` False nothing is made and a missing part ends the check.
     """
     home = baker_home()
     try:
