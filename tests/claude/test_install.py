@@ -89,7 +89,8 @@ def test_foreign_settings_survive_byte_for_byte(adapter: ClaudeAdapter, tmp_path
 
 
 def test_what_uninstall_empties_is_removed(adapter: ClaudeAdapter, tmp_path: Path) -> None:
-    """A list, `hooks` object or settings file that only held ours carries nothing: gone."""
+    """A list or `hooks` object that only held ours carries nothing: gone; a settings file
+    only when baker created it."""
     path = tmp_path / ".claude/settings.json"
     path.parent.mkdir()
     path.write_text('{"model": "opus", "hooks": {}}')
@@ -97,7 +98,11 @@ def test_what_uninstall_empties_is_removed(adapter: ClaudeAdapter, tmp_path: Pat
     adapter.uninstall(tmp_path)
     assert path.read_text() == '{"model": "opus"}'
     (tmp_path / ".claude/agents").mkdir()
-    path.write_text("{}")
+    path.write_text("{}")  # the user's empty file is given back as it was (issue 17)
+    adapter.install(tmp_path)
+    adapter.uninstall(tmp_path)
+    assert path.read_text() == "{}" and (tmp_path / ".claude/agents").is_dir()
+    path.unlink()  # a file baker made goes again
     adapter.install(tmp_path)
     adapter.uninstall(tmp_path)
     assert not path.exists() and (tmp_path / ".claude/agents").is_dir()

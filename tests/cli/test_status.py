@@ -13,7 +13,7 @@ from tests.conftest import run_baker
 
 
 def setup_probes(repo: Path) -> None:
-    (repo / ".baker").mkdir(exist_ok=True)
+    (repo / ".baker").mkdir(mode=0o700, exist_ok=True)
     (repo / "model.pt").write_text("weights")
     (repo / ".venv" / "bin").mkdir(parents=True)
     (repo / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
@@ -86,7 +86,7 @@ def test_status_exits_0_when_every_probe_passes(repo: Path) -> None:
 
 
 def test_status_keeps_its_deadline_with_a_hung_probe(repo: Path) -> None:
-    (repo / ".baker").mkdir()
+    (repo / ".baker").mkdir(mode=0o700)
     (repo / ".baker" / "probes.json").write_text(json.dumps({"probes": [
         {"name": "hung", "command": "sleep 120", "timeout_s": 300}]}))
     start = time.monotonic()

@@ -74,7 +74,7 @@ def interrupted_session(cwd: Path, session_id: str = "prev-1") -> Session:
 
 @pytest.fixture
 def project(repo: Path) -> Path:
-    (repo / ".baker").mkdir()
+    (repo / ".baker").mkdir(mode=0o700)
     note = note_mod.parse(note_mod.template())
     note.sections["Goal"] = "Ship the pagination API."
     note.sections["Now"] = "Run `./scripts/integration.sh`"

@@ -14,7 +14,7 @@ from continuity_core import probes
 
 
 def write_probes(root: Path, value: object) -> None:
-    (root / ".baker").mkdir(exist_ok=True)
+    (root / ".baker").mkdir(mode=0o700, exist_ok=True)
     text = value if isinstance(value, str) else json.dumps(value)
     (root / ".baker" / "probes.json").write_text(text)
 

@@ -13,7 +13,7 @@ from continuity_core.errors import BakerError
 
 @pytest.fixture
 def project(repo: Path) -> Path:
-    (repo / ".baker").mkdir()
+    (repo / ".baker").mkdir(mode=0o700)
     return repo
 
 

@@ -147,7 +147,7 @@ def test_without_interpreters_the_project_venvs_are_probed(tmp_path: Path) -> No
 
 def test_registered_and_used_by_status(repo: Path, tmp_path: Path) -> None:
     assert isinstance(probes.plugin("gpu"), GpuProbe)
-    (repo / ".baker").mkdir()
+    (repo / ".baker").mkdir(mode=0o700)
     (repo / ".baker" / "probes.json").write_text(json.dumps({"gpu": {
         "interpreters": [fake_interpreter(tmp_path, "live"), fake_interpreter(tmp_path, "dead")],
     }}))

@@ -141,12 +141,10 @@ def test_ids_from_the_command_line_stay_in_their_store(
         result = run_baker("resume-check", target, "--json", cwd=project)
         answer = json.loads(result.stdout)
         assert "OUTSIDE-MARKER" not in result.stdout and "not for baker" not in result.stdout
-        if target == link.stem:  # a link is no saved checkpoint: not even listed
-            assert answer["status"] == "none" and link.stem not in json.dumps(
-                answer["candidates"]), answer
-            continue
+        # A link in the store makes the whole store untrusted (continuity_core.trust).
         assert result.returncode == 1, (target, result.stdout)
         assert answer["status"] == "invalid" and "refused" in answer.get("reason", ""), answer
+    link.unlink()  # the rest runs in a store that passes the trust check
     for args in (["recall", "--forget", "../"], ["recall", "--forget", "../../x"],
                  ["recall", "--forget", "%"], ["recall", "--show", "../"],
                  ["trap", "rm", "../../x"], ["trap", "rm", "/etc/passwd"],
@@ -227,10 +225,16 @@ def test_stores_stay_private_after_every_command_and_doctor_reports_loose_ones(
     assert "readable by others" not in healthy.stdout + healthy.stderr
     checkpoint = next((project / ".baker" / "checkpoints").glob("*.json"))
     checkpoint.chmod(0o644)
-    (project / ".baker").chmod(0o755)
     loose = run_baker("doctor", cwd=project, env=env)
     text = loose.stdout + loose.stderr
     assert "readable by others" in text and "chmod -R go-rwx" in text, text
+    # A `.baker` open to others is not one baker made: refused, and doctor says what to do.
+    (project / ".baker").chmod(0o755)
+    refused = run_baker("doctor", cwd=project, env=env)
+    assert refused.returncode == 1
+    assert f"{project / '.baker'} is open to other users (mode 0755)" in refused.stdout
+    assert f"chmod 700 {project / '.baker'}" in refused.stdout
+    (project / ".baker").chmod(0o700)
     # The next hook write does not widen anything further, and new files are still private.
     run_baker("checkpoint", "--quiet", cwd=project)
     newest = sorted((project / ".baker" / "checkpoints").glob("*.json"))[-1]

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from continuity_core import jsontext
+from continuity_core import agentfiles, jsontext
 from continuity_core.adapters import Change, hook_command
 from continuity_core.fs import atomic_write
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
@@ -72,11 +72,19 @@ def edit_settings(text: str | None, *, want: bool) -> str | None:
 
 def sync_file(path: Path, root: Path | None, *, want: bool, dry_run: bool,
               prune_dir: bool = False) -> Change:
-    """Add or remove our hooks in one settings file; report it relative to `root`."""
+    """Add or remove our hooks in one settings file; report it relative to `root`.
+
+    `root` is the project for a project-level file (a link out of it is refused), None for a
+    user-level one (written through a link to its target); see `continuity_core.agentfiles`.
+    """
     shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
         else str(path)
     try:
-        old: str | None = path.read_bytes().decode()  # no newline translation: CRLF stays
+        target = agentfiles.resolve(path, root)
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    try:
+        old: str | None = target.path.read_bytes().decode()  # no newline translation
     except FileNotFoundError:
         old = None
     except (OSError, UnicodeDecodeError) as e:
@@ -88,21 +96,35 @@ def sync_file(path: Path, root: Path | None, *, want: bool, dry_run: bool,
                       detail=f"not changed: {e}; fix it by hand and run again")
     if new is None:
         return Change(path=shown, action="unchanged")
-    empty = not want and json.loads(new) == {}
-    if dry_run:
-        return Change(path=shown, action="removed" if empty else
-                      "created" if old is None else "updated")
     try:
-        if empty:
-            path.unlink()
-            if prune_dir and not any(path.parent.iterdir()):
-                path.parent.rmdir()
-            return Change(path=shown, action="removed")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, new, mode=0o644)
+        agentfiles.check_writable(target.path)
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    detail = target.via
+    if not want and json.loads(new) == {}:
+        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
+        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
+        detail = "; ".join(d for d in (said, detail) if d)
+        if kept is None:
+            if not dry_run:
+                try:
+                    target.path.unlink()
+                    if prune_dir and not any(target.path.parent.iterdir()):
+                        target.path.parent.rmdir()
+                except OSError as e:
+                    return Change(path=shown, action="failed", detail=e.strerror or str(e))
+            return Change(path=shown, action="removed", detail=detail)
+        new = kept
+    if dry_run:
+        return Change(path=shown, action="created" if old is None else "updated", detail=detail)
+    try:
+        if want:
+            agentfiles.remember_before(target.path, old)
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target.path, new, mode=0o644)
     except OSError as e:
         return Change(path=shown, action="failed", detail=e.strerror or str(e))
-    return Change(path=shown, action="created" if old is None else "updated")
+    return Change(path=shown, action="created" if old is None else "updated", detail=detail)
 
 
 def install(project: Path, *, local: bool, dry_run: bool) -> list[Change]:

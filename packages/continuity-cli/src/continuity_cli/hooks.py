@@ -82,7 +82,12 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
     """Into the project's log for `baker audit`; where that cannot be written (a read-only
     repository), into the per-user one, ~/.baker/log/events.jsonl."""
     try:
+        from continuity_core import trust
         from continuity_core.store import Store, find_project
+
+        if isinstance(exc, trust.Untrusted):  # never log into a store that failed the check
+            trust.refused(exc, command)
+            return
 
         root = find_project()
         store = Store(root) if root is not None else None

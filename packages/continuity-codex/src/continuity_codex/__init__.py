@@ -19,6 +19,7 @@ import msgspec
 
 from continuity_codex import config as cfg
 from continuity_codex import discovery, hooks, launch, parser
+from continuity_core import agentfiles
 from continuity_core.adapters import (
     Account,
     Change,
@@ -66,9 +67,9 @@ class CodexAdapter:
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         if not ref.path.endswith(".zst"):
             return parser.read(ref, cursor)
-        from continuity_core.config import baker_home
+        from continuity_core import trust
 
-        plain = discovery.plain_copy(ref.path, baker_home() / "cache" / "codex")
+        plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
         cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
@@ -107,19 +108,24 @@ class CodexAdapter:
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
         path = project / ".codex" / "hooks.json"
         try:
-            data = _read_json(path)
-        except ValueError as e:
+            real = agentfiles.resolve(path, project).path  # no link out of the project
+            data = _read_json(real)
+        except (ValueError, agentfiles.Refused) as e:
             return [Change(path=str(path), action="failed", detail=str(e))]
         new = cfg.hooks_json_remove(json.loads(json.dumps(data)))
         if new == data:
             return [Change(path=str(path), action="unchanged")]
+        try:
+            agentfiles.check_writable(real)
+        except agentfiles.Refused as e:
+            return [Change(path=str(path), action="failed", detail=str(e))]
         if not dry_run:
             if new:
-                atomic_write(path, json.dumps(new, indent=2) + "\n")
-            else:
-                path.unlink()
+                atomic_write(real, json.dumps(new, indent=2) + "\n")
+            else:  # only earlier versions of baker wrote this file
+                real.unlink()
                 with contextlib.suppress(OSError):  # the folder holds the user's own files
-                    path.parent.rmdir()
+                    real.parent.rmdir()
         return [Change(path=str(path), action="removed" if not new else "updated",
                        detail="baker's hooks removed")]
 
@@ -129,8 +135,12 @@ class CodexAdapter:
         if not home.is_dir():
             return [Change(path=str(home), action="skipped",
                            detail="no Codex home here; run codex once to create it")]
+        try:  # a dotfile manager's link is written through to its target, and said so
+            target = agentfiles.resolve(path, None)
+        except agentfiles.Refused as e:
+            return [Change(path=str(path), action="failed", detail=str(e))]
         try:
-            before = path.read_bytes().decode("utf-8")  # keeps CRLF line ends as they are
+            before = target.path.read_bytes().decode("utf-8")  # keeps CRLF line ends
         except FileNotFoundError:
             before = ""
         import tomlkit
@@ -177,9 +187,13 @@ class CodexAdapter:
         after = cfg.dumps(doc, before)
         if after == before:
             return [Change(path=str(path), action="unchanged"), *changes]
+        try:
+            agentfiles.check_writable(target.path)
+        except agentfiles.Refused as e:
+            return [Change(path=str(path), action="failed", detail=str(e)), *changes]
         if not options.dry_run:
-            atomic_write(path, after)
-        detail = "; ".join(done)
+            atomic_write(target.path, after)
+        detail = "; ".join([*done, *filter(None, [target.via])])
         if options.uninstall:
             return [Change(path=str(path), action="removed", detail=detail), *changes]
         return [Change(path=str(path), action="updated" if before else "created", detail=detail),

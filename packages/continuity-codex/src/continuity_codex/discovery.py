@@ -341,8 +341,10 @@ class HeadCache:
         self.entries: dict[str, list[str | None]] = {}
         self.seen: set[str] = set()
         self.added = 0
-        with contextlib.suppress(OSError, ValueError):
-            loaded = msgspec.json.decode(self.path.read_bytes())
+        from continuity_core import trust
+
+        with contextlib.suppress(OSError, ValueError, trust.Untrusted):
+            loaded = msgspec.json.decode(trust.read_bytes(self.path, home=True))
             if isinstance(loaded, dict) and loaded.get("home") == os.path.realpath(home):
                 self.entries = loaded.get("heads") or {}
 
@@ -366,11 +368,12 @@ class HeadCache:
             return
         for key in gone:
             del self.entries[key]
-        from continuity_core.fs import atomic_write, ensure_private_dir
+        from continuity_core import trust
+        from continuity_core.fs import atomic_write
 
         data = {"home": os.path.realpath(self.home), "heads": self.entries}
-        with contextlib.suppress(OSError):
-            ensure_private_dir(self.path.parent)
+        with contextlib.suppress(OSError, trust.Untrusted):
+            trust.home_dir("cache", "codex")
             atomic_write(self.path, msgspec.json.encode(data))
 
 

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from continuity_core import trust
 from continuity_core.config import baker_home
 from continuity_core.errors import StoreError
 from continuity_core.fs import ensure_private_dir
@@ -282,9 +283,11 @@ class Archive:
             self.db = self._rebuild(e)
 
     def _connect(self) -> sqlite3.Connection:
-        ensure_private_dir(self.path.parent)
-        if not self.path.exists():
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        if self.path == db_path():
+            trust.home_dir()  # 0700, checked; a looser folder of the user's is tightened
+        else:
+            ensure_private_dir(self.path.parent)
+        os.close(trust.open_fd(self.path, os.O_WRONLY | os.O_CREAT, 0o600, home=True))
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -250,8 +250,10 @@ def _suspects(root: Path, now: dt.datetime, session: Any | None) -> list[Problem
 
     path = root / note_mod.NOTE_PATH
     try:
-        text = path.read_text(errors="replace")
-        age_h = (now.timestamp() - os.stat(path).st_mtime) / 3600
+        text = note_mod.read_text(root)
+        if text is None:
+            return []
+        age_h = (now.timestamp() - os.lstat(path).st_mtime) / 3600
     except OSError:
         return []
     out = []

@@ -6,21 +6,21 @@ user's comments and order survive.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from continuity_core import trust
 from continuity_core.errors import ConfigError
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.config import GlobalConfig
 
 
 def baker_home() -> Path:
-    raw = os.environ.get("BAKER_HOME")
-    return Path(raw).expanduser() if raw else Path.home() / ".baker"
+    """`$BAKER_HOME` or `~/.baker`, unchecked: `trust.home_dir` checks and creates it."""
+    return trust.baker_home()
 
 
 def config_path() -> Path:
@@ -29,13 +29,28 @@ def config_path() -> Path:
 
 def load_config(path: Path | None = None) -> GlobalConfig:
     """The global config; a missing file is the defaults, an invalid one a ConfigError."""
-    path = path or config_path()
+    if path is None:
+        path = config_path()
+        try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
+            trust.home_dir(create=False)
+            data = trust.read_bytes(path, home=True)
+        except FileNotFoundError:
+            return GlobalConfig()
+        except trust.Untrusted as e:
+            raise ConfigError(str(e)) from None
+        except OSError as e:
+            raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+        return _decode(data, path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return GlobalConfig()
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    return _decode(data, path)
+
+
+def _decode(data: bytes, path: Path) -> GlobalConfig:
     try:
         return msgspec.toml.decode(data, type=GlobalConfig)
     except msgspec.ValidationError as e:
@@ -186,9 +201,12 @@ def edit_config(change: Any, path: Path | None = None) -> bool:
     """Apply `change(doc)` to the TOML document with tomlkit; True when the file changed."""
     import tomlkit
 
+    own = path is None
     path = path or config_path()
+    if own:
+        trust.home_dir()
     try:
-        before = path.read_text()
+        before = (trust.read_bytes(path, home=True) if own else path.read_bytes()).decode()
     except FileNotFoundError:
         before = ""
     doc = tomlkit.parse(before)
@@ -200,6 +218,7 @@ def edit_config(change: Any, path: Path | None = None) -> bool:
         msgspec.toml.decode(after.encode(), type=GlobalConfig)
     except msgspec.ValidationError as e:
         raise ConfigError(f"refusing to write {explain(e, path, after)}") from None
-    ensure_private_dir(path.parent)
+    if not own:
+        ensure_private_dir(path.parent)
     atomic_write(path, after)
     return True

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -23,9 +24,13 @@ STALE_CHECKPOINT_H = 24
 
 
 def run(start: Path | None = None) -> list[Finding]:
+    from continuity_core import trust
+
     root = project_root(start)
-    store = Store(root)
+    store = Store(root, verify=False)
     out: list[Finding] = []
+    refused = [*trust.store_problems(root), *_home_problems()]
+    out += [Finding(level="error", message=f"not used: {e}") for e in refused]
     try:
         config = load_config()
         out.append(Finding(level="ok", message=f"config {config_path()} is valid"
@@ -34,7 +39,8 @@ def run(start: Path | None = None) -> list[Finding]:
         out.append(Finding(level="error", message=str(e)))
         config = GlobalConfig()
     out += _baker_on_path()
-    out += _store(store)
+    if not any(e.path.is_relative_to(store.dir) for e in refused):
+        out += _store(store)
     adapters, broken = load_all()
     if not adapters and not broken:
         out.append(Finding(level="warn", message="no agent adapters installed",
@@ -96,13 +102,29 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
     return out
 
 
+def _home_problems() -> list[Any]:
+    """~/.baker and its parts that fail the trust check (a 0644 config.toml passes)."""
+    from continuity_core import trust
+
+    out = []
+    try:
+        for part in ("", "cache", "log", "handoffs"):
+            folder = trust.home_dir(*([part] if part else []), create=False)
+            if part == "":
+                trust.check_file(folder / "config.toml", home=True)
+                trust.check_file(folder / "archive.sqlite", home=True)
+    except trust.Untrusted as e:
+        out.append(e)
+    return out
+
+
 def _baker_on_path() -> list[Finding]:
     exe = shutil.which("baker")
     if exe is None:
         return [Finding(level="error",
                         message="`baker` is not on PATH, so agent hooks cannot run it",
-                        fix="install continuity-cli where your agents' shells find it "
-                            "(pipx, or add the venv's bin to PATH)")]
+                        fix="run `python3 scripts/dev.py install` in a Continuity checkout "
+                            "(or put the venv's bin on PATH)")]
     try:
         ran = subprocess.run([exe, "--version"], capture_output=True, timeout=20, check=False)
         ok = ran.returncode == 0

@@ -21,18 +21,23 @@ def ensure_private_dir(path: Path) -> Path:
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE,
-                 durable: bool = True) -> None:
+                 durable: bool = True, keep_mode: bool = True) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never a torn one.
 
     Temp file in the same folder, fsync, `os.replace`, then fsync of the folder. `mode` is
-    applied to new files; an existing file keeps its own mode (agents' settings files).
+    applied to new files; an existing file keeps its own mode (agents' settings files) unless
+    `keep_mode` is False (the note is 0600 whatever an older version made it). A
+    symlink at `path` is replaced, not followed (`agentfiles` resolves a user's link first).
     `durable=False` skips the fsyncs, for per-call scratch state whose loss in a power cut
     costs nothing (which traps a session has seen, the tool call in flight): still atomic.
     """
     if isinstance(data, str):
         data = data.encode()
-    with contextlib.suppress(FileNotFoundError):
-        mode = stat.S_IMODE(path.stat().st_mode)
+    if keep_mode:
+        with contextlib.suppress(FileNotFoundError):
+            st = os.lstat(path)  # a link is replaced, never followed; it lends no mode
+            if stat.S_ISREG(st.st_mode):
+                mode = stat.S_IMODE(st.st_mode)
     # A private temp name in the same folder (what tempfile.mkstemp does, without importing
     # it: hooks pay for every import).
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")

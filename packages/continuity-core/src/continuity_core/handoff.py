@@ -118,10 +118,13 @@ def brief_path(root: Path) -> Path:
 
 def save_brief(root: Path, text: str) -> Path:
     """Keep the brief in a private file (`brief_path`); the oldest beyond KEEP_BRIEFS go."""
-    from continuity_core.fs import atomic_write, ensure_private_dir
+    from continuity_core import trust
+    from continuity_core.fs import atomic_write
 
     path = brief_path(root)
-    folder = ensure_private_dir(path.parent)
+    store = Store(root)
+    # Created 0700 where missing, every component checked (never through a link).
+    folder = store.folder("handoffs") if store.exists else trust.home_dir("handoffs")
     atomic_write(path, text)
     for old in sorted(folder.glob("brief-*.md"), reverse=True)[KEEP_BRIEFS:]:
         old.unlink(missing_ok=True)

@@ -26,10 +26,21 @@ def parse_event(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Any
         return adapter, None
 
 
-def project_store(event: HookEvent | None) -> Store | None:
+def project_store(event: HookEvent | None, command: str = "hook") -> Store | None:
+    """The event's project store; None outside a project or when the store fails the trust
+    check (`continuity_core.trust`): then one line goes to ~/.baker's log and nothing else
+    happens, so a cloned repository's committed `.baker/` cannot steer a hook."""
+    from continuity_core import trust
+
     cwd = Path(event.cwd) if event is not None and event.cwd else Path.cwd()
     root = find_project(cwd)
-    return Store(root) if root is not None else None
+    if root is None:
+        return None
+    try:
+        return Store(root)
+    except trust.Untrusted as e:
+        trust.refused(e, command)
+        return None
 
 
 def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
@@ -40,7 +51,7 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if event is not None and event.kind == "other":
         # e.g. Gemini 0.61 fires PreCompress before every turn; only a real one is ours.
         return ""
-    store = project_store(event)
+    store = project_store(event, "checkpoint")
     if store is None:
         return ""
     if agent is not None and event is None and (payload.strip() or argv):
@@ -105,7 +116,7 @@ def _begin(command: str, agent: str | None, payload: bytes, argv: list[str], kin
         adapter, event = None, plain_event(payload, kind)
     else:
         adapter, event = parse_event(agent, payload, argv)
-    store = project_store(event)
+    store = project_store(event, command)
     if store is None:
         return None
     if event is None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import msgspec
 
-from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core import trust
+from continuity_core.fs import atomic_write
 from continuity_core.redact import redact
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
@@ -43,7 +44,7 @@ def record(store: Store, event: HookEvent) -> None:
     call = Inflight(agent=event.agent, session_id=event.session_id, tool_name=event.tool_name,
                     started_at=now_iso(), command=redact(event.command) if event.command else None,
                     paths=event.paths[:10])
-    ensure_private_dir(store.path("inflight"))
+    store.folder("inflight")
     atomic_write(_path(store, event.agent, event.session_id), msgspec.json.encode(call),
                  durable=False)
 
@@ -58,9 +59,9 @@ def unrecorded(store: Store, session: Session) -> Inflight | None:
     if session.pending_calls:
         return None  # the transcript already shows what was running
     try:
-        with open(_path(store, session.agent, session.session_id), "rb") as f:
-            call = msgspec.json.decode(f.read(), type=Inflight)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        data = trust.read_bytes(_path(store, session.agent, session.session_id))
+        call = msgspec.json.decode(data, type=Inflight)
+    except (OSError, trust.Untrusted, msgspec.DecodeError, msgspec.ValidationError):
         return None
     if session.updated_at and _when(session.updated_at) > _when(call.started_at):
         return None  # the transcript moved on after the call began: it returned

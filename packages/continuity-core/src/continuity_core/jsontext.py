@@ -204,6 +204,26 @@ def _strip(text: str, event: str, is_ours: Callable[[Any], bool]) -> str:
             return remove_member(text, hooks, event)
 
 
+def _refuse_duplicates(text: str, events: Mapping[str, Any]) -> None:
+    """ValueError naming the line of a second `hooks` key (or of one of `events` inside it):
+    agents read only one of them, so an edit could land where it is never read."""
+    root = parse(text)
+
+    def check(node: Node, names: set[str] | None, where: str) -> None:
+        seen: set[str] = set()
+        for key, start, _ in node.members:
+            if (names is None or key in names) and key in seen:
+                line = text.count("\n", 0, start) + 1
+                raise ValueError(f"line {line} repeats the key `{where}{key}`, and the agent "
+                                 "reads only one of them; merge them into one")
+            seen.add(key)
+
+    check(root, {"hooks"}, "")
+    hooks = root.get("hooks")
+    if hooks is not None and hooks.kind == "object":
+        check(hooks, set(events), "hooks.")
+
+
 def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
                is_ours: Callable[[Any], bool], *, want: bool) -> str | None:
     """Settings text with our hook group per event (`wanted`) present once, or with every hook
@@ -220,6 +240,7 @@ def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
     data = json.loads(text)
     if not isinstance(data, dict):
         raise ValueError("the settings file is not a JSON object")
+    _refuse_duplicates(text, wanted)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("its `hooks` is not an object")

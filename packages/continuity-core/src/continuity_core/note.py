@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
 
-NOTE_PATH = Path("memory") / "hot.md"
+NOTE_PATH = Path(trust.NOTE_DIR) / trust.NOTE_NAME
 CAP = 120
 SECTIONS = (
     "Goal", "Now", "Done", "Next", "In flight", "Blocked", "Routing", "Gotchas", "Open questions",
@@ -131,11 +132,18 @@ def filled(note: Note, level: str = "###") -> str:
     return "\n".join(lines)
 
 
-def read(root: Path) -> Note | None:
+def read_text(root: Path) -> str | None:
+    """The note's text, None when there is none; `trust.Untrusted` when `memory/` or the
+    note is a symlink, another user's or writable by others (a cloned repository's)."""
     try:
-        return parse((root / NOTE_PATH).read_text(errors="replace"))
+        return trust.read_bytes(trust.check_note(root)).decode(errors="replace")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+
+
+def read(root: Path) -> Note | None:
+    text = read_text(root)
+    return None if text is None else parse(text)
 
 
 def write(root: Path, note: Note) -> Path:
@@ -146,9 +154,9 @@ def write(root: Path, note: Note) -> Path:
             f"{root / NOTE_PATH} would be {n} lines, over the {CAP}-line cap; move finished "
             "items out of Done or shorten a section, then retry"
         )
-    path = root / NOTE_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text, mode=0o600)
+    trust.check_dirs(root, trust.NOTE_DIR, create=True)
+    path = trust.check_note(root)
+    atomic_write(path, text, mode=0o600, keep_mode=False)  # private, as docs/privacy.md says
     return path
 
 

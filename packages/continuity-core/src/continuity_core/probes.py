@@ -146,11 +146,14 @@ def read_config(root: Path) -> ProbesConfig:
     """`.baker/probes.json`, each top-level key validated on its own."""
     path = root / STORE / PROBES_FILE
     cfg = ProbesConfig()
+    from continuity_core import trust
+
     try:
-        raw: Any = msgspec.json.decode(path.read_bytes())
+        trust.check_store(root)  # a committed store's probes are never run
+        raw: Any = msgspec.json.decode(trust.read_bytes(path))
     except FileNotFoundError:
         return cfg
-    except (OSError, msgspec.DecodeError) as e:
+    except (OSError, trust.Untrusted, msgspec.DecodeError) as e:
         cfg.errors.append(ProbeResult(name=PROBES_FILE, state="error", kind="config",
                                       detail=f"unreadable or not JSON: {e}"))
         return cfg

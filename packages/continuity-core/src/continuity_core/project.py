@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 from continuity_core import note as note_mod
+from continuity_core import trust
 from continuity_core.adapters import Change
-from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.fs import atomic_write
 from continuity_core.git import git_facts
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
@@ -58,7 +59,8 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
-def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Change:
+def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool,
+                      mode: int = 0o644) -> Change:
     """Write `new` to `path` if it differs; report what happened relative to `root`."""
     rel = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
     try:
@@ -67,11 +69,11 @@ def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool) -> Cha
         old = None
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return write_change(path, rel, old, new, dry_run=dry_run)
+    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode)
 
 
 def write_change(path: Path, rel: str, old: str | None, new: str, *, dry_run: bool,
-                 detail: str = "", prune: bool = False) -> Change:
+                 detail: str = "", prune: bool = False, mode: int = 0o644) -> Change:
     """Make `path`, which holds `old` (None: no file), hold `new`; "" removes the file, and with
     `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported."""
     if old == new:
@@ -89,7 +91,7 @@ def write_change(path: Path, rel: str, old: str | None, new: str, *, dry_run: bo
     if not dry_run:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, new, mode=0o644)
+            atomic_write(path, new, mode=mode)
         except OSError as e:
             return Change(path=rel, action="failed", detail=e.strerror or str(e))
     return Change(path=rel, action="created" if old is None else "updated", detail=detail)
@@ -207,21 +209,27 @@ def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
 
 
 def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
+    """Create the store and the note; a store or note that fails the trust check
+    (`continuity_core.trust`, e.g. committed by a cloned repository) raises `Untrusted`."""
     changes: list[Change] = []
+    trust.check_store(root)
+    trust.check_note(root)
     store = root / STORE
     if not store.is_dir():
         if not dry_run:
             for sub in ("checkpoints", "log"):
-                ensure_private_dir(store / sub)
+                trust.check_dirs(root, STORE, sub, create=True)
         changes.append(Change(path=f"{STORE}/", action="created", detail="private (0700)"))
     else:
         changes.append(Change(path=f"{STORE}/", action="unchanged"))
     note_path = root / note_mod.NOTE_PATH
     if not note_path.exists():
         branch = git_facts(root, worktrees=False).branch or ""
+        if not dry_run:
+            trust.check_dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
         changes.append(write_text_change(
             note_path, note_mod.template(agent=agent, branch=branch, updated=now_iso()), root,
-            dry_run=dry_run))
+            dry_run=dry_run, mode=0o600))
     else:
         changes.append(Change(path=str(note_mod.NOTE_PATH), action="unchanged"))
     changes.append(_gitignore(root, dry_run=dry_run))

@@ -22,7 +22,8 @@ from typing import Any
 
 import msgspec
 
-from continuity_core.fs import atomic_write, ensure_private_dir, inside, is_loose
+from continuity_core import trust
+from continuity_core.fs import atomic_write, inside, is_loose
 from continuity_core.git import git_facts
 from continuity_core.redact import redact, redact_obj, scan
 from continuity_core.schemas.checkpoint import GitFacts
@@ -317,7 +318,8 @@ def save(root: Path, text: str) -> Saved:
 def _private_store(root: Path, warnings: list[str]) -> Path:
     base = root / STORE
     fresh = not base.exists()
-    folder = ensure_private_dir(store_dir(root))
+    trust.check_store(root)
+    folder = trust.check_dirs(root, STORE, SAVED, create=True)
     if fresh:
         # A store made here (no `baker init` yet) must not show up in `git status`.
         atomic_write(base / ".gitignore", "*\n")
@@ -344,7 +346,12 @@ def resume_prompts(cid: str) -> dict[str, str]:
 
 
 def candidates(folder: Path, worktree: str) -> list[Candidate]:
-    """Checkpoints in one store, newest first (ids sort by time)."""
+    """Checkpoints in one store, newest first (ids sort by time); none from a store that
+    fails the trust check (`continuity_core.trust`)."""
+    try:
+        trust.check_store(folder.parent.parent)
+    except trust.Untrusted:
+        return []
     try:
         names = sorted((n for n in os.listdir(folder) if n.endswith(".md")), reverse=True)
     except OSError:
@@ -365,9 +372,12 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
 
 def _front_of(path: Path) -> dict[str, str]:
     try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            head = f.read(4096)
-    except OSError:
+        fd = trust.open_fd(path, os.O_RDONLY)
+        try:
+            head = os.read(fd, 4096).decode("utf-8", errors="replace")
+        finally:
+            os.close(fd)
+    except (OSError, trust.Untrusted):
         return {}
     return parse(head).front
 
@@ -381,8 +391,8 @@ def _size(path: Path) -> int:
 
 def _read_latest(folder: Path) -> str | None:
     try:
-        value = (folder / LATEST).read_text().strip()
-    except OSError:
+        value = trust.read_bytes(folder / LATEST).decode(errors="replace").strip()
+    except (OSError, trust.Untrusted):
         return None
     return value if ID_RE.match(value) else None
 
@@ -443,7 +453,10 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
                         f"run `chmod 600 {path}`")
     cid = path.stem
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = trust.read_bytes(path).decode("utf-8")
+    except trust.Untrusted as e:
+        return ResumeCheck(status="invalid", id=cid, path=str(path), worktree=worktree,
+                           reason=str(e), warnings=warnings)
     except UnicodeDecodeError:
         return ResumeCheck(status="invalid", id=cid, path=str(path), worktree=worktree,
                            reason=f"{path} is not UTF-8 text", warnings=warnings)
@@ -471,6 +484,10 @@ def _select(root: Path, target: str | None,
             stores: list[tuple[str, Path]]) -> tuple[Path, str] | ResumeCheck:
     """The checkpoint file `target` names (or this worktree's latest), or the answer instead."""
     own_wt, own = stores[0]
+    try:
+        trust.check_store(Path(own_wt))
+    except trust.Untrusted as e:
+        return ResumeCheck(status="invalid", path=str(e.path), reason=str(e))
     if target is None:
         latest = _read_latest(own)
         note: list[str] = []
@@ -522,8 +539,8 @@ def _contained(path: Path, worktree: str | None,
 
 def _meta(path: Path) -> SavedMeta | None:
     try:
-        return msgspec.json.decode(path.with_suffix(".json").read_bytes(), type=SavedMeta)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return msgspec.json.decode(trust.read_bytes(path.with_suffix(".json")), type=SavedMeta)
+    except (OSError, trust.Untrusted, msgspec.DecodeError, msgspec.ValidationError):
         return None  # a checkpoint copied in by hand has no sidecar; dirty drift is then all
 
 

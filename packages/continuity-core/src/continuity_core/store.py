@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,15 +19,18 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from continuity_core import trust
 from continuity_core.errors import NotAProject, StoreError
-from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.fs import atomic_write
 from continuity_core.schemas.checkpoint import Checkpoint
 
 KEEP_CHECKPOINTS = 20
 LOCK_TIMEOUT_S = 5.0
 LOG_MAX_BYTES = 1 << 20
 KNOWN_SCHEMA = 1
-STORE = ".baker"
+STORE = trust.STORE
+# What `new_checkpoint_id` makes: retention deletes nothing else.
+CHECKPOINT_NAME = re.compile(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json")
 
 T = TypeVar("T")
 
@@ -70,11 +74,15 @@ def project_root_for_init(start: Path | None = None) -> Path:
 
 
 class Store:
-    """One project's `.baker/` folder."""
+    """One project's `.baker/` folder, checked by `trust.check_store` when it is made (raises
+    `trust.Untrusted`; `verify=False` only for `baker doctor`, which reports instead)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, verify: bool = True) -> None:
         self.root = root
         self.dir = root / STORE
+        if verify:
+            trust.check_store(root)
+            trust.check_note(root)
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
@@ -94,26 +102,26 @@ class Store:
         return self.dir.joinpath(*parts)
 
     def folder(self, *parts: str) -> Path:
-        return ensure_private_dir(self.path(*parts))
+        """`.baker/<parts>`, created 0700 where missing, every component checked."""
+        return trust.check_dirs(self.root, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------
     @contextlib.contextmanager
     def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         """Hold the sidecar `.baker/<name>.lock`; a timeout becomes a readable StoreError."""
-        ensure_private_dir(self.dir)
-        lock_path = self.dir / f"{name}.lock"
+        lock_path = self.folder() / f"{name}.lock"
         with _locked(lock_path, timeout):
             yield
 
     # --- documents -----------------------------------------------------------------------
     def write_json(self, path: Path, value: Any) -> None:
-        ensure_private_dir(path.parent)
+        self.folder(*path.parent.relative_to(self.dir).parts)
         atomic_write(path, msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
 
     def read_json(self, path: Path, type_: type[T]) -> T:
         """Decode a stored document, with a message naming the file when it cannot be used."""
         try:
-            data = path.read_bytes()
+            data = trust.read_bytes(path)
         except FileNotFoundError:
             raise
         except OSError as e:
@@ -136,14 +144,16 @@ class Store:
         with self.lock():
             self.write_json(target, cp)
             for old in self.checkpoint_paths()[keep:]:
-                with contextlib.suppress(FileNotFoundError):
-                    old.unlink()
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError,
+                                         PermissionError):
+                    old.unlink()  # only checkpoint-id names, in a folder that passed the check
         return target
 
     def checkpoint_paths(self) -> list[Path]:
-        """Checkpoint files, newest first (ids sort by time)."""
+        """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
+        makes, so retention never touches another file that happens to lie there."""
         try:
-            names = [n for n in os.listdir(self.checkpoints_dir) if n.endswith(".json")]
+            names = [n for n in os.listdir(self.checkpoints_dir) if CHECKPOINT_NAME.fullmatch(n)]
         except FileNotFoundError:
             return []
         return [self.checkpoints_dir / n for n in sorted(names, reverse=True)]
@@ -164,7 +174,7 @@ class Store:
 
     def load_cursor(self, agent: str, transcript: str, type_: type[T]) -> T | None:
         try:
-            data = self.cursor_path(agent, transcript).read_bytes()
+            data = trust.read_bytes(self.cursor_path(agent, transcript))
             return msgspec.msgpack.decode(data, type=type_)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             return None  # a missing or stale cursor only costs a full read
@@ -173,10 +183,10 @@ class Store:
         """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
         path = self.cursor_path(agent, transcript)
         data = msgspec.msgpack.encode(value)
-        with contextlib.suppress(OSError):
-            if path.read_bytes() == data:
+        with contextlib.suppress(OSError, StoreError):
+            if trust.read_bytes(path) == data:
                 return
-        ensure_private_dir(path.parent)
+        self.folder("cursors")
         atomic_write(path, data)
 
     # --- hook log, read by `baker audit` -------------------------------------------------
@@ -186,18 +196,14 @@ class Store:
             folder = self.folder("log")
             path = folder / "events.jsonl"
             with contextlib.suppress(FileNotFoundError):
-                if path.stat().st_size > LOG_MAX_BYTES:
+                if os.lstat(path).st_size > LOG_MAX_BYTES:
                     os.replace(path, folder / "events.1.jsonl")
             import json
 
             from continuity_core.redact import redact
 
             line = json.dumps({"t": now_iso(), "event": event, **fields}, default=str)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, (redact(line) + "\n").encode())
-            finally:
-                os.close(fd)
+            trust.append(path, (redact(line) + "\n").encode())
 
     def log_exception(self, command: str, exc: BaseException, **fields: Any) -> None:
         import traceback
@@ -219,13 +225,14 @@ def _locked(path: Path, timeout: float) -> Iterator[None]:
     except ImportError:  # pragma: no cover - Windows
         from filelock import FileLock, Timeout
 
+        trust.check_file(path)
         try:
             with FileLock(path, timeout=timeout, mode=0o600):
                 yield
         except Timeout:
             raise StoreError(held) from None
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = trust.open_fd(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -21,8 +21,9 @@ from typing import Literal
 
 import msgspec
 
+from continuity_core import trust
 from continuity_core.errors import BakerError, StoreError
-from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.fs import atomic_write
 from continuity_core.redact import redact
 from continuity_core.schemas.trap import Trap
 from continuity_core.store import STORE, Store, now_iso
@@ -48,7 +49,7 @@ def traps_path(root: Path) -> Path:
 
 def _lines(root: Path) -> list[bytes]:
     try:
-        return traps_path(root).read_bytes().splitlines()
+        return trust.read_bytes(traps_path(root)).splitlines()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return []
 
@@ -142,7 +143,6 @@ def add(
     store = Store(root)
     with store.lock():
         path = traps_path(root)
-        ensure_private_dir(path.parent)
         old = b"".join(line + b"\n" for line in _lines(root))
         atomic_write(path, old + msgspec.json.encode(trap) + b"\n")
     return trap
@@ -264,7 +264,7 @@ def _seen_path(root: Path, session: str) -> Path:
 
 def seen(root: Path, session: str) -> set[str]:
     try:
-        value = msgspec.json.decode(_seen_path(root, session).read_bytes())
+        value = msgspec.json.decode(trust.read_bytes(_seen_path(root, session)))
     except (OSError, msgspec.DecodeError):
         return set()
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
@@ -273,7 +273,7 @@ def seen(root: Path, session: str) -> set[str]:
 def mark_seen(root: Path, session: str, ids: Iterable[str]) -> None:
     """Add `ids` to the session's seen set; old sessions' sets are pruned."""
     path = _seen_path(root, session)
-    ensure_private_dir(path.parent)
+    trust.check_dirs(root, STORE, SEEN_DIR, create=True)
     atomic_write(path, msgspec.json.encode(sorted(seen(root, session) | set(ids))),
                  durable=False)
     with contextlib.suppress(OSError):

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from continuity_core import jsontext
+from continuity_core import agentfiles, jsontext
 from continuity_core.adapters import Change, hook_command
+from continuity_core.fs import atomic_write
 from continuity_core.project import write_change
 
 CHECKPOINT = "checkpoint --agent gemini --quiet"
@@ -124,7 +125,11 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
     """Install (or remove) our hooks in `path`; report it relative to `root` (or absolute)."""
     rel = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     try:
-        _, old = load(path)
+        target = agentfiles.resolve(path, root)
+    except agentfiles.Refused as e:
+        return Change(path=rel, action="failed", detail=str(e))
+    try:
+        _, old = load(target.path)
         new = edit(old, remove=remove)
     except SettingsError as e:
         return Change(path=rel, action="skipped", detail=str(e))
@@ -132,10 +137,23 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
     if new is None:
         return Change(path=rel, action="unchanged")
+    try:
+        agentfiles.check_writable(target.path)
+    except agentfiles.Refused as e:
+        return Change(path=rel, action="failed", detail=str(e))
+    said = ""
     if remove and json.loads(new) == {}:
-        new = ""  # nothing but our hooks was in it: the file goes, and an emptied folder
-    return write_change(path, rel, old, new, dry_run=dry_run, prune=True,
-                        detail="" if remove else note)
+        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
+        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
+        new = "" if kept is None else kept
+        if kept == "":  # an empty file baker found: written back empty, not removed
+            if not dry_run:
+                atomic_write(target.path, "")
+            return Change(path=rel, action="updated", detail=said)
+    elif not remove and not dry_run:
+        agentfiles.remember_before(target.path, old)
+    detail = "; ".join(d for d in (said if remove else note, target.via) if d)
+    return write_change(target.path, rel, old, new, dry_run=dry_run, prune=True, detail=detail)
 
 
 def reads_agents_md(*settings: Path) -> bool:

@@ -22,10 +22,11 @@ def note(as_json: bool) -> None:
 
     root = project_root()
     path = root / note_mod.NOTE_PATH
-    current = note_mod.read(root)
-    if current is None:
+    text = note_mod.read_text(root)
+    if text is None:
         raise click.ClickException(f"{path} does not exist yet: run `baker init`")
-    lines = path.read_text(errors="replace").count("\n")
+    current = note_mod.parse(text)
+    lines = text.count("\n")
     unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
     if as_json:
         output.emit_json({"path": str(path), "lines": lines, "cap": note_mod.CAP,
@@ -33,7 +34,7 @@ def note(as_json: bool) -> None:
                           "sections": {t: current.get(t) for t in current.sections},
                           "unknown_sections": unknown})
         return
-    click.echo(path.read_text(errors="replace"), nl=False)
+    click.echo(text, nl=False)
     if lines > note_mod.CAP:
         click.echo(f"warning: {lines} lines, over the {note_mod.CAP}-line cap; the next write "
                    "is refused until it is shortened", err=True)

@@ -63,7 +63,9 @@ def _reminder(store: Store) -> dict[str, object] | None:
     from continuity_core.checkpoint import REMINDER
 
     try:
-        data = msgspec.json.decode(store.path(REMINDER).read_bytes())
-    except (OSError, msgspec.DecodeError):
+        from continuity_core import trust
+
+        data = msgspec.json.decode(trust.read_bytes(store.path(REMINDER)))
+    except (OSError, trust.Untrusted, msgspec.DecodeError):
         return None
     return data if isinstance(data, dict) else None

@@ -1,0 +1,285 @@
+"""The store trusts nothing it did not make: the one place that checks a path before use.
+
+A cloned repository can carry a committed `.baker/` or `memory/hot.md` (git checks them out
+even though `baker init` ignores them), so before Continuity reads or writes either, every path
+component inside the project is checked with `lstat`: a symlink, another user's file or folder,
+or a group- or world-writable mode means the store is not used (`Untrusted`). Files are then
+opened with `O_NOFOLLOW` where the platform has it and checked again on the open descriptor.
+
+The per-user folder `~/.baker` (`$BAKER_HOME`) follows the same rules, except that the user's
+own folder that is merely looser than 0700 is tightened (and logged) instead of refused.
+
+Only `os` and `stat`: hooks call this on every turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from continuity_core.errors import StoreError
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+PRIVATE_DIR = 0o700
+WRITABLE_BY_OTHERS = 0o022
+_geteuid = getattr(os, "geteuid", None)
+HOME_LOG = "events.jsonl"
+HOME_LOG_MAX = 1 << 20
+
+
+class Untrusted(StoreError):
+    """A path Continuity would read or write fails the trust check; it is not used."""
+
+    def __init__(self, path: Path | str, why: str, *, home: bool = False) -> None:
+        self.path = Path(path)
+        self.why = why
+        super().__init__(f"{path} {why}, so it is refused: {_advice(self.path, why, home=home)}")
+
+
+def _advice(path: Path, why: str, *, home: bool) -> str:
+    what = "~/.baker ($BAKER_HOME)" if home else "this project's Continuity store"
+    if "symlink" in why:
+        return (f"{what} is not used through a link a repository or someone else could have "
+                f"made. Look at it, remove the link (`rm {path}`) and run `baker init` again "
+                "(or point BAKER_HOME at the real folder)" if home else
+                f"{what} is not used through a link (a cloned repository can commit one). "
+                f"Look at it, remove the link (`rm {path}`) and run `baker init` again")
+    if "another user" in why:
+        return (f"{what} is not used. If you trust it, take it over (`chown -R $USER {path}`);"
+                f" otherwise move it aside and run `baker init` again")
+    if "open to other users" in why:
+        return (f"{what} is not used: baker makes it 0700, and one open to others may have "
+                f"come with the repository. If you made it, run `chmod 700 {path}`; otherwise "
+                "remove it and run `baker init` again")
+    if "writable" in why:
+        return (f"{what} is not used while others may change it. If it is yours, "
+                f"run `chmod go-w {path}`; otherwise remove it and run `baker init` again")
+    return f"{what} is not used. Move it aside and run `baker init` again"
+
+
+def problem(st: os.stat_result, *, folder: bool) -> str | None:
+    """Why an `lstat` result may not be used, or None when it is fine."""
+    mode = st.st_mode
+    if stat.S_ISLNK(mode):
+        return "is a symlink"
+    if folder and not stat.S_ISDIR(mode):
+        return "is not a folder"
+    if not folder and not stat.S_ISREG(mode):
+        return "is not a regular file"
+    if _geteuid is not None and st.st_uid != _geteuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if stat.S_IMODE(mode) & WRITABLE_BY_OTHERS:
+        return f"is group- or world-writable (mode {stat.S_IMODE(mode):04o})"
+    return None
+
+
+def check_dirs(base: Path, *parts: str, create: bool = False, home: bool = False) -> Path:
+    """`base` joined with `parts`, each component below `base` checked with `lstat`.
+
+    A missing component ends the check (nothing below it exists), or with `create` is made
+    0700 and checked in turn. Raises Untrusted; returns the joined path.
+    """
+    path = base
+    for part in parts:
+        path = path / part
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            if not create:
+                return base.joinpath(*parts)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(path, PRIVATE_DIR)
+            st = os.lstat(path)
+        why = problem(st, folder=True)
+        if why:
+            raise Untrusted(path, why, home=home)
+    return path
+
+
+def check_file(path: Path, *, home: bool = False) -> None:
+    """`lstat` of one file that may be missing; raises Untrusted when it may not be used."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    why = problem(st, folder=False)
+    if why:
+        raise Untrusted(path, why, home=home)
+
+
+def open_fd(path: Path | str, flags: int, mode: int = 0o600, *, home: bool = False) -> int:
+    """`os.open` that never follows a symlink in the last component (`O_NOFOLLOW` where the
+    platform has it, an `lstat` first where not) and refuses another user's file or a file
+    others may write. FileNotFoundError passes through; the caller closes the descriptor."""
+    if not NOFOLLOW:  # pragma: no cover - Windows: no O_NOFOLLOW, check the name first
+        check_file(Path(path), home=home)
+    try:
+        fd = os.open(path, flags | NOFOLLOW | CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP or (e.errno == errno.EMLINK and NOFOLLOW):  # BSDs say EMLINK
+            raise Untrusted(path, "is a symlink", home=home) from None
+        raise
+    why = problem(os.fstat(fd), folder=False)
+    if why:
+        os.close(fd)
+        raise Untrusted(path, why, home=home)
+    return fd
+
+
+def read_bytes(path: Path | str, *, home: bool = False) -> bytes:
+    """The whole file, opened with `open_fd` (FileNotFoundError when missing)."""
+    fd = open_fd(path, os.O_RDONLY, home=home)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def append(path: Path | str, data: bytes, *, home: bool = False) -> None:
+    """Append `data` to a private (0600) file, created if missing, never through a link."""
+    fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, home=home)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+# --- the project store ------------------------------------------------------------------
+STORE = ".baker"
+NOTE_DIR = "memory"
+NOTE_NAME = "hot.md"
+
+
+def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            yield from it
+    except (FileNotFoundError, NotADirectoryError):
+        return
+
+
+def check_store(root: Path) -> None:
+    """Raise Untrusted unless `root/.baker` is safe to use: `.baker` is 0700 as baker makes
+    it, it and each entry in it pass `problem` (one `lstat` each), and no entry one folder
+    further down is a symlink (read from the folder listing, no `stat`). Files further down
+    are checked again when opened (`open_fd`). A missing store passes: nothing to trust."""
+    store = root / STORE
+    try:
+        st = os.lstat(store)
+    except FileNotFoundError:
+        return
+    why = problem(st, folder=True)
+    if why is None and stat.S_IMODE(st.st_mode) & 0o077:
+        # baker makes `.baker` 0700 whatever the umask; git checks a committed one out 0755
+        # (or 0775), and a committed store could carry probes.json commands that pickup runs.
+        why = f"is open to other users (mode {stat.S_IMODE(st.st_mode):04o}), not as baker makes it"
+    if why:
+        raise Untrusted(store, why)
+    for entry in _entries(store):
+        path = Path(entry.path)
+        why = problem(entry.stat(follow_symlinks=False), folder=entry.is_dir(follow_symlinks=False))
+        if why:
+            raise Untrusted(path, why)
+        if entry.is_dir(follow_symlinks=False):
+            for inner in _entries(path):
+                if inner.is_symlink():
+                    raise Untrusted(inner.path, "is a symlink")
+
+
+def check_note(root: Path) -> Path:
+    """The note's path once `memory/` and `memory/hot.md` pass the `lstat` check."""
+    folder = check_dirs(root, NOTE_DIR)
+    path = folder / NOTE_NAME
+    check_file(path)
+    return path
+
+
+def store_problems(root: Path) -> list[Untrusted]:
+    """Every failure of the project checks (store and note), for `baker doctor`."""
+    out: list[Untrusted] = []
+    for check in (check_store, check_note):
+        try:
+            check(root)
+        except Untrusted as e:
+            out.append(e)
+    return out
+
+
+# --- the per-user folder ------------------------------------------------------------------
+def baker_home() -> Path:
+    raw = os.environ.get("BAKER_HOME")
+    return Path(raw).expanduser() if raw else Path.home() / ".baker"
+
+
+def home_dir(*parts: str, create: bool = True) -> Path:
+    """`~/.baker` (and `parts` below it), checked; created 0700 whoever creates it.
+
+    The user's own folder that is merely looser than 0700 (group-writable included) is
+    tightened to 0700 and the change logged; a symlink or another user's folder raises
+    Untrusted. With `create` False nothing is made and a missing part ends the check.
+    """
+    home = baker_home()
+    try:
+        st = os.lstat(home)
+    except FileNotFoundError:
+        if not create:
+            return home.joinpath(*parts)
+        home.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(home, PRIVATE_DIR)
+        st = os.lstat(home)
+    _tighten(home, st)
+    path = home
+    for part in parts:
+        path = path / part
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            if not create:
+                return home.joinpath(*parts)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(path, PRIVATE_DIR)
+            st = os.lstat(path)
+        _tighten(path, st)
+    return path
+
+
+def _tighten(path: Path, st: os.stat_result) -> None:
+    why = problem(st, folder=True)
+    if why is not None and not why.startswith("is group-"):
+        raise Untrusted(path, why, home=True)
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o077:
+        os.chmod(path, PRIVATE_DIR)
+        home_log("home_tightened", path=str(path), was=f"{mode:04o}")
+
+
+def home_log(event: str, **fields: str) -> None:
+    """One line in `~/.baker/log/events.jsonl`; never raises (a refused home logs nothing)."""
+    try:
+        import json
+        import time
+
+        folder = home_dir("log")
+        path = folder / HOME_LOG
+        with contextlib.suppress(FileNotFoundError):
+            if os.lstat(path).st_size > HOME_LOG_MAX:  # a refused repository logs every turn
+                os.replace(path, folder / "events.1.jsonl")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = json.dumps({"t": stamp, "event": event, **fields})
+        append(path, (line + "\n").encode(), home=True)
+    except Exception:  # noqa: S110 - logging is best effort by design
+        pass
+
+
+def refused(exc: Untrusted, command: str) -> None:
+    """A hook found an untrusted store: log one line under ~/.baker; the hook then exits 0."""
+    home_log("store_refused", command=command, path=str(exc.path), why=exc.why)

@@ -1,0 +1,254 @@
+"""A cloned repository cannot turn a routine hook against its user (issue 17, section 1).
+
+Each attack is committed to an upstream repository and checked out by a real `git clone`, as a
+user would get it; then the real `baker` hook commands run on it with captured payloads. Nothing
+outside the project may change, nothing from outside may be printed, the hook exits 0 silently
+and ~/.baker's log says why the store was not used; an interactive command names the path and
+what to do, and exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, run_baker
+
+pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks and modes are POSIX here")
+
+SECRET = "aws_secret_access_key = wJalrXUtnFEMI-only-outside-the-project"
+
+
+def payload(fixtures: Path, name: str, root: Path) -> bytes:
+    text = (fixtures / "claude" / "hook_payloads" / name).read_text()
+    return text.replace(json.loads(text)["cwd"], str(root)).encode()
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def clone(tmp_path: Path, build: dict[str, str | None], *, private: bool = True) -> Path:
+    """A repository whose commit holds `build` (path -> symlink target, or None for a plain
+    file), cloned into a fresh folder."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    (upstream / "README.md").write_text("hello\n")
+    for rel, target in build.items():
+        path = upstream / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if target is None:
+            path.write_text("{}\n")
+        else:
+            path.symlink_to(target)
+    git(upstream, "add", "-f", ".")
+    git(upstream, "commit", "-qm", "a repository with a committed store")
+    work = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(upstream), str(work)], check=True)
+    if private and (work / ".baker").is_dir():
+        # As a clone under umask 077 leaves it: `.baker` looks like one baker made, so each
+        # check below is tried on its own, not only the mode check that catches 0755.
+        (work / ".baker").chmod(0o700)
+    return work
+
+
+def refusals(home: Path) -> list[dict[str, str]]:
+    log = home / ".baker" / "log" / "events.jsonl"
+    if not log.exists():
+        return []
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    return [e for e in lines if e["event"] == "store_refused"]
+
+
+def outside(tmp_path: Path) -> dict[str, bytes]:
+    """Every file of the test folder but the clone: what no hook may change."""
+    return {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("clone/")}
+
+
+def run_hooks(root: Path, fixtures: Path) -> list[subprocess.CompletedProcess[str]]:
+    """Every hook an agent runs in a turn, as Claude runs them, plus the agent-less forms;
+    nothing outside the clone may change."""
+    before = outside(root.parent)
+    calls = [
+        ("pickup", "SessionStart.json"), ("pretool", "PreToolUse.Write.json"),
+        ("checkpoint", "Stop.json"),
+    ]
+    done = []
+    for command, name in calls:
+        data = payload(fixtures, name, root)
+        done.append(run_baker(command, "--agent", "claude", cwd=root, input=data))
+        done.append(run_baker(command, cwd=root, input=data))
+    assert outside(root.parent) == before
+    return done
+
+
+def assert_silent(done: list[subprocess.CompletedProcess[str]]) -> None:
+    for proc in done:
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "", proc.stdout
+        assert "Traceback" not in proc.stderr
+
+
+def test_checkpoints_linked_out_lose_nothing(tmp_path: Path, fixtures: Path,
+                                             isolated_home: Path) -> None:
+    outside = tmp_path / "users-own-folder"
+    outside.mkdir()
+    for i in range(25):
+        (outside / f"notes-{i:02}.json").write_text(f'{{"mine": {i}}}\n')
+    (outside / "20200101T000000000000Z-abcdef.json").write_text("not a checkpoint\n")
+    before = snapshot(outside)
+    root = clone(tmp_path, {".baker/checkpoints": str(outside)})
+    assert (root / ".baker" / "checkpoints").is_symlink()
+
+    assert_silent(run_hooks(root, fixtures))
+
+    assert snapshot(outside) == before  # nothing written, nothing pruned
+    logged = refusals(isolated_home)
+    assert logged and all(e["why"] == "is a symlink" for e in logged)
+    assert logged[0]["path"] == str(root / ".baker" / "checkpoints")
+
+
+def test_a_committed_store_runs_no_probe(tmp_path: Path, fixtures: Path,
+                                         isolated_home: Path) -> None:
+    """A plain committed `.baker/probes.json` (git checks `.baker` out 0755, baker makes it
+    0700): SessionStart would run its shell probes; the store is refused instead."""
+    ran = tmp_path / "probe-ran"
+    root = clone(tmp_path, {".baker/probes.json": None}, private=False)
+    (root / ".baker" / "probes.json").write_text(json.dumps(
+        {"probes": [{"name": "x", "command": f"touch {ran}"}]}))
+    assert stat.S_IMODE((root / ".baker").stat().st_mode) & 0o077
+
+    assert_silent(run_hooks(root, fixtures))
+    shown = run_baker("status", cwd=root)
+    assert not ran.exists()
+    assert shown.returncode == 1 and "chmod 700" in shown.stderr
+    assert refusals(isolated_home)[0]["why"].startswith("is open to other users")
+
+
+def test_a_linked_note_is_never_read(tmp_path: Path, fixtures: Path, isolated_home: Path) -> None:
+    secret = tmp_path / "credentials"
+    secret.write_text(SECRET + "\n")
+    root = clone(tmp_path, {"memory/hot.md": str(secret), ".baker/README": None})
+
+    done = run_hooks(root, fixtures)
+    assert_silent(done)
+    assert all("wJalrXUtnFEMI" not in p.stdout + p.stderr for p in done)
+    assert secret.read_text() == SECRET + "\n"
+    assert refusals(isolated_home)
+
+    shown = run_baker("note", cwd=root)
+    assert shown.returncode == 1
+    assert "wJalrXUtnFEMI" not in shown.stdout + shown.stderr
+    assert f"{root / 'memory' / 'hot.md'} is a symlink" in shown.stderr
+    assert "rm " in shown.stderr  # says what to do
+
+
+def test_a_linked_event_log_is_not_appended(tmp_path: Path, fixtures: Path,
+                                           isolated_home: Path) -> None:
+    target = tmp_path / "appended-to"
+    target.write_text("untouched\n")
+    root = clone(tmp_path, {".baker/log/events.jsonl": str(target)})
+
+    assert_silent(run_hooks(root, fixtures))
+
+    assert target.read_text() == "untouched\n"
+    assert not (root / ".baker" / "checkpoints").exists()  # the store was not used at all
+    assert {e["path"] for e in refusals(isolated_home)} == {
+        str(root / ".baker" / "log" / "events.jsonl")}
+
+
+def test_a_linked_lock_creates_nothing(tmp_path: Path, fixtures: Path,
+                                       isolated_home: Path) -> None:
+    made = tmp_path / "made-by-the-lock"
+    root = clone(tmp_path, {".baker/store.lock": str(made), ".baker/checkpoints/.keep": None})
+
+    assert_silent(run_hooks(root, fixtures))
+    assert not made.exists() and not made.is_symlink()
+    assert list((root / ".baker" / "checkpoints").iterdir()) == [
+        root / ".baker" / "checkpoints" / ".keep"]
+
+    # An interactive command says which path and what to do, and exits 1.
+    took = run_baker("trap", "add", "make deploy", "breaks prod", cwd=root)
+    assert took.returncode == 1
+    assert str(root / ".baker" / "store.lock") in took.stderr
+    assert not made.exists()
+    init = run_baker("init", cwd=root)
+    assert init.returncode == 1 and "store.lock is a symlink" in init.stderr
+
+
+def test_group_writable_store_is_not_used(tmp_path: Path, fixtures: Path,
+                                          isolated_home: Path) -> None:
+    root = clone(tmp_path, {".baker/checkpoints/.keep": None})
+    (root / ".baker").chmod(0o775)
+
+    assert_silent(run_hooks(root, fixtures))
+    assert [p.name for p in (root / ".baker" / "checkpoints").iterdir()] == [".keep"]
+    assert refusals(isolated_home)[0]["why"] == "is group- or world-writable (mode 0775)"
+
+    doctor = run_baker("doctor", "--json", cwd=root)
+    findings = json.loads(doctor.stdout)
+    assert doctor.returncode == 1
+    assert any(f["level"] == "error" and "not used" in f["message"]
+               and str(root / ".baker") in f["message"] for f in findings)
+
+    (root / ".baker").chmod(0o700)  # what the message says to do
+    assert all(p.returncode == 0 for p in run_hooks(root, fixtures))
+    assert len(list((root / ".baker" / "checkpoints").glob("2*.json"))) == 2
+
+
+def test_retention_deletes_only_checkpoint_ids(repo: Path) -> None:
+    assert run_baker("init", cwd=repo).returncode == 0
+    folder = repo / ".baker" / "checkpoints"
+    keep = folder / "my-notes.json"
+    keep.write_text("{}\n")
+    for _ in range(23):
+        assert run_baker("checkpoint", cwd=repo).returncode == 0
+    names = sorted(p.name for p in folder.iterdir())
+    assert "my-notes.json" in names
+    assert len([n for n in names if n != "my-notes.json"]) == 20
+
+
+def test_baker_home_is_private_and_tightened(repo: Path, fixtures: Path,
+                                             isolated_home: Path) -> None:
+    home = isolated_home / ".baker"
+    assert not home.exists()
+    assert run_baker("init", cwd=repo).returncode == 0
+    (repo / ".baker").chmod(0o777)  # refused: the refusal is logged in a new ~/.baker
+    assert run_baker("checkpoint", cwd=repo).returncode == 0
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "log").stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "log" / "events.jsonl").stat().st_mode) == 0o600
+    (repo / ".baker").chmod(0o700)
+
+    home.chmod(0o755)
+    config = home / "config.toml"
+    config.write_text("")
+    config.chmod(0o644)  # a user's readable config is fine
+    data = payload(fixtures, "SessionStart.json", repo)
+    assert run_baker("pickup", "--agent", "claude", cwd=repo, input=data).returncode == 0
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    log = (home / "log" / "events.jsonl").read_text()
+    assert '"event": "home_tightened"' in log and '"was": "0755"' in log
+    assert stat.S_IMODE(config.stat().st_mode) == 0o644
+
+    config.chmod(0o666)  # others may write it: refused, named
+    shown = run_baker("doctor", cwd=repo)
+    assert shown.returncode == 1
+    assert f"{config} is group- or world-writable (mode 0666)" in shown.stdout
+
+
+def test_the_note_is_private(repo: Path) -> None:
+    assert run_baker("init", cwd=repo).returncode == 0
+    note = repo / "memory" / "hot.md"
+    assert stat.S_IMODE(note.stat().st_mode) == 0o600
+    assert stat.S_IMODE(note.parent.stat().st_mode) == 0o700
+    note.chmod(0o644)  # as 0.1.0 made it
+    assert run_baker("now", "write the tests", cwd=repo).returncode == 0
+    assert stat.S_IMODE(note.stat().st_mode) == 0o600
