@@ -321,6 +321,13 @@ def test_without_the_opt_in_nothing_reaches_the_remote(tmp_path: Path, remote: P
     git(b.repo, "config", "--global", "baker.remote", "origin")
     refs_before, objects_before = remote_refs(remote), all_objects(remote)
     payload = stop_payload(b)
+    # A committed `.baker/` is not a store baker made: the hooks leave it alone, as they do
+    # in a clone that commits one (tests/reliability/test_untrusted_repo.py) ...
+    for _ in range(2):
+        assert b.baker("checkpoint", "--agent", "claude", input=payload).returncode == 0
+    assert not (b.repo / ".baker" / "checkpoints").exists()
+    # ... and once the user makes the store theirs, the committed config still asks nothing.
+    (b.repo / ".baker").chmod(0o700)
     for _ in range(2):
         assert b.baker("checkpoint", "--agent", "claude", input=payload).returncode == 0
     assert len(list((b.repo / ".baker" / "checkpoints").glob("*.json"))) == 2  # hooks ran

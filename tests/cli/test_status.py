@@ -77,7 +77,7 @@ def test_status_outside_an_initialized_project(repo: Path) -> None:
 
 
 def test_status_exits_0_when_every_probe_passes(repo: Path) -> None:
-    (repo / ".baker").mkdir()
+    (repo / ".baker").mkdir(mode=0o700)
     (repo / ".baker" / "probes.json").write_text(json.dumps({"probes": [
         {"name": "db", "command": "true"}]}))
     result = run_baker("status", "--json", cwd=repo)

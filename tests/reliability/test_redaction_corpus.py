@@ -220,7 +220,7 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         run(f"pretool {agent}", "pretool", "--agent", agent, stdin=json.dumps(tool))
         run(f"handoff --from {agent}", "handoff", "--from", agent)
     run("handoff --json", "handoff", "--json")
-    status = run("status --json", "status", "--json")
+    status = run("status --json", "status", "--json", ok=False)  # planted probes fail: exit 1
     run("recall --index", "recall", "--index")
     run("recall query", "recall", "deploy", ok=False)
     run("recall --show", "recall", "--show", SESSION["claude"], ok=False)
