@@ -103,7 +103,10 @@ def test_current_session_is_excluded(project: Path) -> None:
     current = Session(agent="fake", session_id="now-1", cwd=str(project))
     fake = FakeAdapter([current, interrupted_session(project)])
     assert "session: fake prev-1" in pickup.build(project, {"fake": fake}, exclude="now-1")
-    assert "session: fake now-1" in pickup.build(project, {"fake": fake})
+    # Not excluded, the newer empty session did no work: it is named, never taken for the work.
+    text = pickup.build(project, {"fake": fake})
+    assert "session: fake prev-1" in text
+    assert "in fake (~/.fake, session now-1) failed: nothing was asked" in text
 
 
 def test_a_clean_previous_session_is_one_line(project: Path) -> None:

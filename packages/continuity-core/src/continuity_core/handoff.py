@@ -12,8 +12,8 @@ from continuity_core import note as note_mod
 from continuity_core.adapters import load, load_all
 from continuity_core.config import load_config
 from continuity_core.git import git_facts
-from continuity_core.schemas.session import Session
-from continuity_core.sessions import newest, read_session
+from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.sessions import NoMatch, attempt_line, choose, listing
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 
 
@@ -46,27 +46,38 @@ def make(
         adapters, broken = load_all()
     errors = list(broken.values())
     store = Store(root)
-    found = newest(root, adapters, config, agent=agent, account=account, session_id=session_id)
-    errors += found.errors
-    session: Session | None = None
-    if found.ref is not None and found.adapter is not None:
-        session = read_session(found.adapter, found.ref, store if store.exists else None)
+    try:
+        choice = choose(root, adapters, config, store if store.exists else None, agent=agent,
+                        account=account, session_id=session_id)
+    except NoMatch as e:
+        if agent is None:
+            raise
+        # Say what exists in every agent, not only in the one asked for.
+        first = str(e).splitlines()[0]
+        everyone = {**load_all()[0], **adapters}
+        raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
+    errors += choice.errors
+    session, ref = choice.session, choice.ref
     latest = store.latest_checkpoint() if store.exists else None
     kept = latest.session if latest is not None else None
-    if session is None and kept is not None and not session_id and agent in (None, kept.agent):
-        session = kept  # the transcript is gone; the checkpoint kept its facts
+    if session is None and kept is not None and not (agent or account or session_id):
+        # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
+        session = kept
+        ref = SessionRef(agent=kept.agent, account=kept.account, session_id=kept.session_id,
+                         path=kept.path, mtime=0.0, cwd=kept.cwd)
     note = note_mod.read(root)
     note_text = note_mod.render(note) if note is not None and not note.is_empty() else None
     traps = _traps_for(root, session) if store.exists else []
     saved_text = _saved_text(root) if store.exists else None
     built = brief_mod.build(
         project=str(root), created_at=now_iso(), git=git_facts(root), note_text=note_text,
-        session=session, ref=found.ref, searched=found.searched, traps=traps,
+        session=session, ref=ref, searched=choice.searched, traps=traps,
+        failed=[attempt_line(r, s) for r, s in choice.failed],
         saved_text=saved_text, checkpoint=latest,
         unrecorded=inflight.unrecorded(store, session) if store.exists and session else None,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
-    return Handoff(brief=built, session=session, adapter=found.adapter, errors=errors)
+    return Handoff(brief=built, session=session, adapter=choice.adapter, errors=errors)
 
 
 def _traps_for(root: Path, session: Session | None) -> list[Any]:
