@@ -95,6 +95,7 @@ def test_pickup_in_codex_describes_the_newer_claude_session(
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     data = brief_json(cli)
+    assert "session" in data, data.get("searched")
     assert data["session"]["agent"] == "claude" and data["session"]["session_id"] == CLAUDE_S1
     out = json.loads(hooks.pickup("codex", codex_session_start(project), []))
     context = out["hookSpecificOutput"]["additionalContext"]
@@ -136,7 +137,10 @@ def test_a_failed_retry_is_named_and_does_not_replace_the_work(
     data = brief_json(cli)
     assert data["session"]["session_id"] == CLAUDE_S1
     assert data["latest_request"] != "" and "invoice" not in data["latest_request"].lower()
-    [attempt] = data["failed_attempts"]
+    [failed] = data["failed_attempts"]
+    assert failed["agent"] == "codex" and failed["session_id"] == RETRY
+    assert failed["state"] == "limit" and failed["reset_at"].startswith("2026-11-30T")
+    attempt = failed["summary"]
     assert attempt.startswith("a retry at 2026-11-30") and f"in codex (~/.codex, session {RETRY})" \
         in attempt
     assert "failed: usage limit, resets at 2026-11-30T" in attempt

@@ -6,14 +6,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
 from continuity_core import note as note_mod
-from continuity_core.adapters import load, load_all
 from continuity_core.config import load_config
 from continuity_core.git import git_facts
 from continuity_core.schemas.session import Session, SessionRef
-from continuity_core.sessions import NoMatch, attempt_line, choose, listing
+from continuity_core.sessions import NoMatch, attempt_line, choose, listing, state
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 
 
@@ -41,9 +41,9 @@ def make(
     config = load_config()
     broken: dict[str, str] = {}
     if agent is not None:  # one agent asked for: load that adapter alone
-        adapters = {agent: load(agent)}
+        adapters = {agent: adapters_mod.load(agent)}
     else:
-        adapters, broken = load_all()
+        adapters, broken = adapters_mod.load_all()
     errors = list(broken.values())
     store = Store(root)
     try:
@@ -54,7 +54,7 @@ def make(
             raise
         # Say what exists in every agent, not only in the one asked for.
         first = str(e).splitlines()[0]
-        everyone = {**load_all()[0], **adapters}
+        everyone = {**adapters_mod.load_all()[0], **adapters}
         raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
     errors += choice.errors
     session, ref = choice.session, choice.ref
@@ -72,12 +72,21 @@ def make(
     built = brief_mod.build(
         project=str(root), created_at=now_iso(), git=git_facts(root), note_text=note_text,
         session=session, ref=ref, searched=choice.searched, traps=traps,
-        failed=[attempt_line(r, s) for r, s in choice.failed],
+        failed=[_attempt(r, s) for r, s in choice.failed],
         saved_text=saved_text, checkpoint=latest,
         unrecorded=inflight.unrecorded(store, session) if store.exists and session else None,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
     return Handoff(brief=built, session=session, adapter=choice.adapter, errors=errors)
+
+
+def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
+    err = session.last_error
+    return brief_mod.Attempt(
+        agent=ref.agent, account=ref.account, session_id=ref.session_id, state=state(session),
+        at=session.started_at or session.updated_at,
+        reset_at=err.reset_at if err is not None and session.ended_on_limit else None,
+        summary=attempt_line(ref, session))
 
 
 def _traps_for(root: Path, session: Session | None) -> list[Any]:
