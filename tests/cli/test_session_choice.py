@@ -235,3 +235,13 @@ def test_json_and_text_name_the_same_session_from_a_checkpoint(
     data = brief_json(cli)
     assert data["session"]["session_id"] == CLAUDE_S1
     assert f"- session: {CLAUDE_S1}" in cli("handoff").stdout
+
+
+def test_agent_names_the_writer_and_never_narrows_the_session(
+        project: Path, isolated_home: Path, cli: Any) -> None:
+    codex_work(isolated_home, project, mtime=1_000_000)
+    claude_work(isolated_home, project, mtime=2_000_000)
+    assert cli("now", "--agent", "codex", "Document the helper in README.md").exit_code == 0
+    shown = json.loads(cli("now", "--agent", "codex", "--json").stdout)
+    assert shown["checked"] and shown["session"] == CLAUDE_S1  # the one rule, not codex's own
+    assert "codex" in (project / "memory" / "hot.md").read_text()  # recorded as the writer
