@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
-from typing import Literal
 
 from continuity_claude.discovery import CONFIG_ENV, default_dir, project_slug
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions, LaunchSpec
-from continuity_core.fs import atomic_write
+from continuity_core.fs import CopyAction, atomic_write, backup_beside, copy_action
 from continuity_core.schemas.session import SessionRef
 
 PROGRAM = "claude"
@@ -51,23 +49,8 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     return LaunchSpec(argv=argv, env=env, cwd=str(project))
 
 
-Action = Literal["copy", "extend", "same", "conflict"]
-
-
-def _plan_one(src: Path, dst: Path) -> Action:
-    """What copying `src` over `dst` means: new, extending it (`dst` is a prefix), nothing,
-    or a conflict (the target holds something the source does not)."""
-    try:
-        old = dst.read_bytes()
-    except FileNotFoundError:
-        return "copy"
-    new = src.read_bytes()
-    if old == new:
-        return "same"
-    return "extend" if new.startswith(old) else "conflict"
-
-
-def _plan(session: SessionRef, folder: Path, target_dir: Path) -> list[tuple[Path, Path, Action]]:
+def _plan(session: SessionRef, folder: Path,
+          target_dir: Path) -> list[tuple[Path, Path, CopyAction]]:
     """Every file of the session (transcript, subagents, tasks) and what copying it would do."""
     source = Path(session.path)
     pairs = [(source, folder / source.name)]
@@ -78,7 +61,7 @@ def _plan(session: SessionRef, folder: Path, target_dir: Path) -> list[tuple[Pat
         if src_dir.is_dir():
             pairs += [(p, dst_dir / p.relative_to(src_dir)) for p in sorted(src_dir.rglob("*"))
                       if p.is_file() and not p.is_symlink()]
-    return [(src, dst, _plan_one(src, dst)) for src, dst in pairs]
+    return [(src, dst, copy_action(src, dst)) for src, dst in pairs]
 
 
 def _side(path: Path) -> str:
@@ -148,14 +131,12 @@ def _native(project: Path, options: LaunchOptions, env: dict[str, str]) -> Launc
         return LaunchSpec(argv=argv, env=env, cwd=cwd, notes=notes)
     if conflicts and not force:
         raise BakerError(_refusal(session, conflicts, account))
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     copied = 0
     for src, dst, act in plan:
         if act == "same":
             continue
         if act == "conflict":
-            backup = dst.with_name(f"{dst.name}.baker-backup-{stamp}")
-            os.replace(dst, backup)
+            backup = backup_beside(dst)
             notes.append(f"kept the target's different copy as {backup}")
         dst.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(dst, src.read_bytes())
