@@ -187,3 +187,18 @@ def test_pickup_hook_plain_and_with_an_adapter(project: Path, monkeypatch: pytes
 
 def test_pickup_outside_a_project_says_nothing(repo: Path) -> None:
     assert hooks.pickup(None, b"{}", []) == ""
+
+
+def test_sessions_with_the_same_time_keep_discovery_order(project: Path) -> None:
+    from continuity_core.schemas.config import GlobalConfig
+    from continuity_core.sessions import find
+
+    class SameTime(FakeAdapter):
+        def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
+            for s in self.sessions:
+                yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
+                                 path=f"/nonexistent/{s.session_id}.jsonl", mtime=5.0, cwd=s.cwd)
+
+    fake = SameTime([interrupted_session(project, "a"), interrupted_session(project, "b")])
+    found = find(project, {"fake": fake}, GlobalConfig())
+    assert [c.ref.session_id for c in found.candidates] == ["a", "b"]

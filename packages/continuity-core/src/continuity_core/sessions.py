@@ -132,7 +132,7 @@ def find(
     With `strict`, a filter that leaves nothing raises `NoMatch` naming what exists instead.
     """
     found = Found()
-    streams: list[Iterator[tuple[float, int, Candidate]]] = []
+    streams: list[Iterator[tuple[float, int, int, Candidate]]] = []
     chosen = {agent: adapters[agent]} if agent and agent in adapters else (
         {} if agent else dict(adapters))
     for order, (name, adapter) in enumerate(chosen.items()):
@@ -144,7 +144,7 @@ def find(
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
         if accounts or account is None:
             streams.append(_stream(name, adapter, project, accounts, order, found.errors))
-    for _, _, cand in heapq.merge(*streams):
+    for _, _, _, cand in heapq.merge(*streams):
         ref = cand.ref
         if ref.session_id == exclude or not _inside(ref.cwd, project):
             continue
@@ -158,13 +158,14 @@ def find(
 
 
 def _stream(name: str, adapter: Any, project: Path, accounts: list[Account], order: int,
-            errors: list[str]) -> Iterator[tuple[float, int, Candidate]]:
-    """One adapter's refs, newest first, as heap entries; its failure ends its stream only."""
+            errors: list[str]) -> Iterator[tuple[float, int, int, Candidate]]:
+    """One adapter's refs, newest first, as heap entries (equal times keep discovery's
+    order: the candidate itself is never compared); its failure ends its stream only."""
     try:
         for i, ref in enumerate(adapter.discover(project, accounts)):
             if i >= PER_ADAPTER:
                 return
-            yield (-ref.mtime, order, Candidate(ref, adapter))
+            yield (-ref.mtime, order, i, Candidate(ref, adapter))
     except Exception as e:
         errors.append(f"{name}: {e}")
 
