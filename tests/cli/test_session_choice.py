@@ -200,6 +200,7 @@ def test_an_account_with_no_sessions_exits_1_and_a_folder_path_is_an_account(
     (isolated_home / ".baker" / "config.toml").write_text(
         '[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
     codex_work(isolated_home, project, mtime=1_000_000)
+    assert cli("checkpoint").exit_code == 0  # it keeps the Codex session: never a stand-in here
     result = cli("handoff", "--account", "work")
     assert result.exit_code == 1, result.output
     assert "nothing matches account 'work'" in result.output
@@ -235,6 +236,11 @@ def test_json_and_text_name_the_same_session_from_a_checkpoint(
     data = brief_json(cli)
     assert data["session"]["session_id"] == CLAUDE_S1
     assert f"- session: {CLAUDE_S1}" in cli("handoff").stdout
+    # it stands in for a filter it matches, and only for one it matches
+    assert brief_json(cli, "--from", "claude", "--account", "~/.claude")["session"][
+        "session_id"] == CLAUDE_S1
+    assert cli("handoff", "--from", "codex").exit_code == 1
+    assert cli("handoff", "--account", "~/.codex").exit_code == 1
 
 
 def test_agent_names_the_writer_and_never_narrows_the_session(

@@ -13,7 +13,15 @@ from continuity_core import note as note_mod
 from continuity_core.config import load_config
 from continuity_core.git import git_facts
 from continuity_core.schemas.session import Session, SessionRef
-from continuity_core.sessions import NoMatch, attempt_line, choose, listing, state
+from continuity_core.sessions import (
+    Choice,
+    NoMatch,
+    attempt_line,
+    choose,
+    kept_matches,
+    listing,
+    state,
+)
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 
 
@@ -46,21 +54,25 @@ def make(
         adapters, broken = adapters_mod.load_all()
     errors = list(broken.values())
     store = Store(root)
+    latest = store.latest_checkpoint() if store.exists else None
+    kept = latest.session if latest is not None else None
     try:
         choice = choose(root, adapters, config, store if store.exists else None, agent=agent,
                         account=account, session_id=session_id)
     except NoMatch as e:
-        if agent is None:
+        if kept is not None and kept_matches(kept, config, agent=agent, account=account,
+                                             session_id=session_id):
+            choice = Choice()  # no transcript left, but the checkpoint kept that very session
+        elif agent is None:
             raise
-        # Say what exists in every agent, not only in the one asked for.
-        first = str(e).splitlines()[0]
-        everyone = {**adapters_mod.load_all()[0], **adapters}
-        raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
+        else:  # say what exists in every agent, not only in the one asked for
+            first = str(e).splitlines()[0]
+            everyone = {**adapters_mod.load_all()[0], **adapters}
+            raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
     errors += choice.errors
     session, ref = choice.session, choice.ref
-    latest = store.latest_checkpoint() if store.exists else None
-    kept = latest.session if latest is not None else None
-    if session is None and kept is not None and not (agent or account or session_id):
+    if session is None and kept is not None and kept_matches(
+            kept, config, agent=agent, account=account, session_id=session_id):
         # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
         session = kept
         ref = SessionRef(agent=kept.agent, account=kept.account, session_id=kept.session_id,

@@ -90,6 +90,25 @@ def accounts_for(adapter: Any, config: GlobalConfig, account: str | None = None)
     return []
 
 
+def kept_matches(session: Session, config: GlobalConfig, *, agent: str | None = None,
+                 account: str | None = None, session_id: str | None = None) -> bool:
+    """Whether a session kept by a checkpoint (its transcript gone) passes the filters."""
+    if agent and session.agent != agent:
+        return False
+    if session_id and not session.session_id.startswith(session_id):
+        return False
+    if account:
+        named = config.accounts.get(account)
+        wanted = {account, os.path.realpath(expand(named.dir if named else account))}
+        if named is not None and named.agent != session.agent:
+            return False
+        have = {session.account, os.path.realpath(expand(session.account))} \
+            if session.account else set()
+        if not wanted & have:
+            return False
+    return True
+
+
 def did_work(session: Session) -> bool:
     """A model answer or a tool call: what a session that did something leaves behind."""
     if session.tool_calls or session.files_edited or session.todos:
