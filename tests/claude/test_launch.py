@@ -107,3 +107,84 @@ def test_cli_version(adapter: ClaudeAdapter, tmp_path: Path,
     fake.chmod(0o755)
     assert adapter.cli_version() == "2.1.197"
     assert os.environ["PATH"] == str(tmp_path)
+
+
+# --- --native never loses a session (issue 17 §4) ---------------------------------------------
+
+S2 = "44ae8173-9864-40e7-9ac5-2e1fa6656166"  # three prompts across a resume
+
+
+def _native_setup(claude_dir: Path, tmp_path: Path, source_lines: slice,
+                  target_lines: slice) -> tuple[Path, Path, SessionRef, Account, Path]:
+    """The captured S2 session moved to a project: the source account holds `source_lines` of
+    it, the target account (`~/.claude-work`) `target_lines`."""
+    project = tmp_path / "user-service"
+    project.mkdir()
+    slug = project_slug(str(project.resolve()))
+    full = (claude_dir / "projects" / "-home-dev-src-user-service" / f"{S2}.jsonl").read_bytes()
+    full = full.replace(b"/home/dev/src/user-service", str(project).encode())
+    lines = full.splitlines(keepends=True)
+    source = claude_dir / "projects" / slug / f"{S2}.jsonl"
+    source.parent.mkdir(parents=True)
+    source.write_bytes(b"".join(lines[source_lines]))
+    work = tmp_path / ".claude-work"
+    target = work / "projects" / slug / f"{S2}.jsonl"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"".join(lines[target_lines]))
+    ref = SessionRef(agent="claude", account="~/.claude", session_id=S2, path=str(source),
+                     mtime=0, cwd=str(project))
+    return project, source, ref, Account(agent="claude", name="work", dir=str(work)), target
+
+
+def test_native_refuses_to_replace_turns_found_only_in_the_target(
+        adapter: ClaudeAdapter, claude_dir: Path, tmp_path: Path) -> None:
+    from continuity_core.errors import BakerError
+
+    project, source, ref, work, target = _native_setup(claude_dir, tmp_path, slice(0, 12),
+                                                       slice(None))
+    before = target.read_bytes()
+    brief = tmp_path / "brief.md"
+    brief.write_text("unused")
+    dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
+                                                       extra={"dry_run": True}))
+    assert f"would refuse (the target's copy differs; --force to replace it): {source}" \
+        in dry.notes[0]
+    refusal = dry.notes[-1]
+    assert "refusing to overwrite session" in refusal and "--force" in refusal
+    assert "source (~/.claude): 1 request(s), last at 2026-11-30T" in refusal
+    assert "target (work): 3 request(s), last at 2026-11-30T" in refusal
+    assert "--from-account work --account work" in refusal
+    with pytest.raises(BakerError, match="refusing to overwrite session"):
+        adapter.launch(project, brief, LaunchOptions(account=work, native=ref))
+    assert target.read_bytes() == before and list(target.parent.iterdir()) == [target]
+    forced = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
+                                                          extra={"force": True}))
+    assert target.read_bytes() == source.read_bytes()
+    [backup] = [p for p in target.parent.iterdir() if p != target]
+    assert backup.name.startswith(f"{S2}.jsonl.baker-backup-") and backup.read_bytes() == before
+    assert any(str(backup) in note for note in forced.notes)
+
+
+def test_native_overwrites_a_copy_the_source_only_extends(
+        adapter: ClaudeAdapter, claude_dir: Path, tmp_path: Path) -> None:
+    project, source, ref, work, target = _native_setup(claude_dir, tmp_path, slice(None),
+                                                       slice(0, 12))
+    brief = tmp_path / "brief.md"
+    brief.write_text("unused")
+    dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
+                                                       extra={"dry_run": True}))
+    assert dry.notes[0] == f"would overwrite (the source extends it): {source} -> {target}"
+    adapter.launch(project, brief, LaunchOptions(account=work, native=ref))
+    assert target.read_bytes() == source.read_bytes()
+    assert list(target.parent.iterdir()) == [target]  # nothing to keep: no backup
+
+
+def test_resume_native_refusal_exits_1_with_both_sides(
+        claude_dir: Path, tmp_path: Path, cli: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    project, _, _, work, target = _native_setup(claude_dir, tmp_path, slice(0, 12), slice(None))
+    monkeypatch.chdir(project)
+    result = cli("resume", "claude", "--account", work.dir, "--native")  # type: ignore[operator]
+    assert result.exit_code == 1
+    assert "source (~/.claude): 1 request(s)" in result.output
+    assert "target (" in result.output and "3 request(s)" in result.output
+    assert len(list(target.parent.iterdir())) == 1

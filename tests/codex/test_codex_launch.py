@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from continuity_codex import CodexAdapter
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
 from continuity_core.schemas.session import SessionRef
 from tests.codex.helpers import rollout
+from tests.conftest import FIXTURES
 
 ADAPTER = CodexAdapter()
 
@@ -54,3 +57,39 @@ def test_native_resume_copies_the_rollout_into_the_target_home(tmp_path: Path) -
     assert copied.read_bytes() == source.read_bytes()
     again = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref))
     assert again.argv == spec.argv and not any("copied" in n for n in again.notes)
+
+
+def test_native_resume_never_loses_turns_found_only_in_the_target(tmp_path: Path) -> None:
+    """The captured S2 rollout (three prompts): the target home holds all of it, the source
+    only its first turn. Refused with both sides; --force keeps a backup; a dry run says so."""
+    from continuity_core.errors import BakerError
+
+    name = "rollout-2026-11-30T03-57-00-01a22a99-520c-7f21-b282-ca967466c8a2.jsonl"
+    tid = "01a22a99-520c-7f21-b282-ca967466c8a2"
+    full = (FIXTURES / "codex" / ".codex" / "sessions" / "2026" / "11" / "30" / name).read_bytes()
+    lines = full.splitlines(keepends=True)
+    first_turn = b"".join(lines[: next(i for i, line in enumerate(lines)
+                                        if b'"task_complete"' in line) + 1])
+    source = tmp_path / "personal" / "sessions" / "2026" / "11" / "30" / name
+    target = tmp_path / "work" / "sessions" / "2026" / "11" / "30" / name
+    for path, data in ((source, first_turn), (target, full)):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(data)
+    ref = SessionRef(agent="codex", account="personal", session_id=tid, path=str(source),
+                     mtime=0)
+    work = Account(agent="codex", name="work", dir=str(tmp_path / "work"))
+    brief = tmp_path / "brief.md"
+    brief.write_text("brief")
+    dry = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref,
+                                                          extra={"dry_run": True}))
+    assert any(n.startswith("would refuse") for n in dry.notes)
+    with pytest.raises(BakerError) as refused:
+        ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref))
+    assert "source (personal): 1 request(s)" in str(refused.value)
+    assert "target (work): 3 request(s)" in str(refused.value) and "--force" in str(refused.value)
+    assert target.read_bytes() == full
+    forced = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref,
+                                                             extra={"force": True}))
+    [backup] = [p for p in target.parent.iterdir() if p != target]
+    assert backup.read_bytes() == full and target.read_bytes() == first_turn
+    assert any(str(backup) in n for n in forced.notes)

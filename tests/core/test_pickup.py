@@ -103,7 +103,10 @@ def test_current_session_is_excluded(project: Path) -> None:
     current = Session(agent="fake", session_id="now-1", cwd=str(project))
     fake = FakeAdapter([current, interrupted_session(project)])
     assert "session: fake prev-1" in pickup.build(project, {"fake": fake}, exclude="now-1")
-    assert "session: fake now-1" in pickup.build(project, {"fake": fake})
+    # Not excluded, the newer empty session did no work: it is named, never taken for the work.
+    text = pickup.build(project, {"fake": fake})
+    assert "session: fake prev-1" in text
+    assert "in fake (~/.fake, session now-1) failed: nothing was asked" in text
 
 
 def test_a_clean_previous_session_is_one_line(project: Path) -> None:
@@ -184,3 +187,18 @@ def test_pickup_hook_plain_and_with_an_adapter(project: Path, monkeypatch: pytes
 
 def test_pickup_outside_a_project_says_nothing(repo: Path) -> None:
     assert hooks.pickup(None, b"{}", []) == ""
+
+
+def test_sessions_with_the_same_time_keep_discovery_order(project: Path) -> None:
+    from continuity_core.schemas.config import GlobalConfig
+    from continuity_core.sessions import find
+
+    class SameTime(FakeAdapter):
+        def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
+            for s in self.sessions:
+                yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
+                                 path=f"/nonexistent/{s.session_id}.jsonl", mtime=5.0, cwd=s.cwd)
+
+    fake = SameTime([interrupted_session(project, "a"), interrupted_session(project, "b")])
+    found = find(project, {"fake": fake}, GlobalConfig())
+    assert [c.ref.session_id for c in found.candidates] == ["a", "b"]

@@ -104,7 +104,9 @@ def test_native_resume_under_a_second_claude_account(agent, isolated_home: Path)
     dry = baker(second, "resume", *args, "--dry-run", "--json", env=env)
     spec = json.loads(dry.stdout)["launch"]
     assert spec["argv"] == ["claude", "--resume", sid]
-    assert spec["env"] == {"CLAUDE_CONFIG_DIR": str(second.config_dir)}
+    assert spec["env"]["CLAUDE_CONFIG_DIR"] == str(second.config_dir)
+    # the agent's SessionStart pickup leaves the session to the brief it was started with
+    assert spec["env"]["BAKER_BRIEF_SESSION"] == f"claude session {sid}"
 
     tui = resume(second, *args, env=env)
     try:

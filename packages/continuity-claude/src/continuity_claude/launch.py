@@ -13,7 +13,8 @@ from continuity_core.adapters import (
     LaunchSpec,
     brief_text,
 )
-from continuity_core.fs import atomic_write
+from continuity_core.fs import CopyAction, atomic_write, backup_beside, copy_action
+from continuity_core.schemas.session import SessionRef
 
 PROGRAM = "claude"
 
@@ -55,55 +56,98 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     return LaunchSpec(argv=argv, env=env, cwd=str(project))
 
 
-def _copy(src: Path, dst: Path) -> bool:
-    """Copy a file atomically unless `dst` already holds the same bytes; True when copied."""
-    data = src.read_bytes()
+def _plan(session: SessionRef, folder: Path,
+          target_dir: Path) -> list[tuple[Path, Path, CopyAction]]:
+    """Every file of the session (transcript, subagents, tasks) and what copying it would do."""
+    source = Path(session.path)
+    pairs = [(source, folder / source.name)]
+    trees = [(source.with_suffix(""), folder / source.stem),
+             (source.parents[2] / "tasks" / session.session_id,
+              target_dir / "tasks" / session.session_id)]
+    for src_dir, dst_dir in trees:
+        if src_dir.is_dir():
+            pairs += [(p, dst_dir / p.relative_to(src_dir)) for p in sorted(src_dir.rglob("*"))
+                      if p.is_file() and not p.is_symlink()]
+    return [(src, dst, copy_action(src, dst)) for src, dst in pairs]
+
+
+def _side(path: Path) -> str:
+    """"4 requests, last at 2026-11-30T04:01:02Z, 13,538 bytes" for one transcript copy."""
+    from continuity_claude.parser import fold
+    from continuity_core.transcript import read_incremental
+
+    ref = SessionRef(agent="claude", account="", session_id=path.stem, path=str(path),
+                     mtime=path.stat().st_mtime, size=path.stat().st_size)
     try:
-        if dst.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(dst, data)
-    return True
+        session = read_incremental(ref, None, fold).session
+    except Exception:  # a side we cannot read is still described by its size
+        return f"{path.stat().st_size:,} bytes"
+    return (f"{len(session.requests)} request(s), last at {session.updated_at or '?'}, "
+            f"{path.stat().st_size:,} bytes")
 
 
-def _copy_tree(src: Path, dst: Path) -> int:
-    copied = 0
-    if src.is_dir():
-        for path in sorted(src.rglob("*")):
-            if path.is_file() and not path.is_symlink():
-                copied += _copy(path, dst / path.relative_to(src))
-    return copied
+def _refusal(session: SessionRef, conflicts: list[tuple[Path, Path]], account: str) -> str:
+    src, dst = conflicts[0]
+    main = src.suffix == ".jsonl" and src.stem == session.session_id
+    lines = [f"refusing to overwrite session {session.session_id} in account {account}: its copy "
+             "there holds records the source does not have."]
+    if main:
+        lines += [f"  source ({session.account}): {_side(src)} — {src}",
+                  f"  target ({account}): {_side(dst)} — {dst}"]
+    lines += [f"  differs: {d}" for _, d in conflicts[1 if main else 0:][:5]]
+    lines += ["To continue the target's copy instead, run `baker resume claude --native "
+              f"--from-account {account} --account {account}`; to replace it with the source's, "
+              "add `--force` (the target's copy is kept beside it as "
+              "`<file>.baker-backup-<time>`)."]
+    return "\n".join(lines)
 
 
 def _native(project: Path, options: LaunchOptions, env: dict[str, str]) -> LaunchSpec:
     """Make the session (and its subagents and tasks) visible to the target account, resume it.
 
-    With `options.extra["dry_run"]` nothing is copied; the note says what would be.
-
     `claude --resume <id>` looks the session up in the project folder of the cwd it runs in,
-    so the files go to `<target>/projects/<slug of that cwd>/`.
+    so the files go to `<target>/projects/<slug of that cwd>/`. A file already there is
+    replaced only when the source extends it; any other difference stops the launch
+    (`BakerError`) unless `options.extra["force"]`, which keeps a timestamped backup beside
+    it. With `options.extra["dry_run"]` nothing is written; the notes say what would be.
     """
+    from continuity_core.errors import BakerError
+
     session = options.native
     if session is None:
         raise ValueError("no session to continue")
     source = Path(session.path)
     cwd = session.cwd if session.cwd and os.path.isdir(session.cwd) else str(project)
     target_dir = Path(options.account.dir) if options.account else default_dir()
+    account = options.account.name if options.account else "~/.claude"
     folder = target_dir / "projects" / project_slug(os.path.realpath(cwd))
+    argv = [PROGRAM, "--resume", session.session_id]
+    if source.resolve() == (folder / source.name).resolve():
+        return LaunchSpec(argv=argv, env=env, cwd=cwd)
+    plan = _plan(session, folder, target_dir)
+    conflicts = [(src, dst) for src, dst, act in plan if act == "conflict"]
+    force = bool(options.extra.get("force"))
     notes: list[str] = []
-    dst = folder / source.name
     if options.extra.get("dry_run"):
-        if source.resolve() != dst.resolve():
-            notes.append(f"would copy session {session.session_id} into {folder}")
-    elif source.resolve() != dst.resolve():
-        copied = int(_copy(source, dst))
-        copied += _copy_tree(source.with_suffix(""), folder / source.stem)
-        source_config = source.parents[2]
-        copied += _copy_tree(source_config / "tasks" / session.session_id,
-                             target_dir / "tasks" / session.session_id)
-        if copied:
-            notes.append(f"copied session {session.session_id} into {folder}")
-    return LaunchSpec(argv=[PROGRAM, "--resume", session.session_id], env=env, cwd=cwd,
-                      notes=notes)
+        verbs = {"copy": "would copy", "extend": "would overwrite (the source extends it)",
+                 "same": "unchanged", "conflict": "would back up and overwrite" if force else
+                 "would refuse (the target's copy differs; --force to replace it)"}
+        notes += [f"{verbs[act]}: {src} -> {dst}" for src, dst, act in plan]
+        if conflicts and not force:
+            notes.append(_refusal(session, conflicts, account))
+        return LaunchSpec(argv=argv, env=env, cwd=cwd, notes=notes)
+    if conflicts and not force:
+        raise BakerError(_refusal(session, conflicts, account))
+    copied = 0
+    for src, dst, act in plan:
+        if act == "same":
+            continue
+        if act == "conflict":
+            backup = backup_beside(dst)
+            notes.append(f"kept the target's different copy as {backup}")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(dst, src.read_bytes())
+        copied += 1
+    if copied:
+        notes.append(f"copied session {session.session_id} into {folder} ({copied} file(s))")
+    return LaunchSpec(argv=argv, env=env, cwd=cwd, notes=notes)

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "resume": "continuity_cli.commands.resume:resume",
     "push": "continuity_cli.commands.machines:push",
     "pull": "continuity_cli.commands.machines:pull",
+    "sessions": "continuity_cli.commands.sessions:sessions",
     "global": "continuity_cli.commands.global_:global_",
     "doctor": "continuity_cli.commands.doctor:doctor",
     "status": "continuity_cli.commands.status:status",

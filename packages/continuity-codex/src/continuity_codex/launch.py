@@ -25,17 +25,60 @@ def first_prompt(brief: Path, options: LaunchOptions | None = None) -> tuple[str
             "(it is too long to paste here), then do what its 'First move' section says."), False
 
 
-def _copy_into(ref: SessionRef, home: Path) -> tuple[Path, bool]:
-    """Copy a rollout into `home`'s sessions/ under its own date folders; (path, copied)."""
+def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
+               account: str) -> list[str]:
+    """Copy a rollout into `home`'s sessions/ under its own date folders; notes of what it
+    did (or, with `dry_run`, would do). A copy already there that the source does not simply
+    extend is never lost: `BakerError` unless `force`, which keeps it beside as a backup."""
+    from continuity_core.errors import BakerError
+    from continuity_core.fs import backup_beside, copy_action
+
     source = Path(ref.path)
     parts = source.parts
     rel = Path(*parts[parts.index("sessions") + 1 :]) if "sessions" in parts else Path(source.name)
     target = home / "sessions" / rel
-    if target.exists() and target.stat().st_size >= source.stat().st_size:
-        return target, False
+    action = copy_action(source, target)
+    if action == "same":
+        return []
+    if action == "conflict" and not force:
+        refusal = (
+            f"refusing to overwrite the rollout of {ref.session_id} in account {account}: its "
+            f"copy there holds records the source does not have.\n"
+            f"  source ({ref.account}): {_side(source)} — {source}\n"
+            f"  target ({account}): {_side(target)} — {target}\n"
+            f"To continue the target's copy instead, run `baker resume codex --native "
+            f"--from-account {account} --account {account}`; to replace it with the source's, "
+            "add `--force` (the target's copy is kept beside it as `<file>.baker-backup-<time>`).")
+        if dry_run:
+            return [f"would refuse (the target's copy differs; --force to replace it): "
+                    f"{source} -> {target}", refusal]
+        raise BakerError(refusal)
+    if dry_run:
+        verb = {"copy": "would copy", "extend": "would overwrite (the source extends it)",
+                "conflict": "would back up and overwrite"}[action]
+        return [f"{verb}: {source} -> {target}"]
+    notes = []
+    if action == "conflict":
+        notes.append(f"kept the target's different copy as {backup_beside(target)}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(source, target)
-    return target, True
+    notes.append(f"copied the rollout of {ref.session_id} to {target}")
+    return notes
+
+
+def _side(path: Path) -> str:
+    """"3 request(s), last at …, 41,528 bytes" for one rollout copy."""
+    from continuity_codex.parser import read
+
+    size = path.stat().st_size
+    ref = SessionRef(agent=PROGRAM, account="", session_id=path.stem, path=str(path),
+                     mtime=path.stat().st_mtime, size=size)
+    try:
+        session = read(ref, None).session
+    except Exception:  # a side we cannot read is still described by its size
+        return f"{size:,} bytes"
+    last = session.updated_at or "?"
+    return f"{len(session.requests)} request(s), last at {last}, {size:,} bytes"
 
 
 def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
@@ -48,12 +91,9 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
         if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
-            if options.extra.get("dry_run"):
-                notes.append(f"would copy the rollout of {native.session_id} into {home}")
-            else:
-                target, copied = _copy_into(native, home)
-                if copied:
-                    notes.append(f"copied the rollout of {native.session_id} to {target}")
+            notes += _copy_into(native, home, force=bool(options.extra.get("force")),
+                                dry_run=bool(options.extra.get("dry_run")),
+                                account=options.account.name if options.account else str(home))
         # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied
         # into another CODEX_HOME (found by its file name; Codex then adds it to that index).
         prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."

@@ -30,6 +30,18 @@ class Section(msgspec.Struct, kw_only=True):
     priority: int  # higher survives longer; NEVER_CUT is never dropped
 
 
+class Attempt(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A session newer than the brief's that failed before doing any work."""
+
+    agent: str
+    account: str
+    session_id: str
+    state: str  # "failed" or "limit" (see `baker sessions`)
+    at: str | None = None  # when it started
+    reset_at: str | None = None  # when the limit that ended it resets, if recorded
+    summary: str  # "a retry at 2026-11-30 14:02 UTC in codex (...) failed: ..."
+
+
 class Brief(msgspec.Struct, kw_only=True, omit_defaults=True):
     schema_version: int = 1
     created_at: str
@@ -39,6 +51,7 @@ class Brief(msgspec.Struct, kw_only=True, omit_defaults=True):
     latest_request: str | None = None
     ended_on_limit: bool = False
     reset_at: str | None = None
+    failed_attempts: list[Attempt] = msgspec.field(default_factory=list)  # newer, did no work
     sections: list[Section] = msgspec.field(default_factory=list)
     cut: list[str] = msgspec.field(default_factory=list)
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
@@ -159,6 +172,16 @@ def _interrupted(session: Session) -> str:
     return "\n".join(lines)
 
 
+def _failed_lines(failed: list[Attempt] | None) -> str:
+    """Newer sessions that failed before doing work: named, never taken for the work."""
+    if not failed:
+        return ""
+    lines = [f"\n- newer attempt{'s' if len(failed) > 1 else ''} that did no work "
+             "(this brief is about the session above):"]
+    lines += [f"  - {a.summary}" for a in failed]
+    return "\n".join(lines)
+
+
 def _usage_line(session: Session) -> str:
     u = session.usage
     if u is None:
@@ -209,6 +232,7 @@ def build(
     saved_text: str | None = None,
     traps: list[Trap] | None = None,
     unrecorded: Any = None,
+    failed: list[Attempt] | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
 ) -> Brief:
     """Assemble the sections; everything in them is redacted."""
@@ -220,7 +244,8 @@ def build(
             body=(f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
                   f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
                   f"- last activity: {session.updated_at or '?'}\n"
-                  f"- model: {session.model or '?'}{_usage_line(session)}"),
+                  f"- model: {session.model or '?'}{_usage_line(session)}"
+                  f"{_failed_lines(failed)}"),
             priority=NEVER_CUT))
     elif searched is not None:
         where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"
@@ -270,7 +295,7 @@ def build(
         latest_request=session.latest_request if session else None,
         ended_on_limit=bool(session and session.ended_on_limit),
         reset_at=session.last_error.reset_at if session and session.last_error else None,
-        sections=sections, budget_tokens=budget_tokens,
+        failed_attempts=list(failed or []), sections=sections, budget_tokens=budget_tokens,
     )
     fit(brief)
     return brief

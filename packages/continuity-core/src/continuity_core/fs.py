@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 from pathlib import Path
+from typing import Literal
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -82,3 +83,31 @@ def inside(base: Path, candidate: Path) -> bool:
     except (ValueError, OSError):
         return False
     return True
+
+
+CopyAction = Literal["copy", "extend", "same", "conflict"]
+
+
+def copy_action(src: Path, dst: Path) -> CopyAction:
+    """What copying `src` over `dst` would do to an append-only transcript: a new file,
+    extend it (`dst` is a prefix of `src`), nothing, or a conflict (`dst` holds records
+    `src` does not, which a copy would lose)."""
+    try:
+        old = dst.read_bytes()
+    except FileNotFoundError:
+        return "copy"
+    new = src.read_bytes()
+    if old == new:
+        return "same"
+    return "extend" if new.startswith(old) else "conflict"
+
+
+def backup_beside(path: Path) -> Path:
+    """Move `path` aside to `<name>.baker-backup-<UTC time>` in its folder; the new name."""
+    import datetime as dt
+
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    backup = path.with_name(f"{path.name}.baker-backup-{stamp}")
+    os.replace(path, backup)
+    return backup
+

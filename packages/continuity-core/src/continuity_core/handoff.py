@@ -6,14 +6,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
 from continuity_core import note as note_mod
-from continuity_core.adapters import load, load_all
 from continuity_core.config import load_config
 from continuity_core.project import repo_facts
-from continuity_core.schemas.session import Session
-from continuity_core.sessions import newest, read_session
+from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.sessions import (
+    Choice,
+    NoMatch,
+    attempt_line,
+    choose,
+    kept_matches,
+    listing,
+    state,
+)
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 from continuity_core.transcript import project_relative
 
@@ -44,21 +52,34 @@ def make(
     config = load_config()
     broken: dict[str, str] = {}
     if agent is not None:  # one agent asked for: load that adapter alone
-        adapters = {agent: load(agent)}
+        adapters = {agent: adapters_mod.load(agent)}
     else:
-        adapters, broken = load_all()
+        adapters, broken = adapters_mod.load_all()
     errors = list(broken.values())
     store = Store(root)
-    found = newest(root, adapters, config, agent=agent, account=account, session_id=session_id)
-    errors += found.errors
-    session: Session | None = None
-    if found.ref is not None and found.adapter is not None:
-        session = read_session(found.adapter, found.ref,
-                               store if store.exists and write else None)
     latest = store.latest_checkpoint() if store.exists else None
     kept = latest.session if latest is not None else None
-    if session is None and kept is not None and not session_id and agent in (None, kept.agent):
-        session = kept  # the transcript is gone; the checkpoint kept its facts
+    try:
+        choice = choose(root, adapters, config, store if store.exists and write else None,
+                        agent=agent, account=account, session_id=session_id)
+    except NoMatch as e:
+        if kept is not None and kept_matches(kept, config, agent=agent, account=account,
+                                             session_id=session_id):
+            choice = Choice()  # no transcript left, but the checkpoint kept that very session
+        elif agent is None:
+            raise
+        else:  # say what exists in every agent, not only in the one asked for
+            first = str(e).splitlines()[0]
+            everyone = {**adapters_mod.load_all()[0], **adapters}
+            raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
+    errors += choice.errors
+    session, ref = choice.session, choice.ref
+    if session is None and kept is not None and kept_matches(
+            kept, config, agent=agent, account=account, session_id=session_id):
+        # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
+        session = kept
+        ref = SessionRef(agent=kept.agent, account=kept.account, session_id=kept.session_id,
+                         path=kept.path, mtime=0.0, cwd=kept.cwd)
     if session is not None:
         session = project_relative(session, root)
     note = note_mod.read(root)
@@ -67,12 +88,22 @@ def make(
     saved_text = _saved_text(root) if store.exists else None
     built = brief_mod.build(
         project=str(root), created_at=now_iso(), git=repo_facts(root), note_text=note_text,
-        session=session, ref=found.ref, searched=found.searched, traps=traps,
+        session=session, ref=ref, searched=choice.searched, traps=traps,
+        failed=[_attempt(r, s) for r, s in choice.failed],
         saved_text=saved_text, checkpoint=latest,
         unrecorded=inflight.unrecorded(store, session) if store.exists and session else None,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
-    return Handoff(brief=built, session=session, adapter=found.adapter, errors=errors)
+    return Handoff(brief=built, session=session, adapter=choice.adapter, errors=errors)
+
+
+def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
+    err = session.last_error
+    return brief_mod.Attempt(
+        agent=ref.agent, account=ref.account, session_id=ref.session_id, state=state(session),
+        at=session.started_at or session.updated_at,
+        reset_at=err.reset_at if err is not None and session.ended_on_limit else None,
+        summary=attempt_line(ref, session))
 
 
 def from_machine(root: Path, machine: str, *, budget_tokens: int | None = None,

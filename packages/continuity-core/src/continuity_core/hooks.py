@@ -134,8 +134,12 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if begun is None:
         return ""
     adapter, event, store = begun
-    adapters = {agent: adapter} if agent is not None else load_all()[0]
-    text = pickup_mod.build(store.root, adapters, exclude=event.session_id, store=store)
+    # Every agent's sessions: the previous session may be another agent's (one rule for all).
+    adapters = load_all()[0]
+    if agent is not None and adapter is not None:
+        adapters[agent] = adapter
+    text = pickup_mod.build(store.root, adapters, exclude=event.session_id, store=store,
+                            brief=pickup_mod.launched_with_brief(event.source))
     return text if adapter is None else adapter.render_context(event, text) or ""
 
 

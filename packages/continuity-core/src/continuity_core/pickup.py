@@ -45,6 +45,7 @@ class Previous:
     source: str = ""  # "transcript" or "checkpoint <id>"
     why_not: str = NOT_CHECKED
     errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # newer attempts that did no work
 
 
 def inside(cwd: str | None, root: Path) -> bool:
@@ -57,43 +58,41 @@ def inside(cwd: str | None, root: Path) -> bool:
 
 def find_previous(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None,
                   store: Store | None = None, limit_s: float = READ_LIMIT_S) -> Previous:
-    """The newest session of `root` across `adapters` other than `exclude`, read within
-    `limit_s` (through the cursor cache; the latest checkpoint stands in when time runs out)."""
+    """The previous session of `root` by the one rule of `continuity_core.sessions` (across
+    `adapters` and their accounts, `exclude` left out), read within `limit_s` through the
+    cursor cache; the latest checkpoint stands in when time runs out."""
     from continuity_core.config import config_or_defaults
-    from continuity_core.sessions import accounts_for, read_session
+    from continuity_core.sessions import Choice, attempt_line, find, pick
 
     prev = Previous()
     config, problem = config_or_defaults()  # a bad config costs its accounts, not the pickup
     if problem is not None:
         prev.errors.append(problem)
-    best: tuple[SessionRef, Any] | None = None
-    for name, adapter in adapters.items():
-        try:
-            for ref in adapter.discover(root, accounts_for(adapter, config)):
-                if ref.session_id == exclude or (ref.cwd is not None and not inside(ref.cwd, root)):
-                    continue
-                if best is None or ref.mtime > best[0].mtime:
-                    best = (ref, adapter)
-                break  # newest first: the first other session is this adapter's newest
-        except Exception as e:  # one adapter's failure hides no other
-            prev.errors.append(f"{name}: {e}")
-    if best is None:
+    found = find(root, adapters, config, exclude=exclude, strict=False)
+    prev.errors += found.errors
+    if not found.candidates:
         return prev
-    ref, adapter = best
-    prev.ref = ref
-    result = probes.run_all([lambda: read_session(adapter, ref, store)], limit_s)[0]
-    if isinstance(result, Session):
-        prev.session, prev.source = result, "transcript"
+    result = probes.run_all([lambda: pick(found, store)], limit_s)[0]
+    if isinstance(result, Choice) and result.session is not None and result.ref is not None:
+        prev.errors += result.errors
+        prev.ref, prev.session, prev.source = result.ref, result.session, "transcript"
+        prev.failed = [attempt_line(r, s) for r, s in result.failed]
     else:
         cp = store.latest_checkpoint() if store is not None and store.exists else None
-        if cp is not None and cp.session is not None and cp.session.session_id == ref.session_id:
+        ids = {c.ref.session_id: c.ref for c in found.candidates}
+        if cp is not None and cp.session is not None and cp.session.session_id in ids:
+            prev.ref = ids[cp.session.session_id]
             prev.session, prev.source = cp.session, f"checkpoint {cp.id}"
         else:
-            why = "was not read within the time limit" if result is None else f"failed: {result}"
-            prev.why_not = f"Execution was not checked: reading {ref.agent} session " \
-                           f"{ref.session_id} {why}"
+            newest = found.candidates[0].ref
+            why = "was not read within the time limit" if result is None else (
+                f"failed: {result}" if isinstance(result, BaseException) else "failed")
+            prev.ref = newest
+            prev.why_not = f"Execution was not checked: reading {newest.agent} session " \
+                           f"{newest.session_id} {why}"
             return prev
-    if not inside(prev.session.cwd or ref.cwd, root):
+    if not inside(prev.session.cwd or prev.ref.cwd, root):
+        ref = prev.ref
         prev.session = None
         prev.why_not = f"{NOT_CHECKED} ({ref.agent} session {ref.session_id} does not " \
                        "record this project as its working folder)"
@@ -133,7 +132,7 @@ def summarize(prev: Previous) -> str:
         lines = [head, "- it ended normally: nothing was left running"]
         if s.latest_request:
             lines.append(f"- last request: {_one_line(s.latest_request)}")
-        return "\n".join(lines)
+        return "\n".join(lines + _failed(prev))
     lines = [head, f"- interrupted: {'; '.join(why)}"]
     if s.latest_request:
         lines.append(f"- was working on (the user's last request): {_one_line(s.latest_request)}")
@@ -154,7 +153,11 @@ def summarize(prev: Previous) -> str:
         when = f", resets at {err.reset_at}" if err.reset_at else ""
         status = f" {err.status}" if err.status else ""
         lines.append(f"- ended with error: {err.kind}{status}{when}: {_one_line(err.message, 200)}")
-    return "\n".join(lines)
+    return "\n".join(lines + _failed(prev))
+
+
+def _failed(prev: Previous) -> list[str]:
+    return [f"- {_one_line(line)} (not the session above)" for line in prev.failed]
 
 
 def _iso(epoch: float) -> str:
@@ -188,16 +191,44 @@ def clip_lines(text: str, limit: int, what: str) -> str:
     return kept + marker
 
 
+# `baker resume` sets these for the agent it starts: the brief it was given as first prompt
+# already describes the previous session, so SessionStart does not describe it a second time.
+BRIEF_ENV = "BAKER_BRIEF"
+BRIEF_SESSION_ENV = "BAKER_BRIEF_SESSION"
+
+
+def launched_with_brief(source: str | None) -> str | None:
+    """The previous-session text for an agent `baker resume` started with a brief, else None.
+
+    Only for the session it started (`startup`, or `resume` for `--native`): after `/clear` or
+    a compaction the brief is no longer in the model's context.
+    """
+    path = os.environ.get(BRIEF_ENV)
+    if not path or source not in (None, "startup", "resume") or not os.path.isfile(path):
+        return None
+    which = os.environ.get(BRIEF_SESSION_ENV) or "the previous session"
+    return (f"This session was started by `baker resume` with the handoff brief `{path}` as its "
+            f"first prompt; that brief describes {which} and is not repeated here.")
+
+
 def build(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None,
           store: Store | None = None, cap: int = CAP_CHARS,
-          probe_deadline_s: float = PROBE_DEADLINE_S, read_limit_s: float = READ_LIMIT_S) -> str:
-    """The pickup text for `root`: redacted, then within `cap` characters."""
+          probe_deadline_s: float = PROBE_DEADLINE_S, read_limit_s: float = READ_LIMIT_S,
+          brief: str | None = None) -> str:
+    """The pickup text for `root`: redacted, then within `cap` characters. `brief`: the
+    previous-session text when the agent was started with a brief (see `launched_with_brief`).
+    """
     start = time.monotonic()
+
+    def previous() -> Previous:
+        if brief is not None:
+            return Previous(why_not=brief.rstrip("."))
+        return find_previous(root, adapters, exclude=exclude, store=store, limit_s=read_limit_s)
+
     # Facts and the previous session are gathered side by side: the latency is the slower one.
     env, found = probes.run_all([
         lambda: probes.environment(root, deadline_s=probe_deadline_s),
-        lambda: find_previous(root, adapters, exclude=exclude, store=store,
-                              limit_s=read_limit_s),
+        previous,
     ], max(probe_deadline_s, read_limit_s) + 0.5)
     if isinstance(env, Environment):
         env_text = probes.render(env, quiet=True)

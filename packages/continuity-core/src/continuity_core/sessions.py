@@ -1,40 +1,141 @@
-"""Finding the newest session of a project across every adapter and account."""
+"""Choosing the previous session of a project: one rule for every command.
+
+The previous session is the newest session of the project, across every adapter and account,
+that did work: a model answer or a tool call. A newer session that failed before doing any
+(no answer, an API error before any output, an empty retry) does not replace it; it is kept
+as a failed attempt for the brief to name. `--from`, `--session` and the source account
+narrow the candidates and, when nothing is left, `NoMatch` says what exists instead.
+
+Deciding "did work" reads a session, so only the candidates newer than the first that did
+work are read (through the project's cursor cache).
+"""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+import datetime as dt
+import heapq
+import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from continuity_core.adapters import Account
+from continuity_core.adapters import Account, expand
+from continuity_core.errors import BakerError
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.session import SessionRef
+from continuity_core.schemas.session import Session, SessionRef
+
+State = Literal["did work", "failed", "limit", "interrupted"]
+# Failed sessions read, newest first, before giving up on finding one that did work.
+MAX_FAILED = 12
+# Refs taken from each adapter's discovery: `baker sessions --limit` and the choice never need
+# more, and it bounds the work on a folder with thousands of sessions.
+PER_ADAPTER = 200
+
+
+class NoMatch(BakerError):
+    """A filter (`--from`, `--session`, an account) matched no session of the project."""
+
+
+@dataclass
+class Candidate:
+    ref: SessionRef
+    adapter: Any
 
 
 @dataclass
 class Found:
-    ref: SessionRef | None
-    adapter: Any | None
-    searched: list[str] = field(default_factory=list)  # "claude: ~/.claude (3 sessions)"
+    """The candidates of a project, newest first, and what was searched to find them."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)  # "claude: /home/u/.claude"
     errors: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Choice:
+    """The session that did work, the newer ones that failed, and how they were found."""
+
+    ref: SessionRef | None = None
+    adapter: Any | None = None
+    session: Session | None = None
+    failed: list[tuple[SessionRef, Session]] = field(default_factory=list)  # newest first
+    searched: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _is_path(account: str) -> bool:
+    return account.startswith(("~", ".", os.sep)) or os.sep in account
+
+
 def accounts_for(adapter: Any, config: GlobalConfig, account: str | None = None) -> list[Account]:
-    """The adapter's accounts, narrowed to the one named `account` (by name or dir)."""
+    """The adapter's accounts, narrowed to `account`: a name from config.toml, a name as
+    listed, or a config folder path (`~/.claude-work`, relative or absolute)."""
     accounts: list[Account] = adapter.accounts(config)
     if account is None:
         return accounts
     named = config.accounts.get(account)
-    if named is not None and named.agent == adapter.name:
-        from continuity_core.adapters import expand
-
+    if named is not None:
+        if named.agent != adapter.name:
+            return []
         return [Account(agent=adapter.name, name=account, dir=expand(named.dir))]
-    return [a for a in accounts if account in (a.name, a.dir)]
+    wanted = os.path.realpath(expand(account))
+    matches = [a for a in accounts
+               if account == a.name or os.path.realpath(a.dir) == wanted]
+    if matches:
+        return matches[:1]
+    if _is_path(account) and os.path.isdir(wanted):
+        return [Account(agent=adapter.name, name=account, dir=expand(account))]
+    return []
 
 
-def newest(
+def kept_matches(session: Session, config: GlobalConfig, *, agent: str | None = None,
+                 account: str | None = None, session_id: str | None = None) -> bool:
+    """Whether a session kept by a checkpoint (its transcript gone) passes the filters."""
+    if agent and session.agent != agent:
+        return False
+    if session_id and not session.session_id.startswith(session_id):
+        return False
+    if account:
+        named = config.accounts.get(account)
+        wanted = {account, os.path.realpath(expand(named.dir if named else account))}
+        if named is not None and named.agent != session.agent:
+            return False
+        have = {session.account, os.path.realpath(expand(session.account))} \
+            if session.account else set()
+        if not wanted & have:
+            return False
+    return True
+
+
+def did_work(session: Session) -> bool:
+    """A model answer or a tool call: what a session that did something leaves behind."""
+    if session.tool_calls or session.files_edited or session.todos:
+        return True
+    return any(m.role == "assistant" and m.kind == "response" and m.text.strip()
+               for m in session.messages)
+
+
+def state(session: Session) -> State:
+    """How a session ended, in the words of `baker sessions`."""
+    if session.ended_on_limit:
+        return "limit"
+    if not did_work(session):
+        return "failed"
+    if session.pending_calls or session.last_error is not None or session.turn_incomplete:
+        return "interrupted"
+    return "did work"
+
+
+def _inside(cwd: str | None, root: Path) -> bool:
+    if not cwd:
+        return True  # discovery placed it in the project; nothing says otherwise
+    a, b = os.path.realpath(cwd), os.path.realpath(root)
+    return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
+
+
+def find(
     project: Path,
     adapters: Mapping[str, Any],
     config: GlobalConfig,
@@ -42,31 +143,91 @@ def newest(
     agent: str | None = None,
     account: str | None = None,
     session_id: str | None = None,
+    exclude: str | None = None,
+    strict: bool = True,
 ) -> Found:
-    """The newest session of `project`; `agent`, `account`, `session_id` narrow the search."""
-    found = Found(ref=None, adapter=None)
-    for name, adapter in adapters.items():
-        if agent and name != agent:
-            continue
+    """Every session of `project` the filters leave, newest first (discovery only: no reads).
+
+    With `strict`, a filter that leaves nothing raises `NoMatch` naming what exists instead.
+    """
+    found = Found()
+    streams: list[Iterator[tuple[float, int, int, Candidate]]] = []
+    chosen = {agent: adapters[agent]} if agent and agent in adapters else (
+        {} if agent else dict(adapters))
+    for order, (name, adapter) in enumerate(chosen.items()):
         try:
             accounts = accounts_for(adapter, config, account)
-            for acc in accounts:
-                found.searched.append(f"{name}: {acc.dir}")
-            best: SessionRef | None = None
-            for ref in adapter.discover(project, accounts):
-                if session_id and not ref.session_id.startswith(session_id):
-                    continue
-                best = ref
-                break  # discover yields newest first
         except Exception as e:  # one adapter's failure never hides the others' sessions
             found.errors.append(f"{name}: {e}")
             continue
-        if best is not None and (found.ref is None or best.mtime > found.ref.mtime):
-            found.ref, found.adapter = best, adapter
+        found.searched += [f"{name}: {acc.dir}" for acc in accounts]
+        if accounts or account is None:
+            streams.append(_stream(name, adapter, project, accounts, order, found.errors))
+    for _, _, _, cand in heapq.merge(*streams):
+        ref = cand.ref
+        if ref.session_id == exclude or not _inside(ref.cwd, project):
+            continue
+        if session_id and not (ref.session_id.startswith(session_id) or ref.path == session_id):
+            continue
+        found.candidates.append(cand)
+    if strict and not found.candidates and (agent or account or session_id):
+        raise NoMatch(no_match(project, adapters, config, found, agent=agent, account=account,
+                                session_id=session_id))
     return found
 
 
-def read_session(adapter: Any, ref: SessionRef, store: Any | None = None) -> Any:
+def _stream(name: str, adapter: Any, project: Path, accounts: list[Account], order: int,
+            errors: list[str]) -> Iterator[tuple[float, int, int, Candidate]]:
+    """One adapter's refs, newest first, as heap entries (equal times keep discovery's
+    order: the candidate itself is never compared); its failure ends its stream only."""
+    try:
+        for i, ref in enumerate(adapter.discover(project, accounts)):
+            if i >= PER_ADAPTER:
+                return
+            yield (-ref.mtime, order, i, Candidate(ref, adapter))
+    except Exception as e:
+        errors.append(f"{name}: {e}")
+
+
+def no_match(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, found: Found, *,
+              agent: str | None, account: str | None, session_id: str | None) -> str:
+    asked = " ".join(part for part in (
+        f"--from {agent}" if agent else "", f"account {account!r}" if account else "",
+        f"--session {session_id}" if session_id else "") if part)
+    if agent and agent not in adapters:
+        why = f"no adapter named {agent!r} is loaded (installed: {', '.join(adapters) or 'none'})"
+    elif account and not found.searched:
+        known = sorted({f"{a.name} ({a.agent})" for ad in adapters.values()
+                        for a in _safe_accounts(ad, config)})
+        why = f"no account {account!r} is known (accounts: {', '.join(known) or 'none'}; " \
+              "name one from [accounts] in ~/.baker/config.toml or pass a config folder)"
+    else:
+        why = f"nothing matches {asked} (searched: {'; '.join(found.searched)})"
+    return "\n".join([f"no session of {project} for {asked}: {why}",
+                      *listing(project, adapters, config)])
+
+
+def listing(project: Path, adapters: Mapping[str, Any], config: GlobalConfig) -> list[str]:
+    """What exists instead: the project's newest sessions in every agent and account."""
+    try:
+        every = find(project, adapters, config, strict=False).candidates[:8]
+    except Exception:  # the listing is a courtesy; the error stands without it
+        every = []
+    if not every:
+        return ["This project has no sessions in any agent or account."]
+    return ["Sessions of this project (see `baker sessions`):",
+            *(f"  {c.ref.agent}  {c.ref.account}  {c.ref.session_id}  {iso(c.ref.mtime)}"
+              for c in every)]
+
+
+def _safe_accounts(adapter: Any, config: GlobalConfig) -> list[Account]:
+    try:
+        return list(adapter.accounts(config))
+    except Exception:
+        return []
+
+
+def read_session(adapter: Any, ref: SessionRef, store: Any | None = None) -> Session:
     """Read `ref` through the project's cursor cache when there is one."""
     from continuity_core.transcript import Cursor
 
@@ -75,4 +236,93 @@ def read_session(adapter: Any, ref: SessionRef, store: Any | None = None) -> Any
     if store is not None and store.exists:
         with contextlib.suppress(OSError):
             store.save_cursor(adapter.name, ref.path, cursor)
-    return cursor.session
+    session: Session = cursor.session
+    return session
+
+
+def pick(found: Found, store: Any | None = None, *, exact: bool = False,
+         reader: Callable[[Any, SessionRef, Any], Session] = read_session) -> Choice:
+    """The newest candidate that did work; the newer ones that failed become `failed`.
+
+    `exact` (an explicit `--session`): the newest match whatever it did. When no candidate
+    within `MAX_FAILED` did work, the newest one stands, so a brief still shows it.
+    """
+    choice = Choice(searched=found.searched, errors=list(found.errors))
+    tried: list[tuple[Candidate, Session]] = []
+    for cand in found.candidates:
+        try:
+            session = reader(cand.adapter, cand.ref, store)
+        except Exception as e:  # an unreadable session is skipped, and said
+            choice.errors.append(f"{cand.ref.agent} session {cand.ref.session_id}: {e}")
+            continue
+        if exact or did_work(session):
+            choice.ref, choice.adapter, choice.session = cand.ref, cand.adapter, session
+            choice.failed = [(c.ref, s) for c, s in tried]
+            return choice
+        tried.append((cand, session))
+        if len(tried) >= MAX_FAILED:
+            break
+    if tried:  # nothing did work: the newest is all there is
+        cand, session = tried[0]
+        choice.ref, choice.adapter, choice.session = cand.ref, cand.adapter, session
+    return choice
+
+
+@dataclass
+class Newest:
+    ref: SessionRef | None
+    adapter: Any | None
+    searched: list[str]
+    errors: list[str]
+
+
+def newest(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, *,
+           agent: str | None = None) -> Newest:
+    """The newest session of `project`, read or not: what a manual checkpoint and `audit`
+    look at (the session being written now, whether or not it did work yet)."""
+    found = find(project, adapters, config, agent=agent, strict=False)
+    first = found.candidates[0] if found.candidates else None
+    return Newest(ref=first.ref if first else None, adapter=first.adapter if first else None,
+                  searched=found.searched, errors=found.errors)
+
+
+def choose(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, store: Any = None,
+           *, agent: str | None = None, account: str | None = None,
+           session_id: str | None = None, exclude: str | None = None) -> Choice:
+    """`find` then `pick`: the previous session of `project` by the one rule."""
+    found = find(project, adapters, config, agent=agent, account=account,
+                 session_id=session_id, exclude=exclude)
+    return pick(found, store, exact=bool(session_id))
+
+
+def attempt_line(ref: SessionRef, session: Session) -> str:
+    """A failed attempt in words: "a retry at 14:02 in codex (~/.codex, 01a2…) failed: …"."""
+    when = session.started_at or session.updated_at or iso(ref.mtime)
+    err = session.last_error
+    if err is not None:
+        reset = f", resets at {err.reset_at}" if err.reset_at else ""
+        message = " ".join(err.message.split())[:200].rstrip(".")
+        what = f"{err.kind.replace('_', ' ')}{reset}: {message}"
+    elif session.latest_request:
+        what = "no answer was recorded"
+    else:
+        what = "nothing was asked or answered (an empty session)"
+    asked = f"; it asked: {' '.join(session.latest_request.split())[:120]}" \
+        if session.latest_request else ""
+    return (f"a retry at {short_time(when)} in {ref.agent} ({ref.account}, session "
+            f"{ref.session_id}) failed: {what}{asked}")
+
+
+def iso(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")[:19] + "Z"
+
+
+def short_time(stamp: str) -> str:
+    """"2026-11-30T14:02:11.5Z" -> "2026-11-30 14:02 UTC"; other text as it is."""
+    try:
+        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if when.tzinfo is not None:
+        when = when.astimezone(dt.UTC)
+    return when.strftime("%Y-%m-%d %H:%M UTC")

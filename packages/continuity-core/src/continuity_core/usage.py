@@ -152,22 +152,23 @@ def from_file(adapter: Any, path: Path) -> tuple[Usage | None, str, str | None]:
 
 
 def live(root: Path, limits: Mapping[str, Threshold]) -> UsageReport:
-    """The level of the newest session of the project at `root`, from any adapter."""
+    """The level of the previous session of the project at `root` (the newest that did work,
+    in any agent and account: `continuity_core.sessions.choose`)."""
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
-    from continuity_core.sessions import newest, read_session
+    from continuity_core.sessions import choose
     from continuity_core.store import Store
 
     adapters, broken = load_all()
-    found = newest(root, adapters, load_config())
-    problems = [*broken.values(), *found.errors]
-    if found.ref is None or found.adapter is None:
-        where = "; ".join(found.searched) or "no agent adapter is installed"
+    store = Store(root)
+    choice = choose(root, adapters, load_config(), store if store.exists else None)
+    problems = [*broken.values(), *choice.errors]
+    if choice.ref is None or choice.session is None:
+        where = "; ".join(choice.searched) or "no agent adapter is installed"
         why = f"no session of this project was found (searched: {where})"
         return level_for(None, limits, source="live session",
                          reason="; ".join([why, *problems]))
-    store = Store(root)
-    session = read_session(found.adapter, found.ref, store if store.exists else None)
-    return level_for(session.usage, limits, source=f"{found.ref.agent} transcript {found.ref.path}",
-                     agent=found.ref.agent, session_id=found.ref.session_id,
-                     reason=f"{found.ref.path} records no context usage yet")
+    ref = choice.ref
+    return level_for(choice.session.usage, limits, source=f"{ref.agent} transcript {ref.path}",
+                     agent=ref.agent, session_id=ref.session_id,
+                     reason=f"{ref.path} records no context usage yet")

@@ -10,7 +10,7 @@ import click
 @click.command()
 @click.option("--from", "agent", metavar="AGENT", help="Only look at this agent's sessions.")
 @click.option("--account", metavar="NAME",
-              help="Only this account (a name from config.toml or a config dir).")
+              help="Only this source account (a name from config.toml or a config folder).")
 @click.option("--session", "session_id", metavar="ID", help="This session (an id or its prefix).")
 @click.option("--machine", metavar="NAME",
               help="The brief from that machine's snapshot (after `baker pull`), its repo "
@@ -27,8 +27,14 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
             as_json: bool) -> None:
     """Print the brief: what the next agent needs to continue this project's work.
 
-    Finds the newest session for this project across every installed agent and account,
-    and combines it with the note, live repo state and traps. Everything is redacted.
+    Takes this project's newest session, across every installed agent and account, that did
+    work (a model answer or a tool call); a newer one that failed before doing any is named as
+    a failed attempt, never taken for the work. It is combined with the note, live repo state
+    and traps. Everything is redacted.
+
+    --from, --account (a name from config.toml or a config folder) and --session narrow that
+    choice; when nothing matches, the command exits 1 and lists the sessions that exist
+    (`baker sessions` lists them all).
     """
     from continuity_cli import output
     from continuity_core import brief as brief_mod

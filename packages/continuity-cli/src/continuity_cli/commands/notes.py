@@ -50,8 +50,9 @@ def note(as_json: bool) -> None:
 def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     """Show or set the single next action (the note's Now).
 
-    Shown, it is checked against the newest transcript of this project and flagged SUSPECT
-    when a finished tool call there already did it.
+    Shown, it is checked against the previous session of this project (the newest that did
+    work, in any agent, as `baker handoff` chooses it) and flagged SUSPECT when a finished tool
+    call there already did it.
     """
     from continuity_cli import output
     from continuity_core import note as note_mod
@@ -65,7 +66,7 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
             return
     current = note_mod.read(root)
     action = current.get("Now") if current else ""
-    result = _check(root, action, current.meta.get("updated") if current else None, agent)
+    result = _check(root, action, current.meta.get("updated") if current else None)
     if as_json:
         output.emit_json({"now": action or None, **result})
         return
@@ -76,7 +77,7 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
         click.echo(result["detail"])
 
 
-def _check(root: Any, action: str, since: str | None, agent: str | None) -> dict[str, Any]:
+def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
     """Whether the newest transcript of this project already did `action`."""
     from continuity_core import inflight, pickup
     from continuity_core import note as note_mod
@@ -86,9 +87,7 @@ def _check(root: Any, action: str, since: str | None, agent: str | None) -> dict
 
     if not action:
         return {"suspect": False, "checked": False, "detail": ""}
-    adapters = load_all()[0]
-    if agent and agent in adapters:
-        adapters = {agent: adapters[agent]}
+    adapters = load_all()[0]  # the previous session by the one rule; --agent only names who writes
     store = Store(root)
     prev = pickup.find_previous(root, adapters, store=store if store.exists else None)
     if prev.session is None:

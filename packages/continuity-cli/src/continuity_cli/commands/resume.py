@@ -21,18 +21,30 @@ import click
               help="Start AGENT under this account (a name from config.toml or a config dir).")
 @click.option("--native", is_flag=True,
               help="Same vendor, other account: continue the very session instead of a brief.")
+@click.option("--force", is_flag=True,
+              help="With --native: replace a different copy of the session in the target "
+                   "account (a timestamped backup is kept beside it).")
 @click.option("--machine", metavar="NAME",
               help="Take the brief from that machine's snapshot (after `baker pull`).")
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
 @click.option("--dry-run", is_flag=True, help="Print what would be run; start and write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
 def resume(agent: str, source: str | None, from_account: str | None, session_id: str | None,
-           account: str | None, native: bool, machine: str | None, budget: int | None,
-           dry_run: bool, as_json: bool) -> None:
+           account: str | None, native: bool, force: bool, machine: str | None,
+           budget: int | None, dry_run: bool, as_json: bool) -> None:
     """Start AGENT with the brief of this project's newest session as its first turn.
 
     The brief reaches the agent whole at any size: small briefs go inline, larger ones through
     a private file the agent is told to read first. `baker` replaces itself with the agent.
+
+    The session is chosen as `baker handoff` chooses it: the newest one of this project, in any
+    agent and account, that did work. `--from`, `--from-account` and `--session` narrow that
+    choice (exit 1, listing what exists, when nothing matches); `--account` names where AGENT
+    starts. An account is a name from config.toml or a config folder path.
+
+    With --native, a copy of the session already in the target account that the source does
+    not simply extend is never overwritten: the command stops and says which side has what,
+    unless --force (which keeps a timestamped backup of the target's copy beside it).
 
     \b
     Examples:
@@ -47,6 +59,7 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
     from continuity_core.adapters import LaunchOptions, load
     from continuity_core.config import load_config
     from continuity_core.errors import BakerError
+    from continuity_core.pickup import BRIEF_ENV, BRIEF_SESSION_ENV
     from continuity_core.sessions import accounts_for
 
     target = load(agent)
@@ -83,7 +96,12 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
     spec = target.launch(root, path, LaunchOptions(
         account=launch_account, native=result.brief.session if native else None,
         brief_chars=len(text.encode()), brief_text=text if dry_run else None,
-        extra={"dry_run": dry_run}))
+        extra={"dry_run": dry_run, "force": force}))
+    used = result.brief.session
+    # The agent's SessionStart hook then leaves the previous session to the brief.
+    spec.env.update({BRIEF_ENV: str(path)})
+    if used is not None:
+        spec.env[BRIEF_SESSION_ENV] = f"{used.agent} session {used.session_id}"
     if dry_run:
         if as_json:
             output.emit_json({"brief": str(path), "brief_saved": False,

@@ -221,7 +221,7 @@ def _threshold_option(name: str, default: str) -> Callable[[_F], _F]:
 @click.option("--rollout", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Measure this Codex rollout file.")
 @click.option("--agent", default="claude", show_default=True,
-              help="The adapter that reads --transcript.")
+              help="The agent whose transcript --transcript is (it picks the reader).")
 @_threshold_option("prepare", "50% or 100k")
 @_threshold_option("refresh", "62% or 125k")
 @_threshold_option("rotate", "75% or 150k")
@@ -231,6 +231,9 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
           prepare: str | None, refresh: str | None, rotate: str | None, repo: Path | None,
           as_json: bool) -> None:
     """Context usage of the live session as a level: ok, prepare, refresh, rotate, unknown.
+
+    Without --statusline, --transcript or --rollout the session is the one `baker handoff`
+    takes: this project's newest that did work, in any agent and account.
 
     Thresholds: flags, else `[usage]` in ~/.baker/config.toml, else 50/62/75 % of the window
     (100k/125k/150k tokens when the window is unknown). `unknown` never guesses a number.

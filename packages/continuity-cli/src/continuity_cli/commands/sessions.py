@@ -1,0 +1,105 @@
+"""`baker sessions`: this project's recent sessions across agents and accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+
+@click.command()
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              metavar="N", help="Show the newest N sessions.")
+@click.option("--from", "agent", metavar="AGENT", help="Only this agent's sessions.")
+@click.option("--account", metavar="NAME",
+              help="Only this account (a name from config.toml or a config folder).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) -> None:
+    """List this project's recent sessions, newest first, in every agent and account.
+
+    Each row: agent, account, session id, started, last activity, size, requests typed, and
+    its state: `did work`, `failed` (no answer: an API error before any output, an empty
+    retry), `limit` (a usage or rate limit ended it, with its reset time when recorded) or
+    `interrupted` (a tool call or turn never finished). The session marked `*` is the one
+    `baker handoff`, `resume` and the SessionStart pickup take; ids (or a prefix) go to
+    `--session`.
+    """
+    from continuity_cli import output
+    from continuity_core.adapters import load_all
+    from continuity_core.config import load_config
+    from continuity_core.handoff import project_root
+    from continuity_core.sessions import did_work, find, iso, read_session, state
+    from continuity_core.store import Store
+
+    root = project_root()
+    adapters, broken = load_all()
+    for err in broken.values():
+        click.echo(f"warning: {err}", err=True)
+    found = find(root, adapters, load_config(), agent=agent, account=account)
+    for err in found.errors:
+        click.echo(f"warning: {err}", err=True)
+    store = Store(root)
+    rows: list[dict[str, Any]] = []
+    chosen = False
+    for cand in found.candidates[:limit]:
+        ref = cand.ref
+        row: dict[str, Any] = {
+            "agent": ref.agent, "account": ref.account, "id": ref.session_id,
+            "path": ref.path, "started": None, "last_activity": iso(ref.mtime),
+            "size": ref.size, "requests": None, "state": None, "did_work": None,
+            "reset_at": None, "error": None, "chosen": False,
+        }
+        try:
+            s = read_session(cand.adapter, ref, store if store.exists else None)
+        except Exception as e:  # one unreadable transcript is one row saying so
+            row["error"] = f"could not be read: {e}"
+            rows.append(row)
+            continue
+        row.update(started=s.started_at, last_activity=s.updated_at or row["last_activity"],
+                   requests=len(s.requests), state=state(s), did_work=did_work(s))
+        if s.last_error is not None:
+            row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
+            row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
+        if not chosen and row["did_work"]:
+            row["chosen"] = chosen = True
+        rows.append(row)
+    if not chosen and rows and rows[0]["state"] is not None:
+        rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
+    if as_json:
+        output.emit_json({"project": str(root), "sessions": rows,
+                          "more": max(0, len(found.candidates) - limit)})
+        return
+    if not rows:
+        where = "; ".join(found.searched) or "no agent adapter is installed"
+        click.echo(f"No sessions of {root} (searched: {where}).")
+        return
+    for row in rows:
+        mark = "*" if row["chosen"] else " "
+        what = row["state"] or "unreadable"
+        if row["reset_at"]:
+            what += f" (resets {row['reset_at']})"
+        requests = "?" if row["requests"] is None else str(row["requests"])
+        click.echo(f"{mark} {row['agent']:<7} {row['account']:<18} {row['id']}  "
+                   f"started {_short(row['started'])}  last {_short(row['last_activity'])}  "
+                   f"{_size(row['size'])}  {requests} req  {what}")
+        if row["error"] and row["state"] in ("failed", "limit", None):
+            click.echo(f"    {row['error']}")
+    more = len(found.candidates) - len(rows)
+    if more > 0:
+        click.echo(f"… {more} older (--limit)")
+    click.echo("* the session `baker handoff` takes; pass an id to `--session` for another.")
+
+
+def _short(stamp: str | None) -> str:
+    from continuity_core.sessions import short_time
+
+    return short_time(stamp).removesuffix(" UTC") if stamp else "?"
+
+
+def _size(size: int) -> str:
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            return f"{value:.1f} {unit}" if size >= 1024 else f"{size} B"
+    return f"{size} B"
