@@ -64,7 +64,7 @@ def codex_failed_retry(home: Path, project: Path, mtime: float) -> Path:
 
 @pytest.fixture
 def project(repo: Path) -> Path:
-    (repo / ".baker").mkdir()
+    (repo / ".baker").mkdir(mode=0o700)
     git(repo, "status")  # a repository the brief can describe
     return repo
 
@@ -113,7 +113,8 @@ def test_an_agent_resume_started_is_not_told_a_second_story(
     env = launch["launch"]["env"]
     assert env["BAKER_BRIEF"] == launch["brief"]
     assert env["BAKER_BRIEF_SESSION"] == f"claude session {CLAUDE_S1}"
-    assert f"- session: {CLAUDE_S1}" in Path(launch["brief"]).read_text()
+    assert not Path(launch["brief"]).exists()  # a dry run names the file, writes nothing
+    assert f"- session: {CLAUDE_S1}" in cli("handoff").stdout
     for key, value in env.items():  # what the agent's SessionStart hook then sees
         monkeypatch.setenv(key, value)
     out = json.loads(hooks.pickup("codex", codex_session_start(project), []))
