@@ -114,7 +114,9 @@ def test_an_agent_resume_started_is_not_told_a_second_story(
     assert env["BAKER_BRIEF"] == launch["brief"]
     assert env["BAKER_BRIEF_SESSION"] == f"claude session {CLAUDE_S1}"
     assert not Path(launch["brief"]).exists()  # a dry run names the file, writes nothing
-    assert f"- session: {CLAUDE_S1}" in cli("handoff").stdout
+    brief = cli("handoff").stdout
+    assert f"- session: {CLAUDE_S1}" in brief
+    Path(launch["brief"]).write_text(brief)  # as the real resume leaves it
     for key, value in env.items():  # what the agent's SessionStart hook then sees
         monkeypatch.setenv(key, value)
     out = json.loads(hooks.pickup("codex", codex_session_start(project), []))
