@@ -116,6 +116,7 @@ def test_an_agent_resume_started_is_not_told_a_second_story(
     assert not Path(launch["brief"]).exists()  # a dry run names the file, writes nothing
     brief = cli("handoff").stdout
     assert f"- session: {CLAUDE_S1}" in brief
+    Path(launch["brief"]).parent.mkdir(mode=0o700)
     Path(launch["brief"]).write_text(brief)  # as the real resume leaves it
     for key, value in env.items():  # what the agent's SessionStart hook then sees
         monkeypatch.setenv(key, value)
