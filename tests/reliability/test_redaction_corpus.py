@@ -1,7 +1,9 @@
 """Secrets planted everywhere Continuity reads never reach anything it writes or prints.
 
-`secrets/shapes.json` holds fake secrets of 90+ shapes (every provider `redact.py` knows and
-more). They are planted into real transcripts of all three agents (the captured S5 sessions,
+`secrets/shapes.json` holds fake secrets of 160+ shapes (every provider `redact.py` knows and
+more, the names that say secret, command lines, headers, URLs, PEM bodies, base64 and JSON
+escapes), and `TOOL_INPUT` secrets that only their keys mark. They are planted into real
+transcripts of all three agents (the captured S5 sessions,
 moved to a scratch project, with the prompt and the tool output replaced by the corpus), the
 note, probe output, traps and the hook payloads; then the real `baker` commands run as
 processes and every byte they print or store is searched for any fragment of any secret.
@@ -59,7 +61,34 @@ def fragments(secret: str) -> Iterator[str]:
             yield piece[i:i + FRAGMENT]
 
 
-FRAGMENTS = [(s["kind"], f) for s in SHAPES for f in fragments(s["secret"])]
+# Secrets that only their names mark, in the structured input of a tool call (a shell call's
+# environment, an MCP server's settings, an HTTP tool's headers, a command's argument list).
+TOOL_INPUT: dict[str, Any] = {
+    "password": "Vq7mXc2LpR9t",
+    "env": {"AWS_SECRET_ACCESS_KEY": "Jd8sK2mQ9xVb4NcW7eRt5YuI1oP3aSdF6gHjK0lZ",
+            "DB_PASS": "Hn4bV7cX1zLk", "PATH": "/usr/local/bin:/usr/bin"},
+    "headers": {"Authorization": "Bearer Tq5wE8rY2uIo6pAs", "X-Api-Key": "Mz3xC6vB9nQw"},
+    "mcp": {"api_token": "7c0e3b1a-54d2-4f6e-9a8b-2d1c0f9e8a7b",
+            "auth": {"username": "ci-bot", "passphrase": "Rk6tY9uJ3hGf"}},
+    "argv": ["deploy", "--password", "Wx2eD5rF8tGy", "--env", "staging"],
+}
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if i and value[i - 1] == "--password":
+                yield from _leaves(v, f"{path}[{i}]")
+    elif path.rsplit(".", 1)[-1] not in ("PATH", "username"):
+        yield path, value.removeprefix("Bearer ")  # the scheme is no secret, and is kept
+
+
+TOOL_SECRETS = dict(_leaves(TOOL_INPUT, "tool_input"))
+FRAGMENTS = [(s["kind"], f) for s in SHAPES for f in fragments(s["secret"])] + [
+    (where, f) for where, secret in TOOL_SECRETS.items() for f in fragments(secret)]
 
 
 def leaks(text: str, *, fold: bool = False) -> list[str]:
@@ -73,7 +102,12 @@ def leaks(text: str, *, fold: bool = False) -> list[str]:
 def replant(value: Any, project: str, sid: str, old_sid: str) -> Any:
     """The record with the S5 project, session, prompt and tool output swapped for ours."""
     if isinstance(value, dict):
-        return {k: replant(v, project, sid, old_sid) for k, v in value.items()}
+        out = {k: replant(v, project, sid, old_sid) for k, v in value.items()}
+        if "command" in out and "description" in out:  # a shell call's input (claude, gemini)
+            out.update(TOOL_INPUT)
+        if isinstance(out.get("arguments"), str) and '"cmd"' in out["arguments"]:  # codex's
+            out["arguments"] = json.dumps({**json.loads(out["arguments"]), **TOOL_INPUT})
+        return out
     if isinstance(value, list):
         return [replant(v, project, sid, old_sid) for v in value]
     if not isinstance(value, str):
@@ -90,7 +124,8 @@ def plant_transcript(src: Path, dst: Path, project: Path, sid: str, old_sid: str
     lines = [json.dumps(replant(json.loads(line), str(project), sid, old_sid))
              for line in src.read_text().splitlines() if line.strip()]
     dst.write_text("\n".join(lines) + "\n")
-    assert "sk-ant-api03-FAKE" in dst.read_text() and str(project) in dst.read_text()
+    text = dst.read_text()
+    assert "sk-ant-api03-FAKE" in text and str(project) in text and "Rk6tY9uJ3hGf" in text
 
 
 def plant_homes(tmp: Path, project: Path) -> tuple[dict[str, str], dict[str, Path]]:
@@ -214,6 +249,7 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         tool = json.loads(payload(agent, name, project, t))
         if key:
             tool["tool_input"][key] = str(project / "deploy.sh")
+            tool["tool_input"].update(TOOL_INPUT)
         else:
             tool["tool_input"] = {"command": "*** Begin Patch\n*** Update File: deploy.sh\n"
                                              "@@\n-echo deploy\n+echo deployed\n*** End Patch\n"}
@@ -286,7 +322,7 @@ def test_false_positive_rate_on_ordinary_code_and_prose() -> None:
 
 def test_every_shape_is_redacted_alone_and_in_context() -> None:
     """Each planted shape alone, inside a sentence and inside JSON leaves no fragment."""
-    assert len(SHAPES) >= 60 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
+    assert len(SHAPES) >= 150 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
     for s in SHAPES:
         for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]})):
             assert not leaks(redact(text)), (s["kind"], redact(text)[:200])
