@@ -7,8 +7,8 @@ transcripts of all three agents (the captured S5 sessions,
 moved to a scratch project, with the prompt and the tool output replaced by the corpus), the
 note, probe output, traps and the hook payloads; then the real `baker` commands run as
 processes and every byte they print or store is searched for any fragment of any secret.
-`secrets/benign/` is ordinary code and prose: the share of its lines redaction changes is the
-false-positive rate.
+`secrets/benign/` is ordinary code, prose, git logs, grep output, paths, hashes, UUIDs and token
+counts: the share of its lines redaction changes is the damage rate.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ GEMINI_S5 = "tmp/deploy-scripts/chats/session-2026-11-30T03-59-7fd7aaf9.jsonl"
 SESSION = {"claude": "5ec7e75a-0000-4000-8000-00000000c1a0",
            "codex": "01a22a9a-5ec7-7000-8000-00000000c0de",
            "gemini": "5ec7e75a-0000-4000-8000-0000000063e1"}
-FP_BOUND = 0.02
+DAMAGE_BOUND = 0  # lines of secrets/benign/ redaction may change: what was measured
 HELD_OUT = {"api_client.py", "compose.yaml", "Makefile"}
 
 
@@ -296,28 +296,31 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
     assert not cursors, cursors  # reader state keeps digests and redacted facts only
 
 
-def test_false_positive_rate_on_ordinary_code_and_prose() -> None:
-    """Ordinary code, config and prose that say token/password/key innocently mostly pass
-    through untouched. Bound: 2% of lines, i.e. a brief of 100 lines loses at most two to an
-    over-eager `[REDACTED]`; a missed secret costs far more than a redacted harmless word.
-    The files in HELD_OUT were written after the patterns were tuned on the others."""
+def test_damage_rate_on_ordinary_code_and_prose() -> None:
+    """Ordinary code, config, prose, git logs, grep output, paths, hashes, UUIDs and token
+    counts that say token/password/key innocently pass through untouched, line by line and
+    as whole files (a rule that crossed a newline would damage the line after a `token`).
+    Measured: 0 damaged lines of 1,495; the bound is that measurement. The files in HELD_OUT
+    were written after the patterns were tuned on the others."""
     counts = {"tuned": [0, 0], "held out": [0, 0]}
     changed: list[str] = []
     for path in sorted((HERE / "benign").iterdir()):
         group = counts["held out" if path.name in HELD_OUT else "tuned"]
-        for line in path.read_text().splitlines():
+        text = path.read_text()
+        whole = redact(text).splitlines()
+        for i, line in enumerate(text.splitlines()):
             group[1] += 1
-            if redact(line) != line:
+            after = redact(line)
+            if after != line or whole[i] != line:
                 group[0] += 1
-                changed.append(f"{path.name}: {line.strip()} -> {redact(line).strip()}")
+                changed.append(f"{path.name}: {line.strip()} -> {(after if after != line else whole[i]).strip()}")
     total = sum(n for _, n in counts.values())
-    rate = len(changed) / total
-    print(f"\nredaction false positives: {len(changed)}/{total} lines = {rate:.2%} ("
+    print(f"\nredaction damage: {len(changed)}/{total} lines = {len(changed) / total:.2%} ("
           + ", ".join(f"{k} {c}/{n} = {c / n:.2%}" for k, (c, n) in counts.items()) + ")")
     for line in changed:
         print("  ", line)
-    assert total >= 600 and counts["held out"][1] >= 100
-    assert rate <= FP_BOUND, changed
+    assert total >= 1000 and counts["held out"][1] >= 100
+    assert len(changed) <= DAMAGE_BOUND, changed
 
 
 def test_every_shape_is_redacted_alone_and_in_context() -> None:

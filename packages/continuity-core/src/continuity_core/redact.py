@@ -34,9 +34,10 @@ _HASH_UUID_NUMBER = (r"(?:[0-9a-fA-F]{7,64}(?![\w+/=])"
 _STRONG = ("password", "passwd", "passphrase", "secret", "token", "credential", "credentials",
            "apikey", "authorization")
 _WEAK = ("pass", "pwd", "key", "auth", "creds")
-_NAME_WORD = (r"(?:(?i:passw(?:or)?d|passphrase|secret|token|credential|apikey|authorization)"
-              r"|(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?i:pass|pwd|key|auth|creds|api[ _.\-]key"
-              r"|access[ _.\-]key|private[ _.\-]key))")
+# The first letters lead: one test rejects most positions before the words are tried.
+_NAME_WORD = (r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|credentials?|apikey"
+              r"|authorization)|(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?i:pass|pwd|key|auth|creds"
+              r"|api[ _.\-]key|access[ _.\-]key|private[ _.\-]key))(?![a-z])")
 
 # (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
 # Every repetition that is tried at many starting points is bounded ({0,64}, {0,1024}): an
@@ -115,10 +116,10 @@ _PATTERNS: list[tuple[str, str]] = [
     # and a port (`host:8080/path@x`) is not one.
     ("url_credentials",
      r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
-     r"(?![0-9]{1,5}/)[^\s@\"'<>]{1,256}(?=@)"),
+     r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)"),
     # `curl -u user:pw`, `--user user:pw` (a numeric `uid:gid` is not a password).
     ("cli_user",
-     r"(?P<keep_cli_user>(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
+     r"(?P<keep_cli_user>(?=-)(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
      r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}"),
     # `mysql -pPW`: the password glued to `-p` (a client of the MySQL family only).
     ("mysql",
@@ -131,12 +132,20 @@ _PATTERNS: list[tuple[str, str]] = [
     ("assignment",
      r"(?P<keep_assignment>" + _NAME_WORD +
      r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
-     r"|(?<=[\"'`])[:,]|[ \t](?=[ \t]*[^\s=:]))[ \t]*"
+     r"|(?<=[\"'`])[:,])[ \t]*"
      r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate|apikey)[ \t]+)?)"
      r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>]{1,1024}))"),
+    # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
+    ("option",
+     r"(?P<keep_option>(?=[ACKPSTackpst])(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
+     r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-][^\s\"'`<>]{0,1023}))"),
+    # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
+    ("netrc_line",
+     r"(?P<keep_netrc_line>(?=[ \tPp])(?<![^\n])[ \t]{0,8}(?i:passw(?:or)?d)[ \t]+)"
+     r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})"),
 ]
-# Kinds whose match `_decide` may turn down (then the scan goes on one character later).
-_CHECKED = {"assignment"}
+# Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
+_CHECKED = {"assignment", "option"}
 
 _NEEDLES: dict[str, tuple[str, ...]] = {
     "private_key": ("private key",), "anthropic": ("sk-ant-",), "openai_project": ("sk-",),
@@ -160,7 +169,9 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "bearer": ("bearer",), "token_word": ("token",), "basic_auth": ("basic",), "url_credentials": ("://",),
     "assignment": ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth"),
     "pem_body": ("mii", "mig", "mhccaqee", "mc4caqaw", "b3blbnnzac1rzxktdje"),
-    "pem_end": ("-----end",), "cli_user": ("-u", "--user"), "mysql": ("mysql", "mariadb"),
+    "pem_end": ("private key-----", "private key block-----"), "cli_user": ("-u", "--user"),
+    "option": ("pass", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
+    "netrc_line": ("passw",), "mysql": ("mysql", "mariadb"),
 }
 _BY_KIND = dict(_PATTERNS)
 _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
@@ -199,17 +210,17 @@ def _words(text: str) -> frozenset[str]:
 
 # A last part that makes the name about a secret, not the secret (its file, length, header...).
 _META = _words("""
-    file files path paths dir directory folder location loc url urls uri endpoint host
-    hostname port env var header headers name names manager count counts length len size
-    type types kind id ids arn limit limits max min ttl expiry expires expiration expire
-    timeout format method methods provider providers mode scheme strategy enabled enable
-    disabled required version field fields prefix hint label prompt policy rotation server
-    realm scope scopes usage budget index num number position offset source src store
-    storage backend helper cmd command stdin template pattern regex bits algorithm alg algo
-    ref reference date at time timestamp created updated valid validity lifetime duration
-    interval seconds secs ms days hours minutes retries attempts strength error errors
-    message msg status state flag check verified reset changed rules schema class module
-    service plugin handler callback fn func function hook
+    user users username login email model models file files path paths dir directory folder
+    location loc url urls uri endpoint host hostname port env var header headers name names
+    manager count counts length len size type types kind id ids arn limit limits max min ttl
+    expiry expires expiration expire timeout format method methods provider providers mode
+    scheme strategy enabled enable disabled required version field fields prefix hint label
+    prompt policy rotation server realm scope scopes usage budget index num number position
+    offset source src store storage backend helper cmd command stdin template pattern regex
+    bits algorithm alg algo ref reference date at time timestamp created updated valid
+    validity lifetime duration interval seconds secs ms days hours minutes retries attempts
+    strength error errors message msg status state flag check verified reset changed rules
+    schema class module service plugin handler callback fn func function hook
 """)
 # `*_KEY` names that are not secret: a database's, a cache's, a public one.
 _NOT_SECRET_KEY = _words("""
@@ -217,6 +228,8 @@ _NOT_SECRET_KEY = _words("""
     routing lookup row unique composite shortcut hot modifier dedup dedupe group message
     cursor dict map i18n translation storage s3
 """)
+# `MAX_TOKEN`, `CHARS_PER_TOKEN`: the tokens a model counts.
+_COUNTED = _words("max min num per total input output prompt completion context cached chars")
 _PARTS = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -230,6 +243,8 @@ def secret_name(name: str) -> bool:
     if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
         return False
     for i, part in enumerate(parts):
+        if part == "token" and _COUNTED.intersection(parts[:i]):  # a model's tokens, counted
+            return False
         pair = parts[i - 1] + part if i else ""
         if part.endswith(_STRONG) or pair in ("apikey", "accesskey", "privatekey"):
             return True
@@ -249,8 +264,9 @@ _PLACEHOLDER = re.compile(r"[$%]|\{\{|<[^>]*>$|\*{3}|\.{3}|…|\[REDACTED\]|(?i:
 _PLACEHOLDER_WORDS = _words("""
     changeme change-me change_me changeit replaceme replace-me replace_me todo tbd
 """)
+# Literals, CI permissions, and an auth scheme with nothing after it.
 _LITERALS = _words("""
-    none null nil true false undefined read write
+    none null nil true false undefined read write bearer basic digest negotiate
 """)
 _IDENT_CALL = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
 _ATTRIBUTE = re.compile(r"[a-z_]\w+(?:\.[A-Za-z_]\w*)+[,;)]*")
@@ -277,43 +293,36 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
     return low == last or low.replace("_", "") == last.replace("_", "")
 
 
-_NAME_BEFORE = re.compile(r"[\w.\-]{0,64}$")
+_NAME_BEFORE = re.compile(r"[\w.\-]{0,64}\Z")
 _NAME_REST = re.compile(r"[\w.\-]*")
 _QUOTES = ("\"", "'", "`")
+_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|negotiate)[ \t]+")
 
 
-def _assignment(m: re.Match[str]) -> tuple[int, int] | None:
+def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     """The span of a secret-named value to redact, or None when this is no secret."""
     text = m.string
     start = m.start()
     before = _NAME_BEFORE.search(text, max(0, start - 64), start)
     head = before.group() if before else ""
     name_start = start - len(head)
-    rest = _NAME_REST.match(text, start, m.end("keep_assignment"))
+    rest = _NAME_REST.match(text, start, m.end(f"keep_{kind}"))
     name_end = rest.end() if rest else start
     name = text[name_start:name_end]
     bare_name = name.strip("-")
     option = name.startswith("-")
-    sep = m.group("sep")
-    if sep == "," and not option:  # `["--password", "…"]`: an argument list in JSON
+    uv, qv = ("uv", "qv") if kind == "assignment" else ("ouv", "oqv")
+    if kind == "option" and not option:
         return None
-    if sep.isspace():
-        # `--password PW`; `password PW` alone on its line (`.netrc`); not prose.
-        line_start = text.rfind("\n", 0, name_start) + 1
-        line_end = text.find("\n", m.end())
-        previous = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1:line_start].lstrip()
-        alone = not text[line_start:name_start].strip() and (
-            not text[m.end():line_end if line_end >= 0 else len(text)].strip()
-            or previous.startswith(("login ", "machine ")))
-        if not (option or (alone and bare_name.lower() in ("password", "passwd"))):
-            return None
+    if kind == "assignment" and m.group("sep") == "," and not option:
+        return None  # only `["--password", "…"]` makes a comma part a name and its value
     if not secret_name(bare_name):
         return None
     closing = text[name_end:name_end + 1]
     if closing in _QUOTES and text[name_start - 1:name_start] != closing:
         return None  # `"invalid token": …` is a quoted phrase, not a name
-    if m.group("uv") is not None:
-        value, s = m.group("uv"), m.start("uv")
+    if m.group(uv) is not None:
+        value, s = m.group(uv), m.start(uv)
         if text[name_start - 1:name_start] in ("?", "&"):  # a URL's query
             value = value.split("&", 1)[0]
         if option and value.startswith("-"):
@@ -324,9 +333,13 @@ def _assignment(m: re.Match[str]) -> tuple[int, int] | None:
             return None
         trimmed = value.rstrip(",;)]}")
         return (s, s + len(trimmed)) if trimmed else None
-    if _value_kept(m.group("qv"), bare_name, quoted=True):
+    value, s = m.group(qv), m.start(qv)
+    scheme = _SCHEME.match(value)  # `"Bearer …"`: the scheme stays
+    if scheme:
+        value, s = value[scheme.end():], s + scheme.end()
+    if _value_kept(value, bare_name, quoted=True):
         return None
-    return m.start("qv"), m.end("qv")
+    return s, m.end(qv)
 
 
 # --- encodings --------------------------------------------------------------------------------
@@ -358,8 +371,7 @@ def _base64_needles() -> tuple[str, ...]:
     """What a known token's opening looks like once base64-encoded, at each of the three
     alignments (the characters that depend on the opening alone)."""
     openings = ("sk-ant-", "sk-proj-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "xoxb-",
-                "xoxp-", "xapp-", "AKIA", "ASIA", "hf_", "npm_", "sk_live_", "rk_live_",
-                "AIza", "ya29.", "-----BEGIN", '{"auths"', '"auth":', "password", "PASSWORD")
+                "xoxp-", "xapp-", "AKIA", "sk_live_", "-----BEGIN", '{"auths"', '"auth":')
     out: set[str] = set()
     for opening in openings:
         raw = opening.encode()
@@ -404,26 +416,30 @@ def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
     kinds = _kinds_in(view) if view else ()
     out: list[tuple[str, int, int]] = []
     if kinds:
-        pattern = _compiled(kinds)
-        pos = 0
-        while m := pattern.search(view, pos):
-            kind = m.lastgroup or ""
-            if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
-                kind = next(k for k in kinds if m.group(k) is not None)
-            if kind in _CHECKED:
-                span = _assignment(m)
-                if span is None:
-                    pos = m.start() + 1
-                    continue
-                out.append((kind, *span))
-            else:
-                keep = _KEEP.get(kind)
-                out.append((kind, m.end(keep) if keep and m.group(keep) else m.start(), m.end()))
-            pos = max(m.end(), m.start() + 1)
+        _scan(_compiled(kinds), kinds, view, 0, len(view), out)
     if not nested:
         out.extend(_base64_spans(view))
-        out.sort(key=lambda t: t[1])
+    out.sort(key=lambda t: t[1])
     return out
+
+
+def _scan(pattern: re.Pattern[str], kinds: tuple[str, ...], view: str, start: int, stop: int,
+          out: list[tuple[str, int, int]]) -> None:
+    """The matches in [start, stop). A match `_assignment` turns down is scanned again from
+    its second character, so nothing inside it is missed."""
+    for m in pattern.finditer(view, start, stop):
+        kind = m.lastgroup or ""
+        if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
+            kind = next(k for k in kinds if m.group(k) is not None)
+        if kind in _CHECKED:
+            span = _assignment(m, kind)
+            if span is None:
+                _scan(pattern, kinds, view, m.start() + 1, m.end(), out)
+                continue
+            out.append((kind, *span))
+        else:
+            keep = _KEEP.get(kind)
+            out.append((kind, m.end(keep) if keep and m.group(keep) else m.start(), m.end()))
 
 
 def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
