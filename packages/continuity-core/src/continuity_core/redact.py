@@ -52,13 +52,13 @@ _PATTERNS: list[tuple[str, str]] = [
     # A PEM body without its BEGIN line: the DER of a private key opens the same way in
     # base64 (PKCS#1, PKCS#8, EC, Ed25519, encrypted PKCS#8, OpenSSH); its lines follow.
     ("pem_body",
-     r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIG[A-Za-z0-9+/][AQgw]gE[AB]|MHcCAQEE|MC4CAQAw"
+     r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIGkAgEBBD|MIGHAgEAMBMG|MHcCAQEE|MC4CAQAw"
      r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
      r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
      r"(?:[ \t]*\r?\n[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
     # ...and lines of base64 that end at an END line, whatever they open with.
     ("pem_end",
-     r"(?<![A-Za-z0-9+/=])(?:[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?\n){1,200}"
+     r"\b(?:[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?\n){1,200}"
      r"[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
     ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
     ("openai_project", r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
@@ -104,18 +104,18 @@ _PATTERNS: list[tuple[str, str]] = [
     ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
     ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
     ("netrc",
-     r"(?P<keep_netrc>\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+"),
+     r"\b(?P<keep_netrc>machine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+"),
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
-    ("bearer", r"(?P<keep_bearer>\b(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("bearer", r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
     # `token X` in prose: X is a token unless it is a hash, a UUID, a number or a path.
     ("token_word",
-     r"(?P<keep_token_word>\b(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
+     r"\b(?P<keep_token_word>(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
      r"[A-Za-z0-9._~+/\-]{16,}=*"),
-    ("basic_auth", r"(?P<keep_basic_auth>\b(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
+    ("basic_auth", r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
     # scheme://user:password@host; the password may hold any character but `@` and spaces,
     # and a port (`host:8080/path@x`) is not one.
     ("url_credentials",
-     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
+     r"\b(?P<keep_url_credentials>[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
      r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)"),
     # `curl -u user:pw`, `--user user:pw` (a numeric `uid:gid` is not a password).
     ("cli_user",
@@ -123,7 +123,7 @@ _PATTERNS: list[tuple[str, str]] = [
      r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}"),
     # `mysql -pPW`: the password glued to `-p` (a client of the MySQL family only).
     ("mysql",
-     r"(?P<keep_mysql>\b(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
+     r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
      r"[ \t]-p[\"']?)[^\s\"']{1,256}"),
     # A value under a name that says secret: `NAME=value`, `name: value`, `"name": "value"`,
     # `--name value`, `Authorization: Bearer value`. The match starts at the word that says
@@ -137,11 +137,12 @@ _PATTERNS: list[tuple[str, str]] = [
      r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>]{1,1024}))"),
     # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
     ("option",
-     r"(?P<keep_option>(?=[ACKPSTackpst])(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
+     r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
      r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-][^\s\"'`<>]{0,1023}))"),
     # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
     ("netrc_line",
-     r"(?P<keep_netrc_line>(?=[ \tPp])(?<![^\n])[ \t]{0,8}(?i:passw(?:or)?d)[ \t]+)"
+     r"\b(?P<keep_netrc_line>(?=[Pp])(?:(?<![\s\S])|(?<=\n)|(?<=\n[ \t])|(?<=\n  )|(?<=\n    )"
+     r"|(?<=\n\t\t))(?i:passw(?:or)?d)[ \t]+)"
      r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})"),
 ]
 # Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
@@ -166,13 +167,17 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "grafana": ("glsa_", "glc_"), "databricks": ("dapi",), "alibaba": ("ltai",),
     "age": ("age-secret-key-1",), "mapbox": ("sk.eyj",), "pem_base64": ("ls0tls1crudjti",),
     "azure_sas": ("sig=",), "netrc": ("machine",), "jwt": ("eyj",),
-    "bearer": ("bearer",), "token_word": ("token",), "basic_auth": ("basic",), "url_credentials": ("://",),
+    "bearer": ("bearer",), "token_word": ("token",), "basic_auth": ("basic",),
+    "url_credentials": ("://",),
     "assignment": ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth"),
-    "pem_body": ("mii", "mig", "mhccaqee", "mc4caqaw", "b3blbnnzac1rzxktdje"),
+    "pem_body": ("ibaa", "ibad", "migkagebbd", "mighageambmg", "mhccaqee", "mc4caqaw",
+                 "dbobgkqhkig9w0bbq0w", "b3blbnnzac1rzxktdje"),
     "pem_end": ("private key-----", "private key block-----"), "cli_user": ("-u", "--user"),
     "option": ("pass", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
     "netrc_line": ("passw",), "mysql": ("mysql", "mariadb"),
 }
+_ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k]))
+_NEEDLE_KINDS = {n: tuple(k for k, _ in _PATTERNS if n in _NEEDLES[k]) for n in _ALL_NEEDLES}
 _BY_KIND = dict(_PATTERNS)
 _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
 KINDS = (*(kind for kind, _ in _PATTERNS), "base64")
@@ -194,7 +199,11 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     low = text.lower()
-    return tuple(k for k, _ in _PATTERNS if any(n in low for n in _NEEDLES[k]))
+    found = [n for n in _ALL_NEEDLES if n in low]
+    if not found:
+        return ()
+    hit = {k for n in found for k in _NEEDLE_KINDS[n]}
+    return tuple(k for k, _ in _PATTERNS if k in hit)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -259,7 +268,10 @@ _CODE_WORDS = _words("""
     str bytes int bool float none null nil true false undefined optional string secretstr
     secretbytes secret any object dict list callable self this required
 """)
-_PLACEHOLDER = re.compile(r"[$%]|\{\{|<[^>]*>$|\*{3}|\.{3}|…|\[REDACTED\]|(?i:your[_\-])|x{6,}$")
+# `$VAR`, `{{ x }}`, `<token>`, `***`, `sk-...` (three dots a person typed: `…` is a clip
+# mark, and what it ends is redacted), an earlier `[REDACTED]`, `your_key`, `xxxxxx`.
+_PLACEHOLDER = re.compile(r"[$%]|\{\{|<[^>]*>$|\*{3}|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]"
+                          r"|(?i:your[_\-])|x{6,}$")
 # Values that stand for a secret without being one (`.env.example`, CI permissions).
 _PLACEHOLDER_WORDS = _words("""
     changeme change-me change_me changeit replaceme replace-me replace_me todo tbd
@@ -276,7 +288,7 @@ _RELATIVE = re.compile(_PATH)
 def _value_kept(value: str, name: str, quoted: bool) -> bool:
     """A value under a secret name that holds no secret: empty, a placeholder, a relative path,
     and (unquoted) code: a type, a literal, a call, an attribute, the name passed on."""
-    if (not value or _PLACEHOLDER.match(value) or value.endswith(("...", "…"))
+    if (not value or _PLACEHOLDER.match(value)
             or value.lower() in _PLACEHOLDER_WORDS or _RELATIVE.fullmatch(value)):
         return True
     if quoted:
@@ -390,7 +402,7 @@ _B64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 
 def _base64_spans(text: str) -> list[tuple[str, int, int]]:
     """Runs of base64 that decode to a text holding a secret."""
-    if not any(n in text for n in _B64_NEEDLES):
+    if len(text) < 16 or not any(n in text for n in _B64_NEEDLES):
         return []
     out = []
     for m in _B64_RUN.finditer(text):
