@@ -324,10 +324,12 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
 
 
 def test_every_shape_is_redacted_alone_and_in_context() -> None:
-    """Each planted shape alone, inside a sentence and inside JSON leaves no fragment."""
+    """Each planted shape alone, inside a sentence, inside JSON and inside JSON inside JSON
+    leaves no fragment."""
     assert len(SHAPES) >= 150 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
     for s in SHAPES:
-        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]})):
+        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]}),
+                     json.dumps({"y": json.dumps({"x": s["planted"]})})):
             assert not leaks(redact(text)), (s["kind"], redact(text)[:200])
 
 
