@@ -339,8 +339,11 @@ def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
     import time
 
     near_misses = ("password = x\n" + "token " + "a" * 15 + " \n" + "sk-" + "b" * 19 + "\n")
+    pem_lines = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * 5_000 + "-----END PRIVATE KEY-----"
     for text in (near_misses * 5_000, "a-" * 20_000, "a." * 20_000, "token=x" * 6_000 + "(",
-                 "eyJ-" * 10_000, "a+b" * 15_000 + "://"):
+                 "eyJ-" * 10_000, "a+b" * 15_000 + "://", pem_lines, 'password: "' * 20_000,
+                 "--password " * 20_000, "\\" * 40_000, "\\\\n" * 10_000,
+                 ("Z2hwX" + "A" * 30 + " ") * 3_000, "mysql " * 20_000 + " -p"):
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 5, text[:20]

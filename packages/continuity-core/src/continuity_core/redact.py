@@ -56,10 +56,6 @@ _PATTERNS: list[tuple[str, str]] = [
      r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
      r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
      r"(?:[ \t]*\r?\n[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
-    # ...and lines of base64 that end at an END line, whatever they open with.
-    ("pem_end",
-     r"\b(?:[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?\n){1,200}"
-     r"[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
     ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
     ("openai_project", r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
     ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
@@ -172,7 +168,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "assignment": ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth"),
     "pem_body": ("ibaa", "ibad", "migkagebbd", "mighageambmg", "mhccaqee", "mc4caqaw",
                  "dbobgkqhkig9w0bbq0w", "b3blbnnzac1rzxktdje"),
-    "pem_end": ("private key-----", "private key block-----"), "cli_user": ("-u", "--user"),
+    "cli_user": ("-u", "--user"),
     "option": ("pass", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
     "netrc_line": ("passw",), "mysql": ("mysql", "mariadb"),
 }
@@ -180,7 +176,7 @@ _ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k])
 _NEEDLE_KINDS = {n: tuple(k for k, _ in _PATTERNS if n in _NEEDLES[k]) for n in _ALL_NEEDLES}
 _BY_KIND = dict(_PATTERNS)
 _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
-KINDS = (*(kind for kind, _ in _PATTERNS), "base64")
+KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64")
 
 
 def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
@@ -421,6 +417,33 @@ def _base64_spans(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+_PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_BODY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?")
+_BODY_TAIL = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z")
+
+
+def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
+    """A PEM body without its BEGIN line: the lines of base64 just above an END line (read
+    upwards from each END line, so a long run of such lines costs one pass)."""
+    if "PRIVATE KEY" not in text:
+        return []
+    out = []
+    for m in _PEM_END.finditer(text):
+        start = line = text.rfind("\n", 0, m.start()) + 1
+        if text[line:m.start()].strip():
+            continue  # the END line holds more than the marker
+        while line > 0:
+            above = text.rfind("\n", 0, line - 1) + 1
+            if not _BODY_LINE.fullmatch(text, above, line - 1):
+                tail = _BODY_TAIL.search(text, above, line - 1)  # `key: MIIE…` opens the body
+                start = tail.start() if tail else start
+                break
+            start = line = above
+        if start < m.start():
+            out.append(("pem_end", start, m.end()))
+    return out
+
+
 # --- finding and redacting --------------------------------------------------------------------
 
 def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
@@ -429,6 +452,7 @@ def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     if kinds:
         _scan(_compiled(kinds), kinds, view, 0, len(view), out)
+    out.extend(_pem_end_spans(view))
     if not nested:
         out.extend(_base64_spans(view))
     out.sort(key=lambda t: t[1])
