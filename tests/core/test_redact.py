@@ -127,6 +127,9 @@ def test_needles_never_skip_a_secret() -> None:
         ('{"auths": {"r.example.com": {"auth": "ZGVwbG95OkhrN3BRMnpM"}}}', "ZGVwbG95OkhrN3BRMnpM"),
         ('"identitytoken": "Jd8sK2mQ9xVb4NcW7eRt"', "Jd8sK2mQ9xVb4NcW7eRt"),
         ("clientSecret=Mz3xC6vB9nQwEr", "Mz3xC6vB9nQwEr"),
+        ("PASSWORD=$ecr3t!Xy", "$ecr3t!Xy"),
+        ("DB_PASS=my.secret.phrase", "my.secret.phrase"),
+        ('GITHUB_TOKEN="ghp_FAKEa1…"', "ghp_FAKEa1"),
         ("//registry.example.com/:_authToken=Uk8iJ5hG2fD9sA6q", "Uk8iJ5hG2fD9sA6q"),
     ],
 )
@@ -154,6 +157,9 @@ def test_a_name_that_says_secret_redacts_its_value(text: str, secret: str) -> No
         "token 550e8400-e29b-41d4-a716-446655440000",
         "token ./config/tokens/ci.json",
         "docker run -u 1000:1000 app",
+        "PASSWORD=$DB_PASS",
+        "OPENAI_API_KEY=sk-...",
+        "token = self._tokens.get(user_id)",
         "git push -u origin main",
     ],
 )

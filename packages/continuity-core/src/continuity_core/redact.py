@@ -6,8 +6,9 @@ through encodings: a text holding JSON escapes (`\n`, `\/`, `\"`) is matched as 
 encodes, and the match is mapped back onto the escaped text.
 
 A text is scanned once, by one alternation of the kinds whose needles (cheap substrings) it
-contains. `scan` and `findings` report which kinds a text holds without returning the secrets.
-No rule crosses a newline, except a PEM block's own lines of base64.
+contains; two cheap passes follow only where their markers occur (a PEM END line, the base64
+of a token's opening). `scan` and `findings` report which kinds a text holds and where,
+without returning the secrets. No rule crosses a newline, except a PEM block's own lines.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ _PATTERNS: list[tuple[str, str]] = [
     # then the END line when it is there (a truncated block is redacted to its last body line).
     ("private_key",
      r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-     r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}|[A-Za-z][\w\-]{0,40}:[^\n]{0,256})?)*"
+     r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}"
+     r"|(?:Proc-Type|DEK-Info|Version|Comment|Charset|Hash):[^\n]{0,256})?)*"
      r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
     # A PEM body without its BEGIN line: the DER of a private key opens the same way in
     # base64 (PKCS#1, PKCS#8, EC, Ed25519, encrypted PKCS#8, OpenSSH); its lines follow.
@@ -253,7 +255,7 @@ def secret_name(name: str) -> bool:
         pair = parts[i - 1] + part if i else ""
         if part.endswith(_STRONG) or pair in ("apikey", "accesskey", "privatekey"):
             return True
-        if part in ("pass", "pwd", "auth", "creds"):
+        if part in _WEAK and part != "key":
             return True
         if part == "key" and i == len(parts) - 1 and i and parts[i - 1] not in _NOT_SECRET_KEY:
             return True
@@ -266,8 +268,8 @@ _CODE_WORDS = _words("""
 """)
 # `$VAR`, `{{ x }}`, `<token>`, `***`, `sk-...` (three dots a person typed: `…` is a clip
 # mark, and what it ends is redacted), an earlier `[REDACTED]`, `your_key`, `xxxxxx`.
-_PLACEHOLDER = re.compile(r"[$%]|\{\{|<[^>]*>$|\*{3}|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]"
-                          r"|(?i:your[_\-])|x{6,}$")
+_PLACEHOLDER = re.compile(r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
+                          r"|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]|(?i:your[_\-])|x{6,}$")
 # Values that stand for a secret without being one (`.env.example`, CI permissions).
 _PLACEHOLDER_WORDS = _words("""
     changeme change-me change_me changeit replaceme replace-me replace_me todo tbd
@@ -277,7 +279,11 @@ _LITERALS = _words("""
     none null nil true false undefined read write bearer basic digest negotiate
 """)
 _IDENT_CALL = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
-_ATTRIBUTE = re.compile(r"[a-z_]\w+(?:\.[A-Za-z_]\w*)+[,;)]*")
+# `self.token`, `os.environ`, `args.password`: where code keeps a secret, not the secret.
+_ATTRIBUTE = re.compile(r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
+                        r"|env|process|request|req|ctx|context|app|secrets|kwargs|creds"
+                        r"|credentials|auth|data|values|user|client|props|state)"
+                        r"(?:\.[A-Za-z_]\w*)+[,;)]*")
 _RELATIVE = re.compile(_PATH)
 
 
