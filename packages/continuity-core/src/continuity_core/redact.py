@@ -13,7 +13,6 @@ without returning the secrets. No rule crosses a newline, except a PEM block's o
 
 from __future__ import annotations
 
-import base64
 import binascii
 import bisect
 import functools
@@ -21,6 +20,22 @@ import re
 from typing import Any
 
 MARK = "[REDACTED]"
+
+
+class _Lazy:
+    """A regex compiled on first use: a hook whose texts never need it never pays for it."""
+
+    __slots__ = ("_compiled", "_source")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return self._compiled
 
 # A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
 # An all-lowercase `a/b` or a last part with an extension: base64 secrets have capitals.
@@ -237,7 +252,7 @@ _NOT_SECRET_KEY = _words("""
 """)
 # `MAX_TOKEN`, `CHARS_PER_TOKEN`: the tokens a model counts.
 _COUNTED = _words("max min num per total input output prompt completion context cached chars")
-_PARTS = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PARTS = _Lazy(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -246,7 +261,7 @@ def secret_name(name: str) -> bool:
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
     if name in ("PWD", "OLDPWD"):  # the shell's working folder
         return False
-    parts = [p.lower() for p in _PARTS.findall(name) if not p.isdigit()]
+    parts = [p.lower() for p in _PARTS.rx.findall(name) if not p.isdigit()]
     if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
         return False
     for i, part in enumerate(parts):
@@ -268,7 +283,7 @@ _CODE_WORDS = _words("""
 """)
 # `$VAR`, `{{ x }}`, `<token>`, `***`, `sk-...` (three dots a person typed: `…` is a clip
 # mark, and what it ends is redacted), an earlier `[REDACTED]`, `your_key`, `xxxxxx`.
-_PLACEHOLDER = re.compile(r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
+_PLACEHOLDER = _Lazy(r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
                           r"|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]|(?i:your[_\-])|x{6,}$")
 # Values that stand for a secret without being one (`.env.example`, CI permissions).
 _PLACEHOLDER_WORDS = _words("""
@@ -278,20 +293,20 @@ _PLACEHOLDER_WORDS = _words("""
 _LITERALS = _words("""
     none null nil true false undefined read write bearer basic digest negotiate
 """)
-_IDENT_CALL = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
+_IDENT_CALL = _Lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
 # `self.token`, `os.environ`, `args.password`: where code keeps a secret, not the secret.
-_ATTRIBUTE = re.compile(r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
+_ATTRIBUTE = _Lazy(r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
                         r"|env|process|request|req|ctx|context|app|secrets|kwargs|creds"
                         r"|credentials|auth|data|values|user|client|props|state)"
                         r"(?:\.[A-Za-z_]\w*)+[,;)]*")
-_RELATIVE = re.compile(_PATH)
+_RELATIVE = _Lazy(_PATH)
 
 
 def _value_kept(value: str, name: str, quoted: bool) -> bool:
     """A value under a secret name that holds no secret: empty, a placeholder, a relative path,
     and (unquoted) code: a type, a literal, a call, an attribute, the name passed on."""
-    if (not value or _PLACEHOLDER.match(value)
-            or value.lower() in _PLACEHOLDER_WORDS or _RELATIVE.fullmatch(value)):
+    if (not value or _PLACEHOLDER.rx.match(value)
+            or value.lower() in _PLACEHOLDER_WORDS or _RELATIVE.rx.fullmatch(value)):
         return True
     if quoted:
         return False
@@ -301,26 +316,26 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
         return True
     if "-" in name:  # a header or an option: no code names it
         return False
-    if low in _CODE_WORDS or _IDENT_CALL.match(value) or _ATTRIBUTE.fullmatch(value):
+    if low in _CODE_WORDS or _IDENT_CALL.rx.match(value) or _ATTRIBUTE.rx.fullmatch(value):
         return True
     last = name.lower().rsplit(".", 1)[-1]
     return low == last or low.replace("_", "") == last.replace("_", "")
 
 
-_NAME_BEFORE = re.compile(r"[\w.\-]{0,64}\Z")
-_NAME_REST = re.compile(r"[\w.\-]*")
+_NAME_BEFORE = _Lazy(r"[\w.\-]{0,64}\Z")
+_NAME_REST = _Lazy(r"[\w.\-]*")
 _QUOTES = ("\"", "'", "`")
-_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|negotiate)[ \t]+")
+_SCHEME = _Lazy(r"(?i:bearer|basic|token|digest|negotiate)[ \t]+")
 
 
 def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     """The span of a secret-named value to redact, or None when this is no secret."""
     text = m.string
     start = m.start()
-    before = _NAME_BEFORE.search(text, max(0, start - 64), start)
+    before = _NAME_BEFORE.rx.search(text, max(0, start - 64), start)
     head = before.group() if before else ""
     name_start = start - len(head)
-    rest = _NAME_REST.match(text, start, m.end(f"keep_{kind}"))
+    rest = _NAME_REST.rx.match(text, start, m.end(f"keep_{kind}"))
     name_end = rest.end() if rest else start
     name = text[name_start:name_end]
     bare_name = name.strip("-")
@@ -348,7 +363,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
         trimmed = value.rstrip(",;)]}")
         return (s, s + len(trimmed)) if trimmed else None
     value, s = m.group(qv), m.start(qv)
-    scheme = _SCHEME.match(value)  # `"Bearer …"`: the scheme stays
+    scheme = _SCHEME.rx.match(value)  # `"Bearer …"`: the scheme stays
     if scheme:
         value, s = value[scheme.end():], s + scheme.end()
     if _value_kept(value, bare_name, quoted=True):
@@ -358,7 +373,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
 
 # --- encodings --------------------------------------------------------------------------------
 
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])")
+_ESCAPE = _Lazy(r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])")
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "/": "/", "\\": "\\"}
 
 
@@ -369,7 +384,7 @@ def _unescape(text: str) -> tuple[str, list[int], list[int]]:
     where: list[int] = []
     extra: list[int] = [0]
     pos = 0
-    for m in _ESCAPE.finditer(text):
+    for m in _ESCAPE.rx.finditer(text):
         s, e = m.span()
         parts.append(text[pos:s])
         seq = m.group()
@@ -381,6 +396,7 @@ def _unescape(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(parts), where, extra
 
 
+@functools.cache
 def _base64_needles() -> tuple[str, ...]:
     """What a known token's opening looks like once base64-encoded, at each of the three
     alignments (the characters that depend on the opening alone)."""
@@ -390,42 +406,42 @@ def _base64_needles() -> tuple[str, ...]:
     for opening in openings:
         raw = opening.encode()
         for pad in range(3):
-            enc = base64.b64encode(b"\0" * pad + raw).decode()
+            enc = binascii.b2a_base64(b"\0" * pad + raw, newline=False).decode()
             piece = enc[-(-pad * 8 // 6):(pad + len(raw)) * 8 // 6]
             if len(piece) >= 4:
                 out.add(piece)
-                out.add(piece.replace("+", "-").replace("/", "_"))
+                out.add(piece.translate(_URLSAFE_OUT))
     return tuple(sorted(out))
 
 
-_B64_NEEDLES = _base64_needles()
-_B64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_URLSAFE_OUT = str.maketrans("+/", "-_")
+_URLSAFE_IN = str.maketrans("-_", "+/")
+_B64_RUN = _Lazy(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 
 
 def _base64_spans(text: str) -> list[tuple[str, int, int]]:
     """Runs of base64 that decode to a text holding a secret."""
-    if len(text) < 16 or not any(n in text for n in _B64_NEEDLES):
+    needles = _base64_needles()
+    if len(text) < 16 or not any(n in text for n in needles):
         return []
     out = []
-    for m in _B64_RUN.finditer(text):
+    for m in _B64_RUN.rx.finditer(text):
         run = m.group()
-        if not any(n in run for n in _B64_NEEDLES):
+        if not any(n in run for n in needles):
             continue
-        body = run.rstrip("=")
-        for alt in (None, b"-_"):
-            try:
-                decoded = base64.b64decode(body + "=" * (-len(body) % 4), altchars=alt)
-            except (binascii.Error, ValueError):
-                continue
-            if _findings(decoded.decode("utf-8", "replace"), nested=True):
-                out.append(("base64", m.start(), m.end()))
-                break
+        body = run.rstrip("=").translate(_URLSAFE_IN)
+        try:
+            decoded = binascii.a2b_base64(body + "=" * (-len(body) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        if _findings(decoded.decode("utf-8", "replace"), nested=True):
+            out.append(("base64", m.start(), m.end()))
     return out
 
 
-_PEM_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
-_BODY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?")
-_BODY_TAIL = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z")
+_PEM_END = _Lazy(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_BODY_LINE = _Lazy(r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?")
+_BODY_TAIL = _Lazy(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z")
 
 
 def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
@@ -434,14 +450,14 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
     if "PRIVATE KEY" not in text:
         return []
     out = []
-    for m in _PEM_END.finditer(text):
+    for m in _PEM_END.rx.finditer(text):
         start = line = text.rfind("\n", 0, m.start()) + 1
         if text[line:m.start()].strip():
             continue  # the END line holds more than the marker
         while line > 0:
             above = text.rfind("\n", 0, line - 1) + 1
-            if not _BODY_LINE.fullmatch(text, above, line - 1):
-                tail = _BODY_TAIL.search(text, above, line - 1)  # `key: MIIE…` opens the body
+            if not _BODY_LINE.rx.fullmatch(text, above, line - 1):
+                tail = _BODY_TAIL.rx.search(text, above, line - 1)  # `key: MIIE…` opens the body
                 start = tail.start() if tail else start
                 break
             start = line = above
@@ -537,7 +553,7 @@ def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
     key that says secret (`password`, `env: {AWS_SECRET_ACCESS_KEY: …}`) goes whole, whatever
     it looks like, but for a relative path; so do the scalars of a structure under one."""
     if isinstance(value, str):
-        if under_secret and value and value != MARK and not _RELATIVE.fullmatch(value):
+        if under_secret and value and value != MARK and not _RELATIVE.rx.fullmatch(value):
             return MARK
         return redact(value)
     if isinstance(value, dict):
