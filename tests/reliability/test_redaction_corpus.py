@@ -247,12 +247,14 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         run(f"pickup {agent}", "pickup", "--agent", agent, stdin=start)
         name, key = pretools[agent]
         tool = json.loads(payload(agent, name, project, t))
-        if key:
+        if key:  # an edit that writes every shape, with the secret-named inputs beside it
             tool["tool_input"][key] = str(project / "deploy.sh")
-            tool["tool_input"].update(TOOL_INPUT)
+            tool["tool_input"].update(TOOL_INPUT, new_string=TOOL_OUTPUT)
         else:
+            added = "".join(f"+{line}\n" for line in TOOL_OUTPUT.splitlines())
             tool["tool_input"] = {"command": "*** Begin Patch\n*** Update File: deploy.sh\n"
-                                             "@@\n-echo deploy\n+echo deployed\n*** End Patch\n"}
+                                             f"@@\n-echo deploy\n+echo deployed\n{added}"
+                                             "*** End Patch\n"}
         run(f"pretool {agent}", "pretool", "--agent", agent, stdin=json.dumps(tool))
         run(f"handoff --from {agent}", "handoff", "--from", agent)
     run("handoff --json", "handoff", "--json")
