@@ -160,6 +160,10 @@ def test_a_name_that_says_secret_redacts_its_value(text: str, secret: str) -> No
         "PASSWORD=$DB_PASS",
         "OPENAI_API_KEY=sk-...",
         "token = self._tokens.get(user_id)",
+        "async def me(token: Token = Depends(get_token)) -> User:",
+        '{"tokens": {"input": 10}, "token_type": "bearer", "expires_in": 3600}',
+        "--token-file ~/.config/t --auth-token-env GH_TOKEN",
+        "secret = secrets.token_hex(32)",
         "git push -u origin main",
     ],
 )

@@ -147,7 +147,7 @@ _PATTERNS: list[tuple[str, str]] = [
      r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
      r"|(?<=[\"'`])[:,])[ \t]*"
      r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate|apikey)[ \t]+)?)"
-     r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>]{1,1024}))"),
+     r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>=][^\s\"'`<>]{0,1023}))"),
     # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
     ("option",
      r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
