@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from continuity_core.redact import MARK, redact, redact_obj, scan
@@ -84,15 +86,138 @@ def test_redact_obj_walks_json() -> None:
 
 def test_needles_never_skip_a_secret() -> None:
     """Running only the kinds whose needles occur gives what running every kind gives."""
-    import json
     from pathlib import Path
 
     from continuity_core import redact as r
 
-    assert set(r._NEEDLES) == set(r.KINDS)
-    every = r._combined(r._PATTERNS)
+    assert set(r._NEEDLES) == {kind for kind, _ in r._PATTERNS}
     shapes = json.loads((Path(__file__).parents[1] / "reliability" / "secrets" / "shapes.json").read_text())
     texts = [s["planted"] for s in shapes] + [f"x {v} y" for v in SECRETS.values()]
     for text in texts:
         for variant in (text, text.upper(), text.lower()):
-            assert r.redact(variant) == every.sub(r._replace, variant), variant[:60]
+            needled = r._spans(variant)
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(r, "_kinds_in", lambda _text: tuple(k for k, _ in r._PATTERNS))
+                assert needled == r._spans(variant), variant[:60]
+
+
+# --- found by name, through encodings, never across a newline (issue 17) ----------------------
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("DB_PASS=Qw7rTy2uIo9pAs", "Qw7rTy2uIo9pAs"),
+        ("SMTP_PASS=Hn4bV7cX1zLk", "Hn4bV7cX1zLk"),
+        ("export GPG_PASSPHRASE=Rk6tY9uJ3hGf", "Rk6tY9uJ3hGf"),
+        ("ENCRYPTION_KEY=" + "ab12" * 16, "ab12" * 16),
+        ("APP_KEY=base64:Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==", "Zm9vYmFyYmF6cXV4"),
+        ("PASSWORD=Quixoticzebrafalcon", "Quixoticzebrafalcon"),
+        ('password = "Zebra7quill Mango9harp"', "Zebra7quill Mango9harp"),
+        ("password=Vk9a;Lp3Qz", "Vk9a;Lp3Qz"),
+        ("curl -u deploy:Hx7pQ2zLm9Rw https://api.example.com", "Hx7pQ2zLm9Rw"),
+        ("mysql -h db -u root -pKj8sD2mN5qWe shop", "Kj8sD2mN5qWe"),
+        ("./migrate --password Gh5tR8yU1iOp --apply", "Gh5tR8yU1iOp"),
+        ("deploy --password=Lm3nB6vC9xZq", "Lm3nB6vC9xZq"),
+        ("Authorization: token 7f9e2c4d5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e", "7f9e2c4d5b6a"),
+        ("X-Vault-Token: s.Pq2wE5rT8yU1", "s.Pq2wE5rT8yU1"),
+        ("X-Auth-Token: 9c1e8b7a-2d3f-4a5b-8c6d-7e8f9a0b1c2d", "9c1e8b7a-2d3f"),
+        ("git clone https://u:Ab/Cd3fGh9@git.example.com/r.git", "Ab/Cd3fGh9"),
+        ("API_TOKEN=3f1c9a2e-54d2-4f6e-9a8b-2d1c0f9e8a7b", "3f1c9a2e-54d2"),
+        ("xapp-1-A0123456789-1234567890123-" + "ab" * 32, "ab" * 32),
+        ('{"auths": {"r.example.com": {"auth": "ZGVwbG95OkhrN3BRMnpM"}}}', "ZGVwbG95OkhrN3BRMnpM"),
+        ('"identitytoken": "Jd8sK2mQ9xVb4NcW7eRt"', "Jd8sK2mQ9xVb4NcW7eRt"),
+        ("clientSecret=Mz3xC6vB9nQwEr", "Mz3xC6vB9nQwEr"),
+        ("PASSWORD=$ecr3t!Xy", "$ecr3t!Xy"),
+        ("DB_PASS=my.secret.phrase", "my.secret.phrase"),
+        ('GITHUB_TOKEN="ghp_FAKEa1…"', "ghp_FAKEa1"),
+        ("//registry.example.com/:_authToken=Uk8iJ5hG2fD9sA6q", "Uk8iJ5hG2fD9sA6q"),
+    ],
+)
+def test_a_name_that_says_secret_redacts_its_value(text: str, secret: str) -> None:
+    for variant in (text, f"see ({text}) above", json.dumps({"x": text})):
+        out = redact(variant)
+        assert secret not in out and MARK in out, out
+        assert scan(variant)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "private_key: keys/id.pem",
+        "SECRET_FILE_LOCATION=conf/x",
+        "tokenizer: models/gpt2/tokenizer.json",
+        "token_count: 15213",
+        "CHARS_PER_TOKEN = 4",
+        "PWD=/home/dev/src/app",
+        "pass: 41 fail: 0",
+        "def login(self, password: str, token: Optional[str] = None) -> None:",
+        "    return verify(password=password, token=token)",
+        "headers: { Authorization: `Bearer ${token}` }",
+        "token 3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c",
+        "token 550e8400-e29b-41d4-a716-446655440000",
+        "token ./config/tokens/ci.json",
+        "docker run -u 1000:1000 app",
+        "PASSWORD=$DB_PASS",
+        "OPENAI_API_KEY=sk-...",
+        "token = self._tokens.get(user_id)",
+        "async def me(token: Token = Depends(get_token)) -> User:",
+        '{"tokens": {"input": 10}, "token_type": "bearer", "expires_in": 3600}',
+        "--token-file ~/.config/t --auth-token-env GH_TOKEN",
+        "secret = secrets.token_hex(32)",
+        "git push -u origin main",
+    ],
+)
+def test_names_about_secrets_and_free_text_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_no_rule_crosses_a_newline() -> None:
+    text = ("Authorization: Bearer\n3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\n"
+            "token\nsrc/auth/refresh.py\npassword:\n550e8400-e29b-41d4-a716-446655440000")
+    assert redact(text) == text
+
+
+def test_json_escapes_are_read_as_the_string_they_encode() -> None:
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    for text in (f'{{"out": "line\\n{token}"}}', f'{{"out": "a\\t{token}"}}',
+                 json.dumps({"y": json.dumps({"x": f"ok\n{token}"})})):
+        out = redact(text)
+        assert token[:12] not in out and MARK in out and ("\\n" in out or "\\t" in out), out
+    hook = "https:\\/\\/hooks.slack.com\\/services\\/T000\\/B000\\/XXXXXXXXXXXXXXXXXXXXXXXX"
+    assert "XXXXXXXXXXXX" not in redact(f'{{"url": "{hook}"}}')
+    assert redact('{"a": "x\\ny"}') == '{"a": "x\\ny"}'
+
+
+def test_pem_bodies_and_base64_tokens_without_their_markers() -> None:
+    import base64
+
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "\n" + "Qk" * 32
+    out = redact(f"{body}\n-----END PRIVATE KEY-----\nnext line")
+    assert "MIIEvQIBADAN" not in out and "QkQkQkQk" not in out and "next line" in out
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    encoded = base64.b64encode(token.encode()).decode()
+    assert redact(f"echo {encoded} | base64 -d") == f"echo {MARK} | base64 -d"
+    plain = base64.b64encode(b"just some ordinary bytes here").decode()
+    assert redact(plain) == plain
+
+
+def test_tool_inputs_are_redacted_by_their_keys() -> None:
+    value = {"command": "deploy", "password": "x", "timeout": 30,
+             "env": {"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "PATH": "/usr/bin"},
+             "auth": {"user": "ci", "passphrase": 1234},
+             "argv": ["deploy", "--password", "Wx2eD5rF8tGy", "--env", "staging"],
+             "private_key": "keys/id.pem", "max_tokens": 4096}
+    assert redact_obj(value) == {
+        "command": "deploy", "password": MARK, "timeout": 30,
+        "env": {"AWS_SECRET_ACCESS_KEY": MARK, "PATH": "/usr/bin"},
+        "auth": {"user": MARK, "passphrase": MARK},
+        "argv": ["deploy", "--password", MARK, "--env", "staging"],
+        "private_key": "keys/id.pem", "max_tokens": 4096}
+
+
+def test_findings_locate_without_the_secret() -> None:
+    from continuity_core.redact import findings
+
+    text = "ok\nDB_PASS=Qw7rTy2uIo9pAs\n"
+    [(kind, start, end)] = findings(text)
+    assert kind == "assignment" and text[start:end] == "Qw7rTy2uIo9pAs"

@@ -1,12 +1,14 @@
 """Secrets planted everywhere Continuity reads never reach anything it writes or prints.
 
-`secrets/shapes.json` holds fake secrets of 90+ shapes (every provider `redact.py` knows and
-more). They are planted into real transcripts of all three agents (the captured S5 sessions,
+`secrets/shapes.json` holds fake secrets of 160+ shapes (every provider `redact.py` knows and
+more, the names that say secret, command lines, headers, URLs, PEM bodies, base64 and JSON
+escapes), and `TOOL_INPUT` secrets that only their keys mark. They are planted into real
+transcripts of all three agents (the captured S5 sessions,
 moved to a scratch project, with the prompt and the tool output replaced by the corpus), the
 note, probe output, traps and the hook payloads; then the real `baker` commands run as
 processes and every byte they print or store is searched for any fragment of any secret.
-`secrets/benign/` is ordinary code and prose: the share of its lines redaction changes is the
-false-positive rate.
+`secrets/benign/` is ordinary code, prose, git logs, grep output, paths, hashes, UUIDs and token
+counts: the share of its lines redaction changes is the damage rate.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ GEMINI_S5 = "tmp/deploy-scripts/chats/session-2026-11-30T03-59-7fd7aaf9.jsonl"
 SESSION = {"claude": "5ec7e75a-0000-4000-8000-00000000c1a0",
            "codex": "01a22a9a-5ec7-7000-8000-00000000c0de",
            "gemini": "5ec7e75a-0000-4000-8000-0000000063e1"}
-FP_BOUND = 0.02
+DAMAGE_BOUND = 0  # lines of secrets/benign/ redaction may change: what was measured
 HELD_OUT = {"api_client.py", "compose.yaml", "Makefile"}
 
 
@@ -59,7 +61,34 @@ def fragments(secret: str) -> Iterator[str]:
             yield piece[i:i + FRAGMENT]
 
 
-FRAGMENTS = [(s["kind"], f) for s in SHAPES for f in fragments(s["secret"])]
+# Secrets that only their names mark, in the structured input of a tool call (a shell call's
+# environment, an MCP server's settings, an HTTP tool's headers, a command's argument list).
+TOOL_INPUT: dict[str, Any] = {
+    "password": "Vq7mXc2LpR9t",
+    "env": {"AWS_SECRET_ACCESS_KEY": "Jd8sK2mQ9xVb4NcW7eRt5YuI1oP3aSdF6gHjK0lZ",
+            "DB_PASS": "Hn4bV7cX1zLk", "PATH": "/usr/local/bin:/usr/bin"},
+    "headers": {"Authorization": "Bearer Tq5wE8rY2uIo6pAs", "X-Api-Key": "Mz3xC6vB9nQw"},
+    "mcp": {"api_token": "7c0e3b1a-54d2-4f6e-9a8b-2d1c0f9e8a7b",
+            "auth": {"username": "ci-bot", "passphrase": "Rk6tY9uJ3hGf"}},
+    "argv": ["deploy", "--password", "Wx2eD5rF8tGy", "--env", "staging"],
+}
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if i and value[i - 1] == "--password":
+                yield from _leaves(v, f"{path}[{i}]")
+    elif path.rsplit(".", 1)[-1] not in ("PATH", "username"):
+        yield path, value.removeprefix("Bearer ")  # the scheme is no secret, and is kept
+
+
+TOOL_SECRETS = dict(_leaves(TOOL_INPUT, "tool_input"))
+FRAGMENTS = [(s["kind"], f) for s in SHAPES for f in fragments(s["secret"])] + [
+    (where, f) for where, secret in TOOL_SECRETS.items() for f in fragments(secret)]
 
 
 def leaks(text: str, *, fold: bool = False) -> list[str]:
@@ -73,7 +102,12 @@ def leaks(text: str, *, fold: bool = False) -> list[str]:
 def replant(value: Any, project: str, sid: str, old_sid: str) -> Any:
     """The record with the S5 project, session, prompt and tool output swapped for ours."""
     if isinstance(value, dict):
-        return {k: replant(v, project, sid, old_sid) for k, v in value.items()}
+        out = {k: replant(v, project, sid, old_sid) for k, v in value.items()}
+        if "command" in out and "description" in out:  # a shell call's input (claude, gemini)
+            out.update(TOOL_INPUT)
+        if isinstance(out.get("arguments"), str) and '"cmd"' in out["arguments"]:  # codex's
+            out["arguments"] = json.dumps({**json.loads(out["arguments"]), **TOOL_INPUT})
+        return out
     if isinstance(value, list):
         return [replant(v, project, sid, old_sid) for v in value]
     if not isinstance(value, str):
@@ -90,7 +124,8 @@ def plant_transcript(src: Path, dst: Path, project: Path, sid: str, old_sid: str
     lines = [json.dumps(replant(json.loads(line), str(project), sid, old_sid))
              for line in src.read_text().splitlines() if line.strip()]
     dst.write_text("\n".join(lines) + "\n")
-    assert "sk-ant-api03-FAKE" in dst.read_text() and str(project) in dst.read_text()
+    text = dst.read_text()
+    assert "sk-ant-api03-FAKE" in text and str(project) in text and "Rk6tY9uJ3hGf" in text
 
 
 def plant_homes(tmp: Path, project: Path) -> tuple[dict[str, str], dict[str, Path]]:
@@ -212,11 +247,14 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         run(f"pickup {agent}", "pickup", "--agent", agent, stdin=start)
         name, key = pretools[agent]
         tool = json.loads(payload(agent, name, project, t))
-        if key:
+        if key:  # an edit that writes every shape, with the secret-named inputs beside it
             tool["tool_input"][key] = str(project / "deploy.sh")
+            tool["tool_input"].update(TOOL_INPUT, new_string=TOOL_OUTPUT)
         else:
+            added = "".join(f"+{line}\n" for line in TOOL_OUTPUT.splitlines())
             tool["tool_input"] = {"command": "*** Begin Patch\n*** Update File: deploy.sh\n"
-                                             "@@\n-echo deploy\n+echo deployed\n*** End Patch\n"}
+                                             f"@@\n-echo deploy\n+echo deployed\n{added}"
+                                             "*** End Patch\n"}
         run(f"pretool {agent}", "pretool", "--agent", agent, stdin=json.dumps(tool))
         run(f"handoff --from {agent}", "handoff", "--from", agent)
     run("handoff --json", "handoff", "--json")
@@ -260,35 +298,40 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
     assert not cursors, cursors  # reader state keeps digests and redacted facts only
 
 
-def test_false_positive_rate_on_ordinary_code_and_prose() -> None:
-    """Ordinary code, config and prose that say token/password/key innocently mostly pass
-    through untouched. Bound: 2% of lines, i.e. a brief of 100 lines loses at most two to an
-    over-eager `[REDACTED]`; a missed secret costs far more than a redacted harmless word.
-    The files in HELD_OUT were written after the patterns were tuned on the others."""
+def test_damage_rate_on_ordinary_code_and_prose() -> None:
+    """Ordinary code, config, prose, git logs, grep output, paths, hashes, UUIDs and token
+    counts that say token/password/key innocently pass through untouched, line by line and
+    as whole files (a rule that crossed a newline would damage the line after a `token`).
+    Measured: 0 damaged lines of 1,495; the bound is that measurement. The files in HELD_OUT
+    were written after the patterns were tuned on the others."""
     counts = {"tuned": [0, 0], "held out": [0, 0]}
     changed: list[str] = []
     for path in sorted((HERE / "benign").iterdir()):
         group = counts["held out" if path.name in HELD_OUT else "tuned"]
-        for line in path.read_text().splitlines():
+        text = path.read_text()
+        whole = redact(text).splitlines()
+        for i, line in enumerate(text.splitlines()):
             group[1] += 1
-            if redact(line) != line:
+            after = redact(line)
+            if after != line or whole[i] != line:
                 group[0] += 1
-                changed.append(f"{path.name}: {line.strip()} -> {redact(line).strip()}")
+                changed.append(f"{path.name}: {line.strip()} -> {(after if after != line else whole[i]).strip()}")
     total = sum(n for _, n in counts.values())
-    rate = len(changed) / total
-    print(f"\nredaction false positives: {len(changed)}/{total} lines = {rate:.2%} ("
+    print(f"\nredaction damage: {len(changed)}/{total} lines = {len(changed) / total:.2%} ("
           + ", ".join(f"{k} {c}/{n} = {c / n:.2%}" for k, (c, n) in counts.items()) + ")")
     for line in changed:
         print("  ", line)
-    assert total >= 600 and counts["held out"][1] >= 100
-    assert rate <= FP_BOUND, changed
+    assert total >= 1000 and counts["held out"][1] >= 100
+    assert len(changed) <= DAMAGE_BOUND, changed
 
 
 def test_every_shape_is_redacted_alone_and_in_context() -> None:
-    """Each planted shape alone, inside a sentence and inside JSON leaves no fragment."""
-    assert len(SHAPES) >= 60 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
+    """Each planted shape alone, inside a sentence, inside JSON and inside JSON inside JSON
+    leaves no fragment."""
+    assert len(SHAPES) >= 150 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
     for s in SHAPES:
-        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]})):
+        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]}),
+                     json.dumps({"y": json.dumps({"x": s["planted"]})})):
             assert not leaks(redact(text)), (s["kind"], redact(text)[:200])
 
 
@@ -298,8 +341,11 @@ def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
     import time
 
     near_misses = ("password = x\n" + "token " + "a" * 15 + " \n" + "sk-" + "b" * 19 + "\n")
+    pem_lines = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * 5_000 + "-----END PRIVATE KEY-----"
     for text in (near_misses * 5_000, "a-" * 20_000, "a." * 20_000, "token=x" * 6_000 + "(",
-                 "eyJ-" * 10_000, "a+b" * 15_000 + "://"):
+                 "eyJ-" * 10_000, "a+b" * 15_000 + "://", pem_lines, 'password: "' * 20_000,
+                 "--password " * 20_000, "\\" * 40_000, "\\\\n" * 10_000,
+                 ("Z2hwX" + "A" * 30 + " ") * 3_000, "mysql " * 20_000 + " -p"):
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 5, text[:20]

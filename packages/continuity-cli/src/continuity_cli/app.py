@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "checkpoint": "continuity_cli.commands.hooks:checkpoint",
     "pickup": "continuity_cli.commands.hooks:pickup",
     "pretool": "continuity_cli.commands.hooks:pretool",
+    "precommit": "continuity_cli.commands.precommit:precommit",
 }
 
 

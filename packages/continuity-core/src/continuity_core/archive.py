@@ -37,7 +37,7 @@ from continuity_core.config import baker_home
 from continuity_core.errors import StoreError
 from continuity_core.fs import ensure_private_dir
 from continuity_core.jsonl import ForwardReader
-from continuity_core.redact import redact
+from continuity_core.redact import redact, secret_name, secret_option
 
 DB_NAME = "archive.sqlite"
 SCHEMA = 1
@@ -91,13 +91,14 @@ def _walk(value: Any, keep: bool, out: list[str]) -> None:
         if value.get("role") in SKIP_ROLES:
             return
         for key, item in value.items():
-            if key in SKIP_KEYS:
+            if key in SKIP_KEYS or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
                 continue
             _walk(item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)),
                   out)
     elif isinstance(value, list):
-        for item in value:
-            _walk(item, keep, out)
+        for i, item in enumerate(value):
+            if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
+                _walk(item, keep, out)
 
 
 def line_text(line: bytes) -> tuple[str, str | None, Any]:

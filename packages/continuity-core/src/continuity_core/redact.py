@@ -1,24 +1,78 @@
-"""The one redactor: every text written to disk or printed passes through `redact`.
+r"""The one redactor: every text written to disk or printed passes through `redact`.
+
+A secret is found by its value (a provider's token shape, a PEM block, a token base64-encoded
+again), by its name (`DB_PASS=…`, `"password": …`, `--token …`, `Authorization: …`), and
+through encodings: a text holding JSON escapes (`\n`, `\/`, `\"`) is matched as the string it
+encodes, and the match is mapped back onto the escaped text.
 
 A text is scanned once, by one alternation of the kinds whose needles (cheap substrings) it
-contains. `scan` reports which kinds a text holds without returning the secrets themselves.
+contains; two cheap passes follow only where their markers occur (a PEM END line, the base64
+of a token's opening). `scan` and `findings` report which kinds a text holds and where,
+without returning the secrets. No rule crosses a newline, except a PEM block's own lines.
 """
 
 from __future__ import annotations
 
+import binascii
+import bisect
 import functools
 import re
 from typing import Any
 
 MARK = "[REDACTED]"
 
+
+class _Lazy:
+    """A regex compiled on first use: a hook whose texts never need it never pays for it."""
+
+    __slots__ = ("_compiled", "_source")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return self._compiled
+
+# A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
+# An all-lowercase `a/b` or a last part with an extension: base64 secrets have capitals.
+_PATH = (r"(?:(?:\.{1,2}|~)/[\w.\-/]*"
+         r"|[\w.\-]+(?:/[\w.\-]+)*/[\w\-]*\.[A-Za-z0-9]{1,8}(?![\w+/=])"
+         r"|[a-z0-9_.\-]+(?:/[a-z0-9_.\-]+)+/?(?![\w+/=]))")
+_HASH_UUID_NUMBER = (r"(?:[0-9a-fA-F]{7,64}(?![\w+/=])"
+                     r"|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![\w+/=])"
+                     r"|\d[\d,._]*(?![\w+/=]))")
+# The words of a name that says secret. Strong ones count at the end of any word
+# (`identitytoken`); weak ones only as a whole part of a name (`DB_PASS`, not `bypass`).
+_STRONG = ("password", "passwd", "passphrase", "secret", "token", "credential", "credentials",
+           "apikey", "authorization")
+_WEAK = ("pass", "pwd", "key", "auth", "creds")
+# The first letters lead: one test rejects most positions before the words are tried.
+_NAME_WORD = (r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|credentials?|apikey"
+              r"|authorization)|(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?i:pass|pwd|key|auth|creds"
+              r"|api[ _.\-]key|access[ _.\-]key|private[ _.\-]key))(?![a-z])")
+
 # (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
 # Every repetition that is tried at many starting points is bounded ({0,64}, {0,1024}): an
 # unbounded one makes a long run like `a-a-a-…` quadratic, and a hook would miss its deadline.
 _PATTERNS: list[tuple[str, str]] = [
+    # A PEM block: the BEGIN line, then only lines of base64 or headers (`Proc-Type: …`),
+    # then the END line when it is there (a truncated block is redacted to its last body line).
     ("private_key",
      r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-     r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)"),
+     r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}"
+     r"|(?:Proc-Type|DEK-Info|Version|Comment|Charset|Hash):[^\n]{0,256})?)*"
+     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
+    # A PEM body without its BEGIN line: the DER of a private key opens the same way in
+    # base64 (PKCS#1, PKCS#8, EC, Ed25519, encrypted PKCS#8, OpenSSH); its lines follow.
+    ("pem_body",
+     r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIGkAgEBBD|MIGHAgEAMBMG|MHcCAQEE|MC4CAQAw"
+     r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
+     r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
+     r"(?:[ \t]*\r?\n[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
     ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
     ("openai_project", r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
     ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
@@ -29,7 +83,7 @@ _PATTERNS: list[tuple[str, str]] = [
     ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
     ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
     ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
-    ("slack", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("slack", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}|\bxapp-\d-[A-Za-z0-9\-]{10,}"),
     ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
     ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
     ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
@@ -62,35 +116,84 @@ _PATTERNS: list[tuple[str, str]] = [
     # A PEM block base64-encoded again (kubeconfig `client-key-data`, Kubernetes secrets).
     ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
     ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
-    ("netrc", r"(?P<keep_netrc>\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+)\S+"),
+    ("netrc",
+     r"\b(?P<keep_netrc>machine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+"),
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
-    ("bearer", r"(?P<keep_bearer>\b(?i:bearer|token)\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
-    ("basic_auth", r"(?P<keep_basic_auth>\b(?i:basic)\s+)[A-Za-z0-9+/]{16,}={0,2}"),
+    ("bearer", r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
+    # `token X` in prose: X is a token unless it is a hash, a UUID, a number or a path.
+    ("token_word",
+     r"\b(?P<keep_token_word>(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
+     r"[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("basic_auth", r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
+    # scheme://user:password@host; the password may hold any character but `@` and spaces,
+    # and a port (`host:8080/path@x`) is not one.
     ("url_credentials",
-     r"(?P<keep_url_credentials>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
-     r"[^\s@/\"'<>]{1,256}(?=@)"),
-    # KEY=value, key: value, "key": "value" for names that say secret.
+     r"\b(?P<keep_url_credentials>[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
+     r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)"),
+    # `curl -u user:pw`, `--user user:pw` (a numeric `uid:gid` is not a password).
+    ("cli_user",
+     r"(?P<keep_cli_user>(?=-)(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
+     r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}"),
+    # `mysql -pPW`: the password glued to `-p` (a client of the MySQL family only).
+    ("mysql",
+     r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
+     r"[ \t]-p[\"']?)[^\s\"']{1,256}"),
+    # A value under a name that says secret: `NAME=value`, `name: value`, `"name": "value"`,
+    # `--name value`, `Authorization: Bearer value`. The match starts at the word that says
+    # secret (`AWS_` of `AWS_SECRET…` stays outside it); `_assignment` reads the whole name
+    # and the value and decides (a path, a placeholder or code is no secret).
     ("assignment",
-     # The match starts at the word that says secret (`AWS_` of `AWS_SECRET…` stays outside
-     # it): a scan for a name prefix at every word start would cost 64 tries per position.
-     r"(?P<keep_assignment>"
-     r"(?i:secret|passw(?:or)?d|passwd|pwd|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
-     r"|credentials?|auth[_\-]?key|session[_\-]?key)"
-     # A name for something about a secret (its file, URL, header, variable) holds none.
-     r"(?![\w.\-]{0,64}?(?i:file|path|url|uri|endpoint|env|header|name|manager)[\"']?\s*[:=])"
-     # `key: value` needs a space or a quote at the colon: `file.py:3:code` is not one.
-     # Quotes may come JSON-escaped (`\\"`): the text of a log line or of a tool's JSON output.
-     r"[\w.\-]{0,64}\\*[\"']?\s*(?::=|=|:(?=\\?[\s\"'])|(?<=[\"']):)\s*\\*[\"']?)"
-     # Not a value: a PEM block (left whole to `private_key`), a $VARIABLE, a URL (credentials
-     # in URLs have their own pattern), a path, a placeholder (`your-…`, `sk-...`).
-     r"(?![\"']?\s)(?!-----BEGIN|[$]|[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://|\.{0,2}/[\w.\-]{1,64}/"
-     r"|(?i:your)[_\-])"
-     r"(?![^\s\"',;\\]{0,64}\.\.\.)(?=[^\s\"',;\\]{0,1024}[A-Za-z])"
-     r"(?=[^\s\"',;\\]{0,1024}[0-9/+_\-])"
-     # ...and not code that goes on after it (`self._tokens.get(`).
-     r"[^\s\"',;(){}\[\]<>\\]{6,1024}(?![\w(]|\.[\w(])"),
+     r"(?P<keep_assignment>" + _NAME_WORD +
+     r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
+     r"|(?<=[\"'`])[:,])[ \t]*"
+     r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate|apikey)[ \t]+)?)"
+     r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>=][^\s\"'`<>]{0,1023}))"),
+    # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
+    ("option",
+     r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
+     r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-][^\s\"'`<>]{0,1023}))"),
+    # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
+    ("netrc_line",
+     r"\b(?P<keep_netrc_line>(?=[Pp])(?:(?<![\s\S])|(?<=\n)|(?<=\n[ \t])|(?<=\n  )|(?<=\n    )"
+     r"|(?<=\n\t\t))(?i:passw(?:or)?d)[ \t]+)"
+     r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})"),
 ]
+# Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
+_CHECKED = {"assignment", "option"}
 
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "private_key": ("private key",), "anthropic": ("sk-ant-",), "openai_project": ("sk-",),
+    "openai": ("sk-",), "stripe": ("_live_", "_test_", "whsec_"),
+    "github": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"), "huggingface": ("hf_",),
+    "npm": ("npm_",), "pypi": ("pypi-age",), "slack_webhook": ("hooks.slack.com",),
+    "slack": ("xox", "xapp-"), "discord_webhook": ("/api/webhooks/",), "google_api": ("aiza",),
+    "google_oauth": ("ya29.", "gocspx-"),
+    "aws_session_token": ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
+    "aws_access_key": ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
+    "azure_storage": ("accountkey=",), "sendgrid": ("sg.",), "twilio": ("sk",),
+    "digitalocean": ("_v1_",), "shopify": ("shpat_", "shpca_", "shppa_", "shpss_"),
+    "mailgun": ("key-",), "telegram": (":aa",), "square": ("sq0atp-", "sq0csp-"),
+    "linear": ("lin_api_", "lin_oauth_"), "notion": ("ntn_", "secret_"), "doppler": ("dp.",),
+    "docker_hub": ("dckr_pat_",), "groq": ("gsk_",), "xai": ("xai-",), "replicate": ("r8_",),
+    "perplexity": ("pplx-",), "postman": ("pmak-",), "new_relic": ("nrak-",),
+    "grafana": ("glsa_", "glc_"), "databricks": ("dapi",), "alibaba": ("ltai",),
+    "age": ("age-secret-key-1",), "mapbox": ("sk.eyj",), "pem_base64": ("ls0tls1crudjti",),
+    "azure_sas": ("sig=",), "netrc": ("machine",), "jwt": ("eyj",),
+    "bearer": ("bearer",), "token_word": ("token",), "basic_auth": ("basic",),
+    "url_credentials": ("://",),
+    "assignment": ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth"),
+    "pem_body": ("ibaa", "ibad", "migkagebbd", "mighageambmg", "mhccaqee", "mc4caqaw",
+                 "dbobgkqhkig9w0bbq0w", "b3blbnnzac1rzxktdje"),
+    "cli_user": ("-u", "--user"),
+    "option": ("pass", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
+    "netrc_line": ("passw",), "mysql": ("mysql", "mariadb"),
+}
+_ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k]))
+_NEEDLE_KINDS = {n: tuple(k for k, _ in _PATTERNS if n in _NEEDLES[k]) for n in _ALL_NEEDLES}
+_BY_KIND = dict(_PATTERNS)
+_KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
+KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64")
 
 
 def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
@@ -107,39 +210,13 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
     return re.compile("|".join(branches))
 
 
-# For each kind, lowercase strings of which every match holds at least one. A text runs only
-# the kinds whose needles it contains: a substring test costs microseconds, a regex branch
-# tried at every position far more (tests check every kind has needles that its matches hold).
-_NEEDLES: dict[str, tuple[str, ...]] = {
-    "private_key": ("private key",), "anthropic": ("sk-ant-",), "openai_project": ("sk-",),
-    "openai": ("sk-",), "stripe": ("_live_", "_test_", "whsec_"),
-    "github": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"), "huggingface": ("hf_",),
-    "npm": ("npm_",), "pypi": ("pypi-age",), "slack_webhook": ("hooks.slack.com",),
-    "slack": ("xox",), "discord_webhook": ("/api/webhooks/",), "google_api": ("aiza",),
-    "google_oauth": ("ya29.", "gocspx-"),
-    "aws_session_token": ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
-    "aws_access_key": ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
-    "azure_storage": ("accountkey=",), "sendgrid": ("sg.",), "twilio": ("sk",),
-    "digitalocean": ("_v1_",), "shopify": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "mailgun": ("key-",), "telegram": (":aa",), "square": ("sq0atp-", "sq0csp-"),
-    "linear": ("lin_api_", "lin_oauth_"), "notion": ("ntn_", "secret_"), "doppler": ("dp.",),
-    "docker_hub": ("dckr_pat_",), "groq": ("gsk_",), "xai": ("xai-",), "replicate": ("r8_",),
-    "perplexity": ("pplx-",), "postman": ("pmak-",), "new_relic": ("nrak-",),
-    "grafana": ("glsa_", "glc_"), "databricks": ("dapi",), "alibaba": ("ltai",),
-    "age": ("age-secret-key-1",), "mapbox": ("sk.eyj",), "pem_base64": ("ls0tls1crudjti",),
-    "azure_sas": ("sig=",), "netrc": ("machine",), "jwt": ("eyj",),
-    "bearer": ("bearer", "token"), "basic_auth": ("basic",), "url_credentials": ("://",),
-    "assignment": ("secret", "passw", "pwd", "token", "key", "credential"),
-}
-_BY_KIND = dict(_PATTERNS)
-_KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
-KINDS = tuple(kind for kind, _ in _PATTERNS)
-
-
 def _kinds_in(text: str) -> tuple[str, ...]:
     low = text.lower()
-    return tuple(k for k in KINDS if any(n in low for n in _NEEDLES[k]))
+    found = [n for n in _ALL_NEEDLES if n in low]
+    if not found:
+        return ()
+    hit = {k for n in found for k in _NEEDLE_KINDS[n]}
+    return tuple(k for k, _ in _PATTERNS if k in hit)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -147,31 +224,345 @@ def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
     return _combined([(k, _BY_KIND[k]) for k in kinds])
 
 
-def _replace(m: re.Match[str]) -> str:
-    kind = m.lastgroup or ""
-    keep_group = _KEEP.get(kind)
-    keep = m.group(keep_group) if keep_group else ""
-    return f"{keep or ''}{MARK}"
+# --- names that say secret --------------------------------------------------------------------
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# A last part that makes the name about a secret, not the secret (its file, length, header...).
+_META = _words("""
+    user users username login email model models file files path paths dir directory folder
+    location loc url urls uri endpoint host hostname port env var header headers name names
+    manager count counts length len size type types kind id ids arn limit limits max min ttl
+    expiry expires expiration expire timeout format method methods provider providers mode
+    scheme strategy enabled enable disabled required version field fields prefix hint label
+    prompt policy rotation server realm scope scopes usage budget index num number position
+    offset source src store storage backend helper cmd command stdin template pattern regex
+    bits algorithm alg algo ref reference date at time timestamp created updated valid
+    validity lifetime duration interval seconds secs ms days hours minutes retries attempts
+    strength error errors message msg status state flag check verified reset changed rules
+    schema class module service plugin handler callback fn func function hook
+""")
+# `*_KEY` names that are not secret: a database's, a cache's, a public one.
+_NOT_SECRET_KEY = _words("""
+    primary foreign sort partition cache hash range public publishable idempotency object
+    routing lookup row unique composite shortcut hot modifier dedup dedupe group message
+    cursor dict map i18n translation storage s3
+""")
+# `MAX_TOKEN`, `CHARS_PER_TOKEN`: the tokens a model counts.
+_COUNTED = _words("max min num per total input output prompt completion context cached chars")
+_PARTS = _Lazy(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@functools.lru_cache(maxsize=4096)
+def secret_name(name: str) -> bool:
+    """Whether a key or variable name says its value is secret (`DB_PASS`, `apiKey`,
+    `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
+    if name in ("PWD", "OLDPWD"):  # the shell's working folder
+        return False
+    parts = [p.lower() for p in _PARTS.rx.findall(name) if not p.isdigit()]
+    if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
+        return False
+    for i, part in enumerate(parts):
+        if part == "token" and _COUNTED.intersection(parts[:i]):  # a model's tokens, counted
+            return False
+        pair = parts[i - 1] + part if i else ""
+        if part.endswith(_STRONG) or pair in ("apikey", "accesskey", "privatekey"):
+            return True
+        if part in _WEAK and part != "key":
+            return True
+        if part == "key" and i == len(parts) - 1 and i and parts[i - 1] not in _NOT_SECRET_KEY:
+            return True
+    return False
+
+
+_CODE_WORDS = _words("""
+    str bytes int bool float none null nil true false undefined optional string secretstr
+    secretbytes secret any object dict list callable self this required
+""")
+# `$VAR`, `{{ x }}`, `<token>`, `***`, `sk-...` (three dots a person typed: `…` is a clip
+# mark, and what it ends is redacted), an earlier `[REDACTED]`, `your_key`, `xxxxxx`.
+_PLACEHOLDER = _Lazy(r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
+                          r"|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]|(?i:your[_\-])|x{6,}$")
+# Values that stand for a secret without being one (`.env.example`, CI permissions).
+_PLACEHOLDER_WORDS = _words("""
+    changeme change-me change_me changeit replaceme replace-me replace_me todo tbd
+""")
+# Literals, CI permissions, and an auth scheme with nothing after it.
+_LITERALS = _words("""
+    none null nil true false undefined read write bearer basic digest negotiate
+""")
+_IDENT_CALL = _Lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
+# `self.token`, `os.environ`, `args.password`: where code keeps a secret, not the secret.
+_ATTRIBUTE = _Lazy(r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
+                        r"|env|process|request|req|ctx|context|app|secrets|kwargs|creds"
+                        r"|credentials|auth|data|values|user|client|props|state)"
+                        r"(?:\.[A-Za-z_]\w*)+[,;)]*")
+_RELATIVE = _Lazy(_PATH)
+
+
+def _value_kept(value: str, name: str, quoted: bool) -> bool:
+    """A value under a secret name that holds no secret: empty, a placeholder, a relative path,
+    and (unquoted) code: a type, a literal, a call, an attribute, the name passed on."""
+    if (not value or _PLACEHOLDER.rx.match(value)
+            or value.lower() in _PLACEHOLDER_WORDS or _RELATIVE.rx.fullmatch(value)):
+        return True
+    if quoted:
+        return False
+    bare = value.rstrip(",;:)]}")
+    low = bare.lower()
+    if low in _LITERALS or value.startswith(("{", "[")):
+        return True
+    if "-" in name:  # a header or an option: no code names it
+        return False
+    if low in _CODE_WORDS or _IDENT_CALL.rx.match(value) or _ATTRIBUTE.rx.fullmatch(value):
+        return True
+    last = name.lower().rsplit(".", 1)[-1]
+    return low == last or low.replace("_", "") == last.replace("_", "")
+
+
+_NAME_BEFORE = _Lazy(r"[\w.\-]{0,64}\Z")
+_NAME_REST = _Lazy(r"[\w.\-]*")
+_QUOTES = ("\"", "'", "`")
+_SCHEME = _Lazy(r"(?i:bearer|basic|token|digest|negotiate)[ \t]+")
+
+
+def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
+    """The span of a secret-named value to redact, or None when this is no secret."""
+    text = m.string
+    start = m.start()
+    before = _NAME_BEFORE.rx.search(text, max(0, start - 64), start)
+    head = before.group() if before else ""
+    name_start = start - len(head)
+    rest = _NAME_REST.rx.match(text, start, m.end(f"keep_{kind}"))
+    name_end = rest.end() if rest else start
+    name = text[name_start:name_end]
+    bare_name = name.strip("-")
+    option = name.startswith("-")
+    uv, qv = ("uv", "qv") if kind == "assignment" else ("ouv", "oqv")
+    if kind == "option" and not option:
+        return None
+    if kind == "assignment" and m.group("sep") == "," and not option:
+        return None  # only `["--password", "…"]` makes a comma part a name and its value
+    if not secret_name(bare_name):
+        return None
+    closing = text[name_end:name_end + 1]
+    if closing in _QUOTES and text[name_start - 1:name_start] != closing:
+        return None  # `"invalid token": …` is a quoted phrase, not a name
+    if m.group(uv) is not None:
+        value, s = m.group(uv), m.start(uv)
+        if text[name_start - 1:name_start] in ("?", "&"):  # a URL's query
+            value = value.split("&", 1)[0]
+        if option and value.startswith("-"):
+            return None
+        if bare_name.lower() == "pass" and value.isdigit():  # `pass: 12` of a test run
+            return None
+        if _value_kept(value, bare_name, quoted=False):
+            return None
+        trimmed = value.rstrip(",;)]}")
+        return (s, s + len(trimmed)) if trimmed else None
+    value, s = m.group(qv), m.start(qv)
+    scheme = _SCHEME.rx.match(value)  # `"Bearer …"`: the scheme stays
+    if scheme:
+        value, s = value[scheme.end():], s + scheme.end()
+    if _value_kept(value, bare_name, quoted=True):
+        return None
+    return s, m.end(qv)
+
+
+# --- encodings --------------------------------------------------------------------------------
+
+_ESCAPE = _Lazy(r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])")
+_SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "/": "/", "\\": "\\"}
+
+
+def _unescape(text: str) -> tuple[str, list[int], list[int]]:
+    """The text with its JSON escapes decoded, where each escape sits in it, and the extra
+    characters the escapes before it took, to map a span in the decoded text back."""
+    parts: list[str] = []
+    where: list[int] = []
+    extra: list[int] = [0]
+    pos = 0
+    for m in _ESCAPE.rx.finditer(text):
+        s, e = m.span()
+        parts.append(text[pos:s])
+        seq = m.group()
+        parts.append(_SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16)))
+        where.append(s - extra[-1])
+        extra.append(extra[-1] + e - s - 1)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts), where, extra
+
+
+@functools.cache
+def _base64_needles() -> tuple[str, ...]:
+    """What a known token's opening looks like once base64-encoded, at each of the three
+    alignments (the characters that depend on the opening alone)."""
+    openings = ("sk-ant-", "sk-proj-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "xoxb-",
+                "xoxp-", "xapp-", "AKIA", "sk_live_", "-----BEGIN", '{"auths"', '"auth":')
+    out: set[str] = set()
+    for opening in openings:
+        raw = opening.encode()
+        for pad in range(3):
+            enc = binascii.b2a_base64(b"\0" * pad + raw, newline=False).decode()
+            piece = enc[-(-pad * 8 // 6):(pad + len(raw)) * 8 // 6]
+            if len(piece) >= 4:
+                out.add(piece)
+                out.add(piece.translate(_URLSAFE_OUT))
+    return tuple(sorted(out))
+
+
+_URLSAFE_OUT = str.maketrans("+/", "-_")
+_URLSAFE_IN = str.maketrans("-_", "+/")
+_B64_RUN = _Lazy(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+
+
+def _base64_spans(text: str) -> list[tuple[str, int, int]]:
+    """Runs of base64 that decode to a text holding a secret."""
+    needles = _base64_needles()
+    if len(text) < 16 or not any(n in text for n in needles):
+        return []
+    out = []
+    for m in _B64_RUN.rx.finditer(text):
+        run = m.group()
+        if not any(n in run for n in needles):
+            continue
+        body = run.rstrip("=").translate(_URLSAFE_IN)
+        try:
+            decoded = binascii.a2b_base64(body + "=" * (-len(body) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        if _findings(decoded.decode("utf-8", "replace"), nested=True):
+            out.append(("base64", m.start(), m.end()))
+    return out
+
+
+_PEM_END = _Lazy(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_BODY_LINE = _Lazy(r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?")
+_BODY_TAIL = _Lazy(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z")
+
+
+def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
+    """A PEM body without its BEGIN line: the lines of base64 just above an END line (read
+    upwards from each END line, so a long run of such lines costs one pass)."""
+    if "PRIVATE KEY" not in text:
+        return []
+    out = []
+    for m in _PEM_END.rx.finditer(text):
+        start = line = text.rfind("\n", 0, m.start()) + 1
+        if text[line:m.start()].strip():
+            continue  # the END line holds more than the marker
+        while line > 0:
+            above = text.rfind("\n", 0, line - 1) + 1
+            if not _BODY_LINE.rx.fullmatch(text, above, line - 1):
+                tail = _BODY_TAIL.rx.search(text, above, line - 1)  # `key: MIIE…` opens the body
+                start = tail.start() if tail else start
+                break
+            start = line = above
+        if start < m.start():
+            out.append(("pem_end", start, m.end()))
+    return out
+
+
+# --- finding and redacting --------------------------------------------------------------------
+
+def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
+    kinds = _kinds_in(view) if view else ()
+    out: list[tuple[str, int, int]] = []
+    if kinds:
+        _scan(_compiled(kinds), kinds, view, 0, len(view), out)
+    out.extend(_pem_end_spans(view))
+    if not nested:
+        out.extend(_base64_spans(view))
+    out.sort(key=lambda t: t[1])
+    return out
+
+
+def _scan(pattern: re.Pattern[str], kinds: tuple[str, ...], view: str, start: int, stop: int,
+          out: list[tuple[str, int, int]]) -> None:
+    """The matches in [start, stop). A match `_assignment` turns down is scanned again from
+    its second character, so nothing inside it is missed."""
+    for m in pattern.finditer(view, start, stop):
+        kind = m.lastgroup or ""
+        if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
+            kind = next(k for k in kinds if m.group(k) is not None)
+        if kind in _CHECKED:
+            span = _assignment(m, kind)
+            if span is None:
+                _scan(pattern, kinds, view, m.start() + 1, m.end(), out)
+                continue
+            out.append((kind, *span))
+        else:
+            keep = _KEEP.get(kind)
+            out.append((kind, m.end(keep) if keep and m.group(keep) else m.start(), m.end()))
+
+
+def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
+    if "\\" not in text or depth == 3:
+        return _spans(text, nested)
+    view, where, extra = _unescape(text)
+    if not where:
+        return _spans(text, nested)
+    # Matched in the decoded text (decoded again while escapes remain: JSON inside JSON), each
+    # position taken back by adding what the escapes before it took.
+    return [(kind, s + extra[bisect.bisect_left(where, s)], e + extra[bisect.bisect_left(where, e)])
+            for kind, s, e in _findings(view, nested, depth + 1)]
+
+
+def findings(text: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of each secret in `text`: where it is, for a report that names the
+    line without printing the secret."""
+    return _findings(text)
 
 
 def redact(text: str) -> str:
     """Return `text` with every secret the patterns know replaced by `[REDACTED]`."""
-    kinds = _kinds_in(text) if text else ()
-    return _compiled(kinds).sub(_replace, text) if kinds else text
+    if not text:
+        return text
+    spans = _findings(text)
+    if not spans:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for _, s, e in spans:
+        if e <= pos:
+            continue
+        parts.append(text[pos:max(s, pos)])
+        parts.append(MARK)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def scan(text: str) -> list[str]:
     """The kinds of secret `text` holds, without the secrets. Empty when clean."""
-    kinds = _kinds_in(text)
-    return sorted({m.lastgroup or "" for m in _compiled(kinds).finditer(text)}) if kinds else []
+    return sorted({kind for kind, _, _ in _findings(text)}) if text else []
 
 
-def redact_obj(value: Any) -> Any:
-    """Redact every string inside a JSON-like value (dicts, lists, strings)."""
+def secret_option(arg: Any) -> bool:
+    """Whether a command-line argument is an option whose next argument is a secret."""
+    return (isinstance(arg, str) and arg.startswith("-") and "=" not in arg
+            and secret_name(arg.lstrip("-")))
+
+
+def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
+    """Redact every string inside a JSON-like value (dicts, lists, strings). A value under a
+    key that says secret (`password`, `env: {AWS_SECRET_ACCESS_KEY: …}`) goes whole, whatever
+    it looks like, but for a relative path; so do the scalars of a structure under one."""
     if isinstance(value, str):
+        if under_secret and value and value != MARK and not _RELATIVE.rx.fullmatch(value):
+            return MARK
         return redact(value)
     if isinstance(value, dict):
-        return {k: redact_obj(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact_obj(v) for v in value]
+        return {(redact(k) if isinstance(k, str) else k):
+                redact_obj(v, under_secret=under_secret or (isinstance(k, str) and secret_name(k)))
+                for k, v in value.items()}
+    if isinstance(value, list):  # an argument list: `["--password", "…"]`
+        return [redact_obj(v, under_secret=under_secret or (
+            i > 0 and secret_option(value[i - 1]))) for i, v in enumerate(value)]
+    if under_secret and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return MARK
     return value

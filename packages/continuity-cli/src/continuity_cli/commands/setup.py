@@ -25,7 +25,10 @@ def _adapters() -> tuple[dict[str, object], dict[str, str]]:
                    "(e.g. .claude/settings.local.json).")
 @click.option("--agent", "agents", multiple=True, metavar="NAME",
               help="Only set up these agents (default: every installed adapter).")
-def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
+@click.option("--pre-commit", "pre_commit", is_flag=True,
+              help="Also install a git pre-commit hook that blocks a commit holding a secret "
+                   "or adding .baker/ or memory/hot.md (an existing hook is kept and run first).")
+def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool) -> None:
     """Make this repository a Continuity project.
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
@@ -45,6 +48,10 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
                    err=True)
     changes = project.init(root, dry_run=dry_run)
     changes += _sync(root, local=local, dry_run=dry_run, only=agents)
+    if pre_commit:
+        from continuity_core import precommit
+
+        changes += precommit.install(root, dry_run=dry_run)
     if not dry_run:
         project.record_own(root, changes)
     click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
@@ -103,12 +110,13 @@ def uninstall(dry_run: bool) -> None:
     if you want them gone.
     """
     from continuity_cli import output
-    from continuity_core import project, skill
+    from continuity_core import precommit, project, skill
     from continuity_core.adapters import Change
     from continuity_core.store import Store
 
     store = Store.here()
     changes = project.uninstall(store.root, dry_run=dry_run)
+    changes += precommit.uninstall(store.root, dry_run=dry_run)
     adapters, _ = _adapters()
     changes += skill.uninstall(store.root, _skill_dirs(adapters.values()), dry_run=dry_run)
     for name, adapter in adapters.items():

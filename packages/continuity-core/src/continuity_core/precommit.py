@@ -1,0 +1,193 @@
+"""The pre-commit guard: a git hook that blocks a commit which would publish a secret or the
+private store.
+
+`install` writes the repository's `pre-commit` hook (an existing one is kept beside it and run
+first); `uninstall` removes it and puts the kept one back. The hook runs `baker precommit`,
+which calls `check`: the staged diff's added lines go through the one redactor's `findings`,
+and any staged path under `.baker/` or at `memory/hot.md` is refused. A report names the kind,
+the file and the line, never the value.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from continuity_core.adapters import Change
+from continuity_core.fs import atomic_write
+
+MARKER = "# baker pre-commit guard"
+CHAINED = "pre-commit.baker-chained"
+PRIVATE = (".baker/", "memory/hot.md")
+HOOK = f"""#!/bin/sh
+{MARKER}: installed by `baker init --pre-commit`, removed by `baker uninstall`.
+# Blocks a commit whose staged changes hold a secret or add .baker/ or memory/hot.md.
+# Skip it once with `git commit --no-verify`.
+hooks=$(dirname "$0")
+if [ -x "$hooks/{CHAINED}" ]; then
+  "$hooks/{CHAINED}" "$@" || exit $?
+fi
+if command -v baker >/dev/null 2>&1; then
+  exec baker precommit
+fi
+exit 0
+"""
+_QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason to block: a secret's kind at a file's line, or a private path staged."""
+
+    path: str
+    line: int  # 0 for a private path
+    kind: str  # the redactor's kind, or "private"
+
+
+def _git(root: Path, *args: str) -> str:
+    result = subprocess.run(["git", *args], cwd=root, capture_output=True,
+                            env={**os.environ, **_QUIET}, stdin=subprocess.DEVNULL, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr.decode(errors="replace").strip()
+                           or f"git {args[0]} failed")
+    return result.stdout.decode("utf-8", "replace")
+
+
+def hooks_dir(root: Path) -> Path:
+    """Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`)."""
+    path = Path(_git(root, "rev-parse", "--git-path", "hooks").strip())
+    return path if path.is_absolute() else root / path
+
+
+def _ours(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def install(root: Path, *, dry_run: bool = False) -> list[Change]:
+    """Write the guard as the `pre-commit` hook; an existing hook is kept and run first."""
+    try:
+        folder = hooks_dir(root)
+    except (OSError, RuntimeError) as e:
+        return [Change(path="pre-commit hook", action="failed", detail=str(e))]
+    hook, chained = folder / "pre-commit", folder / CHAINED
+    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
+    if _ours(hook):
+        return [Change(path=shown, action="unchanged")]
+    detail = "blocks staged secrets and .baker/ or memory/hot.md"
+    if hook.exists() or hook.is_symlink():
+        if chained.exists() or chained.is_symlink():
+            return [Change(path=shown, action="failed",
+                           detail=f"{chained.name} already exists: move it away and run again")]
+        detail += f"; the existing hook runs first (kept as {chained.name})"
+    if not dry_run:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if hook.exists() or hook.is_symlink():
+                os.rename(hook, chained)
+            atomic_write(hook, HOOK, mode=0o755)
+        except OSError as e:
+            return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
+    return [Change(path=shown, action="created", detail=detail)]
+
+
+def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
+    """Remove the guard, and put back the hook it was chained to. Nothing when absent."""
+    try:
+        folder = hooks_dir(root)
+    except (OSError, RuntimeError):
+        return []  # not a git repository: no hook to remove
+    hook, chained = folder / "pre-commit", folder / CHAINED
+    if not _ours(hook):
+        return []
+    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
+    restore = chained.exists() or chained.is_symlink()
+    if not dry_run:
+        try:
+            if restore:
+                os.replace(chained, hook)
+            else:
+                hook.unlink()
+        except OSError as e:
+            return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
+    if restore:
+        return [Change(path=shown, action="updated", detail="the hook it chained is back")]
+    return [Change(path=shown, action="removed")]
+
+
+def check(root: Path) -> list[Problem]:
+    """What in the staged changes must not be committed (empty when the commit may go)."""
+    from continuity_core.redact import findings
+
+    problems: list[Problem] = []
+    names = _git(root, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR",
+                 "--no-renames")
+    for name in filter(None, names.split("\x00")):
+        if name.startswith(PRIVATE[0]) or name == PRIVATE[1]:
+            problems.append(Problem(path=name, line=0, kind="private"))
+    diff = _git(root, "diff", "--cached", "-U0", "--no-color", "--no-ext-diff",
+                "--diff-filter=ACMR", "--no-renames", "--text")
+    for path, numbers, lines in _added(diff):
+        text = "\n".join(lines)
+        starts = [0]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        seen: set[tuple[str, int]] = set()
+        for kind, start, _ in findings(text):
+            index = _index(starts, start)
+            if (kind, numbers[index]) not in seen:
+                seen.add((kind, numbers[index]))
+                problems.append(Problem(path=path, line=numbers[index], kind=kind))
+    return problems
+
+
+def _index(starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(starts, offset) - 1
+
+
+def _added(diff: str) -> list[tuple[str, list[int], list[str]]]:
+    """(path, line numbers, lines) of the lines each file's staged diff adds."""
+    out: list[tuple[str, list[int], list[str]]] = []
+    path: str | None = None
+    numbers: list[int] = []
+    lines: list[str] = []
+    line_no = 0
+    header = False  # between `diff --git` and the first hunk: `+++ b/path` names the file
+    for raw in diff.split("\n"):
+        if raw.startswith("diff --git "):
+            if path is not None and lines:
+                out.append((path, numbers, lines))
+            path, numbers, lines, header = None, [], [], True
+        elif header and raw.startswith("+++ "):
+            target = raw[4:].strip('"')
+            path = target[2:] if target.startswith("b/") else target
+        elif raw.startswith("@@"):
+            m = _HUNK.match(raw)
+            line_no, header = (int(m.group(1)) if m else 0), False
+        elif not header and raw.startswith("+") and path is not None:
+            numbers.append(line_no)
+            lines.append(raw[1:])
+            line_no += 1
+    if path is not None and lines:
+        out.append((path, numbers, lines))
+    return out
+
+
+def report(problems: list[Problem]) -> str:
+    """What the hook prints: each problem on a line, then how to fix it or skip the check."""
+    lines = ["baker: this commit would publish something private:"]
+    for p in problems:
+        if p.kind == "private":
+            lines.append(f"  {p.path}: Continuity's private store (never committed)")
+        else:
+            lines.append(f"  {p.path}:{p.line}: a secret ({p.kind})")
+    lines += ["Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
+              "If this is a false alarm, commit once with `git commit --no-verify`."]
+    return "\n".join(lines)
