@@ -184,13 +184,15 @@ class Agent:
         return session
 
 
-def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel) -> dict[str, str]:
+def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel,
+              node_bin: Path = NODE_BIN) -> dict[str, str]:
+    """The environment of one agent CLI run; `node_bin` holds the CLIs (a canary's scratch)."""
     env = {k: v for k, v in os.environ.items()
            # CI=true would force Gemini headless; a proxy from outside must not apply.
            if k not in ("CI", "GITHUB_ACTIONS") and "proxy" not in k.lower()}
     env.update({
         "HOME": str(home), "BAKER_HOME": str(home / ".baker"),
-        "PATH": os.pathsep.join([str(VENV_BIN), str(NODE_BIN), env.get("PATH", "")]),
+        "PATH": os.pathsep.join([str(VENV_BIN), str(node_bin), env.get("PATH", "")]),
         "HTTPS_PROXY": DEAD_PROXY, "HTTP_PROXY": DEAD_PROXY, "https_proxy": DEAD_PROXY,
         "http_proxy": DEAD_PROXY, "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost", "NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1",
@@ -203,6 +205,8 @@ def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel) -> dict[
             "DISABLE_ERROR_REPORTING": "1",
             "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
             "IS_SANDBOX": "1",  # as root, --dangerously-skip-permissions needs it
+            # 2.1.3xx offers the default model no todo tools unless asked; 2.1.197 ignores it.
+            "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
         })
     elif name == "codex":
         env.update({"CODEX_HOME": str(config_dir), "MOCK_API_KEY": API_KEYS[name]})
