@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -400,6 +401,10 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
         text = (summary.get("message") or {}).get("content")
         text = text if isinstance(text, str) else "".join(
             b.get("text", "") for b in text or [] if isinstance(b, dict))
+        # the brief shows the summary without 2.1.3xx's list of tools used before it
+        text = re.sub(r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?"
+                      r"</tools-used-before-summary>\s*(?:</system-reminder>\s*)?", "\n\n",
+                      text, count=1, flags=re.S)
         meta = bounds[0].get("compactMetadata", {}) if bounds else {}
         gt["compaction"] = {
             "compact_boundaries": len(bounds), "trigger": meta.get("trigger"),
