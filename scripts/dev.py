@@ -47,7 +47,7 @@ def setup() -> None:
 def e2e() -> None:
     npm = shutil.which("npm")
     if npm is None:
-        sys.exit("npm not found: the end-to-end tests need Node.js 20+ and npm on PATH")
+        sys.exit("npm not found: the end-to-end tests need Node.js 22+ and npm on PATH")
     if (E2E / "package-lock.json").exists():
         stamp = E2E / "node_modules" / ".package-lock.json"
         lock = E2E / "package-lock.json"

@@ -45,7 +45,7 @@ DEAD_PROXY = "http://127.0.0.1:9"  # discard port: a stray fetch fails at once, 
 def _missing_cli(name: str) -> str | None:
     """Why the pinned CLI cannot run here, or None."""
     if shutil.which("node") is None:
-        return "node is not on PATH: the end-to-end tests need Node.js 20+ and npm"
+        return "node is not on PATH: the end-to-end tests need Node.js 22+ and npm"
     if not (NODE_BIN / name).exists():
         return (f"{name} is not installed in tests/e2e/node_modules: run "
                 "`python3 scripts/dev.py e2e` (npm ci of tests/e2e/package-lock.json)")
