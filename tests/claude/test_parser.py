@@ -431,3 +431,28 @@ def test_a_huge_transcript_is_read_cold_from_its_end(tmp_path: Path,
     seen.clear()
     assert ClaudeAdapter().read(ref_for(path), cursor).offset == path.stat().st_size
     assert len(seen) == 1
+
+
+def test_a_cold_read_counts_every_compaction(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """25 compactions, most of them before the part a cold read takes: the count is whole
+    (a byte scan of the skipped part), not the 10 the Session keeps nor the tail's few."""
+    boundary = rec(type="system", subtype="compact_boundary",
+                   compactMetadata={"trigger": "auto", "preTokens": 150_000})
+    lines = []
+    for n in range(25):
+        lines += [user(f"request {n}"), boundary.replace(" ", ""),
+                  user("This session is being continued. Summary: " + "x" * 2000,
+                       isCompactSummary=True)]
+    lines.append(user('the user typed \\"subtype\\":\\"compact_boundary\\" here'))
+    path = write(tmp_path, *lines)
+    monkeypatch.setattr(transcript, "COLD_MAX", 12_000)
+    session = ClaudeAdapter().read(ref_for(path)).session
+    assert session.unread_bytes > 0 and session.compactions_scanned
+    assert 0 < len(session.compactions) < 25
+    assert session.compactions_total == 25
+    from continuity_core.brief import session_sections
+
+    body = next(s for s in session_sections(session) if s.key == "compaction").body
+    assert body.startswith("- compacted 25 time(s); the last one (auto")
+    assert read(path).compactions_total == 25  # and so says a whole read

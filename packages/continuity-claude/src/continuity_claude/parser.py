@@ -25,10 +25,10 @@ from continuity_core.schemas.session import (
     TodoStatus,
     ToolCall,
     Usage,
-    limits,
 )
 from continuity_core.transcript import (
     add_call,
+    add_compaction,
     add_edit,
     add_error,
     add_message,
@@ -87,6 +87,8 @@ KNOWN = frozenset({
     # 2.1.3xx request bookkeeping: the API requests, their shapes and blobs, not conversation
     "atis-latch", "api-request", "api-request-shape", "api-request-blob", "tools-used",
 })
+# In each compaction record once, nowhere else: a cold read counts the part it skips with it.
+COMPACTION_MARKER = b'"subtype":"compact_boundary"'
 # Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
 NOT_WORK = frozenset({"ToolSearch"})
 _TOOLS_USED = re.compile(
@@ -165,7 +167,7 @@ def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage)
     if rec.isCompactSummary:
         summary = _TOOLS_USED.sub("\n\n", _text(content), count=1)
         if not session.compactions:
-            session.compactions.append(Compaction(timestamp=rec.timestamp))
+            add_compaction(session, Compaction(timestamp=rec.timestamp))
         session.compactions[-1].summary = clip(redact(summary), 2000)
         add_message(session, extra, "user", summary, kind="summary", timestamp=rec.timestamp)
         return
@@ -333,15 +335,13 @@ def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]
 
 def _system(session: Session, rec: Record) -> None:
     if rec.subtype == "compact_boundary":
-        session.compactions_total += 1
         meta = rec.compactMetadata or {}
         pre = meta.get("preTokens")
-        session.compactions.append(Compaction(
+        add_compaction(session, Compaction(
             trigger=str(meta.get("trigger") or "auto"),
             pre_tokens=pre if isinstance(pre, int) else None,
             timestamp=rec.timestamp,
         ))
-        del session.compactions[: -limits.COMPACTIONS]
     elif rec.subtype in ("turn_duration", "stop_hook_summary"):
         session.turn_incomplete = False
 

@@ -116,12 +116,20 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     if interrupted:
         out.append(Section(key="interrupted", title="Interrupted", source=raw,
                            body=interrupted, priority=90))
-    if session.compactions:
-        last = session.compactions[-1]
-        body = (f"- compacted {len(session.compactions)} time(s); the last one "
-                f"({last.trigger}{f', {last.pre_tokens} tokens before' if last.pre_tokens else ''})"
-                " summarised earlier work as:")
-        if last.summary:
+    total = max(session.compactions_total, len(session.compactions))
+    if total:
+        # the count covers the whole file, or says which part it covers
+        part = (f" in the part read (its first {_mib(session.unread_bytes)} were not read)"
+                if session.unread_bytes and not session.compactions_scanned else "")
+        body = f"- compacted {total} time(s){part}"
+        last = session.compactions[-1] if session.compactions else None
+        if last is None:
+            body += ", none in the part of the transcript read"
+        else:
+            body += (f"; the last one ({last.trigger}"
+                     f"{f', {last.pre_tokens} tokens before' if last.pre_tokens else ''})"
+                     " summarised earlier work as:")
+        if last is not None and last.summary:
             body += "\n" + _fence(last.summary[:3000])
         out.append(Section(key="compaction", title="Compaction", source=raw, body=body,
                            priority=30))
@@ -154,7 +162,12 @@ def _usage_line(session: Session) -> str:
     if u is None:
         return ""
     share = f" of {u.context_window:,} ({100 * u.fraction:.0f}%)" if u.fraction is not None else ""
-    return f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
+    line = f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
+    if session.cost_usd is not None:  # the agent's own running total, where it keeps one
+        models = ", ".join(f"{m} {n:,} tokens" for m, n in session.model_tokens.items())
+        line += f"\n- session cost so far (the agent's estimate): ${session.cost_usd:.2f}" + (
+            f" ({models})" if models else "")
+    return line
 
 
 def call_text(call: ToolCall) -> str:
