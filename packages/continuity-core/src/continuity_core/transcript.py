@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable
 from typing import Any
@@ -150,9 +151,15 @@ def read_incremental(
     return cursor
 
 
-def count_marker(path: str, marker: bytes, end: int, block: int = 8 << 20) -> int:
+def count_marker(path: str, marker: bytes, end: int, block: int = 1 << 20) -> int:
     """How often `marker` occurs in the first `end` bytes of `path`: a page-cache-speed scan
-    in bounded blocks (a match across two blocks is found by keeping the marker's length)."""
+    in bounded blocks (a match across two blocks is found by keeping the marker's length).
+
+    The scan looks for the marker's longest word and checks the whole marker at each hit:
+    CPython searches a word several times faster than a needle with quotes around it.
+    """
+    word = max(re.findall(rb"\w+", marker) or [marker], key=len)
+    at = marker.find(word)
     count, pos, keep = 0, 0, len(marker) - 1
     carry = b""
     with open(path, "rb") as f:
@@ -162,7 +169,11 @@ def count_marker(path: str, marker: bytes, end: int, block: int = 8 << 20) -> in
                 break
             pos += len(chunk)
             data = carry + chunk
-            count += data.count(marker)
+            hit = data.find(word, at)
+            while hit >= 0:
+                start = hit - at
+                count += data.startswith(marker, start)
+                hit = data.find(word, hit + 1)
             # what could start a match in the next block; never a whole match (counted)
             carry = data[-keep:] if keep else b""
     return count
