@@ -6,6 +6,7 @@
     python3 scripts/dev.py lint      # ruff and mypy only
     python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
     python3 scripts/dev.py alone PKG # PKG (e.g. core) alone passes its tests
+    python3 scripts/dev.py canary    # the newest agent CLIs: capture, facts, e2e (network)
 
 Extra arguments after `test` go to pytest, e.g. `dev.py test -m "not e2e" -x`.
 """
@@ -69,6 +70,15 @@ def alone(package: str) -> None:
     run(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{folder}", cwd=ROOT)
 
 
+def canary(args: list[str]) -> None:
+    """scripts/canary.py in the venv; its `--help` needs neither the venv nor the network."""
+    script = ROOT / "scripts" / "canary.py"
+    if "-h" in args or "--help" in args:
+        sys.exit(subprocess.run([sys.executable, str(script), "--help"]).returncode)
+    setup()
+    sys.exit(subprocess.run([str(PY), str(script), *args], cwd=ROOT).returncode)
+
+
 def lint() -> None:
     run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
     run(BIN / "mypy", cwd=ROOT)
@@ -104,6 +114,8 @@ def main() -> None:
         e2e()
     elif cmd == "alone" and args:
         alone(args[0])
+    elif cmd == "canary":
+        canary(args)
     else:
         sys.exit(__doc__)
 

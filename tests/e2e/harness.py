@@ -33,7 +33,8 @@ import pytest
 from tests.e2e.mock_models import MockModel
 
 E2E = Path(__file__).resolve().parent
-NODE_BIN = E2E / "node_modules" / ".bin"
+# The CLIs under test: the pinned ones, or a canary's scratch install (scripts/canary.py).
+NODE_BIN = Path(os.environ.get("CONTINUITY_E2E_NODE_BIN") or E2E / "node_modules" / ".bin")
 VENV_BIN = Path(sys.executable).parent
 API_KEYS = {"claude": "sk-ant-e2e-mock-0123456789abcdefghij", "codex": "sk-e2e-mock-codex",
             "gemini": "e2e-mock-gemini-key"}
