@@ -42,7 +42,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.e2e.harness import NODE_BIN, Agent, agent_env, seed  # noqa: E402
-from tests.e2e.mock_models import MOCKS, Call, Turn, raw, shell, todos, write  # noqa: E402
+from tests.e2e.mock_models import (  # noqa: E402
+    MOCKS,
+    AnthropicMock,
+    MockModel,
+    Call,
+    Request,
+    Turn,
+    _strings,
+    raw,
+    shell,
+    todos,
+    write,
+)
 
 HOME_AS = "/home/dev"  # the home the fixture sets are written as
 # A claude.ai login instead of an API key: only then is a 429 a plan's usage limit.
@@ -92,6 +104,7 @@ class Scenario:
     edited: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
     compaction: bool = False
+    mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -181,7 +194,43 @@ def claude_scenarios() -> list[Scenario]:
             [Turn(calls=[edit(P, "index.md", "Welcom ", "Welcome ")]),
              Turn(text="Fixed the typo.")])],
             files={"index.md": "# Welcom to Acme\n"}, edited=["index.md"]),
+        Scenario("S8", "subagent", "text-utils", "main", [Run(
+            "Spin up a subagent to inventory the public functions in utils/ and tell me what "
+            "it found.",
+            [Turn(calls=[raw("Agent", description="Inventory public functions",
+                             prompt=SUBAGENT_PROMPT, subagent_type="general-purpose")]),
+             Turn(text="The inventory agent is running in the background."),
+             Turn(text="It found three public functions: slug, title and clamp.",
+                  input_tokens=2100, output_tokens=40)])],
+            files={"utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                   "utils/num.py": "def clamp(x, lo, hi):\n    return x\n"},
+            mock=SubagentMock),
     ]
+
+
+SUBAGENT_PROMPT = "List every public function defined under utils/ with file:line."
+
+
+class SubagentMock(AnthropicMock):
+    """Serves a subagent's requests (its first user message is the Agent prompt) from a
+    script of their own, so a background subagent and the main loop may run concurrently."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(text="utils/text.py:1 slug(s), utils/text.py:4 title(s), utils/num.py:1 "
+                      "clamp(x, lo, hi).")]
+
+    def _take(self, req: Request) -> Turn:
+        messages = (req.body or {}).get("messages") or [{}]
+        if SUBAGENT_PROMPT not in _strings(messages[0]):
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
 
 
 SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {"claude": claude_scenarios}
@@ -210,7 +259,7 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
     script = [t for r in sc.runs for t in r.turns]
     for turn in script:  # the project's absolute path, known only now
         turn.calls = [Call(c.kind, _fill(c.args, str(project))) for c in turn.calls]
-    mock = MOCKS[agent](script, root=project).start()
+    mock = (sc.mock or MOCKS[agent])(script, root=project).start()
     seed(agent, config_dir, project, mock)
     if agent == "claude":
         settings = json.loads((config_dir / "settings.json").read_text())
@@ -299,15 +348,21 @@ def _collect(agent: str, sc: Scenario, a: Agent, out: Path, invocations: list[di
                              check=False).stdout.strip()
     truth: dict[str, Any] = {}
     projects = a.config_dir / "projects"
+    mains: list[Path] = []
     for src in sorted(projects.rglob("*.jsonl")):
         rel = Path(_rehome(str(src.relative_to(a.config_dir)).encode(), a.home).decode())
         dest = native / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(_rehome(src.read_bytes(), a.home))
-        if "/subagents/" in str(rel) or session not in (None, src.stem):
-            continue  # a killed run printed no id: every main transcript is this one
+        # a killed run printed no id: every main transcript is this one
+        if "/subagents/" not in str(rel) and session in (None, src.stem):
+            mains.append(dest)
+    for dest in mains:
         key = str(dest.relative_to(out))
         truth[key] = _claude_truth(sc, dest, version, invocations)
+        subagents = sorted(dest.with_suffix("").glob("subagents/*.jsonl"))
+        if subagents:
+            truth[key]["subagents"] = [str(f.relative_to(out)) for f in subagents]
     hooks = a.home / "bin" / "hooks.jsonl"
     if hooks.exists():
         _write_hooks(out / agent / "hook_payloads" / hooks_subdir, sc.sid, hooks, a.home)
