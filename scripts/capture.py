@@ -45,8 +45,8 @@ from tests.e2e.harness import NODE_BIN, Agent, agent_env, seed  # noqa: E402
 from tests.e2e.mock_models import (  # noqa: E402
     MOCKS,
     AnthropicMock,
-    MockModel,
     Call,
+    MockModel,
     Request,
     Turn,
     _strings,
