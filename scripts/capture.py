@@ -17,7 +17,8 @@ Scenarios (Claude Code): S1 todo + shell + write + edit; S1T the same with Task*
 three prompts over `--resume`; S3 an API-key 429; S3U a subscription's usage limit (with
 its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs; S5
 fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
-subfolder. Not yet: a subagent scenario, Codex and Gemini.
+subfolder; S8 a background subagent (a <task-notification> comes back). Not yet: Codex
+and Gemini.
 """
 
 from __future__ import annotations
