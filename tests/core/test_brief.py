@@ -106,5 +106,5 @@ def test_cost_from_the_agent_is_shown() -> None:
     s = session(usage=Usage(context_tokens=5200, context_window=1_000_000), cost_usd=0.0696,
                 model_tokens={"claude-opus-5-5": 15_290})
     text = brief.render(build(session=s))
-    assert "session cost so far (the agent's estimate): $0.07 (claude-opus-5-5 15,290 tokens)" \
+    assert "session cost so far (the agent's estimate): $0.0696 (claude-opus-5-5 15,290 tokens)" \
         in text

@@ -165,7 +165,8 @@ def _usage_line(session: Session) -> str:
     line = f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
     if session.cost_usd is not None:  # the agent's own running total, where it keeps one
         models = ", ".join(f"{m} {n:,} tokens" for m, n in session.model_tokens.items())
-        line += f"\n- session cost so far (the agent's estimate): ${session.cost_usd:.2f}" + (
+        cost = f"{session.cost_usd:.{2 if session.cost_usd >= 1 else 4}f}"
+        line += f"\n- session cost so far (the agent's estimate): ${cost}" + (
             f" ({models})" if models else "")
     return line
 
