@@ -61,6 +61,7 @@ def known_types(agent: str) -> dict[str, set[str]]:
     for gt in truth.values():
         if gt.get("agent") == agent:
             out["record"] |= set(gt.get("record_types") or {})
+            out["record"] |= set(gt.get("message_types_final_view") or {})
             out["attachment"] |= set(gt.get("attachment_types") or {})
     for log in (FIXTURES / agent / "hook_payloads").rglob("all.jsonl"):
         for line in log.read_text().splitlines():
@@ -174,7 +175,9 @@ def check(agent: str, version: str, bin_dir: Path, scratch: Path,
             code = capture.main(["--out", str(out), "--agent", agent,
                                  "--node-bin", str(bin_dir)])
         truth = json.loads((out / "ground_truth.json").read_text()) if code == 0 else {}
-        seen_records = {k for gt in truth.values() for k in gt.get("record_types") or {}}
+        seen_records = {k for gt in truth.values()
+                        for k in {**(gt.get("record_types") or {}),
+                                  **(gt.get("message_types") or {})}}
         seen_attach = {k for gt in truth.values() for k in gt.get("attachment_types") or {}}
         report["capture"] = f"{len(truth)} transcript(s) from {len(scenarios())} scenario(s)"
         report["new_record_types"] = sorted(seen_records - have["record"])

@@ -472,6 +472,15 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
         "latest_user_request": requests[-1], "files_edited": sc.edited,
         "cli_invocations": invocations,
     }
+    kinds: Counter[str] = Counter()
+    for r in _records(path):
+        payload = r.get("payload") if isinstance(r.get("payload"), dict) else {}
+        if agent == "codex":  # `event_msg/task_started`, as the shared fixture set counts
+            sub = payload.get("type") if r.get("type") in ("event_msg", "response_item") else None
+            kinds[f"{r.get('type')}/{sub}" if sub else str(r.get("type"))] += 1
+        elif "type" in r:  # Gemini: the message types
+            kinds[str(r["type"])] += 1
+    gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
     if sc.todos and agent == "codex":
         gt["plan"] = [{"step": t, "status": s} for t, s in sc.todos]
     elif sc.todos:
