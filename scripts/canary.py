@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Canary: is Continuity current with each agent CLI's newest release?
 
-    python3 scripts/dev.py canary [--agent NAME ...] [--keep DIR] [--no-e2e] [--json]
+    python3 scripts/dev.py canary [--agent NAME ...] [--version AGENT=VER] [--keep DIR]
+        [--no-e2e] [--json]
 
 For each agent (claude, codex, gemini): asks npm for the newest release, installs them into
 a scratch folder (never tests/e2e/node_modules), runs the capture scenarios of
@@ -228,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="check only this agent (repeatable); all three if none")
     ap.add_argument("--keep", type=Path, metavar="DIR",
                     help="install and capture into DIR and keep it (default: a temp folder)")
+    ap.add_argument("--version", action="append", default=[], metavar="AGENT=VERSION",
+                    help="check this release instead of the newest, e.g. claude=2.1.197 "
+                         "(the previous one users still run)")
     ap.add_argument("--no-e2e", action="store_true", help="skip the end-to-end tests")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
@@ -235,11 +239,14 @@ def main(argv: list[str] | None = None) -> int:
         print("canary: npm is not on PATH (it needs Node.js 22+ and npm)", file=sys.stderr)
         return 2
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="continuity-canary-"))
+    pinned = dict(v.split("=", 1) for v in args.version if "=" in v)
+    if set(pinned) - set(PACKAGES) or len(pinned) != len(args.version):
+        ap.error(f"--version takes AGENT=VERSION with AGENT one of {', '.join(PACKAGES)}")
     agents = args.agent or sorted(PACKAGES)
     reports: list[dict[str, Any]] = []
     try:
         try:
-            versions = {a: newest(PACKAGES[a]) for a in agents}
+            versions = {a: pinned.get(a) or newest(PACKAGES[a]) for a in agents}
             bin_dir = install([f"{PACKAGES[a]}@{v}" for a, v in versions.items()],
                               scratch / "cli")
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:

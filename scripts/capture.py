@@ -200,7 +200,8 @@ def claude_scenarios() -> list[Scenario]:
         ], edited=["relay.py"], compaction=True),
         Scenario("S7", "oddpath", "client work/acme_site.v2.0/docs", "hotfix/typo_fix", [Run(
             "Fix the typo in index.md in this docs folder.",
-            [Turn(calls=[edit(P, "index.md", "Welcom ", "Welcome ")]),
+            [Turn(calls=[raw("Read", file_path=f"{P}/index.md")]),
+             Turn(calls=[edit(P, "index.md", "Welcom ", "Welcome ")]),
              Turn(text="Fixed the typo.")])],
             files={"index.md": "# Welcom to Acme\n"}, edited=["index.md"]),
         Scenario("S8", "subagent", "text-utils", "main", [Run(
@@ -419,12 +420,15 @@ def _collect(agent: str, sc: Scenario, a: Agent, out: Path, invocations: list[di
         # a killed run printed no id: every main transcript is this one
         if _is_main(agent, src, session):
             mains.append(dest)
+    edited = _really_edited(a.project, sc)
     for dest in mains:
         key = str(dest.relative_to(out))
         if agent != "claude":
             truth[key] = _neutral_truth(agent, sc, dest, version, invocations)
+            truth[key]["files_edited"] = edited
             continue
         truth[key] = _claude_truth(sc, dest, version, invocations)
+        truth[key]["files_edited"] = edited
         subagents = sorted(dest.with_suffix("").glob("subagents/*.jsonl"))
         if subagents:
             truth[key]["subagents"] = [str(f.relative_to(out)) for f in subagents]
@@ -432,6 +436,19 @@ def _collect(agent: str, sc: Scenario, a: Agent, out: Path, invocations: list[di
     if hooks.exists():
         _write_hooks(out / agent / "hook_payloads" / hooks_subdir, sc.sid, hooks, a.home)
     return truth
+
+
+def _really_edited(project: Path, sc: Scenario) -> list[str]:
+    """The scenario's files that git sees changed or new: an edit the CLI refused (2.1.197's
+    Edit of a file not read first) is no fact."""
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=project,
+                            capture_output=True, text=True, check=True).stdout
+    changed = {line[3:].strip().strip('"') for line in status.splitlines()}
+    kept = [f for f in sc.edited if f in changed]
+    if kept != sc.edited:
+        print(f"{sc.sid}: not edited after all: {sorted(set(sc.edited) - set(kept))}",
+              file=sys.stderr)
+    return kept
 
 
 def _native_files(agent: str, tree: Path) -> list[Path]:
