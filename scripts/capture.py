@@ -349,6 +349,14 @@ def run_scenario(agent: str, sc: Scenario, node_bin: Path, out: Path,
                  hooks_subdir: str = "") -> dict[str, Any]:
     """Play `sc`, copy what the CLI wrote under `out`; the ground truth of its transcript."""
     home = Path(tempfile.mkdtemp(prefix="capture-"))
+    try:
+        return _play(agent, sc, home, node_bin, out, hooks_subdir)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
+          hooks_subdir: str) -> dict[str, Any]:
     a = _setup(agent, sc, home, node_bin)
     invocations: list[dict[str, Any]] = []
     session: str | None = None
@@ -384,10 +392,7 @@ def run_scenario(agent: str, sc: Scenario, node_bin: Path, out: Path,
         time.sleep(1)  # SessionEnd hooks finish after the CLI exits
     finally:
         a.mock.stop()
-    try:
-        return _collect(agent, sc, a, out, invocations, session, hooks_subdir)
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+    return _collect(agent, sc, a, out, invocations, session, hooks_subdir)
 
 
 def _slug(path: str) -> str:
