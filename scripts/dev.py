@@ -8,6 +8,7 @@
     python3 scripts/dev.py alone PKG # PKG (e.g. core) alone passes its tests
     python3 scripts/dev.py install   # `baker` for daily use: its own venv, linked into ~/.local/bin
     python3 scripts/dev.py install --uninstall   # remove exactly that
+    python3 scripts/dev.py canary    # the newest agent CLIs: capture, facts, e2e (network)
 
 Extra arguments after `test` go to pytest, e.g. `dev.py test -m "not e2e" -x`.
 """
@@ -50,7 +51,7 @@ def setup() -> None:
 def e2e() -> None:
     npm = shutil.which("npm")
     if npm is None:
-        sys.exit("npm not found: the end-to-end tests need Node.js 20+ and npm on PATH")
+        sys.exit("npm not found: the end-to-end tests need Node.js 22+ and npm on PATH")
     if (E2E / "package-lock.json").exists():
         stamp = E2E / "node_modules" / ".package-lock.json"
         lock = E2E / "package-lock.json"
@@ -115,6 +116,15 @@ def install(uninstall: bool) -> None:
               f' export PATH="{bin_dir}:$PATH") so that agent hooks can run baker')
 
 
+def canary(args: list[str]) -> None:
+    """scripts/canary.py in the venv; its `--help` needs neither the venv nor the network."""
+    script = ROOT / "scripts" / "canary.py"
+    if "-h" in args or "--help" in args:
+        sys.exit(subprocess.run([sys.executable, str(script), "--help"]).returncode)
+    setup()
+    sys.exit(subprocess.run([str(PY), str(script), *args], cwd=ROOT).returncode)
+
+
 def lint() -> None:
     run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
     run(BIN / "mypy", cwd=ROOT)
@@ -154,6 +164,8 @@ def main() -> None:
         install(uninstall=bool(args))
     elif cmd in ("-h", "--help", "help"):
         print(__doc__)
+    elif cmd == "canary":
+        canary(args)
     else:
         sys.exit(__doc__)
 

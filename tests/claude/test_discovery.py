@@ -126,6 +126,19 @@ def test_moved_project_found_by_cwd(adapter: ClaudeAdapter, tmp_path: Path) -> N
     assert list(adapter.discover(Path("/w/elsewhere"), [acc])) == []
 
 
+def test_project_dir_name_from_the_environment(adapter: ClaudeAdapter, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`CLAUDE_CODE_PROJECT_DIR_NAME` names the folder; it is searched beside the slugged one,
+    and its sessions still have to be the project's by their cwd."""
+    acc = Account(agent="claude", name="a", dir=str(tmp_path))
+    session(tmp_path / "projects" / project_slug("/w/p"), "slugged", "/w/p", mtime=1_000)
+    session(tmp_path / "projects" / "shared-name", "named", "/w/p", mtime=2_000)
+    session(tmp_path / "projects" / "shared-name", "other", "/w/q", mtime=3_000)
+    assert [r.session_id for r in adapter.discover(Path("/w/p"), [acc])] == ["slugged"]
+    monkeypatch.setenv("CLAUDE_CODE_PROJECT_DIR_NAME", "shared-name")
+    assert [r.session_id for r in adapter.discover(Path("/w/p"), [acc])] == ["named", "slugged"]
+
+
 def test_symlinked_project_uses_the_real_path(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     real = tmp_path / "real dir"
     real.mkdir()

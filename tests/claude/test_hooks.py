@@ -19,8 +19,10 @@ KIND = {
 ALL = [json.loads(line) for line in (PAYLOADS / "all.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in PAYLOADS.glob("*.json")))
+@pytest.mark.parametrize("name", sorted(str(p.relative_to(PAYLOADS))
+                                         for p in PAYLOADS.rglob("*.json")))
 def test_every_captured_payload_parses(adapter: ClaudeAdapter, name: str) -> None:
+    """2.1.197's payloads and, in `2.1.332/`, the newer CLI's (PostToolBatch, MessageDisplay)."""
     raw = json.loads((PAYLOADS / name).read_text())
     event = adapter.parse_hook(payload(name))
     assert event.agent == "claude"
@@ -36,6 +38,18 @@ def test_all_payloads_of_the_capture(adapter: ClaudeAdapter) -> None:
     assert len(events) == len(ALL) > 100
     sources = {e.source for e in events if e.kind == "session_start"}
     assert sources == {"startup", "resume", "compact"}
+
+
+def test_the_2_1_332_capture_and_a_fork(adapter: ClaudeAdapter) -> None:
+    entries = [json.loads(line) for line in
+               (PAYLOADS / "2.1.332" / "all.jsonl").read_text().splitlines()]
+    events = [adapter.parse_hook(json.dumps(e["payload"]).encode()) for e in entries]
+    natives = {e.native for e in events}
+    assert {"PostToolBatch", "MessageDisplay", "SessionStart", "PreToolUse"} <= natives
+    assert all(e.kind == KIND.get(e.native, "other") for e in events)
+    start = next(e for e in entries if e["event"] == "SessionStart")["payload"]
+    fork = adapter.parse_hook(json.dumps({**start, "source": "fork"}).encode())
+    assert fork.kind == "session_start" and fork.source == "fork"
 
 
 def test_tool_paths_and_commands(adapter: ClaudeAdapter) -> None:

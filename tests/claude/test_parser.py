@@ -29,7 +29,12 @@ def read(path: Path) -> Session:
     return ClaudeAdapter().read(ref_for(path)).session
 
 
-@pytest.fixture(params=sorted(TRANSCRIPTS), ids=lambda rel: TRANSCRIPTS[rel]["scenario"])
+def _case_id(rel: str) -> str:
+    """`S4-2.1.197`: the scenario and the Claude Code version that wrote the file."""
+    return f"{TRANSCRIPTS[rel]['scenario']}-{TRANSCRIPTS[rel]['cli_version'].split()[0]}"
+
+
+@pytest.fixture(params=sorted(TRANSCRIPTS), ids=_case_id)
 def case(request: pytest.FixtureRequest) -> tuple[Session, dict[str, Any]]:
     gt = TRANSCRIPTS[request.param]
     return read(FIXTURES / request.param), gt
@@ -86,7 +91,20 @@ def test_api_error(case: tuple[Session, dict[str, Any]]) -> None:
         (e["apiErrorStatus"], e["text"]) for e in errors]
     if errors:
         assert session.ended_on_limit
-        assert session.last_error is not None and session.last_error.kind == "rate_limit"
+        assert session.last_error is not None
+        assert session.last_error.kind == errors[-1].get("kind", "rate_limit")
+        assert session.last_error.reset_at == errors[-1].get("reset_at")
+
+
+def test_cost_and_model_usage(case: tuple[Session, dict[str, Any]]) -> None:
+    """2.1.3xx writes `cost-state`: the session's cost and tokens by model; 2.1.197 does not."""
+    session, gt = case
+    assert session.cost_usd == gt.get("cost_usd")
+    if "cost_usd" in gt:
+        assert set(session.model_tokens) == {gt["model"]}
+        assert session.model_tokens[gt["model"]] > 0
+    else:
+        assert session.model_tokens == {}
 
 
 def test_usage_of_last_turn(case: tuple[Session, dict[str, Any]]) -> None:
@@ -108,11 +126,12 @@ def test_compaction(case: tuple[Session, dict[str, Any]]) -> None:
         assert session.compactions == []
         return
     assert len(session.compactions) == comp["compact_boundaries"]
+    assert session.compactions_total == comp["compact_boundaries"]
     assert session.compactions[0].trigger == comp["trigger"]
     assert session.compactions[0].pre_tokens == comp["pre_tokens"]
     summary = session.compactions[0].summary or ""
     # What the summary says about the work, without Claude Code's framing for the model.
-    work = comp["summary_excerpt"].split("Summary:\n", 1)[-1]
+    work = parser.work_summary(comp["summary_excerpt"].split("Summary:\n", 1)[-1])
     assert summary.startswith(work[:200])
     assert "This session is being continued" not in summary
     assert "without asking the user" not in summary and "Summary:" not in summary
@@ -273,6 +292,58 @@ def test_records_that_are_not_typed_requests(tmp_path: Path) -> None:
     assert session.requests == ["fix the parser", "and here is a screenshot\n[image]"]
 
 
+def test_2_1_3xx_metadata_notifications_and_tool_loading(tmp_path: Path) -> None:
+    """Request bookkeeping is not conversation, a background subagent's notification is not a
+    request, and loading a deferred tool schema is not a step of the work."""
+    path = write(
+        tmp_path, user("plan the release", promptSource="typed", origin={"kind": "human"}),
+        '{"type":"atis-latch","atis":true,"sessionId":"s"}',
+        '{"type":"api-request","id":"r1","params":{"messages":[{"role":"user",'
+        '"content":"an old prompt"}]},"sessionId":"s"}',
+        '{"type":"api-request-shape","shape":{"system":"You are Claude"},"sessionId":"s"}',
+        '{"type":"api-request-blob","hash":"h","message":{"role":"user","content":"x"}}',
+        '{"type":"tools-used","tools":["Write"],"sessionId":"s"}',
+        rec(type="attachment", attachment={"type": "prompt_snapshot", "prompt": "old"}),
+        assistant([{"type": "tool_use", "id": "ts", "name": "ToolSearch",
+                    "input": {"query": "select:TodoWrite"}}], stop="tool_use"),
+        user([{"type": "tool_result", "tool_use_id": "ts",
+               "content": [{"type": "tool_reference", "tool_name": "TodoWrite"}]}]),
+        assistant([{"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": [
+            {"content": "Tag v2", "status": "in_progress", "activeForm": "Tagging"}]}}],
+            stop="tool_use"),
+        user([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+        user("Agent \"inventory\" finished: 3 functions found.", promptSource="system",
+             origin={"kind": "task-notification"}),
+        '{"type":"cost-state","totalCostUSD":0.25,"modelUsage":{"claude-opus-5-5":'
+        '{"inputTokens":100,"outputTokens":20,"cacheReadInputTokens":5,'
+        '"cacheCreationInputTokens":0,"costUSD":0.25}},"sessionId":"s"}',
+    )
+    session = read(path)
+    assert session.requests == ["plan the release"]
+    assert session.unknown_records == {}
+    assert [c.name for c in session.tool_calls] == ["TodoWrite"]
+    assert [(t.content, t.status) for t in session.todos] == [("Tag v2", "in_progress")]
+    assert "an old prompt" not in str(session.messages)
+    assert session.cost_usd == 0.25
+    assert session.model_tokens == {"claude-opus-5-5": 125}
+
+
+def test_subscription_usage_limit_of_2_1_3xx(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, user("keep going"),
+        rec(type="assistant", isApiErrorMessage=True, error="rate_limit", apiErrorStatus=429,
+            apiError="usage_limit_reached", apiErrorType="rate_limit_error",
+            quotaLimits={"status": "rejected", "resetsAt": 1796098712,
+                         "rateLimitType": "five_hour"},
+            message={"id": "f2681313-2370-4301-b731-f124aa3647f9", "model": "<synthetic>",
+                     "role": "assistant", "content": [
+                         {"type": "text", "text": "You've hit your 5-hour limit"}]}),
+    )
+    err = read(path).last_error
+    assert err is not None and err.kind == "usage_limit"
+    assert err.reset_at == "2026-12-01T04:18:32Z"
+
+
 def test_one_message_split_over_records_counts_once(tmp_path: Path) -> None:
     big = {"input_tokens": 10, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 30,
            "output_tokens": 5}
@@ -292,7 +363,7 @@ def test_one_message_split_over_records_counts_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("model", "window"), [
     ("claude-opus-4-8", 1_000_000), ("claude-sonnet-4-5", 200_000),
     ("claude-sonnet-4-5[1m]", 1_000_000), ("claude-haiku-4-5-20251001", 200_000),
-    ("claude-fable-5", 1_000_000), (None, 200_000),
+    ("claude-fable-5", 1_000_000), ("claude-opus-5-5", 1_000_000), (None, 200_000),
 ])
 def test_context_window(model: str | None, window: int) -> None:
     assert parser.context_window(model) == window
@@ -364,3 +435,28 @@ def test_a_huge_transcript_is_read_cold_from_its_end(tmp_path: Path,
     seen.clear()
     assert ClaudeAdapter().read(ref_for(path), cursor).offset == path.stat().st_size
     assert len(seen) == 1
+
+
+def test_a_cold_read_counts_every_compaction(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """25 compactions, most of them before the part a cold read takes: the count is whole
+    (a byte scan of the skipped part), not the 10 the Session keeps nor the tail's few."""
+    boundary = rec(type="system", subtype="compact_boundary",
+                   compactMetadata={"trigger": "auto", "preTokens": 150_000})
+    lines = []
+    for n in range(25):
+        lines += [user(f"request {n}"), boundary.replace(" ", ""),
+                  user("This session is being continued. Summary: " + "x" * 2000,
+                       isCompactSummary=True)]
+    lines.append(user('the user typed \\"subtype\\":\\"compact_boundary\\" here'))
+    path = write(tmp_path, *lines)
+    monkeypatch.setattr(transcript, "COLD_MAX", 12_000)
+    session = ClaudeAdapter().read(ref_for(path)).session
+    assert session.unread_bytes > 0 and session.compactions_scanned
+    assert 0 < len(session.compactions) < 25
+    assert session.compactions_total == 25
+    from continuity_core.brief import session_sections
+
+    body = next(s for s in session_sections(session) if s.key == "compaction").body
+    assert body.startswith("- compacted 25 times; the last time automatically")
+    assert read(path).compactions_total == 25  # and so says a whole read

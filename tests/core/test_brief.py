@@ -83,3 +83,29 @@ def test_compaction_summary_is_shown() -> None:
     text = brief.render(build(session=s, budget_tokens=100_000))
     assert "compacted once; the last time by the user (manual), at 22,608 tokens" in text
     assert "Primary request: add GET /rooms" in text
+
+
+def test_a_compaction_count_says_which_part_it_covers() -> None:
+    """A cold read that could not count the part it skipped says so; a scanned one need not."""
+    from continuity_core.schemas.session import Compaction
+
+    s = session(compactions=[Compaction(trigger="auto")] * 10, compactions_total=12,
+                unread_bytes=1 << 30)
+    text = brief.render(build(session=s, budget_tokens=100_000))
+    assert "compacted 12 times in the part read (its first 1,024.0 MiB were not read)" in text
+    s.compactions_total, s.compactions_scanned = 179, True
+    text = brief.render(build(session=s, budget_tokens=100_000))
+    assert "compacted 179 times; the last time automatically" in text
+    s.compactions = []
+    text = brief.render(build(session=s, budget_tokens=100_000))
+    assert "compacted 179 times, none in the part of the transcript read" in text
+
+
+def test_cost_from_the_agent_is_shown() -> None:
+    from continuity_core.schemas.session import Usage
+
+    s = session(usage=Usage(context_tokens=5200, context_window=1_000_000), cost_usd=0.0696,
+                model_tokens={"claude-opus-5-5": 15_290})
+    text = brief.render(build(session=s))
+    assert "session cost so far (the agent's estimate): $0.0696 (claude-opus-5-5 15,290 tokens)" \
+        in text

@@ -37,7 +37,7 @@ SESSIONS = captured()
 
 
 def test_every_agent_has_captured_sessions() -> None:
-    assert Counter(agent for agent, _ in SESSIONS) == {"claude": 9, "codex": 7, "gemini": 7}
+    assert Counter(agent for agent, _ in SESSIONS) == {"claude": 19, "codex": 7, "gemini": 7}
 
 
 @pytest.mark.parametrize(("agent", "ref"), SESSIONS,

@@ -33,7 +33,8 @@ import pytest
 from tests.e2e.mock_models import MockModel
 
 E2E = Path(__file__).resolve().parent
-NODE_BIN = E2E / "node_modules" / ".bin"
+# The CLIs under test: the pinned ones, or a canary's scratch install (scripts/canary.py).
+NODE_BIN = Path(os.environ.get("CONTINUITY_E2E_NODE_BIN") or E2E / "node_modules" / ".bin")
 VENV_BIN = Path(sys.executable).parent
 API_KEYS = {"claude": "sk-ant-e2e-mock-0123456789abcdefghij", "codex": "sk-e2e-mock-codex",
             "gemini": "e2e-mock-gemini-key"}
@@ -45,7 +46,7 @@ DEAD_PROXY = "http://127.0.0.1:9"  # discard port: a stray fetch fails at once, 
 def _missing_cli(name: str) -> str | None:
     """Why the pinned CLI cannot run here, or None."""
     if shutil.which("node") is None:
-        return "node is not on PATH: the end-to-end tests need Node.js 20+ and npm"
+        return "node is not on PATH: the end-to-end tests need Node.js 22+ and npm"
     if not (NODE_BIN / name).exists():
         return (f"{name} is not installed in tests/e2e/node_modules: run "
                 "`python3 scripts/dev.py e2e` (npm ci of tests/e2e/package-lock.json)")
@@ -184,13 +185,15 @@ class Agent:
         return session
 
 
-def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel) -> dict[str, str]:
+def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel,
+              node_bin: Path = NODE_BIN) -> dict[str, str]:
+    """The environment of one agent CLI run; `node_bin` holds the CLIs (a canary's scratch)."""
     env = {k: v for k, v in os.environ.items()
            # CI=true would force Gemini headless; a proxy from outside must not apply.
            if k not in ("CI", "GITHUB_ACTIONS") and "proxy" not in k.lower()}
     env.update({
         "HOME": str(home), "BAKER_HOME": str(home / ".baker"),
-        "PATH": os.pathsep.join([str(VENV_BIN), str(NODE_BIN), env.get("PATH", "")]),
+        "PATH": os.pathsep.join([str(VENV_BIN), str(node_bin), env.get("PATH", "")]),
         "HTTPS_PROXY": DEAD_PROXY, "HTTP_PROXY": DEAD_PROXY, "https_proxy": DEAD_PROXY,
         "http_proxy": DEAD_PROXY, "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost", "NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1",
@@ -203,6 +206,8 @@ def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel) -> dict[
             "DISABLE_ERROR_REPORTING": "1",
             "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
             "IS_SANDBOX": "1",  # as root, --dangerously-skip-permissions needs it
+            # 2.1.3xx offers the default model no todo tools unless asked; 2.1.197 ignores it.
+            "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
         })
     elif name == "codex":
         env.update({"CODEX_HOME": str(config_dir), "MOCK_API_KEY": API_KEYS[name]})

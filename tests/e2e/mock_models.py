@@ -11,6 +11,7 @@ Every request is recorded, so a test asserts what reached the model, not only ex
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -87,6 +88,7 @@ class MockModel:
         self._lock = threading.Condition()
         self._next = 0
         self._sticky: Turn | None = None
+        self._again: Turn | None = None  # served again by the next main request
         self._stopping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -105,6 +107,11 @@ class MockModel:
     def start(self) -> MockModel:
         self._thread.start()
         return self
+
+    def again(self, turn: Turn) -> None:
+        """Serve `turn` once more on the next main request (after a preparatory call)."""
+        with self._lock:
+            self._again = turn
 
     def stop(self) -> None:
         self._stopping.set()  # releases hung requests
@@ -153,6 +160,8 @@ class MockModel:
             self.requests.append(req)
             if self._sticky is not None:
                 turn = self._sticky
+            elif self._again is not None:
+                turn, self._again = self._again, None
             elif self._next < len(self.script):
                 turn = self.script[self._next]
                 self._next += 1
@@ -286,6 +295,10 @@ class AnthropicMock(MockModel):
     vendor = "claude"
     model = "claude-opus-4-8"
 
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.tasks: dict[str, str] = {}  # Task* subjects the session created -> their ids
+
     def is_main(self, req: Request) -> bool:
         body = req.body if isinstance(req.body, dict) else {}
         if not req.path.startswith("/v1/messages") or "count_tokens" in req.path:
@@ -317,6 +330,12 @@ class AnthropicMock(MockModel):
 
     def blocks(self, req: Request, turn: Turn) -> list[dict[str, Any]]:
         tools = _tool_names((req.body or {}).get("tools"))
+        load = self.deferred(req, turn, tools)
+        if load:
+            # 2.1.3xx defers the todo tools: load them with ToolSearch, then replay the turn.
+            self.again(turn)
+            return [{"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                     "name": "ToolSearch", "input": {"query": "select:" + ",".join(load)}}]
         out: list[dict[str, Any]] = []
         if turn.text:
             out.append({"type": "text", "text": turn.text})
@@ -325,6 +344,21 @@ class AnthropicMock(MockModel):
                 out.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}",
                             "name": name, "input": args})
         return out
+
+    @staticmethod
+    def deferred(req: Request, turn: Turn, offered: set[str]) -> list[str]:
+        """The deferred todo tools a turn needs loaded first (none when they are offered)."""
+        if not any(c.kind == "todos" for c in turn.calls) or "ToolSearch" not in offered:
+            return []
+        if offered & {"TodoWrite", "TaskCreate"}:
+            return []
+        # The deferred tools are listed by name, one a line, in a system reminder.
+        listed = set(re.findall(r"^([A-Z]\w+)$", _strings(req.body), re.M))
+        if "TodoWrite" in listed:
+            return ["TodoWrite"]
+        if "TaskCreate" in listed:
+            return ["TaskCreate", "TaskUpdate"]
+        return []
 
     def tool(self, call: Call, offered: set[str]) -> list[tuple[str, dict[str, Any]]]:
         a = call.args
@@ -336,12 +370,16 @@ class AnthropicMock(MockModel):
             if "TodoWrite" in offered or "TaskCreate" not in offered:
                 return [("TodoWrite", {"todos": [
                     {"content": t, "status": s, "activeForm": t} for t, s in a["items"]]})]
-            # Newer builds offer Task* tools instead: a TaskCreate per item (ids count from
-            # 1 in a session), then a TaskUpdate for each item that is not pending.
-            creates = [("TaskCreate", {"subject": t, "description": t, "activeForm": t})
-                       for t, _ in a["items"]]
-            updates = [("TaskUpdate", {"taskId": str(i), "status": s})
-                       for i, (_, s) in enumerate(a["items"], 1) if s != "pending"]
+            # Newer builds offer Task* tools instead: a TaskCreate per new item (ids count
+            # from 1 in a session), then a TaskUpdate for each item that is not pending.
+            creates = []
+            for t, _ in a["items"]:
+                if t not in self.tasks:
+                    self.tasks[t] = str(len(self.tasks) + 1)
+                    creates.append(("TaskCreate", {"subject": t, "description": t,
+                                                   "activeForm": t}))
+            updates = [("TaskUpdate", {"taskId": self.tasks[t], "status": s})
+                       for t, s in a["items"] if s != "pending"]
             return creates + updates
         return [(a["name"], a["args"])]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -44,7 +45,20 @@ def stopped_on_a_limit(a: Agent) -> None:
 
 def resume(target: Agent, *args: str, env: dict[str, str] | None = None) -> Interactive:
     """`baker resume ...` in a terminal, in the target's env: baker becomes the target CLI."""
-    return target.terminal(str(VENV_BIN / "baker"), "resume", *args, env=env)
+    tui = target.terminal(str(VENV_BIN / "baker"), "resume", *args, env=env)
+    if target.name == "claude":
+        threading.Thread(target=_trust_added_dir, args=(tui,), daemon=True).start()
+    return tui
+
+
+def _trust_added_dir(tui: Interactive) -> None:
+    """Claude Code 2.1.3xx asks once whether to trust an `--add-dir` folder (the brief's):
+    the user says yes. 2.1.197 does not ask; the question then never comes."""
+    if _wait_text(tui, "Is this a directory you created or one you trust?", 20):
+        settle(tui, 0.5)
+        tui.send(b"\x1b[B")  # down to "Yes, add it"
+        settle(tui, 0.3)
+        tui.send(b"\r")
 
 
 def first_request(target: Agent, tui: Interactive, timeout: float = 60) -> str:

@@ -64,7 +64,8 @@ def test_doctor_reports_untrusted_folder_retention_and_missing_hooks(tmp_path: P
                                                                       home: Path) -> None:
     found = _doctor(tmp_path, home)
     assert any(line.startswith("warn") and "not a trusted folder" in line for line in found)
-    assert any(line.startswith("warn") and "session retention is on" in line for line in found)
+    assert any(line.startswith("warn") and "session retention is on" in line
+               and "older than 30d" in line for line in found)
     assert any(line.startswith("warn") and "no Continuity hooks" in line for line in found)
     assert not (home / "trustedFolders.json").exists()  # nothing trusted behind the user's back
 
@@ -102,3 +103,17 @@ def test_doctor_flags_a_newer_cli(tmp_path: Path, home: Path, monkeypatch: pytes
     assert any(line == "ok: gemini: CLI 0.61.0" for line in _doctor(tmp_path, home))
     monkeypatch.setenv("PATH", "/nonexistent")
     assert ADAPTER.cli_version() is None
+
+
+def test_doctor_names_the_configured_retention_age(tmp_path: Path, home: Path) -> None:
+    (home / "settings.json").write_text(
+        '{"general": {"sessionRetention": {"enabled": true, "maxAge": "7d"}}}')
+    found = [f for f in ADAPTER.doctor(tmp_path, [Account(agent="gemini", name="~/.gemini",
+                                                          dir=str(home))])
+             if "session retention" in f.message]
+    assert len(found) == 1 and "older than 7d" in found[0].message
+    assert "baker recall --index" in (found[0].fix or "")
+    (home / "settings.json").write_text('{"general": {"sessionRetention": {"enabled": false}}}')
+    assert not [f for f in ADAPTER.doctor(tmp_path, [Account(agent="gemini", name="~/.gemini",
+                                                             dir=str(home))])
+                if "session retention" in f.message]

@@ -19,13 +19,17 @@ from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor, read_incremental
 
+# The versions whose transcripts the fixtures hold (tests/fixtures), oldest first: `doctor`
+# warns about a newer CLI; `python3 scripts/dev.py canary` tells when a newer one is out.
+KNOWN: tuple[str, ...] = ("2.1.197", "2.1.332")
+
 
 class ClaudeAdapter:
     """Claude Code: transcripts under `<config>/projects/`, hooks in `.claude/settings.json`."""
 
     name = "claude"
     display_name = "Claude Code"
-    known_versions: tuple[str, ...] = ("2.1.197",)
+    known_versions: tuple[str, ...] = KNOWN
     skill_dirs: tuple[str, ...] = (".claude/skills",)
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
@@ -39,7 +43,8 @@ class ClaudeAdapter:
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
-        return read_incremental(ref, cursor, parser.fold)
+        return read_incremental(ref, cursor, parser.fold,
+                                compaction_marker=parser.COMPACTION_MARKER)
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         return hooks.parse(payload)

@@ -19,6 +19,7 @@ from continuity_core.schemas.session import SessionRef
 
 AGENT = "claude"
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
+DIR_NAME_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"  # 2.1.3xx: the project folder's name, if set
 MAX_SLUG = 200
 PEEK = 64 << 10  # bytes read from each end of a transcript to find its cwd
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -131,7 +132,8 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
 
     Folders are matched by slug (the project's and its subdirectories'); a folder that only
     shares a prefix, or whose slug collides, is confirmed by the records' `cwd`. When no folder
-    matches (a moved or renamed project), folders are matched by `cwd` alone.
+    matches (a moved or renamed project), folders are matched by `cwd` alone. The folder
+    named by `CLAUDE_CODE_PROJECT_DIR_NAME`, when set, is looked in too.
     """
     raw = os.path.abspath(project)
     roots = {raw, os.path.realpath(raw)}
@@ -140,11 +142,15 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
     # with the same first 200 characters (its cwd then tells it from other long paths)
     plains = [_plain(_units(r)) for r in roots]
     prefixes = tuple(p + "-" if len(p) <= MAX_SLUG else p[:MAX_SLUG] for p in plains)
+    # `CLAUDE_CODE_PROJECT_DIR_NAME` names the folder in place of the slug: its records'
+    # `cwd` tells whether it is this project's
+    named = os.environ.get(DIR_NAME_ENV, "").strip()
+    chosen = {named, _plain(_units(named))} - {""}
     found: list[tuple[float, str, int, Account]] = []
     folders: list[tuple[str, Account]] = []
     for name, folder, acc in _project_folders(accounts):
         folders.append((folder, acc))
-        if name in exact or name.startswith(prefixes):
+        if name in exact or name.startswith(prefixes) or name in chosen:
             found += [(m, p, s, acc) for m, p, s in _sessions(folder)]
     if not found:
         for folder, acc in folders:

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from continuity_claude.adapter import KNOWN
 from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
 from continuity_core.adapters import Account, Finding
 
-KNOWN_VERSIONS = ("2.1.197",)  # also ClaudeAdapter.known_versions
+KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
 DEFAULT_RETENTION_DAYS = 30  # Claude Code deletes older transcripts at start-up
 
 
@@ -82,7 +83,9 @@ def doctor(project: Path, accounts: Sequence[Account], version: str | None) -> l
         findings.append(Finding(
             level="warn", message=f"Claude Code {version} is newer than the formats this "
             f"adapter knows ({', '.join(KNOWN_VERSIONS)}); transcripts may read incompletely",
-            fix="upgrade continuity-claude"))
+            fix="upgrade continuity-claude; until then check that `baker handoff` shows the "
+                "latest request, todos and files, and look for `unknown_records` in "
+                ".baker/checkpoints/*.json"))
     else:
         findings.append(Finding(level="info", message=f"Claude Code {version} is older than "
                                 f"{KNOWN_VERSIONS[-1]}, the version this adapter was built on"))

@@ -54,7 +54,7 @@ class Payload(msgspec.Struct):
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
     prompt_id: str | None = None
-    turn_id: Any = None  # Codex's; never sent by Claude Code
+    turn_id: Any = None  # Codex's; Claude Code 2.1.3xx sends it with MessageDisplay only
     timestamp: Any = None  # Gemini's; never sent by Claude Code
 
 
@@ -80,7 +80,8 @@ def parse(payload: bytes) -> HookEvent:
     name = raw.hook_event_name
     if name not in KINDS and name not in OTHER:
         raise ValueError(f"not a Claude Code hook event: {name!r}")
-    if raw.turn_id is not None or raw.timestamp is not None:
+    # Codex sends `turn_id` (2.1.3xx's MessageDisplay does too, beside its `prompt_id`)
+    if (raw.turn_id is not None and raw.prompt_id is None) or raw.timestamp is not None:
         raise ValueError("a payload of another agent (Codex or Gemini)")
     if raw.transcript_path is not None and not is_claude_transcript(raw.transcript_path):
         raise ValueError("the transcript path is not a Claude Code transcript")

@@ -25,10 +25,10 @@ from continuity_core.schemas.session import (
     TodoStatus,
     ToolCall,
     Usage,
-    limits,
 )
 from continuity_core.transcript import (
     add_call,
+    add_compaction,
     add_edit,
     add_error,
     add_message,
@@ -66,6 +66,11 @@ class Record(msgspec.Struct):
     message: ApiMessage | None = None
     toolUseResult: msgspec.Raw = msgspec.Raw()  # decoded only for the results we read
     compactMetadata: dict[str, Any] | None = None
+    apiError: str | None = None  # 2.1.3xx: "usage_limit_reached" for a plan's limit
+    promptSource: str | None = None  # 2.1.3xx: "typed", "sdk", or "system" (nobody typed it)
+    origin: dict[str, Any] | None = None  # 2.1.3xx: {"kind": "human" | "task-notification"}
+    totalCostUSD: float | None = None  # cost-state
+    modelUsage: dict[str, Any] | None = None  # cost-state
 
 
 _decode = msgspec.json.Decoder(Record).decode
@@ -79,14 +84,24 @@ KNOWN = frozenset({
     "attribution-snapshot", "speculation-accept", "isolation-latch", "worktree-state",
     "marble-origami-commit", "marble-origami-snapshot", "marble-origami-reset",
     "content-replacement", "fork-context-ref", "progress",
+    # 2.1.3xx request bookkeeping: the API requests, their shapes and blobs, not conversation
+    "atis-latch", "api-request", "api-request-shape", "api-request-blob", "tools-used",
 })
+# In each compaction record once, nowhere else: a cold read counts the part it skips with it.
+COMPACTION_MARKER = b'"subtype":"compact_boundary"'
+# Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
+NOT_WORK = frozenset({"ToolSearch"})
+_TOOLS_USED = re.compile(
+    r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?</tools-used-before-summary>"
+    r"\s*(?:</system-reminder>\s*)?", re.S)
 # Text the CLI writes as a user message that nobody typed.
 NOT_TYPED = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>",
              "<bash-stdout>", "<bash-stderr>", "<user-memory-input>", "<task-notification>",
              "[Request interrupted by user", "Caveat: The messages below were generated")
 EDIT_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
               "NotebookEdit": "notebook_path"}
-NATIVE_1M = ("claude-opus-4-8", "claude-opus-4-7", "claude-fable-5", "claude-sonnet-5")
+NATIVE_1M = ("claude-opus-4-8", "claude-opus-4-7", "claude-fable-5", "claude-sonnet-5",
+             "claude-opus-5")
 WINDOW, WINDOW_1M = 200_000, 1_000_000
 PENDING_MAX = 200  # calls remembered while they wait for a result
 _STATUSES = {"pending", "in_progress", "completed", "cancelled"}
@@ -125,6 +140,8 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         _assistant(session, extra, rec, rec.message, line)
     elif kind == "system":
         _system(session, rec)
+    elif kind == "cost-state":
+        _cost(session, rec)
     elif kind not in KNOWN:
         session.unknown_records[kind or "?"] = session.unknown_records.get(kind or "?", 0) + 1
 
@@ -154,6 +171,7 @@ _FRAMING = (
     "Continue the conversation from where it left off",
     "Please continue the conversation from where",
     "Resume directly",
+    "The messages after this summary are",  # 2.1.332: about the verbatim tail that follows
 )
 
 
@@ -169,9 +187,9 @@ def work_summary(text: str) -> str:
 def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage) -> None:
     content = msg.content
     if rec.isCompactSummary:
-        summary = work_summary(_text(content))
+        summary = work_summary(_TOOLS_USED.sub("\n\n", _text(content), count=1))
         if not session.compactions:
-            session.compactions.append(Compaction(timestamp=rec.timestamp))
+            add_compaction(session, Compaction(timestamp=rec.timestamp))
         session.compactions[-1].summary = clip(redact(summary), 2000)
         add_message(session, extra, "user", summary, kind="summary", timestamp=rec.timestamp)
         return
@@ -185,6 +203,8 @@ def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage)
     text = _text(content)
     if rec.isMeta or not text.strip() or text.lstrip().startswith(NOT_TYPED):
         return
+    if rec.promptSource == "system" or (rec.origin or {}).get("kind") not in (None, "human"):
+        return  # e.g. a background subagent's <task-notification>
     add_request(session, extra, text, rec.timestamp)
     session.turn_incomplete = True
 
@@ -282,6 +302,8 @@ def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[
     if not isinstance(call_id, str) or not isinstance(name, str):
         return
     args: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    if name in NOT_WORK:
+        return
     add_call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=rec.timestamp))
     session.turn_incomplete = True
     key = EDIT_TOOLS.get(name)
@@ -337,20 +359,36 @@ def _system(session: Session, rec: Record) -> None:
     if rec.subtype == "compact_boundary":
         meta = rec.compactMetadata or {}
         pre = meta.get("preTokens")
-        session.compactions.append(Compaction(
+        add_compaction(session, Compaction(
             trigger=str(meta.get("trigger") or "auto"),
             pre_tokens=pre if isinstance(pre, int) else None,
             timestamp=rec.timestamp,
         ))
-        del session.compactions[: -limits.COMPACTIONS]
     elif rec.subtype in ("turn_duration", "stop_hook_summary"):
         session.turn_incomplete = False
 
 
+def _cost(session: Session, rec: Record) -> None:
+    """2.1.3xx `cost-state`: the session's cumulative cost and tokens by model."""
+    if isinstance(rec.totalCostUSD, (int, float)) and not isinstance(rec.totalCostUSD, bool):
+        session.cost_usd = float(rec.totalCostUSD)
+    tokens: dict[str, int] = {}
+    for model, use in (rec.modelUsage or {}).items():
+        if isinstance(use, dict):
+            tokens[str(model)] = sum(
+                v for k in ("inputTokens", "outputTokens", "cacheReadInputTokens",
+                            "cacheCreationInputTokens")
+                if isinstance(v := use.get(k), int) and not isinstance(v, bool))
+    if tokens:
+        session.model_tokens = tokens
+
+
 def _api_error(session: Session, rec: Record, msg: ApiMessage, line: bytes) -> None:
     text = _text(msg.content) or str(rec.error or "API error")
+    kind = "usage_limit" if rec.apiError == "usage_limit_reached" else error_kind(
+        rec.error, rec.apiErrorStatus, text)
     add_error(session, ApiError(
-        kind=error_kind(rec.error, rec.apiErrorStatus, text),
+        kind=kind,
         message=text, status=rec.apiErrorStatus, reset_at=_reset_at(line, text),
         timestamp=rec.timestamp,
     ))

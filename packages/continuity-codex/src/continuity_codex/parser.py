@@ -26,11 +26,11 @@ from continuity_core.schemas.session import (
     TodoItem,
     ToolCall,
     Usage,
-    limits,
 )
 from continuity_core.transcript import (
     Cursor,
     add_call,
+    add_compaction,
     add_edit,
     add_error,
     add_message,
@@ -78,12 +78,15 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 # only when its figures are read: before an event that reads or sets them, and at the end.
 LATEST = "_latest"  # in `extra`; emptied by `flush` before the cursor is saved
 USAGE_EVENT = b'{"type":"token_count"'
+# In each compaction record once, nowhere else: a cold read counts the part it skips with it.
+COMPACTION_MARKER = b'"type":"compacted"'
 READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":"error"')
 
 
 def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     """Read (or continue reading) a rollout."""
-    return read_incremental(ref, cursor, fold, finish=flush)
+    return read_incremental(ref, cursor, fold, finish=flush,
+                            compaction_marker=COMPACTION_MARKER)
 
 
 def flush(session: Session, extra: dict[str, Any]) -> None:
@@ -144,11 +147,10 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     elif kind == "compacted":
         # `/compact` runs as a turn of its own; a compaction inside a prompted turn is automatic.
         message = payload.get("message")
-        session.compactions.append(Compaction(
+        add_compaction(session, Compaction(
             trigger="auto" if extra.get("turn_requests") else "manual",
             summary=clip(redact(message), 2000) if isinstance(message, str) and message else None,
             timestamp=record.timestamp))
-        del session.compactions[: -limits.COMPACTIONS]
 
 
 def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:

@@ -136,16 +136,23 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     if interrupted:
         out.append(Section(key="interrupted", title="Interrupted", source=raw,
                            body=interrupted, priority=90))
-    if session.compactions:
-        last = session.compactions[-1]
-        n = len(session.compactions)
-        how = [TRIGGERS.get(last.trigger, "trigger not recorded")]
-        if last.pre_tokens:
-            how.append(f"at {last.pre_tokens:,} tokens")
-        body = (f"- compacted {'once' if n == 1 else f'{n} times'}; the last time "
-                f"{', '.join(how)}")
-        if last.summary and last.summary.strip():
-            body += "; its summary of the earlier work:\n" + _fence(last.summary.strip()[:3000])
+    total = max(session.compactions_total, len(session.compactions))
+    if total:
+        # the count covers the whole file, or says which part it covers
+        part = (f" in the part read (its first {_mib(session.unread_bytes)} were not read)"
+                if session.unread_bytes and not session.compactions_scanned else "")
+        body = f"- compacted {'once' if total == 1 else f'{total} times'}{part}"
+        last = session.compactions[-1] if session.compactions else None
+        if last is None:
+            body += ", none in the part of the transcript read"
+        else:
+            how = [TRIGGERS.get(last.trigger, "trigger not recorded")]
+            if last.pre_tokens:
+                how.append(f"at {last.pre_tokens:,} tokens")
+            body += f"; the last time {', '.join(how)}"
+            if last.summary and last.summary.strip():
+                body += ("; its summary of the earlier work:\n"
+                         + _fence(last.summary.strip()[:3000]))
         out.append(Section(key="compaction", title="Compaction", source=raw, body=body,
                            priority=30))
     exchange = _exchange(session)
@@ -187,7 +194,13 @@ def _usage_line(session: Session) -> str:
     if u is None:
         return ""
     share = f" of {u.context_window:,} ({100 * u.fraction:.0f}%)" if u.fraction is not None else ""
-    return f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
+    line = f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
+    if session.cost_usd is not None:  # the agent's own running total, where it keeps one
+        models = ", ".join(f"{m} {n:,} tokens" for m, n in session.model_tokens.items())
+        cost = f"{session.cost_usd:.{2 if session.cost_usd >= 1 else 4}f}"
+        line += f"\n- session cost so far (the agent's estimate): ${cost}" + (
+            f" ({models})" if models else "")
+    return line
 
 
 def call_text(call: ToolCall) -> str:

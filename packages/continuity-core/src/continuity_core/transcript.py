@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +25,7 @@ from continuity_core.jsonl import ForwardReader
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
+    Compaction,
     FileEdit,
     Message,
     Session,
@@ -108,11 +110,15 @@ def read_incremental(
     include_tail: bool = False,
     cold: bool = True,
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
+    compaction_marker: bytes = b"",
 ) -> Cursor:
     """Fold the lines of `ref.path` appended since `cursor` into its Session; a file never read
     (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes when `cold`.
 
-    `finish` runs after `settle`, for an adapter's own derived state.
+    `finish` runs after `settle`, for an adapter's own derived state. `compaction_marker`,
+    bytes found once in each compaction record and nowhere else (quotes inside JSON strings
+    are escaped), lets a cold read count the compactions of the part it skips with a byte
+    scan, so `compactions_total` covers the whole file.
     """
     st = os.stat(ref.path)
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
@@ -120,6 +126,10 @@ def read_incremental(
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
         cursor = (tail_cursor(ref) if cold else None) or new_cursor(ref)
         cursor.session.unread_bytes = cursor.offset  # what came before stays unknown
+        if cursor.offset and compaction_marker:
+            cursor.session.compactions_total = count_marker(ref.path, compaction_marker,
+                                                            cursor.offset)
+            cursor.session.compactions_scanned = True
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, cursor.extra
@@ -141,7 +151,42 @@ def read_incremental(
     return cursor
 
 
+def count_marker(path: str, marker: bytes, end: int, block: int = 1 << 20) -> int:
+    """How often `marker` occurs in the first `end` bytes of `path`: a page-cache-speed scan
+    in bounded blocks (a match across two blocks is found by keeping the marker's length).
+
+    The scan looks for the marker's longest word and checks the whole marker at each hit:
+    CPython searches a word several times faster than a needle with quotes around it.
+    """
+    word = max(re.findall(rb"\w+", marker) or [marker], key=len)
+    at = marker.find(word)
+    count, pos, keep = 0, 0, len(marker) - 1
+    carry = b""
+    with open(path, "rb") as f:
+        while pos < end:
+            chunk = f.read(min(block, end - pos))
+            if not chunk:
+                break
+            pos += len(chunk)
+            data = carry + chunk
+            hit = data.find(word, at)
+            while hit >= 0:
+                start = hit - at
+                count += data.startswith(marker, start)
+                hit = data.find(word, hit + 1)
+            # what could start a match in the next block; never a whole match (counted)
+            carry = data[-keep:] if keep else b""
+    return count
+
+
 # --- capped edits: every adapter keeps a Session bounded the same way -----------------------
+
+def add_compaction(session: Session, compaction: Compaction) -> None:
+    """A compaction: counted in `compactions_total`; the newest few are kept."""
+    session.compactions.append(compaction)
+    session.compactions_total += 1
+    del session.compactions[: -limits.COMPACTIONS]
+
 
 def clip(text: str, limit: int = limits.TEXT) -> str:
     if len(text) <= limit:

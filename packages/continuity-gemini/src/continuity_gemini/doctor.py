@@ -113,13 +113,18 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
                                f"for {home}: project hooks do not run until you trust it",
                                fix="start `gemini` here and accept the trust prompt, or add it "
                                    "to trustedFolders.json yourself"))
-        retention = _get(_settings(home / "settings.json"), "general", "sessionRetention",
-                         "enabled")
+        settings = _settings(home / "settings.json")
+        retention = _get(settings, "general", "sessionRetention", "enabled")
         if retention is not False:
+            # on by default: sessions older than `maxAge` (30 days) go at every start-up
+            age = _get(settings, "general", "sessionRetention", "maxAge")
+            age = age if isinstance(age, str) and age else "30d"
             out.append(Finding(level="warn", message=f"gemini: session retention is on for {home}: "
-                               "the CLI can delete a resumed session's files",
-                               fix='set "general": {"sessionRetention": {"enabled": false}} in '
-                                   f"{home / 'settings.json'}"))
+                               f"the CLI deletes sessions older than {age} at start-up, a "
+                               "resumed one included",
+                               fix='keep them in the archive with `baker recall --index` (it '
+                                   'keeps what it indexed), or set "general": {"sessionRetention":'
+                                   f' {{"enabled": false}}}} in {home / "settings.json"}'))
     if not homes:
         out.append(Finding(level="info", message="gemini: no Gemini CLI home found "
                            f"(~/.gemini or ${HOME_ENV}/.gemini)"))

@@ -37,11 +37,11 @@ from continuity_core.schemas.session import (
     TodoItem,
     ToolCall,
     Usage,
-    limits,
 )
 from continuity_core.transcript import (
     Cursor,
     add_call,
+    add_compaction,
     add_edit,
     add_error,
     add_message,
@@ -199,10 +199,9 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
         text = _user_text(msg.get("content")) if msg.get("type") == "user" else ""
         if text.startswith("<state_snapshot>"):
             # The file does not say whether /compress or the threshold did it; PreCompress does.
-            session.compactions.append(Compaction(
+            add_compaction(session, Compaction(
                 trigger="unknown", summary=clip(redact(text)), timestamp=msg.get("timestamp"),
                 pre_tokens=session.usage.context_tokens if session.usage else None))
-            del session.compactions[: -limits.COMPACTIONS]
             add_message(session, extra, "user", text, kind="summary",
                         timestamp=msg.get("timestamp"))
             _push(extra, {"id": msg["id"], "k": "summary", "m": 1})

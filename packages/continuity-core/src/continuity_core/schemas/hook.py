@@ -19,7 +19,7 @@ class HookEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     session_id: str | None = None
     transcript_path: str | None = None
     cwd: str | None = None
-    source: str | None = None  # SessionStart: startup / resume / clear / compact
+    source: str | None = None  # SessionStart: startup / resume / clear / compact / fork
     tool_name: str | None = None
     tool_input: dict[str, Any] = msgspec.field(default_factory=dict)
     paths: list[str] = msgspec.field(default_factory=list)  # files the tool call touches

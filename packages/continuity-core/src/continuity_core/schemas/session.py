@@ -123,6 +123,10 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     unknown_records: dict[str, int] = msgspec.field(default_factory=dict)
     bad_lines: int = 0
     unread_bytes: int = 0  # a first read of a long transcript starts this far in (COLD_MAX)
+    compactions_total: int = 0  # every compaction seen; `compactions` keeps the newest few
+    compactions_scanned: bool = False  # the total covers `unread_bytes` too (a byte scan)
+    cost_usd: float | None = None  # the agent's own running cost estimate, where it keeps one
+    model_tokens: dict[str, int] = msgspec.field(default_factory=dict)  # tokens by model, ditto
 
     @property
     def latest_request(self) -> str | None:

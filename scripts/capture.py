@@ -1,0 +1,696 @@
+#!/usr/bin/env python3
+"""Capture fixtures: drive a real agent CLI against the project's loopback mock model.
+
+    .venv/bin/python scripts/capture.py --out DIR [--agent claude] [--scenario S1 ...]
+        [--node-bin DIR] [--list]
+
+Each scenario runs the real CLI (from `tests/e2e/node_modules/.bin`, or `--node-bin`) in an
+isolated home with every hook event logged, against the same mock the end-to-end tests use
+(`tests/e2e/mock_models.py`, set up by `tests/e2e/harness.py`). What the CLI wrote is copied
+to DIR in the layout of the shared fixture sets: `<agent>/.<agent>/...` (the home's config
+tree, the capture home rewritten to `/home/dev`), `<agent>/hook_payloads/` (`all.jsonl` and
+one `<Event>[.<variant>].json` each) and `ground_truth.json` (merged with what DIR holds), whose
+facts come from the scenario's script (requests, todos, files, limits) and from what the file
+says the mock answered (ids, usage). Nothing leaves the machine: the mock binds 127.0.0.1.
+
+Scenarios (Claude Code): S1 todo + shell + write + edit; S1T the same with Task* tools; S2
+three prompts over `--resume`; S3 an API-key 429; S3U a subscription's usage limit (with
+its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs; S5
+fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
+subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
+CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
+hook payloads are not logged yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.harness import (  # noqa: E402
+    GEMINI_MODEL,
+    NODE_BIN,
+    Agent,
+    agent_env,
+    seed,
+    session_id,
+)
+from tests.e2e.mock_models import (  # noqa: E402
+    MOCKS,
+    AnthropicMock,
+    Call,
+    MockModel,
+    Request,
+    Turn,
+    _strings,
+    raw,
+    shell,
+    todos,
+    write,
+)
+
+HOME_AS = "/home/dev"  # the home the fixture sets are written as
+# A claude.ai login instead of an API key: only then is a 429 a plan's usage limit.
+SUBSCRIPTION = {"ANTHROPIC_API_KEY": "", "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-capture-mock"}
+CLAUDE_EVENTS = (
+    "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+    "PostToolUseFailure", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact",
+    "PostCompact", "Notification", "TaskCreated", "TaskCompleted", "PostToolBatch",
+    "MessageDisplay",
+)
+VARIANT_KEYS = ("source", "reason", "trigger", "tool_name", "agent_type")
+HOOK_LOGGER = """\
+import json, os, sys
+data = sys.stdin.read()
+with open(os.path.join(os.path.dirname(__file__), "hooks.jsonl"), "a") as f:
+    f.write(json.dumps({"event": sys.argv[1], "payload": data}) + "\\n")
+"""
+SECRETS = {
+    "aws_access_key_id": "AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "github_token": "ghp_FAKEz9y8x7w6v5u4t3s2r1q0p9o8n7m6l5k4",
+    "password": "correcthorse-FAKE-42",
+}
+
+
+@dataclass
+class Run:
+    """One CLI invocation: a prompt and the model turns it consumes."""
+
+    prompt: str
+    turns: list[Turn]
+    resume: bool = False  # `--resume <the session's id>`
+    kill_after_turns: int = 0  # SIGKILL the CLI once this many turns were served
+    rc_note: str = ""
+
+
+@dataclass
+class Scenario:
+    sid: str
+    kind: str
+    project: str  # path under ~/src
+    branch: str
+    runs: list[Run]
+    files: dict[str, str] = field(default_factory=dict)  # seeded and committed
+    env: dict[str, str] = field(default_factory=dict)
+    todos: list[tuple[str, str]] = field(default_factory=list)  # final todo state
+    edited: list[str] = field(default_factory=list)
+    secrets: dict[str, str] = field(default_factory=dict)
+    compaction: bool = False
+    mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
+
+
+def edit(root: str, path: str, old: str, new: str) -> Call:
+    return raw("Edit", file_path=f"{root}/{path}", old_string=old, new_string=new)
+
+
+P = "{project}"  # replaced by the project's absolute path when the script is built
+
+
+def claude_scenarios() -> list[Scenario]:
+    plan = [("Create recipes/scale.py with scale()", "in_progress"),
+            ("Check that doubling 2 eggs gives 4", "pending"),
+            ("Document scale() in README.md", "pending")]
+    done = [(plan[0][0], "completed"), (plan[1][0], "completed"), (plan[2][0], "pending")]
+    basic = lambda: [  # noqa: E731 (fresh turns for each scenario: paths are filled in)
+        Turn(calls=[todos(*plan)], input_tokens=3100, output_tokens=90),
+        Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n    return qty\n")]),
+        Turn(calls=[edit(P, "recipes/scale.py", "return qty\n", "return qty * factor\n")]),
+        Turn(calls=[shell("python3 -c 'from recipes.scale import scale; print(scale(2, 2))'")]),
+        Turn(calls=[todos(*done)]),
+        Turn(text="Added scale() in recipes/scale.py; doubling 2 eggs gives 4.",
+             input_tokens=5200, output_tokens=140),
+    ]
+    leak = "\n".join(f"{k.upper()}={v}" for k, v in SECRETS.items())
+    return [
+        Scenario("S1", "basic", "recipe-book", "main", [Run(
+            "Add a scale() helper in recipes/scale.py and check that doubling 2 eggs gives 4.",
+            basic())], files={"recipes/__init__.py": ""}, env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
+            todos=done, edited=["recipes/scale.py"]),
+        Scenario("S1T", "tasks", "recipe-tasks", "main", [Run(
+            "Add a scale() helper in recipes/scale.py. Track the work as tasks.", basic())],
+            files={"recipes/__init__.py": ""}, todos=done, edited=["recipes/scale.py"]),
+        Scenario("S2", "resume", "billing-api", "feature/retry", [
+            Run("Create billing/api.py with a charge(amount) function that returns a receipt.",
+                [Turn(calls=[write("billing/api.py", "def charge(amount):\n    return {}\n")]),
+                 Turn(text="Created billing/api.py.")]),
+            Run("Which files are in billing/?", [Turn(calls=[shell("ls billing")]),
+                                                   Turn(text="Only api.py.")], resume=True),
+            Run("Make charge() reject negative amounts.",
+                [Turn(calls=[edit(P, "billing/api.py", "    return {}\n",
+                                  "    if amount < 0:\n        raise ValueError(amount)\n"
+                                  "    return {}\n")]),
+                 Turn(text="charge() now rejects negative amounts.", input_tokens=4400,
+                      output_tokens=120)], resume=True),
+        ], edited=["billing/api.py"]),
+        Scenario("S3", "rate_limit", "invoice-export", "main", [Run(
+            "Export every invoice as CSV into out/invoices.csv.",
+            [Turn(calls=[todos(("Read the invoice model", "in_progress"),
+                               ("Write the CSV exporter", "pending"))]),
+             Turn(error="rate_limit")])],
+            env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
+            todos=[("Read the invoice model", "in_progress"),
+                   ("Write the CSV exporter", "pending")]),
+        Scenario("S3U", "usage_limit", "invoice-import", "main", [Run(
+            "Import the invoices in in/invoices.csv into the database.",
+            [Turn(calls=[shell("wc -l README.md")]), Turn(error="usage_limit")])],
+            env=SUBSCRIPTION),
+        Scenario("S4", "interrupted", "etl-jobs", "main", [Run(
+            "Run the nightly job with ./scripts/nightly.sh and fix what fails.",
+            [Turn(calls=[todos(("Run ./scripts/nightly.sh", "in_progress"),
+                               ("Fix the failures", "pending"))]),
+             Turn(calls=[shell("./scripts/nightly.sh")])],
+            kill_after_turns=2, rc_note="SIGKILL sent while the Bash tool ran")],
+            files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
+            env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
+            todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")]),
+        Scenario("S5", "secrets", "release-tools", "fix/creds", [Run(
+            f"The release job fails with 403. The CI log printed:\n\n{leak}\n\nWhat is wrong?",
+            [Turn(calls=[shell("cat ci.log")]),
+             Turn(text="The token in ci.log is rejected; rotate it.")])],
+            files={"ci.log": leak + "\n"}, secrets=SECRETS),
+        Scenario("S6", "compact", "chat-relay", "main", [
+            Run("Add a /health endpoint to relay.py.",
+                [Turn(calls=[write("relay.py", "ROUTES = ['/health']\n")]),
+                 Turn(text="Added /health.")]),
+            Run("/compact", [Turn(text=(
+                "<analysis>short</analysis>\n<summary>1. Primary request: add a /health "
+                "endpoint to relay.py.\n2. Done: relay.py lists '/health'.</summary>"))],
+                resume=True),
+            Run("Add a /ready endpoint too.",
+                [Turn(calls=[edit(P, "relay.py", "['/health']", "['/health', '/ready']")]),
+                 Turn(text="Added /ready.", input_tokens=2600, output_tokens=60)],
+                resume=True),
+        ], edited=["relay.py"], compaction=True),
+        Scenario("S7", "oddpath", "client work/acme_site.v2.0/docs", "hotfix/typo_fix", [Run(
+            "Fix the typo in index.md in this docs folder.",
+            [Turn(calls=[raw("Read", file_path=f"{P}/index.md")]),
+             Turn(calls=[edit(P, "index.md", "Welcom ", "Welcome ")]),
+             Turn(text="Fixed the typo.")])],
+            files={"index.md": "# Welcom to Acme\n"}, edited=["index.md"]),
+        Scenario("S8", "subagent", "text-utils", "main", [Run(
+            "Spin up a subagent to inventory the public functions in utils/ and tell me what "
+            "it found.",
+            [Turn(calls=[raw("Agent", description="Inventory public functions",
+                             prompt=SUBAGENT_PROMPT, subagent_type="general-purpose")]),
+             Turn(text="The inventory agent is running in the background."),
+             Turn(text="It found three public functions: slug, title and clamp.",
+                  input_tokens=2100, output_tokens=40)])],
+            files={"utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                   "utils/num.py": "def clamp(x, lo, hi):\n    return x\n"},
+            mock=SubagentMock),
+    ]
+
+
+SUBAGENT_PROMPT = "List every public function defined under utils/ with file:line."
+
+
+class SubagentMock(AnthropicMock):
+    """Serves a subagent's requests (its first user message is the Agent prompt) from a
+    script of their own, so a background subagent and the main loop may run concurrently."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(text="utils/text.py:1 slug(s), utils/text.py:4 title(s), utils/num.py:1 "
+                      "clamp(x, lo, hi).")]
+
+    def _take(self, req: Request) -> Turn:
+        messages = (req.body or {}).get("messages") or [{}]
+        if SUBAGENT_PROMPT not in _strings(messages[0]):
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
+
+
+def neutral_scenarios() -> list[Scenario]:
+    """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool."""
+    plan = [("Create recipes/scale.py with scale()", "in_progress"),
+            ("Check that doubling 2 eggs gives 4", "pending")]
+    done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
+    return [
+        Scenario("S1", "basic", "recipe-book", "main", [Run(
+            "Add a scale() helper in recipes/scale.py and check that doubling 2 eggs gives 4.",
+            [Turn(calls=[todos(*plan)]),
+             Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n"
+                                                   "    return qty * factor\n")]),
+             Turn(calls=[shell("python3 -c 'from recipes.scale import scale; "
+                               "print(scale(2, 2))'")]),
+             Turn(calls=[todos(*done)]),
+             Turn(text="Added scale(); doubling 2 eggs gives 4.")])],
+            files={"recipes/__init__.py": ""}, todos=done, edited=["recipes/scale.py"]),
+        Scenario("S2", "resume", "billing-api", "feature/retry", [
+            Run("Create billing/api.py with a charge(amount) function.",
+                [Turn(calls=[write("billing/api.py", "def charge(amount):\n    return {}\n")]),
+                 Turn(text="Created billing/api.py.")]),
+            Run("Which files are in billing/?", [Turn(calls=[shell("ls billing")]),
+                                                   Turn(text="Only api.py.")], resume=True),
+        ], edited=["billing/api.py"]),
+        Scenario("S3", "usage_limit", "invoice-export", "main", [Run(
+            "Export every invoice as CSV into out/invoices.csv.",
+            [Turn(calls=[todos(("Read the invoice model", "in_progress"),
+                               ("Write the CSV exporter", "pending"))]),
+             Turn(error="usage_limit")])],
+            todos=[("Read the invoice model", "in_progress"),
+                   ("Write the CSV exporter", "pending")]),
+        Scenario("S4", "interrupted", "etl-jobs", "main", [Run(
+            "Run the nightly job with ./scripts/nightly.sh and fix what fails.",
+            [Turn(calls=[todos(("Run ./scripts/nightly.sh", "in_progress"),
+                               ("Fix the failures", "pending"))]),
+             Turn(calls=[shell("./scripts/nightly.sh")])],
+            kill_after_turns=2, rc_note="SIGKILL sent while the shell tool ran")],
+            files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
+            todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")]),
+    ]
+
+
+SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
+    "claude": claude_scenarios, "codex": neutral_scenarios, "gemini": neutral_scenarios}
+
+
+def _git(project: Path, *argv: str) -> None:
+    subprocess.run(["git", "-c", "user.name=Capture", "-c", "user.email=capture@example.com",
+                    *argv], cwd=project, check=True, capture_output=True)
+
+
+def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
+    project = home / "src" / sc.project
+    project.mkdir(parents=True)
+    _git(project, "init", "-q", "-b", sc.branch)
+    for rel, text in {"README.md": f"# {sc.project}\n", **sc.files}.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+        if rel.endswith(".sh"):
+            (project / rel).chmod(0o755)
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "start")
+    bindir = home / "bin"
+    bindir.mkdir()
+    (bindir / "hook_logger.py").write_text(HOOK_LOGGER)
+    config_dir = home if agent == "gemini" else home / f".{agent}"  # GEMINI_CLI_HOME: a home
+    script = [t for r in sc.runs for t in r.turns]
+    for turn in script:  # the project's absolute path, known only now
+        turn.calls = [Call(c.kind, _fill(c.args, str(project))) for c in turn.calls]
+    mock = (sc.mock or MOCKS[agent])(script, root=project).start()
+    seed(agent, config_dir, project, mock)
+    if agent == "claude":
+        settings = json.loads((config_dir / "settings.json").read_text())
+        settings["hooks"] = {ev: [{"matcher": "", "hooks": [{
+            "type": "command", "command": f"python3 {bindir}/hook_logger.py {ev}"}]}]
+            for ev in CLAUDE_EVENTS}
+        (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+    env = agent_env(agent, home, config_dir, mock, node_bin)
+    env.update({"TZ": "UTC", **sc.env})
+    return Agent(agent, home, config_dir, project, mock, env)
+
+
+def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        out[k] = _fill(v, project) if isinstance(v, dict) else (
+            v.replace(P, project) if isinstance(v, str) else v)
+    return out
+
+
+def _argv(agent: str, run: Run, session: str | None) -> list[str]:
+    resume = bool(run.resume and session)
+    if agent == "claude":
+        return ["claude", "-p", run.prompt, "--output-format", "json",
+                "--dangerously-skip-permissions", *(["--resume", str(session)] if resume else [])]
+    if agent == "codex":
+        return ["codex", "exec", "--skip-git-repo-check", "--json",
+                "--dangerously-bypass-approvals-and-sandbox",
+                *(["resume", str(session)] if resume else []), run.prompt]
+    return ["gemini", "-p", run.prompt, "-o", "json", "--yolo", "-m", GEMINI_MODEL,
+            *(["--resume", str(session)] if resume else [])]
+
+
+def run_scenario(agent: str, sc: Scenario, node_bin: Path, out: Path,
+                 hooks_subdir: str = "") -> dict[str, Any]:
+    """Play `sc`, copy what the CLI wrote under `out`; the ground truth of its transcript."""
+    home = Path(tempfile.mkdtemp(prefix="capture-"))
+    try:
+        return _play(agent, sc, home, node_bin, out, hooks_subdir)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
+          hooks_subdir: str) -> dict[str, Any]:
+    a = _setup(agent, sc, home, node_bin)
+    invocations: list[dict[str, Any]] = []
+    session: str | None = None
+    served = 0
+    try:
+        for r in sc.runs:
+            argv = _argv(agent, r, session)
+            served += len(r.turns)
+            proc = subprocess.Popen(argv, cwd=a.project, env=a.env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            if r.kill_after_turns:
+                a.mock.wait_for(lambda n=served: a.mock.played() >= n, timeout=120)
+                time.sleep(3)  # the tool is running now
+                os.killpg(proc.pid, signal.SIGKILL)
+            try:
+                stdout, stderr = proc.communicate(timeout=180)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                stdout, stderr = proc.communicate()
+            shown = " ".join("<prompt>" if x == r.prompt else "<id>" if x == session else x
+                             for x in argv)
+            inv: dict[str, Any] = {"argv": shown, "rc": proc.returncode}
+            if r.rc_note:
+                inv["note"] = r.rc_note
+            invocations.append(inv)
+            try:
+                session = session_id(a, stdout)
+            except (ValueError, KeyError, TypeError, AssertionError):
+                # a killed or failed run prints no id (Gemini exits 173 on its quota error)
+                print(f"{agent} {sc.sid}: exit {proc.returncode}, no session id printed; "
+                      f"stderr ends: {stderr[-300:].strip()!r}", file=sys.stderr)
+        time.sleep(1)  # SessionEnd hooks finish after the CLI exits
+    finally:
+        a.mock.stop()
+    return _collect(agent, sc, a, out, invocations, session, hooks_subdir)
+
+
+def _slug(path: str) -> str:
+    return "".join(c if c.isascii() and c.isalnum() else "-" for c in path)
+
+
+def _rehome(data: bytes, home: Path) -> bytes:
+    return data.replace(str(home).encode(), HOME_AS.encode()).replace(
+        _slug(str(home)).encode(), _slug(HOME_AS).encode())
+
+
+def _collect(agent: str, sc: Scenario, a: Agent, out: Path, invocations: list[dict[str, Any]],
+             session: str | None, hooks_subdir: str) -> dict[str, Any]:
+    native = out / agent / f".{agent}"
+    version = subprocess.run([agent, "--version"], env=a.env, capture_output=True, text=True,
+                             check=False).stdout.strip()
+    truth: dict[str, Any] = {}
+    tree = a.home / ".gemini" if agent == "gemini" else a.config_dir
+    mains: list[Path] = []
+    for src in sorted(_native_files(agent, tree)):
+        rel = Path(_rehome(str(src.relative_to(tree)).encode(), a.home).decode())
+        dest = native / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        data = _rehome(src.read_bytes(), a.home)
+        if src.name == "projects.json" and dest.exists():  # Gemini's registry: merged
+            merged = json.loads(dest.read_text())
+            merged.setdefault("projects", {}).update(json.loads(data).get("projects", {}))
+            data = (json.dumps(merged, indent=2) + "\n").encode()
+        dest.write_bytes(data)
+        # a killed run printed no id: every main transcript is this one
+        if _is_main(agent, src, session):
+            mains.append(dest)
+    edited = _really_edited(a.project, sc)
+    for dest in mains:
+        key = str(dest.relative_to(out))
+        if agent != "claude":
+            truth[key] = _neutral_truth(agent, sc, dest, version, invocations)
+            truth[key]["files_edited"] = edited
+            continue
+        truth[key] = _claude_truth(sc, dest, version, invocations)
+        truth[key]["files_edited"] = edited
+        subagents = sorted(dest.with_suffix("").glob("subagents/*.jsonl"))
+        if subagents:
+            truth[key]["subagents"] = [str(f.relative_to(out)) for f in subagents]
+    hooks = a.home / "bin" / "hooks.jsonl"
+    if hooks.exists():
+        _write_hooks(out / agent / "hook_payloads" / hooks_subdir, sc.sid, hooks, a.home)
+    return truth
+
+
+def _really_edited(project: Path, sc: Scenario) -> list[str]:
+    """The scenario's files that git sees changed or new: an edit the CLI refused (2.1.197's
+    Edit of a file not read first) is no fact."""
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=project,
+                            capture_output=True, text=True, check=True).stdout
+    changed = {line[3:].strip().strip('"') for line in status.splitlines()}
+    kept = [f for f in sc.edited if f in changed]
+    if kept != sc.edited:
+        print(f"{sc.sid}: not edited after all: {sorted(set(sc.edited) - set(kept))}",
+              file=sys.stderr)
+    return kept
+
+
+def _native_files(agent: str, tree: Path) -> list[Path]:
+    """What the CLI wrote that the fixture sets keep."""
+    if agent == "claude":
+        return list((tree / "projects").rglob("*.jsonl"))
+    if agent == "codex":
+        return list((tree / "sessions").rglob("rollout-*.jsonl"))
+    files = [tree / "projects.json"] if (tree / "projects.json").exists() else []
+    for slug in (tree / "tmp").glob("*"):
+        files += [f for f in (slug / ".project_root", slug / "logs.json") if f.exists()]
+        files += list((slug / "chats").glob("session-*.jsonl"))
+    return files
+
+
+def _is_main(agent: str, src: Path, session: str | None) -> bool:
+    if src.suffix != ".jsonl" or "/subagents/" in str(src):
+        return False
+    if session is None:
+        return True
+    if agent == "claude":
+        return src.stem == session
+    if agent == "codex":
+        return src.stem.endswith(session)
+    return session[:8] in src.stem and session in src.read_text(errors="replace")
+
+
+def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
+                   invocations: list[dict[str, Any]]) -> dict[str, Any]:
+    """Codex and Gemini: the facts the scenario's script fixes, where the CLI records them."""
+    requests = [r.prompt for r in sc.runs]
+    text = path.read_text(errors="replace")
+    gt: dict[str, Any] = {
+        "agent": agent, "cli_version": version, "scenario": sc.sid, "kind": sc.kind,
+        "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)),
+                           None) or _first_id(text),
+        "cwd": f"{HOME_AS}/src/{sc.project}", "user_requests": requests,
+        "latest_user_request": requests[-1], "files_edited": sc.edited,
+        "cli_invocations": invocations,
+    }
+    kinds: Counter[str] = Counter()
+    for r in _records(path):
+        payload = r.get("payload") if isinstance(r.get("payload"), dict) else {}
+        if agent == "codex":  # `event_msg/task_started`, as the shared fixture set counts
+            sub = payload.get("type") if r.get("type") in ("event_msg", "response_item") else None
+            kinds[f"{r.get('type')}/{sub}" if sub else str(r.get("type"))] += 1
+        elif "type" in r:  # Gemini: the message types
+            kinds[str(r["type"])] += 1
+    gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
+    if sc.todos and agent == "codex":
+        gt["plan"] = [{"step": t, "status": s} for t, s in sc.todos]
+    elif sc.todos:
+        gt["todos"] = [{"content": t, "status": s} for t, s in sc.todos]
+    killed = [r for r in sc.runs if r.kill_after_turns]
+    if killed:
+        command = next(c.args["command"] for c in killed[-1].turns[-1].calls)
+        gt["interrupted_tool_calls"] = [{
+            "name": "exec_command" if agent == "codex" else "run_shell_command",
+            "input": {"command": command},
+            # Gemini writes a tool call only once it has finished
+            "recorded_in_transcript": agent == "codex" and command in text}]
+    if any(t.error for r in sc.runs for t in r.turns):
+        # Gemini 0.61 prints a quota error but never writes it to the session file
+        recorded = agent == "codex"
+        gt["error_in_transcript"] = recorded
+        if recorded:
+            gt["api_errors"] = [{"kind": "usage_limit"}]
+    return gt
+
+
+def _first_id(text: str) -> str | None:
+    m = re.search(r'"(?:sessionId|id)"\s*:\s*"([0-9a-f-]{36})"', text)
+    return m.group(1) if m else None
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in path.read_bytes().splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+def _claude_truth(sc: Scenario, path: Path, version: str,
+                  invocations: list[dict[str, Any]]) -> dict[str, Any]:
+    recs = _records(path)
+    kinds: Counter[str] = Counter()
+    attachments: Counter[str] = Counter()
+    calls: list[dict[str, Any]] = []
+    results: set[str] = set()
+    model, usage, cost = "", {}, None
+    errors: list[dict[str, Any]] = []
+    main = [r for r in recs if not r.get("isSidechain")]
+    for r in main:
+        t = str(r.get("type"))
+        kinds[f"system/{r.get('subtype')}" if t == "system" else t] += 1
+        if t == "attachment":
+            attachments[str((r.get("attachment") or {}).get("type"))] += 1
+        if t == "cost-state":
+            cost = r.get("totalCostUSD")
+        msg = r.get("message") if isinstance(r.get("message"), dict) else {}
+        content = msg.get("content") if isinstance(msg.get("content"), list) else []
+        if t == "assistant" and r.get("isApiErrorMessage"):
+            text = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+            err = {"error": r.get("error"), "apiErrorStatus": r.get("apiErrorStatus"),
+                   "text": text, "uuid": r.get("uuid"), "kind": "rate_limit"}
+            if r.get("apiError") == "usage_limit_reached":
+                reset = (r.get("quotaLimits") or {}).get("resetsAt")
+                err["kind"] = "usage_limit"
+                err["reset_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reset))
+            errors.append(err)
+        elif t == "assistant" and msg.get("model") != "<synthetic>":
+            model = msg.get("model") or model
+            u = msg.get("usage") or {}
+            ctx = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                    "cache_read_input_tokens"))
+            usage = {k: u.get(k) for k in ("input_tokens", "cache_creation_input_tokens",
+                                           "cache_read_input_tokens", "output_tokens")}
+            usage["context_tokens(input+cache_creation+cache_read)"] = ctx
+            usage["message_id"] = msg.get("id")
+            calls += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                results.add(str(b.get("tool_use_id")))
+    first = next((r for r in main if r.get("cwd")), {})
+    requests = [r.prompt for r in sc.runs if not r.prompt.startswith("/")]
+    gt: dict[str, Any] = {
+        "agent": "claude", "cli_version": version, "scenario": sc.sid, "kind": sc.kind,
+        "session_id": path.stem, "cwd": first.get("cwd"),
+        "git_branch": next((r["gitBranch"] for r in reversed(main) if r.get("gitBranch")), None),
+        "entrypoint": first.get("entrypoint"), "model": model,
+        "user_requests": requests, "latest_user_request": requests[-1],
+        # ToolSearch only loads a deferred tool's schema: not a step of the work
+        "tool_call_sequence": [c["name"] for c in calls if c["name"] != "ToolSearch"],
+        "files_edited": sc.edited, "last_turn_usage": usage,
+        "record_types": dict(kinds), "attachment_types": dict(attachments),
+        "cli_invocations": invocations,
+    }
+    names = {c["name"] for c in calls}
+    if sc.todos and "TaskCreate" in names:
+        gt["tasks"] = [{"id": str(i), "subject": t, "status": s}
+                       for i, (t, s) in enumerate(sc.todos, 1)]
+    elif sc.todos:
+        gt["todos"] = [{"content": t, "status": s} for t, s in sc.todos]
+    pending = [c for c in calls if c["id"] not in results and c["name"] != "ToolSearch"]
+    if pending:
+        gt["interrupted_tool_calls"] = [{"tool_use_id": c["id"], "name": c["name"],
+                                         "input": c["input"]} for c in pending]
+    if errors:
+        gt["api_errors"] = errors
+    if cost is not None:
+        gt["cost_usd"] = cost
+    if sc.compaction:
+        bounds = [r for r in main if r.get("subtype") == "compact_boundary"]
+        summary = next((r for r in main if r.get("isCompactSummary")), {})
+        text = (summary.get("message") or {}).get("content")
+        text = text if isinstance(text, str) else "".join(
+            b.get("text", "") for b in text or [] if isinstance(b, dict))
+        # the brief shows the summary without 2.1.3xx's list of tools used before it
+        text = re.sub(r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?"
+                      r"</tools-used-before-summary>\s*(?:</system-reminder>\s*)?", "\n\n",
+                      text, count=1, flags=re.S)
+        meta = bounds[0].get("compactMetadata", {}) if bounds else {}
+        gt["compaction"] = {
+            "compact_boundaries": len(bounds), "trigger": meta.get("trigger"),
+            "pre_tokens": meta.get("preTokens"), "summary_excerpt": text[:400],
+            "requests_after_compaction": requests[-1:]}
+    if sc.secrets:
+        raw_text = path.read_text()
+        gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)}
+                         for k, v in sc.secrets.items()}
+    return gt
+
+
+def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:
+    """Append this scenario's payloads to all.jsonl; keep one file per event and variant."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "all.jsonl").open("a") as all_file:
+        for line in log.read_bytes().splitlines():
+            entry = json.loads(_rehome(line, home))
+            try:
+                payload = json.loads(entry["payload"])
+            except ValueError:
+                continue
+            event = entry["event"]
+            all_file.write(json.dumps({"scenario": scenario, "event": event,
+                                       "delivery": "stdin", "payload": payload}) + "\n")
+            names = [f"{event}.json"]
+            for key in VARIANT_KEYS:
+                if isinstance(payload.get(key), str):
+                    names.append(f"{event}.{payload[key] or 'empty'}.json")
+            for name in names:
+                if not (folder / name).exists():
+                    (folder / name).write_text(json.dumps(payload, indent=1) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 2)[2])
+    ap.add_argument("--out", type=Path, help="the fixture set folder to write (merged)")
+    ap.add_argument("--agent", choices=sorted(SCENARIOS), default="claude")
+    ap.add_argument("--scenario", action="append", help="a scenario id (repeatable); all if none")
+    ap.add_argument("--node-bin", type=Path, default=NODE_BIN,
+                    help="folder holding the CLI (default: tests/e2e/node_modules/.bin)")
+    ap.add_argument("--hooks-subdir", default="", metavar="NAME",
+                    help="write hook payloads to <agent>/hook_payloads/NAME (beside older ones)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    args = ap.parse_args(argv)
+    scenarios = SCENARIOS[args.agent]()
+    if args.list:
+        for sc in scenarios:
+            print(f"{sc.sid:4} {sc.kind:12} {sc.project}")
+        return 0
+    if args.out is None:
+        ap.error("--out is required")
+    chosen = [s for s in scenarios if not args.scenario or s.sid in args.scenario]
+    if not chosen:
+        ap.error(f"no such scenario: {args.scenario}")
+    if not (args.node_bin / args.agent).exists():
+        ap.error(f"{args.node_bin / args.agent} does not exist: install the CLI first")
+    truth_file = args.out / "ground_truth.json"
+    truth = json.loads(truth_file.read_text()) if truth_file.exists() else {}
+    for sc in chosen:
+        start = time.monotonic()
+        found = run_scenario(args.agent, sc, args.node_bin, args.out, args.hooks_subdir)
+        truth.update(found)
+        print(f"{args.agent} {sc.sid}: {len(found)} transcript(s) in "
+              f"{time.monotonic() - start:.0f}s", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    truth_file.write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
