@@ -66,6 +66,44 @@ def newest(
     return found
 
 
+@dataclass
+class Recent:
+    refs: list[SessionRef]  # newest first, every adapter and account together
+    searched: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def recent(
+    project: Path,
+    adapters: Mapping[str, Any],
+    config: GlobalConfig,
+    *,
+    agent: str | None = None,
+    account: str | None = None,
+    limit: int = 10,
+) -> Recent:
+    """This project's newest `limit` sessions across adapters and accounts, newest first.
+
+    Each adapter's discovery already yields newest first, so at most `limit` are taken from
+    each before the merge."""
+    out = Recent(refs=[])
+    for name, adapter in adapters.items():
+        if agent and name != agent:
+            continue
+        try:
+            accounts = accounts_for(adapter, config, account)
+            out.searched += [f"{name}: {acc.dir}" for acc in accounts]
+            for taken, ref in enumerate(adapter.discover(project, accounts)):
+                if taken >= limit:
+                    break
+                out.refs.append(ref)
+        except Exception as e:  # one adapter's failure never hides the others' sessions
+            out.errors.append(f"{name}: {e}")
+    out.refs.sort(key=lambda r: r.mtime, reverse=True)
+    del out.refs[limit:]
+    return out
+
+
 def read_session(adapter: Any, ref: SessionRef, store: Any | None = None) -> Any:
     """Read `ref` through the project's cursor cache when there is one."""
     from continuity_core.transcript import Cursor
