@@ -25,7 +25,11 @@ def _adapters() -> tuple[dict[str, object], dict[str, str]]:
                    "(e.g. .claude/settings.local.json).")
 @click.option("--agent", "agents", multiple=True, metavar="NAME",
               help="Only set up these agents (default: every installed adapter).")
-def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
+@click.option("--mcp", is_flag=True,
+              help="Also register `baker mcp` as an MCP server for this project (Claude Code: "
+                   ".mcp.json; Gemini CLI: .gemini/settings.json; Codex: see `global sync "
+                   "--mcp`).")
+def init(dry_run: bool, local: bool, agents: tuple[str, ...], mcp: bool) -> None:
     """Make this repository a Continuity project.
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
@@ -39,13 +43,14 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
 
     root = project_root_for_init()
     changes = project.init(root, dry_run=dry_run)
-    changes += _sync(root, local=local, dry_run=dry_run, only=agents)
+    changes += _sync(root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 
 
-def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[Change]:
+def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...],
+          mcp: bool = False) -> list[Change]:
     from continuity_core import skill
     from continuity_core.adapters import Change
 
@@ -58,6 +63,8 @@ def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> l
     for name, adapter in chosen.items():
         try:
             changes += adapter.install(root, local=local, dry_run=dry_run)  # type: ignore[attr-defined]
+            if mcp:
+                changes += adapter.install_mcp(root, dry_run=dry_run)  # type: ignore[attr-defined]
         except Exception as e:  # one agent's failure must not stop the others
             changes.append(Change(path=name, action="failed", detail=str(e)))
     changes += skill.install(root, _skill_dirs(chosen.values()), dry_run=dry_run)
@@ -73,13 +80,14 @@ def _skill_dirs(adapters: Iterable[object]) -> list[str]:
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--local", is_flag=True, help="Use personal settings files where the agent has them.")
 @click.option("--agent", "agents", multiple=True, metavar="NAME", help="Only these agents.")
-def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
+@click.option("--mcp", is_flag=True, help="Also register `baker mcp` (as `init --mcp` does).")
+def sync(dry_run: bool, local: bool, agents: tuple[str, ...], mcp: bool) -> None:
     """Re-install each agent's project hooks (after installing a new adapter, say)."""
     from continuity_cli import output
     from continuity_core.store import Store
 
     store = Store.here()
-    changes = _sync(store.root, local=local, dry_run=dry_run, only=agents)
+    changes = _sync(store.root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 
@@ -88,6 +96,8 @@ def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would be removed; remove nothing.")
 def uninstall(dry_run: bool) -> None:
     """Remove exactly what `baker init` added to this project's and agents' files.
+
+    That includes the `baker mcp` registration of `init --mcp`; other MCP servers stay.
 
     `.baker/` and `memory/hot.md` hold your data and are left in place; delete them yourself
     if you want them gone.
