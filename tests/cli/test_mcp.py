@@ -135,3 +135,66 @@ def test_handoff_json_matches_its_schema(project: Path) -> None:
     assert doc.latest_request == "Shard the queue workers"
     assert doc.source is not None and doc.source.session == "5e55-10n"
     assert {s.key for s in doc.sections} >= {"first_move", "repo", "request"}
+
+
+GUARD = ["-c", "command -v baker >/dev/null 2>&1 && exec baker mcp"]
+
+
+def test_init_mcp_registers_it_beside_foreign_servers_and_uninstall_takes_exactly_it(
+        repo: Path) -> None:
+    foreign_mcp = '{\n    "mcpServers": {\n        "db": {"command": "dbserver"}\n    }\n}\n'
+    (repo / ".mcp.json").write_text(foreign_mcp)
+    (repo / ".gemini").mkdir()
+    foreign_gemini = '{\r\n  "mcpServers": {"db": {"command": "dbserver"}},\r\n  "theme": "x"\r\n}\r\n'
+    (repo / ".gemini" / "settings.json").write_bytes(foreign_gemini.encode())
+    first = run_baker("init", "--mcp", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    claude = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
+    assert claude["db"] == {"command": "dbserver"}
+    assert claude["baker"] == {"command": "sh", "args": GUARD}
+    gemini_text = (repo / ".gemini" / "settings.json").read_bytes().decode()
+    assert "\r\n" in gemini_text and "\n" not in gemini_text.replace("\r\n", "")
+    assert json.loads(gemini_text)["mcpServers"]["baker"] == {"command": "sh", "args": GUARD}
+    assert "Codex reads MCP servers from the user's config.toml" in first.stdout
+    again = run_baker("init", "--mcp", cwd=repo)
+    assert ".mcp.json" in again.stdout and "created" not in again.stdout
+    assert (repo / ".mcp.json").read_text().count('"baker"') == 1
+    assert run_baker("uninstall", cwd=repo).returncode == 0
+    assert (repo / ".mcp.json").read_text() == foreign_mcp
+    assert (repo / ".gemini" / "settings.json").read_bytes() == foreign_gemini.encode()
+
+
+def test_global_sync_mcp_for_each_agent_and_its_uninstall(isolated_home: Path) -> None:
+    home = isolated_home
+    for folder in (".claude", ".codex", ".gemini"):
+        (home / folder).mkdir()
+    toml = 'model = "o3"  # mine\n\n[mcp_servers.db]\ncommand = "dbserver"\n'
+    (home / ".codex" / "config.toml").write_text(toml)
+    state = '{"numStartups": 3, "mcpServers": {"db": {"command": "dbserver"}}}'
+    (home / ".claude.json").write_text(state)
+    result = run_baker("global", "sync", "--mcp", cwd=home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    import tomllib
+
+    codex = tomllib.loads((home / ".codex" / "config.toml").read_text())["mcp_servers"]
+    assert codex["baker"] == {"command": "sh", "args": GUARD} and codex["db"]
+    text = (home / ".codex" / "config.toml").read_text()
+    assert '# mine' in text and '[mcp_servers.db]\ncommand = "dbserver"\n' in text
+    claude = json.loads((home / ".claude.json").read_text())
+    assert claude["numStartups"] == 3 and set(claude["mcpServers"]) == {"db", "baker"}
+    gemini = json.loads((home / ".gemini" / "settings.json").read_text())
+    assert gemini["mcpServers"] == {"baker": {"command": "sh", "args": GUARD}}
+    assert run_baker("global", "sync", "--uninstall", cwd=home).returncode == 0
+    assert (home / ".codex" / "config.toml").read_text() == toml
+    assert (home / ".claude.json").read_text() == state
+    assert not (home / ".gemini" / "settings.json").exists()
+
+
+def test_a_name_taken_by_another_server_is_left_alone(repo: Path) -> None:
+    mine = '{"mcpServers": {"baker": {"command": "my-own-baker"}}}\n'
+    (repo / ".mcp.json").write_text(mine)
+    result = run_baker("init", "--mcp", "--agent", "claude", cwd=repo)
+    assert result.returncode == 1 and "runs something else" in result.stdout
+    assert (repo / ".mcp.json").read_text() == mine
+    run_baker("uninstall", cwd=repo)
+    assert (repo / ".mcp.json").read_text() == mine
