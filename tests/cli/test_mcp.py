@@ -151,7 +151,7 @@ def test_init_mcp_registers_it_beside_foreign_servers_and_uninstall_takes_exactl
     assert first.returncode == 0, first.stderr
     claude = json.loads((repo / ".mcp.json").read_text())["mcpServers"]
     assert claude["db"] == {"command": "dbserver"}
-    assert claude["baker"] == {"command": "sh", "args": GUARD}
+    assert claude["baker"] == {"command": "sh", "args": GUARD, "alwaysLoad": True}
     gemini_text = (repo / ".gemini" / "settings.json").read_bytes().decode()
     assert "\r\n" in gemini_text and "\n" not in gemini_text.replace("\r\n", "")
     assert json.loads(gemini_text)["mcpServers"]["baker"] == {"command": "sh", "args": GUARD}

@@ -21,6 +21,10 @@ SETTINGS = Path(".claude") / "settings.json"
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
 MEMORY = "CLAUDE.md"
 MCP_JSON = Path(".mcp.json")  # the project's MCP servers, shared through the repository
+# `alwaysLoad`: Claude Code connects the server before the first request and offers its tools
+# there, instead of connecting in the background and deferring them behind a tool search
+# (baker mcp needs ~1 s to start, so `claude -p` would otherwise ask the model without them).
+MCP_ENTRY = {**MCP_SERVER, "alwaysLoad": True}
 
 
 def command(verb: str, *flags: str) -> str:
@@ -140,7 +144,7 @@ def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Cha
     except (OSError, UnicodeDecodeError) as e:
         return Change(path=shown, action="failed", detail=str(e))
     try:
-        new = jsontext.edit_mcp(old, MCP_NAME, MCP_SERVER, is_our_mcp, want=want)
+        new = jsontext.edit_mcp(old, MCP_NAME, MCP_ENTRY, is_our_mcp, want=want)
     except ValueError as e:
         return Change(path=shown, action="failed",
                       detail=f"not changed: {e}; fix it by hand and run again")
@@ -154,11 +158,13 @@ def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Cha
 
 
 def user_state(account_dir: str) -> Path:
-    """Where an account keeps its user-scope MCP servers: `.claude.json` inside the config dir,
-    except for the default `~/.claude`, whose state file is `~/.claude.json` beside it."""
+    """Where an account keeps its user-scope MCP servers: `.claude.json` inside the config dir
+    (`CLAUDE_CONFIG_DIR`), except for the default `~/.claude` run without the variable, whose
+    state file is `~/.claude.json` beside it. An existing file inside the folder wins."""
     from continuity_claude.discovery import default_dir
 
     folder = Path(account_dir)
-    if folder.resolve() == default_dir().resolve():
-        return folder.parent / ".claude.json"
-    return folder / ".claude.json"
+    inside = folder / ".claude.json"
+    if inside.exists() or folder.resolve() != default_dir().resolve():
+        return inside
+    return folder.parent / ".claude.json"
