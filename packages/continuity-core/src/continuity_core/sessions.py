@@ -93,10 +93,10 @@ def recent(
         try:
             accounts = accounts_for(adapter, config, account)
             out.searched += [f"{name}: {acc.dir}" for acc in accounts]
-            for taken, ref in enumerate(adapter.discover(project, accounts)):
-                if taken >= limit:
-                    break
+            for taken, ref in enumerate(adapter.discover(project, accounts), start=1):
                 out.refs.append(ref)
+                if taken >= limit:  # discovery can be costly: read no further
+                    break
         except Exception as e:  # one adapter's failure never hides the others' sessions
             out.errors.append(f"{name}: {e}")
     out.refs.sort(key=lambda r: r.mtime, reverse=True)
