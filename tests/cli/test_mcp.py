@@ -91,21 +91,30 @@ def test_a_tool_error_reaches_the_agent_as_an_error(tmp_path: Path) -> None:
     assert result.is_error and "baker init" in result.content[0].text
 
 
-def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> None:
-    # The SDK hidden from the interpreter, as in an environment installed without the extra.
+def _without_sdk(tmp_path: Path) -> dict[str, str]:
+    """An environment whose interpreter cannot import the SDK, as one installed without it."""
     hide = tmp_path / "hide"
     hide.mkdir()
-    (hide / "sitecustomize.py").write_text(
-        "import sys\n"
-        "class _Hide:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'mcp':\n"
-        "            raise ModuleNotFoundError(name, name=name)\n"
-        "        return None\n"
-        "sys.meta_path.insert(0, _Hide())\n")
-    result = run_baker("mcp", cwd=tmp_path, env={"PYTHONPATH": str(hide)})
+    # None in sys.modules: find_spec answers None and an import raises ModuleNotFoundError.
+    (hide / "sitecustomize.py").write_text("import sys\nsys.modules['mcp'] = None\n")
+    return {"PYTHONPATH": str(hide)}
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> None:
+    result = run_baker("mcp", cwd=tmp_path, env=_without_sdk(tmp_path))
     assert result.returncode == 1
     assert "continuity-cli[mcp]" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_doctor_says_whether_baker_mcp_can_run(tmp_path: Path) -> None:
+    def finding(env: dict[str, str] | None = None) -> dict[str, str]:
+        out = json.loads(run_baker("doctor", "--json", cwd=tmp_path, env=env).stdout)
+        [found] = [f for f in out if "MCP SDK" in f["message"]]
+        return found
+
+    assert finding()["level"] == "ok"
+    missing = finding(_without_sdk(tmp_path))
+    assert missing["level"] == "info" and "continuity-cli[mcp]" in missing["fix"]
 
 
 def test_no_other_command_imports_the_sdk() -> None:
