@@ -26,10 +26,12 @@ def persisted() -> dict[str, object]:
     """Every document Continuity writes to disk or prints as JSON, by schema file name."""
     from continuity_core import brief
     from continuity_core.schemas import Checkpoint, GlobalConfig, ProbesFile, Session, Trap
+    from continuity_core.schemas.handoff import HandoffDoc
 
     types: dict[str, object] = {
         "checkpoint": Checkpoint, "session": Session, "config": GlobalConfig, "trap": Trap,
         "probes": ProbesFile, "brief": brief.Brief,
+        "handoff": HandoffDoc,
     }
     try:
         from continuity_core.schemas import saved

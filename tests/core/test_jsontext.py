@@ -66,3 +66,24 @@ def test_edit_hooks_replaces_a_stale_copy_and_creates_a_missing_file() -> None:
 def test_edit_hooks_refuses_a_shape_it_cannot_edit(text: str) -> None:
     with pytest.raises(ValueError):
         jsontext.edit_hooks(text, {"Stop": GROUP}, ours, want=True)
+
+
+def test_edit_mcp_adds_once_keeps_the_rest_and_removes_only_ours() -> None:
+    from continuity_core.adapters import MCP_SERVER, is_our_mcp
+
+    text = '{\n\t"mcpServers": {\n\t\t"db": {"command": "x"}\n\t},\n\t"theme": 1\n}\n'
+    added = jsontext.edit_mcp(text, "baker", MCP_SERVER, is_our_mcp, want=True)
+    assert added is not None and '\t\t"baker": {' in added
+    assert json.loads(added)["mcpServers"]["baker"] == MCP_SERVER
+    assert jsontext.edit_mcp(added, "baker", MCP_SERVER, is_our_mcp, want=True) is None
+    assert jsontext.edit_mcp(added, "baker", MCP_SERVER, is_our_mcp, want=False) == text
+    assert jsontext.edit_mcp(text, "baker", MCP_SERVER, is_our_mcp, want=False) is None
+    stale = '{"mcpServers": {"baker": {"command": "baker", "args": ["mcp"]}}}'
+    updated = jsontext.edit_mcp(stale, "baker", MCP_SERVER, is_our_mcp, want=True)
+    assert updated is not None and json.loads(updated) == {"mcpServers": {"baker": MCP_SERVER}}
+    theirs = '{"mcpServers": {"baker": {"command": "other-tool"}}}'
+    assert jsontext.edit_mcp(theirs, "baker", MCP_SERVER, is_our_mcp, want=False) is None
+    with pytest.raises(ValueError, match="runs something else"):
+        jsontext.edit_mcp(theirs, "baker", MCP_SERVER, is_our_mcp, want=True)
+    with pytest.raises(ValueError, match="not an object"):
+        jsontext.edit_mcp('{"mcpServers": []}', "baker", MCP_SERVER, is_our_mcp, want=True)

@@ -46,6 +46,11 @@ def todos(*items: tuple[str, str]) -> Call:
     return Call("todos", {"items": list(items)})
 
 
+def tool_search(query: str) -> Call:
+    """Codex: search the tools it defers (an MCP server's), which the next request offers."""
+    return Call("tool_search", {"query": query})
+
+
 def raw(name: str, **args: Any) -> Call:
     """A tool call passed to the model's answer as is: `raw("Agent", prompt=...)`."""
     return Call("raw", {"name": name, "args": args})
@@ -460,6 +465,11 @@ class ResponsesMock(MockModel):
                 out.append({"type": "custom_tool_call", "call_id": call_id, "status": "completed",
                             "name": "apply_patch", "input": patch})
                 continue
+            if call.kind == "tool_search":  # run by Codex itself ("execution": "client")
+                out.append({"type": "tool_search_call", "call_id": call_id,
+                            "status": "completed", "execution": "client",
+                            "arguments": {"query": a["query"], "limit": 8}})
+                continue
             if call.kind == "shell":
                 name, args = "exec_command", {"cmd": a["command"], "yield_time_ms": 10000}
             elif call.kind == "todos":
@@ -467,8 +477,12 @@ class ResponsesMock(MockModel):
                     {"step": t, "status": s} for t, s in a["items"]]}
             else:
                 name, args = a["name"], a["args"]
-            out.append({"type": "function_call", "call_id": call_id, "status": "completed",
-                        "name": name, "arguments": json.dumps(args)})
+            item = {"type": "function_call", "call_id": call_id, "status": "completed",
+                    "name": name, "arguments": json.dumps(args)}
+            if "__" in name.strip("_") and name.startswith("mcp__"):
+                # A tool that tool_search found comes in its namespace: `mcp__<server>`.
+                item["namespace"], _, item["name"] = name.rpartition("__")
+            out.append(item)
         return out
 
     def render(self, req: Request, turn: Turn) -> str:

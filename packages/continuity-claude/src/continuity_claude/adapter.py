@@ -70,11 +70,25 @@ class ClaudeAdapter:
         from continuity_claude import install
 
         path = Path(account.dir) / "settings.json"
-        if not options.hooks and not options.uninstall:
-            return [Change(path=str(path), action="skipped",
-                           detail="user-level hooks not asked for")]
-        return [install.sync_file(path, None, want=not options.uninstall,
-                                  dry_run=options.dry_run)]
+        changes: list[Change] = []
+        if options.hooks or options.uninstall:
+            changes.append(install.sync_file(path, None, want=not options.uninstall,
+                                             dry_run=options.dry_run))
+        if options.mcp or options.uninstall:
+            mcp = install.sync_mcp(install.user_state(account.dir), None,
+                                   want=not options.uninstall, dry_run=options.dry_run)
+            if options.mcp or mcp.action != "unchanged":
+                changes.append(mcp)
+        return changes or [Change(path=str(path), action="skipped",
+                                  detail="user-level hooks not asked for")]
+
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        """`baker mcp` in the project's `.mcp.json` (Claude Code's project scope)."""
+        from continuity_claude import install
+
+        return [install.sync_mcp(project / install.MCP_JSON, project, want=not remove,
+                                 dry_run=dry_run)]
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         from continuity_claude import launch

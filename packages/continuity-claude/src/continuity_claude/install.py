@@ -13,13 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import agentfiles, jsontext
-from continuity_core.adapters import Change, hook_command
+from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp
 from continuity_core.fs import atomic_write
-from continuity_core.project import BEGIN, END, ensure_block, remove_block
+from continuity_core.project import BEGIN, END, ensure_block, remove_block, write_change
 
 SETTINGS = Path(".claude") / "settings.json"
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
 MEMORY = "CLAUDE.md"
+MCP_JSON = Path(".mcp.json")  # the project's MCP servers, shared through the repository
+# `alwaysLoad`: Claude Code connects the server before the first request and offers its tools
+# there, instead of connecting in the background and deferring them behind a tool search
+# (baker mcp needs ~1 s to start, so `claude -p` would otherwise ask the model without them).
+MCP_ENTRY = {**MCP_SERVER, "alwaysLoad": True}
 
 
 def command(verb: str, *flags: str) -> str:
@@ -143,4 +148,45 @@ def uninstall(project: Path, *, dry_run: bool) -> list[Change]:
     changes = [sync_file(project / rel, project, want=False, dry_run=dry_run, prune_dir=True)
                for rel in (SETTINGS, LOCAL_SETTINGS)]
     changes.append(remove_block(project / MEMORY, project, dry_run=dry_run))
+    mcp = sync_mcp(project / MCP_JSON, project, want=False, dry_run=dry_run)
+    if mcp.action != "unchanged":  # registered by `baker init --mcp`
+        changes.append(mcp)
     return changes
+
+
+def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
+    """`baker mcp` registered in (or taken out of) `mcpServers` of one JSON file: the
+    project's `.mcp.json`, or an account's `.claude.json` for every project."""
+    shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
+        else str(path)
+    try:
+        old: str | None = path.read_bytes().decode()  # no newline translation: CRLF stays
+    except FileNotFoundError:
+        old = None
+    except (OSError, UnicodeDecodeError) as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    try:
+        new = jsontext.edit_mcp(old, MCP_NAME, MCP_ENTRY, is_our_mcp, want=want)
+    except ValueError as e:
+        return Change(path=shown, action="failed",
+                      detail=f"not changed: {e}; fix it by hand and run again")
+    if new is None:
+        return Change(path=shown, action="unchanged")
+    if not want and json.loads(new) == {}:
+        new = ""  # nothing but our server was in it: the file goes
+    return write_change(path, shown, old, new, dry_run=dry_run,
+                        detail="Claude Code asks once before it starts a project's server"
+                        if want and root is not None else "")
+
+
+def user_state(account_dir: str) -> Path:
+    """Where an account keeps its user-scope MCP servers: `.claude.json` inside the config dir
+    (`CLAUDE_CONFIG_DIR`), except for the default `~/.claude` run without the variable, whose
+    state file is `~/.claude.json` beside it. An existing file inside the folder wins."""
+    from continuity_claude.discovery import default_dir
+
+    folder = Path(account_dir)
+    inside = folder / ".claude.json"
+    if inside.exists() or folder.resolve() != default_dir().resolve():
+        return inside
+    return folder.parent / ".claude.json"

@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "prune": "continuity_cli.commands.saved:prune",
     "recall": "continuity_cli.commands.archive:recall",
     "audit": "continuity_cli.commands.archive:audit",
+    "mcp": "continuity_cli.commands.serve_mcp:mcp",
     "checkpoint": "continuity_cli.commands.hooks:checkpoint",
     "pickup": "continuity_cli.commands.hooks:pickup",
     "pretool": "continuity_cli.commands.hooks:pretool",

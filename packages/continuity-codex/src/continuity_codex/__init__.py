@@ -105,6 +105,12 @@ class CodexAdapter:
             "Codex hooks are user-level: `baker global sync --trust` installs notify and "
             "hooks for every project"))]
 
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        return [Change(path=str(project / ".codex" / "config.toml"), action="skipped", detail=(
+            "Codex reads MCP servers from the user's config.toml: `baker global sync --mcp` "
+            "registers baker mcp there for every project"))]
+
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
         path = project / ".codex" / "hooks.json"
         try:
@@ -161,6 +167,8 @@ class CodexAdapter:
                 done.append("trusted hashes removed")
             if cfg.remove_hooks(doc):
                 done.append("hooks removed")
+            if cfg.remove_mcp(doc):
+                done.append("MCP server removed")
             cfg.tidy(doc)
         else:
             outcome = cfg.set_notify(doc, chain=options.chain)
@@ -184,6 +192,14 @@ class CodexAdapter:
                 elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):
                     changes.append(Change(path=f"{path} [hooks.state]", action="skipped",
                                           detail=TRUST_HOW.format(path=path)))
+            if options.mcp:
+                outcome = cfg.set_mcp(doc)
+                if outcome == "added":
+                    done.append("MCP server `baker` added")
+                elif outcome == "taken":
+                    changes.append(Change(path=f"{path} [mcp_servers.baker]", action="skipped",
+                                          detail="that name runs something else; baker left "
+                                                 "it alone (rename it to register baker mcp)"))
         after = cfg.dumps(doc, before)
         if after == before:
             return [Change(path=str(path), action="unchanged"), *changes]

@@ -17,7 +17,7 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from continuity_core.adapters import hook_command
+from continuity_core.adapters import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
 
 BAKER = "baker"
 NOTIFY = [BAKER, "checkpoint", "--agent", "codex", "--quiet"]
@@ -260,11 +260,38 @@ def trust_status(doc: Any, source: str) -> Iterator[tuple[Hook, str]]:
             yield hook, "trusted" if recorded == trust_hash(hook) else "modified"
 
 
+def set_mcp(doc: Any) -> str:
+    """`[mcp_servers.baker]` running `baker mcp`: "added", "unchanged", or "taken" when the
+    name runs something else (left alone)."""
+    servers = doc.get("mcp_servers")
+    current = servers.get(MCP_NAME) if isinstance(servers, dict) else None
+    if current is not None and not is_our_mcp(current):
+        return "taken"
+    if current is not None and {k: current.get(k) for k in MCP_SERVER} == MCP_SERVER:
+        return "unchanged"
+    servers = _super_table(doc, "mcp_servers")
+    table = tomlkit.table()
+    table.update(MCP_SERVER)
+    if current is not None:
+        del servers[MCP_NAME]
+    servers[MCP_NAME] = table
+    return "added"
+
+
+def remove_mcp(doc: Any) -> bool:
+    servers = doc.get("mcp_servers")
+    if not isinstance(servers, dict) or not is_our_mcp(servers.get(MCP_NAME)):
+        return False
+    del servers[MCP_NAME]
+    return True
+
+
 def tidy(doc: Any) -> None:
-    """Drop a `[hooks]` table our removals left empty."""
-    hooks = doc.get("hooks")
-    if isinstance(hooks, Table | dict) and len(hooks) == 0:
-        del doc["hooks"]
+    """Drop a `[hooks]` or `[mcp_servers]` table our removals left empty."""
+    for key in ("hooks", "mcp_servers"):
+        table = doc.get(key)
+        if isinstance(table, Table | dict) and len(table) == 0:
+            del doc[key]
 
 
 def dumps(doc: Any, before: str) -> str:

@@ -114,6 +114,12 @@ class Adapter(Protocol):
         """User-level pieces for one account (`baker global sync`)."""
         ...
 
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        """Register `baker mcp` for the project (`baker init --mcp`), or take it out; an agent
+        that reads MCP servers only from user settings says so with a skipped change."""
+        ...
+
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         """How to start this agent interactively with the brief in `brief` as its first turn."""
         ...
@@ -132,7 +138,8 @@ class UserOptions(msgspec.Struct, frozen=True, kw_only=True):
     chain: bool = False  # keep an existing Codex notify program running
     trust: bool = False  # write Codex trusted-hook hashes
     dry_run: bool = False
-    uninstall: bool = False
+    uninstall: bool = False  # removes every piece of ours, MCP registration included
+    mcp: bool = False  # register `baker mcp` in the account's user settings
 
 
 class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
@@ -273,6 +280,21 @@ def load_all(group: str = GROUP) -> tuple[dict[str, Any], dict[str, str]]:
 
 def expand(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
+
+
+MCP_NAME = "baker"
+# Guarded like the hooks: where baker is not installed the server exits at once, quietly.
+MCP_SERVER: dict[str, Any] = {
+    "command": "sh", "args": ["-c", "command -v baker >/dev/null 2>&1 && exec baker mcp"]}
+
+
+def is_our_mcp(entry: Any) -> bool:
+    """Whether an MCP server entry runs `baker mcp` (ours, whatever an older version wrote)."""
+    if not isinstance(entry, dict):
+        return False
+    argv = [entry.get("command"), *(entry.get("args") or [])]
+    line = " ".join(a for a in argv if isinstance(a, str))
+    return "baker mcp" in line
 
 
 def hook_command(*argv: str) -> str:

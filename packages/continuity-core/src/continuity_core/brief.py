@@ -14,32 +14,16 @@ import msgspec
 
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import Checkpoint, GitFacts
+from continuity_core.schemas.handoff import Attempt, Section
 from continuity_core.schemas.session import Session, SessionRef, ToolCall
 from continuity_core.schemas.trap import Trap
+
+__all__ = ["Attempt", "Brief", "Section", "build", "call_text", "fit", "git_section", "render",
+           "session_sections"]
 
 DEFAULT_BUDGET_TOKENS = 8000  # ≈ 32 KiB
 CHARS_PER_TOKEN = 4
 NEVER_CUT = 100
-
-
-class Section(msgspec.Struct, kw_only=True):
-    key: str
-    title: str
-    source: str  # "written on purpose", "live", "transcript (raw data)", ...
-    body: str
-    priority: int  # higher survives longer; NEVER_CUT is never dropped
-
-
-class Attempt(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A session newer than the brief's that failed before doing any work."""
-
-    agent: str
-    account: str
-    session_id: str
-    state: str  # "failed" or "limit" (see `baker sessions`)
-    at: str | None = None  # when it started
-    reset_at: str | None = None  # when the limit that ended it resets, if recorded
-    summary: str  # "a retry at 2026-11-30 14:02 UTC in codex (...) failed: ..."
 
 
 class Brief(msgspec.Struct, kw_only=True, omit_defaults=True):

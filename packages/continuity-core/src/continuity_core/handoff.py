@@ -12,7 +12,10 @@ from continuity_core import inflight
 from continuity_core import note as note_mod
 from continuity_core.config import load_config
 from continuity_core.project import repo_facts
+from continuity_core.schemas.checkpoint import GitFacts
+from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.schemas.trap import Trap
 from continuity_core.sessions import (
     Choice,
     NoMatch,
@@ -32,6 +35,10 @@ class Handoff:
     session: Session | None
     adapter: Any | None
     errors: list[str] = field(default_factory=list)
+    git: GitFacts | None = None  # the live facts the brief was built on (None: another machine)
+    note: dict[str, str] = field(default_factory=dict)
+    traps: list[Trap] = field(default_factory=list)
+    unrecorded: Any | None = None  # inflight.Inflight: a call only the pre-tool hook saw
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -86,15 +93,19 @@ def make(
     note_text = note_mod.filled(note) if note is not None and not note.is_empty() else None
     traps = _traps_for(root, session) if store.exists else []
     saved_text = _saved_text(root) if store.exists else None
+    git = repo_facts(root)
+    unrecorded = inflight.unrecorded(store, session) if store.exists and session else None
     built = brief_mod.build(
-        project=str(root), created_at=now_iso(), git=repo_facts(root), note_text=note_text,
+        project=str(root), created_at=now_iso(), git=git, note_text=note_text,
         session=session, ref=ref, searched=choice.searched, traps=traps,
         failed=[_attempt(r, s) for r, s in choice.failed],
-        saved_text=saved_text, checkpoint=latest,
-        unrecorded=inflight.unrecorded(store, session) if store.exists and session else None,
+        saved_text=saved_text, checkpoint=latest, unrecorded=unrecorded,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
-    return Handoff(brief=built, session=session, adapter=choice.adapter, errors=errors)
+    sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
+    return Handoff(brief=built, session=session, adapter=choice.adapter, errors=errors, git=git,
+                   note={t: body for t, body in sections.items() if body}, traps=traps,
+                   unrecorded=unrecorded)
 
 
 def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
@@ -118,6 +129,68 @@ def from_machine(root: Path, machine: str, *, budget_tokens: int | None = None,
                          "narrowed to an agent, account or session here")
     return Handoff(brief=machines.brief_for(root, machine, budget_tokens), session=None,
                    adapter=None)
+
+
+def structured(result: Handoff) -> HandoffDoc:
+    """The brief as typed fields with its markdown beside them: `handoff --json`, MCP."""
+    from continuity_core.redact import redact
+    from continuity_core.schemas import handoff as doc
+
+    brief, session = result.brief, result.session
+    todos = [doc.Todo(content=redact(t.content), status=t.status)
+             for t in (session.todos if session else [])]
+    files = [doc.EditedFile(path=f.path, action=f.action, count=f.count, moved_to=f.moved_to)
+             for f in (session.files_edited if session else [])]
+    interrupted: doc.Interrupted | None = None
+    limit: doc.Limit | None = None
+    source: doc.Source | None = None
+    if session is not None:
+        err = session.last_error
+        found = doc.Interrupted(
+            calls=[doc.OpenCall(tool=c.name, what=redact(brief_mod.call_text(c)[:2000]),
+                                started_at=c.timestamp) for c in session.pending_calls],
+            error=doc.LastError(kind=err.kind, message=redact(err.message),
+                                reset_at=err.reset_at) if err else None,
+            turn_incomplete=session.turn_incomplete)
+        if result.unrecorded is not None:
+            u = result.unrecorded
+            found.unrecorded = doc.OpenCall(
+                tool=u.tool_name, what=redact(u.command or ", ".join(u.paths)),
+                started_at=u.started_at)
+        if found.calls or found.unrecorded or found.error or found.turn_incomplete:
+            interrupted = found
+        if session.ended_on_limit and err is not None:
+            limit = doc.Limit(kind=err.kind, until=err.reset_at, message=redact(err.message))
+        source = doc.Source(agent=session.agent, account=session.account,
+                            session=session.session_id, transcript=session.path,
+                            updated_at=session.updated_at, model=session.model)
+    elif brief.session is not None:
+        ref = brief.session
+        source = doc.Source(agent=ref.agent, account=ref.account, session=ref.session_id,
+                            transcript=ref.path)
+    if limit is None and brief.ended_on_limit:
+        limit = doc.Limit(kind="usage_limit", until=brief.reset_at)
+    repo: doc.RepoState | None = None
+    if result.git is not None:
+        g = result.git
+        repo = doc.RepoState(
+            is_repo=g.is_repo, branch=g.branch, detached=g.detached,
+            last_commit=doc.Commit(sha=g.head, subject=g.subject or "") if g.head else None,
+            upstream=g.upstream, ahead=g.ahead, behind=g.behind, uncommitted=list(g.dirty),
+            uncommitted_count=g.dirty_count)
+    request = brief.latest_request
+    return doc.HandoffDoc(
+        created_at=brief.created_at, project=brief.project,
+        latest_request=redact(request) if request else None, todos=todos, files_edited=files,
+        interrupted=interrupted, limit=limit, repo=repo,
+        note={title: redact(body) for title, body in result.note.items()}, source=source,
+        traps=[doc.TrapHit(id=t.id, pattern=t.pattern, kind=t.kind, why=redact(t.why))
+               for t in result.traps],
+        markdown=brief_mod.render(brief), warnings=list(result.errors),
+        failed_attempts=list(brief.failed_attempts), session=brief.session,
+        searched=brief.searched,
+        ended_on_limit=brief.ended_on_limit, reset_at=brief.reset_at, sections=brief.sections,
+        cut=brief.cut, budget_tokens=brief.budget_tokens)
 
 
 def _traps_for(root: Path, session: Session | None) -> list[Any]:

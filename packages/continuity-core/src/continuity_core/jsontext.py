@@ -273,3 +273,45 @@ def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
                 and not hooks_node.members:
             text = remove_member(text, root, "hooks")
     return None if text == original else text
+
+
+def edit_mcp(text: str | None, name: str, entry: dict[str, Any], is_ours: Callable[[Any], bool],
+             *, want: bool) -> str | None:
+    """Settings text with `mcpServers.<name>` equal to `entry` (`want`), or without it when it
+    `is_ours`; None when nothing changes. Every other server, and every other byte, is kept.
+
+    ValueError when the text is not a JSON object, its `mcpServers` is not one, or `name` is
+    taken by a server that is not ours.
+    """
+    original = text
+    if text is None or not text.strip():
+        if not want:
+            return None
+        text = "{}\n"
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the settings file is not a JSON object")
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ValueError("its `mcpServers` is not an object")
+    current = servers.get(name)
+    if current is not None and not is_ours(current):
+        if not want:
+            return None
+        raise ValueError(f"its `mcpServers.{name}` runs something else; rename or remove it")
+    if want and current == entry:
+        return None
+    node = parse(text).get("mcpServers")
+    if current is not None and node is not None:
+        text = remove_member(text, node, name)
+    if want:
+        root = parse(text)
+        node = root.get("mcpServers")
+        if node is None:
+            return add_member(text, root, "mcpServers", {name: entry})
+        return add_member(text, node, name, entry)
+    root = parse(text)
+    node = root.get("mcpServers")
+    if node is not None and node.kind == "object" and not node.members:
+        text = remove_member(text, root, "mcpServers")  # we emptied it: it says nothing
+    return None if text == original else text

@@ -326,3 +326,48 @@ def short_time(stamp: str) -> str:
     if when.tzinfo is not None:
         when = when.astimezone(dt.UTC)
     return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+@dataclass
+class Table:
+    """`baker sessions` (and the MCP `sessions` tool): rows newest first, the chosen one marked."""
+
+    rows: list[dict[str, Any]]
+    more: int  # older sessions past the limit
+    searched: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def table(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, store: Any = None,
+          *, agent: str | None = None, account: str | None = None, limit: int = 20) -> Table:
+    """This project's newest `limit` sessions across agents and accounts, each read (through
+    the cursor cache) for its state; `chosen` marks the one the brief takes by the one rule."""
+    found = find(project, adapters, config, agent=agent, account=account)
+    rows: list[dict[str, Any]] = []
+    chosen = False
+    for cand in found.candidates[:limit]:
+        ref = cand.ref
+        row: dict[str, Any] = {
+            "agent": ref.agent, "account": ref.account, "id": ref.session_id,
+            "path": ref.path, "started": None, "last_activity": iso(ref.mtime),
+            "size": ref.size, "requests": None, "state": None, "did_work": None,
+            "reset_at": None, "error": None, "chosen": False,
+        }
+        try:
+            s = read_session(cand.adapter, ref, store)
+        except Exception as e:  # one unreadable transcript is one row saying so
+            row["error"] = f"could not be read: {e}"
+            rows.append(row)
+            continue
+        row.update(started=s.started_at, last_activity=s.updated_at or row["last_activity"],
+                   requests=len(s.requests), state=state(s), did_work=did_work(s))
+        if s.last_error is not None:
+            row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
+            row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
+        if not chosen and row["did_work"]:
+            row["chosen"] = chosen = True
+        rows.append(row)
+    if not chosen and rows and rows[0]["state"] is not None:
+        rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
+    return Table(rows=rows, more=max(0, len(found.candidates) - limit),
+                 searched=found.searched, errors=found.errors)

@@ -89,6 +89,9 @@ class GeminiAdapter:
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
         changes = [install.apply(project / SETTINGS, project, remove=True, dry_run=dry_run)]
+        mcp = install.apply_mcp(project / SETTINGS, project, remove=True, dry_run=dry_run)
+        if mcp.action != "unchanged":  # registered by `baker init --mcp`
+            changes.append(mcp)
         changes += _former_skill(project, dry_run=dry_run)
         gemini_md = project / "GEMINI.md"
         try:
@@ -104,11 +107,23 @@ class GeminiAdapter:
         return install.reads_agents_md(project / SETTINGS, *homes[:1])
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
-        if not options.hooks and not options.uninstall:
-            return []
         path = Path(account.dir) / "settings.json"
-        return [install.apply(path, None, remove=options.uninstall, dry_run=options.dry_run,
-                              note="user-level hooks run in every trusted folder")]
+        changes: list[Change] = []
+        if options.hooks or options.uninstall:
+            changes.append(install.apply(path, None, remove=options.uninstall,
+                                         dry_run=options.dry_run,
+                                         note="user-level hooks run in every trusted folder"))
+        if options.mcp or options.uninstall:
+            mcp = install.apply_mcp(path, None, remove=options.uninstall,
+                                    dry_run=options.dry_run)
+            if options.mcp or mcp.action != "unchanged":
+                changes.append(mcp)
+        return changes
+
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        """`baker mcp` in the project's `.gemini/settings.json` `mcpServers`."""
+        return [install.apply_mcp(project / SETTINGS, project, remove=remove, dry_run=dry_run)]
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         return launch.launch(project, brief, options)

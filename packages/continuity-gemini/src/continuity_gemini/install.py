@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import agentfiles, jsontext
-from continuity_core.adapters import Change, hook_command
+from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp
 from continuity_core.fs import atomic_write
 from continuity_core.project import write_change
 
@@ -154,6 +154,26 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
         agentfiles.remember_before(target.path, old)
     detail = "; ".join(d for d in (said if remove else note, target.via) if d)
     return write_change(target.path, rel, old, new, dry_run=dry_run, prune=True, detail=detail)
+
+
+def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:
+    """`baker mcp` in (or out of) the settings file's `mcpServers`; every other byte kept."""
+    rel = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    try:
+        _, old = load(path)
+        new = jsontext.edit_mcp(old, MCP_NAME, MCP_SERVER, is_our_mcp, want=not remove)
+    except SettingsError as e:
+        return Change(path=rel, action="skipped", detail=str(e))
+    except ValueError as e:
+        return Change(path=rel, action="skipped", detail=f"not changed: {e}")
+    except OSError as e:
+        return Change(path=rel, action="failed", detail=e.strerror or str(e))
+    if new is None:
+        return Change(path=rel, action="unchanged")
+    if remove and json.loads(new) == {}:
+        new = ""
+    return write_change(path, rel, old, new, dry_run=dry_run, prune=True,
+                        detail="" if remove else "MCP server `baker` registered")
 
 
 def reads_agents_md(*settings: Path) -> bool:

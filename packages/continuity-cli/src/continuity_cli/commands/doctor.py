@@ -17,7 +17,7 @@ def doctor(as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core import diagnose
 
-    findings = [*diagnose.run(), server_finding()]
+    findings = [*diagnose.run(), server_finding(), mcp_finding()]
     if as_json:
         output.emit_json(findings)
     else:
@@ -45,3 +45,14 @@ def server_finding() -> Finding:
         return Finding(level="info", message="no warm server running; the next hook call "
                        "starts one")
     return Finding(level="ok", message=f"warm server running (pid {pid}, {path})")
+
+
+def mcp_finding() -> Finding:
+    """Whether `baker mcp` can run: the SDK is an extra (docs/mcp.md). Not imported here."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        return Finding(level="info", message="MCP SDK not installed: `baker mcp` (agents' "
+                       "tools) is unavailable", fix="install continuity-cli[mcp] in baker's "
+                       "environment, if you register it with `init --mcp`")
+    return Finding(level="ok", message="MCP SDK installed: `baker mcp` can serve the agents")

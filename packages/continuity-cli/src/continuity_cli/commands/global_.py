@@ -19,13 +19,17 @@ def global_() -> None:
               help="Codex: keep an existing notify program by calling it after baker.")
 @click.option("--trust", is_flag=True,
               help="Codex: mark the hooks baker installs as trusted (writes hooks.state).")
+@click.option("--mcp", is_flag=True,
+              help="Register `baker mcp` as a user-level MCP server (Codex: config.toml "
+                   "[mcp_servers.baker]; Claude Code: .claude.json; Gemini CLI: settings.json).")
 @click.option("--uninstall", is_flag=True, help="Remove what an earlier sync added.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
-def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: bool,
+def sync(user_hooks: bool, chain: bool, trust: bool, mcp: bool, uninstall: bool, dry_run: bool,
          as_json: bool) -> None:
     """Install Codex notify and hooks (and, asked, other agents' user hooks) in every account.
 
+    With --mcp, also registers `baker mcp` for every project in each account's user settings.
     Reports what changed, what was left alone and why. Codex reads notify and hooks only from
     the user's config.toml, so this is how Codex sessions get checkpoints. An account whose
     folder does not exist is skipped (run the agent once, or fix ~/.baker/config.toml).
@@ -45,7 +49,7 @@ def sync(user_hooks: bool, chain: bool, trust: bool, uninstall: bool, dry_run: b
         report.append({"agent": name, "account": None, "changes": every[-1:]})
     for name, adapter in adapters.items():
         options = UserOptions(hooks=name == "codex" or user_hooks, chain=chain, trust=trust,
-                              dry_run=dry_run, uninstall=uninstall)
+                              dry_run=dry_run, uninstall=uninstall, mcp=mcp)
         for account in adapter.accounts(config):
             if not Path(account.dir).is_dir():
                 changes = [Change(path=account.dir, action="skipped",

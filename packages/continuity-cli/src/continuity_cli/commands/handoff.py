@@ -21,7 +21,9 @@ import click
               help="Put the brief on the clipboard (printed instead when there is none).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Save the brief to FILE.")
-@click.option("--json", "as_json", is_flag=True, help="Print the structured brief as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the brief as JSON: typed fields (request, todos, files, repo, note, "
+                   "limit, …) and the rendered markdown (docs/schemas/handoff.schema.json).")
 def handoff(agent: str | None, account: str | None, session_id: str | None,
             machine: str | None, budget: int | None, copy: bool, out: Path | None,
             as_json: bool) -> None:
@@ -51,7 +53,7 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
         click.echo(f"warning: {err}", err=True)
     text = brief_mod.render(result.brief)
     if as_json:
-        output.emit_json(result.brief)
+        output.emit_json(handoff_mod.structured(result))
     elif out is None and not copy:
         click.echo(text, nl=False)
     if out is not None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 
@@ -28,46 +26,21 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
     from continuity_core.handoff import project_root
-    from continuity_core.sessions import did_work, find, iso, read_session, state
+    from continuity_core.sessions import table
     from continuity_core.store import Store
 
     root = project_root()
     adapters, broken = load_all()
     for err in broken.values():
         click.echo(f"warning: {err}", err=True)
-    found = find(root, adapters, load_config(), agent=agent, account=account)
+    store = Store(root)
+    found = table(root, adapters, load_config(), store if store.exists else None, agent=agent,
+                  account=account, limit=limit)
     for err in found.errors:
         click.echo(f"warning: {err}", err=True)
-    store = Store(root)
-    rows: list[dict[str, Any]] = []
-    chosen = False
-    for cand in found.candidates[:limit]:
-        ref = cand.ref
-        row: dict[str, Any] = {
-            "agent": ref.agent, "account": ref.account, "id": ref.session_id,
-            "path": ref.path, "started": None, "last_activity": iso(ref.mtime),
-            "size": ref.size, "requests": None, "state": None, "did_work": None,
-            "reset_at": None, "error": None, "chosen": False,
-        }
-        try:
-            s = read_session(cand.adapter, ref, store if store.exists else None)
-        except Exception as e:  # one unreadable transcript is one row saying so
-            row["error"] = f"could not be read: {e}"
-            rows.append(row)
-            continue
-        row.update(started=s.started_at, last_activity=s.updated_at or row["last_activity"],
-                   requests=len(s.requests), state=state(s), did_work=did_work(s))
-        if s.last_error is not None:
-            row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
-            row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
-        if not chosen and row["did_work"]:
-            row["chosen"] = chosen = True
-        rows.append(row)
-    if not chosen and rows and rows[0]["state"] is not None:
-        rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
+    rows = found.rows
     if as_json:
-        output.emit_json({"project": str(root), "sessions": rows,
-                          "more": max(0, len(found.candidates) - limit)})
+        output.emit_json({"project": str(root), "sessions": rows, "more": found.more})
         return
     if not rows:
         where = "; ".join(found.searched) or "no agent adapter is installed"
@@ -84,9 +57,8 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
                    f"{_size(row['size'])}  {requests} req  {what}")
         if row["error"] and row["state"] in ("failed", "limit", None):
             click.echo(f"    {row['error']}")
-    more = len(found.candidates) - len(rows)
-    if more > 0:
-        click.echo(f"… {more} older (--limit)")
+    if found.more > 0:
+        click.echo(f"… {found.more} older (--limit)")
     click.echo("* the session `baker handoff` takes; pass an id to `--session` for another.")
 
 

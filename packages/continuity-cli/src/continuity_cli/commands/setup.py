@@ -28,7 +28,12 @@ def _adapters() -> tuple[dict[str, object], dict[str, str]]:
 @click.option("--pre-commit", "pre_commit", is_flag=True,
               help="Also install a git pre-commit hook that blocks a commit holding a secret "
                    "or adding .baker/ or memory/hot.md (an existing hook is kept and run first).")
-def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool) -> None:
+@click.option("--mcp", is_flag=True,
+              help="Also register `baker mcp` as an MCP server for this project (Claude Code: "
+                   ".mcp.json; Gemini CLI: .gemini/settings.json; Codex: see `global sync "
+                   "--mcp`).")
+def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool,
+         mcp: bool) -> None:
     """Make this repository a Continuity project.
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
@@ -47,7 +52,7 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool) 
                    "state (branch, commits, uncommitted files); `git init` first if it should",
                    err=True)
     changes = project.init(root, dry_run=dry_run)
-    changes += _sync(root, local=local, dry_run=dry_run, only=agents)
+    changes += _sync(root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     if pre_commit:
         from continuity_core import precommit
 
@@ -59,7 +64,8 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool) 
     output.fail_if_any_failed(changes)
 
 
-def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> list[Change]:
+def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...],
+          mcp: bool = False) -> list[Change]:
     from continuity_core import skill
     from continuity_core.adapters import Change
 
@@ -72,6 +78,8 @@ def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...]) -> l
     for name, adapter in chosen.items():
         try:
             changes += adapter.install(root, local=local, dry_run=dry_run)  # type: ignore[attr-defined]
+            if mcp:
+                changes += adapter.install_mcp(root, dry_run=dry_run)  # type: ignore[attr-defined]
         except Exception as e:  # one agent's failure must not stop the others
             changes.append(Change(path=name, action="failed", detail=str(e)))
     changes += skill.install(root, _skill_dirs(chosen.values()), dry_run=dry_run)
@@ -87,14 +95,15 @@ def _skill_dirs(adapters: Iterable[object]) -> list[str]:
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--local", is_flag=True, help="Use personal settings files where the agent has them.")
 @click.option("--agent", "agents", multiple=True, metavar="NAME", help="Only these agents.")
-def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
+@click.option("--mcp", is_flag=True, help="Also register `baker mcp` (as `init --mcp` does).")
+def sync(dry_run: bool, local: bool, agents: tuple[str, ...], mcp: bool) -> None:
     """Re-install each agent's project hooks (after installing a new adapter, say)."""
     from continuity_cli import output
     from continuity_core import project
     from continuity_core.store import Store
 
     store = Store.here()
-    changes = _sync(store.root, local=local, dry_run=dry_run, only=agents)
+    changes = _sync(store.root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     if not dry_run:
         project.record_own(store.root, changes)
     output.changes(changes, dry_run=dry_run)
@@ -105,6 +114,8 @@ def sync(dry_run: bool, local: bool, agents: tuple[str, ...]) -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would be removed; remove nothing.")
 def uninstall(dry_run: bool) -> None:
     """Remove exactly what `baker init` added to this project's and agents' files.
+
+    That includes the `baker mcp` registration of `init --mcp`; other MCP servers stay.
 
     `.baker/` and `memory/hot.md` hold your data and are left in place; delete them yourself
     if you want them gone.

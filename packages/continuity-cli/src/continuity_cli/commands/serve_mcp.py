@@ -1,0 +1,30 @@
+"""`baker mcp`: the Model Context Protocol server (needs the `mcp` extra)."""
+
+from __future__ import annotations
+
+import click
+
+INSTALL_HINT = (
+    "`baker mcp` needs the Model Context Protocol SDK, which is not installed here: install "
+    "`continuity-cli[mcp]` (or `[all]`) in baker's environment, e.g. "
+    "`pip install 'continuity-cli[mcp]'`, or rerun `python3 scripts/dev.py install`"
+)
+
+
+@click.command("mcp")
+def mcp() -> None:
+    """Serve Continuity's tools to an agent over MCP (stdio): recall, handoff, and more.
+
+    Agents start it themselves: `baker init --mcp` registers it for this project (Claude
+    Code, Gemini CLI) and `baker global sync --mcp` for every project (Codex, Claude Code,
+    Gemini CLI). Tools: recall, handoff, sessions, traps, note, save, resume_check; each
+    takes an optional `repo` (default: the folder the server started in). See docs/mcp.md.
+    """
+    try:
+        from continuity_cli import mcp_server
+    except ModuleNotFoundError as e:
+        if (e.name or "").partition(".")[0] != "mcp":
+            raise
+        raise click.ClickException(INSTALL_HINT) from None
+
+    mcp_server.serve()
