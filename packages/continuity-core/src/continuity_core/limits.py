@@ -251,3 +251,30 @@ def turn_ended_on_limit(session: Any) -> Any:
                 return None
             break
     return err
+
+
+def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
+    """`[rotation] order` resolved with each agent's adapter (`load(name)`)."""
+    entries: list[Entry] = []
+    for text in config.rotation.order:
+        agent, _ = split(text)
+        entries.append(resolve(text, config, load(agent)))
+    return entries
+
+
+def next_entry(entries: Sequence[Entry], current: tuple[str, str] | None,
+               recorded: Sequence[Limit], skip: Sequence[tuple[str, str]] = ()) -> Entry | None:
+    """The first entry after `current` (agent, dir) in the order, wrapping around, that is not
+    limited, is not `current` and not in `skip`; the first not limited when `current` is None
+    or not in the order."""
+    keys = [key(e.agent, e.dir) for e in entries]
+    here = key(*current) if current is not None else None
+    start = keys.index(here) + 1 if here in keys else 0
+    avoid = {key(*k) for k in skip} | ({here} if here else set())
+    for i in range(len(entries)):
+        entry = entries[(start + i) % len(entries)]
+        k = key(entry.agent, entry.dir)
+        if k in avoid or find(recorded, entry.agent, entry.dir) is not None:
+            continue
+        return entry
+    return None
