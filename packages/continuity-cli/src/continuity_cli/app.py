@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "adapters": "continuity_cli.commands.setup:adapters",
     "handoff": "continuity_cli.commands.handoff:handoff",
     "resume": "continuity_cli.commands.resume:resume",
+    "run": "continuity_cli.commands.run:run",
     "limits": "continuity_cli.commands.limits:limits",
     "global": "continuity_cli.commands.global_:global_",
     "doctor": "continuity_cli.commands.doctor:doctor",

@@ -278,3 +278,23 @@ def next_entry(entries: Sequence[Entry], current: tuple[str, str] | None,
             continue
         return entry
     return None
+
+
+# What agents print when a turn ends on a limit, for `baker run` when no hook or record says
+# so: wording seen across agents, none specific to one ("You've hit your 5-hour limit",
+# "usage limit reached", "exceeded your current quota", "rate limit exceeded").
+OUTPUT_LIMIT = (
+    r"(?:you'?ve |you have )?hit your [\w -]{0,30}?limit"
+    r"|usage limit (?:reached|exceeded)|reached your usage limit"
+    r"|rate limit (?:reached|exceeded)|exceeded your current quota|quota exceeded"
+)
+
+
+def describe(limit: Limit) -> str:
+    """"hit its 5-hour limit" from the message when it names one, else "hit a usage limit"."""
+    import re
+
+    m = re.search(r"hit your ([\w-]+(?: [\w-]+)?) limit", limit.message, re.I)
+    if m:
+        return f"hit its {m.group(1)} limit"
+    return "hit a rate limit" if limit.kind == "rate_limit" else "hit its usage limit"
