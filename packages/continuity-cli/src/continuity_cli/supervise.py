@@ -33,6 +33,10 @@ EX_TEMPFAIL = 75
 RESET_MODES = b"\x1b[?1049l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?25h\x1b[0m"
 _ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _LIMIT_TEXT = re.compile(limits.OUTPUT_LIMIT, re.I)
+# What the terminal itself sends in answer to the agent (cursor position, device attributes,
+# focus, OSC colour replies): not a key the user pressed, so it never cancels a countdown.
+_REPORT = re.compile(rb"(?:\x1b\[\??[\d;]*[Rcn]|\x1b\[[IO]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+                     rb"|\x1bP[^\x1b]*\x1b\\)+")
 
 
 @dataclass
@@ -228,7 +232,7 @@ class Supervisor:
                 keys = self._read(self.stdin)
                 if keys is None:
                     self.stdin_open = False
-                elif counting is None:
+                elif counting is None or _REPORT.fullmatch(keys):
                     write_all(child.fd, keys)
                 elif keys[:1] in (b"\r", b"\n"):
                     self.log("run_countdown_enter", agent=child.entry.text)
