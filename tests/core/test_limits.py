@@ -106,3 +106,29 @@ def test_a_limit_the_session_got_past_does_not_count() -> None:
     other = Session(agent="claude", session_id="s", errors=[
         ApiError(kind="overloaded", message="busy")])
     assert limits.turn_ended_on_limit(other) is None
+
+
+def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_clears_it(
+        repo: object) -> None:
+    from pathlib import Path
+
+    from continuity_core import hooks
+    from continuity_core.schemas.hook import HookEvent
+    from continuity_core.store import Store
+
+    store = Store(Path(str(repo)))
+    store.folder("log")
+    event = HookEvent(agent="claude", kind="stop", session_id="s")
+    err = ApiError(kind="rate_limit", message="rate limit reached", timestamp="2026-01-01T10:00:00Z",
+                   reset_at=limits.iso(limits.now() + dt.timedelta(hours=1)))
+    ended = Session(agent="claude", session_id="s", account="~/.claude", errors=[err])
+    hooks.note_transcript_limit(store, FakeAdapter(), event, ended)
+    (got,) = limits.read()
+    assert (got.source, got.kind, got.dir, got.until) == (
+        "transcript", "rate_limit", "/home/u/.claude", err.reset_at)
+    done = Session(agent="claude", session_id="s", account="~/.claude", errors=[err], messages=[
+        Message(role="assistant", text="all done", timestamp="2026-01-01T11:00:00Z")])
+    hooks.note_transcript_limit(store, FakeAdapter(), event, done)
+    assert limits.read() == []
+    log = (store.folder("log") / "events.jsonl").read_text()
+    assert '"limit_recorded"' in log and '"limit_cleared"' in log
