@@ -248,10 +248,10 @@ def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
     from continuity_cli.supervise import OUTPUT_GRACE_S
 
     _rotation(isolated_home, ["codex", "claude"])
-    term = Pty([], repo, agents)
+    term = Pty(["--", "resume", "--last"], repo, agents)  # a resumed session redraws history
     try:
         term.expect("codex ready")
-        term.send("say-limit\r")  # too early: history being drawn, not a turn
+        term.send("say-limit\r")  # too early: history being redrawn, not a turn
         term.expect("hit your usage limit")
         time.sleep(OUTPUT_GRACE_S)
         term.send("say-limit\r")
@@ -287,3 +287,17 @@ def test_arguments_before_the_separator_are_refused(repo: Path) -> None:
     result = run_baker("run", "claude", "extra", cwd=repo)
     assert result.returncode == 1
     assert "after `--`" in result.stderr
+
+
+def test_a_fresh_agent_s_limit_message_counts_at_once(
+        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    _rotation(isolated_home, ["codex", "claude"], max_hops=0)
+    term = Pty([], repo, agents)
+    try:
+        term.expect("codex ready")
+        term.send("say-limit\r")
+        term.expect("no switch left: ending it in")
+        assert term.wait(30) == 75
+    finally:
+        term.close()
+    assert "max_hops" in term.seen.decode(errors="replace")

@@ -22,7 +22,7 @@ from typing import Any
 
 from continuity_core import limits
 
-OUTPUT_GRACE_S = 5.0  # output seen this soon after start is history being redrawn, not a turn
+OUTPUT_GRACE_S = 5.0  # a resumed session's first output is its history redrawn, not a turn
 HOOK_WAIT_S = 2.0  # after a limit message in the output, how long the hook gets to record it
 EXIT_INPUT_WAIT_S = 4.0  # after typing the agent's exit command
 SIGNAL_WAIT_S = 2.0  # after each of SIGHUP, SIGTERM
@@ -46,6 +46,7 @@ class Child:
     entry: limits.Entry
     label: str
     exit_input: tuple[str, ...] = ()
+    grace: float = 0.0  # seconds of output not scanned for a limit message (history redrawn)
     started: float = field(default_factory=time.time)
     status: int | None = None  # the exit code once it ended
 
@@ -139,12 +140,14 @@ class Supervisor:
     """One `baker run`: the current child, its watchers, the countdown."""
 
     def __init__(self, *, stdin: int, stdout: int, countdown: int,
-                 log: Callable[..., None], run_id: str) -> None:
+                 log: Callable[..., None], run_id: str,
+                 confirm: Callable[[Child, str], limits.Limit] | None = None) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
         self.countdown_s = countdown
         self.log = log
         self.run_id = run_id
+        self.confirm = confirm or self.output_limit
         self.ledger = limits.ledger_path()
         self._ledger_mtime = self._mtime()
         self._wake_r, self._wake_w = os.pipe()
@@ -223,7 +226,7 @@ class Supervisor:
                 if counting is not None:
                     last_paint = 0.0  # the agent may have drawn over the line
                 tail = (tail + _ANSI.sub(b"", data.replace(b"\x1b[1C", b" ")))[-2048:]
-                if time.time() - child.started >= OUTPUT_GRACE_S and output_hit is None:
+                if time.time() - child.started >= child.grace and output_hit is None:
                     m = _LIMIT_TEXT.search(tail.decode(errors="replace"))
                     if m:
                         output_hit, output_text = time.time(), self._line_of(tail, m)
@@ -254,10 +257,7 @@ class Supervisor:
                 found = self._ledger_limit(child)
                 if found is None and output_hit is not None \
                         and time.time() - output_hit >= HOOK_WAIT_S:
-                    found = limits.record(limits.Limit(
-                        agent=child.entry.agent, dir=child.entry.dir,
-                        account=child.entry.account or "", since=limits.iso(limits.now()),
-                        source="output", message=output_text[:500], run=self.run_id))
+                    found = self.confirm(child, output_text)
                     self._ledger_mtime = self._mtime()
                 if found is not None:
                     output_hit = None
@@ -273,6 +273,13 @@ class Supervisor:
                 if now - last_paint >= 0.5:
                     self._paint(counting)
                     last_paint = now
+
+    def output_limit(self, child: Child, text: str) -> limits.Limit:
+        """Record the limit the agent's output showed (no hook or record said so)."""
+        return limits.record(limits.Limit(
+            agent=child.entry.agent, dir=child.entry.dir, account=child.entry.account or "",
+            since=limits.iso(limits.now()), source="output", message=text[:500],
+            run=self.run_id))
 
     @staticmethod
     def _line_of(tail: bytes, m: re.Match[str]) -> str:

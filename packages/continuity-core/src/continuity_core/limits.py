@@ -285,7 +285,7 @@ def next_entry(entries: Sequence[Entry], current: tuple[str, str] | None,
 # "usage limit reached", "exceeded your current quota", "rate limit exceeded").
 OUTPUT_LIMIT = (
     r"(?:you'?ve |you have )?hit your [\w -]{0,30}?limit"
-    r"|usage limit (?:reached|exceeded)|reached your usage limit"
+    r"|usage limit (?:has been )?(?:reached|exceeded)|reached your usage limit"
     r"|rate limit (?:reached|exceeded)|exceeded your current quota|quota exceeded"
 )
 

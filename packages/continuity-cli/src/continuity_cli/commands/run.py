@@ -130,11 +130,13 @@ class Run:
         argv, env = self.fresh(entry)
         sup = Supervisor(stdin=sys.stdin.fileno(), stdout=sys.stdout.fileno(),
                          countdown=self.countdown, log=self.log, run_id=self.run_id)
+        sup.confirm = lambda child, text: self.confirm(sup, child, text)
         self.log("run_start", agent=entry.text, order=[e.text for e in self.entries],
                  max_hops=self.max_hops, countdown=self.countdown)
         sup.install_signals()
         try:
-            child = self.start(sup, entry, argv, env)
+            resumes = any("resume" in a or "continue" in a for a in self.agent_args)
+            child = self.start(sup, entry, argv, env, resumed=resumes)
             while True:
                 outcome = sup.watch(child, self.choose)
                 if isinstance(outcome, int):
@@ -154,18 +156,19 @@ class Run:
                 target = outcome.target
                 click.echo(f"{gone}; continuing in {self.label(target)} "
                            f"(switch {self.hops} of {self.max_hops})", err=True)
-                argv, env = self.resumed(child.entry, target)
+                argv, env, native = self.resumed(child.entry, target)
                 self.log("run_switch", source=child.entry.text, target=target.text,
-                         hop=self.hops, native=target.agent == child.entry.agent)
-                child = self.start(sup, target, argv, env)
+                         hop=self.hops, native=native)
+                child = self.start(sup, target, argv, env, resumed=native)
         finally:
             sup.term.restore()
             sup.restore_signals()
 
-    def start(self, sup: Any, entry: Any, argv: list[str], env: dict[str, str]) -> Any:
+    def start(self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *,
+              resumed: bool = False) -> Any:
         import shutil
 
-        from continuity_cli.supervise import Child, spawn
+        from continuity_cli.supervise import OUTPUT_GRACE_S, Child, spawn
         from continuity_core import limits
         from continuity_core.adapters import load
         from continuity_core.errors import BakerError
@@ -178,7 +181,34 @@ class Run:
         sup.term.raw()
         self.log("run_agent_started", agent=entry.text, pid=pid)
         return Child(pid=pid, fd=fd, entry=entry, label=self.label(entry),
-                     exit_input=tuple(getattr(adapter, "exit_input", ()) or ()))
+                     exit_input=tuple(getattr(adapter, "exit_input", ()) or ()),
+                     grace=OUTPUT_GRACE_S if resumed else 0.0)
+
+    def confirm(self, sup: Any, child: Any, text: str) -> Any:
+        """The output showed a limit and no hook recorded one: the transcript's limit record
+        when the session has one (with its reset time), else the output's word for it."""
+        from continuity_core import limits
+        from continuity_core.adapters import load
+        from continuity_core.sessions import newest
+
+        try:
+            adapter = load(child.entry.agent)
+            found = newest(self.root, {adapter.name: adapter}, self.config,
+                           agent=adapter.name, account=child.entry.dir)
+            if found.ref is not None:
+                session = adapter.read(found.ref).session
+                err = limits.turn_ended_on_limit(session)
+                if err is not None:
+                    since = limits.parse_time(err.timestamp) or limits.now()
+                    return limits.record(limits.Limit(
+                        agent=child.entry.agent, dir=child.entry.dir,
+                        account=child.entry.account or "", since=limits.iso(since),
+                        until=err.reset_at, source="transcript", kind=err.kind,
+                        message=err.message[:500], session_id=session.session_id,
+                        run=self.run_id))
+        except Exception as e:  # a transcript that cannot be read: the output still counts
+            self.log("run_transcript_unread", error=f"{type(e).__name__}: {e}")
+        return sup.output_limit(child, text)
 
     def fresh(self, entry: Any) -> tuple[list[str], dict[str, str]]:
         """The agent's program and account environment, as its adapter launches it, with the
@@ -197,7 +227,7 @@ class Run:
                                                                   extra={"dry_run": True}))
         return [spec.argv[0], *self.agent_args], dict(spec.env)
 
-    def resumed(self, source: Any, target: Any) -> tuple[list[str], dict[str, str]]:
+    def resumed(self, source: Any, target: Any) -> tuple[list[str], dict[str, str], bool]:
         """`baker resume` of `target` from the session `source` was running: the very session
         (`--native`) for the same agent, else the brief."""
         from continuity_cli.commands.resume import prepare
@@ -212,10 +242,11 @@ class Run:
             if not native:
                 raise
             self.log("run_native_failed", error=str(e))
+            native = False
             prepared = prepare(target.agent, source=source.agent, from_account=source.dir,
                                account=account)
         self.log("run_brief", brief=str(prepared.brief), bytes=prepared.brief_bytes)
-        return list(prepared.spec.argv), dict(prepared.spec.env)
+        return list(prepared.spec.argv), dict(prepared.spec.env), native
 
     def choose(self, child: Any, limit: Any) -> Any:
         """The countdown for `limit`: to the next entry that is not limited, or to stop."""
