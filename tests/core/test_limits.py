@@ -103,6 +103,9 @@ def test_a_limit_the_session_got_past_does_not_count() -> None:
     later = Session(agent="claude", session_id="s", errors=[err], messages=[
         Message(role="assistant", text="done", timestamp="2026-01-01T11:00:00Z")])
     assert limits.turn_ended_on_limit(later) is None
+    retried = Session(agent="claude", session_id="s", errors=[err], messages=[
+        Message(role="user", text="carry on", kind="request", timestamp="2026-01-01T10:05:00Z")])
+    assert limits.turn_ended_on_limit(retried) is None  # a new turn began after it
     other = Session(agent="claude", session_id="s", errors=[
         ApiError(kind="overloaded", message="busy")])
     assert limits.turn_ended_on_limit(other) is None

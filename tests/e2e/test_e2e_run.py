@@ -15,19 +15,22 @@ from tests.e2e.test_e2e_hooks import install
 from tests.e2e.test_e2e_resume import (
     REQUEST,
     _plain,
+    _wait_text,
     assert_holds_the_brief,
     first_request,
     source_script,
+    type_line,
 )
 
 pytestmark = pytest.mark.e2e
 
 
-def rotation(home: Path, order: str) -> None:
+def rotation(home: Path, order: str, accounts: str = "") -> None:
     config = home / ".baker" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     before = config.read_text() if config.exists() else ""
-    config.write_text(f"{before}\n[rotation]\norder = {order}\ncountdown = 1\nmax_hops = 1\n")
+    config.write_text(f"{before}\n{accounts}\n[rotation]\norder = {order}\ncountdown = 1\n"
+                      "max_hops = 1\n")
 
 
 def test_run_continues_in_codex_after_claude_hits_its_limit(agent, isolated_home: Path) -> None:
@@ -77,3 +80,41 @@ def test_run_continues_in_gemini_after_codex_hits_its_limit(agent, isolated_home
     # Read from the rollout once the screen showed the limit, with the reset time it names.
     assert (recorded.agent, recorded.source) == ("codex", "transcript")
     assert recorded.until is not None
+
+
+def test_run_continues_the_same_claude_session_in_a_second_account(
+        agent, isolated_home: Path) -> None:
+    first: Agent = agent("claude", source_script())
+    second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")],
+                          account="second")
+    # One terminal, one environment: the second account reaches its own mock through its
+    # settings' `env`, as a real second login reaches its own plan.
+    settings = second.config_dir / "settings.json"
+    data = json.loads(settings.read_text())
+    data["env"] = {"ANTHROPIC_BASE_URL": second.mock.url}
+    settings.write_text(json.dumps(data))
+    install(first)
+    rotation(isolated_home, '["claude", "claude:second"]',
+             f'[accounts.second]\nagent = "claude"\ndir = "{second.config_dir}"\n')
+
+    tui = first.terminal(str(VENV_BIN / "baker"), "run", "--",
+                         "--dangerously-skip-permissions", REQUEST)
+    try:
+        assert first.mock.wait_for(lambda: first.mock.played() >= 3, 90), \
+            _plain(tui.text)[-3000:]
+        # `claude --resume ID` shows the old conversation and waits for the next line.
+        assert _wait_text(tui, "continuing in Claude Code (second)", 60), _plain(tui.text)[-3000:]
+        assert _wait_text(tui, REQUEST[:30], 60), _plain(tui.text)[-3000:]
+        type_line(tui, "carry on")
+        if not second.mock.wait_for(lambda: bool(second.mock.main_requests), 20):
+            tui.send(b"\r")  # under load the TUI may take the first Enter as part of a paste
+        text = first_request(second, tui, timeout=90)
+    finally:
+        tui.stop()
+    assert REQUEST in text and "carry on" in text  # the whole history, in the second account
+    got = limits.read()
+    assert len(got) == 1, got
+    (recorded,) = got
+    assert Path(recorded.dir) == first.config_dir
+    log = (first.project / ".baker" / "log" / "events.jsonl").read_text()
+    assert '"native": true' in log.replace('"native":true', '"native": true')

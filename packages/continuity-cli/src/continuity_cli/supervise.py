@@ -47,6 +47,8 @@ class Child:
     label: str
     exit_input: tuple[str, ...] = ()
     grace: float = 0.0  # seconds of output not scanned for a limit message (history redrawn)
+    stayed: float = 0.0  # when the user last chose to stay: limits from before it are old
+    scan: bool = True  # scan the output for a limit message (off after staying, until Enter)
     started: float = field(default_factory=time.time)
     status: int | None = None  # the exit code once it ended
 
@@ -141,7 +143,7 @@ class Supervisor:
 
     def __init__(self, *, stdin: int, stdout: int, countdown: int,
                  log: Callable[..., None], run_id: str,
-                 confirm: Callable[[Child, str], limits.Limit] | None = None) -> None:
+                 confirm: Callable[[Child, str], limits.Limit | None] | None = None) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
         self.countdown_s = countdown
@@ -155,7 +157,6 @@ class Supervisor:
         self._signals: list[int] = []
         self._old: dict[int, Any] = {}
         self.stdin_open = True
-        self.handled: set[str] = set()  # limits the user chose to stay with (their `since`)
 
     # --- signals ----------------------------------------------------------------------------
 
@@ -189,12 +190,15 @@ class Supervisor:
             return None
         self._ledger_mtime = mtime
         found = limits.find(limits.read(self.ledger), child.entry.agent, child.entry.dir)
-        if found is None or found.since in self.handled:
-            return None
+        return found if found is not None and self.fresh(child, found) else None
+
+    @staticmethod
+    def fresh(child: Child, found: limits.Limit) -> bool:
+        """A limit of this child's life, not one known before it started (it was named on
+        purpose) nor one the user already chose to stay with."""
         since = limits.parse_time(found.since)
-        if since is not None and since.timestamp() < child.started - 2:
-            return None  # known before this agent started (it was named on purpose)
-        return found
+        at = since.timestamp() if since is not None else time.time()
+        return at >= child.started - 2 and at > child.stayed
 
     def watch(self, child: Child,
               choose: Callable[[Child, limits.Limit], Countdown]) -> Countdown | int:
@@ -226,7 +230,8 @@ class Supervisor:
                 if counting is not None:
                     last_paint = 0.0  # the agent may have drawn over the line
                 tail = (tail + _ANSI.sub(b"", data.replace(b"\x1b[1C", b" ")))[-2048:]
-                if time.time() - child.started >= child.grace and output_hit is None:
+                if child.scan and output_hit is None \
+                        and time.time() - child.started >= child.grace:
                     m = _LIMIT_TEXT.search(tail.decode(errors="replace"))
                     if m:
                         output_hit, output_text = time.time(), self._line_of(tail, m)
@@ -237,6 +242,8 @@ class Supervisor:
                     self.stdin_open = False
                 elif counting is None or _REPORT.fullmatch(keys):
                     write_all(child.fd, keys)
+                    if b"\r" in keys or b"\n" in keys:
+                        child.scan = True  # a new turn may end on a new limit
                 elif keys[:1] in (b"\r", b"\n"):
                     self.log("run_countdown_enter", agent=child.entry.text)
                     self._clear_line()
@@ -244,7 +251,7 @@ class Supervisor:
                 else:
                     self.log("run_countdown_cancelled", agent=child.entry.text,
                              key="esc" if keys[:1] == b"\x1b" else "other")
-                    self.handled.add(counting.limit.since)
+                    child.stayed, child.scan = time.time(), False
                     counting = None
                     self._clear_line()
                     with contextlib.suppress(OSError):
@@ -257,8 +264,14 @@ class Supervisor:
                 found = self._ledger_limit(child)
                 if found is None and output_hit is not None \
                         and time.time() - output_hit >= HOOK_WAIT_S:
+                    output_hit = None
                     found = self.confirm(child, output_text)
                     self._ledger_mtime = self._mtime()
+                    if found is not None and not self.fresh(child, found):
+                        found = None
+                    if found is None:  # an old limit redrawn with the session's history
+                        self.log("run_output_ignored", agent=child.entry.text)
+                        output_hit = None
                 if found is not None:
                     output_hit = None
                     self.log("run_limit", agent=child.entry.text, source=found.source,

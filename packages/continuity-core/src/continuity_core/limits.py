@@ -237,7 +237,8 @@ def earliest(limits: Sequence[Limit]) -> Limit | None:
 
 def turn_ended_on_limit(session: Any) -> Any:
     """The session's last error when its last turn ended on a usage or rate limit, else None:
-    a limit the session got past (a later model response) does not count."""
+    a limit the session got past (a later request or response: a new turn began) does not
+    count, as in a session resumed in another account with the old limit in its history."""
     err = session.last_error
     if err is None or err.kind not in LIMIT_KINDS:
         return None
@@ -245,11 +246,10 @@ def turn_ended_on_limit(session: Any) -> Any:
     if at is None:
         return err
     for msg in reversed(session.messages):
-        if msg.role == "assistant" and msg.kind == "response":
-            later = parse_time(msg.timestamp)
-            if later is not None and later > at and msg.text != err.message:
-                return None
-            break
+        later = parse_time(msg.timestamp)
+        if later is not None and later > at and msg.text != err.message \
+                and msg.kind in ("request", "response"):
+            return None
     return err
 
 

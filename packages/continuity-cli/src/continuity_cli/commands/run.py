@@ -184,7 +184,7 @@ class Run:
                      exit_input=tuple(getattr(adapter, "exit_input", ()) or ()),
                      grace=OUTPUT_GRACE_S if resumed else 0.0)
 
-    def confirm(self, sup: Any, child: Any, text: str) -> Any:
+    def confirm(self, sup: Any, child: Any, text: str) -> Any | None:
         """The output showed a limit and no hook recorded one: the transcript's limit record
         when the session has one (with its reset time), else the output's word for it."""
         from continuity_core import limits
@@ -200,6 +200,8 @@ class Run:
                 err = limits.turn_ended_on_limit(session)
                 if err is not None:
                     since = limits.parse_time(err.timestamp) or limits.now()
+                    if since.timestamp() < child.started - 2 or since.timestamp() <= child.stayed:
+                        return None  # the session's old limit, shown again with its history
                     return limits.record(limits.Limit(
                         agent=child.entry.agent, dir=child.entry.dir,
                         account=child.entry.account or "", since=limits.iso(since),
