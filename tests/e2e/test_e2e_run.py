@@ -4,12 +4,13 @@ ends it and starts Codex with the brief by itself, in the same terminal."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from continuity_core import limits
-from tests.e2e.harness import VENV_BIN, Agent, baker
+from tests.e2e.harness import VENV_BIN, Agent, baker, wait_until
 from tests.e2e.mock_models import Turn
 from tests.e2e.test_e2e_hooks import install
 from tests.e2e.test_e2e_resume import (
@@ -118,3 +119,37 @@ def test_run_continues_the_same_claude_session_in_a_second_account(
     assert Path(recorded.dir) == first.config_dir
     log = (first.project / ".baker" / "log" / "events.jsonl").read_text()
     assert '"native": true' in log.replace('"native":true', '"native": true')
+
+
+def test_esc_stays_in_claude_and_a_later_limit_with_nothing_free_exits_75(
+        agent, isolated_home: Path) -> None:
+    src: Agent = agent("claude", source_script())
+    install(src)
+    config = isolated_home / ".baker" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text('[rotation]\norder = ["claude"]\ncountdown = 60\n')
+
+    tui = src.terminal(str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions",
+                       REQUEST)
+    try:
+        assert _wait_text(tui, "no entry is free: ending it in", 90), _plain(tui.text)[-3000:]
+        tui.send(b"\x1b")  # stay
+        assert wait_until(lambda: '"run_countdown_cancelled"' in _log(src), 10)
+        asked = len(src.mock.main_requests)
+        type_line(tui, "still there?")
+        assert src.mock.wait_for(lambda: len(src.mock.main_requests) > asked, 30), \
+            _plain(tui.text)[-3000:]  # Claude Code kept running and took the next line
+        # That turn hits the (sticky) limit again: a new limit, a new countdown; Enter ends it.
+        assert wait_until(lambda: _log(src).count('"run_limit"') >= 2, 60), _log(src)
+        time.sleep(0.5)
+        tui.send(b"\r")
+        assert wait_until(lambda: tui.proc.poll() is not None, 30), _plain(tui.text)[-3000:]
+    finally:
+        code = tui.stop()
+    assert code == 75
+    assert "every entry is limited; claude" in _plain(tui.text)
+
+
+def _log(a: Agent) -> str:
+    path = a.project / ".baker" / "log" / "events.jsonl"
+    return path.read_text() if path.exists() else ""
