@@ -45,6 +45,13 @@ for line in sys.stdin:
         subprocess.run(["{baker}", "checkpoint", "--agent", "claude"],
                        input=json.dumps(payload).encode(), check=False)
         print("limit hit", flush=True)
+    elif cmd == "size":
+        cols, rows = os.get_terminal_size(0)
+        print(f"size {{cols}}x{{rows}}", flush=True)
+    elif cmd == "suspend":  # as Ctrl-Z does to a program in a terminal
+        import signal
+        os.kill(os.getpid(), signal.SIGTSTP)
+        print("resumed", flush=True)
     elif cmd == "say-limit":
         print("You've hit your usage limit. Upgrade or try again later.", flush=True)
     else:
@@ -301,3 +308,44 @@ def test_a_fresh_agent_s_limit_message_counts_at_once(
     finally:
         term.close()
     assert "max_hops" in term.seen.decode(errors="replace")
+
+
+def test_resize_and_suspend_pass_through(
+        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    import fcntl
+    import struct
+    import termios
+
+    _rotation(isolated_home, ["claude"])
+    term = Pty([], repo, agents)
+    try:
+        term.expect("claude ready")
+        term.send("size\r")
+        term.expect("size 200x30")
+        fcntl.ioctl(term.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 132, 0, 0))
+        os.kill(term.proc.pid, signal.SIGWINCH)  # what the terminal does on a resize
+        time.sleep(0.5)
+        term.send("size\r")
+        term.expect("size 132x50")
+        term.send("suspend\r")
+        # baker run stops with the agent, as the shell expects of a job, terminal restored
+        deadline = time.time() + 10
+        while time.time() < deadline and _state(term.proc.pid) != "T":
+            time.sleep(0.1)
+        assert _state(term.proc.pid) == "T"
+        assert term.canonical()
+        os.kill(term.proc.pid, signal.SIGCONT)  # `fg`
+        term.expect("resumed")
+        assert not term.canonical()
+        term.send("exit 0\r")
+        assert term.wait() == 0
+    finally:
+        term.close()
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (T: stopped); "" where there is no /proc."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""

@@ -116,14 +116,65 @@ def spawn(argv: list[str], env: dict[str, str], cwd: str, size_from: int) -> tup
     if pid == 0:  # the child: new session, the pty as controlling terminal and stdio
         try:
             os.close(master)
+            _default_signals()
             os.login_tty(slave)
             os.chdir(cwd)
+            _job(argv, env)
+        except OSError as e:
+            os.write(2, f"baker run: cannot start {argv[0]}: {e.strerror}\r\n".encode())
+        finally:
+            os._exit(127)  # never back into baker's code in a forked copy
+    os.close(slave)
+    return pid, master
+
+
+_RESET = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGCONT,
+          signal.SIGINT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+
+
+def _default_signals() -> None:
+    for sig in _RESET:
+        signal.signal(sig, signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)
+
+
+def _job(argv: list[str], env: dict[str, str]) -> None:
+    """Run the agent as a shell runs a job: in its own foreground process group of this pty
+    session, with this process (the session leader) waiting for it. A session leader's own
+    group is orphaned, and the kernel drops a Ctrl-Z (SIGTSTP) sent to an orphaned group; in
+    a group of its own the agent stops, and this process stops too, so `baker run` sees it.
+    Never returns: exits with the agent's status."""
+    agent = os.fork()
+    if agent == 0:
+        try:
+            os.setpgid(0, 0)
             os.execvpe(argv[0], argv, env)  # noqa: S606 - starting the agent is the point
         except OSError as e:
             os.write(2, f"baker run: cannot start {argv[0]}: {e.strerror}\r\n".encode())
-        os._exit(127)
-    os.close(slave)
-    return pid, master
+        finally:
+            os._exit(127)
+    with contextlib.suppress(OSError):
+        os.setpgid(agent, agent)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # tcsetpgrp from the background group
+    with contextlib.suppress(OSError):
+        os.tcsetpgrp(0, agent)
+
+    def forward(signum: int, frame: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(agent, signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, forward)
+    while True:
+        _, status = os.waitpid(agent, os.WUNTRACED)
+        if os.WIFSTOPPED(status):
+            os.kill(os.getpid(), signal.SIGSTOP)  # `baker run` sees this and stops in turn
+            with contextlib.suppress(OSError):
+                os.tcsetpgrp(0, agent)
+                os.killpg(agent, signal.SIGCONT)
+            continue
+        code = os.waitstatus_to_exitcode(status)
+        os._exit(code if code >= 0 else 128 - code)
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -90,6 +90,7 @@ class Run:
         self.store = store if store.exists else None
         self.run_id = os.urandom(6).hex()
         self.hops = 0
+        self.child: Any = None
 
     def log(self, event: str, **fields: Any) -> None:
         if self.store is not None:
@@ -161,6 +162,8 @@ class Run:
                          hop=self.hops, native=native)
                 child = self.start(sup, target, argv, env, resumed=native)
         finally:
+            if self.child is not None and self.child.alive:  # an error, or Ctrl-C to baker
+                sup.end(self.child, polite=False)
             sup.term.restore()
             sup.restore_signals()
 
@@ -180,9 +183,10 @@ class Run:
         pid, fd = spawn(argv, full_env, str(self.root), sup.stdin)
         sup.term.raw()
         self.log("run_agent_started", agent=entry.text, pid=pid)
-        return Child(pid=pid, fd=fd, entry=entry, label=self.label(entry),
+        self.child = Child(pid=pid, fd=fd, entry=entry, label=self.label(entry),
                      exit_input=tuple(getattr(adapter, "exit_input", ()) or ()),
                      grace=OUTPUT_GRACE_S if resumed else 0.0)
+        return self.child
 
     def confirm(self, sup: Any, child: Any, text: str) -> Any | None:
         """The output showed a limit and no hook recorded one: the transcript's limit record
