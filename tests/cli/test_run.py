@@ -30,6 +30,8 @@ name = os.path.basename(sys.argv[0])
 with open(os.environ["FAKE_LOG"], "a") as f:
     f.write(json.dumps({{"name": name, "argv": sys.argv[1:], "run": os.environ.get("BAKER_RUN_ID"),
                         "claude_dir": os.environ.get("CLAUDE_CONFIG_DIR")}}) + "\n")
+import signal as _signal
+_signal.signal(_signal.SIGWINCH, lambda *_: print("redraw", flush=True))
 print(f"{{name}} ready", flush=True)
 for line in sys.stdin:
     cmd = line.strip()
@@ -209,7 +211,7 @@ def test_esc_during_the_countdown_stays_in_the_agent(
         log = repo / ".baker" / "log" / "events.jsonl"
         assert '"run_countdown_cancelled"' not in log.read_text()
         term.send("\x1b")
-        time.sleep(0.3)
+        term.expect("redraw")  # the agent is asked to draw over the countdown line
         term.send("still here\r")
         term.expect("echo .{0,12}still here")  # (after the report the fake read as text)
         term.send("exit 0\r")

@@ -305,8 +305,8 @@ class Supervisor:
                     child.stayed, child.scan = time.time(), False
                     counting = None
                     self._clear_line()
-                    with contextlib.suppress(OSError):
-                        os.killpg(child.pid, signal.SIGWINCH)  # let the agent redraw
+                    with contextlib.suppress(OSError):  # let the agent redraw the line
+                        os.killpg(os.tcgetpgrp(child.fd), signal.SIGWINCH)
             self._reap(child)
             if not child.alive:
                 self._drain(child)
