@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,8 @@ def rotation(home: Path, order: str, accounts: str = "") -> None:
                       "max_hops = 1\n")
 
 
-def test_run_continues_in_codex_after_claude_hits_its_limit(agent, isolated_home: Path) -> None:
+def test_run_continues_in_codex_after_claude_hits_its_limit(
+        agent: Callable[..., Agent], isolated_home: Path) -> None:
     src: Agent = agent("claude", source_script())
     dst: Agent = agent("codex", [Turn(text="I will confirm the plan first.")])
     install(src)  # the project's Claude hooks: StopFailure records the limit
@@ -60,7 +62,8 @@ def test_run_continues_in_codex_after_claude_hits_its_limit(agent, isolated_home
     assert '"run_switch"' in log and '"limit_recorded"' in log
 
 
-def test_run_continues_in_gemini_after_codex_hits_its_limit(agent, isolated_home: Path) -> None:
+def test_run_continues_in_gemini_after_codex_hits_its_limit(
+        agent: Callable[..., Agent], isolated_home: Path) -> None:
     """Codex writes no hook payload for a failed turn: its rate-limit record (or, failing
     that, the message on screen) is what `baker run` goes by."""
     src: Agent = agent("codex", source_script())
@@ -84,7 +87,7 @@ def test_run_continues_in_gemini_after_codex_hits_its_limit(agent, isolated_home
 
 
 def test_run_continues_the_same_claude_session_in_a_second_account(
-        agent, isolated_home: Path) -> None:
+        agent: Callable[..., Agent], isolated_home: Path) -> None:
     first: Agent = agent("claude", source_script())
     second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")],
                           account="second")
@@ -122,7 +125,7 @@ def test_run_continues_the_same_claude_session_in_a_second_account(
 
 
 def test_esc_stays_in_claude_and_a_later_limit_with_nothing_free_exits_75(
-        agent, isolated_home: Path) -> None:
+        agent: Callable[..., Agent], isolated_home: Path) -> None:
     src: Agent = agent("claude", source_script())
     install(src)
     config = isolated_home / ".baker" / "config.toml"
