@@ -353,3 +353,11 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return ""
+
+
+def test_windows_is_told_to_use_resume_next(monkeypatch: pytest.MonkeyPatch, cli: Any) -> None:
+    monkeypatch.setattr(sys, "platform", "win32")
+    result = cli("run", "claude")
+    assert result.exit_code == 1
+    assert "not supported on Windows" in result.output
+    assert "baker resume --next" in result.output
