@@ -50,7 +50,7 @@ TRAP_MARK = "BENCH-TRAP"
 CCUSAGE_500M_S = {"claude": 2.1, "codex": 0.63, "gemini": 2.1}
 BRIEF_MAX = 32 << 10
 PICKUP_MAX_CHARS = 6000
-GROUPS = ("hooks", "checkpoint", "handoff", "discovery", "recall")
+GROUPS = ("hooks", "checkpoint", "handoff", "discovery", "recall", "run")
 HOOK_DEADLINE_S = 20  # continuity_cli.hooks.DEADLINES_S["checkpoint"]: past it, nothing is saved
 
 
@@ -332,6 +332,8 @@ class Bench:
         elif "recall" in only:
             self.add(Row("`baker recall`: index 1 GB / query", target="≤ 120 s / ≤ 0.1 s",
                          note="not measured: this baker has no `recall` command"))
+        if "run" in only and "run" in has and sys.platform != "win32":
+            self.echo_latency(200 if not a.smoke else 20)
         self.stop_servers()
         shutil.rmtree(self.scratch, ignore_errors=True)
         if not a.keep_large:
@@ -487,6 +489,28 @@ class Bench:
         self.check(Row(f"newest session among {count:,} Claude project folders", "claude",
                        sample=s, target="≤ 0.3 s"), max_s=0.3, expect=FINAL_REQUEST.encode())
 
+    def echo_latency(self, keys: int) -> None:
+        """Keystroke echo through `baker run` against the agent alone: an agent that echoes
+        each byte in raw mode, in a pseudo-terminal; the time from a key to its echo."""
+        bin_dir = self.scratch / "echo-bin"
+        bin_dir.mkdir(exist_ok=True)
+        agent = bin_dir / "claude"  # `baker run claude` starts the adapter's program by name
+        agent.write_text(f"#!{self.python}\n" + ECHO_AGENT)
+        agent.chmod(0o755)
+        home = self.data.home("run-echo")
+        env = {**self.env(home), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+               "TERM": "xterm"}
+        direct = echo_times([str(agent)], env, self.data.repo, keys)
+        through = echo_times([self.baker, "run", "claude"], env, self.data.repo, keys)
+        med_d, med_t = statistics.median(direct), statistics.median(through)
+        p99_d = sorted(direct)[int(0.99 * (len(direct) - 1))]
+        p99_t = sorted(through)[int(0.99 * (len(through) - 1))]
+        added = med_t - med_d
+        self.add(Row("keystroke echo: `baker run` / the agent alone", size=f"{keys} keys",
+                     value=f"median {med_t:.2f} / {med_d:.2f} ms, p99 {p99_t:.2f} / "
+                           f"{p99_d:.2f} ms", target="≤ +2 ms median", met=added <= 2.0,
+                     note=f"+{added:.2f} ms added by the supervisor's pty"))
+
     def recall(self, size: int) -> None:
         """Index every agent's `size` transcript into a fresh archive, then query it."""
         home = self.data.home(f"size-{size}")
@@ -627,6 +651,58 @@ Command: `python scripts/bench.py --agents {a.agents} --only {a.only} --sizes {a
 --handoff-sizes {a.handoff_sizes} --rollouts {a.rollouts} --folders {a.folders}
 --runs {a.runs}{" --peers" if a.peers else ""}`.
 """
+
+
+ECHO_AGENT = """
+import os, sys, tty
+tty.setraw(0)
+os.write(1, b"ready\\n")
+while True:
+    b = os.read(0, 1)
+    if not b or b == b"\\x04":
+        break
+    os.write(1, b)
+"""
+
+
+def echo_times(argv: list[str], env: dict[str, str], cwd: Path, keys: int) -> list[float]:
+    """Milliseconds from each key written to the terminal until its echo is read back."""
+    import pty
+    import select as select_
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True)
+    os.close(slave)
+    times: list[float] = []
+    try:
+        seen = b""
+        deadline = time.monotonic() + 30
+        while b"ready" not in seen and time.monotonic() < deadline:
+            if select_.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 4096)
+        if b"ready" not in seen:
+            raise RuntimeError(f"{argv[0]} never said ready: {seen[-300:]!r}")
+        time.sleep(0.2)
+        for i in range(keys):
+            key = bytes([ord("a") + i % 26])
+            t0 = time.perf_counter()
+            os.write(master, key)
+            got = b""
+            while key not in got:
+                if not select_.select([master], [], [], 5)[0]:
+                    raise RuntimeError("no echo within 5 s")
+                got += os.read(master, 4096)
+            times.append((time.perf_counter() - t0) * 1000)
+            time.sleep(0.005)
+        os.write(master, b"\x04")
+        proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        os.close(master)
+    return times
 
 
 def install_peers(where: Path, log: Callable[[str], None]) -> dict[str, list[str] | str]:

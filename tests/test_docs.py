@@ -73,6 +73,8 @@ def _check_baker_command(line: str) -> str | None:
     known = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
     known |= {"--help", "-h"}
     for word in rest:
+        if word == "--":  # the end of baker's options: the rest is passed on (`baker run`)
+            break
         if word.startswith("-") and word != "-" and word.split("=", 1)[0] not in known:
             return f"`{word}` is not an option of `baker {command.name}`"
     return None

@@ -109,3 +109,49 @@ def test_cost_from_the_agent_is_shown() -> None:
     text = brief.render(build(session=s))
     assert "session cost so far (the agent's estimate): $0.0696 (claude-opus-5-5 15,290 tokens)" \
         in text
+
+
+def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: object) -> None:
+    """A 300 KB latest request: the brief file keeps everything, and the first prompt carries
+    the essentials (the request cut with a pointer, todos, files, the interrupted call) under
+    INLINE_PROMPT_MAX; the rest is named as the file's."""
+    from pathlib import Path
+
+    from continuity_core.adapters import INLINE_PROMPT_MAX
+
+    huge = "Refactor the parser so that " + "every clause holds; " * 15_000 + "THE END"
+    b = build(session=session(requests=[huge]))
+    text = brief.render(b)
+    assert "Run the tests" in text and "deploy.sh" in text and "THE END" in text
+    path = Path(str(tmp_path)) / "brief-1.md"
+    path.write_text(text)
+    prompt = brief.first_prompt(path)
+    assert not prompt.whole
+    assert len(prompt.text.encode()) < INLINE_PROMPT_MAX
+    assert prompt.text.startswith("# Handoff brief")
+    assert f"Read the file {path} whole" in prompt.text
+    for essential in ("## First move", "Refactor the parser so that", "Run the tests",
+                      "deploy.sh", "sleep 60 && ./it.sh", "ended on a usage limit"):
+        assert essential in prompt.text
+    assert "THE END" not in prompt.text
+    assert "the whole text is in the brief file" in prompt.text
+    assert "only the file has" in prompt.text and "Repo state" in prompt.text
+    assert prompt.text.count("````") % 2 == 0 and prompt.text.count("\n```") % 2 == 0
+
+
+def test_a_small_brief_is_the_prompt_whole(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "brief.md"
+    text = brief.render(build())
+    path.write_text(text)
+    assert brief.first_prompt(path) == brief.Prompt(text, True)
+
+
+def test_many_todos_are_clipped_with_fences_closed() -> None:
+    body = "```text\n" + "\n".join(f"line {i}" for i in range(5000)) + "\n```"
+    clipped = brief._clip(body, 2000)
+    assert len(clipped.encode()) <= 2000 and clipped.count("```") == 2
+    lines = "\n".join(f"- [ ] todo {i}" for i in range(2000))
+    cut = brief._clip(lines, 1000)
+    assert len(cut.encode()) <= 1000 and "more line(s) in the brief file" in cut

@@ -31,6 +31,9 @@ class ClaudeAdapter:
     display_name = "Claude Code"
     known_versions: tuple[str, ...] = KNOWN
     skill_dirs: tuple[str, ...] = (".claude/skills",)
+    # What `baker run` types to end the agent cleanly before switching (SessionEnd hook runs;
+    # status 0). Optional for adapters: without it the supervisor sends SIGHUP, then SIGTERM.
+    exit_input: tuple[str, ...] = ("/exit", "\r")
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return discovery.accounts(config)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,9 @@ class Payload(msgspec.Struct):
     tool_input: dict[str, Any] | None = None
     prompt_id: str | None = None
     turn_id: Any = None  # Codex's; Claude Code 2.1.3xx sends it with MessageDisplay only
+    error: Any = None  # StopFailure: "rate_limit", ...
+    last_assistant_message: Any = None  # StopFailure: the text shown, e.g. "You've hit ..."
+    error_details: Any = None
     timestamp: Any = None  # Gemini's; never sent by Claude Code
 
 
@@ -93,12 +98,63 @@ def parse(payload: bytes) -> HookEvent:
         paths.append(tool_input[key])
     if raw.tool_name == "Bash" and isinstance(tool_input.get("command"), str):
         command = tool_input["command"]
-    return HookEvent(
+    event = HookEvent(
         agent=AGENT, kind=KINDS.get(name, "other"), native=name, session_id=raw.session_id,
         transcript_path=raw.transcript_path, cwd=raw.cwd, source=raw.source,
         tool_name=raw.tool_name, tool_input=tool_input, paths=paths, command=command,
         turn_id=raw.prompt_id,
     )
+    if name == "StopFailure":
+        _failure(event, raw)
+    return event
+
+
+# "You've hit your 5-hour limit · resets 5:41am (UTC)" (2.1.332); "resets 17:31" also read.
+_RESETS = re.compile(
+    r"\bresets?\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d\d))?\s*(?P<ap>[ap]\.?m\.?)?"
+    r"(?:\s*\((?P<tz>[A-Za-z_/+-]+)\))?", re.I)
+
+
+def _failure(event: HookEvent, raw: Payload) -> None:
+    """StopFailure's error: its kind, the text shown, the reset time the text names."""
+    from continuity_claude.parser import error_kind
+
+    text = raw.last_assistant_message if isinstance(raw.last_assistant_message, str) else ""
+    code = raw.error if isinstance(raw.error, str) else None
+    details = raw.error_details if isinstance(raw.error_details, str) else ""
+    # "You've hit your 5-hour limit" / "weekly limit": a plan's usage limit, whatever `error`.
+    hit = re.search(r"\bhit your\b[^.·]*\blimit\b", text, re.I)
+    event.error = "usage_limit" if hit else error_kind(code, None, f"{text} {details}".strip())
+    event.error_message = text or details or code or "API error"
+    event.reset_at = reset_from_text(event.error_message)
+
+
+def reset_from_text(text: str, now: datetime | None = None) -> str | None:
+    """The next occurrence of the clock time in "resets 5:41am (UTC)", as UTC ISO 8601.
+
+    Without a zone in parentheses the time is this machine's local time.
+    """
+    m = _RESETS.search(text)
+    if m is None:
+        return None
+    hour, minute = int(m["h"]), int(m["m"] or 0)
+    if m["ap"]:
+        hour = hour % 12 + (12 if m["ap"].lower().startswith("p") else 0)
+    if hour > 23 or minute > 59:
+        return None
+    zone: tzinfo | None = None
+    if m["tz"]:
+        try:
+            from zoneinfo import ZoneInfo
+
+            zone = UTC if m["tz"].upper() in ("UTC", "GMT", "Z") else ZoneInfo(m["tz"])
+        except (KeyError, ValueError, OSError):
+            zone = None
+    base = (now or datetime.now(UTC)).astimezone(zone)
+    when = base.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if when < base:
+        when += timedelta(days=1)
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:

@@ -6,13 +6,8 @@ import os
 from pathlib import Path
 
 from continuity_claude.discovery import CONFIG_ENV, default_dir, project_slug
-from continuity_core.adapters import (
-    INLINE_PROMPT_MAX,
-    Account,
-    LaunchOptions,
-    LaunchSpec,
-    brief_text,
-)
+from continuity_core.adapters import Account, LaunchOptions, LaunchSpec
+from continuity_core.brief import first_prompt
 from continuity_core.fs import CopyAction, atomic_write, backup_beside, copy_action
 from continuity_core.schemas.session import SessionRef
 
@@ -32,23 +27,12 @@ def _account_env(account: Account | None) -> dict[str, str]:
     return {CONFIG_ENV: account.dir}
 
 
-def first_prompt(brief: Path, options: LaunchOptions | None = None) -> str:
-    """The brief itself when it is small enough for argv, else an order to read it first."""
-    text = brief_text(brief, options or LaunchOptions())
-    data = (text or "").encode()
-    if text and len(data) < INLINE_PROMPT_MAX:
-        return text
-    return (f"Read the file {brief} whole before you do anything else: it is the handoff brief "
-            f"for this session ({len(data)} bytes; read every part of it, in several reads if "
-            "needed). Then confirm the plan in it with me before continuing the work.")
-
-
 def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     """Interactive `claude` with the brief as its first turn, or `claude --resume <id>`."""
     env = _account_env(options.account)
     if options.native is not None:
         return _native(project, options, env)
-    argv = [PROGRAM, first_prompt(brief, options)]
+    argv = [PROGRAM, first_prompt(brief, options.brief_text).text]
     if not brief.resolve().is_relative_to(project.resolve()):
         # Read asks before it leaves the project (seen with 2.1.197); after the prompt, as
         # --add-dir takes every argument that follows it.

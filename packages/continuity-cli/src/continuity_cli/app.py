@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "push": "continuity_cli.commands.machines:push",
     "pull": "continuity_cli.commands.machines:pull",
     "sessions": "continuity_cli.commands.sessions:sessions",
+    "run": "continuity_cli.commands.run:run",
+    "limits": "continuity_cli.commands.limits:limits",
     "global": "continuity_cli.commands.global_:global_",
     "doctor": "continuity_cli.commands.doctor:doctor",
     "status": "continuity_cli.commands.status:status",

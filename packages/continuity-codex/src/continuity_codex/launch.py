@@ -6,23 +6,14 @@ import os
 import shutil
 from pathlib import Path
 
-from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, LaunchSpec, brief_text
+from continuity_core.adapters import LaunchOptions, LaunchSpec
 from continuity_core.schemas.session import SessionRef
 
 PROGRAM = "codex"
-POINTER = "Read the handoff brief in "
+POINTER = "Read the handoff brief in "  # what earlier versions typed for a long brief
 CONTINUE = "Continue this session. A handoff brief with the live repo state is in "
 # First prompts `baker resume` typed for the user: never the user's own request.
 HANDOFF_PROMPTS = ("# Handoff brief", POINTER, CONTINUE)
-
-
-def first_prompt(brief: Path, options: LaunchOptions | None = None) -> tuple[str, bool]:
-    """(prompt, inline): the brief itself when it fits on a command line, else a pointer."""
-    text = brief_text(brief, options or LaunchOptions()) or ""
-    if text.strip() and len(text.encode()) < INLINE_PROMPT_MAX:
-        return text, True
-    return (f"{POINTER}{brief.resolve()} in full before anything else "
-            "(it is too long to paste here), then do what its 'First move' section says."), False
 
 
 def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
@@ -100,9 +91,12 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         notes.append("continuing the same Codex thread")
         return LaunchSpec(argv=[PROGRAM, "resume", native.session_id, prompt], env=env,
                           cwd=str(project), notes=notes)
-    prompt, inline = first_prompt(brief, options)
-    if inline:
+    from continuity_core.brief import first_prompt  # not at import: the parser imports us
+
+    first = first_prompt(brief.resolve(), options.brief_text)
+    if first.whole:
         notes.append("the brief is the first prompt")
     else:
-        notes.append(f"the brief is too long for a command line; Codex is told to read {brief}")
-    return LaunchSpec(argv=[PROGRAM, prompt], env=env, cwd=str(project), notes=notes)
+        notes.append(f"the brief's essentials are the first prompt; Codex is told to read "
+                     f"the rest in {brief}")
+    return LaunchSpec(argv=[PROGRAM, first.text], env=env, cwd=str(project), notes=notes)

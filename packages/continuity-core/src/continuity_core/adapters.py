@@ -150,17 +150,6 @@ class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
     extra: dict[str, Any] = msgspec.field(default_factory=dict)  # "dry_run": True: no side effects
 
 
-def brief_text(brief: Path, options: LaunchOptions) -> str | None:
-    """The brief a launch passes on: `options.brief_text` (a dry run writes no file), else the
-    file's text; None when it cannot be read."""
-    if options.brief_text is not None:
-        return options.brief_text
-    try:
-        return brief.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 # --- registry ------------------------------------------------------------------------------
 
 class Registered(msgspec.Struct):

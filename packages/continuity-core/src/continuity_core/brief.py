@@ -8,6 +8,7 @@ move and the user's latest request are never dropped.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -24,6 +25,7 @@ __all__ = ["Attempt", "Brief", "Section", "build", "call_text", "fit", "git_sect
 DEFAULT_BUDGET_TOKENS = 8000  # ≈ 32 KiB
 CHARS_PER_TOKEN = 4
 NEVER_CUT = 100
+REQUEST_FIT = 8000  # characters of the latest request that count against the budget
 
 
 class Brief(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -299,9 +301,19 @@ def build(
 
 
 def fit(brief: Brief) -> None:
-    """Drop the lowest-priority sections until the rendered brief fits its budget."""
+    """Drop the lowest-priority sections until the rendered brief fits its budget.
+
+    The latest request is never cut, so past `REQUEST_FIT` characters it counts as that many:
+    a huge request alone must not push the todos and files out of the brief.
+    """
     limit = brief.budget_tokens * CHARS_PER_TOKEN
-    while len(render(brief)) > limit:
+
+    def size() -> int:
+        excess = sum(max(0, len(s.body) - REQUEST_FIT) for s in brief.sections
+                     if s.key == "request")
+        return len(render(brief)) - excess
+
+    while size() > limit:
         cuttable = [s for s in brief.sections if s.priority < NEVER_CUT]
         if not cuttable:
             break
@@ -322,3 +334,128 @@ def render(brief: Brief) -> str:
                 f"_{', '.join(brief.cut)} left out to stay within {brief.budget_tokens} tokens; "
                 "run `baker handoff --budget N` with a larger N to see them._", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+# --- the first prompt ----------------------------------------------------------------------
+
+class Prompt(msgspec.Struct, frozen=True):
+    text: str
+    whole: bool  # the whole brief is inline; else its essentials and a pointer to the file
+
+
+# The sections a first turn always carries inline, and the most bytes each body gets there.
+ESSENTIALS: dict[str, int] = {
+    "First move": 2000,
+    "Where this comes from": 1500,
+    "The user's latest request (verbatim)": 8000,
+    "The agent's todo list": 4500,
+    "Files edited": 3500,
+    "Interrupted": 3500,
+}
+
+
+def first_prompt(path: Path, text: str | None = None) -> Prompt:
+    """The first turn of an agent started with the brief saved in `path` (or given as `text`,
+    which a dry run passes instead of writing the file).
+
+    A brief under `INLINE_PROMPT_MAX` bytes goes inline whole. A larger one goes as its
+    essentials (first move, source, the latest request — cut with a pointer if it alone is
+    huge —, todos, files edited, the interrupted call), under that size too, and an order to
+    read the file for the rest. Every adapter's launch uses this one.
+    """
+    from continuity_core.adapters import INLINE_PROMPT_MAX
+
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+    size = len(text.encode())
+    if text.strip() and size < INLINE_PROMPT_MAX:
+        return Prompt(text, True)
+    return Prompt(essentials(text, path, size, INLINE_PROMPT_MAX), False)
+
+
+def essentials(text: str, path: Path, size: int, most: int) -> str:
+    """The brief's essential sections, each clipped, under `most` bytes, and a pointer."""
+    head, sections = _sections(text)
+    kept = [s for s in sections if s[0] in ESSENTIALS]
+    others = [s[0] for s in sections if s[0] not in ESSENTIALS]
+    rest = f"; only the file has {', '.join(others)}" if others else ""
+    pointer = (f"Read the file {path} whole before you do anything else: it is the handoff "
+               f"brief for this session ({size} bytes; read every part of it, in several reads "
+               f"if needed). Its essentials are below, some cut short{rest}. Then confirm the "
+               "plan in it with me before continuing the work.")
+    scale = 1.0
+    while True:
+        out = ["# Handoff brief", "", *head, pointer, ""]
+        for title, source, body in kept:
+            cap = int(ESSENTIALS[title] * scale)
+            out += [f"## {title}", source, "", _clip(body, cap), ""]
+        prompt = "\n".join(out).rstrip() + "\n"
+        if len(prompt.encode()) < most or scale < 0.05:
+            return prompt
+        scale /= 2
+
+
+def _sections(text: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """A rendered brief split back into its notes (blockquotes before the first section) and
+    (title, source line, body) per section; a `## ` inside a fenced block is body text."""
+    head: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    fence: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if fence is None and line.startswith("## "):
+            sections.append((line[3:].strip(), []))
+            continue
+        if stripped.startswith("```"):
+            ticks = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            if fence is None:
+                fence = ticks
+            elif stripped == fence:
+                fence = None
+        if sections:
+            sections[-1][1].append(line)
+        elif line.startswith(">"):
+            head += [line, ""]
+    out: list[tuple[str, str, str]] = []
+    for title, lines in sections:
+        source = lines[0] if lines and lines[0].startswith("_source:") else ""
+        body = "\n".join(lines[1:] if source else lines).strip("\n")
+        out.append((title, source, body))
+    return head, out
+
+
+def _clip(body: str, most: int) -> str:
+    """`body` within `most` bytes, cut at a line (or inside a lone fenced block), fences kept
+    closed, saying how much was left out."""
+    data = body.encode()
+    if len(data) <= most:
+        return body
+    lines = body.split("\n")
+    first = lines[0].strip()
+    ticks = first[: len(first) - len(first.lstrip("`"))]
+    if len(ticks) >= 3 and len(lines) > 2 and lines[-1].strip() == ticks:
+        inner = "\n".join(lines[1:-1]).encode()
+        shown = inner[: max(0, most - 200)].decode(errors="ignore")
+        return (f"{lines[0]}\n{shown}\n{lines[-1]}\n_(cut here: {len(shown.encode()):,} of "
+                f"{len(inner):,} bytes shown; the whole text is in the brief file)_")
+    kept: list[str] = []
+    used = 0
+    fence: str | None = None
+    for line in lines:
+        cost = len(line.encode()) + 1
+        if used + cost > most - 200:
+            break
+        kept.append(line)
+        used += cost
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            ticks = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            fence = ticks if fence is None else (None if stripped == fence else fence)
+    if fence is not None:
+        kept.append(fence)
+    left = len(lines) - len(kept) + (1 if fence is not None else 0)
+    kept.append(f"_(… {left} more line(s) in the brief file)_")
+    return "\n".join(kept)

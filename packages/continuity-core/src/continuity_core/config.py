@@ -113,7 +113,11 @@ def explain(e: msgspec.ValidationError, path: Path, text: str = "") -> str:
         line, _ = locate(text, where[:-1], key) if where else (None, False)
         table = ".".join(where[:-1])
         name = f"`{key}` in [{table}]" if table else f"`{key}`"
-        what = f"{name} must be {_type_words(want)}, not {_type_words(got)}"
+        # "`int` >= 0" (a constraint, and msgspec names no value then) or "`str` | `null`"
+        kind, _, bound = want.partition("` ")
+        what = f"{name} must be {_type_words(kind + '`')}" + (f" {bound}" if bound else "")
+        if got:
+            what += f", not {_type_words(got)}"
     else:
         line = None
     at = f", line {line}" if line else ""

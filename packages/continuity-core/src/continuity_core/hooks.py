@@ -51,14 +51,22 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if event is not None and event.kind == "other":
         # e.g. Gemini 0.61 fires PreCompress before every turn; only a real one is ours.
         return ""
+    hooked = None
+    if adapter is not None and event is not None and event.error:
+        hooked = note_limit(adapter, event)  # a limit counts outside a project too
     store = project_store(event, "checkpoint")
     if store is None:
         return ""
+    if hooked is not None:
+        store.log("limit_recorded", agent=hooked.agent, account=hooked.account or None,
+                  until=hooked.until, source=hooked.source, session=hooked.session_id)
     if agent is not None and event is None and (payload.strip() or argv):
         store.log("hook_bad_input", command="checkpoint", agent=agent,
                   size=len(payload) or sum(map(len, argv)))
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
+    if adapter is not None and event is not None and cp.session is not None and hooked is None:
+        note_transcript_limit(store, adapter, event, cp.session)
     if event is not None and event.session_id and event.kind in ("stop", "notify"):
         from continuity_core import inflight
 
@@ -80,6 +88,61 @@ def _auto_push(store: Store) -> None:
         machines.spawn_auto_push(store.root)
     except Exception as e:  # a push that cannot start never costs the checkpoint
         store.log("push_failed", command="push", error=f"{type(e).__name__}: {e}"[:500])
+
+
+def _account_dir(adapter: Any, event: HookEvent, session_account: str | None) -> str:
+    from continuity_core import limits
+    from continuity_core.config import config_or_defaults
+    from continuity_core.sessions import accounts_for
+
+    config = config_or_defaults()[0]
+    account = session_account
+    if account is None:
+        ref = adapter.session_for_hook(event, accounts_for(adapter, config))
+        account = ref.account if ref is not None else ""
+    return limits.account_dir(adapter, config, account)
+
+
+def note_limit(adapter: Any, event: HookEvent) -> Any:
+    """Record the limit a hook reported (Claude's StopFailure) in the ledger; the Limit, or
+    None when the error is not a usage or rate limit."""
+    from continuity_core import limits
+    from continuity_core.config import config_or_defaults
+
+    if event.error not in limits.LIMIT_KINDS:
+        return None
+    folder = _account_dir(adapter, event, None)
+    return limits.record(limits.Limit(
+        agent=adapter.name, dir=folder,
+        account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
+        since=limits.iso(limits.now()), until=event.reset_at, source="hook",
+        kind=event.error or "usage_limit", message=(event.error_message or "")[:500],
+        session_id=event.session_id or ""))
+
+
+def note_transcript_limit(store: Store, adapter: Any, event: HookEvent, session: Any) -> None:
+    """After a turn: a turn that ended on a limit record (Codex's and Gemini's rate-limit
+    records, Claude's usage-limit record) goes into the ledger; a turn that completed
+    clears its account's entry."""
+    from continuity_core import limits
+    from continuity_core.config import config_or_defaults
+
+    err = limits.turn_ended_on_limit(session)
+    if err is None and event.kind not in ("stop", "notify"):
+        return
+    folder = _account_dir(adapter, event, session.account or None)
+    if err is None:
+        if limits.clear(adapter.name, folder):
+            store.log("limit_cleared", agent=adapter.name, session=session.session_id)
+        return
+    since = limits.parse_time(err.timestamp) or limits.now()
+    found = limits.record(limits.Limit(
+        agent=adapter.name, dir=folder,
+        account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
+        since=limits.iso(since), until=err.reset_at, source="transcript", kind=err.kind,
+        message=err.message[:500], session_id=session.session_id))
+    store.log("limit_recorded", agent=found.agent, account=found.account or None,
+              until=found.until, source=found.source, session=found.session_id)
 
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:

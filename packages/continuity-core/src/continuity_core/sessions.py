@@ -277,10 +277,12 @@ class Newest:
 
 
 def newest(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, *,
-           agent: str | None = None) -> Newest:
-    """The newest session of `project`, read or not: what a manual checkpoint and `audit`
-    look at (the session being written now, whether or not it did work yet)."""
-    found = find(project, adapters, config, agent=agent, strict=False)
+           agent: str | None = None, account: str | None = None,
+           session_id: str | None = None) -> Newest:
+    """The newest session of `project`, read or not: what a manual checkpoint, `audit` and
+    `baker run` look at (the session being written now, whether or not it did work yet)."""
+    found = find(project, adapters, config, agent=agent, account=account, session_id=session_id,
+                 strict=False)
     first = found.candidates[0] if found.candidates else None
     return Newest(ref=first.ref if first else None, adapter=first.adapter if first else None,
                   searched=found.searched, errors=found.errors)

@@ -71,4 +71,6 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
     if result.brief.ended_on_limit:
         when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
         click.echo(f"The last session ended on a usage limit{when}: continue with "
-                   "`baker resume AGENT` on another agent, or `--account NAME`.", err=True)
+                   "`baker resume AGENT` on another agent, or `--account NAME`, or "
+                   "`baker resume --next` ([rotation]; `baker run` does it by itself).",
+                   err=True)

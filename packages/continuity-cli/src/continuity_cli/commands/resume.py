@@ -5,13 +5,28 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
 
+@dataclass
+class Prepared:
+    """What `baker resume` (and `baker run` on a switch) starts: the agent and its brief."""
+
+    adapter: Any
+    spec: Any  # LaunchSpec
+    brief: Path
+    brief_bytes: int
+
+
 @click.command()
-@click.argument("agent")
+@click.argument("agent", required=False)
+@click.option("--next", "next_", is_flag=True,
+              help="Start the [rotation] entry after the newest session's agent and account "
+                   "that is not limited (see `baker limits`), instead of naming AGENT.")
 @click.option("--from", "source", metavar="AGENT",
               help="Take the newest session of this agent only.")
 @click.option("--from-account", metavar="NAME", help="Take the session from this account only.")
@@ -29,13 +44,18 @@ import click
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
 @click.option("--dry-run", is_flag=True, help="Print what would be run; start and write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
-def resume(agent: str, source: str | None, from_account: str | None, session_id: str | None,
-           account: str | None, native: bool, force: bool, machine: str | None,
-           budget: int | None, dry_run: bool, as_json: bool) -> None:
+def resume(agent: str | None, next_: bool, source: str | None, from_account: str | None,
+           session_id: str | None, account: str | None, native: bool, force: bool,
+           machine: str | None, budget: int | None, dry_run: bool, as_json: bool) -> None:
     """Start AGENT with the brief of this project's newest session as its first turn.
 
-    The brief reaches the agent whole at any size: small briefs go inline, larger ones through
-    a private file the agent is told to read first. `baker` replaces itself with the agent.
+    The brief reaches the agent whole at any size: its essentials (latest request, todos,
+    files, the interrupted call, the first move) inline, and past 24 KB the rest through a
+    private file the agent is told to read. `baker` replaces itself with the agent.
+
+    With `--next`, the agent and account come from `[rotation] order` in ~/.baker/config.toml:
+    the first entry after the newest session's that is not limited; the same agent on another
+    account continues the very session (`--native`). Works on every platform.
 
     The session is chosen as `baker handoff` chooses it: the newest one of this project, in any
     agent and account, that did work. `--from`, `--from-account` and `--session` narrow that
@@ -52,8 +72,59 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
       baker resume claude --account work # same agent, another account, from the brief
       baker resume claude --from claude --account work --native
       baker resume codex --machine laptop  # after `baker pull`: laptop's work, here
+      baker resume --next                # whatever [rotation] says comes next
     """
     from continuity_cli import output
+    from continuity_core.errors import BakerError
+
+    if next_:
+        if agent or account or native:
+            raise BakerError("--next chooses the agent and account: drop AGENT, --account "
+                             "and --native")
+        agent, account, native, source = choose_next(source, from_account, session_id)
+    elif agent is None:
+        raise BakerError("name the agent to start (e.g. `baker resume codex`), or pass --next")
+    prepared = prepare(agent, source=source, from_account=from_account, session_id=session_id,
+                       account=account, native=native, force=force, machine=machine,
+                       budget=budget, dry_run=dry_run)
+    spec, path = prepared.spec, prepared.brief
+    if dry_run:
+        if as_json:
+            output.emit_json({"brief": str(path), "brief_saved": False,
+                              "brief_bytes": prepared.brief_bytes, "launch": spec})
+            return
+        click.echo(f"brief: {path} ({prepared.brief_bytes} bytes; not written: dry run)")
+        for key, value in spec.env.items():
+            click.echo(f"env: {key}={value}")
+        click.echo(f"cwd: {spec.cwd}")
+        click.echo("run: " + " ".join(shlex.quote(_short(a)) for a in spec.argv))
+        for note in spec.notes:
+            click.echo(f"note: {note}")
+        return
+    exe = executable(prepared)
+    for note in spec.notes:
+        click.echo(note, err=True)
+    os.chdir(spec.cwd)
+    os.execve(exe, spec.argv, {**os.environ, **spec.env})  # noqa: S606 - replacing baker is the point
+
+
+def executable(prepared: Prepared) -> str:
+    from continuity_core.errors import BakerError
+
+    exe: str | None = shutil.which(str(prepared.spec.argv[0]))
+    if exe is None:
+        raise BakerError(f"`{prepared.spec.argv[0]}` is not on PATH: install "
+                         f"{prepared.adapter.display_name} first (the brief is saved in "
+                         f"{prepared.brief})")
+    return exe
+
+
+def prepare(agent: str, *, source: str | None = None, from_account: str | None = None,
+            session_id: str | None = None, account: str | None = None, native: bool = False,
+            force: bool = False, machine: str | None = None, budget: int | None = None,
+            dry_run: bool = False) -> Prepared:
+    """Build and save the brief and the launch of `agent`, as `baker resume` does (a dry run
+    saves nothing: the launch gets the brief's text and its file is only named)."""
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
     from continuity_core.adapters import LaunchOptions, load
@@ -97,32 +168,46 @@ def resume(agent: str, source: str | None, from_account: str | None, session_id:
         account=launch_account, native=result.brief.session if native else None,
         brief_chars=len(text.encode()), brief_text=text if dry_run else None,
         extra={"dry_run": dry_run, "force": force}))
+    spec.cwd = spec.cwd or str(root)
     used = result.brief.session
     # The agent's SessionStart hook then leaves the previous session to the brief.
-    spec.env.update({BRIEF_ENV: str(path)})
+    spec.env[BRIEF_ENV] = str(path)
     if used is not None:
         spec.env[BRIEF_SESSION_ENV] = f"{used.agent} session {used.session_id}"
-    if dry_run:
-        if as_json:
-            output.emit_json({"brief": str(path), "brief_saved": False,
-                              "brief_bytes": len(text.encode()), "launch": spec})
-            return
-        click.echo(f"brief: {path} ({len(text.encode())} bytes; not written: dry run)")
-        for key, value in spec.env.items():
-            click.echo(f"env: {key}={value}")
-        click.echo(f"cwd: {spec.cwd or root}")
-        click.echo("run: " + " ".join(shlex.quote(_short(a)) for a in spec.argv))
-        for note in spec.notes:
-            click.echo(f"note: {note}")
-        return
-    exe = shutil.which(spec.argv[0])
-    if exe is None:
-        raise BakerError(f"`{spec.argv[0]}` is not on PATH: install {target.display_name} first "
-                         f"(the brief is saved in {path})")
-    for note in spec.notes:
-        click.echo(note, err=True)
-    os.chdir(spec.cwd or root)
-    os.execve(exe, spec.argv, {**os.environ, **spec.env})  # noqa: S606 - replacing baker is the point
+    return Prepared(adapter=target, spec=spec, brief=path, brief_bytes=len(text.encode()))
+
+
+def choose_next(source: str | None, from_account: str | None, session_id: str | None,
+                ) -> tuple[str, str | None, bool, str | None]:
+    """(agent, account, native, source) of the rotation entry after the newest session's."""
+    from continuity_core import handoff as handoff_mod
+    from continuity_core import limits
+    from continuity_core.adapters import load, load_all
+    from continuity_core.config import load_config
+    from continuity_core.errors import BakerError
+    from continuity_core.sessions import newest
+
+    config = load_config()
+    entries = limits.rotation(config, load)
+    if not entries:
+        raise BakerError("--next needs `[rotation] order = [\"claude\", \"codex\"]` in "
+                         "~/.baker/config.toml (see `baker limits`)")
+    adapters = {source: load(source)} if source else load_all()[0]
+    found = newest(handoff_mod.project_root(), adapters, config, agent=source,
+                   account=from_account, session_id=session_id)
+    current = None
+    if found.ref is not None and found.adapter is not None:
+        current = (found.ref.agent,
+                   limits.account_dir(found.adapter, config, found.ref.account))
+    entry = limits.next_entry(entries, current, limits.read())
+    if entry is None:
+        first = limits.earliest(limits.read())
+        when = f"; the first resets at {first.until}" if first and first.until else ""
+        raise BakerError(f"every [rotation] entry is limited{when} (see `baker limits`)")
+    same = current is not None and entry.agent == current[0]
+    click.echo(f"next in the rotation: {entry.text}", err=True)
+    return (entry.agent, entry.account or (entry.dir if same else None), same,
+            current[0] if same and current else None)
 
 
 def _short(arg: str) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class AccountConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
@@ -40,9 +44,22 @@ class MachineConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, re
     name: str = ""
 
 
+class RotationConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """`baker run` and `baker resume --next`: where to continue when an account hits a limit.
+
+    `order` items are AGENT or AGENT:ACCOUNT (a name under [accounts]). Its keys are
+    snake_case (`max_hops`), as docs/run.md shows them.
+    """
+
+    order: list[str] = msgspec.field(default_factory=list)
+    countdown: NonNegative = 10  # seconds shown before switching; 0 = ask
+    max_hops: NonNegative = 3  # switches per `baker run`
+
+
 class GlobalConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     transcripts: TranscriptsConfig = msgspec.field(default_factory=TranscriptsConfig)
     accounts: dict[str, AccountConfig] = msgspec.field(default_factory=dict)
     usage: UsageConfig = msgspec.field(default_factory=UsageConfig)
     brief: BriefConfig = msgspec.field(default_factory=BriefConfig)
     machine: MachineConfig = msgspec.field(default_factory=MachineConfig)
+    rotation: RotationConfig = msgspec.field(default_factory=RotationConfig)

@@ -25,3 +25,8 @@ class HookEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     paths: list[str] = msgspec.field(default_factory=list)  # files the tool call touches
     command: str | None = None  # the shell command the tool call runs
     turn_id: str | None = None
+    # A turn that ended on an API error (Claude's StopFailure): its kind as in ApiError
+    # ("usage_limit", "rate_limit", ...), the text shown, and the reset time when it names one.
+    error: str | None = None
+    error_message: str | None = None
+    reset_at: str | None = None

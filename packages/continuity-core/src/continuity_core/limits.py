@@ -1,0 +1,300 @@
+"""The limit ledger: which agent account hit a usage or rate limit, since when, until when.
+
+One small JSON file, `$BAKER_HOME/limits.json`, one entry per agent and account (config dir).
+The hooks write it when a turn ends on a limit (from the hook's payload or the transcript's
+error record), `baker run` writes it when only the agent's output said so, and `baker run`,
+`baker limits` and `baker resume --next` read it. An entry expires at its reset time; one
+whose reset time is unknown counts for `UNKNOWN_TTL_S` after it was recorded.
+
+It also reads `[rotation]` entries ("claude", "claude:work"): which agent, which account.
+Core names no agent here: entries are strings, accounts come from the adapters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from continuity_core.config import baker_home
+from continuity_core.errors import BakerError
+from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.schemas.config import GlobalConfig
+
+LEDGER = "limits.json"
+UNKNOWN_TTL_S = 3600  # a limit without a reset time counts this long
+RUN_ENV = "BAKER_RUN_ID"  # set by `baker run` for the agent it supervises; hooks record it
+LIMIT_KINDS = ("usage_limit", "rate_limit")
+Source = Literal["hook", "transcript", "output"]
+
+
+class Limit(msgspec.Struct, kw_only=True, omit_defaults=True):
+    agent: str
+    dir: str  # the account's config dir, absolute: the key with `agent`
+    account: str = ""  # the name the user knows it by, "" for the agent's default
+    since: str  # ISO 8601, UTC
+    until: str | None = None  # the reset time when known
+    source: Source = "hook"
+    kind: str = "usage_limit"
+    message: str = ""
+    session_id: str = ""
+    run: str = ""  # the `baker run` that supervised the agent, if any
+
+
+class Ledger(msgspec.Struct, kw_only=True):
+    version: int = 1
+    limits: list[Limit] = msgspec.field(default_factory=list)
+
+
+def ledger_path() -> Path:
+    return baker_home() / LEDGER
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def iso(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_time(value: str | None) -> dt.datetime | None:
+    if not value:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def expires(limit: Limit) -> dt.datetime:
+    """When `limit` stops counting: its reset time, or UNKNOWN_TTL_S after it was recorded."""
+    until = parse_time(limit.until)
+    if until is not None:
+        return until
+    since = parse_time(limit.since) or now()
+    return since + dt.timedelta(seconds=UNKNOWN_TTL_S)
+
+
+def active(limit: Limit, at: dt.datetime | None = None) -> bool:
+    return expires(limit) > (at or now())
+
+
+def read(path: Path | None = None) -> list[Limit]:
+    """Every recorded limit still in force; a missing or broken ledger holds none."""
+    path = path or ledger_path()
+    try:
+        ledger = msgspec.json.decode(path.read_bytes(), type=Ledger)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return []
+    at = now()
+    return [lim for lim in ledger.limits if active(lim, at)]
+
+
+def key(agent: str, folder: str) -> tuple[str, str]:
+    return agent, os.path.realpath(os.path.expanduser(folder))
+
+
+def record(limit: Limit, path: Path | None = None) -> Limit:
+    """Add `limit`, replacing the entry of its agent and account, dropping expired ones.
+
+    Read-modify-write under an exclusive lock on a sidecar file where the platform has one;
+    the write itself is atomic either way.
+    """
+    path = path or ledger_path()
+    ensure_private_dir(path.parent)
+    if not limit.run:
+        limit.run = os.environ.get(RUN_ENV, "")
+    with _locked(path):
+        kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(limit.agent, limit.dir)]
+        kept.append(limit)
+        atomic_write(path, msgspec.json.encode(Ledger(limits=kept)) + b"\n", durable=False)
+    return limit
+
+
+def clear(agent: str, folder: str, path: Path | None = None) -> bool:
+    """Forget the limit of one account (a turn completed there); True when there was one."""
+    path = path or ledger_path()
+    current = read(path)
+    if not any(key(lim.agent, lim.dir) == key(agent, folder) for lim in current):
+        return False
+    with _locked(path):
+        kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
+        atomic_write(path, msgspec.json.encode(Ledger(limits=kept)) + b"\n", durable=False)
+    return True
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Any:
+    try:
+        import fcntl
+    except ImportError:  # Windows: the atomic write alone
+        yield
+        return
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
+    wanted = key(agent, folder)
+    return next((lim for lim in limits if key(lim.agent, lim.dir) == wanted), None)
+
+
+# --- rotation entries -----------------------------------------------------------------------
+
+class Entry(msgspec.Struct, frozen=True, kw_only=True):
+    """One `[rotation] order` item resolved: "claude:work" -> agent, account name, dir."""
+
+    text: str
+    agent: str
+    account: str | None  # a name under [accounts]; None for the agent's default
+    dir: str
+
+    def label(self, display_name: str) -> str:
+        return f"{display_name} ({self.account})" if self.account else display_name
+
+
+def resolve(text: str, config: GlobalConfig, adapter: Any) -> Entry:
+    """An entry of `[rotation] order` with its account's config dir; BakerError if unknown."""
+    agent, _, account = text.partition(":")
+    if agent != adapter.name:
+        raise ValueError(f"{text!r} is not an entry of {adapter.name}")
+    if not account:
+        accounts = adapter.accounts(config)
+        if not accounts:
+            raise BakerError(f"{adapter.display_name} has no config dir to start in")
+        return Entry(text=text, agent=agent, account=None, dir=accounts[0].dir)
+    named = config.accounts.get(account)
+    if named is None or named.agent != agent:
+        raise BakerError(f"[rotation] entry {text!r}: no {agent} account named {account!r} "
+                         "under [accounts] in ~/.baker/config.toml")
+    from continuity_core.adapters import expand
+
+    return Entry(text=text, agent=agent, account=account, dir=expand(named.dir))
+
+
+def split(text: str) -> tuple[str, str | None]:
+    agent, _, account = text.partition(":")
+    return agent, account or None
+
+
+def account_dir(adapter: Any, config: GlobalConfig, account: str) -> str:
+    """The config dir of a session's `account` (a name from the adapter, or a dir)."""
+    for acc in adapter.accounts(config):
+        if account in (acc.name, acc.dir):
+            return str(acc.dir)
+    from continuity_core.adapters import expand
+
+    return expand(account) if account else str(adapter.accounts(config)[0].dir)
+
+
+def account_name(config: GlobalConfig, agent: str, folder: str) -> str:
+    """The [accounts] name whose dir is `folder`, or "" (the default, or an unnamed dir)."""
+    wanted = key(agent, folder)
+    for name, acc in config.accounts.items():
+        if key(acc.agent, acc.dir) == wanted:
+            return name
+    return ""
+
+
+def status(entries: Sequence[Entry], limits: Sequence[Limit]) -> list[dict[str, Any]]:
+    """`baker limits --json`: one object per rotation entry, then recorded limits of others."""
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for entry in entries:
+        seen.add(key(entry.agent, entry.dir))
+        rows.append(_row(entry.text, entry.agent, entry.account, find(limits, entry.agent,
+                                                                        entry.dir)))
+    for lim in limits:
+        if key(lim.agent, lim.dir) in seen:
+            continue
+        seen.add(key(lim.agent, lim.dir))
+        text = f"{lim.agent}:{lim.account}" if lim.account else lim.agent
+        rows.append(_row(text, lim.agent, lim.account or None, lim))
+    return rows
+
+
+def _row(text: str, agent: str, account: str | None, lim: Limit | None) -> dict[str, Any]:
+    return {"entry": text, "agent": agent, "account": account, "limited": lim is not None,
+            "since": lim.since if lim else None, "until": lim.until if lim else None,
+            "source": lim.source if lim else None}
+
+
+def earliest(limits: Sequence[Limit]) -> Limit | None:
+    """The limit that lifts first (a known reset time before an unknown one)."""
+    return min(limits, key=expires, default=None)
+
+
+def turn_ended_on_limit(session: Any) -> Any:
+    """The session's last error when its last turn ended on a usage or rate limit, else None:
+    a limit the session got past (a later request or response: a new turn began) does not
+    count, as in a session resumed in another account with the old limit in its history."""
+    err = session.last_error
+    if err is None or err.kind not in LIMIT_KINDS:
+        return None
+    at = parse_time(err.timestamp)
+    if at is None:
+        return err
+    for msg in reversed(session.messages):
+        later = parse_time(msg.timestamp)
+        if later is not None and later > at and msg.text != err.message \
+                and msg.kind in ("request", "response"):
+            return None
+    return err
+
+
+def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
+    """`[rotation] order` resolved with each agent's adapter (`load(name)`)."""
+    entries: list[Entry] = []
+    for text in config.rotation.order:
+        agent, _ = split(text)
+        entries.append(resolve(text, config, load(agent)))
+    return entries
+
+
+def next_entry(entries: Sequence[Entry], current: tuple[str, str] | None,
+               recorded: Sequence[Limit], skip: Sequence[tuple[str, str]] = ()) -> Entry | None:
+    """The first entry after `current` (agent, dir) in the order, wrapping around, that is not
+    limited, is not `current` and not in `skip`; the first not limited when `current` is None
+    or not in the order."""
+    keys = [key(e.agent, e.dir) for e in entries]
+    here = key(*current) if current is not None else None
+    start = keys.index(here) + 1 if here in keys else 0
+    avoid = {key(*k) for k in skip} | ({here} if here else set())
+    for i in range(len(entries)):
+        entry = entries[(start + i) % len(entries)]
+        k = key(entry.agent, entry.dir)
+        if k in avoid or find(recorded, entry.agent, entry.dir) is not None:
+            continue
+        return entry
+    return None
+
+
+# What agents print when a turn ends on a limit, for `baker run` when no hook or record says
+# so: wording seen across agents, none specific to one ("You've hit your 5-hour limit",
+# "usage limit reached", "exceeded your current quota", "rate limit exceeded").
+OUTPUT_LIMIT = (
+    r"(?:you'?ve |you have )?hit your [\w -]{0,30}?limit"
+    r"|usage limit (?:has been )?(?:reached|exceeded)|reached your usage limit"
+    r"|rate limit (?:reached|exceeded)|exceeded your current quota|quota exceeded"
+)
+
+
+def describe(limit: Limit) -> str:
+    """"hit its 5-hour limit" from the message when it names one, else "hit a usage limit"."""
+    import re
+
+    m = re.search(r"hit your ([\w-]+(?: [\w-]+)?) limit", limit.message, re.I)
+    if m:
+        return f"hit its {m.group(1)} limit"
+    return "hit a rate limit" if limit.kind == "rate_limit" else "hit its usage limit"
