@@ -41,9 +41,6 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("TZ", "UTC")
-    # No warm server by default: each test's home would keep one for its idle time.
-    # tests/cli/test_server.py turns it on and stops what it started.
-    monkeypatch.setenv("BAKER_SERVER", "0")
     from continuity_core import adapters
 
     adapters._loaded.clear()
@@ -113,15 +110,18 @@ def copy_tree(src: Path, dst: Path) -> Path:
     return dst
 
 
-def server_processes(under: str | Path) -> list[int]:
-    """Pids of running warm servers (`continuity_cli.server`) whose socket path contains
-    `under`, from /proc; [] where there is no /proc."""
+def lingering(text: str | Path, argv_has: str = "") -> list[int]:
+    """Pids of processes other than this one whose argv or environment holds `text` (a path
+    or marker variable a test gave the `baker` it ran), and whose argv holds `argv_has`, from
+    /proc; [] where there is none."""
     found = []
-    for entry in Path("/proc").glob("[0-9]*/cmdline"):
+    needle, word = str(text).encode(), argv_has.encode()
+    for entry in Path("/proc").glob("[0-9]*"):
         with contextlib.suppress(OSError, ValueError):
-            argv = entry.read_bytes().split(b"\0")
-            if b"continuity_cli.server" in argv and str(under).encode() in argv[-2]:
-                found.append(int(entry.parent.name))
+            pid, argv = int(entry.name), (entry / "cmdline").read_bytes()
+            if pid != os.getpid() and word in argv and (
+                    needle in argv or needle in (entry / "environ").read_bytes()):
+                found.append(pid)
     return found
 
 

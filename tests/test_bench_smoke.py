@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import server_processes
+from tests.conftest import lingering
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 sys.path.insert(0, str(SCRIPTS))
@@ -98,19 +98,18 @@ def test_discovery_homes_hold_one_session_of_the_project(data: benchgen.Data) ->
 def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
     out = tmp_path / "benchmarks.md"
     bin_dir = Path(sys.executable).parent
-    data = Path(tempfile.mkdtemp(prefix="bs-", dir="/tmp"))  # short: the servers' sockets fit
+    data = Path(tempfile.mkdtemp(prefix="bs-"))
     try:
         proc = subprocess.run(
             [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--data", str(data),
              "--out", str(out), "--baker", str(bin_dir / "baker"), "--python", sys.executable],
             capture_output=True, text=True, timeout=300)
         time.sleep(0.5)
-        left = server_processes(data)
+        left = lingering(data)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "no server came up" not in proc.stderr
-    assert left == [], "the bench left warm servers running"
+    assert left == [], "a baker process outlived its command"
     table = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
     for agent in benchgen.AGENTS:
         for what in ("`baker pretool`, 1,000 traps", "`baker pickup`",

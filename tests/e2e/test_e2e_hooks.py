@@ -1,20 +1,18 @@
 """Phase 2: hooks installed by `baker` fire inside the real CLIs.
 
 After a turn a checkpoint is in `.baker/checkpoints/`; on the next run the SessionStart hook's
-`baker pickup` context reaches the model, seen in the mock's recorded request. The hooks run as
-users get them: the first call starts the warm server, later ones are served by it.
+`baker pickup` context reaches the model, seen in the mock's recorded request. Every hook is
+one plain `baker` process, and none of them is left running after the agent exits.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.test_server import Server
+from tests.conftest import lingering
 from tests.e2e.harness import Agent, baker
 from tests.e2e.mock_models import Turn, shell, write
 
@@ -33,22 +31,14 @@ def install(a: Agent) -> None:
         assert proc.returncode == 0, f"baker {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
 
 
-@pytest.fixture
-def served(isolated_home: Path) -> Iterator[Path]:
-    """The warm server on (the suite turns it off), stopped after the test."""
-    yield isolated_home / "served"
-    Server(isolated_home / ".baker").stop()
-
-
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
-def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent, served: Path) -> None:
+def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent) -> None:
     a: Agent = agent(name, [
         Turn(calls=[shell("printf 'hooked-%d\\n' 7")]),
         Turn(calls=[write("notes.txt", "written under hooks\n")]),
         Turn(text="First session done."),
         Turn(text="Second session done."),
     ])
-    a.env.update(BAKER_SERVER="1", BAKER_SERVER_IDLE="60", BAKER_SERVER_STATS=str(served))
     install(a)
     checkpoints = a.project / ".baker" / "checkpoints"
     assert not list(checkpoints.glob("*.json"))
@@ -68,7 +58,7 @@ def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent, served: 
     second = a.mock.main_requests[first_run:]
     assert second and hook_context(a.name, second[0].body), (
         f"pickup context missing from the next run's first request; .baker/log: {_log(a)}")
-    assert served.exists(), "no hook call was served by the warm server"
+    assert lingering(a.project, argv_has="baker") == [], "a hook left a process running"
 
 
 def hook_context(name: str, body: dict[str, Any]) -> bool:

@@ -4,15 +4,10 @@ that records and refuses any attempt."""
 from __future__ import annotations
 
 import os
-import shutil
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_server import Server
 from tests.conftest import run_baker
 
 GUARD = str(Path(__file__).parent / "netguard")
@@ -46,25 +41,3 @@ def test_commands_open_no_connection(repo: Path, tmp_path: Path, args: list[str]
     assert "network access refused" not in result.stderr
     assert not log.exists(), log.read_text()
 
-
-@pytest.mark.skipif(sys.platform != "linux", reason="the server is Linux only")
-def test_served_commands_open_no_connection(repo: Path, tmp_path: Path) -> None:
-    """With the warm server on: the client, the server and its children stay off the network."""
-    home = Path(tempfile.mkdtemp(prefix="bk-", dir="/tmp"))  # a short unix socket path
-    log = tmp_path / "net.log"
-    env = {**guarded(log), "BAKER_HOME": str(home), "BAKER_SERVER": "1",
-           "BAKER_SERVER_STATS": str(home / "stats")}
-    server = Server(home)
-    try:
-        run_baker("init", cwd=repo)
-        assert run_baker("pretool", cwd=tmp_path, input=b"", env=env).returncode == 0
-        server.wait_up()
-        for args in (["checkpoint"], ["handoff", "--json"], ["pickup"]):
-            result = run_baker(*args, cwd=repo, input=b"{}", env=env)
-            assert "network access refused" not in result.stderr
-        time.sleep(0.2)
-        assert server.served() == 3
-        assert not log.exists(), log.read_text()
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)

@@ -1,6 +1,6 @@
 """Loaded into every `baker` process the reliability tests start: any attempt to open a
-network connection is recorded in $BAKER_NETGUARD_LOG and refused. A unix socket (a path, the
-warm server's) is local, not network, and allowed."""
+network connection is recorded in $BAKER_NETGUARD_LOG and refused. A unix socket (a path) is
+local, not network, and allowed."""
 
 import os
 import sys

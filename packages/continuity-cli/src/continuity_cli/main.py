@@ -1,5 +1,5 @@
-"""Entry point. Served commands go to the warm server when one is up (`served`); hook commands
-otherwise take a fast path that never imports click or unused adapters."""
+"""Entry point. Hook commands take a fast path that never imports click or unused adapters;
+every call is one plain process that is gone when it returns (docs/decisions.md)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,7 @@ HOOK_COMMANDS = frozenset({"checkpoint", "pickup", "pretool"})
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    helping = {"--help", "-h"} & set(args)
-    if argv is None and not helping:
-        from continuity_cli import served
-
-        if served.enabled(args) and (code := served.call(args)) is not None:
-            raise SystemExit(code)
-    if args and args[0] in HOOK_COMMANDS and not helping:
+    if args and args[0] in HOOK_COMMANDS and not {"--help", "-h"} & set(args):
         from continuity_cli.hooks import run
 
         raise SystemExit(run(args))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from continuity_core.adapters import Finding
+if TYPE_CHECKING:
+    from continuity_core.adapters import Finding
 
 
 @click.command()
@@ -17,7 +20,7 @@ def doctor(as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core import diagnose
 
-    findings = [*diagnose.run(), server_finding(), mcp_finding()]
+    findings = [*diagnose.run(), mcp_finding()]
     if as_json:
         output.emit_json(findings)
     else:
@@ -30,26 +33,11 @@ def doctor(as_json: bool) -> None:
         raise SystemExit(1)
 
 
-def server_finding() -> Finding:
-    """Whether the warm server that serves the hooks is up (docs/decisions.md)."""
-    from continuity_cli import served
-
-    if not served.enabled(["pretool"]):
-        return Finding(level="info", message="warm server off: every hook call starts baker "
-                       "anew (BAKER_SERVER=0, or not Linux)")
-    path, pid = served.running()
-    if path is None:
-        return Finding(level="info", message="no warm server: BAKER_HOME is too long a path "
-                       "for a unix socket, so every hook call starts baker anew")
-    if pid is None:
-        return Finding(level="info", message="no warm server running; the next hook call "
-                       "starts one")
-    return Finding(level="ok", message=f"warm server running (pid {pid}, {path})")
-
-
 def mcp_finding() -> Finding:
     """Whether `baker mcp` can run: the SDK is an extra (docs/mcp.md). Not imported here."""
     import importlib.util
+
+    from continuity_core.adapters import Finding
 
     if importlib.util.find_spec("mcp") is None:
         return Finding(level="info", message="MCP SDK not installed: `baker mcp` (agents' "
