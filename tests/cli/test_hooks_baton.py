@@ -13,7 +13,7 @@ import pytest
 from continuity_cli.hooks import DEADLINES_S, MAX_STDIN
 from continuity_core import traps
 from continuity_core.pickup import CAP_CHARS
-from tests.conftest import run_baker
+from tests.conftest import lingering, run_baker
 
 HOOKS = ("checkpoint", "pickup", "pretool")
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -231,3 +231,19 @@ def test_pretool_traps_reach_every_agent(project: Path, fixtures: Path, agent: s
         assert expected in json.dumps(json.loads(result.stdout)), (agent, name)
         again = run_baker("pretool", "--agent", agent, cwd=project, input=data)
         assert again.stdout == ""  # delivered once per session
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_no_baker_process_outlives_its_command(project: Path, fixtures: Path) -> None:
+    """No daemon, no detached helper: once a hook (or handoff) returns, nothing it started
+    runs on (docs/decisions.md, "No daemon")."""
+    mark = f"baker-test-{os.getpid()}-{time.monotonic_ns()}"
+    payloads = stdins(fixtures, project)
+    calls = [(["pretool", "--agent", "claude"], payloads["PreToolUse.Write"]),
+             (["checkpoint", "--agent", "claude"], payloads["Stop"]),
+             (["pickup", "--agent", "claude"], payloads["SessionStart"]),
+             (["pretool"], payloads["PreToolUse.Write"]), (["handoff"], b"")]
+    for args, data in calls:
+        result = run_baker(*args, cwd=project, input=data, env={"BAKER_TEST_MARK": mark})
+        assert result.returncode == 0, (args, result.stderr)
+        assert lingering(mark) == [], f"`baker {' '.join(args)}` left a process running"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import probes
+from tests.conftest import lingering
 
 
 def write_probes(root: Path, value: object) -> None:
@@ -191,3 +193,16 @@ def test_run_all_returns_none_for_unfinished_and_the_error_for_failures() -> Non
     assert results[0] == 1
     assert isinstance(results[1], RuntimeError)
     assert results[2] is None
+
+
+def test_a_command_cut_off_by_the_deadline_does_not_outlive_the_process(tmp_path: Path) -> None:
+    """Workers past the deadline are abandoned, but their commands (own process groups) are
+    killed when baker exits, so nothing it started runs on."""
+    mark = f"probe-{os.getpid()}-{time.monotonic_ns()}"
+    code = ("from pathlib import Path\nfrom continuity_core import probes\n"
+            "probes.run_all([lambda: probes.run_command('sleep 30', cwd=Path('.'), "
+            "timeout_s=30, shell=True)], 0.5)\n")
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, timeout=60, check=True,
+                   env={**os.environ, "BAKER_TEST_MARK": mark})
+    time.sleep(0.2)
+    assert lingering(mark) == []

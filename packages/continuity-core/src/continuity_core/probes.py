@@ -97,15 +97,32 @@ class Ran:
     elapsed_s: float
 
 
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def _kill_running() -> None:
+    """At exit, the groups of commands still running: a worker thread cut off by the deadline
+    (or a hook stopped by its own) must not leave them behind (docs/decisions.md, "No daemon")."""
+    for proc in list(_RUNNING):
+        _kill_group(proc)
+
+
 def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
                 shell: bool = False, env: Mapping[str, str] | None = None) -> Ran:
-    """Run a command in its own process group; on timeout kill the group, grandchildren too."""
+    """Run a command in its own process group; on timeout kill the group, grandchildren too,
+    and at exit whatever is still running."""
     start = time.monotonic()
+    if not _RUNNING:
+        import atexit
+
+        atexit.unregister(_kill_running)
+        atexit.register(_kill_running)
     proc = subprocess.Popen(
         argv, cwd=cwd, shell=shell, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, start_new_session=True,
         env=dict(env) if env is not None else None,
     )
+    _RUNNING.add(proc)
     try:
         out, err = proc.communicate(timeout=timeout_s)
         code: int | None = proc.returncode
@@ -113,6 +130,8 @@ def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
         _kill_group(proc)
         out, err = proc.communicate()
         code = None
+    finally:
+        _RUNNING.discard(proc)
     return Ran(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                time.monotonic() - start)
 
