@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core.config import baker_home, edit_config, load_config
+from continuity_core.config import baker_home, load_config
 from continuity_core.errors import ConfigError
 
 
@@ -35,23 +35,3 @@ def test_accounts_and_kebab_keys(tmp_path: Path) -> None:
                     "[brief]\nbudget-tokens = 4000\n")
     cfg = load_config(path)
     assert cfg.accounts["work"].dir == "~/.claude-work" and cfg.brief.budget_tokens == 4000
-
-
-def test_edit_keeps_comments_and_refuses_invalid(tmp_path: Path) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text("# my accounts\n[transcripts]\nclaude = [\"~/.claude\"]  # personal\n")
-
-    def add(doc: object) -> None:
-        doc["transcripts"]["codex"] = ["~/.codex"]  # type: ignore[index]
-
-    assert edit_config(add, path)
-    text = path.read_text()
-    assert "# my accounts" in text and "# personal" in text and "codex" in text
-    assert not edit_config(add, path)
-
-    def bad(doc: object) -> None:
-        doc["nonsense"] = 1  # type: ignore[index]
-
-    with pytest.raises(ConfigError, match="nonsense"):
-        edit_config(bad, path)
-    assert "nonsense" not in path.read_text()

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.jsonl import read_forward
 from continuity_core.store import KEEP_CHECKPOINTS, Store
 
@@ -67,8 +68,7 @@ class Report(msgspec.Struct, kw_only=True):
         return not any(p.level in ("warn", "error") for p in self.problems)
 
 
-def _iso(when: dt.datetime) -> str:
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+_iso = stamps.iso
 
 
 def _parse(ts: str) -> dt.datetime | None:

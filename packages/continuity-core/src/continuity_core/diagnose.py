@@ -62,7 +62,7 @@ def run(start: Path | None = None) -> list[Finding]:
             out.append(Finding(level="error", message=f"{name}: doctor failed: {e}"))
     from continuity_core import archive
 
-    out += archive.retention_findings(archive.retention_report(adapters, config, project=root))
+    out += archive.retention_findings(archive.retention_report(adapters, config))
     return out
 
 

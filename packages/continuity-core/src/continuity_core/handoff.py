@@ -210,14 +210,12 @@ def _saved_text(root: Path) -> str | None:
 def brief_path(root: Path) -> Path:
     """Where the next brief goes: `.baker/handoffs/` in a project, else ~/.baker/handoffs/.
     Nothing is created (a dry run names it only)."""
-    import datetime as dt
-
     from continuity_core.config import baker_home
+    from continuity_core.stamps import stamp
 
     store = Store(root)
     folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    return folder / f"brief-{stamp}.md"
+    return folder / f"brief-{stamp()}.md"
 
 
 def save_brief(root: Path, text: str) -> Path:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.config import baker_home
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
@@ -59,8 +60,7 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def iso(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+iso = stamps.iso
 
 
 def parse_time(value: str | None) -> dt.datetime | None:

@@ -9,7 +9,6 @@ redacted first, then cut to a hard character cap, and the slow parts run under t
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import time
 from collections.abc import Mapping
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from continuity_core import machines, probes
+from continuity_core import machines, probes, stamps
 from continuity_core import note as note_mod
 from continuity_core.brief import call_text
 from continuity_core.redact import redact
@@ -160,8 +159,7 @@ def _failed(prev: Previous) -> list[str]:
     return [f"- {_one_line(line)} (not the session above)" for line in prev.failed]
 
 
-def _iso(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")[:19] + "Z"
+_iso = stamps.iso
 
 
 def digest(note: note_mod.Note) -> str:

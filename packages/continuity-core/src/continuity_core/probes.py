@@ -18,19 +18,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
+from continuity_core.adapters.registry import PROBE_GROUP
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
 
 PROBES_FILE = "probes.json"
-PROBE_GROUP = "continuity_core.probes"
 DEFAULT_DEADLINE_S = 15.0
 SHELL_TIMEOUT_S = 10.0
 INTERPRETER_TIMEOUT_S = 5.0
@@ -52,6 +51,7 @@ class ProbeContext:
     timeout_s: float = DEFAULT_DEADLINE_S
 
 
+@runtime_checkable
 class Probe(Protocol):
     """A plugin registered under `continuity_core.probes`."""
 
@@ -355,15 +355,20 @@ def check_interpreter(label: str, venv: Path, timeout_s: float) -> ProbeResult:
 
 # --- plugin probes ---------------------------------------------------------------------------
 
-def plugin(name: str) -> Any | None:
+def plugin(name: str) -> Probe | None:
     """The probe registered as `name`, imported now; None when no package provides it.
 
-    Read from entry points directly: `BAKER_ADAPTERS` limits adapters, not probes.
+    Loaded by the one plugin registry (`continuity_core.adapters.registry`); `BAKER_ADAPTERS`
+    limits adapters, not probes. A plugin that fails to import, or is no `Probe`, raises
+    AdapterError naming it.
     """
-    for ep in metadata.entry_points(group=PROBE_GROUP, name=name):
-        obj = ep.load()
-        return obj() if isinstance(obj, type) else obj
-    return None
+    from continuity_core.adapters.registry import load_plugin
+    from continuity_core.errors import AdapterError
+
+    obj = load_plugin(name, PROBE_GROUP)
+    if obj is None or isinstance(obj, Probe):
+        return obj
+    raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
 
 def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
@@ -440,7 +445,9 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
 
 def _gpu_unconfigured() -> list[ProbeResult]:
     """No `gpu` section: say whether the plugin is there, run nothing."""
-    installed = any(True for _ in metadata.entry_points(group=PROBE_GROUP, name="gpu"))
+    from continuity_core.adapters.registry import registered
+
+    installed = "gpu" in registered(PROBE_GROUP)
     if not installed:
         return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
                             detail=NOT_INSTALLED)]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
 from continuity_core.schemas.config import GlobalConfig
@@ -315,8 +316,7 @@ def attempt_line(ref: SessionRef, session: Session) -> str:
             f"{ref.session_id}) failed: {what}{asked}")
 
 
-def iso(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")[:19] + "Z"
+iso = stamps.iso
 
 
 def short_time(stamp: str) -> str:

@@ -167,7 +167,7 @@ def prepare(agent: str, *, source: str | None = None, from_account: str | None =
     spec = target.launch(root, path, LaunchOptions(
         account=launch_account, native=result.brief.session if native else None,
         brief_chars=len(text.encode()), brief_text=text if dry_run else None,
-        extra={"dry_run": dry_run, "force": force}))
+        dry_run=dry_run, force=force))
     spec.cwd = spec.cwd or str(root)
     used = result.brief.session
     # The agent's SessionStart hook then leaves the previous session to the brief.
