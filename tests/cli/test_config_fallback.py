@@ -72,9 +72,12 @@ def test_doctor_checks_agent_names_and_account_folders(project: Path,
     work.mkdir()
     (isolated_home / ".baker" / "config.toml").write_text(
         f'[accounts.work]\nagent = "claud"\ndir = "{work}"\n\n'
-        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n')
+        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n\n'
+        '[transcripts]\nclaud = ["~/.claude"]\n')
     result = run_baker("doctor", cwd=project)
     assert result.returncode == 1
+    assert "[transcripts] claud: not an installed agent" in result.stdout
+    assert "write claude = [...]" in result.stdout
     assert "[accounts.work]: agent = 'claud' is not an installed agent" in result.stdout
     assert 'write agent = "claude"' in result.stdout
     assert "[accounts.gone]: dir = " in result.stdout and "no such folder" in result.stdout

@@ -11,15 +11,21 @@ from continuity_core.errors import ConfigError
 def test_missing_config_is_defaults(isolated_home: Path) -> None:
     assert baker_home() == isolated_home / ".baker"
     cfg = load_config()
-    assert cfg.transcripts.claude == [] and cfg.brief.budget_tokens == 8000
+    assert cfg.transcripts == {} and cfg.brief.budget_tokens == 8000
 
 
 def test_typo_names_key_and_file(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text('[transcripts]\nclaud = ["~/.claude"]\n')
+    path.write_text('[usage]\nprepar = "50%"\n')
     with pytest.raises(ConfigError) as e:
         load_config(path)
-    assert "claud" in str(e.value) and str(path) in str(e.value) and "[transcripts]" in str(e.value)
+    assert "prepar" in str(e.value) and str(path) in str(e.value) and "[usage]" in str(e.value)
+
+
+def test_transcripts_are_keyed_by_any_adapter_name(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[transcripts]\nclaude = ["~/.claude"]\nfake = ["~/.fake-agent"]\n')
+    assert load_config(path).transcripts == {"claude": ["~/.claude"], "fake": ["~/.fake-agent"]}
 
 
 def test_invalid_toml(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from continuity_core.adapters import Finding, load_all
 from continuity_core.config import config_path, load_config
 from continuity_core.errors import BakerError
@@ -90,10 +88,17 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
                 message=f"{where}{name}]: dir = {account.dir!r}: "
                         + ("not a folder" if folder.exists() else "no such folder"),
                 fix="point it at the agent's config folder for that account "
-                    "(e.g. ~/.claude-work), or remove the account"))
-    for field in msgspec.structs.fields(config.transcripts):
-        agent = field.encode_name
-        for raw in config.transcripts.for_agent(field.name):
+                    "(e.g. ~/.agent-work), or remove the account"))
+    for agent, folders in config.transcripts.items():
+        if agent not in agents:
+            near = difflib.get_close_matches(agent, agents, n=1)
+            out.append(Finding(level="error",
+                               message=f"{config_path()} [transcripts] {agent}: not an installed "
+                                       "agent; nothing is read for it",
+                               fix=f"write {near[0]} = [...]" if near else
+                                   f"one of: {', '.join(sorted(agents)) or 'no adapter'}"))
+            continue
+        for raw in folders:
             if not Path(expand(raw)).is_dir():
                 out.append(Finding(level="warn",
                                    message=f"{config_path()} [transcripts] {agent}: {raw!r} is "

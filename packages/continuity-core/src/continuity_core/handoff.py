@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
@@ -28,12 +28,15 @@ from continuity_core.sessions import (
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 from continuity_core.transcript import project_relative
 
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
+
 
 @dataclass
 class Handoff:
     brief: brief_mod.Brief
     session: Session | None
-    adapter: Any | None
+    adapter: Adapter | None
     errors: list[str] = field(default_factory=list)
     git: GitFacts | None = None  # the live facts the brief was built on (None: another machine)
     note: dict[str, str] = field(default_factory=dict)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from continuity_core import machines, probes, stamps
 from continuity_core import note as note_mod
@@ -23,6 +23,9 @@ from continuity_core.redact import redact
 from continuity_core.schemas.probe import Environment
 from continuity_core.schemas.session import Session, SessionRef
 from continuity_core.store import Store
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 CAP_CHARS = 6000
 ENV_CHARS = 2000
@@ -55,7 +58,7 @@ def inside(cwd: str | None, root: Path) -> bool:
     return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
 
 
-def find_previous(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None,
+def find_previous(root: Path, adapters: Mapping[str, Adapter], *, exclude: str | None = None,
                   store: Store | None = None, limit_s: float = READ_LIMIT_S) -> Previous:
     """The previous session of `root` by the one rule of `continuity_core.sessions` (across
     `adapters` and their accounts, `exclude` left out), read within `limit_s` through the
@@ -209,7 +212,7 @@ def launched_with_brief(source: str | None) -> str | None:
             f"first prompt; that brief describes {which} and is not repeated here.")
 
 
-def build(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None,
+def build(root: Path, adapters: Mapping[str, Adapter], *, exclude: str | None = None,
           store: Store | None = None, cap: int = CAP_CHARS,
           probe_deadline_s: float = PROBE_DEADLINE_S, read_limit_s: float = READ_LIMIT_S,
           brief: str | None = None) -> str:

@@ -19,13 +19,16 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 State = Literal["did work", "failed", "limit", "interrupted"]
 # Failed sessions read, newest first, before giving up on finding one that did work.
@@ -42,7 +45,7 @@ class NoMatch(BakerError):
 @dataclass
 class Candidate:
     ref: SessionRef
-    adapter: Any
+    adapter: Adapter
 
 
 @dataclass
@@ -59,7 +62,7 @@ class Choice:
     """The session that did work, the newer ones that failed, and how they were found."""
 
     ref: SessionRef | None = None
-    adapter: Any | None = None
+    adapter: Adapter | None = None
     session: Session | None = None
     failed: list[tuple[SessionRef, Session]] = field(default_factory=list)  # newest first
     searched: list[str] = field(default_factory=list)
@@ -70,7 +73,8 @@ def _is_path(account: str) -> bool:
     return account.startswith(("~", ".", os.sep)) or os.sep in account
 
 
-def accounts_for(adapter: Any, config: GlobalConfig, account: str | None = None) -> list[Account]:
+def accounts_for(adapter: Adapter, config: GlobalConfig,
+                 account: str | None = None) -> list[Account]:
     """The adapter's accounts, narrowed to `account`: a name from config.toml, a name as
     listed, or a config folder path (`~/.claude-work`, relative or absolute)."""
     accounts: list[Account] = adapter.accounts(config)
@@ -138,7 +142,7 @@ def _inside(cwd: str | None, root: Path) -> bool:
 
 def find(
     project: Path,
-    adapters: Mapping[str, Any],
+    adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     *,
     agent: str | None = None,
@@ -177,7 +181,7 @@ def find(
     return found
 
 
-def _stream(name: str, adapter: Any, project: Path, accounts: list[Account], order: int,
+def _stream(name: str, adapter: Adapter, project: Path, accounts: list[Account], order: int,
             errors: list[str]) -> Iterator[tuple[float, int, int, Candidate]]:
     """One adapter's refs, newest first, as heap entries (equal times keep discovery's
     order: the candidate itself is never compared); its failure ends its stream only."""
@@ -190,7 +194,7 @@ def _stream(name: str, adapter: Any, project: Path, accounts: list[Account], ord
         errors.append(f"{name}: {e}")
 
 
-def no_match(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, found: Found, *,
+def no_match(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, found: Found, *,
               agent: str | None, account: str | None, session_id: str | None) -> str:
     asked = " ".join(part for part in (
         f"--from {agent}" if agent else "", f"account {account!r}" if account else "",
@@ -208,7 +212,7 @@ def no_match(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, f
                       *listing(project, adapters, config)])
 
 
-def listing(project: Path, adapters: Mapping[str, Any], config: GlobalConfig) -> list[str]:
+def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[str]:
     """What exists instead: the project's newest sessions in every agent and account."""
     try:
         every = find(project, adapters, config, strict=False).candidates[:8]
@@ -221,14 +225,14 @@ def listing(project: Path, adapters: Mapping[str, Any], config: GlobalConfig) ->
               for c in every)]
 
 
-def _safe_accounts(adapter: Any, config: GlobalConfig) -> list[Account]:
+def _safe_accounts(adapter: Adapter, config: GlobalConfig) -> list[Account]:
     try:
         return list(adapter.accounts(config))
     except Exception:
         return []
 
 
-def read_session(adapter: Any, ref: SessionRef, store: Any | None = None) -> Session:
+def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) -> Session:
     """Read `ref` through the project's cursor cache when there is one."""
     from continuity_core.transcript import Cursor
 
@@ -272,12 +276,12 @@ def pick(found: Found, store: Any | None = None, *, exact: bool = False,
 @dataclass
 class Newest:
     ref: SessionRef | None
-    adapter: Any | None
+    adapter: Adapter | None
     searched: list[str]
     errors: list[str]
 
 
-def newest(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, *,
+def newest(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, *,
            agent: str | None = None, account: str | None = None,
            session_id: str | None = None) -> Newest:
     """The newest session of `project`, read or not: what a manual checkpoint, `audit` and
@@ -289,7 +293,7 @@ def newest(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, *,
                   searched=found.searched, errors=found.errors)
 
 
-def choose(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, store: Any = None,
+def choose(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,
            *, agent: str | None = None, account: str | None = None,
            session_id: str | None = None, exclude: str | None = None) -> Choice:
     """`find` then `pick`: the previous session of `project` by the one rule."""
@@ -340,7 +344,7 @@ class Table:
     errors: list[str] = field(default_factory=list)
 
 
-def table(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, store: Any = None,
+def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,
           *, agent: str | None = None, account: str | None = None, limit: int = 20) -> Table:
     """This project's newest `limit` sessions across agents and accounts, each read (through
     the cursor cache) for its state; `chosen` marks the one the brief takes by the one rule."""

@@ -7,17 +7,20 @@ import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter, LaunchSpec
 
 
 @dataclass
 class Prepared:
     """What `baker resume` (and `baker run` on a switch) starts: the agent and its brief."""
 
-    adapter: Any
-    spec: Any  # LaunchSpec
+    adapter: Adapter
+    spec: LaunchSpec
     brief: Path
     brief_bytes: int
 
