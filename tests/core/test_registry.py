@@ -82,3 +82,8 @@ def test_the_real_adapters_are_registered() -> None:
     for name in ("claude", "codex", "gemini"):
         if name in real:
             assert real[name].dist == f"continuity-{name}" and real[name].version != "?"
+
+
+def test_the_fake_agent_meets_the_protocol() -> None:
+    fake: adapters.Adapter = FakeAdapter()  # mypy checks the members' types here
+    assert adapters.missing(fake) == []
