@@ -17,10 +17,7 @@ from continuity_core.schemas.session import (
 )
 from continuity_core.schemas.trap import Trap
 
-SCHEMA_VERSION = 1
-
 __all__ = [
-    "SCHEMA_VERSION",
     "AccountConfig",
     "ApiError",
     "Checkpoint",
