@@ -90,3 +90,24 @@ def test_a_fourth_adapter_works_through_entry_points(repo: Path, plugin_env: dic
     doctor = run_baker("doctor", cwd=repo, env=plugin_env).stdout
     assert "fake agent: 1 session(s)" in doctor
     assert f"fake: account {plugin_env['FAKE_AGENT_HOME']}" in doctor
+
+
+def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: dict[str, str],
+                                                       isolated_home: Path) -> None:
+    """`[accounts.work] agent = "gemini"`: `baker resume gemini --account work` starts Gemini
+    CLI in that account, with the brief of the fake agent's session."""
+    pytest.importorskip("continuity_gemini")
+    write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
+    work = isolated_home / "gem-work" / ".gemini"
+    work.mkdir(parents=True)
+    (isolated_home / ".baker").mkdir(mode=0o700, exist_ok=True)
+    (isolated_home / ".baker" / "config.toml").write_text(
+        f'[accounts.work]\nagent = "gemini"\ndir = "{work}"\n')
+    env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
+    result = run_baker("resume", "gemini", "--account", "work", "--dry-run", "--json",
+                       cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    launch = json.loads(result.stdout)
+    assert launch["launch"]["argv"][0] == "gemini"
+    assert launch["launch"]["env"]["GEMINI_CLI_HOME"] == str(work.parent)
+    assert REQUEST in json.dumps(launch)
