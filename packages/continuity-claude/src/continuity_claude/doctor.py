@@ -9,10 +9,10 @@ from typing import Any
 
 from continuity_claude.adapter import KNOWN
 from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
+from continuity_claude.retention import DEFAULT_DAYS as DEFAULT_RETENTION_DAYS
 from continuity_core.adapters import Account, Finding, kit
 
 KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
-DEFAULT_RETENTION_DAYS = 30  # Claude Code deletes older transcripts at start-up
 
 
 def cli_version() -> str | None:
