@@ -20,7 +20,6 @@ project); each agent's deletion policy from its `retention` ability.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import hashlib
 import os
 import sqlite3
@@ -696,8 +695,7 @@ def _edge(path: str, offset: int) -> str:
 
 
 def _iso(epoch: float | None) -> str:
-    when = dt.datetime.fromtimestamp(epoch, dt.UTC) if epoch else dt.datetime.now(dt.UTC)
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return stamps.iso(epoch) if epoch else stamps.now_iso()
 
 
 def _scope_token(folder: str) -> str:

@@ -13,9 +13,10 @@ from typing import Literal
 
 
 def iso(when: float | dt.datetime) -> str:
-    """An epoch or datetime as UTC ISO 8601 to the second, `Z`-suffixed."""
+    """An epoch or datetime as UTC ISO 8601 to the second, `Z`-suffixed (a naive datetime is
+    local time, as `datetime.astimezone` takes it)."""
     if isinstance(when, dt.datetime):
-        moment = when.astimezone(dt.UTC) if when.tzinfo else when.replace(tzinfo=dt.UTC)
+        moment = when.astimezone(dt.UTC)
     else:
         moment = dt.datetime.fromtimestamp(when, dt.UTC)
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
