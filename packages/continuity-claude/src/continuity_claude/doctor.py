@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,7 @@ def cli_version() -> str | None:
     return kit.cli_version("claude")
 
 
-def _settings(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+_settings = kit.json_object
 
 
 def _our_events(settings: dict[str, Any]) -> set[str]:

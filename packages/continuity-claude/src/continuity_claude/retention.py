@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from continuity_core.adapters import Account
+from continuity_core.adapters import Account, kit
 
 DEFAULT_DAYS = 30
 
@@ -16,11 +15,7 @@ class Retention:
 
     def retention_days(self, account: Account) -> tuple[float | None, str]:
         path = Path(account.dir) / "settings.json"
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            data = {}
-        days = data.get("cleanupPeriodDays", DEFAULT_DAYS) if isinstance(data, dict) else None
+        days = kit.json_object(path).get("cleanupPeriodDays", DEFAULT_DAYS)
         if isinstance(days, int | float) and not isinstance(days, bool):
             return float(days), str(path)
         return float(DEFAULT_DAYS), str(path)

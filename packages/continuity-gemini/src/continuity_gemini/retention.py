@@ -3,11 +3,10 @@ settings.json (on by default, `maxAge` "30d"; `enabled: false` keeps them foreve
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from continuity_core.adapters import Account
+from continuity_core.adapters import Account, kit
 
 DEFAULT_DAYS = 30.0
 _AGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([hdwm]?)\s*")
@@ -22,11 +21,7 @@ class Retention:
         for path in (home / "settings.json", home / ".gemini" / "settings.json"):
             if path.exists():
                 break
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            data = {}
-        general = data.get("general") if isinstance(data, dict) else None
+        general = kit.json_object(path).get("general")
         policy = general.get("sessionRetention", {}) if isinstance(general, dict) else {}
         policy = policy if isinstance(policy, dict) else {}
         if policy.get("enabled", True) is False:

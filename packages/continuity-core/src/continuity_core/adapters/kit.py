@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from continuity_core.adapters.protocol import Finding
@@ -16,7 +17,7 @@ from continuity_core.stamps import iso, new_id, now_iso, stamp
 
 __all__ = [
     "CLI_VERSION_TIMEOUT_S", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER", "cli_version",
-    "expand", "hook_command", "is_our_mcp", "iso", "new_id", "now_iso", "stamp",
+    "expand", "hook_command", "is_our_mcp", "iso", "json_object", "new_id", "now_iso", "stamp",
     "version_finding", "version_key", "version_state",
 ]
 
@@ -81,6 +82,18 @@ def version_finding(display_name: str, version: str | None, known: Sequence[str]
     return Finding(level="info", message=(
         f"{display_name} {version} is older than {known[-1]}, the version this adapter was "
         "built on"))
+
+
+def json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in a settings file; {} when it is missing, unreadable or not an object
+    (an adapter reading the agent's settings never fails on them)."""
+    import json
+
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def hook_command(*argv: str) -> str:
