@@ -162,7 +162,7 @@ def test_venv_interpreters_are_resolved_and_broken_ones_reported(repo: Path, tmp
     assert f"Python {sys.version.split()[0]}" in found[".venv"].detail
     assert found["old-env"].state == "fail" and "links to missing" in found["old-env"].detail
     assert found["empty-env"].verdict == "broken"
-    assert found[str(elsewhere)].state == "ok"
+    assert found[str(elsewhere)].verdict == "outside"  # not run: outside the project
     assert found["does-not-exist"].verdict == "missing"
 
 

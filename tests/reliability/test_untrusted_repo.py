@@ -34,13 +34,19 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-def clone(tmp_path: Path, build: dict[str, str | None], *, private: bool = True) -> Path:
+def clone(tmp_path: Path, build: dict[str, str | None], *, private: bool = True,
+          scripts: dict[str, str] | None = None) -> Path:
     """A repository whose commit holds `build` (path -> symlink target, or None for a plain
-    file), cloned into a fresh folder."""
+    file) and `scripts` (path -> executable file's text), cloned into a fresh folder."""
     upstream = tmp_path / "upstream"
     upstream.mkdir()
     git(upstream, "init", "-q", "-b", "main")
     (upstream / "README.md").write_text("hello\n")
+    for rel, body in (scripts or {}).items():
+        path = upstream / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+        path.chmod(0o755)
     for rel, target in build.items():
         path = upstream / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -252,3 +258,59 @@ def test_the_note_is_private(repo: Path) -> None:
     note.chmod(0o644)  # as 0.1.0 made it
     assert run_baker("now", "write the tests", cwd=repo).returncode == 0
     assert stat.S_IMODE(note.stat().st_mode) == 0o600
+
+
+def fake_python(marker: Path) -> str:
+    """A committed `bin/python`: a shell script that leaves `marker` when it runs."""
+    return f"#!/bin/sh\ntouch {marker}\necho 3.12.0\n"
+
+
+def test_a_committed_venv_is_never_run(tmp_path: Path, fixtures: Path,
+                                       isolated_home: Path) -> None:
+    """A repository commits `v/pyvenv.cfg` and an executable `v/bin/python`: the hook's
+    environment facts and `baker status` used to run it. It is reported, never run."""
+    ran = tmp_path / "interpreter-ran"
+    root = clone(tmp_path, {"v/pyvenv.cfg": None}, scripts={"v/bin/python": fake_python(ran)})
+    assert os.access(root / "v" / "bin" / "python", os.X_OK)
+    assert run_baker("init", cwd=root).returncode == 0
+
+    data = payload(fixtures, "SessionStart.json", root)
+    picked = run_baker("pickup", "--agent", "claude", cwd=root, input=data)
+    assert picked.returncode == 0, picked.stderr
+    assert not ran.exists()
+    shown = run_baker("status", "--json", cwd=root)
+    assert not ran.exists()
+    venv = {r["name"]: r for r in json.loads(shown.stdout)["interpreters"]}["v"]
+    assert venv["verdict"] == "tracked"
+    assert "tracked by git: not run" in venv["detail"]
+    assert "tracked by git: not run" in picked.stdout
+
+
+def test_venvs_outside_the_project_and_files_inside_it_are_not_run(
+        tmp_path: Path, isolated_home: Path) -> None:
+    """`venvs` in probes.json may not reach out of the project (`../..`); an interpreter that
+    is a file inside the project (not the usual link to an installed Python) is only checked
+    to be executable, even where git cannot say whether it came with the repository."""
+    ran_out, ran_in = tmp_path / "outside-ran", tmp_path / "inside-ran"
+    evil = tmp_path / "evil"
+    (evil / "bin").mkdir(parents=True)
+    (evil / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (evil / "bin" / "python").write_text(fake_python(ran_out))
+    (evil / "bin" / "python").chmod(0o755)
+    root = clone(tmp_path, {})
+    assert run_baker("init", cwd=root).returncode == 0
+    (root / ".baker" / "probes.json").write_text(json.dumps({"venvs": ["../evil", str(evil)]}))
+    copied = root / "env"  # untracked, made here: a regular file, not a link
+    (copied / "bin").mkdir(parents=True)
+    (copied / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (copied / "bin" / "python").write_text(fake_python(ran_in))
+    (copied / "bin" / "python").chmod(0o755)
+
+    shown = run_baker("status", "--json", cwd=root)
+    assert not ran_out.exists() and not ran_in.exists()
+    found = {r["name"]: r for r in json.loads(shown.stdout)["interpreters"]}
+    for name in ("../evil", str(evil)):
+        assert found[name]["state"] == "error" and found[name]["verdict"] == "outside"
+        assert "outside the project" in found[name]["detail"]
+    assert found["env"]["state"] == "ok" and found["env"]["verdict"] == "not run"
+    assert shown.returncode == 1  # the refused entries are named as failed
