@@ -314,3 +314,90 @@ def test_venvs_outside_the_project_and_files_inside_it_are_not_run(
         assert "outside the project" in found[name]["detail"]
     assert found["env"]["state"] == "ok" and found["env"]["verdict"] == "not run"
     assert shown.returncode == 1  # the refused entries are named as failed
+
+
+MINE = "---\nname: continuity\ndescription: my own skill\n---\n\n# Mine\n"
+
+
+@pytest.mark.parametrize("link", [".claude/skills", ".agents/skills/continuity"])
+def test_init_and_uninstall_stay_out_of_linked_skill_folders(
+        tmp_path: Path, isolated_home: Path, link: str) -> None:
+    """A repository commits a skills folder that links to the user's own (`~/.claude/skills`,
+    say): `init` used to overwrite the SKILL.md there and `uninstall` to delete it and its
+    folder. Both now refuse the link, say so, and leave everything outside as it was."""
+    from continuity_core import skill
+
+    skills = tmp_path / "users-skills"
+    (skills / "continuity").mkdir(parents=True)
+    (skills / "continuity" / "SKILL.md").write_text(MINE)
+    target = skills if link.endswith("skills") else skills / "continuity"
+    root = clone(tmp_path, {link: str(target)})
+    assert (root / link).is_symlink()
+
+    init = run_baker("init", cwd=root)
+    assert init.returncode == 1, init.stdout + init.stderr
+    assert "outside the project, so it is refused" in init.stdout
+    assert f"rm {root / link}" in init.stdout
+    assert (skills / "continuity" / "SKILL.md").read_text() == MINE
+    assert snapshot(skills) == {"continuity/SKILL.md": MINE.encode()}
+
+    # The user's own copy of baker's skill there (from another project) is not deleted either.
+    (skills / "continuity" / "SKILL.md").write_text(skill.text())
+    before = outside(tmp_path)
+    gone = run_baker("uninstall", cwd=root)
+    assert gone.returncode == 1, gone.stdout + gone.stderr
+    assert "outside the project, so it is refused" in gone.stdout
+    assert (skills / "continuity" / "SKILL.md").read_text() == skill.text()
+    assert outside(tmp_path) == before
+    assert (root / link).is_symlink()
+
+
+def test_init_keeps_a_continuity_skill_it_did_not_write(repo: Path, isolated_home: Path) -> None:
+    mine = repo / ".claude" / "skills" / "continuity" / "SKILL.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text(MINE)
+    init = run_baker("init", "--agent", "claude", cwd=repo)
+    assert init.returncode == 0, init.stdout + init.stderr
+    assert mine.read_text() == MINE
+    assert "not written by baker; left in place" in init.stdout
+    gone = run_baker("uninstall", cwd=repo)
+    assert gone.returncode == 0 and mine.read_text() == MINE
+
+
+@pytest.mark.parametrize("name", ["AGENTS.md", "CLAUDE.md", "GEMINI.md", ".gitignore", ".mcp.json"])
+def test_init_writes_no_project_file_through_a_link_out(
+        tmp_path: Path, isolated_home: Path, name: str) -> None:
+    """AGENTS.md, CLAUDE.md, GEMINI.md, .gitignore and .mcp.json committed as links to a file of the
+    user's: `init` neither writes that file nor copies its text into the repository."""
+    secret = tmp_path / "users-file.json"
+    secret.write_text('{"token": "' + SECRET + '"}\n')
+    root = clone(tmp_path, {name: str(secret)})
+    before = outside(tmp_path)
+
+    init = run_baker("init", "--mcp", cwd=root)
+    assert init.returncode == 1, init.stdout + init.stderr
+    assert f"{root / name} leads to {secret}, outside the project" in init.stdout
+    assert (root / name).is_symlink() and os.readlink(root / name) == str(secret)
+    assert outside(tmp_path) == before
+    assert all("wJalrXUtnFEMI" not in p.read_text(errors="replace")
+               for p in root.rglob("*")
+               if p.is_file() and not p.is_symlink() and ".git" not in p.parts)
+
+    gone = run_baker("uninstall", cwd=root)
+    assert outside(tmp_path) == before and (root / name).is_symlink()
+    assert gone.returncode in (0, 1)
+
+
+def test_the_pre_commit_hook_is_not_written_through_a_committed_hooks_link(
+        tmp_path: Path, isolated_home: Path) -> None:
+    """With a relative `core.hooksPath` (set by the user or a tool), a repository that commits
+    that folder as a link would have the guard written, and later removed, outside it."""
+    hooks = tmp_path / "users-hooks"
+    hooks.mkdir()
+    root = clone(tmp_path, {".githooks": str(hooks)})
+    git(root, "config", "core.hooksPath", ".githooks")
+
+    init = run_baker("init", "--pre-commit", cwd=root)
+    assert init.returncode == 1
+    assert f"{root / '.githooks'} leads to {hooks}, outside the project" in init.stdout
+    assert list(hooks.iterdir()) == []
