@@ -345,7 +345,7 @@ def interpreter_of(venv: Path) -> Path:
     return windows if windows.exists() and not (venv / "bin").exists() else venv / "bin" / "python"
 
 
-def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path | None = None,
+def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path,
                       tracked: bool = False) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
@@ -356,7 +356,7 @@ def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path | 
     executable. The rest runs with `-I -S`: no environment variables, no site-packages.
     """
     python = interpreter_of(venv.absolute())
-    if root is not None and not _inside(root, venv):
+    if not _inside(root, venv):
         return ProbeResult(name=label, state="error", kind="venv", verdict="outside",
                            detail=f"{venv}: outside the project ({os.path.realpath(venv)}): "
                                   "refused, not run")
@@ -372,7 +372,7 @@ def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path | 
         why = f"links to missing {target}" if python.is_symlink() else "missing"
         return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
                            detail=f"{python}: {why}")
-    if root is not None and _inside(root, target):
+    if _inside(root, target):
         if target.is_file() and os.access(target, os.X_OK):
             return ProbeResult(name=label, state="ok", kind="venv", verdict="not run",
                                detail=f"{python} -> {target}: executable; inside the project, "
