@@ -34,13 +34,19 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-def clone(tmp_path: Path, build: dict[str, str | None], *, private: bool = True) -> Path:
+def clone(tmp_path: Path, build: dict[str, str | None], *, private: bool = True,
+          scripts: dict[str, str] | None = None) -> Path:
     """A repository whose commit holds `build` (path -> symlink target, or None for a plain
-    file), cloned into a fresh folder."""
+    file) and `scripts` (path -> executable file's text), cloned into a fresh folder."""
     upstream = tmp_path / "upstream"
     upstream.mkdir()
     git(upstream, "init", "-q", "-b", "main")
     (upstream / "README.md").write_text("hello\n")
+    for rel, body in (scripts or {}).items():
+        path = upstream / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+        path.chmod(0o755)
     for rel, target in build.items():
         path = upstream / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -252,3 +258,146 @@ def test_the_note_is_private(repo: Path) -> None:
     note.chmod(0o644)  # as 0.1.0 made it
     assert run_baker("now", "write the tests", cwd=repo).returncode == 0
     assert stat.S_IMODE(note.stat().st_mode) == 0o600
+
+
+def fake_python(marker: Path) -> str:
+    """A committed `bin/python`: a shell script that leaves `marker` when it runs."""
+    return f"#!/bin/sh\ntouch {marker}\necho 3.12.0\n"
+
+
+def test_a_committed_venv_is_never_run(tmp_path: Path, fixtures: Path,
+                                       isolated_home: Path) -> None:
+    """A repository commits `v/pyvenv.cfg` and an executable `v/bin/python`: the hook's
+    environment facts and `baker status` used to run it. It is reported, never run."""
+    ran = tmp_path / "interpreter-ran"
+    root = clone(tmp_path, {"v/pyvenv.cfg": None}, scripts={"v/bin/python": fake_python(ran)})
+    assert os.access(root / "v" / "bin" / "python", os.X_OK)
+    assert run_baker("init", cwd=root).returncode == 0
+
+    data = payload(fixtures, "SessionStart.json", root)
+    picked = run_baker("pickup", "--agent", "claude", cwd=root, input=data)
+    assert picked.returncode == 0, picked.stderr
+    assert not ran.exists()
+    shown = run_baker("status", "--json", cwd=root)
+    assert not ran.exists()
+    venv = {r["name"]: r for r in json.loads(shown.stdout)["interpreters"]}["v"]
+    assert venv["verdict"] == "tracked"
+    assert "tracked by git: not run" in venv["detail"]
+    assert "tracked by git: not run" in picked.stdout
+
+
+def test_venvs_outside_the_project_and_files_inside_it_are_not_run(
+        tmp_path: Path, isolated_home: Path) -> None:
+    """`venvs` in probes.json may not reach out of the project (`../..`); an interpreter that
+    is a file inside the project (not the usual link to an installed Python) is only checked
+    to be executable, even where git cannot say whether it came with the repository."""
+    ran_out, ran_in = tmp_path / "outside-ran", tmp_path / "inside-ran"
+    evil = tmp_path / "evil"
+    (evil / "bin").mkdir(parents=True)
+    (evil / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (evil / "bin" / "python").write_text(fake_python(ran_out))
+    (evil / "bin" / "python").chmod(0o755)
+    root = clone(tmp_path, {})
+    assert run_baker("init", cwd=root).returncode == 0
+    (root / ".baker" / "probes.json").write_text(json.dumps({"venvs": ["../evil", str(evil)]}))
+    copied = root / "env"  # untracked, made here: a regular file, not a link
+    (copied / "bin").mkdir(parents=True)
+    (copied / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (copied / "bin" / "python").write_text(fake_python(ran_in))
+    (copied / "bin" / "python").chmod(0o755)
+
+    shown = run_baker("status", "--json", cwd=root)
+    assert not ran_out.exists() and not ran_in.exists()
+    found = {r["name"]: r for r in json.loads(shown.stdout)["interpreters"]}
+    for name in ("../evil", str(evil)):
+        assert found[name]["state"] == "error" and found[name]["verdict"] == "outside"
+        assert "outside the project" in found[name]["detail"]
+    assert found["env"]["state"] == "ok" and found["env"]["verdict"] == "not run"
+    assert shown.returncode == 1  # the refused entries are named as failed
+
+
+MINE = "---\nname: continuity\ndescription: my own skill\n---\n\n# Mine\n"
+
+
+@pytest.mark.parametrize("link", [".claude/skills", ".agents/skills/continuity"])
+def test_init_and_uninstall_stay_out_of_linked_skill_folders(
+        tmp_path: Path, isolated_home: Path, link: str) -> None:
+    """A repository commits a skills folder that links to the user's own (`~/.claude/skills`,
+    say): `init` used to overwrite the SKILL.md there and `uninstall` to delete it and its
+    folder. Both now refuse the link, say so, and leave everything outside as it was."""
+    from continuity_core import skill
+
+    skills = tmp_path / "users-skills"
+    (skills / "continuity").mkdir(parents=True)
+    (skills / "continuity" / "SKILL.md").write_text(MINE)
+    target = skills if link.endswith("skills") else skills / "continuity"
+    root = clone(tmp_path, {link: str(target)})
+    assert (root / link).is_symlink()
+
+    init = run_baker("init", cwd=root)
+    assert init.returncode == 1, init.stdout + init.stderr
+    assert "outside the project, so it is refused" in init.stdout
+    assert f"rm {root / link}" in init.stdout
+    assert (skills / "continuity" / "SKILL.md").read_text() == MINE
+    assert snapshot(skills) == {"continuity/SKILL.md": MINE.encode()}
+
+    # The user's own copy of baker's skill there (from another project) is not deleted either.
+    (skills / "continuity" / "SKILL.md").write_text(skill.text())
+    before = outside(tmp_path)
+    gone = run_baker("uninstall", cwd=root)
+    assert gone.returncode == 1, gone.stdout + gone.stderr
+    assert "outside the project, so it is refused" in gone.stdout
+    assert (skills / "continuity" / "SKILL.md").read_text() == skill.text()
+    assert outside(tmp_path) == before
+    assert (root / link).is_symlink()
+
+
+def test_init_keeps_a_continuity_skill_it_did_not_write(repo: Path, isolated_home: Path) -> None:
+    mine = repo / ".claude" / "skills" / "continuity" / "SKILL.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text(MINE)
+    init = run_baker("init", "--agent", "claude", cwd=repo)
+    assert init.returncode == 0, init.stdout + init.stderr
+    assert mine.read_text() == MINE
+    assert "not written by baker; left in place" in init.stdout
+    gone = run_baker("uninstall", cwd=repo)
+    assert gone.returncode == 0 and mine.read_text() == MINE
+
+
+@pytest.mark.parametrize("name", ["AGENTS.md", "CLAUDE.md", "GEMINI.md", ".gitignore", ".mcp.json"])
+def test_init_writes_no_project_file_through_a_link_out(
+        tmp_path: Path, isolated_home: Path, name: str) -> None:
+    """AGENTS.md, CLAUDE.md, GEMINI.md, .gitignore and .mcp.json committed as links to a file of the
+    user's: `init` neither writes that file nor copies its text into the repository."""
+    secret = tmp_path / "users-file.json"
+    secret.write_text('{"token": "' + SECRET + '"}\n')
+    root = clone(tmp_path, {name: str(secret)})
+    before = outside(tmp_path)
+
+    init = run_baker("init", "--mcp", cwd=root)
+    assert init.returncode == 1, init.stdout + init.stderr
+    assert f"{root / name} leads to {secret}, outside the project" in init.stdout
+    assert (root / name).is_symlink() and os.readlink(root / name) == str(secret)
+    assert outside(tmp_path) == before
+    assert all("wJalrXUtnFEMI" not in p.read_text(errors="replace")
+               for p in root.rglob("*")
+               if p.is_file() and not p.is_symlink() and ".git" not in p.parts)
+
+    gone = run_baker("uninstall", cwd=root)
+    assert outside(tmp_path) == before and (root / name).is_symlink()
+    assert gone.returncode in (0, 1)
+
+
+def test_the_pre_commit_hook_is_not_written_through_a_committed_hooks_link(
+        tmp_path: Path, isolated_home: Path) -> None:
+    """With a relative `core.hooksPath` (set by the user or a tool), a repository that commits
+    that folder as a link would have the guard written, and later removed, outside it."""
+    hooks = tmp_path / "users-hooks"
+    hooks.mkdir()
+    root = clone(tmp_path, {".githooks": str(hooks)})
+    git(root, "config", "core.hooksPath", ".githooks")
+
+    init = run_baker("init", "--pre-commit", cwd=root)
+    assert init.returncode == 1
+    assert f"{root / '.githooks'} leads to {hooks}, outside the project" in init.stdout
+    assert list(hooks.iterdir()) == []
