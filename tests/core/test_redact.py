@@ -221,3 +221,52 @@ def test_findings_locate_without_the_secret() -> None:
     text = "ok\nDB_PASS=Qw7rTy2uIo9pAs\n"
     [(kind, start, end)] = findings(text)
     assert kind == "assignment" and text[start:end] == "Qw7rTy2uIo9pAs"
+
+
+# --- what redaction wrote is no secret; short password options (issue: review of baker) -------
+
+@pytest.mark.parametrize(
+    "text",
+    ["mysql -u root -p[REDACTED] db", "https://bob:[REDACTED]@host/", "curl -u bob:[REDACTED] x",
+     "machine h login u password [REDACTED]", "sshpass -p '[REDACTED]' ssh h",
+     "docker login -u bob -p [REDACTED] reg.io", "redis-cli -a [REDACTED] ping",
+     "htpasswd -b f alice [REDACTED]", "DB_PASS=[REDACTED] and token [REDACTED]"],
+)
+def test_a_placeholder_redaction_wrote_is_no_secret(text: str) -> None:
+    assert scan(text) == []
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("sshpass -p 'SshPassQ123' ssh -p 22 host", "SshPassQ123"),
+        ("sshpass -pSshPassQ123 ssh host", "SshPassQ123"),
+        ("sshpass -v -p SshPassQ123 ssh host", "SshPassQ123"),
+        ("docker login -u bob -p DkrPw12345 reg.io", "DkrPw12345"),
+        ("docker login -pDkrPw12345 reg.io", "DkrPw12345"),
+        ("podman login -p \"DkrPw12345\" quay.io", "DkrPw12345"),
+        ("redis-cli -h r -p 6379 -a RedisPw987 ping", "RedisPw987"),
+        ("htpasswd -b .htpasswd alice HtPw12345", "HtPw12345"),
+        ("htpasswd -nb alice HtPw12345", "HtPw12345"),
+        ("htpasswd -bc -C 10 file alice HtPw12345", "HtPw12345"),
+        ("mysql --password=MyPw12345 db", "MyPw12345"),
+        ("PGPASSWORD=PgPw12345 psql -h db", "PgPw12345"),
+    ],
+)
+def test_short_password_options_after_their_programs(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out and MARK in out, out
+    assert scan(text) and scan(out) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ssh -p 2222 host", "scp -P 2222 f host:", "docker run -p 8080:80 nginx",
+     "docker login -u bob --password-stdin reg.io", "redis-cli -a", "redis-cli -h r -p 6379 ping",
+     'redis-cli -a "$REDIS_PASS" info', "sshpass -f pwfile ssh -p 22 host",
+     "sshpass -e ssh -p 22 host", "htpasswd -c .htpasswd alice", "git push -p origin"],
+)
+def test_short_options_that_hold_no_password_are_kept(text: str) -> None:
+    assert redact(text) == text
+    assert scan(text) == []
