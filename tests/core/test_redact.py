@@ -270,3 +270,29 @@ def test_short_password_options_after_their_programs(text: str, secret: str) -> 
 def test_short_options_that_hold_no_password_are_kept(text: str) -> None:
     assert redact(text) == text
     assert scan(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("a\x1b]52;c;cm0gLXJmIH4K\x07b", "ab"),  # a clipboard write, its payload with it
+        ("\x1b]0;title\x1b\\x", "x"),  # a window title ended by ST
+        ("\x1b[1;31mred\x1b[0m", "red"),
+        ("a\rb\r\nc\td\x00e\x9b2Jf\x1bcg\x07h\x7f", "ab\nc\tdefgh"),
+        ("\x1b]8;;https://e.example\x1b\\link\x1b]8;;\x1b\\", "link"),
+        ("\x1bPq#0;2;0;0;0\x1b\\ok", "ok"),
+    ],
+)
+def test_terminal_control_never_survives(text: str, kept: str) -> None:
+    from continuity_core.redact import printable
+
+    assert printable(text) == kept
+    assert redact(text) == kept
+    assert redact_obj({"k": [text]}) == {"k": [kept]}
+
+
+def test_plain_text_is_returned_as_it_is() -> None:
+    from continuity_core.redact import printable
+
+    text = "line one\n\tindented — ünïcode ✓\n"
+    assert printable(text) is text

@@ -44,8 +44,12 @@ def planted_block() -> str:
     return "\n".join(s["planted"] for s in SHAPES)
 
 
-PROMPT = "The deploy fails again. This is everything CI printed:\n\n" + planted_block()
-TOOL_OUTPUT = "# deploy settings\n" + planted_block() + "\n"
+# Terminal control planted beside the secrets: a clipboard write (OSC 52), a window title, a
+# screen clear, an 8-bit CSI, a bell. None of it may reach what baker prints or stores.
+CONTROL = "\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;pwned\x07\x1b[2J\x9b31m\x07\r"
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\\u00(?:1b|07|9b)")
+PROMPT = "The deploy fails again." + CONTROL + " This is everything CI printed:\n\n" + planted_block()
+TOOL_OUTPUT = "# deploy settings\n" + CONTROL + planted_block() + "\n"
 
 
 def fragments(secret: str) -> Iterator[str]:
@@ -296,6 +300,13 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
             (cursors if "/cursors/" in name else found)[name] = kinds
     assert not found, found
     assert not cursors, cursors  # reader state keeps digests and redacted facts only
+    controls = {name: CONTROL_CHARS.findall(text)[:3]
+                for name, text in {**outputs, **stores}.items()
+                if not name.endswith((".sqlite", ".msgpack")) and CONTROL_CHARS.search(text)}
+    assert not controls, controls
+    # The sequences went whole, their payloads with them, from the binary stores too.
+    everything = "".join(outputs.values()) + "".join(stores.values()).lower()
+    assert "cm0gLXJmIH4K".lower() not in everything.lower() and "pwned" not in everything
 
 
 def test_damage_rate_on_ordinary_code_and_prose() -> None:

@@ -545,10 +545,32 @@ def findings(text: str) -> list[tuple[str, int, int]]:
     return _findings(text)
 
 
+# Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
+# window title, CSI `ESC [ … m`, DCS/APC/PM/SOS strings, their 8-bit forms), then any other C0
+# or C1 character but a newline and a tab.
+_CONTROL_CHAR = _Lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = _Lazy(r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
+                 r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
+                 r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
+                 r"|\x1b[ -/]{0,8}[0-~]?"
+                 r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` without terminal control: no escape sequence, no C0 or C1 character but `\\n` and
+    `\\t`. `redact` applies it, so nothing baker prints or hands an agent can set the
+    clipboard, the title or the colours of the terminal that shows it."""
+    if not text or not _CONTROL_CHAR.rx.search(text):
+        return text
+    return _CONTROL.rx.sub("", text)
+
+
 def redact(text: str) -> str:
-    """Return `text` with every secret the patterns know replaced by `[REDACTED]`."""
+    """Return `text` with every secret the patterns know replaced by `[REDACTED]`, and without
+    terminal control (`printable`)."""
     if not text:
         return text
+    text = printable(text)
     spans = _findings(text)
     if not spans:
         return text
