@@ -230,7 +230,8 @@ def test_findings_locate_without_the_secret() -> None:
     ["mysql -u root -p[REDACTED] db", "https://bob:[REDACTED]@host/", "curl -u bob:[REDACTED] x",
      "machine h login u password [REDACTED]", "sshpass -p '[REDACTED]' ssh h",
      "docker login -u bob -p [REDACTED] reg.io", "redis-cli -a [REDACTED] ping",
-     "htpasswd -b f alice [REDACTED]", "DB_PASS=[REDACTED] and token [REDACTED]"],
+     "htpasswd -b f alice [REDACTED]", "DB_PASS=[REDACTED] and token [REDACTED]",
+     "mysql -u root -p[REDA … [120 chars cut]", "curl -u bob:[REDACTED][RED"],
 )
 def test_a_placeholder_redaction_wrote_is_no_secret(text: str) -> None:
     assert scan(text) == []

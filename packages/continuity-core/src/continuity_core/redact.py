@@ -497,9 +497,14 @@ def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
 
 def _redacted_already(view: str, start: int, end: int) -> bool:
     """Whether a value is only what redaction wrote in its place (`-p[REDACTED]`,
-    `https://u:[REDACTED]@host`): no secret, for any rule, so `scan(redact(x))` is empty."""
+    `https://u:[REDACTED]@host`): no secret, for any rule, so `scan(redact(x))` is empty. A
+    mark a clip cut short (`-p[REDA … [90 chars cut]`) is one too."""
     value = view[start:end]
-    return MARK in value and not value.replace(MARK, "").strip(_MARK_AROUND)
+    rest = value.replace(MARK, "")
+    if MARK in value and not rest.strip(_MARK_AROUND):
+        return True
+    tail = rest.strip(" \t\"'`")
+    return len(tail) >= 2 and MARK.startswith(tail)
 
 
 _MARK_AROUND = " \t\"'`,;:()[]{}<>"
