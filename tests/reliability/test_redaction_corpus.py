@@ -189,7 +189,7 @@ def plant_probes(project: Path) -> None:
 
 RAW_TRAP = {"id": "feedc0de", "pattern": "deploy.sh", "kind": "path",
             "created_at": "2026-11-30T05:00:00Z",
-            "why": "raw: " + " ".join(s["planted"] for s in SHAPES[-30:] if "\n" not in s["planted"])}
+            "why": "raw: " + CONTROL + " ".join(s["planted"] for s in SHAPES[-30:] if "\n" not in s["planted"])}
 
 
 def plant_traps(project: Path, env: dict[str, str]) -> None:
@@ -263,6 +263,8 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         run(f"handoff --from {agent}", "handoff", "--from", agent)
     run("handoff --json", "handoff", "--json")
     status = run("status --json", "status", "--json", ok=False)  # planted probes fail: exit 1
+    run("trap list", "trap", "list")
+    run("trap list --json", "trap", "list", "--json")
     run("recall --index", "recall", "--index")
     run("recall query", "recall", "deploy", ok=False)
     run("recall --show", "recall", "--show", SESSION["claude"], ok=False)
@@ -300,12 +302,13 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
             (cursors if "/cursors/" in name else found)[name] = kinds
     assert not found, found
     assert not cursors, cursors  # reader state keeps digests and redacted facts only
+    written = {name: text.replace(raw_trap, "") for name, text in stores.items()}
     controls = {name: CONTROL_CHARS.findall(text)[:3]
-                for name, text in {**outputs, **stores}.items()
+                for name, text in {**outputs, **written}.items()
                 if not name.endswith((".sqlite", ".msgpack")) and CONTROL_CHARS.search(text)}
     assert not controls, controls
     # The sequences went whole, their payloads with them, from the binary stores too.
-    everything = "".join(outputs.values()) + "".join(stores.values()).lower()
+    everything = "".join(outputs.values()) + "".join(written.values()).lower()
     assert "cm0gLXJmIH4K".lower() not in everything.lower() and "pwned" not in everything
 
 
