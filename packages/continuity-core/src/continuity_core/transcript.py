@@ -12,6 +12,7 @@ text is left in a returned or saved cursor.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -38,6 +39,7 @@ from continuity_core.schemas.session import (
 HEAD_BYTES = 256
 COLD_MAX = 32 << 20  # the most a first read takes, from the end (docs/decisions.md)
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
+SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 
 Fold = Callable[[Session, dict[str, Any], bytes], None]
 
@@ -282,7 +284,7 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
     """Redact and clip what the edits above added since the last settle and `session` keeps."""
     pending = extra.pop(PENDING, None)
     if not pending:
-        return
+        pending = {}
     new = min(pending.get("requests", 0), len(session.requests))
     for i in range(len(session.requests) - new, len(session.requests)):
         session.requests[i] = redact(session.requests[i])
@@ -295,9 +297,20 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
             call.input = clip_obj(redact_obj(call.input))
         if call.id in outputs and call.output is not None:
             call.output = clip(redact(call.output))
+    for call in session.tool_calls if inputs else ():
+        if call.id in inputs:
+            call.name = redact(call.name)
     if pending.get("todos"):
         for todo in session.todos:
             todo.content = redact(todo.content)
+    # What an adapter sets on the Session directly: redacted when it changed since last time.
+    seen = extra.setdefault(SETTLED, {})
+    for field in ("cwd", "git_branch", "model"):
+        value = getattr(session, field)
+        if value and seen.get(field) != value:
+            value = redact(value)
+            setattr(session, field, value)
+            seen[field] = value
 
 
 def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
@@ -315,8 +328,11 @@ def add_edit(
     session: Session, path: str, action: Any = "edit", tool: str = "",
     moved_to: str | None = None,
 ) -> None:
-    """Note a file edit; the same path edited again counts up and moves to the end."""
-    rel = relative_to_cwd(path, session.cwd)
+    """Note a file edit; the same path edited again counts up and moves to the end. A path is
+    redacted here (a file may be named after a token), once per distinct path."""
+    rel = _redact_path(relative_to_cwd(path, session.cwd))
+    moved_to = _redact_path(moved_to) if moved_to else moved_to
+    tool = _redact_path(tool) if tool else tool
     for i, edit in enumerate(session.files_edited):
         if edit.path == rel:
             edit.count += 1
@@ -327,6 +343,11 @@ def add_edit(
             session.files_edited.append(session.files_edited.pop(i))
             return
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
+
+
+@functools.lru_cache(maxsize=1024)
+def _redact_path(path: str) -> str:
+    return redact(path)
 
 
 def add_error(session: Session, error: ApiError) -> None:
