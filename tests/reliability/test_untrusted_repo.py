@@ -74,15 +74,18 @@ def outside(tmp_path: Path) -> dict[str, bytes]:
 
 def run_hooks(root: Path, fixtures: Path) -> list[subprocess.CompletedProcess[str]]:
     """Every hook an agent runs in a turn, as Claude runs them, plus the agent-less forms;
-    nothing outside the clone may change."""
+    nothing outside the clone may change. Each call is a new turn (its own `prompt_id`), so
+    none is taken for the other hook level's duplicate (`continuity_core.hookonce`)."""
     before = outside(root.parent)
+    turn = os.urandom(8).hex()
     calls = [
         ("pickup", "SessionStart.json"), ("pretool", "PreToolUse.Write.json"),
         ("checkpoint", "Stop.json"),
     ]
     done = []
     for command, name in calls:
-        data = payload(fixtures, name, root)
+        data = json.dumps({**json.loads(payload(fixtures, name, root)),
+                           "prompt_id": turn}).encode()
         done.append(run_baker(command, "--agent", "claude", cwd=root, input=data))
         done.append(run_baker(command, cwd=root, input=data))
     assert outside(root.parent) == before

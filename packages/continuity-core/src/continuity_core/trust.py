@@ -11,9 +11,9 @@ own folder that is merely looser than 0700 is tightened (and logged) instead of 
 
 A store git tracks came with the repository whatever its modes (a clone under umask 077, or a
 filesystem that ignores modes, checks a committed `.baker` out 0700), so `check_store` ends with
-one `git ls-files` of `.baker` and `memory/hot.md` (`tracked`); a clean verdict is remembered
-in `~/.baker/cache/tracked/` under the git index's identity, so a hook pays a subprocess only
-after the index changed.
+one `git ls-files` of `.baker` and `memory/hot.md` (`tracked`); the hooks remember a clean
+verdict in `~/.baker/cache/tracked/` under the git index's identity, so a hook pays a
+subprocess only after the index changed.
 
 Only `os` and `stat` at import: hooks call this on every turn.
 """
@@ -215,6 +215,14 @@ TRACKED_CACHE = ("cache", "tracked")
 TRACKED_TIMEOUT_S = 3.0
 TRACKED_CACHE_MAX_AGE_S = 86400.0
 _GIT_ENV_OVERRIDES = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+# Hooks write clean verdicts; a command (a dry run included) only reads them.
+_REMEMBER = {"clean": False}
+
+
+def remember_clean_verdicts() -> None:
+    """Let this process write `tracked`'s clean verdicts to ~/.baker (the hooks do: they
+    call it on every turn; an interactive command pays its one git call instead)."""
+    _REMEMBER["clean"] = True
 
 
 def check_tracked(root: Path) -> None:
@@ -241,7 +249,7 @@ def tracked(root: Path) -> list[str]:
     found = _ls_files(root)
     if found is None or found:
         return found or []
-    if mark is not None:
+    if mark is not None and _REMEMBER["clean"]:
         with contextlib.suppress(OSError):
             os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | NOFOLLOW | CLOEXEC, 0o600))
             if mark.name.startswith("0"):  # one clean verdict in sixteen sweeps old ones
@@ -302,7 +310,7 @@ def _tracked_mark(key: str) -> Path | None:
     import hashlib
 
     try:
-        folder = home_dir(*TRACKED_CACHE)
+        folder = home_dir(*TRACKED_CACHE, create=_REMEMBER["clean"])
     except (OSError, Untrusted):
         return None
     return folder / hashlib.sha256(key.encode()).hexdigest()[:32]
