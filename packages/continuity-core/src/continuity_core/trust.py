@@ -301,7 +301,7 @@ def _index_key(root: Path) -> str | None:
             ist = os.stat(index)
         except OSError:
             return None
-        return (f"{os.path.realpath(root)}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
+        return (f"{root}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
                 f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}")
     return None
 
