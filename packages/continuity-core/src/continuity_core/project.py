@@ -252,8 +252,8 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     """Create the store and the note; a store or note that fails the trust check
     (`continuity_core.trust`, e.g. committed by a cloned repository) raises `Untrusted`."""
     changes: list[Change] = []
-    trust.check_store(root)
     trust.check_note(root)
+    trust.check_store(root)  # last: it ends with the one git call
     store = root / STORE
     if not store.is_dir():
         if not dry_run:
