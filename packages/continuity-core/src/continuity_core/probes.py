@@ -324,18 +324,12 @@ def tracked_by_git(root: Path, folders: Sequence[Path], timeout_s: float = 5.0) 
     """The `folders` (inside `root`) that hold at least one file git tracks: they came with the
     repository. One `git ls-files` call for all; none when `root` is not in a git work tree
     (then `check_interpreter` still runs nothing that lies inside the project)."""
+    from continuity_core import trust
+
     rels = {f: os.path.relpath(f, root) for f in folders}
     if not rels:
         return set()
-    try:
-        ran = run_command(["git", "--literal-pathspecs", "ls-files", "-z", "--",
-                           *rels.values()], cwd=root,
-                          timeout_s=timeout_s)
-    except OSError:
-        return set()
-    if ran.returncode != 0:
-        return set()
-    listed = [Path(p) for p in ran.out.split("\0") if p]
+    listed = [Path(p) for p in trust.ls_files(root, rels.values(), timeout_s) or []]
     return {f for f, rel in rels.items()
             if any(p == Path(rel) or Path(rel) in p.parents for p in listed)}
 

@@ -24,7 +24,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from continuity_core.errors import StoreError
@@ -246,7 +246,7 @@ def tracked(root: Path) -> list[str]:
         with contextlib.suppress(OSError):
             os.lstat(mark)
             return []
-    found = _ls_files(root)
+    found = ls_files(root, TRACKED_SPECS)
     if found is None or found:
         return found or []
     if mark is not None and _REMEMBER["clean"]:
@@ -257,17 +257,20 @@ def tracked(root: Path) -> list[str]:
     return []
 
 
-def _ls_files(root: Path) -> list[str] | None:
-    """`git ls-files` of the store's paths; None when git is missing, fails or is slow."""
+def ls_files(root: Path, specs: Iterable[str],
+             timeout_s: float = TRACKED_TIMEOUT_S) -> list[str] | None:
+    """What git's index holds under the literal paths `specs` (relative to `root`): files
+    that came with the repository. None when git is missing, fails, is slow, or `root` is
+    not in a work tree."""
     import subprocess
 
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1",
            "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
     try:
         done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--", *TRACKED_SPECS], cwd=root, env=env,
+            ["git", "ls-files", "-z", "--cached", "--", *specs], cwd=root, env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            timeout=TRACKED_TIMEOUT_S, check=False)
+            timeout=timeout_s, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
