@@ -24,7 +24,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from continuity_core.errors import StoreError
@@ -95,6 +95,18 @@ def check_dirs(base: Path, *parts: str, create: bool = False, home: bool = False
     A missing component ends the check (nothing below it exists), or with `create` is made
     0700 and checked in turn. Raises Untrusted; returns the joined path.
     """
+    def check(path: Path, st: os.stat_result) -> None:
+        why = problem(st, folder=True)
+        if why:
+            raise Untrusted(path, why, home=home)
+
+    return _walk(base, parts, create, check)
+
+
+def _walk(base: Path, parts: tuple[str, ...], create: bool,
+          check: Callable[[Path, os.stat_result], None]) -> Path:
+    """`base` joined with `parts`, `check` called on each component's `lstat`; a missing one
+    ends the walk (nothing below exists), or with `create` is made 0700 and checked."""
     path = base
     for part in parts:
         path = path / part
@@ -106,9 +118,7 @@ def check_dirs(base: Path, *parts: str, create: bool = False, home: bool = False
             with contextlib.suppress(FileExistsError):
                 os.mkdir(path, PRIVATE_DIR)
             st = os.lstat(path)
-        why = problem(st, folder=True)
-        if why:
-            raise Untrusted(path, why, home=home)
+        check(path, st)
     return path
 
 
@@ -374,19 +384,7 @@ def home_dir(*parts: str, create: bool = True) -> Path:
             os.mkdir(home, PRIVATE_DIR)
         st = os.lstat(home)
     _tighten(home, st)
-    path = home
-    for part in parts:
-        path = path / part
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            if not create:
-                return home.joinpath(*parts)
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(path, PRIVATE_DIR)
-            st = os.lstat(path)
-        _tighten(path, st)
-    return path
+    return _walk(home, parts, create, _tighten)
 
 
 def _tighten(path: Path, st: os.stat_result) -> None:
