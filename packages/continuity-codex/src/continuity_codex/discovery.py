@@ -2,9 +2,10 @@
 
 The thread index `state_N.sqlite` answers "which rollouts belong to this folder" without
 touching the files. It is a projection Codex owns, so it is opened read-only, a lock, a WAL it
-cannot read or an unknown schema generation only means falling back to a scan of the folder
-names, with each rollout's head (thread id and cwd) from baker's own cache of heads, read from
-disk only for rollouts it has not seen.
+cannot read, an unknown schema generation or an index with no row for the project whose
+rollout exists (a home copied or mounted elsewhere) only means falling back to a scan of the
+folder names, with each rollout's head (thread id and cwd) from baker's own cache of heads,
+read from disk only for rollouts it has not seen.
 """
 
 from __future__ import annotations
@@ -384,8 +385,11 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
     for account in accounts:
         if not os.path.isdir(account.dir):
             continue
+        # An index with no usable row for the project (none, or none whose rollout exists)
+        # is no proof there is none: a home copied or mounted elsewhere, its rollouts' cwds
+        # rewritten, keeps an index naming the old paths. The scan reads the rollouts' heads.
         indexed = _from_index(account, roots)
-        streams.append(indexed if indexed is not None else _from_scan(account, roots))
+        streams.append(indexed if indexed else _from_scan(account, roots))
     seen: set[str] = set()
     for ref in heapq.merge(*streams, key=lambda r: -r.mtime):
         if ref.path not in seen:
