@@ -111,15 +111,3 @@ def test_redaction_work_is_bounded_by_what_the_session_keeps(
     calls.clear()
     cursor = read_incremental(write(path, [{"k": "message", "t": "one more"}]), cursor, fold)
     assert calls == ["one more"]  # what an earlier read kept is not redacted again
-
-
-def test_count_marker_finds_matches_across_blocks(tmp_path: Path) -> None:
-    from continuity_core.transcript import count_marker
-
-    marker = b'"subtype":"compact_boundary"'
-    data = (b"x" * 5 + marker) * 40 + marker  # matches straddle every 7-byte block edge
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(data)
-    assert count_marker(str(path), marker, len(data), block=7) == 41
-    assert count_marker(str(path), marker, len(data) - 1, block=7) == 40  # `end` bounds it
-    assert count_marker(str(path), marker, 0) == 0
