@@ -74,9 +74,10 @@ _RETRY = re.compile(
     r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([hms])", re.I)
 _IDS = "ids"  # the transient key of `_ids`
-# In every user message (a request among them): a cold read finds the latest request in the
-# part it skips; the fold tells a request from a tool result or a snapshot.
-REQUEST_MARKERS = (b'"type":"user"',)
+# In every typed request (text first; a tool result's parts start with `functionResponse`): a
+# cold read finds the latest one in the part it skips; the fold tells a request from the
+# session context or a snapshot.
+REQUEST_MARKERS = (b'"type":"user","content":[{"text"', b'"type":"user","content":"')
 
 
 def window(model: str | None) -> int:
