@@ -143,3 +143,18 @@ def test_an_older_request_is_redacted_like_any_other(tmp_path: Path) -> None:
     session = cold_read("gemini", path)
     (request,) = session.requests
     assert request.startswith("deploy with") and "wJalrXUtnFEMI" not in request
+
+
+def test_a_long_line_that_cannot_be_read_from_its_start_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A candidate line cut outside a string (here inside a huge key) cannot be closed: the
+    brief says the request may lie there instead of claiming there is none."""
+    monkeypatch.setattr(transcript, "LINE_HEAD", 4 << 10)
+    path = tmp_path / "t.jsonl"
+    key = "k" * (64 << 10)
+    odd = f'{{"type":"user","content":[{{"text":"x"}}],"{key}":1}}'
+    path.write_text(odd + "\n" + '{"id":"a","type":"gemini","content":"ok"}\n' * 8000)
+    session = cold_read("gemini", path)
+    assert session.requests == [] and session.request_sought == "unreadable"
+    assert "a long line there could not be read from its start" in brief_of(session)[1]

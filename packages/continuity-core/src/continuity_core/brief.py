@@ -205,6 +205,10 @@ def _no_request(session: Session) -> str:
     if session.request_sought == "none":
         return (f"No request typed by the user is in this transcript: the part read holds "
                 f"none, and a search of the first {skipped} (not read) found none either.")
+    if session.request_sought == "unreadable":
+        return (f"The latest request is not in the part read, and a search of the first "
+                f"{skipped} (not read) found none it could read: a long line there could not "
+                "be read from its start (read the transcript named above to find it).")
     return (f"The latest request is not in the part read: the transcript was read from its "
             f"last part only, and its first {skipped} were not searched for it (read the "
             "transcript named above to find it).")

@@ -179,6 +179,9 @@ def scan_skipped(
         session.request_sought = "none"
         for found in scan:
             text = _request_in(ref, found, fold)
+            if text is None and found.size > len(found.head) and \
+                    close_prefix(found.head) is None:
+                session.request_sought = "unreadable"  # a long line cut where it cannot close
             if text is not None:
                 session.requests.append(text)  # redacted by `settle`; older than any message
                 pending = _pending(extra)
