@@ -93,6 +93,26 @@ def test_index_rows_whose_rollouts_are_all_gone_fall_back_to_the_scan(
     assert found(truth["cwd"], home) == [truth["session_id"]]
 
 
+def test_a_live_index_that_finds_nothing_is_trusted_without_a_scan(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = sqlite3.connect(home / "state_5.sqlite")
+    try:  # the index names this home's own rollouts: it describes this home
+        db.execute("UPDATE threads SET rollout_path = replace(rollout_path, ?, ?)",
+                   ("/home/dev/.codex", str(home)))
+        db.commit()
+    finally:
+        db.close()
+
+    def no_scan(*_: object) -> None:
+        raise AssertionError("scanned although the index describes this home")
+
+    monkeypatch.setattr(discovery, "_from_scan", no_scan)
+    assert found("/home/dev/src/no-such-project", home) == []
+    _, truth = by_scenario("S1")
+    assert found(truth["cwd"], home) == [truth["session_id"]]
+
+
 def test_newest_first_across_accounts(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     now = time.time()
