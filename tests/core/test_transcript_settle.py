@@ -136,14 +136,3 @@ def test_every_string_a_session_keeps_is_redacted(tmp_path: Path) -> None:
     assert SECRET not in msgspec.json.encode(cursor).decode()
     assert [e.count for e in cursor.session.files_edited] == [2]  # the same file, counted once
 
-
-def test_count_marker_finds_matches_across_blocks(tmp_path: Path) -> None:
-    from continuity_core.transcript import count_marker
-
-    marker = b'"subtype":"compact_boundary"'
-    data = (b"x" * 5 + marker) * 40 + marker  # matches straddle every 7-byte block edge
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(data)
-    assert count_marker(str(path), marker, len(data), block=7) == 41
-    assert count_marker(str(path), marker, len(data) - 1, block=7) == 40  # `end` bounds it
-    assert count_marker(str(path), marker, 0) == 0
