@@ -6,10 +6,11 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from continuity_core.adapters import Finding, load_all
+from continuity_core.adapters import Adapter, Finding, load_all
 from continuity_core.config import config_path, load_config
 from continuity_core.errors import BakerError
 from continuity_core.fs import is_loose
@@ -45,6 +46,7 @@ def run(start: Path | None = None) -> list[Finding]:
                            fix='pip install "continuity-cli[all]"'))
     out += [Finding(level="error", message=err) for err in broken.values()]
     out += _accounts(config, [*adapters, *broken])
+    out += _rotation(config, adapters)
     for name, adapter in adapters.items():
         accounts = accounts_for(adapter, config)
         for account in accounts:
@@ -61,6 +63,31 @@ def run(start: Path | None = None) -> list[Finding]:
     from continuity_core import archive
 
     out += archive.retention_findings(archive.retention_report(adapters, config))
+    return out
+
+
+def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Finding]:
+    """Each `[rotation] order` entry names an installed agent and, if any, its account."""
+    import difflib
+
+    from continuity_core import limits
+
+    out: list[Finding] = []
+    for text in config.rotation.order:
+        agent, _ = limits.split(text)
+        where = f"{config_path()} [rotation] order: {text!r}"
+        adapter = adapters.get(agent)
+        if adapter is None:
+            near = difflib.get_close_matches(agent, list(adapters), n=1)
+            out.append(Finding(level="error", message=f"{where} names no installed agent",
+                               fix=f"write {near[0]!r}" if near else
+                               f"use one of: {', '.join(sorted(adapters)) or 'none installed'}"))
+            continue
+        try:
+            limits.resolve(text, config, adapter)
+        except BakerError as e:
+            out.append(Finding(level="error", message=f"{where}: {e}",
+                               fix="add the account under [accounts], or fix the entry"))
     return out
 
 
