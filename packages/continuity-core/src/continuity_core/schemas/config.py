@@ -25,7 +25,7 @@ class UsageConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rena
 
 
 class BriefConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
-    budget_tokens: int = 8000
+    budget_tokens: Annotated[int, msgspec.Meta(ge=200)] = 8000  # as `--budget` takes it
 
 
 class MachineConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
