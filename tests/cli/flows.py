@@ -27,6 +27,7 @@ def claude_session(home: Path, root: Path, cwd: Path | None = None, *,
                    rel: str = CLAUDE_WEATHER, project: str = WEATHER) -> Path:
     """A captured Claude Code session of `project` as if run in `root`, the agent started in
     `cwd` (default: `root`): the file goes where Claude Code keeps sessions of that folder."""
+    pytest.importorskip("continuity_claude")  # the session is read by the Claude adapter
     from continuity_claude.discovery import project_slug
 
     src = FIXTURES / "claude" / ".claude" / "projects" / rel

@@ -74,6 +74,9 @@ def test_index_reports_and_is_incremental(cli: Any, project: Path) -> None:
 def test_recall_all_projects_finds_other_projects_sessions_of_every_agent(
     cli: Any, repo: Path, fixtures: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pytest.importorskip("continuity_claude")
+    pytest.importorskip("continuity_codex")
+    pytest.importorskip("continuity_gemini")
     copy_tree(fixtures / "claude" / ".claude", isolated_home / ".claude")
     codex = copy_tree(fixtures / "codex" / ".codex", isolated_home / "codex-home")
     copy_tree(fixtures / "gemini" / ".gemini", isolated_home / ".gemini")

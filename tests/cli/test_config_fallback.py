@@ -68,6 +68,7 @@ def test_messages_name_file_line_and_key(project: Path, isolated_home: Path, tex
 
 def test_doctor_checks_agent_names_and_account_folders(project: Path,
                                                        isolated_home: Path) -> None:
+    pytest.importorskip("continuity_claude")
     work = isolated_home / ".claude-work"
     work.mkdir()
     (isolated_home / ".baker" / "config.toml").write_text(

@@ -42,6 +42,7 @@ def seen(home: Path) -> list[str]:
 
 def test_a_duplicate_checkpoint_does_nothing(project: Path, fixtures: Path,
                                              isolated_home: Path) -> None:
+    pytest.importorskip("continuity_claude")
     stop = real_payload(fixtures, "Stop.json", project)
     for _ in range(2):
         done = run_baker("checkpoint", "--agent", "claude", cwd=project, input=stop)
@@ -59,6 +60,7 @@ def test_a_duplicate_checkpoint_does_nothing(project: Path, fixtures: Path,
 
 
 def test_a_duplicate_pickup_prints_nothing(project: Path, fixtures: Path) -> None:
+    pytest.importorskip("continuity_claude")
     start = real_payload(fixtures, "SessionStart.json", project)
     first = run_baker("pickup", "--agent", "claude", cwd=project, input=start)
     second = run_baker("pickup", "--agent", "claude", cwd=project, input=start)
@@ -72,6 +74,7 @@ def test_a_duplicate_pickup_prints_nothing(project: Path, fixtures: Path) -> Non
 
 def test_concurrent_duplicates_run_once(project: Path, fixtures: Path) -> None:
     """Claude runs the matching hooks of both levels in parallel: one of them wins."""
+    pytest.importorskip("continuity_claude")
     stop = real_payload(fixtures, "Stop.json", project)
     procs = [subprocess.Popen([BAKER, "checkpoint", "--agent", "claude"], cwd=project,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -84,6 +87,7 @@ def test_concurrent_duplicates_run_once(project: Path, fixtures: Path) -> None:
 
 def test_a_person_and_an_old_marker_always_run(project: Path, fixtures: Path,
                                                isolated_home: Path) -> None:
+    pytest.importorskip("continuity_claude")
     for _ in range(2):  # no input: a person's `baker checkpoint`, never deduplicated
         assert run_baker("checkpoint", cwd=project).stdout.startswith("checkpoint ")
     assert len(checkpoints(project)) == 2 and seen(isolated_home) == []

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FIXTURES, run_baker
+
+pytest.importorskip("continuity_gemini")  # the agent whose hooks this runs
 
 
 def test_hooks_record_and_a_finished_turn_clears(repo: Path) -> None:

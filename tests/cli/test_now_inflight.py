@@ -8,8 +8,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.cli.flows import payload
 from tests.conftest import FIXTURES, run_baker
+
+pytest.importorskip("continuity_gemini")  # the agent whose hooks this runs
 
 SESSION = "da0b45a2-73a8-4367-a126-06926ec2b46d"  # S4: killed while the suite ran
 CALL = "sleep 60 && ./scripts/integration.sh"

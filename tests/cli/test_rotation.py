@@ -46,6 +46,8 @@ def test_rotation_is_read_and_checked(isolated_home: Path) -> None:
 
 
 def test_limits_json_lists_every_entry(isolated_home: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    pytest.importorskip("continuity_codex")
     _config(isolated_home, ROTATION)
     until = limits.iso(limits.now() + dt.timedelta(hours=2))
     limits.record(limits.Limit(agent="claude", dir=str(isolated_home / ".claude-work"),
@@ -65,6 +67,8 @@ def test_limits_json_lists_every_entry(isolated_home: Path) -> None:
 
 
 def test_limits_names_a_bad_entry(isolated_home: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    pytest.importorskip("continuity_codex")
     _config(isolated_home, '[rotation]\norder = ["claude:nobody"]\n')
     result = run_baker("limits")
     assert result.returncode == 1
@@ -72,6 +76,8 @@ def test_limits_names_a_bad_entry(isolated_home: Path) -> None:
 
 
 def test_resume_next_skips_limited_entries(isolated_home: Path, repo: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    pytest.importorskip("continuity_codex")
     _config(isolated_home, ROTATION)
     for folder in (".claude", ".claude-work"):
         limits.record(limits.Limit(agent="claude", dir=str(isolated_home / folder),
@@ -84,6 +90,8 @@ def test_resume_next_skips_limited_entries(isolated_home: Path, repo: Path) -> N
 
 
 def test_resume_next_with_everything_limited_says_when(isolated_home: Path, repo: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    pytest.importorskip("continuity_codex")
     _config(isolated_home, '[rotation]\norder = ["codex"]\n')
     until = limits.iso(limits.now() + dt.timedelta(minutes=30))
     limits.record(limits.Limit(agent="codex", dir=str(isolated_home / ".codex"),

@@ -21,6 +21,9 @@ import pytest
 from continuity_core import limits
 from tests.conftest import BAKER
 
+pytest.importorskip("continuity_claude")  # the agents these flows run
+pytest.importorskip("continuity_codex")
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="baker run is Unix only")
 
 FAKE = r'''#!{python}

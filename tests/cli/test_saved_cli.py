@@ -35,6 +35,7 @@ def saved_id(repo: Path, text: str | None = None) -> str:
 
 
 def test_facts_then_save_then_resume_check(repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("continuity_claude")
     facts = run_baker("facts", "--json", "--agent", "claude", "--session", "s-9", cwd=repo)
     assert facts.returncode == 0, facts.stderr
     data = json.loads(facts.stdout)
@@ -145,6 +146,7 @@ def test_list_validate_prune(repo: Path, tmp_path: Path) -> None:
 
 
 def test_usage_from_the_statusline(repo: Path) -> None:
+    pytest.importorskip("continuity_claude")
     current = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 990,
                "cache_read_input_tokens": 129_000}
     result = run_baker("usage", "--statusline", "--json", cwd=repo, input=statusline(current))
@@ -160,6 +162,7 @@ def test_usage_from_the_statusline(repo: Path) -> None:
 
 
 def test_usage_thresholds_from_config_and_bad_flags(repo: Path, isolated_home: Path) -> None:
+    pytest.importorskip("continuity_claude")
     current = {"input_tokens": 40_000}
     (isolated_home / ".baker").mkdir()
     (isolated_home / ".baker" / "config.toml").write_text('[usage]\nprepare = "30k"\n')

@@ -14,9 +14,13 @@ from typing import Any
 
 import pytest
 
-from continuity_claude.discovery import project_slug
 from continuity_core import hooks
 from tests.conftest import FIXTURES, git
+
+pytest.importorskip("continuity_claude")  # real Claude and Codex transcripts, read by both
+pytest.importorskip("continuity_codex")
+
+from continuity_claude.discovery import project_slug
 
 CLAUDE_S1 = "48f0d34d-61b5-40aa-aac6-73b6722315eb"
 CODEX_S1 = "01a22a99-3138-74a2-beeb-885dc8136fd9"

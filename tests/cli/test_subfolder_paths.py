@@ -41,6 +41,7 @@ def context(result_stdout: str) -> str:
 def test_trap_shows_for_a_call_made_in_a_subfolder(project: Path, isolated_home: Path,
                                                    agent: str, name: str,
                                                    tool_input: dict[str, str]) -> None:
+    pytest.importorskip(f"continuity_{agent}")
     for where, session in ((project / "weather", "s-sub"), (project, "s-root")):
         data = payload(agent, name, isolated_home, project, cwd=where, session_id=session,
                        tool_input=tool_input)

@@ -1,21 +1,4 @@
-"""The recall archive: every session of every agent, searchable, kept after the agent deletes it.
-
-One SQLite file, `~/.baker/archive.sqlite` (0600 in a 0700 folder), with an FTS5 table of
-redacted text. Indexing is incremental: each source file's size, read offset and two short
-hashes are remembered, so a grown transcript costs only its appended bytes and a shrunk or
-rewritten one is read again from the start. Rows of a file that disappears stay, marked gone.
-
-Text extraction is vendor-neutral: each JSONL record is decoded and the string leaves under
-text-like keys (`TEXT_KEYS`) are kept, so an adapter need not parse anything for the archive.
-Hooks never touch the archive; only `baker recall` (and `baker doctor`'s retention check) do.
-
-Each passage also carries tokens of its project folder and every folder above it (the `scope`
-column), so scoping a search to a project is an index lookup, not a scan; a query matching
-more than `MAX_RANKED` passages ranks the newest of them, which bounds its latency.
-
-Transcripts come from each adapter's `all_sessions(accounts)` (every session of every
-project); each agent's deletion policy from its `retention` ability.
-"""
+"""The SQLite FTS index: one database file, fed incrementally from each source's new bytes."""
 
 from __future__ import annotations
 
@@ -26,116 +9,34 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
-from typing import Any, Literal
+from pathlib import Path
 
 import msgspec
 
 from continuity_core import stamps, trust
-from continuity_core.adapters import Account, Adapter
+from continuity_core.adapters import Adapter
+from continuity_core.archive.extraction import (
+    Source,
+    _cwd_of,
+    _decode,
+    extract,
+    line_text,
+    sources_for,
+)
+from continuity_core.archive.search import Hit, scope_tokens
+from continuity_core.archive.search import search as search_sessions
 from continuity_core.config import baker_home
 from continuity_core.errors import StoreError
 from continuity_core.fs import ensure_private_dir
 from continuity_core.jsonl import ForwardReader
-from continuity_core.redact import redact, secret_name, secret_option
+from continuity_core.redact import redact
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.session import SessionRef
 
 DB_NAME = "archive.sqlite"
 SCHEMA = 1
 BUSY_TIMEOUT_MS = 5000
 COMMIT_BYTES = 8 << 20  # commit (and let readers see progress) after this many bytes read
-MAX_STRING = 32_000  # characters kept of one string: a huge tool output is cut, not dropped
 SIGNATURE_BYTES = 4096  # how much of a file's start (and of the bytes before the offset) to hash
-MAX_RANKED = 5000  # a query matching more passages ranks the newest this many (bounded latency)
-SAVED_DIRS = ("saved",)  # .baker/ folders holding saved handoffs (markdown)
-
-Kind = Literal["transcript", "checkpoint", "saved"]
-
-# String leaves under these keys (anywhere below them) are what a searcher wants: requests,
-# answers, tool commands and outputs, plans, summaries. Keys are the union over the agents'
-# formats; a new format's text is found as long as it uses one of these common names.
-TEXT_KEYS = frozenset({
-    "text", "content", "command", "cmd", "output", "arguments", "input", "args", "prompt",
-    "description", "summary", "stdout", "stderr", "result", "lastPrompt", "aiTitle", "title",
-    "query", "old_string", "new_string", "explanation", "plan", "step", "thoughts", "subject",
-    "error", "reason", "file_path", "patch",
-})
-# Subtrees that are never worth indexing: ids, hashes, usage, and the CLIs' own injected
-# system instructions and skill listings, repeated in every session.
-SKIP_KEYS = frozenset({
-    "id", "uuid", "type", "role", "parentUuid", "logicalParentUuid", "sessionId", "session_id",
-    "timestamp", "signature", "encrypted_content", "usage", "tokens", "snapshot", "attachment",
-    "base_instructions", "user_instructions", "developer_instructions", "instructions",
-    "tool_use_id", "call_id", "promptId", "requestId", "messageId", "leafUuid", "status",
-    "model", "cwd", "gitBranch", "projectHash",
-})
-SKIP_ROLES = frozenset({"developer", "system"})
-
-_decode = msgspec.json.Decoder()
-
-
-# --- extraction --------------------------------------------------------------------------
-
-def extract(record: Any) -> tuple[list[str], str | None]:
-    """The text strings and the timestamp of one decoded JSONL record."""
-    out: list[str] = []
-    _walk(record, False, out)
-    ts = record.get("timestamp") if isinstance(record, dict) else None
-    return out, ts if isinstance(ts, str) else None
-
-
-def _walk(value: Any, keep: bool, out: list[str]) -> None:
-    if isinstance(value, str):
-        if keep and value.strip():
-            out.append(value[:MAX_STRING])
-    elif isinstance(value, dict):
-        if value.get("role") in SKIP_ROLES:
-            return
-        for key, item in value.items():
-            if key in SKIP_KEYS or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
-                continue
-            _walk(item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)),
-                  out)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
-                _walk(item, keep, out)
-
-
-def line_text(line: bytes) -> tuple[str, str | None, Any]:
-    """Decode one JSONL line into (text, timestamp, record); a bad line is ("", None, None)."""
-    try:
-        record = _decode.decode(line)
-    except msgspec.DecodeError:
-        return "", None, None
-    strings, ts = extract(record)
-    return "\n".join(dict.fromkeys(strings)), ts, record  # dict.fromkeys: dedupe, keep order
-
-
-def _cwd_of(record: Any) -> str | None:
-    """An absolute `cwd` at the top of a record or one level down (where formats put it)."""
-    if not isinstance(record, dict):
-        return None
-    for holder in (record, *(v for v in record.values() if isinstance(v, dict))):
-        cwd = holder.get("cwd")
-        if isinstance(cwd, str) and os.path.isabs(cwd):
-            return cwd
-    return None
-
-
-# --- what gets indexed -------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Source:
-    """One file to index and the session it belongs to."""
-
-    kind: Kind
-    agent: str
-    account: str
-    session_id: str
-    path: str
-    project: str | None = None  # the session's working folder, when known
 
 
 @dataclass
@@ -149,66 +50,6 @@ class IndexStats:
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)  # why a source could not be read
     notice: str | None = None  # e.g. the database was rebuilt, or busy
-
-
-class Hit(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One search result: a session, its best-matching passage, and how to open it."""
-
-    agent: str
-    account: str
-    session_id: str
-    project: str | None
-    time: str | None
-    snippet: str
-    kind: str
-    path: str
-    gone: bool = False
-    score: float = 0.0
-    matches: int = 1  # matching passages in this session
-    open: str = ""  # the command that continues from this session
-
-
-def sources_for(
-    adapters: Mapping[str, Adapter], config: GlobalConfig, project: Path | None
-) -> tuple[list[Source], list[str]]:
-    """Every transcript of every adapter and account, plus the project's checkpoints and handoffs.
-
-    Returns the sources and one error line per adapter that failed (the others still count).
-    """
-    found: list[Source] = []
-    errors: list[str] = []
-    for name, adapter in adapters.items():
-        try:
-            accounts = adapter.accounts(config)
-            for ref in adapter.all_sessions(accounts):
-                found.append(Source(
-                    kind="transcript", agent=ref.agent, account=ref.account,
-                    session_id=ref.session_id, path=ref.path, project=ref.cwd,
-                ))
-        except Exception as e:  # one adapter's failure never hides the others' sessions
-            errors.append(f"{name}: {e}")
-    if project is not None:
-        found += project_sources(project)
-    return found, errors
-
-
-def project_sources(project: Path) -> list[Source]:
-    """The project's automatic checkpoints and saved handoffs."""
-    store = project / ".baker"
-    out: list[Source] = []
-    with contextlib.suppress(OSError):
-        for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
-            if entry.name.endswith(".json"):
-                out.append(Source(kind="checkpoint", agent="baker", account="",
-                                  session_id=entry.name[:-5], path=entry.path,
-                                  project=str(project)))
-    for folder in SAVED_DIRS:
-        with contextlib.suppress(OSError):
-            for path in sorted((store / folder).rglob("*")):
-                if path.suffix == ".md" and path.is_file():  # not the .json sidecars
-                    out.append(Source(kind="saved", agent="baker", account="",
-                                      session_id=path.stem, path=str(path), project=str(project)))
-    return out
 
 
 # --- the database ------------------------------------------------------------------------
@@ -584,53 +425,12 @@ class Archive:
         limit: int = 10,
     ) -> list[Hit]:
         """Sessions matching `query`, best first (bm25), one hit per session."""
-        terms = fts_query(query)
-        if not terms:
-            return []
-        match = f"text : ({terms})"
-        if project is not None:  # a token of the project and of every folder above it
-            match = f'scope : "{_scope_token(str(PurePath(project)))}" AND {match}'
-        where = ["chunks MATCH ?"]
-        args: list[Any] = [match]
         try:
-            # Past MAX_RANKED matches, rank only the newest ones: bm25 costs per match.
-            cutoff = self.db.execute(
-                "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC "
-                "LIMIT 1 OFFSET ?", (match, MAX_RANKED)).fetchone()
-            if cutoff is not None:
-                where.append("c.rowid >= ?")
-                args.append(cutoff[0])
-            if agent is not None:
-                where.append("s.agent = ?")
-                args.append(agent)
-            # The clauses are fixed strings; every value is a bound parameter.
-            sql = (
-                "SELECT snippet(chunks, 0, '«', '»', '…', 16), bm25(chunks, 1.0, 0.0), c.ts, "
-                "s.kind, s.agent, s.account, s.session_id, s.project, s.path, s.gone, s.last_ts "
-                "FROM chunks c JOIN sources s ON s.id = c.source WHERE "
-                + " AND ".join(where) + " ORDER BY rank LIMIT ?"
-            )
-            args.append(max(limit * 20, 200))
-            rows = self.db.execute(sql, args).fetchall()
+            return search_sessions(self.db, query, project=project, agent=agent, limit=limit)
         except sqlite3.OperationalError as e:
             if _is_busy(e):
                 raise StoreError(f"the recall archive {self.path} is busy; retry") from None
             raise StoreError(f"cannot search for {query!r}: {e}") from None
-        hits: dict[tuple[str, str], Hit] = {}
-        for snip, score, ts, kind, agent_, account, session_id, proj, path, gone, last_ts in rows:
-            key = (agent_, session_id)
-            if key in hits:
-                hits[key].matches += 1
-                continue
-            if len(hits) >= limit:
-                continue
-            hits[key] = Hit(
-                agent=agent_, account=account, session_id=session_id, project=proj,
-                time=ts or last_ts, snippet=" ".join(snip.split()), kind=kind, path=path,
-                gone=bool(gone), score=round(-score, 3),
-                open=open_command(kind, agent_, session_id, proj, bool(gone)),
-            )
-        return list(hits.values())
 
     def show(self, session: str) -> list[tuple[str | None, str]]:
         """The archived text of one session (an id or a unique prefix), oldest first."""
@@ -698,45 +498,6 @@ def _iso(epoch: float | None) -> str:
     return stamps.iso(epoch) if epoch else stamps.now_iso()
 
 
-def _scope_token(folder: str) -> str:
-    return "p" + hashlib.blake2b(folder.rstrip("/\\").encode() or b"/",
-                                 digest_size=6).hexdigest()
-
-
-def scope_tokens(project: str | None) -> str:
-    """Tokens for `project` and each folder above it, so a search of a folder finds below it."""
-    if not project:
-        return ""
-    path = PurePath(project)
-    return " ".join(_scope_token(str(p)) for p in (path, *path.parents))
-
-
-def fts_query(query: str) -> str:
-    """A user's words as an FTS5 query: every word must occur; `word*` is a prefix search."""
-    terms = []
-    for word in query.split():
-        prefix = word.endswith("*") and len(word) > 1
-        bare = word.rstrip("*") if prefix else word
-        if not any(ch.isalnum() for ch in bare):
-            continue
-        terms.append('"' + bare.replace('"', '""') + '"' + ("*" if prefix else ""))
-    return " ".join(terms)
-
-
-def open_command(kind: str, agent: str, session_id: str, project: str | None, gone: bool) -> str:
-    """What to run to pick this session up again."""
-    if kind != "transcript" or gone:
-        return f"baker recall --show {session_id}"
-    where = f"cd {_quote(project)} && " if project else ""
-    return f"{where}baker handoff --from {agent} --session {session_id}"
-
-
-def _quote(path: str) -> str:
-    import shlex
-
-    return shlex.quote(path)
-
-
 # --- the whole operation, for the CLI and the benchmark ---------------------------------
 
 def refresh(
@@ -778,98 +539,3 @@ def refresh(
             archive.db = archive._rebuild(e)
     stats.skipped += [*broken.values(), *errors]
     return stats
-
-
-# --- retention: what the agents will delete soon -----------------------------------------
-
-class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One account's deletion policy and how many of its sessions it will delete soon."""
-
-    agent: str
-    account: str
-    days: float | None  # None: the agent keeps sessions forever
-    sessions: int = 0
-    due: int = 0  # deleted within `within_days`
-    unarchived: int = 0  # of those, not yet (fully) in the archive
-    source: str = ""  # where the policy was read
-
-
-def retention_report(
-    adapters: Mapping[str, Adapter] | None = None,
-    config: GlobalConfig | None = None,
-    *,
-    within_days: float = 7,
-    now: float | None = None,
-    archive_path: Path | None = None,
-) -> list[Retention]:
-    """Per account: how many sessions its agent will delete within `within_days`.
-
-    The policy is the adapter's `retention` ability (none: kept forever); the sessions are
-    its `all_sessions`.
-    """
-    from continuity_core.adapters import load_all
-    from continuity_core.config import load_config
-
-    adapters = adapters if adapters is not None else load_all()[0]
-    config = config or load_config()
-    now = now or time.time()
-    indexed: dict[str, tuple[int, int]] = {}
-    path = archive_path or db_path()
-    if path.exists():
-        with contextlib.suppress(sqlite3.Error, StoreError), Archive(path) as archive:
-            indexed = archive.sessions()
-    out: list[Retention] = []
-    for name, adapter in adapters.items():
-        try:
-            accounts = adapter.accounts(config)
-        except Exception:  # noqa: S112 - a broken adapter is reported by doctor itself
-            continue
-        for account in accounts:
-            policy = adapter.retention
-            days, where = policy.retention_days(account) if policy else (None, "")
-            item = Retention(agent=name, account=account.dir, days=days, source=where)
-            refs = _refs(adapter, account)
-            for ref in refs:
-                item.sessions += 1
-                if days is None or ref.mtime > now - (days - within_days) * 86400:
-                    continue
-                item.due += 1
-                _, offset = indexed.get(ref.path, (-1, -1))
-                if offset < (ref.size or _size(ref.path)):
-                    item.unarchived += 1
-            out.append(item)
-    return out
-
-
-def _refs(adapter: Adapter, account: Account) -> list[SessionRef]:
-    try:
-        return list(adapter.all_sessions([account]))
-    except Exception:
-        return []
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def retention_findings(report: Sequence[Retention], within_days: float = 7) -> list[Any]:
-    """`baker doctor` lines for the report: a warning per account that will lose sessions."""
-    from continuity_core.adapters import Finding
-
-    findings = []
-    for item in report:
-        if item.due == 0:
-            continue
-        days = f"{item.days:g}"
-        missing = (f"; {item.unarchived} not archived yet — run `baker recall --index` to keep "
-                   "them" if item.unarchived else "; all are archived")
-        findings.append(Finding(
-            level="warn" if item.unarchived else "info",
-            message=(f"{item.agent} ({item.account}) deletes sessions after {days} days: "
-                     f"{item.due} will go within {within_days:g} days{missing}"),
-            fix=f"raise the retention in {item.source}" if item.source else "",
-        ))
-    return findings

@@ -1,0 +1,109 @@
+"""`CodexAdapter`: the Adapter protocol for Codex CLI, wired from this package's modules."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import msgspec
+
+from continuity_codex import discovery, doctor, hooks, install, launch, parser
+from continuity_core.adapters import (
+    Account,
+    Change,
+    Finding,
+    LaunchOptions,
+    LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
+    UserOptions,
+)
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+from continuity_core.transcript import Cursor
+
+
+class CodexAdapter:
+    """The Adapter for OpenAI's Codex CLI."""
+
+    name = "codex"
+    display_name = "Codex CLI"
+    known_versions: tuple[str, ...] = doctor.KNOWN_VERSIONS
+    # formats/codex.md records only the user skill root (~/.codex/skills); `.agents/skills` is
+    # the repository folder Codex's documentation names for project skills (not verified here).
+    skill_dirs: tuple[str, ...] = (".agents/skills",)
+    skill_command: str | None = "$continuity"
+    exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
+    retention: RetentionPolicy | None = None  # Codex keeps rollouts
+    usage_source: UsageSource | None = None
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        return discovery.accounts(config)
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.discover(project, accounts)
+
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return discovery.all_sessions(accounts)
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        if not ref.path.endswith(".zst"):
+            return parser.read(ref, cursor)
+        from continuity_core import trust
+
+        plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
+        if plain is None:
+            raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
+        cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
+        cursor.session.path = ref.path
+        return cursor
+
+    # --- hooks -------------------------------------------------------------------------------
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return hooks.parse(payload, argv)
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        if event.agent != self.name:
+            return None
+        path = event.transcript_path
+        if path and os.path.isfile(path):
+            owner = next((a for a in accounts if path.startswith(a.dir.rstrip("/") + "/")), None)
+            home = discovery.home_of(path)
+            return discovery.ref_for(path, owner or Account(agent=self.name, name=home, dir=home))
+        if event.session_id:  # notify carries only the thread id; title threads have no rollout
+            return discovery.by_thread(event.session_id, accounts)
+        return None
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return hooks.render(event, text)
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        return install.install(project, local=local, dry_run=dry_run)
+
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        return install.install_mcp(project, remove=remove, dry_run=dry_run)
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        return install.uninstall(project, dry_run=dry_run)
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        return install.install_user(account, options)
+
+    # --- launch and checks -------------------------------------------------------------------
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        return launch.build(project, brief, options)
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        return doctor.doctor(project, accounts)
+
+    def cli_version(self) -> str | None:
+        return doctor.cli_version()

@@ -1,0 +1,163 @@
+"""Codex set-up: baker's notify, hooks, trust and MCP entry in the user's `config.toml`.
+
+Codex hooks are user-level (`baker global sync`); the project's `.codex/hooks.json` is only
+cleaned of what earlier versions of baker wrote there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from continuity_codex import config as cfg
+from continuity_core import agentfiles
+from continuity_core.adapters import Account, Change, UserOptions
+from continuity_core.fs import atomic_write
+
+TRUST_HOW = (
+    "Codex skips hooks it does not trust, silently. Trust baker's with "
+    "`baker global sync --trust` (writes their hashes under [hooks.state] in {path}), or "
+    "approve them in the Codex TUI's hooks review."
+)
+
+
+def install(project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+    # Codex runs trusted hooks of both layers, so project hooks beside the user-level ones
+    # that `baker global sync --trust` installs would fire twice (seen with codex 0.171).
+    return [Change(path=str(project / ".codex" / "hooks.json"), action="skipped", detail=(
+        "Codex hooks are user-level: `baker global sync --trust` installs notify and "
+        "hooks for every project"))]
+
+
+def install_mcp(project: Path, *, remove: bool = False,
+                dry_run: bool = False) -> list[Change]:
+    return [Change(path=str(project / ".codex" / "config.toml"), action="skipped", detail=(
+        "Codex reads MCP servers from the user's config.toml: `baker global sync --mcp` "
+        "registers baker mcp there for every project"))]
+
+
+def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
+    path = project / ".codex" / "hooks.json"
+    try:
+        real = agentfiles.resolve(path, project).path  # no link out of the project
+        data = _read_json(real)
+    except (ValueError, agentfiles.Refused) as e:
+        return [Change(path=str(path), action="failed", detail=str(e))]
+    new = cfg.hooks_json_remove(json.loads(json.dumps(data)))
+    if new == data:
+        return [Change(path=str(path), action="unchanged")]
+    try:
+        agentfiles.check_writable(real)
+    except agentfiles.Refused as e:
+        return [Change(path=str(path), action="failed", detail=str(e))]
+    if not dry_run:
+        if new:
+            atomic_write(real, json.dumps(new, indent=2) + "\n")
+        else:  # only earlier versions of baker wrote this file
+            real.unlink()
+            with contextlib.suppress(OSError):  # the folder holds the user's own files
+                real.parent.rmdir()
+    return [Change(path=str(path), action="removed" if not new else "updated",
+                   detail="baker's hooks removed")]
+
+
+def install_user(account: Account, options: UserOptions) -> list[Change]:
+    home = Path(account.dir)
+    path = home / "config.toml"
+    if not home.is_dir():
+        return [Change(path=str(home), action="skipped",
+                       detail="no Codex home here; run codex once to create it")]
+    try:  # a dotfile manager's link is written through to its target, and said so
+        target = agentfiles.resolve(path, None)
+    except agentfiles.Refused as e:
+        return [Change(path=str(path), action="failed", detail=str(e))]
+    try:
+        before = target.path.read_bytes().decode("utf-8")  # keeps CRLF line ends
+    except FileNotFoundError:
+        before = ""
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
+    try:
+        doc = tomlkit.parse(before)
+    except ParseError as e:
+        return [Change(path=str(path), action="failed",
+                       detail=f"not valid TOML ({e}); fix it and sync again")]
+    source = trust_source(account)
+    changes: list[Change] = []
+    done: list[str] = []
+    if options.uninstall:
+        if cfg.remove_notify(doc):
+            done.append("notify removed")
+        if cfg.remove_trust(doc, source):
+            done.append("trusted hashes removed")
+        if cfg.remove_hooks(doc):
+            done.append("hooks removed")
+        if cfg.remove_mcp(doc):
+            done.append("MCP server removed")
+        cfg.tidy(doc)
+    else:
+        outcome = cfg.set_notify(doc, chain=options.chain)
+        if outcome == "added":
+            done.append("notify added")
+        elif outcome == "chained":
+            done.append("notify chained: your program runs first, then baker")
+        elif outcome == "kept":
+            _, other = cfg.notify_state(doc)
+            changes.append(Change(path=str(path), action="skipped", detail=(
+                f"notify already runs {other}; Codex allows one program, so baker left it. "
+                "Run `baker global sync --chain` to keep it and add baker after it")))
+        if options.hooks:
+            before_doc = tomlkit.dumps(doc)
+            placed = cfg.add_hooks(doc)
+            if tomlkit.dumps(doc) != before_doc:
+                done.append("hooks " + ", ".join(h.event for h in cfg.HOOKS) + " added")
+            if options.trust:
+                if cfg.set_trust(doc, source, placed):
+                    done.append("hooks trusted")
+            elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):
+                changes.append(Change(path=f"{path} [hooks.state]", action="skipped",
+                                      detail=TRUST_HOW.format(path=path)))
+        if options.mcp:
+            outcome = cfg.set_mcp(doc)
+            if outcome == "added":
+                done.append("MCP server `baker` added")
+            elif outcome == "taken":
+                changes.append(Change(path=f"{path} [mcp_servers.baker]", action="skipped",
+                                      detail="that name runs something else; baker left "
+                                             "it alone (rename it to register baker mcp)"))
+    after = cfg.dumps(doc, before)
+    if after == before:
+        return [Change(path=str(path), action="unchanged"), *changes]
+    try:
+        agentfiles.check_writable(target.path)
+    except agentfiles.Refused as e:
+        return [Change(path=str(path), action="failed", detail=str(e)), *changes]
+    if not options.dry_run:
+        atomic_write(target.path, after)
+    detail = "; ".join([*done, *filter(None, [target.via])])
+    if options.uninstall:
+        return [Change(path=str(path), action="removed", detail=detail), *changes]
+    return [Change(path=str(path), action="updated" if before else "created", detail=detail),
+            *changes]
+
+
+def trust_source(account: Account) -> str:
+    """The config file path as Codex writes it in trust keys (CODEX_HOME is canonicalized)."""
+    home = os.path.realpath(account.dir) if account.name == "CODEX_HOME" else account.dir
+    return os.path.join(home, "config.toml")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read {path}: {e}; fix or remove it") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} is not a JSON object; fix or remove it")
+    return value

@@ -1,0 +1,76 @@
+"""The recall archive: every session of every agent, searchable, kept after the agent deletes it.
+
+One SQLite file, `~/.baker/archive.sqlite` (0600 in a 0700 folder), with an FTS5 table of
+redacted text. Indexing is incremental: each source file's size, read offset and two short
+hashes are remembered, so a grown transcript costs only its appended bytes and a shrunk or
+rewritten one is read again from the start. Rows of a file that disappears stay, marked gone.
+
+Text extraction is vendor-neutral: each JSONL record is decoded and the string leaves under
+text-like keys (`TEXT_KEYS`) are kept, so an adapter need not parse anything for the archive.
+Hooks never touch the archive; only `baker recall` (and `baker doctor`'s retention check) do.
+
+Each passage also carries tokens of its project folder and every folder above it (the `scope`
+column), so scoping a search to a project is an index lookup, not a scan; a query matching
+more than `MAX_RANKED` passages ranks the newest of them, which bounds its latency.
+
+Transcripts come from each adapter's `all_sessions(accounts)` (every session of every
+project); each agent's deletion policy from its `retention` ability.
+"""
+
+from continuity_core.archive.extraction import (
+    MAX_STRING,
+    SAVED_DIRS,
+    SKIP_KEYS,
+    SKIP_ROLES,
+    TEXT_KEYS,
+    Kind,
+    Source,
+    extract,
+    line_text,
+    project_sources,
+    sources_for,
+)
+from continuity_core.archive.index import (
+    BUSY_TIMEOUT_MS,
+    COMMIT_BYTES,
+    DB_NAME,
+    SCHEMA,
+    SIGNATURE_BYTES,
+    Archive,
+    IndexStats,
+    db_path,
+    refresh,
+)
+from continuity_core.archive.retention import Retention, retention_findings, retention_report
+from continuity_core.archive.search import MAX_RANKED, Hit, fts_query, open_command, scope_tokens
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "COMMIT_BYTES",
+    "DB_NAME",
+    "MAX_RANKED",
+    "MAX_STRING",
+    "SAVED_DIRS",
+    "SCHEMA",
+    "SIGNATURE_BYTES",
+    "SKIP_KEYS",
+    "SKIP_ROLES",
+    "TEXT_KEYS",
+    "Archive",
+    "Hit",
+    "IndexStats",
+    "Kind",
+    "Retention",
+    "Source",
+    "db_path",
+    "extract",
+    "fts_query",
+    "line_text",
+    "open_command",
+    "project_sources",
+    "refresh",
+    "retention_findings",
+    "retention_report",
+    "scope_tokens",
+    "sources_for",
+]

@@ -1,0 +1,149 @@
+"""Text out of sessions: what the archive indexes, found without parsing any vendor format."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from continuity_core.adapters import Adapter
+from continuity_core.redact import secret_name, secret_option
+from continuity_core.schemas.config import GlobalConfig
+
+MAX_STRING = 32_000  # characters kept of one string: a huge tool output is cut, not dropped
+SAVED_DIRS = ("saved",)  # .baker/ folders holding saved handoffs (markdown)
+
+Kind = Literal["transcript", "checkpoint", "saved"]
+
+# String leaves under these keys (anywhere below them) are what a searcher wants: requests,
+# answers, tool commands and outputs, plans, summaries. Keys are the union over the agents'
+# formats; a new format's text is found as long as it uses one of these common names.
+TEXT_KEYS = frozenset({
+    "text", "content", "command", "cmd", "output", "arguments", "input", "args", "prompt",
+    "description", "summary", "stdout", "stderr", "result", "lastPrompt", "aiTitle", "title",
+    "query", "old_string", "new_string", "explanation", "plan", "step", "thoughts", "subject",
+    "error", "reason", "file_path", "patch",
+})
+# Subtrees that are never worth indexing: ids, hashes, usage, and the CLIs' own injected
+# system instructions and skill listings, repeated in every session.
+SKIP_KEYS = frozenset({
+    "id", "uuid", "type", "role", "parentUuid", "logicalParentUuid", "sessionId", "session_id",
+    "timestamp", "signature", "encrypted_content", "usage", "tokens", "snapshot", "attachment",
+    "base_instructions", "user_instructions", "developer_instructions", "instructions",
+    "tool_use_id", "call_id", "promptId", "requestId", "messageId", "leafUuid", "status",
+    "model", "cwd", "gitBranch", "projectHash",
+})
+SKIP_ROLES = frozenset({"developer", "system"})
+
+_decode = msgspec.json.Decoder()
+
+
+# --- extraction --------------------------------------------------------------------------
+
+def extract(record: Any) -> tuple[list[str], str | None]:
+    """The text strings and the timestamp of one decoded JSONL record."""
+    out: list[str] = []
+    _walk(record, False, out)
+    ts = record.get("timestamp") if isinstance(record, dict) else None
+    return out, ts if isinstance(ts, str) else None
+
+
+def _walk(value: Any, keep: bool, out: list[str]) -> None:
+    if isinstance(value, str):
+        if keep and value.strip():
+            out.append(value[:MAX_STRING])
+    elif isinstance(value, dict):
+        if value.get("role") in SKIP_ROLES:
+            return
+        for key, item in value.items():
+            if key in SKIP_KEYS or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
+                continue
+            _walk(item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)),
+                  out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
+                _walk(item, keep, out)
+
+
+def line_text(line: bytes) -> tuple[str, str | None, Any]:
+    """Decode one JSONL line into (text, timestamp, record); a bad line is ("", None, None)."""
+    try:
+        record = _decode.decode(line)
+    except msgspec.DecodeError:
+        return "", None, None
+    strings, ts = extract(record)
+    return "\n".join(dict.fromkeys(strings)), ts, record  # dict.fromkeys: dedupe, keep order
+
+
+def _cwd_of(record: Any) -> str | None:
+    """An absolute `cwd` at the top of a record or one level down (where formats put it)."""
+    if not isinstance(record, dict):
+        return None
+    for holder in (record, *(v for v in record.values() if isinstance(v, dict))):
+        cwd = holder.get("cwd")
+        if isinstance(cwd, str) and os.path.isabs(cwd):
+            return cwd
+    return None
+
+
+# --- what gets indexed -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Source:
+    """One file to index and the session it belongs to."""
+
+    kind: Kind
+    agent: str
+    account: str
+    session_id: str
+    path: str
+    project: str | None = None  # the session's working folder, when known
+
+
+def sources_for(
+    adapters: Mapping[str, Adapter], config: GlobalConfig, project: Path | None
+) -> tuple[list[Source], list[str]]:
+    """Every transcript of every adapter and account, plus the project's checkpoints and handoffs.
+
+    Returns the sources and one error line per adapter that failed (the others still count).
+    """
+    found: list[Source] = []
+    errors: list[str] = []
+    for name, adapter in adapters.items():
+        try:
+            accounts = adapter.accounts(config)
+            for ref in adapter.all_sessions(accounts):
+                found.append(Source(
+                    kind="transcript", agent=ref.agent, account=ref.account,
+                    session_id=ref.session_id, path=ref.path, project=ref.cwd,
+                ))
+        except Exception as e:  # one adapter's failure never hides the others' sessions
+            errors.append(f"{name}: {e}")
+    if project is not None:
+        found += project_sources(project)
+    return found, errors
+
+
+def project_sources(project: Path) -> list[Source]:
+    """The project's automatic checkpoints and saved handoffs."""
+    store = project / ".baker"
+    out: list[Source] = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
+            if entry.name.endswith(".json"):
+                out.append(Source(kind="checkpoint", agent="baker", account="",
+                                  session_id=entry.name[:-5], path=entry.path,
+                                  project=str(project)))
+    for folder in SAVED_DIRS:
+        with contextlib.suppress(OSError):
+            for path in sorted((store / folder).rglob("*")):
+                if path.suffix == ".md" and path.is_file():  # not the .json sidecars
+                    out.append(Source(kind="saved", agent="baker", account="",
+                                      session_id=path.stem, path=str(path), project=str(project)))
+    return out

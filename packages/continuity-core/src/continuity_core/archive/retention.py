@@ -1,0 +1,112 @@
+"""What the agents will delete soon: each account's retention and what is not archived yet."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from continuity_core.adapters import Account, Adapter
+from continuity_core.archive.index import Archive, db_path
+from continuity_core.errors import StoreError
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
+
+
+class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One account's deletion policy and how many of its sessions it will delete soon."""
+
+    agent: str
+    account: str
+    days: float | None  # None: the agent keeps sessions forever
+    sessions: int = 0
+    due: int = 0  # deleted within `within_days`
+    unarchived: int = 0  # of those, not yet (fully) in the archive
+    source: str = ""  # where the policy was read
+
+
+def retention_report(
+    adapters: Mapping[str, Adapter] | None = None,
+    config: GlobalConfig | None = None,
+    *,
+    within_days: float = 7,
+    now: float | None = None,
+    archive_path: Path | None = None,
+) -> list[Retention]:
+    """Per account: how many sessions its agent will delete within `within_days`.
+
+    The policy is the adapter's `retention` ability (none: kept forever); the sessions are
+    its `all_sessions`.
+    """
+    from continuity_core.adapters import load_all
+    from continuity_core.config import load_config
+
+    adapters = adapters if adapters is not None else load_all()[0]
+    config = config or load_config()
+    now = now or time.time()
+    indexed: dict[str, tuple[int, int]] = {}
+    path = archive_path or db_path()
+    if path.exists():
+        with contextlib.suppress(sqlite3.Error, StoreError), Archive(path) as archive:
+            indexed = archive.sessions()
+    out: list[Retention] = []
+    for name, adapter in adapters.items():
+        try:
+            accounts = adapter.accounts(config)
+        except Exception:  # noqa: S112 - a broken adapter is reported by doctor itself
+            continue
+        for account in accounts:
+            policy = adapter.retention
+            days, where = policy.retention_days(account) if policy else (None, "")
+            item = Retention(agent=name, account=account.dir, days=days, source=where)
+            refs = _refs(adapter, account)
+            for ref in refs:
+                item.sessions += 1
+                if days is None or ref.mtime > now - (days - within_days) * 86400:
+                    continue
+                item.due += 1
+                _, offset = indexed.get(ref.path, (-1, -1))
+                if offset < (ref.size or _size(ref.path)):
+                    item.unarchived += 1
+            out.append(item)
+    return out
+
+
+def _refs(adapter: Adapter, account: Account) -> list[SessionRef]:
+    try:
+        return list(adapter.all_sessions([account]))
+    except Exception:
+        return []
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def retention_findings(report: Sequence[Retention], within_days: float = 7) -> list[Any]:
+    """`baker doctor` lines for the report: a warning per account that will lose sessions."""
+    from continuity_core.adapters import Finding
+
+    findings = []
+    for item in report:
+        if item.due == 0:
+            continue
+        days = f"{item.days:g}"
+        missing = (f"; {item.unarchived} not archived yet — run `baker recall --index` to keep "
+                   "them" if item.unarchived else "; all are archived")
+        findings.append(Finding(
+            level="warn" if item.unarchived else "info",
+            message=(f"{item.agent} ({item.account}) deletes sessions after {days} days: "
+                     f"{item.due} will go within {within_days:g} days{missing}"),
+            fix=f"raise the retention in {item.source}" if item.source else "",
+        ))
+    return findings
