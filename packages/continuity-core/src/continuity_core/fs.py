@@ -111,3 +111,26 @@ def backup_beside(path: Path) -> Path:
     os.replace(path, backup)
     return backup
 
+
+
+def hexdigest(data: bytes, algorithm: str = "sha1") -> str:
+    """The hex digest that names a scratch file or fingerprints a file (not security), from
+    the builtin `_sha1` / `_sha2` (`_sha256` on 3.11) modules: importing hashlib starts
+    OpenSSL, which costs a hook more than its work (docs/decisions.md, "Hook start-up
+    budget"). Same digests as hashlib."""
+    try:
+        if algorithm == "sha1":
+            from _sha1 import sha1 as make  # type: ignore[import-not-found,unused-ignore]
+        elif algorithm == "sha256":
+            try:
+                from _sha2 import sha256 as make  # type: ignore[import-not-found,unused-ignore,no-redef]
+            except ImportError:
+                from _sha256 import sha256 as make  # type: ignore[import-not-found,unused-ignore,no-redef]
+        else:
+            raise ImportError(algorithm)
+    except ImportError:  # an interpreter built without the builtin modules, or another name
+        import hashlib
+
+        return hashlib.new(algorithm, data, usedforsecurity=False).hexdigest()
+    digest: str = make(data).hexdigest()
+    return digest

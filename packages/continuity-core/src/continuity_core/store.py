@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import os
 import re
 import time
@@ -21,7 +20,7 @@ import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import NotAProject, StoreError
-from continuity_core.fs import atomic_write
+from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.schemas.checkpoint import Checkpoint
 
 KEEP_CHECKPOINTS = 20
@@ -169,7 +168,7 @@ class Store:
 
     # --- incremental reader state --------------------------------------------------------
     def cursor_path(self, agent: str, transcript: str) -> Path:
-        digest = hashlib.sha1(transcript.encode(), usedforsecurity=False).hexdigest()[:16]
+        digest = hexdigest(transcript.encode())[:16]
         return self.path("cursors", f"{agent}-{digest}.msgpack")
 
     def load_cursor(self, agent: str, transcript: str, type_: type[T]) -> T | None:

@@ -10,7 +10,6 @@ them changed: the rejection may no longer hold.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import shlex
@@ -23,7 +22,7 @@ import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import BakerError, StoreError
-from continuity_core.fs import atomic_write
+from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.trap import Trap
 from continuity_core.store import STORE, Store, now_iso
@@ -90,7 +89,7 @@ def file_hash(path: Path) -> str | None:
     try:
         if path.stat().st_size > HASH_BYTES_MAX or not path.is_file():
             return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return hexdigest(path.read_bytes(), "sha256")[:16]
     except OSError:
         return None
 
@@ -258,7 +257,7 @@ def render(root: Path, trap: Trap) -> str:
 # --- what a session has already been shown ----------------------------------------------------
 
 def _seen_path(root: Path, session: str) -> Path:
-    digest = hashlib.sha1(session.encode(), usedforsecurity=False).hexdigest()[:16]
+    digest = hexdigest(session.encode())[:16]
     return root / STORE / SEEN_DIR / f"{digest}.json"
 
 
