@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -358,11 +357,20 @@ def check_interpreter(label: str, venv: Path, timeout_s: float) -> ProbeResult:
 def plugin(name: str) -> Any | None:
     """The probe registered as `name`, imported now; None when no package provides it.
 
-    Read from entry points directly: `BAKER_ADAPTERS` limits adapters, not probes.
+    Read from entry points directly: `BAKER_ADAPTERS` limits adapters, not probes. The
+    adapters' reader (importing importlib.metadata alone costs pickup several bare starts).
     """
-    for ep in metadata.entry_points(group=PROBE_GROUP, name=name):
-        obj = ep.load()
-        return obj() if isinstance(obj, type) else obj
+    import importlib
+
+    from continuity_core.adapters import entry_points
+
+    for found, value, _, _ in entry_points(PROBE_GROUP):
+        if found == name:
+            module, _, attr = value.partition(":")
+            obj: Any = importlib.import_module(module.strip())
+            for part in attr.strip().split("."):
+                obj = getattr(obj, part)
+            return obj() if isinstance(obj, type) else obj
     return None
 
 
@@ -440,7 +448,9 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
 
 def _gpu_unconfigured() -> list[ProbeResult]:
     """No `gpu` section: say whether the plugin is there, run nothing."""
-    installed = any(True for _ in metadata.entry_points(group=PROBE_GROUP, name="gpu"))
+    from continuity_core.adapters import entry_points
+
+    installed = any(found == "gpu" for found, *_ in entry_points(PROBE_GROUP))
     if not installed:
         return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
                             detail=NOT_INSTALLED)]

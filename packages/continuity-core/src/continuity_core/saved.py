@@ -13,7 +13,6 @@ import contextlib
 import datetime as dt
 import os
 import re
-import secrets
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -265,7 +264,7 @@ def store_dir(root: Path) -> Path:
 def new_id() -> str:
     """Ids sort by time: `20261130T052715123Z-c3f00f` (milliseconds, then 3 random bytes)."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")[:-3]
-    return f"{stamp}Z-{secrets.token_hex(3)}"
+    return f"{stamp}Z-{os.urandom(3).hex()}"
 
 
 @dataclass
