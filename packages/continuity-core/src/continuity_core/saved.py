@@ -15,7 +15,6 @@ import os
 import re
 import stat
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +74,10 @@ _ARTIFACT_RE = re.compile(r"`([^`]+)`")
 
 # --- the format ------------------------------------------------------------------------------
 
-@dataclass
-class Document:
-    front: dict[str, str] = field(default_factory=dict)
-    sections: dict[str, str] = field(default_factory=dict)  # canonical title -> body
-    order: list[str] = field(default_factory=list)  # every `## ` heading, as written
+class Document(msgspec.Struct):
+    front: dict[str, str] = msgspec.field(default_factory=dict)
+    sections: dict[str, str] = msgspec.field(default_factory=dict)  # canonical title -> body
+    order: list[str] = msgspec.field(default_factory=list)  # every `## ` heading, as written
 
 
 def parse(text: str) -> Document:
@@ -267,8 +265,7 @@ def new_id() -> str:
     return f"{stamp}Z-{os.urandom(3).hex()}"
 
 
-@dataclass
-class Saved:
+class Saved(msgspec.Struct):
     id: str
     path: Path
     meta_path: Path
