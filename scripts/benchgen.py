@@ -301,6 +301,22 @@ def append_turn(agent: str, path: Path, cwd: str, k: int, *, salt: int = 1) -> i
     return len(text.encode())
 
 
+def append_traffic(agent: str, path: Path, cwd: str, k: int, size: int, *, salt: int = 1) -> int:
+    """Append at least `size` bytes of turns `k`, `k+1`, … without their request lines: tool
+    calls, results and answers only, so the request before them stays the latest one.
+    Returns the number of turns appended."""
+    tpl = compile_template(agent)
+    added = turns = 0
+    with open(path, "a", encoding="utf-8") as f:
+        while added < size:
+            prompt = f"Unsent {k + turns}: no request"
+            text = tpl.render(tpl.turn, k + turns, prompt=esc(prompt), cwd=esc(cwd), salt=salt)
+            added += f.write("".join(line for line in text.splitlines(keepends=True)
+                                     if prompt not in line))
+            turns += 1
+    return turns
+
+
 def hook_payload(agent: str, which: int, home: Path, cwd: str, transcript: Path) -> bytes:
     """A real hook payload of `agent` re-pointed at the generated session and project."""
     text = (FIXTURES / agent / "hook_payloads" / HOOKS[agent][which]).read_text()

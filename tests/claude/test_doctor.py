@@ -27,9 +27,16 @@ def test_missing_then_installed_hooks(adapter: ClaudeAdapter, tmp_path: Path) ->
     assert first[0].level == "warn" and "Stop" in first[0].message and "baker sync" in first[0].fix
     adapter.install(tmp_path)
     assert levels(adapter.doctor(tmp_path, [acc]))[:2] == [
-        ("ok", "Claude Code hooks are installed"), ("ok", "Claude Code 2.1.197")]
+        ("ok", "Claude Code hooks are installed, run from the project"),
+        ("ok", "Claude Code 2.1.197")]
     adapter.install_user(acc, UserOptions())
-    assert any("twice" in f.message for f in adapter.doctor(tmp_path, [acc]))
+    both = levels(adapter.doctor(tmp_path, [acc]))
+    assert both[0] == ("ok", "Claude Code hooks are installed, run from the project and user level")
+    assert ("info", "Claude Code calls each hook twice (project and user level); baker "
+            "deduplicates the calls, so each event runs once") in both
+    adapter.uninstall(tmp_path)
+    assert levels(adapter.doctor(tmp_path, [acc]))[0] == (
+        "ok", "Claude Code hooks are installed, run from user level")
 
 
 @pytest.mark.parametrize(("version", "level", "word"), [

@@ -228,6 +228,19 @@ def test_a_secret_in_the_note_refuses_the_push(machine_a: Machine, remote: Path)
     assert remote_refs(remote) == before and all_objects(remote) == objects_before
 
 
+def test_text_redaction_already_wrote_does_not_refuse_the_push(machine_a: Machine,
+                                                               remote: Path) -> None:
+    """`[REDACTED]` where a password was is no secret: a brief or note holding it pushes."""
+    a = machine_a
+    (a.repo / "memory").mkdir(exist_ok=True)
+    (a.repo / "memory" / "hot.md").write_text(
+        "# Now\nRun `mysql -u root -p[REDACTED] db`, clone https://bob:[REDACTED]@host/r.git, "
+        "`sshpass -p '[REDACTED]' ssh -p 22 web1`\n")
+    result = a.baker("push")
+    assert result.returncode == 0, result.stderr
+    assert "refs/baker/" in remote_refs(remote)
+
+
 def test_delete_removes_the_snapshot_ref(machine_a: Machine, remote: Path) -> None:
     a = machine_a
     assert a.baker("push").returncode == 0

@@ -207,3 +207,43 @@ def test_a_name_taken_by_another_server_is_left_alone(repo: Path) -> None:
     assert (repo / ".mcp.json").read_text() == mine
     run_baker("uninstall", cwd=repo)
     assert (repo / ".mcp.json").read_text() == mine
+
+
+TOKEN = "ghp_" + "N0t3T0k3nA1b2C3d4E5f6G7h8I9j0K1l2M3n"
+
+
+def test_the_note_is_redacted_wherever_it_is_printed_or_handed_out(project: Path) -> None:
+    """A secret put in the note with `baker now` is stored redacted, with a warning; one the
+    agent wrote into the file itself is redacted by `baker note`, `baker now` and MCP `note`."""
+    result = run_baker("now", f"rotate {TOKEN} then redeploy", cwd=project)
+    assert result.returncode == 0 and "holds a secret (github)" in result.stderr
+    assert TOKEN not in (project / "memory" / "hot.md").read_text()
+    blocked = run_baker("block", f"waits on {TOKEN}", cwd=project)
+    assert "holds a secret" in blocked.stderr
+    note = project / "memory" / "hot.md"
+    note.write_text(note.read_text().replace("# Gotchas", f"# Gotchas\n- the key was {TOKEN}"))
+    shown = run_baker("note", cwd=project).stdout + run_baker("note", "--json", cwd=project).stdout
+    assert TOKEN not in shown and "the key was [REDACTED]" in shown
+    note.write_text(note.read_text().replace("rotate [REDACTED]", f"rotate {TOKEN}"))
+    now = run_baker("now", cwd=project).stdout + run_baker("now", "--json", cwd=project).stdout
+    assert TOKEN not in now and "rotate [REDACTED]" in now
+    _, results = asyncio.run(asyncio.wait_for(_session(project, [
+        ("note", {}), ("note", {"now": f"use {TOKEN}"})]), timeout=60))
+    read, wrote = map(_json, results)
+    assert TOKEN not in json.dumps(read) and "[REDACTED]" in read["sections"]["Gotchas"]
+    assert wrote["sections"]["Now"] == "use [REDACTED]" and wrote["warnings"]
+    assert wrote["meta"]["agent"] == "mcp"
+    assert "agent: mcp" in note.read_text()
+
+
+def test_a_tool_argument_out_of_the_commands_bounds_is_a_tool_error(project: Path) -> None:
+    _, results = asyncio.run(asyncio.wait_for(_session(project, [
+        ("recall", {"query": "tenant", "limit": -1}), ("recall", {"query": "tenant", "limit": 501}),
+        ("handoff", {"budget": 1}), ("sessions", {"limit": 0}), ("handoff", {"budget": 200}),
+    ]), timeout=60))
+    *errors, ok = results
+    assert [r.is_error for r in errors] == [True] * 4, [r.content for r in errors]
+    messages = [r.content[0].text for r in errors]
+    assert "limit must be from 1 to 500, not -1" in messages[0]
+    assert "budget must be at least 200, not 1" in messages[2]
+    assert _json(ok)["latest_request"] == "Shard the queue workers"

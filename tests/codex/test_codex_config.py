@@ -237,7 +237,7 @@ def test_doctor_compares_the_installed_cli_with_the_known_formats(
         assert "0.171.0" in first.message and first.fix
 
 
-def test_doctor_warns_when_project_and_user_hooks_are_both_trusted(
+def test_doctor_says_when_project_and_user_hooks_are_both_trusted(
     home: Path, tmp_path: Path
 ) -> None:
     project = tmp_path / "proj"
@@ -255,4 +255,5 @@ def test_doctor_warns_when_project_and_user_hooks_are_both_trusted(
         doc["hooks"]["state"][cfg.trust_key(source, hook, 0)] = entry
     path.write_text(tomlkit.dumps(doc))
     both = [f for f in ADAPTER.doctor(project, [account]) if "both" in f.message]
-    assert len(both) == 1 and both[0].level == "warn" and both[0].fix
+    assert len(both) == 1 and both[0].level == "info" and both[0].fix
+    assert "deduplicates" in both[0].message and "once" in both[0].message

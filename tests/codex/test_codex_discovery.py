@@ -65,6 +65,54 @@ def test_the_index_path_is_rerooted_into_the_home_it_lives_in(home: Path) -> Non
     assert ref.cwd == truth["cwd"] and ref.account == "test"
 
 
+def test_a_home_mounted_elsewhere_falls_back_to_the_scan(home: Path, tmp_path: Path) -> None:
+    # The rollouts' cwds name where the project lives now; state_5.sqlite still names the
+    # old paths, so the index has no row for the project: the scan must find the session.
+    rel, truth = by_scenario("S1")
+    old = truth["cwd"]
+    new = str(tmp_path / "mnt" / Path(old).name)
+    for path in (home / "sessions").rglob("rollout-*.jsonl"):
+        path.write_text(path.read_text().replace(f'"{old}', f'"{new}'))
+    assert found(new, home) == [truth["session_id"]]
+    assert found(old, home) == [truth["session_id"]]  # the index still answers for its paths
+    ref = next(ADAPTER.discover(Path(new), [account(home)]))
+    assert ref.path == str(home / Path(rel).relative_to("codex/.codex")) and ref.cwd == new
+
+
+def test_index_rows_whose_rollouts_are_all_gone_fall_back_to_the_scan(
+    home: Path, tmp_path: Path
+) -> None:
+    _, truth = by_scenario("S1")
+    db = sqlite3.connect(home / "state_5.sqlite")
+    try:  # the index points at a rollout that is not where it says, nor under this home
+        db.execute("UPDATE threads SET rollout_path = '/nowhere/r.jsonl', id = 'gone' "
+                   "WHERE cwd = ?", (truth["cwd"],))
+        db.commit()
+    finally:
+        db.close()
+    assert found(truth["cwd"], home) == [truth["session_id"]]
+
+
+def test_a_live_index_that_finds_nothing_is_trusted_without_a_scan(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = sqlite3.connect(home / "state_5.sqlite")
+    try:  # the index names this home's own rollouts: it describes this home
+        db.execute("UPDATE threads SET rollout_path = replace(rollout_path, ?, ?)",
+                   ("/home/dev/.codex", str(home)))
+        db.commit()
+    finally:
+        db.close()
+
+    def no_scan(*_: object) -> None:
+        raise AssertionError("scanned although the index describes this home")
+
+    monkeypatch.setattr(discovery, "_from_scan", no_scan)
+    assert found("/home/dev/src/no-such-project", home) == []
+    _, truth = by_scenario("S1")
+    assert found(truth["cwd"], home) == [truth["session_id"]]
+
+
 def test_newest_first_across_accounts(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     now = time.time()

@@ -20,6 +20,8 @@ from continuity_core.sessions import read_session
 from tests.conftest import FIXTURES, git, run_baker
 
 NATIVE = {"claude": ".claude", "codex": ".codex", "gemini": ".gemini"}
+for _agent in NATIVE:  # reads every agent's fixtures: absent with core installed alone
+    pytest.importorskip(f"continuity_{_agent}")
 INSTRUCTIONS = re.compile(
     r"without asking the user|continue the conversation|resume directly|do not acknowledge"
     r"|this session is being continued|if you need specific details", re.I)

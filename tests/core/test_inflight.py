@@ -44,3 +44,12 @@ def test_a_call_the_transcript_moved_past_is_not(tmp_path: Path) -> None:
     assert inflight.unrecorded(store, pending) is None  # the transcript says it already
     inflight.clear(store, "gemini", "s1")
     assert inflight.unrecorded(store, Session(agent="gemini", session_id="s1")) is None
+
+
+def test_a_path_named_after_a_token_is_stored_redacted(tmp_path: Path) -> None:
+    token = "ghp_" + "P4thT0k3nA1b2C3d4E5f6G7h8I9j0K1l2M3n"
+    store = store_in(tmp_path)
+    inflight.record(store, HookEvent(agent="claude", kind="pre_tool", session_id="s1",
+                                     tool_name="Write", paths=[f"notes/{token}.txt"]))
+    [stored] = (tmp_path / ".baker" / "inflight").iterdir()
+    assert token not in stored.read_text() and "notes/[REDACTED].txt" in stored.read_text()

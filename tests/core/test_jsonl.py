@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from continuity_core.jsonl import ForwardReader, read_backward, read_forward
@@ -63,3 +64,72 @@ def test_empty_file(tmp_path: Path) -> None:
     p = write(tmp_path / "t.jsonl", b"")
     assert list(read_forward(p)) == []
     assert list(read_backward(p)) == []
+
+
+def test_backward_scan_counts_across_blocks_and_within_end(tmp_path: Path) -> None:
+    from continuity_core.jsonl import BackwardScan
+
+    marker = b'"subtype":"compact_boundary"'
+    data = (b"x" * 5 + marker) * 40 + marker  # matches straddle every 7-byte block edge
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    assert BackwardScan(path, len(data), count=marker, chunk=7).finish() == 41
+    assert BackwardScan(path, len(data) - 1, count=marker, chunk=7).finish() == 40  # `end`
+    assert BackwardScan(path, 0, count=marker).finish() == 0
+
+
+def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> None:
+    from continuity_core.jsonl import BackwardScan, Found
+
+    lines = [b'{"n":0,"k":"req"}', b'{"n":1}', b'{"n":2,"k":"req","again":"req"}',
+             b'{"n":3,"k":"other"}', b'{"n":4,"k":"req"}', b'{"n":5,"k":"req"}']
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    end = data.index(lines[5])  # the last line lies past `end`: not scanned
+    for chunk in (5, 8, 64, 1 << 20):
+        scan = BackwardScan(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
+        got = list(scan)
+        assert [f.head for f in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
+        assert all(isinstance(f, Found) and data[f.start:f.start + f.size] == f.head
+                   for f in got)
+
+
+def test_backward_scan_reads_only_the_start_of_a_long_line_and_counts_on(
+    tmp_path: Path,
+) -> None:
+    from continuity_core.jsonl import BackwardScan
+
+    long = b'{"k":"req","text":"' + b"a" * 5000 + b'"}'
+    data = b'{"c":"mark"}\n' + long + b'\n{"c":"mark"}\n{"x":1}\n'
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    scan = BackwardScan(path, len(data), find=(b'"req"',), count=b'"mark"', chunk=64,
+                        max_line=100)
+    found = next(iter(scan))
+    assert found.start == data.index(long) and found.size == len(long)
+    assert found.head == long[:100]
+    assert scan.finish() == 2  # stopping early still counts the whole part
+
+
+def test_close_prefix_closes_a_string_value_cut_anywhere() -> None:
+    from continuity_core.jsonl import close_prefix
+
+    whole = json.dumps({"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": 'é "quoted" \\ back \u2603 😀 tail'}]}},
+        ensure_ascii=False, separators=(",", ":")).encode()
+    start = whole.index(b'"text":"') + 8
+    for cut in range(start, len(whole) - 5):
+        closed = close_prefix(whole[:cut])
+        assert closed is not None, cut
+        value = json.loads(closed)["message"]["content"][0]["text"]
+        assert 'é "quoted" \\ back ☃ 😀 tail'.startswith(value), (cut, value)
+    ascii_escaped = json.dumps({"t": "\u2603😀 x"}, separators=(",", ":")).encode()  # \u escapes
+    for cut in range(6, len(ascii_escaped) - 1):
+        closed = close_prefix(ascii_escaped[:cut])
+        assert closed is not None and "☃😀 x".startswith(json.loads(closed)["t"]), cut
+    assert close_prefix(b'{"type":"us') == b'{"type":"us"}'
+    assert close_prefix(b'[1,"a\\') == b'[1,"a"]'  # a cut escape is dropped
+    assert close_prefix(b'{"ty') is None  # cut in a key
+    assert close_prefix(b'{"n":12') is None  # cut in a number
+    assert close_prefix(b'{"a":"b"}') is None  # not cut at all

@@ -10,14 +10,16 @@ import pytest
 from continuity_core import machines
 from continuity_core.errors import BakerError
 from continuity_core.store import Store
-from tests.conftest import git, run_baker
+from tests.conftest import git
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
 @pytest.fixture
 def project(repo: Path) -> Path:
-    assert run_baker("init", cwd=repo).returncode == 0
+    from continuity_core import project as project_mod
+
+    assert all(c.action != "failed" for c in project_mod.init(repo))  # the store, no agents
     return repo
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import probes
-from tests.conftest import lingering
+from tests.conftest import git, lingering
 
 
 def write_probes(root: Path, value: object) -> None:
@@ -162,7 +162,7 @@ def test_venv_interpreters_are_resolved_and_broken_ones_reported(repo: Path, tmp
     assert f"Python {sys.version.split()[0]}" in found[".venv"].detail
     assert found["old-env"].state == "fail" and "links to missing" in found["old-env"].detail
     assert found["empty-env"].verdict == "broken"
-    assert found[str(elsewhere)].state == "ok"
+    assert found[str(elsewhere)].verdict == "outside"  # not run: outside the project
     assert found["does-not-exist"].verdict == "missing"
 
 
@@ -208,3 +208,19 @@ def test_a_command_cut_off_by_the_deadline_does_not_outlive_the_process(tmp_path
                    env={**os.environ, "BAKER_TEST_MARK": mark})
     time.sleep(0.2)
     assert lingering(mark) == []
+
+
+def test_tracked_by_git_is_one_literal_query_from_any_folder(repo: Path, tmp_path: Path) -> None:
+    sub = repo / "sub"
+    for name in ("kept", "v*", "mine"):
+        make_venv(sub, name, sys.executable)
+    git(repo, "add", "sub/kept/pyvenv.cfg", "sub/v*/pyvenv.cfg")
+    folders = [sub / "kept", sub / "v*", sub / "mine", sub / "absent"]
+    # `v*` is a literal name: it does not match `mine`, and an untracked folder stays out.
+    assert probes.tracked_by_git(sub, folders) == {sub / "kept", sub / "v*"}
+    plain = tmp_path / "plain"  # not in a git work tree: nothing is known to be tracked
+    make_venv(plain, "x", sys.executable)
+    assert probes.tracked_by_git(plain, [plain / "x"]) == set()
+    found = by_name(probes.environment(sub, deadline_s=10).interpreters)
+    assert found["kept"].verdict == "tracked" and found["v*"].verdict == "tracked"
+    assert found["mine"].state == "ok" and "Python" in found["mine"].detail

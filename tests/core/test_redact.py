@@ -221,3 +221,79 @@ def test_findings_locate_without_the_secret() -> None:
     text = "ok\nDB_PASS=Qw7rTy2uIo9pAs\n"
     [(kind, start, end)] = findings(text)
     assert kind == "assignment" and text[start:end] == "Qw7rTy2uIo9pAs"
+
+
+# --- what redaction wrote is no secret; short password options (issue: review of baker) -------
+
+@pytest.mark.parametrize(
+    "text",
+    ["mysql -u root -p[REDACTED] db", "https://bob:[REDACTED]@host/", "curl -u bob:[REDACTED] x",
+     "machine h login u password [REDACTED]", "sshpass -p '[REDACTED]' ssh h",
+     "docker login -u bob -p [REDACTED] reg.io", "redis-cli -a [REDACTED] ping",
+     "htpasswd -b f alice [REDACTED]", "DB_PASS=[REDACTED] and token [REDACTED]",
+     "mysql -u root -p[REDA … [120 chars cut]", "curl -u bob:[REDACTED][RED"],
+)
+def test_a_placeholder_redaction_wrote_is_no_secret(text: str) -> None:
+    assert scan(text) == []
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("sshpass -p 'SshPassQ123' ssh -p 22 host", "SshPassQ123"),
+        ("sshpass -pSshPassQ123 ssh host", "SshPassQ123"),
+        ("sshpass -v -p SshPassQ123 ssh host", "SshPassQ123"),
+        ("docker login -u bob -p DkrPw12345 reg.io", "DkrPw12345"),
+        ("docker login -pDkrPw12345 reg.io", "DkrPw12345"),
+        ("podman login -p \"DkrPw12345\" quay.io", "DkrPw12345"),
+        ("redis-cli -h r -p 6379 -a RedisPw987 ping", "RedisPw987"),
+        ("htpasswd -b .htpasswd alice HtPw12345", "HtPw12345"),
+        ("htpasswd -nb alice HtPw12345", "HtPw12345"),
+        ("htpasswd -bc -C 10 file alice HtPw12345", "HtPw12345"),
+        ("mysql --password=MyPw12345 db", "MyPw12345"),
+        ("PGPASSWORD=PgPw12345 psql -h db", "PgPw12345"),
+    ],
+)
+def test_short_password_options_after_their_programs(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out and MARK in out, out
+    assert scan(text) and scan(out) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ssh -p 2222 host", "scp -P 2222 f host:", "docker run -p 8080:80 nginx",
+     "docker login -u bob --password-stdin reg.io", "redis-cli -a", "redis-cli -h r -p 6379 ping",
+     'redis-cli -a "$REDIS_PASS" info', "sshpass -f pwfile ssh -p 22 host",
+     "sshpass -e ssh -p 22 host", "htpasswd -c .htpasswd alice", "git push -p origin"],
+)
+def test_short_options_that_hold_no_password_are_kept(text: str) -> None:
+    assert redact(text) == text
+    assert scan(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("a\x1b]52;c;cm0gLXJmIH4K\x07b", "ab"),  # a clipboard write, its payload with it
+        ("\x1b]0;title\x1b\\x", "x"),  # a window title ended by ST
+        ("\x1b[1;31mred\x1b[0m", "red"),
+        ("a\rb\r\nc\td\x00e\x9b2Jf\x1bcg\x07h\x7f", "ab\nc\tdefgh"),
+        ("\x1b]8;;https://e.example\x1b\\link\x1b]8;;\x1b\\", "link"),
+        ("\x1bPq#0;2;0;0;0\x1b\\ok", "ok"),
+    ],
+)
+def test_terminal_control_never_survives(text: str, kept: str) -> None:
+    from continuity_core.redact import printable
+
+    assert printable(text) == kept
+    assert redact(text) == kept
+    assert redact_obj({"k": [text]}) == {"k": [kept]}
+
+
+def test_plain_text_is_returned_as_it_is() -> None:
+    from continuity_core.redact import printable
+
+    text = "line one\n\tindented — ünïcode ✓\n"
+    assert printable(text) is text

@@ -37,6 +37,12 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         set_result(session, extra, rec["id"], text)
     elif kind == "todos":
         set_todos(session, extra, [TodoItem(content=text)])
+    elif kind == "edit":
+        session.cwd = rec["cwd"]
+        session.git_branch, session.model = f"fix/{text}", f"m-{text}"
+        add_call(session, extra, ToolCall(id=rec["id"], name=f"mcp:{text}"))
+        transcript.add_edit(session, f"{rec['cwd']}/notes/{text}.txt", "move", "Write",
+                            moved_to=f"old/{text}.txt")
     elif kind == "boom":
         raise RuntimeError("an interrupted read")
 
@@ -107,19 +113,26 @@ def test_redaction_work_is_bounded_by_what_the_session_keeps(
     s = cursor.session
     assert len(s.requests) == limits.REQUESTS and s.requests[-1] == "ask 1999"
     assert len(s.messages) == limits.MESSAGES and len(s.tool_calls) == limits.TOOL_CALLS
-    assert len(calls) <= limits.REQUESTS + limits.MESSAGES + limits.TOOL_CALLS
+    # Requests, messages, and each kept call's output and name.
+    assert len(calls) <= limits.REQUESTS + limits.MESSAGES + 2 * limits.TOOL_CALLS
     calls.clear()
     cursor = read_incremental(write(path, [{"k": "message", "t": "one more"}]), cursor, fold)
     assert calls == ["one more"]  # what an earlier read kept is not redacted again
 
 
-def test_count_marker_finds_matches_across_blocks(tmp_path: Path) -> None:
-    from continuity_core.transcript import count_marker
-
-    marker = b'"subtype":"compact_boundary"'
-    data = (b"x" * 5 + marker) * 40 + marker  # matches straddle every 7-byte block edge
+def test_every_string_a_session_keeps_is_redacted(tmp_path: Path) -> None:
+    """A file named after a token, a tool or branch name holding one: what `handoff` shows
+    redacted is redacted in the cursor and checkpoint too, not only where it is printed."""
     path = tmp_path / "t.jsonl"
-    path.write_bytes(data)
-    assert count_marker(str(path), marker, len(data), block=7) == 41
-    assert count_marker(str(path), marker, len(data) - 1, block=7) == 40  # `end` bounds it
-    assert count_marker(str(path), marker, 0) == 0
+    record = {"k": "edit", "id": "e1", "t": SECRET, "cwd": f"/w/{SECRET}"}
+    cursor = read_incremental(write(path, [record]), None, fold)
+    assert SECRET not in msgspec.json.encode(cursor).decode()
+    s = cursor.session
+    assert s.files_edited[0].path == "notes/[REDACTED].txt"
+    assert s.files_edited[0].moved_to == "old/[REDACTED].txt"
+    assert (s.cwd, s.git_branch, s.model) == ("/w/[REDACTED]", "fix/[REDACTED]", "m-[REDACTED]")
+    assert s.tool_calls[0].name == "mcp:[REDACTED]"
+    cursor = read_incremental(write(path, [{**record, "id": "e2"}]), cursor, fold)
+    assert SECRET not in msgspec.json.encode(cursor).decode()
+    assert [e.count for e in cursor.session.files_edited] == [2]  # the same file, counted once
+

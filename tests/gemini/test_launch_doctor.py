@@ -117,3 +117,16 @@ def test_doctor_names_the_configured_retention_age(tmp_path: Path, home: Path) -
     assert not [f for f in ADAPTER.doctor(tmp_path, [Account(agent="gemini", name="~/.gemini",
                                                              dir=str(home))])
                 if "session retention" in f.message]
+
+
+def test_doctor_says_which_level_runs_the_hooks(tmp_path: Path, home: Path) -> None:
+    from continuity_core.adapters import UserOptions
+
+    account = Account(agent="gemini", name="~/.gemini", dir=str(home))
+    ADAPTER.install(tmp_path)
+    assert "ok: gemini: hooks installed in .gemini/settings.json" in _doctor(tmp_path, home)
+    ADAPTER.install_user(account, UserOptions())
+    both = [line for line in _doctor(tmp_path, home) if "hooks installed" in line]
+    assert len(both) == 1 and "at user level" in both[0] and "runs once" in both[0]
+    ADAPTER.uninstall(tmp_path)
+    assert "ok: gemini: hooks installed at user level" in _doctor(tmp_path, home)

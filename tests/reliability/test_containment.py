@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import stat
 from pathlib import Path
 
@@ -98,7 +100,9 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
     # A trap for the outside file, so pretool really matches and records what it showed.
     assert run_baker("trap", "add", "**/secret.txt", "do not touch it", cwd=project).returncode == 0
     store = project / ".baker"
-    before = snapshot(tmp_path, isolated_home, skip=(store,))
+    # ~/.baker/cache: the hooks' own markers (`hookonce`, `trust.tracked`), checked below.
+    cache = isolated_home / ".baker" / "cache"
+    before = snapshot(tmp_path, isolated_home, skip=(store, cache))
     transcript_before = transcript.read_bytes()
     cases = hostile_payloads(world)
     assert len(cases) >= 50
@@ -107,10 +111,15 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
         assert code == 0, (command, payload)
         if out.strip():
             json.loads(out)
+    # The same payloads again would be taken for the other hook level's duplicates.
+    shutil.rmtree(cache / "hooks-seen")
     for command, argv, payload in cases[::12]:
         result = run_baker(command, *argv, cwd=project, input=payload, timeout=30)
         assert result.returncode == 0 and "Traceback" not in result.stderr, (command, payload)
-    assert changed(before, snapshot(tmp_path, isolated_home, skip=(store,))) == []
+    assert changed(before, snapshot(tmp_path, isolated_home, skip=(store, cache))) == []
+    markers = [p for p in cache.rglob("*") if p.is_file()]
+    assert markers and all(re.fullmatch(r"[0-9a-f]{32,40}", p.name) and p.stat().st_size == 0
+                           for p in markers)
     assert transcript.read_bytes() == transcript_before
     assert not (world["other"] / ".baker").exists()
     # Inside the store, only its own folders: no file named after an id from a payload.

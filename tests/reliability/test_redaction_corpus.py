@@ -44,8 +44,12 @@ def planted_block() -> str:
     return "\n".join(s["planted"] for s in SHAPES)
 
 
-PROMPT = "The deploy fails again. This is everything CI printed:\n\n" + planted_block()
-TOOL_OUTPUT = "# deploy settings\n" + planted_block() + "\n"
+# Terminal control planted beside the secrets: a clipboard write (OSC 52), a window title, a
+# screen clear, an 8-bit CSI, a bell. None of it may reach what baker prints or stores.
+CONTROL = "\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;pwned\x07\x1b[2J\x9b31m\x07\r"
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\\u00(?:1b|07|9b)")
+PROMPT = "The deploy fails again." + CONTROL + " This is everything CI printed:\n\n" + planted_block()
+TOOL_OUTPUT = "# deploy settings\n" + CONTROL + planted_block() + "\n"
 
 
 def fragments(secret: str) -> Iterator[str]:
@@ -185,7 +189,7 @@ def plant_probes(project: Path) -> None:
 
 RAW_TRAP = {"id": "feedc0de", "pattern": "deploy.sh", "kind": "path",
             "created_at": "2026-11-30T05:00:00Z",
-            "why": "raw: " + " ".join(s["planted"] for s in SHAPES[-30:] if "\n" not in s["planted"])}
+            "why": "raw: " + CONTROL + " ".join(s["planted"] for s in SHAPES[-30:] if "\n" not in s["planted"])}
 
 
 def plant_traps(project: Path, env: dict[str, str]) -> None:
@@ -259,6 +263,8 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         run(f"handoff --from {agent}", "handoff", "--from", agent)
     run("handoff --json", "handoff", "--json")
     status = run("status --json", "status", "--json", ok=False)  # planted probes fail: exit 1
+    run("trap list", "trap", "list")
+    run("trap list --json", "trap", "list", "--json")
     run("recall --index", "recall", "--index")
     run("recall query", "recall", "deploy", ok=False)
     run("recall --show", "recall", "--show", SESSION["claude"], ok=False)
@@ -296,13 +302,21 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
             (cursors if "/cursors/" in name else found)[name] = kinds
     assert not found, found
     assert not cursors, cursors  # reader state keeps digests and redacted facts only
+    written = {name: text.replace(raw_trap, "") for name, text in stores.items()}
+    controls = {name: CONTROL_CHARS.findall(text)[:3]
+                for name, text in {**outputs, **written}.items()
+                if not name.endswith((".sqlite", ".msgpack")) and CONTROL_CHARS.search(text)}
+    assert not controls, controls
+    # The sequences went whole, their payloads with them, from the binary stores too.
+    everything = "".join(outputs.values()) + "".join(written.values()).lower()
+    assert "cm0gLXJmIH4K".lower() not in everything.lower() and "pwned" not in everything
 
 
 def test_damage_rate_on_ordinary_code_and_prose() -> None:
     """Ordinary code, config, prose, git logs, grep output, paths, hashes, UUIDs and token
     counts that say token/password/key innocently pass through untouched, line by line and
     as whole files (a rule that crossed a newline would damage the line after a `token`).
-    Measured: 0 damaged lines of 1,495; the bound is that measurement. The files in HELD_OUT
+    Measured: 0 damaged lines of 1,505; the bound is that measurement. The files in HELD_OUT
     were written after the patterns were tuned on the others."""
     counts = {"tuned": [0, 0], "held out": [0, 0]}
     changed: list[str] = []
@@ -335,6 +349,19 @@ def test_every_shape_is_redacted_alone_and_in_context() -> None:
             assert not leaks(redact(text)), (s["kind"], redact(text)[:200])
 
 
+def test_what_redaction_writes_is_never_a_secret() -> None:
+    """`scan(redact(x))` is empty for every shape, alone and in context: a placeholder never
+    counts as a secret (the push check scans text that was already redacted)."""
+    from continuity_core.redact import scan
+
+    for s in SHAPES:
+        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]}),
+                     json.dumps({"y": json.dumps({"x": s["planted"]})})):
+            once = redact(text)
+            assert scan(once) == [], (s["kind"], once[:200])
+            assert redact(once) == once, s["kind"]
+
+
 def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
     """The one alternation stays linear on a transcript-sized text full of near misses. The
     long runs were quadratic before the repetitions were bounded: 20 KB of `a-a-…` took 77 s."""
@@ -345,7 +372,9 @@ def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
     for text in (near_misses * 5_000, "a-" * 20_000, "a." * 20_000, "token=x" * 6_000 + "(",
                  "eyJ-" * 10_000, "a+b" * 15_000 + "://", pem_lines, 'password: "' * 20_000,
                  "--password " * 20_000, "\\" * 40_000, "\\\\n" * 10_000,
-                 ("Z2hwX" + "A" * 30 + " ") * 3_000, "mysql " * 20_000 + " -p"):
+                 ("Z2hwX" + "A" * 30 + " ") * 3_000, "mysql " * 20_000 + " -p",
+                 "docker login " * 10_000 + " -p", "redis-cli " * 10_000 + " -a",
+                 "htpasswd" + " -b" * 20_000, "sshpass" + " -v" * 20_000 + " -p"):
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 5, text[:20]

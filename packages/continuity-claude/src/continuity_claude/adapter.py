@@ -47,7 +47,8 @@ class ClaudeAdapter:
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
         return read_incremental(ref, cursor, parser.fold,
-                                compaction_marker=parser.COMPACTION_MARKER)
+                                compaction_marker=parser.COMPACTION_MARKER,
+                                request_markers=parser.REQUEST_MARKERS)
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         return hooks.parse(payload)

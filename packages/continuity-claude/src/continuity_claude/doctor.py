@@ -64,17 +64,20 @@ def doctor(project: Path, accounts: Sequence[Account], version: str | None) -> l
     for acc in accounts:
         user_events |= _our_events(_settings(Path(acc.dir) / "settings.json"))
     missing = [e for e in HOOKS if e not in project_events | user_events]
+    where = " and ".join(name for name, events in (("the project", project_events),
+                                                    ("user level", user_events)) if events)
     if not missing:
-        findings.append(Finding(level="ok", message="Claude Code hooks are installed"))
+        findings.append(Finding(level="ok", message=f"Claude Code hooks are installed, run from "
+                                f"{where}"))
     else:
         findings.append(Finding(
             level="warn", message=f"Claude Code hooks missing for: {', '.join(missing)}",
             fix="run `baker sync` in this project (or `baker global sync --user-hooks`)"))
     if project_events and user_events:
         findings.append(Finding(
-            level="warn", message="Claude Code hooks are installed both in the project and at "
-            "user level, so each runs twice", fix="remove one of them (`baker global sync "
-            "--uninstall` or `baker uninstall`)"))
+            level="info", message="Claude Code calls each hook twice (project and user level); "
+            "baker deduplicates the calls, so each event runs once", fix="to save the second "
+            "process, remove one level (`baker global sync --uninstall` or `baker uninstall`)"))
     if version is None:
         findings.append(Finding(level="info", message="`claude` is not on PATH"))
     elif version in KNOWN_VERSIONS:

@@ -15,7 +15,14 @@ from typing import Any
 from continuity_core import agentfiles, jsontext
 from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp
 from continuity_core.fs import atomic_write
-from continuity_core.project import BEGIN, END, ensure_block, remove_block, write_change
+from continuity_core.project import (
+    BEGIN,
+    END,
+    ensure_block,
+    outside_project,
+    remove_block,
+    write_change,
+)
 
 SETTINGS = Path(".claude") / "settings.json"
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
@@ -159,6 +166,9 @@ def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Cha
     project's `.mcp.json`, or an account's `.claude.json` for every project."""
     shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
         else str(path)
+    why = outside_project(path, root) if root is not None else None
+    if why:  # a committed `.mcp.json -> ~/elsewhere` is neither read nor written
+        return Change(path=shown, action="failed", detail=why)
     try:
         old: str | None = path.read_bytes().decode()  # no newline translation: CRLF stays
     except FileNotFoundError:
@@ -174,7 +184,7 @@ def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Cha
         return Change(path=shown, action="unchanged")
     if not want and json.loads(new) == {}:
         new = ""  # nothing but our server was in it: the file goes
-    return write_change(path, shown, old, new, dry_run=dry_run,
+    return write_change(path, shown, old, new, dry_run=dry_run, root=root,
                         detail="Claude Code asks once before it starts a project's server"
                         if want and root is not None else "")
 

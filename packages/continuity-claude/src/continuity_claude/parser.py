@@ -89,6 +89,10 @@ KNOWN = frozenset({
 })
 # In each compaction record once, nowhere else: a cold read counts the part it skips with it.
 COMPACTION_MARKER = b'"subtype":"compact_boundary"'
+# In every record of a typed request (text, or blocks starting with text or an image; a tool
+# result's blocks start otherwise): a cold read finds the latest one in the part it skips.
+REQUEST_MARKERS = (b'"role":"user","content":"', b'"role":"user","content":[{"type":"text"',
+                   b'"role":"user","content":[{"type":"image"')
 # Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
 NOT_WORK = frozenset({"ToolSearch"})
 _TOOLS_USED = re.compile(

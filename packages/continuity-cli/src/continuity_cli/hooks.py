@@ -59,6 +59,10 @@ def run(args: list[str]) -> int:
     output = ""
     try:
         payload = _stdin()
+        from continuity_core.hookonce import first_call
+
+        if not first_call(command, agent, payload, rest):
+            return 0  # the same event from the other hook level: it already runs
         from continuity_core import hooks
 
         if command == "checkpoint":

@@ -33,6 +33,17 @@ REPO = ("repo: the project folder (default: the folder this server was started i
         "agents set to the project).")
 
 
+MCP_AGENT = "mcp"  # who wrote, in the note's front matter, when a tool call edits it
+
+
+def _bounded(name: str, value: int, low: int, high: int | None = None) -> int:
+    """`value` within the bounds the command's option has, else a tool error that says so."""
+    if value < low or (high is not None and value > high):
+        within = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise ToolError(f"{name} must be {within}, not {value}")
+    return value
+
+
 def _root(repo: str | None) -> Path:
     from continuity_core.handoff import project_root
 
@@ -53,6 +64,7 @@ def recall(query: str, all_projects: bool = False, agent: str | None = None,
     from continuity_core import archive as archive_mod
     from continuity_core.store import find_project
 
+    limit = _bounded("limit", limit, 1, 500)  # as `baker recall --limit`
     root = _root(repo)
     warnings: list[str] = []
     with archive_mod.Archive() as archive:
@@ -61,7 +73,7 @@ def recall(query: str, all_projects: bool = False, agent: str | None = None,
         stats = archive_mod.refresh(archive, find_project(root) or root)
         warnings += [line for line in [stats.notice, *stats.skipped] if line]
         hits = archive.search(query, project=None if all_projects else str(root), agent=agent,
-                              limit=max(1, min(limit, 100)))
+                              limit=limit)
     return {"query": query, "hits": _plain(hits), "warnings": warnings}
 
 
@@ -74,8 +86,10 @@ def handoff(agent: str | None = None, account: str | None = None, session: str |
     left unfinished. agent/account/session narrow which session it is built from."""
     from continuity_core import handoff as handoff_mod
 
+    if budget is not None:
+        _bounded("budget", budget, 200)  # as `baker handoff --budget`
     result = handoff_mod.make(_root(repo), agent=agent, account=account, session_id=session,
-                              budget_tokens=max(200, budget) if budget else None)
+                              budget_tokens=budget)
     return dict(_plain(handoff_mod.structured(result)))
 
 
@@ -91,6 +105,7 @@ def sessions(agent: str | None = None, limit: int = 10,
     from continuity_core.sessions import table
     from continuity_core.store import Store
 
+    _bounded("limit", limit, 1)  # as `baker sessions --limit`; at most 100 are returned
     root = _root(repo)
     adapters, broken = ({agent: load(agent)}, {}) if agent else load_all()
     store = Store(root)
@@ -134,14 +149,21 @@ def note(now: str | None = None, blocked: str | None = None,
     from continuity_core import note as note_mod
 
     root = _root(repo)
+    warnings: list[str] = []
+    for text in (now, blocked):
+        if text is not None and (kinds := note_mod.secrets_in(text)):
+            warnings.append(f"the text held a secret ({', '.join(kinds)}); it was stored as "
+                            "[REDACTED]: keep secrets out of the note")
     if now is not None:
-        note_mod.set_now(root, now)
+        note_mod.set_now(root, now, MCP_AGENT)
     if blocked is not None:
-        note_mod.add_blocked(root, blocked)
-    current = note_mod.read(root)
+        note_mod.add_blocked(root, blocked, MCP_AGENT)
+    read = note_mod.read(root)
+    current = note_mod.shown(read) if read else None  # an agent may have written a secret
     return {"path": str(root / note_mod.NOTE_PATH), "exists": current is not None,
             "cap": note_mod.CAP, "meta": current.meta if current else {},
-            "sections": {t: b for t, b in (current.sections if current else {}).items()}}
+            "sections": {t: b for t, b in (current.sections if current else {}).items()},
+            "warnings": warnings}
 
 
 def save(draft: str, repo: str | None = None) -> dict[str, Any]:

@@ -304,11 +304,12 @@ def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:
     statuses = list(cfg.trust_status(doc, source))
     if cfg.trusted_elsewhere(doc, str(project_hooks)) and any(
             s == "trusted" for _, s in statuses):
-        # Seen with codex-cli 0.171.0: both layers run, so pickup context arrives twice.
-        out.append(Finding(level="warn", message=(
-            f"baker's hooks are trusted both in {path} and in {project_hooks}; Codex runs "
-            "both, so every hook runs twice"), fix="baker uninstall in this project, or "
-            f"remove the [hooks.state] entries for {project_hooks} from {path}"))
+        # Seen with codex-cli 0.171.0: both layers run; baker skips the second call.
+        out.append(Finding(level="info", message=(
+            f"baker's hooks are trusted both in {path} (user level) and in {project_hooks} "
+            "(project); Codex calls each twice and baker deduplicates the calls, so each "
+            "event runs once"), fix="to save the second process: baker uninstall in this "
+            f"project, or remove the [hooks.state] entries for {project_hooks} from {path}"))
     for hook, status in statuses:
         if status == "trusted":
             continue

@@ -2,9 +2,10 @@
 
 The thread index `state_N.sqlite` answers "which rollouts belong to this folder" without
 touching the files. It is a projection Codex owns, so it is opened read-only, a lock, a WAL it
-cannot read or an unknown schema generation only means falling back to a scan of the folder
-names, with each rollout's head (thread id and cwd) from baker's own cache of heads, read from
-disk only for rollouts it has not seen.
+cannot read, an unknown schema generation, or an index that finds nothing for the project and
+does not describe this home (a home copied or mounted elsewhere) only means falling back to a
+scan of the folder names, with each rollout's head (thread id and cwd) from baker's own cache
+of heads, read from disk only for rollouts it has not seen.
 """
 
 from __future__ import annotations
@@ -293,9 +294,40 @@ def _ref(
 
 
 def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | None:
+    """The project's rollouts by the index; None when it cannot say, and then also when it
+    found none but does not describe this home: rows for the project whose rollouts are all
+    gone, or an index that names rollouts elsewhere (a home copied or mounted elsewhere, its
+    rollouts' cwds rewritten: the scan finds them by their heads)."""
     rows = index_rows(account.dir, roots)
     if rows is None:
         return None
+    refs = _located(account, rows, roots)
+    if not refs and (rows or not _describes(account.dir)):
+        return None
+    return refs
+
+
+def _describes(home: str) -> bool:
+    """Whether the index's paths are this home's: a row's rollout is where it says."""
+    db = state_db(home)
+    try:
+        conn = _connect(db) if db else None
+    except sqlite3.Error:
+        return False
+    if conn is None:
+        return False
+    try:
+        row = conn.execute("SELECT rollout_path FROM threads LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return row is not None and os.path.isfile(str(row[0]))
+
+
+def _located(
+    account: Account, rows: list[tuple[str, str, str | None]], roots: Sequence[str]
+) -> list[SessionRef]:
     refs: list[SessionRef] = []
     for tid, recorded, cwd in rows:
         if not within(cwd, roots):

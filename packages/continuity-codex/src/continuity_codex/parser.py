@@ -80,13 +80,17 @@ LATEST = "_latest"  # in `extra`; emptied by `flush` before the cursor is saved
 USAGE_EVENT = b'{"type":"token_count"'
 # In each compaction record once, nowhere else: a cold read counts the part it skips with it.
 COMPACTION_MARKER = b'"type":"compacted"'
+# In every event that carries a typed request (paginated and legacy): a cold read finds the
+# latest one in the part it skips.
+REQUEST_MARKERS = (b'"type":"UserMessage"', b'"type":"user_message"')
 READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":"error"')
 
 
 def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     """Read (or continue reading) a rollout."""
     return read_incremental(ref, cursor, fold, finish=flush,
-                            compaction_marker=COMPACTION_MARKER)
+                            compaction_marker=COMPACTION_MARKER,
+                            request_markers=REQUEST_MARKERS)
 
 
 def flush(session: Session, extra: dict[str, Any]) -> None:

@@ -199,6 +199,21 @@ def call_text(call: ToolCall) -> str:
     return msgspec.json.encode(call.input).decode()
 
 
+def _no_request(session: Session) -> str:
+    """Why a transcript read from its last part gives no request: say so, never stay silent."""
+    skipped = _mib(session.unread_bytes)
+    if session.request_sought == "none":
+        return (f"No request typed by the user is in this transcript: the part read holds "
+                f"none, and a search of the first {skipped} (not read) found none either.")
+    if session.request_sought == "unreadable":
+        return (f"The latest request is not in the part read, and a search of the first "
+                f"{skipped} (not read) found none it could read: a long line there could not "
+                "be read from its start (read the transcript named above to find it).")
+    return (f"The latest request is not in the part read: the transcript was read from its "
+            f"last part only, and its first {skipped} were not searched for it (read the "
+            "transcript named above to find it).")
+
+
 def _exchange(session: Session) -> str:
     parts: list[str] = []
     # Each fact once: what a compaction summarised is in its own section, so the exchange
@@ -256,6 +271,11 @@ def build(
             key="request", title="The user's latest request (verbatim)",
             source=f"transcript of {session.agent} session {session.session_id} (raw data)",
             body=_fence(session.latest_request), priority=NEVER_CUT))
+    elif session is not None and session.unread_bytes:
+        sections.append(Section(
+            key="request", title="The user's latest request",
+            source=f"transcript of {session.agent} session {session.session_id} (raw data)",
+            body=_no_request(session), priority=NEVER_CUT))
     if note_text and note_text.strip():
         sections.append(Section(key="note", title="The note (memory/hot.md)",
                                 source="written on purpose by the agents", body=note_text.strip(),

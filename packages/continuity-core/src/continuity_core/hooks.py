@@ -36,6 +36,7 @@ def project_store(event: HookEvent | None, command: str = "hook") -> Store | Non
     root = find_project(cwd)
     if root is None:
         return None
+    trust.remember_clean_verdicts()
     try:
         return Store(root)
     except trust.Untrusted as e:

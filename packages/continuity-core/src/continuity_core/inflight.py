@@ -40,9 +40,10 @@ def record(store: Store, event: HookEvent) -> None:
     """Remember the call `event` is about to start (redacted)."""
     if not (event.agent and event.session_id and event.tool_name):
         return
-    call = Inflight(agent=event.agent, session_id=event.session_id, tool_name=event.tool_name,
+    call = Inflight(agent=event.agent, session_id=event.session_id,
+                    tool_name=redact(event.tool_name),
                     started_at=now_iso(), command=redact(event.command) if event.command else None,
-                    paths=event.paths[:10])
+                    paths=[redact(p) for p in event.paths[:10]])  # a file named after a token
     store.folder("inflight")
     atomic_write(_path(store, event.agent, event.session_id), msgspec.json.encode(call),
                  durable=False)

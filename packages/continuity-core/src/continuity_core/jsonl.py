@@ -1,4 +1,5 @@
-"""The one JSONL reader: forward from a byte offset, or backward from the end.
+"""The one JSONL reader: forward from a byte offset, or backward from the end (line by line,
+or by markers with `BackwardScan`).
 
 Both yield raw line bytes and never decode: callers pick the records they need (often by a
 cheap substring test first) and decode those alone. Memory stays bounded by `chunk` plus the
@@ -10,8 +11,10 @@ that does not advance `offset`, so the next incremental read sees it again once 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO, NamedTuple
 
 CHUNK = 1 << 20
 MAX_LINE = 64 << 20
@@ -121,3 +124,205 @@ def read_backward(
                 skipping = True
         if pending.strip() and not skipping:
             yield pending
+
+
+HEAD_LINE = 256 << 10  # what `BackwardScan` reads of a line longer than this: its first bytes
+
+
+class Found(NamedTuple):
+    """A line `BackwardScan` found: where it starts, its length (newline excluded), and the
+    line itself, or its first `max_line` bytes when it is longer."""
+
+    start: int
+    size: int
+    head: bytes
+
+
+class BackwardScan:
+    """The first `end` bytes of a file, backward in `chunk` blocks, in one pass: iterating
+    yields the lines holding one of `find` (newest first, each line once); `counted` is how
+    often `count` occurs in the part scanned, and `finish` scans the rest for it alone.
+
+    Memory stays bounded by `chunk` and `max_line` whatever a line's length: a long line is
+    located by bounded reads and only its first `max_line` bytes are read. A marker split by
+    a block boundary is found (a block is searched with the first bytes of the one after it).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        end: int,
+        *,
+        find: tuple[bytes, ...] = (),
+        count: bytes = b"",
+        chunk: int = CHUNK,
+        max_line: int = HEAD_LINE,
+    ) -> None:
+        self.path = Path(path)
+        self.find = tuple(m for m in find if m)
+        self.count = count
+        self.chunk = chunk
+        self.max_line = max_line
+        self.counted = 0
+        self._pos = end  # everything from here to `end` is scanned
+        self._above = b""  # the first bytes of the block after `_pos`
+        self._limit = end  # a hit must start before the last line yielded
+        self._keep = max([len(m) for m in (*self.find, count) if m], default=1) - 1
+        self._word, self._at = _needle(count) if count else (b"", 0)
+        self._plan = _plan(self.find)
+
+    def __iter__(self) -> Iterator[Found]:
+        with open(self.path, "rb") as f:
+            while self._pos > 0:
+                base, data, n = self._step(f)
+                hits = sorted({i for needle, at, markers in self._plan
+                               for i in _positions(data, needle, at, markers, n)}, reverse=True)
+                for i in hits:
+                    if base + i >= self._limit:
+                        continue
+                    found = self._line(f, base, data, i)
+                    self._limit = found.start
+                    yield found
+
+    def finish(self) -> int:
+        """Count `count` in what iterating has not scanned; the total over all `end` bytes."""
+        if self.count:
+            with open(self.path, "rb") as f:
+                while self._pos > 0:
+                    self._step(f)
+        return self.counted
+
+    def _step(self, f: BinaryIO) -> tuple[int, bytes, int]:
+        """Read the block before `_pos` and count in it: (its offset, it with the first bytes
+        of the block after it, its own length)."""
+        start = max(0, self._pos - self.chunk)
+        f.seek(start)
+        block = f.read(self._pos - start)
+        data = block + self._above
+        self._pos, self._above = start, data[: self._keep]
+        if self.count:
+            word, at, marker = self._word, self._at, self.count
+            hit = data.find(word, at)
+            while 0 <= hit - at < len(block):
+                self.counted += data.startswith(marker, hit - at)
+                hit = data.find(word, hit + 1)
+        return start, data, len(block)
+
+    def _line(self, f: BinaryIO, base: int, data: bytes, i: int) -> Found:
+        """The line holding `data[i]`, `data` being the file's bytes from `base`."""
+        cut = data.rfind(b"\n", 0, i)
+        if cut >= 0:
+            start = base + cut + 1
+        else:  # it began before this block: look further back, a chunk at a time
+            start = 0
+            pos = base
+            while pos > 0:
+                low = max(0, pos - self.chunk)
+                f.seek(low)
+                cut = f.read(pos - low).rfind(b"\n")
+                if cut >= 0:
+                    start = low + cut + 1
+                    break
+                pos = low
+        cut = data.find(b"\n", i)
+        if cut >= 0:
+            stop = base + cut
+        else:  # it ends after these bytes: look further on
+            pos = stop = base + len(data)
+            f.seek(pos)
+            while block := f.read(self.chunk):
+                cut = block.find(b"\n")
+                if cut >= 0:
+                    stop = pos + cut
+                    break
+                pos += len(block)
+                stop = pos
+        size = stop - start
+        take = min(size, self.max_line)
+        if base <= start and start + take <= base + len(data):
+            head = data[start - base : start - base + take]
+        else:
+            f.seek(start)
+            head = f.read(take)
+        return Found(start, size, head)
+
+
+def _needle(marker: bytes) -> tuple[bytes, int]:
+    """What to search for `marker` and where it sits in it: its longest word when that is
+    long enough to be rare (CPython finds a plain word several times faster than a quoted
+    needle), else the marker itself."""
+    words = re.findall(rb"\w+", marker)
+    word = max(words, key=len) if words else marker
+    return (word, marker.find(word)) if len(word) >= 8 or word == marker else (marker, 0)
+
+
+def _plan(markers: tuple[bytes, ...]) -> list[tuple[bytes, int, tuple[bytes, ...]]]:
+    """(needle, its offset in each marker, the markers it stands for): markers sharing a long
+    start are found by one search for it."""
+    common = b""
+    if len(markers) > 1:
+        shortest = min(markers, key=len)
+        size = next((i for i in range(len(shortest))
+                     if any(m[i] != shortest[i] for m in markers)), len(shortest))
+        common = shortest[:size]
+    if len(common) >= 12:
+        return [(common, 0, markers)]
+    return [(*_needle(m), (m,)) for m in markers]
+
+
+def _positions(data: bytes, needle: bytes, at: int, markers: tuple[bytes, ...],
+               stop: int) -> Iterator[int]:
+    """Where one of `markers` starts in `data`, before `stop`; `needle` sits `at` bytes in."""
+    hit = data.find(needle, at)
+    while 0 <= hit - at < stop:
+        start = hit - at
+        if any(data.startswith(m, start) for m in markers):
+            yield start
+        hit = data.find(needle, hit + 1)
+
+
+# A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote: a
+# string that runs to the end of the text.
+_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
+_CUT_ESCAPE = re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
+
+
+def close_prefix(head: bytes) -> bytes | None:
+    """The first bytes of a JSON text cut inside a string value, made whole: the string ends
+    where its last whole character does, then every open array and object closes. None when
+    the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
+    stack: list[bytes] = []
+    prev = b""
+    for m in _TOKEN.finditer(head):
+        tok = m.group()
+        if tok == b'"':
+            value = prev in (b":", b"[") or (prev == b"," and stack[-1:] == [b"["])
+            if not value:
+                return None
+            body = head[m.end() :]
+            # an escape the cut split, or a surrogate pair's first half: drop it (twice for
+            # `\ud83d\` cut after the first half)
+            while (esc := _CUT_ESCAPE.search(body)) and len(esc.group(1)) % 2:
+                body = body[: esc.start(1) + len(esc.group(1)) - 1]
+            return head[: m.end()] + _whole_utf8(body) + b'"' + b"".join(
+                b"]" if b == b"[" else b"}" for b in reversed(stack))
+        if tok in (b"[", b"{"):
+            stack.append(tok)
+        elif tok in (b"]", b"}"):
+            if not stack:
+                return None
+            stack.pop()
+        prev = tok
+    return None
+
+
+def _whole_utf8(data: bytes) -> bytes:
+    """`data` without a UTF-8 character its end cut in two."""
+    back = 0
+    while back < 3 and back < len(data) and 0x80 <= data[-1 - back] < 0xC0:
+        back += 1
+    lead = len(data) - back - 1
+    if lead < 0 or data[lead] < 0xC0:
+        return data
+    need = 2 if data[lead] < 0xE0 else 3 if data[lead] < 0xF0 else 4
+    return data if back + 1 >= need else data[:lead]

@@ -224,6 +224,20 @@ def _refuse_duplicates(text: str, events: Mapping[str, Any]) -> None:
         check(hooks, set(events), "hooks.")
 
 
+def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None:
+    """A settings file's text and its object; an empty file is `{}` when something is to be
+    added, None (nothing to change) when something is to be removed. ValueError when the
+    text is not a JSON object."""
+    if text is None or not text.strip():
+        if not want:
+            return None
+        text = "{}\n"
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the settings file is not a JSON object")
+    return text, data
+
+
 def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
                is_ours: Callable[[Any], bool], *, want: bool) -> str | None:
     """Settings text with our hook group per event (`wanted`) present once, or with every hook
@@ -233,13 +247,10 @@ def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
     has the wrong type.
     """
     original = text
-    if text is None or not text.strip():
-        if not want:
-            return None
-        text = "{}\n"
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("the settings file is not a JSON object")
+    loaded = _settings(text, want)
+    if loaded is None:
+        return None
+    text, data = loaded
     _refuse_duplicates(text, wanted)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -284,13 +295,10 @@ def edit_mcp(text: str | None, name: str, entry: dict[str, Any], is_ours: Callab
     taken by a server that is not ours.
     """
     original = text
-    if text is None or not text.strip():
-        if not want:
-            return None
-        text = "{}\n"
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("the settings file is not a JSON object")
+    loaded = _settings(text, want)
+    if loaded is None:
+        return None
+    text, data = loaded
     servers = data.get("mcpServers", {})
     if not isinstance(servers, dict):
         raise ValueError("its `mcpServers` is not an object")

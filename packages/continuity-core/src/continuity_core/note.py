@@ -180,9 +180,30 @@ def touch(note: Note, root: Path, agent: str | None = None) -> None:
     note.meta["branch"] = git_facts(root, worktrees=False).branch or note.meta.get("branch", "")
 
 
+def secrets_in(text: str) -> list[str]:
+    """The kinds of secret a Now or Blocked item holds: it is stored redacted, and the
+    command that wrote it says so."""
+    from continuity_core.redact import scan
+
+    return scan(text)
+
+
+def shown(note: Note) -> Note:
+    """The note as baker prints or hands it out: redacted (an agent writes the file itself,
+    and may write a secret into it)."""
+    from continuity_core.redact import redact
+
+    return Note(meta={k: redact(v) for k, v in note.meta.items()},
+                sections={t: redact(b) for t, b in note.sections.items()},
+                extra=[redact(b) for b in note.extra], preamble=redact(note.preamble))
+
+
 def set_now(root: Path, text: str, agent: str | None = None) -> Path:
-    """Replace Now with exactly one next action (the old one is superseded, not kept)."""
-    action = " ".join(text.split())
+    """Replace Now with exactly one next action (the old one is superseded, not kept); a
+    secret in it is stored redacted."""
+    from continuity_core.redact import redact
+
+    action = redact(" ".join(text.split()))
     if not action:
         raise BakerError("Now needs a next action; `baker now` alone shows the current one")
 
@@ -208,8 +229,11 @@ def edit(root: Path, change: Any, agent: str | None = None) -> Path:
 
 
 def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
-    """Append one item to Blocked, dated, so the reader knows how long it has waited."""
-    item = " ".join(text.split())
+    """Append one item to Blocked, dated, so the reader knows how long it has waited; a
+    secret in it is stored redacted."""
+    from continuity_core.redact import redact
+
+    item = redact(" ".join(text.split()))
     if not item:
         raise BakerError("say what is blocked and on what")
     from continuity_core.store import now_iso

@@ -64,6 +64,18 @@ def hooks_dir(root: Path) -> Path:
     return path if path.is_absolute() else root / path
 
 
+def _linked_out(root: Path, hook: Path) -> str | None:
+    """A hooks folder in the work tree (a relative `core.hooksPath` such as `.githooks`, which
+    a repository can commit as a link) is refused when a link in it leads out of the project.
+    `.git/` never comes with a clone, and a folder configured elsewhere is the user's."""
+    from continuity_core.project import outside_project
+
+    top, here = root.absolute(), hook.absolute()
+    if not here.is_relative_to(top) or here.relative_to(top).parts[:1] == (".git",):
+        return None
+    return outside_project(hook, root)
+
+
 def _ours(path: Path) -> bool:
     try:
         return MARKER in path.read_text(errors="replace")
@@ -79,6 +91,9 @@ def install(root: Path, *, dry_run: bool = False) -> list[Change]:
         return [Change(path="pre-commit hook", action="failed", detail=str(e))]
     hook, chained = folder / "pre-commit", folder / CHAINED
     shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
+    why = _linked_out(root, hook)
+    if why:
+        return [Change(path=shown, action="failed", detail=why)]
     if _ours(hook):
         return [Change(path=shown, action="unchanged")]
     detail = "blocks staged secrets and .baker/ or memory/hot.md"
@@ -105,9 +120,12 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
     except (OSError, RuntimeError):
         return []  # not a git repository: no hook to remove
     hook, chained = folder / "pre-commit", folder / CHAINED
+    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
+    why = _linked_out(root, hook)
+    if why:
+        return [Change(path=shown, action="failed", detail=why)]
     if not _ours(hook):
         return []
-    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
     restore = chained.exists() or chained.is_symlink()
     if not dry_run:
         try:

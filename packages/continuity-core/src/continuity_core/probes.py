@@ -315,14 +315,44 @@ def venv_dirs(root: Path, extra: Sequence[Any] = ()) -> list[tuple[str, Path]]:
     return [(label, path) for path, label in found.items()]
 
 
+def tracked_by_git(root: Path, folders: Sequence[Path], timeout_s: float = 5.0) -> set[Path]:
+    """The `folders` (inside `root`) that hold at least one file git tracks: they came with the
+    repository. One `git ls-files` call for all; none when `root` is not in a git work tree
+    (then `check_interpreter` still runs nothing that lies inside the project)."""
+    from continuity_core import trust
+
+    rels = {f: os.path.relpath(f, root) for f in folders}
+    if not rels:
+        return set()
+    listed = [Path(p) for p in trust.ls_files(root, rels.values(), timeout_s) or []]
+    return {f for f, rel in rels.items()
+            if any(p == Path(rel) or Path(rel) in p.parents for p in listed)}
+
+
 def interpreter_of(venv: Path) -> Path:
     windows = venv / "Scripts" / "python.exe"
     return windows if windows.exists() and not (venv / "bin").exists() else venv / "bin" / "python"
 
 
-def check_interpreter(label: str, venv: Path, timeout_s: float) -> ProbeResult:
-    """Resolve a venv's interpreter and run it: a dangling link or a dead binary is reported."""
+def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path,
+                      tracked: bool = False) -> ProbeResult:
+    """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
+
+    Nothing that came with the repository is executed (docs/decisions.md, "No program from
+    the repository"): a venv folder outside `root` is refused, one git tracks is reported
+    without being run, and an interpreter whose real file lies inside `root` (a regular file,
+    not the usual link to a Python installed elsewhere) is only checked to exist and be
+    executable. The rest runs with `-I -S`: no environment variables, no site-packages.
+    """
     python = interpreter_of(venv.absolute())
+    if not _inside(root, venv):
+        return ProbeResult(name=label, state="error", kind="venv", verdict="outside",
+                           detail=f"{venv}: outside the project ({os.path.realpath(venv)}): "
+                                  "refused, not run")
+    if tracked:
+        return ProbeResult(name=label, state="warn", kind="venv", verdict="tracked",
+                           detail=f"{venv}: tracked by git: not run (a committed virtual "
+                                  "environment is the repository's program, not yours)")
     if not venv.is_dir():
         return ProbeResult(name=label, state="fail", kind="venv", verdict="missing",
                            detail=f"{venv}: no such folder")
@@ -331,8 +361,16 @@ def check_interpreter(label: str, venv: Path, timeout_s: float) -> ProbeResult:
         why = f"links to missing {target}" if python.is_symlink() else "missing"
         return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
                            detail=f"{python}: {why}")
+    if _inside(root, target):
+        if target.is_file() and os.access(target, os.X_OK):
+            return ProbeResult(name=label, state="ok", kind="venv", verdict="not run",
+                               detail=f"{python} -> {target}: executable; inside the project, "
+                                      "so not run")
+        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
+                           detail=f"{python} -> {target}: not an executable file")
     try:
-        ran = run_command([str(python), "-I", "-c", "import sys; print(sys.version.split()[0])"],
+        ran = run_command([str(python), "-I", "-S", "-c",
+                           "import sys; print(sys.version.split()[0])"],
                           cwd=venv, timeout_s=timeout_s)
     except OSError as e:
         return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
@@ -346,6 +384,12 @@ def check_interpreter(label: str, venv: Path, timeout_s: float) -> ProbeResult:
                                   f"{tail(ran.err)}".rstrip())
     return ProbeResult(name=label, state="ok", kind="venv", verdict="ok",
                        detail=f"{python} -> {target} (Python {ran.out.strip()})")
+
+
+def _inside(root: Path, path: Path) -> bool:
+    from continuity_core.fs import inside
+
+    return inside(root, path)
 
 
 # --- plugin probes ---------------------------------------------------------------------------
@@ -400,8 +444,11 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
     tasks: list[Callable[[], Any]] = [lambda: repo_facts(root, timeout=min(5.0, limit))]
     kinds: list[str] = ["git"]
     names: list[str] = ["git"]
+    inside = [p for _, p in venvs if _inside(root, p)]
+    tracked = tracked_by_git(root, inside, timeout_s=interp_timeout) if inside else set()
     for label, path in venvs:
-        tasks.append(partial(check_interpreter, label, path, interp_timeout))
+        tasks.append(partial(check_interpreter, label, path, interp_timeout, root=root,
+                             tracked=path in tracked))
         kinds.append("interpreters")
         names.append(label)
     for i, entry in enumerate(cfg.jobs):
@@ -414,7 +461,10 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
         names.append(_entry_name(entry, f"probes[{i}]")[0])
     if gpu:
         if cfg.gpu is not None:
-            pythons = [str(interpreter_of(p)) for _, p in venvs]
+            # Only venvs of the user's own: none outside the project or tracked by git.
+            # and whose interpreter is not a file inside it (what check_interpreter runs).
+            pythons = [str(interpreter_of(p)) for p in inside if p not in tracked
+                       and not _inside(root, Path(os.path.realpath(interpreter_of(p))))]
             ctx = ProbeContext(root=root, config=cfg.gpu, interpreters=pythons, timeout_s=limit)
             tasks.append(lambda: check_gpu(ctx))
         else:

@@ -4,7 +4,9 @@ the marked core block in AGENTS.md. Agent-specific files belong to the adapters.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import stat
 from pathlib import Path
 
 from continuity_core import note as note_mod
@@ -59,23 +61,61 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
+def outside_project(path: Path, root: Path) -> str | None:
+    """Why baker may not write or remove `path` for the project `root`, or None.
+
+    Each component of `path` below `root` is checked with `lstat`: a symlink whose real path
+    lies outside the project (a cloned repository can commit `.claude/skills -> /anywhere`) is
+    refused, as `agentfiles.resolve` refuses a project's settings file linked out. A link that
+    stays inside the project is followed. A `path` not below `root` is judged by its real path.
+    """
+    from continuity_core.fs import inside
+
+    top = Path(os.path.abspath(root))
+    here = Path(os.path.abspath(path))
+    if not here.is_relative_to(top):
+        return None if inside(top, here) else f"{path} lies outside the project {root}"
+    current = top
+    for part in here.relative_to(top).parts:
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except OSError:  # missing (or not a folder): nothing below it exists to lead out
+            break
+        if stat.S_ISLNK(st.st_mode) and not inside(top, current):
+            real = os.path.realpath(current)
+            return (f"{current} leads to {real}, outside the project, so it is refused: baker "
+                    "does not write or delete through a link a repository could commit. "
+                    f"Remove the link (`rm {current}`) and run again")
+    return None
+
+
 def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool,
                       mode: int = 0o644) -> Change:
-    """Write `new` to `path` if it differs; report what happened relative to `root`."""
+    """Write `new` to `path` if it differs; report what happened relative to `root`. A path
+    that leads out of the project (`outside_project`) is neither read nor written."""
     rel = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    why = outside_project(path, root)
+    if why:
+        return Change(path=rel, action="failed", detail=why)
     try:
         old: str | None = _read(path)
     except FileNotFoundError:
         old = None
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode)
+    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode, root=root)
 
 
 def write_change(path: Path, rel: str, old: str | None, new: str, *, dry_run: bool,
-                 detail: str = "", prune: bool = False, mode: int = 0o644) -> Change:
+                 detail: str = "", prune: bool = False, mode: int = 0o644,
+                 root: Path | None = None) -> Change:
     """Make `path`, which holds `old` (None: no file), hold `new`; "" removes the file, and with
-    `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported."""
+    `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported.
+    `root`: the project, for a project file: one that leads out of it is refused (failed)."""
+    why = outside_project(path, root) if root is not None else None
+    if why:
+        return Change(path=rel, action="failed", detail=why)
     if old == new:
         return Change(path=rel, action="unchanged")
     if new == "" and old is not None:
@@ -212,8 +252,8 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     """Create the store and the note; a store or note that fails the trust check
     (`continuity_core.trust`, e.g. committed by a cloned repository) raises `Untrusted`."""
     changes: list[Change] = []
-    trust.check_store(root)
     trust.check_note(root)
+    trust.check_store(root)  # last: it ends with the one git call
     store = root / STORE
     if not store.is_dir():
         if not dry_run:

@@ -138,6 +138,18 @@ _PATTERNS: list[tuple[str, str]] = [
     ("mysql",
      r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
      r"[ \t]-p[\"']?)[^\s\"']{1,256}"),
+    # A password given to a short option, only after the programs where it means one:
+    # `sshpass -p PW`, `docker login -p PW`, `redis-cli -a PW`, `htpasswd -b FILE USER PW`
+    # (`-nb USER PW`). `ssh -p 22`, `docker run -p 8080:80` and a `$VAR` are no password.
+    ("cli_password",
+     r"\b(?P<keep_cli_password>(?:sshpass(?:[ \t]+-[vhe]|[ \t]+-[fdP][ \t]*[^\s\-]\S*)*"
+     r"[ \t]+-p[ \t]*"
+     r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b[^\n|;&]{0,256}?[ \t]-p(?:[ \t]+|=)?"
+     r"|redis-cli\b[^\n|;&]{0,256}?[ \t]-a[ \t]+"
+     r"|htpasswd(?=(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?){0,8}?[ \t]+-[A-Za-z]*b)"
+     r"(?:[ \t]+-(?:[A-Za-z]*(?P<htpasswd_n>n)[A-Za-z]*|[A-Za-z]+)(?:[ \t]+\d+)?){1,8}"
+     r"(?(htpasswd_n)|[ \t]+[^\s\-]\S*)[ \t]+[^\s\-]\S*[ \t]+)[\"']?)"
+     r"(?![\-$])[^\s\"']{1,256}"),
     # A value under a name that says secret: `NAME=value`, `name: value`, `"name": "value"`,
     # `--name value`, `Authorization: Bearer value`. The match starts at the word that says
     # secret (`AWS_` of `AWS_SECRET…` stays outside it); `_assignment` reads the whole name
@@ -188,6 +200,8 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "cli_user": ("-u", "--user"),
     "option": ("pass", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
     "netrc_line": ("passw",), "mysql": ("mysql", "mariadb"),
+    "cli_password": ("sshpass", "docker", "podman", "nerdctl", "buildah", "skopeo", "redis-cli",
+                     "htpasswd"),
 }
 _ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k]))
 _NEEDLE_KINDS = {n: tuple(k for k, _ in _PATTERNS if n in _NEEDLES[k]) for n in _ALL_NEEDLES}
@@ -481,6 +495,21 @@ def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
     return out
 
 
+def _redacted_already(view: str, start: int, end: int) -> bool:
+    """Whether a value is only what redaction wrote in its place (`-p[REDACTED]`,
+    `https://u:[REDACTED]@host`): no secret, for any rule, so `scan(redact(x))` is empty. A
+    mark a clip cut short (`-p[REDA … [90 chars cut]`) is one too."""
+    value = view[start:end]
+    rest = value.replace(MARK, "")
+    if MARK in value and not rest.strip(_MARK_AROUND):
+        return True
+    tail = rest.strip(" \t\"'`")
+    return len(tail) >= 2 and MARK.startswith(tail)
+
+
+_MARK_AROUND = " \t\"'`,;:()[]{}<>"
+
+
 def _scan(pattern: re.Pattern[str], kinds: tuple[str, ...], view: str, start: int, stop: int,
           out: list[tuple[str, int, int]]) -> None:
     """The matches in [start, stop). A match `_assignment` turns down is scanned again from
@@ -497,7 +526,10 @@ def _scan(pattern: re.Pattern[str], kinds: tuple[str, ...], view: str, start: in
             out.append((kind, *span))
         else:
             keep = _KEEP.get(kind)
-            out.append((kind, m.end(keep) if keep and m.group(keep) else m.start(), m.end()))
+            s = m.end(keep) if keep and m.group(keep) else m.start()
+            if _redacted_already(view, s, m.end()):
+                continue
+            out.append((kind, s, m.end()))
 
 
 def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
@@ -518,10 +550,32 @@ def findings(text: str) -> list[tuple[str, int, int]]:
     return _findings(text)
 
 
+# Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
+# window title, CSI `ESC [ … m`, DCS/APC/PM/SOS strings, their 8-bit forms), then any other C0
+# or C1 character but a newline and a tab.
+_CONTROL_CHAR = _Lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = _Lazy(r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
+                 r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
+                 r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
+                 r"|\x1b[ -/]{0,8}[0-~]?"
+                 r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` without terminal control: no escape sequence, no C0 or C1 character but `\\n` and
+    `\\t`. `redact` applies it, so nothing baker prints or hands an agent can set the
+    clipboard, the title or the colours of the terminal that shows it."""
+    if not text or not _CONTROL_CHAR.rx.search(text):
+        return text
+    return _CONTROL.rx.sub("", text)
+
+
 def redact(text: str) -> str:
-    """Return `text` with every secret the patterns know replaced by `[REDACTED]`."""
+    """Return `text` with every secret the patterns know replaced by `[REDACTED]`, and without
+    terminal control (`printable`)."""
     if not text:
         return text
+    text = printable(text)
     spans = _findings(text)
     if not spans:
         return text

@@ -1,7 +1,9 @@
 """The `continuity` agent skill (an Agent Skills `SKILL.md`) for each agent's skills folder.
 
 Each adapter names the project-relative folders its agent loads skills from (`skill_dirs`);
-`baker init` writes `<dir>/continuity/SKILL.md` into each, `baker uninstall` removes it.
+`baker init` writes `<dir>/continuity/SKILL.md` into each, `baker uninstall` removes it; neither
+follows a link out of the project (`project.outside_project`) or touches a skill of that name
+baker did not write.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from continuity_core.adapters import Change
-from continuity_core.project import write_text_change
+from continuity_core.project import outside_project, write_text_change
 
 NAME = "continuity"
 
@@ -31,9 +33,29 @@ def _targets(root: Path, dirs: Iterable[str]) -> list[Path]:
 
 
 def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
-    """Write (or refresh) the skill under each folder of `dirs`, relative to `root`."""
+    """Write (or refresh) the skill under each folder of `dirs`, relative to `root`. A folder
+    that leads out of the project is refused, another `continuity` skill is left as it is."""
     body = text()
-    return [write_text_change(path, body, root, dry_run=dry_run) for path in _targets(root, dirs)]
+    changes: list[Change] = []
+    for path in _targets(root, dirs):
+        rel = str(path.relative_to(root))
+        why = outside_project(path, root)
+        if why:
+            changes.append(Change(path=rel, action="failed", detail=why))
+            continue
+        try:
+            current = path.read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            current = None
+        except (OSError, UnicodeDecodeError) as e:
+            changes.append(Change(path=rel, action="failed", detail=str(e)))
+            continue
+        if current is not None and current != body and not _is_ours(current):
+            changes.append(Change(path=rel, action="skipped",
+                                  detail="not written by baker; left in place"))
+            continue
+        changes.append(write_text_change(path, body, root, dry_run=dry_run))
+    return changes
 
 
 def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
@@ -42,13 +64,18 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
     changes: list[Change] = []
     for path in _targets(root, dirs):
         rel = str(path.relative_to(root))
+        why = outside_project(path, root)
+        if why:  # never read, never deleted
+            changes.append(Change(path=rel, action="failed", detail=why))
+            continue
         try:
             current = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             changes.append(Change(path=rel, action="unchanged"))
             continue
-        except OSError as e:
-            changes.append(Change(path=rel, action="failed", detail=e.strerror or str(e)))
+        except (OSError, UnicodeDecodeError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            changes.append(Change(path=rel, action="failed", detail=why))
             continue
         if current != body and not _is_ours(current):
             changes.append(Change(path=rel, action="skipped",

@@ -80,8 +80,8 @@ class Store:
         self.root = root
         self.dir = root / STORE
         if verify:
-            trust.check_store(root)
             trust.check_note(root)
+            trust.check_store(root)  # last: it ends with the one git call
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:

@@ -12,8 +12,8 @@ text is left in a returned or saved cursor.
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 import stat
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from continuity_core.fs import hexdigest
-from continuity_core.jsonl import ForwardReader
+from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -38,6 +38,7 @@ from continuity_core.schemas.session import (
 HEAD_BYTES = 256
 COLD_MAX = 32 << 20  # the most a first read takes, from the end (docs/decisions.md)
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
+SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 
 Fold = Callable[[Session, dict[str, Any], bytes], None]
 
@@ -111,25 +112,26 @@ def read_incremental(
     cold: bool = True,
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
     compaction_marker: bytes = b"",
+    request_markers: tuple[bytes, ...] = (),
 ) -> Cursor:
     """Fold the lines of `ref.path` appended since `cursor` into its Session; a file never read
     (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes when `cold`.
 
-    `finish` runs after `settle`, for an adapter's own derived state. `compaction_marker`,
-    bytes found once in each compaction record and nowhere else (quotes inside JSON strings
-    are escaped), lets a cold read count the compactions of the part it skips with a byte
-    scan, so `compactions_total` covers the whole file.
+    `finish` runs after `settle`, for an adapter's own derived state. A cold read scans the
+    part it skipped once, backward from the cut (`scan_skipped`): `compaction_marker`, bytes
+    found once in each compaction record and nowhere else (quotes inside JSON strings are
+    escaped), is counted there, so `compactions_total` covers the whole file; and when the
+    part read holds no request, the newest line there holding one of `request_markers`
+    (bytes every typed-request record holds) that `fold` takes as a request gives the latest
+    request.
     """
     st = os.stat(ref.path)
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValueError(f"{ref.path} is not a regular file")
+    skipped = 0  # a cold read's cut: the bytes before it are scanned once this read is done
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
         cursor = (tail_cursor(ref) if cold else None) or new_cursor(ref)
-        cursor.session.unread_bytes = cursor.offset  # what came before stays unknown
-        if cursor.offset and compaction_marker:
-            cursor.session.compactions_total = count_marker(ref.path, compaction_marker,
-                                                            cursor.offset)
-            cursor.session.compactions_scanned = True
+        cursor.session.unread_bytes = skipped = cursor.offset  # scanned, not read
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, cursor.extra
@@ -144,6 +146,8 @@ def read_incremental(
                 session.bad_lines += 1
         session.bad_lines += reader.skipped_long
         cursor.offset = reader.offset
+        if skipped:
+            scan_skipped(ref, session, extra, skipped, fold, compaction_marker, request_markers)
     finally:  # the caller's cursor holds this Session even when the read is interrupted
         settle(session, extra)
         if finish is not None:
@@ -151,32 +155,67 @@ def read_incremental(
     return cursor
 
 
-def count_marker(path: str, marker: bytes, end: int, block: int = 1 << 20) -> int:
-    """How often `marker` occurs in the first `end` bytes of `path`: a page-cache-speed scan
-    in bounded blocks (a match across two blocks is found by keeping the marker's length).
+LINE_HEAD = HEAD_LINE  # what is read of an older request's line longer than this
 
-    The scan looks for the marker's longest word and checks the whole marker at each hit:
-    CPython searches a word several times faster than a needle with quotes around it.
+
+def scan_skipped(
+    ref: SessionRef, session: Session, extra: dict[str, Any], end: int, fold: Fold,
+    compaction_marker: bytes = b"", request_markers: tuple[bytes, ...] = (),
+) -> None:
+    """The part a cold read skipped (its first `end` bytes), in one backward pass at page-cache
+    speed: its compactions counted into `compactions_total`, and, when the part read holds no
+    request, the latest request found there (`request_sought` says how that went).
+
+    A candidate line is folded alone into a scratch Session, so the adapter's own rules (a
+    typed request, not an injected or a sub-agent's one) decide. A line over `LINE_HEAD` bytes
+    is read from its start only: its string cut is closed, and the request says its size.
     """
-    word = max(re.findall(rb"\w+", marker) or [marker], key=len)
-    at = marker.find(word)
-    count, pos, keep = 0, 0, len(marker) - 1
-    carry = b""
-    with open(path, "rb") as f:
-        while pos < end:
-            chunk = f.read(min(block, end - pos))
-            if not chunk:
+    want = bool(request_markers) and not session.requests
+    if not want and not compaction_marker:
+        if not session.requests:
+            session.request_sought = "unsearched"
+        return
+    scan = BackwardScan(ref.path, end, find=request_markers if want else (),
+                        count=compaction_marker, max_line=LINE_HEAD)
+    if want:
+        session.request_sought = "none"
+        for found in scan:
+            text = _request_in(ref, found, fold)
+            if text is None and found.size > len(found.head) and \
+                    close_prefix(found.head) is None:
+                session.request_sought = "unreadable"  # a long line cut where it cannot close
+            if text is not None:
+                session.requests.append(text)  # redacted by `settle`; older than any message
+                pending = _pending(extra)
+                pending["requests"] = pending.get("requests", 0) + 1
+                session.request_sought = "found"
                 break
-            pos += len(chunk)
-            data = carry + chunk
-            hit = data.find(word, at)
-            while hit >= 0:
-                start = hit - at
-                count += data.startswith(marker, start)
-                hit = data.find(word, hit + 1)
-            # what could start a match in the next block; never a whole match (counted)
-            carry = data[-keep:] if keep else b""
-    return count
+    elif not session.requests:
+        session.request_sought = "unsearched"
+    if compaction_marker:
+        session.compactions_total += scan.finish()
+        session.compactions_scanned = True
+
+
+def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
+    """The typed request `found` holds, as `fold` reads it alone; None when it holds none."""
+    cut = found.size > len(found.head)
+    line = close_prefix(found.head) if cut else found.head
+    if line is None:
+        return None
+    scratch = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path)
+    try:
+        fold(scratch, {}, line)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
+            KeyError, TypeError, AttributeError, IndexError):
+        return None
+    if not scratch.requests:
+        return None
+    text = scratch.requests[-1]
+    if cut:
+        text += (f"\n\n[… cut: this request's transcript line is {found.size:,} bytes; only "
+                 f"its first {len(found.head):,} were read]")
+    return text
 
 
 # --- capped edits: every adapter keeps a Session bounded the same way -----------------------
@@ -282,7 +321,7 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
     """Redact and clip what the edits above added since the last settle and `session` keeps."""
     pending = extra.pop(PENDING, None)
     if not pending:
-        return
+        pending = {}
     new = min(pending.get("requests", 0), len(session.requests))
     for i in range(len(session.requests) - new, len(session.requests)):
         session.requests[i] = redact(session.requests[i])
@@ -295,9 +334,20 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
             call.input = clip_obj(redact_obj(call.input))
         if call.id in outputs and call.output is not None:
             call.output = clip(redact(call.output))
+    for call in session.tool_calls if inputs else ():
+        if call.id in inputs:
+            call.name = redact(call.name)
     if pending.get("todos"):
         for todo in session.todos:
             todo.content = redact(todo.content)
+    # What an adapter sets on the Session directly: redacted when it changed since last time.
+    seen = extra.setdefault(SETTLED, {})
+    for field in ("cwd", "git_branch", "model"):
+        value = getattr(session, field)
+        if value and seen.get(field) != value:
+            value = redact(value)
+            setattr(session, field, value)
+            seen[field] = value
 
 
 def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
@@ -315,8 +365,11 @@ def add_edit(
     session: Session, path: str, action: Any = "edit", tool: str = "",
     moved_to: str | None = None,
 ) -> None:
-    """Note a file edit; the same path edited again counts up and moves to the end."""
-    rel = relative_to_cwd(path, session.cwd)
+    """Note a file edit; the same path edited again counts up and moves to the end. A path is
+    redacted here (a file may be named after a token), once per distinct path."""
+    rel = _redact_path(relative_to_cwd(path, session.cwd))
+    moved_to = _redact_path(moved_to) if moved_to else moved_to
+    tool = _redact_path(tool) if tool else tool
     for i, edit in enumerate(session.files_edited):
         if edit.path == rel:
             edit.count += 1
@@ -327,6 +380,11 @@ def add_edit(
             session.files_edited.append(session.files_edited.pop(i))
             return
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
+
+
+@functools.lru_cache(maxsize=1024)
+def _redact_path(path: str) -> str:
+    return redact(path)
 
 
 def add_error(session: Session, error: ApiError) -> None:

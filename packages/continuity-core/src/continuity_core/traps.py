@@ -59,7 +59,10 @@ def _decode(line: bytes) -> Trap | None:
         trap = msgspec.json.decode(line, type=Trap)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return trap if trap.pattern.strip() else None
+    if not trap.pattern.strip():
+        return None
+    # A line written by hand (or by an older baker) is shown as `add` would have stored it.
+    return msgspec.structs.replace(trap, pattern=redact(trap.pattern), why=redact(trap.why))
 
 
 def load(root: Path) -> list[Trap]:

@@ -9,7 +9,13 @@ opened with `O_NOFOLLOW` where the platform has it and checked again on the open
 The per-user folder `~/.baker` (`$BAKER_HOME`) follows the same rules, except that the user's
 own folder that is merely looser than 0700 is tightened (and logged) instead of refused.
 
-Only `os` and `stat`: hooks call this on every turn.
+A store git tracks came with the repository whatever its modes (a clone under umask 077, or a
+filesystem that ignores modes, checks a committed `.baker` out 0700), so `check_store` ends with
+one `git ls-files` of `.baker` and `memory/hot.md` (`tracked`); the hooks remember a clean
+verdict in `~/.baker/cache/tracked/` under the git index's identity, so a hook pays a
+subprocess only after the index changed.
+
+Only `os` and `stat` at import: hooks call this on every turn.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from continuity_core.errors import StoreError
@@ -56,6 +62,11 @@ def _advice(path: Path, why: str, *, home: bool) -> str:
         return (f"{what} is not used: baker makes it 0700, and one open to others may have "
                 f"come with the repository. If you made it, run `chmod 700 {path}`; otherwise "
                 "remove it and run `baker init` again")
+    if "tracked by git" in why:
+        return (f"{what} is not used while git tracks it: a repository's committed store could "
+                "run commands (.baker/probes.json) or put its text in the agent's context. If "
+                f"you made it, stop tracking it (`git rm -r --cached -- {path.name}` in "
+                f"{path.parent}, then commit); otherwise remove it and run `baker init` again")
     if "writable" in why:
         return (f"{what} is not used while others may change it. If it is yours, "
                 f"run `chmod go-w {path}`; otherwise remove it and run `baker init` again")
@@ -84,6 +95,18 @@ def check_dirs(base: Path, *parts: str, create: bool = False, home: bool = False
     A missing component ends the check (nothing below it exists), or with `create` is made
     0700 and checked in turn. Raises Untrusted; returns the joined path.
     """
+    def check(path: Path, st: os.stat_result) -> None:
+        why = problem(st, folder=True)
+        if why:
+            raise Untrusted(path, why, home=home)
+
+    return _walk(base, parts, create, check)
+
+
+def _walk(base: Path, parts: tuple[str, ...], create: bool,
+          check: Callable[[Path, os.stat_result], None]) -> Path:
+    """`base` joined with `parts`, `check` called on each component's `lstat`; a missing one
+    ends the walk (nothing below exists), or with `create` is made 0700 and checked."""
     path = base
     for part in parts:
         path = path / part
@@ -95,9 +118,7 @@ def check_dirs(base: Path, *parts: str, create: bool = False, home: bool = False
             with contextlib.suppress(FileExistsError):
                 os.mkdir(path, PRIVATE_DIR)
             st = os.lstat(path)
-        why = problem(st, folder=True)
-        if why:
-            raise Untrusted(path, why, home=home)
+        check(path, st)
     return path
 
 
@@ -170,11 +191,14 @@ def check_store(root: Path) -> None:
     """Raise Untrusted unless `root/.baker` is safe to use: `.baker` is 0700 as baker makes
     it, it and each entry in it pass `problem` (one `lstat` each), and no entry one folder
     further down is a symlink (read from the folder listing, no `stat`). Files further down
-    are checked again when opened (`open_fd`). A missing store passes: nothing to trust."""
+    are checked again when opened (`open_fd`). Last, nothing under `.baker` (or the note) may
+    be tracked by git (`check_tracked`). A missing store passes: nothing to trust."""
     store = root / STORE
     try:
         st = os.lstat(store)
     except FileNotFoundError:
+        if os.path.lexists(root / NOTE_DIR / NOTE_NAME):
+            check_tracked(root)  # a committed note alone, before `baker init` adopts it
         return
     why = problem(st, folder=True)
     if why is None and stat.S_IMODE(st.st_mode) & 0o077:
@@ -192,6 +216,129 @@ def check_store(root: Path) -> None:
             for inner in _entries(path):
                 if inner.is_symlink():
                     raise Untrusted(inner.path, "is a symlink")
+    check_tracked(root)
+
+
+# --- files that came with the repository -------------------------------------------------
+TRACKED_SPECS = (STORE, f"{NOTE_DIR}/{NOTE_NAME}")
+TRACKED_CACHE = ("cache", "tracked")
+TRACKED_TIMEOUT_S = 3.0
+TRACKED_CACHE_MAX_AGE_S = 86400.0
+_GIT_ENV_OVERRIDES = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+# Hooks write clean verdicts; a command (a dry run included) only reads them.
+_REMEMBER = {"clean": False}
+
+
+def remember_clean_verdicts() -> None:
+    """Let this process write `tracked`'s clean verdicts to ~/.baker (the hooks do: they
+    call it on every turn; an interactive command pays its one git call instead)."""
+    _REMEMBER["clean"] = True
+
+
+def check_tracked(root: Path) -> None:
+    """Raise Untrusted when git tracks anything under `root/.baker` or `root/memory/hot.md`:
+    it came with the repository (baker never adds them), so its probes and text are the
+    repository's, not the user's. Outside git, or where git is missing or fails, only the
+    `lstat` checks apply."""
+    found = tracked(root)
+    if found:
+        top = found[0].split("/", 1)[0]
+        path = root / (top if top == STORE else found[0])
+        raise Untrusted(path, f"is tracked by git ({found[0]} came with the repository)")
+
+
+def tracked(root: Path) -> list[str]:
+    """The paths under `.baker` and `memory/hot.md` that git's index holds, relative to
+    `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
+    key = _index_key(root)
+    mark = _tracked_mark(key) if key is not None else None
+    if mark is not None:
+        with contextlib.suppress(OSError):
+            os.lstat(mark)
+            return []
+    found = ls_files(root, TRACKED_SPECS)
+    if found is None or found:
+        return found or []
+    if mark is not None and _REMEMBER["clean"]:
+        with contextlib.suppress(OSError):
+            os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | NOFOLLOW | CLOEXEC, 0o600))
+            if mark.name.startswith("0"):  # one clean verdict in sixteen sweeps old ones
+                sweep(mark.parent, TRACKED_CACHE_MAX_AGE_S)
+    return []
+
+
+def ls_files(root: Path, specs: Iterable[str],
+             timeout_s: float = TRACKED_TIMEOUT_S) -> list[str] | None:
+    """What git's index holds under the literal paths `specs` (relative to `root`): files
+    that came with the repository. None when git is missing, fails, is slow, or `root` is
+    not in a work tree."""
+    import subprocess
+
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1",
+           "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--", *specs], cwd=root, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            timeout=timeout_s, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None  # not a git worktree (or git refuses it): only the lstat checks apply
+    return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p]
+
+
+def _index_key(root: Path) -> str | None:
+    """What identifies the git index `root` uses right now (git replaces the file on every
+    write); None when git's environment points elsewhere or no index is found."""
+    if any(os.environ.get(name) for name in _GIT_ENV_OVERRIDES):
+        return None
+    for folder in (root, *root.parents):
+        dotgit = folder / ".git"
+        try:
+            st = os.stat(dotgit)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            index = dotgit / "index"
+        else:  # a worktree's or submodule's `.git` file: "gitdir: <path>"
+            try:
+                with open(dotgit, "rb") as f:
+                    line = f.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace")
+            except OSError:
+                return None
+            if not line.startswith("gitdir: "):
+                return None
+            index = (folder / line[8:].strip()) / "index"
+        try:
+            ist = os.stat(index)
+        except OSError:
+            return None
+        return (f"{root}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
+                f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}")
+    return None
+
+
+def _tracked_mark(key: str) -> Path | None:
+    from continuity_core.fs import hexdigest
+
+    try:
+        folder = home_dir(*TRACKED_CACHE, create=_REMEMBER["clean"])
+    except (OSError, Untrusted):
+        return None
+    return folder / hexdigest(key.encode(), "sha256")[:32]
+
+
+def sweep(folder: Path, max_age_s: float) -> None:
+    """Delete the plain files in a private cache folder older than `max_age_s`; never raises."""
+    import time
+
+    limit = time.time() - max_age_s
+    for entry in _entries(folder):
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False) and \
+                    entry.stat(follow_symlinks=False).st_mtime < limit:
+                os.unlink(entry.path)
 
 
 def check_note(root: Path) -> Path:
@@ -203,9 +350,9 @@ def check_note(root: Path) -> Path:
 
 
 def store_problems(root: Path) -> list[Untrusted]:
-    """Every failure of the project checks (store and note), for `baker doctor`."""
+    """Every failure of the project checks (note and store), for `baker doctor`."""
     out: list[Untrusted] = []
-    for check in (check_store, check_note):
+    for check in (check_note, check_store):
         try:
             check(root)
         except Untrusted as e:
@@ -237,19 +384,7 @@ def home_dir(*parts: str, create: bool = True) -> Path:
             os.mkdir(home, PRIVATE_DIR)
         st = os.lstat(home)
     _tighten(home, st)
-    path = home
-    for part in parts:
-        path = path / part
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            if not create:
-                return home.joinpath(*parts)
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(path, PRIVATE_DIR)
-            st = os.lstat(path)
-        _tighten(path, st)
-    return path
+    return _walk(home, parts, create, _tighten)
 
 
 def _tighten(path: Path, st: os.stat_result) -> None:

@@ -89,7 +89,11 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     project_settings = _settings(project / ".gemini" / "settings.json")
     homes = [Path(a.dir) for a in accounts if Path(a.dir).is_dir()]
     user_hooks = any(install.has_hooks(_settings(h / "settings.json")) for h in homes)
-    if install.has_hooks(project_settings):
+    if install.has_hooks(project_settings) and user_hooks:
+        out.append(Finding(level="ok", message="gemini: hooks installed in "
+                           ".gemini/settings.json and at user level; Gemini CLI calls each "
+                           "twice and baker deduplicates the calls, so each event runs once"))
+    elif install.has_hooks(project_settings):
         out.append(Finding(level="ok", message="gemini: hooks installed in .gemini/settings.json"))
     elif user_hooks:
         out.append(Finding(level="ok", message="gemini: hooks installed at user level"))

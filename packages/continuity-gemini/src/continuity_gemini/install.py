@@ -19,7 +19,7 @@ from typing import Any
 from continuity_core import agentfiles, jsontext
 from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp
 from continuity_core.fs import atomic_write
-from continuity_core.project import write_change
+from continuity_core.project import outside_project, write_change
 
 CHECKPOINT = "checkpoint --agent gemini --quiet"
 PICKUP = "pickup --agent gemini"
@@ -159,6 +159,9 @@ def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
 def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:
     """`baker mcp` in (or out of) the settings file's `mcpServers`; every other byte kept."""
     rel = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    why = outside_project(path, root) if root is not None else None
+    if why:  # a committed link out of the project is neither read nor written
+        return Change(path=rel, action="failed", detail=why)
     try:
         _, old = load(path)
         new = jsontext.edit_mcp(old, MCP_NAME, MCP_SERVER, is_our_mcp, want=not remove)
@@ -172,7 +175,7 @@ def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> 
         return Change(path=rel, action="unchanged")
     if remove and json.loads(new) == {}:
         new = ""
-    return write_change(path, rel, old, new, dry_run=dry_run, prune=True,
+    return write_change(path, rel, old, new, dry_run=dry_run, prune=True, root=root,
                         detail="" if remove else "MCP server `baker` registered")
 
 

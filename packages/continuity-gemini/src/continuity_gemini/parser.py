@@ -74,6 +74,10 @@ _RETRY = re.compile(
     r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([hms])", re.I)
 _IDS = "ids"  # the transient key of `_ids`
+# In every typed request (text first; a tool result's parts start with `functionResponse`): a
+# cold read finds the latest one in the part it skips; the fold tells a request from the
+# session context or a snapshot.
+REQUEST_MARKERS = (b'"type":"user","content":[{"text"', b'"type":"user","content":"')
 
 
 def window(model: str | None) -> int:
@@ -84,7 +88,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     """Read (or continue reading) a chat file; a legacy `.json` is one object, read whole."""
     if ref.path.endswith(".json"):
         return read_legacy(ref)
-    return read_incremental(ref, cursor, fold, finish=finish)
+    return read_incremental(ref, cursor, fold, finish=finish, request_markers=REQUEST_MARKERS)
 
 
 def compaction_triggers(session: Session, ref: SessionRef) -> None:

@@ -73,3 +73,13 @@ gpg --list-secret-keys --keyid-format=long
 export API_KEY_FILE="$ROOT/.secrets/api_key"
 export TOKEN_URL="https://auth.example.com/token"
 echo "Use \$API_KEY from the environment; see docs/secrets.md"
+ssh -p 2222 deploy@web1 'systemctl restart app'
+scp -P 2222 build.tar.gz deploy@web1:/srv/
+docker run -p 8080:80 -p 127.0.0.1:9090:9090 nginx:1.27
+docker login -u ci-bot --password-stdin registry.example.com < /run/secrets/registry
+redis-cli -h cache.internal -p 6379 ping
+redis-cli -a "$REDIS_PASSWORD" --no-auth-warning info
+sshpass -f ~/.config/deploy/pw ssh -p 2222 deploy@web1 uptime
+sshpass -e ssh -p 22 deploy@web1
+htpasswd -c /etc/nginx/.htpasswd alice
+rsync -e 'ssh -p 2222' -a dist/ web1:/srv/

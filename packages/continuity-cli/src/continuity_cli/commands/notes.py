@@ -25,8 +25,11 @@ def note(as_json: bool) -> None:
     text = note_mod.read_text(root)
     if text is None:
         raise click.ClickException(f"{path} does not exist yet: run `baker init`")
-    current = note_mod.parse(text)
+    from continuity_core.redact import redact
+
+    current = note_mod.shown(note_mod.parse(text))  # an agent may have written a secret in it
     lines = text.count("\n")
+    text = redact(text)
     unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
     if as_json:
         output.emit_json({"path": str(path), "lines": lines, "cap": note_mod.CAP,
@@ -60,11 +63,13 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
 
     root = project_root()
     if text:
+        _warn_secrets(" ".join(text))
         path = note_mod.set_now(root, " ".join(text), agent)
         if not as_json:
             click.echo(f"Now set in {path}")
             return
-    current = note_mod.read(root)
+    read = note_mod.read(root)
+    current = note_mod.shown(read) if read else None
     action = current.get("Now") if current else ""
     result = _check(root, action, current.meta.get("updated") if current else None)
     if as_json:
@@ -75,6 +80,14 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
         click.echo(f"SUSPECT: {result['detail']}")
     elif action:
         click.echo(result["detail"])
+
+
+def _warn_secrets(text: str) -> None:
+    from continuity_core import note as note_mod
+
+    if kinds := note_mod.secrets_in(text):
+        click.echo(f"warning: the text holds a secret ({', '.join(kinds)}); it is stored as "
+                   "[REDACTED]: keep secrets out of the note", err=True)
 
 
 def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
@@ -128,6 +141,7 @@ def block(text: tuple[str, ...], agent: str | None) -> None:
     from continuity_core import note as note_mod
     from continuity_core.handoff import project_root
 
+    _warn_secrets(" ".join(text))
     path = note_mod.add_blocked(project_root(), " ".join(text), agent)
     click.echo(f"added to Blocked in {path}")
 

@@ -125,6 +125,11 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     unread_bytes: int = 0  # a first read of a long transcript starts this far in (COLD_MAX)
     compactions_total: int = 0  # every compaction seen; `compactions` keeps the newest few
     compactions_scanned: bool = False  # the total covers `unread_bytes` too (a byte scan)
+    # Where a cold read whose part read holds no request looked for it in the part skipped:
+    # "found" there, "none" (no typed request in the whole file), "unreadable" (none found, and
+    # a long line there could not be read from its start), "unsearched" (the adapter cannot
+    # tell a request line); "" when not needed.
+    request_sought: str = ""
     cost_usd: float | None = None  # the agent's own running cost estimate, where it keeps one
     model_tokens: dict[str, int] = msgspec.field(default_factory=dict)  # tokens by model, ditto
 

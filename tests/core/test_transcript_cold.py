@@ -1,0 +1,160 @@
+"""A cold read of a long transcript whose last part holds no request still gives the latest
+request: found by one backward scan of the part skipped, for each of the three agents."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_core import brief, transcript
+from continuity_core.schemas.checkpoint import GitFacts
+from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.transcript import Cursor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+import benchgen
+
+CWD = "/home/dev/src/cold-read"
+COLD = 64 << 10  # the part a first read takes, shrunk from 32 MiB so the files stay small
+
+
+def reader(agent: str) -> Callable[[SessionRef], Cursor]:
+    if agent == "claude":
+        from continuity_claude.adapter import ClaudeAdapter
+
+        return ClaudeAdapter().read
+    if agent == "codex":
+        from continuity_codex import CodexAdapter
+
+        return CodexAdapter().read
+    from continuity_gemini.adapter import GeminiAdapter
+
+    return GeminiAdapter().read
+
+
+def cold_read(agent: str, path: Path) -> Session:
+    ref = SessionRef(agent=agent, account="test", session_id="s", path=str(path), mtime=0.0)
+    return reader(agent)(ref).session
+
+
+def brief_of(session: Session) -> tuple[brief.Brief, str]:
+    made = brief.build(project="/p", created_at="2026-12-01T00:00:00Z", git=GitFacts(),
+                       note_text=None, session=session, budget_tokens=100_000)
+    return made, brief.render(made)
+
+
+@pytest.fixture(autouse=True)
+def small_cold_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transcript, "COLD_MAX", COLD)
+
+
+def transcript_with(tmp_path: Path, agent: str, final: str, traffic: int) -> Path:
+    gen = benchgen.write_transcript(agent, tmp_path, CWD, 20_000, final=final)
+    benchgen.append_traffic(agent, gen.path, CWD, gen.turns, traffic)
+    return Path(gen.path)
+
+
+@pytest.mark.parametrize("agent", benchgen.AGENTS)
+def test_the_request_before_the_part_read_is_found(tmp_path: Path, agent: str) -> None:
+    path = transcript_with(tmp_path, agent, benchgen.FINAL_REQUEST, 3 * COLD)
+    session = cold_read(agent, path)
+    assert session.unread_bytes > 2 * COLD  # the request lies in the part skipped
+    assert session.requests == [benchgen.FINAL_REQUEST] and session.request_sought == "found"
+    made, text = brief_of(session)
+    assert made.latest_request == benchgen.FINAL_REQUEST
+    assert "## The user's latest request (verbatim)" in text
+    assert benchgen.FINAL_REQUEST in text
+
+
+@pytest.mark.parametrize("agent", benchgen.AGENTS)
+def test_a_request_line_over_the_bound_is_read_from_its_start(
+    tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transcript, "LINE_HEAD", 16 << 10)
+    huge = benchgen.FINAL_REQUEST + " é" * (200 << 10)  # 600 KiB, two-byte characters in it
+    path = transcript_with(tmp_path, agent, huge, 3 * COLD)
+    session = cold_read(agent, path)
+    assert session.request_sought == "found"
+    (request,) = session.requests
+    kept, note = request.split("\n\n[… cut: ", 1)
+    assert huge.startswith(kept) and 15_000 < len(kept.encode()) < 16 << 10
+    size = int(note.split(" bytes")[0].rsplit(" ", 1)[1].replace(",", ""))
+    assert size > len(huge.encode()) and f"only its first {16 << 10:,} were read" in note
+    assert benchgen.FINAL_REQUEST in brief_of(session)[1]
+
+
+@pytest.mark.parametrize("agent", benchgen.AGENTS)
+def test_no_request_anywhere_is_said(tmp_path: Path, agent: str) -> None:
+    gen = benchgen.write_transcript(agent, tmp_path, CWD, 1, final="NO-SUCH-REQUEST")
+    path = gen.path
+    # the header and the generated turns without their request lines, then traffic only
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if "NO-SUCH-REQUEST" not in line
+                            and "tidy up the weather helpers" not in line))
+    benchgen.append_traffic(agent, path, CWD, gen.turns, 3 * COLD)
+    session = cold_read(agent, path)
+    assert session.requests == [] and session.request_sought == "none"
+    made, text = brief_of(session)
+    assert made.latest_request is None
+    assert "No request typed by the user is in this transcript" in text
+
+
+def test_an_adapter_that_cannot_find_requests_says_the_request_is_not_in_the_part_read(
+    tmp_path: Path,
+) -> None:
+    from continuity_claude import parser
+
+    path = transcript_with(tmp_path, "claude", benchgen.FINAL_REQUEST, 3 * COLD)
+    ref = SessionRef(agent="claude", account="test", session_id="s", path=str(path), mtime=0.0)
+    session = transcript.read_incremental(ref, None, parser.fold,
+                                          compaction_marker=parser.COMPACTION_MARKER).session
+    assert session.requests == [] and session.request_sought == "unsearched"
+    text = brief_of(session)[1]
+    assert "## The user's latest request\n" in text
+    assert "The latest request is not in the part read" in text
+
+
+def test_a_request_in_the_part_read_needs_no_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = transcript_with(tmp_path, "codex", benchgen.FINAL_REQUEST, COLD // 4)
+    benchgen.append_turn("codex", path, CWD, 10_000)  # a request in the last part
+    seen: list[Any] = []
+    from continuity_core.jsonl import BackwardScan as real
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        seen.append(kw.get("find"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(transcript, "BackwardScan", spy)
+    session = cold_read("codex", path)
+    assert session.latest_request == "Appended turn 10000: re-run the unit tests"
+    assert session.request_sought == "" and seen == [()]  # only the compactions are counted
+
+
+def test_an_older_request_is_redacted_like_any_other(tmp_path: Path) -> None:
+    secret = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    path = transcript_with(tmp_path, "gemini", f"deploy with {secret}", 3 * COLD)
+    session = cold_read("gemini", path)
+    (request,) = session.requests
+    assert request.startswith("deploy with") and "wJalrXUtnFEMI" not in request
+
+
+def test_a_long_line_that_cannot_be_read_from_its_start_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A candidate line cut outside a string (here inside a huge key) cannot be closed: the
+    brief says the request may lie there instead of claiming there is none."""
+    monkeypatch.setattr(transcript, "LINE_HEAD", 4 << 10)
+    path = tmp_path / "t.jsonl"
+    key = "k" * (64 << 10)
+    odd = f'{{"type":"user","content":[{{"text":"x"}}],"{key}":1}}'
+    path.write_text(odd + "\n" + '{"id":"a","type":"gemini","content":"ok"}\n' * 8000)
+    session = cold_read("gemini", path)
+    assert session.requests == [] and session.request_sought == "unreadable"
+    assert "a long line there could not be read from its start" in brief_of(session)[1]
