@@ -173,6 +173,9 @@ class Bench:
         for i in range(-1 if warmup else 0, runs):
             if before is not None:
                 before(i)
+            # Each run is a new hook event, not the duplicate delivery of the previous one
+            # (continuity_core.hookonce would answer that from its marker in a fraction).
+            shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
             data = stdin(i) if callable(stdin) else stdin
             if i >= 0 and argv[0] != self.python:
                 bare = run_once([self.python, "-c", "pass"], env=env, cwd=self.data.repo,
