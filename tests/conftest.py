@@ -41,9 +41,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("TZ", "UTC")
-    from continuity_core import adapters
+    from continuity_core.adapters import registry
 
-    adapters._loaded.clear()
+    registry._loaded.clear()
     return home
 
 

@@ -11,7 +11,7 @@ import pytest
 from continuity_claude import ClaudeAdapter
 from continuity_claude.discovery import project_slug
 from continuity_core.adapters import Account
-from continuity_core.schemas.config import AccountConfig, GlobalConfig, TranscriptsConfig
+from continuity_core.schemas.config import AccountConfig, GlobalConfig
 from tests.claude.conftest import TRANSCRIPTS
 
 
@@ -174,7 +174,7 @@ def test_accounts(monkeypatch: pytest.MonkeyPatch, isolated_home: Path, tmp_path
     adapter = ClaudeAdapter()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{tmp_path / 'a'}, {tmp_path / 'b'}")
     config = GlobalConfig(
-        transcripts=TranscriptsConfig(claude=["~/.claude-work", str(tmp_path / "a")]),
+        transcripts={"claude": ["~/.claude-work", str(tmp_path / "a")]},
         accounts={"personal": AccountConfig(agent="claude", dir="~/.claude-personal"),
                   "other": AccountConfig(agent="codex", dir="~/.codex-other")},
     )

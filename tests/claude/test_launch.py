@@ -68,7 +68,7 @@ def test_native_resume_under_another_account(adapter: ClaudeAdapter, account: Ac
     brief = tmp_path / "brief.md"
     brief.write_text("unused")
     dry = adapter.launch(project, brief, LaunchOptions(account=target, native=ref,
-                                                       extra={"dry_run": True}))
+                                                       dry_run=True))
     assert dry.notes[0].startswith("would copy") and not Path(target.dir).exists()
     spec = adapter.launch(project, brief, LaunchOptions(account=target, native=ref))
     assert spec.argv == ["claude", "--resume", sid]
@@ -146,7 +146,7 @@ def test_native_refuses_to_replace_turns_found_only_in_the_target(
     brief = tmp_path / "brief.md"
     brief.write_text("unused")
     dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
-                                                       extra={"dry_run": True}))
+                                                       dry_run=True))
     assert f"would refuse (the target's copy differs; --force to replace it): {source}" \
         in dry.notes[0]
     refusal = dry.notes[-1]
@@ -158,7 +158,7 @@ def test_native_refuses_to_replace_turns_found_only_in_the_target(
         adapter.launch(project, brief, LaunchOptions(account=work, native=ref))
     assert target.read_bytes() == before and list(target.parent.iterdir()) == [target]
     forced = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
-                                                          extra={"force": True}))
+                                                          force=True))
     assert target.read_bytes() == source.read_bytes()
     [backup] = [p for p in target.parent.iterdir() if p != target]
     assert backup.name.startswith(f"{S2}.jsonl.baker-backup-") and backup.read_bytes() == before
@@ -172,7 +172,7 @@ def test_native_overwrites_a_copy_the_source_only_extends(
     brief = tmp_path / "brief.md"
     brief.write_text("unused")
     dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
-                                                       extra={"dry_run": True}))
+                                                       dry_run=True))
     assert dry.notes[0] == f"would overwrite (the source extends it): {source} -> {target}"
     adapter.launch(project, brief, LaunchOptions(account=work, native=ref))
     assert target.read_bytes() == source.read_bytes()

@@ -184,5 +184,8 @@ def test_init_and_uninstall_keep_crlf_files_byte_for_byte(repo: Path) -> None:
     run_baker("init", cwd=repo)
     assert (repo / "AGENTS.md").read_bytes().startswith(original)
     assert (repo / ".gitignore").read_bytes().startswith(b"node_modules/\r\n")
-    run_baker("uninstall", cwd=repo)
+    removed = run_baker("uninstall", cwd=repo)
     assert (repo / "AGENTS.md").read_bytes() == original
+    # the data stays, and so do the lines that keep it out of commits: said, not silent
+    assert (repo / ".baker").is_dir() and b".baker/" in (repo / ".gitignore").read_bytes()
+    assert "skipped          .gitignore — .baker/ and memory/hot.md stay" in removed.stdout

@@ -72,12 +72,29 @@ def test_doctor_checks_agent_names_and_account_folders(project: Path,
     work.mkdir()
     (isolated_home / ".baker" / "config.toml").write_text(
         f'[accounts.work]\nagent = "claud"\ndir = "{work}"\n\n'
-        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n')
+        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n\n'
+        '[transcripts]\nclaud = ["~/.claude"]\n')
     result = run_baker("doctor", cwd=project)
     assert result.returncode == 1
+    assert "[transcripts] claud: not an installed agent" in result.stdout
+    assert "write claude = [...]" in result.stdout
     assert "[accounts.work]: agent = 'claud' is not an installed agent" in result.stdout
     assert 'write agent = "claude"' in result.stdout
     assert "[accounts.gone]: dir = " in result.stdout and "no such folder" in result.stdout
     (isolated_home / ".baker" / "config.toml").write_text(
         f'[accounts.work]\nagent = "claude"\ndir = "{work}"\n')
     assert "[accounts." not in run_baker("doctor", cwd=project).stdout
+
+
+def test_doctor_checks_the_rotation(project: Path, isolated_home: Path) -> None:
+    work = isolated_home / ".claude-work"
+    work.mkdir()
+    (isolated_home / ".baker" / "config.toml").write_text(
+        f'[accounts.work]\nagent = "claude"\ndir = "{work}"\n\n'
+        '[rotation]\norder = ["claude", "codexx", "claude:nope", "claude:work"]\n')
+    result = run_baker("doctor", cwd=project)
+    assert result.returncode == 1
+    assert "[rotation] order: 'codexx' names no installed agent" in result.stdout
+    assert "write 'codex'" in result.stdout
+    assert "[rotation] order: 'claude:nope': " in result.stdout
+    assert "'claude:work'" not in result.stdout and "order: 'claude' " not in result.stdout

@@ -26,15 +26,18 @@ def real_payload(fixtures: Path, agent: str, name: str, root: Path) -> bytes:
     return text.replace(cwd, str(root)).encode()
 
 
-def claude_loads() -> bool:
-    from continuity_core.adapters import load
-    from continuity_core.errors import AdapterError
+def has_adapter(name: str) -> bool:
+    import importlib.util
 
-    try:
-        load("claude")
-    except AdapterError:
-        return False
-    return True
+    return importlib.util.find_spec(f"continuity_{name}") is not None
+
+
+def require_adapter(name: str) -> None:
+    """Skip when the adapter's package is absent; an installed one that fails to load fails."""
+    from continuity_core.adapters import load
+
+    pytest.importorskip(f"continuity_{name}")
+    load(name)
 
 
 @pytest.fixture
@@ -90,7 +93,7 @@ def test_pretool_with_real_payloads(project: Path, fixtures: Path) -> None:
     first = run_baker("pretool", cwd=project, input=write)
     assert "integer division lost the decimals" in first.stdout
     assert run_baker("pretool", cwd=project, input=write).stdout == ""  # seen by this session
-    if claude_loads():
+    if has_adapter("claude"):  # installed: it must work, a broken one fails the test
         other = write.replace(b"48f0d34d", b"58f0d34d")
         out = json.loads(run_baker("pretool", "--agent", "claude", cwd=project,
                                    input=other).stdout)
@@ -127,7 +130,7 @@ def test_pickup_stays_under_its_cap_and_deadline(project: Path, fixtures: Path) 
     assert 0 < len(out.rstrip("\n")) <= CAP_CHARS
     assert TOKEN not in out
     assert "Execution was not checked" in out
-    if claude_loads():
+    if has_adapter("claude"):  # installed: it must work, a broken one fails the test
         agent_out = run_baker("pickup", "--agent", "claude", cwd=project, input=payload).stdout
         context = json.dumps(json.loads(agent_out))
         assert TOKEN not in context and "Continuity pickup" in context
@@ -164,8 +167,7 @@ def place_claude_session(fixtures: Path, claude_dir: Path, project: Path, slug_s
 
 def test_pickup_summarizes_a_real_interrupted_claude_session(project: Path, fixtures: Path,
                                                              tmp_path: Path) -> None:
-    if not claude_loads():
-        pytest.skip("the claude adapter does not load yet")
+    require_adapter("claude")
     claude_dir = tmp_path / "claude-config"
     now = time.time()
     place_claude_session(fixtures, claude_dir, project, "-home-dev-src-data-pipeline",
@@ -192,25 +194,13 @@ def test_pickup_summarizes_a_real_interrupted_claude_session(project: Path, fixt
 
 def test_pickup_reports_the_rate_limit_that_ended_a_real_session(project: Path, fixtures: Path,
                                                                  tmp_path: Path) -> None:
-    if not claude_loads():
-        pytest.skip("the claude adapter does not load yet")
+    require_adapter("claude")
     claude_dir = tmp_path / "claude-config"
     place_claude_session(fixtures, claude_dir, project, "-home-dev-src-invoice-parser",
                          "edca8fb0-fe15-4e8b-a3b4-ae472cc4581f.jsonl")
     result = run_baker("pickup", cwd=project, env={"CLAUDE_CONFIG_DIR": str(claude_dir)})
     assert "ended with error: rate_limit 429" in result.stdout
     assert "todo in progress: Read invoice.py and test_invoice.py" in result.stdout
-
-
-def adapter_loads(name: str) -> bool:
-    from continuity_core.adapters import load
-    from continuity_core.errors import AdapterError
-
-    try:
-        load(name)
-    except AdapterError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize(("agent", "path_payload", "shell_payload"), [
@@ -220,8 +210,7 @@ def adapter_loads(name: str) -> bool:
 ])
 def test_pretool_traps_reach_every_agent(project: Path, fixtures: Path, agent: str,
                                          path_payload: str, shell_payload: str) -> None:
-    if not adapter_loads(agent):
-        pytest.skip(f"the {agent} adapter does not load yet")
+    require_adapter(agent)
     traps.add(project, "weather/units.py", "integer division lost the decimals")
     traps.add(project, "python3 -c*", "inline scripts hide the failing import", command=True)
     for name, expected in ((path_payload, "integer division"), (shell_payload, "inline scripts")):

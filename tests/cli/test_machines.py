@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,7 +84,10 @@ def stop_payload(machine: Machine, transcript: Path | None = None) -> bytes:
     with no transcript on disk (a checkpoint of git facts only)."""
     transcript = transcript or machine.home / ".claude" / "projects" / "gone" / f"{SESSION}.jsonl"
     data = json.loads((FIXTURES / "claude" / "hook_payloads" / "Stop.json").read_text())
-    data.update(cwd=str(machine.repo), transcript_path=str(transcript))
+    # Each call is a turn of its own (Claude Code sends a new prompt_id per turn): identical
+    # payloads would be one event fired by two hook levels, which baker runs once.
+    data.update(cwd=str(machine.repo), transcript_path=str(transcript),
+                prompt_id=str(uuid.uuid4()))
     return json.dumps(data).encode()
 
 
@@ -333,16 +337,16 @@ def test_without_the_opt_in_nothing_reaches_the_remote(tmp_path: Path, remote: P
     git(b.repo, "config", "--global", "baker.autoPush", "true")
     git(b.repo, "config", "--global", "baker.remote", "origin")
     refs_before, objects_before = remote_refs(remote), all_objects(remote)
-    payload = stop_payload(b)
     # A committed `.baker/` is not a store baker made: the hooks leave it alone, as they do
     # in a clone that commits one (tests/reliability/test_untrusted_repo.py) ...
     for _ in range(2):
-        assert b.baker("checkpoint", "--agent", "claude", input=payload).returncode == 0
+        assert b.baker("checkpoint", "--agent", "claude", input=stop_payload(b)).returncode == 0
     assert not (b.repo / ".baker" / "checkpoints").exists()
     # ... and once the user makes the store theirs, the committed config still asks nothing.
+    git(b.repo, "rm", "-rq", "--cached", ".baker")
     (b.repo / ".baker").chmod(0o700)
     for _ in range(2):
-        assert b.baker("checkpoint", "--agent", "claude", input=payload).returncode == 0
+        assert b.baker("checkpoint", "--agent", "claude", input=stop_payload(b)).returncode == 0
     assert len(list((b.repo / ".baker" / "checkpoints").glob("*.json"))) == 2  # hooks ran
     time.sleep(3)  # what a detached push would have needed to land
     assert remote_refs(remote) == refs_before
@@ -350,7 +354,7 @@ def test_without_the_opt_in_nothing_reaches_the_remote(tmp_path: Path, remote: P
     assert git(b.repo, "for-each-ref", "refs/baker") == ""
     # The same hook in the same clone pushes once the clone's own config opts in.
     git(b.repo, "config", "baker.autoPush", "true")
-    assert b.baker("checkpoint", "--agent", "claude", input=payload).returncode == 0
+    assert b.baker("checkpoint", "--agent", "claude", input=stop_payload(b)).returncode == 0
     assert wait_for(lambda: "refs/baker/B " in remote_refs(remote))
 
 

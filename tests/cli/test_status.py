@@ -63,9 +63,9 @@ def test_status_text(repo: Path) -> None:
 
 def test_status_without_the_gpu_package(repo: Path, cli: object,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from continuity_core import adapters
+    from continuity_core.adapters import registry
 
-    monkeypatch.setattr(adapters, "entry_points", lambda group: iter(()))
+    monkeypatch.setattr(registry, "entry_points", lambda group: iter(()))
     result = cli("status")  # type: ignore[operator]
     assert "GPU probes are not installed" in result.output
 

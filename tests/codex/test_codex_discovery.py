@@ -16,7 +16,7 @@ import pytest
 
 from continuity_codex import CodexAdapter, discovery
 from continuity_core.adapters import Account
-from continuity_core.schemas.config import AccountConfig, GlobalConfig, TranscriptsConfig
+from continuity_core.schemas.config import AccountConfig, GlobalConfig
 from tests.codex.helpers import ROLLOUTS, by_scenario, home_copy, rollout
 
 ADAPTER = CodexAdapter()
@@ -195,7 +195,7 @@ def test_accounts_from_env_default_and_config(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "env-home"))
     config = GlobalConfig(
-        transcripts=TranscriptsConfig(codex=["~/.codex-work", str(tmp_path / "env-home")]),
+        transcripts={"codex": ["~/.codex-work", str(tmp_path / "env-home")]},
         accounts={"work": AccountConfig(agent="codex", dir="~/.codex-work"),
                   "other": AccountConfig(agent="claude", dir="~/.claude")})
     accounts = ADAPTER.accounts(config)

@@ -81,7 +81,7 @@ def test_native_resume_never_loses_turns_found_only_in_the_target(tmp_path: Path
     brief = tmp_path / "brief.md"
     brief.write_text("brief")
     dry = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref,
-                                                          extra={"dry_run": True}))
+                                                          dry_run=True))
     assert any(n.startswith("would refuse") for n in dry.notes)
     with pytest.raises(BakerError) as refused:
         ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref))
@@ -89,7 +89,7 @@ def test_native_resume_never_loses_turns_found_only_in_the_target(tmp_path: Path
     assert "target (work): 3 request(s)" in str(refused.value) and "--force" in str(refused.value)
     assert target.read_bytes() == full
     forced = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref,
-                                                             extra={"force": True}))
+                                                             force=True))
     [backup] = [p for p in target.parent.iterdir() if p != target]
     assert backup.read_bytes() == full and target.read_bytes() == first_turn
     assert any(str(backup) in n for n in forced.notes)

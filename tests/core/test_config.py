@@ -4,22 +4,28 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core.config import baker_home, edit_config, load_config
+from continuity_core.config import baker_home, load_config
 from continuity_core.errors import ConfigError
 
 
 def test_missing_config_is_defaults(isolated_home: Path) -> None:
     assert baker_home() == isolated_home / ".baker"
     cfg = load_config()
-    assert cfg.transcripts.claude == [] and cfg.brief.budget_tokens == 8000
+    assert cfg.transcripts == {} and cfg.brief.budget_tokens == 8000
 
 
 def test_typo_names_key_and_file(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text('[transcripts]\nclaud = ["~/.claude"]\n')
+    path.write_text('[usage]\nprepar = "50%"\n')
     with pytest.raises(ConfigError) as e:
         load_config(path)
-    assert "claud" in str(e.value) and str(path) in str(e.value) and "[transcripts]" in str(e.value)
+    assert "prepar" in str(e.value) and str(path) in str(e.value) and "[usage]" in str(e.value)
+
+
+def test_transcripts_are_keyed_by_any_adapter_name(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[transcripts]\nclaude = ["~/.claude"]\nfake = ["~/.fake-agent"]\n')
+    assert load_config(path).transcripts == {"claude": ["~/.claude"], "fake": ["~/.fake-agent"]}
 
 
 def test_invalid_toml(tmp_path: Path) -> None:
@@ -35,23 +41,3 @@ def test_accounts_and_kebab_keys(tmp_path: Path) -> None:
                     "[brief]\nbudget-tokens = 4000\n")
     cfg = load_config(path)
     assert cfg.accounts["work"].dir == "~/.claude-work" and cfg.brief.budget_tokens == 4000
-
-
-def test_edit_keeps_comments_and_refuses_invalid(tmp_path: Path) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text("# my accounts\n[transcripts]\nclaude = [\"~/.claude\"]  # personal\n")
-
-    def add(doc: object) -> None:
-        doc["transcripts"]["codex"] = ["~/.codex"]  # type: ignore[index]
-
-    assert edit_config(add, path)
-    text = path.read_text()
-    assert "# my accounts" in text and "# personal" in text and "codex" in text
-    assert not edit_config(add, path)
-
-    def bad(doc: object) -> None:
-        doc["nonsense"] = 1  # type: ignore[index]
-
-    with pytest.raises(ConfigError, match="nonsense"):
-        edit_config(bad, path)
-    assert "nonsense" not in path.read_text()

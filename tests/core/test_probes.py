@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import probes
+from continuity_core.adapters import registry
 from tests.conftest import git, lingering
 
 
@@ -167,9 +168,7 @@ def test_venv_interpreters_are_resolved_and_broken_ones_reported(repo: Path, tmp
 
 
 def test_gpu_not_installed_is_said(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from continuity_core import adapters
-
-    monkeypatch.setattr(adapters, "entry_points", lambda group: iter(()))
+    monkeypatch.setattr(registry, "entry_points", lambda group: iter(()))
     env = probes.environment(repo, deadline_s=5)
     assert env.gpu[0].detail.startswith("GPU probes are not installed")
     write_probes(repo, {"gpu": {}})

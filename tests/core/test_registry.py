@@ -5,37 +5,44 @@ from pathlib import Path
 import pytest
 
 from continuity_core import adapters
+from continuity_core.adapters import registry
 from continuity_core.errors import AdapterError
+from tests.helpers.fake_agent import FakeAdapter
+
+GOOD = "tests.helpers.fake_agent:FakeAdapter"
 
 
-class Good:
-    name = "good"
+class Incomplete:
+    name = "half"
 
 
 @pytest.fixture
 def fake_eps(monkeypatch: pytest.MonkeyPatch) -> object:
     def install(*items: tuple[str, str]) -> None:
         rows = [(n, v, f"dist-{i}", "1.0") for i, (n, v) in enumerate(items)]
-        monkeypatch.setattr(adapters, "entry_points", lambda group: iter(rows))
+        monkeypatch.setattr(registry, "entry_points", lambda group: iter(rows))
 
     return install
 
 
 def test_broken_adapter_is_one_error_and_others_load(fake_eps: object) -> None:
-    fake_eps(("good", f"{__name__}:Good"), ("bad", "no_such_module_xyz:Adapter"))  # type: ignore[operator]
+    fake_eps(("good", GOOD), ("bad", "no_such_module_xyz:Adapter"),  # type: ignore[operator]
+             ("half", f"{__name__}:Incomplete"))
     good, bad = adapters.load_all()
-    assert list(good) == ["good"] and isinstance(good["good"], Good)
-    assert "bad" in bad and "failed to load" in bad["bad"]
+    assert list(good) == ["good"] and isinstance(good["good"], FakeAdapter)
+    assert bad["bad"].startswith("adapter 'bad' (dist-1) failed to load")
+    assert "does not implement the Adapter protocol" in bad["half"]
+    assert "accounts" in bad["half"] and "install_mcp" in bad["half"]
 
 
 def test_duplicate_names_are_reported(fake_eps: object) -> None:
-    fake_eps(("good", f"{__name__}:Good"), ("good", "elsewhere:Good"))  # type: ignore[operator]
+    fake_eps(("good", GOOD), ("good", "elsewhere:Good"))  # type: ignore[operator]
     with pytest.raises(AdapterError, match="registered twice"):
         adapters.load("good")
 
 
 def test_allow_list(fake_eps: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_eps(("good", f"{__name__}:Good"), ("other", f"{__name__}:Good"))  # type: ignore[operator]
+    fake_eps(("good", GOOD), ("other", GOOD))  # type: ignore[operator]
     monkeypatch.setenv("BAKER_ADAPTERS", "other")
     assert list(adapters.registered()) == ["other"]
 
@@ -75,3 +82,8 @@ def test_the_real_adapters_are_registered() -> None:
     for name in ("claude", "codex", "gemini"):
         if name in real:
             assert real[name].dist == f"continuity-{name}" and real[name].version != "?"
+
+
+def test_the_fake_agent_meets_the_protocol() -> None:
+    fake: adapters.Adapter = FakeAdapter()  # mypy checks the members' types here
+    assert adapters.missing(fake) == []

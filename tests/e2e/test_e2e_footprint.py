@@ -43,4 +43,7 @@ def test_hooks_without_baker_on_path_fail_nothing(name: str, agent) -> None:
     screen = ANSI.sub("", tui.text)
     assert not re.search(r"(?i)hook\W.{0,40}fail|fail\w*.{0,40}hook|not found|code 127", screen), (
         screen[-3000:])
+    # `init` put the skill where every agent reads it once: Gemini CLI, which reads
+    # `.agents/skills/` as an alias of `.gemini/skills/`, reports no conflict.
+    assert not re.search(r"(?i)skill\W+conflict", re.sub(r"\s+", " ", screen)), screen[-3000:]
     assert not list((a.project / ".baker" / "checkpoints").glob("*.json"))

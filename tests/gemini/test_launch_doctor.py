@@ -100,7 +100,7 @@ def test_doctor_flags_a_newer_cli(tmp_path: Path, home: Path, monkeypatch: pytes
     assert any(line.startswith("warn") and "0.99.1 is newer" in line
                for line in _doctor(tmp_path, home))
     fake.write_text("#!/bin/sh\necho 0.61.0\n")
-    assert any(line == "ok: gemini: CLI 0.61.0" for line in _doctor(tmp_path, home))
+    assert any(line == "ok: Gemini CLI 0.61.0" for line in _doctor(tmp_path, home))
     monkeypatch.setenv("PATH", "/nonexistent")
     assert ADAPTER.cli_version() is None
 

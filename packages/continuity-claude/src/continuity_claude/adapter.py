@@ -6,12 +6,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from continuity_claude import discovery, hooks, parser
+from continuity_claude.retention import Retention
+from continuity_claude.statusline import Statusline
 from continuity_core.adapters import (
     Account,
     Change,
     Finding,
     LaunchOptions,
     LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
     UserOptions,
 )
 from continuity_core.schemas.config import GlobalConfig
@@ -34,6 +38,9 @@ class ClaudeAdapter:
     # What `baker run` types to end the agent cleanly before switching (SessionEnd hook runs;
     # status 0). Optional for adapters: without it the supervisor sends SIGHUP, then SIGTERM.
     exit_input: tuple[str, ...] = ("/exit", "\r")
+    skill_command: str | None = "/continuity"
+    retention: RetentionPolicy | None = Retention()
+    usage_source: UsageSource | None = Statusline()
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return discovery.accounts(config)

@@ -74,7 +74,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
             add(raw.strip(), raw.strip(), must_exist=False)
     add("~/.claude", "~/.claude", must_exist=False)
     add("~/.config/claude", "~/.config/claude", must_exist=True)
-    for raw in config.transcripts.for_agent(AGENT):
+    for raw in config.transcripts.get(AGENT, []):
         add(raw, raw, must_exist=False)
     for name, acc in config.accounts.items():
         if acc.agent == AGENT:

@@ -2,46 +2,24 @@
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from continuity_claude.adapter import KNOWN
 from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
-from continuity_core.adapters import Account, Finding
+from continuity_claude.retention import DEFAULT_DAYS as DEFAULT_RETENTION_DAYS
+from continuity_core.adapters import Account, Finding, kit
 
 KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
-DEFAULT_RETENTION_DAYS = 30  # Claude Code deletes older transcripts at start-up
 
 
 def cli_version() -> str | None:
     """`claude --version` without its suffix ("2.1.197"), or None when it is not on PATH."""
-    exe = shutil.which("claude")
-    if exe is None:
-        return None
-    try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=15,
-                             check=False).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r"\d+(?:\.\d+)+", out)
-    return m.group(0) if m else (out.strip() or None)
+    return kit.cli_version("claude")
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version))
-
-
-def _settings(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+_settings = kit.json_object
 
 
 def _our_events(settings: dict[str, Any]) -> set[str]:
@@ -78,20 +56,11 @@ def doctor(project: Path, accounts: Sequence[Account], version: str | None) -> l
             level="info", message="Claude Code calls each hook twice (project and user level); "
             "baker deduplicates the calls, so each event runs once", fix="to save the second "
             "process, remove one level (`baker global sync --uninstall` or `baker uninstall`)"))
-    if version is None:
-        findings.append(Finding(level="info", message="`claude` is not on PATH"))
-    elif version in KNOWN_VERSIONS:
-        findings.append(Finding(level="ok", message=f"Claude Code {version}"))
-    elif _version_key(version) > max(_version_key(v) for v in KNOWN_VERSIONS):
-        findings.append(Finding(
-            level="warn", message=f"Claude Code {version} is newer than the formats this "
-            f"adapter knows ({', '.join(KNOWN_VERSIONS)}); transcripts may read incompletely",
-            fix="upgrade continuity-claude; until then check that `baker handoff` shows the "
-                "latest request, todos and files, and look for `unknown_records` in "
-                ".baker/checkpoints/*.json"))
-    else:
-        findings.append(Finding(level="info", message=f"Claude Code {version} is older than "
-                                f"{KNOWN_VERSIONS[-1]}, the version this adapter was built on"))
+    findings.append(kit.version_finding(
+        "Claude Code", version, KNOWN_VERSIONS, program="claude",
+        fix="upgrade continuity-claude; until then check that `baker handoff` shows the latest "
+            "request, todos and files, and look for `unknown_records` in "
+            ".baker/checkpoints/*.json"))
     findings += _retention(project, accounts)
     return findings
 

@@ -92,8 +92,8 @@ def _native(project: Path, options: LaunchOptions, env: dict[str, str]) -> Launc
     `claude --resume <id>` looks the session up in the project folder of the cwd it runs in,
     so the files go to `<target>/projects/<slug of that cwd>/`. A file already there is
     replaced only when the source extends it; any other difference stops the launch
-    (`BakerError`) unless `options.extra["force"]`, which keeps a timestamped backup beside
-    it. With `options.extra["dry_run"]` nothing is written; the notes say what would be.
+    (`BakerError`) unless `options.force`, which keeps a timestamped backup beside
+    it. With `options.dry_run` nothing is written; the notes say what would be.
     """
     from continuity_core.errors import BakerError
 
@@ -110,9 +110,9 @@ def _native(project: Path, options: LaunchOptions, env: dict[str, str]) -> Launc
         return LaunchSpec(argv=argv, env=env, cwd=cwd)
     plan = _plan(session, folder, target_dir)
     conflicts = [(src, dst) for src, dst, act in plan if act == "conflict"]
-    force = bool(options.extra.get("force"))
+    force = options.force
     notes: list[str] = []
-    if options.extra.get("dry_run"):
+    if options.dry_run:
         verbs = {"copy": "would copy", "extend": "would overwrite (the source extends it)",
                  "same": "unchanged", "conflict": "would back up and overwrite" if force else
                  "would refuse (the target's copy differs; --force to replace it)"}

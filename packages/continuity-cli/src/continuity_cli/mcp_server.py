@@ -172,13 +172,14 @@ def save(draft: str, repo: str | None = None) -> dict[str, Any]:
     if it holds a secret, and kept privately under .baker/saved/. Use it before ending a long
     piece of work or when the context is nearly full; returns the id and resume prompts."""
     from continuity_core import saved
+    from continuity_core.adapters import load_all
 
     try:
         result = saved.save(_root(repo), draft)
     except saved.SaveRefused as e:
         return {"saved": False, "validation": _plain(e.validation)}
     return {"saved": True, "id": result.id, "path": str(result.path),
-            "resume": saved.resume_prompts(result.id), "warnings": result.warnings,
+            "resume": saved.resume_prompts(result.id, load_all()[0]), "warnings": result.warnings,
             "unverified": _plain(result.validation.unverified)}
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,10 @@ from continuity_core.adapters import (
     Finding,
     LaunchOptions,
     LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
     UserOptions,
+    kit,
 )
 from continuity_core.fs import atomic_write
 from continuity_core.schemas.config import GlobalConfig
@@ -52,6 +53,10 @@ class CodexAdapter:
     # formats/codex.md records only the user skill root (~/.codex/skills); `.agents/skills` is
     # the repository folder Codex's documentation names for project skills (not verified here).
     skill_dirs: tuple[str, ...] = (".agents/skills",)
+    skill_command: str | None = "$continuity"
+    exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
+    retention: RetentionPolicy | None = None  # Codex keeps rollouts
+    usage_source: UsageSource | None = None
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -222,18 +227,9 @@ class CodexAdapter:
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
         findings: list[Finding] = []
-        version = self.cli_version()
-        if version is None:
-            findings.append(Finding(level="info", message="codex is not on PATH"))
-        elif version not in self.known_versions:
-            newer = _newer(version, self.known_versions)
-            findings.append(Finding(
-                level="warn" if newer else "info",
-                message=f"Codex {version}: this adapter knows the formats of "
-                        f"{', '.join(self.known_versions)}",
-                fix="upgrade continuity-codex" if newer else ""))
-        else:
-            findings.append(Finding(level="ok", message=f"Codex {version}"))
+        findings.append(kit.version_finding(
+            "Codex", self.cli_version(), self.known_versions, program=launch.PROGRAM,
+            fix="upgrade continuity-codex"))
         project_hooks = project / ".codex" / "hooks.json"
         for account in accounts:
             if os.path.isdir(account.dir):
@@ -245,13 +241,7 @@ class CodexAdapter:
         return findings
 
     def cli_version(self) -> str | None:
-        try:
-            out = subprocess.run([launch.PROGRAM, "--version"], capture_output=True, text=True,
-                                 timeout=10, check=False).stdout
-        except (OSError, subprocess.SubprocessError):
-            return None
-        m = re.search(r"(\d+\.\d+\.\d+\S*)", out)
-        return m.group(1) if m else None
+        return kit.cli_version(launch.PROGRAM)
 
 
 def trust_source(account: Account) -> str:
@@ -270,13 +260,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"{path} is not a JSON object; fix or remove it")
     return value
-
-
-def _newer(version: str, known: Sequence[str]) -> bool:
-    def key(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
-
-    return all(key(version) > key(k) for k in known)
 
 
 def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:

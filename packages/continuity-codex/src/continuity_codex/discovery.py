@@ -51,7 +51,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
     if env:
         wanted.append(("CODEX_HOME", env))
     wanted.append(("~/.codex", "~/.codex"))
-    wanted += [(d, d) for d in config.transcripts.for_agent(AGENT)]
+    wanted += [(d, d) for d in config.transcripts.get(AGENT, [])]
     wanted += [(name, acc.dir) for name, acc in config.accounts.items() if acc.agent == AGENT]
     out: list[Account] = []
     seen: set[str] = set()

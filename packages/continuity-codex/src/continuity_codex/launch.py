@@ -82,8 +82,8 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
         if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
-            notes += _copy_into(native, home, force=bool(options.extra.get("force")),
-                                dry_run=bool(options.extra.get("dry_run")),
+            notes += _copy_into(native, home, force=options.force,
+                                dry_run=options.dry_run,
                                 account=options.account.name if options.account else str(home))
         # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied
         # into another CODEX_HOME (found by its file name; Codex then adds it to that index).

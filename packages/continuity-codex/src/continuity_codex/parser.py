@@ -16,6 +16,7 @@ import msgspec
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
+from continuity_core.adapters import kit
 from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -422,9 +423,7 @@ def clock_reset(text: str, at: str | None, tz: dt.tzinfo | None = None) -> str |
                 when += dt.timedelta(days=1)
     except ValueError:
         return None
-    utc = (when.replace(tzinfo=tz) if tz else when).astimezone(dt.UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return kit.iso(when.replace(tzinfo=tz) if tz else when)
 
 
-def _iso(seconds: float) -> str:
-    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+_iso = kit.iso

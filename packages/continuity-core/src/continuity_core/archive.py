@@ -13,31 +13,33 @@ Each passage also carries tokens of its project folder and every folder above it
 column), so scoping a search to a project is an index lookup, not a scan; a query matching
 more than `MAX_RANKED` passages ranks the newest of them, which bounds its latency.
 
-Adapters can offer `all_sessions(accounts) -> Iterator[SessionRef]` (every session of every
-project); without it the archive indexes the current project's sessions through `discover`.
+Transcripts come from each adapter's `all_sessions(accounts)` (every session of every
+project); each agent's deletion policy from its `retention` ability.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
 import msgspec
 
-from continuity_core import trust
+from continuity_core import stamps, trust
+from continuity_core.adapters import Account, Adapter
 from continuity_core.config import baker_home
 from continuity_core.errors import StoreError
 from continuity_core.fs import ensure_private_dir
 from continuity_core.jsonl import ForwardReader
 from continuity_core.redact import redact, secret_name, secret_option
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
 
 DB_NAME = "archive.sqlite"
 SCHEMA = 1
@@ -167,7 +169,7 @@ class Hit(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def sources_for(
-    adapters: Mapping[str, Any], config: Any, project: Path | None
+    adapters: Mapping[str, Adapter], config: GlobalConfig, project: Path | None
 ) -> tuple[list[Source], list[str]]:
     """Every transcript of every adapter and account, plus the project's checkpoints and handoffs.
 
@@ -178,19 +180,10 @@ def sources_for(
     for name, adapter in adapters.items():
         try:
             accounts = adapter.accounts(config)
-            enumerate_all = getattr(adapter, "all_sessions", None)
-            if enumerate_all is not None:
-                refs: Iterable[Any] = enumerate_all(accounts)
-                fallback = None
-            elif project is not None:
-                refs = adapter.discover(project, accounts)
-                fallback = str(project)
-            else:
-                continue
-            for ref in refs:
+            for ref in adapter.all_sessions(accounts):
                 found.append(Source(
                     kind="transcript", agent=ref.agent, account=ref.account,
-                    session_id=ref.session_id, path=ref.path, project=ref.cwd or fallback,
+                    session_id=ref.session_id, path=ref.path, project=ref.cwd,
                 ))
         except Exception as e:  # one adapter's failure never hides the others' sessions
             errors.append(f"{name}: {e}")
@@ -316,8 +309,7 @@ class Archive:
 
     def _rebuild(self, error: sqlite3.Error) -> sqlite3.Connection:
         """Move a corrupt database aside and start a fresh one, saying so once."""
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamps.stamp('s')}")
         with contextlib.suppress(FileNotFoundError):
             os.replace(self.path, aside)
         for suffix in ("-wal", "-shm"):
@@ -703,8 +695,7 @@ def _edge(path: str, offset: int) -> str:
 
 
 def _iso(epoch: float | None) -> str:
-    when = dt.datetime.fromtimestamp(epoch, dt.UTC) if epoch else dt.datetime.now(dt.UTC)
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return stamps.iso(epoch) if epoch else stamps.now_iso()
 
 
 def _scope_token(folder: str) -> str:
@@ -752,8 +743,8 @@ def refresh(
     archive: Archive,
     project: Path | None,
     *,
-    adapters: Mapping[str, Any] | None = None,
-    config: Any | None = None,
+    adapters: Mapping[str, Adapter] | None = None,
+    config: GlobalConfig | None = None,
     progress: Callable[[list[tuple[Source, int]]], Callable[[int], None] | None] | None = None,
 ) -> IndexStats:
     """Index every installed adapter's sessions plus `project`'s checkpoints and handoffs.
@@ -803,60 +794,18 @@ class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
     source: str = ""  # where the policy was read
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        value = _decode.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _claude_days(account_dir: Path) -> tuple[float | None, str]:
-    path = account_dir / "settings.json"
-    days = _read_json(path).get("cleanupPeriodDays", 30)
-    return (float(days) if isinstance(days, int | float) else 30.0), str(path)
-
-
-def _gemini_days(account_dir: Path) -> tuple[float | None, str]:
-    import re
-
-    for path in (account_dir / "settings.json", account_dir / ".gemini" / "settings.json"):
-        if path.exists():
-            break
-    general = _read_json(path).get("general")
-    policy = general.get("sessionRetention", {}) if isinstance(general, dict) else {}
-    policy = policy if isinstance(policy, dict) else {}
-    if policy.get("enabled", True) is False:
-        return None, str(path)
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([hdwm]?)\s*", str(policy.get("maxAge", "30d")))
-    if not m:
-        return 30.0, str(path)
-    scale = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "": 1}[m.group(2)]
-    return float(m.group(1)) * scale, str(path)
-
-
-# Defaults for adapters that do not report their own policy through `retention_days(account)`
-# (returning (days or None, where it was read)). Facts from ../shared/formats: Claude Code
-# deletes transcripts older than cleanupPeriodDays (30); Gemini CLI's sessionRetention is on by
-# default with maxAge 30d. Codex keeps rollouts.
-DEFAULT_RETENTION: dict[str, Callable[[Path], tuple[float | None, str]]] = {
-    "claude": _claude_days,
-    "gemini": _gemini_days,
-}
-
-
 def retention_report(
-    adapters: Mapping[str, Any] | None = None,
-    config: Any | None = None,
+    adapters: Mapping[str, Adapter] | None = None,
+    config: GlobalConfig | None = None,
     *,
-    project: Path | None = None,
     within_days: float = 7,
     now: float | None = None,
     archive_path: Path | None = None,
 ) -> list[Retention]:
     """Per account: how many sessions its agent will delete within `within_days`.
 
-    Sessions come from `all_sessions` where an adapter has it, else from `discover(project)`.
+    The policy is the adapter's `retention` ability (none: kept forever); the sessions are
+    its `all_sessions`.
     """
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
@@ -876,16 +825,10 @@ def retention_report(
         except Exception:  # noqa: S112 - a broken adapter is reported by doctor itself
             continue
         for account in accounts:
-            own = getattr(adapter, "retention_days", None)
-            policy = own or DEFAULT_RETENTION.get(name)
-            if policy is None:
-                days, where = None, ""
-            elif own is not None:
-                days, where = own(account)
-            else:
-                days, where = policy(Path(account.dir))
+            policy = adapter.retention
+            days, where = policy.retention_days(account) if policy else (None, "")
             item = Retention(agent=name, account=account.dir, days=days, source=where)
-            refs = _refs(adapter, account, project)
+            refs = _refs(adapter, account)
             for ref in refs:
                 item.sessions += 1
                 if days is None or ref.mtime > now - (days - within_days) * 86400:
@@ -898,12 +841,9 @@ def retention_report(
     return out
 
 
-def _refs(adapter: Any, account: Any, project: Path | None) -> list[Any]:
+def _refs(adapter: Adapter, account: Account) -> list[SessionRef]:
     try:
-        enumerate_all = getattr(adapter, "all_sessions", None)
-        if enumerate_all is not None:
-            return list(enumerate_all([account]))
-        return list(adapter.discover(project, [account])) if project is not None else []
+        return list(adapter.all_sessions([account]))
     except Exception:
         return []
 

@@ -13,12 +13,16 @@ import os
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.jsonl import read_forward
 from continuity_core.store import KEEP_CHECKPOINTS, Store
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 # The event names hook and brief code log through `Store.log`, and what audit makes of each.
 # Code that logs a new kind of trouble adds its name here.
@@ -67,8 +71,7 @@ class Report(msgspec.Struct, kw_only=True):
         return not any(p.level in ("warn", "error") for p in self.problems)
 
 
-def _iso(when: dt.datetime) -> str:
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+_iso = stamps.iso
 
 
 def _parse(ts: str) -> dt.datetime | None:
@@ -105,7 +108,7 @@ def audit(
     root: Path,
     days: float = 7,
     *,
-    adapters: Mapping[str, Any] | None = None,
+    adapters: Mapping[str, Adapter] | None = None,
     config: Any | None = None,
     now: dt.datetime | None = None,
 ) -> Report:
@@ -228,7 +231,7 @@ def _trap_patterns(root: Path) -> dict[str, str]:
     return out
 
 
-def _newest(store: Store, adapters: Mapping[str, Any],
+def _newest(store: Store, adapters: Mapping[str, Adapter],
             config: Any) -> tuple[Any | None, float, list[Problem]]:
     """The project's newest session (read), its file's mtime, and why it could not be read."""
     from continuity_core.sessions import newest, read_session
@@ -336,7 +339,7 @@ class _CheckpointView(msgspec.Struct):
     session: _SessionView | None = None
 
 
-def _install(root: Path, adapters: Mapping[str, Any], config: Any) -> list[Problem]:
+def _install(root: Path, adapters: Mapping[str, Adapter], config: Any) -> list[Problem]:
     """The adapters' own findings about their hooks: untrusted, modified, missing."""
     out = []
     for name, adapter in adapters.items():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -14,6 +14,11 @@ from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
 from continuity_core.sessions import accounts_for, newest, read_session
 from continuity_core.store import Store, now_iso
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from continuity_core.adapters import Adapter
 
 CHECKPOINT_MESSAGES = 8
 
@@ -27,7 +32,7 @@ def trimmed(session: Session) -> Session:
 def take(
     store: Store,
     *,
-    adapters: dict[str, Any] | None = None,
+    adapters: Mapping[str, Adapter] | None = None,
     event: HookEvent | None = None,
     agent: str | None = None,
 ) -> Checkpoint:

@@ -14,7 +14,6 @@ import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import ConfigError
-from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.config import GlobalConfig
 
 
@@ -199,30 +198,3 @@ def locate(text: str, table: list[str], key: str) -> tuple[int | None, bool]:
         if k and current == table and k.group(1).strip("\"'") == key:
             return n, False
     return None, False
-
-
-def edit_config(change: Any, path: Path | None = None) -> bool:
-    """Apply `change(doc)` to the TOML document with tomlkit; True when the file changed."""
-    import tomlkit
-
-    own = path is None
-    path = path or config_path()
-    if own:
-        trust.home_dir()
-    try:
-        before = (trust.read_bytes(path, home=True) if own else path.read_bytes()).decode()
-    except FileNotFoundError:
-        before = ""
-    doc = tomlkit.parse(before)
-    change(doc)
-    after = tomlkit.dumps(doc)
-    if after == before:
-        return False
-    try:
-        msgspec.toml.decode(after.encode(), type=GlobalConfig)
-    except msgspec.ValidationError as e:
-        raise ConfigError(f"refusing to write {explain(e, path, after)}") from None
-    if not own:
-        ensure_private_dir(path.parent)
-    atomic_write(path, after)
-    return True

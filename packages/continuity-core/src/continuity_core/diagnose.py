@@ -6,12 +6,11 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from continuity_core.adapters import Finding, load_all
+from continuity_core.adapters import Adapter, Finding, load_all
 from continuity_core.config import config_path, load_config
 from continuity_core.errors import BakerError
 from continuity_core.fs import is_loose
@@ -47,6 +46,7 @@ def run(start: Path | None = None) -> list[Finding]:
                            fix='pip install "continuity-cli[all]"'))
     out += [Finding(level="error", message=err) for err in broken.values()]
     out += _accounts(config, [*adapters, *broken])
+    out += _rotation(config, adapters)
     for name, adapter in adapters.items():
         accounts = accounts_for(adapter, config)
         for account in accounts:
@@ -62,7 +62,32 @@ def run(start: Path | None = None) -> list[Finding]:
             out.append(Finding(level="error", message=f"{name}: doctor failed: {e}"))
     from continuity_core import archive
 
-    out += archive.retention_findings(archive.retention_report(adapters, config, project=root))
+    out += archive.retention_findings(archive.retention_report(adapters, config))
+    return out
+
+
+def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Finding]:
+    """Each `[rotation] order` entry names an installed agent and, if any, its account."""
+    import difflib
+
+    from continuity_core import limits
+
+    out: list[Finding] = []
+    for text in config.rotation.order:
+        agent, _ = limits.split(text)
+        where = f"{config_path()} [rotation] order: {text!r}"
+        adapter = adapters.get(agent)
+        if adapter is None:
+            near = difflib.get_close_matches(agent, list(adapters), n=1)
+            out.append(Finding(level="error", message=f"{where} names no installed agent",
+                               fix=f"write {near[0]!r}" if near else
+                               f"use one of: {', '.join(sorted(adapters)) or 'none installed'}"))
+            continue
+        try:
+            limits.resolve(text, config, adapter)
+        except BakerError as e:
+            out.append(Finding(level="error", message=f"{where}: {e}",
+                               fix="add the account under [accounts], or fix the entry"))
     return out
 
 
@@ -90,10 +115,17 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
                 message=f"{where}{name}]: dir = {account.dir!r}: "
                         + ("not a folder" if folder.exists() else "no such folder"),
                 fix="point it at the agent's config folder for that account "
-                    "(e.g. ~/.claude-work), or remove the account"))
-    for field in msgspec.structs.fields(config.transcripts):
-        agent = field.encode_name
-        for raw in config.transcripts.for_agent(field.name):
+                    "(e.g. ~/.agent-work), or remove the account"))
+    for agent, folders in config.transcripts.items():
+        if agent not in agents:
+            near = difflib.get_close_matches(agent, agents, n=1)
+            out.append(Finding(level="error",
+                               message=f"{config_path()} [transcripts] {agent}: not an installed "
+                                       "agent; nothing is read for it",
+                               fix=f"write {near[0]} = [...]" if near else
+                                   f"one of: {', '.join(sorted(agents)) or 'no adapter'}"))
+            continue
+        for raw in folders:
             if not Path(expand(raw)).is_dir():
                 out.append(Finding(level="warn",
                                    message=f"{config_path()} [transcripts] {agent}: {raw!r} is "

@@ -107,10 +107,9 @@ def copy_action(src: Path, dst: Path) -> CopyAction:
 
 def backup_beside(path: Path) -> Path:
     """Move `path` aside to `<name>.baker-backup-<UTC time>` in its folder; the new name."""
-    import datetime as dt
+    from continuity_core.stamps import stamp
 
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    backup = path.with_name(f"{path.name}.baker-backup-{stamp}")
+    backup = path.with_name(f"{path.name}.baker-backup-{stamp()}")
     os.replace(path, backup)
     return backup
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -29,11 +29,14 @@ from continuity_core.sessions import (
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 from continuity_core.transcript import project_relative
 
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
+
 
 class Handoff(msgspec.Struct):
     brief: brief_mod.Brief
     session: Session | None
-    adapter: Any | None
+    adapter: Adapter | None
     errors: list[str] = msgspec.field(default_factory=list)
     git: GitFacts | None = None  # the live facts the brief was built on (None: another machine)
     note: dict[str, str] = msgspec.field(default_factory=dict)
@@ -210,14 +213,12 @@ def _saved_text(root: Path) -> str | None:
 def brief_path(root: Path) -> Path:
     """Where the next brief goes: `.baker/handoffs/` in a project, else ~/.baker/handoffs/.
     Nothing is created (a dry run names it only)."""
-    import datetime as dt
-
     from continuity_core.config import baker_home
+    from continuity_core.stamps import stamp
 
     store = Store(root)
     folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    return folder / f"brief-{stamp}.md"
+    return folder / f"brief-{stamp()}.md"
 
 
 def save_brief(root: Path, text: str) -> Path:

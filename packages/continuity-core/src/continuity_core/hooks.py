@@ -8,14 +8,18 @@ returns the text to print, if any.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from continuity_core.adapters import load, load_all
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.store import Store, find_project
 
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
-def parse_event(agent: str | None, payload: bytes, argv: list[str]) -> tuple[Any, HookEvent | None]:
+
+def parse_event(agent: str | None, payload: bytes,
+                argv: list[str]) -> tuple[Adapter | None, HookEvent | None]:
     """The agent's adapter and its parse of the payload; (adapter, None) when it is not ours."""
     if agent is None:
         return None, None
@@ -91,7 +95,7 @@ def _auto_push(store: Store) -> None:
         store.log("push_failed", command="push", error=f"{type(e).__name__}: {e}"[:500])
 
 
-def _account_dir(adapter: Any, event: HookEvent, session_account: str | None) -> str:
+def _account_dir(adapter: Adapter, event: HookEvent, session_account: str | None) -> str:
     from continuity_core import limits
     from continuity_core.config import config_or_defaults
     from continuity_core.sessions import accounts_for
@@ -104,7 +108,7 @@ def _account_dir(adapter: Any, event: HookEvent, session_account: str | None) ->
     return limits.account_dir(adapter, config, account)
 
 
-def note_limit(adapter: Any, event: HookEvent) -> Any:
+def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     """Record the limit a hook reported (Claude's StopFailure) in the ledger; the Limit, or
     None when the error is not a usage or rate limit."""
     from continuity_core import limits
@@ -121,7 +125,7 @@ def note_limit(adapter: Any, event: HookEvent) -> Any:
         session_id=event.session_id or ""))
 
 
-def note_transcript_limit(store: Store, adapter: Any, event: HookEvent, session: Any) -> None:
+def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, session: Any) -> None:
     """After a turn: a turn that ended on a limit record (Codex's and Gemini's rate-limit
     records, Claude's usage-limit record) goes into the ledger; a turn that completed
     clears its account's entry."""

@@ -17,14 +17,18 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.config import baker_home
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.config import GlobalConfig
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 LEDGER = "limits.json"
 UNKNOWN_TTL_S = 3600  # a limit without a reset time counts this long
@@ -59,8 +63,7 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def iso(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+iso = stamps.iso
 
 
 def parse_time(value: str | None) -> dt.datetime | None:
@@ -164,7 +167,7 @@ class Entry(msgspec.Struct, frozen=True, kw_only=True):
         return f"{display_name} ({self.account})" if self.account else display_name
 
 
-def resolve(text: str, config: GlobalConfig, adapter: Any) -> Entry:
+def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
     """An entry of `[rotation] order` with its account's config dir; BakerError if unknown."""
     agent, _, account = text.partition(":")
     if agent != adapter.name:
@@ -188,7 +191,7 @@ def split(text: str) -> tuple[str, str | None]:
     return agent, account or None
 
 
-def account_dir(adapter: Any, config: GlobalConfig, account: str) -> str:
+def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
     """The config dir of a session's `account` (a name from the adapter, or a dir)."""
     for acc in adapter.accounts(config):
         if account in (acc.name, acc.dir):

@@ -9,22 +9,24 @@ redacted first, then cut to a hard character cap, and the slow parts run under t
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from continuity_core import machines, probes
+from continuity_core import machines, probes, stamps
 from continuity_core import note as note_mod
 from continuity_core.brief import call_text
 from continuity_core.redact import redact
 from continuity_core.schemas.probe import Environment
 from continuity_core.schemas.session import Session, SessionRef
 from continuity_core.store import Store
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 CAP_CHARS = 6000
 ENV_CHARS = 2000
@@ -56,7 +58,7 @@ def inside(cwd: str | None, root: Path) -> bool:
     return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
 
 
-def find_previous(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None,
+def find_previous(root: Path, adapters: Mapping[str, Adapter], *, exclude: str | None = None,
                   store: Store | None = None, limit_s: float = READ_LIMIT_S) -> Previous:
     """The previous session of `root` by the one rule of `continuity_core.sessions` (across
     `adapters` and their accounts, `exclude` left out), read within `limit_s` through the
@@ -160,8 +162,7 @@ def _failed(prev: Previous) -> list[str]:
     return [f"- {_one_line(line)} (not the session above)" for line in prev.failed]
 
 
-def _iso(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")[:19] + "Z"
+_iso = stamps.iso
 
 
 def digest(note: note_mod.Note) -> str:
@@ -211,7 +212,7 @@ def launched_with_brief(source: str | None) -> str | None:
             f"first prompt; that brief describes {which} and is not repeated here.")
 
 
-def build(root: Path, adapters: Mapping[str, Any], *, exclude: str | None = None,
+def build(root: Path, adapters: Mapping[str, Adapter], *, exclude: str | None = None,
           store: Store | None = None, cap: int = CAP_CHARS,
           probe_deadline_s: float = PROBE_DEADLINE_S, read_limit_s: float = READ_LIMIT_S,
           brief: str | None = None) -> str:

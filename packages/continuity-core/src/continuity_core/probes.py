@@ -18,17 +18,17 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
+from continuity_core.adapters.registry import PROBE_GROUP
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
 
 PROBES_FILE = "probes.json"
-PROBE_GROUP = "continuity_core.probes"
 DEFAULT_DEADLINE_S = 15.0
 SHELL_TIMEOUT_S = 10.0
 INTERPRETER_TIMEOUT_S = 5.0
@@ -49,6 +49,7 @@ class ProbeContext(msgspec.Struct):
     timeout_s: float = DEFAULT_DEADLINE_S
 
 
+@runtime_checkable
 class Probe(Protocol):
     """A plugin registered under `continuity_core.probes`."""
 
@@ -394,24 +395,20 @@ def _inside(root: Path, path: Path) -> bool:
 
 # --- plugin probes ---------------------------------------------------------------------------
 
-def plugin(name: str) -> Any | None:
+def plugin(name: str) -> Probe | None:
     """The probe registered as `name`, imported now; None when no package provides it.
 
-    Read from entry points directly: `BAKER_ADAPTERS` limits adapters, not probes. The
-    adapters' reader (importing importlib.metadata alone costs pickup several bare starts).
+    Loaded by the one plugin registry (`continuity_core.adapters.registry`); `BAKER_ADAPTERS`
+    limits adapters, not probes. A plugin that fails to import, or is no `Probe`, raises
+    AdapterError naming it.
     """
-    import importlib
+    from continuity_core.adapters.registry import load_plugin
+    from continuity_core.errors import AdapterError
 
-    from continuity_core.adapters import entry_points
-
-    for found, value, _, _ in entry_points(PROBE_GROUP):
-        if found == name:
-            module, _, attr = value.partition(":")
-            obj: Any = importlib.import_module(module.strip())
-            for part in attr.strip().split("."):
-                obj = getattr(obj, part)
-            return obj() if isinstance(obj, type) else obj
-    return None
+    obj = load_plugin(name, PROBE_GROUP)
+    if obj is None or isinstance(obj, Probe):
+        return obj
+    raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
 
 def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
@@ -494,9 +491,9 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
 
 def _gpu_unconfigured() -> list[ProbeResult]:
     """No `gpu` section: say whether the plugin is there, run nothing."""
-    from continuity_core.adapters import entry_points
+    from continuity_core.adapters.registry import registered
 
-    installed = any(found == "gpu" for found, *_ in entry_points(PROBE_GROUP))
+    installed = "gpu" in registered(PROBE_GROUP)
     if not installed:
         return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
                             detail=NOT_INSTALLED)]

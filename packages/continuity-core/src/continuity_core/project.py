@@ -293,5 +293,11 @@ def _gitignore(root: Path, *, dry_run: bool) -> Change:
 
 
 def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
-    """Remove the AGENTS.md block; the store and the note hold the user's data and stay."""
-    return [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
+    """Remove the AGENTS.md block. The store and the note hold the user's data and stay, and
+    so does the .gitignore block that keeps them out of commits (said in a `skipped` line)."""
+    changes = [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
+    if (root / ".baker").exists() or (root / note_mod.NOTE_PATH).exists():
+        changes.append(Change(path=".gitignore", action="skipped",
+                              detail=".baker/ and memory/hot.md stay (your data), so their "
+                                     "ignore lines stay too; remove both by hand if you want"))
+    return changes

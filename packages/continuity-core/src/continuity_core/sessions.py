@@ -18,14 +18,18 @@ import heapq
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 State = Literal["did work", "failed", "limit", "interrupted"]
 # Failed sessions read, newest first, before giving up on finding one that did work.
@@ -41,7 +45,7 @@ class NoMatch(BakerError):
 
 class Candidate(msgspec.Struct):
     ref: SessionRef
-    adapter: Any
+    adapter: Adapter
 
 
 class Found(msgspec.Struct):
@@ -56,7 +60,7 @@ class Choice(msgspec.Struct):
     """The session that did work, the newer ones that failed, and how they were found."""
 
     ref: SessionRef | None = None
-    adapter: Any | None = None
+    adapter: Adapter | None = None
     session: Session | None = None
     failed: list[tuple[SessionRef, Session]] = msgspec.field(default_factory=list)  # newest first
     searched: list[str] = msgspec.field(default_factory=list)
@@ -67,7 +71,8 @@ def _is_path(account: str) -> bool:
     return account.startswith(("~", ".", os.sep)) or os.sep in account
 
 
-def accounts_for(adapter: Any, config: GlobalConfig, account: str | None = None) -> list[Account]:
+def accounts_for(adapter: Adapter, config: GlobalConfig,
+                 account: str | None = None) -> list[Account]:
     """The adapter's accounts, narrowed to `account`: a name from config.toml, a name as
     listed, or a config folder path (`~/.claude-work`, relative or absolute)."""
     accounts: list[Account] = adapter.accounts(config)
@@ -135,7 +140,7 @@ def _inside(cwd: str | None, root: Path) -> bool:
 
 def find(
     project: Path,
-    adapters: Mapping[str, Any],
+    adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     *,
     agent: str | None = None,
@@ -174,7 +179,7 @@ def find(
     return found
 
 
-def _stream(name: str, adapter: Any, project: Path, accounts: list[Account], order: int,
+def _stream(name: str, adapter: Adapter, project: Path, accounts: list[Account], order: int,
             errors: list[str]) -> Iterator[tuple[float, int, int, Candidate]]:
     """One adapter's refs, newest first, as heap entries (equal times keep discovery's
     order: the candidate itself is never compared); its failure ends its stream only."""
@@ -187,7 +192,7 @@ def _stream(name: str, adapter: Any, project: Path, accounts: list[Account], ord
         errors.append(f"{name}: {e}")
 
 
-def no_match(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, found: Found, *,
+def no_match(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, found: Found, *,
               agent: str | None, account: str | None, session_id: str | None) -> str:
     asked = " ".join(part for part in (
         f"--from {agent}" if agent else "", f"account {account!r}" if account else "",
@@ -205,7 +210,7 @@ def no_match(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, f
                       *listing(project, adapters, config)])
 
 
-def listing(project: Path, adapters: Mapping[str, Any], config: GlobalConfig) -> list[str]:
+def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[str]:
     """What exists instead: the project's newest sessions in every agent and account."""
     try:
         every = find(project, adapters, config, strict=False).candidates[:8]
@@ -218,14 +223,14 @@ def listing(project: Path, adapters: Mapping[str, Any], config: GlobalConfig) ->
               for c in every)]
 
 
-def _safe_accounts(adapter: Any, config: GlobalConfig) -> list[Account]:
+def _safe_accounts(adapter: Adapter, config: GlobalConfig) -> list[Account]:
     try:
         return list(adapter.accounts(config))
     except Exception:
         return []
 
 
-def read_session(adapter: Any, ref: SessionRef, store: Any | None = None) -> Session:
+def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) -> Session:
     """Read `ref` through the project's cursor cache when there is one."""
     from continuity_core.transcript import Cursor
 
@@ -268,12 +273,12 @@ def pick(found: Found, store: Any | None = None, *, exact: bool = False,
 
 class Newest(msgspec.Struct):
     ref: SessionRef | None
-    adapter: Any | None
+    adapter: Adapter | None
     searched: list[str]
     errors: list[str]
 
 
-def newest(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, *,
+def newest(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, *,
            agent: str | None = None, account: str | None = None,
            session_id: str | None = None) -> Newest:
     """The newest session of `project`, read or not: what a manual checkpoint, `audit` and
@@ -285,7 +290,7 @@ def newest(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, *,
                   searched=found.searched, errors=found.errors)
 
 
-def choose(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, store: Any = None,
+def choose(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,
            *, agent: str | None = None, account: str | None = None,
            session_id: str | None = None, exclude: str | None = None) -> Choice:
     """`find` then `pick`: the previous session of `project` by the one rule."""
@@ -312,8 +317,7 @@ def attempt_line(ref: SessionRef, session: Session) -> str:
             f"{ref.session_id}) failed: {what}{asked}")
 
 
-def iso(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).isoformat(timespec="seconds")[:19] + "Z"
+iso = stamps.iso
 
 
 def short_time(stamp: str) -> str:
@@ -336,7 +340,7 @@ class Table(msgspec.Struct):
     errors: list[str] = msgspec.field(default_factory=list)
 
 
-def table(project: Path, adapters: Mapping[str, Any], config: GlobalConfig, store: Any = None,
+def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,
           *, agent: str | None = None, account: str | None = None, limit: int = 20) -> Table:
     """This project's newest `limit` sessions across agents and accounts, each read (through
     the cursor cache) for its state; `chosen` marks the one the brief takes by the one rule."""

@@ -8,7 +8,6 @@ on the data file itself.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import os
 import re
 import time
@@ -18,10 +17,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from continuity_core import trust
+from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.schemas.checkpoint import Checkpoint
+from continuity_core.stamps import new_id
 
 KEEP_CHECKPOINTS = 20
 LOCK_TIMEOUT_S = 5.0
@@ -32,10 +32,7 @@ STORE = trust.STORE
 CHECKPOINT_NAME = re.compile(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json")
 
 T = TypeVar("T")
-
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
 
 
 def find_worktree_root(start: Path) -> Path | None:
@@ -133,8 +130,7 @@ class Store:
         return self.path("checkpoints")
 
     def new_checkpoint_id(self) -> str:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        return f"{stamp}-{os.urandom(3).hex()}"
+        return new_id()
 
     def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> Path:
         """Write `cp` and keep only the newest `keep` automatic checkpoints."""

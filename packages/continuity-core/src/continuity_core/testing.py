@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from continuity_core.adapters import Account, Adapter, LaunchOptions
+from continuity_core.adapters import Account, Adapter, LaunchOptions, missing
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
 
@@ -25,7 +24,7 @@ from continuity_core.schemas.session import Session, SessionRef
 class ContractSample:
     """What a subclass provides: an adapter, a home with sessions, and a project in it."""
 
-    adapter: Any
+    adapter: Adapter
     accounts: list[Account]
     project: Path  # a folder some discovered session belongs to
     session_id: str  # the newest session of `project`
@@ -44,6 +43,7 @@ class AdapterContract:
     def test_is_an_adapter(self, sample: ContractSample) -> None:
         adapter = sample.adapter
         assert isinstance(adapter, Adapter)
+        assert missing(adapter) == [], "the adapter lacks members of the Adapter protocol"
         assert adapter.name and adapter.display_name
         assert all(isinstance(v, str) for v in adapter.known_versions)
 

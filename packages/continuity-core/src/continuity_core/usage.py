@@ -7,13 +7,13 @@ No measurement means `unknown`: a number is never invented.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
+from continuity_core.adapters import Adapter
 from continuity_core.errors import ConfigError
 from continuity_core.schemas.config import UsageConfig
 from continuity_core.schemas.saved import UsageLevel as Level
@@ -98,43 +98,6 @@ def level_for(usage: Usage | None, limits: Mapping[str, Threshold], *, source: s
 
 # --- where a measurement comes from ----------------------------------------------------------
 
-def from_statusline(payload: bytes) -> tuple[Usage | None, dict[str, Any], str | None]:
-    """Usage from Claude Code's statusline JSON; also the payload and why it had none.
-
-    `context_window.current_usage` (input + cache creation + cache read) against
-    `context_window.context_window_size`, the same sum the CLI shows as context used. Before
-    the first reply `current_usage` is null: the caller may fall back to `transcript_path`.
-    """
-    try:
-        data = json.loads(payload or b"null")
-    except ValueError:
-        return None, {}, "the statusline input is not JSON"
-    if not isinstance(data, dict):
-        return None, {}, "the statusline input is not a JSON object"
-    window_info = data.get("context_window")
-    if not isinstance(window_info, dict):
-        return None, data, "the statusline JSON has no context_window"
-    size = window_info.get("context_window_size")
-    window = size if isinstance(size, int) and size > 0 else None
-    current = window_info.get("current_usage")
-    if isinstance(current, dict):
-        parts = {k: current.get(k) for k in ("input_tokens", "cache_creation_input_tokens",
-                                              "cache_read_input_tokens", "output_tokens")}
-        ints = {k: v for k, v in parts.items() if isinstance(v, int)}
-        context = sum(v for k, v in ints.items() if k != "output_tokens")
-        if context > 0:
-            return Usage(
-                context_tokens=context, context_window=window,
-                input_tokens=ints.get("input_tokens"), output_tokens=ints.get("output_tokens"),
-                cache_read_tokens=ints.get("cache_read_input_tokens"),
-                cache_creation_tokens=ints.get("cache_creation_input_tokens"),
-            ), data, None
-    pct = window_info.get("used_percentage")
-    if window and isinstance(pct, (int, float)) and not isinstance(pct, bool) and pct > 0:
-        return Usage(context_tokens=round(window * pct / 100), context_window=window), data, None
-    return None, data, "the statusline JSON carries no usage yet (no reply in this session)"
-
-
 def ref_for_file(agent: str, path: Path) -> SessionRef:
     """A SessionRef for a transcript file named on the command line."""
     st = path.stat()
@@ -143,7 +106,7 @@ def ref_for_file(agent: str, path: Path) -> SessionRef:
                       mtime=st.st_mtime, cwd=None, size=st.st_size)
 
 
-def from_file(adapter: Any, path: Path) -> tuple[Usage | None, str, str | None]:
+def from_file(adapter: Adapter, path: Path) -> tuple[Usage | None, str, str | None]:
     """Usage of the transcript at `path` read by `adapter`; (usage, session id, reason)."""
     ref = ref_for_file(adapter.name, path)
     session = adapter.read(ref, None).session

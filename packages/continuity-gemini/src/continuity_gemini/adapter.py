@@ -11,6 +11,8 @@ from continuity_core.adapters import (
     Finding,
     LaunchOptions,
     LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
     UserOptions,
 )
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
@@ -19,6 +21,7 @@ from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
 from continuity_gemini import discovery, doctor, hooks, install, launch, parser
+from continuity_gemini.retention import Retention
 
 SETTINGS = Path(".gemini") / "settings.json"
 POINTER = f"""{BEGIN}
@@ -40,6 +43,10 @@ class GeminiAdapter:
     # reports a "Skill conflict" when both hold one name. `.agents/skills/` is Codex's folder
     # too, so one copy serves both.
     skill_dirs = (".agents/skills",)
+    skill_command: str | None = None  # the skill is picked by its description, not a command
+    exit_input: tuple[str, ...] = ()
+    retention: RetentionPolicy | None = Retention()
+    usage_source: UsageSource | None = None
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return discovery.accounts(config)

@@ -47,7 +47,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
         found.append(Account(agent=AGENT, name=os.path.join(env, ".gemini"),
                              dir=os.path.join(expand(env), ".gemini")))
     found.append(Account(agent=AGENT, name="~/.gemini", dir=expand("~/.gemini")))
-    for raw in config.transcripts.for_agent(AGENT):
+    for raw in config.transcripts.get(AGENT, []):
         found.append(Account(agent=AGENT, name=raw, dir=config_dir(raw)))
     for name, named in config.accounts.items():
         if named.agent == AGENT:

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from continuity_core.adapters import Account, Finding
+from continuity_core.adapters import Account, Finding, kit
 from continuity_gemini import install
 from continuity_gemini.discovery import HOME_ENV
 
@@ -24,21 +21,7 @@ TRUST_PATH_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"
 
 
 def cli_version() -> str | None:
-    exe = shutil.which("gemini")
-    if exe is None:
-        return None
-    try:
-        out = subprocess.run([exe, "--version"], check=False, capture_output=True, text=True,
-                             timeout=20,
-                             env={**os.environ, "GEMINI_CLI_NO_RELAUNCH": "true"})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r"\d+\.\d+\.\d+\S*", out.stdout)
-    return m.group(0) if m else None
-
-
-def _version_key(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+    return kit.cli_version("gemini", env={"GEMINI_CLI_NO_RELAUNCH": "true"})
 
 
 def _settings(path: Path) -> dict[str, Any]:
@@ -133,12 +116,6 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         out.append(Finding(level="info", message="gemini: no Gemini CLI home found "
                            f"(~/.gemini or ${HOME_ENV}/.gemini)"))
     version = cli_version()
-    if version is None:
-        out.append(Finding(level="info", message="gemini: `gemini` is not on PATH"))
-    elif _version_key(version) > max(_version_key(v) for v in KNOWN_VERSIONS):
-        out.append(Finding(level="warn", message=f"gemini: CLI {version} is newer than the formats "
-                           f"this adapter knows ({', '.join(KNOWN_VERSIONS)})",
-                           fix="upgrade continuity-gemini, or report what breaks"))
-    else:
-        out.append(Finding(level="ok", message=f"gemini: CLI {version}"))
+    out.append(kit.version_finding("Gemini CLI", version, KNOWN_VERSIONS, program="gemini",
+                                   fix="upgrade continuity-gemini, or report what breaks"))
     return out

@@ -27,6 +27,7 @@ from typing import Any
 
 import msgspec
 
+from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
@@ -495,7 +496,7 @@ def reset_time(text: str, at: str | None) -> str | None:
     except ValueError:
         return None
     when = base + dt.timedelta(seconds=round(seconds))
-    return when.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return kit.iso(when)
 
 
 def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:

@@ -7,17 +7,20 @@ import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter, LaunchSpec
 
 
 @dataclass
 class Prepared:
     """What `baker resume` (and `baker run` on a switch) starts: the agent and its brief."""
 
-    adapter: Any
-    spec: Any  # LaunchSpec
+    adapter: Adapter
+    spec: LaunchSpec
     brief: Path
     brief_bytes: int
 
@@ -167,7 +170,7 @@ def prepare(agent: str, *, source: str | None = None, from_account: str | None =
     spec = target.launch(root, path, LaunchOptions(
         account=launch_account, native=result.brief.session if native else None,
         brief_chars=len(text.encode()), brief_text=text if dry_run else None,
-        extra={"dry_run": dry_run, "force": force}))
+        dry_run=dry_run, force=force))
     spec.cwd = spec.cwd or str(root)
     used = result.brief.session
     # The agent's SessionStart hook then leaves the previous session to the brief.

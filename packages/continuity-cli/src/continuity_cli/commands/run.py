@@ -184,7 +184,7 @@ class Run:
         sup.term.raw()
         self.log("run_agent_started", agent=entry.text, pid=pid)
         self.child = Child(pid=pid, fd=fd, entry=entry, label=self.label(entry),
-                     exit_input=tuple(getattr(adapter, "exit_input", ()) or ()),
+                     exit_input=adapter.exit_input,
                      grace=OUTPUT_GRACE_S if resumed else 0.0)
         return self.child
 
@@ -230,7 +230,7 @@ class Run:
             brief = Path(tmp) / "brief.md"
             brief.write_text("-")
             spec = adapter.launch(self.root, brief, LaunchOptions(account=account,
-                                                                  extra={"dry_run": True}))
+                                                                  dry_run=True))
         return [spec.argv[0], *self.agent_args], dict(spec.env)
 
     def resumed(self, source: Any, target: Any) -> tuple[list[str], dict[str, str], bool]:

@@ -137,7 +137,10 @@ def save(draft: Path, repo: Path | None, as_json: bool) -> None:
         for err in e.validation.errors:
             click.echo(f"error: {err}", err=True)
         sys.exit(1)
-    prompts = saved.resume_prompts(result.id)
+    from continuity_core.adapters import load_all
+
+    adapters = load_all()[0]
+    prompts = saved.resume_prompts(result.id, adapters)
     for w in result.warnings:
         click.echo(f"warning: {w}", err=True)
     if as_json:
@@ -147,9 +150,12 @@ def save(draft: Path, repo: Path | None, as_json: bool) -> None:
         return
     click.echo(f"saved checkpoint {result.id}")
     click.echo(f"path: {result.path}")
-    click.echo(f"resume in Claude Code: {prompts['claude']}")
-    click.echo(f"resume in Codex:       {prompts['codex']}")
-    click.echo(f"resume prompt:         {prompts['any']}")
+    labels = {name: f"resume in {adapters[name].display_name}:" for name in prompts
+              if name in adapters}
+    labels["any"] = "resume prompt:"
+    width = max(len(label) for label in labels.values())
+    for name, label in labels.items():
+        click.echo(f"{label:<{width}} {prompts[name]}")
 
 
 def _read_draft(draft: Path) -> str:
@@ -215,7 +221,8 @@ def _threshold_option(name: str, default: str) -> Callable[[_F], _F]:
 
 
 @click.command()
-@click.option("--statusline", is_flag=True, help="Read Claude Code's statusline JSON on stdin.")
+@click.option("--statusline", is_flag=True,
+              help="Read --agent's usage feed (Claude Code's statusline JSON) on stdin.")
 @click.option("--transcript", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Measure this transcript (read by --agent's adapter, default claude).")
 @click.option("--rollout", type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -244,7 +251,7 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
 
     limits = _thresholds(prepare, refresh, rotate)
     if statusline:
-        report = _from_statusline(sys.stdin.buffer.read(), limits)
+        report = _from_statusline(agent, sys.stdin.buffer.read(), limits)
     elif rollout is not None:
         report = _from_file("codex", rollout, limits)
     elif transcript is not None:
@@ -257,17 +264,26 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
         click.echo(_usage_line(report))
 
 
-def _from_statusline(payload: bytes, limits: Any) -> Any:
+def _from_statusline(agent: str, payload: bytes, limits: Any) -> Any:
     from continuity_core import usage
+    from continuity_core.adapters import load
+    from continuity_core.errors import AdapterError
 
-    measured, data, reason = usage.from_statusline(payload)
-    session_id = data.get("session_id") if isinstance(data.get("session_id"), str) else None
-    if measured is None and isinstance(data.get("transcript_path"), str):
-        path = Path(data["transcript_path"])
+    try:
+        feed = load(agent).usage_source
+    except AdapterError as e:
+        return usage.level_for(None, limits, source=f"{agent} statusline", agent=agent,
+                               reason=str(e))
+    if feed is None:
+        return usage.level_for(None, limits, source=f"{agent} statusline", agent=agent,
+                               reason=f"{agent} has no usage feed to read on stdin")
+    found = feed.measure(payload)
+    if found.usage is None and found.transcript is not None:
+        path = Path(found.transcript)
         if path.is_file():
-            return _from_file("claude", path, limits)
-    return usage.level_for(measured, limits, source="claude statusline", agent="claude",
-                           session_id=session_id, reason=reason)
+            return _from_file(agent, path, limits)
+    return usage.level_for(found.usage, limits, source=feed.label, agent=agent,
+                           session_id=found.session_id, reason=found.reason)
 
 
 def _from_file(agent: str, path: Path, limits: Any) -> Any:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from continuity_core.adapters import Change
+    from continuity_core.adapters import Adapter, Change
 
 
-def _adapters() -> tuple[dict[str, object], dict[str, str]]:
+def _adapters() -> tuple[dict[str, Adapter], dict[str, str]]:
     from continuity_core.adapters import load_all
 
     return load_all()
@@ -77,18 +77,18 @@ def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...],
     chosen = {n: a for n, a in adapters.items() if not only or n in only}
     for name, adapter in chosen.items():
         try:
-            changes += adapter.install(root, local=local, dry_run=dry_run)  # type: ignore[attr-defined]
+            changes += adapter.install(root, local=local, dry_run=dry_run)
             if mcp:
-                changes += adapter.install_mcp(root, dry_run=dry_run)  # type: ignore[attr-defined]
+                changes += adapter.install_mcp(root, dry_run=dry_run)
         except Exception as e:  # one agent's failure must not stop the others
             changes.append(Change(path=name, action="failed", detail=str(e)))
     changes += skill.install(root, _skill_dirs(chosen.values()), dry_run=dry_run)
     return changes
 
 
-def _skill_dirs(adapters: Iterable[object]) -> list[str]:
+def _skill_dirs(adapters: Iterable[Adapter]) -> list[str]:
     """The project folders the agents load skills from, each once."""
-    return list(dict.fromkeys(d for a in adapters for d in getattr(a, "skill_dirs", ())))
+    return list(dict.fromkeys(d for a in adapters for d in a.skill_dirs))
 
 
 @click.command()
@@ -132,7 +132,7 @@ def uninstall(dry_run: bool) -> None:
     changes += skill.uninstall(store.root, _skill_dirs(adapters.values()), dry_run=dry_run)
     for name, adapter in adapters.items():
         try:
-            changes += adapter.uninstall(store.root, dry_run=dry_run)  # type: ignore[attr-defined]
+            changes += adapter.uninstall(store.root, dry_run=dry_run)
         except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
     output.changes(changes, dry_run=dry_run)

@@ -43,10 +43,7 @@ def __getattr__(name: str) -> object:
     return value
 
 
-SCHEMA_VERSION = 1
-
 __all__ = [
-    "SCHEMA_VERSION",
     "AccountConfig",
     "ApiError",
     "Checkpoint",

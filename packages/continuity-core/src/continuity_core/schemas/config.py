@@ -16,16 +16,6 @@ class AccountConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, re
     dir: str
 
 
-class TranscriptsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
-    claude: list[str] = msgspec.field(default_factory=list)
-    codex: list[str] = msgspec.field(default_factory=list)
-    gemini: list[str] = msgspec.field(default_factory=list)
-
-    def for_agent(self, agent: str) -> list[str]:
-        value = getattr(self, agent, None)
-        return list(value) if isinstance(value, list) else []
-
-
 class UsageConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     """Thresholds: "50%" of the window or a token count such as "100000"."""
 
@@ -35,7 +25,7 @@ class UsageConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rena
 
 
 class BriefConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
-    budget_tokens: int = 8000
+    budget_tokens: Annotated[int, msgspec.Meta(ge=200)] = 8000  # as `--budget` takes it
 
 
 class MachineConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
@@ -57,7 +47,9 @@ class RotationConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class GlobalConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
-    transcripts: TranscriptsConfig = msgspec.field(default_factory=TranscriptsConfig)
+    # `[transcripts] <agent> = ["~/dir", …]`: extra config folders of each agent, by adapter
+    # name; names are checked against the installed adapters by `baker doctor`.
+    transcripts: dict[str, list[str]] = msgspec.field(default_factory=dict)
     accounts: dict[str, AccountConfig] = msgspec.field(default_factory=dict)
     usage: UsageConfig = msgspec.field(default_factory=UsageConfig)
     brief: BriefConfig = msgspec.field(default_factory=BriefConfig)

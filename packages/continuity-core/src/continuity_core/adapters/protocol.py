@@ -1,0 +1,191 @@
+"""The Adapter protocol: every ability an agent's adapter gives core and the CLI, typed.
+
+Required abilities are methods of `Adapter`. Optional ones are explicit attributes that are
+`None` (or empty) when an agent lacks them — `retention`, `usage_source`, `skill_command`,
+`exit_input` — each typed by a small Protocol here, so core never probes an adapter with
+`getattr`. Vendor formats stay inside the adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+import msgspec
+
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef, Usage
+
+if TYPE_CHECKING:
+    from continuity_core.transcript import Cursor
+
+
+class Account(msgspec.Struct, frozen=True, kw_only=True):
+    """One config dir of one agent: an account."""
+
+    agent: str
+    name: str  # the named account from config.toml, or the dir as the user wrote it
+    dir: str  # absolute
+
+
+class Change(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What an install, sync or uninstall did (or would do) to one file."""
+
+    path: str
+    action: Literal["created", "updated", "removed", "unchanged", "skipped", "failed"]
+    detail: str = ""
+
+
+class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One `baker doctor` line."""
+
+    level: Literal["ok", "info", "warn", "error"]
+    message: str
+    fix: str = ""
+
+
+class LaunchSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """How `baker resume` starts the agent: argv, extra environment, working folder."""
+
+    argv: list[str]
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    cwd: str = ""
+    notes: list[str] = msgspec.field(default_factory=list)
+
+
+class UserOptions(msgspec.Struct, frozen=True, kw_only=True):
+    hooks: bool = True  # user-level hooks (always for some agents; others with --user-hooks)
+    chain: bool = False  # keep an existing notify program running (agents with one)
+    trust: bool = False  # write trusted-hook hashes (agents that hash hooks)
+    dry_run: bool = False
+    uninstall: bool = False  # removes every piece of ours, MCP registration included
+    mcp: bool = False  # register `baker mcp` in the account's user settings
+
+
+class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
+    account: Account | None = None
+    native: SessionRef | None = None  # continue this very session (same vendor)
+    brief_chars: int = 0
+    brief_text: str | None = None  # the brief itself when it is not on disk (a dry run)
+    dry_run: bool = False  # no side effects: the notes say what would be written
+    force: bool = False  # replace what the launch would otherwise refuse to overwrite
+
+
+# --- optional abilities ----------------------------------------------------------------------
+
+class RetentionPolicy(Protocol):
+    """How long an agent keeps an account's sessions before deleting them."""
+
+    def retention_days(self, account: Account) -> tuple[float | None, str]:
+        """(days, the file the policy was read from); days None: kept forever."""
+        ...
+
+
+class Measurement(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a usage feed said: the usage, or why there is none, and the session it is about."""
+
+    usage: Usage | None = None
+    session_id: str | None = None
+    transcript: str | None = None  # the transcript to read instead when `usage` is None
+    reason: str | None = None
+
+
+class UsageSource(Protocol):
+    """A live context-usage feed the agent pipes to a program (a status line)."""
+
+    label: str  # how reports name the source ("<agent> statusline")
+
+    def measure(self, payload: bytes) -> Measurement:
+        """Usage from one payload of the feed."""
+        ...
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What an agent's adapter gives core and the CLI. Vendor formats stay inside it."""
+
+    name: str  # "claude"
+    display_name: str  # "Claude Code"
+    known_versions: tuple[str, ...]  # CLI versions whose formats this adapter was built on
+    skill_dirs: tuple[str, ...]  # project-relative folders this agent loads skills from
+    # How a user invokes the continuity skill in this agent ("/continuity"), or None.
+    skill_command: str | None
+    # What `baker run` types to end the agent cleanly before switching; () sends signals.
+    exit_input: tuple[str, ...]
+    retention: RetentionPolicy | None  # None: the agent keeps sessions forever
+    usage_source: UsageSource | None  # None: usage comes from transcripts only
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
+        ...
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        """Sessions of `project` (its root or below) across `accounts`, newest first."""
+        ...
+
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        """Every session of every project in `accounts`, any order: names, stat, index and
+        first lines only. What `discover` leaves out (subagents, stubs) stays out."""
+        ...
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        """Read (or continue reading) a session into `cursor.session`."""
+        ...
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        """Parse a hook's stdin (or notify's argv); raise ValueError when it is not ours."""
+        ...
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        """The session a hook event belongs to, or None (e.g. a notify for a title thread)."""
+        ...
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        """The stdout that puts `text` before the model for `event`, or None for no output."""
+        ...
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        """Project-level hooks and config (`baker init` / `baker sync`)."""
+        ...
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        """Remove exactly what `install` added."""
+        ...
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        """User-level pieces for one account (`baker global sync`)."""
+        ...
+
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        """Register `baker mcp` for the project (`baker init --mcp`), or take it out; an agent
+        that reads MCP servers only from user settings says so with a skipped change."""
+        ...
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        """How to start this agent interactively with the brief in `brief` as its first turn."""
+        ...
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        """Checks of this agent's hooks, trust, versions and retention."""
+        ...
+
+    def cli_version(self) -> str | None:
+        """The installed CLI's version, or None when it is not on PATH."""
+        ...
+
+
+# Every member an adapter must have (a plugin that lacks one fails to load, naming it).
+MEMBERS: tuple[str, ...] = (
+    "name", "display_name", "known_versions", "skill_dirs", "skill_command", "exit_input",
+    "retention", "usage_source", "accounts", "discover", "all_sessions", "read", "parse_hook",
+    "session_for_hook", "render_context", "install", "uninstall", "install_user", "install_mcp",
+    "launch", "doctor", "cli_version",
+)
+
+
+def missing(obj: object) -> list[str]:
+    """The members of `Adapter` that `obj` lacks (empty: it plugs in)."""
+    return [n for n in MEMBERS if not hasattr(obj, n)]

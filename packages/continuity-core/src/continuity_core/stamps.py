@@ -1,0 +1,38 @@
+"""Timestamps and time-sorted ids: the one place they are formatted.
+
+`now_iso` for documents ("2026-11-30T05:27:15Z"), `iso` for an epoch or datetime in the same
+form, `stamp` for file names ("20261130T052715123456Z") and `new_id` for ids that sort by time.
+Adapter authors reach these through `continuity_core.adapters.kit`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Literal
+
+
+def iso(when: float | dt.datetime) -> str:
+    """An epoch or datetime as UTC ISO 8601 to the second, `Z`-suffixed (a naive datetime is
+    local time, as `datetime.astimezone` takes it)."""
+    if isinstance(when, dt.datetime):
+        moment = when.astimezone(dt.UTC)
+    else:
+        moment = dt.datetime.fromtimestamp(when, dt.UTC)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def now_iso() -> str:
+    return iso(dt.datetime.now(dt.UTC))
+
+
+def stamp(precision: Literal["s", "ms", "us"] = "us") -> str:
+    """The UTC time now, compact and sortable, for file names: `20261130T052715123456Z`."""
+    text = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    cut = {"s": -6, "ms": -3, "us": None}[precision]
+    return f"{text[:cut]}Z"
+
+
+def new_id(precision: Literal["s", "ms", "us"] = "us") -> str:
+    """An id that sorts by time: `stamp()` then three random bytes, `…Z-c3f00f`."""
+    return f"{stamp(precision)}-{os.urandom(3).hex()}"
