@@ -173,6 +173,9 @@ class Bench:
         for i in range(-1 if warmup else 0, runs):
             if before is not None:
                 before(i)
+            # Each run is a new hook event, not the duplicate delivery of the previous one
+            # (continuity_core.hookonce would answer that from its marker in a fraction).
+            shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
             data = stdin(i) if callable(stdin) else stdin
             if i >= 0 and argv[0] != self.python:
                 bare = run_once([self.python, "-c", "pass"], env=env, cwd=self.data.repo,
@@ -577,11 +580,12 @@ nothing is saved.
         cpus = os.cpu_count()
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         missed = sum(1 for r in self.rows if r.met is False)
+        note = f"\n{a.note.strip()}" if a.note.strip() else ""
         return f"""
 ## Run of {when}
 
 Machine: {platform.platform()}, Python {platform.python_version()}, {cpus} CPUs,
-load average {load:.1f} at the end. Targets missed: {missed}.
+load average {load:.1f} at the end. Targets missed: {missed}.{note}
 
 {table}
 
@@ -741,6 +745,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="add this run's table to the --out page instead of replacing it")
     ap.add_argument("--keep-large", action="store_true",
                     help="keep generated transcripts of 1 GiB and more")
+    ap.add_argument("--note", default="",
+                    help="a sentence on the run's conditions (load, what else ran), printed "
+                         "under its machine line")
     ap.add_argument("--peers", action="store_true",
                     help="install portable-resume and ccusage into a temp dir and run them too")
     ap.add_argument("--smoke", action="store_true",

@@ -91,6 +91,52 @@ def test_handoff_works_outside_git(tmp_path: Path) -> None:
     assert "Not a git repository" in result.stdout
 
 
+HANDOFF_PROBE = (
+    "import sys\n"
+    "from continuity_cli.main import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "finally:\n"
+    "    sys.stderr.write(f'click imported: {\"click\" in sys.modules}\\n')\n"
+)
+CLICK_HANDOFF = (
+    "import sys\n"
+    "from continuity_cli.app import cli\n"
+    "cli.main(args=sys.argv[1:], prog_name='baker')\n"
+)
+
+
+@pytest.mark.parametrize("args", [[], ["--from", "claude"], ["--from=claude", "--session", "nope"],
+                                  ["--account", "nope"]])
+def test_everyday_handoff_runs_without_click_and_as_click_does(
+        repo: Path, args: list[str]) -> None:
+    """`handoff [--from] [--account] [--session]` skips click (continuity_cli.handoff):
+    the same stdout, stderr and exit code as the click command."""
+    import subprocess
+    import sys
+
+    run_baker("init", cwd=repo)
+    run_baker("checkpoint", cwd=repo)
+    fast = subprocess.run([sys.executable, "-c", HANDOFF_PROBE, "handoff", *args], cwd=repo,
+                          capture_output=True, text=True, timeout=60)
+    slow = subprocess.run([sys.executable, "-c", CLICK_HANDOFF, "handoff", *args], cwd=repo,
+                          capture_output=True, text=True, timeout=60)
+    assert fast.stderr.endswith("click imported: False\n")
+    assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout)
+    assert fast.stderr.removesuffix("click imported: False\n") == slow.stderr
+    assert "Traceback" not in fast.stderr
+
+
+def test_handoff_options_beyond_the_everyday_go_through_click(tmp_path: Path) -> None:
+    from continuity_cli.handoff import plain_args
+
+    assert plain_args(["--from", "codex", "--account=work"]) == {"agent": "codex",
+                                                               "account": "work"}
+    for args in (["--json"], ["--from"], ["--from", "--json"], ["--from", "a", "--from", "b"],
+                 ["--budget", "200"], ["-h"], ["extra"]):
+        assert plain_args(args) is None, args
+
+
 def test_errors_are_one_line_with_exit_1(tmp_path: Path) -> None:
     result = run_baker("sync", cwd=tmp_path)
     assert result.returncode == 1

@@ -8,9 +8,14 @@ click nor any adapter it does not need.
 from __future__ import annotations
 
 import os
-import signal
 import sys
-from types import FrameType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+    from types import FrameType
+else:  # `signal` builds an enum of every signal at import, for nothing a hook uses
+    import _signal as signal
 
 DEADLINES_S = {"checkpoint": 20, "pickup": 8, "pretool": 3}
 MAX_STDIN = 64 << 20

@@ -7,7 +7,6 @@ their commands (`baker … --agent codex`) and trust entries by their hash.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import tomlkit
 from tomlkit.items import AoT, Table
 
 from continuity_core.adapters import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
+from continuity_core.fs import hexdigest
 
 BAKER = "baker"
 NOTIFY = [BAKER, "checkpoint", "--agent", "codex", "--quiet"]
@@ -63,7 +63,7 @@ def trust_hash(hook: Hook, matcher: str | None = None) -> str:
     if matcher is not None:
         body["matcher"] = matcher
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    return "sha256:" + hexdigest(canonical.encode(), "sha256")
 
 
 def trust_key(source: str, hook: Hook, group: int, handler: int = 0) -> str:

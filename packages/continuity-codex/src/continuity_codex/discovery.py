@@ -11,7 +11,6 @@ of heads, read from disk only for rollouts it has not seen.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import heapq
 import json
 import os
@@ -27,6 +26,7 @@ from pathlib import Path
 import msgspec
 
 from continuity_core.adapters import Account, expand
+from continuity_core.fs import hexdigest
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 
@@ -368,7 +368,7 @@ class HeadCache:
         from continuity_core.config import baker_home
 
         self.home, self.prefix = home, os.path.join(home, "")
-        digest = hashlib.sha256(os.path.realpath(home).encode()).hexdigest()[:16]
+        digest = hexdigest(os.path.realpath(home).encode(), "sha256")[:16]
         self.path = baker_home() / "cache" / "codex" / f"heads-{digest}.json"
         self.entries: dict[str, list[str | None]] = {}
         self.seen: set[str] = set()

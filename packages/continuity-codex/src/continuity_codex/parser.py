@@ -9,7 +9,6 @@ capped edits keep text raw until the end of a read redacts what is still kept.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 from typing import Any
 
@@ -18,6 +17,7 @@ import msgspec
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
 from continuity_core.adapters import kit
+from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
@@ -212,7 +212,7 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
         return
     # A file written by one CLI and migrated or appended to by another may say it twice. The
     # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
-    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    digest = hexdigest(text.encode(), "blake2b", digest_size=12)
     if digest == extra.get("last_request") and \
             session.records - extra.get("last_request_at", 0) < 6:
         return

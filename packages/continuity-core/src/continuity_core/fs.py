@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+# The builtin modules that hash without OpenSSL, by algorithm.
+_BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": ("_sha2", "_sha256"), "blake2b": ("_blake2",)}
 
 
 def ensure_private_dir(path: Path) -> Path:
@@ -110,3 +113,26 @@ def backup_beside(path: Path) -> Path:
     os.replace(path, backup)
     return backup
 
+
+
+def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None = None) -> str:
+    """The hex digest that names a scratch file or fingerprints a file (not security): the
+    same digest as hashlib's, from the builtin `_sha1`, `_sha2` (`_sha256` on 3.11) or
+    `_blake2` module, since importing hashlib starts OpenSSL, which costs a hook more than
+    its work (docs/decisions.md, "Hook start-up budget")."""
+    import importlib
+
+    make: Any = None
+    for module in _BUILTIN_HASHES.get(algorithm, ()):
+        try:
+            make = getattr(importlib.import_module(module), algorithm)
+            break
+        except (ImportError, AttributeError):
+            continue
+    if make is None:  # an interpreter built without them, or another algorithm
+        import hashlib
+
+        make = partial(hashlib.new, algorithm)
+    sized = {} if digest_size is None else {"digest_size": digest_size}
+    digest: str = make(data, **sized).hexdigest()
+    return digest

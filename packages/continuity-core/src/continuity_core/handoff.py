@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
@@ -32,15 +33,14 @@ if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
 
 
-@dataclass
-class Handoff:
+class Handoff(msgspec.Struct):
     brief: brief_mod.Brief
     session: Session | None
     adapter: Adapter | None
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)
     git: GitFacts | None = None  # the live facts the brief was built on (None: another machine)
-    note: dict[str, str] = field(default_factory=dict)
-    traps: list[Trap] = field(default_factory=list)
+    note: dict[str, str] = msgspec.field(default_factory=dict)
+    traps: list[Trap] = msgspec.field(default_factory=list)
     unrecorded: Any | None = None  # inflight.Inflight: a call only the pre-tool hook saw
 
 

@@ -29,13 +29,11 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | trust.NOFOLLOW | trust.CLOEXEC
 
 def marker_name(command: str, agent: str | None, payload: bytes, argv: list[str]) -> str:
     """The marker of one hook call: equal for the duplicate calls of one event."""
-    import hashlib
+    from continuity_core.fs import hexdigest  # hashlib's OpenSSL start-up costs a hook more
 
-    digest = hashlib.sha256()
-    for part in (command, agent or "", *argv):
-        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    digest.update(payload)
-    return digest.hexdigest()[:40]
+    head = b"".join(part.encode("utf-8", "surrogateescape") + b"\0"
+                    for part in (command, agent or "", *argv))
+    return hexdigest(head + payload, "sha256")[:40]
 
 
 def first_call(command: str, agent: str | None, payload: bytes, argv: list[str]) -> bool:

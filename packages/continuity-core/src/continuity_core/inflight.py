@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import os
 from pathlib import Path
 
 import msgspec
 
 from continuity_core import trust
-from continuity_core.fs import atomic_write
+from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
@@ -33,7 +32,7 @@ class Inflight(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def _path(store: Store, agent: str, session_id: str) -> Path:
-    digest = hashlib.sha1(f"{agent}\0{session_id}".encode(), usedforsecurity=False).hexdigest()
+    digest = hexdigest(f"{agent}\0{session_id}".encode())
     return store.path("inflight", f"{digest[:20]}.json")
 
 

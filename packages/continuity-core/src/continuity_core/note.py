@@ -8,9 +8,10 @@ never silently truncated.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import BakerError
@@ -38,12 +39,11 @@ class NoteTooLong(BakerError):
     pass
 
 
-@dataclass
-class Note:
-    meta: dict[str, str] = field(default_factory=dict)
+class Note(msgspec.Struct):
+    meta: dict[str, str] = msgspec.field(default_factory=dict)
     # title -> body as written (no heading; comments kept, `get` drops them)
-    sections: dict[str, str] = field(default_factory=dict)
-    extra: list[str] = field(default_factory=list)  # sections we do not know, kept verbatim
+    sections: dict[str, str] = msgspec.field(default_factory=dict)
+    extra: list[str] = msgspec.field(default_factory=list)  # sections we do not know, kept verbatim
     preamble: str = ""  # text before the first heading, kept verbatim
 
     def get(self, title: str) -> str:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from continuity_core import machines, probes, stamps
 from continuity_core import note as note_mod
@@ -38,16 +39,15 @@ NOT_CHECKED = "Execution was not checked: no transcript of a previous session of
               "could be verified"
 
 
-@dataclass
-class Previous:
+class Previous(msgspec.Struct):
     """The newest verifiable earlier session, or why there is none."""
 
     session: Session | None = None
     ref: SessionRef | None = None
     source: str = ""  # "transcript" or "checkpoint <id>"
     why_not: str = NOT_CHECKED
-    errors: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)  # newer attempts that did no work
+    errors: list[str] = msgspec.field(default_factory=list)
+    failed: list[str] = msgspec.field(default_factory=list)  # newer attempts that did no work
 
 
 def inside(cwd: str | None, root: Path) -> bool:

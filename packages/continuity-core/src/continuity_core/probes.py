@@ -16,7 +16,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -40,14 +39,13 @@ NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes
 T = TypeVar("T")
 
 
-@dataclass
-class ProbeContext:
+class ProbeContext(msgspec.Struct):
     """What a plugin probe gets: the project, its section of probes.json, the project's venv
     interpreters (a default for plugins that run inside them) and its time limit."""
 
     root: Path
     config: Mapping[str, Any]
-    interpreters: list[str] = field(default_factory=list)
+    interpreters: list[str] = msgspec.field(default_factory=list)
     timeout_s: float = DEFAULT_DEADLINE_S
 
 
@@ -89,8 +87,7 @@ def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | Bas
     return [r if done[i].is_set() else None for i, r in enumerate(results)]
 
 
-@dataclass
-class Ran:
+class Ran(msgspec.Struct):
     returncode: int | None  # None: timed out (the whole process group was killed)
     out: str
     err: str
@@ -152,13 +149,12 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
 
 # --- probes.json -----------------------------------------------------------------------------
 
-@dataclass
-class ProbesConfig:
-    jobs: list[Any] = field(default_factory=list)
-    probes: list[Any] = field(default_factory=list)
-    venvs: list[Any] = field(default_factory=list)
+class ProbesConfig(msgspec.Struct):
+    jobs: list[Any] = msgspec.field(default_factory=list)
+    probes: list[Any] = msgspec.field(default_factory=list)
+    venvs: list[Any] = msgspec.field(default_factory=list)
     gpu: Mapping[str, Any] | None = None  # None: not configured
-    errors: list[ProbeResult] = field(default_factory=list)
+    errors: list[ProbeResult] = msgspec.field(default_factory=list)
 
 
 def read_config(root: Path) -> ProbesConfig:

@@ -173,10 +173,10 @@ OWN_FILE = "own.json"  # in .baker/: {project path: sha256 of what `baker init` 
 
 
 def _sha(path: Path) -> str | None:
-    import hashlib
+    from continuity_core.fs import hexdigest
 
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hexdigest(path.read_bytes(), "sha256")
     except OSError:
         return None
 

@@ -16,7 +16,6 @@ import re
 import stat
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,11 +79,10 @@ _ARTIFACT_RE = re.compile(r"`([^`]+)`")
 
 # --- the format ------------------------------------------------------------------------------
 
-@dataclass
-class Document:
-    front: dict[str, str] = field(default_factory=dict)
-    sections: dict[str, str] = field(default_factory=dict)  # canonical title -> body
-    order: list[str] = field(default_factory=list)  # every `## ` heading, as written
+class Document(msgspec.Struct):
+    front: dict[str, str] = msgspec.field(default_factory=dict)
+    sections: dict[str, str] = msgspec.field(default_factory=dict)  # canonical title -> body
+    order: list[str] = msgspec.field(default_factory=list)  # every `## ` heading, as written
 
 
 def parse(text: str) -> Document:
@@ -271,8 +269,7 @@ def new_id() -> str:
     return _stamp_id("ms")
 
 
-@dataclass
-class Saved:
+class Saved(msgspec.Struct):
     id: str
     path: Path
     meta_path: Path

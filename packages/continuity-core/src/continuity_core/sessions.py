@@ -17,9 +17,10 @@ import datetime as dt
 import heapq
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
@@ -42,31 +43,28 @@ class NoMatch(BakerError):
     """A filter (`--from`, `--session`, an account) matched no session of the project."""
 
 
-@dataclass
-class Candidate:
+class Candidate(msgspec.Struct):
     ref: SessionRef
     adapter: Adapter
 
 
-@dataclass
-class Found:
+class Found(msgspec.Struct):
     """The candidates of a project, newest first, and what was searched to find them."""
 
-    candidates: list[Candidate] = field(default_factory=list)
-    searched: list[str] = field(default_factory=list)  # "claude: /home/u/.claude"
-    errors: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = msgspec.field(default_factory=list)
+    searched: list[str] = msgspec.field(default_factory=list)  # "claude: /home/u/.claude"
+    errors: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class Choice:
+class Choice(msgspec.Struct):
     """The session that did work, the newer ones that failed, and how they were found."""
 
     ref: SessionRef | None = None
     adapter: Adapter | None = None
     session: Session | None = None
-    failed: list[tuple[SessionRef, Session]] = field(default_factory=list)  # newest first
-    searched: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    failed: list[tuple[SessionRef, Session]] = msgspec.field(default_factory=list)  # newest first
+    searched: list[str] = msgspec.field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)
 
 
 def _is_path(account: str) -> bool:
@@ -273,8 +271,7 @@ def pick(found: Found, store: Any | None = None, *, exact: bool = False,
     return choice
 
 
-@dataclass
-class Newest:
+class Newest(msgspec.Struct):
     ref: SessionRef | None
     adapter: Adapter | None
     searched: list[str]
@@ -334,14 +331,13 @@ def short_time(stamp: str) -> str:
     return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
-@dataclass
-class Table:
+class Table(msgspec.Struct):
     """`baker sessions` (and the MCP `sessions` tool): rows newest first, the chosen one marked."""
 
     rows: list[dict[str, Any]]
     more: int  # older sessions past the limit
-    searched: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    searched: list[str] = msgspec.field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)
 
 
 def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,

@@ -8,7 +8,6 @@ on the data file itself.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import time
@@ -20,7 +19,7 @@ import msgspec
 
 from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
-from continuity_core.fs import atomic_write
+from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.stamps import new_id
 
@@ -165,7 +164,7 @@ class Store:
 
     # --- incremental reader state --------------------------------------------------------
     def cursor_path(self, agent: str, transcript: str) -> Path:
-        digest = hashlib.sha1(transcript.encode(), usedforsecurity=False).hexdigest()[:16]
+        digest = hexdigest(transcript.encode())[:16]
         return self.path("cursors", f"{agent}-{digest}.msgpack")
 
     def load_cursor(self, agent: str, transcript: str, type_: type[T]) -> T | None:

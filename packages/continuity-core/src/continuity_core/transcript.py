@@ -13,7 +13,6 @@ text is left in a returned or saved cursor.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import stat
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
@@ -58,7 +58,7 @@ class Cursor(msgspec.Struct, kw_only=True):
 def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
     with open(path, "rb") as f:
         head = f.read(length)
-    return len(head), hashlib.sha256(head).hexdigest()
+    return len(head), hexdigest(head, "sha256")
 
 
 def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:

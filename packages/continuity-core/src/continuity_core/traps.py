@@ -10,7 +10,6 @@ them changed: the rejection may no longer hold.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import shlex
@@ -23,7 +22,7 @@ import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import BakerError, StoreError
-from continuity_core.fs import atomic_write
+from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.trap import Trap
 from continuity_core.store import STORE, Store, now_iso
@@ -54,8 +53,10 @@ def _lines(root: Path) -> list[bytes]:
         return []
 
 
-def _decode(line: bytes) -> Trap | None:
-    """One line as a trap; None for anything else (a broken line, a non-string pattern)."""
+def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
+    """One line as a trap; None for anything else (a broken line, a non-string pattern).
+    `redact_why=False` leaves `why` for the caller to redact (`unseen`: only the few that
+    match, where redacting 1,000 reasons on every pre-tool call cost more than the rest)."""
     try:
         trap = msgspec.json.decode(line, type=Trap)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -63,12 +64,13 @@ def _decode(line: bytes) -> Trap | None:
     if not trap.pattern.strip():
         return None
     # A line written by hand (or by an older baker) is shown as `add` would have stored it.
-    return msgspec.structs.replace(trap, pattern=redact(trap.pattern), why=redact(trap.why))
+    why = redact(trap.why) if redact_why else trap.why
+    return msgspec.structs.replace(trap, pattern=redact(trap.pattern), why=why)
 
 
-def load(root: Path) -> list[Trap]:
+def load(root: Path, *, redact_why: bool = True) -> list[Trap]:
     """Every usable trap, oldest first."""
-    traps = [_decode(line) for line in _lines(root) if line.strip()]
+    traps = [_decode(line, redact_why=redact_why) for line in _lines(root) if line.strip()]
     return [t for t in traps if t is not None]
 
 
@@ -81,9 +83,12 @@ def parse_lines(data: bytes) -> list[Trap]:
 def with_other_machines(root: Path) -> list[Trap]:
     """This project's traps, then those `baker pull` brought from other machines (marked
     with their machine; read from `.baker/machines.json`, never from git)."""
+    return _with_others(root, load(root))
+
+
+def _with_others(root: Path, own: list[Trap]) -> list[Trap]:
     from continuity_core.machines import traps_from_others
 
-    own = load(root)
     ids = {t.id for t in own}
     return own + [t for t in traps_from_others(root) if t.id not in ids]
 
@@ -93,7 +98,7 @@ def file_hash(path: Path) -> str | None:
     try:
         if path.stat().st_size > HASH_BYTES_MAX or not path.is_file():
             return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return hexdigest(path.read_bytes(), "sha256")[:16]
     except OSError:
         return None
 
@@ -261,7 +266,7 @@ def render(root: Path, trap: Trap) -> str:
 # --- what a session has already been shown ----------------------------------------------------
 
 def _seen_path(root: Path, session: str) -> Path:
-    digest = hashlib.sha1(session.encode(), usedforsecurity=False).hexdigest()[:16]
+    digest = hexdigest(session.encode())[:16]
     return root / STORE / SEEN_DIR / f"{digest}.json"
 
 
@@ -288,12 +293,15 @@ def mark_seen(root: Path, session: str, ids: Iterable[str]) -> None:
 def unseen(root: Path, session: str, paths: Sequence[str], command: str | None,
            batch: int = BATCH, cwd: str | None = None) -> list[Trap]:
     """The next matching traps `session` has not been shown, at most `batch`."""
-    traps = with_other_machines(root)
+    own = load(root, redact_why=False)  # as with_other_machines, reasons redacted below
+    traps = _with_others(root, own)
     if not traps:
         return []
     already = seen(root, session)
-    return [t for t in matching(root, traps, paths, command, cwd)
-            if t.id not in already][:batch]
+    found = [t for t in matching(root, traps, paths, command, cwd)
+             if t.id not in already][:batch]
+    raw = {id(t) for t in own}
+    return [msgspec.structs.replace(t, why=redact(t.why)) if id(t) in raw else t for t in found]
 
 
 def record_delivered(root: Path, session: str, traps: Iterable[Trap]) -> None:

@@ -320,13 +320,13 @@ def _index_key(root: Path) -> str | None:
 
 
 def _tracked_mark(key: str) -> Path | None:
-    import hashlib
+    from continuity_core.fs import hexdigest
 
     try:
         folder = home_dir(*TRACKED_CACHE, create=_REMEMBER["clean"])
     except (OSError, Untrusted):
         return None
-    return folder / hashlib.sha256(key.encode()).hexdigest()[:32]
+    return folder / hexdigest(key.encode(), "sha256")[:32]
 
 
 def sweep(folder: Path, max_age_s: float) -> None:

@@ -8,7 +8,6 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from continuity_core.adapters import Account, expand
+from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
@@ -122,7 +122,7 @@ def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
             if _under(_norm(root), wanted):
                 out.setdefault(tmp / slug, _norm(root))
     for root in [*wanted, *list(out.values())]:
-        legacy = tmp / hashlib.sha256(root.encode()).hexdigest()
+        legacy = tmp / hexdigest(root.encode(), "sha256")
         out.setdefault(legacy, root)
     return [(folder, root) for folder, root in out.items() if (folder / "chats").is_dir()]
 
@@ -275,7 +275,7 @@ def _roots_by_folder(gemini_dir: Path) -> dict[str, str]:
         for root, slug in source.items():
             out.setdefault(slug, _norm(root))
     for root in list(out.values()):
-        out.setdefault(hashlib.sha256(root.encode()).hexdigest(), root)
+        out.setdefault(hexdigest(root.encode(), "sha256"), root)
     return out
 
 

@@ -39,19 +39,19 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
     (`baker sessions` lists them all).
     """
     from continuity_cli import output
+    from continuity_cli.handoff import limit_note, make_brief
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
 
-    root = handoff_mod.project_root()
     if machine is not None:
-        result = handoff_mod.from_machine(root, machine, budget_tokens=budget,
+        result = handoff_mod.from_machine(handoff_mod.project_root(), machine,
+                                          budget_tokens=budget,
                                           narrowed=agent or account or session_id)
-    else:
-        result = handoff_mod.make(root, agent=agent, account=account, session_id=session_id,
-                                  budget_tokens=budget)
+        text = brief_mod.render(result.brief)
+    else:  # as `continuity_cli.handoff.run`, the everyday form that runs without click
+        result, text = make_brief(agent, account, session_id, budget)
     for err in result.errors:
         click.echo(f"warning: {err}", err=True)
-    text = brief_mod.render(result.brief)
     if as_json:
         output.emit_json(handoff_mod.structured(result))
     elif out is None and not copy:
@@ -68,9 +68,6 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
         if not copied and not as_json:
             click.echo(text, nl=False)  # the brief is never lost
         click.echo(how, err=True)
-    if result.brief.ended_on_limit:
-        when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
-        click.echo(f"The last session ended on a usage limit{when}: continue with "
-                   "`baker resume AGENT` on another agent, or `--account NAME`, or "
-                   "`baker resume --next` ([rotation]; `baker run` does it by itself).",
-                   err=True)
+    note = limit_note(result)
+    if note:
+        click.echo(note, err=True)

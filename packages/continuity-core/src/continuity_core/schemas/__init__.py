@@ -1,21 +1,47 @@
 """msgspec schemas: everything that crosses a package boundary or reaches disk."""
 
-from continuity_core.schemas.checkpoint import Checkpoint, GitFacts, Worktree
-from continuity_core.schemas.config import AccountConfig, GlobalConfig
-from continuity_core.schemas.hook import HookEvent
-from continuity_core.schemas.probe import ProbeResult, ProbesFile, ProbeSpec
-from continuity_core.schemas.session import (
-    ApiError,
-    Compaction,
-    FileEdit,
-    Message,
-    Session,
-    SessionRef,
-    TodoItem,
-    ToolCall,
-    Usage,
-)
-from continuity_core.schemas.trap import Trap
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from continuity_core.schemas.checkpoint import Checkpoint, GitFacts, Worktree
+    from continuity_core.schemas.config import AccountConfig, GlobalConfig
+    from continuity_core.schemas.hook import HookEvent
+    from continuity_core.schemas.probe import ProbeResult, ProbesFile, ProbeSpec
+    from continuity_core.schemas.session import (
+        ApiError,
+        Compaction,
+        FileEdit,
+        Message,
+        Session,
+        SessionRef,
+        TodoItem,
+        ToolCall,
+        Usage,
+    )
+    from continuity_core.schemas.trap import Trap
+
+# Each name's module, imported on first use: a hook that needs one schema module does not
+# build every struct (docs/decisions.md, "Hook start-up budget").
+_MODULES = {
+    "Checkpoint": "checkpoint", "GitFacts": "checkpoint", "Worktree": "checkpoint",
+    "AccountConfig": "config", "GlobalConfig": "config", "HookEvent": "hook",
+    "ProbeResult": "probe", "ProbesFile": "probe", "ProbeSpec": "probe",
+    "ApiError": "session", "Compaction": "session", "FileEdit": "session", "Message": "session",
+    "Session": "session", "SessionRef": "session", "TodoItem": "session", "ToolCall": "session",
+    "Usage": "session", "Trap": "trap",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AccountConfig",
