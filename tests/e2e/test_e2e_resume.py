@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -240,3 +241,27 @@ def _trust_codex_tools(a: Agent) -> None:
     config = a.config_dir / "config.toml"
     config.write_text('approval_policy = "never"\nsandbox_mode = "danger-full-access"\n'
                       + config.read_text())
+
+
+def test_a_300_kb_request_still_gives_todos_and_files_inline(agent) -> None:
+    """Issue 21: a latest request of ~300 KB makes the brief go through its file, but the
+    first turn the next agent gets still carries the essentials inline: the request's start
+    (cut, with a pointer), the todos and the files edited."""
+    src: Agent = agent("claude", source_script())
+    huge = REQUEST + "\n" + "\n".join(
+        f"Context line {n}: keep parse() pure and every test green." for n in range(5_500))
+    assert len(huge.encode()) > 300_000
+    # Claude Code takes a `-p` prompt from stdin: no argument could hold 300 KB.
+    proc = subprocess.run(["claude", "-p", "--output-format", "json",
+                           "--dangerously-skip-permissions"], input=huge, cwd=src.project,
+                          env=src.env, capture_output=True, text=True, timeout=120)
+    assert src.mock.played() == 3, (proc.stdout[-2000:], proc.stderr[-2000:])
+    dst: Agent = agent("codex", [Turn(text="I will confirm the plan first.")])
+
+    text = first_request(dst, resume(dst, "codex", "--from", "claude"))
+    assert BRIEF_FILE.search(text), text[-3000:]  # the rest is in the file it names
+    assert REQUEST in text  # the request's start, inline
+    assert "Context line 5499" not in text  # ... cut: its end is only in the file
+    for item, _ in TODOS:
+        assert item in text
+    assert EDITED in text
