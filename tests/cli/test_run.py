@@ -160,7 +160,7 @@ def test_a_hook_limit_switches_to_the_next_agent_with_the_brief(
     try:
         term.expect("claude ready")
         term.send("hook-limit\r")
-        term.expect(r"Claude Code hit its 5-hour limit, resets \d\d:\d\d .{0,20}continuing in "
+        term.expect(r"Claude Code hit its 5-hour limit, resets (?:\d{4}-\d\d-\d\d )?\d\d:\d\d .{0,20}continuing in "
                     r"Codex CLI in \d s")
         term.expect("bye")  # ended with its own exit command
         term.expect("continuing in Codex")
@@ -238,7 +238,7 @@ def test_every_entry_limited_ends_the_agent_and_exits_75(
         text = term.seen.decode(errors="replace")
     finally:
         term.close()
-    assert re.search(r"every entry is limited; claude resets first, at \d\d:\d\d", text)
+    assert re.search(r"every entry is limited; claude resets first, at (?:\d{4}-\d\d-\d\d )?\d\d:\d\d", text)
 
 
 def test_nothing_to_start_when_everything_is_limited(
