@@ -10,6 +10,9 @@ each timed run. Each target from the issue is reported as met or MISSED; targets
     python scripts/bench.py --sizes 1M,100M --handoff-sizes 100M --rollouts 2000
     python scripts/bench.py --smoke --out /tmp/b.md  # tiny data, one run each (tests)
     python scripts/bench.py --peers                  # also portable-resume and ccusage
+    python scripts/bench.py --only handoff --sizes 1M --peers --peer-tools ccusage \
+        --title "Never-seen handoff beside ccusage" --out docs/benchmarks-never-seen.md
+                                                     # baker beside ccusage on the same files
     python scripts/bench.py --agents claude --sizes 1G --handoff-sizes 500M,1G --append
                                                      # add a large-size table to the page
 
@@ -44,8 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / ("Scripts" if os.name == "nt" else "bin")
 TRAPS = 1000
 TRAP_MARK = "BENCH-TRAP"
-# ccusage 20's full parse of a 500 MB transcript, from the issue (it has no Gemini parser, so
-# Gemini is held to the Claude figure). --peers replaces these with figures measured here.
+# ccusage 20's full parse of a 500 MB transcript, from the issue (which gives no Gemini figure,
+# so Gemini is held to the Claude one). --peers replaces these with figures measured here.
 CCUSAGE_500M_S = {"claude": 2.1, "codex": 0.63, "gemini": 2.1}
 BRIEF_MAX = 32 << 10
 PICKUP_MAX_CHARS = 6000
@@ -143,6 +146,12 @@ class Bench:
         self.rows: list[Row] = []
         self.bare_walls: list[float] = []  # every bare start, for the baseline row
         self.briefs: dict[str, list[int]] = {}
+        # (agent, size) -> the never-seen handoff and ccusage's parse of the same transcript
+        self.never: dict[tuple[str, int], Sample] = {}
+        self.ccusage: dict[tuple[str, int], Sample | str] = {}
+        self.peer_tools: dict[str, list[str] | str] = {}
+        self.ccusage_version = "20"
+        self.ccusage_reads: dict[str, bool] = {}
         self.scratch = Path(tempfile.mkdtemp(prefix="baker-bench-"))
 
     def log(self, msg: str) -> None:
@@ -258,8 +267,9 @@ class Bench:
         has = self.commands()
         only = set(a.only.split(","))
         small = min(sizes)
-        if a.peers:  # first: their measured times become the never-seen handoff limits
-            self.peers(agents, [x for x in handoff_sizes if x >= 100 << 20] or handoff_sizes)
+        peer_sizes = [x for x in handoff_sizes if x >= 100 << 20] or handoff_sizes
+        if a.peers:
+            self.setup_peers()
         for agent in agents:
             self.log(f"{agent}:")
             gen = self.data.transcript(agent, small, log=self.log)
@@ -269,8 +279,11 @@ class Bench:
                 self.pickup(agent, home, gen.path)
             for size in sizes if "checkpoint" in only else []:
                 self.checkpointed(agent, size)
-            for size in handoff_sizes if "handoff" in only else []:
-                self.never_seen(agent, size)
+            for size in handoff_sizes:
+                if a.peers and size in peer_sizes:  # first: ccusage's time becomes the limit
+                    self.peers(agent, size)
+                if "handoff" in only:
+                    self.never_seen(agent, size)
             self.brief_size(agent)
         if a.rollouts and "discovery" in only:
             self.many_codex(a.rollouts)
@@ -287,6 +300,8 @@ class Bench:
         if not a.keep_large:
             self.data.remove_sizes(1 << 30)
         text = self.table()
+        if self.ccusage:
+            text += "\n\n" + self.comparison()
         print(text)
         if a.out:
             out = Path(a.out)
@@ -377,6 +392,7 @@ class Bench:
                          timeout=600, warmup=not big)
         label = human(size)
         self.briefs.setdefault(agent, []).append(len(s.out))
+        self.never[(agent, size)] = s
         if size >= 1 << 30:
             self.check(Row("`baker handoff`, never seen", agent, label, s, target="≤ 5 s"),
                        max_s=5, expect=FINAL_REQUEST.encode())
@@ -483,32 +499,57 @@ class Bench:
 
     # --- peers -----------------------------------------------------------------------------
 
-    def peers(self, agents: list[str], sizes: list[int]) -> None:
-        """portable-resume and ccusage on the same files, side by side with `baker handoff`."""
-        tools = install_peers(self.data.root / "peers", self.log)
-        for name, why in tools.items():
+    def setup_peers(self) -> None:
+        want = [x for x in self.args.peer_tools.split(",") if x]
+        if self.args.ccusage is not None:
+            if "ccusage" not in want:
+                want.append("ccusage")
+            self.peer_tools = {"ccusage": [str(self.args.ccusage)]}
+            if "portable-resume" in want:
+                self.peer_tools.update(install_peers(self.data.root / "peers", self.log,
+                                                     ["portable-resume"]))
+        else:
+            self.peer_tools = install_peers(self.data.root / "peers", self.log, want)
+        for name, why in self.peer_tools.items():
             if isinstance(why, str):
                 self.add(Row(f"peer {name}", note=f"skipped: {why}"))
-        for agent in agents:
-            for size in sizes:
-                self.data.transcript(agent, size, log=self.log)
-                home = self.data.home(f"size-{size}")
-                label = human(size)
-                runs = min(self.args.runs, 3)
-                pr = tools.get("portable-resume")
-                if isinstance(pr, list):
-                    s = self.measure([*pr, agent, "show", "latest", "--cwd", self.data.cwd,
-                                      "--within-min", "0"], home, runs=runs, timeout=600,
-                                     warmup=False)
-                    row = Row("peer: portable-resume 0.4.5 `show latest`", agent, label, s)
-                    self.peer_row(row)
-                cc = tools.get("ccusage")
-                if isinstance(cc, list):
-                    s = self.measure([*cc, agent, "daily", "--json", "--offline"], home,
-                                     runs=runs, timeout=600, warmup=False)
-                    self.peer_row(Row("peer: ccusage 20 `daily --json`", agent, label, s))
-                    if size >= 500 << 20 and all(c == 0 for c in s.codes):
-                        CCUSAGE_500M_S[agent] = s.wall * (500 << 20) / size
+        cc = self.peer_tools.get("ccusage")
+        if isinstance(cc, list):
+            said = subprocess.run([*cc, "--version"], capture_output=True, text=True,
+                                  check=False, env=self.env(self.data.home("peers-version")))
+            found = re.search(r"\d+\.\d+\.\d+", said.stdout)
+            self.ccusage_version = found[0] if found else "20"
+
+    def peers(self, agent: str, size: int) -> None:
+        """portable-resume and ccusage on `agent`'s `size` transcript, just before `baker
+        handoff` reads the same file: same page cache, same load."""
+        self.data.transcript(agent, size, log=self.log)
+        home = self.data.home(f"size-{size}")
+        label = human(size)
+        runs = min(self.args.runs, 3)
+        pr = self.peer_tools.get("portable-resume")
+        if isinstance(pr, list):
+            s = self.measure([*pr, agent, "show", "latest", "--cwd", self.data.cwd,
+                              "--within-min", "0"], home, runs=runs, timeout=600, warmup=False)
+            self.peer_row(Row("peer: portable-resume 0.4.5 `show latest`", agent, label, s))
+        cc = self.peer_tools.get("ccusage")
+        if not isinstance(cc, list):
+            return
+        # ccusage has one sub-command per agent it reads; one it lacks has no peer figure.
+        if agent not in self.ccusage_reads:
+            helps = subprocess.run([*cc, agent, "--help"], capture_output=True, check=False,
+                                   env=self.env(home), cwd=self.data.repo, timeout=60)
+            self.ccusage_reads[agent] = helps.returncode == 0
+        if not self.ccusage_reads[agent]:
+            self.ccusage[(agent, size)] = f"no peer: ccusage has no `{agent}` command"
+            return
+        s = self.measure([*cc, agent, "daily", "--json", "--offline"], home,
+                         runs=runs, timeout=600, warmup=False)
+        self.peer_row(Row(f"peer: ccusage {self.ccusage_version} `{agent} daily --json`",
+                          agent, label, s))
+        self.ccusage[(agent, size)] = s
+        if size >= 500 << 20 and all(c == 0 for c in s.codes):
+            CCUSAGE_500M_S[agent] = s.wall * (500 << 20) / size
 
     def peer_row(self, row: Row) -> None:
         s = row.sample
@@ -520,7 +561,9 @@ class Bench:
         elif FINAL_REQUEST.encode() in s.out:
             row.note = f"output {human(len(s.out))}, has the final request"
         else:
-            row.note = f"output {human(len(s.out))}"
+            tokens = total_tokens(s.out)
+            row.note = f"output {human(len(s.out))}" + (
+                f", {tokens:,} tokens in its totals" if tokens is not None else "")
         self.add(row)
 
     # --- output ----------------------------------------------------------------------------
@@ -542,10 +585,54 @@ class Bench:
                          f"{r.target or '—'} | {result} | {r.note} |")
         return "\n".join(lines)
 
+    def comparison(self) -> str:
+        """The never-seen handoff beside ccusage on the same transcript, size by size."""
+        head = (f"| agent | size | `baker handoff`, never seen | peak RSS | ccusage "
+                f"{self.ccusage_version} `daily --json --offline` | peak RSS | "
+                "ccusage ÷ baker | note |")
+        lines = [head, "|" + "---|" * 8]
+        for (agent, size), peer in self.ccusage.items():
+            baker = self.never.get((agent, size))
+            b_wall = f"{baker.wall:.3f} s" if baker else "not measured"
+            b_rss = f"{baker.rss_mib:.0f} MiB" if baker else "—"
+            notes = []
+            if baker and any(c != 0 for c in baker.codes):
+                notes.append("baker failed")
+            elif baker and FINAL_REQUEST.encode() not in baker.out:
+                notes.append("baker's brief lacks the final request")
+            if isinstance(peer, str):
+                c_wall, c_rss, ratio = "—", "—", "—"
+                notes.append(peer)
+            elif any(c != 0 for c in peer.codes):
+                c_wall, c_rss, ratio = "—", "—", "—"
+                said = (peer.err or peer.out).decode(errors="replace").strip().splitlines()
+                notes.append("ccusage fails: " + (said[0][:80].replace("|", "/") if said
+                                                  else f"exit {peer.codes[0]}"))
+            else:
+                c_wall, c_rss = f"{peer.wall:.3f} s", f"{peer.rss_mib:.0f} MiB"
+                ok = baker is not None and all(c == 0 for c in baker.codes)
+                ratio = f"{peer.wall / baker.wall:.1f}×" if baker and ok else "—"
+                tokens = total_tokens(peer.out)
+                if tokens is not None:
+                    notes.append(f"ccusage counted {tokens:,} tokens")
+            lines.append(f"| {agent} | {human(size)} | {b_wall} | {b_rss} | {c_wall} | {c_rss} "
+                         f"| {ratio} | {'; '.join(notes)} |")
+        return "\n".join(lines)
+
     def document(self, table: str) -> str:
         """The page's introduction: what is measured and how."""
         a = self.args
-        return f"""# Benchmarks
+        peers = "" if not self.ccusage else f"""
+The second table puts each never-seen `baker handoff` (no store, nothing cached: it finds the
+session and reads the transcript anew) beside ccusage's `<agent> daily --json --offline` on the
+same generated transcript, in the same isolated home (HOME, CLAUDE_CONFIG_DIR and CODEX_HOME
+point at it, never at the real ones), ccusage first and baker right after it: each the median
+of {min(a.runs, 3)} runs with no warm-up (the file was just generated or read, so it is in the
+page cache), with the peak RSS of the worst run. ccusage is installed from the npm
+registry as `ccusage@20` (or the newest 20.x that has a native binary for this platform); it
+parses the whole file, so its token totals grow with the size.
+"""
+        return f"""# {a.title}
 
 Written by `python scripts/bench.py`; do not edit by hand. Issues 11 and 17 set the targets,
 and a missed one is shown as **MISSED**, never loosened.
@@ -571,7 +658,7 @@ The never-seen handoff limit at 500 MB is ccusage 20's full parse of the same si
 2.1 s, Codex 0.63 s; the issue gives none for Gemini, which is held to Claude's). The
 checkpoint rows also check the hooks' own 20 s deadline: past it the hook is stopped and
 nothing is saved.
-"""
+{peers}"""
 
     def section(self, table: str) -> str:
         """One run's table with its command line and machine."""
@@ -580,6 +667,7 @@ nothing is saved.
         cpus = os.cpu_count()
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         missed = sum(1 for r in self.rows if r.met is False)
+        peers = f" --peers --peer-tools {a.peer_tools}" if a.peers else ""
         note = f"\n{a.note.strip()}" if a.note.strip() else ""
         return f"""
 ## Run of {when}
@@ -591,7 +679,7 @@ load average {load:.1f} at the end. Targets missed: {missed}.{note}
 
 Command: `python scripts/bench.py --agents {a.agents} --only {a.only} --sizes {a.sizes}
 --handoff-sizes {a.handoff_sizes} --rollouts {a.rollouts} --folders {a.folders}
---runs {a.runs}{" --peers" if a.peers else ""}`.
+--runs {a.runs}{peers}`.
 """
 
 
@@ -647,19 +735,36 @@ def echo_times(argv: list[str], env: dict[str, str], cwd: Path, keys: int) -> li
     return times
 
 
-def install_peers(where: Path, log: Callable[[str], None]) -> dict[str, list[str] | str]:
+def total_tokens(out: bytes) -> int | None:
+    """ccusage's `totals.totalTokens` from its --json output, if it printed one."""
+    try:
+        value = json.loads(out)["totals"]["totalTokens"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def install_peers(where: Path, log: Callable[[str], None],
+                  which: Sequence[str] = ("portable-resume", "ccusage"),
+                  ) -> dict[str, list[str] | str]:
     """Install the peers into `where` (reused); each is an argv prefix or why it is missing."""
     where.mkdir(parents=True, exist_ok=True)
     found: dict[str, list[str] | str] = {}
+    unknown = set(which) - {"portable-resume", "ccusage"}
+    if unknown:
+        raise SystemExit(f"unknown peer tool(s): {', '.join(sorted(unknown))}")
     venv = where / "venv"
     exe = venv / ("Scripts" if os.name == "nt" else "bin") / "portable-resume"
-    if not exe.exists():
+    if "portable-resume" in which and not exe.exists():
         log("installing portable-resume 0.4.5 ...")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=False,
                        capture_output=True)
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "portable-resume==0.4.5"],
                        check=False, capture_output=True)
-    found["portable-resume"] = [str(exe)] if exe.exists() else "pip could not install it"
+    if "portable-resume" in which:
+        found["portable-resume"] = [str(exe)] if exe.exists() else "pip could not install it"
+    if "ccusage" not in which:
+        return found
     npm = shutil.which("npm")
     ccusage = where / "node_modules" / ".bin" / "ccusage"
     if npm is None:
@@ -749,7 +854,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="a sentence on the run's conditions (load, what else ran), printed "
                          "under its machine line")
     ap.add_argument("--peers", action="store_true",
-                    help="install portable-resume and ccusage into a temp dir and run them too")
+                    help="install the --peer-tools under --data/peers and run them on the "
+                         "never-seen handoff's transcripts (of 100 MiB and more), each just "
+                         "before baker; adds a table of baker beside ccusage")
+    ap.add_argument("--peer-tools", default="portable-resume,ccusage",
+                    help="which peers --peers runs (default portable-resume,ccusage)")
+    ap.add_argument("--ccusage", type=Path, default=None,
+                    help="with --peers: this ccusage executable instead of installing "
+                         "ccusage@20 from the npm registry")
+    ap.add_argument("--title", default="Benchmarks",
+                    help="the page's heading when --out writes a new page (default Benchmarks)")
     ap.add_argument("--smoke", action="store_true",
                     help="tiny data and one run per row: checks that every row runs")
     args = ap.parse_args(argv)

@@ -125,3 +125,63 @@ def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
     assert all(("met" in row or "MISSED" in row) for row in measured if "≤" in row)
     assert not [row for row in table if "wrong output" in row or "exit " in row]
     assert out.read_text().count("\n| ") == len(table)
+
+
+# A stand-in for ccusage with its command line and --json shape: it refuses to read outside the
+# generated home (HOME must hold the agent's transcript), reads every byte of it as ccusage
+# does, and has no `gemini` command, so that row must say it has no peer.
+FAKE_CCUSAGE = r'''
+import json, os, pathlib, sys
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("20.0.99"); sys.exit(0)
+agent = args[0]
+if agent not in ("claude", "codex"):
+    print(f"unknown command {agent}", file=sys.stderr); sys.exit(1)
+if args[1:] == ["--help"]:
+    sys.exit(0)
+assert args[1:] == ["daily", "--json", "--offline"], args
+home = pathlib.Path(os.environ["HOME"])
+root = home / (".claude" if agent == "claude" else ".codex")
+if "baker-bench" not in str(home) and "bs-" not in str(home):
+    print(f"not the generated home: {home}", file=sys.stderr); sys.exit(2)
+files = list(root.rglob("*.jsonl"))
+if not files:
+    print(f"no transcript under {root}", file=sys.stderr); sys.exit(3)
+tokens = sum(f.read_bytes().count(b"tokens") for f in files)
+print(json.dumps({"daily": [], "totals": {"totalTokens": tokens}}))
+'''
+
+
+def test_peers_put_ccusage_beside_the_never_seen_handoff(tmp_path: Path) -> None:
+    fake = tmp_path / "ccusage"
+    fake.write_text(f"#!{sys.executable}\n{FAKE_CCUSAGE}")
+    fake.chmod(0o755)
+    out = tmp_path / "never-seen.md"
+    bin_dir = Path(sys.executable).parent
+    data = Path(tempfile.mkdtemp(prefix="bs-"))
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--only", "handoff",
+             "--peers", "--peer-tools", "ccusage", "--ccusage", str(fake), "--data", str(data),
+             "--out", str(out), "--title", "Never-seen handoff beside ccusage",
+             "--baker", str(bin_dir / "baker"), "--python", sys.executable],
+            capture_output=True, text=True, timeout=300)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = out.read_text()
+    assert page.startswith("# Never-seen handoff beside ccusage\n")
+    assert "| ccusage ÷ baker |" in page and "ccusage 20.0.99" in page
+    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in page.splitlines()
+            if line.startswith(("| claude | 64 KiB", "| codex | 64 KiB", "| gemini | 64 KiB"))}
+    assert set(rows) == {"claude", "codex", "gemini"}
+    assert not [r for r in rows.values() if "baker failed" in r[7] or "lacks" in r[7]]
+    for agent in ("claude", "codex"):
+        cells = rows[agent]
+        assert cells[2].endswith(" s") and cells[4].endswith(" s"), cells  # both measured
+        assert cells[6].endswith("×") and "tokens" in cells[7], cells
+    gemini = rows["gemini"]
+    assert gemini[2].endswith(" s") and gemini[4] == "—"
+    assert "no peer: ccusage has no `gemini` command" in gemini[7]
+    assert "peer: ccusage 20.0.99 `claude daily --json`" in page
