@@ -53,6 +53,11 @@ CCUSAGE_500M_S = {"claude": 2.1, "codex": 0.63, "gemini": 2.1}
 BRIEF_MAX = 32 << 10
 PICKUP_MAX_CHARS = 6000
 GROUPS = ("hooks", "checkpoint", "handoff", "discovery", "recall", "run")
+SEE_NEVER_SEEN = """
+The never-seen handoff beside ccusage's parse of the same transcript, size by size, is on its
+own page, [benchmarks-never-seen.md](benchmarks-never-seen.md) (`--peers`, written there with
+`--out docs/benchmarks-never-seen.md`, so a run that rewrites this page leaves it alone).
+"""
 HOOK_DEADLINE_S = 20  # continuity_cli.hooks.DEADLINES_S["checkpoint"]: past it, nothing is saved
 
 
@@ -600,6 +605,8 @@ class Bench:
                 notes.append("baker failed")
             elif baker and FINAL_REQUEST.encode() not in baker.out:
                 notes.append("baker's brief lacks the final request")
+            elif baker and b"last part only" in baker.out:  # continuity_core.brief says so
+                notes.append("baker's brief says it read the transcript's last part only")
             if isinstance(peer, str):
                 c_wall, c_rss, ratio = "—", "—", "—"
                 notes.append(peer)
@@ -658,7 +665,7 @@ The never-seen handoff limit at 500 MB is ccusage 20's full parse of the same si
 2.1 s, Codex 0.63 s; the issue gives none for Gemini, which is held to Claude's). The
 checkpoint rows also check the hooks' own 20 s deadline: past it the hook is stopped and
 nothing is saved.
-{peers}"""
+{peers or SEE_NEVER_SEEN}"""
 
     def section(self, table: str) -> str:
         """One run's table with its command line and machine."""
