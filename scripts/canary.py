@@ -218,7 +218,7 @@ def render(r: dict[str, Any]) -> str:
 
 def healthy(r: dict[str, Any]) -> bool:
     facts_ok = "facts" not in r or r["facts"]["found"] == r["facts"]["total"]
-    return facts_ok and r.get("e2e", {}).get("passed", True)
+    return facts_ok and bool(r.get("e2e", {}).get("passed", True))
 
 
 def main(argv: list[str] | None = None) -> int:

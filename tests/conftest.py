@@ -53,7 +53,7 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path) -> Iterator[Path]:
     """A scratch git repository with one commit, as the current directory."""
     root = tmp_path / "repo"
     root.mkdir()

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from continuity_core import archive as archive_mod
-from continuity_core.adapters import Account
+from continuity_core.adapters import Account, RetentionPolicy
 from continuity_core.archive import Archive, refresh
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from tests.conftest import copy_tree
+from tests.helpers.stub_adapter import StubAdapter
 
 CHAT = "/home/dev/src/chat-server"
 LATEST = "Add limit and offset query parameters to GET /rooms for pagination."
@@ -30,13 +31,13 @@ class DaysFile:
         return (None if days is None else float(days)), str(path)
 
 
-class FolderAdapter:
+class FolderAdapter(StubAdapter):
     """A minimal adapter over raw files: every *.jsonl under its account dir is a session."""
 
     def __init__(self, name: str, root: Path) -> None:
         self.name = name
         self.root = root
-        self.retention: DaysFile | None = DaysFile() if name != "codex" else None
+        self.retention: RetentionPolicy | None = DaysFile() if name != "codex" else None
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return [Account(agent=self.name, name=str(self.root), dir=str(self.root))]

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import note as note_mod
+from continuity_core.errors import BakerError
 from continuity_core.schemas.session import Session, ToolCall
 
 
@@ -57,9 +58,9 @@ def test_unknown_sections_survive_a_write(repo: Path) -> None:
 
 
 def test_empty_actions_are_refused(repo: Path) -> None:
-    with pytest.raises(note_mod.BakerError):
+    with pytest.raises(BakerError):
         note_mod.set_now(repo, "   ")
-    with pytest.raises(note_mod.BakerError):
+    with pytest.raises(BakerError):
         note_mod.add_blocked(repo, "")
 
 

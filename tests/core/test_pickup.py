@@ -21,12 +21,13 @@ from continuity_core.schemas.session import (
     ToolCall,
 )
 from continuity_core.transcript import Cursor
+from tests.helpers.stub_adapter import StubAdapter
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 RAW_TAIL = "TAIL-ONLY: the agent said it would now delete the staging database"
 
 
-class FakeAdapter:
+class FakeAdapter(StubAdapter):
     """The adapter surface pickup uses, over in-memory sessions (newest first)."""
 
     name = "fake"
@@ -34,9 +35,6 @@ class FakeAdapter:
     def __init__(self, sessions: list[Session], delay: float = 0.0) -> None:
         self.sessions = sessions
         self.delay = delay
-
-    def accounts(self, config: object) -> list:
-        return []
 
     def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
         for i, s in enumerate(self.sessions):
@@ -49,7 +47,7 @@ class FakeAdapter:
         session = next(s for s in self.sessions if s.session_id == ref.session_id)
         return Cursor(path=ref.path, session=session)
 
-    def render_context(self, event: object, text: str) -> str:
+    def render_context(self, event: object, text: str) -> str | None:
         return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
                                                   "additionalContext": text}})
 

@@ -15,7 +15,7 @@ import pytest
 
 from continuity_cli.hooks import DEADLINES_S
 from tests.conftest import lingering
-from tests.e2e.harness import Agent, baker
+from tests.e2e.harness import Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, shell, write
 
 pytestmark = pytest.mark.e2e
@@ -34,7 +34,7 @@ def install(a: Agent) -> None:
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
-def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent) -> None:
+def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent: MakeAgent) -> None:
     a: Agent = agent(name, [
         Turn(calls=[shell("printf 'hooked-%d\\n' 7")]),
         Turn(calls=[write("notes.txt", "written under hooks\n")]),

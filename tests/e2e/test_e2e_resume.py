@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import VENV_BIN, Agent, Interactive, baker, session_id, wait_until
+from tests.e2e.harness import VENV_BIN, Agent, Interactive, MakeAgent, baker, session_id, wait_until
 from tests.e2e.mock_models import Turn, _strings, raw, shell, todos, write
 
 pytestmark = pytest.mark.e2e
@@ -90,7 +90,7 @@ def assert_holds_the_brief(text: str, source: str) -> None:
 
 @pytest.mark.parametrize(("source", "target"), [
     ("claude", "codex"), ("codex", "gemini"), ("gemini", "claude")])
-def test_resume_after_a_usage_limit(source: str, target: str, agent) -> None:
+def test_resume_after_a_usage_limit(source: str, target: str, agent: MakeAgent) -> None:
     src: Agent = agent(source, source_script())
     stopped_on_a_limit(src)
     dst: Agent = agent(target, [Turn(text="I will confirm the plan first.")])
@@ -105,7 +105,7 @@ def test_resume_after_a_usage_limit(source: str, target: str, agent) -> None:
     assert_holds_the_brief(text, source)
 
 
-def test_native_resume_under_a_second_claude_account(agent, isolated_home: Path) -> None:
+def test_native_resume_under_a_second_claude_account(agent: MakeAgent, isolated_home: Path) -> None:
     first: Agent = agent("claude", [Turn(calls=[write(EDITED, "x = 1\n")]),
                                     Turn(error="usage_limit")])
     sid = session_id(first, first.run(REQUEST, check=False).stdout)
@@ -190,7 +190,7 @@ def reads(target: str, path: str) -> list[Turn]:
 
 
 @pytest.mark.parametrize("target", ["claude", "codex", "gemini"])
-def test_a_300_kb_brief_arrives_whole(target: str, agent, repo: Path) -> None:
+def test_a_300_kb_brief_arrives_whole(target: str, agent: MakeAgent, repo: Path) -> None:
     (repo / "memory").mkdir()
     (repo / "memory" / "hot.md").write_text(
         "---\nagent: e2e\n---\n# Goal\n" + "\n".join(NOTE_LINES) + "\n# Now\n- read it\n")
@@ -243,7 +243,7 @@ def _trust_codex_tools(a: Agent) -> None:
                       + config.read_text())
 
 
-def test_a_300_kb_request_still_gives_todos_and_files_inline(agent) -> None:
+def test_a_300_kb_request_still_gives_todos_and_files_inline(agent: MakeAgent) -> None:
     """Issue 21: a latest request of ~300 KB makes the brief go through its file, but the
     first turn the next agent gets still carries the essentials inline: the request's start
     (cut, with a pointer), the todos and the files edited."""

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -14,7 +15,7 @@ from continuity_gemini import GeminiAdapter
 from continuity_gemini.install import is_ours
 
 ADAPTER = GeminiAdapter()
-FOREIGN = {
+FOREIGN: dict[str, Any] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
     "hooks": {
         "SessionStart": [{"matcher": "startup", "hooks": [
@@ -27,11 +28,12 @@ FOREIGN = {
 }
 
 
-def settings(project: Path) -> dict:
-    return json.loads((project / ".gemini" / "settings.json").read_text())
+def settings(project: Path) -> dict[str, Any]:
+    path = project / ".gemini" / "settings.json"
+    return cast(dict[str, Any], json.loads(path.read_text()))  # JSON: untyped
 
 
-def our_hooks(data: dict) -> dict[str, list[dict]]:
+def our_hooks(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return {event: [h for g in groups for h in g["hooks"] if is_ours(h)]
             for event, groups in data.get("hooks", {}).items()}
 
