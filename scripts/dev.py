@@ -24,6 +24,7 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -34,9 +35,9 @@ ALONE = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]  # `cli` alon
 E2E = ROOT / "tests" / "e2e"
 
 
-def run(*argv: str | Path, **kw: object) -> None:
+def run(*argv: str | Path, **kw: Any) -> None:
     print("+", " ".join(str(a) for a in argv), flush=True)
-    subprocess.run([str(a) for a in argv], check=True, **kw)  # type: ignore[call-overload]
+    subprocess.run([str(a) for a in argv], check=True, **kw)
 
 
 def setup() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ FOREIGN = """{
 """
 
 
-def ours(settings: dict) -> dict[str, list[str]]:  # type: ignore[type-arg]
+def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
     """Event -> our hook commands, from a parsed settings file."""
     out: dict[str, list[str]] = {}
     for event, groups in settings.get("hooks", {}).items():

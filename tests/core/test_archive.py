@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,9 +69,9 @@ def index(adapters: dict[str, FolderAdapter], project: Path | None = None) -> ar
         return refresh(archive, project, adapters=adapters, config=GlobalConfig())
 
 
-def search(query: str, **kw: object) -> list[archive_mod.Hit]:
+def search(query: str, **kw: Any) -> list[archive_mod.Hit]:
     with Archive() as archive:
-        return archive.search(query, **kw)  # type: ignore[arg-type]
+        return archive.search(query, **kw)
 
 
 def test_every_agents_sessions_are_found_with_their_project(adapters: dict[str, FolderAdapter]) -> None:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from continuity_core import brief
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.session import ApiError, FileEdit, Message, Session, TodoItem, ToolCall
@@ -23,11 +25,11 @@ def session(**kw: object) -> Session:
     return base
 
 
-def build(**kw: object) -> brief.Brief:
-    args: dict[str, object] = dict(project="/p", created_at="t", git=GitFacts(is_repo=True, branch="main"),
+def build(**kw: Any) -> brief.Brief:
+    args: dict[str, Any] = dict(project="/p", created_at="t", git=GitFacts(is_repo=True, branch="main"),
                                    note_text="# Now\nship it", session=session())
     args.update(kw)
-    return brief.build(**args)  # type: ignore[arg-type]
+    return brief.build(**args)
 
 
 def test_sections_are_labelled_and_everything_is_redacted() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from continuity_core import brief
@@ -16,16 +18,16 @@ GIT = GitFacts(is_repo=True, branch="main", head="a1b2c3d4e5f6a7b8", subject="Sh
                dirty=[" M deploy.sh"], dirty_count=1, upstream="origin/main", ahead=2)
 
 
-def handoff(**kw: object) -> Handoff:
+def handoff(**kw: Any) -> Handoff:
     s = session()
     built = brief.build(project="/p", created_at="t", git=GIT, note_text="# Now\nship it",
                         session=s)
-    args: dict[str, object] = {"brief": built, "session": s, "adapter": None, "git": GIT,
+    args: dict[str, Any] = {"brief": built, "session": s, "adapter": None, "git": GIT,
                                "note": {"Now": f"ship it with {SECRET}"},
                                "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN",
                                               created_at="t")]}
     args.update(kw)
-    return Handoff(**args)  # type: ignore[arg-type]
+    return Handoff(**args)
 
 
 def test_typed_fields_from_the_session_repo_and_note() -> None:

@@ -39,8 +39,8 @@ def make_draft(root: Path, *, front: dict[str, object] | None = None,
     return "\n".join(lines)
 
 
-def save_draft(root: Path, **kw: object) -> saved.Saved:
-    return saved.save(root, make_draft(root, **kw))  # type: ignore[arg-type]
+def save_draft(root: Path, *, sections: dict[str, str | None] | None = None) -> saved.Saved:
+    return saved.save(root, make_draft(root, sections=sections))
 
 
 # --- the format ------------------------------------------------------------------------------
