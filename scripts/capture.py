@@ -43,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import (  # noqa: E402
+from tests.e2e.harness import (  # noqa: E402 - needs the repository root on sys.path
     GEMINI_MODEL,
     NODE_BIN,
     Agent,
@@ -51,7 +51,7 @@ from tests.e2e.harness import (  # noqa: E402
     seed,
     session_id,
 )
-from tests.e2e.mock_models import (  # noqa: E402
+from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on sys.path
     MOCKS,
     AnthropicMock,
     Call,
@@ -144,7 +144,8 @@ def claude_scenarios() -> list[Scenario]:
     leak = "\n".join(f"{k.upper()}={v}" for k, v in SECRETS.items())
     return [
         Scenario("S1", "basic", "recipe-book", "main", [Run(
-            "Add a scale() helper in recipes/scale.py and check that doubling 2 eggs gives 4.",
+            "Add a scale() helper in recipes/scale.py and check that "
+            "doubling 2 eggs gives 4.",
             basic())], files={"recipes/__init__.py": ""}, env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
             todos=done, edited=["recipes/scale.py"]),
         Scenario("S1T", "tasks", "recipe-tasks", "main", [Run(
@@ -185,7 +186,8 @@ def claude_scenarios() -> list[Scenario]:
             env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")]),
         Scenario("S5", "secrets", "release-tools", "fix/creds", [Run(
-            f"The release job fails with 403. The CI log printed:\n\n{leak}\n\nWhat is wrong?",
+            f"The release job fails with 403. The CI log printed:\n\n"
+            f"{leak}\n\nWhat is wrong?",
             [Turn(calls=[shell("cat ci.log")]),
              Turn(text="The token in ci.log is rejected; rotate it.")])],
             files={"ci.log": leak + "\n"}, secrets=SECRETS),
@@ -194,8 +196,9 @@ def claude_scenarios() -> list[Scenario]:
                 [Turn(calls=[write("relay.py", "ROUTES = ['/health']\n")]),
                  Turn(text="Added /health.")]),
             Run("/compact", [Turn(text=(
-                "<analysis>short</analysis>\n<summary>1. Primary request: add a /health "
-                "endpoint to relay.py.\n2. Done: relay.py lists '/health'.</summary>"))],
+                "<analysis>short</analysis>\n"
+                "<summary>1. Primary request: add a /health endpoint to relay.py.\n"
+                "2. Done: relay.py lists '/health'.</summary>"))],
                 resume=True),
             Run("Add a /ready endpoint too.",
                 [Turn(calls=[edit(P, "relay.py", "['/health']", "['/health', '/ready']")]),
@@ -209,8 +212,8 @@ def claude_scenarios() -> list[Scenario]:
              Turn(text="Fixed the typo.")])],
             files={"index.md": "# Welcom to Acme\n"}, edited=["index.md"]),
         Scenario("S8", "subagent", "text-utils", "main", [Run(
-            "Spin up a subagent to inventory the public functions in utils/ and tell me what "
-            "it found.",
+            "Spin up a subagent to inventory the public functions in utils/ "
+            "and tell me what it found.",
             [Turn(calls=[raw("Agent", description="Inventory public functions",
                              prompt=SUBAGENT_PROMPT, subagent_type="general-purpose")]),
              Turn(text="The inventory agent is running in the background."),
@@ -254,7 +257,8 @@ def neutral_scenarios() -> list[Scenario]:
     done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
     return [
         Scenario("S1", "basic", "recipe-book", "main", [Run(
-            "Add a scale() helper in recipes/scale.py and check that doubling 2 eggs gives 4.",
+            "Add a scale() helper in recipes/scale.py and check that "
+            "doubling 2 eggs gives 4.",
             [Turn(calls=[todos(*plan)]),
              Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n"
                                                    "    return qty * factor\n")]),
