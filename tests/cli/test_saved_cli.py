@@ -11,7 +11,7 @@ import pytest
 from continuity_cli.app import COMMANDS
 from continuity_core import skill
 from tests.conftest import git, run_baker
-from tests.core.test_saved import FILLED, SECRETS, make_draft
+from tests.helpers.drafts import FILLED, SECRETS, make_draft
 from tests.helpers.invoke import Invoke
 from tests.helpers.samples import TRANSCRIPTS, statusline
 

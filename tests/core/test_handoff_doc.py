@@ -12,7 +12,7 @@ from continuity_core.inflight import Inflight
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.trap import Trap
-from tests.core.test_brief import SECRET, session
+from tests.helpers.sample_session import SECRET, session
 
 GIT = GitFacts(is_repo=True, branch="main", head="a1b2c3d4e5f6a7b8", subject="Ship it",
                dirty=[" M deploy.sh"], dirty_count=1, upstream="origin/main", ahead=2)
@@ -23,9 +23,9 @@ def handoff(**kw: Any) -> Handoff:
     built = brief.build(project="/p", created_at="t", git=GIT, note_text="# Now\nship it",
                         session=s)
     args: dict[str, Any] = {"brief": built, "session": s, "adapter": None, "git": GIT,
-                               "note": {"Now": f"ship it with {SECRET}"},
-                               "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN",
-                                              created_at="t")]}
+                            "note": {"Now": f"ship it with {SECRET}"},
+                            "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN",
+                                           created_at="t")]}
     args.update(kw)
     return Handoff(**args)
 

@@ -8,10 +8,9 @@ import json
 
 import pytest
 
+from tests.e2e.flows import REQUEST, install, source_script, stopped_on_a_limit
 from tests.e2e.harness import Agent, MakeAgent, baker, session_id
 from tests.e2e.mock_models import Turn
-from tests.e2e.test_e2e_hooks import install
-from tests.e2e.test_e2e_resume import REQUEST, source_script, stopped_on_a_limit
 
 pytestmark = pytest.mark.e2e
 

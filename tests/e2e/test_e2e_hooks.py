@@ -15,22 +15,13 @@ import pytest
 
 from continuity_cli.hooks import DEADLINES_S
 from tests.conftest import lingering
+from tests.e2e.flows import install
 from tests.e2e.harness import Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, shell, write
 
 pytestmark = pytest.mark.e2e
 
 MARKER = "Verify the e2e pickup marker 7c1f before editing"
-
-
-def install(a: Agent) -> None:
-    """`baker init`, and for Codex the user-level hooks it reads (with trusted hashes)."""
-    commands = [["init"]]
-    if a.name == "codex":  # Codex reads hooks and notify from the user config.toml only
-        commands.append(["global", "sync", "--trust"])
-    for args in commands:
-        proc = baker(a, *args)
-        assert proc.returncode == 0, f"baker {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])

@@ -8,6 +8,8 @@ something (`read`, `launch`) raises, so a test that reaches it by mistake fails 
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from continuity_core.adapters import (
 )
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.schemas.session import SessionRef
+from continuity_core.schemas.session import Session, SessionRef
 from continuity_core.transcript import Cursor
 
 
@@ -79,3 +81,29 @@ class StubAdapter:
 
     def cli_version(self) -> str | None:
         return None
+
+
+class SessionsAdapter(StubAdapter):
+    """An agent named "fake" whose sessions are `sessions`, in memory (newest first); its hooks'
+    context comes back as Claude Code's SessionStart JSON. `delay` slows each read."""
+
+    name = "fake"
+
+    def __init__(self, sessions: list[Session], delay: float = 0.0) -> None:
+        self.sessions = sessions
+        self.delay = delay
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        for i, s in enumerate(self.sessions):
+            yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
+                             path=f"/nonexistent/{s.session_id}.jsonl", mtime=2000.0 - i,
+                             cwd=s.cwd)
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        time.sleep(self.delay)
+        session = next(s for s in self.sessions if s.session_id == ref.session_id)
+        return Cursor(path=ref.path, session=session)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                  "additionalContext": text}})
