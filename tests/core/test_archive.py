@@ -14,6 +14,7 @@ import pytest
 from continuity_core import archive as archive_mod
 from continuity_core.adapters import Account, RetentionPolicy
 from continuity_core.archive import Archive, refresh
+from continuity_core.errors import StoreError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from tests.conftest import copy_tree
@@ -170,7 +171,7 @@ def test_forget_removes_a_session_for_good(adapters: dict[str, FolderAdapter]) -
     assert session_id.startswith("d6782a42") and rows > 0
     index(adapters)  # the transcript is still on disk: it stays forgotten
     assert not search("pagination", project=CHAT, agent="claude")
-    with Archive() as archive, pytest.raises(Exception, match="no archived session"):
+    with Archive() as archive, pytest.raises(StoreError, match="no archived session"):
         archive.forget("d6782a42")
 
 

@@ -71,7 +71,7 @@ def test_round_trip_keeps_foreign_settings_byte_for_byte(tmp_path: Path) -> None
     assert data["hooks"]["BeforeTool"][0] == FOREIGN["hooks"]["BeforeTool"][0]
     assert (tmp_path / "GEMINI.md").read_text().startswith("# House rules\n\nTabs, not spaces.\n")
     again = ADAPTER.install(tmp_path)
-    assert all(c.action == "unchanged" for c in again), again
+    assert again and all(c.action == "unchanged" for c in again), again
     removed = ADAPTER.uninstall(tmp_path)
     assert [c.action for c in removed] == ["updated", "updated"]
     assert path.read_text() == original
