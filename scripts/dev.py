@@ -136,7 +136,11 @@ def lint() -> None:
     """Lint, types (mypy strict over packages, tests and scripts) and the formatter's check."""
     run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
     run(BIN / "mypy", cwd=ROOT)
-    run(BIN / "ruff", "format", "--check", "packages", "tests", "scripts", cwd=ROOT)
+    try:
+        run(BIN / "ruff", "format", "--check", "packages", "tests", "scripts", cwd=ROOT)
+    except subprocess.CalledProcessError:
+        sys.exit("the files above are not formatted: run "
+                 "`.venv/bin/ruff format packages tests scripts`")
 
 
 def test(args: list[str]) -> None:
