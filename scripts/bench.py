@@ -236,7 +236,8 @@ class Bench:
               max_mib: float | None = None, expect: bytes | None = None) -> Row:
         """Judge `row` against its limits; a failed or wrong run is MISSED, never met."""
         s = row.sample
-        assert s is not None
+        if s is None:
+            raise RuntimeError(f"{row.what}: judged before it was measured")
         bad = [c for c in s.codes if c != 0]
         if bad:
             row.met = False
@@ -558,7 +559,8 @@ class Bench:
 
     def peer_row(self, row: Row) -> None:
         s = row.sample
-        assert s is not None
+        if s is None:
+            raise RuntimeError(f"{row.what}: judged before it was measured")
         bad = [c for c in s.codes if c != 0]
         if bad:
             said = (s.err or s.out).decode(errors="replace").strip().splitlines()

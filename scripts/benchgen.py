@@ -399,7 +399,9 @@ def write_codex_state(codex_home: Path, rows: list[tuple[str, str, int, str, str
                    "recency_at": ms // 1000, "recency_at_ms": ms}
             out.append(tuple(row[c] for c in cols))
         marks = ",".join("?" * len(cols))
-        db.executemany(f"INSERT INTO threads ({','.join(cols)}) VALUES ({marks})", out)  # noqa: S608
+        # Column names are this generator's own constants; values go through placeholders.
+        sql = f"INSERT INTO threads ({','.join(cols)}) VALUES ({marks})"  # noqa: S608 - above
+        db.executemany(sql, out)
         db.commit()
     finally:
         db.close()

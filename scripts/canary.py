@@ -148,7 +148,7 @@ def e2e(agent: str, bin_dir: Path) -> tuple[str, bool]:
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/e2e",
              "-k", agent], cwd=ROOT, env=env, capture_output=True, text=True,
-            timeout=E2E_TIMEOUT)
+            timeout=E2E_TIMEOUT, check=False)
     except subprocess.TimeoutExpired:
         return f"timed out after {E2E_TIMEOUT}s", False
     tail = [ln for ln in proc.stdout.splitlines() if ln.strip()][-1:] or ["no output"]
@@ -218,7 +218,7 @@ def render(r: dict[str, Any]) -> str:
 
 def healthy(r: dict[str, Any]) -> bool:
     facts_ok = "facts" not in r or r["facts"]["found"] == r["facts"]["total"]
-    return facts_ok and r.get("e2e", {}).get("passed", True)
+    return facts_ok and bool(r.get("e2e", {}).get("passed", True))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import (  # noqa: E402
+from tests.e2e.harness import (  # noqa: E402 - needs the repository root on sys.path
     GEMINI_MODEL,
     NODE_BIN,
     Agent,
@@ -51,7 +51,7 @@ from tests.e2e.harness import (  # noqa: E402
     seed,
     session_id,
 )
-from tests.e2e.mock_models import (  # noqa: E402
+from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on sys.path
     MOCKS,
     AnthropicMock,
     Call,
@@ -128,19 +128,24 @@ def claude_scenarios() -> list[Scenario]:
             ("Check that doubling 2 eggs gives 4", "pending"),
             ("Document scale() in README.md", "pending")]
     done = [(plan[0][0], "completed"), (plan[1][0], "completed"), (plan[2][0], "pending")]
-    basic = lambda: [  # noqa: E731 (fresh turns for each scenario: paths are filled in)
-        Turn(calls=[todos(*plan)], input_tokens=3100, output_tokens=90),
-        Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n    return qty\n")]),
-        Turn(calls=[edit(P, "recipes/scale.py", "return qty\n", "return qty * factor\n")]),
-        Turn(calls=[shell("python3 -c 'from recipes.scale import scale; print(scale(2, 2))'")]),
-        Turn(calls=[todos(*done)]),
-        Turn(text="Added scale() in recipes/scale.py; doubling 2 eggs gives 4.",
-             input_tokens=5200, output_tokens=140),
-    ]
+
+    def basic() -> list[Turn]:  # fresh turns for each scenario: paths are filled in
+        return [
+            Turn(calls=[todos(*plan)], input_tokens=3100, output_tokens=90),
+            Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n    return qty\n")]),
+            Turn(calls=[edit(P, "recipes/scale.py", "return qty\n", "return qty * factor\n")]),
+            Turn(calls=[shell(
+                "python3 -c 'from recipes.scale import scale; print(scale(2, 2))'")]),
+            Turn(calls=[todos(*done)]),
+            Turn(text="Added scale() in recipes/scale.py; doubling 2 eggs gives 4.",
+                 input_tokens=5200, output_tokens=140),
+        ]
+
     leak = "\n".join(f"{k.upper()}={v}" for k, v in SECRETS.items())
     return [
         Scenario("S1", "basic", "recipe-book", "main", [Run(
-            "Add a scale() helper in recipes/scale.py and check that doubling 2 eggs gives 4.",
+            "Add a scale() helper in recipes/scale.py and check that "
+            "doubling 2 eggs gives 4.",
             basic())], files={"recipes/__init__.py": ""}, env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
             todos=done, edited=["recipes/scale.py"]),
         Scenario("S1T", "tasks", "recipe-tasks", "main", [Run(
@@ -181,7 +186,8 @@ def claude_scenarios() -> list[Scenario]:
             env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")]),
         Scenario("S5", "secrets", "release-tools", "fix/creds", [Run(
-            f"The release job fails with 403. The CI log printed:\n\n{leak}\n\nWhat is wrong?",
+            f"The release job fails with 403. The CI log printed:\n\n"
+            f"{leak}\n\nWhat is wrong?",
             [Turn(calls=[shell("cat ci.log")]),
              Turn(text="The token in ci.log is rejected; rotate it.")])],
             files={"ci.log": leak + "\n"}, secrets=SECRETS),
@@ -190,8 +196,9 @@ def claude_scenarios() -> list[Scenario]:
                 [Turn(calls=[write("relay.py", "ROUTES = ['/health']\n")]),
                  Turn(text="Added /health.")]),
             Run("/compact", [Turn(text=(
-                "<analysis>short</analysis>\n<summary>1. Primary request: add a /health "
-                "endpoint to relay.py.\n2. Done: relay.py lists '/health'.</summary>"))],
+                "<analysis>short</analysis>\n"
+                "<summary>1. Primary request: add a /health endpoint to relay.py.\n"
+                "2. Done: relay.py lists '/health'.</summary>"))],
                 resume=True),
             Run("Add a /ready endpoint too.",
                 [Turn(calls=[edit(P, "relay.py", "['/health']", "['/health', '/ready']")]),
@@ -205,8 +212,8 @@ def claude_scenarios() -> list[Scenario]:
              Turn(text="Fixed the typo.")])],
             files={"index.md": "# Welcom to Acme\n"}, edited=["index.md"]),
         Scenario("S8", "subagent", "text-utils", "main", [Run(
-            "Spin up a subagent to inventory the public functions in utils/ and tell me what "
-            "it found.",
+            "Spin up a subagent to inventory the public functions in utils/ "
+            "and tell me what it found.",
             [Turn(calls=[raw("Agent", description="Inventory public functions",
                              prompt=SUBAGENT_PROMPT, subagent_type="general-purpose")]),
              Turn(text="The inventory agent is running in the background."),
@@ -250,7 +257,8 @@ def neutral_scenarios() -> list[Scenario]:
     done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
     return [
         Scenario("S1", "basic", "recipe-book", "main", [Run(
-            "Add a scale() helper in recipes/scale.py and check that doubling 2 eggs gives 4.",
+            "Add a scale() helper in recipes/scale.py and check that "
+            "doubling 2 eggs gives 4.",
             [Turn(calls=[todos(*plan)]),
              Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n"
                                                    "    return qty * factor\n")]),
@@ -369,7 +377,10 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     start_new_session=True)
             if r.kill_after_turns:
-                a.mock.wait_for(lambda n=served: a.mock.played() >= n, timeout=120)
+                def played(n: int = served) -> bool:
+                    return a.mock.played() >= n
+
+                a.mock.wait_for(played, timeout=120)
                 time.sleep(3)  # the tool is running now
                 os.killpg(proc.pid, signal.SIGKILL)
             try:
@@ -496,7 +507,7 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
     }
     kinds: Counter[str] = Counter()
     for r in _records(path):
-        payload = r.get("payload") if isinstance(r.get("payload"), dict) else {}
+        payload = _obj(r.get("payload"))
         if agent == "codex":  # `event_msg/task_started`, as the shared fixture set counts
             sub = payload.get("type") if r.get("type") in ("event_msg", "response_item") else None
             kinds[f"{r.get('type')}/{sub}" if sub else str(r.get("type"))] += 1
@@ -529,6 +540,16 @@ def _first_id(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _obj(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: object) -> list[Any]:
+    """`value` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_bytes().splitlines():
@@ -558,8 +579,8 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
             attachments[str((r.get("attachment") or {}).get("type"))] += 1
         if t == "cost-state":
             cost = r.get("totalCostUSD")
-        msg = r.get("message") if isinstance(r.get("message"), dict) else {}
-        content = msg.get("content") if isinstance(msg.get("content"), list) else []
+        msg = _obj(r.get("message"))
+        content = _array(msg.get("content"))
         if t == "assistant" and r.get("isApiErrorMessage"):
             text = "".join(b.get("text", "") for b in content if isinstance(b, dict))
             err = {"error": r.get("error"), "apiErrorStatus": r.get("apiErrorStatus"),
@@ -613,9 +634,9 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
     if sc.compaction:
         bounds = [r for r in main if r.get("subtype") == "compact_boundary"]
         summary = next((r for r in main if r.get("isCompactSummary")), {})
-        text = (summary.get("message") or {}).get("content")
-        text = text if isinstance(text, str) else "".join(
-            b.get("text", "") for b in text or [] if isinstance(b, dict))
+        body = _obj(summary.get("message")).get("content")
+        text = body if isinstance(body, str) else "".join(
+            b.get("text", "") for b in _array(body) if isinstance(b, dict))
         # the brief shows the summary without 2.1.3xx's list of tools used before it
         text = re.sub(r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?"
                       r"</tools-used-before-summary>\s*(?:</system-reminder>\s*)?", "\n\n",

@@ -4,7 +4,7 @@
     python3 scripts/dev.py setup     # .venv with every package editable, in one pip call
     python3 scripts/dev.py test      # setup, then lint, every `alone` run and the suite
     python3 scripts/dev.py suite     # setup, then the whole suite once, with coverage
-    python3 scripts/dev.py lint      # ruff and mypy only
+    python3 scripts/dev.py lint      # ruff check, mypy and ruff format --check only
     python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
     python3 scripts/dev.py alone PKG # PKG (e.g. core) alone passes its tests; `cli`: no adapter
     python3 scripts/dev.py install   # `baker` for daily use: its own venv, linked into ~/.local/bin
@@ -24,6 +24,7 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -34,9 +35,9 @@ ALONE = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]  # `cli` alon
 E2E = ROOT / "tests" / "e2e"
 
 
-def run(*argv: str | Path, **kw: object) -> None:
+def run(*argv: str | Path, **kw: Any) -> None:
     print("+", " ".join(str(a) for a in argv), flush=True)
-    subprocess.run([str(a) for a in argv], check=True, **kw)  # type: ignore[call-overload]
+    subprocess.run([str(a) for a in argv], check=True, **kw)
 
 
 def setup() -> None:
@@ -126,14 +127,20 @@ def canary(args: list[str]) -> None:
     """scripts/canary.py in the venv; its `--help` needs neither the venv nor the network."""
     script = ROOT / "scripts" / "canary.py"
     if "-h" in args or "--help" in args:
-        sys.exit(subprocess.run([sys.executable, str(script), "--help"]).returncode)
+        sys.exit(subprocess.run([sys.executable, str(script), "--help"], check=False).returncode)
     setup()
-    sys.exit(subprocess.run([str(PY), str(script), *args], cwd=ROOT).returncode)
+    sys.exit(subprocess.run([str(PY), str(script), *args], cwd=ROOT, check=False).returncode)
 
 
 def lint() -> None:
+    """Lint, types (mypy strict over packages, tests and scripts) and the formatter's check."""
     run(BIN / "ruff", "check", "packages", "tests", "scripts", cwd=ROOT)
     run(BIN / "mypy", cwd=ROOT)
+    try:
+        run(BIN / "ruff", "format", "--check", "packages", "tests", "scripts", cwd=ROOT)
+    except subprocess.CalledProcessError:
+        sys.exit("the files above are not formatted: run "
+                 "`.venv/bin/ruff format packages tests scripts`")
 
 
 def test(args: list[str]) -> None:
@@ -153,10 +160,12 @@ def suite(args: list[str]) -> None:
     for old in ROOT.glob(".coverage*"):
         old.unlink()
     code = subprocess.run(
-        [str(PY), "-m", "coverage", "run", "-m", "pytest", *args], cwd=ROOT, env=env,
+        [str(PY), "-m", "coverage", "run", "-m", "pytest", *args], cwd=ROOT, env=env, check=False,
     ).returncode
-    subprocess.run([str(PY), "-m", "coverage", "combine", "--quiet"], cwd=ROOT, env=env)
-    report = subprocess.run([str(PY), "-m", "coverage", "report"], cwd=ROOT, env=env).returncode
+    subprocess.run([str(PY), "-m", "coverage", "combine", "--quiet"], cwd=ROOT, env=env,
+                   check=False)
+    report = subprocess.run([str(PY), "-m", "coverage", "report"], cwd=ROOT, env=env,
+                            check=False).returncode
     if code == 0 and report != 0:
         print("coverage is under fail_under in pyproject.toml [tool.coverage.report]",
               file=sys.stderr)

@@ -51,13 +51,15 @@ def commands() -> list[tuple[str, click.Command]]:
     ctx = click.Context(cli, info_name="baker")
     for name in COMMANDS:
         cmd = cli.get_command(ctx, name)
-        assert cmd is not None, name
+        if cmd is None:
+            raise SystemExit(f"baker {name} is in COMMANDS but does not load")
         out.append((f"baker {name}", cmd))
         if isinstance(cmd, click.Group):
             sub_ctx = click.Context(cmd, info_name=name, parent=ctx)
             for sub in cmd.list_commands(sub_ctx):
                 sub_cmd = cmd.get_command(sub_ctx, sub)
-                assert sub_cmd is not None
+                if sub_cmd is None:
+                    raise SystemExit(f"baker {name} lists {sub} but does not load it")
                 out.append((f"baker {name} {sub}", sub_cmd))
     return out
 

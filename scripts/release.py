@@ -22,6 +22,7 @@ import sys
 import tempfile
 import venv
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = sorted((ROOT / "packages").glob("continuity-*"))
@@ -63,9 +64,9 @@ def bump(new: str) -> None:
     print(f"every package is now {current()}; add a CHANGELOG section for it")
 
 
-def run(*argv: str | Path, **kw: object) -> subprocess.CompletedProcess[str]:
+def run(*argv: str | Path, **kw: Any) -> subprocess.CompletedProcess[str]:
     print("+", " ".join(str(a) for a in argv), flush=True)
-    return subprocess.run([str(a) for a in argv], check=True, text=True, **kw)  # type: ignore[call-overload, no-any-return]
+    return subprocess.run([str(a) for a in argv], check=True, text=True, **kw)
 
 
 def check(dist: Path) -> None:

@@ -11,8 +11,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.helpers.invoke import Invoke
+
+if TYPE_CHECKING:
+    from click.testing import Result
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BIN = Path(sys.executable).parent
@@ -53,7 +59,7 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path) -> Iterator[Path]:
     """A scratch git repository with one commit, as the current directory."""
     root = tmp_path / "repo"
     root.mkdir()
@@ -92,7 +98,7 @@ def baker() -> object:
 
 
 @pytest.fixture
-def cli() -> Iterator[object]:
+def cli() -> Iterator[Invoke]:
     """Invoke the click app in-process; exceptions propagate so bugs fail loudly."""
     pytest.importorskip("continuity_cli", reason="the baker CLI is not installed here")
     from click.testing import CliRunner
@@ -101,7 +107,7 @@ def cli() -> Iterator[object]:
 
     runner = CliRunner()
 
-    def invoke(*args: str, input: str | None = None) -> object:
+    def invoke(*args: str, input: str | None = None) -> Result:
         return runner.invoke(app, list(args), input=input, catch_exceptions=False)
 
     yield invoke

@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ sys.path.insert(0, str(SCRIPTS))
 import benchgen  # noqa: E402 - a script beside the package sources, not an installed module
 
 
-def records(path: Path) -> list[dict[str, object]]:
+def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 

@@ -1,8 +1,7 @@
-"""Shared pieces of the Claude adapter tests: the captured `.claude` tree in a tmp home."""
+"""Fixtures of the Claude adapter tests: the captured `.claude` tree in a tmp home."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,17 +10,8 @@ pytest.importorskip("continuity_claude")
 
 from continuity_claude import ClaudeAdapter
 from continuity_core.adapters import Account
-from tests.conftest import FIXTURES, copy_tree
-
-CLAUDE = FIXTURES / "claude"
-PAYLOADS = CLAUDE / "hook_payloads"
-TRUTH = json.loads((FIXTURES / "ground_truth.json").read_text())
-# every captured main transcript, keyed by its path relative to the fixture set
-TRANSCRIPTS = {
-    rel: gt for rel, gt in TRUTH.items()
-    if gt.get("agent") == "claude" and rel.endswith(".jsonl") and "/subagents/" not in rel
-    and gt.get("session_id")
-}
+from tests.claude.helpers import CLAUDE
+from tests.conftest import copy_tree
 
 
 @pytest.fixture
@@ -38,11 +28,3 @@ def claude_dir(isolated_home: Path) -> Path:
 @pytest.fixture
 def account(claude_dir: Path) -> Account:
     return Account(agent="claude", name="~/.claude", dir=str(claude_dir))
-
-
-def payload(name: str, claude_dir: Path | None = None) -> bytes:
-    """A captured hook payload; with `claude_dir`, its transcript path points into the copy."""
-    data = (PAYLOADS / name).read_bytes()
-    if claude_dir is not None:
-        data = data.replace(b"/home/dev/.claude", str(claude_dir).encode())
-    return data

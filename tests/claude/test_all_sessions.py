@@ -7,7 +7,7 @@ from pathlib import Path
 
 from continuity_claude import ClaudeAdapter
 from continuity_core.adapters import Account
-from tests.claude.conftest import TRANSCRIPTS
+from tests.claude.helpers import TRANSCRIPTS
 
 
 def test_every_captured_session_with_its_cwd(adapter: ClaudeAdapter, account: Account) -> None:

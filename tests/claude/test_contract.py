@@ -9,7 +9,7 @@ import pytest
 from continuity_claude import ClaudeAdapter
 from continuity_core.adapters import Account
 from continuity_core.testing import AdapterContract, ContractSample
-from tests.claude.conftest import CLAUDE, TRANSCRIPTS, payload
+from tests.claude.helpers import CLAUDE, TRANSCRIPTS, payload
 from tests.conftest import copy_tree
 
 WEATHER = "claude/.claude/projects/-home-dev-src-weather-cli/48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl"

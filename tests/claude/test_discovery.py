@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from continuity_claude import ClaudeAdapter
 from continuity_claude.discovery import project_slug
 from continuity_core.adapters import Account
 from continuity_core.schemas.config import AccountConfig, GlobalConfig
-from tests.claude.conftest import TRANSCRIPTS
+from tests.claude.helpers import TRANSCRIPTS
 
 
 def java_hash_b36(text: str) -> str:
@@ -158,11 +159,17 @@ def test_discovery_reads_only_the_ends_of_files(adapter: ClaudeAdapter, tmp_path
     reads: list[int] = []
     real_open = open
 
-    def spy(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
-        handle = real_open(file, mode, *args, **kwargs)
+    def spy(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        # Any: `open` returns a text or a binary file depending on `mode`.
+        handle: Any = real_open(file, mode, *args, **kwargs)
         if str(file) == str(path):
             real_read = handle.read
-            handle.read = lambda n=-1: (reads.append(n), real_read(n))[1]  # type: ignore[method-assign]
+
+            def read(n: int = -1) -> Any:
+                reads.append(n)
+                return real_read(n)
+
+            handle.read = read
         return handle
 
     monkeypatch.setattr("builtins.open", spy)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from continuity_claude import ClaudeAdapter
-from continuity_core.adapters import Account, UserOptions
+from continuity_core.adapters import Account, Finding, UserOptions
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def quiet_cli(adapter: ClaudeAdapter, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(type(adapter), "cli_version", lambda self: "2.1.197")
 
 
-def levels(findings: list) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+def levels(findings: list[Finding]) -> list[tuple[str, str]]:
     return [(f.level, f.message) for f in findings]
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from continuity_claude import ClaudeAdapter
 from continuity_core.adapters import Account
-from tests.claude.conftest import FIXTURES, PAYLOADS, payload
+from tests.claude.helpers import PAYLOADS, payload
+from tests.conftest import FIXTURES
 
 KIND = {
     "SessionStart": "session_start", "PreToolUse": "pre_tool", "PostToolUse": "post_tool",

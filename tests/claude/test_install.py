@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ FOREIGN = """{
 """
 
 
-def ours(settings: dict) -> dict[str, list[str]]:  # type: ignore[type-arg]
+def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
     """Event -> our hook commands, from a parsed settings file."""
     out: dict[str, list[str]] = {}
     for event, groups in settings.get("hooks", {}).items():
@@ -49,7 +50,8 @@ def test_fresh_project_round_trip(adapter: ClaudeAdapter, tmp_path: Path) -> Non
     assert groups["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
     assert "baker checkpoint --agent claude --quiet" in groups["Stop"][0]["hooks"][0]["command"]
     assert "@AGENTS.md" in (tmp_path / "CLAUDE.md").read_text()
-    assert all(c.action == "unchanged" for c in adapter.install(tmp_path))
+    again = adapter.install(tmp_path)
+    assert again and all(c.action == "unchanged" for c in again), again
     removed = adapter.uninstall(tmp_path)
     assert {c.path for c in removed if c.action == "removed"} == {
         ".claude/settings.json", "CLAUDE.md"}
@@ -81,7 +83,8 @@ def test_foreign_settings_survive_byte_for_byte(adapter: ClaudeAdapter, tmp_path
         assert merged["hooks"][event][: len(groups)] == groups
     assert set(ours(merged)) == set(HOOKS)
     snapshot = path.read_bytes()
-    assert all(c.action == "unchanged" for c in adapter.install(tmp_path))
+    again = adapter.install(tmp_path)
+    assert again and all(c.action == "unchanged" for c in again), again
     assert path.read_bytes() == snapshot
     adapter.uninstall(tmp_path)
     assert path.read_bytes() == text.encode()

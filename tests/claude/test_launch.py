@@ -12,6 +12,7 @@ from continuity_claude import ClaudeAdapter
 from continuity_claude.discovery import project_slug
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
 from continuity_core.schemas.session import SessionRef
+from tests.helpers.invoke import Invoke
 
 
 def test_small_brief_goes_inline(adapter: ClaudeAdapter, tmp_path: Path) -> None:
@@ -180,10 +181,10 @@ def test_native_overwrites_a_copy_the_source_only_extends(
 
 
 def test_resume_native_refusal_exits_1_with_both_sides(
-        claude_dir: Path, tmp_path: Path, cli: object, monkeypatch: pytest.MonkeyPatch) -> None:
+        claude_dir: Path, tmp_path: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
     project, _, _, work, target = _native_setup(claude_dir, tmp_path, slice(0, 12), slice(None))
     monkeypatch.chdir(project)
-    result = cli("resume", "claude", "--account", work.dir, "--native")  # type: ignore[operator]
+    result = cli("resume", "claude", "--account", work.dir, "--native")
     assert result.exit_code == 1
     assert "source (~/.claude): 1 request(s)" in result.output
     assert "target (" in result.output and "3 request(s)" in result.output

@@ -16,7 +16,8 @@ from continuity_core import transcript
 from continuity_core.redact import redact
 from continuity_core.schemas.session import Session, SessionRef
 from continuity_core.transcript import Cursor
-from tests.claude.conftest import FIXTURES, TRANSCRIPTS
+from tests.claude.helpers import TRANSCRIPTS
+from tests.conftest import FIXTURES
 
 
 def ref_for(path: Path, session_id: str = "s1") -> SessionRef:

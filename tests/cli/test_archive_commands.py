@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -12,6 +11,7 @@ from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.session import Message, Session
 from continuity_core.store import Store
 from tests.conftest import copy_tree
+from tests.helpers.invoke import Invoke
 
 
 @pytest.fixture
@@ -27,12 +27,12 @@ def project(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return repo
 
 
-def test_help(cli: Any) -> None:
+def test_help(cli: Invoke) -> None:
     assert "--all-projects" in cli("recall", "--help").output
     assert "DAYS" in cli("audit", "--help").output
 
 
-def test_recall_json_has_what_a_tool_needs(cli: Any, project: Path) -> None:
+def test_recall_json_has_what_a_tool_needs(cli: Invoke, project: Path) -> None:
     result = cli("recall", "tenant", "hash", "--json")
     assert result.exit_code == 0, result.output
     [hit] = json.loads(result.output)
@@ -42,14 +42,14 @@ def test_recall_json_has_what_a_tool_needs(cli: Any, project: Path) -> None:
     assert hit["open"] == "baker recall --show 5e55-10n"
 
 
-def test_recall_for_people_and_the_empty_answer(cli: Any, project: Path) -> None:
+def test_recall_for_people_and_the_empty_answer(cli: Invoke, project: Path) -> None:
     out = cli("recall", "queue").output
     assert "claude · 5e55-10n (checkpoint)" in out and "→ baker recall --show 5e55-10n" in out
     out = cli("recall", "kubernetes").output
     assert "No archived session" in out and "--all-projects" in out
 
 
-def test_show_and_forget(cli: Any, project: Path) -> None:
+def test_show_and_forget(cli: Invoke, project: Path) -> None:
     cli("recall", "--index")
     shown = cli("recall", "--show", "5e55")
     assert "Shard the queue workers" in shown.output and "[REDACTED]" in shown.output
@@ -59,12 +59,12 @@ def test_show_and_forget(cli: Any, project: Path) -> None:
     assert missing.exit_code == 1 and "no archived session matches 'nope'" in missing.output
 
 
-def test_recall_needs_words(cli: Any, project: Path) -> None:
+def test_recall_needs_words(cli: Invoke, project: Path) -> None:
     result = cli("recall")
     assert result.exit_code == 2 and "give words to search for" in result.output
 
 
-def test_index_reports_and_is_incremental(cli: Any, project: Path) -> None:
+def test_index_reports_and_is_incremental(cli: Invoke, project: Path) -> None:
     first = json.loads(cli("recall", "--index", "--json").output)
     assert first["indexed"] == 1 and first["rows"] == 1
     again = json.loads(cli("recall", "--index", "--json").output)
@@ -72,7 +72,7 @@ def test_index_reports_and_is_incremental(cli: Any, project: Path) -> None:
 
 
 def test_recall_all_projects_finds_other_projects_sessions_of_every_agent(
-    cli: Any, repo: Path, fixtures: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Invoke, repo: Path, fixtures: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("continuity_claude")
     pytest.importorskip("continuity_codex")
@@ -92,7 +92,7 @@ def test_recall_all_projects_finds_other_projects_sessions_of_every_agent(
     assert hits["claude"]["session_id"] == "d6782a42-5c90-4a01-9811-8946dd346920"
 
 
-def test_audit_reports_hook_failures(cli: Any, project: Path) -> None:
+def test_audit_reports_hook_failures(cli: Invoke, project: Path) -> None:
     Store(project).log("hook_error", command="pickup", error="ValueError: boom", where="x.py:1")
     data = json.loads(cli("audit", "3", "--json").output)
     assert data["healthy"] is False and data["days"] == 3
@@ -102,7 +102,7 @@ def test_audit_reports_hook_failures(cli: Any, project: Path) -> None:
     assert "✗ [hooks] `baker pickup` error 1×" in out and "ValueError: boom" in out
 
 
-def test_audit_of_a_healthy_project(cli: Any, project: Path) -> None:
+def test_audit_of_a_healthy_project(cli: Invoke, project: Path) -> None:
     result = cli("audit")
     assert result.exit_code == 0 and "healthy" in result.output
 

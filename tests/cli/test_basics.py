@@ -8,6 +8,7 @@ import pytest
 from continuity_cli.app import COMMANDS
 from continuity_cli.app import cli as app
 from tests.conftest import run_baker
+from tests.helpers.invoke import Invoke
 
 
 def subcommands() -> list[list[str]]:
@@ -24,16 +25,16 @@ def subcommands() -> list[list[str]]:
 
 
 @pytest.mark.parametrize("args", subcommands(), ids=" ".join)
-def test_every_command_has_help(cli: object, args: list[str]) -> None:
-    result = cli(*args, "--help")  # type: ignore[operator]
+def test_every_command_has_help(cli: Invoke, args: list[str]) -> None:
+    result = cli(*args, "--help")
     assert result.exit_code == 0
     assert "Usage: " in result.output and len(result.output.splitlines()) > 3
     commands = result.output.partition("\nCommands:\n")[2]
     assert "..." not in commands, commands  # each description whole, never cut by click
 
 
-def test_version(cli: object) -> None:
-    result = cli("--version")  # type: ignore[operator]
+def test_version(cli: Invoke) -> None:
+    result = cli("--version")
     assert result.exit_code == 0 and "baker, version 0.1.0" in result.output
 
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -282,10 +283,10 @@ def slow_remote(remote: Path, seconds: float) -> None:
     hook.chmod(0o755)
 
 
-def wait_for(check: object, timeout: float = 40.0) -> bool:
+def wait_for(check: Callable[[], bool], timeout: float = 40.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
+        if check():
             return True
         time.sleep(0.2)
     return False

@@ -108,7 +108,8 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> N
 
 def test_doctor_says_whether_baker_mcp_can_run(tmp_path: Path) -> None:
     def finding(env: dict[str, str] | None = None) -> dict[str, str]:
-        out = json.loads(run_baker("doctor", "--json", cwd=tmp_path, env=env).stdout)
+        out: list[dict[str, str]] = json.loads(
+            run_baker("doctor", "--json", cwd=tmp_path, env=env).stdout)
         [found] = [f for f in out if "MCP SDK" in f["message"]]
         return found
 

@@ -9,7 +9,8 @@ import pytest
 
 from continuity_core.schemas.session import Session, ToolCall
 from tests.conftest import run_baker
-from tests.core.test_pickup import FakeAdapter
+from tests.helpers.invoke import Invoke
+from tests.helpers.stub_adapter import SessionsAdapter
 
 
 @pytest.fixture
@@ -29,20 +30,20 @@ def test_now_set_and_show_without_a_transcript(project: Path) -> None:
 
 
 def test_now_flags_suspect_when_the_transcript_already_did_it(
-        project: Path, cli: object, monkeypatch: pytest.MonkeyPatch) -> None:
+        project: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
     from continuity_core import adapters
 
     run_baker("now", "Run `alembic upgrade head`", cwd=project)
     ran = Session(agent="fake", session_id="s-9", cwd=str(project), tool_calls=[
         ToolCall(id="1", name="Bash", input={"command": "alembic upgrade head"},
                  output="Running upgrade -> 42", timestamp="2999-01-01T00:00:00Z")])
-    monkeypatch.setattr(adapters, "load_all", lambda: ({"fake": FakeAdapter([ran])}, {}))
-    result = cli("now")  # type: ignore[operator]
+    monkeypatch.setattr(adapters, "load_all", lambda: ({"fake": SessionsAdapter([ran])}, {}))
+    result = cli("now")
     assert "SUSPECT: fake session s-9 already ran Bash `alembic upgrade head`" in result.output
 
     monkeypatch.setattr(adapters, "load_all", lambda: (
-        {"fake": FakeAdapter([Session(agent="fake", session_id="s-1", cwd=str(project))])}, {}))
-    result = cli("now")  # type: ignore[operator]
+        {"fake": SessionsAdapter([Session(agent="fake", session_id="s-1", cwd=str(project))])}, {}))
+    result = cli("now")
     assert "SUSPECT" not in result.output and "not done there yet" in result.output
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from continuity_core import limits
 from tests.conftest import BAKER
+from tests.helpers.invoke import Invoke
 
 pytest.importorskip("continuity_claude")  # the agents these flows run
 pytest.importorskip("continuity_codex")
@@ -358,7 +359,7 @@ def _state(pid: int) -> str:
         return ""
 
 
-def test_windows_is_told_to_use_resume_next(monkeypatch: pytest.MonkeyPatch, cli: Any) -> None:
+def test_windows_is_told_to_use_resume_next(monkeypatch: pytest.MonkeyPatch, cli: Invoke) -> None:
     monkeypatch.setattr(sys, "platform", "win32")
     result = cli("run", "claude")
     assert result.exit_code == 1

@@ -11,7 +11,8 @@ import pytest
 from continuity_cli.app import COMMANDS
 from continuity_core import skill
 from tests.conftest import git, run_baker
-from tests.core.test_saved import FILLED, SECRETS, make_draft
+from tests.helpers.drafts import FILLED, SECRETS, make_draft
+from tests.helpers.invoke import Invoke
 from tests.helpers.samples import TRANSCRIPTS, statusline
 
 
@@ -49,7 +50,9 @@ def test_facts_then_save_then_resume_check(repo: Path, tmp_path: Path) -> None:
     before = git(repo, "status", "--porcelain")
     saved = run_baker("save", str(draft), cwd=repo)
     assert saved.returncode == 0, saved.stderr
-    cid = re.search(r"saved checkpoint (\S+)", saved.stdout).group(1)  # type: ignore[union-attr]
+    said = re.search(r"saved checkpoint (\S+)", saved.stdout)
+    assert said is not None, saved.stdout
+    cid = said.group(1)
     assert f"/continuity resume {cid}" in saved.stdout
     assert f"$continuity resume {cid}" in saved.stdout
     assert f".baker/saved/{cid}.md" in saved.stdout
@@ -218,8 +221,8 @@ def test_every_command_the_skill_names_exists() -> None:
 
 
 @pytest.mark.parametrize("name", ["facts", "save", "resume-check", "usage", "validate"])
-def test_help_documents_exit_codes(cli: object, name: str) -> None:
-    result = cli(name, "--help")  # type: ignore[operator]
+def test_help_documents_exit_codes(cli: Invoke, name: str) -> None:
+    result = cli(name, "--help")
     assert result.exit_code == 0 and "Exit codes" in result.output
 
 

@@ -21,6 +21,7 @@ pytest.importorskip("continuity_claude")  # real Claude and Codex transcripts, r
 pytest.importorskip("continuity_codex")
 
 from continuity_claude.discovery import project_slug
+from tests.helpers.invoke import Invoke
 
 CLAUDE_S1 = "48f0d34d-61b5-40aa-aac6-73b6722315eb"
 CODEX_S1 = "01a22a99-3138-74a2-beeb-885dc8136fd9"
@@ -73,7 +74,7 @@ def project(repo: Path) -> Path:
     return repo
 
 
-def brief_json(cli: Any, *args: str) -> dict[str, Any]:
+def brief_json(cli: Invoke, *args: str) -> dict[str, Any]:
     result = cli("handoff", "--json", *args)
     assert result.exit_code == 0, result.output
     data: dict[str, Any] = json.loads(result.stdout)
@@ -95,7 +96,7 @@ def codex_session_start(project: Path, session_id: str = NEW_CODEX) -> bytes:
 # --- case 1: pickup in agent B after a session in agent A describes A's session -------------
 
 def test_pickup_in_codex_describes_the_newer_claude_session(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     data = brief_json(cli)
@@ -108,7 +109,7 @@ def test_pickup_in_codex_describes_the_newer_claude_session(
 
 
 def test_an_agent_resume_started_is_not_told_a_second_story(
-        project: Path, isolated_home: Path, cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        project: Path, isolated_home: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     result = cli("resume", "codex", "--dry-run", "--json")
@@ -139,7 +140,7 @@ def test_an_agent_resume_started_is_not_told_a_second_story(
 # --- case 2: a failed retry never hides the real work ----------------------------------------
 
 def test_a_failed_retry_is_named_and_does_not_replace_the_work(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     claude_work(isolated_home, project, mtime=2_000_000)
     codex_failed_retry(isolated_home, project, mtime=3_000_000)
     data = brief_json(cli)
@@ -165,7 +166,7 @@ def test_a_failed_retry_is_named_and_does_not_replace_the_work(
 
 
 def test_sessions_lists_both_with_their_state_and_the_reset(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     claude_work(isolated_home, project, mtime=2_000_000)
     codex_work(isolated_home, project, mtime=1_000_000)
     codex_failed_retry(isolated_home, project, mtime=3_000_000)
@@ -191,7 +192,7 @@ def test_sessions_lists_both_with_their_state_and_the_reset(
 # --- case 3: the source account and the other filters are honoured --------------------------
 
 def test_an_unknown_account_exits_1_listing_what_exists(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     result = cli("handoff", "--account", "nope")
     assert result.exit_code == 1
@@ -202,7 +203,7 @@ def test_an_unknown_account_exits_1_listing_what_exists(
 
 
 def test_an_account_with_no_sessions_exits_1_and_a_folder_path_is_an_account(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     (isolated_home / ".baker").mkdir()
     (isolated_home / ".claude-work").mkdir()
     (isolated_home / ".baker" / "config.toml").write_text(
@@ -227,7 +228,7 @@ def test_an_account_with_no_sessions_exits_1_and_a_folder_path_is_an_account(
         "BAKER_BRIEF_SESSION"]
 
 
-def test_from_and_session_fail_clearly(project: Path, isolated_home: Path, cli: Any) -> None:
+def test_from_and_session_fail_clearly(project: Path, isolated_home: Path, cli: Invoke) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     result = cli("handoff", "--from", "claude")
     assert result.exit_code == 1 and "nothing matches --from claude" in result.output
@@ -237,7 +238,7 @@ def test_from_and_session_fail_clearly(project: Path, isolated_home: Path, cli: 
 
 
 def test_json_and_text_name_the_same_session_from_a_checkpoint(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     path = claude_work(isolated_home, project, mtime=2_000_000)
     assert cli("checkpoint").exit_code == 0
     path.unlink()  # the transcript is gone; the checkpoint kept its facts
@@ -252,7 +253,7 @@ def test_json_and_text_name_the_same_session_from_a_checkpoint(
 
 
 def test_agent_names_the_writer_and_never_narrows_the_session(
-        project: Path, isolated_home: Path, cli: Any) -> None:
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     assert cli("now", "--agent", "codex", "Document the helper in README.md").exit_code == 0

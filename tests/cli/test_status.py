@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_baker
+from tests.helpers.invoke import Invoke
 
 
 def setup_probes(repo: Path) -> None:
@@ -61,12 +62,12 @@ def test_status_text(repo: Path) -> None:
     assert "now: (not set)" in out
 
 
-def test_status_without_the_gpu_package(repo: Path, cli: object,
+def test_status_without_the_gpu_package(repo: Path, cli: Invoke,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from continuity_core.adapters import registry
 
     monkeypatch.setattr(registry, "entry_points", lambda group: iter(()))
-    result = cli("status")  # type: ignore[operator]
+    result = cli("status")
     assert "GPU probes are not installed" in result.output
 
 

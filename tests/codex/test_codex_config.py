@@ -14,7 +14,7 @@ import tomlkit
 
 from continuity_codex import CodexAdapter
 from continuity_codex import config as cfg
-from continuity_core.adapters import Account, UserOptions
+from continuity_core.adapters import Account, Change, UserOptions
 
 ADAPTER = CodexAdapter()
 
@@ -52,7 +52,7 @@ def home(tmp_path: Path) -> Path:
 GUARD = "command -v baker >/dev/null 2>&1 && "
 
 
-def sync(home: Path, **options: bool) -> list[object]:
+def sync(home: Path, **options: bool) -> list[Change]:
     account = Account(agent="codex", name="~/.codex", dir=str(home))
     return ADAPTER.install_user(account, UserOptions(**options))
 
@@ -67,7 +67,7 @@ def test_a_commented_config_keeps_every_byte_outside_our_keys(home: Path) -> Non
     path.write_text(COMMENTED)
     changes = sync(home)
     after = path.read_text()
-    assert changes[0].action == "updated"  # type: ignore[attr-defined]
+    assert changes[0].action == "updated"
     assert is_subsequence(COMMENTED.splitlines(), after.splitlines())
     added = [ln for ln in after.splitlines() if ln not in COMMENTED.splitlines()]
     assert all(ln == "" or ln.startswith(("notify", "[[hooks.", "type", "command", "timeout"))
@@ -84,10 +84,10 @@ def test_a_commented_config_keeps_every_byte_outside_our_keys(home: Path) -> Non
     assert doc["hooks"]["PreCompact"][0]["hooks"][0]["command"].startswith(
         GUARD + "baker checkpoint")
     again = sync(home)
-    assert again[0].action == "unchanged"  # type: ignore[attr-defined]
+    assert again[0].action == "unchanged"
     assert path.read_text() == after
     removed = sync(home, uninstall=True)
-    assert removed[0].action == "removed"  # type: ignore[attr-defined]
+    assert removed[0].action == "removed"
     assert path.read_text() == COMMENTED
 
 
@@ -109,17 +109,17 @@ def test_trusted_hooks_with_trust_and_byte_identical_after_uninstall(home: Path)
     assert stop == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert all(f.level == "ok" for f in ADAPTER.doctor(home, [
         Account(agent="codex", name="~/.codex", dir=str(home))]) if " hook is " in f.message)
-    assert sync(home, trust=True)[0].action == "unchanged"  # type: ignore[attr-defined]
+    assert sync(home, trust=True)[0].action == "unchanged"
     sync(home, uninstall=True)
     assert path.read_text() == COMMENTED
 
 
 def test_without_trust_the_user_is_told_exactly_how(home: Path) -> None:
     changes = sync(home)
-    assert changes[0].action == "created"  # type: ignore[attr-defined]
-    told = [c for c in changes if c.action == "skipped"]  # type: ignore[attr-defined]
-    assert len(told) == 1 and "baker global sync --trust" in told[0].detail  # type: ignore[attr-defined]
-    assert "hooks.state" in told[0].detail  # type: ignore[attr-defined]
+    assert changes[0].action == "created"
+    told = [c for c in changes if c.action == "skipped"]
+    assert len(told) == 1 and "baker global sync --trust" in told[0].detail
+    assert "hooks.state" in told[0].detail
 
 
 def test_an_existing_notify_is_kept_unless_chained(home: Path, tmp_path: Path) -> None:
@@ -128,11 +128,11 @@ def test_an_existing_notify_is_kept_unless_chained(home: Path, tmp_path: Path) -
     path.write_text(f"notify = {json.dumps(mine)}  # mine\n")
     changes = sync(home, hooks=False)
     assert tomlkit.parse(path.read_text())["notify"] == mine
-    assert any(c.action == "skipped" and "--chain" in c.detail for c in changes)  # type: ignore[attr-defined]
+    assert any(c.action == "skipped" and "--chain" in c.detail for c in changes)
     sync(home, hooks=False, chain=True)
     chained = list(tomlkit.parse(path.read_text())["notify"])
     assert chained[-2:] == mine
-    assert sync(home, hooks=False, chain=True)[0].action == "unchanged"  # type: ignore[attr-defined]
+    assert sync(home, hooks=False, chain=True)[0].action == "unchanged"
     sync(home, uninstall=True)
     assert path.read_text() == f"notify = {json.dumps(mine)}  # mine\n"
 
@@ -179,16 +179,16 @@ def test_doctor_reports_a_missing_notify(home: Path) -> None:
 
 
 def test_dry_run_writes_nothing_and_bad_toml_is_not_touched(home: Path) -> None:
-    assert sync(home, dry_run=True)[0].action == "created"  # type: ignore[attr-defined]
+    assert sync(home, dry_run=True)[0].action == "created"
     assert not (home / "config.toml").exists()
     (home / "config.toml").write_text("model = [unclosed\n")
-    assert sync(home)[0].action == "failed"  # type: ignore[attr-defined]
+    assert sync(home)[0].action == "failed"
     assert (home / "config.toml").read_text() == "model = [unclosed\n"
 
 
 def test_a_missing_codex_home_is_skipped(tmp_path: Path) -> None:
     changes = sync(tmp_path / "nowhere")
-    assert [c.action for c in changes] == ["skipped"]  # type: ignore[attr-defined]
+    assert [c.action for c in changes] == ["skipped"]
     assert not (tmp_path / "nowhere").exists()
 
 
@@ -210,7 +210,7 @@ def test_project_install_is_skipped_and_uninstall_keeps_the_users_entries(tmp_pa
     changes = ADAPTER.install(tmp_path)
     assert [c.action for c in changes] == ["skipped"] and "global sync" in changes[0].detail
     assert not (tmp_path / ".codex").exists()
-    theirs = [{"hooks": [{"type": "command", "command": "make lint"}]}]
+    theirs: list[dict[str, object]] = [{"hooks": [{"type": "command", "command": "make lint"}]}]
     path = project_hooks(tmp_path, theirs)
     ADAPTER.uninstall(tmp_path)
     assert json.loads(path.read_text()) == {"hooks": {"Stop": theirs}}

@@ -273,7 +273,12 @@ def test_the_scan_reads_each_head_once_and_forgets_deleted_rollouts(
     rollout(home, "01a2aaaa-0000-7000-8000-000000000002", "/src/other", mtime=2_000)
     reads: list[str] = []
     real = discovery.head_meta
-    monkeypatch.setattr(discovery, "head_meta", lambda p: (reads.append(p), real(p))[1])
+
+    def counting(path: str) -> tuple[str | None, str | None]:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(discovery, "head_meta", counting)
 
     assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000001"]
     assert len(reads) == 2

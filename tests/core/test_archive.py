@@ -7,15 +7,18 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from continuity_core import archive as archive_mod
-from continuity_core.adapters import Account
+from continuity_core.adapters import Account, RetentionPolicy
 from continuity_core.archive import Archive, refresh
+from continuity_core.errors import StoreError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from tests.conftest import copy_tree
+from tests.helpers.stub_adapter import StubAdapter
 
 CHAT = "/home/dev/src/chat-server"
 LATEST = "Add limit and offset query parameters to GET /rooms for pagination."
@@ -30,13 +33,13 @@ class DaysFile:
         return (None if days is None else float(days)), str(path)
 
 
-class FolderAdapter:
+class FolderAdapter(StubAdapter):
     """A minimal adapter over raw files: every *.jsonl under its account dir is a session."""
 
     def __init__(self, name: str, root: Path) -> None:
         self.name = name
         self.root = root
-        self.retention: DaysFile | None = DaysFile() if name != "codex" else None
+        self.retention: RetentionPolicy | None = DaysFile() if name != "codex" else None
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return [Account(agent=self.name, name=str(self.root), dir=str(self.root))]
@@ -67,9 +70,9 @@ def index(adapters: dict[str, FolderAdapter], project: Path | None = None) -> ar
         return refresh(archive, project, adapters=adapters, config=GlobalConfig())
 
 
-def search(query: str, **kw: object) -> list[archive_mod.Hit]:
+def search(query: str, **kw: Any) -> list[archive_mod.Hit]:
     with Archive() as archive:
-        return archive.search(query, **kw)  # type: ignore[arg-type]
+        return archive.search(query, **kw)
 
 
 def test_every_agents_sessions_are_found_with_their_project(adapters: dict[str, FolderAdapter]) -> None:
@@ -168,7 +171,7 @@ def test_forget_removes_a_session_for_good(adapters: dict[str, FolderAdapter]) -
     assert session_id.startswith("d6782a42") and rows > 0
     index(adapters)  # the transcript is still on disk: it stays forgotten
     assert not search("pagination", project=CHAT, agent="claude")
-    with Archive() as archive, pytest.raises(Exception, match="no archived session"):
+    with Archive() as archive, pytest.raises(StoreError, match="no archived session"):
         archive.forget("d6782a42")
 
 

@@ -16,6 +16,7 @@ from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef, ToolCall
 from continuity_core.store import Store
 from continuity_core.transcript import Cursor
+from tests.helpers.stub_adapter import StubAdapter
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 
@@ -27,7 +28,7 @@ def log_line(store: Store, when: dt.datetime, event: str, **fields: Any) -> None
                             **fields}) + "\n")
 
 
-class SessionAdapter:
+class SessionAdapter(StubAdapter):
     """An adapter with one session of the project and a doctor that has a complaint."""
 
     name = "fake"
@@ -118,7 +119,7 @@ def test_turns_without_checkpoints_and_untrusted_hooks(repo: Path) -> None:
         Finding(level="ok", message="hooks installed"),
     ])
     report = audit(repo, 7, adapters={"fake": adapter}, config=GlobalConfig(), now=NOW)
-    by_check = {}
+    by_check: dict[str, list[str]] = {}
     for p in report.problems:
         by_check.setdefault(p.check, []).append(p.message)
     assert any("1 checkpoint(s) for 3 turn(s)" in m for m in by_check["checkpoints"])

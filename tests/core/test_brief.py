@@ -1,33 +1,17 @@
 from __future__ import annotations
 
+from typing import Any
+
 from continuity_core import brief
 from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.schemas.session import ApiError, FileEdit, Message, Session, TodoItem, ToolCall
-
-SECRET = "ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6"
+from tests.helpers.sample_session import SECRET, session
 
 
-def session(**kw: object) -> Session:
-    base = Session(
-        agent="claude", session_id="s-1", path="/t.jsonl", account="~/.claude",
-        requests=["first", f"Fix the deploy; token {SECRET}"],
-        messages=[Message(role="user", text="Fix the deploy", kind="request"),
-                  Message(role="assistant", text=f"Using {SECRET} " + "x" * 3000)],
-        todos=[TodoItem(content="Run the tests", status="in_progress")],
-        files_edited=[FileEdit(path="deploy.sh", action="edit", count=2)],
-        tool_calls=[ToolCall(id="t1", name="Bash", input={"command": "sleep 60 && ./it.sh"})],
-        errors=[ApiError(kind="usage_limit", message="limit reached", reset_at="2026-12-01T00:00Z")],
-    )
-    for k, v in kw.items():
-        setattr(base, k, v)
-    return base
-
-
-def build(**kw: object) -> brief.Brief:
-    args: dict[str, object] = dict(project="/p", created_at="t", git=GitFacts(is_repo=True, branch="main"),
-                                   note_text="# Now\nship it", session=session())
+def build(**kw: Any) -> brief.Brief:
+    args: dict[str, Any] = dict(project="/p", created_at="t", git=GitFacts(is_repo=True, branch="main"),
+                                note_text="# Now\nship it", session=session())
     args.update(kw)
-    return brief.build(**args)  # type: ignore[arg-type]
+    return brief.build(**args)
 
 
 def test_sections_are_labelled_and_everything_is_redacted() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from continuity_core import brief
@@ -10,22 +12,22 @@ from continuity_core.inflight import Inflight
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.trap import Trap
-from tests.core.test_brief import SECRET, session
+from tests.helpers.sample_session import SECRET, session
 
 GIT = GitFacts(is_repo=True, branch="main", head="a1b2c3d4e5f6a7b8", subject="Ship it",
                dirty=[" M deploy.sh"], dirty_count=1, upstream="origin/main", ahead=2)
 
 
-def handoff(**kw: object) -> Handoff:
+def handoff(**kw: Any) -> Handoff:
     s = session()
     built = brief.build(project="/p", created_at="t", git=GIT, note_text="# Now\nship it",
                         session=s)
-    args: dict[str, object] = {"brief": built, "session": s, "adapter": None, "git": GIT,
-                               "note": {"Now": f"ship it with {SECRET}"},
-                               "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN",
-                                              created_at="t")]}
+    args: dict[str, Any] = {"brief": built, "session": s, "adapter": None, "git": GIT,
+                            "note": {"Now": f"ship it with {SECRET}"},
+                            "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN",
+                                           created_at="t")]}
     args.update(kw)
-    return Handoff(**args)  # type: ignore[arg-type]
+    return Handoff(**args)
 
 
 def test_typed_fields_from_the_session_repo_and_note() -> None:

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 
+import msgspec
 import pytest
 
 from continuity_core import limits
+from continuity_core.adapters import Account
 from continuity_core.errors import BakerError
 from continuity_core.schemas.config import AccountConfig, GlobalConfig
 from continuity_core.schemas.session import ApiError, Message, Session
+from tests.helpers.stub_adapter import StubAdapter
 
 
-def _limit(agent: str = "claude", folder: str = "/tmp/acc", **kw: object) -> limits.Limit:
-    fields: dict[str, object] = {"since": limits.iso(limits.now()), **kw}
-    return limits.Limit(agent=agent, dir=folder, **fields)  # type: ignore[arg-type]
+def _limit(agent: str = "claude", folder: str = "/tmp/acc", **changes: object) -> limits.Limit:
+    fresh = limits.Limit(agent=agent, dir=folder, since=limits.iso(limits.now()))
+    return msgspec.structs.replace(fresh, **changes)
 
 
 def test_record_replaces_the_entry_of_its_account_and_keeps_others() -> None:
@@ -60,13 +63,11 @@ def test_earliest_prefers_the_first_known_reset() -> None:
     assert limits.earliest([]) is None
 
 
-class FakeAdapter:
+class FakeAdapter(StubAdapter):
     name = "claude"
     display_name = "Claude Code"
 
-    def accounts(self, config: GlobalConfig) -> list[object]:
-        from continuity_core.adapters import Account
-
+    def accounts(self, config: GlobalConfig) -> list[Account]:
         return [Account(agent="claude", name="~/.claude", dir="/home/u/.claude")]
 
 

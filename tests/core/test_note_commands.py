@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import note as note_mod
+from continuity_core.errors import BakerError
 from continuity_core.schemas.session import Session, ToolCall
 
 
@@ -25,7 +26,9 @@ def test_set_now_supersedes_and_updates_front_matter(repo: Path) -> None:
 def test_block_appends_dated_items(repo: Path) -> None:
     note_mod.add_blocked(repo, "deploy waits on the DBA")
     note_mod.add_blocked(repo, "staging is down")
-    blocked = note_mod.read(repo).get("Blocked").splitlines()  # type: ignore[union-attr]
+    note = note_mod.read(repo)
+    assert note is not None
+    blocked = note.get("Blocked").splitlines()
     assert blocked[0].startswith("- deploy waits on the DBA (since 20")
     assert blocked[1].startswith("- staging is down")
 
@@ -57,9 +60,9 @@ def test_unknown_sections_survive_a_write(repo: Path) -> None:
 
 
 def test_empty_actions_are_refused(repo: Path) -> None:
-    with pytest.raises(note_mod.BakerError):
+    with pytest.raises(BakerError):
         note_mod.set_now(repo, "   ")
-    with pytest.raises(note_mod.BakerError):
+    with pytest.raises(BakerError):
         note_mod.add_blocked(repo, "")
 
 

@@ -20,38 +20,10 @@ from continuity_core.schemas.session import (
     TodoItem,
     ToolCall,
 )
-from continuity_core.transcript import Cursor
+from tests.helpers.stub_adapter import SessionsAdapter
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 RAW_TAIL = "TAIL-ONLY: the agent said it would now delete the staging database"
-
-
-class FakeAdapter:
-    """The adapter surface pickup uses, over in-memory sessions (newest first)."""
-
-    name = "fake"
-
-    def __init__(self, sessions: list[Session], delay: float = 0.0) -> None:
-        self.sessions = sessions
-        self.delay = delay
-
-    def accounts(self, config: object) -> list:
-        return []
-
-    def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
-        for i, s in enumerate(self.sessions):
-            yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
-                             path=f"/nonexistent/{s.session_id}.jsonl", mtime=2000.0 - i,
-                             cwd=s.cwd)
-
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
-        time.sleep(self.delay)
-        session = next(s for s in self.sessions if s.session_id == ref.session_id)
-        return Cursor(path=ref.path, session=session)
-
-    def render_context(self, event: object, text: str) -> str:
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                  "additionalContext": text}})
 
 
 def interrupted_session(cwd: Path, session_id: str = "prev-1") -> Session:
@@ -83,7 +55,7 @@ def project(repo: Path) -> Path:
 
 
 def test_structured_summary_never_the_raw_tail(project: Path) -> None:
-    fake = FakeAdapter([interrupted_session(project)])
+    fake = SessionsAdapter([interrupted_session(project)])
     text = pickup.build(project, {"fake": fake})
     assert "# Continuity pickup" in text
     assert "- branch: main" in text  # environment facts
@@ -101,7 +73,7 @@ def test_structured_summary_never_the_raw_tail(project: Path) -> None:
 
 def test_current_session_is_excluded(project: Path) -> None:
     current = Session(agent="fake", session_id="now-1", cwd=str(project))
-    fake = FakeAdapter([current, interrupted_session(project)])
+    fake = SessionsAdapter([current, interrupted_session(project)])
     assert "session: fake prev-1" in pickup.build(project, {"fake": fake}, exclude="now-1")
     # Not excluded, the newer empty session did no work: it is named, never taken for the work.
     text = pickup.build(project, {"fake": fake})
@@ -113,7 +85,7 @@ def test_a_clean_previous_session_is_one_line(project: Path) -> None:
     done = Session(agent="fake", session_id="ok-1", cwd=str(project), requests=["Add a test."],
                    tool_calls=[ToolCall(id="t", name="Bash", input={"command": "pytest"},
                                         output="1 passed")])
-    text = pickup.build(project, {"fake": FakeAdapter([done])})
+    text = pickup.build(project, {"fake": SessionsAdapter([done])})
     assert "it ended normally" in text and "tool call with no result" not in text
 
 
@@ -122,7 +94,7 @@ def test_sessions_of_other_projects_never_count(project: Path, tmp_path: Path) -
     no_cwd = Session(agent="fake", session_id="unknown", cwd=None,
                      tool_calls=[ToolCall(id="x", name="Bash", input={"command": "rm -rf build"})])
     for sessions in ([elsewhere], [no_cwd], []):
-        text = pickup.build(project, {"fake": FakeAdapter(sessions)})
+        text = pickup.build(project, {"fake": SessionsAdapter(sessions)})
         assert "Execution was not checked" in text
         assert "sleep 60" not in text and "rm -rf" not in text
     assert "Execution was not checked" in pickup.build(project, {})
@@ -130,12 +102,12 @@ def test_sessions_of_other_projects_never_count(project: Path, tmp_path: Path) -
 
 def test_a_session_in_a_subfolder_counts(project: Path) -> None:
     (project / "docs").mkdir()
-    text = pickup.build(project, {"fake": FakeAdapter([interrupted_session(project / "docs")])})
+    text = pickup.build(project, {"fake": SessionsAdapter([interrupted_session(project / "docs")])})
     assert "session: fake prev-1" in text
 
 
 def test_slow_transcript_read_stays_within_the_latency_ceiling(project: Path) -> None:
-    fake = FakeAdapter([interrupted_session(project)], delay=5)
+    fake = SessionsAdapter([interrupted_session(project)], delay=5)
     start = time.monotonic()
     text = pickup.build(project, {"fake": fake}, read_limit_s=0.5)
     assert time.monotonic() - start < 3
@@ -149,7 +121,7 @@ def test_a_checkpoint_stands_in_when_the_transcript_is_slow(project: Path) -> No
     store = Store(project)
     store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(), created_at="t",
                                       session=interrupted_session(project)))
-    fake = FakeAdapter([interrupted_session(project)], delay=5)
+    fake = SessionsAdapter([interrupted_session(project)], delay=5)
     text = pickup.build(project, {"fake": fake}, store=store, read_limit_s=0.3)
     assert "(from its checkpoint " in text and "tool call with no result: Bash" in text
 
@@ -161,7 +133,7 @@ def test_redacted_then_capped(project: Path) -> None:
     note_mod.write(project, note)
     (project / ".baker" / "probes.json").write_text(json.dumps({"probes": [
         {"name": "leak", "command": f"echo {TOKEN}"}]}))
-    text = pickup.build(project, {"fake": FakeAdapter([interrupted_session(project)])},
+    text = pickup.build(project, {"fake": SessionsAdapter([interrupted_session(project)])},
                         cap=3000)
     assert len(text) <= 3000
     assert TOKEN not in text and "ghp_" not in text
@@ -170,7 +142,7 @@ def test_redacted_then_capped(project: Path) -> None:
 
 
 def test_pickup_hook_plain_and_with_an_adapter(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeAdapter([interrupted_session(project, "now-1"), interrupted_session(project)])
+    fake = SessionsAdapter([interrupted_session(project, "now-1"), interrupted_session(project)])
     monkeypatch.setattr(hooks, "load_all", lambda: ({"fake": fake}, {}))
     payload = json.dumps({"session_id": "now-1", "cwd": str(project), "source": "startup"})
     text = hooks.pickup(None, payload.encode(), [])
@@ -193,7 +165,7 @@ def test_sessions_with_the_same_time_keep_discovery_order(project: Path) -> None
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.sessions import find
 
-    class SameTime(FakeAdapter):
+    class SameTime(SessionsAdapter):
         def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
             for s in self.sessions:
                 yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,

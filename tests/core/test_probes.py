@@ -13,6 +13,7 @@ import pytest
 
 from continuity_core import probes
 from continuity_core.adapters import registry
+from continuity_core.schemas.probe import ProbeResult
 from tests.conftest import git, lingering
 
 
@@ -22,7 +23,7 @@ def write_probes(root: Path, value: object) -> None:
     (root / ".baker" / "probes.json").write_text(text)
 
 
-def by_name(results: list) -> dict:
+def by_name(results: list[ProbeResult]) -> dict[str, ProbeResult]:
     return {r.name: r for r in results}
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ class Incomplete:
 
 
 @pytest.fixture
-def fake_eps(monkeypatch: pytest.MonkeyPatch) -> object:
+def fake_eps(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     def install(*items: tuple[str, str]) -> None:
         rows = [(n, v, f"dist-{i}", "1.0") for i, (n, v) in enumerate(items)]
         monkeypatch.setattr(registry, "entry_points", lambda group: iter(rows))
@@ -25,8 +26,8 @@ def fake_eps(monkeypatch: pytest.MonkeyPatch) -> object:
     return install
 
 
-def test_broken_adapter_is_one_error_and_others_load(fake_eps: object) -> None:
-    fake_eps(("good", GOOD), ("bad", "no_such_module_xyz:Adapter"),  # type: ignore[operator]
+def test_broken_adapter_is_one_error_and_others_load(fake_eps: Callable[..., None]) -> None:
+    fake_eps(("good", GOOD), ("bad", "no_such_module_xyz:Adapter"),
              ("half", f"{__name__}:Incomplete"))
     good, bad = adapters.load_all()
     assert list(good) == ["good"] and isinstance(good["good"], FakeAdapter)
@@ -35,28 +36,28 @@ def test_broken_adapter_is_one_error_and_others_load(fake_eps: object) -> None:
     assert "accounts" in bad["half"] and "install_mcp" in bad["half"]
 
 
-def test_duplicate_names_are_reported(fake_eps: object) -> None:
-    fake_eps(("good", GOOD), ("good", "elsewhere:Good"))  # type: ignore[operator]
+def test_duplicate_names_are_reported(fake_eps: Callable[..., None]) -> None:
+    fake_eps(("good", GOOD), ("good", "elsewhere:Good"))
     with pytest.raises(AdapterError, match="registered twice"):
         adapters.load("good")
 
 
-def test_allow_list(fake_eps: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_eps(("good", GOOD), ("other", GOOD))  # type: ignore[operator]
+def test_allow_list(fake_eps: Callable[..., None], monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_eps(("good", GOOD), ("other", GOOD))
     monkeypatch.setenv("BAKER_ADAPTERS", "other")
     assert list(adapters.registered()) == ["other"]
 
 
-def test_unknown_name_says_how_to_install(fake_eps: object) -> None:
-    fake_eps()  # type: ignore[operator]
+def test_unknown_name_says_how_to_install(fake_eps: Callable[..., None]) -> None:
+    fake_eps()
     with pytest.raises(AdapterError, match=r"continuity-cli\[nope\]"):
         adapters.load("nope")
 
 
-def test_registry_does_not_import_modules(fake_eps: object) -> None:
+def test_registry_does_not_import_modules(fake_eps: Callable[..., None]) -> None:
     import sys
 
-    fake_eps(("lazy", "some_module_never_imported_abc:X"))  # type: ignore[operator]
+    fake_eps(("lazy", "some_module_never_imported_abc:X"))
     assert "lazy" in adapters.registered()
     assert "some_module_never_imported_abc" not in sys.modules
 

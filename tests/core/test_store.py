@@ -151,7 +151,8 @@ def test_cursor_round_trip_and_garbage(tmp_path: Path) -> None:
     loaded.offset = 20
     store.save_cursor("a", "/x.jsonl", loaded)
     assert path.stat().st_ino != written
-    assert store.load_cursor("a", "/x.jsonl", Cursor).offset == 20  # type: ignore[union-attr]
+    reloaded = store.load_cursor("a", "/x.jsonl", Cursor)
+    assert reloaded is not None and reloaded.offset == 20
     path.write_bytes(b"garbage")
     assert store.load_cursor("a", "/x.jsonl", Cursor) is None
 

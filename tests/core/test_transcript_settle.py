@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from continuity_core import transcript
+from continuity_core.redact import redact
 from continuity_core.schemas.session import Session, SessionRef, TodoItem, ToolCall, limits
 from continuity_core.transcript import (
     add_call,
@@ -96,12 +97,11 @@ def test_a_read_an_exception_interrupts_still_redacts_what_it_kept(tmp_path: Pat
 def test_redaction_work_is_bounded_by_what_the_session_keeps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = []
-    real = transcript.redact
+    calls: list[str] = []
 
     def counting(text: str) -> str:
         calls.append(text)
-        return real(text)
+        return redact(text)
 
     monkeypatch.setattr(transcript, "redact", counting)
     records: list[dict[str, Any]] = []

@@ -17,12 +17,12 @@ def project(repo: Path) -> Path:
     return repo
 
 
-def pretool(payload: dict | bytes) -> str:
+def pretool(payload: dict[str, object] | bytes) -> str:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     return hooks.pretool(None, data, [])
 
 
-def tool(session: str = "s1", **tool_input: str) -> dict:
+def tool(session: str = "s1", **tool_input: str) -> dict[str, object]:
     return {"session_id": session, "tool_name": "Edit", "tool_input": tool_input}
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import usage
+from continuity_core.adapters import Adapter
 from continuity_core.errors import ConfigError
 from continuity_core.schemas.config import UsageConfig
 from continuity_core.schemas.session import Usage
@@ -78,7 +79,7 @@ def test_flags_override_config_which_overrides_defaults() -> None:
 GROUND = json.loads((Path(__file__).parent.parent / "fixtures" / "ground_truth.json").read_text())
 
 
-def adapter_or_skip(agent: str) -> object:
+def adapter_or_skip(agent: str) -> Adapter:
     from continuity_core.adapters import load
 
     pytest.importorskip(f"continuity_{agent}")  # absent: skip; installed: it must load

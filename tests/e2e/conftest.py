@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Agent, agent_env, require_cli, seed
+from tests.e2e.harness import Agent, MakeAgent, agent_env, require_cli, seed
 from tests.e2e.mock_models import MOCKS, MockModel, Turn
 
 
 @pytest.fixture
-def agent(isolated_home: Path, repo: Path) -> Iterator[Callable[..., Agent]]:
+def agent(isolated_home: Path, repo: Path) -> Iterator[MakeAgent]:
     """Factory: `agent("codex", [Turn(...), ...], account="work")` -> a ready `Agent`.
 
     Every agent of a test shares HOME and the project (the suite's scratch `repo`); each gets

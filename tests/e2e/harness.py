@@ -26,11 +26,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
-from tests.e2e.mock_models import MockModel
+from tests.e2e.mock_models import MockModel, Turn
 
 E2E = Path(__file__).resolve().parent
 # The CLIs under test: the pinned ones, or a canary's scratch install (scripts/canary.py).
@@ -183,6 +183,13 @@ class Agent:
         session = Interactive(proc, master)
         session.start_reader()
         return session
+
+
+class MakeAgent(Protocol):
+    """The `agent` fixture: `agent("codex", [Turn(...), ...], account="work")` -> an `Agent`."""
+
+    def __call__(self, name: str, script: list[Turn] | None = None, *,
+                 account: str = "") -> Agent: ...
 
 
 def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel,

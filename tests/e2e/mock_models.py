@@ -289,7 +289,8 @@ def _sse(events: Iterator[tuple[str | None, dict[str, Any]]]) -> str:
 
 
 def _tool_names(tools: Any) -> set[str]:
-    return {t.get("name") for t in tools or [] if isinstance(t, dict)}
+    return {t["name"] for t in tools or []
+            if isinstance(t, dict) and isinstance(t.get("name"), str)}
 
 
 # --- Anthropic Messages API (Claude Code) ---------------------------------------------------
@@ -402,6 +403,7 @@ class AnthropicMock(MockModel):
                 "usage": usage}}
             yield "ping", {"type": "ping"}
             for i, b in enumerate(blocks):
+                start: dict[str, Any]
                 if b["type"] == "text":
                     start = {"type": "text", "text": ""}
                     delta = {"type": "text_delta", "text": b["text"]}

@@ -8,15 +8,14 @@ import json
 
 import pytest
 
-from tests.e2e.harness import Agent, baker, session_id
+from tests.e2e.flows import REQUEST, install, source_script, stopped_on_a_limit
+from tests.e2e.harness import Agent, MakeAgent, baker, session_id
 from tests.e2e.mock_models import Turn
-from tests.e2e.test_e2e_hooks import install
-from tests.e2e.test_e2e_resume import REQUEST, source_script, stopped_on_a_limit
 
 pytestmark = pytest.mark.e2e
 
 
-def test_a_failed_codex_retry_never_hides_the_claude_work(agent) -> None:
+def test_a_failed_codex_retry_never_hides_the_claude_work(agent: MakeAgent) -> None:
     claude: Agent = agent("claude", source_script())
     stopped_on_a_limit(claude)
     claude_sid = next(p.stem for p in (claude.config_dir / "projects").glob("*/*.jsonl"))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from continuity_core import skill
-from tests.e2e.harness import Agent, load_adapter
+from tests.e2e.harness import Agent, MakeAgent, load_adapter
 from tests.e2e.mock_models import Turn
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
-def test_the_continuity_skill_reaches_the_model(name: str, agent) -> None:
+def test_the_continuity_skill_reaches_the_model(name: str, agent: MakeAgent) -> None:
     a: Agent = agent(name, [Turn(text="Skills seen.")])
     changes = skill.install(a.project, load_adapter(name).skill_dirs)
     assert changes and all(c.action == "created" for c in changes)

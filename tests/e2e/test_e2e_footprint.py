@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import VENV_BIN, Agent, baker, wait_until
+from tests.e2e.harness import VENV_BIN, Agent, MakeAgent, baker, wait_until
 from tests.e2e.mock_models import Turn
 
 pytestmark = pytest.mark.e2e
@@ -26,7 +26,7 @@ def without_baker(path: str) -> str:
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
-def test_hooks_without_baker_on_path_fail_nothing(name: str, agent) -> None:
+def test_hooks_without_baker_on_path_fail_nothing(name: str, agent: MakeAgent) -> None:
     a: Agent = agent(name, [Turn(text="Done without baker.")])
     setup = [["init"], ["global", "sync", "--trust"]] if name == "codex" else [["init"]]
     for args in setup:

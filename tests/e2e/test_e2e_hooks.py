@@ -15,7 +15,8 @@ import pytest
 
 from continuity_cli.hooks import DEADLINES_S
 from tests.conftest import lingering
-from tests.e2e.harness import Agent, baker
+from tests.e2e.flows import install
+from tests.e2e.harness import Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, shell, write
 
 pytestmark = pytest.mark.e2e
@@ -23,18 +24,8 @@ pytestmark = pytest.mark.e2e
 MARKER = "Verify the e2e pickup marker 7c1f before editing"
 
 
-def install(a: Agent) -> None:
-    """`baker init`, and for Codex the user-level hooks it reads (with trusted hashes)."""
-    commands = [["init"]]
-    if a.name == "codex":  # Codex reads hooks and notify from the user config.toml only
-        commands.append(["global", "sync", "--trust"])
-    for args in commands:
-        proc = baker(a, *args)
-        assert proc.returncode == 0, f"baker {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
-
-
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
-def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent) -> None:
+def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent: MakeAgent) -> None:
     a: Agent = agent(name, [
         Turn(calls=[shell("printf 'hooked-%d\\n' 7")]),
         Turn(calls=[write("notes.txt", "written under hooks\n")]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.harness import Agent, newest_session
+from tests.e2e.harness import Agent, MakeAgent, newest_session
 from tests.e2e.mock_models import Turn, shell
 
 pytestmark = pytest.mark.e2e
@@ -16,7 +16,7 @@ CALL = shell("printf 'step-%d\\n' 1")
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_usage_limit_mid_task(name: str, agent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_usage_limit_mid_task(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
     a: Agent = agent(name, [Turn(calls=[CALL]), Turn(error="usage_limit")])
     proc = a.run(PROMPT, check=False)
 
@@ -33,7 +33,7 @@ def test_usage_limit_mid_task(name: str, agent, monkeypatch: pytest.MonkeyPatch)
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_stopped_while_the_model_hangs(name: str, agent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stopped_while_the_model_hangs(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
     a: Agent = agent(name, [Turn(calls=[CALL]), Turn(hang=True)])
     tui = a.interactive(PROMPT)
     try:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.session import Message, Session
 from continuity_core.store import Store
-from tests.e2e.harness import Agent, baker
+from tests.e2e.harness import Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, raw, shell, tool_search
 
 pytestmark = pytest.mark.e2e
@@ -48,7 +49,7 @@ def archive_a_session(a: Agent) -> None:
                                       created_at="2026-11-30T05:00:00Z", session=session))
 
 
-def offered(body: dict) -> set[str]:
+def offered(body: dict[str, Any]) -> set[str]:
     """Tool names in a request: Anthropic `tools[].name`, Gemini `functionDeclarations`."""
     text = json.dumps(body.get("tools", []))
     return set(re.findall(r'"name": "(mcp_{1,2}baker_{1,2}[a-z_]+)"', text))
@@ -56,7 +57,7 @@ def offered(body: dict) -> set[str]:
 
 @pytest.mark.parametrize("name", ["claude", "gemini"])
 def test_the_first_request_offers_baker_s_tools_and_recall_returns_a_hit(name: str,
-                                                                          agent) -> None:
+                                                                          agent: MakeAgent) -> None:
     tool = NAMES[name]
     a: Agent = agent(name, [Turn(calls=[raw(tool.format("recall"), query=NEEDLE)]),
                             Turn(text="Recalled.")])
@@ -70,7 +71,7 @@ def test_the_first_request_offers_baker_s_tools_and_recall_returns_a_hit(name: s
     assert NEEDLE in reqs[1].text and "0ld-5e55" in reqs[1].text, reqs[1].text[-3000:]
 
 
-def test_codex_finds_baker_s_tools_by_search_and_recall_returns_a_hit(agent) -> None:
+def test_codex_finds_baker_s_tools_by_search_and_recall_returns_a_hit(agent: MakeAgent) -> None:
     a: Agent = agent("codex", [
         # Codex starts stdio servers in the background: a first step gives `baker mcp` (about
         # a second to import the SDK) time to answer before the search, as any real turn does.

@@ -11,86 +11,32 @@ import hashlib
 import json
 import re
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import VENV_BIN, Agent, Interactive, baker, session_id, wait_until
-from tests.e2e.mock_models import Turn, _strings, raw, shell, todos, write
+from tests.e2e.flows import (
+    EDITED,
+    REQUEST,
+    TODOS,
+    _plain,
+    _wait_text,
+    assert_holds_the_brief,
+    first_request,
+    resume,
+    source_script,
+    stopped_on_a_limit,
+    type_line,
+)
+from tests.e2e.harness import Agent, MakeAgent, baker, session_id
+from tests.e2e.mock_models import Turn, _strings, raw, shell, write
 
 pytestmark = pytest.mark.e2e
-
-REQUEST = ("E2E handoff: make the parser accept empty lines (keep `parse()` pure), "
-           "then add a regression test")
-TODOS = (("Make the parser accept empty lines", "in_progress"),
-         ("Add a regression test", "pending"))
-EDITED = "parser.py"
-
-
-def source_script() -> list[Turn]:
-    """Set the todo list, write a file, then hit the usage limit mid-task."""
-    return [Turn(calls=[todos(*TODOS)]),
-            Turn(calls=[write(EDITED, "def parse(text):\n    return text.splitlines()\n")]),
-            Turn(error="usage_limit")]
-
-
-def stopped_on_a_limit(a: Agent) -> None:
-    """Run the source turn headless until the usage limit stops it."""
-    proc = a.run(REQUEST, check=False)
-    assert proc.returncode != 0, proc.stdout[-2000:]
-    assert a.mock.played() == 3, (proc.stdout[-2000:], proc.stderr[-2000:])
-    assert (a.project / EDITED).is_file()
-
-
-def resume(target: Agent, *args: str, env: dict[str, str] | None = None) -> Interactive:
-    """`baker resume ...` in a terminal, in the target's env: baker becomes the target CLI."""
-    tui = target.terminal(str(VENV_BIN / "baker"), "resume", *args, env=env)
-    if target.name == "claude":
-        threading.Thread(target=_trust_added_dir, args=(tui,), daemon=True).start()
-    return tui
-
-
-def _trust_added_dir(tui: Interactive) -> None:
-    """Claude Code 2.1.3xx asks once whether to trust an `--add-dir` folder (the brief's):
-    the user says yes. 2.1.197 does not ask; the question then never comes."""
-    if _wait_text(tui, "Is this a directory you created or one you trust?", 20):
-        settle(tui, 0.5)
-        tui.send(b"\x1b[B")  # down to "Yes, add it"
-        settle(tui, 0.3)
-        tui.send(b"\r")
-
-
-def first_request(target: Agent, tui: Interactive, timeout: float = 60) -> str:
-    """Every string of the first main-loop request the target sent its mock; stops the TUI."""
-    try:
-        sent = target.mock.wait_for(lambda: bool(target.mock.main_requests), timeout)
-        assert sent, _plain(tui.text)[-3000:]
-    finally:
-        tui.stop()
-    req = target.mock.main_requests[0]
-    return req.text + "\n" + _strings(req.body)
-
-
-def assert_holds_the_brief(text: str, source: str) -> None:
-    assert "# Handoff brief" in text
-    assert REQUEST in text  # verbatim, backticks and all
-    for item, _ in TODOS:
-        assert item in text
-    assert EDITED in text
-    assert f"agent: {source}" in text
-    if source == "gemini":
-        # Gemini CLI 0.61 prints the quota error but never writes it to its session file: the
-        # brief can only say the turn stopped part-way.
-        assert "## Interrupted" in text
-    else:
-        assert "ended on a usage limit" in text
 
 
 @pytest.mark.parametrize(("source", "target"), [
     ("claude", "codex"), ("codex", "gemini"), ("gemini", "claude")])
-def test_resume_after_a_usage_limit(source: str, target: str, agent) -> None:
+def test_resume_after_a_usage_limit(source: str, target: str, agent: MakeAgent) -> None:
     src: Agent = agent(source, source_script())
     stopped_on_a_limit(src)
     dst: Agent = agent(target, [Turn(text="I will confirm the plan first.")])
@@ -105,7 +51,7 @@ def test_resume_after_a_usage_limit(source: str, target: str, agent) -> None:
     assert_holds_the_brief(text, source)
 
 
-def test_native_resume_under_a_second_claude_account(agent, isolated_home: Path) -> None:
+def test_native_resume_under_a_second_claude_account(agent: MakeAgent, isolated_home: Path) -> None:
     first: Agent = agent("claude", [Turn(calls=[write(EDITED, "x = 1\n")]),
                                     Turn(error="usage_limit")])
     sid = session_id(first, first.run(REQUEST, check=False).stdout)
@@ -138,37 +84,6 @@ def test_native_resume_under_a_second_claude_account(agent, isolated_home: Path)
     assert len(copied) == 1
 
 
-def settle(tui: Interactive, quiet: float = 1.0, timeout: float = 20) -> None:
-    """Wait until the screen has not changed for `quiet` seconds (the TUI waits for input).
-
-    Screen text is no signal: the TUIs redraw by diff and skip characters already there.
-    """
-    deadline = time.monotonic() + timeout
-    seen, since = len(tui.output), time.monotonic()
-    while time.monotonic() < deadline and time.monotonic() - since < quiet:
-        time.sleep(0.1)
-        if len(tui.output) != seen:
-            seen, since = len(tui.output), time.monotonic()
-
-
-def type_line(tui: Interactive, line: str) -> None:
-    """Type a line, then Enter on its own: text and Enter in one burst reads as a paste."""
-    settle(tui)
-    tui.send(line.encode())
-    settle(tui, 0.5)
-    tui.send(b"\r")
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
-
-
-def _wait_text(tui: Interactive, needle: str, timeout: float) -> bool:
-    # TUIs move the cursor instead of printing spaces: compare without any whitespace.
-    squeezed = "".join(needle.split())
-    return wait_until(lambda: squeezed in "".join(_plain(tui.text).split()), timeout)
-
-
 # A hand-written note of ~300 KB: 300 lines of ~1 KB of plain prose (no secrets to redact;
 # lines under the 2,000 characters past which the file-read tools shorten a line).
 NOTE_LINES = [f"- {n:03d} " + " ".join(f"step {n}.{i} keeps parse() pure and the tests green."
@@ -190,7 +105,7 @@ def reads(target: str, path: str) -> list[Turn]:
 
 
 @pytest.mark.parametrize("target", ["claude", "codex", "gemini"])
-def test_a_300_kb_brief_arrives_whole(target: str, agent, repo: Path) -> None:
+def test_a_300_kb_brief_arrives_whole(target: str, agent: MakeAgent, repo: Path) -> None:
     (repo / "memory").mkdir()
     (repo / "memory" / "hot.md").write_text(
         "---\nagent: e2e\n---\n# Goal\n" + "\n".join(NOTE_LINES) + "\n# Now\n- read it\n")
@@ -243,7 +158,7 @@ def _trust_codex_tools(a: Agent) -> None:
                       + config.read_text())
 
 
-def test_a_300_kb_request_still_gives_todos_and_files_inline(agent) -> None:
+def test_a_300_kb_request_still_gives_todos_and_files_inline(agent: MakeAgent) -> None:
     """Issue 21: a latest request of ~300 KB makes the brief go through its file, but the
     first turn the next agent gets still carries the essentials inline: the request's start
     (cut, with a pointer), the todos and the files edited."""

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from continuity_core import limits
-from tests.e2e.harness import VENV_BIN, Agent, baker, wait_until
-from tests.e2e.mock_models import Turn
-from tests.e2e.test_e2e_hooks import install
-from tests.e2e.test_e2e_resume import (
+from tests.e2e.flows import (
     REQUEST,
     _plain,
     _wait_text,
     assert_holds_the_brief,
     first_request,
+    install,
     source_script,
     type_line,
 )
+from tests.e2e.harness import VENV_BIN, Agent, baker, wait_until
+from tests.e2e.mock_models import Turn
 
 pytestmark = pytest.mark.e2e
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.harness import Agent, load_adapter
+from tests.e2e.harness import Agent, MakeAgent, load_adapter
 from tests.e2e.mock_models import Turn
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
-def test_project_skill_reaches_the_model(name: str, agent) -> None:
+def test_project_skill_reaches_the_model(name: str, agent: MakeAgent) -> None:
     dirs = load_adapter(name).skill_dirs
     a: Agent = agent(name, [Turn(text="Skills seen.")])
     for folder in dirs:

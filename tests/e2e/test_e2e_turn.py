@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Agent, discovered, newest_session, session_id, transcript_files
+from tests.e2e.harness import (
+    Agent,
+    MakeAgent,
+    discovered,
+    newest_session,
+    session_id,
+    transcript_files,
+)
 from tests.e2e.mock_models import Turn, shell, todos, write
 
 pytestmark = pytest.mark.e2e
@@ -29,7 +36,7 @@ def script() -> list[Turn]:
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_headless_turn_with_tool_calls(name: str, agent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_headless_turn_with_tool_calls(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
     a: Agent = agent(name, script())
     proc = a.run(PROMPT)
 
@@ -62,7 +69,7 @@ def test_headless_turn_with_tool_calls(name: str, agent, monkeypatch: pytest.Mon
 # Claude Code batches TaskCreate, TaskCreate, TaskUpdate(1) in one message: the update comes
 # before the create's result has given the task its id.
 @pytest.mark.parametrize("name", AGENTS)
-def test_todo_list_reaches_the_adapter(name: str, agent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_todo_list_reaches_the_adapter(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
     a: Agent = agent(name, [Turn(calls=[todos(*TODOS)]), Turn(text="Planned.")])
     a.run("E2E: plan the work")
     assert a.mock.played() == 2
@@ -71,7 +78,7 @@ def test_todo_list_reaches_the_adapter(name: str, agent, monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_interactive_turn_in_a_terminal(name: str, agent) -> None:
+def test_interactive_turn_in_a_terminal(name: str, agent: MakeAgent) -> None:
     a: Agent = agent(name, [Turn(calls=[shell(COMMAND)]), Turn(text="Interactive turn done.")])
     tui = a.interactive(PROMPT)
     try:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
 
 from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
 from continuity_gemini import GeminiAdapter
 from tests.gemini.chatlog import SESSIONS
@@ -17,7 +19,7 @@ CASES = sorted(SESSIONS.items(), key=lambda kv: kv[1]["scenario"])
 IDS = [v["scenario"] for _, v in CASES]
 
 
-def _read(gt: dict) -> tuple:
+def _read(gt: dict[str, Any]) -> tuple[SessionRef, Cursor]:
     adapter = GeminiAdapter()
     refs = list(adapter.discover(Path(gt["project_root"]), adapter.accounts(GlobalConfig())))
     assert len(refs) == 1, refs
@@ -25,7 +27,7 @@ def _read(gt: dict) -> tuple:
 
 
 @pytest.mark.parametrize(("rel", "gt"), CASES, ids=IDS)
-def test_session_matches_ground_truth(gemini_home: Path, rel: str, gt: dict) -> None:
+def test_session_matches_ground_truth(gemini_home: Path, rel: str, gt: dict[str, Any]) -> None:
     ref, cursor = _read(gt)
     session = cursor.session
     assert ref.session_id == session.session_id == gt["session_id"]
@@ -35,6 +37,7 @@ def test_session_matches_ground_truth(gemini_home: Path, rel: str, gt: dict) -> 
     if gt.get("secrets"):  # verbatim, but redacted: the ends that carry no secret survive
         first, last = gt["latest_user_request"].split("\n")[0], \
             gt["latest_user_request"].split("\n")[-1]
+        assert session.latest_request is not None
         assert session.latest_request.startswith(first)
         assert session.latest_request.endswith(last)
         assert len(session.requests) == len(gt["user_requests"])
@@ -60,7 +63,7 @@ def test_session_matches_ground_truth(gemini_home: Path, rel: str, gt: dict) -> 
 
 
 @pytest.mark.parametrize(("rel", "gt"), CASES, ids=IDS)
-def test_no_secret_reaches_the_session(gemini_home: Path, rel: str, gt: dict) -> None:
+def test_no_secret_reaches_the_session(gemini_home: Path, rel: str, gt: dict[str, Any]) -> None:
     _, cursor = _read(gt)
     encoded = msgspec.json.encode(cursor).decode()
     for secret in (gt.get("secrets") or {}).values():
@@ -75,6 +78,7 @@ def test_compression_keeps_what_it_summarised(gemini_home: Path) -> None:
     [compaction] = session.compactions
     # The chat file does not say; the project's logs.json has the `/compress` typed before it.
     assert compaction.trigger == "manual"
+    assert compaction.summary is not None
     assert compaction.summary.startswith("<state_snapshot>")
     assert compaction.pre_tokens == 13900
     assert any(m.kind == "summary" for m in session.messages)

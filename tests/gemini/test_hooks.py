@@ -93,6 +93,7 @@ def test_pre_compress_is_a_checkpoint_only_near_the_threshold(tmp_path: Path) ->
 def test_render_context_where_the_model_sees_it() -> None:
     start = ADAPTER.parse_hook((PAYLOADS / "SessionStart.startup.json").read_bytes())
     out = ADAPTER.render_context(start, "resume <here>")
+    assert out is not None
     assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == "resume <here>"
     stop = ADAPTER.parse_hook((PAYLOADS / "AfterAgent.json").read_bytes())
     assert ADAPTER.render_context(stop, "x") is None
@@ -100,4 +101,6 @@ def test_render_context_where_the_model_sees_it() -> None:
     clear = json.loads((PAYLOADS / "SessionStart.startup.json").read_text()) | {"source": "clear"}
     assert ADAPTER.render_context(ADAPTER.parse_hook(json.dumps(clear).encode()), "x") is None
     before_tool = ADAPTER.parse_hook((PAYLOADS / "BeforeTool.replace.json").read_bytes())
-    assert json.loads(ADAPTER.render_context(before_tool, "trap!")) == {"systemMessage": "trap!"}
+    out = ADAPTER.render_context(before_tool, "trap!")
+    assert out is not None
+    assert json.loads(out) == {"systemMessage": "trap!"}

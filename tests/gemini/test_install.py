@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -14,7 +15,7 @@ from continuity_gemini import GeminiAdapter
 from continuity_gemini.install import is_ours
 
 ADAPTER = GeminiAdapter()
-FOREIGN = {
+FOREIGN: dict[str, Any] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
     "hooks": {
         "SessionStart": [{"matcher": "startup", "hooks": [
@@ -27,11 +28,12 @@ FOREIGN = {
 }
 
 
-def settings(project: Path) -> dict:
-    return json.loads((project / ".gemini" / "settings.json").read_text())
+def settings(project: Path) -> dict[str, Any]:
+    path = project / ".gemini" / "settings.json"
+    return cast(dict[str, Any], json.loads(path.read_text()))  # JSON: untyped
 
 
-def our_hooks(data: dict) -> dict[str, list[dict]]:
+def our_hooks(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return {event: [h for g in groups for h in g["hooks"] if is_ours(h)]
             for event, groups in data.get("hooks", {}).items()}
 
@@ -69,7 +71,7 @@ def test_round_trip_keeps_foreign_settings_byte_for_byte(tmp_path: Path) -> None
     assert data["hooks"]["BeforeTool"][0] == FOREIGN["hooks"]["BeforeTool"][0]
     assert (tmp_path / "GEMINI.md").read_text().startswith("# House rules\n\nTabs, not spaces.\n")
     again = ADAPTER.install(tmp_path)
-    assert all(c.action == "unchanged" for c in again), again
+    assert again and all(c.action == "unchanged" for c in again), again
     removed = ADAPTER.uninstall(tmp_path)
     assert [c.action for c in removed] == ["updated", "updated"]
     assert path.read_text() == original

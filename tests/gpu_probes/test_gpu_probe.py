@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("continuity_gpu_probes")
 
 from continuity_core import probes
+from continuity_core.schemas.probe import ProbeResult
 from continuity_gpu_probes import GpuProbe
 
 # A stand-in `torch` per case. The probe script runs unchanged against it, so what is tested
@@ -79,7 +80,8 @@ def fake_interpreter(tmp_path: Path, case: str) -> str:
     return str(script)
 
 
-def run_probe(root: Path, config: dict, timeout_s: float = 10.0) -> list:
+def run_probe(root: Path, config: dict[str, object],
+              timeout_s: float = 10.0) -> list[ProbeResult]:
     return GpuProbe().run(probes.ProbeContext(root=root, config=config, timeout_s=timeout_s))
 
 
@@ -133,7 +135,7 @@ def test_each_interpreter_checked_concurrently_and_bad_entries_isolated(tmp_path
 @pytest.mark.parametrize("config", [
     {"device": "cuda; rm -rf /"}, {"timeout_s": "soon"}, {"interpreters": "python"},
 ])
-def test_invalid_config_is_an_error_result(tmp_path: Path, config: dict) -> None:
+def test_invalid_config_is_an_error_result(tmp_path: Path, config: dict[str, object]) -> None:
     [result] = run_probe(tmp_path, config)
     assert result.state == "error"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, copy_tree, git, run_baker
-from tests.core.test_saved import make_draft
+from tests.helpers.drafts import make_draft
 
 CLAUDE_S4 = "projects/-home-dev-src-data-pipeline/42f346a0-12c0-4151-9060-6bcb27b8e815.jsonl"
 Snapshot = dict[str, tuple[str, int, int, int]]
@@ -93,7 +93,7 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Fifty-odd hostile payloads in-process (the same `run` as `baker`'s entry
     point), a sample of them again as real processes."""
-    from tests.reliability.test_hook_fuzz import call
+    from tests.helpers.hook_call import call
 
     project, transcript = world["project"], world["transcript"]
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(world["claude"]))

@@ -6,10 +6,8 @@ entry point calls; the shapes that once broke it live in `corpus/` and always ru
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from continuity_cli.hooks import run
 from tests.conftest import FIXTURES, run_baker
+from tests.helpers.hook_call import call
 
 CORPUS = Path(__file__).parent / "corpus"
 AGENTS = ["claude", "codex", "gemini", None]
@@ -62,17 +60,6 @@ payloads = st.one_of(
     st.integers(1, 5000).map(lambda n: b"[" * n),
     st.sampled_from([b"", b"\xff\xfe\xfd", b"null", b"{}", b'{"cwd": 1}']),
 )
-
-
-def call(args: list[str], payload: bytes) -> tuple[int, str]:
-    stdin, stdout = sys.stdin, sys.stdout
-    sys.stdin = io.TextIOWrapper(io.BytesIO(payload))
-    sys.stdout = io.StringIO()
-    try:
-        code = run(args)
-        return code, sys.stdout.getvalue()
-    finally:
-        sys.stdin, sys.stdout = stdin, stdout
 
 
 @pytest.fixture

@@ -496,7 +496,7 @@ def by_thread(thread_id: str, accounts: Sequence[Account]) -> SessionRef | None:
 
 def _zst_head(path: str, size: int) -> bytes:
     try:
-        import zstandard  # type: ignore[import-not-found, unused-ignore]
+        import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional: often absent
     except ImportError:
         zstd = shutil.which("zstd")
         if zstd is None:
@@ -526,7 +526,7 @@ def plain_copy(path: str, cache: Path) -> str | None:
     tmp = target.with_suffix(".part")
     try:
         try:
-            import zstandard  # type: ignore[import-not-found, unused-ignore]
+            import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional: often absent
 
             with open(path, "rb") as src, open(tmp, "wb") as dst:
                 zstandard.ZstdDecompressor().copy_stream(src, dst)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from continuity_codex import config as cfg
 from continuity_codex import install, launch
@@ -70,9 +71,9 @@ def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:
     for hook, status in statuses:
         if status == "trusted":
             continue
-        level = "info" if status == "missing" else "warn"
+        level: Literal["info", "warn"] = "info" if status == "missing" else "warn"
         fix = "baker global sync --trust" if status != "missing" else "baker global sync"
-        out.append(Finding(level=level,  # type: ignore[arg-type]
+        out.append(Finding(level=level,
                            message=f"{path}: {hook.event} hook is {status}"
                            + (" — Codex skips it silently" if status != "missing" else ""),
                            fix=fix))

@@ -22,9 +22,11 @@ from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
+    ErrorKind,
     Session,
     SessionRef,
     TodoItem,
+    TodoStatus,
     ToolCall,
     Usage,
 )
@@ -59,13 +61,14 @@ UNUSED = {"response_item": (b'{"type":"message"', b'{"type":"reasoning"'),
           "event_msg": (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"')}
 KNOWN = {"session_meta", "response_item", "event_msg", "turn_context", "world_state",
          "token_usage_record", "compacted"}
-STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
-          "cancelled": "cancelled", "canceled": "cancelled"}
+STATUS: dict[str, TodoStatus] = {
+    "pending": "pending", "in_progress": "in_progress", "completed": "completed",
+    "cancelled": "cancelled", "canceled": "cancelled"}
 # What a `codex_error_info` or error text says about the kind of failure.
-LIMIT_KINDS = (("usage_limit", "usage_limit"), ("usage limit", "usage_limit"),
-               ("rate_limit", "rate_limit"), ("rate limit", "rate_limit"),
-               ("quota", "usage_limit"), ("overloaded", "overloaded"),
-               ("unauthorized", "auth"))
+LIMIT_KINDS: tuple[tuple[str, ErrorKind], ...] = (
+    ("usage_limit", "usage_limit"), ("usage limit", "usage_limit"), ("rate_limit", "rate_limit"),
+    ("rate limit", "rate_limit"), ("quota", "usage_limit"), ("overloaded", "overloaded"),
+    ("unauthorized", "auth"))
 # How a usage-limit message names its reset, in the CLI's local time: "try again at 6:20 AM"
 # the same day, "try again at Dec 4th, 2026 3:57 AM" (`%b %-d{suffix}, %Y %-I:%M %p`) later.
 _TRY_AGAIN = re.compile(
@@ -348,7 +351,7 @@ def _plan(session: Session, extra: dict[str, Any], args: dict[str, Any]) -> None
         return
     set_todos(session, extra, [
         TodoItem(content=str(step.get("step", "")),
-                 status=STATUS.get(str(step.get("status")), "pending"))  # type: ignore[arg-type]
+                 status=STATUS.get(str(step.get("status")), "pending"))
         for step in plan if isinstance(step, dict) and step.get("step")
     ])
 
@@ -381,12 +384,12 @@ def _error(session: Session, extra: dict[str, Any], err: dict[str, Any], ts: str
     message = str(err.get("message") or err.get("codex_error_info") or "error")
     info = err.get("codex_error_info")
     probe = f"{info} {message}".lower() if isinstance(info, str) else message.lower()
-    kind = next((k for marker, k in LIMIT_KINDS if marker in probe), "api")
+    kind: ErrorKind = next((k for marker, k in LIMIT_KINDS if marker in probe), "api")
     reset = None
     if kind in ("usage_limit", "rate_limit"):
         # The rate-limit snapshot is exact; the message's words round to the minute.
         reset = extra.get("resets_at") or clock_reset(message, ts)
-    add_error(session, ApiError(kind=kind, message=message, timestamp=ts,  # type: ignore[arg-type]
+    add_error(session, ApiError(kind=kind, message=message, timestamp=ts,
                                 reset_at=reset))
 
 

@@ -12,7 +12,8 @@ from typing import Literal
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
-_HEADERS = {"*** Add File: ": "add", "*** Delete File: ": "delete", "*** Update File: ": "update"}
+_HEADERS: dict[str, Literal["add", "update", "delete"]] = {
+    "*** Add File: ": "add", "*** Delete File: ": "delete", "*** Update File: ": "update"}
 MOVE = "*** Move to: "
 
 
@@ -51,7 +52,7 @@ def parse(text: str) -> list[FileOp]:
             path = line[len(header) :].strip()
             if not path:
                 raise PatchError(f"line {number}: a file header without a path")
-            ops.append(FileOp(action=_HEADERS[header], path=path))  # type: ignore[arg-type]
+            ops.append(FileOp(action=_HEADERS[header], path=path))
         elif line.startswith(MOVE):
             target = line[len(MOVE) :].strip()
             if not ops or ops[-1].action != "update" or not target:

@@ -300,7 +300,7 @@ def _limits(root: Path) -> bytes | None:
     (it is being written on another branch). Expected: `limits.entries_for(root)` returning
     msgspec-encodable records; anything else is left out rather than guessed."""
     try:
-        from continuity_core import limits  # type: ignore[attr-defined,unused-ignore]
+        from continuity_core import limits
     except ImportError:
         return None
     entries_for = getattr(limits, "entries_for", None)

@@ -283,8 +283,8 @@ def check_shell(root: Path, entry: Any, index: int, limit_s: float) -> ProbeResu
         return ProbeResult(name=name, state="error", kind="shell", detail=str(e))
     timeout = min(timeout, limit_s)
     try:
-        # The user's own probe command from their project's probes.json.
-        ran = run_command(command, cwd=root, timeout_s=timeout, shell=True)  # noqa: S604
+        # The user's own probe command from their project's probes.json: a shell line.
+        ran = run_command(command, cwd=root, timeout_s=timeout, shell=True)  # noqa: S604 - above
     except OSError as e:
         return ProbeResult(name=name, state="error", kind="shell", detail=f"cannot run: {e}")
     elapsed = round(ran.elapsed_s, 3)

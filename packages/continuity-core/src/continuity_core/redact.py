@@ -144,7 +144,8 @@ _PATTERNS: list[tuple[str, str]] = [
     ("cli_password",
      r"\b(?P<keep_cli_password>(?:sshpass(?:[ \t]+-[vhe]|[ \t]+-[fdP][ \t]*[^\s\-]\S*)*"
      r"[ \t]+-p[ \t]*"
-     r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b[^\n|;&]{0,256}?[ \t]-p(?:[ \t]+|=)?"
+     r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b"
+     r"[^\n|;&]{0,256}?[ \t]-p(?:[ \t]+|=)?"
      r"|redis-cli\b[^\n|;&]{0,256}?[ \t]-a[ \t]+"
      r"|htpasswd(?=(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?){0,8}?[ \t]+-[A-Za-z]*b)"
      r"(?:[ \t]+-(?:[A-Za-z]*(?P<htpasswd_n>n)[A-Za-z]*|[A-Za-z]+)(?:[ \t]+\d+)?){1,8}"

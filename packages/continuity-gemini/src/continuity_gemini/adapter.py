@@ -38,11 +38,11 @@ class GeminiAdapter:
 
     name = "gemini"
     display_name = "Gemini CLI"
-    known_versions = doctor.KNOWN_VERSIONS
+    known_versions: tuple[str, ...] = doctor.KNOWN_VERSIONS
     # Workspace skills: Gemini CLI reads `.gemini/skills/` and its alias `.agents/skills/`, and
     # reports a "Skill conflict" when both hold one name. `.agents/skills/` is Codex's folder
     # too, so one copy serves both.
-    skill_dirs = (".agents/skills",)
+    skill_dirs: tuple[str, ...] = (".agents/skills",)
     skill_command: str | None = None  # the skill is picked by its description, not a command
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = Retention()

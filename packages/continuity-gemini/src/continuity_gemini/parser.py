@@ -36,6 +36,7 @@ from continuity_core.schemas.session import (
     Session,
     SessionRef,
     TodoItem,
+    TodoStatus,
     ToolCall,
     Usage,
 )
@@ -67,8 +68,9 @@ EDIT_TOOLS = {"write_file": "write", "replace": "edit", "edit": "edit", "smart_e
 TODO_TOOLS = frozenset({"write_todos"})
 FAILED = ("error", "cancelled")
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
-TODO_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
-               "cancelled": "cancelled", "done": "completed", "canceled": "cancelled"}
+TODO_STATUS: dict[str, TodoStatus] = {
+    "pending": "pending", "in_progress": "in_progress", "completed": "completed",
+    "cancelled": "cancelled", "done": "completed", "canceled": "cancelled"}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
 _RETRY = re.compile(
@@ -459,7 +461,7 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
             add_edit(session, path, EDIT_TOOLS[name], name)
     elif name in TODO_TOOLS and isinstance(args.get("todos"), list):
         todos = [TodoItem(content=str(t.get("description") or t.get("content") or ""),
-                          status=TODO_STATUS.get(str(t.get("status")), "pending"))  # type: ignore[arg-type]
+                          status=TODO_STATUS.get(str(t.get("status")), "pending"))
                  for t in args["todos"] if isinstance(t, dict)]
         set_todos(session, extra, todos)
         stack: list[Any] = extra.setdefault("todos", [])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from continuity_cli.app import Group
@@ -42,7 +44,7 @@ def sync(user_hooks: bool, chain: bool, trust: bool, mcp: bool, uninstall: bool,
 
     config = load_config()
     adapters, errors = load_all()
-    report: list[dict[str, object]] = []
+    report: list[dict[str, Any]] = []  # the --json rows
     every: list[Change] = []  # for the exit status
     for name, err in errors.items():
         every.append(Change(path=name, action="failed", detail=err))
@@ -69,5 +71,5 @@ def sync(user_hooks: bool, chain: bool, trust: bool, mcp: bool, uninstall: bool,
     else:
         for entry in report:
             click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
-            output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+            output.changes(entry["changes"], dry_run=dry_run)
     output.fail_if_any_failed(every)

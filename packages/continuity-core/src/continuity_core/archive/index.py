@@ -455,7 +455,8 @@ class Archive:
 
     def _one_session(self, session: str) -> str:
         found = [str(r[0]) for r in self.db.execute(
-            "SELECT DISTINCT session_id FROM sources WHERE substr(session_id, 1, ?) = ? LIMIT 6",
+            "SELECT DISTINCT session_id FROM sources"
+            " WHERE substr(session_id, 1, ?) = ? LIMIT 6",
             (len(session), session))]
         if session in found:
             return session

@@ -1,0 +1,109 @@
+"""An adapter that has every member of `Adapter` and does nothing: a base for test doubles.
+
+Core takes the whole `Adapter` protocol, so a double that defined only the methods one test
+reaches would not type-check. A double subclasses `StubAdapter` and overrides what its test
+needs. The rest is inert: no accounts, sessions, changes or findings; what must produce
+something (`read`, `launch`) raises, so a test that reaches it by mistake fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from continuity_core.adapters import (
+    Account,
+    Change,
+    Finding,
+    LaunchOptions,
+    LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
+    UserOptions,
+)
+from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.transcript import Cursor
+
+
+class StubAdapter:
+    name = "stub"
+    display_name = "Stub Agent"
+    known_versions: tuple[str, ...] = ()
+    skill_dirs: tuple[str, ...] = ()
+    skill_command: str | None = None
+    exit_input: tuple[str, ...] = ()
+    retention: RetentionPolicy | None = None
+    usage_source: UsageSource | None = None
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        return []
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return iter(())
+
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return iter(())
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        raise NotImplementedError(f"{type(self).__name__} reads no session")
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        raise ValueError(f"{type(self).__name__} has no hooks")
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        return None
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return None
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        return []
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        return []
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        return []
+
+    def install_mcp(self, project: Path, *, remove: bool = False,
+                    dry_run: bool = False) -> list[Change]:
+        return []
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        raise NotImplementedError(f"{type(self).__name__} launches nothing")
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        return []
+
+    def cli_version(self) -> str | None:
+        return None
+
+
+class SessionsAdapter(StubAdapter):
+    """An agent named "fake" whose sessions are `sessions`, in memory (newest first); its hooks'
+    context comes back as Claude Code's SessionStart JSON. `delay` slows each read."""
+
+    name = "fake"
+
+    def __init__(self, sessions: list[Session], delay: float = 0.0) -> None:
+        self.sessions = sessions
+        self.delay = delay
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        for i, s in enumerate(self.sessions):
+            yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
+                             path=f"/nonexistent/{s.session_id}.jsonl", mtime=2000.0 - i,
+                             cwd=s.cwd)
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        time.sleep(self.delay)
+        session = next(s for s in self.sessions if s.session_id == ref.session_id)
+        return Cursor(path=ref.path, session=session)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                  "additionalContext": text}})
