@@ -131,3 +131,19 @@ def test_two_clones_with_one_machine_name_do_not_overwrite(project: Path, tmp_pa
     with pytest.raises(BakerError, match="another clone with the same machine name"):
         machines.push(other, machine="A")
     assert git(bare, "rev-parse", "refs/baker/A") == first
+
+
+def test_the_snapshot_names_limited_accounts_but_not_their_folders(project: Path,
+                                                                  tmp_path: Path) -> None:
+    from continuity_core import limits
+
+    assert machines.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
+    folder = str(tmp_path / "work-account")
+    limits.record(limits.Limit(agent="fake", dir=folder, account="work", since=limits.iso(
+        limits.now()), until="2999-01-01T00:00:00Z", kind="usage_limit", message="try later",
+        session_id="s1"))
+    pushed = json.loads(machines.collect(project, "A")[machines.LIMITS_JSON])
+    assert pushed == [{"agent": "fake", "account": "work", "since": pushed[0]["since"],
+                       "until": "2999-01-01T00:00:00Z", "kind": "usage_limit",
+                       "source": "hook"}]
+    assert folder not in json.dumps(pushed)

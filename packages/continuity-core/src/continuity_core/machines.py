@@ -233,7 +233,7 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     saved = _saved_index(root)
     if saved is not None:
         files[SAVED_JSON] = saved
-    limits = _limits(root)
+    limits = _limits()
     if limits is not None:
         files[LIMITS_JSON] = limits
     cp = store.latest_checkpoint() if store.exists else None
@@ -295,18 +295,16 @@ def _saved_index(root: Path) -> bytes | None:
     return msgspec.json.format(msgspec.json.encode(index), indent=2) + b"\n"
 
 
-def _limits(root: Path) -> bytes | None:
-    """SEAM: the limit ledger's entries for this project, once `continuity_core.limits` exists
-    (it is being written on another branch). Expected: `limits.entries_for(root)` returning
-    msgspec-encodable records; anything else is left out rather than guessed."""
-    try:
-        from continuity_core import limits
-    except ImportError:
-        return None
-    entries_for = getattr(limits, "entries_for", None)
-    if entries_for is None:
-        return None
-    entries = entries_for(root)
+def _limits() -> bytes | None:
+    """The accounts still limited when the snapshot is taken: a usage limit belongs to the
+    account, not to the machine, so another machine that uses the same account should know.
+    Agent, account name, since, until, kind and source only: never the account's folder
+    (a path on this machine) nor the agent's message."""
+    from continuity_core import limits
+
+    entries = [{"agent": lim.agent, "account": lim.account, "since": lim.since,
+                "until": lim.until, "kind": lim.kind, "source": lim.source}
+               for lim in limits.read()]
     if not entries:
         return None
     return msgspec.json.format(msgspec.json.encode(entries), indent=2) + b"\n"
