@@ -111,3 +111,31 @@ def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: d
     assert launch["launch"]["argv"][0] == "gemini"
     assert launch["launch"]["env"]["GEMINI_CLI_HOME"] == str(work.parent)
     assert REQUEST in json.dumps(launch)
+
+
+def test_a_fourth_adapters_install_option_shows_and_reaches_it(
+        repo: Path, plugin_env: dict[str, str]) -> None:
+    """`install_options` alone make `baker global sync --mark`: shown under the agent's name in
+    `--help`, its value handed to that adapter's `install_user` and to no other."""
+    home = Path(plugin_env["FAKE_AGENT_HOME"])
+    home.mkdir(parents=True)
+    shown = run_baker("global", "sync", "--help", cwd=repo, env=plugin_env)
+    assert shown.returncode == 0, shown.stderr
+    assert "Fake Agent options:" in shown.stdout
+    assert "--mark, --fake-mark" in shown.stdout and "marker file" in shown.stdout
+
+    quiet = run_baker("global", "sync", "--json", cwd=repo, env=plugin_env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert json.loads(quiet.stdout)[0]["changes"][0]["action"] == "skipped"
+    assert not (home / "baker-marker").exists()
+
+    for flag in ("--mark", "--fake-mark"):
+        marked = run_baker("global", "sync", flag, "--json", cwd=repo, env=plugin_env)
+        assert marked.returncode == 0, marked.stderr
+        [entry] = json.loads(marked.stdout)
+        assert entry["agent"] == "fake" and entry["changes"][0]["detail"] == "marker left"
+        assert (home / "baker-marker").is_file()
+        (home / "baker-marker").unlink()
+
+    unknown = run_baker("global", "sync", "--chain", cwd=repo, env=plugin_env)
+    assert unknown.returncode == 2 and "--chain" in unknown.stderr  # Codex is not loaded here

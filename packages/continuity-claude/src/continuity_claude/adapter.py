@@ -12,6 +12,7 @@ from continuity_core.adapters import (
     Account,
     Change,
     Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
@@ -41,6 +42,7 @@ class ClaudeAdapter:
     skill_command: str | None = "/continuity"
     retention: RetentionPolicy | None = Retention()
     usage_source: UsageSource | None = Statusline()
+    install_options: tuple[InstallOption, ...] = ()
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return discovery.accounts(config)

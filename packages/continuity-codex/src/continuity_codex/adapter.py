@@ -13,6 +13,7 @@ from continuity_core.adapters import (
     Account,
     Change,
     Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
@@ -38,6 +39,7 @@ class CodexAdapter:
     exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
     retention: RetentionPolicy | None = None  # Codex keeps rollouts
     usage_source: UsageSource | None = None
+    install_options: tuple[InstallOption, ...] = install.OPTIONS
 
     # --- sessions ----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from continuity_core.adapters import (
     Account,
     Change,
     Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
@@ -47,6 +48,7 @@ class GeminiAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = Retention()
     usage_source: UsageSource | None = None
+    install_options: tuple[InstallOption, ...] = ()
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return discovery.accounts(config)
