@@ -194,12 +194,10 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
         for d in result.drift:
             detail = ", ".join(d.files) if d.files else f"{d.saved} -> {d.now}"
             click.echo(f"  drift {d.kind}: {detail}")
-        for c in result.unverified:
-            click.echo(f"  unverified: {c.claim}")
+        output.indented("unverified", (c.claim for c in result.unverified))
         for cand in result.candidates:
             click.echo(f"  candidate {cand.id}  {cand.time or ''}  {cand.worktree}")
-        for w in result.warnings:
-            click.echo(f"  warning: {w}")
+        output.indented("warning", result.warnings)
     if result.status in ("blocked", "invalid"):
         sys.exit(1)
 
@@ -352,16 +350,10 @@ def list_(all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core import saved
 
-    items = saved.list_saved(_root(repo), all_worktrees=all_worktrees)
-    if as_json:
-        output.emit_json(items)
-        return
-    if not items:
-        click.echo("no saved checkpoints")
-    for c in items:
-        mark = "*" if c.latest else " "
-        click.echo(f"{mark} {c.id}  {c.time or '?':<22} {c.agent or '?':<8} {c.bytes:>7} B  "
-                   f"{c.path}")
+    output.listing(saved.list_saved(_root(repo), all_worktrees=all_worktrees), as_json=as_json,
+                   empty="no saved checkpoints", line=lambda c: (
+                       f"{'*' if c.latest else ' '} {c.id}  {c.time or '?':<22} "
+                       f"{c.agent or '?':<8} {c.bytes:>7} B  {c.path}"))
 
 
 @click.command()
@@ -380,12 +372,9 @@ def validate(path: Path, as_json: bool) -> None:
         output.emit_json(result)
     else:
         click.echo(f"{result.status}: {path}")
-        for err in result.errors:
-            click.echo(f"  error: {err}")
-        for w in result.warnings:
-            click.echo(f"  warning: {w}")
-        for c in result.unverified:
-            click.echo(f"  unverified: {c.claim}")
+        output.indented("error", result.errors)
+        output.indented("warning", result.warnings)
+        output.indented("unverified", (c.claim for c in result.unverified))
     if result.status != "valid":
         sys.exit(1)
 
