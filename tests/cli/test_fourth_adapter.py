@@ -15,6 +15,7 @@ import pytest
 
 from continuity_core import traps
 from tests.conftest import run_baker
+from tests.helpers.config import work_account, write_config
 
 HELPER = Path(__file__).parent.parent / "helpers" / "fake_agent.py"
 SID = "fake-5e55-10n"
@@ -98,11 +99,8 @@ def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: d
     CLI in that account, with the brief of the fake agent's session."""
     pytest.importorskip("continuity_gemini")
     write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
+    write_config(isolated_home, work_account(isolated_home, "gemini", "gem-work/.gemini"))
     work = isolated_home / "gem-work" / ".gemini"
-    work.mkdir(parents=True)
-    (isolated_home / ".baker").mkdir(mode=0o700, exist_ok=True)
-    (isolated_home / ".baker" / "config.toml").write_text(
-        f'[accounts.work]\nagent = "gemini"\ndir = "{work}"\n')
     env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
     result = run_baker("resume", "gemini", "--account", "work", "--dry-run", "--json",
                        cwd=repo, env=env)
