@@ -15,7 +15,7 @@ import pytest
 
 from continuity_core import traps
 from tests.conftest import run_baker
-from tests.helpers.config import work_account, write_config
+from tests.helpers.config import write_config
 
 HELPER = Path(__file__).parent.parent / "helpers" / "fake_agent.py"
 SID = "fake-5e55-10n"
@@ -93,22 +93,44 @@ def test_a_fourth_adapter_works_through_entry_points(repo: Path, plugin_env: dic
     assert f"fake: account {plugin_env['FAKE_AGENT_HOME']}" in doctor
 
 
+@pytest.mark.parametrize("written", ["~/gem-work", "gem-work/.gemini"])
 def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: dict[str, str],
-                                                       isolated_home: Path) -> None:
-    """`[accounts.work] agent = "gemini"`: `baker resume gemini --account work` starts Gemini
-    CLI in that account, with the brief of the fake agent's session."""
+                                                       isolated_home: Path, written: str) -> None:
+    """`[accounts.work] agent = "gemini", dir = "~/gem-work"` (the issue's words; or the
+    `.gemini` folder itself): `baker resume gemini --account work` starts Gemini CLI in that
+    account, not the default one, with the brief of the fake agent's session."""
     pytest.importorskip("continuity_gemini")
     write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
-    write_config(isolated_home, work_account(isolated_home, "gemini", "gem-work/.gemini"))
-    work = isolated_home / "gem-work" / ".gemini"
+    work = isolated_home / "gem-work"
+    (work / ".gemini").mkdir(parents=True)
+    dir_ = written if written.startswith("~") else str(isolated_home / written)
+    write_config(isolated_home, f'[accounts.work]\nagent = "gemini"\ndir = "{dir_}"\n')
     env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
     result = run_baker("resume", "gemini", "--account", "work", "--dry-run", "--json",
                        cwd=repo, env=env)
     assert result.returncode == 0, result.stderr
     launch = json.loads(result.stdout)
     assert launch["launch"]["argv"][0] == "gemini"
-    assert launch["launch"]["env"]["GEMINI_CLI_HOME"] == str(work.parent)
+    assert launch["launch"]["env"]["GEMINI_CLI_HOME"] == str(work)
     assert REQUEST in json.dumps(launch)
+
+
+def test_resume_under_a_folder_the_adapter_resolves(repo: Path, plugin_env: dict[str, str],
+                                                    isolated_home: Path) -> None:
+    """`--account ~/gem-work`, a folder in no config: read as Gemini CLI reads GEMINI_CLI_HOME
+    (its files in `.gemini` below), the same folder a named account would resolve to."""
+    pytest.importorskip("continuity_gemini")
+    write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
+    (isolated_home / "gem-work" / ".gemini").mkdir(parents=True)
+    env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
+    result = run_baker("resume", "gemini", "--account", "~/gem-work", "--dry-run", "--json",
+                       cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["launch"]["env"]["GEMINI_CLI_HOME"] == str(
+        isolated_home / "gem-work")
+    missing = run_baker("resume", "gemini", "--account", "nowhere", "--dry-run", cwd=repo,
+                        env=env)
+    assert missing.returncode == 1 and "no gemini account named 'nowhere'" in missing.stderr
 
 
 def test_a_fourth_adapters_install_option_shows_and_reaches_it(

@@ -47,10 +47,3 @@ def test_a_transcript_is_read_by_the_agent_whose_account_holds_it(
         unknown["reason"])
     named = report("--transcript", str(elsewhere), "--agent", agent, cwd=repo)
     assert named["agent"] == agent and named["context_tokens"] == found["context_tokens"]
-
-
-def test_agent_alone_narrows_the_live_session(repo: Path) -> None:
-    pytest.importorskip("continuity_gemini")
-    found = report("--agent", "gemini", cwd=repo)
-    assert found["level"] == "unknown" and found["agent"] == "gemini"
-    assert "gemini" in str(found["reason"])
