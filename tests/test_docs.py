@@ -70,7 +70,9 @@ def _check_baker_command(line: str) -> str | None:
         if sub is None:
             return f"no subcommand `baker {args[0]} {rest[0]}`"
         command, rest = sub, rest[1:]
-    known = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
+    # get_params: with the options the installed adapters declare (`baker global sync --trust`)
+    params = command.get_params(click.Context(command, info_name=args[0], parent=ctx))
+    known = {opt for p in params for opt in (*p.opts, *p.secondary_opts)}
     known |= {"--help", "-h"}
     for word in rest:
         if word == "--":  # the end of baker's options: the rest is passed on (`baker run`)

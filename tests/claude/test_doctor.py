@@ -12,8 +12,8 @@ from continuity_core.adapters import Account, Finding, UserOptions
 
 
 @pytest.fixture
-def quiet_cli(adapter: ClaudeAdapter, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(type(adapter), "cli_version", lambda self: "2.1.197")
+def quiet_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("continuity_claude.doctor.cli_version", lambda: "2.1.197")
 
 
 def levels(findings: list[Finding]) -> list[tuple[str, str]]:
@@ -44,7 +44,7 @@ def test_missing_then_installed_hooks(adapter: ClaudeAdapter, tmp_path: Path) ->
 def test_cli_version_against_known_formats(adapter: ClaudeAdapter, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch, version: str | None,
                                            level: str, word: str) -> None:
-    monkeypatch.setattr(type(adapter), "cli_version", lambda self: version)
+    monkeypatch.setattr("continuity_claude.doctor.cli_version", lambda: version)
     found = [f for f in adapter.doctor(tmp_path, []) if "Claude Code 2" in f.message
              or "PATH" in f.message]
     assert [(f.level, word in f.message) for f in found] == [(level, True)]

@@ -11,6 +11,7 @@ import pytest
 
 from tests.cli.flows import claude_session, payload
 from tests.conftest import run_baker
+from tests.helpers.config import rotation, work_account, write_config
 
 TYPO = "[transcript]\nclaude = []\n"  # meant: [transcripts]
 
@@ -18,9 +19,7 @@ TYPO = "[transcript]\nclaude = []\n"  # meant: [transcripts]
 @pytest.fixture
 def project(repo: Path, isolated_home: Path) -> Path:
     assert run_baker("init", "--agent", "claude", cwd=repo).returncode == 0
-    config = isolated_home / ".baker" / "config.toml"
-    config.parent.mkdir(exist_ok=True)
-    config.write_text(TYPO)
+    write_config(isolated_home, TYPO)
     return repo
 
 
@@ -69,12 +68,10 @@ def test_messages_name_file_line_and_key(project: Path, isolated_home: Path, tex
 def test_doctor_checks_agent_names_and_account_folders(project: Path,
                                                        isolated_home: Path) -> None:
     pytest.importorskip("continuity_claude")
-    work = isolated_home / ".claude-work"
-    work.mkdir()
-    (isolated_home / ".baker" / "config.toml").write_text(
-        f'[accounts.work]\nagent = "claud"\ndir = "{work}"\n\n'
-        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n\n'
-        '[transcripts]\nclaud = ["~/.claude"]\n')
+    work = work_account(isolated_home)
+    write_config(isolated_home, work.replace('"claude"', '"claud"') + "\n"
+                 f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n\n'
+                 '[transcripts]\nclaud = ["~/.claude"]\n')
     result = run_baker("doctor", cwd=project)
     assert result.returncode == 1
     assert "[transcripts] claud: not an installed agent" in result.stdout
@@ -82,19 +79,15 @@ def test_doctor_checks_agent_names_and_account_folders(project: Path,
     assert "[accounts.work]: agent = 'claud' is not an installed agent" in result.stdout
     assert 'write agent = "claude"' in result.stdout
     assert "[accounts.gone]: dir = " in result.stdout and "no such folder" in result.stdout
-    (isolated_home / ".baker" / "config.toml").write_text(
-        f'[accounts.work]\nagent = "claude"\ndir = "{work}"\n')
+    write_config(isolated_home, work)
     assert "[accounts." not in run_baker("doctor", cwd=project).stdout
 
 
 def test_doctor_checks_the_rotation(project: Path, isolated_home: Path) -> None:
     for agent in ("claude", "codex"):  # the entries name them
         pytest.importorskip(f"continuity_{agent}")
-    work = isolated_home / ".claude-work"
-    work.mkdir()
-    (isolated_home / ".baker" / "config.toml").write_text(
-        f'[accounts.work]\nagent = "claude"\ndir = "{work}"\n\n'
-        '[rotation]\norder = ["claude", "codexx", "claude:nope", "claude:work"]\n')
+    write_config(isolated_home, work_account(isolated_home) + "\n" + rotation(
+        ["claude", "codexx", "claude:nope", "claude:work"]))
     result = run_baker("doctor", cwd=project)
     assert result.returncode == 1
     assert "[rotation] order: 'codexx' names no installed agent" in result.stdout

@@ -15,6 +15,7 @@ import pytest
 
 from continuity_core import traps
 from tests.conftest import run_baker
+from tests.helpers.config import write_config
 
 HELPER = Path(__file__).parent.parent / "helpers" / "fake_agent.py"
 SID = "fake-5e55-10n"
@@ -92,22 +93,69 @@ def test_a_fourth_adapter_works_through_entry_points(repo: Path, plugin_env: dic
     assert f"fake: account {plugin_env['FAKE_AGENT_HOME']}" in doctor
 
 
+@pytest.mark.parametrize("written", ["~/gem-work", "gem-work/.gemini"])
 def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: dict[str, str],
-                                                       isolated_home: Path) -> None:
-    """`[accounts.work] agent = "gemini"`: `baker resume gemini --account work` starts Gemini
-    CLI in that account, with the brief of the fake agent's session."""
+                                                       isolated_home: Path, written: str) -> None:
+    """`[accounts.work] agent = "gemini", dir = "~/gem-work"` (the issue's words; or the
+    `.gemini` folder itself): `baker resume gemini --account work` starts Gemini CLI in that
+    account, not the default one, with the brief of the fake agent's session."""
     pytest.importorskip("continuity_gemini")
     write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
-    work = isolated_home / "gem-work" / ".gemini"
-    work.mkdir(parents=True)
-    (isolated_home / ".baker").mkdir(mode=0o700, exist_ok=True)
-    (isolated_home / ".baker" / "config.toml").write_text(
-        f'[accounts.work]\nagent = "gemini"\ndir = "{work}"\n')
+    work = isolated_home / "gem-work"
+    (work / ".gemini").mkdir(parents=True)
+    dir_ = written if written.startswith("~") else str(isolated_home / written)
+    write_config(isolated_home, f'[accounts.work]\nagent = "gemini"\ndir = "{dir_}"\n')
     env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
     result = run_baker("resume", "gemini", "--account", "work", "--dry-run", "--json",
                        cwd=repo, env=env)
     assert result.returncode == 0, result.stderr
     launch = json.loads(result.stdout)
     assert launch["launch"]["argv"][0] == "gemini"
-    assert launch["launch"]["env"]["GEMINI_CLI_HOME"] == str(work.parent)
+    assert launch["launch"]["env"]["GEMINI_CLI_HOME"] == str(work)
     assert REQUEST in json.dumps(launch)
+
+
+def test_resume_under_a_folder_the_adapter_resolves(repo: Path, plugin_env: dict[str, str],
+                                                    isolated_home: Path) -> None:
+    """`--account ~/gem-work`, a folder in no config: read as Gemini CLI reads GEMINI_CLI_HOME
+    (its files in `.gemini` below), the same folder a named account would resolve to."""
+    pytest.importorskip("continuity_gemini")
+    write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
+    (isolated_home / "gem-work" / ".gemini").mkdir(parents=True)
+    env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
+    result = run_baker("resume", "gemini", "--account", "~/gem-work", "--dry-run", "--json",
+                       cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["launch"]["env"]["GEMINI_CLI_HOME"] == str(
+        isolated_home / "gem-work")
+    missing = run_baker("resume", "gemini", "--account", "nowhere", "--dry-run", cwd=repo,
+                        env=env)
+    assert missing.returncode == 1 and "no gemini account named 'nowhere'" in missing.stderr
+
+
+def test_a_fourth_adapters_install_option_shows_and_reaches_it(
+        repo: Path, plugin_env: dict[str, str]) -> None:
+    """`install_options` alone make `baker global sync --mark`: shown under the agent's name in
+    `--help`, its value handed to that adapter's `install_user` and to no other."""
+    home = Path(plugin_env["FAKE_AGENT_HOME"])
+    home.mkdir(parents=True)
+    shown = run_baker("global", "sync", "--help", cwd=repo, env=plugin_env)
+    assert shown.returncode == 0, shown.stderr
+    assert "Fake Agent options:" in shown.stdout
+    assert "--mark, --fake-mark" in shown.stdout and "marker file" in shown.stdout
+
+    quiet = run_baker("global", "sync", "--json", cwd=repo, env=plugin_env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert json.loads(quiet.stdout)[0]["changes"][0]["action"] == "skipped"
+    assert not (home / "baker-marker").exists()
+
+    for flag in ("--mark", "--fake-mark"):
+        marked = run_baker("global", "sync", flag, "--json", cwd=repo, env=plugin_env)
+        assert marked.returncode == 0, marked.stderr
+        [entry] = json.loads(marked.stdout)
+        assert entry["agent"] == "fake" and entry["changes"][0]["detail"] == "marker left"
+        assert (home / "baker-marker").is_file()
+        (home / "baker-marker").unlink()
+
+    unknown = run_baker("global", "sync", "--chain", cwd=repo, env=plugin_env)
+    assert unknown.returncode == 2 and "--chain" in unknown.stderr  # Codex is not loaded here

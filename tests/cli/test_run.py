@@ -20,6 +20,7 @@ import pytest
 
 from continuity_core import limits
 from tests.conftest import BAKER
+from tests.helpers.config import rotation, work_account, write_config
 from tests.helpers.invoke import Invoke
 
 pytest.importorskip("continuity_claude")  # the agents these flows run
@@ -113,6 +114,12 @@ class Pty:
                     self.seen += os.read(self.fd, 65536)
         raise AssertionError(f"baker run did not exit; got {self.seen[-2000:]!r}")
 
+    def __enter__(self) -> Pty:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -142,11 +149,8 @@ def agents(tmp_path: Path, isolated_home: Path, repo: Path) -> dict[str, str]:
 
 
 def _rotation(home: Path, order: list[str], countdown: int = 1, max_hops: int = 3) -> None:
-    (home / ".baker").mkdir(exist_ok=True)
-    (home / ".baker" / "config.toml").write_text(
-        '[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n\n'
-        f"[rotation]\norder = {json.dumps(order)}\ncountdown = {countdown}\n"
-        f"max_hops = {max_hops}\n")
+    write_config(home, work_account(home) + "\n" + rotation(order, countdown=countdown,
+                                                           max_hops=max_hops))
 
 
 def _started(env: dict[str, str]) -> list[dict[str, Any]]:
@@ -157,8 +161,7 @@ def _started(env: dict[str, str]) -> list[dict[str, Any]]:
 def test_a_hook_limit_switches_to_the_next_agent_with_the_brief(
         repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
     _rotation(isolated_home, ["claude", "codex"])
-    term = Pty(["--", "--model", "m1"], repo, agents)
-    try:
+    with Pty(["--", "--model", "m1"], repo, agents) as term:
         term.expect("claude ready")
         term.send("hook-limit\r")
         term.expect(r"Claude Code hit its 5-hour limit, resets (?:\d{4}-\d\d-\d\d )?\d\d:\d\d .{0,20}continuing in "
@@ -170,8 +173,6 @@ def test_a_hook_limit_switches_to_the_next_agent_with_the_brief(
         term.expect("echo hello")
         term.send("exit 3\r")
         assert term.wait() == 3  # the last agent's status is baker run's
-    finally:
-        term.close()
     claude, codex = _started(agents)
     assert claude["argv"] == ["--model", "m1"]
     assert claude["run"] and claude["run"] == codex["run"]
@@ -187,16 +188,13 @@ def test_a_hook_limit_switches_to_the_next_agent_with_the_brief(
 def test_same_agent_other_account_gets_its_config_dir(
         repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
     _rotation(isolated_home, ["claude", "claude:work"])
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         term.expect("claude ready")
         term.send("hook-limit\r")
         term.expect("continuing in Claude Code \\(work\\)")
         term.expect("claude ready")
         term.send("/exit\r")
         assert term.wait() == 0
-    finally:
-        term.close()
     first, second = _started(agents)
     assert first["claude_dir"] is None
     assert second["claude_dir"] == str(isolated_home / ".claude-work")
@@ -205,8 +203,7 @@ def test_same_agent_other_account_gets_its_config_dir(
 def test_esc_during_the_countdown_stays_in_the_agent(
         repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
     _rotation(isolated_home, ["claude", "codex"], countdown=30)
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         term.expect("claude ready")
         term.send("hook-limit\r")
         term.expect("Esc stay")
@@ -220,8 +217,6 @@ def test_esc_during_the_countdown_stays_in_the_agent(
         term.expect("echo .{0,12}still here")  # (after the report the fake read as text)
         term.send("exit 0\r")
         assert term.wait() == 0
-    finally:
-        term.close()
     assert [s["name"] for s in _started(agents)] == ["claude"]
     assert '"run_countdown_cancelled"' in (repo / ".baker" / "log" / "events.jsonl").read_text()
 
@@ -229,16 +224,13 @@ def test_esc_during_the_countdown_stays_in_the_agent(
 def test_every_entry_limited_ends_the_agent_and_exits_75(
         repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
     _rotation(isolated_home, ["claude"])
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         term.expect("claude ready")
         term.send("hook-limit\r")
         term.expect("no entry is free: ending it in")
         term.expect("bye")
         assert term.wait() == 75
         text = term.seen.decode(errors="replace")
-    finally:
-        term.close()
     assert re.search(r"every entry is limited; claude resets first, at (?:\d{4}-\d\d-\d\d )?\d\d:\d\d", text)
 
 
@@ -247,11 +239,8 @@ def test_nothing_to_start_when_everything_is_limited(
     _rotation(isolated_home, ["codex"])
     limits.record(limits.Limit(agent="codex", dir=str(isolated_home / ".codex"),
                                since=limits.iso(limits.now())))
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         assert term.wait() == 75
-    finally:
-        term.close()
     assert "codex's reset time is unknown" in term.seen.decode(errors="replace")
     assert _started(agents) == []
 
@@ -261,8 +250,7 @@ def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
     from continuity_cli.supervise import OUTPUT_GRACE_S
 
     _rotation(isolated_home, ["codex", "claude"])
-    term = Pty(["--", "resume", "--last"], repo, agents)  # a resumed session redraws history
-    try:
+    with Pty(["--", "resume", "--last"], repo, agents) as term:  # a resumed session redraws history
         term.expect("codex ready")
         term.send("say-limit\r")  # too early: history being redrawn, not a turn
         term.expect("hit your usage limit")
@@ -272,8 +260,6 @@ def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
         term.expect("claude ready", timeout=30)  # codex has no exit command: SIGHUP
         term.send("exit 0\r")
         assert term.wait() == 0
-    finally:
-        term.close()
     (recorded,) = limits.read()
     assert (recorded.agent, recorded.source, recorded.until) == ("codex", "output", None)
     assert "hit your usage limit" in recorded.message
@@ -282,15 +268,12 @@ def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
 def test_a_crash_is_passed_through_without_switching(
         repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
     _rotation(isolated_home, ["claude", "codex"])
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         term.expect("claude ready")
         assert not term.canonical()  # raw while the agent runs
         term.send("exit 7\r")
         assert term.wait() == 7
         assert term.canonical()  # and restored after
-    finally:
-        term.close()
     assert [s["name"] for s in _started(agents)] == ["claude"]
 
 
@@ -305,14 +288,11 @@ def test_arguments_before_the_separator_are_refused(repo: Path) -> None:
 def test_a_fresh_agent_s_limit_message_counts_at_once(
         repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
     _rotation(isolated_home, ["codex", "claude"], max_hops=0)
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         term.expect("codex ready")
         term.send("say-limit\r")
         term.expect("no switch left: ending it in")
         assert term.wait(30) == 75
-    finally:
-        term.close()
     assert "max_hops" in term.seen.decode(errors="replace")
 
 
@@ -323,8 +303,7 @@ def test_resize_and_suspend_pass_through(
     import termios
 
     _rotation(isolated_home, ["claude"])
-    term = Pty([], repo, agents)
-    try:
+    with Pty([], repo, agents) as term:
         term.expect("claude ready")
         term.send("size\r")
         term.expect("size 200x30")
@@ -347,8 +326,6 @@ def test_resize_and_suspend_pass_through(
         assert not term.canonical()
         term.send("exit 0\r")
         assert term.wait() == 0
-    finally:
-        term.close()
 
 
 def _state(pid: int) -> str:

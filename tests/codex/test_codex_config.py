@@ -52,9 +52,12 @@ def home(tmp_path: Path) -> Path:
 GUARD = "command -v baker >/dev/null 2>&1 && "
 
 
-def sync(home: Path, **options: bool) -> list[Change]:
+def sync(home: Path, *, chain: bool = False, trust: bool = False,
+         **options: bool) -> list[Change]:
+    """`baker global sync` for one account; `chain` and `trust` are Codex's declared options."""
     account = Account(agent="codex", name="~/.codex", dir=str(home))
-    return ADAPTER.install_user(account, UserOptions(**options))
+    return ADAPTER.install_user(account, UserOptions(
+        **options, declared={"chain": chain, "trust": trust}))
 
 
 def is_subsequence(small: list[str], big: list[str]) -> bool:

@@ -19,6 +19,7 @@ from continuity_core.adapters import (
     Account,
     Change,
     Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
@@ -39,6 +40,7 @@ from continuity_core.transcript import (
 )
 
 HOME_ENV = "FAKE_AGENT_HOME"
+MARKER = "baker-marker"  # what the declared `--mark` install option leaves in an account
 KINDS: dict[str, EventKind] = {"start": "session_start", "pre_tool": "pre_tool",
                                "stop": "stop", "end": "session_end"}
 
@@ -77,6 +79,9 @@ class FakeAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = None
     usage_source: UsageSource | None = None
+    # One declared option: `baker global sync --mark` shows it and hands its value back here.
+    install_options: tuple[InstallOption, ...] = (
+        InstallOption(name="mark", help="Leave a marker file in each fake-agent folder."),)
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         home = os.environ.get(HOME_ENV) or "~/.fake-agent"
@@ -134,7 +139,12 @@ class FakeAdapter:
         return []
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
-        return [Change(path=account.dir, action="skipped", detail="nothing at user level")]
+        if not options.declared.get("mark"):
+            return [Change(path=account.dir, action="skipped", detail="nothing at user level")]
+        marker = Path(account.dir) / MARKER
+        if not options.dry_run:
+            marker.write_text("marked by baker global sync --mark\n")
+        return [Change(path=str(marker), action="created", detail="marker left")]
 
     def install_mcp(self, project: Path, *, remove: bool = False,
                     dry_run: bool = False) -> list[Change]:

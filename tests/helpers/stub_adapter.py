@@ -17,6 +17,7 @@ from continuity_core.adapters import (
     Account,
     Change,
     Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
@@ -38,6 +39,7 @@ class StubAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = None
     usage_source: UsageSource | None = None
+    install_options: tuple[InstallOption, ...] = ()
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return []

@@ -202,7 +202,8 @@ while True:
     remove = n % 2 == 0
     claude.sync_file(claude_path, None, want=not remove, dry_run=False)
     gemini.apply(gemini_path, None, remove=remove, dry_run=False)
-    codex.install_user(account, UserOptions(hooks=True, trust=True, uninstall=remove))
+    codex.install_user(account, UserOptions(hooks=True, uninstall=remove,
+                                                declared={"trust": True}))
 """
 
 
@@ -232,8 +233,8 @@ def test_settings_files_are_old_or_new_when_the_writer_is_killed(tmp_path: Path)
         remove = n % 2 == 0
         claude_install.sync_file(claude, None, want=not remove, dry_run=False)
         gemini_install.apply(gemini, None, remove=remove, dry_run=False)
-        CodexAdapter().install_user(account, UserOptions(hooks=True, trust=True,
-                                                         uninstall=remove))
+        CodexAdapter().install_user(account, UserOptions(hooks=True, uninstall=remove,
+                                                         declared={"trust": True}))
         for path, seen in versions.items():
             seen.add(path.read_bytes())
     assert all(2 <= len(v) <= 3 for v in versions.values())

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from continuity_claude import discovery, hooks, parser
 from continuity_claude.retention import Retention
@@ -11,14 +12,14 @@ from continuity_claude.statusline import Statusline
 from continuity_core.adapters import (
     Account,
     Change,
-    Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     UsageSource,
     UserOptions,
 )
-from continuity_core.schemas.config import GlobalConfig
+from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor, read_incremental
@@ -28,7 +29,7 @@ from continuity_core.transcript import Cursor, read_incremental
 KNOWN: tuple[str, ...] = ("2.1.197", "2.1.332")
 
 
-class ClaudeAdapter:
+class ClaudeAdapter(ModuleAdapter):
     """Claude Code: transcripts under `<config>/projects/`, hooks in `.claude/settings.json`."""
 
     name = "claude"
@@ -41,15 +42,10 @@ class ClaudeAdapter:
     skill_command: str | None = "/continuity"
     retention: RetentionPolicy | None = Retention()
     usage_source: UsageSource | None = Statusline()
-
-    def accounts(self, config: GlobalConfig) -> list[Account]:
-        return discovery.accounts(config)
-
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        return discovery.discover(project, accounts)
-
-    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        return discovery.all_sessions(accounts)
+    install_options: tuple[InstallOption, ...] = ()
+    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
+    # those of `checks()` (kit.ModuleAdapter)
+    found_by: ClassVar[Discovery] = discovery
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
@@ -106,12 +102,7 @@ class ClaudeAdapter:
 
         return launch.launch(project, brief, options)
 
-    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+    def checks(self) -> Checks:
         from continuity_claude import doctor
 
-        return doctor.doctor(project, accounts, self.cli_version())
-
-    def cli_version(self) -> str | None:
-        from continuity_claude import doctor
-
-        return doctor.cli_version()
+        return doctor

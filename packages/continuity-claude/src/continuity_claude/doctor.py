@@ -34,7 +34,8 @@ def _our_events(settings: dict[str, Any]) -> set[str]:
     return events
 
 
-def doctor(project: Path, accounts: Sequence[Account], version: str | None) -> list[Finding]:
+def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
+    version = cli_version()
     findings: list[Finding] = []
     project_events = _our_events(_settings(project / SETTINGS)) | _our_events(
         _settings(project / LOCAL_SETTINGS))

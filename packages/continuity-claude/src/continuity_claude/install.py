@@ -12,9 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from continuity_core import agentfiles, jsontext
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp
-from continuity_core.fs import atomic_write
+from continuity_core import jsontext
+from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp, kit
 from continuity_core.project import (
     BEGIN,
     END,
@@ -87,56 +86,16 @@ def sync_file(path: Path, root: Path | None, *, want: bool, dry_run: bool,
     """Add or remove our hooks in one settings file; report it relative to `root`.
 
     `root` is the project for a project-level file (a link out of it is refused), None for a
-    user-level one (written through a link to its target); see `continuity_core.agentfiles`.
+    user-level one (written through a link to its target); see `kit.edit_settings_file`.
     """
-    shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
-        else str(path)
-    try:
-        target = agentfiles.resolve(path, root)
-    except agentfiles.Refused as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    try:
-        old: str | None = target.path.read_bytes().decode()  # no newline translation
-    except FileNotFoundError:
-        old = None
-    except (OSError, UnicodeDecodeError) as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    try:
-        new = edit_settings(old, want=want)
-    except ValueError as e:
-        return Change(path=shown, action="failed",
-                      detail=f"not changed: {e}; fix it by hand and run again")
-    if new is None:
-        return Change(path=shown, action="unchanged")
-    try:
-        agentfiles.check_writable(target.path)
-    except agentfiles.Refused as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    detail = target.via
-    if not want and json.loads(new) == {}:
-        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
-        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
-        detail = "; ".join(d for d in (said, detail) if d)
-        if kept is None:
-            if not dry_run:
-                try:
-                    target.path.unlink()
-                    if prune_dir and not any(target.path.parent.iterdir()):
-                        target.path.parent.rmdir()
-                except OSError as e:
-                    return Change(path=shown, action="failed", detail=e.strerror or str(e))
-            return Change(path=shown, action="removed", detail=detail)
-        new = kept
-    if dry_run:
-        return Change(path=shown, action="created" if old is None else "updated", detail=detail)
-    try:
-        if want:
-            agentfiles.remember_before(target.path, old)
-        target.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target.path, new, mode=0o644)
-    except OSError as e:
-        return Change(path=shown, action="failed", detail=e.strerror or str(e))
-    return Change(path=shown, action="created" if old is None else "updated", detail=detail)
+    def edit(text: str | None) -> str | None:
+        try:
+            return edit_settings(text, want=want)
+        except ValueError as e:
+            raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
+
+    return kit.edit_settings_file(path, root, edit, adding=want, dry_run=dry_run,
+                                  prune=prune_dir)
 
 
 def install(project: Path, *, local: bool, dry_run: bool) -> list[Change]:

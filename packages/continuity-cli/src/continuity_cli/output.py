@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import click
 import msgspec
+
+_T = TypeVar("_T")
 
 
 def emit_json(value: Any) -> None:
@@ -29,3 +32,21 @@ def changes(items: list[Any], *, dry_run: bool = False) -> None:
         detail = f" — {c.detail}" if c.detail else ""
         action = c.action if c.action in ("unchanged", "skipped", "failed") else verb + c.action
         click.echo(f"  {action:<16} {c.path}{detail}")
+
+
+def listing(items: Sequence[_T], *, as_json: bool, empty: str,
+            line: Callable[[_T], str]) -> None:
+    """A list as JSON, or one line an item (`empty` alone when there is none)."""
+    if as_json:
+        emit_json(items)
+        return
+    if not items:
+        click.echo(empty)
+    for item in items:
+        click.echo(line(item))
+
+
+def indented(label: str, items: Iterable[object]) -> None:
+    """`  label: item`, a line an item: the details under a result's first line."""
+    for item in items:
+        click.echo(f"  {label}: {item}")

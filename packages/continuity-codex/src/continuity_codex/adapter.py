@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import msgspec
 
@@ -12,20 +13,20 @@ from continuity_codex import discovery, doctor, hooks, install, launch, parser
 from continuity_core.adapters import (
     Account,
     Change,
-    Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     UsageSource,
     UserOptions,
 )
-from continuity_core.schemas.config import GlobalConfig
+from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
 
 
-class CodexAdapter:
+class CodexAdapter(ModuleAdapter):
     """The Adapter for OpenAI's Codex CLI."""
 
     name = "codex"
@@ -38,17 +39,13 @@ class CodexAdapter:
     exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
     retention: RetentionPolicy | None = None  # Codex keeps rollouts
     usage_source: UsageSource | None = None
+    install_options: tuple[InstallOption, ...] = install.OPTIONS
+    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
+    # those of `checks()` (kit.ModuleAdapter)
+    found_by: ClassVar[Discovery] = discovery
 
     # --- sessions ----------------------------------------------------------------------------
 
-    def accounts(self, config: GlobalConfig) -> list[Account]:
-        return discovery.accounts(config)
-
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        return discovery.discover(project, accounts)
-
-    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        return discovery.all_sessions(accounts)
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         if not ref.path.endswith(".zst"):
@@ -102,8 +99,7 @@ class CodexAdapter:
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         return launch.build(project, brief, options)
 
-    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
-        return doctor.doctor(project, accounts)
+    def checks(self) -> Checks:
+        from continuity_codex import doctor
 
-    def cli_version(self) -> str | None:
-        return doctor.cli_version()
+        return doctor

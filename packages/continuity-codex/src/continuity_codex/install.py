@@ -14,7 +14,7 @@ from typing import Any
 
 from continuity_codex import config as cfg
 from continuity_core import agentfiles
-from continuity_core.adapters import Account, Change, UserOptions
+from continuity_core.adapters import Account, Change, InstallOption, UserOptions
 from continuity_core.fs import atomic_write
 
 TRUST_HOW = (
@@ -22,6 +22,13 @@ TRUST_HOW = (
     "`baker global sync --trust` (writes their hashes under [hooks.state] in {path}), or "
     "approve them in the Codex TUI's hooks review."
 )
+
+# What `baker global sync` shows for Codex: `--chain` and `--trust` (`UserOptions.declared`).
+CHAIN = InstallOption(name="chain",
+                      help="Keep an existing Codex notify program by calling it after baker.")
+TRUST = InstallOption(name="trust", help="Mark the Codex hooks baker installs as trusted "
+                                         "(writes their hashes under [hooks.state]).")
+OPTIONS = (CHAIN, TRUST)
 
 
 def install(project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
@@ -100,7 +107,7 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
             done.append("MCP server removed")
         cfg.tidy(doc)
     else:
-        outcome = cfg.set_notify(doc, chain=options.chain)
+        outcome = cfg.set_notify(doc, chain=options.declared.get(CHAIN.name, False))
         if outcome == "added":
             done.append("notify added")
         elif outcome == "chained":
@@ -110,12 +117,12 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
             changes.append(Change(path=str(path), action="skipped", detail=(
                 f"notify already runs {other}; Codex allows one program, so baker left it. "
                 "Run `baker global sync --chain` to keep it and add baker after it")))
-        if options.hooks:
+        if options.hooks is not False:  # Codex reads hooks only here: on unless turned off
             before_doc = tomlkit.dumps(doc)
             placed = cfg.add_hooks(doc)
             if tomlkit.dumps(doc) != before_doc:
                 done.append("hooks " + ", ".join(h.event for h in cfg.HOOKS) + " added")
-            if options.trust:
+            if options.declared.get(TRUST.name, False):
                 if cfg.set_trust(doc, source, placed):
                     done.append("hooks trusted")
             elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):

@@ -67,14 +67,14 @@ class Choice(msgspec.Struct):
     errors: list[str] = msgspec.field(default_factory=list)
 
 
-def _is_path(account: str) -> bool:
-    return account.startswith(("~", ".", os.sep)) or os.sep in account
-
-
 def accounts_for(adapter: Adapter, config: GlobalConfig,
                  account: str | None = None) -> list[Account]:
     """The adapter's accounts, narrowed to `account`: a name from config.toml, a name as
-    listed, or a config folder path (`~/.claude-work`, relative or absolute)."""
+    listed, or a config folder that exists (`~/.claude-work`, relative or absolute).
+
+    The adapter resolves the folder, as it resolves its own accounts (an agent may keep its
+    files in a folder below the one the user wrote): this is the one place that does it.
+    """
     accounts: list[Account] = adapter.accounts(config)
     if account is None:
         return accounts
@@ -82,15 +82,20 @@ def accounts_for(adapter: Adapter, config: GlobalConfig,
     if named is not None:
         if named.agent != adapter.name:
             return []
-        return [Account(agent=adapter.name, name=account, dir=expand(named.dir))]
-    wanted = os.path.realpath(expand(account))
-    matches = [a for a in accounts
-               if account == a.name or os.path.realpath(a.dir) == wanted]
-    if matches:
-        return matches[:1]
-    if _is_path(account) and os.path.isdir(wanted):
-        return [Account(agent=adapter.name, name=account, dir=expand(account))]
-    return []
+        raw = named.dir
+        listed = [a for a in accounts if a.name == account]
+    else:
+        raw = account
+        wanted = os.path.realpath(expand(account))
+        listed = [a for a in accounts if account == a.name or os.path.realpath(a.dir) == wanted]
+        if not listed and not os.path.isdir(wanted):
+            return []
+    if not listed:  # a folder the adapter lists under another name, or lists not at all
+        alone = adapter.accounts(GlobalConfig(transcripts={adapter.name: [raw]}))
+        folder = next((a.dir for a in alone if a.name == raw), expand(raw))
+        listed = [a for a in accounts if os.path.realpath(a.dir) == os.path.realpath(folder)]
+        listed = listed or [Account(agent=adapter.name, name=account, dir=folder)]
+    return [msgspec.structs.replace(listed[0], name=account) if named else listed[0]]
 
 
 def kept_matches(session: Session, config: GlobalConfig, *, agent: str | None = None,

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from continuity_core.adapters import (
     Account,
     Change,
-    Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     UsageSource,
     UserOptions,
 )
+from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
@@ -33,7 +35,7 @@ including how to keep the working note `memory/hot.md` current.
 """
 
 
-class GeminiAdapter:
+class GeminiAdapter(ModuleAdapter):
     """Gemini CLI (`gemini`), built on what 0.61.0 writes and sends."""
 
     name = "gemini"
@@ -47,15 +49,10 @@ class GeminiAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = Retention()
     usage_source: UsageSource | None = None
-
-    def accounts(self, config: GlobalConfig) -> list[Account]:
-        return discovery.accounts(config)
-
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        return discovery.discover(project, accounts)
-
-    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        return discovery.all_sessions(accounts)
+    install_options: tuple[InstallOption, ...] = ()
+    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
+    # those of `checks()` (kit.ModuleAdapter)
+    found_by: ClassVar[Discovery] = discovery
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         cursor = parser.read(ref, cursor)
@@ -135,11 +132,10 @@ class GeminiAdapter:
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         return launch.launch(project, brief, options)
 
-    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
-        return doctor.doctor(project, accounts)
+    def checks(self) -> Checks:
+        from continuity_gemini import doctor
 
-    def cli_version(self) -> str | None:
-        return doctor.cli_version()
+        return doctor
 
 
 def _former_skill(project: Path, *, dry_run: bool) -> list[Change]:

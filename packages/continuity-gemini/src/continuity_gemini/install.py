@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from continuity_core import agentfiles, jsontext
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp
-from continuity_core.fs import atomic_write
+from continuity_core import jsontext
+from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp, kit
 from continuity_core.project import outside_project, write_change
 
 CHECKPOINT = "checkpoint --agent gemini --quiet"
@@ -79,18 +78,26 @@ def load(path: Path) -> tuple[dict[str, Any], str | None]:
         return {}, None
     except UnicodeDecodeError as e:
         raise SettingsError(f"{path} is not UTF-8: {e}") from None
+    return parse(path, text), text
+
+
+def parse(path: Path, text: str | None) -> dict[str, Any]:
+    """The settings object in `text` (read from `path`); SettingsError when baker must not
+    rewrite it."""
+    if text is None:
+        return {}
     stripped = _strip_comments(text)
     if stripped != text:
         raise SettingsError(f"{path} has comments, which a rewrite would lose")
     if not text.strip():
-        return {}, text
+        return {}
     try:
         data = json.loads(text)
     except ValueError as e:
         raise SettingsError(f"{path} is not valid JSON: {e}") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path} is not a JSON object")
-    return data, text
+    return data
 
 
 def edit(text: str | None, *, remove: bool) -> str | None:
@@ -122,38 +129,14 @@ TRUST_NOTE = ("Gemini CLI runs project hooks only in a trusted folder, and warns
 
 def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
           note: str = TRUST_NOTE) -> Change:
-    """Install (or remove) our hooks in `path`; report it relative to `root` (or absolute)."""
-    rel = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
-    try:
-        target = agentfiles.resolve(path, root)
-    except agentfiles.Refused as e:
-        return Change(path=rel, action="failed", detail=str(e))
-    try:
-        _, old = load(target.path)
-        new = edit(old, remove=remove)
-    except SettingsError as e:
-        return Change(path=rel, action="skipped", detail=str(e))
-    except OSError as e:
-        return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    if new is None:
-        return Change(path=rel, action="unchanged")
-    try:
-        agentfiles.check_writable(target.path)
-    except agentfiles.Refused as e:
-        return Change(path=rel, action="failed", detail=str(e))
-    said = ""
-    if remove and json.loads(new) == {}:
-        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
-        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
-        new = "" if kept is None else kept
-        if kept == "":  # an empty file baker found: written back empty, not removed
-            if not dry_run:
-                atomic_write(target.path, "")
-            return Change(path=rel, action="updated", detail=said)
-    elif not remove and not dry_run:
-        agentfiles.remember_before(target.path, old)
-    detail = "; ".join(d for d in (said if remove else note, target.via) if d)
-    return write_change(target.path, rel, old, new, dry_run=dry_run, prune=True, detail=detail)
+    """Install (or remove) our hooks in `path`; report it relative to `root` (or absolute).
+    A file with comments, not JSON or not an object is skipped (`load` says why)."""
+    def vetted_edit(text: str | None) -> str | None:
+        parse(path, text)
+        return edit(text, remove=remove)
+
+    return kit.edit_settings_file(path, root, vetted_edit, adding=not remove, dry_run=dry_run,
+                                  note=note, prune=True, refused="skipped")
 
 
 def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:

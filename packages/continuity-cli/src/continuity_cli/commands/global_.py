@@ -2,11 +2,107 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from continuity_cli.app import Group
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
+
+# Where the declared options' values wait for the command: agent -> option name -> value.
+DECLARED = "continuity.declared"
+_NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+class DeclaredOptions(click.Command):
+    """A command that also takes the user-level install options the installed adapters declare
+    (`Adapter.install_options`), each under its agent's heading in `--help`.
+
+    A declared option NAME of agent AGENT is `--AGENT-NAME`, and `--NAME` too unless another
+    adapter declares the same name or the command has an option of that name. Its value waits in
+    `ctx.meta[DECLARED][AGENT][NAME]` (`declared_values`); nothing here knows what it means.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._declared: dict[str, tuple[str, list[click.Option]]] | None = None
+        self.bad_declarations: dict[str, str] = {}  # agent -> why an option was left out
+
+    def declared(self) -> dict[str, tuple[str, list[click.Option]]]:
+        """agent -> (its display name, the click options made from its declarations)."""
+        if self._declared is None:
+            from continuity_core.adapters import load_all
+
+            adapters, _ = load_all()  # the broken ones are reported when the command runs
+            self._declared = self._options(adapters)
+        return self._declared
+
+    def _options(self, adapters: dict[str, Adapter]) -> dict[str, tuple[str, list[click.Option]]]:
+        taken = {opt for p in self.params for opt in p.opts} | {"--help", "-h"}
+        valid: dict[str, list[str]] = {}
+        for agent, adapter in adapters.items():
+            names = [o.name for o in adapter.install_options]
+            bad = [n for n in names if not _NAME.match(n) or f"--{agent}-{n}" in taken]
+            if bad:
+                self.bad_declarations[agent] = (
+                    f"adapter {agent!r} declares install options baker cannot show: "
+                    f"{', '.join(map(repr, bad))} (lower-case words joined by '-', not one of "
+                    "this command's options)")
+            valid[agent] = [n for n in names if n not in bad]
+        counts: dict[str, int] = {}
+        for names in valid.values():
+            for n in set(names):
+                counts[n] = counts.get(n, 0) + 1
+        out: dict[str, tuple[str, list[click.Option]]] = {}
+        for agent, adapter in adapters.items():
+            options = []
+            for declared in adapter.install_options:
+                if declared.name not in valid[agent]:
+                    continue
+                flags = [f"--{agent}-{declared.name}"]
+                if counts[declared.name] == 1 and f"--{declared.name}" not in taken:
+                    flags.insert(0, f"--{declared.name}")
+                options.append(click.Option(
+                    [*flags, f"declared__{agent}__{declared.name}".replace("-", "_")],
+                    is_flag=True, expose_value=False, help=declared.help,
+                    callback=_keep(agent, declared.name)))
+            if options:
+                out[agent] = (adapter.display_name, options)
+        return out
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        extra = [o for _, options in self.declared().values() for o in options]
+        help_option = self.get_help_option(ctx)
+        return [*self.params, *extra, *([help_option] if help_option is not None else [])]
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command's own options, then each agent's declared ones under its name."""
+        declared = {id(o) for _, options in self.declared().values() for o in options}
+        own = [p.get_help_record(ctx) for p in self.get_params(ctx) if id(p) not in declared]
+        with formatter.section("Options"):
+            formatter.write_dl([r for r in own if r is not None])
+        for display, options in self.declared().values():
+            records = [o.get_help_record(ctx) for o in options]
+            with formatter.section(f"{display} options"):
+                formatter.write_dl([r for r in records if r is not None])
+
+
+def _keep(agent: str, name: str) -> Callable[[click.Context, click.Parameter, bool], bool]:
+    def keep(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        ctx.meta.setdefault(DECLARED, {}).setdefault(agent, {})[name] = bool(value)
+        return value
+
+    return keep
+
+
+def declared_values(agent: str) -> dict[str, bool]:
+    """The values of `agent`'s declared options in the running command (False: not given)."""
+    found: dict[str, dict[str, bool]] = click.get_current_context().meta.get(DECLARED, {})
+    return dict(found.get(agent, {}))
 
 
 @click.group(name="global", cls=Group)
@@ -14,27 +110,27 @@ def global_() -> None:
     """User-level set-up across every agent and account listed in ~/.baker/config.toml."""
 
 
-@global_.command()
+@global_.command(cls=DeclaredOptions)
 @click.option("--user-hooks", is_flag=True,
-              help="Also install user-level hooks for Claude Code and Gemini CLI.")
-@click.option("--chain", is_flag=True,
-              help="Codex: keep an existing notify program by calling it after baker.")
-@click.option("--trust", is_flag=True,
-              help="Codex: mark the hooks baker installs as trusted (writes hooks.state).")
+              help="Also install user-level hooks for agents that otherwise get them per project "
+                   "(`baker sync`).")
 @click.option("--mcp", is_flag=True,
-              help="Register `baker mcp` as a user-level MCP server (Codex: config.toml "
-                   "[mcp_servers.baker]; Claude Code: .claude.json; Gemini CLI: settings.json).")
+              help="Register `baker mcp` as a user-level MCP server in each account's user "
+                   "settings.")
 @click.option("--uninstall", is_flag=True, help="Remove what an earlier sync added.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
-def sync(user_hooks: bool, chain: bool, trust: bool, mcp: bool, uninstall: bool, dry_run: bool,
+@click.pass_context
+def sync(ctx: click.Context, user_hooks: bool, mcp: bool, uninstall: bool, dry_run: bool,
          as_json: bool) -> None:
-    """Install Codex notify and hooks (and, asked, other agents' user hooks) in every account.
+    """Install each agent's user-level pieces in every account.
 
-    With --mcp, also registers `baker mcp` for every project in each account's user settings.
-    Reports what changed, what was left alone and why. Codex reads notify and hooks only from
-    the user's config.toml, so this is how Codex sessions get checkpoints. An account whose
-    folder does not exist is skipped (run the agent once, or fix ~/.baker/config.toml).
+    An agent that reads hooks (or its notify program) only from user settings gets them here,
+    so this is how its sessions get checkpoints; with --user-hooks the other agents get user
+    hooks too. With --mcp, also registers `baker mcp` for every project in each account's user
+    settings. The options under an agent's heading come from its adapter and reach only it.
+    Reports what changed, what was left alone and why. An account whose folder does not exist
+    is skipped (run the agent once, or fix ~/.baker/config.toml).
     """
     from pathlib import Path
 
@@ -44,14 +140,16 @@ def sync(user_hooks: bool, chain: bool, trust: bool, mcp: bool, uninstall: bool,
 
     config = load_config()
     adapters, errors = load_all()
-    report: list[dict[str, Any]] = []  # the --json rows
+    if isinstance(ctx.command, DeclaredOptions):
+        errors = {**ctx.command.bad_declarations, **errors}
+    report: list[dict[str, object]] = []
     every: list[Change] = []  # for the exit status
     for name, err in errors.items():
         every.append(Change(path=name, action="failed", detail=err))
         report.append({"agent": name, "account": None, "changes": every[-1:]})
     for name, adapter in adapters.items():
-        options = UserOptions(hooks=name == "codex" or user_hooks, chain=chain, trust=trust,
-                              dry_run=dry_run, uninstall=uninstall, mcp=mcp)
+        options = UserOptions(hooks=True if user_hooks else None, dry_run=dry_run,
+                              uninstall=uninstall, mcp=mcp, declared=declared_values(name))
         for account in adapter.accounts(config):
             if not Path(account.dir).is_dir():
                 changes = [Change(path=account.dir, action="skipped",
@@ -71,5 +169,5 @@ def sync(user_hooks: bool, chain: bool, trust: bool, mcp: bool, uninstall: bool,
     else:
         for entry in report:
             click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
-            output.changes(entry["changes"], dry_run=dry_run)
+            output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
     output.fail_if_any_failed(every)

@@ -157,12 +157,8 @@ def prepare(agent: str, *, source: str | None = None, from_account: str | None =
     if account is not None:
         matches = accounts_for(target, load_config(), account)
         if not matches:
-            from continuity_core.adapters import Account, expand
-
-            if not Path(expand(account)).is_dir():
-                raise BakerError(f"no {agent} account named {account!r}: add it under "
-                                 "[accounts] in ~/.baker/config.toml, or pass its config dir")
-            matches = [Account(agent=agent, name=account, dir=expand(account))]
+            raise BakerError(f"no {agent} account named {account!r}: add it under "
+                             "[accounts] in ~/.baker/config.toml, or pass its config dir")
         launch_account = matches[0]
     text = brief_mod.render(result.brief)
     # A dry run writes nothing anywhere: the brief is handed over in memory, its file only named.

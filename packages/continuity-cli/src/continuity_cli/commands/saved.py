@@ -194,12 +194,10 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
         for d in result.drift:
             detail = ", ".join(d.files) if d.files else f"{d.saved} -> {d.now}"
             click.echo(f"  drift {d.kind}: {detail}")
-        for c in result.unverified:
-            click.echo(f"  unverified: {c.claim}")
+        output.indented("unverified", (c.claim for c in result.unverified))
         for cand in result.candidates:
             click.echo(f"  candidate {cand.id}  {cand.time or ''}  {cand.worktree}")
-        for w in result.warnings:
-            click.echo(f"  warning: {w}")
+        output.indented("warning", result.warnings)
     if result.status in ("blocked", "invalid"):
         sys.exit(1)
 
@@ -222,25 +220,27 @@ def _threshold_option(name: str, default: str) -> Callable[[_F], _F]:
 
 @click.command()
 @click.option("--statusline", is_flag=True,
-              help="Read --agent's usage feed (Claude Code's statusline JSON) on stdin.")
+              help="Read a usage feed on stdin (an agent's status line JSON): --agent's, else "
+                   "that of the one installed adapter that has a feed.")
 @click.option("--transcript", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Measure this transcript (read by --agent's adapter, default claude).")
+              help="Measure this transcript, read by --agent's adapter, else by the adapter "
+                   "one of whose accounts holds it.")
 @click.option("--rollout", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Measure this Codex rollout file.")
-@click.option("--agent", default="claude", show_default=True,
-              help="The agent whose transcript --transcript is (it picks the reader).")
+              hidden=True, help="The same as --transcript (kept for older scripts).")
+@click.option("--agent", metavar="NAME",
+              help="The agent the feed or transcript is from (it picks the reader).")
 @_threshold_option("prepare", "50% or 100k")
 @_threshold_option("refresh", "62% or 125k")
 @_threshold_option("rotate", "75% or 150k")
 @_repo_option
 @_json_option
-def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent: str,
+def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent: str | None,
           prepare: str | None, refresh: str | None, rotate: str | None, repo: Path | None,
           as_json: bool) -> None:
     """Context usage of the live session as a level: ok, prepare, refresh, rotate, unknown.
 
-    Without --statusline, --transcript or --rollout the session is the one `baker handoff`
-    takes: this project's newest that did work, in any agent and account.
+    Without --statusline or --transcript the session is the one `baker handoff` takes: this
+    project's newest that did work, in any agent and account.
 
     Thresholds: flags, else `[usage]` in ~/.baker/config.toml, else 50/62/75 % of the window
     (100k/125k/150k tokens when the window is unknown). `unknown` never guesses a number.
@@ -250,12 +250,11 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
     from continuity_cli import output
 
     limits = _thresholds(prepare, refresh, rotate)
+    transcript = transcript or rollout
     if statusline:
         report = _from_statusline(agent, sys.stdin.buffer.read(), limits)
-    elif rollout is not None:
-        report = _from_file("codex", rollout, limits)
     elif transcript is not None:
-        report = _from_file(agent, transcript, limits)
+        report = _from_file(agent or _holder(transcript), transcript, limits)
     else:
         report = _live_usage(_root(repo), limits)
     if as_json:
@@ -264,11 +263,36 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
         click.echo(_usage_line(report))
 
 
-def _from_statusline(agent: str, payload: bytes, limits: Any) -> Any:
+def _holder(path: Path) -> str:
+    """The agent one of whose accounts holds `path`, or "" when none does (or several)."""
+    from continuity_core.adapters import load_all
+    from continuity_core.config import load_config
+
+    config = load_config()
+    real = str(path.resolve())
+    found = set()
+    for name, adapter in load_all()[0].items():
+        try:
+            homes = [str(Path(a.dir).resolve()) for a in adapter.accounts(config)]
+        except Exception:  # an adapter that cannot list its accounts holds nothing here
+            homes = []
+        if any(real.startswith(home.rstrip("/") + "/") for home in homes):
+            found.add(name)
+    return found.pop() if len(found) == 1 else ""
+
+
+def _from_statusline(agent: str | None, payload: bytes, limits: Any) -> Any:
     from continuity_core import usage
-    from continuity_core.adapters import load
+    from continuity_core.adapters import load, load_all
     from continuity_core.errors import AdapterError
 
+    if agent is None:
+        fed = sorted(n for n, a in load_all()[0].items() if a.usage_source is not None)
+        if len(fed) != 1:
+            why = (f"several agents have a usage feed ({', '.join(fed)}): name one with --agent"
+                   if fed else "no installed agent has a usage feed to read on stdin")
+            return usage.level_for(None, limits, source="statusline", reason=why)
+        agent = fed[0]
     try:
         feed = load(agent).usage_source
     except AdapterError as e:
@@ -291,6 +315,9 @@ def _from_file(agent: str, path: Path, limits: Any) -> Any:
     from continuity_core.adapters import load
     from continuity_core.errors import AdapterError
 
+    if not agent:
+        return usage.level_for(None, limits, source=f"transcript {path}", reason=(
+            f"no installed agent's account holds {path}: name its agent with --agent"))
     source = f"{agent} transcript {path}"
     try:
         measured, session_id, reason = usage.from_file(load(agent), path)
@@ -321,16 +348,10 @@ def list_(all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core import saved
 
-    items = saved.list_saved(_root(repo), all_worktrees=all_worktrees)
-    if as_json:
-        output.emit_json(items)
-        return
-    if not items:
-        click.echo("no saved checkpoints")
-    for c in items:
-        mark = "*" if c.latest else " "
-        click.echo(f"{mark} {c.id}  {c.time or '?':<22} {c.agent or '?':<8} {c.bytes:>7} B  "
-                   f"{c.path}")
+    output.listing(saved.list_saved(_root(repo), all_worktrees=all_worktrees), as_json=as_json,
+                   empty="no saved checkpoints", line=lambda c: (
+                       f"{'*' if c.latest else ' '} {c.id}  {c.time or '?':<22} "
+                       f"{c.agent or '?':<8} {c.bytes:>7} B  {c.path}"))
 
 
 @click.command()
@@ -349,12 +370,9 @@ def validate(path: Path, as_json: bool) -> None:
         output.emit_json(result)
     else:
         click.echo(f"{result.status}: {path}")
-        for err in result.errors:
-            click.echo(f"  error: {err}")
-        for w in result.warnings:
-            click.echo(f"  warning: {w}")
-        for c in result.unverified:
-            click.echo(f"  unverified: {c.claim}")
+        output.indented("error", result.errors)
+        output.indented("warning", result.warnings)
+        output.indented("unverified", (c.claim for c in result.unverified))
     if result.status != "valid":
         sys.exit(1)
 

@@ -152,11 +152,7 @@ def adapters(as_json: bool) -> None:
          "error": r.error or errors.get(r.name)}
         for r in registered().values()
     ]
-    if as_json:
-        output.emit_json(rows)
-        return
-    if not rows:
-        click.echo("No adapters installed. Install one: pip install \"continuity-cli[claude]\"")
-    for row in rows:
-        state = f"error: {row['error']}" if row["error"] else "ok"
-        click.echo(f"{row['name']:<8} {row['distribution']} {row['version']}  {state}")
+    output.listing(rows, as_json=as_json, empty=(
+        "No adapters installed. Install one: pip install \"continuity-cli[claude]\""),
+        line=lambda row: f"{row['name']:<8} {row['distribution']} {row['version']}  "
+                         f"{'error: ' + str(row['error']) if row['error'] else 'ok'}")

@@ -24,6 +24,7 @@ from continuity_core.adapters.protocol import (
     Adapter,
     Change,
     Finding,
+    InstallOption,
     LaunchOptions,
     LaunchSpec,
     Measurement,
@@ -46,8 +47,9 @@ from continuity_core.adapters.registry import (
 
 __all__ = [
     "ALLOW_ENV", "CLI_VERSION_TIMEOUT_S", "GROUP", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER",
-    "MEMBERS", "PROBE_GROUP", "Account", "Adapter", "Change", "Finding", "LaunchOptions",
-    "LaunchSpec", "Measurement", "Registered", "RetentionPolicy", "UsageSource", "UserOptions",
+    "MEMBERS", "PROBE_GROUP", "Account", "Adapter", "Change", "Finding", "InstallOption",
+    "LaunchOptions", "LaunchSpec", "Measurement", "Registered", "RetentionPolicy", "UsageSource",
+    "UserOptions",
     "cli_version", "entry_points", "expand", "hook_command", "is_our_mcp", "load", "load_all",
     "load_plugin", "missing", "registered", "version_finding", "version_key", "version_state",
 ]

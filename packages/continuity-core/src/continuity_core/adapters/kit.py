@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from continuity_core.adapters.protocol import Finding
+from continuity_core.adapters.protocol import Change, Finding
 from continuity_core.stamps import iso, new_id, now_iso, stamp
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from continuity_core.adapters.protocol import Account
+    from continuity_core.schemas.config import GlobalConfig
+    from continuity_core.schemas.session import SessionRef
+
 __all__ = [
-    "CLI_VERSION_TIMEOUT_S", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER", "cli_version",
+    "CLI_VERSION_TIMEOUT_S", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER", "Checks",
+    "Discovery", "ModuleAdapter", "cli_version", "edit_settings_file",
     "expand", "hook_command", "is_our_mcp", "iso", "json_object", "new_id", "now_iso", "stamp",
     "version_finding", "version_key", "version_state",
 ]
@@ -102,6 +110,73 @@ def hook_command(*argv: str) -> str:
     return f"command -v baker >/dev/null 2>&1 && baker {' '.join(argv)} || true"
 
 
+def edit_settings_file(path: Path, root: Path | None, edit: Callable[[str | None], str | None],
+                       *, adding: bool, dry_run: bool, note: str = "", prune: bool = False,
+                       refused: Literal["failed", "skipped"] = "failed") -> Change:
+    """Put baker's hooks in (`adding`) or take them out of an agent's JSON settings file.
+
+    `edit(text)` (None: no file) returns the new text, None for no change, or raises ValueError
+    for a file baker must not rewrite (reported as `refused`, the file untouched). `root` is the
+    project for a project-level file (a link out of it is refused), None for a user-level one
+    (written through a link to its target): see `continuity_core.agentfiles`. A file left as
+    `{}` by a removal is deleted when baker created it (its folder too with `prune`, when
+    empty), restored when baker found it empty, kept otherwise. `note` goes with an addition.
+    """
+    import json
+
+    from continuity_core import agentfiles
+    from continuity_core.fs import atomic_write
+
+    shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
+        else str(path)
+    try:
+        target = agentfiles.resolve(path, root)
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    try:
+        old: str | None = target.path.read_bytes().decode()  # no newline translation
+    except FileNotFoundError:
+        old = None
+    except UnicodeDecodeError as e:
+        return Change(path=shown, action=refused, detail=f"{path} is not UTF-8: {e}")
+    except OSError as e:
+        return Change(path=shown, action="failed", detail=e.strerror or str(e))
+    try:
+        new = edit(old)
+    except ValueError as e:
+        return Change(path=shown, action=refused, detail=str(e))
+    if new is None:
+        return Change(path=shown, action="unchanged")
+    try:
+        agentfiles.check_writable(target.path)
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    said, gone = "", False
+    if not adding and json.loads(new) == {}:
+        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
+        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
+        new, gone = ("", True) if kept is None else (kept, False)
+    detail = "; ".join(d for d in (note if adding else said, target.via) if d)
+    if gone:
+        if not dry_run:
+            try:
+                target.path.unlink()
+                if prune and not any(target.path.parent.iterdir()):
+                    target.path.parent.rmdir()
+            except OSError as e:
+                return Change(path=shown, action="failed", detail=e.strerror or str(e))
+        return Change(path=shown, action="removed", detail=detail)
+    if not dry_run:
+        try:
+            if adding:
+                agentfiles.remember_before(target.path, old)
+            target.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target.path, new, mode=0o644)
+        except OSError as e:
+            return Change(path=shown, action="failed", detail=e.strerror or str(e))
+    return Change(path=shown, action="created" if old is None else "updated", detail=detail)
+
+
 MCP_NAME = "baker"
 # Guarded like the hooks: where baker is not installed the server exits at once, quietly.
 MCP_SERVER: dict[str, Any] = {
@@ -116,3 +191,57 @@ def is_our_mcp(entry: object) -> bool:
     line = " ".join(a for a in argv if isinstance(a, str))
     return "baker mcp" in line
 
+
+
+class Discovery(Protocol):
+    """An adapter package's discovery module: its accounts and where their sessions are."""
+
+    def accounts(self, config: GlobalConfig) -> list[Account]: ...
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]: ...
+
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]: ...
+
+
+class Checks(Protocol):
+    """An adapter package's doctor module: its `baker doctor` lines and the CLI's version."""
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]: ...
+
+    def cli_version(self) -> str | None: ...
+
+
+class ModuleAdapter:
+    """A base for an adapter class wired from its package's modules (mypy checks each module
+    against its Protocol): `accounts`, `discover` and `all_sessions` are `found_by`'s (the
+    discovery module, which the hooks need anyway); `doctor` and `cli_version` are those of
+    the module `checks()` imports on first use (hooks never load the doctor):
+
+        class FakeAdapter(ModuleAdapter):
+            found_by: ClassVar[Discovery] = discovery
+
+            def checks(self) -> Checks:
+                from fake_agent import doctor
+
+                return doctor
+    """
+
+    found_by: ClassVar[Discovery]
+
+    def checks(self) -> Checks:
+        raise NotImplementedError(f"{type(self).__name__} names no doctor module")
+
+    def accounts(self, config: GlobalConfig) -> list[Account]:
+        return self.found_by.accounts(config)
+
+    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return self.found_by.discover(project, accounts)
+
+    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+        return self.found_by.all_sessions(accounts)
+
+    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        return self.checks().doctor(project, accounts)
+
+    def cli_version(self) -> str | None:
+        return self.checks().cli_version()

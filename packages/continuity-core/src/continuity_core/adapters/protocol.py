@@ -55,13 +55,29 @@ class LaunchSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
     notes: list[str] = msgspec.field(default_factory=list)
 
 
+class InstallOption(msgspec.Struct, frozen=True, kw_only=True):
+    """A user-level install option an adapter declares (`Adapter.install_options`).
+
+    `baker global sync` shows it as `--NAME` (and `--AGENT-NAME`, the one name that stays
+    unambiguous when two adapters declare the same option) and hands its value back to this
+    adapter alone, in `UserOptions.declared[NAME]`; core and the CLI never read it.
+    """
+
+    name: str  # lower-case words joined by "-": "chain" is `--chain`
+    help: str  # one line for `--help`
+    kind: Literal["flag"] = "flag"  # a flag: its value is True when given, else False
+
+
 class UserOptions(msgspec.Struct, frozen=True, kw_only=True):
-    hooks: bool = True  # user-level hooks (always for some agents; others with --user-hooks)
-    chain: bool = False  # keep an existing notify program running (agents with one)
-    trust: bool = False  # write trusted-hook hashes (agents that hash hooks)
+    # User-level hooks: True installs them, False leaves them out, None is the adapter's own
+    # default (an agent that reads hooks only from user settings installs them; one that reads
+    # them per project does not). `baker global sync` passes True with --user-hooks, else None.
+    hooks: bool | None = True
     dry_run: bool = False
     uninstall: bool = False  # removes every piece of ours, MCP registration included
     mcp: bool = False  # register `baker mcp` in the account's user settings
+    # The values of this adapter's own `install_options`, by name (False when not given).
+    declared: dict[str, bool] = msgspec.field(default_factory=dict)
 
 
 class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
@@ -116,6 +132,8 @@ class Adapter(Protocol):
     exit_input: tuple[str, ...]
     retention: RetentionPolicy | None  # None: the agent keeps sessions forever
     usage_source: UsageSource | None  # None: usage comes from transcripts only
+    # User-level install options `baker global sync` shows for this agent; () for none.
+    install_options: tuple[InstallOption, ...]
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
@@ -180,9 +198,9 @@ class Adapter(Protocol):
 # Every member an adapter must have (a plugin that lacks one fails to load, naming it).
 MEMBERS: tuple[str, ...] = (
     "name", "display_name", "known_versions", "skill_dirs", "skill_command", "exit_input",
-    "retention", "usage_source", "accounts", "discover", "all_sessions", "read", "parse_hook",
-    "session_for_hook", "render_context", "install", "uninstall", "install_user", "install_mcp",
-    "launch", "doctor", "cli_version",
+    "retention", "usage_source", "install_options", "accounts", "discover", "all_sessions",
+    "read", "parse_hook", "session_for_hook", "render_context", "install", "uninstall",
+    "install_user", "install_mcp", "launch", "doctor", "cli_version",
 )
 
 

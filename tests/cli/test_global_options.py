@@ -1,0 +1,47 @@
+"""`baker global sync` builds its agent options from what the adapters declare."""
+
+from __future__ import annotations
+
+import click
+
+from continuity_cli.commands.global_ import DECLARED, DeclaredOptions, declared_values, sync
+from continuity_core.adapters import Adapter, InstallOption
+from tests.helpers.fake_agent import FakeAdapter
+
+
+class Other(FakeAdapter):
+    name = "other"
+    display_name = "Other Agent"
+    install_options: tuple[InstallOption, ...] = (
+        InstallOption(name="mark", help="The other agent's marker."),
+        InstallOption(name="deep", help="Only the other agent has this one."),
+        InstallOption(name="Bad Name", help="Cannot be a flag."),
+        InstallOption(name="dry-run", help="Taken by the command itself."),
+    )
+
+
+def flags(command: DeclaredOptions, adapters: dict[str, Adapter]) -> dict[str, list[str]]:
+    return {agent: [" ".join(o.opts) for o in options]
+            for agent, (_, options) in command._options(adapters).items()}
+
+
+def test_a_name_two_adapters_declare_is_only_taken_with_the_agent_in_front() -> None:
+    command = DeclaredOptions("sync", params=list(sync.params))
+    made = flags(command, {"fake": FakeAdapter(), "other": Other()})
+    assert made == {"fake": ["--fake-mark"],
+                    "other": ["--other-mark", "--deep --other-deep", "--other-dry-run"]}
+    assert "'Bad Name'" in command.bad_declarations["other"]
+    assert "fake" not in command.bad_declarations
+
+
+def test_declared_values_reach_only_their_adapter() -> None:
+    command = DeclaredOptions("sync", params=list(sync.params))
+    command._declared = command._options({"fake": FakeAdapter(), "other": Other()})
+    ctx = command.make_context("sync", ["--deep", "--fake-mark"])
+    assert ctx.meta[DECLARED] == {
+        "fake": {"mark": True}, "other": {"mark": False, "deep": True, "dry-run": False}}
+    with click.Context(command) as bare:
+        bare.meta.update(ctx.meta)
+        assert declared_values("fake") == {"mark": True}
+        assert declared_values("other")["deep"] is True
+        assert declared_values("absent") == {}
