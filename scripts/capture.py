@@ -19,7 +19,9 @@ its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs
 fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
 subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
-hook payloads are not logged yet.
+hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
+Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
+by switching to flash silently and giving the session a new id), then `--resume`.
 """
 
 from __future__ import annotations
@@ -50,11 +52,13 @@ from tests.e2e.harness import (  # noqa: E402
     agent_env,
     seed,
     session_id,
+    transcript_files,
 )
 from tests.e2e.mock_models import (  # noqa: E402
     MOCKS,
     AnthropicMock,
     Call,
+    GeminiMock,
     MockModel,
     Request,
     Turn,
@@ -114,6 +118,8 @@ class Scenario:
     secrets: dict[str, str] = field(default_factory=dict)
     compaction: bool = False
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
+    model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
+    log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -284,8 +290,51 @@ def neutral_scenarios() -> list[Scenario]:
     ]
 
 
+# The one chain Gemini CLI 0.61 falls back along without asking (every action "silent"), so
+# a headless run shows it: flash-lite, then flash, then pro. Only Gemini 2 models get
+# write_todos, and they never fall back headless: this session has no todo list.
+FALLBACK_FROM = "gemini-3.1-flash-lite"
+GEMINI_EVENTS = ("SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
+                 "AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress",
+                 "Notification")
+
+
+class FallbackMock(GeminiMock):
+    """A per-day quota on every flash-lite request once `FAIL_AFTER` turns were served; other
+    models play the script. The failures consume no turn."""
+
+    FAIL_AFTER = 1
+    failed = 0
+
+    def _take(self, req: Request) -> Turn:
+        if "flash-lite:" in req.path and self._next >= self.FAIL_AFTER:
+            with self._lock:
+                self.requests.append(req)
+                self.failed += 1
+                self._lock.notify_all()
+            return Turn(error="usage_limit")
+        return super()._take(req)
+
+
+def gemini_scenarios() -> list[Scenario]:
+    return [*neutral_scenarios(), Scenario("S9", "fallback", "greeter", "main", [
+        Run("Add a greet() helper in greet.py and run it.",
+            [Turn(calls=[write("greet.py", "def greet():\n    return 'hi'\n")]),
+             # the flash-lite model's quota runs out here: flash serves the rest
+             Turn(calls=[shell("python3 -c 'import greet; print(greet.greet())'")]),
+             Turn(text="Added greet(); it prints hi.", input_tokens=2400, output_tokens=30)]),
+        Run("Make greet() take a name.",
+            [Turn(calls=[raw("replace", file_path=f"{P}/greet.py",
+                             instruction="Give greet() a name parameter.",
+                             old_string="def greet():\n    return 'hi'\n",
+                             new_string="def greet(name):\n    return f'hi {name}'\n")]),
+             Turn(text="greet() now takes a name.", input_tokens=2900, output_tokens=25)],
+            resume=True),
+    ], edited=["greet.py"], mock=FallbackMock, model=FALLBACK_FROM, log_hooks=True)]
+
+
 SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
-    "claude": claude_scenarios, "codex": neutral_scenarios, "gemini": neutral_scenarios}
+    "claude": claude_scenarios, "codex": neutral_scenarios, "gemini": gemini_scenarios}
 
 
 def _git(project: Path, *argv: str) -> None:
@@ -319,6 +368,13 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             "type": "command", "command": f"python3 {bindir}/hook_logger.py {ev}"}]}]
             for ev in CLAUDE_EVENTS}
         (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+    if agent == "gemini" and sc.log_hooks:
+        path = config_dir / ".gemini" / "settings.json"
+        settings = json.loads(path.read_text())
+        settings["hooks"] = {ev: [{"hooks": [{
+            "type": "command", "name": "logger", "timeout": 10_000,
+            "command": f"python3 {bindir}/hook_logger.py {ev}"}]}] for ev in GEMINI_EVENTS}
+        path.write_text(json.dumps(settings, indent=1))
     env = agent_env(agent, home, config_dir, mock, node_bin)
     env.update({"TZ": "UTC", **sc.env})
     return Agent(agent, home, config_dir, project, mock, env)
@@ -332,7 +388,7 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
     return out
 
 
-def _argv(agent: str, run: Run, session: str | None) -> list[str]:
+def _argv(agent: str, run: Run, session: str | None, model: str | None = None) -> list[str]:
     resume = bool(run.resume and session)
     if agent == "claude":
         return ["claude", "-p", run.prompt, "--output-format", "json",
@@ -341,7 +397,7 @@ def _argv(agent: str, run: Run, session: str | None) -> list[str]:
         return ["codex", "exec", "--skip-git-repo-check", "--json",
                 "--dangerously-bypass-approvals-and-sandbox",
                 *(["resume", str(session)] if resume else []), run.prompt]
-    return ["gemini", "-p", run.prompt, "-o", "json", "--yolo", "-m", GEMINI_MODEL,
+    return ["gemini", "-p", run.prompt, "-o", "json", "--yolo", "-m", model or GEMINI_MODEL,
             *(["--resume", str(session)] if resume else [])]
 
 
@@ -363,7 +419,7 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(agent, r, session)
+            argv = _argv(agent, r, session, sc.model)
             served += len(r.turns)
             proc = subprocess.Popen(argv, cwd=a.project, env=a.env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -385,6 +441,10 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
             invocations.append(inv)
             try:
                 session = session_id(a, stdout)
+                if agent == "gemini":  # after a model fallback the id printed is a new one
+                    printed, session = session, _gemini_file_id(a, session)
+                    if printed != session:
+                        inv["printed_session_id"] = printed
             except (ValueError, KeyError, TypeError, AssertionError):
                 # a killed or failed run prints no id (Gemini exits 173 on its quota error)
                 print(f"{agent} {sc.sid}: exit {proc.returncode}, no session id printed; "
@@ -393,6 +453,17 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
     finally:
         a.mock.stop()
     return _collect(agent, sc, a, out, invocations, session, hooks_subdir)
+
+
+def _gemini_file_id(a: Agent, printed: str) -> str:
+    """The id `--resume` takes: the chat file's own. Gemini CLI 0.61 gives a session a new id
+    when it falls back to another model, prints that one, and refuses it for `--resume`; the
+    file keeps its name and header. The printed id when the newest file holds it."""
+    files = sorted(transcript_files(a), key=lambda f: f.stat().st_mtime)
+    if not files or printed[:8] in files[-1].name:
+        return printed
+    head = json.loads(files[-1].read_bytes().split(b"\n", 1)[0])
+    return str(head.get("sessionId") or printed)
 
 
 def _slug(path: str) -> str:
@@ -478,7 +549,12 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return src.stem == session
     if agent == "codex":
         return src.stem.endswith(session)
-    return session[:8] in src.stem and session in src.read_text(errors="replace")
+    # `--resume` in another minute leaves a stub beside the session: a header, no messages
+    return session[:8] in src.stem and session in src.read_text(errors="replace") and any(
+        isinstance(r.get("id"), str) and r["id"] != GEMINI_CONTEXT_ID for r in _records(src))
+
+
+GEMINI_CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's <session_context> message
 
 
 def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
@@ -503,6 +579,18 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
         elif "type" in r:  # Gemini: the message types
             kinds[str(r["type"])] += 1
     gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
+    if agent == "gemini":
+        gt.update(_gemini_view(path), project_root=gt["cwd"])
+    if sc.kind == "fallback":
+        models = [str(r["model"]) for r in _records(path) if r.get("type") == "gemini"
+                  and isinstance(r.get("model"), str)]
+        gt["models_in_order"] = [m for i, m in enumerate(models) if m not in models[:i]]
+        gt["model_fallback"] = {
+            "requested": sc.model, "files": 1,
+            "printed_session_ids": [i["printed_session_id"] for i in invocations
+                                    if "printed_session_id" in i],
+            "note": "the chat file keeps its name and header id; the id printed and the hooks' "
+                    "session_id after the fallback are new ones, which --resume refuses"}
     if sc.todos and agent == "codex":
         gt["plan"] = [{"step": t, "status": s} for t, s in sc.todos]
     elif sc.todos:
@@ -522,6 +610,25 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
     return gt
+
+
+def _gemini_view(path: Path) -> dict[str, Any]:
+    """The facts the shared set records for a Gemini CLI chat log, from its messages as the
+    CLI sees them at the end (a record replaces the earlier one of its id)."""
+    messages: dict[str, dict[str, Any]] = {}
+    for r in _records(path):
+        if isinstance(r.get("id"), str) and r.get("type") in ("user", "gemini"):
+            messages[r["id"]] = r
+    replies = [m for m in messages.values() if m["type"] == "gemini"]
+    last = replies[-1] if replies else {}
+    return {
+        "project_root": None,  # filled in by the caller: the cwd
+        "model": last.get("model"),
+        "tool_call_sequence": [c.get("name") for m in replies for c in m.get("toolCalls") or []],
+        "last_turn_tokens": last.get("tokens"),
+        "last_gemini_message": {"id": last.get("id"), "content": last.get("content"),
+                                "has_toolCalls": bool(last.get("toolCalls"))},
+    }
 
 
 def _first_id(text: str) -> str | None:
