@@ -20,6 +20,8 @@ fake secrets in the prompt and in shell output; S6 `/compact` then one more prom
 subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
 hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
+Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
+S11: `codex exec fork` of a thread with a prompt of its own.
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -102,6 +104,7 @@ class Run:
     resume: bool = False  # `--resume <the session's id>`
     kill_after_turns: int = 0  # SIGKILL the CLI once this many turns were served
     rc_note: str = ""
+    action: str = ""  # Codex: "fork" (`codex exec fork <id>`), "archive" (`codex archive <id>`)
 
 
 @dataclass
@@ -333,8 +336,33 @@ def gemini_scenarios() -> list[Scenario]:
     ], edited=["greet.py"], mock=FallbackMock, model=FALLBACK_FROM, log_hooks=True)]
 
 
+def codex_scenarios() -> list[Scenario]:
+    plan = [("Write slug() in text/slug.py", "in_progress"), ("Run it on 'Hello World'", "pending")]
+    done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
+    first = lambda: [  # noqa: E731 (fresh turns for each scenario)
+        Turn(calls=[todos(*plan)]),
+        Turn(calls=[write("text/slug.py",
+                          "def slug(s):\n    return s.lower().replace(' ', '-')\n")]),
+        Turn(text="Wrote slug() in text/slug.py.")]
+    ask = "Add a slug() helper in text/slug.py."
+    return [*neutral_scenarios(), Scenario("S10", "archived", "slugger", "main", [
+        Run(ask, first()),
+        Run("", [], action="archive"),
+        Run("Run it on 'Hello World'.", [], resume=True,
+            rc_note="Codex refuses to resume an archived thread"),
+    ], todos=plan, edited=["text/slug.py"]), Scenario("S11", "fork", "slugger-fork", "main", [
+        Run(ask, first()),
+        Run("Now run it on 'Hello World' and finish the plan.",
+            [Turn(calls=[shell("python3 -c 'from text.slug import slug; "
+                               "print(slug(\"Hello World\"))'")]),
+             Turn(calls=[todos(*done)]),
+             Turn(text="slug('Hello World') is hello-world.", input_tokens=2200,
+                  output_tokens=40)], action="fork"),
+    ], todos=done, edited=["text/slug.py"])]
+
+
 SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
-    "claude": claude_scenarios, "codex": neutral_scenarios, "gemini": gemini_scenarios}
+    "claude": claude_scenarios, "codex": codex_scenarios, "gemini": gemini_scenarios}
 
 
 def _git(project: Path, *argv: str) -> None:
@@ -393,6 +421,11 @@ def _argv(agent: str, run: Run, session: str | None, model: str | None = None) -
     if agent == "claude":
         return ["claude", "-p", run.prompt, "--output-format", "json",
                 "--dangerously-skip-permissions", *(["--resume", str(session)] if resume else [])]
+    if agent == "codex" and run.action == "archive":
+        return ["codex", "archive", str(session)]
+    if agent == "codex" and run.action == "fork":
+        return ["codex", "exec", "fork", str(session), "--skip-git-repo-check", "--json",
+                "--dangerously-bypass-approvals-and-sandbox", run.prompt]
     if agent == "codex":
         return ["codex", "exec", "--skip-git-repo-check", "--json",
                 "--dangerously-bypass-approvals-and-sandbox",
@@ -438,7 +471,14 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
             inv: dict[str, Any] = {"argv": shown, "rc": proc.returncode}
             if r.rc_note:
                 inv["note"] = r.rc_note
+            said = [line.strip() for line in (stdout + stderr).splitlines()
+                    if line.startswith(("Error:", "Archived session"))]
+            if said:  # what Codex answered an archive, or a resume it refused
+                inv["output"] = _rehome(said[0].encode(), a.home).decode()
             invocations.append(inv)
+            if r.action == "archive" or (agent == "codex" and proc.returncode != 0
+                                         and not stdout.strip()):
+                continue  # no new session: the same one goes on
             try:
                 session = session_id(a, stdout)
                 if agent == "gemini":  # after a model fallback the id printed is a new one
@@ -532,7 +572,8 @@ def _native_files(agent: str, tree: Path) -> list[Path]:
     if agent == "claude":
         return list((tree / "projects").rglob("*.jsonl"))
     if agent == "codex":
-        return list((tree / "sessions").rglob("rollout-*.jsonl"))
+        return [*(tree / "sessions").rglob("rollout-*.jsonl"),
+                *(tree / "archived_sessions").rglob("rollout-*.jsonl")]
     files = [tree / "projects.json"] if (tree / "projects.json").exists() else []
     for slug in (tree / "tmp").glob("*"):
         files += [f for f in (slug / ".project_root", slug / "logs.json") if f.exists()]
@@ -547,8 +588,8 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return True
     if agent == "claude":
         return src.stem == session
-    if agent == "codex":
-        return src.stem.endswith(session)
+    if agent == "codex":  # a fork's parent is a transcript of the scenario too
+        return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
     # `--resume` in another minute leaves a stub beside the session: a header, no messages
     return session[:8] in src.stem and session in src.read_text(errors="replace") and any(
         isinstance(r.get("id"), str) and r["id"] != GEMINI_CONTEXT_ID for r in _records(src))
@@ -560,8 +601,15 @@ GEMINI_CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's <session_con
 def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
                    invocations: list[dict[str, Any]]) -> dict[str, Any]:
     """Codex and Gemini: the facts the scenario's script fixes, where the CLI records them."""
-    requests = [r.prompt for r in sc.runs]
     text = path.read_text(errors="replace")
+    meta = (_records(path) or [{}])[0].get("payload") or {}
+    # what reached this file: a run Codex refused did not; a fork's parent stops at the fork
+    ran = [r for r, inv in zip(sc.runs, invocations, strict=True)
+           if r.prompt and r.action != "archive" and inv["rc"] == 0]
+    fork = next((i for i, r in enumerate(ran) if r.action == "fork"), None)
+    if fork is not None and not meta.get("forked_from_id"):
+        ran = ran[:fork]
+    requests = [r.prompt for r in ran]
     gt: dict[str, Any] = {
         "agent": agent, "cli_version": version, "scenario": sc.sid, "kind": sc.kind,
         "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)),
@@ -581,6 +629,8 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
     gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
     if agent == "gemini":
         gt.update(_gemini_view(path), project_root=gt["cwd"])
+    if "archived_sessions" in path.parts:
+        gt["archived"] = True  # `codex archive` moved it there; `codex resume` refuses it
     if sc.kind == "fallback":
         models = [str(r["model"]) for r in _records(path) if r.get("type") == "gemini"
                   and isinstance(r.get("model"), str)]
@@ -591,7 +641,17 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
                                     if "printed_session_id" in i],
             "note": "the chat file keeps its name and header id; the id printed and the hooks' "
                     "session_id after the fallback are new ones, which --resume refuses"}
-    if sc.todos and agent == "codex":
+    if agent == "codex" and fork is not None:
+        # the last plan this file's history (a fork's: its parent's part first) set
+        lists = [c.args["items"] for r in ran for t in r.turns for c in t.calls
+                 if c.kind == "todos"]
+        gt["plan"] = [{"step": t, "status": s} for t, s in lists[-1]] if lists else []
+        if meta.get("forked_from_id"):
+            gt["forked_from"] = {k: meta.get(k) for k in (
+                "forked_from_id", "forked_from_ordinal_exclusive")}
+            gt["note"] = ("the fork's rollout holds only its own records; its history before "
+                          "the fork is the parent's records with a lower ordinal")
+    elif sc.todos and agent == "codex":
         gt["plan"] = [{"step": t, "status": s} for t, s in sc.todos]
     elif sc.todos:
         gt["todos"] = [{"content": t, "status": s} for t, s in sc.todos]
