@@ -60,7 +60,7 @@ from tests.e2e.mock_models import (  # noqa: E402
     MOCKS,
     AnthropicMock,
     Call,
-    GeminiMock,
+    GeminiFallbackMock,
     MockModel,
     Request,
     Turn,
@@ -302,23 +302,6 @@ GEMINI_EVENTS = ("SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "Bef
                  "Notification")
 
 
-class FallbackMock(GeminiMock):
-    """A per-day quota on every flash-lite request once `FAIL_AFTER` turns were served; other
-    models play the script. The failures consume no turn."""
-
-    FAIL_AFTER = 1
-    failed = 0
-
-    def _take(self, req: Request) -> Turn:
-        if "flash-lite:" in req.path and self._next >= self.FAIL_AFTER:
-            with self._lock:
-                self.requests.append(req)
-                self.failed += 1
-                self._lock.notify_all()
-            return Turn(error="usage_limit")
-        return super()._take(req)
-
-
 def gemini_scenarios() -> list[Scenario]:
     return [*neutral_scenarios(), Scenario("S9", "fallback", "greeter", "main", [
         Run("Add a greet() helper in greet.py and run it.",
@@ -333,7 +316,7 @@ def gemini_scenarios() -> list[Scenario]:
                              new_string="def greet(name):\n    return f'hi {name}'\n")]),
              Turn(text="greet() now takes a name.", input_tokens=2900, output_tokens=25)],
             resume=True),
-    ], edited=["greet.py"], mock=FallbackMock, model=FALLBACK_FROM, log_hooks=True)]
+    ], edited=["greet.py"], mock=GeminiFallbackMock, model=FALLBACK_FROM, log_hooks=True)]
 
 
 def codex_scenarios() -> list[Scenario]:
