@@ -21,7 +21,7 @@ subfolder; S8 a background subagent (a <task-notification> comes back). Codex an
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
 hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
 Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
-S11: `codex exec fork` of a thread with a prompt of its own.
+S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -104,7 +104,9 @@ class Run:
     resume: bool = False  # `--resume <the session's id>`
     kill_after_turns: int = 0  # SIGKILL the CLI once this many turns were served
     rc_note: str = ""
-    action: str = ""  # Codex: "fork" (`codex exec fork <id>`), "archive" (`codex archive <id>`)
+    # Codex: "fork" (`codex exec fork <id>`), "archive" (`codex archive <id>`), "parent"
+    # (`codex exec resume` of the scenario's first session, after a fork)
+    action: str = ""
 
 
 @dataclass
@@ -341,6 +343,8 @@ def codex_scenarios() -> list[Scenario]:
              Turn(calls=[todos(*done)]),
              Turn(text="slug('Hello World') is hello-world.", input_tokens=2200,
                   output_tokens=40)], action="fork"),
+        Run("Which files are in text/?", [Turn(calls=[shell("ls text")]),
+                                           Turn(text="Only slug.py.")], action="parent"),
     ], todos=done, edited=["text/slug.py"])]
 
 
@@ -399,7 +403,10 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
     return out
 
 
-def _argv(agent: str, run: Run, session: str | None, model: str | None = None) -> list[str]:
+def _argv(agent: str, run: Run, session: str | None, model: str | None = None,
+          first: str | None = None) -> list[str]:
+    if run.action == "parent":
+        run, session = Run(run.prompt, run.turns, resume=True), first
     resume = bool(run.resume and session)
     if agent == "claude":
         return ["claude", "-p", run.prompt, "--output-format", "json",
@@ -432,10 +439,11 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
     a = _setup(agent, sc, home, node_bin)
     invocations: list[dict[str, Any]] = []
     session: str | None = None
+    first: str | None = None  # the scenario's first session (a fork's parent)
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(agent, r, session, sc.model)
+            argv = _argv(agent, r, session, sc.model, first)
             served += len(r.turns)
             proc = subprocess.Popen(argv, cwd=a.project, env=a.env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -449,8 +457,8 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 stdout, stderr = proc.communicate()
-            shown = " ".join("<prompt>" if x == r.prompt else "<id>" if x == session else x
-                             for x in argv)
+            shown = " ".join("<prompt>" if x == r.prompt else "<id>" if x == session
+                             else "<first id>" if x == first else x for x in argv)
             inv: dict[str, Any] = {"argv": shown, "rc": proc.returncode}
             if r.rc_note:
                 inv["note"] = r.rc_note
@@ -459,8 +467,8 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
             if said:  # what Codex answered an archive, or a resume it refused
                 inv["output"] = _rehome(said[0].encode(), a.home).decode()
             invocations.append(inv)
-            if r.action == "archive" or (agent == "codex" and proc.returncode != 0
-                                         and not stdout.strip()):
+            if r.action in ("archive", "parent") or (agent == "codex" and proc.returncode != 0
+                                                     and not stdout.strip()):
                 continue  # no new session: the same one goes on
             try:
                 session = session_id(a, stdout)
@@ -468,6 +476,7 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
                     printed, session = session, _gemini_file_id(a, session)
                     if printed != session:
                         inv["printed_session_id"] = printed
+                first = first or session
             except (ValueError, KeyError, TypeError, AssertionError):
                 # a killed or failed run prints no id (Gemini exits 173 on its quota error)
                 print(f"{agent} {sc.sid}: exit {proc.returncode}, no session id printed; "
@@ -590,8 +599,10 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
     ran = [r for r, inv in zip(sc.runs, invocations, strict=True)
            if r.prompt and r.action != "archive" and inv["rc"] == 0]
     fork = next((i for i, r in enumerate(ran) if r.action == "fork"), None)
-    if fork is not None and not meta.get("forked_from_id"):
-        ran = ran[:fork]
+    if fork is not None and meta.get("forked_from_id"):  # the fork: not the parent's later runs
+        ran = [r for r in ran if r.action != "parent"]
+    elif fork is not None:  # the parent: before the fork, and where it went on after it
+        ran = [r for i, r in enumerate(ran) if i < fork or r.action == "parent"]
     requests = [r.prompt for r in ran]
     gt: dict[str, Any] = {
         "agent": agent, "cli_version": version, "scenario": sc.sid, "kind": sc.kind,

@@ -4,7 +4,8 @@ Captured by `scripts/capture.py --agent codex --scenario S10 --scenario S11` int
 `tests/fixtures/releases/`: S10 archives a finished thread (Codex moves its rollout to the flat
 `archived_sessions/`, and a later `codex exec resume` of it fails, telling to unarchive it
 first); S11 forks a thread with a prompt of its own (the fork's rollout holds only its own
-records, from `ordinal` N on; its session_meta names the parent and N).
+records, from `ordinal` N on; its session_meta names the parent and N), and then the parent
+goes on (its own records from N on, which are not the fork's).
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ def test_the_captures_show_what_codex_does() -> None:
     first = json.loads((SET / FORK).read_bytes().split(b"\n", 1)[0])
     assert first["ordinal"] == fork["forked_from"]["forked_from_ordinal_exclusive"]
     own = (SET / FORK).read_text()
-    assert TRUTH[PARENT]["latest_user_request"] not in own  # the parent's part is not copied
+    assert TRUTH[PARENT]["user_requests"][0] not in own  # the parent's part is not copied
+    later = [json.loads(raw) for raw in (SET / PARENT).read_bytes().splitlines()]
+    assert later[-1]["ordinal"] >= first["ordinal"]  # the parent went on after the fork
 
 
 def test_an_archived_thread_is_still_read_and_says_so(home: Path) -> None:
@@ -89,6 +92,13 @@ def test_a_fork_holds_its_parents_history_and_names_it(home: Path) -> None:
     parent = _read(home, PARENT)
     _check(parent, TRUTH[PARENT])
     assert parent.forked_from is None
+
+
+def test_the_parents_work_after_the_fork_is_not_the_forks(home: Path) -> None:
+    after = TRUTH[PARENT]["latest_user_request"]
+    assert after not in TRUTH[FORK]["user_requests"]
+    assert after not in _read(home, FORK).requests
+    assert _read(home, PARENT).latest_request == after
 
 
 def test_a_fork_whose_parent_is_gone_is_read_alone(home: Path) -> None:
@@ -194,3 +204,16 @@ def test_the_newer_fork_is_the_session_and_names_its_parent(cli_home: Path, repo
     assert TRUTH[FORK]["latest_user_request"] in brief and "text/slug.py" in brief
     for step in TRUTH[FORK]["plan"]:
         assert step["step"] in brief
+
+
+def test_a_parent_that_went_on_after_the_fork_is_the_newer_session(cli_home: Path,
+                                                                   repo: Path) -> None:
+    _as_repo(cli_home, repo, FORK)
+    for rel, when in ((FORK, 1_796_000_060), (PARENT, 1_796_000_120)):  # as captured
+        os.utime(cli_home.parent / rel.removeprefix("codex/"), (when, when))
+    listed = json.loads(run_baker("sessions", "--json", cwd=repo).stdout)["sessions"]
+    fork, parent = TRUTH[FORK]["session_id"], TRUTH[PARENT]["session_id"]
+    assert [(s["id"], s["forked_from"], s["chosen"]) for s in listed] == \
+        [(parent, None, True), (fork, parent, False)]
+    brief = run_baker("handoff", "--from", "codex", cwd=repo).stdout
+    assert TRUTH[PARENT]["latest_user_request"] in brief and "forked from" not in brief
