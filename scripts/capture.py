@@ -19,7 +19,11 @@ its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs
 fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
 subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
-hook payloads are not logged yet.
+hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
+Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
+S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
+Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
+by switching to flash silently and giving the session a new id), then `--resume`.
 """
 
 from __future__ import annotations
@@ -50,11 +54,13 @@ from tests.e2e.harness import (  # noqa: E402 - needs the repository root on sys
     agent_env,
     seed,
     session_id,
+    transcript_files,
 )
 from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on sys.path
     MOCKS,
     AnthropicMock,
     Call,
+    GeminiFallbackMock,
     MockModel,
     Request,
     Turn,
@@ -98,6 +104,9 @@ class Run:
     resume: bool = False  # `--resume <the session's id>`
     kill_after_turns: int = 0  # SIGKILL the CLI once this many turns were served
     rc_note: str = ""
+    # Codex: "fork" (`codex exec fork <id>`), "archive" (`codex archive <id>`), "parent"
+    # (`codex exec resume` of the scenario's first session, after a fork)
+    action: str = ""
 
 
 @dataclass
@@ -114,6 +123,8 @@ class Scenario:
     secrets: dict[str, str] = field(default_factory=dict)
     compaction: bool = False
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
+    model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
+    log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -292,8 +303,62 @@ def neutral_scenarios() -> list[Scenario]:
     ]
 
 
+# The one chain Gemini CLI 0.61 falls back along without asking (every action "silent"), so
+# a headless run shows it: flash-lite, then flash, then pro. Only Gemini 2 models get
+# write_todos, and they never fall back headless: this session has no todo list.
+FALLBACK_FROM = "gemini-3.1-flash-lite"
+GEMINI_EVENTS = ("SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
+                 "AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress",
+                 "Notification")
+
+
+def gemini_scenarios() -> list[Scenario]:
+    return [*neutral_scenarios(), Scenario("S9", "fallback", "greeter", "main", [
+        Run("Add a greet() helper in greet.py and run it.",
+            [Turn(calls=[write("greet.py", "def greet():\n    return 'hi'\n")]),
+             # the flash-lite model's quota runs out here: flash serves the rest
+             Turn(calls=[shell("python3 -c 'import greet; print(greet.greet())'")]),
+             Turn(text="Added greet(); it prints hi.", input_tokens=2400, output_tokens=30)]),
+        Run("Make greet() take a name.",
+            [Turn(calls=[raw("replace", file_path=f"{P}/greet.py",
+                             instruction="Give greet() a name parameter.",
+                             old_string="def greet():\n    return 'hi'\n",
+                             new_string="def greet(name):\n    return f'hi {name}'\n")]),
+             Turn(text="greet() now takes a name.", input_tokens=2900, output_tokens=25)],
+            resume=True),
+    ], edited=["greet.py"], mock=GeminiFallbackMock, model=FALLBACK_FROM, log_hooks=True)]
+
+
+def codex_scenarios() -> list[Scenario]:
+    plan = [("Write slug() in text/slug.py", "in_progress"), ("Run it on 'Hello World'", "pending")]
+    done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
+    def first() -> list[Turn]:  # fresh turns for each scenario
+        return [Turn(calls=[todos(*plan)]),
+                Turn(calls=[write("text/slug.py",
+                                  "def slug(s):\n    return s.lower().replace(' ', '-')\n")]),
+                Turn(text="Wrote slug() in text/slug.py.")]
+
+    ask = "Add a slug() helper in text/slug.py."
+    return [*neutral_scenarios(), Scenario("S10", "archived", "slugger", "main", [
+        Run(ask, first()),
+        Run("", [], action="archive"),
+        Run("Run it on 'Hello World'.", [], resume=True,
+            rc_note="Codex refuses to resume an archived thread"),
+    ], todos=plan, edited=["text/slug.py"]), Scenario("S11", "fork", "slugger-fork", "main", [
+        Run(ask, first()),
+        Run("Now run it on 'Hello World' and finish the plan.",
+            [Turn(calls=[shell("python3 -c 'from text.slug import slug; "
+                               "print(slug(\"Hello World\"))'")]),
+             Turn(calls=[todos(*done)]),
+             Turn(text="slug('Hello World') is hello-world.", input_tokens=2200,
+                  output_tokens=40)], action="fork"),
+        Run("Which files are in text/?", [Turn(calls=[shell("ls text")]),
+                                           Turn(text="Only slug.py.")], action="parent"),
+    ], todos=done, edited=["text/slug.py"])]
+
+
 SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
-    "claude": claude_scenarios, "codex": neutral_scenarios, "gemini": neutral_scenarios}
+    "claude": claude_scenarios, "codex": codex_scenarios, "gemini": gemini_scenarios}
 
 
 def _git(project: Path, *argv: str) -> None:
@@ -327,6 +392,13 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             "type": "command", "command": f"python3 {bindir}/hook_logger.py {ev}"}]}]
             for ev in CLAUDE_EVENTS}
         (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+    if agent == "gemini" and sc.log_hooks:
+        path = config_dir / ".gemini" / "settings.json"
+        settings = json.loads(path.read_text())
+        settings["hooks"] = {ev: [{"hooks": [{
+            "type": "command", "name": "logger", "timeout": 10_000,
+            "command": f"python3 {bindir}/hook_logger.py {ev}"}]}] for ev in GEMINI_EVENTS}
+        path.write_text(json.dumps(settings, indent=1))
     env = agent_env(agent, home, config_dir, mock, node_bin)
     env.update({"TZ": "UTC", **sc.env})
     return Agent(agent, home, config_dir, project, mock, env)
@@ -340,16 +412,24 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
     return out
 
 
-def _argv(agent: str, run: Run, session: str | None) -> list[str]:
+def _argv(agent: str, run: Run, session: str | None, model: str | None = None,
+          first: str | None = None) -> list[str]:
+    if run.action == "parent":
+        run, session = Run(run.prompt, run.turns, resume=True), first
     resume = bool(run.resume and session)
     if agent == "claude":
         return ["claude", "-p", run.prompt, "--output-format", "json",
                 "--dangerously-skip-permissions", *(["--resume", str(session)] if resume else [])]
+    if agent == "codex" and run.action == "archive":
+        return ["codex", "archive", str(session)]
+    if agent == "codex" and run.action == "fork":
+        return ["codex", "exec", "fork", str(session), "--skip-git-repo-check", "--json",
+                "--dangerously-bypass-approvals-and-sandbox", run.prompt]
     if agent == "codex":
         return ["codex", "exec", "--skip-git-repo-check", "--json",
                 "--dangerously-bypass-approvals-and-sandbox",
                 *(["resume", str(session)] if resume else []), run.prompt]
-    return ["gemini", "-p", run.prompt, "-o", "json", "--yolo", "-m", GEMINI_MODEL,
+    return ["gemini", "-p", run.prompt, "-o", "json", "--yolo", "-m", model or GEMINI_MODEL,
             *(["--resume", str(session)] if resume else [])]
 
 
@@ -368,10 +448,11 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
     a = _setup(agent, sc, home, node_bin)
     invocations: list[dict[str, Any]] = []
     session: str | None = None
+    first: str | None = None  # the scenario's first session (a fork's parent)
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(agent, r, session)
+            argv = _argv(agent, r, session, sc.model, first)
             served += len(r.turns)
             proc = subprocess.Popen(argv, cwd=a.project, env=a.env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -388,14 +469,26 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 stdout, stderr = proc.communicate()
-            shown = " ".join("<prompt>" if x == r.prompt else "<id>" if x == session else x
-                             for x in argv)
+            shown = " ".join("<prompt>" if x == r.prompt else "<id>" if x == session
+                             else "<first id>" if x == first else x for x in argv)
             inv: dict[str, Any] = {"argv": shown, "rc": proc.returncode}
             if r.rc_note:
                 inv["note"] = r.rc_note
+            said = [line.strip() for line in (stdout + stderr).splitlines()
+                    if line.startswith(("Error:", "Archived session"))]
+            if said:  # what Codex answered an archive, or a resume it refused
+                inv["output"] = _rehome(said[0].encode(), a.home).decode()
             invocations.append(inv)
+            if r.action in ("archive", "parent") or (agent == "codex" and proc.returncode != 0
+                                                     and not stdout.strip()):
+                continue  # no new session: the same one goes on
             try:
                 session = session_id(a, stdout)
+                if agent == "gemini":  # after a model fallback the id printed is a new one
+                    printed, session = session, _gemini_file_id(a, session)
+                    if printed != session:
+                        inv["printed_session_id"] = printed
+                first = first or session
             except (ValueError, KeyError, TypeError, AssertionError):
                 # a killed or failed run prints no id (Gemini exits 173 on its quota error)
                 print(f"{agent} {sc.sid}: exit {proc.returncode}, no session id printed; "
@@ -404,6 +497,17 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
     finally:
         a.mock.stop()
     return _collect(agent, sc, a, out, invocations, session, hooks_subdir)
+
+
+def _gemini_file_id(a: Agent, printed: str) -> str:
+    """The id `--resume` takes: the chat file's own. Gemini CLI 0.61 gives a session a new id
+    when it falls back to another model, prints that one, and refuses it for `--resume`; the
+    file keeps its name and header. The printed id when the newest file holds it."""
+    files = sorted(transcript_files(a), key=lambda f: f.stat().st_mtime)
+    if not files or printed[:8] in files[-1].name:
+        return printed
+    head = json.loads(files[-1].read_bytes().split(b"\n", 1)[0])
+    return str(head.get("sessionId") or printed)
 
 
 def _slug(path: str) -> str:
@@ -472,7 +576,8 @@ def _native_files(agent: str, tree: Path) -> list[Path]:
     if agent == "claude":
         return list((tree / "projects").rglob("*.jsonl"))
     if agent == "codex":
-        return list((tree / "sessions").rglob("rollout-*.jsonl"))
+        return [*(tree / "sessions").rglob("rollout-*.jsonl"),
+                *(tree / "archived_sessions").rglob("rollout-*.jsonl")]
     files = [tree / "projects.json"] if (tree / "projects.json").exists() else []
     for slug in (tree / "tmp").glob("*"):
         files += [f for f in (slug / ".project_root", slug / "logs.json") if f.exists()]
@@ -487,16 +592,30 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return True
     if agent == "claude":
         return src.stem == session
-    if agent == "codex":
-        return src.stem.endswith(session)
-    return session[:8] in src.stem and session in src.read_text(errors="replace")
+    if agent == "codex":  # a fork's parent is a transcript of the scenario too
+        return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
+    # `--resume` in another minute leaves a stub beside the session: a header, no messages
+    return session[:8] in src.stem and session in src.read_text(errors="replace") and any(
+        isinstance(r.get("id"), str) and r["id"] != GEMINI_CONTEXT_ID for r in _records(src))
+
+
+GEMINI_CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's <session_context> message
 
 
 def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
                    invocations: list[dict[str, Any]]) -> dict[str, Any]:
     """Codex and Gemini: the facts the scenario's script fixes, where the CLI records them."""
-    requests = [r.prompt for r in sc.runs]
     text = path.read_text(errors="replace")
+    meta = (_records(path) or [{}])[0].get("payload") or {}
+    # what reached this file: a run Codex refused did not; a fork's parent stops at the fork
+    ran = [r for r, inv in zip(sc.runs, invocations, strict=True)
+           if r.prompt and r.action != "archive" and inv["rc"] == 0]
+    fork = next((i for i, r in enumerate(ran) if r.action == "fork"), None)
+    if fork is not None and meta.get("forked_from_id"):  # the fork: not the parent's later runs
+        ran = [r for r in ran if r.action != "parent"]
+    elif fork is not None:  # the parent: before the fork, and where it went on after it
+        ran = [r for i, r in enumerate(ran) if i < fork or r.action == "parent"]
+    requests = [r.prompt for r in ran]
     gt: dict[str, Any] = {
         "agent": agent, "cli_version": version, "scenario": sc.sid, "kind": sc.kind,
         "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)),
@@ -514,7 +633,31 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
         elif "type" in r:  # Gemini: the message types
             kinds[str(r["type"])] += 1
     gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
-    if sc.todos and agent == "codex":
+    if agent == "gemini":
+        gt.update(_gemini_view(path), project_root=gt["cwd"])
+    if "archived_sessions" in path.parts:
+        gt["archived"] = True  # `codex archive` moved it there; `codex resume` refuses it
+    if sc.kind == "fallback":
+        models = [str(r["model"]) for r in _records(path) if r.get("type") == "gemini"
+                  and isinstance(r.get("model"), str)]
+        gt["models_in_order"] = [m for i, m in enumerate(models) if m not in models[:i]]
+        gt["model_fallback"] = {
+            "requested": sc.model, "files": 1,
+            "printed_session_ids": [i["printed_session_id"] for i in invocations
+                                    if "printed_session_id" in i],
+            "note": "the chat file keeps its name and header id; the id printed and the hooks' "
+                    "session_id after the fallback are new ones, which --resume refuses"}
+    if agent == "codex" and fork is not None:
+        # the last plan this file's history (a fork's: its parent's part first) set
+        lists = [c.args["items"] for r in ran for t in r.turns for c in t.calls
+                 if c.kind == "todos"]
+        gt["plan"] = [{"step": t, "status": s} for t, s in lists[-1]] if lists else []
+        if meta.get("forked_from_id"):
+            gt["forked_from"] = {k: meta.get(k) for k in (
+                "forked_from_id", "forked_from_ordinal_exclusive")}
+            gt["note"] = ("the fork's rollout holds only its own records; its history before "
+                          "the fork is the parent's records with a lower ordinal")
+    elif sc.todos and agent == "codex":
         gt["plan"] = [{"step": t, "status": s} for t, s in sc.todos]
     elif sc.todos:
         gt["todos"] = [{"content": t, "status": s} for t, s in sc.todos]
@@ -533,6 +676,25 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
     return gt
+
+
+def _gemini_view(path: Path) -> dict[str, Any]:
+    """The facts the shared set records for a Gemini CLI chat log, from its messages as the
+    CLI sees them at the end (a record replaces the earlier one of its id)."""
+    messages: dict[str, dict[str, Any]] = {}
+    for r in _records(path):
+        if isinstance(r.get("id"), str) and r.get("type") in ("user", "gemini"):
+            messages[r["id"]] = r
+    replies = [m for m in messages.values() if m["type"] == "gemini"]
+    last = replies[-1] if replies else {}
+    return {
+        "project_root": None,  # filled in by the caller: the cwd
+        "model": last.get("model"),
+        "tool_call_sequence": [c.get("name") for m in replies for c in m.get("toolCalls") or []],
+        "last_turn_tokens": last.get("tokens"),
+        "last_gemini_message": {"id": last.get("id"), "content": last.get("content"),
+                                "has_toolCalls": bool(last.get("toolCalls"))},
+    }
 
 
 def _first_id(text: str) -> str | None:

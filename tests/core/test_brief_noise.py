@@ -32,6 +32,9 @@ def captured() -> list[tuple[str, SessionRef]]:
     for agent, native in NATIVE.items():
         account = Account(agent=agent, name="fixtures", dir=str(FIXTURES / agent / native))
         out += [(agent, ref) for ref in load(agent).all_sessions([account])]
+    # codex-cli 0.171's archived thread, fork and the fork's parent (`tests/fixtures/releases`)
+    account = Account(agent="codex", name="releases", dir=str(FIXTURES / "releases/codex/.codex"))
+    out += [("codex", ref) for ref in load("codex").all_sessions([account])]
     return out
 
 
@@ -39,7 +42,7 @@ SESSIONS = captured()
 
 
 def test_every_agent_has_captured_sessions() -> None:
-    assert Counter(agent for agent, _ in SESSIONS) == {"claude": 19, "codex": 7, "gemini": 7}
+    assert Counter(agent for agent, _ in SESSIONS) == {"claude": 19, "codex": 10, "gemini": 8}
 
 
 @pytest.mark.parametrize(("agent", "ref"), SESSIONS,

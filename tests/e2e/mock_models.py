@@ -573,5 +573,19 @@ class GeminiMock(MockModel):
         return f"data: {json.dumps(self.response(parts, turn))}\r\n\r\n"
 
 
+class GeminiFallbackMock(GeminiMock):
+    """A per-day quota on every request to a flash-lite model once `fail_after` turns were
+    served (the failures consume no turn); other models play the script. Gemini CLI 0.61 goes
+    on along the flash-lite chain (flash-lite, flash, pro) without asking: a model fallback."""
+
+    fail_after = 1
+
+    def _take(self, req: Request) -> Turn:
+        if "flash-lite:" in req.path and self._next >= self.fail_after:
+            self._record_side(req)
+            return Turn(error="usage_limit")
+        return super()._take(req)
+
+
 MOCKS: dict[str, type[MockModel]] = {
     "claude": AnthropicMock, "codex": ResponsesMock, "gemini": GeminiMock}

@@ -48,6 +48,11 @@ class CodexAdapter(ModuleAdapter):
 
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        cursor = self._read(ref, cursor)
+        cursor.session.archived = discovery.is_archived(ref.path)
+        return cursor
+
+    def _read(self, ref: SessionRef, cursor: Cursor | None) -> Cursor:
         if not ref.path.endswith(".zst"):
             return parser.read(ref, cursor)
         from continuity_core import trust

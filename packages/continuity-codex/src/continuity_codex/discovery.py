@@ -459,6 +459,15 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
                     yield _ref(account, tid, recorded, cwd, stat)
 
 
+def is_archived(path: str) -> bool:
+    """Whether `codex archive` moved the rollout: Codex keeps it in `archived_sessions/` (one
+    flat folder) and refuses to resume it until `codex unarchive` moves it back."""
+    return ARCHIVED in Path(path).parts
+
+
+ARCHIVED = FOLDERS[1]
+
+
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
     parts = Path(path).parts

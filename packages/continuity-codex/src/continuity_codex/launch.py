@@ -72,6 +72,20 @@ def _side(path: Path) -> str:
     return f"{len(session.requests)} request(s), last at {last}, {size:,} bytes"
 
 
+def _archived(ref: SessionRef) -> str | None:
+    """Why Codex cannot continue an archived thread, and what to do; None when it can."""
+    from continuity_codex.discovery import is_archived
+
+    if not is_archived(ref.path):
+        return None
+    # Verified with codex-cli 0.171.0: `codex resume` and `codex exec resume` of an archived
+    # thread fail ("session … is archived. Run `codex unarchive …` to unarchive it first").
+    return (f"the Codex thread {ref.session_id} is archived ({ref.path}): Codex cannot resume "
+            f"it. Run `codex unarchive {ref.session_id}` and then this command again, or "
+            "leave out --native to start a new Codex session from the brief (the brief reads "
+            "the archived transcript).")
+
+
 def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     env: dict[str, str] = {}
     notes: list[str] = []
@@ -81,6 +95,14 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         notes.append(f"Codex runs with CODEX_HOME={home} (account {options.account.name})")
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
+        refusal = _archived(native)
+        if refusal is not None:
+            if options.dry_run:
+                return LaunchSpec(argv=[PROGRAM, "resume", native.session_id], env=env,
+                                  cwd=str(project), notes=[*notes, f"would refuse: {refusal}"])
+            from continuity_core.errors import BakerError
+
+            raise BakerError(refusal)
         if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
             notes += _copy_into(native, home, force=options.force,
                                 dry_run=options.dry_run,

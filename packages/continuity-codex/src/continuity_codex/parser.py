@@ -173,6 +173,59 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         session.git_branch = git["branch"]
     extra["cli_version"] = p.get("cli_version")
     extra["history_mode"] = p.get("history_mode") or "legacy"
+    parent = p.get("forked_from_id")
+    if isinstance(parent, str) and parent:
+        session.forked_from = parent
+        cut = p.get("forked_from_ordinal_exclusive")
+        if isinstance(cut, int) and not isinstance(cut, bool):
+            _fold_parent(session, extra, parent, cut)
+
+
+# --- forks -----------------------------------------------------------------------------------
+
+_ORDINAL = re.compile(rb'"ordinal"\s*:\s*(\d+)')
+_FORK = re.compile(rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
+                   rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)', re.S)
+FORK_DEPTH = 8  # a fork of a fork of …: the chain is followed this far
+
+
+def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
+                 depth: int = 0) -> None:
+    """Fold the history a fork starts from: its parent's records numbered below `cut`.
+
+    `codex exec fork` (0.171) writes a rollout that holds only the fork's own records, from
+    `ordinal` `cut` on; its session_meta names the parent and `cut`. The parent's rollout is
+    looked for beside the fork (its Codex home, `archived_sessions/` included); when it is gone
+    the fork is read alone. A parent that is itself a fork brings its own parent's part first.
+    """
+    from continuity_codex import discovery
+    from continuity_core.jsonl import ForwardReader
+
+    if depth >= FORK_DEPTH or not session.path:
+        return
+    path = discovery.find_by_id(discovery.home_of(session.path), parent)
+    if path is None or path.endswith(".zst"):
+        return
+    reader = ForwardReader(path)
+    for n, line in enumerate(reader):
+        if n == 0 and b"session_meta" in line[:200]:
+            up = _FORK.search(line[:HEAD_FORK])
+            if up is not None:  # the parent is a fork too: its start first
+                _fold_parent(session, extra, up.group(1).decode(),
+                             min(cut, int(up.group(2))), depth + 1)
+            continue  # the parent's meta is not this thread's
+        m = _ORDINAL.search(line[:160])
+        if m is not None and int(m.group(1)) >= cut:
+            break  # the parent went on after the fork: not this thread's history
+        session.records += 1
+        try:
+            fold(session, extra, line)
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
+                KeyError, TypeError, AttributeError, IndexError):
+            session.bad_lines += 1
+
+
+HEAD_FORK = 1024  # session_meta names the parent before its ~20 KB of base instructions
 
 
 def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:

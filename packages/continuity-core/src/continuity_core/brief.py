@@ -165,6 +165,18 @@ def _interrupted(session: Session) -> str:
     return "\n".join(lines)
 
 
+def _lineage(session: Session) -> str:
+    """Where the session came from and whether its agent can still continue it."""
+    out = ""
+    if session.forked_from:
+        out += (f"\n- forked from session {session.forked_from} (its history before the fork "
+                "is included here)")
+    if session.archived:
+        out += ("\n- archived by the agent: it cannot continue this session natively until it "
+                "is unarchived")
+    return out
+
+
 def _failed_lines(failed: list[Attempt] | None) -> str:
     """Newer sessions that failed before doing work: named, never taken for the work."""
     if not failed:
@@ -259,7 +271,7 @@ def build(
                   f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
                   f"- last activity: {session.updated_at or '?'}\n"
                   f"- model: {session.model or '?'}{_usage_line(session)}"
-                  f"{_failed_lines(failed)}"),
+                  f"{_lineage(session)}{_failed_lines(failed)}"),
             priority=NEVER_CUT))
     elif searched is not None:
         where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"

@@ -358,7 +358,8 @@ def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, 
             "agent": ref.agent, "account": ref.account, "id": ref.session_id,
             "path": ref.path, "started": None, "last_activity": iso(ref.mtime),
             "size": ref.size, "requests": None, "state": None, "did_work": None,
-            "reset_at": None, "error": None, "chosen": False,
+            "reset_at": None, "error": None, "chosen": False, "archived": False,
+            "forked_from": None,
         }
         try:
             s = read_session(cand.adapter, ref, store)
@@ -367,7 +368,8 @@ def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, 
             rows.append(row)
             continue
         row.update(started=s.started_at, last_activity=s.updated_at or row["last_activity"],
-                   requests=len(s.requests), state=state(s), did_work=did_work(s))
+                   requests=len(s.requests), state=state(s), did_work=did_work(s),
+                   archived=s.archived, forked_from=s.forked_from)
         if s.last_error is not None:
             row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
             row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None

@@ -204,6 +204,33 @@ def _sid_from_name(path: Path) -> str:
     return stem.rsplit("-", 1)[-1] if stem.startswith("session-") else ""
 
 
+HEAD_BYTES = 4096  # a header line is ~250 bytes; a legacy `.json` names its id first
+
+
+def own_session_id(transcript: str | None, session_id: str | None) -> str | None:
+    """The id of the session a hook's `transcript_path` holds, where the hook says another.
+
+    Gemini CLI 0.61 gives a session a new id when it falls back to another model (a quota or
+    capacity error: silently along the flash-lite chain, or after the user's choice in the
+    dialog), and every later hook carries that id; the chat file keeps its name, its header
+    and its id, and `--resume` takes only that one. A file named after the hook's id (every
+    other case, the `--resume` stub included) costs no read.
+    """
+    if not transcript or not session_id:
+        return session_id
+    named = _sid_from_name(Path(transcript))
+    if not named or session_id.startswith(named):
+        return session_id
+    try:
+        with open(transcript, "rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError:
+        return session_id
+    m = _SID.search(head)
+    own = m.group(1).decode("utf-8", "replace") if m else ""
+    return own if own.startswith(named) else session_id
+
+
 def chat_files(folder: Path) -> list[Path]:
     chats = folder / "chats"
     try:

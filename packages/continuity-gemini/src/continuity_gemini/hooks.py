@@ -15,6 +15,7 @@ import msgspec
 
 from continuity_core.jsonl import read_backward
 from continuity_core.schemas.hook import EventKind, HookEvent
+from continuity_gemini.discovery import own_session_id
 from continuity_gemini.parser import window
 
 AGENT = "gemini"
@@ -62,8 +63,10 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     if name == "PreCompress" and source != "manual" and not compression_due(transcript):
         kind = "other"  # the per-turn no-op: nothing will be compressed
     command = tool_input.get("command")
+    # after a model fallback the hooks carry a new id; the session is still the file's
+    session_id = own_session_id(transcript, _str(data.get("session_id")))
     return HookEvent(
-        agent=AGENT, kind=kind, native=name, session_id=_str(data.get("session_id")),
+        agent=AGENT, kind=kind, native=name, session_id=session_id,
         transcript_path=transcript, cwd=_str(data.get("cwd")),
         source=source if isinstance(source, str) else None,
         tool_name=_str(data.get("tool_name")), tool_input=tool_input,

@@ -18,9 +18,10 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     Each row: agent, account, session id, started, last activity, size, requests typed, and
     its state: `did work`, `failed` (no answer: an API error before any output, an empty
     retry), `limit` (a usage or rate limit ended it, with its reset time when recorded) or
-    `interrupted` (a tool call or turn never finished). The session marked `*` is the one
-    `baker handoff`, `resume` and the SessionStart pickup take; ids (or a prefix) go to
-    `--session`.
+    `interrupted` (a tool call or turn never finished); then `archived` when the agent
+    archived it (it cannot continue it natively) and `forked from ID` for a fork. The session
+    marked `*` is the one `baker handoff`, `resume` and the SessionStart pickup take; ids (or a
+    prefix) go to `--session`.
     """
     from continuity_cli import output
     from continuity_core.adapters import load_all
@@ -51,6 +52,10 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
         what = row["state"] or "unreadable"
         if row["reset_at"]:
             what += f" (resets {row['reset_at']})"
+        if row.get("archived"):
+            what += ", archived"
+        if row.get("forked_from"):
+            what += f", forked from {row['forked_from']}"
         requests = "?" if row["requests"] is None else str(row["requests"])
         click.echo(f"{mark} {row['agent']:<7} {row['account']:<18} {row['id']}  "
                    f"started {_short(row['started'])}  last {_short(row['last_activity'])}  "

@@ -132,6 +132,11 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     request_sought: str = ""
     cost_usd: float | None = None  # the agent's own running cost estimate, where it keeps one
     model_tokens: dict[str, int] = msgspec.field(default_factory=dict)  # tokens by model, ditto
+    # The agent archived the session: its transcript is still read, but the agent cannot
+    # continue it natively until it is unarchived.
+    archived: bool = False
+    # The session this one was forked from; its history before the fork is read from there.
+    forked_from: str | None = None
 
     @property
     def latest_request(self) -> str | None:
