@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from continuity_core.git import git_facts
 
@@ -54,3 +55,78 @@ def test_repo_without_commits(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "trunk")
     facts = git_facts(tmp_path)
     assert facts.is_repo and facts.branch == "trunk" and facts.head is None
+
+
+def _git_out(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None]]]:
+    """The top-level folder and worktrees as `git rev-parse` and `git worktree list` say."""
+    from continuity_core.git import _parse_worktrees
+
+    trees = _parse_worktrees(_git_out(cwd, "worktree", "list", "--porcelain"))
+    return (_git_out(cwd, "rev-parse", "--show-toplevel").strip(),
+            [(w.path, w.branch, w.head) for w in trees])
+
+
+def _as_read(cwd: Path) -> tuple[str | None, list[tuple[str, str | None, str | None]]]:
+    facts = git_facts(cwd)
+    return facts.root, [(w.path, w.branch, w.head) for w in facts.worktrees]
+
+
+def test_worktrees_and_top_read_from_files_match_git(repo: Path, tmp_path: Path,
+                                                      monkeypatch: Any) -> None:
+    """The top-level folder and worktrees come from git's files, not from two more git
+    processes: they say what `git rev-parse --show-toplevel` and `git worktree list` say,
+    with refs loose or packed, branches or detached heads, from the main or a linked tree
+    or a subfolder, through a symlinked path."""
+    git(repo, "worktree", "add", "-q", str(tmp_path / "zz"), "-b", "feature")
+    git(repo, "worktree", "add", "-q", "--detach", str(tmp_path / "aa"))
+    (repo / "sub").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    places = [repo, repo / "sub", tmp_path / "zz", tmp_path / "aa", link / "sub"]
+    for cwd in places:
+        assert _as_read(cwd) == _as_git_says(cwd)
+    git(repo, "pack-refs", "--all")
+    (tmp_path / "zz" / "f.txt").write_text("x")
+    git(tmp_path / "zz", "add", "f.txt")
+    git(tmp_path / "zz", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two")
+    for cwd in places:
+        assert _as_read(cwd) == _as_git_says(cwd)
+    assert len(git_facts(repo).worktrees) == 3
+    from continuity_core import git as git_mod
+
+    spawned: list[str] = []
+    real = git_mod._spawn
+
+    def spawn(cwd: Path, *args: str) -> Any:
+        spawned.append(args[0])
+        return real(cwd, *args)
+
+    monkeypatch.setattr(git_mod, "_spawn", spawn)
+    for cwd in places:
+        git_facts(cwd)
+    assert set(spawned) == {"status", "log"}  # no rev-parse, worktree list or diff
+
+
+def test_unusual_layouts_ask_git(repo: Path, tmp_path: Path, monkeypatch: Any) -> None:
+    """An unborn branch in a worktree and git's discovery variables fall back to git itself,
+    with the same answer."""
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    git(tmp_path / "wt", "checkout", "-q", "--orphan", "empty")
+    assert _as_read(repo) == _as_git_says(repo)
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo))
+    assert _as_read(tmp_path) == _as_git_says(tmp_path)
+
+
+def test_diff_stats_only_when_a_tracked_file_changed(repo: Path) -> None:
+    (repo / "new.txt").write_text("x\n")
+    facts = git_facts(repo)
+    assert facts.dirty_count == 1 and facts.files_changed == facts.insertions == 0
+    git(repo, "add", "new.txt")
+    facts = git_facts(repo)
+    assert facts.files_changed == 1 and facts.insertions == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-from continuity_codex import discovery, doctor, hooks, install, launch, parser
+from continuity_codex import discovery, hooks, parser
 from continuity_core.adapters import (
     Account,
     Change,
@@ -24,13 +24,17 @@ from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
 
+# The versions whose rollouts the fixtures hold (tests/fixtures), oldest first: `doctor` warns
+# about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
+KNOWN: tuple[str, ...] = ("0.171.0",)
+
 
 class CodexAdapter:
     """The Adapter for OpenAI's Codex CLI."""
 
     name = "codex"
     display_name = "Codex CLI"
-    known_versions: tuple[str, ...] = doctor.KNOWN_VERSIONS
+    known_versions: tuple[str, ...] = KNOWN
     # formats/codex.md records only the user skill root (~/.codex/skills); `.agents/skills` is
     # the repository folder Codex's documentation names for project skills (not verified here).
     skill_dirs: tuple[str, ...] = (".agents/skills",)
@@ -85,25 +89,39 @@ class CodexAdapter:
     # --- set-up ------------------------------------------------------------------------------
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_codex import install
+
         return install.install(project, local=local, dry_run=dry_run)
 
     def install_mcp(self, project: Path, *, remove: bool = False,
                     dry_run: bool = False) -> list[Change]:
+        from continuity_codex import install
+
         return install.install_mcp(project, remove=remove, dry_run=dry_run)
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_codex import install
+
         return install.uninstall(project, dry_run=dry_run)
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from continuity_codex import install
+
         return install.install_user(account, options)
 
     # --- launch and checks -------------------------------------------------------------------
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_codex import launch
+
         return launch.build(project, brief, options)
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        from continuity_codex import doctor
+
         return doctor.doctor(project, accounts)
 
     def cli_version(self) -> str | None:
+        from continuity_codex import doctor
+
         return doctor.cli_version()

@@ -15,7 +15,6 @@ import heapq
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import time
@@ -498,6 +497,8 @@ def _zst_head(path: str, size: int) -> bytes:
     try:
         import zstandard  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
+        import shutil
+
         zstd = shutil.which("zstd")
         if zstd is None:
             return b""  # nothing can read it here: the rollout is skipped, never fatal
@@ -531,6 +532,8 @@ def plain_copy(path: str, cache: Path) -> str | None:
             with open(path, "rb") as src, open(tmp, "wb") as dst:
                 zstandard.ZstdDecompressor().copy_stream(src, dst)
         except ImportError:
+            import shutil
+
             zstd = shutil.which("zstd")
             if zstd is None:
                 return None

@@ -1,7 +1,11 @@
 """The one git-facts call: branch, head, dirty files, diff stats, worktrees.
 
-The four git commands run concurrently, so the wall time is that of the slowest one. A folder
-outside git gives `GitFacts(is_repo=False)`, never an error.
+Two git processes run concurrently, `status` and `log -1` (the subject), and a third, `diff
+--shortstat`, only when `status` lists a tracked change. The top-level folder and the worktrees
+are read from the files git keeps (`.git`, `worktrees/*/gitdir` and `HEAD`, refs), with `git
+rev-parse` / `git worktree list` as the fallback wherever those files say something this reader
+does not know (a reftable store, a bare main repository, an unborn branch, git's discovery
+variables set). A folder outside git gives `GitFacts(is_repo=False)`, never an error.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 DIRTY_CAP = 50
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+# Variables that change how git finds the repository: with one set, git itself is asked.
+_DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
+                  "GIT_DISCOVERY_ACROSS_FILESYSTEM")
 
 
 def _spawn(cwd: Path, *args: str) -> subprocess.Popen[bytes] | None:
@@ -42,24 +49,129 @@ def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> Git
     """Facts about the repository containing `cwd`."""
     status = _spawn(cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
     log = _spawn(cwd, "log", "-1", "--format=%H%x00%s")
-    diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff")
-    top = _spawn(cwd, "rev-parse", "--show-toplevel")
-    wt = _spawn(cwd, "worktree", "list", "--porcelain") if worktrees else None
     status_out = _out(status, timeout)
-    log_out, diff_out, top_out = _out(log, timeout), _out(diff, timeout), _out(top, timeout)
-    wt_out = _out(wt, timeout)
     if status_out is None:
+        _out(log, timeout)
         return GitFacts()
-    facts = GitFacts(is_repo=True, root=(top_out or "").strip() or None)
-    _parse_status(status_out, facts)
+    tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
+    # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
+    diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff") if tracked else None
+    found = _find_top(cwd)
+    top = found[0] if found else None
+    if top is None:
+        top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
+    facts.root = top
+    trees = _read_worktrees(found[1]) if worktrees and found else None
+    if worktrees and trees is None:
+        trees = _parse_worktrees(_out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout)
+                                 or "")
+    log_out, diff_out = _out(log, timeout), _out(diff, timeout)
     if log_out:
         head, _, subject = log_out.rstrip("\n").partition("\x00")
         facts.head, facts.subject = head or facts.head, subject
     if diff_out:
         _parse_shortstat(diff_out, facts)
-    if wt_out:
-        facts.worktrees = _parse_worktrees(wt_out)
+    if trees:
+        facts.worktrees = trees
     return facts
+
+
+def _find_top(cwd: Path) -> tuple[str, str] | None:
+    """(top-level folder, git dir) as git finds them from `cwd`: the nearest folder upwards
+    holding `.git`, in real-path terms as `git rev-parse --show-toplevel` prints it. None where
+    git's discovery variables are set or `.git` is not a folder or a `gitdir:` file."""
+    if any(name in os.environ for name in _DISCOVERY_ENV):
+        return None
+    here = os.path.realpath(cwd)
+    while True:
+        dot = os.path.join(here, ".git")
+        if os.path.isdir(dot):
+            return here, dot
+        if os.path.isfile(dot):
+            text = _read(dot)
+            if text is None or not text.startswith("gitdir: "):
+                return None
+            gitdir = text[8:].strip()
+            return here, os.path.normpath(os.path.join(here, gitdir))
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _read_worktrees(gitdir: str) -> list[Worktree] | None:
+    """What `git worktree list --porcelain` says, read from the repository's files: the main
+    worktree first, then the linked ones by path. None where this reader is not sure."""
+    commondir = _read(os.path.join(gitdir, "commondir"))
+    common = os.path.realpath(os.path.join(gitdir, commondir.strip()) if commondir else gitdir)
+    if os.path.basename(common) != ".git" or os.path.isdir(os.path.join(common, "reftable")):
+        return None  # a bare or separate git dir; a reftable store: git says
+    packed: dict[str, str] | None = None
+
+    def resolve(head_file: str) -> tuple[str | None, str] | None:
+        nonlocal packed
+        text = _read(head_file)
+        ref = None
+        for _ in range(5):
+            if text is None:
+                break
+            text = text.strip()
+            if not text.startswith("ref: "):
+                return ref, text  # an object id
+            name = text[5:].strip()
+            ref = ref or name
+            text = _read(os.path.join(common, name))
+            if text is None:
+                if packed is None:
+                    packed = _packed_refs(common)
+                text = packed.get(name)
+        return None  # unborn, a loop, or unreadable: git says
+
+    main = resolve(os.path.join(common, "HEAD"))
+    if main is None:
+        return None
+    trees = [_worktree(os.path.dirname(common), *main)]
+    linked: list[Worktree] = []
+    folder = os.path.join(common, "worktrees")
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        names = []
+    except OSError:
+        return None
+    for name in names:
+        entry = os.path.join(folder, name)
+        where = _read(os.path.join(entry, "gitdir"))
+        head = resolve(os.path.join(entry, "HEAD"))
+        if where is None or head is None:
+            return None
+        where = where.strip()
+        if not os.path.isabs(where):
+            where = os.path.realpath(os.path.join(entry, where))
+        linked.append(_worktree(where.removesuffix("/.git"), *head))
+    return trees + sorted(linked, key=lambda w: w.path)
+
+
+def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
+    branch = ref.removeprefix("refs/heads/") if ref else None
+    return Worktree(path=path, head=oid, branch=branch)
+
+
+def _packed_refs(common: str) -> dict[str, str]:
+    refs: dict[str, str] = {}
+    for line in (_read(os.path.join(common, "packed-refs")) or "").splitlines():
+        if line and line[0] not in "#^":
+            oid, _, name = line.partition(" ")
+            refs[name.strip()] = oid
+    return refs
 
 
 def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
@@ -72,7 +184,10 @@ def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float =
         _parse_shortstat(out, facts)
 
 
-def _parse_status(out: str, facts: GitFacts) -> None:
+def _parse_status(out: str, facts: GitFacts) -> bool:
+    """Fill `facts` from `git status --porcelain=v2 --branch -z`; True when it lists a tracked
+    change (an entry other than an untracked file)."""
+    tracked = False
     entries = out.split("\x00")
     dirty: list[str] = []
     count = 0
@@ -101,11 +216,13 @@ def _parse_status(out: str, facts: GitFacts) -> None:
             else:
                 fields = e.split(" ", {"1": 8, "2": 9, "u": 10}[e[0]])
                 xy, path = fields[1].replace(".", " "), fields[-1]
+                tracked = True
                 if e[0] == "2":
                     i += 1  # the original path of a rename follows
             if len(dirty) < DIRTY_CAP:
                 dirty.append(f"{xy} {path}")
     facts.dirty, facts.dirty_count = dirty, count
+    return tracked
 
 
 def _parse_shortstat(out: str, facts: GitFacts) -> None:

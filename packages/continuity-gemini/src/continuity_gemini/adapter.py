@@ -20,9 +20,12 @@ from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
-from continuity_gemini import discovery, doctor, hooks, install, launch, parser
+from continuity_gemini import discovery, hooks, parser
 from continuity_gemini.retention import Retention
 
+# The versions whose sessions the fixtures hold (tests/fixtures), oldest first: `doctor` warns
+# about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
+KNOWN: tuple[str, ...] = ("0.61.0",)
 SETTINGS = Path(".gemini") / "settings.json"
 POINTER = f"""{BEGIN}
 ## Continuity
@@ -38,7 +41,7 @@ class GeminiAdapter:
 
     name = "gemini"
     display_name = "Gemini CLI"
-    known_versions = doctor.KNOWN_VERSIONS
+    known_versions = KNOWN
     # Workspace skills: Gemini CLI reads `.gemini/skills/` and its alias `.agents/skills/`, and
     # reports a "Skill conflict" when both hold one name. `.agents/skills/` is Codex's folder
     # too, so one copy serves both.
@@ -84,6 +87,8 @@ class GeminiAdapter:
         return hooks.render_context(event, text)
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_gemini import install
+
         if local:
             return [Change(path=str(SETTINGS), action="skipped",
                            detail="Gemini CLI has no personal project settings file; install "
@@ -95,6 +100,8 @@ class GeminiAdapter:
         return changes
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_gemini import install
+
         changes = [install.apply(project / SETTINGS, project, remove=True, dry_run=dry_run)]
         mcp = install.apply_mcp(project / SETTINGS, project, remove=True, dry_run=dry_run)
         if mcp.action != "unchanged":  # registered by `baker init --mcp`
@@ -110,10 +117,14 @@ class GeminiAdapter:
         return changes
 
     def _reads_agents_md(self, project: Path) -> bool:
+        from continuity_gemini import install
+
         homes = [Path(a.dir) / "settings.json" for a in discovery.accounts(GlobalConfig())]
         return install.reads_agents_md(project / SETTINGS, *homes[:1])
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from continuity_gemini import install
+
         path = Path(account.dir) / "settings.json"
         changes: list[Change] = []
         if options.hooks or options.uninstall:
@@ -130,15 +141,23 @@ class GeminiAdapter:
     def install_mcp(self, project: Path, *, remove: bool = False,
                     dry_run: bool = False) -> list[Change]:
         """`baker mcp` in the project's `.gemini/settings.json` `mcpServers`."""
+        from continuity_gemini import install
+
         return [install.apply_mcp(project / SETTINGS, project, remove=remove, dry_run=dry_run)]
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_gemini import launch
+
         return launch.launch(project, brief, options)
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
+        from continuity_gemini import doctor
+
         return doctor.doctor(project, accounts)
 
     def cli_version(self) -> str | None:
+        from continuity_gemini import doctor
+
         return doctor.cli_version()
 
 
