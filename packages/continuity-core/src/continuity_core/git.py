@@ -107,11 +107,23 @@ def _read(path: str) -> str | None:
         return None
 
 
+def _common_dir(gitdir: str) -> str:
+    """The repository's own folder, shared by its worktrees (a linked one names it)."""
+    commondir = _read(os.path.join(gitdir, "commondir"))
+    return os.path.realpath(os.path.join(gitdir, commondir.strip()) if commondir else gitdir)
+
+
+def local_config_file(cwd: Path) -> str | None:
+    """The file `git config --local` reads for `cwd`'s repository, found as `git_facts` finds
+    the top-level folder; None where git itself must be asked."""
+    found = _find_top(cwd)
+    return os.path.join(_common_dir(found[1]), "config") if found else None
+
+
 def _read_worktrees(gitdir: str) -> list[Worktree] | None:
     """What `git worktree list --porcelain` says, read from the repository's files: the main
     worktree first, then the linked ones by path. None where this reader is not sure."""
-    commondir = _read(os.path.join(gitdir, "commondir"))
-    common = os.path.realpath(os.path.join(gitdir, commondir.strip()) if commondir else gitdir)
+    common = _common_dir(gitdir)
     if os.path.basename(common) != ".git" or os.path.isdir(os.path.join(common, "reftable")):
         return None  # a bare or separate git dir; a reftable store: git says
     packed: dict[str, str] | None = None
