@@ -141,3 +141,25 @@ def test_local_config_file_is_the_one_git_config_local_reads(repo: Path, tmp_pat
     for cwd in (repo, repo / "sub", tmp_path / "wt"):
         path = local_config_file(cwd)
         assert path is not None and "autopush = true" in Path(path).read_text()
+
+
+def test_git_runs_without_subprocess_and_with_it(repo: Path, monkeypatch: Any) -> None:
+    """git starts through `os.posix_spawnp` (no `subprocess` import on the hook path), through
+    `subprocess` where the platform lacks it, with the same facts; a command past its time
+    is killed and reaped."""
+    import os
+
+    from continuity_core import git as git_mod
+
+    spawned = git_facts(repo)
+    slow = git_mod._spawn(repo, "status")
+    assert slow is not None and git_mod._out(slow, 0.0) is None
+    try:
+        os.kill(slow.pid, 0)
+        raise AssertionError("the timed-out git process is still there")
+    except ProcessLookupError:
+        pass
+    monkeypatch.delattr(os, "posix_spawnp")
+    assert git_facts(repo) == spawned
+    assert git_mod._out(git_mod._spawn(repo, "status"), 0.0) is None
+    assert not git_facts(repo / "missing").is_repo

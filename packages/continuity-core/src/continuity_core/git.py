@@ -11,8 +11,9 @@ variables set). A folder outside git gives `GitFacts(is_repo=False)`, never an e
 from __future__ import annotations
 
 import os
-import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
@@ -23,26 +24,80 @@ _DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIR
                   "GIT_DISCOVERY_ACROSS_FILESYSTEM")
 
 
-def _spawn(cwd: Path, *args: str) -> subprocess.Popen[bytes] | None:
+class _Git:
+    """A running git command whose output is read to its end (`_out`)."""
+
+    __slots__ = ("fd", "pid", "proc")
+
+    def __init__(self, pid: int = 0, fd: int = -1, proc: Any = None) -> None:
+        self.pid, self.fd, self.proc = pid, fd, proc
+
+
+def _spawn(cwd: Path, *args: str) -> _Git | None:
+    """Start `git -C cwd ARGS` with its output on a pipe. `os.posix_spawnp` where the platform
+    has it: importing `subprocess` (signal, threading, selectors, locale) cost a checkpoint
+    more than the git processes it started; elsewhere `subprocess`."""
+    argv = ["git", "-C", str(cwd), *args]
+    env = {**os.environ, **_QUIET}
+    if not hasattr(os, "posix_spawnp"):
+        import subprocess
+
+        try:
+            return _Git(proc=subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                              stderr=subprocess.DEVNULL,
+                                              stdin=subprocess.DEVNULL, env=env))
+        except OSError:  # git missing
+            return None
+    read, write = os.pipe()  # both close on exec: the child keeps only its stdout copy
     try:
-        return subprocess.Popen(
-            ["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL, env={**os.environ, **_QUIET},
-        )
-    except OSError:  # git missing or cwd gone
+        pid = os.posix_spawnp("git", argv, env, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, write, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ])
+    except OSError:  # git missing
+        os.close(read)
         return None
+    finally:
+        os.close(write)
+    return _Git(pid=pid, fd=read)
 
 
-def _out(proc: subprocess.Popen[bytes] | None, timeout: float) -> str | None:
+def _out(proc: _Git | None, timeout: float) -> str | None:
+    """The command's output when it exits 0 within `timeout`; None otherwise (killed then)."""
     if proc is None:
         return None
+    if proc.proc is not None:
+        import subprocess
+
+        try:
+            out, _ = proc.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.proc.kill()
+            proc.proc.communicate()
+            return None
+        return out.decode("utf-8", "replace") if proc.proc.returncode == 0 else None
+    import select
+
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
     try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([proc.fd], [], [], left)[0]:
+                os.kill(proc.pid, 9)  # SIGKILL, as Popen.kill
+                os.waitpid(proc.pid, 0)
+                return None
+            chunk = os.read(proc.fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(proc.fd)
+    _, status = os.waitpid(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
         return None
-    return out.decode("utf-8", "replace") if proc.returncode == 0 else None
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
