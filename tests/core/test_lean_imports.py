@@ -43,3 +43,11 @@ def test_git_facts_without_subprocess(repo: Path) -> None:
                "print(facts.branch, 'subprocess' in sys.modules)\n", cwd=repo)
     expect = "main True" if sys.platform == "win32" else "main False"
     assert out == expect
+
+
+def test_the_stop_hooks_push_check_without_subprocess(repo: Path) -> None:
+    """Every Stop hook asks whether to push; a clone that did not opt in costs no import."""
+    out = _run("import sys\nfrom pathlib import Path\nfrom continuity_core import machines\n"
+               "print(machines.spawn_auto_push(Path('.')), 'subprocess' in sys.modules)\n",
+               cwd=repo)
+    assert out == "False False"

@@ -641,12 +641,12 @@ def auto_push_remote(root: Path) -> str | None:
 
 def spawn_auto_push(root: Path) -> bool:
     """Start the push in a detached process when opted in; never waits for it."""
-    import subprocess
-    import sys
-
     remote = auto_push_remote(root)
     if remote is None:
         return False
+    import subprocess  # only now: every Stop hook comes here, few are opted in
+    import sys
+
     subprocess.Popen(
         [sys.executable, "-m", "continuity_core.machines", "auto-push", str(root), remote],
         cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
