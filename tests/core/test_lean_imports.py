@@ -51,3 +51,12 @@ def test_the_stop_hooks_push_check_without_subprocess(repo: Path) -> None:
                "print(machines.spawn_auto_push(Path('.')), 'subprocess' in sys.modules)\n",
                cwd=repo)
     assert out == "False False"
+
+
+def test_pickup_environment_without_subprocess_when_nothing_runs(repo: Path) -> None:
+    """No interpreter, probe or GPU check to run: the environment facts start no command
+    but git's, and import no `subprocess`."""
+    out = _run("import sys\nfrom pathlib import Path\nfrom continuity_core import probes\n"
+               "env = probes.environment(Path('.'), gpu=False)\n"
+               "print(env.git.branch, 'subprocess' in sys.modules)\n", cwd=repo)
+    assert out == ("main True" if sys.platform == "win32" else "main False")
