@@ -163,3 +163,11 @@ def test_git_runs_without_subprocess_and_with_it(repo: Path, monkeypatch: Any) -
     assert git_facts(repo) == spawned
     assert git_mod._out(git_mod._spawn(repo, "status"), 0.0) is None
     assert not git_facts(repo / "missing").is_repo
+
+
+def test_a_folder_git_would_not_take_is_left_to_git(repo: Path) -> None:
+    """An empty `.git` folder inside the work tree is no repository to git, which looks
+    further up: so does the top-level folder here."""
+    (repo / "sub" / ".git").mkdir(parents=True)
+    assert _as_read(repo / "sub") == _as_git_says(repo / "sub")
+    assert git_facts(repo / "sub").root == str(repo)

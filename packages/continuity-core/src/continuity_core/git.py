@@ -21,7 +21,7 @@ DIRTY_CAP = 50
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 # Variables that change how git finds the repository: with one set, git itself is asked.
 _DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
-                  "GIT_DISCOVERY_ACROSS_FILESYSTEM")
+                  "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY")
 
 
 class _Git:
@@ -141,13 +141,16 @@ def _find_top(cwd: Path) -> tuple[str, str] | None:
     while True:
         dot = os.path.join(here, ".git")
         if os.path.isdir(dot):
+            # A folder git would not take for a repository (git looks further up): git says.
+            if not all(os.path.exists(os.path.join(dot, n)) for n in ("HEAD", "objects", "refs")):
+                return None
             return here, dot
         if os.path.isfile(dot):
             text = _read(dot)
             if text is None or not text.startswith("gitdir: "):
                 return None
-            gitdir = text[8:].strip()
-            return here, os.path.normpath(os.path.join(here, gitdir))
+            gitdir = os.path.normpath(os.path.join(here, text[8:].strip()))
+            return (here, gitdir) if os.path.isdir(gitdir) else None
         parent = os.path.dirname(here)
         if parent == here:
             return None
