@@ -4,6 +4,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from continuity_core.git import git_facts
 
 
@@ -109,7 +111,7 @@ def test_worktrees_and_top_read_from_files_match_git(repo: Path, tmp_path: Path,
     monkeypatch.setattr(git_mod, "_spawn", spawn)
     for cwd in places:
         git_facts(cwd)
-    assert set(spawned) == {"status", "log"}  # no rev-parse, worktree list or diff
+    assert set(spawned) == {"status"}  # no log (a loose commit), rev-parse, worktree list, diff
 
 
 def test_unusual_layouts_ask_git(repo: Path, tmp_path: Path, monkeypatch: Any) -> None:
@@ -171,3 +173,46 @@ def test_a_folder_git_would_not_take_is_left_to_git(repo: Path) -> None:
     (repo / "sub" / ".git").mkdir(parents=True)
     assert _as_read(repo / "sub") == _as_git_says(repo / "sub")
     assert git_facts(repo / "sub").root == str(repo)
+
+
+def _commit(repo: Path, *args: str) -> None:
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", *args)
+
+
+@pytest.mark.parametrize("message", [
+    "plain subject", "two lines\nof subject\n\nbody here", "  \n\nleading blank lines",
+    "trailing spaces   \t\nnext line  ", "crlf subject\r\nsecond\r\n\r\nbody",
+    "ünïcödé ✓ subject", "", "subject only\n\n\n", "tabs\tinside  and   spaces",
+])
+def test_subject_read_from_a_loose_commit_is_what_git_log_prints(repo: Path, message: str,
+                                                                 monkeypatch: Any) -> None:
+    from continuity_core import git as git_mod
+
+    _commit(repo, "--cleanup=verbatim", "--allow-empty-message", "-m", message)
+    spawned: list[str] = []
+    real = git_mod._spawn
+
+    def spawn(cwd: Path, *args: str) -> Any:
+        spawned.append(args[0])
+        return real(cwd, *args)
+
+    monkeypatch.setattr(git_mod, "_spawn", spawn)
+    facts = git_facts(repo)
+    assert "log" not in spawned
+    assert facts.subject == _git_out(repo, "log", "-1", "--format=%s").rstrip("\n")
+
+
+def test_subject_of_packed_replaced_or_reencoded_commits_comes_from_git(repo: Path) -> None:
+    git(repo, "gc", "-q")  # the commit is packed now
+    assert git_facts(repo).subject == "initial commit"
+    _commit(repo, "-m", "new subject")
+    head = _git_out(repo, "rev-parse", "HEAD").strip()
+    _commit(repo, "-m", "stand-in")
+    other = _git_out(repo, "rev-parse", "HEAD").strip()
+    git(repo, "reset", "-q", "--hard", head)
+    git(repo, "replace", head, other)  # git log shows the stand-in for HEAD
+    assert git_facts(repo).subject == "stand-in"
+    git(repo, "replace", "-d", head)
+    git(repo, "-c", "i18n.commitEncoding=ISO-8859-1", "-c", "user.name=t", "-c",
+        "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "caf\u00e9")
+    assert git_facts(repo).subject == _git_out(repo, "log", "-1", "--format=%s").strip()

@@ -1,11 +1,12 @@
 """The one git-facts call: branch, head, dirty files, diff stats, worktrees.
 
-Two git processes run concurrently, `status` and `log -1` (the subject), and a third, `diff
---shortstat`, only when `status` lists a tracked change. The top-level folder and the worktrees
-are read from the files git keeps (`.git`, `worktrees/*/gitdir` and `HEAD`, refs), with `git
-rev-parse` / `git worktree list` as the fallback wherever those files say something this reader
-does not know (a reftable store, a bare main repository, an unborn branch, git's discovery
-variables set). A folder outside git gives `GitFacts(is_repo=False)`, never an error.
+One git process, `status`, in the common case. The top-level folder, the worktrees and the
+last commit's subject are read from the files git keeps (`.git`, `worktrees/*/gitdir` and
+`HEAD`, refs, the loose commit object), with `git rev-parse` / `git worktree list` / `git log
+-1` as the fallback wherever those files say something this reader does not know (a reftable
+store, a bare main repository, an unborn branch, a packed commit, replace refs, git's
+discovery variables set); `diff --shortstat` runs only when `status` lists a tracked change.
+A folder outside git gives `GitFacts(is_repo=False)`, never an error.
 """
 
 from __future__ import annotations
@@ -103,25 +104,32 @@ def _out(proc: _Git | None, timeout: float) -> str | None:
 def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
     status = _spawn(cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
-    log = _spawn(cwd, "log", "-1", "--format=%H%x00%s")
+    found = _find_top(cwd)  # while status runs
+    refs = _Refs(_common_dir(found[1])) if found else None
+    here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None
+    subject = refs.subject(here[1]) if refs and here else None
+    log = _spawn(cwd, *_LOG) if subject is None else None
     status_out = _out(status, timeout)
     if status_out is None:
         _out(log, timeout)
         return GitFacts()
     tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
+    if subject is not None and here is not None and here[1] != facts.head:
+        subject, log = None, _spawn(cwd, *_LOG)  # a commit landed in between: git says
     # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
     diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff") if tracked else None
-    found = _find_top(cwd)
     top = found[0] if found else None
     if top is None:
         top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
     facts.root = top
-    trees = _read_worktrees(found[1]) if worktrees and found else None
+    trees = _read_worktrees(found[1], refs) if worktrees and found else None
     if worktrees and trees is None:
         trees = _parse_worktrees(_out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout)
                                  or "")
     log_out, diff_out = _out(log, timeout), _out(diff, timeout)
-    if log_out:
+    if subject is not None:
+        facts.subject = subject
+    elif log_out:
         head, _, subject = log_out.rstrip("\n").partition("\x00")
         facts.head, facts.subject = head or facts.head, subject
     if diff_out:
@@ -129,6 +137,9 @@ def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> Git
     if trees:
         facts.worktrees = trees
     return facts
+
+
+_LOG = ("log", "-1", "--format=%H%x00%s")
 
 
 def _find_top(cwd: Path) -> tuple[str, str] | None:
@@ -178,16 +189,25 @@ def local_config_file(cwd: Path) -> str | None:
     return os.path.join(_common_dir(found[1]), "config") if found else None
 
 
-def _read_worktrees(gitdir: str) -> list[Worktree] | None:
-    """What `git worktree list --porcelain` says, read from the repository's files: the main
-    worktree first, then the linked ones by path. None where this reader is not sure."""
-    common = _common_dir(gitdir)
-    if os.path.basename(common) != ".git" or os.path.isdir(os.path.join(common, "reftable")):
-        return None  # a bare or separate git dir; a reftable store: git says
-    packed: dict[str, str] | None = None
+class _Refs:
+    """Reads refs and loose commits from a repository's own folder (`common`), as git would;
+    every answer is None where this reader is not sure (git is asked then)."""
 
-    def resolve(head_file: str) -> tuple[str | None, str] | None:
-        nonlocal packed
+    def __init__(self, common: str) -> None:
+        self.common = common
+        # A reftable store keeps refs where this reader does not look.
+        self.usable = not os.path.isdir(os.path.join(common, "reftable"))
+        self._packed: dict[str, str] | None = None
+
+    def packed(self) -> dict[str, str]:
+        if self._packed is None:
+            self._packed = _packed_refs(self.common)
+        return self._packed
+
+    def resolve(self, head_file: str) -> tuple[str | None, str] | None:
+        """(the branch ref it names or None when detached, the object id) of a HEAD file."""
+        if not self.usable:
+            return None
         text = _read(head_file)
         ref = None
         for _ in range(5):
@@ -198,14 +218,62 @@ def _read_worktrees(gitdir: str) -> list[Worktree] | None:
                 return ref, text  # an object id
             name = text[5:].strip()
             ref = ref or name
-            text = _read(os.path.join(common, name))
+            text = _read(os.path.join(self.common, name))
             if text is None:
-                if packed is None:
-                    packed = _packed_refs(common)
-                text = packed.get(name)
+                text = self.packed().get(name)
         return None  # unborn, a loop, or unreadable: git says
 
-    main = resolve(os.path.join(common, "HEAD"))
+    def subject(self, oid: str) -> str | None:
+        """What `git log -1 --format=%s` prints for the commit `oid` when it is a loose object
+        (a recent commit); None for a packed one, an `encoding` header (git re-encodes), or a
+        repository with replace refs or grafts (git shows another commit)."""
+        if len(oid) not in (40, 64) or not all(c in "0123456789abcdef" for c in oid):
+            return None
+        if os.path.exists(os.path.join(self.common, "info", "grafts")):
+            return None
+        try:
+            if os.listdir(os.path.join(self.common, "refs", "replace")):
+                return None
+        except OSError:
+            pass
+        if any(name.startswith("refs/replace/") for name in self.packed()):
+            return None
+        try:
+            with open(os.path.join(self.common, "objects", oid[:2], oid[2:]), "rb") as f:
+                data = f.read()
+        except OSError:  # packed, or unreadable
+            return None
+        import zlib
+
+        try:
+            raw = zlib.decompress(data)
+        except zlib.error:  # a corrupt object is git's to report
+            return None
+        kind, _, body = raw.partition(b"\0")
+        if not kind.startswith(b"commit "):
+            return None
+        headers, _, message = body.partition(b"\n\n")
+        if any(line.startswith(b"encoding ") for line in headers.split(b"\n")):
+            return None
+        lines = message.split(b"\n")
+        while lines and not lines[0].strip():  # git skips blank lines before the subject
+            lines.pop(0)
+        subject: list[bytes] = []
+        for line in lines:  # the first paragraph, each line right-trimmed, joined by spaces
+            if not line.strip():
+                break
+            subject.append(line.rstrip())
+        return b" ".join(subject).decode("utf-8", "replace")
+
+
+def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | None:
+    """What `git worktree list --porcelain` says, read from the repository's files: the main
+    worktree first, then the linked ones by path. None where this reader is not sure."""
+    refs = refs or _Refs(_common_dir(gitdir))
+    common = refs.common
+    if os.path.basename(common) != ".git" or not refs.usable:
+        return None  # a bare or separate git dir; a reftable store: git says
+    main = refs.resolve(os.path.join(common, "HEAD"))
     if main is None:
         return None
     trees = [_worktree(os.path.dirname(common), *main)]
@@ -220,7 +288,7 @@ def _read_worktrees(gitdir: str) -> list[Worktree] | None:
     for name in names:
         entry = os.path.join(folder, name)
         where = _read(os.path.join(entry, "gitdir"))
-        head = resolve(os.path.join(entry, "HEAD"))
+        head = refs.resolve(os.path.join(entry, "HEAD"))
         if where is None or head is None:
             return None
         where = where.strip()
