@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from continuity_core.git import git_facts
 
@@ -54,3 +57,162 @@ def test_repo_without_commits(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "trunk")
     facts = git_facts(tmp_path)
     assert facts.is_repo and facts.branch == "trunk" and facts.head is None
+
+
+def _git_out(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None]]]:
+    """The top-level folder and worktrees as `git rev-parse` and `git worktree list` say."""
+    from continuity_core.git import _parse_worktrees
+
+    trees = _parse_worktrees(_git_out(cwd, "worktree", "list", "--porcelain"))
+    return (_git_out(cwd, "rev-parse", "--show-toplevel").strip(),
+            [(w.path, w.branch, w.head) for w in trees])
+
+
+def _as_read(cwd: Path) -> tuple[str | None, list[tuple[str, str | None, str | None]]]:
+    facts = git_facts(cwd)
+    return facts.root, [(w.path, w.branch, w.head) for w in facts.worktrees]
+
+
+def test_worktrees_and_top_read_from_files_match_git(repo: Path, tmp_path: Path,
+                                                      monkeypatch: Any) -> None:
+    """The top-level folder and worktrees come from git's files, not from two more git
+    processes: they say what `git rev-parse --show-toplevel` and `git worktree list` say,
+    with refs loose or packed, branches or detached heads, from the main or a linked tree
+    or a subfolder, through a symlinked path."""
+    git(repo, "worktree", "add", "-q", str(tmp_path / "zz"), "-b", "feature")
+    git(repo, "worktree", "add", "-q", "--detach", str(tmp_path / "aa"))
+    (repo / "sub").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    places = [repo, repo / "sub", tmp_path / "zz", tmp_path / "aa", link / "sub"]
+    for cwd in places:
+        assert _as_read(cwd) == _as_git_says(cwd)
+    git(repo, "pack-refs", "--all")
+    (tmp_path / "zz" / "f.txt").write_text("x")
+    git(tmp_path / "zz", "add", "f.txt")
+    git(tmp_path / "zz", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two")
+    for cwd in places:
+        assert _as_read(cwd) == _as_git_says(cwd)
+    assert len(git_facts(repo).worktrees) == 3
+    from continuity_core import git as git_mod
+
+    spawned: list[str] = []
+    real = git_mod._spawn
+
+    def spawn(cwd: Path, *args: str) -> Any:
+        spawned.append(args[0])
+        return real(cwd, *args)
+
+    monkeypatch.setattr(git_mod, "_spawn", spawn)
+    for cwd in places:
+        git_facts(cwd)
+    assert set(spawned) == {"status"}  # no log (a loose commit), rev-parse, worktree list, diff
+
+
+def test_unusual_layouts_ask_git(repo: Path, tmp_path: Path, monkeypatch: Any) -> None:
+    """An unborn branch in a worktree and git's discovery variables fall back to git itself,
+    with the same answer."""
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    git(tmp_path / "wt", "checkout", "-q", "--orphan", "empty")
+    assert _as_read(repo) == _as_git_says(repo)
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo))
+    assert _as_read(tmp_path) == _as_git_says(tmp_path)
+
+
+def test_diff_stats_only_when_a_tracked_file_changed(repo: Path) -> None:
+    (repo / "new.txt").write_text("x\n")
+    facts = git_facts(repo)
+    assert facts.dirty_count == 1 and facts.files_changed == facts.insertions == 0
+    git(repo, "add", "new.txt")
+    facts = git_facts(repo)
+    assert facts.files_changed == 1 and facts.insertions == 1
+
+
+def test_local_config_file_is_the_one_git_config_local_reads(repo: Path, tmp_path: Path) -> None:
+    from continuity_core.git import local_config_file
+
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    git(tmp_path / "wt", "config", "--local", "baker.autopush", "true")
+    (repo / "sub").mkdir()
+    for cwd in (repo, repo / "sub", tmp_path / "wt"):
+        path = local_config_file(cwd)
+        assert path is not None and "autopush = true" in Path(path).read_text()
+
+
+def test_git_runs_without_subprocess_and_with_it(repo: Path, monkeypatch: Any) -> None:
+    """git starts through `os.posix_spawnp` (no `subprocess` import on the hook path), through
+    `subprocess` where the platform lacks it, with the same facts; a command past its time
+    is killed and reaped."""
+    import os
+
+    from continuity_core import git as git_mod
+
+    spawned = git_facts(repo)
+    slow = git_mod._spawn(repo, "status")
+    assert slow is not None and git_mod._out(slow, 0.0) is None
+    try:
+        os.kill(slow.pid, 0)
+        raise AssertionError("the timed-out git process is still there")
+    except ProcessLookupError:
+        pass
+    monkeypatch.delattr(os, "posix_spawnp")
+    assert git_facts(repo) == spawned
+    assert git_mod._out(git_mod._spawn(repo, "status"), 0.0) is None
+    assert not git_facts(repo / "missing").is_repo
+
+
+def test_a_folder_git_would_not_take_is_left_to_git(repo: Path) -> None:
+    """An empty `.git` folder inside the work tree is no repository to git, which looks
+    further up: so does the top-level folder here."""
+    (repo / "sub" / ".git").mkdir(parents=True)
+    assert _as_read(repo / "sub") == _as_git_says(repo / "sub")
+    assert git_facts(repo / "sub").root == str(repo)
+
+
+def _commit(repo: Path, *args: str) -> None:
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", *args)
+
+
+@pytest.mark.parametrize("message", [
+    "plain subject", "two lines\nof subject\n\nbody here", "  \n\nleading blank lines",
+    "trailing spaces   \t\nnext line  ", "crlf subject\r\nsecond\r\n\r\nbody",
+    "ünïcödé ✓ subject", "", "subject only\n\n\n", "tabs\tinside  and   spaces",
+])
+def test_subject_read_from_a_loose_commit_is_what_git_log_prints(repo: Path, message: str,
+                                                                 monkeypatch: Any) -> None:
+    from continuity_core import git as git_mod
+
+    _commit(repo, "--cleanup=verbatim", "--allow-empty-message", "-m", message)
+    spawned: list[str] = []
+    real = git_mod._spawn
+
+    def spawn(cwd: Path, *args: str) -> Any:
+        spawned.append(args[0])
+        return real(cwd, *args)
+
+    monkeypatch.setattr(git_mod, "_spawn", spawn)
+    facts = git_facts(repo)
+    assert "log" not in spawned
+    assert facts.subject == _git_out(repo, "log", "-1", "--format=%s").rstrip("\n")
+
+
+def test_subject_of_packed_replaced_or_reencoded_commits_comes_from_git(repo: Path) -> None:
+    git(repo, "gc", "-q")  # the commit is packed now
+    assert git_facts(repo).subject == "initial commit"
+    _commit(repo, "-m", "new subject")
+    head = _git_out(repo, "rev-parse", "HEAD").strip()
+    _commit(repo, "-m", "stand-in")
+    other = _git_out(repo, "rev-parse", "HEAD").strip()
+    git(repo, "reset", "-q", "--hard", head)
+    git(repo, "replace", head, other)  # git log shows the stand-in for HEAD
+    assert git_facts(repo).subject == "stand-in"
+    git(repo, "replace", "-d", head)
+    git(repo, "-c", "i18n.commitEncoding=ISO-8859-1", "-c", "user.name=t", "-c",
+        "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "caf\u00e9")
+    assert git_facts(repo).subject == _git_out(repo, "log", "-1", "--format=%s").strip()

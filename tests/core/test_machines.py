@@ -147,3 +147,22 @@ def test_the_snapshot_names_limited_accounts_but_not_their_folders(project: Path
                        "until": "2999-01-01T00:00:00Z", "kind": "usage_limit",
                        "source": "hook"}]
     assert folder not in json.dumps(pushed)
+def test_local_config_asks_git_only_when_the_file_names_baker(repo: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """Every checkpoint checks the opt-in push: a clone whose config never says "baker" is
+    answered from the file, one that does through `git config --local` as before."""
+    calls: list[tuple[str, ...]] = []
+    real = machines.git
+
+    def counted(root: Path, *args: str, **kw: object) -> str:
+        calls.append(args)
+        return real(root, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(machines, "git", counted)
+    assert machines.local_config(repo) == {} and calls == []
+    assert machines.auto_push_remote(repo) is None
+    git(repo, "config", "--local", "Baker.AutoPush", "true")
+    git(repo, "config", "--local", "baker.remote", "backup")
+    assert machines.local_config(repo) == {"baker.autopush": "true", "baker.remote": "backup"}
+    assert calls and machines.auto_push_remote(repo) == "backup"

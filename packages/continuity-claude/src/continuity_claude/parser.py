@@ -9,6 +9,7 @@ keep text raw until the end of a read redacts what is still kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -109,9 +110,15 @@ NATIVE_1M = ("claude-opus-4-8", "claude-opus-4-7", "claude-fable-5", "claude-son
 WINDOW, WINDOW_1M = 200_000, 1_000_000
 PENDING_MAX = 200  # calls remembered while they wait for a result
 _STATUSES = {"pending", "in_progress", "completed", "cancelled"}
-_RESET_EPOCH = re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
-_RESET_ISO = re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
-_LEGACY_LIMIT = re.compile(r"usage limit reached\|(\d{9,13})", re.I)
+
+
+@functools.cache
+def _reset_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes], re.Pattern[str]]:
+    """`resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`: compiled on the
+    first limit record, not by every checkpoint."""
+    return (re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})'),
+            re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"'),
+            re.compile(r"usage limit reached\|(\d{9,13})", re.I))
 
 
 def context_window(model: str | None) -> int:
@@ -415,11 +422,12 @@ def error_kind(code: Any, status: int | None, text: str) -> ErrorKind:
 
 def _reset_at(line: bytes, text: str) -> str | None:
     """When a limit resets, if the record says: `resetsAt` anywhere, or `limit reached|<epoch>`."""
-    m = _RESET_ISO.search(line)
+    reset_epoch, reset_iso, legacy_limit = _reset_patterns()
+    m = reset_iso.search(line)
     if m:
         return m.group(1).decode(errors="replace")
-    epoch = _RESET_EPOCH.search(line)
-    legacy = _LEGACY_LIMIT.search(text)
+    epoch = reset_epoch.search(line)
+    legacy = legacy_limit.search(text)
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import msgspec
 
-from continuity_codex import discovery, doctor, hooks, install, launch, parser
+from continuity_codex import discovery, hooks, parser
 from continuity_core.adapters import (
     Account,
     Change,
@@ -25,13 +25,24 @@ from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
 
+# The versions whose rollouts the fixtures hold (tests/fixtures), oldest first: `doctor` warns
+# about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
+KNOWN: tuple[str, ...] = ("0.171.0",)
+
+# What `baker global sync` shows for Codex: `--chain` and `--trust` (`UserOptions.declared`).
+CHAIN = InstallOption(name="chain",
+                      help="Keep an existing Codex notify program by calling it after baker.")
+TRUST = InstallOption(name="trust", help="Mark the Codex hooks baker installs as trusted "
+                                         "(writes their hashes under [hooks.state]).")
+INSTALL_OPTIONS = (CHAIN, TRUST)
+
 
 class CodexAdapter(ModuleAdapter):
     """The Adapter for OpenAI's Codex CLI."""
 
     name = "codex"
     display_name = "Codex CLI"
-    known_versions: tuple[str, ...] = doctor.KNOWN_VERSIONS
+    known_versions: tuple[str, ...] = KNOWN
     # formats/codex.md records only the user skill root (~/.codex/skills); `.agents/skills` is
     # the repository folder Codex's documentation names for project skills (not verified here).
     skill_dirs: tuple[str, ...] = (".agents/skills",)
@@ -39,7 +50,7 @@ class CodexAdapter(ModuleAdapter):
     exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
     retention: RetentionPolicy | None = None  # Codex keeps rollouts
     usage_source: UsageSource | None = None
-    install_options: tuple[InstallOption, ...] = install.OPTIONS
+    install_options: tuple[InstallOption, ...] = INSTALL_OPTIONS
     # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
     # those of `checks()` (kit.ModuleAdapter)
     found_by: ClassVar[Discovery] = discovery
@@ -87,21 +98,31 @@ class CodexAdapter(ModuleAdapter):
     # --- set-up ------------------------------------------------------------------------------
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_codex import install
+
         return install.install(project, local=local, dry_run=dry_run)
 
     def install_mcp(self, project: Path, *, remove: bool = False,
                     dry_run: bool = False) -> list[Change]:
+        from continuity_codex import install
+
         return install.install_mcp(project, remove=remove, dry_run=dry_run)
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_codex import install
+
         return install.uninstall(project, dry_run=dry_run)
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from continuity_codex import install
+
         return install.install_user(account, options)
 
     # --- launch and checks -------------------------------------------------------------------
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_codex import launch
+
         return launch.build(project, brief, options)
 
     def checks(self) -> Checks:

@@ -15,13 +15,12 @@ import heapq
 import json
 import os
 import re
-import shutil
-import sqlite3
 import subprocess
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -29,6 +28,9 @@ from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
+
+if TYPE_CHECKING:  # sqlite3 loads where a home has a thread index to read
+    import sqlite3
 
 AGENT = "codex"
 FOLDERS = ("sessions", "archived_sessions")
@@ -150,6 +152,8 @@ def state_db(home: str) -> Path | None:
 def _connect(db: Path) -> sqlite3.Connection:
     """Read-only. When a WAL index cannot be set up read-only (no write access to the folder),
     read the main file as immutable; a locked database is left alone, never read mid-write."""
+    import sqlite3
+
     uri = db.resolve().as_uri()
     try:
         return _open(f"{uri}?mode=ro")
@@ -160,6 +164,8 @@ def _connect(db: Path) -> sqlite3.Connection:
 
 
 def _open(uri: str) -> sqlite3.Connection:
+    import sqlite3
+
     conn = sqlite3.connect(uri, uri=True, timeout=SQLITE_TIMEOUT_S)
     try:
         conn.execute("SELECT 1 FROM threads LIMIT 1").fetchall()
@@ -175,6 +181,8 @@ def index_rows(home: str, roots: Sequence[str] | None = None,
     db = state_db(home)
     if db is None:
         return None
+    import sqlite3
+
     try:
         conn = _connect(db)
     except sqlite3.Error:
@@ -310,11 +318,13 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
 def _describes(home: str) -> bool:
     """Whether the index's paths are this home's: a row's rollout is where it says."""
     db = state_db(home)
-    try:
-        conn = _connect(db) if db else None
-    except sqlite3.Error:
+    if db is None:
         return False
-    if conn is None:
+    import sqlite3
+
+    try:
+        conn = _connect(db)
+    except sqlite3.Error:
         return False
     try:
         row = conn.execute("SELECT rollout_path FROM threads LIMIT 1").fetchone()
@@ -507,6 +517,8 @@ def _zst_head(path: str, size: int) -> bytes:
     try:
         import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional: often absent
     except ImportError:
+        import shutil
+
         zstd = shutil.which("zstd")
         if zstd is None:
             return b""  # nothing can read it here: the rollout is skipped, never fatal
@@ -540,6 +552,8 @@ def plain_copy(path: str, cache: Path) -> str | None:
             with open(path, "rb") as src, open(tmp, "wb") as dst:
                 zstandard.ZstdDecompressor().copy_stream(src, dst)
         except ImportError:
+            import shutil
+
             zstd = shutil.which("zstd")
             if zstd is None:
                 return None

@@ -12,9 +12,10 @@ from typing import Literal
 
 from continuity_codex import config as cfg
 from continuity_codex import install, launch
+from continuity_codex.adapter import KNOWN
 from continuity_core.adapters import Account, Finding, kit
 
-KNOWN_VERSIONS: tuple[str, ...] = ("0.171.0",)
+KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
 
 
 def cli_version() -> str | None:

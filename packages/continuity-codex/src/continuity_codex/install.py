@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from continuity_codex import config as cfg
+from continuity_codex.adapter import CHAIN, TRUST
 from continuity_core import agentfiles
-from continuity_core.adapters import Account, Change, InstallOption, UserOptions
+from continuity_core.adapters import Account, Change, UserOptions
 from continuity_core.fs import atomic_write
 
 TRUST_HOW = (
@@ -23,12 +24,6 @@ TRUST_HOW = (
     "approve them in the Codex TUI's hooks review."
 )
 
-# What `baker global sync` shows for Codex: `--chain` and `--trust` (`UserOptions.declared`).
-CHAIN = InstallOption(name="chain",
-                      help="Keep an existing Codex notify program by calling it after baker.")
-TRUST = InstallOption(name="trust", help="Mark the Codex hooks baker installs as trusted "
-                                         "(writes their hashes under [hooks.state]).")
-OPTIONS = (CHAIN, TRUST)
 
 
 def install(project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from continuity_core.adapters import LaunchOptions, LaunchSpec
@@ -52,6 +51,8 @@ def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
     if action == "conflict":
         notes.append(f"kept the target's different copy as {backup_beside(target)}")
     target.parent.mkdir(parents=True, exist_ok=True)
+    import shutil  # not at import: the parser imports this module for HANDOFF_PROMPTS
+
     shutil.copy2(source, target)
     notes.append(f"copied the rollout of {ref.session_id} to {target}")
     return notes

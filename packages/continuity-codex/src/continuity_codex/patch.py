@@ -7,7 +7,6 @@ and `*** End Patch`. The model may also send it to the shell as an `apply_patch`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 BEGIN = "*** Begin Patch"
@@ -17,11 +16,29 @@ _HEADERS: dict[str, Literal["add", "update", "delete"]] = {
 MOVE = "*** Move to: "
 
 
-@dataclass(frozen=True)
 class FileOp:
-    action: Literal["add", "update", "delete"]
-    path: str
-    move_to: str | None = None
+    """One file operation of a patch. A plain class: `dataclasses` would cost every hook that
+    reads a patch its import of `inspect` (docs/decisions.md, "Hook start-up budget")."""
+
+    __slots__ = ("action", "move_to", "path")
+
+    def __init__(self, action: Literal["add", "update", "delete"], path: str,
+                 move_to: str | None = None) -> None:
+        self.action = action
+        self.path = path
+        self.move_to = move_to
+
+    def _key(self) -> tuple[str, str, str | None]:
+        return self.action, self.path, self.move_to
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FileOp) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"FileOp(action={self.action!r}, path={self.path!r}, move_to={self.move_to!r})"
 
 
 class PatchError(ValueError):

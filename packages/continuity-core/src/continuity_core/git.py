@@ -1,65 +1,315 @@
 """The one git-facts call: branch, head, dirty files, diff stats, worktrees.
 
-The four git commands run concurrently, so the wall time is that of the slowest one. A folder
-outside git gives `GitFacts(is_repo=False)`, never an error.
+One git process, `status`, in the common case. The top-level folder, the worktrees and the
+last commit's subject are read from the files git keeps (`.git`, `worktrees/*/gitdir` and
+`HEAD`, refs, the loose commit object), with `git rev-parse` / `git worktree list` / `git log
+-1` as the fallback wherever those files say something this reader does not know (a reftable
+store, a bare main repository, an unborn branch, a packed commit, replace refs, git's
+discovery variables set); `diff --shortstat` runs only when `status` lists a tracked change.
+A folder outside git gives `GitFacts(is_repo=False)`, never an error.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 DIRTY_CAP = 50
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+# Variables that change how git finds the repository: with one set, git itself is asked.
+_DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
+                  "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY")
 
 
-def _spawn(cwd: Path, *args: str) -> subprocess.Popen[bytes] | None:
+class _Git:
+    """A running git command whose output is read to its end (`_out`)."""
+
+    __slots__ = ("fd", "pid", "proc")
+
+    def __init__(self, pid: int = 0, fd: int = -1, proc: Any = None) -> None:
+        self.pid, self.fd, self.proc = pid, fd, proc
+
+
+def _spawn(cwd: Path, *args: str) -> _Git | None:
+    """Start `git -C cwd ARGS` with its output on a pipe. `os.posix_spawnp` where the platform
+    has it: importing `subprocess` (signal, threading, selectors, locale) cost a checkpoint
+    more than the git processes it started; elsewhere `subprocess`."""
+    argv = ["git", "-C", str(cwd), *args]
+    env = {**os.environ, **_QUIET}
+    if not hasattr(os, "posix_spawnp"):
+        import subprocess
+
+        try:
+            return _Git(proc=subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                              stderr=subprocess.DEVNULL,
+                                              stdin=subprocess.DEVNULL, env=env))
+        except OSError:  # git missing
+            return None
+    read, write = os.pipe()  # both close on exec: the child keeps only its stdout copy
     try:
-        return subprocess.Popen(
-            ["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL, env={**os.environ, **_QUIET},
-        )
-    except OSError:  # git missing or cwd gone
+        pid = os.posix_spawnp("git", argv, env, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, write, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ])
+    except OSError:  # git missing
+        os.close(read)
         return None
+    finally:
+        os.close(write)
+    return _Git(pid=pid, fd=read)
 
 
-def _out(proc: subprocess.Popen[bytes] | None, timeout: float) -> str | None:
+def _out(proc: _Git | None, timeout: float) -> str | None:
+    """The command's output when it exits 0 within `timeout`; None otherwise (killed then)."""
     if proc is None:
         return None
+    if proc.proc is not None:
+        import subprocess
+
+        try:
+            out, _ = proc.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.proc.kill()
+            proc.proc.communicate()
+            return None
+        return out.decode("utf-8", "replace") if proc.proc.returncode == 0 else None
+    import select
+
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
     try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([proc.fd], [], [], left)[0]:
+                os.kill(proc.pid, 9)  # SIGKILL, as Popen.kill
+                os.waitpid(proc.pid, 0)
+                return None
+            chunk = os.read(proc.fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(proc.fd)
+    _, status = os.waitpid(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
         return None
-    return out.decode("utf-8", "replace") if proc.returncode == 0 else None
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
     status = _spawn(cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
-    log = _spawn(cwd, "log", "-1", "--format=%H%x00%s")
-    diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff")
-    top = _spawn(cwd, "rev-parse", "--show-toplevel")
-    wt = _spawn(cwd, "worktree", "list", "--porcelain") if worktrees else None
+    found = _find_top(cwd)  # while status runs
+    refs = _Refs(_common_dir(found[1])) if found else None
+    here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None
+    subject = refs.subject(here[1]) if refs and here else None
+    log = _spawn(cwd, *_LOG) if subject is None else None
     status_out = _out(status, timeout)
-    log_out, diff_out, top_out = _out(log, timeout), _out(diff, timeout), _out(top, timeout)
-    wt_out = _out(wt, timeout)
     if status_out is None:
+        _out(log, timeout)
         return GitFacts()
-    facts = GitFacts(is_repo=True, root=(top_out or "").strip() or None)
-    _parse_status(status_out, facts)
-    if log_out:
+    tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
+    if subject is not None and here is not None and here[1] != facts.head:
+        subject, log = None, _spawn(cwd, *_LOG)  # a commit landed in between: git says
+    # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
+    diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff") if tracked else None
+    top = found[0] if found else None
+    if top is None:
+        top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
+    facts.root = top
+    trees = _read_worktrees(found[1], refs) if worktrees and found else None
+    if worktrees and trees is None:
+        trees = _parse_worktrees(_out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout)
+                                 or "")
+    log_out, diff_out = _out(log, timeout), _out(diff, timeout)
+    if subject is not None:
+        facts.subject = subject
+    elif log_out:
         head, _, subject = log_out.rstrip("\n").partition("\x00")
         facts.head, facts.subject = head or facts.head, subject
     if diff_out:
         _parse_shortstat(diff_out, facts)
-    if wt_out:
-        facts.worktrees = _parse_worktrees(wt_out)
+    if trees:
+        facts.worktrees = trees
     return facts
+
+
+_LOG = ("log", "-1", "--format=%H%x00%s")
+
+
+def _find_top(cwd: Path) -> tuple[str, str] | None:
+    """(top-level folder, git dir) as git finds them from `cwd`: the nearest folder upwards
+    holding `.git`, in real-path terms as `git rev-parse --show-toplevel` prints it. None where
+    git's discovery variables are set or `.git` is not a folder or a `gitdir:` file."""
+    if any(name in os.environ for name in _DISCOVERY_ENV):
+        return None
+    here = os.path.realpath(cwd)
+    while True:
+        dot = os.path.join(here, ".git")
+        if os.path.isdir(dot):
+            # A folder git would not take for a repository (git looks further up): git says.
+            if not all(os.path.exists(os.path.join(dot, n)) for n in ("HEAD", "objects", "refs")):
+                return None
+            return here, dot
+        if os.path.isfile(dot):
+            text = _read(dot)
+            if text is None or not text.startswith("gitdir: "):
+                return None
+            gitdir = os.path.normpath(os.path.join(here, text[8:].strip()))
+            return (here, gitdir) if os.path.isdir(gitdir) else None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _common_dir(gitdir: str) -> str:
+    """The repository's own folder, shared by its worktrees (a linked one names it)."""
+    commondir = _read(os.path.join(gitdir, "commondir"))
+    return os.path.realpath(os.path.join(gitdir, commondir.strip()) if commondir else gitdir)
+
+
+def local_config_file(cwd: Path) -> str | None:
+    """The file `git config --local` reads for `cwd`'s repository, found as `git_facts` finds
+    the top-level folder; None where git itself must be asked."""
+    found = _find_top(cwd)
+    return os.path.join(_common_dir(found[1]), "config") if found else None
+
+
+class _Refs:
+    """Reads refs and loose commits from a repository's own folder (`common`), as git would;
+    every answer is None where this reader is not sure (git is asked then)."""
+
+    def __init__(self, common: str) -> None:
+        self.common = common
+        # A reftable store keeps refs where this reader does not look.
+        self.usable = not os.path.isdir(os.path.join(common, "reftable"))
+        self._packed: dict[str, str] | None = None
+
+    def packed(self) -> dict[str, str]:
+        if self._packed is None:
+            self._packed = _packed_refs(self.common)
+        return self._packed
+
+    def resolve(self, head_file: str) -> tuple[str | None, str] | None:
+        """(the branch ref it names or None when detached, the object id) of a HEAD file."""
+        if not self.usable:
+            return None
+        text = _read(head_file)
+        ref = None
+        for _ in range(5):
+            if text is None:
+                break
+            text = text.strip()
+            if not text.startswith("ref: "):
+                return ref, text  # an object id
+            name = text[5:].strip()
+            ref = ref or name
+            text = _read(os.path.join(self.common, name))
+            if text is None:
+                text = self.packed().get(name)
+        return None  # unborn, a loop, or unreadable: git says
+
+    def subject(self, oid: str) -> str | None:
+        """What `git log -1 --format=%s` prints for the commit `oid` when it is a loose object
+        (a recent commit); None for a packed one, an `encoding` header (git re-encodes), or a
+        repository with replace refs or grafts (git shows another commit)."""
+        if len(oid) not in (40, 64) or not all(c in "0123456789abcdef" for c in oid):
+            return None
+        if os.path.exists(os.path.join(self.common, "info", "grafts")):
+            return None
+        try:
+            if os.listdir(os.path.join(self.common, "refs", "replace")):
+                return None
+        except OSError:
+            pass
+        if any(name.startswith("refs/replace/") for name in self.packed()):
+            return None
+        try:
+            with open(os.path.join(self.common, "objects", oid[:2], oid[2:]), "rb") as f:
+                data = f.read()
+        except OSError:  # packed, or unreadable
+            return None
+        import zlib
+
+        try:
+            raw = zlib.decompress(data)
+        except zlib.error:  # a corrupt object is git's to report
+            return None
+        kind, _, body = raw.partition(b"\0")
+        if not kind.startswith(b"commit "):
+            return None
+        headers, _, message = body.partition(b"\n\n")
+        if any(line.startswith(b"encoding ") for line in headers.split(b"\n")):
+            return None
+        lines = message.split(b"\n")
+        while lines and not lines[0].strip():  # git skips blank lines before the subject
+            lines.pop(0)
+        subject: list[bytes] = []
+        for line in lines:  # the first paragraph, each line right-trimmed, joined by spaces
+            if not line.strip():
+                break
+            subject.append(line.rstrip())
+        return b" ".join(subject).decode("utf-8", "replace")
+
+
+def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | None:
+    """What `git worktree list --porcelain` says, read from the repository's files: the main
+    worktree first, then the linked ones by path. None where this reader is not sure."""
+    refs = refs or _Refs(_common_dir(gitdir))
+    common = refs.common
+    if os.path.basename(common) != ".git" or not refs.usable:
+        return None  # a bare or separate git dir; a reftable store: git says
+    main = refs.resolve(os.path.join(common, "HEAD"))
+    if main is None:
+        return None
+    trees = [_worktree(os.path.dirname(common), *main)]
+    linked: list[Worktree] = []
+    folder = os.path.join(common, "worktrees")
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        names = []
+    except OSError:
+        return None
+    for name in names:
+        entry = os.path.join(folder, name)
+        where = _read(os.path.join(entry, "gitdir"))
+        head = refs.resolve(os.path.join(entry, "HEAD"))
+        if where is None or head is None:
+            return None
+        where = where.strip()
+        if not os.path.isabs(where):
+            where = os.path.realpath(os.path.join(entry, where))
+        linked.append(_worktree(where.removesuffix("/.git"), *head))
+    return trees + sorted(linked, key=lambda w: w.path)
+
+
+def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
+    branch = ref.removeprefix("refs/heads/") if ref else None
+    return Worktree(path=path, head=oid, branch=branch)
+
+
+def _packed_refs(common: str) -> dict[str, str]:
+    refs: dict[str, str] = {}
+    for line in (_read(os.path.join(common, "packed-refs")) or "").splitlines():
+        if line and line[0] not in "#^":
+            oid, _, name = line.partition(" ")
+            refs[name.strip()] = oid
+    return refs
 
 
 def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
@@ -72,7 +322,10 @@ def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float =
         _parse_shortstat(out, facts)
 
 
-def _parse_status(out: str, facts: GitFacts) -> None:
+def _parse_status(out: str, facts: GitFacts) -> bool:
+    """Fill `facts` from `git status --porcelain=v2 --branch -z`; True when it lists a tracked
+    change (an entry other than an untracked file)."""
+    tracked = False
     entries = out.split("\x00")
     dirty: list[str] = []
     count = 0
@@ -101,11 +354,13 @@ def _parse_status(out: str, facts: GitFacts) -> None:
             else:
                 fields = e.split(" ", {"1": 8, "2": 9, "u": 10}[e[0]])
                 xy, path = fields[1].replace(".", " "), fields[-1]
+                tracked = True
                 if e[0] == "2":
                     i += 1  # the original path of a rename follows
             if len(dirty) < DIRTY_CAP:
                 dirty.append(f"{xy} {path}")
     facts.dirty, facts.dirty_count = dirty, count
+    return tracked
 
 
 def _parse_shortstat(out: str, facts: GitFacts) -> None:

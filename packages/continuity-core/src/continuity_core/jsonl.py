@@ -10,6 +10,7 @@ that does not advance `offset`, so the next incremental read sees it again once 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -281,19 +282,23 @@ def _positions(data: bytes, needle: bytes, at: int, markers: tuple[bytes, ...],
         hit = data.find(needle, hit + 1)
 
 
-# A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote: a
-# string that runs to the end of the text.
-_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
-_CUT_ESCAPE = re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
+@functools.cache
+def _close_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote
+    (a string that runs to the end of the text); a cut escape. Compiled on the first long
+    line a cold read meets, not by every hook that imports this module."""
+    return (re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"'),
+            re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z"))
 
 
 def close_prefix(head: bytes) -> bytes | None:
     """The first bytes of a JSON text cut inside a string value, made whole: the string ends
     where its last whole character does, then every open array and object closes. None when
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
+    token, cut_escape = _close_patterns()
     stack: list[bytes] = []
     prev = b""
-    for m in _TOKEN.finditer(head):
+    for m in token.finditer(head):
         tok = m.group()
         if tok == b'"':
             value = prev in (b":", b"[") or (prev == b"," and stack[-1:] == [b"["])
@@ -302,7 +307,7 @@ def close_prefix(head: bytes) -> bytes | None:
             body = head[m.end() :]
             # an escape the cut split, or a surrogate pair's first half: drop it (twice for
             # `\ud83d\` cut after the first half)
-            while (esc := _CUT_ESCAPE.search(body)) and len(esc.group(1)) % 2:
+            while (esc := cut_escape.search(body)) and len(esc.group(1)) % 2:
                 body = body[: esc.start(1) + len(esc.group(1)) - 1]
             return head[: m.end()] + _whole_utf8(body) + b'"' + b"".join(
                 b"]" if b == b"[" else b"}" for b in reversed(stack))

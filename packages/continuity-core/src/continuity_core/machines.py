@@ -169,6 +169,18 @@ def ref_for(machine: str) -> str:
 def local_config(root: Path) -> dict[str, str]:
     """`baker.*` keys of the clone's own git config (`--local`: never the global or system
     files, never an include, never anything a clone could bring)."""
+    from continuity_core.git import local_config_file
+
+    path = local_config_file(root)
+    if path is not None:  # a file that never says "baker" has no baker.* key: no git call
+        try:
+            with open(path, "rb") as f:
+                if b"baker" not in f.read().lower():
+                    return {}
+        except FileNotFoundError:
+            return {}
+        except OSError:
+            pass
     out = git(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
     found: dict[str, str] = {}
     for line in out.splitlines():
@@ -627,12 +639,12 @@ def auto_push_remote(root: Path) -> str | None:
 
 def spawn_auto_push(root: Path) -> bool:
     """Start the push in a detached process when opted in; never waits for it."""
-    import subprocess
-    import sys
-
     remote = auto_push_remote(root)
     if remote is None:
         return False
+    import subprocess  # only now: every Stop hook comes here, few are opted in
+    import sys
+
     subprocess.Popen(
         [sys.executable, "-m", "continuity_core.machines", "auto-push", str(root), remote],
         cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import stat
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
@@ -27,6 +25,9 @@ from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
+
+if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
+    import subprocess  # no interpreter, probe or GPU check to run starts none
 
 PROBES_FILE = "probes.json"
 DEFAULT_DEADLINE_S = 15.0
@@ -108,6 +109,8 @@ def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
                 shell: bool = False, env: Mapping[str, str] | None = None) -> Ran:
     """Run a command in its own process group; on timeout kill the group, grandchildren too,
     and at exit whatever is still running."""
+    import subprocess
+
     start = time.monotonic()
     if not _RUNNING:
         import atexit
@@ -134,6 +137,8 @@ def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    import signal
+
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, AttributeError):

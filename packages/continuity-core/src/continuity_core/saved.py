@@ -14,7 +14,6 @@ import datetime as dt
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -573,6 +572,8 @@ def _drift(root: Path, facts: GitFacts, validation: Validation, meta: SavedMeta 
 
 def repo_id(root: Path, facts: GitFacts) -> str:
     """The repository: its origin URL without credentials, else the main worktree's path."""
+    import subprocess  # here: `baker handoff` imports this module, and only this needs it
+
     try:
         out = subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=root,
                              capture_output=True, text=True, timeout=5, check=False).stdout

@@ -182,7 +182,7 @@ class Store:
             if trust.read_bytes(path) == data:
                 return
         self.folder("cursors")
-        atomic_write(path, data)
+        atomic_write(path, data, durable=False)  # a cache: one lost in a crash costs a read
 
     # --- hook log, read by `baker audit` -------------------------------------------------
     def log(self, event: str, **fields: Any) -> None:

@@ -246,8 +246,12 @@ def matching(root: Path, traps: Iterable[Trap], paths: Sequence[str],
 
 
 def matching_paths(root: Path, paths: Sequence[str]) -> list[Trap]:
-    """Path traps for files a session touched (for the brief)."""
-    return matching(root, load(root), paths, None)
+    """Path traps for files a session touched (for the brief); only their reasons are
+    redacted, as `unseen` does (a brief read 1,000 traps' reasons for the few it shows)."""
+    if not any(paths):
+        return []
+    found = matching(root, load(root, redact_why=False), paths, None)
+    return [msgspec.structs.replace(t, why=redact(t.why)) for t in found]
 
 
 def render(root: Path, trap: Trap) -> str:

@@ -22,9 +22,12 @@ from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
-from continuity_gemini import discovery, doctor, hooks, install, launch, parser
+from continuity_gemini import discovery, hooks, parser
 from continuity_gemini.retention import Retention
 
+# The versions whose sessions the fixtures hold (tests/fixtures), oldest first: `doctor` warns
+# about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
+KNOWN: tuple[str, ...] = ("0.61.0",)
 SETTINGS = Path(".gemini") / "settings.json"
 POINTER = f"""{BEGIN}
 ## Continuity
@@ -40,7 +43,7 @@ class GeminiAdapter(ModuleAdapter):
 
     name = "gemini"
     display_name = "Gemini CLI"
-    known_versions: tuple[str, ...] = doctor.KNOWN_VERSIONS
+    known_versions: tuple[str, ...] = KNOWN
     # Workspace skills: Gemini CLI reads `.gemini/skills/` and its alias `.agents/skills/`, and
     # reports a "Skill conflict" when both hold one name. `.agents/skills/` is Codex's folder
     # too, so one copy serves both.
@@ -81,6 +84,8 @@ class GeminiAdapter(ModuleAdapter):
         return hooks.render_context(event, text)
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_gemini import install
+
         if local:
             return [Change(path=str(SETTINGS), action="skipped",
                            detail="Gemini CLI has no personal project settings file; install "
@@ -92,6 +97,8 @@ class GeminiAdapter(ModuleAdapter):
         return changes
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_gemini import install
+
         changes = [install.apply(project / SETTINGS, project, remove=True, dry_run=dry_run)]
         mcp = install.apply_mcp(project / SETTINGS, project, remove=True, dry_run=dry_run)
         if mcp.action != "unchanged":  # registered by `baker init --mcp`
@@ -107,10 +114,14 @@ class GeminiAdapter(ModuleAdapter):
         return changes
 
     def _reads_agents_md(self, project: Path) -> bool:
+        from continuity_gemini import install
+
         homes = [Path(a.dir) / "settings.json" for a in discovery.accounts(GlobalConfig())]
         return install.reads_agents_md(project / SETTINGS, *homes[:1])
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from continuity_gemini import install
+
         path = Path(account.dir) / "settings.json"
         changes: list[Change] = []
         if options.hooks or options.uninstall:
@@ -127,9 +138,13 @@ class GeminiAdapter(ModuleAdapter):
     def install_mcp(self, project: Path, *, remove: bool = False,
                     dry_run: bool = False) -> list[Change]:
         """`baker mcp` in the project's `.gemini/settings.json` `mcpServers`."""
+        from continuity_gemini import install
+
         return [install.apply_mcp(project / SETTINGS, project, remove=remove, dry_run=dry_run)]
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_gemini import launch
+
         return launch.launch(project, brief, options)
 
     def checks(self) -> Checks:

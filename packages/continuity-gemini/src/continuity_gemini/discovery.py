@@ -12,8 +12,9 @@ import json
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
@@ -129,8 +130,10 @@ def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
 
 # --- session files --------------------------------------------------------------------------
 
-@dataclass
-class ChatFile:
+class ChatFile(msgspec.Struct):
+    """One chat file as discovery sees it (a Struct: `dataclasses` would cost the hooks
+    `inspect`)."""
+
     path: Path
     session_id: str
     mtime: float

@@ -13,9 +13,10 @@ from typing import Any
 
 from continuity_core.adapters import Account, Finding, kit
 from continuity_gemini import install
+from continuity_gemini.adapter import KNOWN
 from continuity_gemini.discovery import HOME_ENV
 
-KNOWN_VERSIONS = ("0.61.0",)
+KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
 TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
 TRUST_PATH_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"
 

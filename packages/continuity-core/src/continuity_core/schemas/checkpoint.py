@@ -1,6 +1,7 @@
 """The automatic checkpoint written after every agent turn, and the git facts it holds."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: msgspec would compile and eval every string
+# annotation when a hook builds its decoders (docs/decisions.md, "Hook start-up budget").
 
 import msgspec
 

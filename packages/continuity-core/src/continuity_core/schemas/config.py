@@ -1,6 +1,7 @@
 """`~/.baker/config.toml`: user-edited, so unknown keys are errors that name the key."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: msgspec would compile and eval every string
+# annotation when a hook builds its decoders (docs/decisions.md, "Hook start-up budget").
 
 from typing import Annotated
 

@@ -1,6 +1,7 @@
 """The normalized session: what every adapter reads a transcript into."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: msgspec would compile and eval every string
+# annotation when a hook builds its decoders (docs/decisions.md, "Hook start-up budget").
 
 from typing import Any, Literal
 
