@@ -65,7 +65,7 @@ class CodexAdapter:
     # --- hooks -------------------------------------------------------------------------------
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse(payload, argv)
+        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
@@ -80,7 +80,7 @@ class CodexAdapter:
         return None
 
     def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render(event, text)
+        return hooks.render_context(event, text)
 
     # --- set-up ------------------------------------------------------------------------------
 

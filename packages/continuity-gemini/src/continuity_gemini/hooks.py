@@ -7,15 +7,15 @@ Codex's hooks; only Gemini sends `timestamp`, which tells them apart.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import Any
+from continuity_core import jsonfast
+from continuity_core.schemas.hook import HookEvent
 
-import msgspec
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pre-tool hook imports this module alone: no typing, json or msgspec
+    from collections.abc import Sequence
+    from typing import Any
 
-from continuity_core.jsonl import read_backward
-from continuity_core.schemas.hook import EventKind, HookEvent
-from continuity_gemini.parser import window
+    from continuity_core.schemas.hook import EventKind
 
 AGENT = "gemini"
 KINDS: dict[str, EventKind] = {
@@ -44,8 +44,8 @@ TAIL_LINES = 64
 def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """The event in a Gemini hook's stdin; ValueError for anything else."""
     try:
-        data = msgspec.json.decode(payload)
-    except (msgspec.DecodeError, UnicodeDecodeError) as e:
+        data = jsonfast.loads(payload)
+    except ValueError as e:  # UnicodeDecodeError among them
         raise ValueError(f"not JSON: {e}") from None
     if not isinstance(data, dict):
         raise ValueError("a hook payload is a JSON object")
@@ -91,6 +91,11 @@ def compression_due(transcript: str | None) -> bool:
     """
     if not transcript:
         return False
+    import json
+
+    from continuity_core.jsonl import read_backward
+    from continuity_gemini.parser import window
+
     try:
         for n, line in enumerate(read_backward(transcript)):
             if n >= TAIL_LINES:
@@ -118,9 +123,9 @@ def render_context(event: HookEvent, text: str) -> str | None:
     if not text:
         return None
     if event.native == "BeforeTool":
-        return json.dumps({"systemMessage": text})
+        return jsonfast.dumps({"systemMessage": text})
     if event.native not in CONTEXT_EVENTS or (
             event.native == "SessionStart" and event.source == "clear"):
         return None
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event.native,
-                                              "additionalContext": text}})
+    return jsonfast.dumps({"hookSpecificOutput": {"hookEventName": event.native,
+                                                  "additionalContext": text}})
