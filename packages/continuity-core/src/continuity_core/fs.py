@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # hooks write through here: no pathlib, typing or functools at import
@@ -18,7 +19,9 @@ else:
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 # The builtin modules that hash without OpenSSL, by algorithm.
-_BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": ("_sha2", "_sha256"), "blake2b": ("_blake2",)}
+# (`_sha2` from 3.12 on; a failed import searches all of sys.path, so the likely one first)
+_SHA2 = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
+_BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": _SHA2, "blake2b": ("_blake2",)}
 
 
 def ensure_private_dir(path: Path) -> Path:
@@ -57,11 +60,14 @@ def atomic_write(path: StrPath, data: bytes | str, *, mode: int = FILE_MODE,
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             if durable:
-                os.fsync(f.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -44,14 +44,12 @@ BASE64_OPENINGS = ("sk-ant-", "sk-proj-", "ghp_", "gho_", "ghs_", "github_pat_",
                    "xoxb-", "xoxp-", "xapp-", "AKIA", "sk_live_", "-----BEGIN", '{"auths"',
                    '"auth":')
 _URLSAFE_OUT = str.maketrans("+/", "-_")
-_BASE64: list[tuple[str, ...]] = []
 
 
 def base64_needles() -> tuple[str, ...]:
     """What a known token's opening looks like once base64-encoded, at each of the three
-    alignments (the characters that depend on the opening alone)."""
-    if _BASE64:
-        return _BASE64[0]
+    alignments (the characters that depend on the opening alone): `BASE64_NEEDLES`, which a
+    test checks against this."""
     import binascii
 
     out: set[str] = set()
@@ -63,8 +61,17 @@ def base64_needles() -> tuple[str, ...]:
             if len(piece) >= 4:
                 out.add(piece)
                 out.add(piece.translate(_URLSAFE_OUT))
-    _BASE64.append(tuple(sorted(out)))
-    return _BASE64[0]
+    return tuple(sorted(out))
+
+
+# `base64_needles()`, written out: computing it needs binascii, which a hook need not import.
+BASE64_NEEDLES = ('0tLS0tQkVHSU', '4YXBwL', '4b3hiL', '4b3hwL', '7ImF1dGhzI', 'BS0lB', 'FLSU',
+    'ImF1dGgiO', 'JhdXRoIj', 'LS0tLS1CRUdJT', 'NrLWFudC', 'NrLXByb2ot', 'NrX2xpdmVf', 'QUtJQ',
+    'Z2hvX', 'Z2hwX', 'Z2hzX', 'Z2l0aHViX3BhdF', 'Z2xwYXQt', 'c2stYW50L', 'c2stcHJvai',
+    'c2tfbGl2ZV', 'dob1', 'doc1', 'docF', 'dpdGh1Yl9wYXRf', 'dscGF0L', 'eG94Yi', 'eG94cC',
+    'eGFwcC', 'eyJhdXRocy', 'hhcHAt', 'hveGIt', 'hveHAt', 'iYXV0aCI6', 'naG9f', 'naHBf', 'naHNf',
+    'naXRodWJfcGF0X', 'nbHBhdC', 'siYXV0aHMi', 'tLS0tLUJFR0lO', 'za19saXZlX', 'zay1hbnQt',
+    'zay1wcm9qL')
 
 
 def clean(text: str) -> bool:
@@ -80,4 +87,4 @@ def clean(text: str) -> bool:
     low = text.lower()
     if any(n in low for n in ALL):
         return False
-    return len(text) < 16 or not any(n in text for n in base64_needles())
+    return len(text) < 16 or not any(n in text for n in BASE64_NEEDLES)

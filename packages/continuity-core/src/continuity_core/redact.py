@@ -383,7 +383,8 @@ def _unescape(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(parts), where, extra
 
 
-_base64_needles = _needle_table.base64_needles
+def _base64_needles() -> tuple[str, ...]:
+    return _needle_table.BASE64_NEEDLES
 
 
 _URLSAFE_OUT = str.maketrans("+/", "-_")

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
     from collections.abc import Iterable, Sequence
     from pathlib import Path
-    from typing import Literal, Protocol, TypeVar
+    from typing import Any, Literal, Protocol, TypeVar
 
     from continuity_core.schemas.trap import Trap
 
@@ -44,7 +44,8 @@ CACHE_FORMAT = "1"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
-SEEN_KEEP = 200  # sessions whose seen-sets are kept
+SEEN_KEEP = 200  # sessions whose seen-sets are kept: past it, pruned to SEEN_PRUNED_TO
+SEEN_PRUNED_TO = 150  # (so a busy project does not stat 200 files on every tool call)
 WHY_MAX = 2000
 _WILD = "*?["
 _SEPARATORS = ("&&", "||", ";", "|")  # between chained shell commands
@@ -216,8 +217,7 @@ def _wild(text: str) -> bool:
 
 def _literal_head(pattern: str) -> str:
     """The text before the first wildcard, which a match must start with."""
-    cut = min((i for i in (pattern.find(c) for c in _WILD) if i >= 0), default=len(pattern))
-    return pattern[:cut]
+    return pattern.partition("*")[0].partition("?")[0].partition("[")[0]
 
 
 def _literal_pieces(pattern: str) -> list[str]:
@@ -347,21 +347,31 @@ def command_paths(command: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and ("/" in w or "." in w.strip("."))]
 
 
-def matching(root: StrPath, traps: Iterable[T], paths: Sequence[str],
+def matching(root: StrPath, traps: Sequence[T], paths: Sequence[str],
              command: str | None, cwd: str | None = None) -> list[T]:
     """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
     the tool call's working folder), in file order."""
+    hits = _hits(root, [t.kind for t in traps], [t.pattern for t in traps], paths, command, cwd)
+    return [traps[i] for i in hits]
+
+
+def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
+          paths: Sequence[str], command: str | None, cwd: str | None) -> list[int]:
+    """The indices of the (kind, pattern) pairs that match `paths` or `command` (a pattern
+    that is not a string matches nothing)."""
     rels = [relative(root, p, cwd) for p in paths if p]
     if command:
         rels += [relative(root, p, cwd) for p in command_paths(command)]
-    out: list[T] = []
-    for trap in traps:
-        if trap.kind == "command":
-            hit = bool(command) and command_matches(trap.pattern, command or "")
+    out: list[int] = []
+    for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
+        if type(pattern) is not str:
+            continue
+        if kind == "command":
+            hit = bool(command) and command_matches(pattern, command or "")
         else:
-            hit = any(path_matches(trap.pattern, rel) for rel in rels)
+            hit = any(path_matches(pattern, rel) for rel in rels)
         if hit:
-            out.append(trap)
+            out.append(i)
     return out
 
 
@@ -411,20 +421,19 @@ class Shown:
             return f"{self.head} [needs re-check: {', '.join(changed[:5])} changed since]"
         return self.head
 
-    def to_list(self) -> list[object]:
-        return [self.id, self.kind, self.pattern, self.head, self.files]
-
     @classmethod
-    def from_list(cls, raw: object) -> Shown:
-        """ValueError unless `raw` is what `to_list` wrote."""
-        if not (isinstance(raw, list) and len(raw) == 5 and all(
-                isinstance(v, str) for v in raw[:4]) and isinstance(raw[4], list)):
+    def from_columns(cls, columns: dict[str, list[Any]], i: int) -> Shown:
+        """Row `i` of the cache's columns; ValueError where it is not what `_columns` wrote."""
+        row = [columns[c][i] for c in _COLUMNS]
+        files = row[4]
+        if not all(isinstance(v, str) for v in row[:4]) or not isinstance(files, list) or not all(
+                isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
+                for f in files):
             raise ValueError("not a cached trap")
-        files = raw[4]
-        if not all(isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
-                   for f in files):
-            raise ValueError("not a cached trap")
-        return cls(raw[0], raw[1], raw[2], raw[3], files)
+        return cls(*row)
+
+
+_COLUMNS = ("id", "kind", "pattern", "head", "files")
 
 
 # --- the pre-tool hook's cache -----------------------------------------------------------------
@@ -452,28 +461,30 @@ def _cache_key(root: str) -> str:
                      _identity(os.path.join(here, "needles.py"))))
 
 
-def shown_traps(root: StrPath) -> list[Shown]:
-    """Every trap pretool could show, oldest first, from the cache where it is current; else
-    read, redacted and cached again (where the store can be written)."""
-    top = os.fspath(root)
-    key = _cache_key(top)
-    path = os.path.join(top, STORE, *CACHE)
+def _columns(root: str) -> dict[str, list[Any]]:
+    """Every trap pretool could show, oldest first, as the cache's columns (`_COLUMNS`): from
+    the cache where it is current; else read, redacted and cached again (where the store can
+    be written). Rows are checked when used (`Shown.from_columns`)."""
+    key = _cache_key(root)
+    path = os.path.join(root, STORE, *CACHE)
     try:
         cached = jsonfast.loads(trust.read_bytes(path))
-        if isinstance(cached, dict) and cached.get("key") == key and isinstance(
-                cached.get("traps"), list):
-            return [Shown.from_list(t) for t in cached["traps"]]
+        if isinstance(cached, dict) and cached.get("key") == key:
+            found: dict[str, Any] = {c: cached.get(c) for c in _COLUMNS}
+            if all(isinstance(v, list) for v in found.values()) and len(
+                    {len(v) for v in found.values()}) == 1:
+                return found
     except (OSError, trust.Untrusted, ValueError):
         pass
-    shown = [Shown.of(t) for t in _with_others(top, load(top, redact_why=False))]
-    if os.path.isdir(os.path.join(top, STORE)):
+    shown = [Shown.of(t) for t in _with_others(root, load(root, redact_why=False))]
+    columns = {c: [getattr(t, c) for t in shown] for c in _COLUMNS}
+    if os.path.isdir(os.path.join(root, STORE)):
         try:
-            trust.dirs(top, STORE, *CACHE[:-1], create=True)
-            data = jsonfast.dumps({"key": key, "traps": [t.to_list() for t in shown]})
-            atomic_write(path, data, durable=False)
+            trust.dirs(root, STORE, *CACHE[:-1], create=True)
+            atomic_write(path, jsonfast.dumps({"key": key, **columns}), durable=False)
         except (OSError, trust.Untrusted):
             pass  # a read-only store: the next call reads the traps again
-    return shown
+    return columns
 
 
 # --- what a session has already been shown ----------------------------------------------------
@@ -498,9 +509,11 @@ def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     atomic_write(path, jsonfast.dumps(sorted(seen(root, session) | set(ids))), durable=False)
     try:
         with os.scandir(folder) as it:
-            files = sorted((e.stat(follow_symlinks=False).st_mtime, e.path) for e in it
-                           if e.name.endswith(".json"))
-        for _, old in files[:-SEEN_KEEP]:
+            entries = [e for e in it if e.name.endswith(".json")]
+        if len(entries) <= SEEN_KEEP:
+            return  # nothing to prune: no `stat` of every set on every call
+        files = sorted((e.stat(follow_symlinks=False).st_mtime, e.path) for e in entries)
+        for _, old in files[:-SEEN_PRUNED_TO]:
             try:
                 os.unlink(old)
             except FileNotFoundError:
@@ -512,11 +525,22 @@ def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
 def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | None,
            batch: int = BATCH, cwd: str | None = None) -> list[Shown]:
     """The next matching traps `session` has not been shown, at most `batch`."""
-    traps = shown_traps(root)
-    if not traps:
+    top = os.fspath(root)
+    columns = _columns(top)
+    if not columns["id"]:
         return []
-    already = seen(root, session)
-    return [t for t in matching(root, traps, paths, command, cwd) if t.id not in already][:batch]
+    already = seen(top, session)
+    out: list[Shown] = []
+    for i in _hits(top, columns["kind"], columns["pattern"], paths, command, cwd):
+        if columns["id"][i] in already:
+            continue
+        try:
+            out.append(Shown.from_columns(columns, i))
+        except ValueError:
+            continue
+        if len(out) >= batch:
+            break
+    return out
 
 
 def record_delivered(root: StrPath, session: str, traps: Iterable[Shown | Trap],

@@ -93,7 +93,10 @@ def _distributions() -> list[tuple[str, str, str]]:
         return _DISTS[key_path]
     found: list[tuple[str, str, str]] = []
     seen: set[str] = set()
+    stdlib = os.path.dirname(os.__file__)  # no distribution lies there: not worth a listing
     for folder in sys.path:
+        if folder in (stdlib, os.path.join(stdlib, "lib-dynload")):
+            continue
         try:
             names = os.listdir(folder or ".")
         except OSError:
