@@ -413,8 +413,8 @@ def baker_home() -> Path:
 def home_root() -> str:
     """`$BAKER_HOME` or `~/.baker`, unchecked, as a `str`."""
     raw = os.environ.get("BAKER_HOME")
-    if raw:
-        return os.path.normpath(os.path.expanduser(raw))
+    if raw:  # as `Path(raw).expanduser()` has it: no trailing slash, `..` left alone
+        return os.path.expanduser(raw).rstrip("/") or "/"
     return os.path.join(os.path.expanduser("~"), ".baker")
 
 
