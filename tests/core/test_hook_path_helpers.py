@@ -142,3 +142,12 @@ def test_jsonfast_writes_and_reads_as_json_does(value: object) -> None:
 def test_jsonfast_refuses_what_is_not_one_json_document(bad: bytes) -> None:
     with pytest.raises(ValueError):
         jsonfast.loads(bad)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(patterns=st.lists(st.text(alphabet="ab/.*?", max_size=8), min_size=1, max_size=6),
+       rels=st.lists(st.text(alphabet="ab/.", min_size=1, max_size=8), min_size=1, max_size=3))
+def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: list[str]) -> None:
+    hits = traps._hits("/nowhere", ["path"] * len(patterns), patterns, rels, None, None)
+    assert hits == [i for i, p in enumerate(patterns)
+                    if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)]

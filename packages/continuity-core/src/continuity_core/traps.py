@@ -40,7 +40,7 @@ TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
 MACHINES_FILE = "machines.json"  # continuity_core.machines.MACHINES_FILE
 CACHE = ("cache", "traps.json")
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
@@ -368,6 +368,11 @@ def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
             continue
         if kind == "command":
             hit = bool(command) and command_matches(pattern, command or "")
+        elif "/" in pattern.rstrip("/") and not pattern.startswith("./"):
+            # (`path_matches` inlined for the common glob with a folder: every match starts
+            # with its literal head; 1,000 traps on every tool call)
+            lead = _literal_head(pattern.rstrip("/"))
+            hit = any(rel.startswith(lead) and path_matches(pattern, rel) for rel in rels)
         else:
             hit = any(path_matches(pattern, rel) for rel in rels)
         if hit:
@@ -422,18 +427,16 @@ class Shown:
         return self.head
 
     @classmethod
-    def from_columns(cls, columns: dict[str, list[Any]], i: int) -> Shown:
-        """Row `i` of the cache's columns; ValueError where it is not what `_columns` wrote."""
-        row = [columns[c][i] for c in _COLUMNS]
-        files = row[4]
-        if not all(isinstance(v, str) for v in row[:4]) or not isinstance(files, list) or not all(
+    def from_row(cls, index: dict[str, list[Any]], i: int, row: object) -> Shown:
+        """Trap `i` of the cache: its index entries and its row (`[head, files]`); ValueError
+        where they are not what `_cached` wrote."""
+        head, files = row if isinstance(row, list) and len(row) == 2 else (None, None)
+        found = (index["id"][i], index["kind"][i], index["pattern"][i], head)
+        if not all(isinstance(v, str) for v in found) or not isinstance(files, list) or not all(
                 isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
                 for f in files):
             raise ValueError("not a cached trap")
-        return cls(*row)
-
-
-_COLUMNS = ("id", "kind", "pattern", "head", "files")
+        return cls(*found, files)  # type: ignore[arg-type]
 
 
 # --- the pre-tool hook's cache -----------------------------------------------------------------
@@ -461,30 +464,54 @@ def _cache_key(root: str) -> str:
                      _identity(os.path.join(here, "needles.py"))))
 
 
-def _columns(root: str) -> dict[str, list[Any]]:
-    """Every trap pretool could show, oldest first, as the cache's columns (`_COLUMNS`): from
-    the cache where it is current; else read, redacted and cached again (where the store can
-    be written). Rows are checked when used (`Shown.from_columns`)."""
+_INDEX = ("id", "kind", "pattern")
+
+
+class _Cached:
+    """The cache as read: its index (ids, kinds, patterns: what matching needs) decoded, and
+    one line per trap (`[head, files]`) decoded only for the traps shown."""
+
+    __slots__ = ("index", "rows")
+
+    def __init__(self, index: dict[str, list[Any]], rows: list[bytes] | list[list[Any]]) -> None:
+        self.index = index
+        self.rows = rows
+
+    def shown(self, i: int) -> Shown:
+        row = self.rows[i]
+        return Shown.from_row(self.index, i, jsonfast.loads(row) if isinstance(row, bytes)
+                              else row)
+
+
+def _cached(root: str) -> _Cached:
+    """Every trap pretool could show, oldest first (see the section's comment): from the cache
+    where it is current; else read, redacted and cached again (where the store can be
+    written). The file is one line of index (`{"key", "id", "kind", "pattern"}`), then one
+    line per trap; rows are checked when used (`Shown.from_row`)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
-        cached = jsonfast.loads(trust.read_bytes(path))
-        if isinstance(cached, dict) and cached.get("key") == key:
-            found: dict[str, Any] = {c: cached.get(c) for c in _COLUMNS}
-            if all(isinstance(v, list) for v in found.values()) and len(
-                    {len(v) for v in found.values()}) == 1:
-                return found
+        first, _, rest = trust.read_bytes(path).partition(b"\n")
+        head = jsonfast.loads(first)
+        if isinstance(head, dict) and head.get("key") == key:
+            index: dict[str, Any] = {c: head.get(c) for c in _INDEX}
+            rows = rest.split(b"\n")[:-1] if rest else []
+            if all(isinstance(v, list) and len(v) == len(rows) for v in index.values()):
+                return _Cached(index, rows)
     except (OSError, trust.Untrusted, ValueError):
         pass
     shown = [Shown.of(t) for t in _with_others(root, load(root, redact_why=False))]
-    columns = {c: [getattr(t, c) for t in shown] for c in _COLUMNS}
+    built = _Cached({c: [getattr(t, c) for t in shown] for c in _INDEX},
+                    [[t.head, t.files] for t in shown])
     if os.path.isdir(os.path.join(root, STORE)):
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
-            atomic_write(path, jsonfast.dumps({"key": key, **columns}), durable=False)
+            lines = [jsonfast.dumps({"key": key, **built.index}),
+                     *(jsonfast.dumps(row) for row in built.rows)]
+            atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
         except (OSError, trust.Untrusted):
             pass  # a read-only store: the next call reads the traps again
-    return columns
+    return built
 
 
 # --- what a session has already been shown ----------------------------------------------------
@@ -526,16 +553,17 @@ def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | Non
            batch: int = BATCH, cwd: str | None = None) -> list[Shown]:
     """The next matching traps `session` has not been shown, at most `batch`."""
     top = os.fspath(root)
-    columns = _columns(top)
-    if not columns["id"]:
+    cached = _cached(top)
+    ids = cached.index["id"]
+    if not ids:
         return []
     already = seen(top, session)
     out: list[Shown] = []
-    for i in _hits(top, columns["kind"], columns["pattern"], paths, command, cwd):
-        if columns["id"][i] in already:
+    for i in _hits(top, cached.index["kind"], cached.index["pattern"], paths, command, cwd):
+        if ids[i] in already:
             continue
         try:
-            out.append(Shown.from_columns(columns, i))
+            out.append(cached.shown(i))
         except ValueError:
             continue
         if len(out) >= batch:
