@@ -148,6 +148,9 @@ def test_jsonfast_refuses_what_is_not_one_json_document(bad: bytes) -> None:
 @given(patterns=st.lists(st.text(alphabet="ab/.*?", max_size=8), min_size=1, max_size=6),
        rels=st.lists(st.text(alphabet="ab/.", min_size=1, max_size=8), min_size=1, max_size=3))
 def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: list[str]) -> None:
-    hits = traps._hits("/nowhere", ["path"] * len(patterns), patterns, rels, None, None)
+    kinds = ["path"] * len(patterns)
+    leads = [traps._lead("path", p) for p in patterns]
+    hits = traps._hits("/nowhere", kinds, patterns, rels, None, None)
+    assert traps._hits("/nowhere", kinds, patterns, rels, None, None, leads) == hits
     assert hits == [i for i, p in enumerate(patterns)
                     if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)]

@@ -40,7 +40,7 @@ TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
 MACHINES_FILE = "machines.json"  # continuity_core.machines.MACHINES_FILE
 CACHE = ("cache", "traps.json")
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
@@ -355,24 +355,33 @@ def matching(root: StrPath, traps: Sequence[T], paths: Sequence[str],
     return [traps[i] for i in hits]
 
 
+def _lead(kind: str, pattern: str) -> str | None:
+    """What every path `pattern` matches starts with, where `path_matches` says so: a glob
+    with a folder (`src/db/*.py`: `src/db/`); None for the rest (a bare name matches
+    anywhere)."""
+    if kind == "command" or "/" not in pattern.rstrip("/") or pattern.startswith("./"):
+        return None
+    return _literal_head(pattern.rstrip("/"))
+
+
 def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
-          paths: Sequence[str], command: str | None, cwd: str | None) -> list[int]:
+          paths: Sequence[str], command: str | None, cwd: str | None,
+          leads: Sequence[object] | None = None) -> list[int]:
     """The indices of the (kind, pattern) pairs that match `paths` or `command` (a pattern
-    that is not a string matches nothing)."""
+    that is not a string matches nothing). `leads`, each pattern's `_lead`, lets most of
+    1,000 traps be turned down by one set lookup (the pre-tool hook reads them cached)."""
     rels = [relative(root, p, cwd) for p in paths if p]
     if command:
         rels += [relative(root, p, cwd) for p in command_paths(command)]
+    starts = {rel[:k] for rel in rels for k in range(len(rel) + 1)}
     out: list[int] = []
     for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
+        if leads is not None and type(lead := leads[i]) is str and lead not in starts:
+            continue  # no path starts with what every match starts with
         if type(pattern) is not str:
             continue
         if kind == "command":
             hit = bool(command) and command_matches(pattern, command or "")
-        elif "/" in pattern.rstrip("/") and not pattern.startswith("./"):
-            # (`path_matches` inlined for the common glob with a folder: every match starts
-            # with its literal head; 1,000 traps on every tool call)
-            lead = _literal_head(pattern.rstrip("/"))
-            hit = any(rel.startswith(lead) and path_matches(pattern, rel) for rel in rels)
         else:
             hit = any(path_matches(pattern, rel) for rel in rels)
         if hit:
@@ -464,7 +473,7 @@ def _cache_key(root: str) -> str:
                      _identity(os.path.join(here, "needles.py"))))
 
 
-_INDEX = ("id", "kind", "pattern")
+_INDEX = ("id", "kind", "pattern", "lead")
 
 
 class _Cached:
@@ -486,7 +495,7 @@ class _Cached:
 def _cached(root: str) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
     where it is current; else read, redacted and cached again (where the store can be
-    written). The file is one line of index (`{"key", "id", "kind", "pattern"}`), then one
+    written). The file is one line of index (`{"key", "id", "kind", "pattern", "lead"}`), then one
     line per trap; rows are checked when used (`Shown.from_row`)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
@@ -494,15 +503,16 @@ def _cached(root: str) -> _Cached:
         first, _, rest = trust.read_bytes(path).partition(b"\n")
         head = jsonfast.loads(first)
         if isinstance(head, dict) and head.get("key") == key:
-            index: dict[str, Any] = {c: head.get(c) for c in _INDEX}
+            found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
             rows = rest.split(b"\n")[:-1] if rest else []
-            if all(isinstance(v, list) and len(v) == len(rows) for v in index.values()):
-                return _Cached(index, rows)
+            if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()):
+                return _Cached(found, rows)
     except (OSError, trust.Untrusted, ValueError):
         pass
     shown = [Shown.of(t) for t in _with_others(root, load(root, redact_why=False))]
-    built = _Cached({c: [getattr(t, c) for t in shown] for c in _INDEX},
-                    [[t.head, t.files] for t in shown])
+    index: dict[str, list[Any]] = {c: [getattr(t, c) for t in shown] for c in _INDEX[:3]}
+    index["lead"] = [_lead(t.kind, t.pattern) for t in shown]
+    built = _Cached(index, [[t.head, t.files] for t in shown])
     if os.path.isdir(os.path.join(root, STORE)):
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
@@ -559,7 +569,8 @@ def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | Non
         return []
     already = seen(top, session)
     out: list[Shown] = []
-    for i in _hits(top, cached.index["kind"], cached.index["pattern"], paths, command, cwd):
+    index = cached.index
+    for i in _hits(top, index["kind"], index["pattern"], paths, command, cwd, index["lead"]):
         if ids[i] in already:
             continue
         try:
