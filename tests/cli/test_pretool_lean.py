@@ -49,6 +49,11 @@ def imported(agent: str, repo: Path) -> tuple[set[str], str]:
 
 @pytest.mark.parametrize("agent", sorted(PAYLOADS))
 def test_pretool_imports_none_of_the_costly_modules(repo: Path, agent: str) -> None:
+    from continuity_core.adapters import registry
+
+    assert agent in registry.registered(registry.HOOK_GROUP), (
+        "the installed adapter has no `continuity_core.hooks` entry point: an install older "
+        "than its pyproject (run `python3 scripts/dev.py setup` again)")
     assert run_baker("init", cwd=repo).returncode == 0
     traps.add(repo, "weather/*.py", "float maths broke the golden files")
     traps.add(repo, "git push --force*", "the CI mirror rejects it", command=True)
