@@ -154,3 +154,8 @@ def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: 
     assert traps._hits("/nowhere", kinds, patterns, rels, None, None, leads) == hits
     assert hits == [i for i, p in enumerate(patterns)
                     if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)]
+
+
+def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:
+    data = b"\xef\xbb\xbf" + json.dumps({"a": "\u00e9"}).encode()
+    assert jsonfast.loads(data) == json.loads(data) == {"a": "\u00e9"}

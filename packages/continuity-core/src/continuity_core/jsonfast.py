@@ -48,7 +48,10 @@ _WS = " \t\n\r"
 def loads(data: bytes | str) -> Any:
     """The value of one JSON document; ValueError (or UnicodeDecodeError, a ValueError) when
     it is not one."""
-    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    if isinstance(data, (bytes, bytearray)):
+        # As `json.loads` reads bytes: a UTF-8 byte-order mark is skipped.
+        data = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+    text = data
     if _scan is None:  # pragma: no cover
         import json
 
