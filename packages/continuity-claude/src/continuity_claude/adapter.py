@@ -54,13 +54,13 @@ class ClaudeAdapter(ModuleAdapter):
                                 request_markers=parser.REQUEST_MARKERS)
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse(payload)
+        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         return hooks.session_for(event, accounts)
 
     def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render(event, text)
+        return hooks.render_context(event, text)
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
         from continuity_claude import install

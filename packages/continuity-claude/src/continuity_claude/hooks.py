@@ -3,24 +3,30 @@
 Every payload is a JSON object on stdin with `hook_event_name`, `session_id`,
 `transcript_path` and `cwd`. Other agents send look-alikes (Codex and Gemini use some of the
 same event names), so a payload is ours only when its transcript path has Claude's layout.
+
+The pre-tool hook imports this module alone (the `continuity_core.hooks` entry point), on
+every tool call: nothing here imports `re`, `json`, `pathlib`, `typing` or msgspec at module
+level (docs/decisions.md, "Hook start-up budget").
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta, tzinfo
-from pathlib import Path
-from typing import Any
 
-import msgspec
+from continuity_core import jsonfast
+from continuity_core.schemas.hook import HookEvent
 
-from continuity_claude.discovery import AGENT, read_cwd
-from continuity_core.adapters import Account
-from continuity_core.schemas.hook import EventKind, HookEvent
-from continuity_core.schemas.session import SessionRef
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+    from typing import Any
+
+    from continuity_core.adapters import Account
+    from continuity_core.schemas.hook import EventKind
+    from continuity_core.schemas.session import SessionRef
+
+AGENT = "claude"  # continuity_claude.discovery.AGENT
 
 KINDS: dict[str, EventKind] = {
     "SessionStart": "session_start",
@@ -46,63 +52,70 @@ PATH_KEYS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"
 # Events whose `hookSpecificOutput.additionalContext` reaches the model (formats/claude.md §4).
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit"})
 
-
-class Payload(msgspec.Struct):
-    hook_event_name: str
-    session_id: str
-    transcript_path: str | None = None
-    cwd: str | None = None
-    source: str | None = None
-    tool_name: str | None = None
-    tool_input: dict[str, Any] | None = None
-    prompt_id: str | None = None
-    turn_id: Any = None  # Codex's; Claude Code 2.1.3xx sends it with MessageDisplay only
-    error: Any = None  # StopFailure: "rate_limit", ...
-    last_assistant_message: Any = None  # StopFailure: the text shown, e.g. "You've hit ..."
-    error_details: Any = None
-    timestamp: Any = None  # Gemini's; never sent by Claude Code
+# The payload's keys and the types they must have (a str, an object, or null where optional).
+# Others are read as they come: `turn_id` (Codex's; Claude Code 2.1.3xx sends it with
+# MessageDisplay only), StopFailure's `error`, `last_assistant_message` and `error_details`,
+# and `timestamp` (Gemini's; never sent by Claude Code).
+_REQUIRED = ("hook_event_name", "session_id")
+_OPTIONAL_STR = ("transcript_path", "cwd", "source", "tool_name", "prompt_id")
 
 
-_decode = msgspec.json.Decoder(Payload).decode
+def _payload(payload: bytes) -> dict[str, Any]:
+    """The payload's JSON object with its typed keys checked; ValueError otherwise."""
+    try:
+        raw = jsonfast.loads(payload)
+    except ValueError as e:
+        raise ValueError(f"not a Claude Code hook payload: {e}") from None
+    if not isinstance(raw, dict):
+        raise ValueError("not a Claude Code hook payload: not a JSON object")
+    for key in _REQUIRED:
+        if not isinstance(raw.get(key), str):
+            raise ValueError(f"not a Claude Code hook payload: `{key}` is not a string")
+    for key in _OPTIONAL_STR:
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise ValueError(f"not a Claude Code hook payload: `{key}` is not a string")
+    if raw.get("tool_input") is not None and not isinstance(raw["tool_input"], dict):
+        raise ValueError("not a Claude Code hook payload: `tool_input` is not an object")
+    return raw
 
 
 def is_claude_transcript(path: str) -> bool:
     """True for `<config>/projects/<slug>/<id>.jsonl` or a subagent file beneath it."""
-    p = Path(path)
-    if p.suffix != ".jsonl":
+    if not path.endswith(".jsonl") or os.path.basename(path) == ".jsonl":
         return False
-    if p.parent.name == "subagents":
-        return p.parents[2].name == "projects" if len(p.parents) > 3 else False
-    return len(p.parents) > 1 and p.parents[1].name == "projects"
+    parts = [p for p in path.split("/") if p not in ("", ".")][:-1]
+    if len(parts) >= 1 and parts[-1] == "subagents":
+        return len(parts) >= 3 and parts[-3] == "projects"
+    return len(parts) >= 2 and parts[-2] == "projects"
 
 
-def parse(payload: bytes) -> HookEvent:
+def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """A Claude Code hook payload as a HookEvent; ValueError when it is not one."""
-    try:
-        raw = _decode(payload)
-    except (msgspec.DecodeError, msgspec.ValidationError) as e:
-        raise ValueError(f"not a Claude Code hook payload: {e}") from None
-    name = raw.hook_event_name
+    raw = _payload(payload)
+    name: str = raw["hook_event_name"]
     if name not in KINDS and name not in OTHER:
         raise ValueError(f"not a Claude Code hook event: {name!r}")
     # Codex sends `turn_id` (2.1.3xx's MessageDisplay does too, beside its `prompt_id`)
-    if (raw.turn_id is not None and raw.prompt_id is None) or raw.timestamp is not None:
+    if (raw.get("turn_id") is not None and raw.get("prompt_id") is None) or raw.get(
+            "timestamp") is not None:
         raise ValueError("a payload of another agent (Codex or Gemini)")
-    if raw.transcript_path is not None and not is_claude_transcript(raw.transcript_path):
+    transcript = raw.get("transcript_path")
+    if transcript is not None and not is_claude_transcript(transcript):
         raise ValueError("the transcript path is not a Claude Code transcript")
-    tool_input = raw.tool_input or {}
+    tool_name = raw.get("tool_name")
+    tool_input: dict[str, Any] = raw.get("tool_input") or {}
     paths: list[str] = []
     command: str | None = None
-    key = PATH_KEYS.get(raw.tool_name or "")
+    key = PATH_KEYS.get(tool_name or "")
     if key and isinstance(tool_input.get(key), str):
         paths.append(tool_input[key])
-    if raw.tool_name == "Bash" and isinstance(tool_input.get("command"), str):
+    if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
         command = tool_input["command"]
     event = HookEvent(
-        agent=AGENT, kind=KINDS.get(name, "other"), native=name, session_id=raw.session_id,
-        transcript_path=raw.transcript_path, cwd=raw.cwd, source=raw.source,
-        tool_name=raw.tool_name, tool_input=tool_input, paths=paths, command=command,
-        turn_id=raw.prompt_id,
+        agent=AGENT, kind=KINDS.get(name, "other"), native=name, session_id=raw["session_id"],
+        transcript_path=transcript, cwd=raw.get("cwd"), source=raw.get("source"),
+        tool_name=tool_name, tool_input=tool_input, paths=paths, command=command,
+        turn_id=raw.get("prompt_id"),
     )
     if name == "StopFailure":
         _failure(event, raw)
@@ -110,18 +123,21 @@ def parse(payload: bytes) -> HookEvent:
 
 
 # "You've hit your 5-hour limit · resets 5:41am (UTC)" (2.1.332); "resets 17:31" also read.
-_RESETS = re.compile(
-    r"\bresets?\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d\d))?\s*(?P<ap>[ap]\.?m\.?)?"
-    r"(?:\s*\((?P<tz>[A-Za-z_/+-]+)\))?", re.I)
+_RESETS = (r"\bresets?\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d\d))?\s*(?P<ap>[ap]\.?m\.?)?"
+           r"(?:\s*\((?P<tz>[A-Za-z_/+-]+)\))?")
 
 
-def _failure(event: HookEvent, raw: Payload) -> None:
+def _failure(event: HookEvent, raw: dict[str, Any]) -> None:
     """StopFailure's error: its kind, the text shown, the reset time the text names."""
+    import re
+
     from continuity_claude.parser import error_kind
 
-    text = raw.last_assistant_message if isinstance(raw.last_assistant_message, str) else ""
-    code = raw.error if isinstance(raw.error, str) else None
-    details = raw.error_details if isinstance(raw.error_details, str) else ""
+    text = raw.get("last_assistant_message")
+    text = text if isinstance(text, str) else ""
+    code = raw.get("error") if isinstance(raw.get("error"), str) else None
+    details = raw.get("error_details")
+    details = details if isinstance(details, str) else ""
     # "You've hit your 5-hour limit" / "weekly limit": a plan's usage limit, whatever `error`.
     hit = re.search(r"\bhit your\b[^.·]*\blimit\b", text, re.I)
     event.error = "usage_limit" if hit else error_kind(code, None, f"{text} {details}".strip())
@@ -134,7 +150,10 @@ def reset_from_text(text: str, now: datetime | None = None) -> str | None:
 
     Without a zone in parentheses the time is this machine's local time.
     """
-    m = _RESETS.search(text)
+    import re
+    from datetime import UTC, datetime, timedelta, tzinfo
+
+    m = re.search(_RESETS, text, re.I)
     if m is None:
         return None
     hour, minute = int(m["h"]), int(m["m"] or 0)
@@ -160,6 +179,11 @@ def reset_from_text(text: str, now: datetime | None = None) -> str | None:
 def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
     """The transcript the event names; None while it does not exist yet (SessionStart)."""
     path = event.transcript_path
+    from pathlib import Path
+
+    from continuity_claude.discovery import read_cwd
+    from continuity_core.schemas.session import SessionRef
+
     if not path or not event.session_id:
         return None
     try:
@@ -179,7 +203,7 @@ def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | N
     )
 
 
-def render(event: HookEvent, text: str) -> str | None:
+def render_context(event: HookEvent, text: str) -> str | None:
     """`additionalContext` JSON where it reaches the model; nothing for Stop and the rest.
 
     Plain stdout never reaches the model from a tool hook, and a Stop hook's context would
@@ -187,5 +211,5 @@ def render(event: HookEvent, text: str) -> str | None:
     """
     if not text or event.native not in CONTEXT_EVENTS:
         return None
-    return json.dumps({"hookSpecificOutput": {
+    return jsonfast.dumps({"hookSpecificOutput": {
         "hookEventName": event.native, "additionalContext": text}})

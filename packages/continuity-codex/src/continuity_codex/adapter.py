@@ -78,7 +78,7 @@ class CodexAdapter(ModuleAdapter):
     # --- hooks -------------------------------------------------------------------------------
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse(payload, argv)
+        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
@@ -93,7 +93,7 @@ class CodexAdapter(ModuleAdapter):
         return None
 
     def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render(event, text)
+        return hooks.render_context(event, text)
 
     # --- set-up ------------------------------------------------------------------------------
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Sequence
-from typing import Any
 
 from continuity_codex import patch as patch_mod
-from continuity_core.schemas.hook import EventKind, HookEvent
+from continuity_core import jsonfast
+from continuity_core.schemas.hook import HookEvent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pre-tool hook imports this module alone: no typing, json or re
+    from collections.abc import Sequence
+    from typing import Any
+
+    from continuity_core.schemas.hook import EventKind
 
 AGENT = "codex"
 KINDS: dict[str, EventKind] = {
@@ -24,7 +29,7 @@ CONTEXT_EVENTS = {"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit
 
 def _object(raw: bytes | str) -> dict[str, Any]:
     try:
-        value = json.loads(raw)
+        value = jsonfast.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise ValueError("not JSON") from None
     if not isinstance(value, dict):
@@ -36,7 +41,7 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def parse(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """A HookEvent from a hook's stdin or notify's argv; ValueError when it is not Codex's."""
     if argv and argv[-1].lstrip().startswith("{"):
         return parse_notify(argv[-1])
@@ -88,9 +93,9 @@ def _tool_facts(tool_name: str | None, tool_input: dict[str, Any]) -> tuple[str 
     return command, []
 
 
-def render(event: HookEvent, text: str) -> str | None:
+def render_context(event: HookEvent, text: str) -> str | None:
     """additionalContext JSON for events that take it; None for the rest (Stop, notify)."""
     if not text or event.native not in CONTEXT_EVENTS:
         return None
-    return json.dumps({"hookSpecificOutput": {
+    return jsonfast.dumps({"hookSpecificOutput": {
         "hookEventName": event.native, "additionalContext": text}}, ensure_ascii=False)

@@ -7,7 +7,9 @@ and `*** End Patch`. The model may also send it to the shell as an `apply_patch`
 
 from __future__ import annotations
 
-from typing import Literal
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -17,25 +19,25 @@ MOVE = "*** Move to: "
 
 
 class FileOp:
-    """One file operation of a patch. A plain class: `dataclasses` would cost every hook that
-    reads a patch its import of `inspect` (docs/decisions.md, "Hook start-up budget")."""
+    """One file a patch adds, updates (and maybe moves) or deletes. A plain class: the
+    pre-tool hook reads patches, and `dataclasses` costs it more than the patch."""
 
     __slots__ = ("action", "move_to", "path")
 
     def __init__(self, action: Literal["add", "update", "delete"], path: str,
                  move_to: str | None = None) -> None:
-        self.action = action
+        self.action: Literal["add", "update", "delete"] = action
         self.path = path
         self.move_to = move_to
 
-    def _key(self) -> tuple[str, str, str | None]:
-        return self.action, self.path, self.move_to
-
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FileOp) and self._key() == other._key()
+        if not isinstance(other, FileOp):
+            return NotImplemented
+        return (self.action, self.path, self.move_to) == (other.action, other.path,
+                                                          other.move_to)
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash((self.action, self.path, self.move_to))
 
     def __repr__(self) -> str:
         return f"FileOp(action={self.action!r}, path={self.path!r}, move_to={self.move_to!r})"

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-from functools import partial
-from pathlib import Path
-from typing import Any, Literal
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # hooks write through here: no pathlib, typing or functools at import
+    from pathlib import Path
+    from typing import Any, Literal
+
+    StrPath = str | os.PathLike[str]
+    CopyAction = Literal["copy", "extend", "same", "conflict"]
+else:
+    CopyAction = str
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 # The builtin modules that hash without OpenSSL, by algorithm.
-_BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": ("_sha2", "_sha256"), "blake2b": ("_blake2",)}
+# (`_sha2` from 3.12 on; a failed import searches all of sys.path, so the likely one first)
+_SHA2 = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
+_BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": _SHA2, "blake2b": ("_blake2",)}
 
 
 def ensure_private_dir(path: Path) -> Path:
@@ -24,7 +33,7 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE,
+def atomic_write(path: StrPath, data: bytes | str, *, mode: int = FILE_MODE,
                  durable: bool = True, keep_mode: bool = True) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never a torn one.
 
@@ -37,38 +46,49 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = FILE_MODE,
     """
     if isinstance(data, str):
         data = data.encode()
+    path = os.fspath(path)
     if keep_mode:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             st = os.lstat(path)  # a link is replaced, never followed; it lends no mode
             if stat.S_ISREG(st.st_mode):
                 mode = stat.S_IMODE(st.st_mode)
+        except FileNotFoundError:
+            pass
     # A private temp name in the same folder (what tempfile.mkstemp does, without importing
     # it: hooks pay for every import).
-    tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             if durable:
-                os.fsync(f.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
     if durable:
-        _fsync_dir(path.parent)
+        _fsync_dir(folder or ".")
 
 
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
+def _fsync_dir(folder: str) -> None:
+    try:
         fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
+    except OSError:
+        pass
 
 
 def is_loose(path: Path) -> bool:
@@ -86,9 +106,6 @@ def inside(base: Path, candidate: Path) -> bool:
     except (ValueError, OSError):
         return False
     return True
-
-
-CopyAction = Literal["copy", "extend", "same", "conflict"]
 
 
 def copy_action(src: Path, dst: Path) -> CopyAction:
@@ -120,19 +137,18 @@ def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None =
     same digest as hashlib's, from the builtin `_sha1`, `_sha2` (`_sha256` on 3.11) or
     `_blake2` module, since importing hashlib starts OpenSSL, which costs a hook more than
     its work (docs/decisions.md, "Hook start-up budget")."""
-    import importlib
-
     make: Any = None
     for module in _BUILTIN_HASHES.get(algorithm, ()):
         try:
-            make = getattr(importlib.import_module(module), algorithm)
+            make = getattr(__import__(module), algorithm)
             break
         except (ImportError, AttributeError):
             continue
     if make is None:  # an interpreter built without them, or another algorithm
         import hashlib
 
-        make = partial(hashlib.new, algorithm)
+        def make(data: bytes, **sized: Any) -> Any:
+            return hashlib.new(algorithm, data, **sized)
     sized = {} if digest_size is None else {"digest_size": digest_size}
     digest: str = make(data, **sized).hexdigest()
     return digest

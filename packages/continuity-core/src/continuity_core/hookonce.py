@@ -14,7 +14,6 @@ does every call when ~/.baker cannot be used: a duplicate is better than a lost 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -42,11 +41,11 @@ def first_call(command: str, agent: str | None, payload: bytes, argv: list[str])
     if not payload.strip() and not argv:
         return True
     try:
-        folder = trust.home_dir(*SEEN)
+        folder = trust.home_path(*SEEN)
     except (OSError, trust.Untrusted):
         return True
     name = marker_name(command, agent, payload, argv)
-    path = folder / name
+    path = os.path.join(folder, name)
     if not _claim(path):
         try:
             age = time.time() - os.lstat(path).st_mtime
@@ -54,8 +53,10 @@ def first_call(command: str, agent: str | None, payload: bytes, argv: list[str])
             return True
         if age < WINDOW_S:
             return False
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(path)  # the same bytes long after: a new event, not a duplicate
+        except OSError:
+            pass
         if not _claim(path):
             return False  # another call took the stale marker over first
     if int(name[:4], 16) % SWEEP_ONE_IN == 0:
@@ -63,7 +64,7 @@ def first_call(command: str, agent: str | None, payload: bytes, argv: list[str])
     return True
 
 
-def _claim(path: os.PathLike[str]) -> bool:
+def _claim(path: str) -> bool:
     """Create the marker; False when it exists. Any other failure counts as claimed."""
     try:
         os.close(os.open(path, _FLAGS, 0o600))

@@ -3,19 +3,39 @@
 The caller (`baker`'s fast path) owns the contract with the agent: exit 0, deadline, valid
 output or none. Here a hook finds the project from the event's cwd, does its work, and
 returns the text to print, if any.
+
+`pretool` runs before every tool call and has the tightest budget (docs/decisions.md, "Hook
+start-up budget"): this module imports only the lean store at module level, and pretool
+loads the agent's hook module alone (`adapters.hook_module`), never the whole adapter.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import os
 
-from continuity_core.adapters import load, load_all
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, find_project
+from continuity_core.store import Store, project_root
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from continuity_core.adapters import Adapter
+    from continuity_core.adapters.registry import HookHandler
+
+
+def load(name: str) -> Adapter:
+    """`adapters.load`, imported on first use."""
+    from continuity_core.adapters.registry import load as load_adapter
+
+    return load_adapter(name)
+
+
+def load_all() -> tuple[dict[str, Adapter], dict[str, str]]:
+    """`adapters.load_all`, imported on first use."""
+    from continuity_core.adapters.registry import load_all as load_every
+
+    return load_every()
 
 
 def parse_event(agent: str | None, payload: bytes,
@@ -30,14 +50,26 @@ def parse_event(agent: str | None, payload: bytes,
         return adapter, None
 
 
+def parse_light(agent: str, payload: bytes,
+                argv: list[str]) -> tuple[HookHandler, HookEvent | None]:
+    """As `parse_event`, through the agent's hook module alone (the pre-tool hook's way)."""
+    from continuity_core.adapters.registry import hook_module
+
+    handler = hook_module(agent)
+    try:
+        return handler, handler.parse_hook(payload, argv)
+    except ValueError:
+        return handler, None
+
+
 def project_store(event: HookEvent | None, command: str = "hook") -> Store | None:
     """The event's project store; None outside a project or when the store fails the trust
     check (`continuity_core.trust`): then one line goes to ~/.baker's log and nothing else
     happens, so a cloned repository's committed `.baker/` cannot steer a hook."""
     from continuity_core import trust
 
-    cwd = Path(event.cwd) if event is not None and event.cwd else Path.cwd()
-    root = find_project(cwd)
+    cwd = event.cwd if event is not None and event.cwd else os.getcwd()
+    root = project_root(cwd)
     if root is None:
         return None
     trust.remember_clean_verdicts()
@@ -152,11 +184,11 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
     """A hook payload read without an adapter (`--agent` omitted): the common JSON keys only."""
-    import msgspec
+    from continuity_core import jsonfast
 
     try:
-        raw = msgspec.json.decode(payload) if payload.strip() else {}
-    except msgspec.DecodeError:
+        raw = jsonfast.loads(payload) if payload.strip() else {}
+    except ValueError:
         return None
     if not isinstance(raw, dict):
         return None
@@ -177,11 +209,15 @@ def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
 
 
 def _begin(command: str, agent: str | None, payload: bytes, argv: list[str], kind: Any,
-           ) -> tuple[Any, HookEvent, Store] | None:
-    """The adapter, event and project store of a hook call; None when there is nothing to do:
-    outside a project, or input that is not this agent's (logged for `baker audit`)."""
+           *, light: bool = False) -> tuple[Any, HookEvent, Store] | None:
+    """The adapter (with `light`, its hook module), event and project store of a hook call;
+    None when there is nothing to do: outside a project, or input that is not this agent's
+    (logged for `baker audit`)."""
+    adapter: Any
     if agent is None:
         adapter, event = None, plain_event(payload, kind)
+    elif light:
+        adapter, event = parse_light(agent, payload, argv)
     else:
         adapter, event = parse_event(agent, payload, argv)
     store = project_store(event, command)
@@ -221,11 +257,11 @@ def pretool(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """PreToolUse: up to five unseen traps matching the call's paths or command; never blocks."""
     from continuity_core import inflight, traps
 
-    begun = _begin("pretool", agent, payload, argv, "pre_tool")
+    begun = _begin("pretool", agent, payload, argv, "pre_tool", light=True)
     if begun is None:
         return ""
-    adapter, event, store = begun
-    if adapter is not None:
+    handler, event, store = begun
+    if handler is not None:
         try:
             inflight.record(store, event)
         except OSError as e:  # a read-only store costs the in-flight record, not the traps
@@ -233,12 +269,12 @@ def pretool(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if not event.paths and not event.command:
         return ""
     session = event.session_id or "no-session"
-    delivered = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
+    delivered = traps.unseen(store.top, session, event.paths, event.command, cwd=event.cwd)
     if not delivered:
         return ""
-    text = "\n".join([PRETOOL_HEADER, *(traps.render(store.root, t) for t in delivered)])
-    output = text if adapter is None else adapter.render_context(event, text) or ""
+    text = "\n".join([PRETOOL_HEADER, *(t.line(store.top) for t in delivered)])
+    output = text if handler is None else handler.render_context(event, text) or ""
     if output:
-        traps.record_delivered(store.root, session, delivered)
+        traps.record_delivered(store.top, session, delivered, store=store)
         store.log("traps_delivered", session=session, ids=[t.id for t in delivered])
     return output

@@ -3,37 +3,91 @@ before its transcript recorded it (Gemini CLI writes a call only once it returns
 
 One small file per session under `.baker/inflight/`, replaced on every tool call and removed
 when the turn ends normally; what is left after a crash is the call that was running.
+
+The pre-tool hook writes it on every tool call: plain JSON through `jsonfast`, and the
+redactor only for a text its needles say it could change (`needles.clean`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import os
-from pathlib import Path
 
-import msgspec
-
-from continuity_core import trust
+from continuity_core import jsonfast, needles, trust
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.redact import redact
-from continuity_core.schemas.hook import HookEvent
-from continuity_core.schemas.session import Session
-from continuity_core.store import Store, now_iso
+from continuity_core.store import now_iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime as dt
+
+    from continuity_core.schemas.hook import HookEvent
+    from continuity_core.schemas.session import Session
+    from continuity_core.store import Store
+
+PATHS_MAX = 10
 
 
-class Inflight(msgspec.Struct, kw_only=True, omit_defaults=True):
-    agent: str
-    session_id: str
-    tool_name: str
-    started_at: str
-    command: str | None = None
-    paths: list[str] = msgspec.field(default_factory=list)
+class Inflight:
+    """The call a session started: `{"agent", "session_id", "tool_name", "started_at"}` and,
+    where known, `"command"` and `"paths"`."""
+
+    __slots__ = ("agent", "command", "paths", "session_id", "started_at", "tool_name")
+
+    def __init__(self, *, agent: str, session_id: str, tool_name: str, started_at: str,
+                 command: str | None = None, paths: list[str] | None = None) -> None:
+        self.agent = agent
+        self.session_id = session_id
+        self.tool_name = tool_name
+        self.started_at = started_at
+        self.command = command
+        self.paths: list[str] = [] if paths is None else paths
+
+    def to_json(self) -> str:
+        data: dict[str, object] = {"agent": self.agent, "session_id": self.session_id,
+                                   "tool_name": self.tool_name, "started_at": self.started_at}
+        if self.command is not None:
+            data["command"] = self.command
+        if self.paths:
+            data["paths"] = self.paths
+        return jsonfast.dumps(data)
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Inflight:
+        """ValueError unless `data` is a record `to_json` could have written."""
+        raw = jsonfast.loads(data)
+        if not isinstance(raw, dict):
+            raise ValueError("not an object")
+        fields = {k: raw.get(k) for k in ("agent", "session_id", "tool_name", "started_at")}
+        command, paths = raw.get("command"), raw.get("paths", [])
+        if not all(isinstance(v, str) for v in fields.values()) or not (
+                command is None or isinstance(command, str)) or not (
+                isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+            raise ValueError("not an in-flight record")
+        return cls(agent=raw["agent"], session_id=raw["session_id"], tool_name=raw["tool_name"],
+                   started_at=raw["started_at"], command=command, paths=paths)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Inflight):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Inflight({self.to_json()})"
 
 
-def _path(store: Store, agent: str, session_id: str) -> Path:
+def _redact(text: str) -> str:
+    if needles.clean(text):
+        return text
+    from continuity_core.redact import redact
+
+    return redact(text)
+
+
+def _path(store: Store, agent: str, session_id: str) -> str:
     digest = hexdigest(f"{agent}\0{session_id}".encode())
-    return store.path("inflight", f"{digest[:20]}.json")
+    return os.path.join(store.store_dir, "inflight", f"{digest[:20]}.json")
 
 
 def record(store: Store, event: HookEvent) -> None:
@@ -41,17 +95,19 @@ def record(store: Store, event: HookEvent) -> None:
     if not (event.agent and event.session_id and event.tool_name):
         return
     call = Inflight(agent=event.agent, session_id=event.session_id,
-                    tool_name=redact(event.tool_name),
-                    started_at=now_iso(), command=redact(event.command) if event.command else None,
-                    paths=[redact(p) for p in event.paths[:10]])  # a file named after a token
-    store.folder("inflight")
-    atomic_write(_path(store, event.agent, event.session_id), msgspec.json.encode(call),
-                 durable=False)
+                    tool_name=_redact(event.tool_name), started_at=now_iso(),
+                    command=_redact(event.command) if event.command else None,
+                    # a file may be named after a token
+                    paths=[_redact(p) for p in event.paths[:PATHS_MAX]])
+    store.folder_path("inflight")
+    atomic_write(_path(store, event.agent, event.session_id), call.to_json(), durable=False)
 
 
 def clear(store: Store, agent: str, session_id: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(_path(store, agent, session_id))
+    except FileNotFoundError:
+        pass
 
 
 def unrecorded(store: Store, session: Session) -> Inflight | None:
@@ -59,9 +115,8 @@ def unrecorded(store: Store, session: Session) -> Inflight | None:
     if session.pending_calls:
         return None  # the transcript already shows what was running
     try:
-        data = trust.read_bytes(_path(store, session.agent, session.session_id))
-        call = msgspec.json.decode(data, type=Inflight)
-    except (OSError, trust.Untrusted, msgspec.DecodeError, msgspec.ValidationError):
+        call = Inflight.from_json(trust.read_bytes(_path(store, session.agent, session.session_id)))
+    except (OSError, trust.Untrusted, ValueError):
         return None
     if session.updated_at and _when(session.updated_at) > _when(call.started_at):
         return None  # the transcript moved on after the call began: it returned
@@ -69,6 +124,8 @@ def unrecorded(store: Store, session: Session) -> Inflight | None:
 
 
 def _when(stamp: str) -> dt.datetime:
+    import datetime as dt
+
     try:
         value = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:

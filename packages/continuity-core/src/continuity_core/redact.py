@@ -19,6 +19,8 @@ import functools
 import re
 from typing import Any
 
+from continuity_core import needles as _needle_table
+
 MARK = "[REDACTED]"
 
 
@@ -174,36 +176,7 @@ _PATTERNS: list[tuple[str, str]] = [
 # Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
 _CHECKED = {"assignment", "option"}
 
-_NEEDLES: dict[str, tuple[str, ...]] = {
-    "private_key": ("private key",), "anthropic": ("sk-ant-",), "openai_project": ("sk-",),
-    "openai": ("sk-",), "stripe": ("_live_", "_test_", "whsec_"),
-    "github": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"), "huggingface": ("hf_",),
-    "npm": ("npm_",), "pypi": ("pypi-age",), "slack_webhook": ("hooks.slack.com",),
-    "slack": ("xox", "xapp-"), "discord_webhook": ("/api/webhooks/",), "google_api": ("aiza",),
-    "google_oauth": ("ya29.", "gocspx-"),
-    "aws_session_token": ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
-    "aws_access_key": ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
-    "azure_storage": ("accountkey=",), "sendgrid": ("sg.",), "twilio": ("sk",),
-    "digitalocean": ("_v1_",), "shopify": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "mailgun": ("key-",), "telegram": (":aa",), "square": ("sq0atp-", "sq0csp-"),
-    "linear": ("lin_api_", "lin_oauth_"), "notion": ("ntn_", "secret_"), "doppler": ("dp.",),
-    "docker_hub": ("dckr_pat_",), "groq": ("gsk_",), "xai": ("xai-",), "replicate": ("r8_",),
-    "perplexity": ("pplx-",), "postman": ("pmak-",), "new_relic": ("nrak-",),
-    "grafana": ("glsa_", "glc_"), "databricks": ("dapi",), "alibaba": ("ltai",),
-    "age": ("age-secret-key-1",), "mapbox": ("sk.eyj",), "pem_base64": ("ls0tls1crudjti",),
-    "azure_sas": ("sig=",), "netrc": ("machine",), "jwt": ("eyj",),
-    "bearer": ("bearer",), "token_word": ("token",), "basic_auth": ("basic",),
-    "url_credentials": ("://",),
-    "assignment": ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth"),
-    "pem_body": ("ibaa", "ibad", "migkagebbd", "mighageambmg", "mhccaqee", "mc4caqaw",
-                 "dbobgkqhkig9w0bbq0w", "b3blbnnzac1rzxktdje"),
-    "cli_user": ("-u", "--user"),
-    "option": ("pass", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
-    "netrc_line": ("passw",), "mysql": ("mysql", "mariadb"),
-    "cli_password": ("sshpass", "docker", "podman", "nerdctl", "buildah", "skopeo", "redis-cli",
-                     "htpasswd"),
-}
+_NEEDLES = _needle_table.BY_KIND
 _ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k]))
 _NEEDLE_KINDS = {n: tuple(k for k, _ in _PATTERNS if n in _NEEDLES[k]) for n in _ALL_NEEDLES}
 _BY_KIND = dict(_PATTERNS)
@@ -411,22 +384,8 @@ def _unescape(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(parts), where, extra
 
 
-@functools.cache
 def _base64_needles() -> tuple[str, ...]:
-    """What a known token's opening looks like once base64-encoded, at each of the three
-    alignments (the characters that depend on the opening alone)."""
-    openings = ("sk-ant-", "sk-proj-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "xoxb-",
-                "xoxp-", "xapp-", "AKIA", "sk_live_", "-----BEGIN", '{"auths"', '"auth":')
-    out: set[str] = set()
-    for opening in openings:
-        raw = opening.encode()
-        for pad in range(3):
-            enc = binascii.b2a_base64(b"\0" * pad + raw, newline=False).decode()
-            piece = enc[-(-pad * 8 // 6):(pad + len(raw)) * 8 // 6]
-            if len(piece) >= 4:
-                out.add(piece)
-                out.add(piece.translate(_URLSAFE_OUT))
-    return tuple(sorted(out))
+    return _needle_table.BASE64_NEEDLES
 
 
 _URLSAFE_OUT = str.maketrans("+/", "-_")

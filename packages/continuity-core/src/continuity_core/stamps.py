@@ -7,14 +7,20 @@ Adapter authors reach these through `continuity_core.adapters.kit`.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
-from typing import Literal
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # hooks stamp their log lines: no typing or datetime at import
+    import datetime as dt
+    from typing import Literal
 
 
 def iso(when: float | dt.datetime) -> str:
     """An epoch or datetime as UTC ISO 8601 to the second, `Z`-suffixed (a naive datetime is
     local time, as `datetime.astimezone` takes it)."""
+    import datetime as dt
+
     if isinstance(when, dt.datetime):
         moment = when.astimezone(dt.UTC)
     else:
@@ -23,11 +29,13 @@ def iso(when: float | dt.datetime) -> str:
 
 
 def now_iso() -> str:
-    return iso(dt.datetime.now(dt.UTC))
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # as `iso`, without datetime
 
 
 def stamp(precision: Literal["s", "ms", "us"] = "us") -> str:
     """The UTC time now, compact and sortable, for file names: `20261130T052715123456Z`."""
+    import datetime as dt
+
     text = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
     cut = {"s": -6, "ms": -3, "us": None}[precision]
     return f"{text[:cut]}Z"

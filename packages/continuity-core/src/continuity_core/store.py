@@ -3,36 +3,50 @@
 Every write goes through `fs.atomic_write`; writers that touch shared state (checkpoint
 retention, the traps file, the note) hold the sidecar lock `.baker/store.lock`, never a lock
 on the data file itself.
+
+The pre-tool hook opens the store, logs and locks on every tool call, so this module imports
+no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: the store keeps its
+root as a `str` (`top`) and hands out `Path`s (`root`, `dir`, `path`, `folder`) to the rest of
+the code base, built on first use.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, TypeVar
-
-import msgspec
 
 from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.stamps import new_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Any, TypeVar
+
+    from continuity_core.schemas.checkpoint import Checkpoint
+
+    T = TypeVar("T")
+    StrPath = str | os.PathLike[str]
 
 KEEP_CHECKPOINTS = 20
 LOCK_TIMEOUT_S = 5.0
 LOG_MAX_BYTES = 1 << 20
 KNOWN_SCHEMA = 1
 STORE = trust.STORE
-# What `new_checkpoint_id` makes: retention deletes nothing else.
-CHECKPOINT_NAME = re.compile(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json")
-
-T = TypeVar("T")
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_checkpoint_name(name: str) -> bool:
+    """What `new_checkpoint_id` makes (`\\d{8}T\\d{12}Z-[0-9a-f]{6}\\.json`): retention
+    deletes nothing else."""
+    return (len(name) == 34 and name[8] == "T" and name[21:23] == "Z-"
+            and name.endswith(".json") and _DIGITS.issuperset(name[:8])
+            and _DIGITS.issuperset(name[9:21]) and _HEX.issuperset(name[23:29]))
 
 
 def find_worktree_root(start: Path) -> Path | None:
@@ -43,28 +57,42 @@ def find_worktree_root(start: Path) -> Path | None:
     return None
 
 
-def find_project(start: Path | None = None) -> Path | None:
+def find_project(start: StrPath | None = None) -> Path | None:
     """The project root: the nearest folder at or above `start` that has `.baker/`.
 
     The search stops at the git worktree root, so a nested repository is its own project.
     """
-    start = (start or Path.cwd()).absolute()
-    for folder in (start, *start.parents):
-        if (folder / STORE).is_dir() and os.path.realpath(folder / STORE) != _user_store():
-            return folder  # ~/.baker is the per-user store, never a project's
-        if (folder / ".git").exists():
+    found = project_root(start)
+    if found is None:
+        return None
+    from pathlib import Path
+
+    return Path(found)
+
+
+def project_root(start: StrPath | None = None) -> str | None:
+    """`find_project` as a `str` (the hooks' form)."""
+    folder = os.path.abspath(os.fspath(start) if start is not None else os.getcwd())
+    user_store: str | None = None
+    while True:
+        store = os.path.join(folder, STORE)
+        if os.path.isdir(store):
+            if user_store is None:
+                user_store = os.path.realpath(trust.home_root())
+            if os.path.realpath(store) != user_store:
+                return folder  # ~/.baker is the per-user store, never a project's
+        if os.path.exists(os.path.join(folder, ".git")):
             return None
-    return None
-
-
-def _user_store() -> str:
-    from continuity_core.config import baker_home
-
-    return os.path.realpath(baker_home())
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up
 
 
 def project_root_for_init(start: Path | None = None) -> Path:
     """Where `baker init` puts the store: the worktree root, or `start` outside git."""
+    from pathlib import Path
+
     start = (start or Path.cwd()).absolute()
     return find_worktree_root(start) or start
 
@@ -73,44 +101,61 @@ class Store:
     """One project's `.baker/` folder, checked by `trust.check_store` when it is made (raises
     `trust.Untrusted`; `verify=False` only for `baker doctor`, which reports instead)."""
 
-    def __init__(self, root: Path, *, verify: bool = True) -> None:
-        self.root = root
-        self.dir = root / STORE
+    def __init__(self, root: StrPath, *, verify: bool = True) -> None:
+        self.top = os.fspath(root)  # the root as a str; `root` is the same as a Path
+        self.store_dir = os.path.join(self.top, STORE)
+        self._root: Path | None = None
         if verify:
-            trust.check_note(root)
-            trust.check_store(root)  # last: it ends with the one git call
+            trust.note_path(self.top)
+            trust.check_store(self.top)  # last: it ends with the one git call
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            from pathlib import Path
+
+            self._root = Path(self.top)
+        return self._root
+
+    @property
+    def dir(self) -> Path:
+        return self.root / STORE
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
         root = find_project(start)
         if root is None:
             raise NotAProject(
-                f"{(start or Path.cwd())} is not in a Continuity project: run `baker init` "
+                f"{start or os.getcwd()} is not in a Continuity project: run `baker init` "
                 "at the repository root first"
             )
         return cls(root)
 
     @property
     def exists(self) -> bool:
-        return self.dir.is_dir()
+        return os.path.isdir(self.store_dir)
 
     def path(self, *parts: str) -> Path:
         return self.dir.joinpath(*parts)
 
     def folder(self, *parts: str) -> Path:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
-        return trust.check_dirs(self.root, STORE, *parts, create=True)
+        return trust.check_dirs(self.top, STORE, *parts, create=True)
+
+    def folder_path(self, *parts: str) -> str:
+        """`folder` as a `str` (the hooks' form)."""
+        return trust.dirs(self.top, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------
-    @contextlib.contextmanager
-    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-        """Hold the sidecar `.baker/<name>.lock`; a timeout becomes a readable StoreError."""
-        lock_path = self.folder() / f"{name}.lock"
-        with _locked(lock_path, timeout):
-            yield
+    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> _Lock:
+        """Hold the sidecar `.baker/<name>.lock` (`with store.lock():`); a timeout becomes
+        a readable StoreError."""
+        return _Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
     # --- documents -----------------------------------------------------------------------
     def write_json(self, path: Path, value: Any) -> None:
+        import msgspec
+
         self.folder(*path.parent.relative_to(self.dir).parts)
         atomic_write(path, msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
 
@@ -139,22 +184,25 @@ class Store:
         with self.lock():
             self.write_json(target, cp)
             for old in self.checkpoint_paths()[keep:]:
-                with contextlib.suppress(FileNotFoundError, IsADirectoryError,
-                                         PermissionError):
+                try:
                     old.unlink()  # only checkpoint-id names, in a folder that passed the check
+                except (FileNotFoundError, IsADirectoryError, PermissionError):
+                    pass
         return target
 
     def checkpoint_paths(self) -> list[Path]:
         """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
         makes, so retention never touches another file that happens to lie there."""
         try:
-            names = [n for n in os.listdir(self.checkpoints_dir) if CHECKPOINT_NAME.fullmatch(n)]
+            names = [n for n in os.listdir(self.checkpoints_dir) if is_checkpoint_name(n)]
         except FileNotFoundError:
             return []
         return [self.checkpoints_dir / n for n in sorted(names, reverse=True)]
 
     def latest_checkpoint(self) -> Checkpoint | None:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
+        from continuity_core.schemas.checkpoint import Checkpoint
+
         for path in self.checkpoint_paths():
             try:
                 return self.read_json(path, Checkpoint)
@@ -168,6 +216,8 @@ class Store:
         return self.path("cursors", f"{agent}-{digest}.msgpack")
 
     def load_cursor(self, agent: str, transcript: str, type_: type[T]) -> T | None:
+        import msgspec
+
         try:
             data = trust.read_bytes(self.cursor_path(agent, transcript))
             return msgspec.msgpack.decode(data, type=type_)
@@ -176,77 +226,112 @@ class Store:
 
     def save_cursor(self, agent: str, transcript: str, value: Any) -> None:
         """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
+        import msgspec
+
         path = self.cursor_path(agent, transcript)
         data = msgspec.msgpack.encode(value)
-        with contextlib.suppress(OSError, StoreError):
+        try:
             if trust.read_bytes(path) == data:
                 return
+        except (OSError, StoreError):
+            pass
         self.folder("cursors")
         atomic_write(path, data, durable=False)  # a cache: one lost in a crash costs a read
 
     # --- hook log, read by `baker audit` -------------------------------------------------
     def log(self, event: str, **fields: Any) -> None:
-        """Append one line to `.baker/log/events.jsonl`; never raises."""
-        with contextlib.suppress(Exception):
-            folder = self.folder("log")
-            path = folder / "events.jsonl"
-            with contextlib.suppress(FileNotFoundError):
+        """Append one line to `.baker/log/events.jsonl`, redacted; never raises. A line the
+        redactor's needles say it would leave alone (ids, counts) is written without it."""
+        try:
+            folder = self.folder_path("log")
+            path = os.path.join(folder, "events.jsonl")
+            try:
                 if os.lstat(path).st_size > LOG_MAX_BYTES:
-                    os.replace(path, folder / "events.1.jsonl")
-            import json
+                    os.replace(path, os.path.join(folder, "events.1.jsonl"))
+            except FileNotFoundError:
+                pass
+            from continuity_core import jsonfast, needles
 
-            from continuity_core.redact import redact
+            line = jsonfast.dumps({"t": now_iso(), "event": event, **fields})
+            if not needles.clean(line):
+                from continuity_core.redact import redact
 
-            line = json.dumps({"t": now_iso(), "event": event, **fields}, default=str)
-            trust.append(path, (redact(line) + "\n").encode())
+                line = redact(line)
+            trust.append(path, (line + "\n").encode())
+        except Exception:  # noqa: S110 - logging is best effort by design
+            pass
 
     def log_exception(self, command: str, exc: BaseException, **fields: Any) -> None:
         import traceback
 
         tb = traceback.extract_tb(exc.__traceback__)
-        where = f"{Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+        where = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
         self.log("hook_error", command=command, error=f"{type(exc).__name__}: {exc}",
                  where=where, **fields)
 
 
-@contextlib.contextmanager
-def _locked(path: Path, timeout: float) -> Iterator[None]:
-    """An exclusive lock on `path`: `flock` where there is one (importing filelock costs a
-    hook ~35 ms of its start-up budget; see docs/decisions.md), filelock elsewhere."""
-    held = f"{path} is held by another process for more than {timeout:g}s; retry in a moment " \
-           "(if no baker is running, delete that file)"
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        from filelock import FileLock, Timeout
+class _Lock:
+    """An exclusive lock on `path`, held inside `with`: `flock` where there is one (importing
+    filelock costs a hook ~35 ms of its start-up budget; see docs/decisions.md), filelock
+    elsewhere. A class, not a `contextlib` generator: the hooks take it without contextlib."""
 
-        trust.check_file(path)
+    def __init__(self, path: str, timeout: float) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._fd: int | None = None
+        self._filelock: Any = None
+
+    def _held(self) -> StoreError:
+        return StoreError(f"{self.path} is held by another process for more than "
+                          f"{self.timeout:g}s; retry in a moment (if no baker is running, "
+                          "delete that file)")
+
+    def __enter__(self) -> None:
         try:
-            with FileLock(path, timeout=timeout, mode=0o600):
-                yield
-        except Timeout:
-            raise StoreError(held) from None
-        return
-    fd = trust.open_fd(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            from filelock import FileLock, Timeout
+
+            trust.check_file(self.path)
+            lock = FileLock(self.path, timeout=self.timeout, mode=0o600)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise StoreError(held) from None
-                time.sleep(0.005)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+                lock.acquire()
+            except Timeout:
+                raise self._held() from None
+            self._filelock = lock
+            return
+        fd = trust.open_fd(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + self.timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise self._held() from None
+                    time.sleep(0.005)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._filelock is not None:  # pragma: no cover - Windows
+            self._filelock.release()
+            self._filelock = None
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the lock
+            self._fd = None
 
 
 def decode_document(data: bytes, type_: type[T], path: Path) -> T:
     """Decode a persisted JSON document, refusing schema versions newer than this build."""
+    import msgspec
+
     try:
-        version = msgspec.json.decode(data, type=_Versioned).schema_version
+        version = msgspec.json.decode(data, type=_versioned()).schema_version
     except (msgspec.DecodeError, msgspec.ValidationError):
         version = KNOWN_SCHEMA
     if version > KNOWN_SCHEMA:
@@ -262,9 +347,20 @@ def decode_document(data: bytes, type_: type[T], path: Path) -> T:
         ) from None
 
 
-class _Versioned(msgspec.Struct):
-    schema_version: int = KNOWN_SCHEMA
-
-
 def elapsed_ms(start: float) -> int:
     return int((time.perf_counter() - start) * 1000)
+
+
+_VERSIONED: list[Any] = []
+
+
+def _versioned() -> Any:
+    """A Struct that reads `schema_version` alone, made on first use (no msgspec at import)."""
+    if not _VERSIONED:
+        import msgspec
+
+        class _Versioned(msgspec.Struct):
+            schema_version: int = KNOWN_SCHEMA
+
+        _VERSIONED.append(_Versioned)
+    return _VERSIONED[0]

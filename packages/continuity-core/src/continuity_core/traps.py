@@ -9,33 +9,47 @@ them changed: the rejection may no longer hold.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import shlex
-from collections.abc import Iterable, Sequence
-from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
-from typing import Literal
+import stat
 
-import msgspec
-
-from continuity_core import trust
+from continuity_core import jsonfast, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.redact import redact
-from continuity_core.schemas.trap import Trap
 from continuity_core.store import STORE, Store, now_iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
+    from typing import Any, Literal, Protocol, TypeVar
+
+    from continuity_core.schemas.trap import Trap
+
+    StrPath = str | os.PathLike[str]
+
+    class _Matchable(Protocol):
+        @property
+        def kind(self) -> str: ...
+
+        @property
+        def pattern(self) -> str: ...
+
+    T = TypeVar("T", bound=_Matchable)
 
 TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
+MACHINES_FILE = "machines.json"  # continuity_core.machines.MACHINES_FILE
+CACHE = ("cache", "traps.json")
+CACHE_FORMAT = "3"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
-SEEN_KEEP = 200  # sessions whose seen-sets are kept
+SEEN_KEEP = 200  # sessions whose seen-sets are kept: past it, pruned to SEEN_PRUNED_TO
+SEEN_PRUNED_TO = 150  # (so a busy project does not stat 200 files on every tool call)
 WHY_MAX = 2000
-_GLOB = re.compile(r"[*?\[]")
-_SEP = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_WILD = "*?["
+_SEPARATORS = ("&&", "||", ";", "|")  # between chained shell commands
+_SHELL_SPACE = " \t\r\n"  # what shlex splits words on
 
 
 class TrapNotFound(BakerError):
@@ -46,9 +60,9 @@ def traps_path(root: Path) -> Path:
     return root / STORE / TRAPS_FILE
 
 
-def _lines(root: Path) -> list[bytes]:
+def _lines(root: StrPath) -> list[bytes]:
     try:
-        return trust.read_bytes(traps_path(root)).splitlines()
+        return trust.read_bytes(os.path.join(root, STORE, TRAPS_FILE)).splitlines()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return []
 
@@ -57,6 +71,11 @@ def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
     """One line as a trap; None for anything else (a broken line, a non-string pattern).
     `redact_why=False` leaves `why` for the caller to redact (`unseen`: only the few that
     match, where redacting 1,000 reasons on every pre-tool call cost more than the rest)."""
+    import msgspec
+
+    from continuity_core.redact import redact
+    from continuity_core.schemas.trap import Trap
+
     try:
         trap = msgspec.json.decode(line, type=Trap)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -68,7 +87,7 @@ def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
     return msgspec.structs.replace(trap, pattern=redact(trap.pattern), why=why)
 
 
-def load(root: Path, *, redact_why: bool = True) -> list[Trap]:
+def load(root: StrPath, *, redact_why: bool = True) -> list[Trap]:
     """Every usable trap, oldest first."""
     traps = [_decode(line, redact_why=redact_why) for line in _lines(root) if line.strip()]
     return [t for t in traps if t is not None]
@@ -86,19 +105,23 @@ def with_other_machines(root: Path) -> list[Trap]:
     return _with_others(root, load(root))
 
 
-def _with_others(root: Path, own: list[Trap]) -> list[Trap]:
+def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
+    from pathlib import Path
+
     from continuity_core.machines import traps_from_others
 
     ids = {t.id for t in own}
-    return own + [t for t in traps_from_others(root) if t.id not in ids]
+    return own + [t for t in traps_from_others(Path(root)) if t.id not in ids]
 
 
-def file_hash(path: Path) -> str | None:
+def file_hash(path: StrPath) -> str | None:
     """sha256 of a file's content (first 16 hex digits); None when it cannot be read."""
     try:
-        if path.stat().st_size > HASH_BYTES_MAX or not path.is_file():
+        st = os.stat(path)
+        if st.st_size > HASH_BYTES_MAX or not stat.S_ISREG(st.st_mode):
             return None
-        return hexdigest(path.read_bytes(), "sha256")[:16]
+        with open(path, "rb") as f:
+            return hexdigest(f.read(), "sha256")[:16]
     except OSError:
         return None
 
@@ -110,9 +133,9 @@ def cited_files(root: Path, pattern: str, extra: Iterable[str] = ()) -> list[str
         rel = relative(root, name)
         if rel not in found:
             found.append(rel)
-    if not pattern.startswith("/") and ".." not in PurePosixPath(pattern).parts:
+    if not pattern.startswith("/") and ".." not in pattern.split("/"):
         try:
-            matches = sorted(root.glob(pattern)) if _GLOB.search(pattern) else [root / pattern]
+            matches = sorted(root.glob(pattern)) if _wild(pattern) else [root / pattern]
         except (ValueError, NotImplementedError, OSError):
             matches = []
         for path in matches:
@@ -136,6 +159,11 @@ def add(
     agent: str | None = None,
 ) -> Trap:
     """Record a trap; pattern and why are redacted before they reach disk."""
+    import msgspec
+
+    from continuity_core.redact import redact
+    from continuity_core.schemas.trap import Trap
+
     pattern, why = redact(pattern.strip()), redact(why.strip())
     if not pattern:
         raise BakerError("a trap needs a non-empty path or command pattern")
@@ -145,7 +173,7 @@ def add(
         raise BakerError(f"the reason is {len(why)} characters; keep it under {WHY_MAX}")
     kind: Literal["path", "command"] = "command" if command else "path"
     cited = cited_files(root, pattern if kind == "path" else "", files)
-    hashes = {rel: h for rel in cited if (h := file_hash(root / rel)) is not None}
+    hashes = {rel: h for rel in cited if (h := file_hash(os.path.join(root, rel))) is not None}
     trap = Trap(id=os.urandom(4).hex(), pattern=pattern, kind=kind, why=why,
                 created_at=now_iso(), session=session, agent=agent, file_hashes=hashes)
     store = Store(root)
@@ -173,75 +201,191 @@ def remove(root: Path, trap_id: str) -> Trap:
     return hits[0][1]
 
 
-def changed_files(root: Path, trap: Trap) -> list[str]:
+def changed_files(root: StrPath, trap: Trap) -> list[str]:
     """Cited files whose content changed (or vanished) since the trap was recorded."""
-    return [rel for rel, h in trap.file_hashes.items() if file_hash(root / rel) != h]
+    return [rel for rel, h in trap.file_hashes.items() if file_hash(os.path.join(root, rel)) != h]
 
 
 # --- matching ----------------------------------------------------------------------------------
+# Globs are matched here without `re` (fnmatch compiles a regex per pattern, and importing `re`
+# costs the pre-tool hook as much as a bare interpreter start): `*` and `?` as `fnmatchcase`
+# reads them; a pattern with a `[` set goes to `fnmatchcase` itself, for the same answer.
 
-def relative(root: Path, path: str, cwd: str | None = None) -> str:
+def _wild(text: str) -> bool:
+    return "*" in text or "?" in text or "[" in text
+
+
+def _literal_head(pattern: str) -> str:
+    """The text before the first wildcard, which a match must start with."""
+    return pattern.partition("*")[0].partition("?")[0].partition("[")[0]
+
+
+def _literal_pieces(pattern: str) -> list[str]:
+    """The literal pieces between a pattern's wildcards."""
+    for c in "?[":
+        pattern = pattern.replace(c, "*")
+    return pattern.split("*")
+
+
+def globmatch(name: str, pattern: str) -> bool:
+    """`fnmatch.fnmatchcase(name, pattern)`: the whole of `name`, `*` any run (a `/` too),
+    `?` any one character, `[...]` a set (handed to fnmatch)."""
+    if "[" in pattern:
+        from fnmatch import fnmatchcase
+
+        return fnmatchcase(name, pattern)
+    n, p = len(name), len(pattern)
+    i = j = 0
+    star, back = -1, 0  # the last `*` seen, and where in `name` it started matching
+    while i < n:
+        if j < p and (pattern[j] == "?" or pattern[j] == name[i]) and pattern[j] != "*":
+            i += 1
+            j += 1
+        elif j < p and pattern[j] == "*":
+            star, back = j, i
+            j += 1
+        elif star >= 0:
+            back += 1
+            i, j = back, star + 1
+        else:
+            return False
+    while j < p and pattern[j] == "*":
+        j += 1
+    return j == p
+
+
+def _pure(path: str) -> str:
+    """`PurePosixPath(path).as_posix()`: no empty or `.` parts; `//` kept at the start."""
+    head = "//" if path.startswith("//") and not path.startswith("///") else (
+        "/" if path.startswith("/") else "")
+    parts = [p for p in path.split("/") if p and p != "."]
+    return head + "/".join(parts) if (head or parts) else "."
+
+
+def _relative_to(path: str, root: str) -> str | None:
+    """`PurePosixPath(path).relative_to(root).as_posix()`, or None where it is not below."""
+    path, root = _pure(path), _pure(root)
+    if path == root:
+        return "."
+    prefix = root if root.endswith("/") else root + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
     """`path` relative to the project root where it lies inside it, as posix. A relative path
     is read from `cwd` (where the agent ran: `units.py` in `weather/` is `weather/units.py`)."""
-    p = Path(os.path.expanduser(path))
-    if not p.is_absolute() and cwd and os.path.isabs(cwd):
-        p = Path(os.path.normpath(os.path.join(cwd, p)))
-    if p.is_absolute():
-        with contextlib.suppress(ValueError):
-            return p.relative_to(root).as_posix()
-        with contextlib.suppress(ValueError, OSError):
-            return p.resolve().relative_to(root.resolve()).as_posix()
-        return p.as_posix()
-    return PurePosixPath(path.replace("\\", "/")).as_posix().removeprefix("./")
+    top = os.fspath(root)
+    p = os.path.expanduser(path)
+    if not os.path.isabs(p) and cwd and os.path.isabs(cwd):
+        p = os.path.normpath(os.path.join(cwd, p))
+    if os.path.isabs(p):
+        rel = _relative_to(p, top)
+        if rel is None:
+            try:
+                rel = _relative_to(os.path.realpath(p), os.path.realpath(top))
+            except (ValueError, OSError):
+                rel = None
+        return rel if rel is not None else _pure(p)
+    return _pure(path.replace("\\", "/")).removeprefix("./")
 
 
 def path_matches(pattern: str, rel: str) -> bool:
     """A glob over project-relative paths; a glob with no `/` matches a file name anywhere;
     a plain folder matches everything below it."""
     pattern = pattern.removeprefix("./")
-    # fnmatch compiles a regex per pattern: first check the literal text before the first
-    # wildcard, which a match must start with (1,000 traps, one compile instead of 1,000).
-    if rel.startswith(_GLOB.split(pattern, maxsplit=1)[0]) and fnmatchcase(rel, pattern):
+    # The literal text before the first wildcard is checked first: a match must start with it.
+    if rel.startswith(_literal_head(pattern)) and globmatch(rel, pattern):
         return True
-    if "/" not in pattern.rstrip("/") and fnmatchcase(PurePosixPath(rel).name, pattern):
+    if "/" not in pattern.rstrip("/") and globmatch(rel.rpartition("/")[2], pattern):
         return True
     folder = pattern.rstrip("/")
-    return not _GLOB.search(folder) and rel.startswith(folder + "/")
+    return not _wild(folder) and rel.startswith(folder + "/")
+
+
+def _chained(command: str) -> list[str]:
+    """The commands of a command line split at `&&`, `||`, `;` and `|`, the white space
+    around each separator dropped."""
+    parts: list[str] = []
+    start = i = 0
+    n = len(command)
+    while i < n:
+        sep = next((s for s in _SEPARATORS if command.startswith(s, i)), None)
+        if sep is None:
+            i += 1
+            continue
+        parts.append(command[start:i])
+        i += len(sep)
+        start = i
+    parts.append(command[start:])
+    last = len(parts) - 1
+    return [(p.lstrip() if k else p) if k == last else (p.strip() if k else p.rstrip())
+            for k, p in enumerate(parts)]
 
 
 def command_matches(pattern: str, command: str) -> bool:
     """A glob found anywhere in the command line, or in any one of its chained commands."""
-    if "[" not in pattern and not all(part in command for part in _GLOB.split(pattern)):
-        return False  # a literal piece of the glob is missing: no need to compile it
-    if fnmatchcase(command, f"*{pattern}*"):
+    if "[" not in pattern and not all(part in command for part in _literal_pieces(pattern)):
+        return False  # a literal piece of the glob is missing: no need to match it
+    if globmatch(command, f"*{pattern}*"):
         return True
-    return any(fnmatchcase(part, pattern) for part in _SEP.split(command) if part)
+    return any(globmatch(part, pattern) for part in _chained(command) if part)
 
 
 def command_paths(command: str) -> list[str]:
     """Words of a shell command that look like paths, so path traps see `rm src/db.py` too."""
-    try:
-        words = shlex.split(command, comments=True)
-    except ValueError:
-        words = command.split()
+    if any(c in command for c in "'\"\\#"):  # quotes, escapes, comments: shlex reads them
+        import shlex
+
+        try:
+            words = shlex.split(command, comments=True)
+        except ValueError:
+            words = command.split()
+    else:  # shlex's answer for a line without them: words between its white space
+        for c in _SHELL_SPACE[1:]:
+            command = command.replace(c, " ")
+        words = [w for w in command.split(" ") if w]
     return [w for w in words if not w.startswith("-") and ("/" in w or "." in w.strip("."))]
 
 
-def matching(root: Path, traps: Iterable[Trap], paths: Sequence[str],
-             command: str | None, cwd: str | None = None) -> list[Trap]:
+def matching(root: StrPath, traps: Sequence[T], paths: Sequence[str],
+             command: str | None, cwd: str | None = None) -> list[T]:
     """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
     the tool call's working folder), in file order."""
+    hits = _hits(root, [t.kind for t in traps], [t.pattern for t in traps], paths, command, cwd)
+    return [traps[i] for i in hits]
+
+
+def _lead(kind: str, pattern: str) -> str | None:
+    """What every path `pattern` matches starts with, where `path_matches` says so: a glob
+    with a folder (`src/db/*.py`: `src/db/`); None for the rest (a bare name matches
+    anywhere)."""
+    if kind == "command" or "/" not in pattern.rstrip("/") or pattern.startswith("./"):
+        return None
+    return _literal_head(pattern.rstrip("/"))
+
+
+def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
+          paths: Sequence[str], command: str | None, cwd: str | None,
+          leads: Sequence[object] | None = None) -> list[int]:
+    """The indices of the (kind, pattern) pairs that match `paths` or `command` (a pattern
+    that is not a string matches nothing). `leads`, each pattern's `_lead`, lets most of
+    1,000 traps be turned down by one set lookup (the pre-tool hook reads them cached)."""
     rels = [relative(root, p, cwd) for p in paths if p]
     if command:
         rels += [relative(root, p, cwd) for p in command_paths(command)]
-    out: list[Trap] = []
-    for trap in traps:
-        if trap.kind == "command":
-            hit = bool(command) and command_matches(trap.pattern, command or "")
+    starts = {rel[:k] for rel in rels for k in range(len(rel) + 1)}
+    out: list[int] = []
+    for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
+        if leads is not None and type(lead := leads[i]) is str and lead not in starts:
+            continue  # no path starts with what every match starts with
+        if type(pattern) is not str:
+            continue
+        if kind == "command":
+            hit = bool(command) and command_matches(pattern, command or "")
         else:
-            hit = any(path_matches(trap.pattern, rel) for rel in rels)
+            hit = any(path_matches(pattern, rel) for rel in rels)
         if hit:
-            out.append(trap)
+            out.append(i)
     return out
 
 
@@ -250,67 +394,209 @@ def matching_paths(root: Path, paths: Sequence[str]) -> list[Trap]:
     redacted, as `unseen` does (a brief read 1,000 traps' reasons for the few it shows)."""
     if not any(paths):
         return []
+    import msgspec
+
+    from continuity_core.redact import redact
+
     found = matching(root, load(root, redact_why=False), paths, None)
     return [msgspec.structs.replace(t, why=redact(t.why)) for t in found]
 
 
-def render(root: Path, trap: Trap) -> str:
+def render(root: StrPath, trap: Trap) -> str:
     """One trap as the agent reads it: pattern, why, evidence and whether it needs a re-check."""
-    when = trap.created_at[:10]
-    evidence = f", session {trap.session}" if trap.session else ""
-    if trap.machine:
-        evidence += f", from machine {trap.machine}"
-    line = f"- `{trap.pattern}` ({trap.kind}, {when}{evidence}): {trap.why}"
-    changed = changed_files(root, trap)
-    if changed:
-        line += f" [needs re-check: {', '.join(changed[:5])} changed since]"
-    return redact(line)
+    return Shown.of(trap).line(root)
+
+
+class Shown:
+    """What the pre-tool hook needs of a trap, redacted once: its id, kind and pattern (as
+    `load` gives it), its line up to the reason (`head`), and its cited files as (path, path
+    as shown, content hash). Read from the cache (`unseen`), so the hook neither decodes the
+    traps nor imports the redactor."""
+
+    __slots__ = ("files", "head", "id", "kind", "pattern")
+
+    def __init__(self, id: str, kind: str, pattern: str, head: str,
+                 files: list[list[str]]) -> None:
+        self.id = id
+        self.kind = kind
+        self.pattern = pattern
+        self.head = head
+        self.files = files
+
+    @classmethod
+    def of(cls, trap: Trap) -> Shown:
+        from continuity_core.redact import redact
+
+        when = trap.created_at[:10]
+        evidence = f", session {trap.session}" if trap.session else ""
+        if trap.machine:
+            evidence += f", from machine {trap.machine}"
+        head = redact(f"- `{trap.pattern}` ({trap.kind}, {when}{evidence}): {trap.why}")
+        files = [[rel, redact(rel), h] for rel, h in trap.file_hashes.items()]
+        return cls(trap.id, trap.kind, trap.pattern, head, files)
+
+    def line(self, root: StrPath) -> str:
+        """The line the agent reads, the cited files that changed since named at its end."""
+        changed = [shown for rel, shown, h in self.files
+                   if file_hash(os.path.join(root, rel)) != h]
+        if changed:
+            return f"{self.head} [needs re-check: {', '.join(changed[:5])} changed since]"
+        return self.head
+
+    @classmethod
+    def from_row(cls, index: dict[str, list[Any]], i: int, row: object) -> Shown:
+        """Trap `i` of the cache: its index entries and its row (`[head, files]`); ValueError
+        where they are not what `_cached` wrote."""
+        head, files = row if isinstance(row, list) and len(row) == 2 else (None, None)
+        found = (index["id"][i], index["kind"][i], index["pattern"][i], head)
+        if not all(isinstance(v, str) for v in found) or not isinstance(files, list) or not all(
+                isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
+                for f in files):
+            raise ValueError("not a cached trap")
+        return cls(*found, files)  # type: ignore[arg-type]
+
+
+# --- the pre-tool hook's cache -----------------------------------------------------------------
+# Every trap the hook could show (this project's and those `baker pull` brought), parsed and
+# redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
+# store passed the trust check). It is stale when `traps.jsonl`, `machines.json` or the
+# redactor's source changed (device, inode, size, times), or when this module's format did.
+
+def _identity(path: str) -> str:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def _cache_key(root: str) -> str:
+    from continuity_core import __version__
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return "|".join((CACHE_FORMAT, __version__,
+                     _identity(os.path.join(root, STORE, TRAPS_FILE)),
+                     _identity(os.path.join(root, STORE, MACHINES_FILE)),
+                     _identity(os.path.join(here, "redact.py")),
+                     _identity(os.path.join(here, "needles.py"))))
+
+
+_INDEX = ("id", "kind", "pattern", "lead")
+
+
+class _Cached:
+    """The cache as read: its index (ids, kinds, patterns: what matching needs) decoded, and
+    one line per trap (`[head, files]`) decoded only for the traps shown."""
+
+    __slots__ = ("index", "rows")
+
+    def __init__(self, index: dict[str, list[Any]], rows: list[bytes] | list[list[Any]]) -> None:
+        self.index = index
+        self.rows = rows
+
+    def shown(self, i: int) -> Shown:
+        row = self.rows[i]
+        return Shown.from_row(self.index, i, jsonfast.loads(row) if isinstance(row, bytes)
+                              else row)
+
+
+def _cached(root: str) -> _Cached:
+    """Every trap pretool could show, oldest first (see the section's comment): from the cache
+    where it is current; else read, redacted and cached again (where the store can be
+    written). The file is one line of index (`{"key", "id", "kind", "pattern", "lead"}`), then one
+    line per trap; rows are checked when used (`Shown.from_row`)."""
+    key = _cache_key(root)
+    path = os.path.join(root, STORE, *CACHE)
+    try:
+        first, _, rest = trust.read_bytes(path).partition(b"\n")
+        head = jsonfast.loads(first)
+        if isinstance(head, dict) and head.get("key") == key:
+            found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
+            rows = rest.split(b"\n")[:-1] if rest else []
+            if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()):
+                return _Cached(found, rows)
+    except (OSError, trust.Untrusted, ValueError):
+        pass
+    shown = [Shown.of(t) for t in _with_others(root, load(root, redact_why=False))]
+    index: dict[str, list[Any]] = {c: [getattr(t, c) for t in shown] for c in _INDEX[:3]}
+    index["lead"] = [_lead(t.kind, t.pattern) for t in shown]
+    built = _Cached(index, [[t.head, t.files] for t in shown])
+    if os.path.isdir(os.path.join(root, STORE)):
+        try:
+            trust.dirs(root, STORE, *CACHE[:-1], create=True)
+            lines = [jsonfast.dumps({"key": key, **built.index}),
+                     *(jsonfast.dumps(row) for row in built.rows)]
+            atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
+        except (OSError, trust.Untrusted):
+            pass  # a read-only store: the next call reads the traps again
+    return built
 
 
 # --- what a session has already been shown ----------------------------------------------------
 
-def _seen_path(root: Path, session: str) -> Path:
+def _seen_path(root: StrPath, session: str) -> str:
     digest = hexdigest(session.encode())[:16]
-    return root / STORE / SEEN_DIR / f"{digest}.json"
+    return os.path.join(root, STORE, SEEN_DIR, f"{digest}.json")
 
 
-def seen(root: Path, session: str) -> set[str]:
+def seen(root: StrPath, session: str) -> set[str]:
     try:
-        value = msgspec.json.decode(trust.read_bytes(_seen_path(root, session)))
-    except (OSError, msgspec.DecodeError):
+        value = jsonfast.loads(trust.read_bytes(_seen_path(root, session)))
+    except (OSError, ValueError):
         return set()
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
-def mark_seen(root: Path, session: str, ids: Iterable[str]) -> None:
+def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     """Add `ids` to the session's seen set; old sessions' sets are pruned."""
     path = _seen_path(root, session)
-    trust.check_dirs(root, STORE, SEEN_DIR, create=True)
-    atomic_write(path, msgspec.json.encode(sorted(seen(root, session) | set(ids))),
-                 durable=False)
-    with contextlib.suppress(OSError):
-        files = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        for old in files[:-SEEN_KEEP]:
-            old.unlink(missing_ok=True)
+    folder = trust.dirs(root, STORE, SEEN_DIR, create=True)
+    atomic_write(path, jsonfast.dumps(sorted(seen(root, session) | set(ids))), durable=False)
+    try:
+        with os.scandir(folder) as it:
+            entries = [e for e in it if e.name.endswith(".json")]
+        if len(entries) <= SEEN_KEEP:
+            return  # nothing to prune: no `stat` of every set on every call
+        files = sorted((e.stat(follow_symlinks=False).st_mtime, e.path) for e in entries)
+        for _, old in files[:-SEEN_PRUNED_TO]:
+            try:
+                os.unlink(old)
+            except FileNotFoundError:
+                pass
+    except OSError:
+        pass
 
 
-def unseen(root: Path, session: str, paths: Sequence[str], command: str | None,
-           batch: int = BATCH, cwd: str | None = None) -> list[Trap]:
+def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | None,
+           batch: int = BATCH, cwd: str | None = None) -> list[Shown]:
     """The next matching traps `session` has not been shown, at most `batch`."""
-    own = load(root, redact_why=False)  # as with_other_machines, reasons redacted below
-    traps = _with_others(root, own)
-    if not traps:
+    top = os.fspath(root)
+    cached = _cached(top)
+    ids = cached.index["id"]
+    if not ids:
         return []
-    already = seen(root, session)
-    found = [t for t in matching(root, traps, paths, command, cwd)
-             if t.id not in already][:batch]
-    raw = {id(t) for t in own}
-    return [msgspec.structs.replace(t, why=redact(t.why)) if id(t) in raw else t for t in found]
+    already = seen(top, session)
+    out: list[Shown] = []
+    index = cached.index
+    for i in _hits(top, index["kind"], index["pattern"], paths, command, cwd, index["lead"]):
+        if ids[i] in already:
+            continue
+        try:
+            out.append(cached.shown(i))
+        except ValueError:
+            continue
+        if len(out) >= batch:
+            break
+    return out
 
 
-def record_delivered(root: Path, session: str, traps: Iterable[Trap]) -> None:
+def record_delivered(root: StrPath, session: str, traps: Iterable[Shown | Trap],
+                     store: Store | None = None) -> None:
     """Mark as seen what was actually delivered, and nothing else."""
     # A busy lock costs a repeat later, never a warning the session did not get.
     # A read-only store (OSError) too: the trap comes again, which is the safe side.
-    with contextlib.suppress(StoreError, OSError), Store(root).lock(timeout=1.0):
-        mark_seen(root, session, (t.id for t in traps))
+    try:
+        with (store or Store(root)).lock(timeout=1.0):
+            mark_seen(root, session, (t.id for t in traps))
+    except (StoreError, OSError):
+        pass

@@ -15,19 +15,27 @@ one `git ls-files` of `.baker` and `memory/hot.md` (`tracked`); the hooks rememb
 verdict in `~/.baker/cache/tracked/` under the git index's identity, so a hook pays a
 subprocess only after the index changed.
 
-Only `os` and `stat` at import: hooks call this on every turn.
+Only `os` and `stat` at import: hooks call this on every turn. The checks work on `str` paths
+(`os.path`, no `pathlib`, which imports `re` and more: the pre-tool hook's budget has no room
+for it); the functions that hand a path back to the rest of the code base return a `Path`,
+built from the same `str` walk (`dirs` / `check_dirs`, `home_path` / `home_dir`,
+`note_path` / `check_note`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 
 from continuity_core.errors import StoreError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
+
+    StrPath = str | os.PathLike[str]
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -41,7 +49,9 @@ HOME_LOG_MAX = 1 << 20
 class Untrusted(StoreError):
     """A path Continuity would read or write fails the trust check; it is not used."""
 
-    def __init__(self, path: Path | str, why: str, *, home: bool = False) -> None:
+    def __init__(self, path: StrPath, why: str, *, home: bool = False) -> None:
+        from pathlib import Path  # a refusal is rare: only then is pathlib paid for
+
         self.path = Path(path)
         self.why = why
         super().__init__(f"{path} {why}, so it is refused: {_advice(self.path, why, home=home)}")
@@ -89,40 +99,49 @@ def problem(st: os.stat_result, *, folder: bool) -> str | None:
     return None
 
 
-def check_dirs(base: Path, *parts: str, create: bool = False, home: bool = False) -> Path:
+def check_dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -> Path:
     """`base` joined with `parts`, each component below `base` checked with `lstat`.
 
     A missing component ends the check (nothing below it exists), or with `create` is made
     0700 and checked in turn. Raises Untrusted; returns the joined path.
     """
-    def check(path: Path, st: os.stat_result) -> None:
+    from pathlib import Path
+
+    return Path(dirs(base, *parts, create=create, home=home))
+
+
+def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -> str:
+    """`check_dirs` as a `str` (the hooks' form)."""
+    def check(path: str, st: os.stat_result) -> None:
         why = problem(st, folder=True)
         if why:
             raise Untrusted(path, why, home=home)
 
-    return _walk(base, parts, create, check)
+    return _walk(os.fspath(base), parts, create, check)
 
 
-def _walk(base: Path, parts: tuple[str, ...], create: bool,
-          check: Callable[[Path, os.stat_result], None]) -> Path:
+def _walk(base: str, parts: tuple[str, ...], create: bool,
+          check: Callable[[str, os.stat_result], None]) -> str:
     """`base` joined with `parts`, `check` called on each component's `lstat`; a missing one
     ends the walk (nothing below exists), or with `create` is made 0700 and checked."""
     path = base
     for part in parts:
-        path = path / part
+        path = os.path.join(path, part)
         try:
             st = os.lstat(path)
         except FileNotFoundError:
             if not create:
-                return base.joinpath(*parts)
-            with contextlib.suppress(FileExistsError):
+                return os.path.join(base, *parts)
+            try:
                 os.mkdir(path, PRIVATE_DIR)
+            except FileExistsError:
+                pass
             st = os.lstat(path)
         check(path, st)
     return path
 
 
-def check_file(path: Path, *, home: bool = False) -> None:
+def check_file(path: StrPath, *, home: bool = False) -> None:
     """`lstat` of one file that may be missing; raises Untrusted when it may not be used."""
     try:
         st = os.lstat(path)
@@ -133,12 +152,12 @@ def check_file(path: Path, *, home: bool = False) -> None:
         raise Untrusted(path, why, home=home)
 
 
-def open_fd(path: Path | str, flags: int, mode: int = 0o600, *, home: bool = False) -> int:
+def open_fd(path: StrPath, flags: int, mode: int = 0o600, *, home: bool = False) -> int:
     """`os.open` that never follows a symlink in the last component (`O_NOFOLLOW` where the
     platform has it, an `lstat` first where not) and refuses another user's file or a file
     others may write. FileNotFoundError passes through; the caller closes the descriptor."""
     if not NOFOLLOW:  # pragma: no cover - Windows: no O_NOFOLLOW, check the name first
-        check_file(Path(path), home=home)
+        check_file(path, home=home)
     try:
         fd = os.open(path, flags | NOFOLLOW | CLOEXEC, mode)
     except OSError as e:
@@ -152,7 +171,7 @@ def open_fd(path: Path | str, flags: int, mode: int = 0o600, *, home: bool = Fal
     return fd
 
 
-def read_bytes(path: Path | str, *, home: bool = False) -> bytes:
+def read_bytes(path: StrPath, *, home: bool = False) -> bytes:
     """The whole file, opened with `open_fd` (FileNotFoundError when missing)."""
     fd = open_fd(path, os.O_RDONLY, home=home)
     try:
@@ -164,7 +183,7 @@ def read_bytes(path: Path | str, *, home: bool = False) -> bytes:
         os.close(fd)
 
 
-def append(path: Path | str, data: bytes, *, home: bool = False) -> None:
+def append(path: StrPath, data: bytes, *, home: bool = False) -> None:
     """Append `data` to a private (0600) file, created if missing, never through a link."""
     fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, home=home)
     try:
@@ -179,7 +198,7 @@ NOTE_DIR = "memory"
 NOTE_NAME = "hot.md"
 
 
-def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
+def _entries(folder: StrPath) -> Iterator[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
             yield from it
@@ -187,17 +206,18 @@ def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
         return
 
 
-def check_store(root: Path) -> None:
+def check_store(root: StrPath) -> None:
     """Raise Untrusted unless `root/.baker` is safe to use: `.baker` is 0700 as baker makes
     it, it and each entry in it pass `problem` (one `lstat` each), and no entry one folder
     further down is a symlink (read from the folder listing, no `stat`). Files further down
     are checked again when opened (`open_fd`). Last, nothing under `.baker` (or the note) may
     be tracked by git (`check_tracked`). A missing store passes: nothing to trust."""
-    store = root / STORE
+    root = os.fspath(root)
+    store = os.path.join(root, STORE)
     try:
         st = os.lstat(store)
     except FileNotFoundError:
-        if os.path.lexists(root / NOTE_DIR / NOTE_NAME):
+        if os.path.lexists(os.path.join(root, NOTE_DIR, NOTE_NAME)):
             check_tracked(root)  # a committed note alone, before `baker init` adopts it
         return
     why = problem(st, folder=True)
@@ -208,7 +228,7 @@ def check_store(root: Path) -> None:
     if why:
         raise Untrusted(store, why)
     for entry in _entries(store):
-        path = Path(entry.path)
+        path = entry.path
         why = problem(entry.stat(follow_symlinks=False), folder=entry.is_dir(follow_symlinks=False))
         if why:
             raise Untrusted(path, why)
@@ -235,7 +255,7 @@ def remember_clean_verdicts() -> None:
     _REMEMBER["clean"] = True
 
 
-def check_tracked(root: Path) -> None:
+def check_tracked(root: StrPath) -> None:
     """Raise Untrusted when git tracks anything under `root/.baker` or `root/memory/hot.md`:
     it came with the repository (baker never adds them), so its probes and text are the
     repository's, not the user's. Outside git, or where git is missing or fails, only the
@@ -243,31 +263,36 @@ def check_tracked(root: Path) -> None:
     found = tracked(root)
     if found:
         top = found[0].split("/", 1)[0]
-        path = root / (top if top == STORE else found[0])
+        path = os.path.join(root, top if top == STORE else found[0])
         raise Untrusted(path, f"is tracked by git ({found[0]} came with the repository)")
 
 
-def tracked(root: Path) -> list[str]:
+def tracked(root: StrPath) -> list[str]:
     """The paths under `.baker` and `memory/hot.md` that git's index holds, relative to
     `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
+    root = os.fspath(root)
     key = _index_key(root)
     mark = _tracked_mark(key) if key is not None else None
     if mark is not None:
-        with contextlib.suppress(OSError):
+        try:
             os.lstat(mark)
             return []
+        except OSError:
+            pass
     found = ls_files(root, TRACKED_SPECS)
     if found is None or found:
         return found or []
     if mark is not None and _REMEMBER["clean"]:
-        with contextlib.suppress(OSError):
+        try:
             os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | NOFOLLOW | CLOEXEC, 0o600))
-            if mark.name.startswith("0"):  # one clean verdict in sixteen sweeps old ones
-                sweep(mark.parent, TRACKED_CACHE_MAX_AGE_S)
+            if os.path.basename(mark).startswith("0"):  # one clean verdict in sixteen sweeps
+                sweep(os.path.dirname(mark), TRACKED_CACHE_MAX_AGE_S)
+        except OSError:
+            pass
     return []
 
 
-def ls_files(root: Path, specs: Iterable[str],
+def ls_files(root: StrPath, specs: Iterable[str],
              timeout_s: float = TRACKED_TIMEOUT_S) -> list[str] | None:
     """What git's index holds under the literal paths `specs` (relative to `root`): files
     that came with the repository. None when git is missing, fails, is slow, or `root` is
@@ -288,19 +313,19 @@ def ls_files(root: Path, specs: Iterable[str],
     return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
-def _index_key(root: Path) -> str | None:
+def _index_key(root: str) -> str | None:
     """What identifies the git index `root` uses right now (git replaces the file on every
     write); None when git's environment points elsewhere or no index is found."""
     if any(os.environ.get(name) for name in _GIT_ENV_OVERRIDES):
         return None
-    for folder in (root, *root.parents):
-        dotgit = folder / ".git"
+    for folder in _parents(os.path.abspath(root)):
+        dotgit = os.path.join(folder, ".git")
         try:
             st = os.stat(dotgit)
         except OSError:
             continue
         if stat.S_ISDIR(st.st_mode):
-            index = dotgit / "index"
+            index = os.path.join(dotgit, "index")
         else:  # a worktree's or submodule's `.git` file: "gitdir: <path>"
             try:
                 with open(dotgit, "rb") as f:
@@ -309,7 +334,7 @@ def _index_key(root: Path) -> str | None:
                 return None
             if not line.startswith("gitdir: "):
                 return None
-            index = (folder / line[8:].strip()) / "index"
+            index = os.path.join(folder, line[8:].strip(), "index")
         try:
             ist = os.stat(index)
         except OSError:
@@ -319,32 +344,50 @@ def _index_key(root: Path) -> str | None:
     return None
 
 
-def _tracked_mark(key: str) -> Path | None:
+def _parents(path: str) -> Iterator[str]:
+    """`path`, then each folder above it, up to the root (as `(p, *p.parents)`)."""
+    while True:
+        yield path
+        up = os.path.dirname(path)
+        if up == path:
+            return
+        path = up
+
+
+def _tracked_mark(key: str) -> str | None:
     from continuity_core.fs import hexdigest
 
     try:
-        folder = home_dir(*TRACKED_CACHE, create=_REMEMBER["clean"])
+        folder = home_path(*TRACKED_CACHE, create=_REMEMBER["clean"])
     except (OSError, Untrusted):
         return None
-    return folder / hexdigest(key.encode(), "sha256")[:32]
+    return os.path.join(folder, hexdigest(key.encode(), "sha256")[:32])
 
 
-def sweep(folder: Path, max_age_s: float) -> None:
+def sweep(folder: StrPath, max_age_s: float) -> None:
     """Delete the plain files in a private cache folder older than `max_age_s`; never raises."""
     import time
 
     limit = time.time() - max_age_s
     for entry in _entries(folder):
-        with contextlib.suppress(OSError):
+        try:
             if entry.is_file(follow_symlinks=False) and \
                     entry.stat(follow_symlinks=False).st_mtime < limit:
                 os.unlink(entry.path)
+        except OSError:
+            pass
 
 
-def check_note(root: Path) -> Path:
+def check_note(root: StrPath) -> Path:
     """The note's path once `memory/` and `memory/hot.md` pass the `lstat` check."""
-    folder = check_dirs(root, NOTE_DIR)
-    path = folder / NOTE_NAME
+    from pathlib import Path
+
+    return Path(note_path(root))
+
+
+def note_path(root: StrPath) -> str:
+    """`check_note` as a `str` (the hooks' form)."""
+    path = os.path.join(dirs(root, NOTE_DIR), NOTE_NAME)
     check_file(path)
     return path
 
@@ -362,8 +405,17 @@ def store_problems(root: Path) -> list[Untrusted]:
 
 # --- the per-user folder ------------------------------------------------------------------
 def baker_home() -> Path:
+    from pathlib import Path
+
+    return Path(home_root())
+
+
+def home_root() -> str:
+    """`$BAKER_HOME` or `~/.baker`, unchecked, as a `str`."""
     raw = os.environ.get("BAKER_HOME")
-    return Path(raw).expanduser() if raw else Path.home() / ".baker"
+    if raw:  # as `Path(raw).expanduser()` has it: no trailing slash, `..` left alone
+        return os.path.expanduser(raw).rstrip("/") or "/"
+    return os.path.join(os.path.expanduser("~"), ".baker")
 
 
 def home_dir(*parts: str, create: bool = True) -> Path:
@@ -373,43 +425,55 @@ def home_dir(*parts: str, create: bool = True) -> Path:
     tightened to 0700 and the change logged; a symlink or another user's folder raises
     Untrusted. With `create` False nothing is made and a missing part ends the check.
     """
-    home = baker_home()
+    from pathlib import Path
+
+    return Path(home_path(*parts, create=create))
+
+
+def home_path(*parts: str, create: bool = True) -> str:
+    """`home_dir` as a `str` (the hooks' form)."""
+    home = home_root()
     try:
         st = os.lstat(home)
     except FileNotFoundError:
         if not create:
-            return home.joinpath(*parts)
-        home.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
-        with contextlib.suppress(FileExistsError):
+            return os.path.join(home, *parts)
+        os.makedirs(os.path.dirname(home), mode=PRIVATE_DIR, exist_ok=True)
+        try:
             os.mkdir(home, PRIVATE_DIR)
+        except FileExistsError:
+            pass
         st = os.lstat(home)
     _tighten(home, st)
     return _walk(home, parts, create, _tighten)
 
 
-def _tighten(path: Path, st: os.stat_result) -> None:
+def _tighten(path: str, st: os.stat_result) -> None:
     why = problem(st, folder=True)
     if why is not None and not why.startswith("is group-"):
         raise Untrusted(path, why, home=True)
     mode = stat.S_IMODE(st.st_mode)
     if mode & 0o077:
         os.chmod(path, PRIVATE_DIR)
-        home_log("home_tightened", path=str(path), was=f"{mode:04o}")
+        home_log("home_tightened", path=path, was=f"{mode:04o}")
 
 
 def home_log(event: str, **fields: str) -> None:
     """One line in `~/.baker/log/events.jsonl`; never raises (a refused home logs nothing)."""
     try:
-        import json
         import time
 
-        folder = home_dir("log")
-        path = folder / HOME_LOG
-        with contextlib.suppress(FileNotFoundError):
+        from continuity_core import jsonfast
+
+        folder = home_path("log")
+        path = os.path.join(folder, HOME_LOG)
+        try:
             if os.lstat(path).st_size > HOME_LOG_MAX:  # a refused repository logs every turn
-                os.replace(path, folder / "events.1.jsonl")
+                os.replace(path, os.path.join(folder, "events.1.jsonl"))
+        except FileNotFoundError:
+            pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = json.dumps({"t": stamp, "event": event, **fields})
+        line = jsonfast.dumps({"t": stamp, "event": event, **fields})
         append(path, (line + "\n").encode(), home=True)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass

@@ -21,6 +21,7 @@ from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
+from continuity_gemini.hooks import sid_from_name
 
 AGENT = "gemini"
 HOME_ENV = "GEMINI_CLI_HOME"
@@ -202,9 +203,7 @@ def _is_content(line: bytes) -> bool:
 
 
 def _sid_from_name(path: Path) -> str:
-    # session-2026-11-30T03-58-11b35675.jsonl: only the first 8 characters of the id
-    stem = path.name.split(".", 1)[0]
-    return stem.rsplit("-", 1)[-1] if stem.startswith("session-") else ""
+    return sid_from_name(path.name)
 
 
 HEAD_BYTES = 4096  # a header line is ~250 bytes; a legacy `.json` names its id first

@@ -7,18 +7,26 @@ Codex's hooks; only Gemini sends `timestamp`, which tells them apart.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import Any
+from continuity_core import jsonfast
+from continuity_core.schemas.hook import HookEvent
 
-import msgspec
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pre-tool hook imports this module alone: no typing, json or msgspec
+    from collections.abc import Sequence
+    from typing import Any
 
-from continuity_core.jsonl import read_backward
-from continuity_core.schemas.hook import EventKind, HookEvent
-from continuity_gemini.discovery import own_session_id
-from continuity_gemini.parser import window
+    from continuity_core.schemas.hook import EventKind
 
 AGENT = "gemini"
+
+
+def sid_from_name(name: str) -> str:
+    """The start of the session id a chat file is named after: only its first 8 characters
+    (`session-2026-11-30T03-58-11b35675.jsonl`); "" for another name."""
+    stem = name.split(".", 1)[0]
+    return stem.rsplit("-", 1)[-1] if stem.startswith("session-") else ""
+
+
 KINDS: dict[str, EventKind] = {
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
@@ -45,8 +53,8 @@ TAIL_LINES = 64
 def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """The event in a Gemini hook's stdin; ValueError for anything else."""
     try:
-        data = msgspec.json.decode(payload)
-    except (msgspec.DecodeError, UnicodeDecodeError) as e:
+        data = jsonfast.loads(payload)
+    except ValueError as e:  # UnicodeDecodeError among them
         raise ValueError(f"not JSON: {e}") from None
     if not isinstance(data, dict):
         raise ValueError("a hook payload is a JSON object")
@@ -63,8 +71,13 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     if name == "PreCompress" and source != "manual" and not compression_due(transcript):
         kind = "other"  # the per-turn no-op: nothing will be compressed
     command = tool_input.get("command")
-    # after a model fallback the hooks carry a new id; the session is still the file's
-    session_id = own_session_id(transcript, _str(data.get("session_id")))
+    session_id = _str(data.get("session_id"))
+    named = sid_from_name(transcript.replace("\\", "/").rsplit("/", 1)[-1]) if transcript else ""
+    if session_id and named and not session_id.startswith(named):
+        # after a model fallback the hooks carry a new id; the session is still the file's
+        from continuity_gemini.discovery import own_session_id
+
+        session_id = own_session_id(transcript, session_id)
     return HookEvent(
         agent=AGENT, kind=kind, native=name, session_id=session_id,
         transcript_path=transcript, cwd=_str(data.get("cwd")),
@@ -94,6 +107,11 @@ def compression_due(transcript: str | None) -> bool:
     """
     if not transcript:
         return False
+    import json
+
+    from continuity_core.jsonl import read_backward
+    from continuity_gemini.parser import window
+
     try:
         for n, line in enumerate(read_backward(transcript)):
             if n >= TAIL_LINES:
@@ -121,9 +139,9 @@ def render_context(event: HookEvent, text: str) -> str | None:
     if not text:
         return None
     if event.native == "BeforeTool":
-        return json.dumps({"systemMessage": text})
+        return jsonfast.dumps({"systemMessage": text})
     if event.native not in CONTEXT_EVENTS or (
             event.native == "SessionStart" and event.source == "clear"):
         return None
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event.native,
-                                              "additionalContext": text}})
+    return jsonfast.dumps({"hookSpecificOutput": {"hookEventName": event.native,
+                                                  "additionalContext": text}})

@@ -3,53 +3,85 @@
 `protocol` says what an adapter is (`Adapter` and its optional abilities), `registry` finds
 and loads adapters and probes through entry points, and `kit` holds what adapter authors
 share. Everything public is re-exported here.
+Names are imported from their module on first use (PEP 562): the hooks load `registry` alone,
+without the protocol's msgspec Structs or the kit's `re` (docs/decisions.md, "Hook start-up
+budget").
 """
 
-from continuity_core.adapters.kit import (
-    CLI_VERSION_TIMEOUT_S,
-    INLINE_PROMPT_MAX,
-    MCP_NAME,
-    MCP_SERVER,
-    cli_version,
-    expand,
-    hook_command,
-    is_our_mcp,
-    version_finding,
-    version_key,
-    version_state,
-)
-from continuity_core.adapters.protocol import (
-    MEMBERS,
-    Account,
-    Adapter,
-    Change,
-    Finding,
-    InstallOption,
-    LaunchOptions,
-    LaunchSpec,
-    Measurement,
-    RetentionPolicy,
-    UsageSource,
-    UserOptions,
-    missing,
-)
-from continuity_core.adapters.registry import (
-    ALLOW_ENV,
-    GROUP,
-    PROBE_GROUP,
-    Registered,
-    entry_points,
-    load,
-    load_all,
-    load_plugin,
-    registered,
-)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from continuity_core.adapters.kit import (
+        CLI_VERSION_TIMEOUT_S,
+        INLINE_PROMPT_MAX,
+        MCP_NAME,
+        MCP_SERVER,
+        cli_version,
+        expand,
+        hook_command,
+        is_our_mcp,
+        version_finding,
+        version_key,
+        version_state,
+    )
+    from continuity_core.adapters.protocol import (
+        MEMBERS,
+        Account,
+        Adapter,
+        Change,
+        Finding,
+        InstallOption,
+        LaunchOptions,
+        LaunchSpec,
+        Measurement,
+        RetentionPolicy,
+        UsageSource,
+        UserOptions,
+        missing,
+    )
+    from continuity_core.adapters.registry import (
+        ALLOW_ENV,
+        GROUP,
+        HOOK_GROUP,
+        PROBE_GROUP,
+        Registered,
+        entry_points,
+        hook_module,
+        load,
+        load_all,
+        load_plugin,
+        registered,
+    )
+
+_MODULES = {
+    **dict.fromkeys(("CLI_VERSION_TIMEOUT_S", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER",
+                     "cli_version", "expand", "hook_command", "is_our_mcp", "version_finding",
+                     "version_key", "version_state"), "kit"),
+    **dict.fromkeys(("MEMBERS", "Account", "Adapter", "Change", "Finding", "InstallOption",
+                     "LaunchOptions", "LaunchSpec", "Measurement", "RetentionPolicy", "UsageSource",
+                     "UserOptions", "missing"), "protocol"),
+    **dict.fromkeys(("ALLOW_ENV", "GROUP", "HOOK_GROUP", "PROBE_GROUP", "Registered",
+                     "entry_points", "hook_module", "load", "load_all", "load_plugin",
+                     "registered"), "registry"),
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
-    "ALLOW_ENV", "CLI_VERSION_TIMEOUT_S", "GROUP", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER",
-    "MEMBERS", "PROBE_GROUP", "Account", "Adapter", "Change", "Finding", "InstallOption",
-    "LaunchOptions", "LaunchSpec", "Measurement", "Registered", "RetentionPolicy", "UsageSource",
-    "UserOptions",
-    "cli_version", "entry_points", "expand", "hook_command", "is_our_mcp", "load", "load_all",
-    "load_plugin", "missing", "registered", "version_finding", "version_key", "version_state",
+    "ALLOW_ENV", "CLI_VERSION_TIMEOUT_S", "GROUP", "HOOK_GROUP", "INLINE_PROMPT_MAX", "MCP_NAME",
+    "MCP_SERVER", "MEMBERS", "PROBE_GROUP", "Account", "Adapter", "Change", "Finding",
+    "InstallOption", "LaunchOptions", "LaunchSpec", "Measurement", "Registered",
+    "RetentionPolicy", "UsageSource",
+    "UserOptions", "cli_version", "entry_points", "expand", "hook_command", "hook_module",
+    "is_our_mcp", "load", "load_all", "load_plugin", "missing", "registered", "version_finding",
+    "version_key", "version_state",
 ]

@@ -10,28 +10,61 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 
-import msgspec
-
-from continuity_core.adapters.protocol import Adapter, missing
 from continuity_core.errors import AdapterError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import Protocol
+
+    from continuity_core.adapters.protocol import Adapter
+    from continuity_core.schemas.hook import HookEvent
+
+    class HookHandler(Protocol):
+        """An adapter's hook half: its `HOOK_GROUP` module, or the adapter itself."""
+
+        def parse_hook(self, payload: bytes, argv: Sequence[str] = ...) -> HookEvent: ...
+
+        def render_context(self, event: HookEvent, text: str) -> str | None: ...
 
 GROUP = "continuity_core.adapters"
 PROBE_GROUP = "continuity_core.probes"
+# An adapter's hook half (`parse_hook`, `render_context`), registered apart from the adapter
+# so a hook imports that module alone; an adapter without one is loaded whole (`hook_module`).
+HOOK_GROUP = "continuity_core.hooks"
 ALLOW_ENV = "BAKER_ADAPTERS"
 
 
-class Registered(msgspec.Struct):
-    name: str
-    value: str  # "module:Attr"
-    dist: str
-    version: str
-    error: str | None = None
+class Registered:
+    """One entry point: its name, "module:Attr", distribution and version, and why it cannot
+    be used, if so. A plain class: the hooks read these before anything else."""
+
+    __slots__ = ("dist", "error", "name", "value", "version")
+
+    def __init__(self, name: str, value: str, dist: str, version: str,
+                 error: str | None = None) -> None:
+        self.name = name
+        self.value = value  # "module:Attr"
+        self.dist = dist
+        self.version = version
+        self.error = error
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Registered):
+            return NotImplemented
+        return (self.name, self.value, self.dist, self.version, self.error) == (
+            other.name, other.value, other.dist, other.version, other.error)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Registered(name={self.name!r}, value={self.value!r}, dist={self.dist!r}, "
+                f"version={self.version!r}, error={self.error!r})")
 
 
 def _allowed(group: str) -> set[str] | None:
-    raw = os.environ.get(ALLOW_ENV) if group == GROUP else None
+    raw = os.environ.get(ALLOW_ENV) if group in (GROUP, HOOK_GROUP) else None
     if raw is None:
         return None
     return {n.strip() for n in raw.split(",") if n.strip()}
@@ -44,8 +77,26 @@ def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
     `importlib.metadata` alone costs more than a hook's start-up budget. As there, the first
     distribution of a name on `sys.path` wins.
     """
+    for key, version, text in _distributions():
+        for name, value in _section(text, group):
+            yield name, value, key, version
+
+
+_DISTS: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}
+
+
+def _distributions() -> list[tuple[str, str, str]]:
+    """(name, version, entry_points.txt) of each distribution on `sys.path` that has one,
+    read once per process (and `sys.path`)."""
+    key_path = tuple(sys.path)
+    if key_path in _DISTS:
+        return _DISTS[key_path]
+    found: list[tuple[str, str, str]] = []
     seen: set[str] = set()
+    stdlib = os.path.dirname(os.__file__)  # no distribution lies there: not worth a listing
     for folder in sys.path:
+        if folder in (stdlib, os.path.join(stdlib, "lib-dynload")):
+            continue
         try:
             names = os.listdir(folder or ".")
         except OSError:
@@ -63,8 +114,9 @@ def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
                     text = f.read()
             except OSError:
                 continue
-            for name, value in _section(text, group):
-                yield name, value, key, version.partition("-")[0] or "?"
+            found.append((key, version.partition("-")[0] or "?", text))
+    _DISTS[key_path] = found
+    return found
 
 
 def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
@@ -117,10 +169,9 @@ def load_plugin(name: str, group: str) -> object | None:
         raise AdapterError(entry.error)
     module_name, _, attr = entry.value.partition(":")
     try:
-        import importlib
-
-        obj: object = importlib.import_module(module_name)
-        for part in attr.split("."):
+        __import__(module_name)  # importlib.import_module, without importing importlib
+        obj: object = sys.modules[module_name]
+        for part in attr.split(".") if attr else ():  # "module" alone names the module
             obj = getattr(obj, part)
         instance = obj() if isinstance(obj, type) else obj
     except Exception as e:  # any failure of third-party code is that plugin's alone
@@ -131,6 +182,8 @@ def load_plugin(name: str, group: str) -> object | None:
 
 def load(name: str) -> Adapter:
     """The adapter registered as `name`, or AdapterError saying why there is none."""
+    from continuity_core.adapters.protocol import Adapter, missing
+
     instance = load_plugin(name, GROUP)
     if instance is None:
         raise AdapterError(
@@ -143,6 +196,21 @@ def load(name: str) -> Adapter:
         raise AdapterError(f"adapter {name!r} does not implement the Adapter protocol: it lacks "
                            f"{', '.join(lacks) or 'a member'}")
     return instance
+
+
+def hook_module(name: str) -> HookHandler:
+    """What parses the hook payloads of adapter `name` and renders its hook output: the module
+    it registers under `HOOK_GROUP` (imported alone: a hook's start-up budget has no room for
+    the whole adapter), else the adapter itself. AdapterError as `load`."""
+    if name in registered(GROUP):
+        try:
+            found = load_plugin(name, HOOK_GROUP)
+        except AdapterError:
+            found = None  # the adapter's own methods say the same, or fail with its error
+        if found is not None and callable(getattr(found, "parse_hook", None)) and callable(
+                getattr(found, "render_context", None)):
+            return found  # type: ignore[return-value]
+    return load(name)
 
 
 def load_all() -> tuple[dict[str, Adapter], dict[str, str]]:

@@ -1,6 +1,7 @@
-"""msgspec schemas: everything that crosses a package boundary or reaches disk."""
+"""Schemas: everything that crosses a package boundary or reaches disk (msgspec Structs, but
+for the hook event, a plain class the pre-tool hook builds without msgspec)."""
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from continuity_core.schemas.checkpoint import Checkpoint, GitFacts, Worktree

@@ -1,0 +1,121 @@
+"""JSON for the hook path, on the C accelerator `_json` alone.
+
+`import json` imports `re` (and with it `enum`, `functools`, ...), about as much start-up as a
+bare interpreter again; the pre-tool hook's whole budget is two bare starts
+(docs/decisions.md, "Hook start-up budget"). `_json`'s scanner and string encoder do the
+work `json` itself delegates to them; where `_json` is missing (PyPy), the standard `json`
+is used. `loads` and `dumps` read and write what `json.loads` and `json.dumps` do for the
+plain data hooks handle (dicts with string keys, lists, strings, ints, floats, bools, None).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_C: Any
+try:
+    import _json as _C
+except ImportError:  # pragma: no cover - PyPy and other interpreters without it
+    _C = None
+
+
+def _constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")  # json.loads accepts it; nothing we write has it
+
+
+class _Context:
+    """What `_json.make_scanner` reads from a `json.JSONDecoder`."""
+
+    __slots__ = ("memo", "object_hook", "object_pairs_hook", "parse_constant", "parse_float",
+                 "parse_int", "strict")
+
+    def __init__(self) -> None:
+        self.strict = True
+        self.object_hook = None
+        self.object_pairs_hook = None
+        self.parse_float = float
+        self.parse_int = int
+        self.parse_constant = _constant
+        self.memo: dict[str, str] = {}
+
+
+_scan: Any = _C.make_scanner(_Context()) if _C is not None else None
+_WS = " \t\n\r"
+
+
+def loads(data: bytes | str) -> Any:
+    """The value of one JSON document; ValueError (or UnicodeDecodeError, a ValueError) when
+    it is not one."""
+    if isinstance(data, (bytes, bytearray)):
+        # As `json.loads` reads bytes: a UTF-8 byte-order mark is skipped.
+        data = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+    text = data
+    if _scan is None:  # pragma: no cover
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_WS))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration:
+        raise ValueError("not JSON: no value") from None
+    if text[end:].strip(_WS):
+        raise ValueError(f"not JSON: extra data at {end}")
+    return value
+
+
+def _string(text: str, ascii_only: bool) -> str:
+    if _C is None:  # pragma: no cover
+        import json
+
+        return json.dumps(text, ensure_ascii=ascii_only)
+    if ascii_only:
+        return str(_C.encode_basestring_ascii(text))
+    return str(_C.encode_basestring(text))
+
+
+def dumps(value: Any, *, ensure_ascii: bool = True) -> str:
+    """`value` as compact-ish JSON, as `json.dumps` writes it (`", "` and `": "` separators);
+    anything else than plain data is written as its `str` (as `default=str` would)."""
+    out: list[str] = []
+    _write(value, out, ensure_ascii)
+    return "".join(out)
+
+
+def _write(value: Any, out: list[str], ascii_only: bool) -> None:
+    if isinstance(value, str):
+        out.append(_string(value, ascii_only))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        if value - value != 0.0:  # NaN or an infinity
+            raise ValueError(f"{value!r} is not valid JSON")
+        out.append(float.__repr__(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            if not first:
+                out.append(", ")
+            first = False
+            out.append(_string(key if isinstance(key, str) else str(key), ascii_only))
+            out.append(": ")
+            _write(item, out, ascii_only)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(", ")
+            _write(item, out, ascii_only)
+        out.append("]")
+    else:
+        out.append(_string(str(value), ascii_only))

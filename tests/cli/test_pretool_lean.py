@@ -1,0 +1,82 @@
+"""The pre-tool hook's budget is two bare interpreter starts (issue 17): its common path must
+not import what costs as much as the interpreter itself (docs/decisions.md, "Hook start-up
+budget"). Each agent's `baker pretool` runs as the agent runs it, its imports read from
+`python -X importtime`, after a first call has cached the traps."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from continuity_core import traps
+from tests.conftest import BAKER, FIXTURES, run_baker
+
+FIXTURE_CWD = "/home/dev/src/weather-cli"
+PAYLOADS = {"claude": "PreToolUse.Write.json", "codex": "PreToolUse.apply_patch.json",
+            "gemini": "BeforeTool.write_file.json"}
+# Each costs the hook a sizeable share of a bare start (or pulls in one that does).
+FORBIDDEN = {"re", "enum", "typing", "pathlib", "json", "msgspec", "fnmatch", "shlex",
+             "contextlib", "subprocess", "dataclasses", "datetime", "inspect", "functools",
+             "collections", "importlib", "importlib.metadata", "hashlib", "click",
+             "continuity_core.redact", "continuity_core.schemas.trap",
+             "continuity_core.machines", "continuity_core.adapters.protocol"}
+
+
+def payload(agent: str, repo: Path) -> bytes:
+    text = (FIXTURES / agent / "hook_payloads" / PAYLOADS[agent]).read_text()
+    data = json.loads(text.replace(FIXTURE_CWD, str(repo)))
+    old, new = data["session_id"], str(uuid.uuid4())
+    data["session_id"] = new
+    # as the agent names it: Gemini's chat file carries the id's first 8 characters
+    path = data.get("transcript_path") or ""
+    data["transcript_path"] = path.replace(old, new).replace(old[:8], new[:8])
+    return json.dumps(data).encode()
+
+
+def imported(agent: str, repo: Path) -> tuple[set[str], str]:
+    """The modules one `baker pretool` call imported, and what it printed."""
+    python = Path(BAKER).parent / "python"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    proc = subprocess.run([str(python), "-X", "importtime", BAKER, "pretool", "--agent", agent],
+                          input=payload(agent, repo), cwd=repo, env=env, capture_output=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    names = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    return names, proc.stdout.decode()
+
+
+@pytest.mark.parametrize("agent", sorted(PAYLOADS))
+def test_pretool_imports_none_of_the_costly_modules(repo: Path, agent: str) -> None:
+    from continuity_core.adapters import registry
+
+    assert agent in registry.registered(registry.HOOK_GROUP), (
+        "the installed adapter has no `continuity_core.hooks` entry point: an install older "
+        "than its pyproject (run `python3 scripts/dev.py setup` again)")
+    assert run_baker("init", cwd=repo).returncode == 0
+    traps.add(repo, "weather/*.py", "float maths broke the golden files")
+    traps.add(repo, "git push --force*", "the CI mirror rejects it", command=True)
+    first, out = imported(agent, repo)  # builds the cache of redacted traps
+    assert "float maths broke the golden files" in out
+    assert "continuity_core.redact" in first  # the cache was built by this call
+    names, out = imported(agent, repo)
+    assert "float maths broke the golden files" in out  # another session: delivered again
+    assert f"continuity_{agent}.hooks" in names and "continuity_core.traps" in names
+    assert not names & FORBIDDEN, sorted(names & FORBIDDEN)
+    assert f"continuity_{agent}.adapter" not in names  # the hook module alone
+
+
+def test_a_changed_traps_file_is_read_again(repo: Path) -> None:
+    assert run_baker("init", cwd=repo).returncode == 0
+    traps.add(repo, "weather/*.py", "first reason")
+    _, out = imported("claude", repo)
+    assert "first reason" in out
+    traps.add(repo, "weather/units.py", "second reason")
+    names, out = imported("claude", repo)
+    assert "first reason" in out and "second reason" in out
+    assert "continuity_core.redact" in names  # the cache was stale: read and redacted again

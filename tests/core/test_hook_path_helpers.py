@@ -1,0 +1,161 @@
+"""What the pre-tool hook uses instead of `re`, `fnmatch`, `shlex`, `pathlib`, `json` and the
+redactor gives the same answers as they do (docs/decisions.md, "Hook start-up budget")."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from continuity_core import jsonfast, needles, traps
+from continuity_core.redact import redact
+from continuity_core.store import is_checkpoint_name
+
+SECRETS = Path(__file__).parents[1] / "reliability" / "secrets"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(name=st.text(alphabet="ab/.-[]!*?\n", max_size=12),
+       pattern=st.text(alphabet="ab/.*?[]!-", max_size=10))
+def test_globmatch_is_fnmatchcase(name: str, pattern: str) -> None:
+    assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(command=st.text(alphabet="ab &|;\t\n ", max_size=16))
+def test_chained_commands_split_as_the_pattern_did(command: str) -> None:
+    assert traps._chained(command) == re.split(r"\s*(?:&&|\|\||;|\|)\s*", command)
+
+
+def _shlex_paths(command: str) -> list[str]:
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    return [w for w in words if not w.startswith("-") and ("/" in w or "." in w.strip("."))]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(command=st.text(alphabet="ab ./-\t\r\n'\"#\\;", max_size=20))
+def test_command_paths_are_shlex_words(command: str) -> None:
+    assert traps.command_paths(command) == _shlex_paths(command)
+
+
+def _relative_pathlib(root: Path, path: str, cwd: str | None = None) -> str:
+    """`traps.relative` as it was written with pathlib."""
+    import contextlib
+    import os
+
+    p = Path(os.path.expanduser(path))
+    if not p.is_absolute() and cwd and os.path.isabs(cwd):
+        p = Path(os.path.normpath(os.path.join(cwd, p)))
+    if p.is_absolute():
+        with contextlib.suppress(ValueError):
+            return p.relative_to(root).as_posix()
+        with contextlib.suppress(ValueError, OSError):
+            return p.resolve().relative_to(root.resolve()).as_posix()
+        return p.as_posix()
+    return PurePosixPath(path.replace("\\", "/")).as_posix().removeprefix("./")
+
+
+@pytest.mark.parametrize(("path", "cwd"), [
+    ("src/a.py", None), ("./src/a.py", None), ("src//a.py", None), ("src/./a.py/", None),
+    (".", None), ("a\\b.py", None), ("{root}/src/a.py", None), ("{root}", None),
+    ("{root}/../x.py", None), ("/elsewhere/a.py", None), ("//net/a.py", None),
+    ("units.py", "{root}/weather"), ("../units.py", "{root}/weather"), ("units.py", "rel"),
+    ("{root}/link/a.py", None), ("~/a.py", None),
+])
+def test_relative_paths_as_pathlib_read_them(tmp_path: Path, path: str, cwd: str | None) -> None:
+    root = tmp_path / "root"
+    (root / "weather").mkdir(parents=True)
+    (root / "link").symlink_to(root / "weather")
+    path = path.replace("{root}", str(root))
+    cwd = cwd.replace("{root}", str(root)) if cwd else cwd
+    assert traps.relative(root, path, cwd) == _relative_pathlib(root, path, cwd)
+    linked = tmp_path / "linked"
+    linked.symlink_to(root)
+    assert traps.relative(linked, path, cwd) == _relative_pathlib(linked, path, cwd)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(name=st.from_regex(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", fullmatch=True)
+       | st.text(alphabet="0123456789TZ-abcfg.jsonx", max_size=36))
+def test_checkpoint_names_as_the_pattern_read_them(name: str) -> None:
+    expected = re.fullmatch(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", name, re.ASCII) is not None
+    assert is_checkpoint_name(name) is expected
+
+
+def test_the_written_out_base64_needles_are_the_computed_ones() -> None:
+    assert needles.base64_needles() == needles.BASE64_NEEDLES
+
+
+def _corpus() -> list[str]:
+    shapes = json.loads((SECRETS / "shapes.json").read_text())
+    lines = [s["planted"] for s in shapes] + [s["secret"] for s in shapes]
+    for path in sorted((SECRETS / "benign").iterdir()):
+        text = path.read_text()
+        lines += [text, *text.splitlines()]
+    return lines
+
+
+def test_a_clean_text_is_one_the_redactor_leaves_alone() -> None:
+    corpus = _corpus()
+    clean = [t for t in corpus if needles.clean(t)]
+    assert clean and len(clean) < len(corpus)  # both kinds are there
+    assert [t for t in clean if redact(t) != t] == []
+    assert not any(needles.clean(s["planted"])
+                   for s in json.loads((SECRETS / "shapes.json").read_text()))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text(max_size=80))
+def test_clean_is_never_wrong_on_any_text(text: str) -> None:
+    if needles.clean(text):
+        assert redact(text) == text
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(value=json_values)
+def test_jsonfast_writes_and_reads_as_json_does(value: object) -> None:
+    for ascii_only in (True, False):
+        text = jsonfast.dumps(value, ensure_ascii=ascii_only)
+        assert text == json.dumps(value, ensure_ascii=ascii_only)
+        assert jsonfast.loads(text) == json.loads(text)
+        assert jsonfast.loads(text.encode()) == json.loads(text)
+
+
+@pytest.mark.parametrize("bad", [b"", b" ", b"{", b"[1,]", b"1 2", b"NaN", b'{"a": 1}x',
+                                 b"\xff", b"{'a': 1}"])
+def test_jsonfast_refuses_what_is_not_one_json_document(bad: bytes) -> None:
+    with pytest.raises(ValueError):
+        jsonfast.loads(bad)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(patterns=st.lists(st.text(alphabet="ab/.*?", max_size=8), min_size=1, max_size=6),
+       rels=st.lists(st.text(alphabet="ab/.", min_size=1, max_size=8), min_size=1, max_size=3))
+def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: list[str]) -> None:
+    kinds = ["path"] * len(patterns)
+    leads = [traps._lead("path", p) for p in patterns]
+    hits = traps._hits("/nowhere", kinds, patterns, rels, None, None)
+    assert traps._hits("/nowhere", kinds, patterns, rels, None, None, leads) == hits
+    assert hits == [i for i, p in enumerate(patterns)
+                    if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)]
+
+
+def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:
+    data = b"\xef\xbb\xbf" + json.dumps({"a": "\u00e9"}).encode()
+    assert jsonfast.loads(data) == json.loads(data) == {"a": "\u00e9"}
