@@ -129,6 +129,75 @@ def test_a_fork_of_a_fork_takes_each_part_below_its_cut(tmp_path: Path) -> None:
     assert session.forked_from == b
 
 
+def _forked(path: Path, parent: str, cut: int) -> Path:
+    path.write_text(path.read_text().replace(
+        '"cwd"', f'"forked_from_id": {json.dumps(parent)}, "forked_from_ordinal_exclusive": '
+        f'{cut}, "cwd"', 1))
+    return path
+
+
+def _req(n: int, text: str) -> str:
+    return line("event_msg", {"type": "user_message", "message": text}, ordinal=n)
+
+
+def _fork_read(path: Path, sid: str) -> Session:
+    return ADAPTER.read(SessionRef(agent="codex", account="", session_id=sid, path=str(path),
+                                   mtime=0)).session
+
+
+def test_a_fork_chain_that_loops_is_read_once(tmp_path: Path) -> None:
+    """A forked from B forked from A (rollouts edited, or a bug): each part once, no more."""
+    a, b, c, d = ("01a20000-0000-7000-8000-00000000000" + x for x in "abcd")
+    _forked(rollout(tmp_path, a, "/w", stamp="2026-11-30T04-00-00", body=[_req(1, "a's")]), b, 9)
+    _forked(rollout(tmp_path, b, "/w", stamp="2026-11-30T04-01-00", body=[_req(1, "b's")]), a, 9)
+    fork = _forked(rollout(tmp_path, c, "/w", stamp="2026-11-30T04-02-00",
+                           body=[_req(9, "c's own")]), a, 9)
+    assert _fork_read(fork, c).requests == ["b's", "a's", "c's own"]
+    itself = _forked(rollout(tmp_path, d, "/w", stamp="2026-11-30T04-03-00",
+                             body=[_req(1, "d's own")]), d, 9)
+    assert _fork_read(itself, d).requests == ["d's own"]
+
+
+def test_a_parent_id_with_path_characters_is_no_parent(tmp_path: Path) -> None:
+    e = "01a20000-0000-7000-8000-00000000000e"
+    path = _forked(rollout(tmp_path, e, "/w", stamp="2026-11-30T04-04-00",
+                           body=[_req(1, "e's own")]), "../../../../etc/passwd", 9)
+    session = _fork_read(path, e)
+    assert session.forked_from is None and session.requests == ["e's own"]
+
+
+def test_the_brief_says_when_the_parents_history_is_missing_or_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parents share one first read's budget: a big parent is read from its end."""
+    from continuity_core import brief, transcript
+
+    a, b, c = ("01a20000-0000-7000-8000-00000000000" + x for x in "abc")
+    rollout(tmp_path, a, "/w", stamp="2026-11-30T04-00-00",
+            body=[_req(n, f"a{n} " + "x" * 4000) for n in range(1, 40)])
+    fork = _forked(rollout(tmp_path, b, "/w", stamp="2026-11-30T04-01-00",
+                           body=[_req(40, "b's own")]), a, 40)
+    assert _fork_read(fork, b).fork_history == "all"
+    monkeypatch.setattr(transcript, "COLD_MAX", fork.stat().st_size + 20_000)
+    session = _fork_read(fork, b)
+    assert session.fork_history == "part" and session.requests[-1] == "b's own"
+    assert 1 < len(session.requests) < 10 and session.requests[-2].startswith("a39 ")
+    assert "only the newest part of its history" in brief._lineage(session)
+    gone = _forked(rollout(tmp_path, c, "/w", stamp="2026-11-30T04-02-00",
+                           body=[_req(3, "c's own")]), "01a20000-0000-7000-8000-0000000000ff", 3)
+    session = _fork_read(gone, c)
+    assert session.fork_history == "none" and session.requests == ["c's own"]
+    assert "could not be read" in brief._lineage(session)
+
+
+def test_archived_is_the_folder_the_rollout_lies_in_not_any_above() -> None:
+    from continuity_codex.discovery import is_archived
+
+    name = "rollout-2026-12-01T06-35-03-01a23050-607b-7353-94f6-cfb64748faf6.jsonl"
+    assert is_archived(f"/h/.codex/archived_sessions/{name}")
+    assert not is_archived(f"/h/.codex/sessions/2026/12/01/{name}")
+    assert not is_archived(f"/backup/archived_sessions/.codex/sessions/2026/12/01/{name}")
+
+
 def test_discovery_lists_the_archived_thread(home: Path) -> None:
     refs = list(ADAPTER.discover(Path(TRUTH[ARCHIVED]["cwd"]),
                                  ADAPTER.accounts(GlobalConfig())))

@@ -461,8 +461,10 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
 
 def is_archived(path: str) -> bool:
     """Whether `codex archive` moved the rollout: Codex keeps it in `archived_sessions/` (one
-    flat folder) and refuses to resume it until `codex unarchive` moves it back."""
-    return ARCHIVED in Path(path).parts
+    flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
+    that counts is the nearest session folder above the file (as `home_of` finds it), so a
+    Codex home that itself lies under some `archived_sessions/` is not all archived."""
+    return next((p for p in reversed(Path(path).parts[:-1]) if p in FOLDERS), None) == ARCHIVED
 
 
 ARCHIVED = FOLDERS[1]
