@@ -260,3 +260,15 @@ def test_agent_names_the_writer_and_never_narrows_the_session(
     shown = json.loads(cli("now", "--agent", "codex", "--json").stdout)
     assert shown["checked"] and shown["session"] == CLAUDE_S1  # the one rule, not codex's own
     assert "codex" in (project / "memory" / "hot.md").read_text()  # recorded as the writer
+
+
+def test_an_empty_account_is_no_account_not_the_current_folder(
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    """`--account "$ACCOUNT"` with the variable unset: an error, not the project read as a
+    config folder of every agent."""
+    codex_work(isolated_home, project, mtime=1_000_000)
+    for args in (("sessions", "--account", ""), ("handoff", "--account", " "),
+                 ("resume", "codex", "--from-account", "", "--dry-run")):
+        result = cli(*args)
+        assert result.exit_code == 1, (args, result.output)
+        assert "is known" in result.output and str(project) + ";" not in result.output

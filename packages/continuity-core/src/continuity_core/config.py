@@ -117,6 +117,9 @@ def explain(e: msgspec.ValidationError, path: Path, text: str = "") -> str:
         what = f"{name} must be {_type_words(kind + '`')}" + (f" {bound}" if bound else "")
         if got:
             what += f", not {_type_words(got)}"
+    elif where:  # a check of the struct's own (`__post_init__`): its table named
+        line, _ = locate(text, where, "dir") if where[0] == "accounts" else (None, False)
+        what = f"[{'.'.join(where)}] {raw}"
     else:
         line = None
     at = f", line {line}" if line else ""
