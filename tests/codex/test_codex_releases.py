@@ -198,6 +198,26 @@ def test_archived_is_the_folder_the_rollout_lies_in_not_any_above() -> None:
     assert not is_archived(f"/backup/archived_sessions/.codex/sessions/2026/12/01/{name}")
 
 
+def test_a_linked_archive_folder_is_read_and_a_fifo_in_it_is_not_waited_on(
+        home: Path, tmp_path: Path) -> None:
+    """`archived_sessions/` moved to another disk and linked back is still the archive; a
+    FIFO named like a rollout in it must not hang a scan (discovery reads each head)."""
+    import threading
+
+    elsewhere = tmp_path / "elsewhere"
+    (home / "archived_sessions").rename(elsewhere)
+    (home / "archived_sessions").symlink_to(elsewhere)
+    (elsewhere / "loop").symlink_to(elsewhere)
+    os.mkfifo(elsewhere / "rollout-2026-12-01T06-35-09-01a23050-607b-7353-94f6-cfb64748fff0.jsonl")
+    found: list[list[str]] = []
+    thread = threading.Thread(daemon=True, target=lambda: found.append([
+        r.session_id for r in ADAPTER.discover(Path(TRUTH[ARCHIVED]["cwd"]),
+                                               ADAPTER.accounts(GlobalConfig()))]))
+    thread.start()
+    thread.join(20)
+    assert found == [[TRUTH[ARCHIVED]["session_id"]]]
+
+
 def test_discovery_lists_the_archived_thread(home: Path) -> None:
     refs = list(ADAPTER.discover(Path(TRUTH[ARCHIVED]["cwd"]),
                                  ADAPTER.accounts(GlobalConfig())))

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import sqlite3
+import stat
 import subprocess
 import time
 import uuid
@@ -74,10 +75,14 @@ def thread_id_of(path: str) -> str | None:
 
 def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a rollout, decompressed when it is a .zst."""
-    if path.endswith(".zst"):
-        return _zst_head(path, size)
-    fd = os.open(path, os.O_RDONLY)  # no file object: a scan reads thousands of these
+    # no file object: a scan reads thousands of these; never blocks (a FIFO named like a
+    # rollout is not read: it would hang a scan, a hook's included)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        if path.endswith(".zst"):
+            return _zst_head(path, size)
         return os.read(fd, size)
     finally:
         os.close(fd)
