@@ -121,6 +121,9 @@ def test_the_id_read_never_blocks_and_reads_only_the_head(tmp_path: Path) -> Non
                      b'", "sessionId": "12345678-0000-4000-8000-000000000005"}\n')
     assert own_session_id(str(huge), other) == other  # past the head: the hook's id stands
     assert own_session_id("/etc/passwd", other) == other  # not a chat file's name: no read
+    odd = tmp_path / "session-2026-11-30T04-02-12345678.jsonl"
+    odd.write_text('{"sessionId": "12345678; rm -rf ~", "projectHash": "x"}\n')
+    assert own_session_id(str(odd), other) == other  # not an id: the hook's stands
 
 
 @pytest.fixture

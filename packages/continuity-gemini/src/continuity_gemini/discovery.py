@@ -234,7 +234,11 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
         os.close(fd)
     m = _SID.search(head)
     own = m.group(1).decode("utf-8", "replace") if m else ""
-    return own if own.startswith(named) else session_id
+    # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
+    return own if own.startswith(named) and _OWN_ID.fullmatch(own) else session_id
+
+
+_OWN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 def chat_files(folder: Path) -> list[Path]:
