@@ -247,6 +247,37 @@ def test_native_resume_of_an_archived_thread_is_refused_with_what_to_do(
     assert spec.argv[:3] == ["codex", "resume", sid]
 
 
+def test_native_resume_of_a_fork_in_another_account_takes_its_parents_along(
+        home: Path, tmp_path: Path) -> None:
+    """Codex resumes a fork only with its parent's rollout (codex-cli 0.171.0: "invalid
+    paginated history lineage …: missing source rollout"): the parent is copied beside it,
+    an archived one under its date folders; a parent that is gone refuses, saying what to do."""
+    from continuity_core.adapters import Account
+
+    brief = tmp_path / "brief.md"
+    brief.write_text("brief")
+    fork, parent = (home.parent / k.removeprefix("codex/") for k in (FORK, PARENT))
+    ref = SessionRef(agent="codex", account="CODEX_HOME", session_id=TRUTH[FORK]["session_id"],
+                     path=str(fork), mtime=0)
+    other = tmp_path / "other-codex"
+    other.mkdir()
+    to_other = LaunchOptions(native=ref, account=Account(agent="codex", name="o", dir=str(other)))
+    dry = ADAPTER.launch(Path("/w"), brief, msgspec.structs.replace(to_other, dry_run=True))
+    assert any(n.startswith("would copy the fork's parent: ") for n in dry.notes)
+    assert not (other / "sessions").exists()
+    # the parent archived in the source account: still its lineage, copied under sessions/
+    archived = home / "archived_sessions" / parent.name
+    parent.rename(archived)
+    spec = ADAPTER.launch(Path("/w"), brief, to_other)
+    assert spec.argv[:3] == ["codex", "resume", TRUTH[FORK]["session_id"]]
+    assert (other / "sessions/2026/12/01" / fork.name).read_bytes() == fork.read_bytes()
+    assert (other / "sessions/2026/12/01" / parent.name).read_bytes() == archived.read_bytes()
+    archived.unlink()
+    with pytest.raises(BakerError, match="Codex cannot resume the fork without it") as refused:
+        ADAPTER.launch(Path("/w"), brief, LaunchOptions(native=ref))
+    assert TRUTH[PARENT]["session_id"] in str(refused.value)
+
+
 # --- through `baker`, in a repository ------------------------------------------------------
 
 def _as_repo(home: Path, repo: Path, rel: str) -> None:

@@ -475,6 +475,40 @@ def is_archived(path: str) -> bool:
 ARCHIVED = FOLDERS[1]
 
 
+# --- forks ------------------------------------------------------------------------------------
+
+# A fork's session_meta names its parent and its cut before its ~20 KB of base instructions.
+FORK = re.compile(rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
+                  rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)', re.S)
+HEAD_FORK = 1024
+FORK_DEPTH = 8  # a fork of a fork of …: the chain is followed this far
+
+
+def lineage(path: str) -> tuple[list[str], str | None]:
+    """The rollouts a fork's history lies in, its parent first, then the parent's parent …
+    (found by id in its Codex home, each once, `FORK_DEPTH` at most); and the id of the first
+    one that is not there (None when none is missing, or `path` is no fork)."""
+    found: list[str] = []
+    seen = {thread_id_of(path)}
+    home, current = home_of(path), path
+    while len(found) < FORK_DEPTH:
+        try:
+            head = read_head(current, HEAD_FORK)
+        except OSError:
+            break
+        up = FORK.search(head) if b"session_meta" in head[:200] else None
+        if up is None or up.group(1).decode() in seen:
+            break
+        parent_id = up.group(1).decode()
+        seen.add(parent_id)
+        parent = find_by_id(home, parent_id)
+        if parent is None:
+            return found, parent_id
+        found.append(parent)
+        current = parent
+    return found, None
+
+
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
     parts = Path(path).parts

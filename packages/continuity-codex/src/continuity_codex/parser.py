@@ -189,9 +189,6 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
 
 _ORDINAL = re.compile(rb'"ordinal"\s*:\s*(\d+)')
 _THREAD_ID = re.compile(r"[0-9A-Za-z-]{8,64}")  # what `discovery.find_by_id` looks up
-_FORK = re.compile(rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
-                   rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)', re.S)
-FORK_DEPTH = 8  # a fork of a fork of …: the chain is followed this far
 
 
 def _fork_budget(session: Session) -> int:
@@ -221,7 +218,7 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
     from continuity_core.jsonl import ForwardReader
     from continuity_core.transcript import tail_cursor
 
-    if depth >= FORK_DEPTH or not session.path or parent in seen or budget[0] <= 0:
+    if depth >= discovery.FORK_DEPTH or not session.path or parent in seen or budget[0] <= 0:
         return "part" if depth else "none"
     seen.add(parent)
     path = discovery.find_by_id(discovery.home_of(session.path), parent)
@@ -237,7 +234,7 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
     reader = ForwardReader(path, tail.offset if tail is not None else 0)
     for n, line in enumerate(reader):
         if n == 0 and tail is None and b"session_meta" in line[:200]:
-            up = _FORK.search(line[:HEAD_FORK])
+            up = discovery.FORK.search(line[: discovery.HEAD_FORK])
             # the parent is a fork too: its start first
             if up is not None and _fold_parent(session, extra, up.group(1).decode(),
                                                min(cut, int(up.group(2))), seen, budget,
@@ -257,7 +254,6 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
     return got
 
 
-HEAD_FORK = 1024  # session_meta names the parent before its ~20 KB of base instructions
 
 
 def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
