@@ -79,3 +79,16 @@ def test_no_flag_is_spelled_twice_across_agents() -> None:
                     "other": ["--mark --other-mark"]}
     assert "'deep-x'" in command.bad_declarations["other"]
     assert "'x'" in command.bad_declarations["other-deep"]
+
+
+class Spaced(FakeAdapter):
+    name = "Co dex"
+    display_name = "Odd Name"
+    install_options: tuple[InstallOption, ...] = (InstallOption(name="chain", help="x"),)
+
+
+def test_an_agent_whose_name_cannot_be_in_a_flag_gets_none() -> None:
+    command = DeclaredOptions("sync", params=list(sync.params))
+    assert flags(command, {"Co dex": Spaced(), "fake": FakeAdapter()}) == {
+        "fake": ["--mark --fake-mark"]}
+    assert "'chain'" in command.bad_declarations["Co dex"]

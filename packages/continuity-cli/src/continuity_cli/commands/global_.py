@@ -49,7 +49,8 @@ class DeclaredOptions(click.Command):
         for agent, adapter in adapters.items():
             valid[agent], bad = [], []
             for n in (o.name for o in adapter.install_options):
-                if not _NAME.match(n) or f"--{agent}-{n}" in taken:
+                # the agent's name is in every flag: `--Co dex-chain` is none
+                if not _NAME.match(agent) or not _NAME.match(n) or f"--{agent}-{n}" in taken:
                     bad.append(n)
                 else:
                     valid[agent].append(n)
@@ -58,7 +59,8 @@ class DeclaredOptions(click.Command):
                 self.bad_declarations[agent] = (
                     f"adapter {agent!r} declares install options baker cannot show: "
                     f"{', '.join(map(repr, bad))} (lower-case words joined by '-', declared "
-                    "once, and not one of this command's or another agent's options)")
+                    "once, and not one of this command's or another agent's options; the "
+                    "agent's name the same)")
         counts: dict[str, int] = {}
         for names in valid.values():
             for n in names:
