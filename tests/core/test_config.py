@@ -54,3 +54,12 @@ def test_an_account_dir_must_not_depend_on_the_current_folder(tmp_path: Path,
         load_config(path)
     assert f"line 6: [accounts.work] dir = {folder!r} must be an absolute path or start with ~" \
         in str(e.value)
+
+
+def test_a_transcripts_folder_must_not_depend_on_the_current_folder(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[transcripts]\nclaude = ["~/.claude"]\ncodex = ["/abs", "codex-copy"]\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    assert "line 3: [transcripts] codex holds 'codex-copy', which must be an absolute path " \
+        "or start with ~" in str(e.value)

@@ -51,11 +51,20 @@ def load_config(path: Path | None = None) -> GlobalConfig:
 
 def _decode(data: bytes, path: Path) -> GlobalConfig:
     try:
-        return msgspec.toml.decode(data, type=GlobalConfig)
+        config = msgspec.toml.decode(data, type=GlobalConfig)
     except msgspec.ValidationError as e:
         raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
     except msgspec.DecodeError as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
+    for agent, folders in config.transcripts.items():
+        # as an account's `dir` (schemas.config): a relative folder would follow the cwd
+        bad = next((f for f in folders if not f.startswith(("~", "/"))), None)
+        if bad is not None:
+            line, _ = locate(data.decode(errors="replace"), ["transcripts"], agent)
+            at = f", line {line}" if line else ""
+            raise ConfigError(f"{_shown(path)}{at}: [transcripts] {agent} holds {bad!r}, which "
+                              "must be an absolute path or start with ~")
+    return config
 
 
 def config_or_defaults(path: Path | None = None) -> tuple[GlobalConfig, str | None]:
