@@ -158,6 +158,17 @@ def test_a_fork_chain_that_loops_is_read_once(tmp_path: Path) -> None:
     assert _fork_read(itself, d).requests == ["d's own"]
 
 
+def test_a_secret_in_the_parents_part_is_redacted_like_the_forks_own(tmp_path: Path) -> None:
+    a, b = ("01a20000-0000-7000-8000-00000000001" + x for x in "ab")
+    key = "sk-ant-api03-" + "x" * 90
+    rollout(tmp_path, a, "/w", stamp="2026-11-30T04-00-00", body=[_req(1, f"use {key}")])
+    fork = _forked(rollout(tmp_path, b, "/w", stamp="2026-11-30T04-01-00",
+                           body=[_req(2, "b's own")]), a, 2)
+    session = _fork_read(fork, b)
+    assert session.requests == ["use [REDACTED]", "b's own"]
+    assert key not in msgspec.json.encode(session).decode()
+
+
 def test_a_parent_id_with_path_characters_is_no_parent(tmp_path: Path) -> None:
     e = "01a20000-0000-7000-8000-00000000000e"
     path = _forked(rollout(tmp_path, e, "/w", stamp="2026-11-30T04-04-00",
