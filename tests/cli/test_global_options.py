@@ -45,3 +45,50 @@ def test_declared_values_reach_only_their_adapter() -> None:
         assert declared_values("fake") == {"mark": True}
         assert declared_values("other")["deep"] is True
         assert declared_values("absent") == {}
+
+
+class Dashed(FakeAdapter):
+    """An agent whose name and options spell flags the others already have."""
+
+    name = "other-deep"
+    display_name = "Dashed Agent"
+    install_options: tuple[InstallOption, ...] = (
+        InstallOption(name="x", help="--other-deep-x: free."),
+        InstallOption(name="x", help="Declared twice."),
+        InstallOption(name="other-mark", help="--other-mark is the other agent's."),
+    )
+
+
+class Clash(FakeAdapter):
+    name = "other"
+    display_name = "Other Agent"
+    install_options: tuple[InstallOption, ...] = (
+        InstallOption(name="deep-x", help="--other-deep-x is the dashed agent's too."),
+        InstallOption(name="mark", help="Its own."),
+    )
+
+
+def test_no_flag_is_spelled_twice_across_agents() -> None:
+    """`--AGENT-NAME` of one agent can spell another's: every flag is made once, and what
+    would repeat one is left out and named, never silently shadowing an option."""
+    command = DeclaredOptions("sync", params=list(sync.params))
+    made = flags(command, {"other-deep": Dashed(), "other": Clash()})
+    every = [f for spelled in made.values() for o in spelled for f in o.split()]
+    assert len(every) == len(set(every)), made
+    assert made == {"other-deep": ["--x --other-deep-x", "--other-deep-other-mark"],
+                    "other": ["--mark --other-mark"]}
+    assert "'deep-x'" in command.bad_declarations["other"]
+    assert "'x'" in command.bad_declarations["other-deep"]
+
+
+class Spaced(FakeAdapter):
+    name = "Co dex"
+    display_name = "Odd Name"
+    install_options: tuple[InstallOption, ...] = (InstallOption(name="chain", help="x"),)
+
+
+def test_an_agent_whose_name_cannot_be_in_a_flag_gets_none() -> None:
+    command = DeclaredOptions("sync", params=list(sync.params))
+    assert flags(command, {"Co dex": Spaced(), "fake": FakeAdapter()}) == {
+        "fake": ["--mark --fake-mark"]}
+    assert "'chain'" in command.bad_declarations["Co dex"]

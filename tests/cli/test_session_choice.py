@@ -260,3 +260,36 @@ def test_agent_names_the_writer_and_never_narrows_the_session(
     shown = json.loads(cli("now", "--agent", "codex", "--json").stdout)
     assert shown["checked"] and shown["session"] == CLAUDE_S1  # the one rule, not codex's own
     assert "codex" in (project / "memory" / "hot.md").read_text()  # recorded as the writer
+
+
+def test_an_empty_account_is_no_account_not_the_current_folder(
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    """`--account "$ACCOUNT"` with the variable unset: an error, not the project read as a
+    config folder of every agent."""
+    codex_work(isolated_home, project, mtime=1_000_000)
+    for args in (("sessions", "--account", ""), ("handoff", "--account", " "),
+                 ("resume", "codex", "--from-account", "", "--dry-run")):
+        result = cli(*args)
+        assert result.exit_code == 1, (args, result.output)
+        assert "is known" in result.output and str(project) + ";" not in result.output
+
+
+def test_usage_agent_narrows_the_live_session(
+        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    """`baker usage --agent claude` measures Claude's newest session, not the newer Codex one,
+    and a name no adapter has is said, not ignored."""
+    claude_work(isolated_home, project, mtime=1_000_000)
+    codex_work(isolated_home, project, mtime=2_000_000)
+
+    def measured(*args: str) -> dict[str, Any]:
+        result = cli("usage", "--json", *args)
+        assert result.exit_code == 0, result.output
+        found: dict[str, Any] = json.loads(result.stdout)
+        return found
+
+    assert measured()["session_id"] == CODEX_S1
+    assert measured("--agent", "claude")["session_id"] == CLAUDE_S1
+    typo = measured("--agent", "claud")
+    assert typo["level"] == "unknown" and "no adapter named 'claud'" in typo["reason"]
+    none = measured("--agent", "gemini")
+    assert none["level"] == "unknown" and "nothing matches --from gemini" in none["reason"]

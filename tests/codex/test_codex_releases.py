@@ -129,6 +129,106 @@ def test_a_fork_of_a_fork_takes_each_part_below_its_cut(tmp_path: Path) -> None:
     assert session.forked_from == b
 
 
+def _forked(path: Path, parent: str, cut: int) -> Path:
+    path.write_text(path.read_text().replace(
+        '"cwd"', f'"forked_from_id": {json.dumps(parent)}, "forked_from_ordinal_exclusive": '
+        f'{cut}, "cwd"', 1))
+    return path
+
+
+def _req(n: int, text: str) -> str:
+    return line("event_msg", {"type": "user_message", "message": text}, ordinal=n)
+
+
+def _fork_read(path: Path, sid: str) -> Session:
+    return ADAPTER.read(SessionRef(agent="codex", account="", session_id=sid, path=str(path),
+                                   mtime=0)).session
+
+
+def test_a_fork_chain_that_loops_is_read_once(tmp_path: Path) -> None:
+    """A forked from B forked from A (rollouts edited, or a bug): each part once, no more."""
+    a, b, c, d = ("01a20000-0000-7000-8000-00000000000" + x for x in "abcd")
+    _forked(rollout(tmp_path, a, "/w", stamp="2026-11-30T04-00-00", body=[_req(1, "a's")]), b, 9)
+    _forked(rollout(tmp_path, b, "/w", stamp="2026-11-30T04-01-00", body=[_req(1, "b's")]), a, 9)
+    fork = _forked(rollout(tmp_path, c, "/w", stamp="2026-11-30T04-02-00",
+                           body=[_req(9, "c's own")]), a, 9)
+    assert _fork_read(fork, c).requests == ["b's", "a's", "c's own"]
+    itself = _forked(rollout(tmp_path, d, "/w", stamp="2026-11-30T04-03-00",
+                             body=[_req(1, "d's own")]), d, 9)
+    assert _fork_read(itself, d).requests == ["d's own"]
+
+
+def test_a_secret_in_the_parents_part_is_redacted_like_the_forks_own(tmp_path: Path) -> None:
+    a, b = ("01a20000-0000-7000-8000-00000000001" + x for x in "ab")
+    key = "sk-ant-api03-" + "x" * 90
+    rollout(tmp_path, a, "/w", stamp="2026-11-30T04-00-00", body=[_req(1, f"use {key}")])
+    fork = _forked(rollout(tmp_path, b, "/w", stamp="2026-11-30T04-01-00",
+                           body=[_req(2, "b's own")]), a, 2)
+    session = _fork_read(fork, b)
+    assert session.requests == ["use [REDACTED]", "b's own"]
+    assert key not in msgspec.json.encode(session).decode()
+
+
+def test_a_parent_id_with_path_characters_is_no_parent(tmp_path: Path) -> None:
+    e = "01a20000-0000-7000-8000-00000000000e"
+    path = _forked(rollout(tmp_path, e, "/w", stamp="2026-11-30T04-04-00",
+                           body=[_req(1, "e's own")]), "../../../../etc/passwd", 9)
+    session = _fork_read(path, e)
+    assert session.forked_from is None and session.requests == ["e's own"]
+
+
+def test_the_brief_says_when_the_parents_history_is_missing_or_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parents share one first read's budget: a big parent is read from its end."""
+    from continuity_core import brief, transcript
+
+    a, b, c = ("01a20000-0000-7000-8000-00000000000" + x for x in "abc")
+    rollout(tmp_path, a, "/w", stamp="2026-11-30T04-00-00",
+            body=[_req(n, f"a{n} " + "x" * 4000) for n in range(1, 40)])
+    fork = _forked(rollout(tmp_path, b, "/w", stamp="2026-11-30T04-01-00",
+                           body=[_req(40, "b's own")]), a, 40)
+    assert _fork_read(fork, b).fork_history == "all"
+    monkeypatch.setattr(transcript, "COLD_MAX", fork.stat().st_size + 20_000)
+    session = _fork_read(fork, b)
+    assert session.fork_history == "part" and session.requests[-1] == "b's own"
+    assert 1 < len(session.requests) < 10 and session.requests[-2].startswith("a39 ")
+    assert "only the newest part of its history" in brief._lineage(session)
+    gone = _forked(rollout(tmp_path, c, "/w", stamp="2026-11-30T04-02-00",
+                           body=[_req(3, "c's own")]), "01a20000-0000-7000-8000-0000000000ff", 3)
+    session = _fork_read(gone, c)
+    assert session.fork_history == "none" and session.requests == ["c's own"]
+    assert "could not be read" in brief._lineage(session)
+
+
+def test_archived_is_the_folder_the_rollout_lies_in_not_any_above() -> None:
+    from continuity_codex.discovery import is_archived
+
+    name = "rollout-2026-12-01T06-35-03-01a23050-607b-7353-94f6-cfb64748faf6.jsonl"
+    assert is_archived(f"/h/.codex/archived_sessions/{name}")
+    assert not is_archived(f"/h/.codex/sessions/2026/12/01/{name}")
+    assert not is_archived(f"/backup/archived_sessions/.codex/sessions/2026/12/01/{name}")
+
+
+def test_a_linked_archive_folder_is_read_and_a_fifo_in_it_is_not_waited_on(
+        home: Path, tmp_path: Path) -> None:
+    """`archived_sessions/` moved to another disk and linked back is still the archive; a
+    FIFO named like a rollout in it must not hang a scan (discovery reads each head)."""
+    import threading
+
+    elsewhere = tmp_path / "elsewhere"
+    (home / "archived_sessions").rename(elsewhere)
+    (home / "archived_sessions").symlink_to(elsewhere)
+    (elsewhere / "loop").symlink_to(elsewhere)
+    os.mkfifo(elsewhere / "rollout-2026-12-01T06-35-09-01a23050-607b-7353-94f6-cfb64748fff0.jsonl")
+    found: list[list[str]] = []
+    thread = threading.Thread(daemon=True, target=lambda: found.append([
+        r.session_id for r in ADAPTER.discover(Path(TRUTH[ARCHIVED]["cwd"]),
+                                               ADAPTER.accounts(GlobalConfig()))]))
+    thread.start()
+    thread.join(20)
+    assert found == [[TRUTH[ARCHIVED]["session_id"]]]
+
+
 def test_discovery_lists_the_archived_thread(home: Path) -> None:
     refs = list(ADAPTER.discover(Path(TRUTH[ARCHIVED]["cwd"]),
                                  ADAPTER.accounts(GlobalConfig())))
@@ -156,6 +256,37 @@ def test_native_resume_of_an_archived_thread_is_refused_with_what_to_do(
     spec = ADAPTER.launch(Path("/w"), brief, LaunchOptions(
         native=msgspec.structs.replace(ref, path=str(back))))
     assert spec.argv[:3] == ["codex", "resume", sid]
+
+
+def test_native_resume_of_a_fork_in_another_account_takes_its_parents_along(
+        home: Path, tmp_path: Path) -> None:
+    """Codex resumes a fork only with its parent's rollout (codex-cli 0.171.0: "invalid
+    paginated history lineage …: missing source rollout"): the parent is copied beside it,
+    an archived one under its date folders; a parent that is gone refuses, saying what to do."""
+    from continuity_core.adapters import Account
+
+    brief = tmp_path / "brief.md"
+    brief.write_text("brief")
+    fork, parent = (home.parent / k.removeprefix("codex/") for k in (FORK, PARENT))
+    ref = SessionRef(agent="codex", account="CODEX_HOME", session_id=TRUTH[FORK]["session_id"],
+                     path=str(fork), mtime=0)
+    other = tmp_path / "other-codex"
+    other.mkdir()
+    to_other = LaunchOptions(native=ref, account=Account(agent="codex", name="o", dir=str(other)))
+    dry = ADAPTER.launch(Path("/w"), brief, msgspec.structs.replace(to_other, dry_run=True))
+    assert any(n.startswith("would copy the fork's parent: ") for n in dry.notes)
+    assert not (other / "sessions").exists()
+    # the parent archived in the source account: still its lineage, copied under sessions/
+    archived = home / "archived_sessions" / parent.name
+    parent.rename(archived)
+    spec = ADAPTER.launch(Path("/w"), brief, to_other)
+    assert spec.argv[:3] == ["codex", "resume", TRUTH[FORK]["session_id"]]
+    assert (other / "sessions/2026/12/01" / fork.name).read_bytes() == fork.read_bytes()
+    assert (other / "sessions/2026/12/01" / parent.name).read_bytes() == archived.read_bytes()
+    archived.unlink()
+    with pytest.raises(BakerError, match="Codex cannot resume the fork without it") as refused:
+        ADAPTER.launch(Path("/w"), brief, LaunchOptions(native=ref))
+    assert TRUTH[PARENT]["session_id"] in str(refused.value)
 
 
 # --- through `baker`, in a repository ------------------------------------------------------

@@ -276,3 +276,19 @@ def test_an_archive_from_a_newer_baker_is_refused_not_rebuilt(
     with pytest.raises(StoreError, match="newer baker"):
         Archive()
     assert not list(archive_mod.db_path().parent.glob("archive.sqlite.corrupt-*"))
+
+
+def test_a_fifo_named_like_a_transcript_is_skipped_not_waited_on(
+        adapters: dict[str, FolderAdapter], homes: dict[str, Path]) -> None:
+    import threading
+
+    fifo = homes["claude"] / "projects" / "fifo-0000.jsonl"
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fifo)
+    done: list[archive_mod.IndexStats] = []
+    thread = threading.Thread(target=lambda: done.append(index(adapters)), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert done, "indexing waited on a FIFO"
+    assert any(s.startswith(f"{fifo}: not a regular file") for s in done[0].skipped)
+    assert done[0].indexed > 20

@@ -9,6 +9,9 @@ the canary notices when a release changes them.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +51,38 @@ def test_codex_fork_is_its_own_session_with_its_parents_history(agent: MakeAgent
     assert f"- session: {fork}" in brief and f"forked from session {parent}" in brief
     assert FIRST in brief and "Now run it in a fork." in brief  # both parts
     assert "slug.py" in brief and PLAN[0][0] in brief  # the parent's edit and plan
+
+
+def test_codex_fork_resumed_natively_in_another_account_brings_its_parent(
+        agent: MakeAgent, tmp_path: Path) -> None:
+    """Codex resumes a fork only with its parent's rollout ("missing source rollout"): `baker
+    resume codex --native --account OTHER` copies both, and Codex there sees the whole thread."""
+    a: Agent = agent("codex", [*codex_script(), Turn(text="Forked."), Turn(text="Resumed.")])
+    assert baker(a, "init").returncode == 0
+    parent = codex_first_turn(a)
+    fork = session_id(a, a.cli("codex", "exec", "fork", parent, "--skip-git-repo-check",
+                               "--json", "--dangerously-bypass-approvals-and-sandbox",
+                               "Now run it in a fork.").stdout)
+    other = a.config_dir.parent / "codex-other"
+    other.mkdir()
+    for f in a.config_dir.iterdir():  # the account's own settings and login, not its threads
+        if f.is_file() and not f.name.startswith(("state_", "logs_")):
+            shutil.copy2(f, other / f.name)
+    stub = tmp_path / "bin"  # `baker resume` ends by exec'ing codex: here a no-op
+    stub.mkdir()
+    (stub / "codex").write_text("#!/bin/sh\nexit 0\n")
+    (stub / "codex").chmod(0o755)
+    done = baker(a, "resume", "codex", "--native", "--session", fork, "--account", str(other),
+                 env={"PATH": f"{stub}:{a.env['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    resumed = subprocess.run(
+        ["codex", "exec", "--skip-git-repo-check", "--json",
+         "--dangerously-bypass-approvals-and-sandbox", "resume", fork, "Go on."],
+        cwd=a.project, env={**a.env, "CODEX_HOME": str(other)}, capture_output=True,
+        text=True, timeout=90)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    last = a.mock.main_requests[-1].text
+    assert FIRST in last and "Now run it in a fork." in last and "Go on." in last
 
 
 def test_codex_archived_thread_is_briefed_but_not_resumed_natively(agent: MakeAgent) -> None:

@@ -10,7 +10,9 @@ file's id resumes. Then `--resume` fell back again and rotated once more.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ import pytest
 
 from continuity_core.schemas.config import GlobalConfig
 from continuity_gemini import GeminiAdapter
-from continuity_gemini.discovery import own_session_id
+from continuity_gemini.discovery import HEAD_BYTES, own_session_id
 from tests.conftest import FIXTURES, run_baker
 from tests.gemini.chatlog import CONTEXT, PAYLOADS, SESSIONS, gemini, header, user, write_log
 
@@ -100,6 +102,28 @@ def test_a_hook_id_stands_where_the_file_cannot_say(tmp_path: Path) -> None:
     real = write_log(chats / "session-2026-11-30T04-01-12345678.jsonl",
                      [header(sid), CONTEXT, user("u1", "go"), gemini("g1", "ok")])
     assert own_session_id(str(real), other) == sid
+
+
+def test_the_id_read_never_blocks_and_reads_only_the_head(tmp_path: Path) -> None:
+    """A hook runs on every turn under a deadline: a FIFO named like a chat file must not hang
+    it, and a chat file with a huge first line costs one small read."""
+    other = "abcdef01-0000-4000-8000-000000000002"
+    fifo = tmp_path / "session-2026-11-30T04-00-12345678.jsonl"
+    os.mkfifo(fifo)
+    done: list[str | None] = []
+    thread = threading.Thread(target=lambda: done.append(own_session_id(str(fifo), other)),
+                              daemon=True)
+    thread.start()
+    thread.join(5)
+    assert done == [other]
+    huge = tmp_path / "session-2026-11-30T04-01-12345678.jsonl"
+    huge.write_bytes(b'{"x": "' + b"a" * (HEAD_BYTES * 64) +
+                     b'", "sessionId": "12345678-0000-4000-8000-000000000005"}\n')
+    assert own_session_id(str(huge), other) == other  # past the head: the hook's id stands
+    assert own_session_id("/etc/passwd", other) == other  # not a chat file's name: no read
+    odd = tmp_path / "session-2026-11-30T04-02-12345678.jsonl"
+    odd.write_text('{"sessionId": "12345678; rm -rf ~", "projectHash": "x"}\n')
+    assert own_session_id(str(odd), other) == other  # not an id: the hook's stands
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import heapq
 import json
 import os
 import re
+import stat
 import subprocess
 import time
 import uuid
@@ -76,10 +77,14 @@ def thread_id_of(path: str) -> str | None:
 
 def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a rollout, decompressed when it is a .zst."""
-    if path.endswith(".zst"):
-        return _zst_head(path, size)
-    fd = os.open(path, os.O_RDONLY)  # no file object: a scan reads thousands of these
+    # no file object: a scan reads thousands of these; never blocks (a FIFO named like a
+    # rollout is not read: it would hang a scan, a hook's included)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        if path.endswith(".zst"):
+            return _zst_head(path, size)
         return os.read(fd, size)
     finally:
         os.close(fd)
@@ -471,11 +476,47 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
 
 def is_archived(path: str) -> bool:
     """Whether `codex archive` moved the rollout: Codex keeps it in `archived_sessions/` (one
-    flat folder) and refuses to resume it until `codex unarchive` moves it back."""
-    return ARCHIVED in Path(path).parts
+    flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
+    that counts is the nearest session folder above the file (as `home_of` finds it), so a
+    Codex home that itself lies under some `archived_sessions/` is not all archived."""
+    return next((p for p in reversed(Path(path).parts[:-1]) if p in FOLDERS), None) == ARCHIVED
 
 
 ARCHIVED = FOLDERS[1]
+
+
+# --- forks ------------------------------------------------------------------------------------
+
+# A fork's session_meta names its parent and its cut before its ~20 KB of base instructions.
+FORK = re.compile(rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
+                  rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)', re.S)
+HEAD_FORK = 1024
+FORK_DEPTH = 8  # a fork of a fork of …: the chain is followed this far
+
+
+def lineage(path: str) -> tuple[list[str], str | None]:
+    """The rollouts a fork's history lies in, its parent first, then the parent's parent …
+    (found by id in its Codex home, each once, `FORK_DEPTH` at most); and the id of the first
+    one that is not there (None when none is missing, or `path` is no fork)."""
+    found: list[str] = []
+    seen = {thread_id_of(path)}
+    home, current = home_of(path), path
+    while len(found) < FORK_DEPTH:
+        try:
+            head = read_head(current, HEAD_FORK)
+        except OSError:
+            break
+        up = FORK.search(head) if b"session_meta" in head[:200] else None
+        if up is None or up.group(1).decode() in seen:
+            break
+        parent_id = up.group(1).decode()
+        seen.add(parent_id)
+        parent = find_by_id(home, parent_id)
+        if parent is None:
+            return found, parent_id
+        found.append(parent)
+        current = parent
+    return found, None
 
 
 def home_of(path: str) -> str:

@@ -24,9 +24,7 @@ def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
     from continuity_core.fs import backup_beside, copy_action
 
     source = Path(ref.path)
-    parts = source.parts
-    rel = Path(*parts[parts.index("sessions") + 1 :]) if "sessions" in parts else Path(source.name)
-    target = home / "sessions" / rel
+    target = _target(source, home)
     action = copy_action(source, target)
     if action == "same":
         return []
@@ -56,6 +54,61 @@ def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
     shutil.copy2(source, target)
     notes.append(f"copied the rollout of {ref.session_id} to {target}")
     return notes
+
+
+def _target(source: Path, home: Path) -> Path:
+    """Where a rollout goes in `home`: its date folders under sessions/ (one from the flat
+    archived_sessions/ gets them from its name)."""
+    from continuity_codex.discovery import _NAME
+
+    parts = source.parts
+    if "sessions" in parts:
+        return home / "sessions" / Path(*parts[parts.index("sessions") + 1 :])
+    m = _NAME.match(source.name)
+    day = m.group(1)[:10].split("-") if m else []
+    return home / "sessions" / Path(*day) / source.name
+
+
+def _copy_lineage(ref: SessionRef, home: Path, *, dry_run: bool) -> list[str]:
+    """A fork's parents (and theirs) copied into `home` beside it: Codex resumes a fork only
+    with its parent's rollout ("invalid paginated history lineage …: missing source rollout",
+    verified with codex-cli 0.171.0). A different copy already there is kept: it holds the
+    parent's history as that account has it."""
+    from continuity_codex.discovery import lineage
+    from continuity_core.fs import copy_action
+
+    notes = []
+    for parent in lineage(ref.path)[0]:
+        source = Path(parent)
+        target = _target(source, home)
+        action = copy_action(source, target)
+        if action == "same":
+            continue
+        if action == "conflict":
+            notes.append(f"kept the different copy of the fork's parent {target}")
+            continue
+        if dry_run:
+            notes.append(f"would copy the fork's parent: {source} -> {target}")
+            continue
+        import shutil
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        notes.append(f"copied the fork's parent {source.name} to {target}")
+    return notes
+
+
+def _orphan(ref: SessionRef) -> str | None:
+    """Why Codex cannot continue a fork whose parent's rollout is gone; None when it can."""
+    from continuity_codex.discovery import home_of, lineage
+
+    missing = lineage(ref.path)[1]
+    if missing is None:
+        return None
+    return (f"the Codex thread {ref.session_id} is a fork whose history lies in thread "
+            f"{missing}, and that rollout is not in {home_of(ref.path)}: Codex cannot resume "
+            "the fork without it. Leave out --native to start a new Codex session from the "
+            "brief (it holds the fork's own records).")
 
 
 def _side(path: Path) -> str:
@@ -96,7 +149,7 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         notes.append(f"Codex runs with CODEX_HOME={home} (account {options.account.name})")
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
-        refusal = _archived(native)
+        refusal = _archived(native) or _orphan(native)
         if refusal is not None:
             if options.dry_run:
                 return LaunchSpec(argv=[PROGRAM, "resume", native.session_id], env=env,
@@ -108,6 +161,7 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
             notes += _copy_into(native, home, force=options.force,
                                 dry_run=options.dry_run,
                                 account=options.account.name if options.account else str(home))
+            notes += _copy_lineage(native, home, dry_run=options.dry_run)
         # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied
         # into another CODEX_HOME (found by its file name; Codex then adds it to that index).
         prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."

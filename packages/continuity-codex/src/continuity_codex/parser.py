@@ -9,7 +9,9 @@ capped edits keep text raw until the end of a read redacts what is still kept.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import stat
 from typing import Any
 
 import msgspec
@@ -23,6 +25,7 @@ from continuity_core.schemas.session import (
     ApiError,
     Compaction,
     ErrorKind,
+    ForkHistory,
     Session,
     SessionRef,
     TodoItem,
@@ -174,45 +177,69 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     extra["cli_version"] = p.get("cli_version")
     extra["history_mode"] = p.get("history_mode") or "legacy"
     parent = p.get("forked_from_id")
-    if isinstance(parent, str) and parent:
+    if isinstance(parent, str) and _THREAD_ID.fullmatch(parent):
         session.forked_from = parent
         cut = p.get("forked_from_ordinal_exclusive")
         if isinstance(cut, int) and not isinstance(cut, bool):
-            _fold_parent(session, extra, parent, cut)
+            session.fork_history = _fold_parent(session, extra, parent, cut,
+                                                {session.session_id}, [_fork_budget(session)])
 
 
 # --- forks -----------------------------------------------------------------------------------
 
 _ORDINAL = re.compile(rb'"ordinal"\s*:\s*(\d+)')
-_FORK = re.compile(rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
-                   rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)', re.S)
-FORK_DEPTH = 8  # a fork of a fork of …: the chain is followed this far
+_THREAD_ID = re.compile(r"[0-9A-Za-z-]{8,64}")  # what `discovery.find_by_id` looks up
+
+
+def _fork_budget(session: Session) -> int:
+    """What a fork's own rollout leaves of a first read's `COLD_MAX` for its parents."""
+    from continuity_core.transcript import COLD_MAX
+
+    try:
+        return COLD_MAX - os.stat(session.path).st_size if session.path else 0
+    except OSError:
+        return 0
 
 
 def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
-                 depth: int = 0) -> None:
-    """Fold the history a fork starts from: its parent's records numbered below `cut`.
+                 seen: set[str], budget: list[int], depth: int = 0) -> ForkHistory:
+    """Fold the history a fork starts from: its parent's records numbered below `cut`; how
+    much of it was read.
 
     `codex exec fork` (0.171) writes a rollout that holds only the fork's own records, from
     `ordinal` `cut` on; its session_meta names the parent and `cut`. The parent's rollout is
     looked for beside the fork (its Codex home, `archived_sessions/` included); when it is gone
     the fork is read alone. A parent that is itself a fork brings its own parent's part first.
+    The whole chain shares one first read's budget (`budget[0]` bytes, what the fork left of
+    `COLD_MAX`): a parent larger than what is left is read from its last part, as a cold read
+    is. A chain that loops back (A forked from B forked from A) is read once.
     """
     from continuity_codex import discovery
     from continuity_core.jsonl import ForwardReader
+    from continuity_core.transcript import tail_cursor
 
-    if depth >= FORK_DEPTH or not session.path:
-        return
+    if depth >= discovery.FORK_DEPTH or not session.path or parent in seen or budget[0] <= 0:
+        return "part" if depth else "none"
+    seen.add(parent)
     path = discovery.find_by_id(discovery.home_of(session.path), parent)
-    if path is None or path.endswith(".zst"):
-        return
-    reader = ForwardReader(path)
+    try:
+        regular = path is not None and stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False
+    if path is None or not regular or path.endswith(".zst"):
+        return "part" if depth else "none"  # a FIFO there would never end
+    ref = SessionRef(agent="codex", account="", session_id=parent, path=path, mtime=0)
+    tail = tail_cursor(ref, budget[0])
+    got: ForkHistory = "part" if tail is not None else "all"
+    reader = ForwardReader(path, tail.offset if tail is not None else 0)
     for n, line in enumerate(reader):
-        if n == 0 and b"session_meta" in line[:200]:
-            up = _FORK.search(line[:HEAD_FORK])
-            if up is not None:  # the parent is a fork too: its start first
-                _fold_parent(session, extra, up.group(1).decode(),
-                             min(cut, int(up.group(2))), depth + 1)
+        if n == 0 and tail is None and b"session_meta" in line[:200]:
+            up = discovery.FORK.search(line[: discovery.HEAD_FORK])
+            # the parent is a fork too: its start first
+            if up is not None and _fold_parent(session, extra, up.group(1).decode(),
+                                               min(cut, int(up.group(2))), seen, budget,
+                                               depth + 1) != "all":
+                got = "part"
             continue  # the parent's meta is not this thread's
         m = _ORDINAL.search(line[:160])
         if m is not None and int(m.group(1)) >= cut:
@@ -223,9 +250,10 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
         except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
                 KeyError, TypeError, AttributeError, IndexError):
             session.bad_lines += 1
+    budget[0] -= reader.offset - (tail.offset if tail is not None else 0)
+    return got
 
 
-HEAD_FORK = 1024  # session_meta names the parent before its ~20 KB of base instructions
 
 
 def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:

@@ -169,8 +169,11 @@ def _lineage(session: Session) -> str:
     """Where the session came from and whether its agent can still continue it."""
     out = ""
     if session.forked_from:
-        out += (f"\n- forked from session {session.forked_from} (its history before the fork "
-                "is included here)")
+        out += f"\n- forked from session {session.forked_from} " + {
+            "all": "(its history before the fork is included here)",
+            "part": "(only the newest part of its history before the fork is included here)",
+        }.get(session.fork_history or "", "(its history before the fork could not be "
+                                          "read: only the fork's own records are here)")
     if session.archived:
         out += ("\n- archived by the agent: it cannot continue this session natively until it "
                 "is unarchived")

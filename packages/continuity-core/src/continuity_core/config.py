@@ -51,11 +51,20 @@ def load_config(path: Path | None = None) -> GlobalConfig:
 
 def _decode(data: bytes, path: Path) -> GlobalConfig:
     try:
-        return msgspec.toml.decode(data, type=GlobalConfig)
+        config = msgspec.toml.decode(data, type=GlobalConfig)
     except msgspec.ValidationError as e:
         raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
     except msgspec.DecodeError as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
+    for agent, folders in config.transcripts.items():
+        # as an account's `dir` (schemas.config): a relative folder would follow the cwd
+        bad = next((f for f in folders if not f.startswith(("~", "/"))), None)
+        if bad is not None:
+            line, _ = locate(data.decode(errors="replace"), ["transcripts"], agent)
+            at = f", line {line}" if line else ""
+            raise ConfigError(f"{_shown(path)}{at}: [transcripts] {agent} holds {bad!r}, which "
+                              "must be an absolute path or start with ~")
+    return config
 
 
 def config_or_defaults(path: Path | None = None) -> tuple[GlobalConfig, str | None]:
@@ -117,6 +126,9 @@ def explain(e: msgspec.ValidationError, path: Path, text: str = "") -> str:
         what = f"{name} must be {_type_words(kind + '`')}" + (f" {bound}" if bound else "")
         if got:
             what += f", not {_type_words(got)}"
+    elif where:  # a check of the struct's own (`__post_init__`): its table named
+        line, _ = locate(text, where, "dir") if where[0] == "accounts" else (None, False)
+        what = f"[{'.'.join(where)}] {raw}"
     else:
         line = None
     at = f", line {line}" if line else ""

@@ -78,6 +78,8 @@ def accounts_for(adapter: Adapter, config: GlobalConfig,
     accounts: list[Account] = adapter.accounts(config)
     if account is None:
         return accounts
+    if not account.strip():
+        return []  # an empty `--account "$ACCOUNT"` is no folder (it would be the current one)
     named = config.accounts.get(account)
     if named is not None:
         if named.agent != adapter.name:
@@ -178,7 +180,7 @@ def find(
         if session_id and not (ref.session_id.startswith(session_id) or ref.path == session_id):
             continue
         found.candidates.append(cand)
-    if strict and not found.candidates and (agent or account or session_id):
+    if strict and not found.candidates and (agent or account is not None or session_id):
         raise NoMatch(no_match(project, adapters, config, found, agent=agent, account=account,
                                 session_id=session_id))
     return found
@@ -200,11 +202,11 @@ def _stream(name: str, adapter: Adapter, project: Path, accounts: list[Account],
 def no_match(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, found: Found, *,
               agent: str | None, account: str | None, session_id: str | None) -> str:
     asked = " ".join(part for part in (
-        f"--from {agent}" if agent else "", f"account {account!r}" if account else "",
+        f"--from {agent}" if agent else "", f"account {account!r}" if account is not None else "",
         f"--session {session_id}" if session_id else "") if part)
     if agent and agent not in adapters:
         why = f"no adapter named {agent!r} is loaded (installed: {', '.join(adapters) or 'none'})"
-    elif account and not found.searched:
+    elif account is not None and not found.searched:
         known = sorted({f"{a.name} ({a.agent})" for ad in adapters.values()
                         for a in _safe_accounts(ad, config)})
         why = f"no account {account!r} is known (accounts: {', '.join(known) or 'none'}; " \

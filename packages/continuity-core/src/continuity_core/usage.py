@@ -114,17 +114,25 @@ def from_file(adapter: Adapter, path: Path) -> tuple[Usage | None, str, str | No
     return session.usage, session.session_id or ref.session_id, reason
 
 
-def live(root: Path, limits: Mapping[str, Threshold]) -> UsageReport:
+def live(root: Path, limits: Mapping[str, Threshold], agent: str | None = None) -> UsageReport:
     """The level of the previous session of the project at `root` (the newest that did work,
-    in any agent and account: `continuity_core.sessions.choose`)."""
+    in any agent and account, or of `agent`: `continuity_core.sessions.choose`)."""
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
-    from continuity_core.sessions import choose
+    from continuity_core.sessions import NoMatch, choose
     from continuity_core.store import Store
 
     adapters, broken = load_all()
+    if agent is not None and agent not in adapters:
+        why = (f"no adapter named {agent!r} is installed (installed: "
+               f"{', '.join(adapters) or 'none'})")
+        return level_for(None, limits, source="live session", reason=why)
     store = Store(root)
-    choice = choose(root, adapters, load_config(), store if store.exists else None)
+    try:
+        choice = choose(root, adapters, load_config(), store if store.exists else None,
+                        agent=agent)
+    except NoMatch as e:  # --agent's: the first line says what was searched
+        return level_for(None, limits, source="live session", reason=str(e).splitlines()[0])
     problems = [*broken.values(), *choice.errors]
     if choice.ref is None or choice.session is None:
         where = "; ".join(choice.searched) or "no agent adapter is installed"

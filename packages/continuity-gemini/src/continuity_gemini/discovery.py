@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -223,14 +224,23 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     named = _sid_from_name(Path(transcript))
     if not named or session_id.startswith(named):
         return session_id
-    try:
-        with open(transcript, "rb") as f:
-            head = f.read(HEAD_BYTES)
+    try:  # never blocks: a FIFO or device at that path is not read (hooks have a deadline)
+        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return session_id
+    try:
+        head = os.read(fd, HEAD_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        head = b""
+    finally:
+        os.close(fd)
     m = _SID.search(head)
     own = m.group(1).decode("utf-8", "replace") if m else ""
-    return own if own.startswith(named) else session_id
+    # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
+    return own if own.startswith(named) and _OWN_ID.fullmatch(own) else session_id
+
+
+_OWN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 def chat_files(folder: Path) -> list[Path]:

@@ -43,29 +43,40 @@ class DeclaredOptions(click.Command):
 
     def _options(self, adapters: dict[str, Adapter]) -> dict[str, tuple[str, list[click.Option]]]:
         taken = {opt for p in self.params for opt in p.opts} | {"--help", "-h"}
+        # every --AGENT-NAME first: agent `a` with `b-c` and agent `a-b` with `c` both spell
+        # `--a-b-c`, and a name declared twice spells its flag twice; the later one is left out
         valid: dict[str, list[str]] = {}
         for agent, adapter in adapters.items():
-            names = [o.name for o in adapter.install_options]
-            bad = [n for n in names if not _NAME.match(n) or f"--{agent}-{n}" in taken]
+            valid[agent], bad = [], []
+            for n in (o.name for o in adapter.install_options):
+                # the agent's name is in every flag: `--Co dex-chain` is none
+                if not _NAME.match(agent) or not _NAME.match(n) or f"--{agent}-{n}" in taken:
+                    bad.append(n)
+                else:
+                    valid[agent].append(n)
+                    taken.add(f"--{agent}-{n}")
             if bad:
                 self.bad_declarations[agent] = (
                     f"adapter {agent!r} declares install options baker cannot show: "
-                    f"{', '.join(map(repr, bad))} (lower-case words joined by '-', not one of "
-                    "this command's options)")
-            valid[agent] = [n for n in names if n not in bad]
+                    f"{', '.join(map(repr, bad))} (lower-case words joined by '-', declared "
+                    "once, and not one of this command's or another agent's options; the "
+                    "agent's name the same)")
         counts: dict[str, int] = {}
         for names in valid.values():
-            for n in set(names):
+            for n in names:
                 counts[n] = counts.get(n, 0) + 1
         out: dict[str, tuple[str, list[click.Option]]] = {}
         for agent, adapter in adapters.items():
             options = []
+            kept = list(valid[agent])
             for declared in adapter.install_options:
-                if declared.name not in valid[agent]:
+                if declared.name not in kept:
                     continue
+                kept.remove(declared.name)
                 flags = [f"--{agent}-{declared.name}"]
                 if counts[declared.name] == 1 and f"--{declared.name}" not in taken:
                     flags.insert(0, f"--{declared.name}")
+                    taken.add(f"--{declared.name}")
                 options.append(click.Option(
                     [*flags, f"declared__{agent}__{declared.name}".replace("-", "_")],
                     is_flag=True, expose_value=False, help=declared.help,

@@ -31,11 +31,11 @@ def _thresholds(prepare: str | None, refresh: str | None, rotate: str | None) ->
                             {"prepare": prepare, "refresh": refresh, "rotate": rotate})
 
 
-def _live_usage(root: Path, limits: Any) -> Any:
+def _live_usage(root: Path, limits: Any, agent: str | None = None) -> Any:
     from continuity_core import usage
 
     try:
-        return usage.live(root, limits)
+        return usage.live(root, limits, agent)
     except Exception as e:  # an adapter's failure makes usage unknown, never a crash
         return usage.level_for(None, limits, source="live session",
                                reason=f"the session could not be read: {e}")
@@ -228,7 +228,8 @@ def _threshold_option(name: str, default: str) -> Callable[[_F], _F]:
 @click.option("--rollout", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               hidden=True, help="The same as --transcript (kept for older scripts).")
 @click.option("--agent", metavar="NAME",
-              help="The agent the feed or transcript is from (it picks the reader).")
+              help="The agent the feed or transcript is from (it picks the reader); "
+                   "without either, the live session is this agent's newest.")
 @_threshold_option("prepare", "50% or 100k")
 @_threshold_option("refresh", "62% or 125k")
 @_threshold_option("rotate", "75% or 150k")
@@ -240,7 +241,7 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
     """Context usage of the live session as a level: ok, prepare, refresh, rotate, unknown.
 
     Without --statusline or --transcript the session is the one `baker handoff` takes: this
-    project's newest that did work, in any agent and account.
+    project's newest that did work, in any agent and account (in --agent's alone when given).
 
     Thresholds: flags, else `[usage]` in ~/.baker/config.toml, else 50/62/75 % of the window
     (100k/125k/150k tokens when the window is unknown). `unknown` never guesses a number.
@@ -256,7 +257,7 @@ def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent
     elif transcript is not None:
         report = _from_file(agent or _holder(transcript), transcript, limits)
     else:
-        report = _live_usage(_root(repo), limits)
+        report = _live_usage(_root(repo), limits, agent)
     if as_json:
         output.emit_json(report)
     else:

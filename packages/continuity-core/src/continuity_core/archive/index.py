@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -257,6 +259,8 @@ class Archive:
     ) -> tuple[int, int, bool]:
         """Index one source's new bytes; returns (bytes read, rows added, whether it was reset)."""
         before = os.stat(src.path)
+        if not stat.S_ISREG(before.st_mode):  # a FIFO would block the open, a device not end
+            raise OSError(errno.EINVAL, "not a regular file")
         with open(src.path, "rb") as f:
             head = _digest(f.read(SIGNATURE_BYTES))
         # IMMEDIATE: a second indexer waits here, then sees this one's offset, so no text is

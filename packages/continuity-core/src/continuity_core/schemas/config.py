@@ -16,6 +16,11 @@ class AccountConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, re
     agent: str
     dir: str
 
+    def __post_init__(self) -> None:
+        # a relative folder would be read from whatever folder baker (or a hook) runs in
+        if not self.dir.startswith(("~", "/")):
+            raise ValueError(f"dir = {self.dir!r} must be an absolute path or start with ~")
+
 
 class UsageConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     """Thresholds: "50%" of the window or a token count such as "100000"."""

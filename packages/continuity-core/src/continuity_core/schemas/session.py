@@ -11,6 +11,7 @@ Role = Literal["user", "assistant", "system", "tool"]
 TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
 EditAction = Literal["write", "edit", "delete", "move"]
 ErrorKind = Literal["usage_limit", "rate_limit", "overloaded", "auth", "api", "other"]
+ForkHistory = Literal["all", "part", "none"]  # how much of a fork's parent history was read
 
 
 class SessionRef(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,6 +139,9 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     archived: bool = False
     # The session this one was forked from; its history before the fork is read from there.
     forked_from: str | None = None
+    # How much of that history was read: "all", "part" (a parent over the first read's budget
+    # was read from its end, or a parent further up is gone), "none" (the parent is gone).
+    fork_history: ForkHistory | None = None
 
     @property
     def latest_request(self) -> str | None:
