@@ -42,6 +42,7 @@ from continuity_core.transcript import (
     add_message,
     add_request,
     clip,
+    fold_line,
     read_incremental,
     set_result,
     set_todos,
@@ -244,12 +245,7 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
         m = _ORDINAL.search(line[:160])
         if m is not None and int(m.group(1)) >= cut:
             break  # the parent went on after the fork: not this thread's history
-        session.records += 1
-        try:
-            fold(session, extra, line)
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
-                KeyError, TypeError, AttributeError, IndexError):
-            session.bad_lines += 1
+        fold_line(fold, session, extra, line)
     budget[0] -= reader.offset - (tail.offset if tail is not None else 0)
     return got
 

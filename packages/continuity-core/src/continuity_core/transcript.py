@@ -41,6 +41,19 @@ PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never sav
 SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 
 Fold = Callable[[Session, dict[str, Any], bytes], None]
+# What an adapter's `fold` raises on a line it cannot read: the line counts as bad, the read
+# goes on.
+FOLD_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
+               KeyError, TypeError, AttributeError, IndexError)
+
+
+def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) -> None:
+    """One more record folded into `session`; one `fold` cannot read is counted as bad."""
+    session.records += 1
+    try:
+        fold(session, extra, line)
+    except FOLD_ERRORS:
+        session.bad_lines += 1
 
 
 class Cursor(msgspec.Struct, kw_only=True):
@@ -138,12 +151,7 @@ def read_incremental(
     reader = ForwardReader(ref.path, cursor.offset, include_tail=include_tail)
     try:
         for line in reader:
-            session.records += 1
-            try:
-                fold(session, extra, line)
-            except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
-                    KeyError, TypeError, AttributeError, IndexError):
-                session.bad_lines += 1
+            fold_line(fold, session, extra, line)
         session.bad_lines += reader.skipped_long
         cursor.offset = reader.offset
         if skipped:
@@ -206,8 +214,7 @@ def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
     scratch = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path)
     try:
         fold(scratch, {}, line)
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
-            KeyError, TypeError, AttributeError, IndexError):
+    except FOLD_ERRORS:
         return None
     if not scratch.requests:
         return None
