@@ -19,6 +19,7 @@ from typing import Any
 from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 DIRTY_CAP = 50
+COMMIT_TEXT_MAX = 1 << 20  # what is inflated of a loose commit to read its subject
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 # Variables that change how git finds the repository: with one set, git itself is asked.
 _DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
@@ -215,8 +216,10 @@ class _Refs:
                 break
             text = text.strip()
             if not text.startswith("ref: "):
-                return ref, text  # an object id
+                return (ref, text) if _is_oid(text) else None  # an object id
             name = text[5:].strip()
+            if not name.startswith("refs/") or ".." in name or "\\" in name:
+                return None  # no ref git would read (`ref: ../../file`): git says
             ref = ref or name
             text = _read(os.path.join(self.common, name))
             if text is None:
@@ -227,7 +230,7 @@ class _Refs:
         """What `git log -1 --format=%s` prints for the commit `oid` when it is a loose object
         (a recent commit); None for a packed one, an `encoding` header (git re-encodes), or a
         repository with replace refs or grafts (git shows another commit)."""
-        if len(oid) not in (40, 64) or not all(c in "0123456789abcdef" for c in oid):
+        if not _is_oid(oid):
             return None
         if os.path.exists(os.path.join(self.common, "info", "grafts")):
             return None
@@ -240,19 +243,23 @@ class _Refs:
             return None
         try:
             with open(os.path.join(self.common, "objects", oid[:2], oid[2:]), "rb") as f:
-                data = f.read()
+                data = f.read(2 * COMMIT_TEXT_MAX)  # a few bytes inflate to a gigabyte
         except OSError:  # packed, or unreadable
             return None
         import zlib
 
+        inflate = zlib.decompressobj()
         try:
-            raw = zlib.decompress(data)
+            raw = inflate.decompress(data, COMMIT_TEXT_MAX)
         except zlib.error:  # a corrupt object is git's to report
             return None
+        whole = inflate.eof  # else only the start was inflated: the subject must end in it
         kind, _, body = raw.partition(b"\0")
         if not kind.startswith(b"commit "):
             return None
-        headers, _, message = body.partition(b"\n\n")
+        headers, blank, message = body.partition(b"\n\n")
+        if not blank and not whole:
+            return None
         if any(line.startswith(b"encoding ") for line in headers.split(b"\n")):
             return None
         lines = message.split(b"\n")
@@ -263,7 +270,14 @@ class _Refs:
             if not line.strip():
                 break
             subject.append(line.rstrip())
+        else:
+            if not whole:
+                return None  # a first paragraph longer than what was inflated: git says
         return b" ".join(subject).decode("utf-8", "replace")
+
+
+def _is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | None:
