@@ -212,3 +212,8 @@ def test_jsonfast_reads_a_lone_surrogate_as_a_replacement_character() -> None:
     assert value == {"s\ufffd": ["a\ufffdb", "\U0001f600", "\ufffd", 1]}
     jsonfast.dumps(value, ensure_ascii=False).encode()
     assert jsonfast.loads('"\\\\ud800"') == "\\ud800"  # an escaped backslash: no escape
+
+
+def test_jsonfast_reads_undecodable_argv_bytes_as_replacement_characters() -> None:
+    """Python hands argv's undecodable bytes over as lone surrogates (surrogateescape)."""
+    assert jsonfast.loads('{"id": "ab\udcffcd"}') == {"id": "ab\ufffdcd"}

@@ -261,3 +261,25 @@ def test_pretool_reads_half_an_emoji_and_refuses_deep_nesting(project: Path) -> 
                b'{"file_path": "src/a\\udc80.py", "command": "x \\ud800"}}')
     assert "raw SQL broke" in pretool(payload)
     assert pretool(b'{"a": ' * 50_000 + b"1" + b"}" * 50_000) == ""
+
+
+def test_a_long_word_in_a_command_costs_no_memory_per_prefix(project: Path) -> None:
+    """A base64 blob in a command (`echo … | base64 -d`) is one word with `/` in it: a path
+    to path traps. Telling most traps apart by their literal head never holds every prefix
+    of it (a 100 KB word has 5 GB of them)."""
+    import base64
+    import os
+    import tracemalloc
+
+    blob = base64.b64encode(os.urandom(75_000)).decode()  # 100 KB, `/` in it
+    command = f"echo {blob} | base64 -d > out.bin && vim src/db/models.py"
+    patterns = ["src/db/*.py", "docs/*.md", "*.bin"]
+    leads = [traps._lead("path", p) for p in patterns]
+    tracemalloc.start()
+    try:
+        hits = traps._hits(str(project), ["path"] * 3, patterns, [], command, None, leads)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert hits == [0, 2]
+    assert peak < 16 << 20

@@ -8,8 +8,9 @@ is used. `loads` and `dumps` read and write what `json.loads` and `json.dumps` d
 plain data hooks handle (dicts with string keys, lists, strings, ints, floats, bools, None),
 with two differences that keep a hook's input from failing it: a document nested too deep
 for the scanner is a ValueError (json raises RecursionError), and an escaped lone surrogate
-(`"\\ud800"`, which JSON.stringify writes for half an emoji) is read as U+FFFD, so every
-string read can be encoded as UTF-8 (a file name, a digest, the hook's output).
+(`"\\ud800"`, which JSON.stringify writes for half an emoji) is read as U+FFFD, as is a
+lone surrogate in a `str` given (an undecodable byte of argv), so every string read can be
+encoded as UTF-8 (a file name, a digest, the hook's output).
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ def loads(data: bytes | str) -> Any:
     if isinstance(data, (bytes, bytearray)):
         # As `json.loads` reads bytes: a UTF-8 byte-order mark is skipped.
         data = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+    elif not data.isascii():  # a str from argv holds undecodable bytes as lone surrogates
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            data = _whole(data)
     text = data
     if _scan is None:  # pragma: no cover
         import json

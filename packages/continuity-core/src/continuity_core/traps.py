@@ -380,7 +380,10 @@ def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
     rels = [relative(root, p, cwd) for p in paths if p]
     if command:
         rels += [relative(root, p, cwd) for p in command_paths(command)]
-    starts = {rel[:k] for rel in rels for k in range(len(rel) + 1)}
+    # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64 blob
+    # in a command) has 5 GB of prefixes.
+    lens = {len(lead) for lead in leads if type(lead) is str} if leads is not None else set()
+    starts = {rel[:k] for rel in rels for k in lens if k <= len(rel)}
     out: list[int] = []
     for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
         if leads is not None and type(lead := leads[i]) is str and lead not in starts:
