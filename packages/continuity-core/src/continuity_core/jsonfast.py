@@ -53,15 +53,17 @@ _WS = " \t\n\r"
 def loads(data: bytes | str) -> Any:
     """The value of one JSON document; ValueError (or UnicodeDecodeError, a ValueError) when
     it is not one."""
+    text: str
     if isinstance(data, (bytes, bytearray)):
         # As `json.loads` reads bytes: a UTF-8 byte-order mark is skipped.
-        data = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
-    elif not data.isascii():  # a str from argv holds undecodable bytes as lone surrogates
-        try:
-            data.encode("utf-8")
-        except UnicodeEncodeError:
-            data = _whole(data)
-    text = data
+        text = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+    else:
+        text = data
+        if not text.isascii():  # a str from argv holds undecodable bytes as lone surrogates
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = _whole(text)
     if _scan is None:  # pragma: no cover
         import json
 
