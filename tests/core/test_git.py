@@ -260,3 +260,25 @@ def test_a_huge_loose_commit_is_inflated_only_as_far_as_its_subject(repo: Path) 
         finally:
             tracemalloc.stop()
         assert peak < 16 << 20
+
+
+def test_many_packed_refs_are_searched_not_parsed(repo: Path) -> None:
+    """A repository with 300,000 tags has 30 MB of `packed-refs`: a ref is found in it, and
+    a replace ref looked for, without reading it line by line."""
+    import time
+
+    from continuity_core import git as git_mod
+
+    git(repo, "pack-refs", "--all")
+    packed = repo / ".git" / "packed-refs"
+    text = packed.read_text()
+    tags = "".join(f"{i:040x} refs/tags/v{i}\n^{i + 1:040x}\n" for i in range(300_000))
+    packed.write_text(text + tags)
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    expected = _git_out(repo, "rev-parse", "HEAD").strip()
+    start = time.process_time()
+    refs = git_mod._Refs(str(repo / ".git"))
+    assert refs.resolve(str(repo / ".git" / "HEAD")) == ("refs/heads/main", expected)
+    assert refs.subject(expected) == "initial commit"
+    assert refs.packed_oid("refs/tags/v7") == f"{7:040x}"
+    assert time.process_time() - start < 0.1
