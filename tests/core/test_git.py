@@ -282,3 +282,19 @@ def test_many_packed_refs_are_searched_not_parsed(repo: Path) -> None:
     assert refs.subject(expected) == "initial commit"
     assert refs.packed_oid("refs/tags/v7") == f"{7:040x}"
     assert time.process_time() - start < 0.1
+
+
+def test_a_symlinked_head_or_ref_is_left_to_git(repo: Path, tmp_path: Path) -> None:
+    """A HEAD that is a symlink (`core.preferSymlinkRefs`) is a symbolic ref to git: the
+    branch is not lost to a detached head read through the link."""
+    head = repo / ".git" / "HEAD"
+    head.unlink()
+    head.symlink_to("refs/heads/main")
+    assert _as_read(repo) == _as_git_says(repo)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    ref = repo / ".git" / "refs" / "heads" / "feature"
+    target = tmp_path / "feature-ref"
+    target.write_text(ref.read_text())
+    ref.unlink()
+    ref.symlink_to(target)
+    assert _as_read(repo) == _as_git_says(repo)

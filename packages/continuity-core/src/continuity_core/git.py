@@ -221,8 +221,8 @@ class _Refs:
 
     def resolve(self, head_file: str) -> tuple[str | None, str] | None:
         """(the branch ref it names or None when detached, the object id) of a HEAD file."""
-        if not self.usable:
-            return None
+        if not self.usable or os.path.islink(head_file):
+            return None  # a symlinked HEAD is a symbolic ref to git: git says
         text = _read(head_file)
         ref = None
         for _ in range(5):
@@ -235,7 +235,10 @@ class _Refs:
             if not name.startswith("refs/") or ".." in name or "\\" in name:
                 return None  # no ref git would read (`ref: ../../file`): git says
             ref = ref or name
-            text = _read(os.path.join(self.common, name))
+            path = os.path.join(self.common, name)
+            if os.path.islink(path):
+                return None
+            text = _read(path)
             if text is None:
                 text = self.packed_oid(name)
         return None  # unborn, a loop, or unreadable: git says
