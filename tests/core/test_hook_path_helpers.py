@@ -34,6 +34,12 @@ def test_globmatch_is_fnmatchcase_where_stars_and_marks_repeat(name: str, patter
     assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
 
 
+@pytest.mark.parametrize(("name", "pattern"), [(".ba", "*.?*.?a"), ("ab", "*a?*?b"),
+                                               ("abc", "a*?*??c"), ("a", "*?*")])
+def test_globmatch_pieces_that_do_not_fit_before_the_tail(name: str, pattern: str) -> None:
+    assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
+
+
 @pytest.mark.parametrize(("name", "pattern"), [
     ("x" + "a" * 400_000 + "b", "*" + "a" * 1000 + "b*x*"),  # each start matches 1000 chars
     ("x" + "a" * 400_000 + "b", "*" + "a?" * 500 + "b*x*"),

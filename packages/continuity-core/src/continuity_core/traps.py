@@ -271,8 +271,10 @@ def _find(name: str, piece: str, pos: int, end: int) -> int:
             run, off = part, k
         k += len(part) + 1
     last = end - len(piece)  # the last place it may start
+    if last < pos:
+        return -1  # (and `find` would read a negative bound from the end)
     if not run:
-        return pos if pos <= last else -1
+        return pos
     stop = last + off + len(run)
     i = name.find(run, pos + off, stop)
     while i >= 0:
