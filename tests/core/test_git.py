@@ -298,3 +298,21 @@ def test_a_symlinked_head_or_ref_is_left_to_git(repo: Path, tmp_path: Path) -> N
     ref.unlink()
     ref.symlink_to(target)
     assert _as_read(repo) == _as_git_says(repo)
+
+
+def test_a_submodule_and_a_linked_git_folder_match_git(repo: Path, tmp_path: Path) -> None:
+    """A `.git` file naming a git dir elsewhere (a submodule's, under the parent's
+    `.git/modules`), and a `.git` that is a symlink to the repository's folder."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    _commit(sub, "-m", "sub subject")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sm")
+    assert (repo / "sm" / ".git").is_file()
+    assert _as_read(repo / "sm") == _as_git_says(repo / "sm")
+    assert git_facts(repo / "sm").subject == "sub subject"
+    moved = tmp_path / "store.git"
+    (sub / ".git").rename(moved)
+    (sub / ".git").symlink_to(moved)
+    assert _as_read(sub) == _as_git_says(sub)
+    assert git_facts(sub).subject == "sub subject"
