@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,102 @@ def test_subject_of_packed_replaced_or_reencoded_commits_comes_from_git(repo: Pa
     git(repo, "-c", "i18n.commitEncoding=ISO-8859-1", "-c", "user.name=t", "-c",
         "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "caf\u00e9")
     assert git_facts(repo).subject == _git_out(repo, "log", "-1", "--format=%s").strip()
+
+
+def test_a_ref_outside_the_repository_is_left_to_git(repo: Path, tmp_path: Path) -> None:
+    """`ref: ../../file` in a worktree's HEAD names no ref git would read: the file's text
+    never becomes a head or a branch."""
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    (tmp_path / "outside").write_text("SECRET-CONTENT\n")
+    head = repo / ".git" / "worktrees" / "wt" / "HEAD"
+    rel = os.path.relpath(tmp_path / "outside", repo / ".git")
+    for text in (f"ref: {rel}\n", "ref: refs/heads/../../../outside\n", "not an object id\n"):
+        head.write_text(text)
+        assert _as_read(repo) == _as_git_says(repo)
+        assert "SECRET" not in repr(git_facts(repo))
+
+
+def test_a_huge_loose_commit_is_inflated_only_as_far_as_its_subject(repo: Path) -> None:
+    """A loose commit of a gigabyte compresses to a megabyte: reading its subject inflates
+    its start only, and a first paragraph longer than that is git's to print."""
+    import tracemalloc
+    import zlib
+
+    from continuity_core import git as git_mod
+
+    _commit(repo, "-m", "small")
+    oid = _git_out(repo, "rev-parse", "HEAD").strip()
+    obj = repo / ".git" / "objects" / oid[:2] / oid[2:]
+    raw = zlib.decompress(obj.read_bytes())
+    head = raw.partition(b"\n\n")[0]
+    refs = git_mod._Refs(str(repo / ".git"))
+    for message, subject in ((b"big\n\n", "big"), (b"", None)):
+        deflate = zlib.compressobj(1)
+        parts = [deflate.compress(b"commit 0\0" + head.partition(b"\0")[2] + b"\n\n" + message)]
+        parts += [deflate.compress(b"a" * (1 << 20)) for _ in range(256)]  # 256 MiB inflated
+        parts.append(deflate.flush())
+        obj.chmod(0o644)
+        obj.write_bytes(b"".join(parts))
+        tracemalloc.start()
+        try:
+            assert refs.subject(oid) == subject
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 16 << 20
+
+
+def test_many_packed_refs_are_searched_not_parsed(repo: Path) -> None:
+    """A repository with 300,000 tags has 30 MB of `packed-refs`: a ref is found in it, and
+    a replace ref looked for, without reading it line by line."""
+    import time
+
+    from continuity_core import git as git_mod
+
+    git(repo, "pack-refs", "--all")
+    packed = repo / ".git" / "packed-refs"
+    text = packed.read_text()
+    tags = "".join(f"{i:040x} refs/tags/v{i}\n^{i + 1:040x}\n" for i in range(300_000))
+    packed.write_text(text + tags)
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    expected = _git_out(repo, "rev-parse", "HEAD").strip()
+    start = time.process_time()
+    refs = git_mod._Refs(str(repo / ".git"))
+    assert refs.resolve(str(repo / ".git" / "HEAD")) == ("refs/heads/main", expected)
+    assert refs.subject(expected) == "initial commit"
+    assert refs.packed_oid("refs/tags/v7") == f"{7:040x}"
+    assert time.process_time() - start < 0.1
+
+
+def test_a_symlinked_head_or_ref_is_left_to_git(repo: Path, tmp_path: Path) -> None:
+    """A HEAD that is a symlink (`core.preferSymlinkRefs`) is a symbolic ref to git: the
+    branch is not lost to a detached head read through the link."""
+    head = repo / ".git" / "HEAD"
+    head.unlink()
+    head.symlink_to("refs/heads/main")
+    assert _as_read(repo) == _as_git_says(repo)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    ref = repo / ".git" / "refs" / "heads" / "feature"
+    target = tmp_path / "feature-ref"
+    target.write_text(ref.read_text())
+    ref.unlink()
+    ref.symlink_to(target)
+    assert _as_read(repo) == _as_git_says(repo)
+
+
+def test_a_submodule_and_a_linked_git_folder_match_git(repo: Path, tmp_path: Path) -> None:
+    """A `.git` file naming a git dir elsewhere (a submodule's, under the parent's
+    `.git/modules`), and a `.git` that is a symlink to the repository's folder."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q", "-b", "main")
+    _commit(sub, "-m", "sub subject")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sm")
+    assert (repo / "sm" / ".git").is_file()
+    assert _as_read(repo / "sm") == _as_git_says(repo / "sm")
+    assert git_facts(repo / "sm").subject == "sub subject"
+    moved = tmp_path / "store.git"
+    (sub / ".git").rename(moved)
+    (sub / ".git").symlink_to(moved)
+    assert _as_read(sub) == _as_git_says(sub)
+    assert git_facts(sub).subject == "sub subject"

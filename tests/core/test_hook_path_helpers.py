@@ -27,10 +27,54 @@ def test_globmatch_is_fnmatchcase(name: str, pattern: str) -> None:
     assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
 
 
-@settings(max_examples=2000, deadline=None)
-@given(command=st.text(alphabet="ab &|;\t\n ", max_size=16))
-def test_chained_commands_split_as_the_pattern_did(command: str) -> None:
-    assert traps._chained(command) == re.split(r"\s*(?:&&|\|\||;|\|)\s*", command)
+@settings(max_examples=3000, deadline=None)
+@given(name=st.text(alphabet="ab/?*\n", max_size=14),
+       pattern=st.text(alphabet="ab?*", max_size=10).map(lambda p: p.replace("***", "*")))
+def test_globmatch_is_fnmatchcase_where_stars_and_marks_repeat(name: str, pattern: str) -> None:
+    assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
+
+
+@pytest.mark.parametrize(("name", "pattern"), [(".ba", "*.?*.?a"), ("ab", "*a?*?b"),
+                                               ("abc", "a*?*??c"), ("a", "*?*")])
+def test_globmatch_pieces_that_do_not_fit_before_the_tail(name: str, pattern: str) -> None:
+    assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
+
+
+@pytest.mark.parametrize(("name", "pattern"), [
+    ("x" + "a" * 400_000 + "b", "*" + "a" * 1000 + "b*x*"),  # each start matches 1000 chars
+    ("x" + "a" * 400_000 + "b", "*" + "a?" * 500 + "b*x*"),
+    ("a" * 400_000, "*a*a*a*a*a*a*a*a*a*a*a*a*b"),
+    ("ab" * 200_000, "*" + "?" * 999 + "c*"),
+])
+def test_globmatch_stays_fast_on_long_names(name: str, pattern: str) -> None:
+    """A command line is as long as an agent makes it (a heredoc); pretool has 3 s in all."""
+    import time
+
+    start = time.process_time()
+    assert traps.globmatch(name, pattern) is False
+    assert time.process_time() - start < 0.5
+
+
+@settings(max_examples=3000, deadline=None)
+@given(command=st.text(alphabet="ab &|;\t\n ", max_size=16),
+       pattern=st.text(alphabet="ab &|;*?", min_size=1, max_size=6))
+def test_command_matches_as_the_whole_line_or_a_chained_command_did(command: str,
+                                                                   pattern: str) -> None:
+    """The chained commands once matched one by one add nothing to the whole line's match."""
+    parts = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command)
+    expected = fnmatchcase(command, f"*{pattern}*") or any(
+        fnmatchcase(part, pattern) for part in parts if part)
+    assert traps.command_matches(pattern, command) is expected
+
+
+def test_command_matching_stays_fast_on_a_long_command_line() -> None:
+    import time
+
+    command = "make --force; " + "echo hello world > out.txt | tee -a log; deploy\n" * 40_000
+    start = time.process_time()
+    for _ in range(5):  # five traps whose pieces are all there, in another order
+        assert not traps.command_matches("deploy*--force", command)
+    assert time.process_time() - start < 0.5
 
 
 def _shlex_paths(command: str) -> list[str]:
@@ -159,3 +203,23 @@ def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: 
 def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:
     data = b"\xef\xbb\xbf" + json.dumps({"a": "\u00e9"}).encode()
     assert jsonfast.loads(data) == json.loads(data) == {"a": "\u00e9"}
+
+
+@pytest.mark.parametrize("deep", [b"[" * 100_000, b'{"a": ' * 100_000 + b"1" + b"}" * 100_000,
+                                  b'["\\ud800", ' * 100_000 + b"1" + b"]" * 100_000])
+def test_jsonfast_refuses_a_document_nested_too_deep_as_not_json(deep: bytes) -> None:
+    with pytest.raises(ValueError):  # json.loads raises RecursionError, no ValueError
+        jsonfast.loads(deep)
+
+
+def test_jsonfast_reads_a_lone_surrogate_as_a_replacement_character() -> None:
+    """JSON.stringify writes half an emoji as `\\ud83d`; what is read encodes as UTF-8."""
+    value = jsonfast.loads(b'{"s\\ud800": ["a\\udc80b", "\\ud83d\\ude00", "\\uDBFF", 1]}')
+    assert value == {"s\ufffd": ["a\ufffdb", "\U0001f600", "\ufffd", 1]}
+    jsonfast.dumps(value, ensure_ascii=False).encode()
+    assert jsonfast.loads('"\\\\ud800"') == "\\ud800"  # an escaped backslash: no escape
+
+
+def test_jsonfast_reads_undecodable_argv_bytes_as_replacement_characters() -> None:
+    """Python hands argv's undecodable bytes over as lone surrogates (surrogateescape)."""
+    assert jsonfast.loads('{"id": "ab\udcffcd"}') == {"id": "ab\ufffdcd"}

@@ -37,6 +37,37 @@ def test_msgspec_imported_after_typing_extensions_uses_it() -> None:
     assert out == "typing_extensions"
 
 
+def test_a_library_users_typing_extensions_types_decode_as_without_continuity() -> None:
+    """A program that imports continuity_core first and then decodes its own
+    typing_extensions TypedDicts (Required, NotRequired, Annotated) with msgspec gets what
+    it gets without continuity_core (Python 3.11+: typing has them all)."""
+    pytest.importorskip("typing_extensions")
+    code = (
+        "from __future__ import annotations\n"
+        "import sys\n"
+        "if sys.argv[1] == 'core':\n"
+        "    import continuity_core\n"
+        "import msgspec, typing_extensions as te\n"
+        "class T(te.TypedDict, total=False):\n"
+        "    a: te.Required[te.Annotated[int, msgspec.Meta(ge=0)]]\n"
+        "    b: te.NotRequired[str]\n"
+        "print(msgspec.json.decode(b'{\"a\": 1}', type=T))\n"
+        "for bad in (b'{\"b\": \"x\"}', b'{\"a\": -1}'):\n"
+        "    try:\n"
+        "        msgspec.json.decode(bad, type=T)\n"
+        "    except msgspec.ValidationError as e:\n"
+        "        print(e)\n"
+        "print(msgspec.json.schema(T))\n")
+
+    def run(mode: str) -> str:
+        done = subprocess.run([sys.executable, "-c", code, mode], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert run("core") == run("plain")
+
+
 def test_git_facts_without_subprocess(repo: Path) -> None:
     out = _run("import sys\nfrom pathlib import Path\nfrom continuity_core.git import git_facts\n"
                "facts = git_facts(Path('.'))\n"

@@ -88,3 +88,15 @@ def test_the_real_adapters_are_registered() -> None:
 def test_the_fake_agent_meets_the_protocol() -> None:
     fake: adapters.Adapter = FakeAdapter()  # mypy checks the members' types here
     assert adapters.missing(fake) == []
+
+
+def test_an_unreadable_entry_points_file_is_one_distribution_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken distribution beside baker (entry_points.txt not UTF-8) costs its own entry
+    points, not every hook and command that looks for adapters."""
+    for dist, body in [("broken-1.0.dist-info", b"[continuity_core.adapters]\nx = \xff:X\n"),
+                       ("acme_agent-2.0.1.dist-info", b"[continuity_core.adapters]\nacme = a:A\n")]:
+        (tmp_path / dist).mkdir()
+        (tmp_path / dist / "entry_points.txt").write_bytes(body)
+    monkeypatch.setattr("sys.path", [str(tmp_path)])
+    assert list(adapters.entry_points(adapters.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core import hooks, traps
+from continuity_core import hooks, traps, trust
 from continuity_core.errors import BakerError
 
 
@@ -167,3 +167,119 @@ def test_literal_prechecks_never_change_a_match() -> None:
     assert command_matches("pytest -k case_1*", "make && pytest -k case_12 -x")
     assert not command_matches("pytest -k case_1*", "pytest -k other")
     assert command_matches("rm -rf [ab]", "rm -rf a") and command_matches("git push*", "git push -f")
+
+
+def _cache(project: Path) -> Path:
+    return project / ".baker" / "cache" / "traps.json"
+
+
+@pytest.mark.parametrize("corrupt", [
+    b"\x00\xff garbage", b"[" * 100_000 + b"\n", b"{}\n", b'{"key": 1}\n[1]\n',
+    b"KEY_INDEX\nnot json\n", b"KEY_IDS\n", b"KEY_SHORT\n",
+])
+def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: bytes) -> None:
+    """Whatever the cache holds, pretool delivers the traps and writes a good cache again."""
+    traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    key = traps._cache_key(str(project))
+    head = {"key": key, "id": ["x"], "kind": ["path"], "pattern": ["src/*.py"], "lead": ["src/"]}
+    bad = {
+        b"KEY_INDEX\n": json.dumps(head).encode() + b"\n",  # the row is no JSON
+        b"KEY_IDS\n": json.dumps({**head, "id": [["x"]]}).encode() + b"\n[\"h\", []]\n",
+        b"KEY_SHORT\n": json.dumps({**head, "id": []}).encode() + b"\n",
+    }
+    data = next((v for k, v in bad.items() if corrupt.startswith(k)), corrupt)
+    if corrupt == b"KEY_INDEX\nnot json\n":
+        data += b"not json\n"
+    _cache(project).parent.mkdir(mode=0o700, exist_ok=True)
+    _cache(project).write_bytes(data)
+    assert "raw SQL broke" in pretool(tool(file_path="src/app.py"))
+    assert _cache(project).read_bytes().startswith(b'{"key": ' + json.dumps(key).encode())
+
+
+def test_a_linked_trap_cache_is_never_read(project: Path, tmp_path: Path) -> None:
+    traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    pretool(tool(session="s0", file_path="src/app.py"))  # the cache is written
+    planted = tmp_path / "planted.json"
+    planted.write_bytes(_cache(project).read_bytes().replace(b"raw SQL", b"PLANTED"))
+    _cache(project).unlink()
+    _cache(project).symlink_to(planted)
+    # The store holds a link one folder down: it fails the trust check, nothing is read.
+    assert "PLANTED" not in pretool(tool(file_path="src/app.py"))
+    assert b"PLANTED" in planted.read_bytes()  # the link's target is left alone
+
+
+def test_the_trap_cache_is_stale_once_the_redactor_or_the_traps_change(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    pretool(tool(session="s0", file_path="src/app.py"))
+    data = _cache(project).read_bytes()
+    _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED"))
+    assert "CACHED" in pretool(tool(session="s1", file_path="src/app.py"))  # current: read
+    real = traps._identity
+    monkeypatch.setattr(traps, "_identity", lambda p, **kw: "older" if p.endswith("redact.py")
+                        else real(p, **kw))
+    assert "raw SQL" in pretool(tool(session="s2", file_path="src/app.py"))  # rebuilt
+
+
+def test_traps_rewritten_with_the_same_identity_are_not_read_from_the_cache(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system with coarse times that reuses the inode of a replaced file: a rewrite of
+    the same size can keep every stat field; the cache still sees the new traps."""
+    import os
+    import time
+
+    real = os.lstat
+    frozen = real(project)
+
+    def stat(path: str) -> os.stat_result:
+        st = real(path)  # FileNotFoundError as before
+        fields = list(st)
+        fields[1], fields[6] = 7, 100  # st_ino, st_size
+        fields[7:10] = [frozen.st_atime, frozen.st_mtime, frozen.st_ctime]
+        return os.stat_result(fields, {"st_mtime_ns": when, "st_ctime_ns": when})
+
+    when = time.time_ns()
+    monkeypatch.setattr(traps, "_stat", lambda p: stat(p) if p.endswith(".jsonl") else None)
+    traps.add(project, "src/*.py", "first reason")
+    assert "first reason" in pretool(tool(session="s0", file_path="src/app.py"))
+    path = project / ".baker" / "traps.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"first reason", b"other reason"))
+    assert "other reason" in pretool(tool(session="s1", file_path="src/app.py"))
+    # Long after, the identity alone names the file: its content is not read to check it.
+    when -= 2 * traps.RACY_NS
+    pretool(tool(session="s2", file_path="src/app.py"))
+    monkeypatch.setattr(trust, "read_bytes", None)  # any read now fails the test
+    assert traps._identity(str(path), racy_after=time.time_ns() - traps.RACY_NS) == traps._identity(
+        str(path))
+
+
+def test_pretool_reads_half_an_emoji_and_refuses_deep_nesting(project: Path) -> None:
+    """A lone surrogate escape (JSON.stringify's half emoji) in the session id, a command or
+    a path still gets the traps; a payload nested too deep is bad input, not a failure."""
+    traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    payload = (b'{"session_id": "s\\ud83d", "tool_name": "Edit", "tool_input": '
+               b'{"file_path": "src/a\\udc80.py", "command": "x \\ud800"}}')
+    assert "raw SQL broke" in pretool(payload)
+    assert pretool(b'{"a": ' * 50_000 + b"1" + b"}" * 50_000) == ""
+
+
+def test_a_long_word_in_a_command_costs_no_memory_per_prefix(project: Path) -> None:
+    """A base64 blob in a command (`echo … | base64 -d`) is one word with `/` in it: a path
+    to path traps. Telling most traps apart by their literal head never holds every prefix
+    of it (a 100 KB word has 5 GB of them)."""
+    import base64
+    import os
+    import tracemalloc
+
+    blob = base64.b64encode(os.urandom(75_000)).decode()  # 100 KB, `/` in it
+    command = f"echo {blob} | base64 -d > out.bin && vim src/db/models.py"
+    patterns = ["src/db/*.py", "docs/*.md", "*.bin"]
+    leads = [traps._lead("path", p) for p in patterns]
+    tracemalloc.start()
+    try:
+        hits = traps._hits(str(project), ["path"] * 3, patterns, [], command, None, leads)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert hits == [0, 2]
+    assert peak < 16 << 20

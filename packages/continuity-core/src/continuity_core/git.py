@@ -19,6 +19,7 @@ from typing import Any
 from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 DIRTY_CAP = 50
+COMMIT_TEXT_MAX = 1 << 20  # what is inflated of a loose commit to read its subject
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 # Variables that change how git finds the repository: with one set, git itself is asked.
 _DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
@@ -197,17 +198,31 @@ class _Refs:
         self.common = common
         # A reftable store keeps refs where this reader does not look.
         self.usable = not os.path.isdir(os.path.join(common, "reftable"))
-        self._packed: dict[str, str] | None = None
+        self._packed: str | None = None
 
-    def packed(self) -> dict[str, str]:
+    def packed(self) -> str:
+        """`packed-refs`, each line between newlines (read once)."""
         if self._packed is None:
-            self._packed = _packed_refs(self.common)
+            self._packed = "\n" + (_read(os.path.join(self.common, "packed-refs")) or "") + "\n"
         return self._packed
+
+    def packed_oid(self, name: str) -> str | None:
+        """The object id `packed-refs` gives the ref `name` (found, not parsed: a repository
+        with 300,000 tags has 30 MB of it)."""
+        text = self.packed()
+        needle = f" {name}\n"
+        at = text.find(needle)
+        while at >= 0:
+            line = text[text.rfind("\n", 0, at) + 1:at]
+            if line and line[0] not in "#^" and " " not in line:
+                return line
+            at = text.find(needle, at + 1)
+        return None
 
     def resolve(self, head_file: str) -> tuple[str | None, str] | None:
         """(the branch ref it names or None when detached, the object id) of a HEAD file."""
-        if not self.usable:
-            return None
+        if not self.usable or os.path.islink(head_file):
+            return None  # a symlinked HEAD is a symbolic ref to git: git says
         text = _read(head_file)
         ref = None
         for _ in range(5):
@@ -215,19 +230,24 @@ class _Refs:
                 break
             text = text.strip()
             if not text.startswith("ref: "):
-                return ref, text  # an object id
+                return (ref, text) if _is_oid(text) else None  # an object id
             name = text[5:].strip()
+            if not name.startswith("refs/") or ".." in name or "\\" in name:
+                return None  # no ref git would read (`ref: ../../file`): git says
             ref = ref or name
-            text = _read(os.path.join(self.common, name))
+            path = os.path.join(self.common, name)
+            if os.path.islink(path):
+                return None
+            text = _read(path)
             if text is None:
-                text = self.packed().get(name)
+                text = self.packed_oid(name)
         return None  # unborn, a loop, or unreadable: git says
 
     def subject(self, oid: str) -> str | None:
         """What `git log -1 --format=%s` prints for the commit `oid` when it is a loose object
         (a recent commit); None for a packed one, an `encoding` header (git re-encodes), or a
         repository with replace refs or grafts (git shows another commit)."""
-        if len(oid) not in (40, 64) or not all(c in "0123456789abcdef" for c in oid):
+        if not _is_oid(oid):
             return None
         if os.path.exists(os.path.join(self.common, "info", "grafts")):
             return None
@@ -236,23 +256,27 @@ class _Refs:
                 return None
         except OSError:
             pass
-        if any(name.startswith("refs/replace/") for name in self.packed()):
+        if " refs/replace/" in self.packed():
             return None
         try:
             with open(os.path.join(self.common, "objects", oid[:2], oid[2:]), "rb") as f:
-                data = f.read()
+                data = f.read(2 * COMMIT_TEXT_MAX)  # a few bytes inflate to a gigabyte
         except OSError:  # packed, or unreadable
             return None
         import zlib
 
+        inflate = zlib.decompressobj()
         try:
-            raw = zlib.decompress(data)
+            raw = inflate.decompress(data, COMMIT_TEXT_MAX)
         except zlib.error:  # a corrupt object is git's to report
             return None
+        whole = inflate.eof  # else only the start was inflated: the subject must end in it
         kind, _, body = raw.partition(b"\0")
         if not kind.startswith(b"commit "):
             return None
-        headers, _, message = body.partition(b"\n\n")
+        headers, blank, message = body.partition(b"\n\n")
+        if not blank and not whole:
+            return None
         if any(line.startswith(b"encoding ") for line in headers.split(b"\n")):
             return None
         lines = message.split(b"\n")
@@ -263,7 +287,14 @@ class _Refs:
             if not line.strip():
                 break
             subject.append(line.rstrip())
+        else:
+            if not whole:
+                return None  # a first paragraph longer than what was inflated: git says
         return b" ".join(subject).decode("utf-8", "replace")
+
+
+def _is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | None:
@@ -301,15 +332,6 @@ def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | 
 def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
     branch = ref.removeprefix("refs/heads/") if ref else None
     return Worktree(path=path, head=oid, branch=branch)
-
-
-def _packed_refs(common: str) -> dict[str, str]:
-    refs: dict[str, str] = {}
-    for line in (_read(os.path.join(common, "packed-refs")) or "").splitlines():
-        if line and line[0] not in "#^":
-            oid, _, name = line.partition(" ")
-            refs[name.strip()] = oid
-    return refs
 
 
 def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:

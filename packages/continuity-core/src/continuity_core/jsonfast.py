@@ -5,7 +5,12 @@ bare interpreter again; the pre-tool hook's whole budget is two bare starts
 (docs/decisions.md, "Hook start-up budget"). `_json`'s scanner and string encoder do the
 work `json` itself delegates to them; where `_json` is missing (PyPy), the standard `json`
 is used. `loads` and `dumps` read and write what `json.loads` and `json.dumps` do for the
-plain data hooks handle (dicts with string keys, lists, strings, ints, floats, bools, None).
+plain data hooks handle (dicts with string keys, lists, strings, ints, floats, bools, None),
+with two differences that keep a hook's input from failing it: a document nested too deep
+for the scanner is a ValueError (json raises RecursionError), and an escaped lone surrogate
+(`"\\ud800"`, which JSON.stringify writes for half an emoji) is read as U+FFFD, as is a
+lone surrogate in a `str` given (an undecodable byte of argv), so every string read can be
+encoded as UTF-8 (a file name, a digest, the hook's output).
 """
 
 from __future__ import annotations
@@ -48,21 +53,54 @@ _WS = " \t\n\r"
 def loads(data: bytes | str) -> Any:
     """The value of one JSON document; ValueError (or UnicodeDecodeError, a ValueError) when
     it is not one."""
+    text: str
     if isinstance(data, (bytes, bytearray)):
         # As `json.loads` reads bytes: a UTF-8 byte-order mark is skipped.
-        data = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
-    text = data
+        text = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+    else:
+        text = data
+        if not text.isascii():  # a str from argv holds undecodable bytes as lone surrogates
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = _whole(text)
     if _scan is None:  # pragma: no cover
         import json
 
-        return json.loads(text)
-    start = len(text) - len(text.lstrip(_WS))
-    try:
-        value, end = _scan(text, start)
-    except StopIteration:
-        raise ValueError("not JSON: no value") from None
-    if text[end:].strip(_WS):
-        raise ValueError(f"not JSON: extra data at {end}")
+        try:
+            value = json.loads(text)
+        except RecursionError:
+            raise ValueError("not JSON: nested too deep") from None
+    else:
+        start = len(text) - len(text.lstrip(_WS))
+        try:
+            value, end = _scan(text, start)
+        except StopIteration:
+            raise ValueError("not JSON: no value") from None
+        except RecursionError:
+            raise ValueError("not JSON: nested too deep") from None
+        if text[end:].strip(_WS):
+            raise ValueError(f"not JSON: extra data at {end}")
+    if "\\ud" in text or "\\uD" in text:  # a surrogate escape: a pair, or one alone
+        try:
+            value = _whole(value)
+        except RecursionError:
+            raise ValueError("not JSON: nested too deep") from None
+    return value
+
+
+def _whole(value: Any) -> Any:
+    """`value` with each lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+        return value
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    if isinstance(value, dict):
+        return {_whole(k): _whole(v) for k, v in value.items()}
     return value
 
 

@@ -48,7 +48,6 @@ SEEN_KEEP = 200  # sessions whose seen-sets are kept: past it, pruned to SEEN_PR
 SEEN_PRUNED_TO = 150  # (so a busy project does not stat 200 files on every tool call)
 WHY_MAX = 2000
 _WILD = "*?["
-_SEPARATORS = ("&&", "||", ";", "|")  # between chained shell commands
 _SHELL_SPACE = " \t\r\n"  # what shlex splits words on
 
 
@@ -229,29 +228,60 @@ def _literal_pieces(pattern: str) -> list[str]:
 
 def globmatch(name: str, pattern: str) -> bool:
     """`fnmatch.fnmatchcase(name, pattern)`: the whole of `name`, `*` any run (a `/` too),
-    `?` any one character, `[...]` a set (handed to fnmatch)."""
+    `?` any one character, `[...]` a set (handed to fnmatch). The pieces between stars are
+    found left to right with `str.find` (the leftmost place of each is as good as any), so a
+    long command line costs a few scans, never one attempt per character per piece."""
     if "[" in pattern:
         from fnmatch import fnmatchcase
 
         return fnmatchcase(name, pattern)
-    n, p = len(name), len(pattern)
-    i = j = 0
-    star, back = -1, 0  # the last `*` seen, and where in `name` it started matching
-    while i < n:
-        if j < p and (pattern[j] == "?" or pattern[j] == name[i]) and pattern[j] != "*":
-            i += 1
-            j += 1
-        elif j < p and pattern[j] == "*":
-            star, back = j, i
-            j += 1
-        elif star >= 0:
-            back += 1
-            i, j = back, star + 1
-        else:
-            return False
-    while j < p and pattern[j] == "*":
-        j += 1
-    return j == p
+    if "*" not in pattern:
+        return len(name) == len(pattern) and _fits(name, 0, pattern)
+    pieces = pattern.split("*")
+    head, tail = pieces[0], pieces[-1]
+    end = len(name) - len(tail)  # where the tail starts: the pieces between fit before it
+    if end < len(head) or not _fits(name, 0, head) or not _fits(name, end, tail):
+        return False
+    pos = len(head)
+    for piece in pieces[1:-1]:
+        if piece:
+            found = _find(name, piece, pos, end)
+            if found < 0:
+                return False
+            pos = found + len(piece)
+    return True
+
+
+def _fits(name: str, at: int, piece: str) -> bool:
+    """Whether `piece` (`?` any one character) matches `name` at `at`."""
+    if "?" not in piece:
+        return name.startswith(piece, at)
+    return at + len(piece) <= len(name) and all(
+        c == "?" or c == name[at + k] for k, c in enumerate(piece))
+
+
+def _find(name: str, piece: str, pos: int, end: int) -> int:
+    """The first place from `pos` where `piece` matches and ends by `end`; -1 if none.
+    With `?` in it, the places its longest literal run is found at are tried."""
+    if "?" not in piece:
+        return name.find(piece, pos, end)
+    run, off, k = "", 0, 0
+    for part in piece.split("?"):
+        if part and len(part) >= len(run):
+            run, off = part, k
+        k += len(part) + 1
+    last = end - len(piece)  # the last place it may start
+    if last < pos:
+        return -1  # (and `find` would read a negative bound from the end)
+    if not run:
+        return pos
+    stop = last + off + len(run)
+    i = name.find(run, pos + off, stop)
+    while i >= 0:
+        if _fits(name, i - off, piece):
+            return i - off
+        i = name.find(run, i + 1, stop)
+    return -1
 
 
 def _pure(path: str) -> str:
@@ -302,33 +332,12 @@ def path_matches(pattern: str, rel: str) -> bool:
     return not _wild(folder) and rel.startswith(folder + "/")
 
 
-def _chained(command: str) -> list[str]:
-    """The commands of a command line split at `&&`, `||`, `;` and `|`, the white space
-    around each separator dropped."""
-    parts: list[str] = []
-    start = i = 0
-    n = len(command)
-    while i < n:
-        sep = next((s for s in _SEPARATORS if command.startswith(s, i)), None)
-        if sep is None:
-            i += 1
-            continue
-        parts.append(command[start:i])
-        i += len(sep)
-        start = i
-    parts.append(command[start:])
-    last = len(parts) - 1
-    return [(p.lstrip() if k else p) if k == last else (p.strip() if k else p.rstrip())
-            for k, p in enumerate(parts)]
-
-
 def command_matches(pattern: str, command: str) -> bool:
-    """A glob found anywhere in the command line, or in any one of its chained commands."""
+    """A glob found anywhere in the command line. (So in any one of its chained commands
+    too: a part of `a && b` that matches the glob is a piece of the line that does.)"""
     if "[" not in pattern and not all(part in command for part in _literal_pieces(pattern)):
         return False  # a literal piece of the glob is missing: no need to match it
-    if globmatch(command, f"*{pattern}*"):
-        return True
-    return any(globmatch(part, pattern) for part in _chained(command) if part)
+    return globmatch(command, f"*{pattern}*")
 
 
 def command_paths(command: str) -> list[str]:
@@ -373,7 +382,10 @@ def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
     rels = [relative(root, p, cwd) for p in paths if p]
     if command:
         rels += [relative(root, p, cwd) for p in command_paths(command)]
-    starts = {rel[:k] for rel in rels for k in range(len(rel) + 1)}
+    # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64 blob
+    # in a command) has 5 GB of prefixes.
+    lens = {len(lead) for lead in leads if type(lead) is str} if leads is not None else set()
+    starts = {rel[:k] for rel in rels for k in lens if k <= len(rel)}
     out: list[int] = []
     for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
         if leads is not None and type(lead := leads[i]) is str and lead not in starts:
@@ -461,22 +473,43 @@ class Shown:
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
 # store passed the trust check). It is stale when `traps.jsonl`, `machines.json` or the
 # redactor's source changed (device, inode, size, times), or when this module's format did.
+# A file's times are only as fine as its file system keeps them (a clock tick, a second or two
+# on some), and a file replaced by rename may get the inode just freed: a rewrite of the same
+# size soon after the last one can keep every field. So, as git does for its index, a traps
+# or machines file changed less than `RACY_NS` ago is named by its content's digest as well.
+RACY_NS = 3_000_000_000
 
-def _identity(path: str) -> str:
+
+def _stat(path: str) -> os.stat_result | None:
     try:
-        st = os.lstat(path)
+        return os.lstat(path)
     except OSError:
+        return None
+
+
+def _identity(path: str, *, racy_after: int | None = None) -> str:
+    st = _stat(path)
+    if st is None:
         return "-"
-    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+    ident = f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+    if racy_after is not None and max(st.st_mtime_ns, st.st_ctime_ns) >= racy_after:
+        try:
+            ident += ":" + hexdigest(trust.read_bytes(path))
+        except (OSError, trust.Untrusted):
+            ident += ":?"
+    return ident
 
 
 def _cache_key(root: str) -> str:
+    import time
+
     from continuity_core import __version__
 
     here = os.path.dirname(os.path.abspath(__file__))
+    racy = time.time_ns() - RACY_NS
     return "|".join((CACHE_FORMAT, __version__,
-                     _identity(os.path.join(root, STORE, TRAPS_FILE)),
-                     _identity(os.path.join(root, STORE, MACHINES_FILE)),
+                     _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
+                     _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
                      _identity(os.path.join(here, "redact.py")),
                      _identity(os.path.join(here, "needles.py"))))
 
@@ -500,20 +533,23 @@ class _Cached:
                               else row)
 
 
-def _cached(root: str) -> _Cached:
+def _cached(root: str, *, fresh: bool = False) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
-    where it is current; else read, redacted and cached again (where the store can be
-    written). The file is one line of index (`{"key", "id", "kind", "pattern", "lead"}`), then one
-    line per trap; rows are checked when used (`Shown.from_row`)."""
+    where it is current (unless `fresh`); else read, redacted and cached again (where the
+    store can be written). The file is one line of index (`{"key", "id", "kind", "pattern",
+    "lead"}`), then one line per trap; rows are checked when used (`Shown.from_row`)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
+        if fresh:
+            raise ValueError("rebuilt")
         first, _, rest = trust.read_bytes(path).partition(b"\n")
         head = jsonfast.loads(first)
         if isinstance(head, dict) and head.get("key") == key:
             found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
             rows = rest.split(b"\n")[:-1] if rest else []
-            if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()):
+            if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()) and all(
+                    type(v) is str for c in ("id", "kind") for v in found[c]):
                 return _Cached(found, rows)
     except (OSError, trust.Untrusted, ValueError):
         pass
@@ -571,7 +607,14 @@ def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | Non
            batch: int = BATCH, cwd: str | None = None) -> list[Shown]:
     """The next matching traps `session` has not been shown, at most `batch`."""
     top = os.fspath(root)
-    cached = _cached(top)
+    try:
+        return _unseen(top, _cached(top), session, paths, command, batch, cwd)
+    except ValueError:  # a row of the cache is broken: built again from the traps
+        return _unseen(top, _cached(top, fresh=True), session, paths, command, batch, cwd)
+
+
+def _unseen(top: str, cached: _Cached, session: str, paths: Sequence[str],
+            command: str | None, batch: int, cwd: str | None) -> list[Shown]:
     ids = cached.index["id"]
     if not ids:
         return []
@@ -581,10 +624,7 @@ def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | Non
     for i in _hits(top, index["kind"], index["pattern"], paths, command, cwd, index["lead"]):
         if ids[i] in already:
             continue
-        try:
-            out.append(cached.shown(i))
-        except ValueError:
-            continue
+        out.append(cached.shown(i))  # ValueError where the row is not what `_cached` wrote
         if len(out) >= batch:
             break
     return out

@@ -112,7 +112,7 @@ def _distributions() -> list[tuple[str, str, str]]:
             try:
                 with open(os.path.join(folder, meta, "entry_points.txt"), encoding="utf-8") as f:
                     text = f.read()
-            except OSError:
+            except (OSError, ValueError):  # missing, or not UTF-8: that distribution's alone
                 continue
             found.append((key, version.partition("-")[0] or "?", text))
     _DISTS[key_path] = found
