@@ -469,3 +469,28 @@ def test_the_pre_commit_hook_is_not_written_through_a_committed_hooks_link(
     assert init.returncode == 1
     assert f"{root / '.githooks'} leads to {hooks}, outside the project" in init.stdout
     assert list(hooks.iterdir()) == []
+
+
+def test_a_fifo_in_the_store_never_blocks(repo: Path) -> None:
+    """A FIFO where a store file is expected is refused at once, never waited on (a hook has
+    only seconds, and nothing would ever write to it)."""
+    import threading
+
+    from continuity_core import trust
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    fifo = repo / ".baker" / "traps.jsonl"
+    os.mkfifo(fifo, 0o600)
+    outcome: list[object] = []
+
+    def read() -> None:
+        try:
+            outcome.append(trust.read_bytes(fifo))
+        except trust.Untrusted as e:
+            outcome.append(e)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    assert not reader.is_alive(), "the read waited for a writer"
+    assert isinstance(outcome[0], trust.Untrusted) and "not a regular file" in str(outcome[0])

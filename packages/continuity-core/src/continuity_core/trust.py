@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# A FIFO put where a file is expected would block the open until a writer came; opened
+# without blocking, it is refused at once by the `fstat` check (not a regular file).
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 PRIVATE_DIR = 0o700
 WRITABLE_BY_OTHERS = 0o022
 _geteuid = getattr(os, "geteuid", None)
@@ -154,12 +157,13 @@ def check_file(path: StrPath, *, home: bool = False) -> None:
 
 def open_fd(path: StrPath, flags: int, mode: int = 0o600, *, home: bool = False) -> int:
     """`os.open` that never follows a symlink in the last component (`O_NOFOLLOW` where the
-    platform has it, an `lstat` first where not) and refuses another user's file or a file
-    others may write. FileNotFoundError passes through; the caller closes the descriptor."""
+    platform has it, an `lstat` first where not) and refuses another user's file, a file
+    others may write, or anything but a regular file (a FIFO is opened without waiting for a
+    writer). FileNotFoundError passes through; the caller closes the descriptor."""
     if not NOFOLLOW:  # pragma: no cover - Windows: no O_NOFOLLOW, check the name first
         check_file(path, home=home)
     try:
-        fd = os.open(path, flags | NOFOLLOW | CLOEXEC, mode)
+        fd = os.open(path, flags | NOFOLLOW | CLOEXEC | NONBLOCK, mode)
     except OSError as e:
         if e.errno == errno.ELOOP or (e.errno == errno.EMLINK and NOFOLLOW):  # BSDs say EMLINK
             raise Untrusted(path, "is a symlink", home=home) from None
