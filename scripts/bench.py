@@ -116,17 +116,28 @@ with open(out, "w") as f:
 """
 
 
-def run_once(argv: Sequence[str], *, env: dict[str, str], cwd: Path, stdin: bytes,
-             timeout: float) -> tuple[float, int, int, bytes, bytes]:
+def run_once(
+    argv: Sequence[str], *, env: dict[str, str], cwd: Path, stdin: bytes, timeout: float
+) -> tuple[float, int, int, bytes, bytes]:
     """Wall seconds, peak RSS (KiB), exit code, stdout and stderr of one process."""
-    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
-            tempfile.TemporaryFile() as ferr, tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryFile() as fin,
+        tempfile.TemporaryFile() as fout,
+        tempfile.TemporaryFile() as ferr,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         fin.write(stdin)
         fin.seek(0)
         result = Path(tmp) / "result"
-        proc = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(result), *argv],
-                                stdin=fin, stdout=fout, stderr=ferr, env=env, cwd=cwd,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-c", LAUNCHER, str(result), *argv],
+            stdin=fin,
+            stdout=fout,
+            stderr=ferr,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
         try:
             proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -167,18 +178,34 @@ class Bench:
     def env(self, home: Path) -> dict[str, str]:
         """Only what an agent's hook would see, pointed at the generated home."""
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
-        env.update(HOME=str(home), USERPROFILE=str(home), TZ="UTC",
-                   CLAUDE_CONFIG_DIR=str(home / ".claude"), CODEX_HOME=str(home / ".codex"),
-                   GEMINI_CLI_HOME=str(home), BAKER_HOME=str(home / ".baker"),
-                   XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
-                   XDG_DATA_HOME=str(home / ".local/share"),
-                   XDG_STATE_HOME=str(home / ".local/state"),
-                   GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+        env.update(
+            HOME=str(home),
+            USERPROFILE=str(home),
+            TZ="UTC",
+            CLAUDE_CONFIG_DIR=str(home / ".claude"),
+            CODEX_HOME=str(home / ".codex"),
+            GEMINI_CLI_HOME=str(home),
+            BAKER_HOME=str(home / ".baker"),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            XDG_DATA_HOME=str(home / ".local/share"),
+            XDG_STATE_HOME=str(home / ".local/state"),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+        )
         return env
 
-    def measure(self, argv: Sequence[str], home: Path, *, stdin: bytes | Callable[[int], bytes]
-                = b"", runs: int | None = None, before: Callable[[int], None] | None = None,
-                timeout: float = 300, warmup: bool = True) -> Sample:
+    def measure(
+        self,
+        argv: Sequence[str],
+        home: Path,
+        *,
+        stdin: bytes | Callable[[int], bytes] = b"",
+        runs: int | None = None,
+        before: Callable[[int], None] | None = None,
+        timeout: float = 300,
+        warmup: bool = True,
+    ) -> Sample:
         """Run `argv` `runs` times (after one untimed warm-up that fills the page cache)."""
         runs = runs or self.args.runs
         warmup = warmup and self.args.warmup
@@ -192,12 +219,14 @@ class Bench:
             shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
             data = stdin(i) if callable(stdin) else stdin
             if i >= 0 and argv[0] != self.python:
-                bare = run_once([self.python, "-c", "pass"], env=env, cwd=self.data.repo,
-                                stdin=b"", timeout=60)
+                bare = run_once(
+                    [self.python, "-c", "pass"], env=env, cwd=self.data.repo, stdin=b"", timeout=60
+                )
                 sample.bare.append(bare[0])
                 self.bare_walls.append(bare[0])
-            wall, rss, code, out, err = run_once(argv, env=env, cwd=self.data.repo, stdin=data,
-                                                 timeout=timeout)
+            wall, rss, code, out, err = run_once(
+                argv, env=env, cwd=self.data.repo, stdin=data, timeout=timeout
+            )
             if i >= 0:
                 sample.walls.append(wall)
                 sample.rss_kib.append(rss)
@@ -232,8 +261,15 @@ class Bench:
         self.log(f"  {row.what} {row.agent} {row.size}: {shown} {verdict} {row.note}")
         return row
 
-    def check(self, row: Row, *, max_ratio: float | None = None, max_s: float | None = None,
-              max_mib: float | None = None, expect: bytes | None = None) -> Row:
+    def check(
+        self,
+        row: Row,
+        *,
+        max_ratio: float | None = None,
+        max_s: float | None = None,
+        max_mib: float | None = None,
+        expect: bytes | None = None,
+    ) -> Row:
         """Judge `row` against its limits; a failed or wrong run is MISSED, never met."""
         s = row.sample
         if s is None:
@@ -241,8 +277,9 @@ class Bench:
         bad = [c for c in s.codes if c != 0]
         if bad:
             row.met = False
-            row.note = (row.note + f" exit {bad[0]}: "
-                        + s.err.decode(errors="replace").strip()[-160:]).strip()
+            row.note = (
+                row.note + f" exit {bad[0]}: " + s.err.decode(errors="replace").strip()[-160:]
+            ).strip()
             return self.add(row)
         if expect is not None and expect not in s.out:
             row.met = False
@@ -265,8 +302,13 @@ class Bench:
         shutil.rmtree(self.data.root / "baker-init", ignore_errors=True)
         base = self.measure([self.python, "-c", "pass"], self.data.root, runs=max(a.runs, 5))
         base.bare = base.walls
-        self.add(Row("`python -c pass` (bare interpreter)", sample=base,
-                     note="the unit of ×: each row divides by bare starts run beside it"))
+        self.add(
+            Row(
+                "`python -c pass` (bare interpreter)",
+                sample=base,
+                note="the unit of ×: each row divides by bare starts run beside it",
+            )
+        )
         sizes = [parse_size(s) for s in a.sizes.split(",") if s]
         handoff_sizes = [parse_size(s) for s in a.handoff_sizes.split(",") if s]
         agents = [x for x in a.agents.split(",") if x]
@@ -298,8 +340,13 @@ class Bench:
         if "recall" in only and "recall" in has:
             self.recall(max(sizes))
         elif "recall" in only:
-            self.add(Row("`baker recall`: index 1 GB / query", target="≤ 120 s / ≤ 0.1 s",
-                         note="not measured: this baker has no `recall` command"))
+            self.add(
+                Row(
+                    "`baker recall`: index 1 GB / query",
+                    target="≤ 120 s / ≤ 0.1 s",
+                    note="not measured: this baker has no `recall` command",
+                )
+            )
         if "run" in only and "run" in has and sys.platform != "win32":
             self.echo_latency(200 if not a.smoke else 20)
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -320,8 +367,11 @@ class Bench:
 
     def commands(self) -> set[str]:
         s = self.measure(self.baker_cmd("--help"), self.data.root, runs=1)
-        words = {line.split()[0] for line in s.out.decode().splitlines()
-                 if line.startswith("  ") and line.split()}
+        words = {
+            line.split()[0]
+            for line in s.out.decode().splitlines()
+            if line.startswith("  ") and line.split()
+        }
         return words
 
     def pretool(self, agent: str, home: Path, transcript: Path) -> None:
@@ -337,17 +387,25 @@ class Bench:
             return payload.replace(sid.encode(), f"{sid[:-4]}{next(calls):04x}".encode())
 
         s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=stdin)
-        self.check(Row("`baker pretool`, 1,000 traps", agent, sample=s, target="≤ 2× bare"),
-                   max_ratio=2, expect=TRAP_MARK.encode())
+        self.check(
+            Row("`baker pretool`, 1,000 traps", agent, sample=s, target="≤ 2× bare"),
+            max_ratio=2,
+            expect=TRAP_MARK.encode(),
+        )
 
     def pickup(self, agent: str, home: Path, transcript: Path) -> None:
         payload = benchgen.hook_payload(agent, 1, home, self.data.cwd, transcript)
         stop = benchgen.hook_payload(agent, 0, home, self.data.cwd, transcript)
         self.measure(self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop, runs=1)
-        s = self.measure(self.baker_cmd("pickup", "--agent", agent), home, stdin=payload,
-                         timeout=60)
-        row = Row("`baker pickup` (no GPU probes)", agent, sample=s,
-                  target=f"≤ 3× bare, ≤ {PICKUP_MAX_CHARS} chars")
+        s = self.measure(
+            self.baker_cmd("pickup", "--agent", agent), home, stdin=payload, timeout=60
+        )
+        row = Row(
+            "`baker pickup` (no GPU probes)",
+            agent,
+            sample=s,
+            target=f"≤ 3× bare, ≤ {PICKUP_MAX_CHARS} chars",
+        )
         chars = len(s.out.decode(errors="replace"))
         row.note = f"{chars} chars out"
         self.check(row, max_ratio=3)
@@ -361,16 +419,36 @@ class Bench:
         label = human(size)
         self.fresh_store(home, init=True)
         stop = benchgen.hook_payload(agent, 0, home, self.data.cwd, gen.path)
-        first = self.measure(self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop,
-                             runs=1, timeout=600, warmup=False)  # a warm-up would be the first
-        row = Row("`baker checkpoint`, first (no cursor yet)", agent, label, first,
-                  target=f"< {HOOK_DEADLINE_S} s (hook deadline)")
+        first = self.measure(
+            self.baker_cmd("checkpoint", "--agent", agent),
+            home,
+            stdin=stop,
+            runs=1,
+            timeout=600,
+            warmup=False,
+        )  # a warm-up would be the first
+        row = Row(
+            "`baker checkpoint`, first (no cursor yet)",
+            agent,
+            label,
+            first,
+            target=f"< {HOOK_DEADLINE_S} s (hook deadline)",
+        )
         self.check(row, max_s=HOOK_DEADLINE_S - 0.5)
         s = self.measure(self.baker_cmd("handoff", "--from", agent), home)
         note = "" if row.met else "the cursor comes from the untimed warm-up handoff"
-        self.check(Row("`baker handoff`, already checkpointed", agent, label, s,
-                       target="≤ 3× bare", note=note), max_ratio=3,
-                   expect=FINAL_REQUEST.encode())
+        self.check(
+            Row(
+                "`baker handoff`, already checkpointed",
+                agent,
+                label,
+                s,
+                target="≤ 3× bare",
+                note=note,
+            ),
+            max_ratio=3,
+            expect=FINAL_REQUEST.encode(),
+        )
         turn = [gen.turns]
         added = [0]
 
@@ -379,13 +457,19 @@ class Bench:
             turn[0] += 1
 
         try:
-            s = self.measure(self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop,
-                             before=append)
+            s = self.measure(
+                self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop, before=append
+            )
         finally:
             os.truncate(gen.path, gen.size)
-        row = Row("`baker checkpoint` after one turn", agent, label, s,
-                  target="≤ 3× bare, ≤ 60 MiB",
-                  note=f"turn ≈ {human(added[0] / max(1, turn[0] - gen.turns))}")
+        row = Row(
+            "`baker checkpoint` after one turn",
+            agent,
+            label,
+            s,
+            target="≤ 3× bare, ≤ 60 MiB",
+            note=f"turn ≈ {human(added[0] / max(1, turn[0] - gen.turns))}",
+        )
         self.check(row, max_ratio=3, max_mib=60)
 
     def never_seen(self, agent: str, size: int) -> None:
@@ -394,30 +478,51 @@ class Bench:
         self.fresh_store(home, init=False)  # no store: nothing cached, every run reads anew
         big = size >= 100 << 20  # slow to read: fewer runs, and it is in the page cache already
         runs = min(self.args.runs, 3) if big else self.args.runs
-        s = self.measure(self.baker_cmd("handoff", "--from", agent), home, runs=runs,
-                         timeout=600, warmup=not big)
+        s = self.measure(
+            self.baker_cmd("handoff", "--from", agent), home, runs=runs, timeout=600, warmup=not big
+        )
         label = human(size)
         self.briefs.setdefault(agent, []).append(len(s.out))
         self.never[(agent, size)] = s
         if size >= 1 << 30:
-            self.check(Row("`baker handoff`, never seen", agent, label, s, target="≤ 5 s"),
-                       max_s=5, expect=FINAL_REQUEST.encode())
+            self.check(
+                Row("`baker handoff`, never seen", agent, label, s, target="≤ 5 s"),
+                max_s=5,
+                expect=FINAL_REQUEST.encode(),
+            )
         elif size >= 500 << 20:
             limit = CCUSAGE_500M_S[agent] * size / (500 << 20)
-            self.check(Row("`baker handoff`, never seen", agent, label, s,
-                           target=f"< ccusage ({limit:.2f} s), ≤ 80 MiB"),
-                       max_s=limit, max_mib=80, expect=FINAL_REQUEST.encode())
+            self.check(
+                Row(
+                    "`baker handoff`, never seen",
+                    agent,
+                    label,
+                    s,
+                    target=f"< ccusage ({limit:.2f} s), ≤ 80 MiB",
+                ),
+                max_s=limit,
+                max_mib=80,
+                expect=FINAL_REQUEST.encode(),
+            )
         else:
-            self.check(Row("`baker handoff`, never seen", agent, label, s),
-                       expect=FINAL_REQUEST.encode())
+            self.check(
+                Row("`baker handoff`, never seen", agent, label, s), expect=FINAL_REQUEST.encode()
+            )
 
     def brief_size(self, agent: str) -> None:
         sizes = self.briefs.get(agent, [])
         if not sizes:
             return
         biggest = max(sizes)
-        self.add(Row("brief size (default budget)", agent, value=human(biggest),
-                     target="≤ 32 KiB", met=biggest <= BRIEF_MAX))
+        self.add(
+            Row(
+                "brief size (default budget)",
+                agent,
+                value=human(biggest),
+                target="≤ 32 KiB",
+                met=biggest <= BRIEF_MAX,
+            )
+        )
 
     def many_codex(self, count: int) -> None:
         home = self.data.codex_many(count, log=self.log)
@@ -432,8 +537,11 @@ class Bench:
             s = self.measure(self.baker_cmd("handoff", "--from", "codex"), home)
             what = f"newest session among {count:,} Codex rollouts"
             what += ", with state_5.sqlite" if with_db else ", no SQLite index"
-            self.check(Row(what, "codex", sample=s, target="≤ 0.3 s"), max_s=0.3,
-                       expect=FINAL_REQUEST.encode())
+            self.check(
+                Row(what, "codex", sample=s, target="≤ 0.3 s"),
+                max_s=0.3,
+                expect=FINAL_REQUEST.encode(),
+            )
         heads = home / ".baker" / "cache" / "codex"
 
         def forget(i: int) -> None:
@@ -441,9 +549,15 @@ class Bench:
                 cache.unlink()
 
         s = self.measure(self.baker_cmd("handoff", "--from", "codex"), home, before=forget)
-        self.check(Row(f"the same, no SQLite index, first scan (reads {count:,} heads)", "codex",
-                       sample=s, note="once: it fills baker's head cache, which the row "
-                       "above reads"), expect=FINAL_REQUEST.encode())
+        self.check(
+            Row(
+                f"the same, no SQLite index, first scan (reads {count:,} heads)",
+                "codex",
+                sample=s,
+                note="once: it fills baker's head cache, which the row above reads",
+            ),
+            expect=FINAL_REQUEST.encode(),
+        )
         if off.exists():
             off.rename(db)
 
@@ -451,8 +565,16 @@ class Bench:
         home = self.data.claude_many(count, log=self.log)
         self.fresh_store(home, init=False)
         s = self.measure(self.baker_cmd("handoff", "--from", "claude"), home)
-        self.check(Row(f"newest session among {count:,} Claude project folders", "claude",
-                       sample=s, target="≤ 0.3 s"), max_s=0.3, expect=FINAL_REQUEST.encode())
+        self.check(
+            Row(
+                f"newest session among {count:,} Claude project folders",
+                "claude",
+                sample=s,
+                target="≤ 0.3 s",
+            ),
+            max_s=0.3,
+            expect=FINAL_REQUEST.encode(),
+        )
 
     def echo_latency(self, keys: int) -> None:
         """Keystroke echo through `baker run` against the agent alone: an agent that echoes
@@ -463,45 +585,81 @@ class Bench:
         agent.write_text(f"#!{self.python}\n" + ECHO_AGENT)
         agent.chmod(0o755)
         home = self.data.home("run-echo")
-        env = {**self.env(home), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-               "TERM": "xterm"}
+        env = {
+            **self.env(home),
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+            "TERM": "xterm",
+        }
         direct = echo_times([str(agent)], env, self.data.repo, keys)
         through = echo_times([self.baker, "run", "claude"], env, self.data.repo, keys)
         med_d, med_t = statistics.median(direct), statistics.median(through)
         p99_d = sorted(direct)[int(0.99 * (len(direct) - 1))]
         p99_t = sorted(through)[int(0.99 * (len(through) - 1))]
         added = med_t - med_d
-        self.add(Row("keystroke echo: `baker run` / the agent alone", size=f"{keys} keys",
-                     value=f"median {med_t:.2f} / {med_d:.2f} ms, p99 {p99_t:.2f} / "
-                           f"{p99_d:.2f} ms", target="≤ +2 ms median", met=added <= 2.0,
-                     note=f"+{added:.2f} ms added by the supervisor's pty"))
+        self.add(
+            Row(
+                "keystroke echo: `baker run` / the agent alone",
+                size=f"{keys} keys",
+                value=f"median {med_t:.2f} / {med_d:.2f} ms, p99 {p99_t:.2f} / {p99_d:.2f} ms",
+                target="≤ +2 ms median",
+                met=added <= 2.0,
+                note=f"+{added:.2f} ms added by the supervisor's pty",
+            )
+        )
 
     def recall(self, size: int) -> None:
         """Index every agent's `size` transcript into a fresh archive, then query it."""
         home = self.data.home(f"size-{size}")
-        total = sum(self.data.transcript(a, size, log=self.log).size
-                    for a in self.args.agents.split(",") if a)
+        total = sum(
+            self.data.transcript(a, size, log=self.log).size
+            for a in self.args.agents.split(",")
+            if a
+        )
         for db in (home / ".baker").glob("archive.sqlite*"):  # BAKER_HOME: the archive
             db.unlink()
         self.fresh_store(home, init=True)
         # No warm-up: it would index everything and leave the timed run nothing to do.
-        first = self.measure(self.baker_cmd("recall", "--index"), home, runs=1, timeout=900,
-                             warmup=False)
+        first = self.measure(
+            self.baker_cmd("recall", "--index"), home, runs=1, timeout=900, warmup=False
+        )
         said = first.out.decode(errors="replace").strip().splitlines()  # "Indexed N files (X MB"
-        row = self.check(Row("`baker recall --index`, from empty", "all", human(total), first,
-                             target="≤ 120 s per GiB, all of it",
-                             note=said[0][:100] if said else ""),
-                         max_s=120 * total / (1 << 30))
+        row = self.check(
+            Row(
+                "`baker recall --index`, from empty",
+                "all",
+                human(total),
+                first,
+                target="≤ 120 s per GiB, all of it",
+                note=said[0][:100] if said else "",
+            ),
+            max_s=120 * total / (1 << 30),
+        )
         indexed = re.search(r"\(([\d.]+) MB", said[0]) if said else None
         if row.met and (indexed is None or float(indexed[1]) * 1e6 < 0.9 * total):
             row.met = False  # quick because it skipped the transcript: not a pass
 
         s = self.measure(self.baker_cmd("recall", "--no-index", "deprecated", "alias"), home)
-        self.check(Row("`baker recall` query (no re-index)", "all", human(total), s,
-                       target="≤ 0.1 s", note=f"{len(s.out)} B out"), max_s=0.1)
+        self.check(
+            Row(
+                "`baker recall` query (no re-index)",
+                "all",
+                human(total),
+                s,
+                target="≤ 0.1 s",
+                note=f"{len(s.out)} B out",
+            ),
+            max_s=0.1,
+        )
         s = self.measure(self.baker_cmd("recall", "deprecated", "alias"), home)
-        self.check(Row("`baker recall` query (checks for new bytes)", "all", human(total), s,
-                       note=f"{len(s.out)} B out"))
+        self.check(
+            Row(
+                "`baker recall` query (checks for new bytes)",
+                "all",
+                human(total),
+                s,
+                note=f"{len(s.out)} B out",
+            )
+        )
 
     # --- peers -----------------------------------------------------------------------------
 
@@ -512,8 +670,9 @@ class Bench:
                 want.append("ccusage")
             self.peer_tools = {"ccusage": [str(self.args.ccusage)]}
             if "portable-resume" in want:
-                self.peer_tools.update(install_peers(self.data.root / "peers", self.log,
-                                                     ["portable-resume"]))
+                self.peer_tools.update(
+                    install_peers(self.data.root / "peers", self.log, ["portable-resume"])
+                )
         else:
             self.peer_tools = install_peers(self.data.root / "peers", self.log, want)
         for name, why in self.peer_tools.items():
@@ -521,8 +680,13 @@ class Bench:
                 self.add(Row(f"peer {name}", note=f"skipped: {why}"))
         cc = self.peer_tools.get("ccusage")
         if isinstance(cc, list):
-            said = subprocess.run([*cc, "--version"], capture_output=True, text=True,
-                                  check=False, env=self.env(self.data.home("peers-version")))
+            said = subprocess.run(
+                [*cc, "--version"],
+                capture_output=True,
+                text=True,
+                check=False,
+                env=self.env(self.data.home("peers-version")),
+            )
             found = re.search(r"\d+\.\d+\.\d+", said.stdout)
             self.ccusage_version = found[0] if found else "20"
 
@@ -535,24 +699,37 @@ class Bench:
         runs = min(self.args.runs, 3)
         pr = self.peer_tools.get("portable-resume")
         if isinstance(pr, list):
-            s = self.measure([*pr, agent, "show", "latest", "--cwd", self.data.cwd,
-                              "--within-min", "0"], home, runs=runs, timeout=600, warmup=False)
+            s = self.measure(
+                [*pr, agent, "show", "latest", "--cwd", self.data.cwd, "--within-min", "0"],
+                home,
+                runs=runs,
+                timeout=600,
+                warmup=False,
+            )
             self.peer_row(Row("peer: portable-resume 0.4.5 `show latest`", agent, label, s))
         cc = self.peer_tools.get("ccusage")
         if not isinstance(cc, list):
             return
         # ccusage has one sub-command per agent it reads; one it lacks has no peer figure.
         if agent not in self.ccusage_reads:
-            helps = subprocess.run([*cc, agent, "--help"], capture_output=True, check=False,
-                                   env=self.env(home), cwd=self.data.repo, timeout=60)
+            helps = subprocess.run(
+                [*cc, agent, "--help"],
+                capture_output=True,
+                check=False,
+                env=self.env(home),
+                cwd=self.data.repo,
+                timeout=60,
+            )
             self.ccusage_reads[agent] = helps.returncode == 0
         if not self.ccusage_reads[agent]:
             self.ccusage[(agent, size)] = f"no peer: ccusage has no `{agent}` command"
             return
-        s = self.measure([*cc, agent, "daily", "--json", "--offline"], home,
-                         runs=runs, timeout=600, warmup=False)
-        self.peer_row(Row(f"peer: ccusage {self.ccusage_version} `{agent} daily --json`",
-                          agent, label, s))
+        s = self.measure(
+            [*cc, agent, "daily", "--json", "--offline"], home, runs=runs, timeout=600, warmup=False
+        )
+        self.peer_row(
+            Row(f"peer: ccusage {self.ccusage_version} `{agent} daily --json`", agent, label, s)
+        )
         self.ccusage[(agent, size)] = s
         if size >= 500 << 20 and all(c == 0 for c in s.codes):
             CCUSAGE_500M_S[agent] = s.wall * (500 << 20) / size
@@ -570,7 +747,8 @@ class Bench:
         else:
             tokens = total_tokens(s.out)
             row.note = f"output {human(len(s.out))}" + (
-                f", {tokens:,} tokens in its totals" if tokens is not None else "")
+                f", {tokens:,} tokens in its totals" if tokens is not None else ""
+            )
         self.add(row)
 
     # --- output ----------------------------------------------------------------------------
@@ -588,15 +766,19 @@ class Bench:
             ratio = f"{s.ratio:.1f}×" if s and not r.value else "—"
             rss = f"{s.rss_mib:.0f} MiB" if s and not r.value else "—"
             result = {True: "met", False: "**MISSED**", None: "—"}[r.met]
-            lines.append(f"| {r.what} | {r.agent} | {r.size} | {wall} | {ratio} | {rss} | "
-                         f"{r.target or '—'} | {result} | {r.note} |")
+            lines.append(
+                f"| {r.what} | {r.agent} | {r.size} | {wall} | {ratio} | {rss} | "
+                f"{r.target or '—'} | {result} | {r.note} |"
+            )
         return "\n".join(lines)
 
     def comparison(self) -> str:
         """The never-seen handoff beside ccusage on the same transcript, size by size."""
-        head = (f"| agent | size | `baker handoff`, never seen | peak RSS | ccusage "
-                f"{self.ccusage_version} `daily --json --offline` | peak RSS | "
-                "ccusage ÷ baker | note |")
+        head = (
+            f"| agent | size | `baker handoff`, never seen | peak RSS | ccusage "
+            f"{self.ccusage_version} `daily --json --offline` | peak RSS | "
+            "ccusage ÷ baker | note |"
+        )
         lines = [head, "|" + "---|" * 8]
         for (agent, size), peer in self.ccusage.items():
             baker = self.never.get((agent, size))
@@ -615,8 +797,10 @@ class Bench:
             elif any(c != 0 for c in peer.codes):
                 c_wall, c_rss, ratio = "—", "—", "—"
                 said = (peer.err or peer.out).decode(errors="replace").strip().splitlines()
-                notes.append("ccusage fails: " + (said[0][:80].replace("|", "/") if said
-                                                  else f"exit {peer.codes[0]}"))
+                notes.append(
+                    "ccusage fails: "
+                    + (said[0][:80].replace("|", "/") if said else f"exit {peer.codes[0]}")
+                )
             else:
                 c_wall, c_rss = f"{peer.wall:.3f} s", f"{peer.rss_mib:.0f} MiB"
                 ok = baker is not None and all(c == 0 for c in baker.codes)
@@ -624,14 +808,19 @@ class Bench:
                 tokens = total_tokens(peer.out)
                 if tokens is not None:
                     notes.append(f"ccusage counted {tokens:,} tokens")
-            lines.append(f"| {agent} | {human(size)} | {b_wall} | {b_rss} | {c_wall} | {c_rss} "
-                         f"| {ratio} | {'; '.join(notes)} |")
+            lines.append(
+                f"| {agent} | {human(size)} | {b_wall} | {b_rss} | {c_wall} | {c_rss} "
+                f"| {ratio} | {'; '.join(notes)} |"
+            )
         return "\n".join(lines)
 
     def document(self, table: str) -> str:
         """The page's introduction: what is measured and how."""
         a = self.args
-        peers = "" if not self.ccusage else f"""
+        peers = (
+            ""
+            if not self.ccusage
+            else f"""
 The second table puts each never-seen `baker handoff` (no store, nothing cached: it finds the
 session and reads the transcript anew) beside ccusage's `<agent> daily --json --offline` on the
 same generated transcript, in the same isolated home (HOME, CLAUDE_CONFIG_DIR and CODEX_HOME
@@ -641,6 +830,7 @@ page cache), with the peak RSS of the worst run. ccusage is installed from the n
 registry as `ccusage@20` (or the newest 20.x that has a native binary for this platform); it
 parses the whole file, so its token totals grow with the size.
 """
+        )
         return f"""# {a.title}
 
 Written by `python scripts/bench.py`; do not edit by hand. Issues 11 and 17 set the targets,
@@ -710,8 +900,9 @@ def echo_times(argv: list[str], env: dict[str, str], cwd: Path, keys: int) -> li
     import select as select_
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True
+    )
     os.close(slave)
     times: list[float] = []
     try:
@@ -753,9 +944,11 @@ def total_tokens(out: bytes) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def install_peers(where: Path, log: Callable[[str], None],
-                  which: Sequence[str] = ("portable-resume", "ccusage"),
-                  ) -> dict[str, list[str] | str]:
+def install_peers(
+    where: Path,
+    log: Callable[[str], None],
+    which: Sequence[str] = ("portable-resume", "ccusage"),
+) -> dict[str, list[str] | str]:
     """Install the peers into `where` (reused); each is an argv prefix or why it is missing."""
     where.mkdir(parents=True, exist_ok=True)
     found: dict[str, list[str] | str] = {}
@@ -766,10 +959,12 @@ def install_peers(where: Path, log: Callable[[str], None],
     exe = venv / ("Scripts" if os.name == "nt" else "bin") / "portable-resume"
     if "portable-resume" in which and not exe.exists():
         log("installing portable-resume 0.4.5 ...")
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=False,
-                       capture_output=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "portable-resume==0.4.5"],
-                       check=False, capture_output=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=False, capture_output=True)
+        subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", "portable-resume==0.4.5"],
+            check=False,
+            capture_output=True,
+        )
     if "portable-resume" in which:
         found["portable-resume"] = [str(exe)] if exe.exists() else "pip could not install it"
     if "ccusage" not in which:
@@ -781,26 +976,43 @@ def install_peers(where: Path, log: Callable[[str], None],
         return found
 
     def works() -> bool:
-        return ccusage.exists() and subprocess.run(
-            [str(ccusage), "--version"], capture_output=True, check=False).returncode == 0
+        return (
+            ccusage.exists()
+            and subprocess.run(
+                [str(ccusage), "--version"], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
 
     if not works():
         log("installing ccusage 20 ...")
-        npm_i = [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
-                 str(where)]
+        npm_i = [
+            npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+            str(where),
+        ]
         subprocess.run([*npm_i, "ccusage@20"], check=False, capture_output=True)
         if not works():  # its native binary may lag behind: take the newest 20.x that has one
             plat = {"linux": "linux", "darwin": "darwin", "win32": "win32"}[sys.platform]
             arch = "arm64" if platform.machine() in ("arm64", "aarch64") else "x64"
-            view = subprocess.run([npm, "view", f"@ccusage/ccusage-{plat}-{arch}", "versions",
-                                   "--json"], capture_output=True, text=True, check=False)
+            view = subprocess.run(
+                [npm, "view", f"@ccusage/ccusage-{plat}-{arch}", "versions", "--json"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             try:
                 versions = [v for v in json.loads(view.stdout) if v.startswith("20.")]
             except ValueError:
                 versions = []
             if versions:
-                subprocess.run([*npm_i, f"ccusage@{versions[-1]}"], check=False,
-                               capture_output=True)
+                subprocess.run(
+                    [*npm_i, f"ccusage@{versions[-1]}"], check=False, capture_output=True
+                )
     found["ccusage"] = [str(ccusage)] if works() else "npm could not install a working ccusage 20"
     return found
 
@@ -817,9 +1029,18 @@ def write_traps(repo: Path, count: int) -> None:
         else:
             pattern, why = f"src/module_{i}/**/*.py", f"path trap {i}: rejected approach"
         kind = "command" if i % 3 == 0 and i % 200 else "path"
-        lines.append(json.dumps({"schema_version": 1, "id": f"t{i:04d}", "pattern": pattern,
-                                 "kind": kind, "why": why,
-                                 "created_at": "2026-11-29T12:00:00Z"}))
+        lines.append(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "id": f"t{i:04d}",
+                    "pattern": pattern,
+                    "kind": kind,
+                    "why": why,
+                    "created_at": "2026-11-29T12:00:00Z",
+                }
+            )
+        )
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -827,54 +1048,115 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None)
-    ap.add_argument("--sizes", default="1M,100M,1G",
-                    help="transcript sizes for the checkpoint and checkpointed-handoff rows "
-                         "(default 1M,100M,1G)")
-    ap.add_argument("--handoff-sizes", default="100M,500M,1G",
-                    help="sizes for the never-seen handoff rows (default 100M,500M,1G)")
-    ap.add_argument("--agents", default="claude,codex,gemini",
-                    help="comma-separated adapters to measure (default claude,codex,gemini)")
-    ap.add_argument("--rollouts", type=int, default=20_000,
-                    help="Codex rollouts in the discovery home (0 skips; default 20000)")
-    ap.add_argument("--folders", type=int, default=3_000,
-                    help="Claude project folders in the discovery home (0 skips; default 3000)")
-    ap.add_argument("--only", default=",".join(GROUPS),
-                    help=f"row groups to run (default {','.join(GROUPS)})")
+        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    ap.add_argument(
+        "--sizes",
+        default="1M,100M,1G",
+        help="transcript sizes for the checkpoint and checkpointed-handoff rows "
+        "(default 1M,100M,1G)",
+    )
+    ap.add_argument(
+        "--handoff-sizes",
+        default="100M,500M,1G",
+        help="sizes for the never-seen handoff rows (default 100M,500M,1G)",
+    )
+    ap.add_argument(
+        "--agents",
+        default="claude,codex,gemini",
+        help="comma-separated adapters to measure (default claude,codex,gemini)",
+    )
+    ap.add_argument(
+        "--rollouts",
+        type=int,
+        default=20_000,
+        help="Codex rollouts in the discovery home (0 skips; default 20000)",
+    )
+    ap.add_argument(
+        "--folders",
+        type=int,
+        default=3_000,
+        help="Claude project folders in the discovery home (0 skips; default 3000)",
+    )
+    ap.add_argument(
+        "--only", default=",".join(GROUPS), help=f"row groups to run (default {','.join(GROUPS)})"
+    )
     ap.add_argument("--runs", type=int, default=5, help="timed runs per row (default 5)")
-    ap.add_argument("--no-warmup", dest="warmup", action="store_false",
-                    help="skip the untimed first run of each row")
-    ap.add_argument("--data", type=Path, default=ROOT / "bench-data",
-                    help="where generated data is kept and reused (default bench-data/)")
-    ap.add_argument("--baker", type=Path, default=None,
-                    help="the baker executable to measure (default: a venv under --data with "
-                         "only what users install, built from packages/ and reused; the dev "
-                         ".venv also holds mypy's typing_extensions, which msgspec then imports)")
-    ap.add_argument("--python", type=Path, default=None,
-                    help="the interpreter baker runs on, for the bare-start baseline "
-                         "(default: that of --baker)")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"),
-                    help="where to write the table ('' for nowhere)")
-    ap.add_argument("--append", action="store_true",
-                    help="add this run's table to the --out page instead of replacing it")
-    ap.add_argument("--keep-large", action="store_true",
-                    help="keep generated transcripts of 1 GiB and more")
-    ap.add_argument("--note", default="",
-                    help="a sentence on the run's conditions (load, what else ran), printed "
-                         "under its machine line")
-    ap.add_argument("--peers", action="store_true",
-                    help="install the --peer-tools under --data/peers and run them on the "
-                         "never-seen handoff's transcripts (of 100 MiB and more), each just "
-                         "before baker; adds a table of baker beside ccusage")
-    ap.add_argument("--peer-tools", default="portable-resume,ccusage",
-                    help="which peers --peers runs (default portable-resume,ccusage)")
-    ap.add_argument("--ccusage", type=Path, default=None,
-                    help="with --peers: this ccusage executable instead of installing "
-                         "ccusage@20 from the npm registry")
-    ap.add_argument("--title", default="Benchmarks",
-                    help="the page's heading when --out writes a new page (default Benchmarks)")
-    ap.add_argument("--smoke", action="store_true",
-                    help="tiny data and one run per row: checks that every row runs")
+    ap.add_argument(
+        "--no-warmup",
+        dest="warmup",
+        action="store_false",
+        help="skip the untimed first run of each row",
+    )
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=ROOT / "bench-data",
+        help="where generated data is kept and reused (default bench-data/)",
+    )
+    ap.add_argument(
+        "--baker",
+        type=Path,
+        default=None,
+        help="the baker executable to measure (default: a venv under --data with "
+        "only what users install, built from packages/ and reused; the dev "
+        ".venv also holds mypy's typing_extensions, which msgspec then imports)",
+    )
+    ap.add_argument(
+        "--python",
+        type=Path,
+        default=None,
+        help="the interpreter baker runs on, for the bare-start baseline "
+        "(default: that of --baker)",
+    )
+    ap.add_argument(
+        "--out",
+        default=str(ROOT / "docs" / "benchmarks.md"),
+        help="where to write the table ('' for nowhere)",
+    )
+    ap.add_argument(
+        "--append",
+        action="store_true",
+        help="add this run's table to the --out page instead of replacing it",
+    )
+    ap.add_argument(
+        "--keep-large", action="store_true", help="keep generated transcripts of 1 GiB and more"
+    )
+    ap.add_argument(
+        "--note",
+        default="",
+        help="a sentence on the run's conditions (load, what else ran), printed "
+        "under its machine line",
+    )
+    ap.add_argument(
+        "--peers",
+        action="store_true",
+        help="install the --peer-tools under --data/peers and run them on the "
+        "never-seen handoff's transcripts (of 100 MiB and more), each just "
+        "before baker; adds a table of baker beside ccusage",
+    )
+    ap.add_argument(
+        "--peer-tools",
+        default="portable-resume,ccusage",
+        help="which peers --peers runs (default portable-resume,ccusage)",
+    )
+    ap.add_argument(
+        "--ccusage",
+        type=Path,
+        default=None,
+        help="with --peers: this ccusage executable instead of installing "
+        "ccusage@20 from the npm registry",
+    )
+    ap.add_argument(
+        "--title",
+        default="Benchmarks",
+        help="the page's heading when --out writes a new page (default Benchmarks)",
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny data and one run per row: checks that every row runs",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.sizes, args.handoff_sizes = "64K", "64K"
@@ -888,8 +1170,9 @@ def runtime_venv(data: Path) -> Path:
     venv_dir = data / "venv"
     bin_dir = venv_dir / VENV_BIN.name
     stamp = venv_dir / ".built"
-    sources = [p for p in (ROOT / "packages").rglob("*") if p.is_file()
-               and "__pycache__" not in p.parts]
+    sources = [
+        p for p in (ROOT / "packages").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ]
     newest = max(p.stat().st_mtime for p in sources)
     if stamp.exists() and stamp.stat().st_mtime >= newest:
         return bin_dir
@@ -899,8 +1182,9 @@ def runtime_venv(data: Path) -> Path:
     shutil.rmtree(venv_dir, ignore_errors=True)
     venv.EnvBuilder(with_pip=True).create(venv_dir)
     py = bin_dir / VENV_BIN.joinpath("python").name
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"],
-                   check=True)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"], check=True
+    )
     names = ["core", "claude", "codex", "gemini", "gpu-probes"]
     specs = [str(ROOT / "packages" / f"continuity-{n}") for n in names]
     specs.append(str(ROOT / "packages" / "continuity-cli") + "[all]")

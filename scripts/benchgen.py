@@ -104,15 +104,17 @@ class Template:
         out = []
         for s, kind in enumerate(self.slots):
             if kind == "uuid":
-                out.append(f"{k:08x}-{s:04x}-4{salt & 0xFFF:03x}-8{(k >> 32) & 0xFFF:03x}-"
-                           f"{salt:012x}")
+                out.append(
+                    f"{k:08x}-{s:04x}-4{salt & 0xFFF:03x}-8{(k >> 32) & 0xFFF:03x}-{salt:012x}"
+                )
             else:
                 n = int(kind[4:])
                 out.append(f"{k:0{n // 2}x}{s:0{n - n // 2}x}"[-n:])
         return out
 
-    def render(self, pieces: list[Any], k: int, *, prompt: str, cwd: str, salt: int,
-               chain: bool = True) -> str:
+    def render(
+        self, pieces: list[Any], k: int, *, prompt: str, cwd: str, salt: int, chain: bool = True
+    ) -> str:
         """Turn `k` (ids, times and ordinals of its own); `chain` links it to turn k-1."""
         ids = self.ids(k, salt)
         shift = k * self.span_ms
@@ -170,7 +172,7 @@ def compile_template(agent: str) -> Template:
     def tokens(text: str, remap: bool) -> Iterator[Any]:
         pos = 0
         for m in TOKEN.finditer(text):
-            yield text[pos:m.start()]
+            yield text[pos : m.start()]
             pos = m.end()
             if m["ts"]:
                 ms = parse_iso_ms(m["ts"])
@@ -210,9 +212,17 @@ def compile_template(agent: str) -> Template:
         prev_slot = slot_of[last_uuid]
     # Ordinals of turn k continue from the header: turn lines keep their fixture offsets.
     span = max(times) - min(times) + 1000
-    return Template(agent=agent, session_id=session_id, header=_merge(header), turn=_merge(turn),
-                    slots=slots, span_ms=span, lines_per_turn=len(lines) - n_head,
-                    prev_slot=prev_slot, first_ms=min(times))
+    return Template(
+        agent=agent,
+        session_id=session_id,
+        header=_merge(header),
+        turn=_merge(turn),
+        slots=slots,
+        span_ms=span,
+        lines_per_turn=len(lines) - n_head,
+        prev_slot=prev_slot,
+        first_ms=min(times),
+    )
 
 
 def _merge(pieces: list[Any]) -> list[Any]:
@@ -227,6 +237,7 @@ def _merge(pieces: list[Any]) -> list[Any]:
 
 
 # --- where each agent keeps a session -----------------------------------------------------
+
 
 def transcript_path(agent: str, home: Path, cwd: str) -> Path:
     """Where `agent` keeps its S1 session for a project at `cwd` under `home`."""
@@ -264,8 +275,9 @@ class Generated:
     turns: int
 
 
-def write_transcript(agent: str, home: Path, cwd: str, target: int, *, salt: int = 1,
-                     final: str = FINAL_REQUEST) -> Generated:
+def write_transcript(
+    agent: str, home: Path, cwd: str, target: int, *, salt: int = 1, final: str = FINAL_REQUEST
+) -> Generated:
     """A transcript of at least `target` bytes for `cwd` whose last request is `final`."""
     tpl = compile_template(agent)
     path = transcript_path(agent, home, cwd)
@@ -274,16 +286,25 @@ def write_transcript(agent: str, home: Path, cwd: str, target: int, *, salt: int
         register_gemini(home, {cwd: gemini_slug(cwd)})
     head = tpl.render(tpl.header, 0, prompt="", cwd=esc(cwd), salt=salt)
     if agent == "gemini":  # projectHash is sha256 of the project root
-        head = re.sub(r'"projectHash":"[0-9a-f]{64}"',
-                      f'"projectHash":"{hashlib.sha256(cwd.encode()).hexdigest()}"', head, count=1)
+        head = re.sub(
+            r'"projectHash":"[0-9a-f]{64}"',
+            f'"projectHash":"{hashlib.sha256(cwd.encode()).hexdigest()}"',
+            head,
+            count=1,
+        )
     k = 0
     written = 0
     with open(path, "w", encoding="utf-8") as f:
         written += f.write(head)
         turn_size = 0
         while k == 0 or written + turn_size < target:
-            text = tpl.render(tpl.turn, k, prompt=esc(f"Step {k}: tidy up the weather helpers"),
-                              cwd=esc(cwd), salt=salt)
+            text = tpl.render(
+                tpl.turn,
+                k,
+                prompt=esc(f"Step {k}: tidy up the weather helpers"),
+                cwd=esc(cwd),
+                salt=salt,
+            )
             turn_size = len(text.encode())
             written += f.write(text)
             k += 1
@@ -294,8 +315,13 @@ def write_transcript(agent: str, home: Path, cwd: str, target: int, *, salt: int
 def append_turn(agent: str, path: Path, cwd: str, k: int, *, salt: int = 1) -> int:
     """Append turn `k` (the next one) to a generated transcript; returns the bytes added."""
     tpl = compile_template(agent)
-    text = tpl.render(tpl.turn, k, prompt=esc(f"Appended turn {k}: re-run the unit tests"),
-                      cwd=esc(cwd), salt=salt)
+    text = tpl.render(
+        tpl.turn,
+        k,
+        prompt=esc(f"Appended turn {k}: re-run the unit tests"),
+        cwd=esc(cwd),
+        salt=salt,
+    )
     with open(path, "a", encoding="utf-8") as f:
         f.write(text)
     return len(text.encode())
@@ -311,8 +337,9 @@ def append_traffic(agent: str, path: Path, cwd: str, k: int, size: int, *, salt:
         while added < size:
             prompt = f"Unsent {k + turns}: no request"
             text = tpl.render(tpl.turn, k + turns, prompt=esc(prompt), cwd=esc(cwd), salt=salt)
-            added += f.write("".join(line for line in text.splitlines(keepends=True)
-                                     if prompt not in line))
+            added += f.write(
+                "".join(line for line in text.splitlines(keepends=True) if prompt not in line)
+            )
             turns += 1
     return turns
 
@@ -327,6 +354,7 @@ def hook_payload(agent: str, which: int, home: Path, cwd: str, transcript: Path)
 
 
 # --- homes with many sessions -------------------------------------------------------------
+
 
 def uuid7(ms: int, n: int) -> str:
     h = f"{ms:012x}"
@@ -353,8 +381,11 @@ def write_codex_many(home: Path, cwd: str, count: int, *, sqlite: bool = True) -
         else:
             session_cwd, prompt = f"/home/dev/src/project-{i % 500}", f"Request {i}"
         t = dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
-        path = sessions / t.strftime("%Y/%m/%d") / (
-            f"rollout-{t.strftime('%Y-%m-%dT%H-%M-%S')}-{tid}.jsonl")
+        path = (
+            sessions
+            / t.strftime("%Y/%m/%d")
+            / (f"rollout-{t.strftime('%Y-%m-%dT%H-%M-%S')}-{tid}.jsonl")
+        )
         shift = ms - tpl.first_ms
         text = short.replace(tpl.session_id, tid)
         text = render_shifted(text, shift).replace("\x00CWD\x00", esc(session_cwd))
@@ -376,8 +407,11 @@ def marked_text(lines: list[str]) -> str:
 
 
 def render_shifted(text: str, shift_ms: int) -> str:
-    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z",
-                  lambda m: iso_ms(parse_iso_ms(m[0]) + shift_ms), text)
+    return re.sub(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z",
+        lambda m: iso_ms(parse_iso_ms(m[0]) + shift_ms),
+        text,
+    )
 
 
 def write_codex_state(codex_home: Path, rows: list[tuple[str, str, int, str, str]]) -> Path:
@@ -392,11 +426,21 @@ def write_codex_state(codex_home: Path, rows: list[tuple[str, str, int, str, str
         cols = list(proto)
         out = []
         for tid, path, ms, cwd, prompt in rows:
-            row = {**proto, "id": tid, "rollout_path": path, "cwd": cwd, "title": prompt,
-                   "first_user_message": prompt, "preview": prompt,
-                   "created_at": ms // 1000, "updated_at": ms // 1000 + 7,
-                   "created_at_ms": ms, "updated_at_ms": ms + 7000,
-                   "recency_at": ms // 1000, "recency_at_ms": ms}
+            row = {
+                **proto,
+                "id": tid,
+                "rollout_path": path,
+                "cwd": cwd,
+                "title": prompt,
+                "first_user_message": prompt,
+                "preview": prompt,
+                "created_at": ms // 1000,
+                "updated_at": ms // 1000 + 7,
+                "created_at_ms": ms,
+                "updated_at_ms": ms + 7000,
+                "recency_at": ms // 1000,
+                "recency_at_ms": ms,
+            }
             out.append(tuple(row[c] for c in cols))
         marks = ",".join("?" * len(cols))
         # Column names are this generator's own constants; values go through placeholders.
@@ -421,8 +465,7 @@ def write_claude_many(home: Path, cwd: str, count: int) -> Path:
             folder_cwd, prompt = cwd + "-old", "Decoy: a sibling project's request"
         else:
             folder_cwd, prompt = f"/home/dev/src/project-{i}", f"Request {i}"
-        text = tpl.render(tpl.turn, i, prompt=esc(prompt), cwd=esc(folder_cwd), salt=7,
-                          chain=False)
+        text = tpl.render(tpl.turn, i, prompt=esc(prompt), cwd=esc(folder_cwd), salt=7, chain=False)
         sid = f"{i:08x}-0000-4000-8000-{7:012x}"
         text = text.replace(tpl.session_id, sid)
         path = projects / claude_slug(folder_cwd) / f"{sid}.jsonl"
@@ -435,17 +478,25 @@ def write_claude_many(home: Path, cwd: str, count: int) -> Path:
 
 # --- the data folder ------------------------------------------------------------------------
 
+
 def make_repo(path: Path) -> Path:
     """A scratch git repository with one commit (the generated sessions' cwd)."""
     if (path / ".git").exists():
         return path
     path.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "Bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
     (path / "weather").mkdir(exist_ok=True)
     (path / "weather" / "units.py").write_text(
-        "def celsius_to_fahrenheit(c: float) -> float:\n    return c * 9 / 5 + 32\n")
+        "def celsius_to_fahrenheit(c: float) -> float:\n    return c * 9 / 5 + 32\n"
+    )
     (path / "README.md").write_text("# weather-cli\n")
     for argv in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "initial"]):
         subprocess.run(["git", *argv], cwd=path, check=True, env=env, capture_output=True)
@@ -499,11 +550,13 @@ class Data:
         return self._many("codex", f"{count} Codex rollouts", count, write_codex_many, log)
 
     def claude_many(self, count: int, log: Any = print) -> Path:
-        return self._many("claude", f"{count} Claude project folders", count,
-                          write_claude_many, log)
+        return self._many(
+            "claude", f"{count} Claude project folders", count, write_claude_many, log
+        )
 
-    def _many(self, agent: str, what: str, count: int,
-              write: Callable[[Path, str, int], object], log: Any) -> Path:
+    def _many(
+        self, agent: str, what: str, count: int, write: Callable[[Path, str, int], object], log: Any
+    ) -> Path:
         """A home with `count` sessions of `agent`, one of them the project's; made once."""
         make_repo(self.repo)
         name = f"{agent}-many-{count}"

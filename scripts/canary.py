@@ -34,14 +34,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 FIXTURES = ROOT / "tests" / "fixtures"
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex",
-            "gemini": "@google/gemini-cli"}
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+}
 E2E_TIMEOUT = 1200
 
 
 def newest(package: str) -> str:
-    out = subprocess.run(["npm", "view", package, "version"], capture_output=True, text=True,
-                         timeout=120, check=True).stdout.strip()
+    out = subprocess.run(
+        ["npm", "view", package, "version"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.strip()
     return out.splitlines()[-1].strip()
 
 
@@ -49,9 +53,14 @@ def install(specs: list[str], scratch: Path) -> Path:
     """One `npm install` of the releases into `scratch`; its `.bin` folder."""
     scratch.mkdir(parents=True, exist_ok=True)
     (scratch / "package.json").write_text('{"private": true}\n')
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                    "--save-exact", *specs], cwd=scratch, check=True,
-                   timeout=900, capture_output=True, text=True)
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--save-exact", *specs],
+        cwd=scratch,
+        check=True,
+        timeout=900,
+        capture_output=True,
+        text=True,
+    )
     return scratch / "node_modules" / ".bin"
 
 
@@ -70,8 +79,9 @@ def known_types(agent: str) -> dict[str, set[str]]:
     return out
 
 
-def facts(agent: str, fixtures: Path, truth: dict[str, Any]) -> tuple[int, int, list[str],
-                                                                      dict[str, int]]:
+def facts(
+    agent: str, fixtures: Path, truth: dict[str, Any]
+) -> tuple[int, int, list[str], dict[str, int]]:
     """(found, total, what was missed, unknown record types) for the captured transcripts."""
     from continuity_core import adapters
     from continuity_core.redact import redact
@@ -83,22 +93,31 @@ def facts(agent: str, fixtures: Path, truth: dict[str, Any]) -> tuple[int, int, 
     unknown: dict[str, int] = {}
     for rel, gt in truth.items():
         path = fixtures / rel
-        ref = SessionRef(agent=agent, account="canary", session_id=gt["session_id"],
-                         path=str(path), mtime=path.stat().st_mtime, size=path.stat().st_size,
-                         cwd=gt.get("cwd"))  # as discovery tags it
+        ref = SessionRef(
+            agent=agent,
+            account="canary",
+            session_id=gt["session_id"],
+            path=str(path),
+            mtime=path.stat().st_mtime,
+            size=path.stat().st_size,
+            cwd=gt.get("cwd"),
+        )  # as discovery tags it
         s = adapter.read(ref).session
         for k, v in s.unknown_records.items():
             unknown[k] = unknown.get(k, 0) + v
         checks: list[tuple[str, bool]] = [
             # what a Session keeps is redacted: the prompt of the secrets scenario too
             ("latest request", s.latest_request == redact(gt.get("latest_user_request") or "")),
-            ("files edited", sorted(f.path for f in s.files_edited)
-             == sorted(gt.get("files_edited") or [])),
+            (
+                "files edited",
+                sorted(f.path for f in s.files_edited) == sorted(gt.get("files_edited") or []),
+            ),
         ]
         todos = gt.get("tasks") or gt.get("todos") or gt.get("plan")
         if todos:
-            want = [(t.get("subject") or t.get("content") or t.get("step"), t["status"])
-                    for t in todos]
+            want = [
+                (t.get("subject") or t.get("content") or t.get("step"), t["status"]) for t in todos
+            ]
             checks.append(("todos", [(t.content, t.status) for t in s.todos] == want))
         for call in gt.get("interrupted_tool_calls") or []:
             if call.get("recorded_in_transcript") is False:
@@ -106,8 +125,7 @@ def facts(agent: str, fixtures: Path, truth: dict[str, Any]) -> tuple[int, int, 
             if "tool_use_id" in call:
                 ok = call["tool_use_id"] in [c.id for c in s.pending_calls]
             else:
-                ok = any(call["input"]["command"] in json.dumps(c.input)
-                         for c in s.pending_calls)
+                ok = any(call["input"]["command"] in json.dumps(c.input) for c in s.pending_calls)
             checks.append(("interrupted call", ok))
         for err in gt.get("api_errors") or []:
             last = s.last_error
@@ -123,8 +141,9 @@ def facts(agent: str, fixtures: Path, truth: dict[str, Any]) -> tuple[int, int, 
         if "cost_usd" in gt:
             checks.append(("cost", s.cost_usd == gt["cost_usd"]))
         if gt.get("compaction"):
-            checks.append(("compactions", s.compactions_total
-                           == gt["compaction"]["compact_boundaries"]))
+            checks.append(
+                ("compactions", s.compactions_total == gt["compaction"]["compact_boundaries"])
+            )
         for label, ok in checks:
             total += 1
             found += ok
@@ -134,9 +153,11 @@ def facts(agent: str, fixtures: Path, truth: dict[str, Any]) -> tuple[int, int, 
 
 
 def hook_events(fixtures: Path, agent: str) -> set[str]:
-    return {json.loads(line)["event"]
-            for log in (fixtures / agent / "hook_payloads").rglob("all.jsonl")
-            for line in log.read_text().splitlines()}
+    return {
+        json.loads(line)["event"]
+        for log in (fixtures / agent / "hook_payloads").rglob("all.jsonl")
+        for line in log.read_text().splitlines()
+    }
 
 
 def e2e(agent: str, bin_dir: Path) -> tuple[str, bool]:
@@ -146,17 +167,31 @@ def e2e(agent: str, bin_dir: Path) -> tuple[str, bool]:
     env["CONTINUITY_E2E_NODE_BIN"] = str(bin_dir)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/e2e",
-             "-k", agent], cwd=ROOT, env=env, capture_output=True, text=True,
-            timeout=E2E_TIMEOUT, check=False)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "tests/e2e",
+                "-k",
+                agent,
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=E2E_TIMEOUT,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return f"timed out after {E2E_TIMEOUT}s", False
     tail = [ln for ln in proc.stdout.splitlines() if ln.strip()][-1:] or ["no output"]
     return tail[0].strip("= "), proc.returncode == 0
 
 
-def check(agent: str, version: str, bin_dir: Path, scratch: Path,
-          run_e2e: bool) -> dict[str, Any]:
+def check(agent: str, version: str, bin_dir: Path, scratch: Path, run_e2e: bool) -> dict[str, Any]:
     from continuity_core import adapters
 
     package = PACKAGES[agent]
@@ -173,12 +208,13 @@ def check(agent: str, version: str, bin_dir: Path, scratch: Path,
     else:
         out = scratch / agent / "fixtures"
         with contextlib.redirect_stdout(sys.stderr):  # its progress lines
-            code = capture.main(["--out", str(out), "--agent", agent,
-                                 "--node-bin", str(bin_dir)])
+            code = capture.main(["--out", str(out), "--agent", agent, "--node-bin", str(bin_dir)])
         truth = json.loads((out / "ground_truth.json").read_text()) if code == 0 else {}
-        seen_records = {k for gt in truth.values()
-                        for k in {**(gt.get("record_types") or {}),
-                                  **(gt.get("message_types") or {})}}
+        seen_records = {
+            k
+            for gt in truth.values()
+            for k in {**(gt.get("record_types") or {}), **(gt.get("message_types") or {})}
+        }
         seen_attach = {k for gt in truth.values() for k in gt.get("attachment_types") or {}}
         report["capture"] = f"{len(truth)} transcript(s) from {len(scenarios())} scenario(s)"
         report["new_record_types"] = sorted(seen_records - have["record"])
@@ -196,13 +232,18 @@ def check(agent: str, version: str, bin_dir: Path, scratch: Path,
 def render(r: dict[str, Any]) -> str:
     lines = [f"{r['agent']}: {r['package']} {r.get('version', '?')}"]
     known = ", ".join(r["known_versions"])
-    lines[0] += (" (known to the adapter)" if r["known"] else
-                 f" (NEW: the adapter knows {known}; capture fixtures with scripts/capture.py "
-                 "and add the version to the adapter's known versions)")
+    lines[0] += (
+        " (known to the adapter)"
+        if r["known"]
+        else f" (NEW: the adapter knows {known}; capture fixtures with scripts/capture.py "
+        "and add the version to the adapter's known versions)"
+    )
     lines.append(f"  capture: {r['capture']}")
-    for key, label in (("new_record_types", "new record types"),
-                       ("new_attachment_types", "new attachment types"),
-                       ("new_hook_events", "new hook events")):
+    for key, label in (
+        ("new_record_types", "new record types"),
+        ("new_attachment_types", "new attachment types"),
+        ("new_hook_events", "new hook events"),
+    ):
         if key in r:
             lines.append(f"  {label}: {', '.join(r[key]) or 'none'}")
     if "facts" in r:
@@ -222,16 +263,32 @@ def healthy(r: dict[str, Any]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="dev.py canary", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n", 2)[2])
-    ap.add_argument("--agent", action="append", choices=sorted(PACKAGES),
-                    help="check only this agent (repeatable); all three if none")
-    ap.add_argument("--keep", type=Path, metavar="DIR",
-                    help="install and capture into DIR and keep it (default: a temp folder)")
-    ap.add_argument("--version", action="append", default=[], metavar="AGENT=VERSION",
-                    help="check this release instead of the newest, e.g. claude=2.1.197 "
-                         "(the previous one users still run)")
+    ap = argparse.ArgumentParser(
+        prog="dev.py canary",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 2)[2],
+    )
+    ap.add_argument(
+        "--agent",
+        action="append",
+        choices=sorted(PACKAGES),
+        help="check only this agent (repeatable); all three if none",
+    )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="install and capture into DIR and keep it (default: a temp folder)",
+    )
+    ap.add_argument(
+        "--version",
+        action="append",
+        default=[],
+        metavar="AGENT=VERSION",
+        help="check this release instead of the newest, e.g. claude=2.1.197 "
+        "(the previous one users still run)",
+    )
     ap.add_argument("--no-e2e", action="store_true", help="skip the end-to-end tests")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
@@ -247,12 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         try:
             versions = {a: pinned.get(a) or newest(PACKAGES[a]) for a in agents}
-            bin_dir = install([f"{PACKAGES[a]}@{v}" for a, v in versions.items()],
-                              scratch / "cli")
+            bin_dir = install([f"{PACKAGES[a]}@{v}" for a, v in versions.items()], scratch / "cli")
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:
             detail = getattr(e, "stderr", "") or ""
-            print(f"canary: could not install the newest releases: {e}\n{detail}",
-                  file=sys.stderr)
+            print(f"canary: could not install the newest releases: {e}\n{detail}", file=sys.stderr)
             return 2
         for agent in agents:
             start = time.monotonic()

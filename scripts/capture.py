@@ -75,9 +75,22 @@ HOME_AS = "/home/dev"  # the home the fixture sets are written as
 # A claude.ai login instead of an API key: only then is a 429 a plan's usage limit.
 SUBSCRIPTION = {"ANTHROPIC_API_KEY": "", "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-capture-mock"}
 CLAUDE_EVENTS = (
-    "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-    "PostToolUseFailure", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact",
-    "PostCompact", "Notification", "TaskCreated", "TaskCompleted", "PostToolBatch",
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "Notification",
+    "TaskCreated",
+    "TaskCompleted",
+    "PostToolBatch",
     "MessageDisplay",
 )
 VARIANT_KEYS = ("source", "reason", "trigger", "tool_name", "agent_type")
@@ -135,9 +148,11 @@ P = "{project}"  # replaced by the project's absolute path when the script is bu
 
 
 def claude_scenarios() -> list[Scenario]:
-    plan = [("Create recipes/scale.py with scale()", "in_progress"),
-            ("Check that doubling 2 eggs gives 4", "pending"),
-            ("Document scale() in README.md", "pending")]
+    plan = [
+        ("Create recipes/scale.py with scale()", "in_progress"),
+        ("Check that doubling 2 eggs gives 4", "pending"),
+        ("Document scale() in README.md", "pending"),
+    ]
     done = [(plan[0][0], "completed"), (plan[1][0], "completed"), (plan[2][0], "pending")]
 
     def basic() -> list[Turn]:  # fresh turns for each scenario: paths are filled in
@@ -145,94 +160,265 @@ def claude_scenarios() -> list[Scenario]:
             Turn(calls=[todos(*plan)], input_tokens=3100, output_tokens=90),
             Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n    return qty\n")]),
             Turn(calls=[edit(P, "recipes/scale.py", "return qty\n", "return qty * factor\n")]),
-            Turn(calls=[shell(
-                "python3 -c 'from recipes.scale import scale; print(scale(2, 2))'")]),
+            Turn(calls=[shell("python3 -c 'from recipes.scale import scale; print(scale(2, 2))'")]),
             Turn(calls=[todos(*done)]),
-            Turn(text="Added scale() in recipes/scale.py; doubling 2 eggs gives 4.",
-                 input_tokens=5200, output_tokens=140),
+            Turn(
+                text="Added scale() in recipes/scale.py; doubling 2 eggs gives 4.",
+                input_tokens=5200,
+                output_tokens=140,
+            ),
         ]
 
     leak = "\n".join(f"{k.upper()}={v}" for k, v in SECRETS.items())
     return [
-        Scenario("S1", "basic", "recipe-book", "main", [Run(
-            "Add a scale() helper in recipes/scale.py and check that "
-            "doubling 2 eggs gives 4.",
-            basic())], files={"recipes/__init__.py": ""}, env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
-            todos=done, edited=["recipes/scale.py"]),
-        Scenario("S1T", "tasks", "recipe-tasks", "main", [Run(
-            "Add a scale() helper in recipes/scale.py. Track the work as tasks.", basic())],
-            files={"recipes/__init__.py": ""}, todos=done, edited=["recipes/scale.py"]),
-        Scenario("S2", "resume", "billing-api", "feature/retry", [
-            Run("Create billing/api.py with a charge(amount) function that returns a receipt.",
-                [Turn(calls=[write("billing/api.py", "def charge(amount):\n    return {}\n")]),
-                 Turn(text="Created billing/api.py.")]),
-            Run("Which files are in billing/?", [Turn(calls=[shell("ls billing")]),
-                                                   Turn(text="Only api.py.")], resume=True),
-            Run("Make charge() reject negative amounts.",
-                [Turn(calls=[edit(P, "billing/api.py", "    return {}\n",
-                                  "    if amount < 0:\n        raise ValueError(amount)\n"
-                                  "    return {}\n")]),
-                 Turn(text="charge() now rejects negative amounts.", input_tokens=4400,
-                      output_tokens=120)], resume=True),
-        ], edited=["billing/api.py"]),
-        Scenario("S3", "rate_limit", "invoice-export", "main", [Run(
-            "Export every invoice as CSV into out/invoices.csv.",
-            [Turn(calls=[todos(("Read the invoice model", "in_progress"),
-                               ("Write the CSV exporter", "pending"))]),
-             Turn(error="rate_limit")])],
+        Scenario(
+            "S1",
+            "basic",
+            "recipe-book",
+            "main",
+            [
+                Run(
+                    "Add a scale() helper in recipes/scale.py and check that "
+                    "doubling 2 eggs gives 4.",
+                    basic(),
+                )
+            ],
+            files={"recipes/__init__.py": ""},
             env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
-            todos=[("Read the invoice model", "in_progress"),
-                   ("Write the CSV exporter", "pending")]),
-        Scenario("S3U", "usage_limit", "invoice-import", "main", [Run(
-            "Import the invoices in in/invoices.csv into the database.",
-            [Turn(calls=[shell("wc -l README.md")]), Turn(error="usage_limit")])],
-            env=SUBSCRIPTION),
-        Scenario("S4", "interrupted", "etl-jobs", "main", [Run(
-            "Run the nightly job with ./scripts/nightly.sh and fix what fails.",
-            [Turn(calls=[todos(("Run ./scripts/nightly.sh", "in_progress"),
-                               ("Fix the failures", "pending"))]),
-             Turn(calls=[shell("./scripts/nightly.sh")])],
-            kill_after_turns=2, rc_note="SIGKILL sent while the Bash tool ran")],
+            todos=done,
+            edited=["recipes/scale.py"],
+        ),
+        Scenario(
+            "S1T",
+            "tasks",
+            "recipe-tasks",
+            "main",
+            [Run("Add a scale() helper in recipes/scale.py. Track the work as tasks.", basic())],
+            files={"recipes/__init__.py": ""},
+            todos=done,
+            edited=["recipes/scale.py"],
+        ),
+        Scenario(
+            "S2",
+            "resume",
+            "billing-api",
+            "feature/retry",
+            [
+                Run(
+                    "Create billing/api.py with a charge(amount) function that returns a receipt.",
+                    [
+                        Turn(
+                            calls=[write("billing/api.py", "def charge(amount):\n    return {}\n")]
+                        ),
+                        Turn(text="Created billing/api.py."),
+                    ],
+                ),
+                Run(
+                    "Which files are in billing/?",
+                    [Turn(calls=[shell("ls billing")]), Turn(text="Only api.py.")],
+                    resume=True,
+                ),
+                Run(
+                    "Make charge() reject negative amounts.",
+                    [
+                        Turn(
+                            calls=[
+                                edit(
+                                    P,
+                                    "billing/api.py",
+                                    "    return {}\n",
+                                    "    if amount < 0:\n        raise ValueError(amount)\n"
+                                    "    return {}\n",
+                                )
+                            ]
+                        ),
+                        Turn(
+                            text="charge() now rejects negative amounts.",
+                            input_tokens=4400,
+                            output_tokens=120,
+                        ),
+                    ],
+                    resume=True,
+                ),
+            ],
+            edited=["billing/api.py"],
+        ),
+        Scenario(
+            "S3",
+            "rate_limit",
+            "invoice-export",
+            "main",
+            [
+                Run(
+                    "Export every invoice as CSV into out/invoices.csv.",
+                    [
+                        Turn(
+                            calls=[
+                                todos(
+                                    ("Read the invoice model", "in_progress"),
+                                    ("Write the CSV exporter", "pending"),
+                                )
+                            ]
+                        ),
+                        Turn(error="rate_limit"),
+                    ],
+                )
+            ],
+            env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
+            todos=[
+                ("Read the invoice model", "in_progress"),
+                ("Write the CSV exporter", "pending"),
+            ],
+        ),
+        Scenario(
+            "S3U",
+            "usage_limit",
+            "invoice-import",
+            "main",
+            [
+                Run(
+                    "Import the invoices in in/invoices.csv into the database.",
+                    [Turn(calls=[shell("wc -l README.md")]), Turn(error="usage_limit")],
+                )
+            ],
+            env=SUBSCRIPTION,
+        ),
+        Scenario(
+            "S4",
+            "interrupted",
+            "etl-jobs",
+            "main",
+            [
+                Run(
+                    "Run the nightly job with ./scripts/nightly.sh and fix what fails.",
+                    [
+                        Turn(
+                            calls=[
+                                todos(
+                                    ("Run ./scripts/nightly.sh", "in_progress"),
+                                    ("Fix the failures", "pending"),
+                                )
+                            ]
+                        ),
+                        Turn(calls=[shell("./scripts/nightly.sh")]),
+                    ],
+                    kill_after_turns=2,
+                    rc_note="SIGKILL sent while the Bash tool ran",
+                )
+            ],
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             env={"CLAUDE_CODE_ENABLE_TASKS": "0"},
-            todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")]),
-        Scenario("S5", "secrets", "release-tools", "fix/creds", [Run(
-            f"The release job fails with 403. The CI log printed:\n\n"
-            f"{leak}\n\nWhat is wrong?",
-            [Turn(calls=[shell("cat ci.log")]),
-             Turn(text="The token in ci.log is rejected; rotate it.")])],
-            files={"ci.log": leak + "\n"}, secrets=SECRETS),
-        Scenario("S6", "compact", "chat-relay", "main", [
-            Run("Add a /health endpoint to relay.py.",
-                [Turn(calls=[write("relay.py", "ROUTES = ['/health']\n")]),
-                 Turn(text="Added /health.")]),
-            Run("/compact", [Turn(text=(
-                "<analysis>short</analysis>\n"
-                "<summary>1. Primary request: add a /health endpoint to relay.py.\n"
-                "2. Done: relay.py lists '/health'.</summary>"))],
-                resume=True),
-            Run("Add a /ready endpoint too.",
-                [Turn(calls=[edit(P, "relay.py", "['/health']", "['/health', '/ready']")]),
-                 Turn(text="Added /ready.", input_tokens=2600, output_tokens=60)],
-                resume=True),
-        ], edited=["relay.py"], compaction=True),
-        Scenario("S7", "oddpath", "client work/acme_site.v2.0/docs", "hotfix/typo_fix", [Run(
-            "Fix the typo in index.md in this docs folder.",
-            [Turn(calls=[raw("Read", file_path=f"{P}/index.md")]),
-             Turn(calls=[edit(P, "index.md", "Welcom ", "Welcome ")]),
-             Turn(text="Fixed the typo.")])],
-            files={"index.md": "# Welcom to Acme\n"}, edited=["index.md"]),
-        Scenario("S8", "subagent", "text-utils", "main", [Run(
-            "Spin up a subagent to inventory the public functions in utils/ "
-            "and tell me what it found.",
-            [Turn(calls=[raw("Agent", description="Inventory public functions",
-                             prompt=SUBAGENT_PROMPT, subagent_type="general-purpose")]),
-             Turn(text="The inventory agent is running in the background."),
-             Turn(text="It found three public functions: slug, title and clamp.",
-                  input_tokens=2100, output_tokens=40)])],
-            files={"utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
-                   "utils/num.py": "def clamp(x, lo, hi):\n    return x\n"},
-            mock=SubagentMock),
+            todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
+        ),
+        Scenario(
+            "S5",
+            "secrets",
+            "release-tools",
+            "fix/creds",
+            [
+                Run(
+                    f"The release job fails with 403. The CI log printed:\n\n"
+                    f"{leak}\n\nWhat is wrong?",
+                    [
+                        Turn(calls=[shell("cat ci.log")]),
+                        Turn(text="The token in ci.log is rejected; rotate it."),
+                    ],
+                )
+            ],
+            files={"ci.log": leak + "\n"},
+            secrets=SECRETS,
+        ),
+        Scenario(
+            "S6",
+            "compact",
+            "chat-relay",
+            "main",
+            [
+                Run(
+                    "Add a /health endpoint to relay.py.",
+                    [
+                        Turn(calls=[write("relay.py", "ROUTES = ['/health']\n")]),
+                        Turn(text="Added /health."),
+                    ],
+                ),
+                Run(
+                    "/compact",
+                    [
+                        Turn(
+                            text=(
+                                "<analysis>short</analysis>\n"
+                                "<summary>1. Primary request: add a /health endpoint to relay.py.\n"
+                                "2. Done: relay.py lists '/health'.</summary>"
+                            )
+                        )
+                    ],
+                    resume=True,
+                ),
+                Run(
+                    "Add a /ready endpoint too.",
+                    [
+                        Turn(calls=[edit(P, "relay.py", "['/health']", "['/health', '/ready']")]),
+                        Turn(text="Added /ready.", input_tokens=2600, output_tokens=60),
+                    ],
+                    resume=True,
+                ),
+            ],
+            edited=["relay.py"],
+            compaction=True,
+        ),
+        Scenario(
+            "S7",
+            "oddpath",
+            "client work/acme_site.v2.0/docs",
+            "hotfix/typo_fix",
+            [
+                Run(
+                    "Fix the typo in index.md in this docs folder.",
+                    [
+                        Turn(calls=[raw("Read", file_path=f"{P}/index.md")]),
+                        Turn(calls=[edit(P, "index.md", "Welcom ", "Welcome ")]),
+                        Turn(text="Fixed the typo."),
+                    ],
+                )
+            ],
+            files={"index.md": "# Welcom to Acme\n"},
+            edited=["index.md"],
+        ),
+        Scenario(
+            "S8",
+            "subagent",
+            "text-utils",
+            "main",
+            [
+                Run(
+                    "Spin up a subagent to inventory the public functions in utils/ "
+                    "and tell me what it found.",
+                    [
+                        Turn(
+                            calls=[
+                                raw(
+                                    "Agent",
+                                    description="Inventory public functions",
+                                    prompt=SUBAGENT_PROMPT,
+                                    subagent_type="general-purpose",
+                                )
+                            ]
+                        ),
+                        Turn(text="The inventory agent is running in the background."),
+                        Turn(
+                            text="It found three public functions: slug, title and clamp.",
+                            input_tokens=2100,
+                            output_tokens=40,
+                        ),
+                    ],
+                )
+            ],
+            files={
+                "utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                "utils/num.py": "def clamp(x, lo, hi):\n    return x\n",
+            },
+            mock=SubagentMock,
+        ),
     ]
 
 
@@ -247,8 +433,11 @@ class SubagentMock(AnthropicMock):
         super().__init__(script, root)
         self.sub: list[Turn] = [
             Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
-            Turn(text="utils/text.py:1 slug(s), utils/text.py:4 title(s), utils/num.py:1 "
-                      "clamp(x, lo, hi).")]
+            Turn(
+                text="utils/text.py:1 slug(s), utils/text.py:4 title(s), utils/num.py:1 "
+                "clamp(x, lo, hi)."
+            ),
+        ]
 
     def _take(self, req: Request) -> Turn:
         messages = (req.body or {}).get("messages") or [{}]
@@ -263,43 +452,123 @@ class SubagentMock(AnthropicMock):
 
 def neutral_scenarios() -> list[Scenario]:
     """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool."""
-    plan = [("Create recipes/scale.py with scale()", "in_progress"),
-            ("Check that doubling 2 eggs gives 4", "pending")]
+    plan = [
+        ("Create recipes/scale.py with scale()", "in_progress"),
+        ("Check that doubling 2 eggs gives 4", "pending"),
+    ]
     done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
     return [
-        Scenario("S1", "basic", "recipe-book", "main", [Run(
-            "Add a scale() helper in recipes/scale.py and check that "
-            "doubling 2 eggs gives 4.",
-            [Turn(calls=[todos(*plan)]),
-             Turn(calls=[write("recipes/scale.py", "def scale(qty, factor):\n"
-                                                   "    return qty * factor\n")]),
-             Turn(calls=[shell("python3 -c 'from recipes.scale import scale; "
-                               "print(scale(2, 2))'")]),
-             Turn(calls=[todos(*done)]),
-             Turn(text="Added scale(); doubling 2 eggs gives 4.")])],
-            files={"recipes/__init__.py": ""}, todos=done, edited=["recipes/scale.py"]),
-        Scenario("S2", "resume", "billing-api", "feature/retry", [
-            Run("Create billing/api.py with a charge(amount) function.",
-                [Turn(calls=[write("billing/api.py", "def charge(amount):\n    return {}\n")]),
-                 Turn(text="Created billing/api.py.")]),
-            Run("Which files are in billing/?", [Turn(calls=[shell("ls billing")]),
-                                                   Turn(text="Only api.py.")], resume=True),
-        ], edited=["billing/api.py"]),
-        Scenario("S3", "usage_limit", "invoice-export", "main", [Run(
-            "Export every invoice as CSV into out/invoices.csv.",
-            [Turn(calls=[todos(("Read the invoice model", "in_progress"),
-                               ("Write the CSV exporter", "pending"))]),
-             Turn(error="usage_limit")])],
-            todos=[("Read the invoice model", "in_progress"),
-                   ("Write the CSV exporter", "pending")]),
-        Scenario("S4", "interrupted", "etl-jobs", "main", [Run(
-            "Run the nightly job with ./scripts/nightly.sh and fix what fails.",
-            [Turn(calls=[todos(("Run ./scripts/nightly.sh", "in_progress"),
-                               ("Fix the failures", "pending"))]),
-             Turn(calls=[shell("./scripts/nightly.sh")])],
-            kill_after_turns=2, rc_note="SIGKILL sent while the shell tool ran")],
+        Scenario(
+            "S1",
+            "basic",
+            "recipe-book",
+            "main",
+            [
+                Run(
+                    "Add a scale() helper in recipes/scale.py and check that "
+                    "doubling 2 eggs gives 4.",
+                    [
+                        Turn(calls=[todos(*plan)]),
+                        Turn(
+                            calls=[
+                                write(
+                                    "recipes/scale.py",
+                                    "def scale(qty, factor):\n    return qty * factor\n",
+                                )
+                            ]
+                        ),
+                        Turn(
+                            calls=[
+                                shell(
+                                    "python3 -c 'from recipes.scale import scale; "
+                                    "print(scale(2, 2))'"
+                                )
+                            ]
+                        ),
+                        Turn(calls=[todos(*done)]),
+                        Turn(text="Added scale(); doubling 2 eggs gives 4."),
+                    ],
+                )
+            ],
+            files={"recipes/__init__.py": ""},
+            todos=done,
+            edited=["recipes/scale.py"],
+        ),
+        Scenario(
+            "S2",
+            "resume",
+            "billing-api",
+            "feature/retry",
+            [
+                Run(
+                    "Create billing/api.py with a charge(amount) function.",
+                    [
+                        Turn(
+                            calls=[write("billing/api.py", "def charge(amount):\n    return {}\n")]
+                        ),
+                        Turn(text="Created billing/api.py."),
+                    ],
+                ),
+                Run(
+                    "Which files are in billing/?",
+                    [Turn(calls=[shell("ls billing")]), Turn(text="Only api.py.")],
+                    resume=True,
+                ),
+            ],
+            edited=["billing/api.py"],
+        ),
+        Scenario(
+            "S3",
+            "usage_limit",
+            "invoice-export",
+            "main",
+            [
+                Run(
+                    "Export every invoice as CSV into out/invoices.csv.",
+                    [
+                        Turn(
+                            calls=[
+                                todos(
+                                    ("Read the invoice model", "in_progress"),
+                                    ("Write the CSV exporter", "pending"),
+                                )
+                            ]
+                        ),
+                        Turn(error="usage_limit"),
+                    ],
+                )
+            ],
+            todos=[
+                ("Read the invoice model", "in_progress"),
+                ("Write the CSV exporter", "pending"),
+            ],
+        ),
+        Scenario(
+            "S4",
+            "interrupted",
+            "etl-jobs",
+            "main",
+            [
+                Run(
+                    "Run the nightly job with ./scripts/nightly.sh and fix what fails.",
+                    [
+                        Turn(
+                            calls=[
+                                todos(
+                                    ("Run ./scripts/nightly.sh", "in_progress"),
+                                    ("Fix the failures", "pending"),
+                                )
+                            ]
+                        ),
+                        Turn(calls=[shell("./scripts/nightly.sh")]),
+                    ],
+                    kill_after_turns=2,
+                    rc_note="SIGKILL sent while the shell tool ran",
+                )
+            ],
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
-            todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")]),
+            todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
+        ),
     ]
 
 
@@ -307,63 +576,157 @@ def neutral_scenarios() -> list[Scenario]:
 # a headless run shows it: flash-lite, then flash, then pro. Only Gemini 2 models get
 # write_todos, and they never fall back headless: this session has no todo list.
 FALLBACK_FROM = "gemini-3.1-flash-lite"
-GEMINI_EVENTS = ("SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
-                 "AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress",
-                 "Notification")
+GEMINI_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "Notification",
+)
 
 
 def gemini_scenarios() -> list[Scenario]:
-    return [*neutral_scenarios(), Scenario("S9", "fallback", "greeter", "main", [
-        Run("Add a greet() helper in greet.py and run it.",
-            [Turn(calls=[write("greet.py", "def greet():\n    return 'hi'\n")]),
-             # the flash-lite model's quota runs out here: flash serves the rest
-             Turn(calls=[shell("python3 -c 'import greet; print(greet.greet())'")]),
-             Turn(text="Added greet(); it prints hi.", input_tokens=2400, output_tokens=30)]),
-        Run("Make greet() take a name.",
-            [Turn(calls=[raw("replace", file_path=f"{P}/greet.py",
-                             instruction="Give greet() a name parameter.",
-                             old_string="def greet():\n    return 'hi'\n",
-                             new_string="def greet(name):\n    return f'hi {name}'\n")]),
-             Turn(text="greet() now takes a name.", input_tokens=2900, output_tokens=25)],
-            resume=True),
-    ], edited=["greet.py"], mock=GeminiFallbackMock, model=FALLBACK_FROM, log_hooks=True)]
+    return [
+        *neutral_scenarios(),
+        Scenario(
+            "S9",
+            "fallback",
+            "greeter",
+            "main",
+            [
+                Run(
+                    "Add a greet() helper in greet.py and run it.",
+                    [
+                        Turn(calls=[write("greet.py", "def greet():\n    return 'hi'\n")]),
+                        # the flash-lite model's quota runs out here: flash serves the rest
+                        Turn(calls=[shell("python3 -c 'import greet; print(greet.greet())'")]),
+                        Turn(
+                            text="Added greet(); it prints hi.", input_tokens=2400, output_tokens=30
+                        ),
+                    ],
+                ),
+                Run(
+                    "Make greet() take a name.",
+                    [
+                        Turn(
+                            calls=[
+                                raw(
+                                    "replace",
+                                    file_path=f"{P}/greet.py",
+                                    instruction="Give greet() a name parameter.",
+                                    old_string="def greet():\n    return 'hi'\n",
+                                    new_string="def greet(name):\n    return f'hi {name}'\n",
+                                )
+                            ]
+                        ),
+                        Turn(text="greet() now takes a name.", input_tokens=2900, output_tokens=25),
+                    ],
+                    resume=True,
+                ),
+            ],
+            edited=["greet.py"],
+            mock=GeminiFallbackMock,
+            model=FALLBACK_FROM,
+            log_hooks=True,
+        ),
+    ]
 
 
 def codex_scenarios() -> list[Scenario]:
     plan = [("Write slug() in text/slug.py", "in_progress"), ("Run it on 'Hello World'", "pending")]
     done = [(plan[0][0], "completed"), (plan[1][0], "completed")]
+
     def first() -> list[Turn]:  # fresh turns for each scenario
-        return [Turn(calls=[todos(*plan)]),
-                Turn(calls=[write("text/slug.py",
-                                  "def slug(s):\n    return s.lower().replace(' ', '-')\n")]),
-                Turn(text="Wrote slug() in text/slug.py.")]
+        return [
+            Turn(calls=[todos(*plan)]),
+            Turn(
+                calls=[
+                    write("text/slug.py", "def slug(s):\n    return s.lower().replace(' ', '-')\n")
+                ]
+            ),
+            Turn(text="Wrote slug() in text/slug.py."),
+        ]
 
     ask = "Add a slug() helper in text/slug.py."
-    return [*neutral_scenarios(), Scenario("S10", "archived", "slugger", "main", [
-        Run(ask, first()),
-        Run("", [], action="archive"),
-        Run("Run it on 'Hello World'.", [], resume=True,
-            rc_note="Codex refuses to resume an archived thread"),
-    ], todos=plan, edited=["text/slug.py"]), Scenario("S11", "fork", "slugger-fork", "main", [
-        Run(ask, first()),
-        Run("Now run it on 'Hello World' and finish the plan.",
-            [Turn(calls=[shell("python3 -c 'from text.slug import slug; "
-                               "print(slug(\"Hello World\"))'")]),
-             Turn(calls=[todos(*done)]),
-             Turn(text="slug('Hello World') is hello-world.", input_tokens=2200,
-                  output_tokens=40)], action="fork"),
-        Run("Which files are in text/?", [Turn(calls=[shell("ls text")]),
-                                           Turn(text="Only slug.py.")], action="parent"),
-    ], todos=done, edited=["text/slug.py"])]
+    return [
+        *neutral_scenarios(),
+        Scenario(
+            "S10",
+            "archived",
+            "slugger",
+            "main",
+            [
+                Run(ask, first()),
+                Run("", [], action="archive"),
+                Run(
+                    "Run it on 'Hello World'.",
+                    [],
+                    resume=True,
+                    rc_note="Codex refuses to resume an archived thread",
+                ),
+            ],
+            todos=plan,
+            edited=["text/slug.py"],
+        ),
+        Scenario(
+            "S11",
+            "fork",
+            "slugger-fork",
+            "main",
+            [
+                Run(ask, first()),
+                Run(
+                    "Now run it on 'Hello World' and finish the plan.",
+                    [
+                        Turn(
+                            calls=[
+                                shell(
+                                    "python3 -c 'from text.slug import slug; "
+                                    'print(slug("Hello World"))\''
+                                )
+                            ]
+                        ),
+                        Turn(calls=[todos(*done)]),
+                        Turn(
+                            text="slug('Hello World') is hello-world.",
+                            input_tokens=2200,
+                            output_tokens=40,
+                        ),
+                    ],
+                    action="fork",
+                ),
+                Run(
+                    "Which files are in text/?",
+                    [Turn(calls=[shell("ls text")]), Turn(text="Only slug.py.")],
+                    action="parent",
+                ),
+            ],
+            todos=done,
+            edited=["text/slug.py"],
+        ),
+    ]
 
 
 SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
-    "claude": claude_scenarios, "codex": codex_scenarios, "gemini": gemini_scenarios}
+    "claude": claude_scenarios,
+    "codex": codex_scenarios,
+    "gemini": gemini_scenarios,
+}
 
 
 def _git(project: Path, *argv: str) -> None:
-    subprocess.run(["git", "-c", "user.name=Capture", "-c", "user.email=capture@example.com",
-                    *argv], cwd=project, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=Capture", "-c", "user.email=capture@example.com", *argv],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
 
 
 def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
@@ -388,16 +751,36 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
     seed(agent, config_dir, project, mock)
     if agent == "claude":
         settings = json.loads((config_dir / "settings.json").read_text())
-        settings["hooks"] = {ev: [{"matcher": "", "hooks": [{
-            "type": "command", "command": f"python3 {bindir}/hook_logger.py {ev}"}]}]
-            for ev in CLAUDE_EVENTS}
+        settings["hooks"] = {
+            ev: [
+                {
+                    "matcher": "",
+                    "hooks": [
+                        {"type": "command", "command": f"python3 {bindir}/hook_logger.py {ev}"}
+                    ],
+                }
+            ]
+            for ev in CLAUDE_EVENTS
+        }
         (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
     if agent == "gemini" and sc.log_hooks:
         path = config_dir / ".gemini" / "settings.json"
         settings = json.loads(path.read_text())
-        settings["hooks"] = {ev: [{"hooks": [{
-            "type": "command", "name": "logger", "timeout": 10_000,
-            "command": f"python3 {bindir}/hook_logger.py {ev}"}]}] for ev in GEMINI_EVENTS}
+        settings["hooks"] = {
+            ev: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "name": "logger",
+                            "timeout": 10_000,
+                            "command": f"python3 {bindir}/hook_logger.py {ev}",
+                        }
+                    ]
+                }
+            ]
+            for ev in GEMINI_EVENTS
+        }
         path.write_text(json.dumps(settings, indent=1))
     env = agent_env(agent, home, config_dir, mock, node_bin)
     env.update({"TZ": "UTC", **sc.env})
@@ -407,34 +790,69 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
 def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in args.items():
-        out[k] = _fill(v, project) if isinstance(v, dict) else (
-            v.replace(P, project) if isinstance(v, str) else v)
+        out[k] = (
+            _fill(v, project)
+            if isinstance(v, dict)
+            else (v.replace(P, project) if isinstance(v, str) else v)
+        )
     return out
 
 
-def _argv(agent: str, run: Run, session: str | None, model: str | None = None,
-          first: str | None = None) -> list[str]:
+def _argv(
+    agent: str, run: Run, session: str | None, model: str | None = None, first: str | None = None
+) -> list[str]:
     if run.action == "parent":
         run, session = Run(run.prompt, run.turns, resume=True), first
     resume = bool(run.resume and session)
     if agent == "claude":
-        return ["claude", "-p", run.prompt, "--output-format", "json",
-                "--dangerously-skip-permissions", *(["--resume", str(session)] if resume else [])]
+        return [
+            "claude",
+            "-p",
+            run.prompt,
+            "--output-format",
+            "json",
+            "--dangerously-skip-permissions",
+            *(["--resume", str(session)] if resume else []),
+        ]
     if agent == "codex" and run.action == "archive":
         return ["codex", "archive", str(session)]
     if agent == "codex" and run.action == "fork":
-        return ["codex", "exec", "fork", str(session), "--skip-git-repo-check", "--json",
-                "--dangerously-bypass-approvals-and-sandbox", run.prompt]
+        return [
+            "codex",
+            "exec",
+            "fork",
+            str(session),
+            "--skip-git-repo-check",
+            "--json",
+            "--dangerously-bypass-approvals-and-sandbox",
+            run.prompt,
+        ]
     if agent == "codex":
-        return ["codex", "exec", "--skip-git-repo-check", "--json",
-                "--dangerously-bypass-approvals-and-sandbox",
-                *(["resume", str(session)] if resume else []), run.prompt]
-    return ["gemini", "-p", run.prompt, "-o", "json", "--yolo", "-m", model or GEMINI_MODEL,
-            *(["--resume", str(session)] if resume else [])]
+        return [
+            "codex",
+            "exec",
+            "--skip-git-repo-check",
+            "--json",
+            "--dangerously-bypass-approvals-and-sandbox",
+            *(["resume", str(session)] if resume else []),
+            run.prompt,
+        ]
+    return [
+        "gemini",
+        "-p",
+        run.prompt,
+        "-o",
+        "json",
+        "--yolo",
+        "-m",
+        model or GEMINI_MODEL,
+        *(["--resume", str(session)] if resume else []),
+    ]
 
 
-def run_scenario(agent: str, sc: Scenario, node_bin: Path, out: Path,
-                 hooks_subdir: str = "") -> dict[str, Any]:
+def run_scenario(
+    agent: str, sc: Scenario, node_bin: Path, out: Path, hooks_subdir: str = ""
+) -> dict[str, Any]:
     """Play `sc`, copy what the CLI wrote under `out`; the ground truth of its transcript."""
     home = Path(tempfile.mkdtemp(prefix="capture-"))
     try:
@@ -443,8 +861,9 @@ def run_scenario(agent: str, sc: Scenario, node_bin: Path, out: Path,
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
-          hooks_subdir: str) -> dict[str, Any]:
+def _play(
+    agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path, hooks_subdir: str
+) -> dict[str, Any]:
     a = _setup(agent, sc, home, node_bin)
     invocations: list[dict[str, Any]] = []
     session: str | None = None
@@ -454,10 +873,18 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
         for r in sc.runs:
             argv = _argv(agent, r, session, sc.model, first)
             served += len(r.turns)
-            proc = subprocess.Popen(argv, cwd=a.project, env=a.env, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                cwd=a.project,
+                env=a.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
             if r.kill_after_turns:
+
                 def played(n: int = served) -> bool:
                     return a.mock.played() >= n
 
@@ -469,18 +896,30 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 stdout, stderr = proc.communicate()
-            shown = " ".join("<prompt>" if x == r.prompt else "<id>" if x == session
-                             else "<first id>" if x == first else x for x in argv)
+            shown = " ".join(
+                "<prompt>"
+                if x == r.prompt
+                else "<id>"
+                if x == session
+                else "<first id>"
+                if x == first
+                else x
+                for x in argv
+            )
             inv: dict[str, Any] = {"argv": shown, "rc": proc.returncode}
             if r.rc_note:
                 inv["note"] = r.rc_note
-            said = [line.strip() for line in (stdout + stderr).splitlines()
-                    if line.startswith(("Error:", "Archived session"))]
+            said = [
+                line.strip()
+                for line in (stdout + stderr).splitlines()
+                if line.startswith(("Error:", "Archived session"))
+            ]
             if said:  # what Codex answered an archive, or a resume it refused
                 inv["output"] = _rehome(said[0].encode(), a.home).decode()
             invocations.append(inv)
-            if r.action in ("archive", "parent") or (agent == "codex" and proc.returncode != 0
-                                                     and not stdout.strip()):
+            if r.action in ("archive", "parent") or (
+                agent == "codex" and proc.returncode != 0 and not stdout.strip()
+            ):
                 continue  # no new session: the same one goes on
             try:
                 session = session_id(a, stdout)
@@ -491,8 +930,11 @@ def _play(agent: str, sc: Scenario, home: Path, node_bin: Path, out: Path,
                 first = first or session
             except (ValueError, KeyError, TypeError, AssertionError):
                 # a killed or failed run prints no id (Gemini exits 173 on its quota error)
-                print(f"{agent} {sc.sid}: exit {proc.returncode}, no session id printed; "
-                      f"stderr ends: {stderr[-300:].strip()!r}", file=sys.stderr)
+                print(
+                    f"{agent} {sc.sid}: exit {proc.returncode}, no session id printed; "
+                    f"stderr ends: {stderr[-300:].strip()!r}",
+                    file=sys.stderr,
+                )
         time.sleep(1)  # SessionEnd hooks finish after the CLI exits
     finally:
         a.mock.stop()
@@ -516,14 +958,23 @@ def _slug(path: str) -> str:
 
 def _rehome(data: bytes, home: Path) -> bytes:
     return data.replace(str(home).encode(), HOME_AS.encode()).replace(
-        _slug(str(home)).encode(), _slug(HOME_AS).encode())
+        _slug(str(home)).encode(), _slug(HOME_AS).encode()
+    )
 
 
-def _collect(agent: str, sc: Scenario, a: Agent, out: Path, invocations: list[dict[str, Any]],
-             session: str | None, hooks_subdir: str) -> dict[str, Any]:
+def _collect(
+    agent: str,
+    sc: Scenario,
+    a: Agent,
+    out: Path,
+    invocations: list[dict[str, Any]],
+    session: str | None,
+    hooks_subdir: str,
+) -> dict[str, Any]:
     native = out / agent / f".{agent}"
-    version = subprocess.run([agent, "--version"], env=a.env, capture_output=True, text=True,
-                             check=False).stdout.strip()
+    version = subprocess.run(
+        [agent, "--version"], env=a.env, capture_output=True, text=True, check=False
+    ).stdout.strip()
     truth: dict[str, Any] = {}
     tree = a.home / ".gemini" if agent == "gemini" else a.config_dir
     mains: list[Path] = []
@@ -561,13 +1012,19 @@ def _collect(agent: str, sc: Scenario, a: Agent, out: Path, invocations: list[di
 def _really_edited(project: Path, sc: Scenario) -> list[str]:
     """The scenario's files that git sees changed or new: an edit the CLI refused (2.1.197's
     Edit of a file not read first) is no fact."""
-    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=project,
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "-uall"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     changed = {line[3:].strip().strip('"') for line in status.splitlines()}
     kept = [f for f in sc.edited if f in changed]
     if kept != sc.edited:
-        print(f"{sc.sid}: not edited after all: {sorted(set(sc.edited) - set(kept))}",
-              file=sys.stderr)
+        print(
+            f"{sc.sid}: not edited after all: {sorted(set(sc.edited) - set(kept))}", file=sys.stderr
+        )
     return kept
 
 
@@ -576,8 +1033,10 @@ def _native_files(agent: str, tree: Path) -> list[Path]:
     if agent == "claude":
         return list((tree / "projects").rglob("*.jsonl"))
     if agent == "codex":
-        return [*(tree / "sessions").rglob("rollout-*.jsonl"),
-                *(tree / "archived_sessions").rglob("rollout-*.jsonl")]
+        return [
+            *(tree / "sessions").rglob("rollout-*.jsonl"),
+            *(tree / "archived_sessions").rglob("rollout-*.jsonl"),
+        ]
     files = [tree / "projects.json"] if (tree / "projects.json").exists() else []
     for slug in (tree / "tmp").glob("*"):
         files += [f for f in (slug / ".project_root", slug / "logs.json") if f.exists()]
@@ -595,21 +1054,30 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
     if agent == "codex":  # a fork's parent is a transcript of the scenario too
         return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
     # `--resume` in another minute leaves a stub beside the session: a header, no messages
-    return session[:8] in src.stem and session in src.read_text(errors="replace") and any(
-        isinstance(r.get("id"), str) and r["id"] != GEMINI_CONTEXT_ID for r in _records(src))
+    return (
+        session[:8] in src.stem
+        and session in src.read_text(errors="replace")
+        and any(
+            isinstance(r.get("id"), str) and r["id"] != GEMINI_CONTEXT_ID for r in _records(src)
+        )
+    )
 
 
 GEMINI_CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's <session_context> message
 
 
-def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
-                   invocations: list[dict[str, Any]]) -> dict[str, Any]:
+def _neutral_truth(
+    agent: str, sc: Scenario, path: Path, version: str, invocations: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Codex and Gemini: the facts the scenario's script fixes, where the CLI records them."""
     text = path.read_text(errors="replace")
     meta = (_records(path) or [{}])[0].get("payload") or {}
     # what reached this file: a run Codex refused did not; a fork's parent stops at the fork
-    ran = [r for r, inv in zip(sc.runs, invocations, strict=True)
-           if r.prompt and r.action != "archive" and inv["rc"] == 0]
+    ran = [
+        r
+        for r, inv in zip(sc.runs, invocations, strict=True)
+        if r.prompt and r.action != "archive" and inv["rc"] == 0
+    ]
     fork = next((i for i, r in enumerate(ran) if r.action == "fork"), None)
     if fork is not None and meta.get("forked_from_id"):  # the fork: not the parent's later runs
         ran = [r for r in ran if r.action != "parent"]
@@ -617,11 +1085,16 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
         ran = [r for i, r in enumerate(ran) if i < fork or r.action == "parent"]
     requests = [r.prompt for r in ran]
     gt: dict[str, Any] = {
-        "agent": agent, "cli_version": version, "scenario": sc.sid, "kind": sc.kind,
-        "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)),
-                           None) or _first_id(text),
-        "cwd": f"{HOME_AS}/src/{sc.project}", "user_requests": requests,
-        "latest_user_request": requests[-1], "files_edited": sc.edited,
+        "agent": agent,
+        "cli_version": version,
+        "scenario": sc.sid,
+        "kind": sc.kind,
+        "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)), None)
+        or _first_id(text),
+        "cwd": f"{HOME_AS}/src/{sc.project}",
+        "user_requests": requests,
+        "latest_user_request": requests[-1],
+        "files_edited": sc.edited,
         "cli_invocations": invocations,
     }
     kinds: Counter[str] = Counter()
@@ -638,25 +1111,35 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
     if "archived_sessions" in path.parts:
         gt["archived"] = True  # `codex archive` moved it there; `codex resume` refuses it
     if sc.kind == "fallback":
-        models = [str(r["model"]) for r in _records(path) if r.get("type") == "gemini"
-                  and isinstance(r.get("model"), str)]
+        models = [
+            str(r["model"])
+            for r in _records(path)
+            if r.get("type") == "gemini" and isinstance(r.get("model"), str)
+        ]
         gt["models_in_order"] = [m for i, m in enumerate(models) if m not in models[:i]]
         gt["model_fallback"] = {
-            "requested": sc.model, "files": 1,
-            "printed_session_ids": [i["printed_session_id"] for i in invocations
-                                    if "printed_session_id" in i],
+            "requested": sc.model,
+            "files": 1,
+            "printed_session_ids": [
+                i["printed_session_id"] for i in invocations if "printed_session_id" in i
+            ],
             "note": "the chat file keeps its name and header id; the id printed and the hooks' "
-                    "session_id after the fallback are new ones, which --resume refuses"}
+            "session_id after the fallback are new ones, which --resume refuses",
+        }
     if agent == "codex" and fork is not None:
         # the last plan this file's history (a fork's: its parent's part first) set
-        lists = [c.args["items"] for r in ran for t in r.turns for c in t.calls
-                 if c.kind == "todos"]
+        lists = [
+            c.args["items"] for r in ran for t in r.turns for c in t.calls if c.kind == "todos"
+        ]
         gt["plan"] = [{"step": t, "status": s} for t, s in lists[-1]] if lists else []
         if meta.get("forked_from_id"):
-            gt["forked_from"] = {k: meta.get(k) for k in (
-                "forked_from_id", "forked_from_ordinal_exclusive")}
-            gt["note"] = ("the fork's rollout holds only its own records; its history before "
-                          "the fork is the parent's records with a lower ordinal")
+            gt["forked_from"] = {
+                k: meta.get(k) for k in ("forked_from_id", "forked_from_ordinal_exclusive")
+            }
+            gt["note"] = (
+                "the fork's rollout holds only its own records; its history before "
+                "the fork is the parent's records with a lower ordinal"
+            )
     elif sc.todos and agent == "codex":
         gt["plan"] = [{"step": t, "status": s} for t, s in sc.todos]
     elif sc.todos:
@@ -664,11 +1147,14 @@ def _neutral_truth(agent: str, sc: Scenario, path: Path, version: str,
     killed = [r for r in sc.runs if r.kill_after_turns]
     if killed:
         command = next(c.args["command"] for c in killed[-1].turns[-1].calls)
-        gt["interrupted_tool_calls"] = [{
-            "name": "exec_command" if agent == "codex" else "run_shell_command",
-            "input": {"command": command},
-            # Gemini writes a tool call only once it has finished
-            "recorded_in_transcript": agent == "codex" and command in text}]
+        gt["interrupted_tool_calls"] = [
+            {
+                "name": "exec_command" if agent == "codex" else "run_shell_command",
+                "input": {"command": command},
+                # Gemini writes a tool call only once it has finished
+                "recorded_in_transcript": agent == "codex" and command in text,
+            }
+        ]
     if any(t.error for r in sc.runs for t in r.turns):
         # Gemini 0.61 prints a quota error but never writes it to the session file
         recorded = agent == "codex"
@@ -692,8 +1178,11 @@ def _gemini_view(path: Path) -> dict[str, Any]:
         "model": last.get("model"),
         "tool_call_sequence": [c.get("name") for m in replies for c in m.get("toolCalls") or []],
         "last_turn_tokens": last.get("tokens"),
-        "last_gemini_message": {"id": last.get("id"), "content": last.get("content"),
-                                "has_toolCalls": bool(last.get("toolCalls"))},
+        "last_gemini_message": {
+            "id": last.get("id"),
+            "content": last.get("content"),
+            "has_toolCalls": bool(last.get("toolCalls")),
+        },
     }
 
 
@@ -724,8 +1213,9 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _claude_truth(sc: Scenario, path: Path, version: str,
-                  invocations: list[dict[str, Any]]) -> dict[str, Any]:
+def _claude_truth(
+    sc: Scenario, path: Path, version: str, invocations: list[dict[str, Any]]
+) -> dict[str, Any]:
     recs = _records(path)
     kinds: Counter[str] = Counter()
     attachments: Counter[str] = Counter()
@@ -745,8 +1235,13 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
         content = _array(msg.get("content"))
         if t == "assistant" and r.get("isApiErrorMessage"):
             text = "".join(b.get("text", "") for b in content if isinstance(b, dict))
-            err = {"error": r.get("error"), "apiErrorStatus": r.get("apiErrorStatus"),
-                   "text": text, "uuid": r.get("uuid"), "kind": "rate_limit"}
+            err = {
+                "error": r.get("error"),
+                "apiErrorStatus": r.get("apiErrorStatus"),
+                "text": text,
+                "uuid": r.get("uuid"),
+                "kind": "rate_limit",
+            }
             if r.get("apiError") == "usage_limit_reached":
                 reset = (r.get("quotaLimits") or {}).get("resetsAt")
                 err["kind"] = "usage_limit"
@@ -755,10 +1250,19 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
         elif t == "assistant" and msg.get("model") != "<synthetic>":
             model = msg.get("model") or model
             u = msg.get("usage") or {}
-            ctx = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
-                                                    "cache_read_input_tokens"))
-            usage = {k: u.get(k) for k in ("input_tokens", "cache_creation_input_tokens",
-                                           "cache_read_input_tokens", "output_tokens")}
+            ctx = sum(
+                int(u.get(k) or 0)
+                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            )
+            usage = {
+                k: u.get(k)
+                for k in (
+                    "input_tokens",
+                    "cache_creation_input_tokens",
+                    "cache_read_input_tokens",
+                    "output_tokens",
+                )
+            }
             usage["context_tokens(input+cache_creation+cache_read)"] = ctx
             usage["message_id"] = msg.get("id")
             calls += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
@@ -768,27 +1272,37 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
     first = next((r for r in main if r.get("cwd")), {})
     requests = [r.prompt for r in sc.runs if not r.prompt.startswith("/")]
     gt: dict[str, Any] = {
-        "agent": "claude", "cli_version": version, "scenario": sc.sid, "kind": sc.kind,
-        "session_id": path.stem, "cwd": first.get("cwd"),
+        "agent": "claude",
+        "cli_version": version,
+        "scenario": sc.sid,
+        "kind": sc.kind,
+        "session_id": path.stem,
+        "cwd": first.get("cwd"),
         "git_branch": next((r["gitBranch"] for r in reversed(main) if r.get("gitBranch")), None),
-        "entrypoint": first.get("entrypoint"), "model": model,
-        "user_requests": requests, "latest_user_request": requests[-1],
+        "entrypoint": first.get("entrypoint"),
+        "model": model,
+        "user_requests": requests,
+        "latest_user_request": requests[-1],
         # ToolSearch only loads a deferred tool's schema: not a step of the work
         "tool_call_sequence": [c["name"] for c in calls if c["name"] != "ToolSearch"],
-        "files_edited": sc.edited, "last_turn_usage": usage,
-        "record_types": dict(kinds), "attachment_types": dict(attachments),
+        "files_edited": sc.edited,
+        "last_turn_usage": usage,
+        "record_types": dict(kinds),
+        "attachment_types": dict(attachments),
         "cli_invocations": invocations,
     }
     names = {c["name"] for c in calls}
     if sc.todos and "TaskCreate" in names:
-        gt["tasks"] = [{"id": str(i), "subject": t, "status": s}
-                       for i, (t, s) in enumerate(sc.todos, 1)]
+        gt["tasks"] = [
+            {"id": str(i), "subject": t, "status": s} for i, (t, s) in enumerate(sc.todos, 1)
+        ]
     elif sc.todos:
         gt["todos"] = [{"content": t, "status": s} for t, s in sc.todos]
     pending = [c for c in calls if c["id"] not in results and c["name"] != "ToolSearch"]
     if pending:
-        gt["interrupted_tool_calls"] = [{"tool_use_id": c["id"], "name": c["name"],
-                                         "input": c["input"]} for c in pending]
+        gt["interrupted_tool_calls"] = [
+            {"tool_use_id": c["id"], "name": c["name"], "input": c["input"]} for c in pending
+        ]
     if errors:
         gt["api_errors"] = errors
     if cost is not None:
@@ -797,21 +1311,31 @@ def _claude_truth(sc: Scenario, path: Path, version: str,
         bounds = [r for r in main if r.get("subtype") == "compact_boundary"]
         summary = next((r for r in main if r.get("isCompactSummary")), {})
         body = _obj(summary.get("message")).get("content")
-        text = body if isinstance(body, str) else "".join(
-            b.get("text", "") for b in _array(body) if isinstance(b, dict))
+        text = (
+            body
+            if isinstance(body, str)
+            else "".join(b.get("text", "") for b in _array(body) if isinstance(b, dict))
+        )
         # the brief shows the summary without 2.1.3xx's list of tools used before it
-        text = re.sub(r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?"
-                      r"</tools-used-before-summary>\s*(?:</system-reminder>\s*)?", "\n\n",
-                      text, count=1, flags=re.S)
+        text = re.sub(
+            r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?"
+            r"</tools-used-before-summary>\s*(?:</system-reminder>\s*)?",
+            "\n\n",
+            text,
+            count=1,
+            flags=re.S,
+        )
         meta = bounds[0].get("compactMetadata", {}) if bounds else {}
         gt["compaction"] = {
-            "compact_boundaries": len(bounds), "trigger": meta.get("trigger"),
-            "pre_tokens": meta.get("preTokens"), "summary_excerpt": text[:400],
-            "requests_after_compaction": requests[-1:]}
+            "compact_boundaries": len(bounds),
+            "trigger": meta.get("trigger"),
+            "pre_tokens": meta.get("preTokens"),
+            "summary_excerpt": text[:400],
+            "requests_after_compaction": requests[-1:],
+        }
     if sc.secrets:
         raw_text = path.read_text()
-        gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)}
-                         for k, v in sc.secrets.items()}
+        gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)} for k, v in sc.secrets.items()}
     return gt
 
 
@@ -826,8 +1350,12 @@ def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:
             except ValueError:
                 continue
             event = entry["event"]
-            all_file.write(json.dumps({"scenario": scenario, "event": event,
-                                       "delivery": "stdin", "payload": payload}) + "\n")
+            all_file.write(
+                json.dumps(
+                    {"scenario": scenario, "event": event, "delivery": "stdin", "payload": payload}
+                )
+                + "\n"
+            )
             names = [f"{event}.json"]
             for key in VARIANT_KEYS:
                 if isinstance(payload.get(key), str):
@@ -838,16 +1366,26 @@ def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n", 2)[2])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 2)[2],
+    )
     ap.add_argument("--out", type=Path, help="the fixture set folder to write (merged)")
     ap.add_argument("--agent", choices=sorted(SCENARIOS), default="claude")
     ap.add_argument("--scenario", action="append", help="a scenario id (repeatable); all if none")
-    ap.add_argument("--node-bin", type=Path, default=NODE_BIN,
-                    help="folder holding the CLI (default: tests/e2e/node_modules/.bin)")
-    ap.add_argument("--hooks-subdir", default="", metavar="NAME",
-                    help="write hook payloads to <agent>/hook_payloads/NAME (beside older ones)")
+    ap.add_argument(
+        "--node-bin",
+        type=Path,
+        default=NODE_BIN,
+        help="folder holding the CLI (default: tests/e2e/node_modules/.bin)",
+    )
+    ap.add_argument(
+        "--hooks-subdir",
+        default="",
+        metavar="NAME",
+        help="write hook payloads to <agent>/hook_payloads/NAME (beside older ones)",
+    )
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
     args = ap.parse_args(argv)
     scenarios = SCENARIOS[args.agent]()
@@ -868,8 +1406,10 @@ def main(argv: list[str] | None = None) -> int:
         start = time.monotonic()
         found = run_scenario(args.agent, sc, args.node_bin, args.out, args.hooks_subdir)
         truth.update(found)
-        print(f"{args.agent} {sc.sid}: {len(found)} transcript(s) in "
-              f"{time.monotonic() - start:.0f}s", flush=True)
+        print(
+            f"{args.agent} {sc.sid}: {len(found)} transcript(s) in {time.monotonic() - start:.0f}s",
+            flush=True,
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     truth_file.write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n")
     return 0

@@ -116,11 +116,16 @@ def install(uninstall: bool) -> None:
     bin_dir.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     print(f"installed baker in {env_dir}, linked as {link}")
-    on_path = any(Path(p).resolve() == bin_dir.resolve()
-                  for p in os.environ.get("PATH", "").split(os.pathsep) if p)
+    on_path = any(
+        Path(p).resolve() == bin_dir.resolve()
+        for p in os.environ.get("PATH", "").split(os.pathsep)
+        if p
+    )
     if not on_path:
-        print(f"{bin_dir} is not on your PATH: add it (e.g. in ~/.profile:"
-              f' export PATH="{bin_dir}:$PATH") so that agent hooks can run baker')
+        print(
+            f"{bin_dir} is not on your PATH: add it (e.g. in ~/.profile:"
+            f' export PATH="{bin_dir}:$PATH") so that agent hooks can run baker'
+        )
 
 
 def canary(args: list[str]) -> None:
@@ -139,8 +144,9 @@ def lint() -> None:
     try:
         run(BIN / "ruff", "format", "--check", "packages", "tests", "scripts", cwd=ROOT)
     except subprocess.CalledProcessError:
-        sys.exit("the files above are not formatted: run "
-                 "`.venv/bin/ruff format packages tests scripts`")
+        sys.exit(
+            "the files above are not formatted: run `.venv/bin/ruff format packages tests scripts`"
+        )
 
 
 def test(args: list[str]) -> None:
@@ -160,15 +166,21 @@ def suite(args: list[str]) -> None:
     for old in ROOT.glob(".coverage*"):
         old.unlink()
     code = subprocess.run(
-        [str(PY), "-m", "coverage", "run", "-m", "pytest", *args], cwd=ROOT, env=env, check=False,
+        [str(PY), "-m", "coverage", "run", "-m", "pytest", *args],
+        cwd=ROOT,
+        env=env,
+        check=False,
     ).returncode
-    subprocess.run([str(PY), "-m", "coverage", "combine", "--quiet"], cwd=ROOT, env=env,
-                   check=False)
-    report = subprocess.run([str(PY), "-m", "coverage", "report"], cwd=ROOT, env=env,
-                            check=False).returncode
+    subprocess.run(
+        [str(PY), "-m", "coverage", "combine", "--quiet"], cwd=ROOT, env=env, check=False
+    )
+    report = subprocess.run(
+        [str(PY), "-m", "coverage", "report"], cwd=ROOT, env=env, check=False
+    ).returncode
     if code == 0 and report != 0:
-        print("coverage is under fail_under in pyproject.toml [tool.coverage.report]",
-              file=sys.stderr)
+        print(
+            "coverage is under fail_under in pyproject.toml [tool.coverage.report]", file=sys.stderr
+        )
     sys.exit(code or report)
 
 

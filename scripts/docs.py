@@ -29,16 +29,27 @@ def persisted() -> dict[str, object]:
     from continuity_core.schemas.handoff import HandoffDoc
 
     types: dict[str, object] = {
-        "checkpoint": Checkpoint, "session": Session, "config": GlobalConfig, "trap": Trap,
-        "probes": ProbesFile, "brief": brief.Brief,
+        "checkpoint": Checkpoint,
+        "session": Session,
+        "config": GlobalConfig,
+        "trap": Trap,
+        "probes": ProbesFile,
+        "brief": brief.Brief,
         "handoff": HandoffDoc,
     }
     try:
         from continuity_core.schemas import saved
 
-        types.update({name.lower(): t for name, t in vars(saved).items()
-                      if isinstance(t, type) and issubclass(t, msgspec.Struct)
-                      and t.__module__ == saved.__name__ and name in saved.__all__})
+        types.update(
+            {
+                name.lower(): t
+                for name, t in vars(saved).items()
+                if isinstance(t, type)
+                and issubclass(t, msgspec.Struct)
+                and t.__module__ == saved.__name__
+                and name in saved.__all__
+            }
+        )
     except (ImportError, AttributeError):
         pass
     return types
@@ -72,10 +83,17 @@ def help_text(path: str, cmd: click.Command) -> str:
 def reference() -> str:
     from continuity_cli.app import cli
 
-    parts = ["# Command reference", "",
-             "Generated from `baker --help` by `scripts/docs.py`; the test suite fails when it "
-             "drifts from the code.", "", "```text",
-             help_text("baker", cli), "```", ""]
+    parts = [
+        "# Command reference",
+        "",
+        "Generated from `baker --help` by `scripts/docs.py`; the test suite fails when it "
+        "drifts from the code.",
+        "",
+        "```text",
+        help_text("baker", cli),
+        "```",
+        "",
+    ]
     for path, cmd in commands():
         parts += [f"## `{path}`", "", "```text", help_text(path, cmd), "```", ""]
     return "\n".join(parts)
@@ -93,11 +111,15 @@ def expected() -> dict[Path, str]:
     for name, type_ in persisted().items():
         schema = msgspec.json.schema(type_)
         files[SCHEMAS / f"{name}.schema.json"] = (
-            msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n")
+            msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"
+        )
     text = README.read_text()
     files[README] = re.sub(
         r"(<!-- commands:begin[^\n]*-->\n).*?(<!-- commands:end -->)",
-        lambda m: m.group(1) + readme_list() + "\n" + m.group(2), text, flags=re.S)
+        lambda m: m.group(1) + readme_list() + "\n" + m.group(2),
+        text,
+        flags=re.S,
+    )
     return files
 
 

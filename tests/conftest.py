@@ -25,15 +25,30 @@ BIN = Path(sys.executable).parent
 BAKER = str(BIN / "baker")
 
 AGENT_VARS = (
-    "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "BAKER_HOME", "BAKER_ADAPTERS",
-    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
-    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-    "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "BAKER_DEBUG",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "BAKER_HOME",
+    "BAKER_ADAPTERS",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "BAKER_DEBUG",
 )
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """A fresh HOME per test; every agent's config variable unset or pointed inside it."""
     home = tmp_path_factory.mktemp("home")
     for var in AGENT_VARS:
@@ -54,8 +69,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture
@@ -78,18 +94,32 @@ def fixtures() -> Path:
     return FIXTURES
 
 
-def run_baker(*args: str, cwd: Path | None = None, input: bytes | str | None = None,
-              env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_baker(
+    *args: str,
+    cwd: Path | None = None,
+    input: bytes | str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
     """Run the installed `baker` as an agent would: a separate process. Skips the test where
     the CLI is not installed (an adapter's tests run with core and the adapter alone)."""
     if not Path(BAKER).exists():
         pytest.skip("the baker CLI (continuity-cli) is not installed here")
     data = input.encode() if isinstance(input, str) else input
-    proc = subprocess.run([BAKER, *args], cwd=cwd, input=data, capture_output=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
-    return subprocess.CompletedProcess(proc.args, proc.returncode,
-                                       proc.stdout.decode(errors="replace"),
-                                       proc.stderr.decode(errors="replace"))
+    proc = subprocess.run(
+        [BAKER, *args],
+        cwd=cwd,
+        input=data,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode(errors="replace"),
+        proc.stderr.decode(errors="replace"),
+    )
 
 
 @pytest.fixture
@@ -129,8 +159,11 @@ def lingering(text: str | Path, argv_has: str = "") -> list[int]:
     for entry in Path("/proc").glob("[0-9]*"):
         with contextlib.suppress(OSError, ValueError):
             pid, argv = int(entry.name), (entry / "cmdline").read_bytes()
-            if pid != os.getpid() and word in argv and (
-                    needle in argv or needle in (entry / "environ").read_bytes()):
+            if (
+                pid != os.getpid()
+                and word in argv
+                and (needle in argv or needle in (entry / "environ").read_bytes())
+            ):
                 found.append(pid)
     return found
 

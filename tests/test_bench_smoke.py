@@ -39,16 +39,28 @@ def test_claude_transcript_keeps_ids_chains_and_tool_pairs(data: benchgen.Data) 
     assert len(uuids) == len(set(uuids))
     assert sum(1 for r in recs if r.get("parentUuid", "") is None) == 1  # one root, one chain
     assert all(r["parentUuid"] in set(uuids) for r in recs if r.get("parentUuid"))
-    uses = [b["id"] for r in recs if r["type"] == "assistant"
-            for b in r["message"]["content"] if b["type"] == "tool_use"]
-    results = [b["tool_use_id"] for r in recs if r["type"] == "user"
-               and isinstance(r["message"]["content"], list)
-               for b in r["message"]["content"] if b["type"] == "tool_result"]
+    uses = [
+        b["id"]
+        for r in recs
+        if r["type"] == "assistant"
+        for b in r["message"]["content"]
+        if b["type"] == "tool_use"
+    ]
+    results = [
+        b["tool_use_id"]
+        for r in recs
+        if r["type"] == "user" and isinstance(r["message"]["content"], list)
+        for b in r["message"]["content"]
+        if b["type"] == "tool_result"
+    ]
     assert len(uses) == len(set(uses)) > 10 and set(results) == set(uses)
     assert {r["sessionId"] for r in recs} == {"48f0d34d-61b5-40aa-aac6-73b6722315eb"}
     assert {r["cwd"] for r in recs if "cwd" in r} == {data.cwd}
-    prompts = [r["message"]["content"] for r in recs if r["type"] == "user"
-               and isinstance(r["message"]["content"], str)]
+    prompts = [
+        r["message"]["content"]
+        for r in recs
+        if r["type"] == "user" and isinstance(r["message"]["content"], str)
+    ]
     assert prompts[-1] == benchgen.FINAL_REQUEST and benchgen.FINAL_REQUEST not in prompts[:-1]
 
 
@@ -57,8 +69,12 @@ def test_codex_and_gemini_transcripts_continue_after_an_appended_turn(data: benc
     recs = records(codex.path)
     assert [r["ordinal"] for r in recs] == list(range(len(recs)))
     assert recs[0]["type"] == "session_meta" and recs[0]["payload"]["cwd"] == data.cwd
-    calls = [r["payload"]["call_id"] for r in recs if r["type"] == "response_item"
-             and r["payload"]["type"] in ("function_call", "custom_tool_call")]
+    calls = [
+        r["payload"]["call_id"]
+        for r in recs
+        if r["type"] == "response_item"
+        and r["payload"]["type"] in ("function_call", "custom_tool_call")
+    ]
     assert len(calls) == len(set(calls))
     benchgen.append_turn("codex", codex.path, data.cwd, codex.turns)
     more = records(codex.path)
@@ -102,9 +118,23 @@ def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
     data = Path(tempfile.mkdtemp(prefix="bs-"))
     try:
         proc = subprocess.run(
-            [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--data", str(data),
-             "--out", str(out), "--baker", str(bin_dir / "baker"), "--python", sys.executable],
-            capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                str(SCRIPTS / "bench.py"),
+                "--smoke",
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+                "--baker",
+                str(bin_dir / "baker"),
+                "--python",
+                sys.executable,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         time.sleep(0.5)
         left = lingering(data)
     finally:
@@ -113,9 +143,14 @@ def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
     assert left == [], "a baker process outlived its command"
     table = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
     for agent in benchgen.AGENTS:
-        for what in ("`baker pretool`, 1,000 traps", "`baker pickup`",
-                     "`baker handoff`, already checkpointed", "`baker checkpoint` after one turn",
-                     "`baker handoff`, never seen", "brief size"):
+        for what in (
+            "`baker pretool`, 1,000 traps",
+            "`baker pickup`",
+            "`baker handoff`, already checkpointed",
+            "`baker checkpoint` after one turn",
+            "`baker handoff`, never seen",
+            "brief size",
+        ):
             assert any(what in row and f"| {agent} |" in row for row in table), (what, agent)
     assert any("Codex rollouts, with state_5.sqlite" in row for row in table)
     assert any("Codex rollouts, no SQLite index" in row for row in table)
@@ -131,7 +166,7 @@ def test_smoke_bench_prints_every_row(tmp_path: Path) -> None:
 # A stand-in for ccusage with its command line and --json shape: it refuses to read outside the
 # generated home (HOME must hold the agent's transcript), reads every byte of it as ccusage
 # does, and has no `gemini` command, so that row must say it has no peer.
-FAKE_CCUSAGE = r'''
+FAKE_CCUSAGE = r"""
 import json, os, pathlib, sys
 args = sys.argv[1:]
 if args == ["--version"]:
@@ -151,7 +186,7 @@ if not files:
     print(f"no transcript under {root}", file=sys.stderr); sys.exit(3)
 tokens = sum(f.read_bytes().count(b"tokens") for f in files)
 print(json.dumps({"daily": [], "totals": {"totalTokens": tokens}}))
-'''
+"""
 
 
 def test_peers_put_ccusage_beside_the_never_seen_handoff(tmp_path: Path) -> None:
@@ -163,19 +198,43 @@ def test_peers_put_ccusage_beside_the_never_seen_handoff(tmp_path: Path) -> None
     data = Path(tempfile.mkdtemp(prefix="bs-"))
     try:
         proc = subprocess.run(
-            [sys.executable, str(SCRIPTS / "bench.py"), "--smoke", "--only", "handoff",
-             "--peers", "--peer-tools", "ccusage", "--ccusage", str(fake), "--data", str(data),
-             "--out", str(out), "--title", "Never-seen handoff beside ccusage",
-             "--baker", str(bin_dir / "baker"), "--python", sys.executable],
-            capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                str(SCRIPTS / "bench.py"),
+                "--smoke",
+                "--only",
+                "handoff",
+                "--peers",
+                "--peer-tools",
+                "ccusage",
+                "--ccusage",
+                str(fake),
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+                "--title",
+                "Never-seen handoff beside ccusage",
+                "--baker",
+                str(bin_dir / "baker"),
+                "--python",
+                sys.executable,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         shutil.rmtree(data, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     page = out.read_text()
     assert page.startswith("# Never-seen handoff beside ccusage\n")
     assert "| ccusage ÷ baker |" in page and "ccusage 20.0.99" in page
-    rows = {line.split(" | ")[0][2:]: line.split(" | ") for line in page.splitlines()
-            if line.startswith(("| claude | 64 KiB", "| codex | 64 KiB", "| gemini | 64 KiB"))}
+    rows = {
+        line.split(" | ")[0][2:]: line.split(" | ")
+        for line in page.splitlines()
+        if line.startswith(("| claude | 64 KiB", "| codex | 64 KiB", "| gemini | 64 KiB"))
+    }
     assert set(rows) == {"claude", "codex", "gemini"}
     assert not [r for r in rows.values() if "baker failed" in r[7] or "lacks" in r[7]]
     for agent in ("claude", "codex"):

@@ -10,8 +10,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_generated_docs_are_current() -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "docs.py"), "--check"],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -102,14 +106,19 @@ def test_the_drift_check_catches_a_wrong_command() -> None:
     assert _check_baker_command("baker checkpoint --agent claude --quiet < Stop.json") is None
     assert _check_baker_command("baker resum codex") == "no command `baker resum`"
     assert _check_baker_command("baker trap remove abc") == "no subcommand `baker trap remove`"
-    assert _check_baker_command("baker doctor --fix") == "`--fix` is not an option of `baker doctor`"
+    assert (
+        _check_baker_command("baker doctor --fix") == "`--fix` is not an option of `baker doctor`"
+    )
 
 
 def test_links_between_docs_resolve() -> None:
     import re
 
-    pages = [*sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("packages/*/README.md")),
-             ROOT / "CHANGELOG.md"]
+    pages = [
+        *sorted((ROOT / "docs").glob("*.md")),
+        *sorted(ROOT.glob("packages/*/README.md")),
+        ROOT / "CHANGELOG.md",
+    ]
     broken = []
     for page in pages:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):

@@ -16,16 +16,21 @@ PY = sys.executable
 
 
 def script(*argv: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PY, *argv], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **env})
+    return subprocess.run(
+        [PY, *argv], cwd=cwd, capture_output=True, text=True, timeout=600, env={**os.environ, **env}
+    )
 
 
 def test_bump_moves_every_version_and_pin_together(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
-    shutil.copytree(ROOT / "packages", clone / "packages",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    shutil.copytree(ROOT / "scripts", clone / "scripts",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "packages",
+        clone / "packages",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+    )
+    shutil.copytree(
+        ROOT / "scripts", clone / "scripts", ignore=shutil.ignore_patterns("__pycache__")
+    )
     before = script("scripts/release.py", "version", cwd=clone).stdout.strip()
     assert before == script("scripts/release.py", "version").stdout.strip()
     assert script("scripts/release.py", "bump", "9.8.7rc1", cwd=clone).returncode == 0
@@ -49,8 +54,7 @@ def test_release_check_builds_installs_and_runs(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_user_install_links_a_working_baker_and_uninstall_removes_it(
-        isolated_home: Path) -> None:
+def test_user_install_links_a_working_baker_and_uninstall_removes_it(isolated_home: Path) -> None:
     dev = str(ROOT / "scripts" / "dev.py")
     installed = script(dev, "install", cwd=isolated_home, PATH="/usr/bin:/bin")
     assert installed.returncode == 0, installed.stdout[-2000:] + installed.stderr[-2000:]
@@ -62,8 +66,12 @@ def test_user_install_links_a_working_baker_and_uninstall_removes_it(
     listed = subprocess.run([str(link), "adapters"], capture_output=True, text=True).stdout
     assert all(agent in listed for agent in ("claude", "codex", "gemini"))
     doctor = subprocess.run(
-        [str(link), "doctor"], capture_output=True, text=True, cwd=isolated_home,
-        env={**os.environ, "PATH": f"{link.parent}{os.pathsep}{os.environ['PATH']}"})
+        [str(link), "doctor"],
+        capture_output=True,
+        text=True,
+        cwd=isolated_home,
+        env={**os.environ, "PATH": f"{link.parent}{os.pathsep}{os.environ['PATH']}"},
+    )
     assert f"hooks will run {link}" in doctor.stdout
     removed = script(dev, "install", "--uninstall", cwd=isolated_home)
     assert removed.returncode == 0, removed.stderr

@@ -14,8 +14,11 @@ PAYLOADS = CLAUDE / "hook_payloads"
 TRUTH: dict[str, Any] = json.loads((FIXTURES / "ground_truth.json").read_text())
 # every captured main transcript, keyed by its path relative to the fixture set
 TRANSCRIPTS = {
-    rel: gt for rel, gt in TRUTH.items()
-    if gt.get("agent") == "claude" and rel.endswith(".jsonl") and "/subagents/" not in rel
+    rel: gt
+    for rel, gt in TRUTH.items()
+    if gt.get("agent") == "claude"
+    and rel.endswith(".jsonl")
+    and "/subagents/" not in rel
     and gt.get("session_id")
 }
 

@@ -13,7 +13,8 @@ from tests.claude.helpers import TRANSCRIPTS
 def test_every_captured_session_with_its_cwd(adapter: ClaudeAdapter, account: Account) -> None:
     refs = list(adapter.all_sessions([account]))
     assert {r.session_id: r.cwd for r in refs} == {
-        gt["session_id"]: gt["cwd"] for gt in TRANSCRIPTS.values()}
+        gt["session_id"]: gt["cwd"] for gt in TRANSCRIPTS.values()
+    }
     assert all(r.account == "~/.claude" and r.size == Path(r.path).stat().st_size for r in refs)
 
 
@@ -33,13 +34,17 @@ def test_a_session_without_cwd_is_still_listed(adapter: ClaudeAdapter, tmp_path:
     assert (ref.session_id, ref.cwd, ref.account) == ("5e551011", None, "work")
 
 
-def test_every_account_and_a_missing_one(adapter: ClaudeAdapter, account: Account,
-                                         tmp_path: Path) -> None:
+def test_every_account_and_a_missing_one(
+    adapter: ClaudeAdapter, account: Account, tmp_path: Path
+) -> None:
     other = tmp_path / "second" / "projects" / "-srv-api"
     other.mkdir(parents=True)
     (other / "abc.jsonl").write_text(json.dumps({"cwd": "/srv/api", "type": "user"}) + "\n")
-    accounts = [account, Account(agent="claude", name="second", dir=str(tmp_path / "second")),
-                Account(agent="claude", name="none", dir=str(tmp_path / "missing"))]
+    accounts = [
+        account,
+        Account(agent="claude", name="second", dir=str(tmp_path / "second")),
+        Account(agent="claude", name="none", dir=str(tmp_path / "missing")),
+    ]
     refs = list(adapter.all_sessions(accounts))
     assert len(refs) == len(TRANSCRIPTS) + 1
     assert [(r.account, r.cwd) for r in refs if r.session_id == "abc"] == [("second", "/srv/api")]

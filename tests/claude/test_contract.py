@@ -12,7 +12,9 @@ from continuity_core.testing import AdapterContract, ContractSample
 from tests.claude.helpers import CLAUDE, TRANSCRIPTS, payload
 from tests.conftest import copy_tree
 
-WEATHER = "claude/.claude/projects/-home-dev-src-weather-cli/48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl"
+WEATHER = (
+    "claude/.claude/projects/-home-dev-src-weather-cli/48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl"
+)
 
 
 class TestClaudeContract(AdapterContract):

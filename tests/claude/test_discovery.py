@@ -31,14 +31,20 @@ def java_hash_b36(text: str) -> str:
             return digits
 
 
-@pytest.mark.parametrize(("cwd", "slug"), [
-    ("/tmp/research/claude/odd dir/my_proj.v2", "-tmp-research-claude-odd-dir-my-proj-v2"),
-    ("/a/.b", "-a--b"),
-    ("/home/dev/src/client work/acme_site.v1.2/docs", "-home-dev-src-client-work-acme-site-v1-2-docs"),
-    ("/x/über", "-x--ber"),
-    ("/x/\U0001f600", "-x---"),  # outside the BMP: two UTF-16 units, two dashes
-    ("C:\\Users\\me\\proj", "C--Users-me-proj"),
-])
+@pytest.mark.parametrize(
+    ("cwd", "slug"),
+    [
+        ("/tmp/research/claude/odd dir/my_proj.v2", "-tmp-research-claude-odd-dir-my-proj-v2"),
+        ("/a/.b", "-a--b"),
+        (
+            "/home/dev/src/client work/acme_site.v1.2/docs",
+            "-home-dev-src-client-work-acme-site-v1-2-docs",
+        ),
+        ("/x/über", "-x--ber"),
+        ("/x/\U0001f600", "-x---"),  # outside the BMP: two UTF-16 units, two dashes
+        ("C:\\Users\\me\\proj", "C--Users-me-proj"),
+    ],
+)
 def test_slug_rule(cwd: str, slug: str) -> None:
     assert project_slug(cwd) == slug
 
@@ -64,8 +70,9 @@ def test_fixture_folders_follow_the_rule() -> None:
         assert Path(rel).parent.name == project_slug(gt["cwd"])
 
 
-def test_every_fixture_session_is_found_and_tagged(adapter: ClaudeAdapter,
-                                                   account: Account) -> None:
+def test_every_fixture_session_is_found_and_tagged(
+    adapter: ClaudeAdapter, account: Account
+) -> None:
     for gt in TRANSCRIPTS.values():
         refs = list(adapter.discover(Path(gt["cwd"]), [account]))
         assert [r.session_id for r in refs] == [gt["session_id"]]
@@ -77,8 +84,9 @@ def test_subagent_files_are_not_sessions(adapter: ClaudeAdapter, account: Accoun
     assert [r.session_id for r in refs] == ["1eaad959-5ccb-4d3c-9780-4543a308bad6"]
 
 
-def test_sessions_in_subdirectories_belong_to_the_project(adapter: ClaudeAdapter,
-                                                          account: Account) -> None:
+def test_sessions_in_subdirectories_belong_to_the_project(
+    adapter: ClaudeAdapter, account: Account
+) -> None:
     refs = list(adapter.discover(Path("/home/dev/src/client work/acme_site.v1.2"), [account]))
     assert [r.cwd for r in refs] == ["/home/dev/src/client work/acme_site.v1.2/docs"]
     # a sibling whose slug merely starts the same is not a subdirectory
@@ -88,8 +96,10 @@ def test_sessions_in_subdirectories_belong_to_the_project(adapter: ClaudeAdapter
 def session(folder: Path, sid: str, cwd: str, mtime: float | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{sid}.jsonl"
-    records = [{"type": "queue-operation", "operation": "enqueue", "sessionId": sid},
-               {"type": "user", "cwd": cwd, "message": {"role": "user", "content": "hi"}}]
+    records = [
+        {"type": "queue-operation", "operation": "enqueue", "sessionId": sid},
+        {"type": "user", "cwd": cwd, "message": {"role": "user", "content": "hi"}},
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     if mtime is not None:
         os.utime(path, (mtime, mtime))
@@ -113,11 +123,16 @@ def test_newest_first_across_accounts(adapter: ClaudeAdapter, tmp_path: Path) ->
     session(one / "projects" / slug, "old", "/w/p", mtime=1_000)
     session(two / "projects" / slug, "new", "/w/p", mtime=3_000)
     session(one / "projects" / project_slug("/w/p/sub"), "mid", "/w/p/sub", mtime=2_000)
-    accounts = [Account(agent="claude", name="one", dir=str(one)),
-                Account(agent="claude", name="two", dir=str(two))]
+    accounts = [
+        Account(agent="claude", name="one", dir=str(one)),
+        Account(agent="claude", name="two", dir=str(two)),
+    ]
     refs = list(adapter.discover(Path("/w/p"), accounts))
     assert [(r.session_id, r.account) for r in refs] == [
-        ("new", "two"), ("mid", "one"), ("old", "one")]
+        ("new", "two"),
+        ("mid", "one"),
+        ("old", "one"),
+    ]
 
 
 def test_moved_project_found_by_cwd(adapter: ClaudeAdapter, tmp_path: Path) -> None:
@@ -127,8 +142,9 @@ def test_moved_project_found_by_cwd(adapter: ClaudeAdapter, tmp_path: Path) -> N
     assert list(adapter.discover(Path("/w/elsewhere"), [acc])) == []
 
 
-def test_project_dir_name_from_the_environment(adapter: ClaudeAdapter, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_project_dir_name_from_the_environment(
+    adapter: ClaudeAdapter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`CLAUDE_CODE_PROJECT_DIR_NAME` names the folder; it is searched beside the slugged one,
     and its sessions still have to be the project's by their cwd."""
     acc = Account(agent="claude", name="a", dir=str(tmp_path))
@@ -150,8 +166,9 @@ def test_symlinked_project_uses_the_real_path(adapter: ClaudeAdapter, tmp_path: 
     assert [r.session_id for r in adapter.discover(link, [acc])] == ["s"]
 
 
-def test_discovery_reads_only_the_ends_of_files(adapter: ClaudeAdapter, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_discovery_reads_only_the_ends_of_files(
+    adapter: ClaudeAdapter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     acc = Account(agent="claude", name="a", dir=str(tmp_path))
     path = session(tmp_path / "projects" / project_slug("/w/big"), "big", "/w/big")
     with path.open("a") as f:
@@ -182,12 +199,15 @@ def test_accounts(monkeypatch: pytest.MonkeyPatch, isolated_home: Path, tmp_path
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{tmp_path / 'a'}, {tmp_path / 'b'}")
     config = GlobalConfig(
         transcripts={"claude": ["~/.claude-work", str(tmp_path / "a")]},
-        accounts={"personal": AccountConfig(agent="claude", dir="~/.claude-personal"),
-                  "other": AccountConfig(agent="codex", dir="~/.codex-other")},
+        accounts={
+            "personal": AccountConfig(agent="claude", dir="~/.claude-personal"),
+            "other": AccountConfig(agent="codex", dir="~/.codex-other"),
+        },
     )
     got = [(a.name, a.dir) for a in adapter.accounts(config)]
     assert got == [
-        (str(tmp_path / "a"), str(tmp_path / "a")), (str(tmp_path / "b"), str(tmp_path / "b")),
+        (str(tmp_path / "a"), str(tmp_path / "a")),
+        (str(tmp_path / "b"), str(tmp_path / "b")),
         ("~/.claude", str(isolated_home / ".claude")),
         ("~/.claude-work", str(isolated_home / ".claude-work")),
         ("personal", str(isolated_home / ".claude-personal")),

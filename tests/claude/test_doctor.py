@@ -28,25 +28,41 @@ def test_missing_then_installed_hooks(adapter: ClaudeAdapter, tmp_path: Path) ->
     adapter.install(tmp_path)
     assert levels(adapter.doctor(tmp_path, [acc]))[:2] == [
         ("ok", "Claude Code hooks are installed, run from the project"),
-        ("ok", "Claude Code 2.1.197")]
+        ("ok", "Claude Code 2.1.197"),
+    ]
     adapter.install_user(acc, UserOptions())
     both = levels(adapter.doctor(tmp_path, [acc]))
     assert both[0] == ("ok", "Claude Code hooks are installed, run from the project and user level")
-    assert ("info", "Claude Code calls each hook twice (project and user level); baker "
-            "deduplicates the calls, so each event runs once") in both
+    assert (
+        "info",
+        "Claude Code calls each hook twice (project and user level); baker "
+        "deduplicates the calls, so each event runs once",
+    ) in both
     adapter.uninstall(tmp_path)
     assert levels(adapter.doctor(tmp_path, [acc]))[0] == (
-        "ok", "Claude Code hooks are installed, run from user level")
+        "ok",
+        "Claude Code hooks are installed, run from user level",
+    )
 
 
-@pytest.mark.parametrize(("version", "level", "word"), [
-    ("2.2.0", "warn", "newer"), ("2.1.100", "info", "older"), (None, "info", "not on PATH")])
-def test_cli_version_against_known_formats(adapter: ClaudeAdapter, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch, version: str | None,
-                                           level: str, word: str) -> None:
+@pytest.mark.parametrize(
+    ("version", "level", "word"),
+    [("2.2.0", "warn", "newer"), ("2.1.100", "info", "older"), (None, "info", "not on PATH")],
+)
+def test_cli_version_against_known_formats(
+    adapter: ClaudeAdapter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    version: str | None,
+    level: str,
+    word: str,
+) -> None:
     monkeypatch.setattr("continuity_claude.doctor.cli_version", lambda: version)
-    found = [f for f in adapter.doctor(tmp_path, []) if "Claude Code 2" in f.message
-             or "PATH" in f.message]
+    found = [
+        f
+        for f in adapter.doctor(tmp_path, [])
+        if "Claude Code 2" in f.message or "PATH" in f.message
+    ]
     assert [(f.level, word in f.message) for f in found] == [(level, True)]
 
 

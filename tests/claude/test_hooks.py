@@ -13,15 +13,21 @@ from tests.claude.helpers import PAYLOADS, payload
 from tests.conftest import FIXTURES
 
 KIND = {
-    "SessionStart": "session_start", "PreToolUse": "pre_tool", "PostToolUse": "post_tool",
-    "Stop": "stop", "StopFailure": "stop", "PreCompact": "pre_compact",
-    "SessionEnd": "session_end", "UserPromptSubmit": "prompt",
+    "SessionStart": "session_start",
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "Stop": "stop",
+    "StopFailure": "stop",
+    "PreCompact": "pre_compact",
+    "SessionEnd": "session_end",
+    "UserPromptSubmit": "prompt",
 }
 ALL = [json.loads(line) for line in (PAYLOADS / "all.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("name", sorted(str(p.relative_to(PAYLOADS))
-                                         for p in PAYLOADS.rglob("*.json")))
+@pytest.mark.parametrize(
+    "name", sorted(str(p.relative_to(PAYLOADS)) for p in PAYLOADS.rglob("*.json"))
+)
 def test_every_captured_payload_parses(adapter: ClaudeAdapter, name: str) -> None:
     """2.1.197's payloads and, in `2.1.332/`, the newer CLI's (PostToolBatch, MessageDisplay)."""
     raw = json.loads((PAYLOADS / name).read_text())
@@ -42,8 +48,9 @@ def test_all_payloads_of_the_capture(adapter: ClaudeAdapter) -> None:
 
 
 def test_the_2_1_332_capture_and_a_fork(adapter: ClaudeAdapter) -> None:
-    entries = [json.loads(line) for line in
-               (PAYLOADS / "2.1.332" / "all.jsonl").read_text().splitlines()]
+    entries = [
+        json.loads(line) for line in (PAYLOADS / "2.1.332" / "all.jsonl").read_text().splitlines()
+    ]
     events = [adapter.parse_hook(json.dumps(e["payload"]).encode()) for e in entries]
     natives = {e.native for e in events}
     assert {"PostToolBatch", "MessageDisplay", "SessionStart", "PreToolUse"} <= natives
@@ -77,14 +84,24 @@ def test_other_agents_payloads_are_refused(adapter: ClaudeAdapter, agent: str) -
             adapter.parse_hook(path.read_bytes())
 
 
-@pytest.mark.parametrize("bad", [
-    b"", b"   ", b"not json", b"\xff\xfe", b"[]", b"null", b"{}", b'{"hook_event_name": 5}',
-    b'{"hook_event_name": "Stop"}',  # no session id
-    b'{"hook_event_name": "Invented", "session_id": "s"}',
-    b'{"hook_event_name": "PreToolUse", "session_id": "s", "tool_input": "rm -rf /"}',
-    b'{"hook_event_name": "Stop", "session_id": "s", "transcript_path": "/tmp/x.json"}',
-    b'{"hook_event_name": "Stop", "session_id": "s", "cwd": "/w", "transcript_path": "/home/u/.claude/projects/-w/s.jsonl", "extra": 1',
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"",
+        b"   ",
+        b"not json",
+        b"\xff\xfe",
+        b"[]",
+        b"null",
+        b"{}",
+        b'{"hook_event_name": 5}',
+        b'{"hook_event_name": "Stop"}',  # no session id
+        b'{"hook_event_name": "Invented", "session_id": "s"}',
+        b'{"hook_event_name": "PreToolUse", "session_id": "s", "tool_input": "rm -rf /"}',
+        b'{"hook_event_name": "Stop", "session_id": "s", "transcript_path": "/tmp/x.json"}',
+        b'{"hook_event_name": "Stop", "session_id": "s", "cwd": "/w", "transcript_path": "/home/u/.claude/projects/-w/s.jsonl", "extra": 1',
+    ],
+)
 def test_bad_input_raises_valueerror(adapter: ClaudeAdapter, bad: bytes) -> None:
     with pytest.raises(ValueError):
         adapter.parse_hook(bad)
@@ -113,20 +130,28 @@ def test_session_of_an_unlisted_account_is_tagged_with_its_dir(
     assert ref is not None and ref.account == str(claude_dir)
 
 
-@pytest.mark.parametrize(("name", "event"), [
-    ("SessionStart.startup.json", "SessionStart"), ("SessionStart.compact.json", "SessionStart"),
-    ("PreToolUse.Edit.json", "PreToolUse"),
-])
-def test_context_goes_out_as_additional_context(adapter: ClaudeAdapter, name: str,
-                                                event: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "event"),
+    [
+        ("SessionStart.startup.json", "SessionStart"),
+        ("SessionStart.compact.json", "SessionStart"),
+        ("PreToolUse.Edit.json", "PreToolUse"),
+    ],
+)
+def test_context_goes_out_as_additional_context(
+    adapter: ClaudeAdapter, name: str, event: str
+) -> None:
     out = adapter.render_context(adapter.parse_hook(payload(name)), "remember the trap")
     assert out is not None
-    assert json.loads(out) == {"hookSpecificOutput": {
-        "hookEventName": event, "additionalContext": "remember the trap"}}
+    assert json.loads(out) == {
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": "remember the trap"}
+    }
 
 
-@pytest.mark.parametrize("name", ["Stop.json", "StopFailure.json", "PreCompact.json",
-                                  "SessionEnd.json", "SubagentStop.json"])
+@pytest.mark.parametrize(
+    "name",
+    ["Stop.json", "StopFailure.json", "PreCompact.json", "SessionEnd.json", "SubagentStop.json"],
+)
 def test_no_output_where_it_would_harm_or_be_lost(adapter: ClaudeAdapter, name: str) -> None:
     assert adapter.render_context(adapter.parse_hook(payload(name)), "text") is None
 

@@ -41,10 +41,15 @@ def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
 def test_fresh_project_round_trip(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     changes = adapter.install(tmp_path)
     assert {(c.path, c.action) for c in changes} == {
-        (".claude/settings.json", "created"), ("CLAUDE.md", "created")}
+        (".claude/settings.json", "created"),
+        ("CLAUDE.md", "created"),
+    }
     settings = json.loads((tmp_path / ".claude/settings.json").read_text())
-    assert set(ours(settings)) == set(HOOKS) == {
-        "SessionStart", "PreToolUse", "Stop", "StopFailure", "PreCompact"}
+    assert (
+        set(ours(settings))
+        == set(HOOKS)
+        == {"SessionStart", "PreToolUse", "Stop", "StopFailure", "PreCompact"}
+    )
     groups = settings["hooks"]
     assert groups["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
     assert groups["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
@@ -54,21 +59,27 @@ def test_fresh_project_round_trip(adapter: ClaudeAdapter, tmp_path: Path) -> Non
     assert again and all(c.action == "unchanged" for c in again), again
     removed = adapter.uninstall(tmp_path)
     assert {c.path for c in removed if c.action == "removed"} == {
-        ".claude/settings.json", "CLAUDE.md"}
+        ".claude/settings.json",
+        "CLAUDE.md",
+    }
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("text", [
-    FOREIGN,
-    FOREIGN.replace("\t", "    "),
-    json.dumps(json.loads(FOREIGN), separators=(",", ":")),
-    FOREIGN.replace("\n", "\r\n"),
-    '{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", '
-    '"command": "cat notes.md"}]}]}, "model": "opus"}\n\n',
-    '{"a": 1}',
-])
-def test_foreign_settings_survive_byte_for_byte(adapter: ClaudeAdapter, tmp_path: Path,
-                                                 text: str) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        FOREIGN,
+        FOREIGN.replace("\t", "    "),
+        json.dumps(json.loads(FOREIGN), separators=(",", ":")),
+        FOREIGN.replace("\n", "\r\n"),
+        '{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", '
+        '"command": "cat notes.md"}]}]}, "model": "opus"}\n\n',
+        '{"a": 1}',
+    ],
+)
+def test_foreign_settings_survive_byte_for_byte(
+    adapter: ClaudeAdapter, tmp_path: Path, text: str
+) -> None:
     path = tmp_path / ".claude/settings.json"
     path.parent.mkdir()
     path.write_bytes(text.encode())
@@ -111,13 +122,28 @@ def test_what_uninstall_empties_is_removed(adapter: ClaudeAdapter, tmp_path: Pat
     assert not path.exists() and (tmp_path / ".claude/agents").is_dir()
 
 
-def test_a_stale_hook_of_ours_is_replaced_not_duplicated(adapter: ClaudeAdapter,
-                                                         tmp_path: Path) -> None:
+def test_a_stale_hook_of_ours_is_replaced_not_duplicated(
+    adapter: ClaudeAdapter, tmp_path: Path
+) -> None:
     path = tmp_path / ".claude/settings.json"
     path.parent.mkdir()
-    path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": "./mine.sh"},
-        {"type": "command", "command": "baker checkpoint --agent claude"}]}]}}, indent=2))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {
+                            "hooks": [
+                                {"type": "command", "command": "./mine.sh"},
+                                {"type": "command", "command": "baker checkpoint --agent claude"},
+                            ]
+                        }
+                    ]
+                }
+            },
+            indent=2,
+        )
+    )
     changes = adapter.install(tmp_path)
     assert ("".join(c.action for c in changes if c.path.endswith("settings.json"))) == "updated"
     stop = json.loads(path.read_text())["hooks"]["Stop"]
@@ -129,9 +155,12 @@ def test_local_settings_and_moving_between_files(adapter: ClaudeAdapter, tmp_pat
     adapter.install(tmp_path)
     changes = adapter.install(tmp_path, local=True)
     assert {(c.path, c.action) for c in changes} >= {
-        (".claude/settings.local.json", "created"), (".claude/settings.json", "removed")}
+        (".claude/settings.local.json", "created"),
+        (".claude/settings.json", "removed"),
+    }
     assert set(ours(json.loads((tmp_path / ".claude/settings.local.json").read_text()))) == set(
-        HOOKS)
+        HOOKS
+    )
     assert not (tmp_path / ".claude/settings.json").exists()
     adapter.uninstall(tmp_path)
     assert list(tmp_path.iterdir()) == []
@@ -144,8 +173,9 @@ def test_dry_run_writes_nothing(adapter: ClaudeAdapter, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", ['{"hooks": [] }', "[1, 2]", "{ // comment\n}", '{"a": 1'])
-def test_a_file_we_cannot_read_is_left_alone(adapter: ClaudeAdapter, tmp_path: Path,
-                                             text: str) -> None:
+def test_a_file_we_cannot_read_is_left_alone(
+    adapter: ClaudeAdapter, tmp_path: Path, text: str
+) -> None:
     path = tmp_path / ".claude/settings.json"
     path.parent.mkdir()
     path.write_text(text)
@@ -173,6 +203,12 @@ def test_hook_command_is_harmless_without_baker(adapter: ClaudeAdapter, tmp_path
     settings = json.loads((tmp_path / ".claude/settings.json").read_text())
     for groups in settings["hooks"].values():
         command = groups[0]["hooks"][0]["command"]
-        done = subprocess.run(["/bin/sh", "-c", command], input=b"{}", capture_output=True,
-                              env={"PATH": str(tmp_path)}, cwd=tmp_path, check=False)
+        done = subprocess.run(
+            ["/bin/sh", "-c", command],
+            input=b"{}",
+            capture_output=True,
+            env={"PATH": str(tmp_path)},
+            cwd=tmp_path,
+            check=False,
+        )
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")

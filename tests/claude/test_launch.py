@@ -45,31 +45,39 @@ def test_a_brief_outside_the_project_is_readable_without_a_prompt(
     assert spec.argv[2:] == ["--add-dir", str(brief.parent)]
 
 
-def test_other_account_gets_its_config_dir(adapter: ClaudeAdapter, tmp_path: Path,
-                                           isolated_home: Path) -> None:
+def test_other_account_gets_its_config_dir(
+    adapter: ClaudeAdapter, tmp_path: Path, isolated_home: Path
+) -> None:
     brief = tmp_path / "brief.md"
     brief.write_text("go on")
     work = Account(agent="claude", name="work", dir=str(tmp_path / ".claude-work"))
     assert adapter.launch(tmp_path, brief, LaunchOptions(account=work)).env == {
-        "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude-work")}
+        "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude-work")
+    }
     # the default dir stays implicit: setting it would move Claude's login state
     default = Account(agent="claude", name="~/.claude", dir=str(isolated_home / ".claude"))
     assert adapter.launch(tmp_path, brief, LaunchOptions(account=default)).env == {}
 
 
-def test_native_resume_under_another_account(adapter: ClaudeAdapter, account: Account,
-                                             claude_dir: Path, tmp_path: Path) -> None:
+def test_native_resume_under_another_account(
+    adapter: ClaudeAdapter, account: Account, claude_dir: Path, tmp_path: Path
+) -> None:
     project = tmp_path / "utils-lib"
     project.mkdir()
     sid = "1eaad959-5ccb-4d3c-9780-4543a308bad6"
     source = claude_dir / "projects" / "-home-dev-src-utils-lib" / f"{sid}.jsonl"
-    ref = SessionRef(agent="claude", account=account.name, session_id=sid, path=str(source),
-                     mtime=0, cwd="/home/dev/src/utils-lib")  # recorded cwd is gone here
+    ref = SessionRef(
+        agent="claude",
+        account=account.name,
+        session_id=sid,
+        path=str(source),
+        mtime=0,
+        cwd="/home/dev/src/utils-lib",
+    )  # recorded cwd is gone here
     target = Account(agent="claude", name="work", dir=str(tmp_path / ".claude-work"))
     brief = tmp_path / "brief.md"
     brief.write_text("unused")
-    dry = adapter.launch(project, brief, LaunchOptions(account=target, native=ref,
-                                                       dry_run=True))
+    dry = adapter.launch(project, brief, LaunchOptions(account=target, native=ref, dry_run=True))
     assert dry.notes[0].startswith("would copy") and not Path(target.dir).exists()
     spec = adapter.launch(project, brief, LaunchOptions(account=target, native=ref))
     assert spec.argv == ["claude", "--resume", sid]
@@ -85,22 +93,29 @@ def test_native_resume_under_another_account(adapter: ClaudeAdapter, account: Ac
     assert again.notes == []  # nothing left to copy
 
 
-def test_native_resume_carries_task_state(adapter: ClaudeAdapter, account: Account,
-                                          claude_dir: Path, tmp_path: Path) -> None:
+def test_native_resume_carries_task_state(
+    adapter: ClaudeAdapter, account: Account, claude_dir: Path, tmp_path: Path
+) -> None:
     sid = "33a02ecd-55d9-4fb9-9e95-0437adbb6f17"
     source = claude_dir / "projects" / "-home-dev-src-notes-app" / f"{sid}.jsonl"
-    ref = SessionRef(agent="claude", account=account.name, session_id=sid, path=str(source),
-                     mtime=0)
+    ref = SessionRef(
+        agent="claude", account=account.name, session_id=sid, path=str(source), mtime=0
+    )
     target = Account(agent="claude", name="work", dir=str(tmp_path / "w"))
     brief = tmp_path / "b.md"
     brief.write_text("x")
     adapter.launch(tmp_path, brief, LaunchOptions(account=target, native=ref))
     assert sorted(p.name for p in (tmp_path / "w" / "tasks" / sid).iterdir()) == [
-        ".lock", "1.json", "2.json", "3.json"]
+        ".lock",
+        "1.json",
+        "2.json",
+        "3.json",
+    ]
 
 
-def test_cli_version(adapter: ClaudeAdapter, tmp_path: Path,
-                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_version(
+    adapter: ClaudeAdapter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     assert adapter.cli_version() is None
     fake = tmp_path / "claude"
@@ -115,8 +130,9 @@ def test_cli_version(adapter: ClaudeAdapter, tmp_path: Path,
 S2 = "44ae8173-9864-40e7-9ac5-2e1fa6656166"  # three prompts across a resume
 
 
-def _native_setup(claude_dir: Path, tmp_path: Path, source_lines: slice,
-                  target_lines: slice) -> tuple[Path, Path, SessionRef, Account, Path]:
+def _native_setup(
+    claude_dir: Path, tmp_path: Path, source_lines: slice, target_lines: slice
+) -> tuple[Path, Path, SessionRef, Account, Path]:
     """The captured S2 session moved to a project: the source account holds `source_lines` of
     it, the target account (`~/.claude-work`) `target_lines`."""
     project = tmp_path / "user-service"
@@ -132,24 +148,32 @@ def _native_setup(claude_dir: Path, tmp_path: Path, source_lines: slice,
     target = work / "projects" / slug / f"{S2}.jsonl"
     target.parent.mkdir(parents=True)
     target.write_bytes(b"".join(lines[target_lines]))
-    ref = SessionRef(agent="claude", account="~/.claude", session_id=S2, path=str(source),
-                     mtime=0, cwd=str(project))
+    ref = SessionRef(
+        agent="claude",
+        account="~/.claude",
+        session_id=S2,
+        path=str(source),
+        mtime=0,
+        cwd=str(project),
+    )
     return project, source, ref, Account(agent="claude", name="work", dir=str(work)), target
 
 
 def test_native_refuses_to_replace_turns_found_only_in_the_target(
-        adapter: ClaudeAdapter, claude_dir: Path, tmp_path: Path) -> None:
+    adapter: ClaudeAdapter, claude_dir: Path, tmp_path: Path
+) -> None:
     from continuity_core.errors import BakerError
 
-    project, source, ref, work, target = _native_setup(claude_dir, tmp_path, slice(0, 12),
-                                                       slice(None))
+    project, source, ref, work, target = _native_setup(
+        claude_dir, tmp_path, slice(0, 12), slice(None)
+    )
     before = target.read_bytes()
     brief = tmp_path / "brief.md"
     brief.write_text("unused")
-    dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
-                                                       dry_run=True))
-    assert f"would refuse (the target's copy differs; --force to replace it): {source}" \
-        in dry.notes[0]
+    dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref, dry_run=True))
+    assert (
+        f"would refuse (the target's copy differs; --force to replace it): {source}" in dry.notes[0]
+    )
     refusal = dry.notes[-1]
     assert "refusing to overwrite session" in refusal and "--force" in refusal
     assert "source (~/.claude): 1 request(s), last at 2026-11-30T" in refusal
@@ -158,8 +182,7 @@ def test_native_refuses_to_replace_turns_found_only_in_the_target(
     with pytest.raises(BakerError, match="refusing to overwrite session"):
         adapter.launch(project, brief, LaunchOptions(account=work, native=ref))
     assert target.read_bytes() == before and list(target.parent.iterdir()) == [target]
-    forced = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
-                                                          force=True))
+    forced = adapter.launch(project, brief, LaunchOptions(account=work, native=ref, force=True))
     assert target.read_bytes() == source.read_bytes()
     [backup] = [p for p in target.parent.iterdir() if p != target]
     assert backup.name.startswith(f"{S2}.jsonl.baker-backup-") and backup.read_bytes() == before
@@ -167,13 +190,14 @@ def test_native_refuses_to_replace_turns_found_only_in_the_target(
 
 
 def test_native_overwrites_a_copy_the_source_only_extends(
-        adapter: ClaudeAdapter, claude_dir: Path, tmp_path: Path) -> None:
-    project, source, ref, work, target = _native_setup(claude_dir, tmp_path, slice(None),
-                                                       slice(0, 12))
+    adapter: ClaudeAdapter, claude_dir: Path, tmp_path: Path
+) -> None:
+    project, source, ref, work, target = _native_setup(
+        claude_dir, tmp_path, slice(None), slice(0, 12)
+    )
     brief = tmp_path / "brief.md"
     brief.write_text("unused")
-    dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref,
-                                                       dry_run=True))
+    dry = adapter.launch(project, brief, LaunchOptions(account=work, native=ref, dry_run=True))
     assert dry.notes[0] == f"would overwrite (the source extends it): {source} -> {target}"
     adapter.launch(project, brief, LaunchOptions(account=work, native=ref))
     assert target.read_bytes() == source.read_bytes()
@@ -181,7 +205,8 @@ def test_native_overwrites_a_copy_the_source_only_extends(
 
 
 def test_resume_native_refusal_exits_1_with_both_sides(
-        claude_dir: Path, tmp_path: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    claude_dir: Path, tmp_path: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project, _, _, work, target = _native_setup(claude_dir, tmp_path, slice(0, 12), slice(None))
     monkeypatch.chdir(project)
     result = cli("resume", "claude", "--account", work.dir, "--native")

@@ -14,15 +14,18 @@ def test_claude_stop_failure_text_reset() -> None:
     from continuity_claude.hooks import reset_from_text
 
     now = dt.datetime(2026, 1, 1, 3, 0, tzinfo=dt.UTC)
-    assert reset_from_text("You've hit your 5-hour limit · resets 5:41am (UTC)", now) == \
-        "2026-01-01T05:41:00Z"
+    assert (
+        reset_from_text("You've hit your 5-hour limit · resets 5:41am (UTC)", now)
+        == "2026-01-01T05:41:00Z"
+    )
     assert reset_from_text("resets 2:10am (UTC)", now) == "2026-01-02T02:10:00Z"
     assert reset_from_text("resets 5pm (Europe/Paris)", now) == "2026-01-01T16:00:00Z"
     assert reset_from_text("Please try again later.", now) is None
 
 
 def test_claude_stop_failure_payload_is_recorded_by_the_checkpoint_hook(
-        tmp_path: Path, fixtures: Path) -> None:
+    tmp_path: Path, fixtures: Path
+) -> None:
     """Outside any project too: a plain `claude` that hit its limit is known later."""
     payload = json.loads((fixtures / "claude" / "hook_payloads" / "StopFailure.json").read_text())
     payload["cwd"] = str(tmp_path)

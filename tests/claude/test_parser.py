@@ -22,8 +22,14 @@ from tests.conftest import FIXTURES
 
 def ref_for(path: Path, session_id: str = "s1") -> SessionRef:
     st = path.stat()
-    return SessionRef(agent="claude", account="~/.claude", session_id=session_id,
-                      path=str(path), mtime=st.st_mtime, size=st.st_size)
+    return SessionRef(
+        agent="claude",
+        account="~/.claude",
+        session_id=session_id,
+        path=str(path),
+        mtime=st.st_mtime,
+        size=st.st_size,
+    )
 
 
 def read(path: Path) -> Session:
@@ -79,8 +85,9 @@ def test_todos_and_tasks(case: tuple[Session, dict[str, Any]]) -> None:
 
 def test_interrupted_call(case: tuple[Session, dict[str, Any]]) -> None:
     session, gt = case
-    expected = [(c["tool_use_id"], c["name"], c["input"])
-                for c in gt.get("interrupted_tool_calls", [])]
+    expected = [
+        (c["tool_use_id"], c["name"], c["input"]) for c in gt.get("interrupted_tool_calls", [])
+    ]
     assert [(c.id, c.name, c.input) for c in session.pending_calls] == expected
     assert session.turn_incomplete == bool(expected or gt.get("api_errors"))
 
@@ -89,7 +96,8 @@ def test_api_error(case: tuple[Session, dict[str, Any]]) -> None:
     session, gt = case
     errors = gt.get("api_errors", [])
     assert [(e.status, e.message) for e in session.errors] == [
-        (e["apiErrorStatus"], e["text"]) for e in errors]
+        (e["apiErrorStatus"], e["text"]) for e in errors
+    ]
     if errors:
         assert session.ended_on_limit
         assert session.last_error is not None
@@ -114,9 +122,17 @@ def test_usage_of_last_turn(case: tuple[Session, dict[str, Any]]) -> None:
     usage = session.usage
     assert usage is not None
     assert usage.context_tokens == last["context_tokens(input+cache_creation+cache_read)"]
-    assert (usage.input_tokens, usage.cache_creation_tokens, usage.cache_read_tokens,
-            usage.output_tokens) == (last["input_tokens"], last["cache_creation_input_tokens"],
-                                     last["cache_read_input_tokens"], last["output_tokens"])
+    assert (
+        usage.input_tokens,
+        usage.cache_creation_tokens,
+        usage.cache_read_tokens,
+        usage.output_tokens,
+    ) == (
+        last["input_tokens"],
+        last["cache_creation_input_tokens"],
+        last["cache_read_input_tokens"],
+        last["output_tokens"],
+    )
     assert usage.context_window == 1_000_000  # claude-opus-4-8 is natively 1M
 
 
@@ -200,7 +216,8 @@ def test_pending_results_survive_a_saved_cursor(tmp_path: Path) -> None:
         f.write(b"".join(lines[cut:]))
     cursor = adapter.read(ref_for(path), msgspec.json.decode(saved, type=Cursor))
     assert sorted(e.path for e in cursor.session.files_edited) == sorted(
-        TRANSCRIPTS[S2]["files_edited"])
+        TRANSCRIPTS[S2]["files_edited"]
+    )
 
 
 def test_shrunk_or_replaced_file_starts_over(tmp_path: Path) -> None:
@@ -222,8 +239,11 @@ def test_shrunk_or_replaced_file_starts_over(tmp_path: Path) -> None:
 
 def test_torn_last_line_waits_until_complete(tmp_path: Path) -> None:
     lines = (FIXTURES / S2).read_bytes().splitlines(keepends=True)
-    last_request = max(i for i, line in enumerate(lines)
-                       if b'"promptSource"' in line and b'"tool_result"' not in line)
+    last_request = max(
+        i
+        for i, line in enumerate(lines)
+        if b'"promptSource"' in line and b'"tool_result"' not in line
+    )
     path = tmp_path / "s.jsonl"
     torn = lines[last_request][:40]
     path.write_bytes(b"".join(lines[:last_request]) + torn)
@@ -239,21 +259,44 @@ def test_torn_last_line_waits_until_complete(tmp_path: Path) -> None:
 
 # --- synthetic records for what the captures do not show -------------------------------------
 
+
 def rec(**fields: Any) -> str:
-    return json.dumps({"sessionId": "s1", "cwd": "/w/p", "timestamp": "2026-11-30T00:00:00Z",
-                       **fields})
+    return json.dumps(
+        {"sessionId": "s1", "cwd": "/w/p", "timestamp": "2026-11-30T00:00:00Z", **fields}
+    )
 
 
 def user(text: Any, **extra: Any) -> str:
     return rec(type="user", message={"role": "user", "content": text}, **extra)
 
 
-def assistant(blocks: list[dict[str, Any]], *, mid: str = "m1", model: str = "claude-opus-4-8",
-              usage: dict[str, int] | None = None, stop: str = "end_turn", **extra: Any) -> str:
-    return rec(type="assistant", message={
-        "id": mid, "model": model, "role": "assistant", "content": blocks, "stop_reason": stop,
-        "usage": usage or {"input_tokens": 1, "cache_creation_input_tokens": 2,
-                           "cache_read_input_tokens": 3, "output_tokens": 4}}, **extra)
+def assistant(
+    blocks: list[dict[str, Any]],
+    *,
+    mid: str = "m1",
+    model: str = "claude-opus-4-8",
+    usage: dict[str, int] | None = None,
+    stop: str = "end_turn",
+    **extra: Any,
+) -> str:
+    return rec(
+        type="assistant",
+        message={
+            "id": mid,
+            "model": model,
+            "role": "assistant",
+            "content": blocks,
+            "stop_reason": stop,
+            "usage": usage
+            or {
+                "input_tokens": 1,
+                "cache_creation_input_tokens": 2,
+                "cache_read_input_tokens": 3,
+                "output_tokens": 4,
+            },
+        },
+        **extra,
+    )
 
 
 def write(tmp_path: Path, *lines: str | bytes) -> Path:
@@ -264,9 +307,16 @@ def write(tmp_path: Path, *lines: str | bytes) -> Path:
 
 def test_bad_lines_are_counted_never_fatal(tmp_path: Path) -> None:
     path = write(
-        tmp_path, b"not json", b"\xff\xfe", "[]", "null", '{"type": 5}',
-        rec(type="assistant", message="a string"), rec(type="user", message={"content": 7}),
-        rec(type="brand-new-record"), user("the real request"),
+        tmp_path,
+        b"not json",
+        b"\xff\xfe",
+        "[]",
+        "null",
+        '{"type": 5}',
+        rec(type="assistant", message="a string"),
+        rec(type="user", message={"content": 7}),
+        rec(type="brand-new-record"),
+        user("the real request"),
         assistant([{"type": "tool_use", "id": 5, "name": None}]),
     )
     session = read(path)
@@ -278,9 +328,12 @@ def test_bad_lines_are_counted_never_fatal(tmp_path: Path) -> None:
 
 def test_records_that_are_not_typed_requests(tmp_path: Path) -> None:
     path = write(
-        tmp_path, user("fix the parser"),
-        user("<local-command-caveat>Caveat: generated by local commands</local-command-caveat>",
-             isMeta=True),
+        tmp_path,
+        user("fix the parser"),
+        user(
+            "<local-command-caveat>Caveat: generated by local commands</local-command-caveat>",
+            isMeta=True,
+        ),
         user("<command-name>/model</command-name>"),
         user("<local-command-stdout>Set model</local-command-stdout>"),
         user("Continue from where you left off.", isMeta=True),
@@ -297,7 +350,8 @@ def test_2_1_3xx_metadata_notifications_and_tool_loading(tmp_path: Path) -> None
     """Request bookkeeping is not conversation, a background subagent's notification is not a
     request, and loading a deferred tool schema is not a step of the work."""
     path = write(
-        tmp_path, user("plan the release", promptSource="typed", origin={"kind": "human"}),
+        tmp_path,
+        user("plan the release", promptSource="typed", origin={"kind": "human"}),
         '{"type":"atis-latch","atis":true,"sessionId":"s"}',
         '{"type":"api-request","id":"r1","params":{"messages":[{"role":"user",'
         '"content":"an old prompt"}]},"sessionId":"s"}',
@@ -305,16 +359,47 @@ def test_2_1_3xx_metadata_notifications_and_tool_loading(tmp_path: Path) -> None
         '{"type":"api-request-blob","hash":"h","message":{"role":"user","content":"x"}}',
         '{"type":"tools-used","tools":["Write"],"sessionId":"s"}',
         rec(type="attachment", attachment={"type": "prompt_snapshot", "prompt": "old"}),
-        assistant([{"type": "tool_use", "id": "ts", "name": "ToolSearch",
-                    "input": {"query": "select:TodoWrite"}}], stop="tool_use"),
-        user([{"type": "tool_result", "tool_use_id": "ts",
-               "content": [{"type": "tool_reference", "tool_name": "TodoWrite"}]}]),
-        assistant([{"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": [
-            {"content": "Tag v2", "status": "in_progress", "activeForm": "Tagging"}]}}],
-            stop="tool_use"),
+        assistant(
+            [
+                {
+                    "type": "tool_use",
+                    "id": "ts",
+                    "name": "ToolSearch",
+                    "input": {"query": "select:TodoWrite"},
+                }
+            ],
+            stop="tool_use",
+        ),
+        user(
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "ts",
+                    "content": [{"type": "tool_reference", "tool_name": "TodoWrite"}],
+                }
+            ]
+        ),
+        assistant(
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "TodoWrite",
+                    "input": {
+                        "todos": [
+                            {"content": "Tag v2", "status": "in_progress", "activeForm": "Tagging"}
+                        ]
+                    },
+                }
+            ],
+            stop="tool_use",
+        ),
         user([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
-        user("Agent \"inventory\" finished: 3 functions found.", promptSource="system",
-             origin={"kind": "task-notification"}),
+        user(
+            'Agent "inventory" finished: 3 functions found.',
+            promptSource="system",
+            origin={"kind": "task-notification"},
+        ),
         '{"type":"cost-state","totalCostUSD":0.25,"modelUsage":{"claude-opus-5-5":'
         '{"inputTokens":100,"outputTokens":20,"cacheReadInputTokens":5,'
         '"cacheCreationInputTokens":0,"costUSD":0.25}},"sessionId":"s"}',
@@ -331,14 +416,27 @@ def test_2_1_3xx_metadata_notifications_and_tool_loading(tmp_path: Path) -> None
 
 def test_subscription_usage_limit_of_2_1_3xx(tmp_path: Path) -> None:
     path = write(
-        tmp_path, user("keep going"),
-        rec(type="assistant", isApiErrorMessage=True, error="rate_limit", apiErrorStatus=429,
-            apiError="usage_limit_reached", apiErrorType="rate_limit_error",
-            quotaLimits={"status": "rejected", "resetsAt": 1796098712,
-                         "rateLimitType": "five_hour"},
-            message={"id": "f2681313-2370-4301-b731-f124aa3647f9", "model": "<synthetic>",
-                     "role": "assistant", "content": [
-                         {"type": "text", "text": "You've hit your 5-hour limit"}]}),
+        tmp_path,
+        user("keep going"),
+        rec(
+            type="assistant",
+            isApiErrorMessage=True,
+            error="rate_limit",
+            apiErrorStatus=429,
+            apiError="usage_limit_reached",
+            apiErrorType="rate_limit_error",
+            quotaLimits={
+                "status": "rejected",
+                "resetsAt": 1796098712,
+                "rateLimitType": "five_hour",
+            },
+            message={
+                "id": "f2681313-2370-4301-b731-f124aa3647f9",
+                "model": "<synthetic>",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "You've hit your 5-hour limit"}],
+            },
+        ),
     )
     err = read(path).last_error
     assert err is not None and err.kind == "usage_limit"
@@ -346,14 +444,22 @@ def test_subscription_usage_limit_of_2_1_3xx(tmp_path: Path) -> None:
 
 
 def test_one_message_split_over_records_counts_once(tmp_path: Path) -> None:
-    big = {"input_tokens": 10, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 30,
-           "output_tokens": 5}
+    big = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 20,
+        "cache_read_input_tokens": 30,
+        "output_tokens": 5,
+    }
     path = write(
-        tmp_path, user("go"),
+        tmp_path,
+        user("go"),
         assistant([{"type": "thinking", "thinking": "hm"}], usage=big, stop="tool_use"),
         assistant([{"type": "text", "text": "running"}], usage=big, stop="tool_use"),
-        assistant([{"type": "tool_use", "id": "t1", "name": "Bash",
-                    "input": {"command": "ls"}}], usage=big, stop="tool_use"),
+        assistant(
+            [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}],
+            usage=big,
+            stop="tool_use",
+        ),
     )
     session = read(path)
     assert session.usage is not None and session.usage.context_tokens == 60
@@ -361,22 +467,38 @@ def test_one_message_split_over_records_counts_once(tmp_path: Path) -> None:
     assert session.turn_incomplete
 
 
-@pytest.mark.parametrize(("model", "window"), [
-    ("claude-opus-4-8", 1_000_000), ("claude-sonnet-4-5", 200_000),
-    ("claude-sonnet-4-5[1m]", 1_000_000), ("claude-haiku-4-5-20251001", 200_000),
-    ("claude-fable-5", 1_000_000), ("claude-opus-5-5", 1_000_000), (None, 200_000),
-])
+@pytest.mark.parametrize(
+    ("model", "window"),
+    [
+        ("claude-opus-4-8", 1_000_000),
+        ("claude-sonnet-4-5", 200_000),
+        ("claude-sonnet-4-5[1m]", 1_000_000),
+        ("claude-haiku-4-5-20251001", 200_000),
+        ("claude-fable-5", 1_000_000),
+        ("claude-opus-5-5", 1_000_000),
+        (None, 200_000),
+    ],
+)
 def test_context_window(model: str | None, window: int) -> None:
     assert parser.context_window(model) == window
 
 
 def test_usage_limit_with_reset_time(tmp_path: Path) -> None:
     path = write(
-        tmp_path, user("keep going"),
-        rec(type="assistant", isApiErrorMessage=True, error="rate_limit", apiErrorStatus=429,
-            message={"id": "x", "model": "<synthetic>", "role": "assistant",
-                     "content": [{"type": "text",
-                                  "text": "Claude AI usage limit reached|1764525600"}]}),
+        tmp_path,
+        user("keep going"),
+        rec(
+            type="assistant",
+            isApiErrorMessage=True,
+            error="rate_limit",
+            apiErrorStatus=429,
+            message={
+                "id": "x",
+                "model": "<synthetic>",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Claude AI usage limit reached|1764525600"}],
+            },
+        ),
     )
     session = read(path)
     err = session.last_error
@@ -388,32 +510,44 @@ def test_usage_limit_with_reset_time(tmp_path: Path) -> None:
 
 def test_edits_count_only_when_they_succeed(tmp_path: Path) -> None:
     def use(cid: str, name: str, **args: Any) -> str:
-        return assistant([{"type": "tool_use", "id": cid, "name": name, "input": args}],
-                         mid=cid, stop="tool_use")
+        return assistant(
+            [{"type": "tool_use", "id": cid, "name": name, "input": args}], mid=cid, stop="tool_use"
+        )
 
     def result(cid: str, error: bool = False) -> str:
-        return user([{"type": "tool_result", "tool_use_id": cid, "content": "ok",
-                      "is_error": error}])
+        return user(
+            [{"type": "tool_result", "tool_use_id": cid, "content": "ok", "is_error": error}]
+        )
 
     path = write(
-        tmp_path, user("edit things"),
-        use("a", "Write", file_path="/w/p/new.py", content="x"), result("a"),
+        tmp_path,
+        user("edit things"),
+        use("a", "Write", file_path="/w/p/new.py", content="x"),
+        result("a"),
         use("b", "Edit", file_path="/w/p/old.py", old_string="a", new_string="b"),
         result("b", error=True),
-        use("c", "MultiEdit", file_path="/w/p/multi.py", edits=[]), result("c"),
-        use("d", "NotebookEdit", notebook_path="/w/p/nb.ipynb", new_source=""), result("d"),
+        use("c", "MultiEdit", file_path="/w/p/multi.py", edits=[]),
+        result("c"),
+        use("d", "NotebookEdit", notebook_path="/w/p/nb.ipynb", new_source=""),
+        result("d"),
         use("e", "Edit", file_path="/elsewhere/x.py", old_string="a", new_string="b"),
         result("e"),
-        use("f", "Edit", file_path="/w/p/new.py", old_string="x", new_string="y"), result("f"),
+        use("f", "Edit", file_path="/w/p/new.py", old_string="x", new_string="y"),
+        result("f"),
     )
     session = read(path)
     edits = {e.path: (e.action, e.tool, e.count) for e in session.files_edited}
-    assert edits == {"multi.py": ("edit", "MultiEdit", 1), "nb.ipynb": ("edit", "NotebookEdit", 1),
-                     "/elsewhere/x.py": ("edit", "Edit", 1), "new.py": ("write", "Edit", 2)}
+    assert edits == {
+        "multi.py": ("edit", "MultiEdit", 1),
+        "nb.ipynb": ("edit", "NotebookEdit", 1),
+        "/elsewhere/x.py": ("edit", "Edit", 1),
+        "new.py": ("write", "Edit", 2),
+    }
 
 
-def test_a_huge_transcript_is_read_cold_from_its_end(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_huge_transcript_is_read_cold_from_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "s.jsonl"
     shutil.copy(FIXTURES / S2, path)
     data = path.read_bytes()
@@ -438,17 +572,23 @@ def test_a_huge_transcript_is_read_cold_from_its_end(tmp_path: Path,
     assert len(seen) == 1
 
 
-def test_a_cold_read_counts_every_compaction(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_read_counts_every_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """25 compactions, most of them before the part a cold read takes: the count is whole
     (a byte scan of the skipped part), not the 10 the Session keeps nor the tail's few."""
-    boundary = rec(type="system", subtype="compact_boundary",
-                   compactMetadata={"trigger": "auto", "preTokens": 150_000})
+    boundary = rec(
+        type="system",
+        subtype="compact_boundary",
+        compactMetadata={"trigger": "auto", "preTokens": 150_000},
+    )
     lines = []
     for n in range(25):
-        lines += [user(f"request {n}"), boundary.replace(" ", ""),
-                  user("This session is being continued. Summary: " + "x" * 2000,
-                       isCompactSummary=True)]
+        lines += [
+            user(f"request {n}"),
+            boundary.replace(" ", ""),
+            user("This session is being continued. Summary: " + "x" * 2000, isCompactSummary=True),
+        ]
     lines.append(user('the user typed \\"subtype\\":\\"compact_boundary\\" here'))
     path = write(tmp_path, *lines)
     monkeypatch.setattr(transcript, "COLD_MAX", 12_000)

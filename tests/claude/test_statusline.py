@@ -19,17 +19,32 @@ def _measure(payload: bytes) -> tuple[Usage | None, str | None, str | None]:
     return found.usage, found.session_id, found.reason
 
 
-@pytest.mark.parametrize(("read", "level"), [
-    (20_000, "ok"), (98_000, "prepare"), (120_000, "refresh"), (145_000, "rotate"),
-])
+@pytest.mark.parametrize(
+    ("read", "level"),
+    [
+        (20_000, "ok"),
+        (98_000, "prepare"),
+        (120_000, "refresh"),
+        (145_000, "rotate"),
+    ],
+)
 def test_statusline_levels(read: int, level: str) -> None:
-    current = {"input_tokens": 500, "output_tokens": 700, "cache_creation_input_tokens": 4_500,
-               "cache_read_input_tokens": read}
+    current = {
+        "input_tokens": 500,
+        "output_tokens": 700,
+        "cache_creation_input_tokens": 4_500,
+        "cache_read_input_tokens": read,
+    }
     measured, session_id, reason = _measure(statusline(current))
     assert reason is None and session_id == "0f1e2d3c"
-    assert measured == Usage(context_tokens=read + 5_000, context_window=200_000,
-                             input_tokens=500, output_tokens=700, cache_read_tokens=read,
-                             cache_creation_tokens=4_500)
+    assert measured == Usage(
+        context_tokens=read + 5_000,
+        context_window=200_000,
+        input_tokens=500,
+        output_tokens=700,
+        cache_read_tokens=read,
+        cache_creation_tokens=4_500,
+    )
     assert usage.level_for(measured, DEFAULTS).level == level
 
 

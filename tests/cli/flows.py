@@ -23,8 +23,14 @@ def moved(text: str, home: Path, root: Path, project: str = WEATHER) -> str:
     return text.replace(project, str(root)).replace("/home/dev/", f"{home}/")
 
 
-def claude_session(home: Path, root: Path, cwd: Path | None = None, *,
-                   rel: str = CLAUDE_WEATHER, project: str = WEATHER) -> Path:
+def claude_session(
+    home: Path,
+    root: Path,
+    cwd: Path | None = None,
+    *,
+    rel: str = CLAUDE_WEATHER,
+    project: str = WEATHER,
+) -> Path:
     """A captured Claude Code session of `project` as if run in `root`, the agent started in
     `cwd` (default: `root`): the file goes where Claude Code keeps sessions of that folder."""
     pytest.importorskip("continuity_claude")  # the session is read by the Claude adapter
@@ -39,8 +45,9 @@ def claude_session(home: Path, root: Path, cwd: Path | None = None, *,
     return dst
 
 
-def payload(agent: str, name: str, home: Path, root: Path, cwd: Path | None = None,
-            **changes: object) -> str:
+def payload(
+    agent: str, name: str, home: Path, root: Path, cwd: Path | None = None, **changes: object
+) -> str:
     """A captured hook payload moved to this project (the agent in `cwd`, if given)."""
     import json
 
@@ -51,8 +58,9 @@ def payload(agent: str, name: str, home: Path, root: Path, cwd: Path | None = No
     return json.dumps({k: v for k, v in data.items() if v is not None})  # None: key dropped
 
 
-def read_only_run(paths: Sequence[Path], *args: str, cwd: Path,
-                  input: str | None = None) -> subprocess.CompletedProcess[str]:
+def read_only_run(
+    paths: Sequence[Path], *args: str, cwd: Path, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """`baker ARGS` with `paths` read-only: `chmod -w` for a normal user; for root (whom
     permissions do not stop) a read-only bind mount in a private namespace."""
     if os.geteuid() != 0:
@@ -66,14 +74,22 @@ def read_only_run(paths: Sequence[Path], *args: str, cwd: Path,
                 p.chmod(mode)
     if shutil.which("unshare") is None:
         pytest.skip("root without unshare: cannot make a folder read-only")
-    mounts = " && ".join(f"mount --bind -o ro {shlex.quote(str(p))} {shlex.quote(str(p))}"
-                         for p in paths)
+    mounts = " && ".join(
+        f"mount --bind -o ro {shlex.quote(str(p))} {shlex.quote(str(p))}" for p in paths
+    )
     script = f"{mounts} && cd {shlex.quote(str(cwd))} && exec {shlex.join([BAKER, *args])}"
     probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip("no user namespaces here: cannot make a folder read-only as root")
-    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True,
-                          input=input.encode() if input is not None else None, timeout=60)
-    return subprocess.CompletedProcess(proc.args, proc.returncode,
-                                       proc.stdout.decode(errors="replace"),
-                                       proc.stderr.decode(errors="replace"))
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        capture_output=True,
+        input=input.encode() if input is not None else None,
+        timeout=60,
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode(errors="replace"),
+        proc.stderr.decode(errors="replace"),
+    )

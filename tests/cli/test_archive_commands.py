@@ -19,11 +19,21 @@ def project(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An initialised project with one checkpoint, and no agent adapters in play."""
     monkeypatch.setenv("BAKER_ADAPTERS", "")
     store = Store(repo)
-    session = Session(agent="claude", session_id="5e55-10n", requests=["Shard the queue workers"],
-                      messages=[Message(role="assistant", text="Split workers by tenant hash; "
-                                        "the token is ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6")])
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(),
-                                      created_at="2026-11-30T05:00:00Z", session=session))
+    session = Session(
+        agent="claude",
+        session_id="5e55-10n",
+        requests=["Shard the queue workers"],
+        messages=[
+            Message(
+                role="assistant",
+                text="Split workers by tenant hash; "
+                "the token is ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+            )
+        ],
+    )
+    store.write_checkpoint(
+        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+    )
     return repo
 
 

@@ -46,8 +46,11 @@ def test_init_is_idempotent_and_dry_run_writes_nothing(repo: Path) -> None:
     assert first.returncode == 0, first.stderr
     for path in (".baker", "memory/hot.md", "AGENTS.md", ".gitignore"):
         assert (repo / path).exists(), path
-    snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git/" not in str(p)
-                and ".baker" not in p.parts}
+    snapshot = {
+        p: p.read_bytes()
+        for p in repo.rglob("*")
+        if p.is_file() and ".git/" not in str(p) and ".baker" not in p.parts
+    }
     second = run_baker("init", cwd=repo)
     assert second.returncode == 0
     assert {p: p.read_bytes() for p in snapshot} == snapshot
@@ -107,10 +110,11 @@ CLICK_HANDOFF = (
 )
 
 
-@pytest.mark.parametrize("args", [[], ["--from", "claude"], ["--from=claude", "--session", "nope"],
-                                  ["--account", "nope"]])
-def test_everyday_handoff_runs_without_click_and_as_click_does(
-        repo: Path, args: list[str]) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--from", "claude"], ["--from=claude", "--session", "nope"], ["--account", "nope"]],
+)
+def test_everyday_handoff_runs_without_click_and_as_click_does(repo: Path, args: list[str]) -> None:
     """`handoff [--from] [--account] [--session]` skips click (continuity_cli.handoff):
     the same stdout, stderr and exit code as the click command."""
     import subprocess
@@ -118,10 +122,20 @@ def test_everyday_handoff_runs_without_click_and_as_click_does(
 
     run_baker("init", cwd=repo)
     run_baker("checkpoint", cwd=repo)
-    fast = subprocess.run([sys.executable, "-c", HANDOFF_PROBE, "handoff", *args], cwd=repo,
-                          capture_output=True, text=True, timeout=60)
-    slow = subprocess.run([sys.executable, "-c", CLICK_HANDOFF, "handoff", *args], cwd=repo,
-                          capture_output=True, text=True, timeout=60)
+    fast = subprocess.run(
+        [sys.executable, "-c", HANDOFF_PROBE, "handoff", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    slow = subprocess.run(
+        [sys.executable, "-c", CLICK_HANDOFF, "handoff", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert fast.stderr.endswith("click imported: False\n")
     assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout)
     assert fast.stderr.removesuffix("click imported: False\n") == slow.stderr
@@ -131,10 +145,19 @@ def test_everyday_handoff_runs_without_click_and_as_click_does(
 def test_handoff_options_beyond_the_everyday_go_through_click(tmp_path: Path) -> None:
     from continuity_cli.handoff import plain_args
 
-    assert plain_args(["--from", "codex", "--account=work"]) == {"agent": "codex",
-                                                               "account": "work"}
-    for args in (["--json"], ["--from"], ["--from", "--json"], ["--from", "a", "--from", "b"],
-                 ["--budget", "200"], ["-h"], ["extra"]):
+    assert plain_args(["--from", "codex", "--account=work"]) == {
+        "agent": "codex",
+        "account": "work",
+    }
+    for args in (
+        ["--json"],
+        ["--from"],
+        ["--from", "--json"],
+        ["--from", "a", "--from", "b"],
+        ["--budget", "200"],
+        ["-h"],
+        ["extra"],
+    ):
         assert plain_args(args) is None, args
 
 
@@ -155,7 +178,9 @@ def test_config_typo_is_reported_by_handoff(repo: Path, isolated_home: Path) -> 
     (isolated_home / ".baker" / "config.toml").write_text("[transcript]\nclaude = []\n")
     result = run_baker("handoff", cwd=repo)
     assert result.returncode == 1
-    assert "unknown section [transcript]" in result.stderr and "config.toml, line 1" in result.stderr
+    assert (
+        "unknown section [transcript]" in result.stderr and "config.toml, line 1" in result.stderr
+    )
     assert "did you mean [transcripts]" in result.stderr
 
 
@@ -164,8 +189,13 @@ def test_config_typo_is_reported_by_handoff(repo: Path, isolated_home: Path) -> 
 def test_hooks_never_fail(repo: Path, hook: str, payload: bytes) -> None:
     run_baker("init", cwd=repo)
     for agent in ([], ["--agent", "claude"], ["--agent", "no-such-agent"]):
-        result = run_baker(hook, *agent, "--quiet" if hook == "checkpoint" else "--agent=claude",
-                           cwd=repo, input=payload)
+        result = run_baker(
+            hook,
+            *agent,
+            "--quiet" if hook == "checkpoint" else "--agent=claude",
+            cwd=repo,
+            input=payload,
+        )
         assert result.returncode == 0
         assert "Traceback" not in result.stderr
         if result.stdout.strip() and agent:

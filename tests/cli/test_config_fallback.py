@@ -25,15 +25,20 @@ def project(repo: Path, isolated_home: Path) -> Path:
 
 def test_hooks_keep_checkpointing_and_pickup_says_why(project: Path, isolated_home: Path) -> None:
     transcript = claude_session(isolated_home, project)
-    stop = payload("claude", "Stop.json", isolated_home, project,
-                   transcript_path=str(transcript))
+    stop = payload("claude", "Stop.json", isolated_home, project, transcript_path=str(transcript))
     result = run_baker("checkpoint", "--agent", "claude", cwd=project, input=stop)
     assert (result.returncode, result.stderr) == (0, "")
     [cp] = (project / ".baker" / "checkpoints").glob("*.json")
     assert json.loads(cp.read_text())["session"]["session_id"].startswith("48f0d34d")
 
-    start = payload("claude", "SessionStart.json", isolated_home, project,
-                    session_id="a-new-session", transcript_path=None)
+    start = payload(
+        "claude",
+        "SessionStart.json",
+        isolated_home,
+        project,
+        session_id="a-new-session",
+        transcript_path=None,
+    )
     out = run_baker("pickup", "--agent", "claude", cwd=project, input=start)
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     [line] = [ln for ln in context.splitlines() if "config is broken" in ln]
@@ -49,15 +54,23 @@ def test_hooks_keep_checkpointing_and_pickup_says_why(project: Path, isolated_ho
     assert "msgspec" not in audit.stdout and "Object contains" not in audit.stdout
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("[brief]\nbudget-tokens = \"lots\"\n",
-     "line 2: `budget-tokens` in [brief] must be a whole number, not a quoted string"),
-    ("[usage]\nprepare = \"50%\"\nrotate_at = \"75%\"\n",
-     "line 3: unknown key `rotate_at` in [usage]"),
-    ("[accounts.work]\nagent = \"claude\"\n", "line 1: [accounts.work] needs `dir`"),
-])
-def test_messages_name_file_line_and_key(project: Path, isolated_home: Path, text: str,
-                                         words: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            '[brief]\nbudget-tokens = "lots"\n',
+            "line 2: `budget-tokens` in [brief] must be a whole number, not a quoted string",
+        ),
+        (
+            '[usage]\nprepare = "50%"\nrotate_at = "75%"\n',
+            "line 3: unknown key `rotate_at` in [usage]",
+        ),
+        ('[accounts.work]\nagent = "claude"\n', "line 1: [accounts.work] needs `dir`"),
+    ],
+)
+def test_messages_name_file_line_and_key(
+    project: Path, isolated_home: Path, text: str, words: str
+) -> None:
     (isolated_home / ".baker" / "config.toml").write_text(text)
     result = run_baker("handoff", cwd=project)
     assert result.returncode == 1
@@ -65,13 +78,15 @@ def test_messages_name_file_line_and_key(project: Path, isolated_home: Path, tex
     assert "Object" not in result.stderr and "$." not in result.stderr
 
 
-def test_doctor_checks_agent_names_and_account_folders(project: Path,
-                                                       isolated_home: Path) -> None:
+def test_doctor_checks_agent_names_and_account_folders(project: Path, isolated_home: Path) -> None:
     pytest.importorskip("continuity_claude")
     work = work_account(isolated_home)
-    write_config(isolated_home, work.replace('"claude"', '"claud"') + "\n"
-                 f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n\n'
-                 '[transcripts]\nclaud = ["~/.claude"]\n')
+    write_config(
+        isolated_home,
+        work.replace('"claude"', '"claud"') + "\n"
+        f'[accounts.gone]\nagent = "claude"\ndir = "{isolated_home / "nowhere"}"\n\n'
+        '[transcripts]\nclaud = ["~/.claude"]\n',
+    )
     result = run_baker("doctor", cwd=project)
     assert result.returncode == 1
     assert "[transcripts] claud: not an installed agent" in result.stdout
@@ -86,8 +101,12 @@ def test_doctor_checks_agent_names_and_account_folders(project: Path,
 def test_doctor_checks_the_rotation(project: Path, isolated_home: Path) -> None:
     for agent in ("claude", "codex"):  # the entries name them
         pytest.importorskip(f"continuity_{agent}")
-    write_config(isolated_home, work_account(isolated_home) + "\n" + rotation(
-        ["claude", "codexx", "claude:nope", "claude:work"]))
+    write_config(
+        isolated_home,
+        work_account(isolated_home)
+        + "\n"
+        + rotation(["claude", "codexx", "claude:nope", "claude:work"]),
+    )
     result = run_baker("doctor", cwd=project)
     assert result.returncode == 1
     assert "[rotation] order: 'codexx' names no installed agent" in result.stdout

@@ -30,19 +30,31 @@ def plugin_env(tmp_path: Path, isolated_home: Path) -> dict[str, str]:
     shutil.copy(HELPER, site / "fake_agent.py")
     (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-agent\nVersion: 1.0\n")
     (meta / "entry_points.txt").write_text(
-        "[continuity_core.adapters]\nfake = fake_agent:FakeAdapter\n")
-    return {"PYTHONPATH": str(site), "BAKER_ADAPTERS": "fake",
-            "FAKE_AGENT_HOME": str(isolated_home / ".fake-agent")}
+        "[continuity_core.adapters]\nfake = fake_agent:FakeAdapter\n"
+    )
+    return {
+        "PYTHONPATH": str(site),
+        "BAKER_ADAPTERS": "fake",
+        "FAKE_AGENT_HOME": str(isolated_home / ".fake-agent"),
+    }
 
 
 def write_session(home: Path, project: Path) -> Path:
     lines = [
         {"type": "meta", "id": SID, "cwd": str(project.resolve())},
         {"type": "user", "text": REQUEST, "ts": "2026-12-01T04:00:00Z"},
-        {"type": "assistant", "text": "Reading weather/dates.py first.",
-         "ts": "2026-12-01T04:00:05Z"},
-        {"type": "tool", "id": "t1", "name": "edit", "path": str(project / "dates.py"),
-         "ts": "2026-12-01T04:00:09Z"},
+        {
+            "type": "assistant",
+            "text": "Reading weather/dates.py first.",
+            "ts": "2026-12-01T04:00:05Z",
+        },
+        {
+            "type": "tool",
+            "id": "t1",
+            "name": "edit",
+            "path": str(project / "dates.py"),
+            "ts": "2026-12-01T04:00:09Z",
+        },
     ]
     path = home / "sessions" / f"{SID}.jsonl"
     path.parent.mkdir(parents=True)
@@ -54,8 +66,9 @@ def hook(event: str, project: Path, session: str = SID, **more: str) -> str:
     return json.dumps({"event": event, "session_id": session, "cwd": str(project), **more})
 
 
-def test_a_fourth_adapter_works_through_entry_points(repo: Path, plugin_env: dict[str, str]
-                                                     ) -> None:
+def test_a_fourth_adapter_works_through_entry_points(
+    repo: Path, plugin_env: dict[str, str]
+) -> None:
     def baker(*args: str, input: str | None = None) -> str:
         result = run_baker(*args, cwd=repo, input=input, env=plugin_env)
         assert result.returncode == 0, (args, result.stdout, result.stderr)
@@ -79,13 +92,17 @@ def test_a_fourth_adapter_works_through_entry_points(repo: Path, plugin_env: dic
     assert checkpoint["session"]["requests"][-1] == REQUEST
 
     # a new session starts: it is told what the previous one was doing
-    context = json.loads(baker("pickup", "--agent", "fake",
-                               input=hook("start", repo, session="fake-next")))
+    context = json.loads(
+        baker("pickup", "--agent", "fake", input=hook("start", repo, session="fake-next"))
+    )
     assert REQUEST in context["context"]
 
     traps.add(repo, "dates.py", "week 53 exists in some years")
-    guard = json.loads(baker("pretool", "--agent", "fake",
-                             input=hook("pre_tool", repo, tool="edit", path="dates.py")))
+    guard = json.loads(
+        baker(
+            "pretool", "--agent", "fake", input=hook("pre_tool", repo, tool="edit", path="dates.py")
+        )
+    )
     assert "week 53 exists in some years" in guard["context"]
 
     doctor = run_baker("doctor", cwd=repo, env=plugin_env).stdout
@@ -94,8 +111,9 @@ def test_a_fourth_adapter_works_through_entry_points(repo: Path, plugin_env: dic
 
 
 @pytest.mark.parametrize("written", ["~/gem-work", "gem-work/.gemini"])
-def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: dict[str, str],
-                                                       isolated_home: Path, written: str) -> None:
+def test_resume_under_a_named_account_of_another_agent(
+    repo: Path, plugin_env: dict[str, str], isolated_home: Path, written: str
+) -> None:
     """`[accounts.work] agent = "gemini", dir = "~/gem-work"` (the issue's words; or the
     `.gemini` folder itself): `baker resume gemini --account work` starts Gemini CLI in that
     account, not the default one, with the brief of the fake agent's session."""
@@ -106,8 +124,9 @@ def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: d
     dir_ = written if written.startswith("~") else str(isolated_home / written)
     write_config(isolated_home, f'[accounts.work]\nagent = "gemini"\ndir = "{dir_}"\n')
     env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
-    result = run_baker("resume", "gemini", "--account", "work", "--dry-run", "--json",
-                       cwd=repo, env=env)
+    result = run_baker(
+        "resume", "gemini", "--account", "work", "--dry-run", "--json", cwd=repo, env=env
+    )
     assert result.returncode == 0, result.stderr
     launch = json.loads(result.stdout)
     assert launch["launch"]["argv"][0] == "gemini"
@@ -115,26 +134,29 @@ def test_resume_under_a_named_account_of_another_agent(repo: Path, plugin_env: d
     assert REQUEST in json.dumps(launch)
 
 
-def test_resume_under_a_folder_the_adapter_resolves(repo: Path, plugin_env: dict[str, str],
-                                                    isolated_home: Path) -> None:
+def test_resume_under_a_folder_the_adapter_resolves(
+    repo: Path, plugin_env: dict[str, str], isolated_home: Path
+) -> None:
     """`--account ~/gem-work`, a folder in no config: read as Gemini CLI reads GEMINI_CLI_HOME
     (its files in `.gemini` below), the same folder a named account would resolve to."""
     pytest.importorskip("continuity_gemini")
     write_session(Path(plugin_env["FAKE_AGENT_HOME"]), repo)
     (isolated_home / "gem-work" / ".gemini").mkdir(parents=True)
     env = {**plugin_env, "BAKER_ADAPTERS": "fake,gemini"}
-    result = run_baker("resume", "gemini", "--account", "~/gem-work", "--dry-run", "--json",
-                       cwd=repo, env=env)
+    result = run_baker(
+        "resume", "gemini", "--account", "~/gem-work", "--dry-run", "--json", cwd=repo, env=env
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["launch"]["env"]["GEMINI_CLI_HOME"] == str(
-        isolated_home / "gem-work")
-    missing = run_baker("resume", "gemini", "--account", "nowhere", "--dry-run", cwd=repo,
-                        env=env)
+        isolated_home / "gem-work"
+    )
+    missing = run_baker("resume", "gemini", "--account", "nowhere", "--dry-run", cwd=repo, env=env)
     assert missing.returncode == 1 and "no gemini account named 'nowhere'" in missing.stderr
 
 
 def test_a_fourth_adapters_install_option_shows_and_reaches_it(
-        repo: Path, plugin_env: dict[str, str]) -> None:
+    repo: Path, plugin_env: dict[str, str]
+) -> None:
     """`install_options` alone make `baker global sync --mark`: shown under the agent's name in
     `--help`, its value handed to that adapter's `install_user` and to no other."""
     home = Path(plugin_env["FAKE_AGENT_HOME"])

@@ -21,15 +21,19 @@ class Other(FakeAdapter):
 
 
 def flags(command: DeclaredOptions, adapters: dict[str, Adapter]) -> dict[str, list[str]]:
-    return {agent: [" ".join(o.opts) for o in options]
-            for agent, (_, options) in command._options(adapters).items()}
+    return {
+        agent: [" ".join(o.opts) for o in options]
+        for agent, (_, options) in command._options(adapters).items()
+    }
 
 
 def test_a_name_two_adapters_declare_is_only_taken_with_the_agent_in_front() -> None:
     command = DeclaredOptions("sync", params=list(sync.params))
     made = flags(command, {"fake": FakeAdapter(), "other": Other()})
-    assert made == {"fake": ["--fake-mark"],
-                    "other": ["--other-mark", "--deep --other-deep", "--other-dry-run"]}
+    assert made == {
+        "fake": ["--fake-mark"],
+        "other": ["--other-mark", "--deep --other-deep", "--other-dry-run"],
+    }
     assert "'Bad Name'" in command.bad_declarations["other"]
     assert "fake" not in command.bad_declarations
 
@@ -39,7 +43,9 @@ def test_declared_values_reach_only_their_adapter() -> None:
     command._declared = command._options({"fake": FakeAdapter(), "other": Other()})
     ctx = command.make_context("sync", ["--deep", "--fake-mark"])
     assert ctx.meta[DECLARED] == {
-        "fake": {"mark": True}, "other": {"mark": False, "deep": True, "dry-run": False}}
+        "fake": {"mark": True},
+        "other": {"mark": False, "deep": True, "dry-run": False},
+    }
     with click.Context(command) as bare:
         bare.meta.update(ctx.meta)
         assert declared_values("fake") == {"mark": True}
@@ -75,8 +81,10 @@ def test_no_flag_is_spelled_twice_across_agents() -> None:
     made = flags(command, {"other-deep": Dashed(), "other": Clash()})
     every = [f for spelled in made.values() for o in spelled for f in o.split()]
     assert len(every) == len(set(every)), made
-    assert made == {"other-deep": ["--x --other-deep-x", "--other-deep-other-mark"],
-                    "other": ["--mark --other-mark"]}
+    assert made == {
+        "other-deep": ["--x --other-deep-x", "--other-deep-other-mark"],
+        "other": ["--mark --other-mark"],
+    }
     assert "'deep-x'" in command.bad_declarations["other"]
     assert "'x'" in command.bad_declarations["other-deep"]
 
@@ -90,5 +98,6 @@ class Spaced(FakeAdapter):
 def test_an_agent_whose_name_cannot_be_in_a_flag_gets_none() -> None:
     command = DeclaredOptions("sync", params=list(sync.params))
     assert flags(command, {"Co dex": Spaced(), "fake": FakeAdapter()}) == {
-        "fake": ["--mark --fake-mark"]}
+        "fake": ["--mark --fake-mark"]
+    }
     assert "'chain'" in command.bad_declarations["Co dex"]

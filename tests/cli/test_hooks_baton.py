@@ -60,8 +60,9 @@ def stdins(fixtures: Path, root: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("agent", [None, "claude"])
 @pytest.mark.parametrize("hook", HOOKS)
-def test_every_hook_exits_0_with_json_or_nothing(project: Path, fixtures: Path, hook: str,
-                                                 agent: str | None) -> None:
+def test_every_hook_exits_0_with_json_or_nothing(
+    project: Path, fixtures: Path, hook: str, agent: str | None
+) -> None:
     traps.add(project, "weather/*.py", "float rounding broke the conversion tests")
     args = [hook, *(["--agent", agent] if agent else [])]
     for label, data in stdins(fixtures, project).items():
@@ -95,8 +96,7 @@ def test_pretool_with_real_payloads(project: Path, fixtures: Path) -> None:
     assert run_baker("pretool", cwd=project, input=write).stdout == ""  # seen by this session
     if has_adapter("claude"):  # installed: it must work, a broken one fails the test
         other = write.replace(b"48f0d34d", b"58f0d34d")
-        out = json.loads(run_baker("pretool", "--agent", "claude", cwd=project,
-                                   input=other).stdout)
+        out = json.loads(run_baker("pretool", "--agent", "claude", cwd=project, input=other).stdout)
         assert "integer division lost the decimals" in json.dumps(out)
         assert "deny" not in json.dumps(out)  # never blocks the tool call
 
@@ -104,8 +104,10 @@ def test_pretool_with_real_payloads(project: Path, fixtures: Path) -> None:
 def test_pretool_bash_payload_matches_command_traps(project: Path, fixtures: Path) -> None:
     traps.add(project, "python3 -c*", "inline scripts hide the failing import", command=True)
     bash = real_payload(fixtures, "claude", "PreToolUse.Bash.json", project)
-    assert "inline scripts hide the failing import" in run_baker(
-        "pretool", cwd=project, input=bash).stdout
+    assert (
+        "inline scripts hide the failing import"
+        in run_baker("pretool", cwd=project, input=bash).stdout
+    )
 
 
 def test_pickup_stays_under_its_cap_and_deadline(project: Path, fixtures: Path) -> None:
@@ -115,11 +117,15 @@ def test_pickup_stays_under_its_cap_and_deadline(project: Path, fixtures: Path) 
     note.write_text("\n".join(lines[:8] + filler + lines[8:]) + "\n")
     for i in range(300):
         (project / f"untracked-{i:03}.txt").write_text("x")
-    (project / ".baker" / "probes.json").write_text(json.dumps({
-        "probes": [{"name": "hung", "command": "sleep 60", "timeout_s": 60}] + [
-            {"name": f"p{i}", "command": f"echo {TOKEN} probe {i}"} for i in range(30)],
-        "jobs": [{"name": f"j{i}", "artifact": f"out/{i}.bin"} for i in range(30)],
-    }))
+    (project / ".baker" / "probes.json").write_text(
+        json.dumps(
+            {
+                "probes": [{"name": "hung", "command": "sleep 60", "timeout_s": 60}]
+                + [{"name": f"p{i}", "command": f"echo {TOKEN} probe {i}"} for i in range(30)],
+                "jobs": [{"name": f"j{i}", "artifact": f"out/{i}.bin"} for i in range(30)],
+            }
+        )
+    )
     payload = real_payload(fixtures, "claude", "SessionStart.json", project)
     start = time.monotonic()
     result = run_baker("pickup", cwd=project, input=payload)
@@ -139,23 +145,36 @@ def test_pickup_stays_under_its_cap_and_deadline(project: Path, fixtures: Path) 
 def test_hook_failures_are_logged_not_shown(project: Path) -> None:
     # An unreadable traps file is a failure inside the hook: logged, never printed.
     (project / ".baker" / "traps.jsonl").mkdir()
-    payload = json.dumps({"session_id": "s", "cwd": str(project),
-                          "tool_input": {"file_path": "a.py"}})
-    result = run_baker("pretool", cwd=project, input=payload,
-                       env={"BAKER_DEBUG": ""} if os.environ.get("BAKER_DEBUG") else None)
+    payload = json.dumps(
+        {"session_id": "s", "cwd": str(project), "tool_input": {"file_path": "a.py"}}
+    )
+    result = run_baker(
+        "pretool",
+        cwd=project,
+        input=payload,
+        env={"BAKER_DEBUG": ""} if os.environ.get("BAKER_DEBUG") else None,
+    )
     assert (result.returncode, result.stdout) == (0, "")
 
 
-def place_claude_session(fixtures: Path, claude_dir: Path, project: Path, slug_src: str,
-                         session_file: str, *, rewrite: bool = True, mtime: float | None = None,
-                         ) -> Path:
+def place_claude_session(
+    fixtures: Path,
+    claude_dir: Path,
+    project: Path,
+    slug_src: str,
+    session_file: str,
+    *,
+    rewrite: bool = True,
+    mtime: float | None = None,
+) -> Path:
     """A captured Claude transcript filed under `project` (its cwd rewritten to it)."""
     from continuity_claude.discovery import project_slug
 
     text = (fixtures / "claude" / ".claude" / "projects" / slug_src / session_file).read_text()
     if rewrite:
-        text = text.replace("/home/dev/src/" + slug_src.removeprefix("-home-dev-src-"),
-                            os.path.realpath(project))
+        text = text.replace(
+            "/home/dev/src/" + slug_src.removeprefix("-home-dev-src-"), os.path.realpath(project)
+        )
     folder = claude_dir / "projects" / project_slug(os.path.realpath(project))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / session_file
@@ -165,23 +184,47 @@ def place_claude_session(fixtures: Path, claude_dir: Path, project: Path, slug_s
     return path
 
 
-def test_pickup_summarizes_a_real_interrupted_claude_session(project: Path, fixtures: Path,
-                                                             tmp_path: Path) -> None:
+def test_pickup_summarizes_a_real_interrupted_claude_session(
+    project: Path, fixtures: Path, tmp_path: Path
+) -> None:
     require_adapter("claude")
     claude_dir = tmp_path / "claude-config"
     now = time.time()
-    place_claude_session(fixtures, claude_dir, project, "-home-dev-src-data-pipeline",
-                         "42f346a0-12c0-4151-9060-6bcb27b8e815.jsonl", mtime=now - 60)
+    place_claude_session(
+        fixtures,
+        claude_dir,
+        project,
+        "-home-dev-src-data-pipeline",
+        "42f346a0-12c0-4151-9060-6bcb27b8e815.jsonl",
+        mtime=now - 60,
+    )
     # Newer, filed under this project's folder, but its own records say it ran elsewhere.
-    place_claude_session(fixtures, claude_dir, project, "-home-dev-src-weather-cli",
-                         "48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl", rewrite=False,
-                         mtime=now - 10)
-    payload = json.dumps({
-        "session_id": "11111111-2222-3333-4444-555555555555", "cwd": str(project),
-        "transcript_path": str(claude_dir / "projects" / "x" / "1111.jsonl"),
-        "hook_event_name": "SessionStart", "source": "startup"}).encode()
-    result = run_baker("pickup", "--agent", "claude", cwd=project, input=payload,
-                       env={"CLAUDE_CONFIG_DIR": str(claude_dir)})
+    place_claude_session(
+        fixtures,
+        claude_dir,
+        project,
+        "-home-dev-src-weather-cli",
+        "48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl",
+        rewrite=False,
+        mtime=now - 10,
+    )
+    payload = json.dumps(
+        {
+            "session_id": "11111111-2222-3333-4444-555555555555",
+            "cwd": str(project),
+            "transcript_path": str(claude_dir / "projects" / "x" / "1111.jsonl"),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    ).encode()
+    result = run_baker(
+        "pickup",
+        "--agent",
+        "claude",
+        cwd=project,
+        input=payload,
+        env={"CLAUDE_CONFIG_DIR": str(claude_dir)},
+    )
     assert result.returncode == 0, result.stderr
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "session: claude 42f346a0-12c0-4151-9060-6bcb27b8e815" in context
@@ -192,24 +235,34 @@ def test_pickup_summarizes_a_real_interrupted_claude_session(project: Path, fixt
     assert len(context) <= CAP_CHARS
 
 
-def test_pickup_reports_the_rate_limit_that_ended_a_real_session(project: Path, fixtures: Path,
-                                                                 tmp_path: Path) -> None:
+def test_pickup_reports_the_rate_limit_that_ended_a_real_session(
+    project: Path, fixtures: Path, tmp_path: Path
+) -> None:
     require_adapter("claude")
     claude_dir = tmp_path / "claude-config"
-    place_claude_session(fixtures, claude_dir, project, "-home-dev-src-invoice-parser",
-                         "edca8fb0-fe15-4e8b-a3b4-ae472cc4581f.jsonl")
+    place_claude_session(
+        fixtures,
+        claude_dir,
+        project,
+        "-home-dev-src-invoice-parser",
+        "edca8fb0-fe15-4e8b-a3b4-ae472cc4581f.jsonl",
+    )
     result = run_baker("pickup", cwd=project, env={"CLAUDE_CONFIG_DIR": str(claude_dir)})
     assert "ended with error: rate_limit 429" in result.stdout
     assert "todo in progress: Read invoice.py and test_invoice.py" in result.stdout
 
 
-@pytest.mark.parametrize(("agent", "path_payload", "shell_payload"), [
-    ("claude", "PreToolUse.Edit.json", "PreToolUse.Bash.json"),
-    ("codex", "PreToolUse.apply_patch.json", "PreToolUse.Bash.json"),
-    ("gemini", "BeforeTool.write_file.json", "BeforeTool.run_shell_command.json"),
-])
-def test_pretool_traps_reach_every_agent(project: Path, fixtures: Path, agent: str,
-                                         path_payload: str, shell_payload: str) -> None:
+@pytest.mark.parametrize(
+    ("agent", "path_payload", "shell_payload"),
+    [
+        ("claude", "PreToolUse.Edit.json", "PreToolUse.Bash.json"),
+        ("codex", "PreToolUse.apply_patch.json", "PreToolUse.Bash.json"),
+        ("gemini", "BeforeTool.write_file.json", "BeforeTool.run_shell_command.json"),
+    ],
+)
+def test_pretool_traps_reach_every_agent(
+    project: Path, fixtures: Path, agent: str, path_payload: str, shell_payload: str
+) -> None:
     require_adapter(agent)
     traps.add(project, "weather/units.py", "integer division lost the decimals")
     traps.add(project, "python3 -c*", "inline scripts hide the failing import", command=True)
@@ -228,10 +281,13 @@ def test_no_baker_process_outlives_its_command(project: Path, fixtures: Path) ->
     runs on (docs/decisions.md, "No daemon")."""
     mark = f"baker-test-{os.getpid()}-{time.monotonic_ns()}"
     payloads = stdins(fixtures, project)
-    calls = [(["pretool", "--agent", "claude"], payloads["PreToolUse.Write"]),
-             (["checkpoint", "--agent", "claude"], payloads["Stop"]),
-             (["pickup", "--agent", "claude"], payloads["SessionStart"]),
-             (["pretool"], payloads["PreToolUse.Write"]), (["handoff"], b"")]
+    calls = [
+        (["pretool", "--agent", "claude"], payloads["PreToolUse.Write"]),
+        (["checkpoint", "--agent", "claude"], payloads["Stop"]),
+        (["pickup", "--agent", "claude"], payloads["SessionStart"]),
+        (["pretool"], payloads["PreToolUse.Write"]),
+        (["handoff"], b""),
+    ]
     for args, data in calls:
         result = run_baker(*args, cwd=project, input=data, env={"BAKER_TEST_MARK": mark})
         assert result.returncode == 0, (args, result.stderr)

@@ -40,8 +40,9 @@ def seen(home: Path) -> list[str]:
     return sorted(os.listdir(folder)) if folder.is_dir() else []
 
 
-def test_a_duplicate_checkpoint_does_nothing(project: Path, fixtures: Path,
-                                             isolated_home: Path) -> None:
+def test_a_duplicate_checkpoint_does_nothing(
+    project: Path, fixtures: Path, isolated_home: Path
+) -> None:
     pytest.importorskip("continuity_claude")
     stop = real_payload(fixtures, "Stop.json", project)
     for _ in range(2):
@@ -76,17 +77,25 @@ def test_concurrent_duplicates_run_once(project: Path, fixtures: Path) -> None:
     """Claude runs the matching hooks of both levels in parallel: one of them wins."""
     pytest.importorskip("continuity_claude")
     stop = real_payload(fixtures, "Stop.json", project)
-    procs = [subprocess.Popen([BAKER, "checkpoint", "--agent", "claude"], cwd=project,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [BAKER, "checkpoint", "--agent", "claude"],
+            cwd=project,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
     for proc in procs:
         out, err = proc.communicate(stop, timeout=60)
         assert proc.returncode == 0 and out == b"" and err == b""
     assert len(checkpoints(project)) == 1
 
 
-def test_a_person_and_an_old_marker_always_run(project: Path, fixtures: Path,
-                                               isolated_home: Path) -> None:
+def test_a_person_and_an_old_marker_always_run(
+    project: Path, fixtures: Path, isolated_home: Path
+) -> None:
     pytest.importorskip("continuity_claude")
     for _ in range(2):  # no input: a person's `baker checkpoint`, never deduplicated
         assert run_baker("checkpoint", cwd=project).stdout.startswith("checkpoint ")

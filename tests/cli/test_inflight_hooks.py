@@ -14,9 +14,14 @@ pytest.importorskip("continuity_gemini")  # the agent whose hooks this runs
 
 def test_hooks_record_and_a_finished_turn_clears(repo: Path) -> None:
     run_baker("init", cwd=repo)
-    before = json.loads((FIXTURES / "gemini/hook_payloads/BeforeTool.run_shell_command.json").read_text())
+    before = json.loads(
+        (FIXTURES / "gemini/hook_payloads/BeforeTool.run_shell_command.json").read_text()
+    )
     before["cwd"] = str(repo)
-    assert run_baker("pretool", "--agent", "gemini", cwd=repo, input=json.dumps(before)).returncode == 0
+    assert (
+        run_baker("pretool", "--agent", "gemini", cwd=repo, input=json.dumps(before)).returncode
+        == 0
+    )
     files = list((repo / ".baker" / "inflight").iterdir())
     assert len(files) == 1 and "celsius_to_fahrenheit" in files[0].read_text()
     after = json.loads((FIXTURES / "gemini/hook_payloads/AfterAgent.json").read_text())

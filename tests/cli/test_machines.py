@@ -38,13 +38,19 @@ class Machine:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"HOME": str(self.home), "BAKER_HOME": str(self.home / ".baker"),
-                "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
-                "CODEX_HOME": str(self.home / ".codex"),
-                "GEMINI_CLI_HOME": str(self.home)}
+        return {
+            "HOME": str(self.home),
+            "BAKER_HOME": str(self.home / ".baker"),
+            "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
+            "CODEX_HOME": str(self.home / ".codex"),
+            "GEMINI_CLI_HOME": str(self.home),
+        }
 
-    def baker(self, *args: str, input: bytes | None = None,
-              ) -> subprocess.CompletedProcess[str]:
+    def baker(
+        self,
+        *args: str,
+        input: bytes | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         return run_baker(*args, cwd=self.repo, env=self.env, input=input)
 
 
@@ -69,9 +75,10 @@ def place_session(machine: Machine) -> Path:
     source = FIXTURES / "claude" / ".claude" / "projects" / SLUG / f"{SESSION}.jsonl"
     real = os.path.realpath(machine.repo)
     text = source.read_text().replace("/home/dev/src/weather-cli", real)
-    text = text.replace("check that 100 C converts to 212 F.",
-                        f"check that 100 C converts to 212 F. Deploy key {AWS}, "
-                        f"password={PASSWORD}")
+    text = text.replace(
+        "check that 100 C converts to 212 F.",
+        f"check that 100 C converts to 212 F. Deploy key {AWS}, password={PASSWORD}",
+    )
     text = text.replace("212.0", f"212.0 {GITHUB}")
     folder = machine.home / ".claude" / "projects" / project_slug(real)
     folder.mkdir(parents=True)
@@ -87,8 +94,7 @@ def stop_payload(machine: Machine, transcript: Path | None = None) -> bytes:
     data = json.loads((FIXTURES / "claude" / "hook_payloads" / "Stop.json").read_text())
     # Each call is a turn of its own (Claude Code sends a new prompt_id per turn): identical
     # payloads would be one event fired by two hook levels, which baker runs once.
-    data.update(cwd=str(machine.repo), transcript_path=str(transcript),
-                prompt_id=str(uuid.uuid4()))
+    data.update(cwd=str(machine.repo), transcript_path=str(transcript), prompt_id=str(uuid.uuid4()))
     return json.dumps(data).encode()
 
 
@@ -114,16 +120,21 @@ def clone(tmp_path: Path, remote: Path, name: str) -> Machine:
 
 
 def all_objects(bare: Path) -> bytes:
-    return subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=bare,
-                          capture_output=True, check=True).stdout
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=bare,
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 def remote_refs(bare: Path) -> str:
     return git(bare, "for-each-ref", "--format=%(refname) %(objectname)")
 
 
-def test_a_session_continues_on_another_machine(tmp_path: Path, remote: Path,
-                                                machine_a: Machine) -> None:
+def test_a_session_continues_on_another_machine(
+    tmp_path: Path, remote: Path, machine_a: Machine
+) -> None:
     a = machine_a
     transcript = place_session(a)
     # A's work: one more commit pushed after B cloned, an untracked file and an edit.
@@ -135,8 +146,9 @@ def test_a_session_continues_on_another_machine(tmp_path: Path, remote: Path,
     (a.repo / "weather").mkdir()
     (a.repo / "weather" / "units.py").write_text("def celsius_to_fahrenheit(c): ...\n")
     (a.repo / "README.md").write_text("weather, edited\n")
-    assert a.baker("trap", "add", "weather/*.py", "integer division lost the decimals"
-                   ).returncode == 0
+    assert (
+        a.baker("trap", "add", "weather/*.py", "integer division lost the decimals").returncode == 0
+    )
     status_before = git(a.repo, "status", "--porcelain")
 
     hook = a.baker("checkpoint", "--agent", "claude", input=stop_payload(a, transcript))
@@ -153,8 +165,14 @@ def test_a_session_continues_on_another_machine(tmp_path: Path, remote: Path,
     assert git(a.repo, "for-each-ref", "--format=%(refname)", "refs/heads") == "refs/heads/main\n"
     assert git(remote, "rev-parse", "refs/baker/A").strip() == result["commit"]
     tree = git(remote, "ls-tree", "--name-only", "refs/baker/A").split()
-    assert {"brief.md", "brief.json", "snapshot.json", "note.md", "traps.jsonl",
-            "checkpoint.json"} <= set(tree)
+    assert {
+        "brief.md",
+        "brief.json",
+        "snapshot.json",
+        "note.md",
+        "traps.jsonl",
+        "checkpoint.json",
+    } <= set(tree)
     assert not any(name.endswith(".jsonl") and name != "traps.jsonl" for name in tree)
     assert git(remote, "log", "-1", "--format=%s", "refs/baker/A").startswith("A · ")
     # The secrets planted in A's transcript are in no object of the remote.
@@ -207,9 +225,15 @@ def test_a_session_continues_on_another_machine(tmp_path: Path, remote: Path,
     assert "missing here: 1 commit(s) A had" in handoff.stdout
 
     # A's traps reach B's hooks, marked with their machine, from the file pull wrote.
-    edit = json.dumps({"session_id": "b-session", "cwd": str(b.repo), "hook_event_name":
-                       "PreToolUse", "tool_name": "Edit",
-                       "tool_input": {"file_path": str(b.repo / "weather" / "units.py")}})
+    edit = json.dumps(
+        {
+            "session_id": "b-session",
+            "cwd": str(b.repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(b.repo / "weather" / "units.py")},
+        }
+    )
     pretool = b.baker("pretool", "--agent", "claude", input=edit.encode())
     context = json.loads(pretool.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "integer division lost the decimals" in context and "from machine A" in context
@@ -233,14 +257,16 @@ def test_a_secret_in_the_note_refuses_the_push(machine_a: Machine, remote: Path)
     assert remote_refs(remote) == before and all_objects(remote) == objects_before
 
 
-def test_text_redaction_already_wrote_does_not_refuse_the_push(machine_a: Machine,
-                                                               remote: Path) -> None:
+def test_text_redaction_already_wrote_does_not_refuse_the_push(
+    machine_a: Machine, remote: Path
+) -> None:
     """`[REDACTED]` where a password was is no secret: a brief or note holding it pushes."""
     a = machine_a
     (a.repo / "memory").mkdir(exist_ok=True)
     (a.repo / "memory" / "hot.md").write_text(
         "# Now\nRun `mysql -u root -p[REDACTED] db`, clone https://bob:[REDACTED]@host/r.git, "
-        "`sshpass -p '[REDACTED]' ssh -p 22 web1`\n")
+        "`sshpass -p '[REDACTED]' ssh -p 22 web1`\n"
+    )
     result = a.baker("push")
     assert result.returncode == 0, result.stderr
     assert "refs/baker/" in remote_refs(remote)
@@ -256,11 +282,13 @@ def test_delete_removes_the_snapshot_ref(machine_a: Machine, remote: Path) -> No
     assert git(a.repo, "for-each-ref", "refs/baker") == ""
 
 
-def test_pull_drops_a_machine_that_deleted_its_snapshot(tmp_path: Path, remote: Path,
-                                                        machine_a: Machine) -> None:
+def test_pull_drops_a_machine_that_deleted_its_snapshot(
+    tmp_path: Path, remote: Path, machine_a: Machine
+) -> None:
     a = machine_a
-    assert a.baker("trap", "add", "src/*.py", "the vendored parser cannot be patched"
-                   ).returncode == 0
+    assert (
+        a.baker("trap", "add", "src/*.py", "the vendored parser cannot be patched").returncode == 0
+    )
     assert a.baker("push").returncode == 0
     b = clone(tmp_path, remote, "B")
     assert b.baker("init").returncode == 0
@@ -292,8 +320,9 @@ def wait_for(check: Callable[[], bool], timeout: float = 40.0) -> bool:
     return False
 
 
-def test_auto_push_runs_after_the_stop_hook_without_delaying_it(machine_a: Machine,
-                                                                 remote: Path) -> None:
+def test_auto_push_runs_after_the_stop_hook_without_delaying_it(
+    machine_a: Machine, remote: Path
+) -> None:
     a = machine_a
     transcript = place_session(a)
     git(a.repo, "config", "baker.remote", "origin")
@@ -324,13 +353,15 @@ def test_a_failed_auto_push_is_logged_for_audit(machine_a: Machine, tmp_path: Pa
     assert any(p["check"] == "push" for p in report["problems"]), report
 
 
-def test_without_the_opt_in_nothing_reaches_the_remote(tmp_path: Path, remote: Path,
-                                                       machine_a: Machine) -> None:
+def test_without_the_opt_in_nothing_reaches_the_remote(
+    tmp_path: Path, remote: Path, machine_a: Machine
+) -> None:
     # The repository itself asks for the push, in a committed `.baker/config.toml`, and the
     # user's global git config says autoPush too: neither is the clone's own config.
     a = machine_a
     (a.repo / ".baker" / "config.toml").write_text(
-        '[machine]\nname = "evil"\n[push]\nremote = "origin"\nauto = true\n')
+        '[machine]\nname = "evil"\n[push]\nremote = "origin"\nauto = true\n'
+    )
     git(a.repo, "add", "-f", ".baker/config.toml")
     git(a.repo, "commit", "-qm", "ask for pushes")
     git(a.repo, "push", "-q")

@@ -27,11 +27,16 @@ def project(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("BAKER_ADAPTERS", "")
     assert run_baker("init", cwd=repo).returncode == 0
     store = Store(repo)
-    session = Session(agent="claude", session_id="5e55-10n", requests=["Shard the queue workers"],
-                      todos=[TodoItem(content="split by tenant", status="in_progress")],
-                      messages=[Message(role="assistant", text="Split workers by tenant hash")])
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(),
-                                      created_at="2026-11-30T05:00:00Z", session=session))
+    session = Session(
+        agent="claude",
+        session_id="5e55-10n",
+        requests=["Shard the queue workers"],
+        todos=[TodoItem(content="split by tenant", status="in_progress")],
+        messages=[Message(role="assistant", text="Split workers by tenant hash")],
+    )
+    store.write_checkpoint(
+        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+    )
     return repo
 
 
@@ -39,8 +44,7 @@ async def _session(cwd: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=BAKER, args=["mcp"], cwd=str(cwd),
-                                   env=dict(os.environ))
+    params = StdioServerParameters(command=BAKER, args=["mcp"], cwd=str(cwd), env=dict(os.environ))
     async with Client(params) as client:
         tools = await client.list_tools()
         results = [await client.call_tool(name, args) for name, args in calls]
@@ -53,17 +57,31 @@ def _json(result: Any) -> Any:
 
 
 def test_an_agent_lists_the_tools_and_calls_them(project: Path) -> None:
-    tools, results = asyncio.run(asyncio.wait_for(_session(project, [
-        ("recall", {"query": "tenant hash"}),
-        ("handoff", {}),
-        ("note", {"now": "run the queue benchmark", "blocked": "prod access, from ops"}),
-        ("traps", {"pattern": "scripts/deploy.sh", "why": "needs a VPN: hangs without it"}),
-        ("traps", {"check_path": "scripts/deploy.sh"}),
-        ("traps", {"check_path": "README.md"}),
-        ("sessions", {}),
-        ("resume_check", {}),
-        ("save", {"draft": "not a checkpoint"}),
-    ]), timeout=60))
+    tools, results = asyncio.run(
+        asyncio.wait_for(
+            _session(
+                project,
+                [
+                    ("recall", {"query": "tenant hash"}),
+                    ("handoff", {}),
+                    (
+                        "note",
+                        {"now": "run the queue benchmark", "blocked": "prod access, from ops"},
+                    ),
+                    (
+                        "traps",
+                        {"pattern": "scripts/deploy.sh", "why": "needs a VPN: hangs without it"},
+                    ),
+                    ("traps", {"check_path": "scripts/deploy.sh"}),
+                    ("traps", {"check_path": "README.md"}),
+                    ("sessions", {}),
+                    ("resume_check", {}),
+                    ("save", {"draft": "not a checkpoint"}),
+                ],
+            ),
+            timeout=60,
+        )
+    )
     by_name = {t.name: t for t in tools.tools}
     assert set(by_name) == TOOLS
     assert all(len(t.description or "") > 80 for t in tools.tools)
@@ -86,8 +104,9 @@ def test_an_agent_lists_the_tools_and_calls_them(project: Path) -> None:
 
 
 def test_a_tool_error_reaches_the_agent_as_an_error(tmp_path: Path) -> None:
-    _, [result] = asyncio.run(asyncio.wait_for(_session(tmp_path, [
-        ("traps", {"pattern": "x", "why": "y"})]), timeout=60))
+    _, [result] = asyncio.run(
+        asyncio.wait_for(_session(tmp_path, [("traps", {"pattern": "x", "why": "y"})]), timeout=60)
+    )
     assert result.is_error and "baker init" in result.content[0].text
 
 
@@ -109,7 +128,8 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> N
 def test_doctor_says_whether_baker_mcp_can_run(tmp_path: Path) -> None:
     def finding(env: dict[str, str] | None = None) -> dict[str, str]:
         out: list[dict[str, str]] = json.loads(
-            run_baker("doctor", "--json", cwd=tmp_path, env=env).stdout)
+            run_baker("doctor", "--json", cwd=tmp_path, env=env).stdout
+        )
         [found] = [f for f in out if "MCP SDK" in f["message"]]
         return found
 
@@ -119,15 +139,16 @@ def test_doctor_says_whether_baker_mcp_can_run(tmp_path: Path) -> None:
 
 
 def test_no_other_command_imports_the_sdk() -> None:
-    code = ("import sys\nfrom continuity_cli.app import COMMANDS, cli\nimport click\n"
-            "ctx = click.Context(cli)\n"
-            "[cli.get_command(ctx, n) for n in COMMANDS]\n"
-            "print('mcp' in sys.modules or 'continuity_cli.mcp_server' in sys.modules)")
+    code = (
+        "import sys\nfrom continuity_cli.app import COMMANDS, cli\nimport click\n"
+        "ctx = click.Context(cli)\n"
+        "[cli.get_command(ctx, n) for n in COMMANDS]\n"
+        "print('mcp' in sys.modules or 'continuity_cli.mcp_server' in sys.modules)"
+    )
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
@@ -136,8 +157,9 @@ def test_handoff_json_matches_its_schema(project: Path) -> None:
     assert result.returncode == 0, result.stderr
     doc = msgspec.json.decode(result.stdout, type=HandoffDoc)  # unknown keys are refused
     data = json.loads(result.stdout)
-    schema = json.loads((Path(__file__).parents[2] / "docs" / "schemas" /
-                         "handoff.schema.json").read_text())
+    schema = json.loads(
+        (Path(__file__).parents[2] / "docs" / "schemas" / "handoff.schema.json").read_text()
+    )
     definition = schema["$defs"]["HandoffDoc"]
     assert definition["additionalProperties"] is False
     assert set(definition["required"]) <= set(data) <= set(definition["properties"])
@@ -151,11 +173,14 @@ GUARD = ["-c", "command -v baker >/dev/null 2>&1 && exec baker mcp"]
 
 
 def test_init_mcp_registers_it_beside_foreign_servers_and_uninstall_takes_exactly_it(
-        repo: Path) -> None:
+    repo: Path,
+) -> None:
     foreign_mcp = '{\n    "mcpServers": {\n        "db": {"command": "dbserver"}\n    }\n}\n'
     (repo / ".mcp.json").write_text(foreign_mcp)
     (repo / ".gemini").mkdir()
-    foreign_gemini = '{\r\n  "mcpServers": {"db": {"command": "dbserver"}},\r\n  "theme": "x"\r\n}\r\n'
+    foreign_gemini = (
+        '{\r\n  "mcpServers": {"db": {"command": "dbserver"}},\r\n  "theme": "x"\r\n}\r\n'
+    )
     (repo / ".gemini" / "settings.json").write_bytes(foreign_gemini.encode())
     first = run_baker("init", "--mcp", cwd=repo)
     assert first.returncode == 0, first.stderr
@@ -189,7 +214,7 @@ def test_global_sync_mcp_for_each_agent_and_its_uninstall(isolated_home: Path) -
     codex = tomllib.loads((home / ".codex" / "config.toml").read_text())["mcp_servers"]
     assert codex["baker"] == {"command": "sh", "args": GUARD} and codex["db"]
     text = (home / ".codex" / "config.toml").read_text()
-    assert '# mine' in text and '[mcp_servers.db]\ncommand = "dbserver"\n' in text
+    assert "# mine" in text and '[mcp_servers.db]\ncommand = "dbserver"\n' in text
     claude = json.loads((home / ".claude.json").read_text())
     assert claude["numStartups"] == 3 and set(claude["mcpServers"]) == {"db", "baker"}
     gemini = json.loads((home / ".gemini" / "settings.json").read_text())
@@ -228,8 +253,11 @@ def test_the_note_is_redacted_wherever_it_is_printed_or_handed_out(project: Path
     note.write_text(note.read_text().replace("rotate [REDACTED]", f"rotate {TOKEN}"))
     now = run_baker("now", cwd=project).stdout + run_baker("now", "--json", cwd=project).stdout
     assert TOKEN not in now and "rotate [REDACTED]" in now
-    _, results = asyncio.run(asyncio.wait_for(_session(project, [
-        ("note", {}), ("note", {"now": f"use {TOKEN}"})]), timeout=60))
+    _, results = asyncio.run(
+        asyncio.wait_for(
+            _session(project, [("note", {}), ("note", {"now": f"use {TOKEN}"})]), timeout=60
+        )
+    )
     read, wrote = map(_json, results)
     assert TOKEN not in json.dumps(read) and "[REDACTED]" in read["sections"]["Gotchas"]
     assert wrote["sections"]["Now"] == "use [REDACTED]" and wrote["warnings"]
@@ -238,10 +266,21 @@ def test_the_note_is_redacted_wherever_it_is_printed_or_handed_out(project: Path
 
 
 def test_a_tool_argument_out_of_the_commands_bounds_is_a_tool_error(project: Path) -> None:
-    _, results = asyncio.run(asyncio.wait_for(_session(project, [
-        ("recall", {"query": "tenant", "limit": -1}), ("recall", {"query": "tenant", "limit": 501}),
-        ("handoff", {"budget": 1}), ("sessions", {"limit": 0}), ("handoff", {"budget": 200}),
-    ]), timeout=60))
+    _, results = asyncio.run(
+        asyncio.wait_for(
+            _session(
+                project,
+                [
+                    ("recall", {"query": "tenant", "limit": -1}),
+                    ("recall", {"query": "tenant", "limit": 501}),
+                    ("handoff", {"budget": 1}),
+                    ("sessions", {"limit": 0}),
+                    ("handoff", {"budget": 200}),
+                ],
+            ),
+            timeout=60,
+        )
+    )
     *errors, ok = results
     assert [r.is_error for r in errors] == [True] * 4, [r.content for r in errors]
     messages = [r.content[0].text for r in errors]

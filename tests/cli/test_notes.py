@@ -30,19 +30,37 @@ def test_now_set_and_show_without_a_transcript(project: Path) -> None:
 
 
 def test_now_flags_suspect_when_the_transcript_already_did_it(
-        project: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from continuity_core import adapters
 
     run_baker("now", "Run `alembic upgrade head`", cwd=project)
-    ran = Session(agent="fake", session_id="s-9", cwd=str(project), tool_calls=[
-        ToolCall(id="1", name="Bash", input={"command": "alembic upgrade head"},
-                 output="Running upgrade -> 42", timestamp="2999-01-01T00:00:00Z")])
+    ran = Session(
+        agent="fake",
+        session_id="s-9",
+        cwd=str(project),
+        tool_calls=[
+            ToolCall(
+                id="1",
+                name="Bash",
+                input={"command": "alembic upgrade head"},
+                output="Running upgrade -> 42",
+                timestamp="2999-01-01T00:00:00Z",
+            )
+        ],
+    )
     monkeypatch.setattr(adapters, "load_all", lambda: ({"fake": SessionsAdapter([ran])}, {}))
     result = cli("now")
     assert "SUSPECT: fake session s-9 already ran Bash `alembic upgrade head`" in result.output
 
-    monkeypatch.setattr(adapters, "load_all", lambda: (
-        {"fake": SessionsAdapter([Session(agent="fake", session_id="s-1", cwd=str(project))])}, {}))
+    monkeypatch.setattr(
+        adapters,
+        "load_all",
+        lambda: (
+            {"fake": SessionsAdapter([Session(agent="fake", session_id="s-1", cwd=str(project))])},
+            {},
+        ),
+    )
     result = cli("now")
     assert "SUSPECT" not in result.output and "not done there yet" in result.output
 
@@ -75,8 +93,9 @@ def test_trap_add_list_rm(project: Path) -> None:
     assert added.returncode == 0, added.stderr
     trap_id = added.stdout.split()[1]
     assert "watching 1 file(s)" in added.stdout
-    run_baker("trap", "add", "--command", "docker compose down -v*", "wipes the db volume",
-              cwd=project)
+    run_baker(
+        "trap", "add", "--command", "docker compose down -v*", "wipes the db volume", cwd=project
+    )
     listed = run_baker("trap", "list", cwd=project).stdout
     assert f"{trap_id}  `settings.py` (path" in listed and "docker compose down" in listed
     (project / "settings.py").write_text("DEBUG = True\n")
@@ -94,14 +113,17 @@ def test_trap_outside_a_project(repo: Path) -> None:
     assert result.returncode == 1 and "baker init" in result.stderr
 
 
-def file_claude_session(fixtures: Path, claude_dir: Path, project: Path, src: str, name: str) -> None:
+def file_claude_session(
+    fixtures: Path, claude_dir: Path, project: Path, src: str, name: str
+) -> None:
     import os
 
     from continuity_claude.discovery import project_slug
 
     text = (fixtures / "claude" / ".claude" / "projects" / src / name).read_text()
-    text = text.replace("/home/dev/src/" + src.removeprefix("-home-dev-src-"),
-                        os.path.realpath(project))
+    text = text.replace(
+        "/home/dev/src/" + src.removeprefix("-home-dev-src-"), os.path.realpath(project)
+    )
     folder = claude_dir / "projects" / project_slug(os.path.realpath(project))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(text)
@@ -117,21 +139,33 @@ def set_note(project: Path, now: str, updated: str) -> None:
     note_mod.write(project, note)
 
 
-def test_now_suspect_against_a_real_claude_transcript(project: Path, fixtures: Path,
-                                                      tmp_path: Path) -> None:
+def test_now_suspect_against_a_real_claude_transcript(
+    project: Path, fixtures: Path, tmp_path: Path
+) -> None:
     pytest.importorskip("continuity_claude")
     claude_dir = tmp_path / "claude-config"
     env = {"CLAUDE_CONFIG_DIR": str(claude_dir)}
-    file_claude_session(fixtures, claude_dir, project, "-home-dev-src-weather-cli",
-                        "48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl")
+    file_claude_session(
+        fixtures,
+        claude_dir,
+        project,
+        "-home-dev-src-weather-cli",
+        "48f0d34d-61b5-40aa-aac6-73b6722315eb.jsonl",
+    )
     # Set before the session ran (the capture's clock): the session then did it.
-    set_note(project, "Check `from weather.units import celsius_to_fahrenheit` works",
-             "2026-11-30T00:00:00Z")
+    set_note(
+        project,
+        "Check `from weather.units import celsius_to_fahrenheit` works",
+        "2026-11-30T00:00:00Z",
+    )
     shown = run_baker("now", cwd=project, env=env).stdout
     assert "SUSPECT: claude session 48f0d34d-61b5-40aa-aac6-73b6722315eb already ran Bash" in shown
     # Set after it: the earlier run does not count against the new action.
-    set_note(project, "Check `from weather.units import celsius_to_fahrenheit` works",
-             "2026-11-30T23:00:00Z")
+    set_note(
+        project,
+        "Check `from weather.units import celsius_to_fahrenheit` works",
+        "2026-11-30T23:00:00Z",
+    )
     assert "SUSPECT" not in run_baker("now", cwd=project, env=env).stdout
     # Writing the file is doing it.
     set_note(project, "Create weather/units.py", "2026-11-30T00:00:00Z")
@@ -142,8 +176,13 @@ def test_now_suspect_against_a_real_claude_transcript(project: Path, fixtures: P
 def test_now_reports_a_real_interrupted_call(project: Path, fixtures: Path, tmp_path: Path) -> None:
     pytest.importorskip("continuity_claude")
     claude_dir = tmp_path / "claude-config"
-    file_claude_session(fixtures, claude_dir, project, "-home-dev-src-data-pipeline",
-                        "42f346a0-12c0-4151-9060-6bcb27b8e815.jsonl")
+    file_claude_session(
+        fixtures,
+        claude_dir,
+        project,
+        "-home-dev-src-data-pipeline",
+        "42f346a0-12c0-4151-9060-6bcb27b8e815.jsonl",
+    )
     set_note(project, "Run ./scripts/integration.sh", "2026-11-30T23:00:00Z")
     shown = run_baker("now", cwd=project, env={"CLAUDE_CONFIG_DIR": str(claude_dir)}).stdout
     assert "started Bash `sleep 60 && ./scripts/integration.sh` and never got its result" in shown

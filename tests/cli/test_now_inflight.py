@@ -26,20 +26,28 @@ def gemini_session(home: Path, root: Path) -> None:
     shutil.copytree(src, dst)
     (dst / ".project_root").write_text(str(root))
     (home / ".gemini" / "projects.json").write_text(
-        json.dumps({"projects": {str(root): "data-pipeline"}}))
+        json.dumps({"projects": {str(root): "data-pipeline"}})
+    )
 
 
-def test_now_and_the_brief_name_the_same_interrupted_call(repo: Path,
-                                                          isolated_home: Path) -> None:
+def test_now_and_the_brief_name_the_same_interrupted_call(repo: Path, isolated_home: Path) -> None:
     assert run_baker("init", "--agent", "gemini", cwd=repo).returncode == 0
     gemini_session(isolated_home, repo)
-    before = payload("gemini", "BeforeTool.run_shell_command.json", isolated_home, repo,
-                     session_id=SESSION, timestamp="2026-11-30T03:58:55.000Z",
-                     tool_input={"command": CALL, "description": "Run the integration suite"})
+    before = payload(
+        "gemini",
+        "BeforeTool.run_shell_command.json",
+        isolated_home,
+        repo,
+        session_id=SESSION,
+        timestamp="2026-11-30T03:58:55.000Z",
+        tool_input={"command": CALL, "description": "Run the integration suite"},
+    )
     assert run_baker("pretool", "--agent", "gemini", cwd=repo, input=before).returncode == 0
     # ... and the agent is killed: no AfterTool, no AfterAgent.
-    assert run_baker("now", "Run ./scripts/integration.sh and fix what fails",
-                     cwd=repo).returncode == 0
+    assert (
+        run_baker("now", "Run ./scripts/integration.sh and fix what fails", cwd=repo).returncode
+        == 0
+    )
 
     brief = run_baker("handoff", "--from", "gemini", cwd=repo).stdout
     assert SESSION in brief and CALL in brief and "pre-tool hook" in brief

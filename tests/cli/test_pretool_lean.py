@@ -17,14 +17,37 @@ from continuity_core import traps
 from tests.conftest import BAKER, FIXTURES, run_baker
 
 FIXTURE_CWD = "/home/dev/src/weather-cli"
-PAYLOADS = {"claude": "PreToolUse.Write.json", "codex": "PreToolUse.apply_patch.json",
-            "gemini": "BeforeTool.write_file.json"}
+PAYLOADS = {
+    "claude": "PreToolUse.Write.json",
+    "codex": "PreToolUse.apply_patch.json",
+    "gemini": "BeforeTool.write_file.json",
+}
 # Each costs the hook a sizeable share of a bare start (or pulls in one that does).
-FORBIDDEN = {"re", "enum", "typing", "pathlib", "json", "msgspec", "fnmatch", "shlex",
-             "contextlib", "subprocess", "dataclasses", "datetime", "inspect", "functools",
-             "collections", "importlib", "importlib.metadata", "hashlib", "click",
-             "continuity_core.redact", "continuity_core.schemas.trap",
-             "continuity_core.machines", "continuity_core.adapters.protocol"}
+FORBIDDEN = {
+    "re",
+    "enum",
+    "typing",
+    "pathlib",
+    "json",
+    "msgspec",
+    "fnmatch",
+    "shlex",
+    "contextlib",
+    "subprocess",
+    "dataclasses",
+    "datetime",
+    "inspect",
+    "functools",
+    "collections",
+    "importlib",
+    "importlib.metadata",
+    "hashlib",
+    "click",
+    "continuity_core.redact",
+    "continuity_core.schemas.trap",
+    "continuity_core.machines",
+    "continuity_core.adapters.protocol",
+}
 
 
 def payload(agent: str, repo: Path) -> bytes:
@@ -42,9 +65,15 @@ def imported(agent: str, repo: Path) -> tuple[set[str], str]:
     """The modules one `baker pretool` call imported, and what it printed."""
     python = Path(BAKER).parent / "python"
     env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    proc = subprocess.run([str(python), "-X", "importtime", BAKER, "pretool", "--agent", agent],
-                          input=payload(agent, repo), cwd=repo, env=env, capture_output=True,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        [str(python), "-X", "importtime", BAKER, "pretool", "--agent", agent],
+        input=payload(agent, repo),
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.decode().splitlines()
     names = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
@@ -57,7 +86,8 @@ def test_pretool_imports_none_of_the_costly_modules(repo: Path, agent: str) -> N
 
     assert agent in registry.registered(registry.HOOK_GROUP), (
         "the installed adapter has no `continuity_core.hooks` entry point: an install older "
-        "than its pyproject (run `python3 scripts/dev.py setup` again)")
+        "than its pyproject (run `python3 scripts/dev.py setup` again)"
+    )
     assert run_baker("init", cwd=repo).returncode == 0
     traps.add(repo, "weather/*.py", "float maths broke the golden files")
     traps.add(repo, "git push --force*", "the CI mirror rejects it", command=True)

@@ -36,9 +36,14 @@ def test_rotation_is_read_and_checked(isolated_home: Path) -> None:
     _config(isolated_home, ROTATION)
     rotation = load_config().rotation
     assert (rotation.order, rotation.countdown, rotation.max_hops) == (
-        ["claude", "claude:work", "codex"], 5, 2)
+        ["claude", "claude:work", "codex"],
+        5,
+        2,
+    )
     _config(isolated_home, "[rotation]\ncountdown = -1\n")
-    with pytest.raises(ConfigError, match=r"`countdown` in \[rotation\] must be a whole number >= 0"):
+    with pytest.raises(
+        ConfigError, match=r"`countdown` in \[rotation\] must be a whole number >= 0"
+    ):
         load_config()
     _config(isolated_home, "[rotation]\nhops = 1\n")
     with pytest.raises(ConfigError, match="unknown key `hops` in \\[rotation\\]"):
@@ -50,17 +55,30 @@ def test_limits_json_lists_every_entry(isolated_home: Path) -> None:
     pytest.importorskip("continuity_codex")
     _config(isolated_home, ROTATION)
     until = limits.iso(limits.now() + dt.timedelta(hours=2))
-    limits.record(limits.Limit(agent="claude", dir=str(isolated_home / ".claude-work"),
-                               account="work", since=limits.iso(limits.now()), until=until,
-                               source="hook"))
+    limits.record(
+        limits.Limit(
+            agent="claude",
+            dir=str(isolated_home / ".claude-work"),
+            account="work",
+            since=limits.iso(limits.now()),
+            until=until,
+            source="hook",
+        )
+    )
     result = run_baker("limits", "--json")
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert [r["entry"] for r in rows] == ["claude", "claude:work", "codex"]
     assert [r["limited"] for r in rows] == [False, True, False]
-    assert rows[1] == {"entry": "claude:work", "agent": "claude", "account": "work",
-                       "limited": True, "since": rows[1]["since"], "until": until,
-                       "source": "hook"}
+    assert rows[1] == {
+        "entry": "claude:work",
+        "agent": "claude",
+        "account": "work",
+        "limited": True,
+        "since": rows[1]["since"],
+        "until": until,
+        "source": "hook",
+    }
     assert set(rows[0]) == set(rows[1])
     text = run_baker("limits").stdout
     assert "claude:work  limited since" in text and "codex        available" in text
@@ -80,8 +98,11 @@ def test_resume_next_skips_limited_entries(isolated_home: Path, repo: Path) -> N
     pytest.importorskip("continuity_codex")
     _config(isolated_home, ROTATION)
     for folder in (".claude", ".claude-work"):
-        limits.record(limits.Limit(agent="claude", dir=str(isolated_home / folder),
-                                   since=limits.iso(limits.now())))
+        limits.record(
+            limits.Limit(
+                agent="claude", dir=str(isolated_home / folder), since=limits.iso(limits.now())
+            )
+        )
     result = run_baker("resume", "--next", "--dry-run", "--json", cwd=repo)
     assert result.returncode == 0, result.stderr
     assert "next in the rotation: codex" in result.stderr
@@ -94,8 +115,14 @@ def test_resume_next_with_everything_limited_says_when(isolated_home: Path, repo
     pytest.importorskip("continuity_codex")
     _config(isolated_home, '[rotation]\norder = ["codex"]\n')
     until = limits.iso(limits.now() + dt.timedelta(minutes=30))
-    limits.record(limits.Limit(agent="codex", dir=str(isolated_home / ".codex"),
-                               since=limits.iso(limits.now()), until=until))
+    limits.record(
+        limits.Limit(
+            agent="codex",
+            dir=str(isolated_home / ".codex"),
+            since=limits.iso(limits.now()),
+            until=until,
+        )
+    )
     result = run_baker("resume", "--next", "--dry-run", cwd=repo)
     assert result.returncode == 1
     assert f"every [rotation] entry is limited; the first resets at {until}" in result.stderr

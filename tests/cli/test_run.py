@@ -77,8 +77,15 @@ class Pty:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 200, 0, 0))
         os.set_blocking(master, False)
-        self.proc = subprocess.Popen([BAKER, "run", *args], cwd=cwd, env=env, stdin=slave,
-                                     stdout=slave, stderr=slave, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [BAKER, "run", *args],
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
         self.slave = slave  # kept open: the terminal's modes can be read after baker run ends
         self.fd = master
         self.seen = b""
@@ -89,7 +96,7 @@ class Pty:
         while time.time() < end:
             if m := regex.search(self.seen):
                 found = self.seen[: m.end()].decode(errors="replace")
-                self.seen = self.seen[m.end():]
+                self.seen = self.seen[m.end() :]
                 return found
             ready, _, _ = select.select([self.fd], [], [], 0.1)
             if ready:
@@ -144,13 +151,18 @@ def agents(tmp_path: Path, isolated_home: Path, repo: Path) -> dict[str, str]:
         path = bin_dir / name
         path.write_text(FAKE.format(python=sys.executable, baker=BAKER))
         path.chmod(0o755)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-            "FAKE_LOG": str(tmp_path / "fake.log"), "TERM": "xterm"}
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "FAKE_LOG": str(tmp_path / "fake.log"),
+        "TERM": "xterm",
+    }
 
 
 def _rotation(home: Path, order: list[str], countdown: int = 1, max_hops: int = 3) -> None:
-    write_config(home, work_account(home) + "\n" + rotation(order, countdown=countdown,
-                                                           max_hops=max_hops))
+    write_config(
+        home, work_account(home) + "\n" + rotation(order, countdown=countdown, max_hops=max_hops)
+    )
 
 
 def _started(env: dict[str, str]) -> list[dict[str, Any]]:
@@ -159,13 +171,16 @@ def _started(env: dict[str, str]) -> list[dict[str, Any]]:
 
 
 def test_a_hook_limit_switches_to_the_next_agent_with_the_brief(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["claude", "codex"])
     with Pty(["--", "--model", "m1"], repo, agents) as term:
         term.expect("claude ready")
         term.send("hook-limit\r")
-        term.expect(r"Claude Code hit its 5-hour limit, resets (?:\d{4}-\d\d-\d\d )?\d\d:\d\d .{0,20}continuing in "
-                    r"Codex CLI in \d s")
+        term.expect(
+            r"Claude Code hit its 5-hour limit, resets (?:\d{4}-\d\d-\d\d )?\d\d:\d\d .{0,20}continuing in "
+            r"Codex CLI in \d s"
+        )
         term.expect("bye")  # ended with its own exit command
         term.expect("continuing in Codex")
         term.expect("codex ready")
@@ -186,7 +201,8 @@ def test_a_hook_limit_switches_to_the_next_agent_with_the_brief(
 
 
 def test_same_agent_other_account_gets_its_config_dir(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["claude", "claude:work"])
     with Pty([], repo, agents) as term:
         term.expect("claude ready")
@@ -201,7 +217,8 @@ def test_same_agent_other_account_gets_its_config_dir(
 
 
 def test_esc_during_the_countdown_stays_in_the_agent(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["claude", "codex"], countdown=30)
     with Pty([], repo, agents) as term:
         term.expect("claude ready")
@@ -222,7 +239,8 @@ def test_esc_during_the_countdown_stays_in_the_agent(
 
 
 def test_every_entry_limited_ends_the_agent_and_exits_75(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["claude"])
     with Pty([], repo, agents) as term:
         term.expect("claude ready")
@@ -231,14 +249,20 @@ def test_every_entry_limited_ends_the_agent_and_exits_75(
         term.expect("bye")
         assert term.wait() == 75
         text = term.seen.decode(errors="replace")
-    assert re.search(r"every entry is limited; claude resets first, at (?:\d{4}-\d\d-\d\d )?\d\d:\d\d", text)
+    assert re.search(
+        r"every entry is limited; claude resets first, at (?:\d{4}-\d\d-\d\d )?\d\d:\d\d", text
+    )
 
 
 def test_nothing_to_start_when_everything_is_limited(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["codex"])
-    limits.record(limits.Limit(agent="codex", dir=str(isolated_home / ".codex"),
-                               since=limits.iso(limits.now())))
+    limits.record(
+        limits.Limit(
+            agent="codex", dir=str(isolated_home / ".codex"), since=limits.iso(limits.now())
+        )
+    )
     with Pty([], repo, agents) as term:
         assert term.wait() == 75
     assert "codex's reset time is unknown" in term.seen.decode(errors="replace")
@@ -246,7 +270,8 @@ def test_nothing_to_start_when_everything_is_limited(
 
 
 def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     from continuity_cli.supervise import OUTPUT_GRACE_S
 
     _rotation(isolated_home, ["codex", "claude"])
@@ -266,7 +291,8 @@ def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
 
 
 def test_a_crash_is_passed_through_without_switching(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["claude", "codex"])
     with Pty([], repo, agents) as term:
         term.expect("claude ready")
@@ -286,7 +312,8 @@ def test_arguments_before_the_separator_are_refused(repo: Path) -> None:
 
 
 def test_a_fresh_agent_s_limit_message_counts_at_once(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     _rotation(isolated_home, ["codex", "claude"], max_hops=0)
     with Pty([], repo, agents) as term:
         term.expect("codex ready")
@@ -297,7 +324,8 @@ def test_a_fresh_agent_s_limit_message_counts_at_once(
 
 
 def test_resize_and_suspend_pass_through(
-        repo: Path, agents: dict[str, str], isolated_home: Path) -> None:
+    repo: Path, agents: dict[str, str], isolated_home: Path
+) -> None:
     import fcntl
     import struct
     import termios
@@ -317,7 +345,8 @@ def test_resize_and_suspend_pass_through(
         proc = Path("/proc").is_dir()
         deadline = time.time() + 10
         while time.time() < deadline and not (
-                term.canonical() and (not proc or _state(term.proc.pid) == "T")):
+            term.canonical() and (not proc or _state(term.proc.pid) == "T")
+        ):
             time.sleep(0.1)
         assert term.canonical()
         assert not proc or _state(term.proc.pid) == "T"

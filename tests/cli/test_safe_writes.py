@@ -56,8 +56,12 @@ def test_now_keeps_what_it_does_not_own(project: Path) -> None:
 
 def test_the_note_is_edited_under_the_store_lock(project: Path) -> None:
     with Store(project).lock():
-        proc = subprocess.Popen([BAKER, "now", "after the lock"], cwd=project,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [BAKER, "now", "after the lock"],
+            cwd=project,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(1.0)
         assert proc.poll() is None  # waiting for the lock
         assert "after the lock" not in (project / "memory" / "hot.md").read_text()
@@ -65,15 +69,22 @@ def test_the_note_is_edited_under_the_store_lock(project: Path) -> None:
     assert "# Now\nafter the lock\n" in (project / "memory" / "hot.md").read_text()
 
 
-@pytest.mark.parametrize(("args", "read_only", "path"), [
-    (("now", "x"), "", ".baker/store.lock"),  # the whole repository
-    (("now", "x"), "memory", "memory/hot.md"),
-    (("block", "y"), "memory", "memory/hot.md"),
-    (("trap", "add", "src/db.py", "the migration locks the table"), ".baker",
-     ".baker/store.lock"),
-])
-def test_read_only_repository_is_one_line_naming_the_path(project: Path, args: tuple[str, ...],
-                                                          read_only: str, path: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "read_only", "path"),
+    [
+        (("now", "x"), "", ".baker/store.lock"),  # the whole repository
+        (("now", "x"), "memory", "memory/hot.md"),
+        (("block", "y"), "memory", "memory/hot.md"),
+        (
+            ("trap", "add", "src/db.py", "the migration locks the table"),
+            ".baker",
+            ".baker/store.lock",
+        ),
+    ],
+)
+def test_read_only_repository_is_one_line_naming_the_path(
+    project: Path, args: tuple[str, ...], read_only: str, path: str
+) -> None:
     before = (project / "memory" / "hot.md").read_text()
     result = read_only_run([project / read_only], *args, cwd=project)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -84,15 +95,18 @@ def test_read_only_repository_is_one_line_naming_the_path(project: Path, args: t
     assert (project / "memory" / "hot.md").read_text() == before
 
 
-def test_read_only_repository_hooks_exit_0_and_still_warn(project: Path,
-                                                          isolated_home: Path) -> None:
+def test_read_only_repository_hooks_exit_0_and_still_warn(
+    project: Path, isolated_home: Path
+) -> None:
     transcript = claude_session(isolated_home, project)
-    assert run_baker("trap", "add", "weather/units.py", "integer division lost the decimals",
-                     cwd=project).returncode == 0
-    stop = payload("claude", "Stop.json", isolated_home, project,
-                   transcript_path=str(transcript))
-    result = read_only_run([project], "checkpoint", "--agent", "claude", cwd=project,
-                           input=stop)
+    assert (
+        run_baker(
+            "trap", "add", "weather/units.py", "integer division lost the decimals", cwd=project
+        ).returncode
+        == 0
+    )
+    stop = payload("claude", "Stop.json", isolated_home, project, transcript_path=str(transcript))
+    result = read_only_run([project], "checkpoint", "--agent", "claude", cwd=project, input=stop)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert not list((project / ".baker" / "checkpoints").glob("*.json"))
     [logged] = (isolated_home / ".baker" / "log" / "events.jsonl").read_text().splitlines()
@@ -106,8 +120,11 @@ def test_read_only_repository_hooks_exit_0_and_still_warn(project: Path,
 
 
 def snapshot(*roots: Path) -> dict[str, tuple[int, int]]:
-    return {str(p): (p.stat().st_mtime_ns, p.stat().st_size) for root in roots
-            for p in [root, *root.rglob("*")]}
+    return {
+        str(p): (p.stat().st_mtime_ns, p.stat().st_size)
+        for root in roots
+        for p in [root, *root.rglob("*")]
+    }
 
 
 def test_resume_dry_run_writes_nothing_anywhere(project: Path, isolated_home: Path) -> None:

@@ -68,8 +68,11 @@ def test_facts_then_save_then_resume_check(repo: Path, tmp_path: Path) -> None:
 
 
 def test_host_context_is_recorded_redacted_and_must_be_an_object(repo: Path) -> None:
-    host = {"host": "fleet", "delegated": [{"agent": "codex", "id": "t-1"}],
-            "token": "ghp_" + "FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6"}
+    host = {
+        "host": "fleet",
+        "delegated": [{"agent": "codex", "id": "t-1"}],
+        "token": "ghp_" + "FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+    }
     result = run_baker("facts", "--json", "--host-context", json.dumps(host), cwd=repo)
     data = json.loads(result.stdout)
     assert data["host_context"]["host"] == "fleet"
@@ -80,8 +83,7 @@ def test_host_context_is_recorded_redacted_and_must_be_an_object(repo: Path) -> 
 
 
 @pytest.mark.parametrize("secret", SECRETS[:6], ids=lambda s: s[:8])
-def test_save_refuses_a_secret_without_echoing_it(repo: Path, tmp_path: Path,
-                                                  secret: str) -> None:
+def test_save_refuses_a_secret_without_echoing_it(repo: Path, tmp_path: Path, secret: str) -> None:
     draft = tmp_path / "draft.md"
     draft.write_text(make_draft(repo, sections={"History": f"- the CI log said {secret}"}))
     for args in (["save", str(draft)], ["save", str(draft), "--json"]):
@@ -90,14 +92,16 @@ def test_save_refuses_a_secret_without_echoing_it(repo: Path, tmp_path: Path,
         assert "secret" in result.stdout + result.stderr
         assert secret[-12:] not in result.stdout + result.stderr
     assert not (repo / ".baker" / "saved").exists() or not list(
-        (repo / ".baker" / "saved").glob("*.md"))
+        (repo / ".baker" / "saved").glob("*.md")
+    )
 
 
 def test_save_reads_stdin_and_reports_an_invalid_draft(repo: Path) -> None:
     ok = run_baker("save", "-", "--json", cwd=repo, input=make_draft(repo))
     assert ok.returncode == 0 and json.loads(ok.stdout)["saved"] is True
-    bad = run_baker("save", "-", "--json", cwd=repo,
-                    input=make_draft(repo, sections={"Artifacts": None}))
+    bad = run_baker(
+        "save", "-", "--json", cwd=repo, input=make_draft(repo, sections={"Artifacts": None})
+    )
     assert bad.returncode == 1
     assert "`## Artifacts`" in json.loads(bad.stdout)["validation"]["errors"][0]
 
@@ -141,24 +145,29 @@ def test_list_validate_prune(repo: Path, tmp_path: Path) -> None:
     assert dry["dry_run"] is True and len(dry["would_remove"]) == 4
     assert all(Path(p).exists() for p in dry["would_remove"])
     assert run_baker("prune", "--keep", "1", "--dry-run", cwd=repo).stdout.startswith(
-        "would remove 4 files")
+        "would remove 4 files"
+    )
     pruned = json.loads(run_baker("prune", "--keep", "1", "--json", cwd=repo).stdout)
     assert sorted(pruned["removed"]) == sorted(dry["would_remove"])
-    assert [c["id"] for c in json.loads(run_baker("list", "--json", cwd=repo).stdout)] == [
-        max(ids)]
+    assert [c["id"] for c in json.loads(run_baker("list", "--json", cwd=repo).stdout)] == [max(ids)]
 
 
 def test_usage_from_the_statusline(repo: Path) -> None:
     pytest.importorskip("continuity_claude")
-    current = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 990,
-               "cache_read_input_tokens": 129_000}
+    current = {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cache_creation_input_tokens": 990,
+        "cache_read_input_tokens": 129_000,
+    }
     result = run_baker("usage", "--statusline", "--json", cwd=repo, input=statusline(current))
     report = json.loads(result.stdout)
     assert result.returncode == 0
     assert report["level"] == "refresh" and report["context_tokens"] == 130_000
     assert report["percent"] == 65.0 and report["session_id"] == "0f1e2d3c"
-    flagged = run_baker("usage", "--statusline", "--json", "--rotate", "60%", cwd=repo,
-                        input=statusline(current))
+    flagged = run_baker(
+        "usage", "--statusline", "--json", "--rotate", "60%", cwd=repo, input=statusline(current)
+    )
     assert json.loads(flagged.stdout)["level"] == "rotate"
     text = run_baker("usage", "--statusline", cwd=repo, input=statusline(current))
     assert text.stdout.startswith("refresh — 130000 tokens of 200000 (65.0%)")
@@ -184,24 +193,31 @@ def test_usage_unknown_never_prints_a_number(repo: Path) -> None:
     assert line.stdout.startswith("unknown — ") and not re.search(r"\d+ tokens", line.stdout)
 
 
-@pytest.mark.parametrize(("flag", "agent"), [("--transcript", "claude"), ("--rollout", "codex"),
-                                             ("--transcript", "gemini")])
+@pytest.mark.parametrize(
+    ("flag", "agent"),
+    [("--transcript", "claude"), ("--rollout", "codex"), ("--transcript", "gemini")],
+)
 def test_usage_of_a_named_transcript(repo: Path, fixtures: Path, flag: str, agent: str) -> None:
     from continuity_core.adapters import load
 
     pytest.importorskip(f"continuity_{agent}")  # absent: skip; installed: it must load
     load(agent)
     path = fixtures / TRANSCRIPTS[agent]
-    result = run_baker("usage", flag, str(path), "--agent", agent, "--json",
-                       "--prepare", "1000", cwd=repo)
+    result = run_baker(
+        "usage", flag, str(path), "--agent", agent, "--json", "--prepare", "1000", cwd=repo
+    )
     report = json.loads(result.stdout)
-    reached = [lvl for lvl in ("prepare", "refresh", "rotate")
-               if report["context_tokens"] >= report["thresholds"][lvl]]
+    reached = [
+        lvl
+        for lvl in ("prepare", "refresh", "rotate")
+        if report["context_tokens"] >= report["thresholds"][lvl]
+    ]
     assert report["thresholds"]["prepare"] == 1000 and reached
     assert report["level"] == reached[-1]
     assert report["agent"] == agent and report["context_tokens"] > 1000
-    ok = json.loads(run_baker("usage", flag, str(path), "--agent", agent, "--json",
-                              cwd=repo).stdout)
+    ok = json.loads(
+        run_baker("usage", flag, str(path), "--agent", agent, "--json", cwd=repo).stdout
+    )
     assert ok["level"] == "ok"
 
 
@@ -226,8 +242,9 @@ def test_help_documents_exit_codes(cli: Invoke, name: str) -> None:
     assert result.exit_code == 0 and "Exit codes" in result.output
 
 
-def test_usage_and_facts_read_the_live_session(repo: Path, fixtures: Path,
-                                               isolated_home: Path) -> None:
+def test_usage_and_facts_read_the_live_session(
+    repo: Path, fixtures: Path, isolated_home: Path
+) -> None:
     """A real Claude transcript, moved under this repository, is the live session."""
     discovery = pytest.importorskip("continuity_claude.discovery")
     source = fixtures / TRANSCRIPTS["claude"]

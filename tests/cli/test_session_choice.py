@@ -51,8 +51,11 @@ def claude_work(home: Path, project: Path, mtime: float, folder: str = ".claude"
 
 def codex_work(home: Path, project: Path, mtime: float) -> Path:
     name = f"rollout-2026-11-30T03-56-52-{CODEX_S1}.jsonl"
-    return put(home / ".codex" / "sessions" / "2026" / "11" / "30" / name,
-               relocated(CODEX_DAY / name, "/home/dev/src/weather-cli", project), mtime)
+    return put(
+        home / ".codex" / "sessions" / "2026" / "11" / "30" / name,
+        relocated(CODEX_DAY / name, "/home/dev/src/weather-cli", project),
+        mtime,
+    )
 
 
 def codex_failed_retry(home: Path, project: Path, mtime: float) -> Path:
@@ -87,16 +90,19 @@ def source_body(data: dict[str, Any]) -> str:
 
 
 def codex_session_start(project: Path, session_id: str = NEW_CODEX) -> bytes:
-    payload = json.loads((FIXTURES / "codex" / "hook_payloads" /
-                          "SessionStart.startup.json").read_text())
+    payload = json.loads(
+        (FIXTURES / "codex" / "hook_payloads" / "SessionStart.startup.json").read_text()
+    )
     payload.update(session_id=session_id, cwd=str(project), transcript_path=None)
     return json.dumps(payload).encode()
 
 
 # --- case 1: pickup in agent B after a session in agent A describes A's session -------------
 
+
 def test_pickup_in_codex_describes_the_newer_claude_session(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     data = brief_json(cli)
@@ -109,7 +115,8 @@ def test_pickup_in_codex_describes_the_newer_claude_session(
 
 
 def test_an_agent_resume_started_is_not_told_a_second_story(
-        project: Path, isolated_home: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, isolated_home: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     result = cli("resume", "codex", "--dry-run", "--json")
@@ -139,8 +146,10 @@ def test_an_agent_resume_started_is_not_told_a_second_story(
 
 # --- case 2: a failed retry never hides the real work ----------------------------------------
 
+
 def test_a_failed_retry_is_named_and_does_not_replace_the_work(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     claude_work(isolated_home, project, mtime=2_000_000)
     codex_failed_retry(isolated_home, project, mtime=3_000_000)
     data = brief_json(cli)
@@ -150,8 +159,10 @@ def test_a_failed_retry_is_named_and_does_not_replace_the_work(
     assert failed["agent"] == "codex" and failed["session_id"] == RETRY
     assert failed["state"] == "limit" and failed["reset_at"].startswith("2026-11-30T")
     attempt = failed["summary"]
-    assert attempt.startswith("a retry at 2026-11-30") and f"in codex (~/.codex, session {RETRY})" \
-        in attempt
+    assert (
+        attempt.startswith("a retry at 2026-11-30")
+        and f"in codex (~/.codex, session {RETRY})" in attempt
+    )
     assert "failed: usage limit, resets at 2026-11-30T" in attempt
     assert attempt in source_body(data)
     text = cli("handoff").stdout
@@ -166,7 +177,8 @@ def test_a_failed_retry_is_named_and_does_not_replace_the_work(
 
 
 def test_sessions_lists_both_with_their_state_and_the_reset(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     claude_work(isolated_home, project, mtime=2_000_000)
     codex_work(isolated_home, project, mtime=1_000_000)
     codex_failed_retry(isolated_home, project, mtime=3_000_000)
@@ -174,7 +186,10 @@ def test_sessions_lists_both_with_their_state_and_the_reset(
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["sessions"]
     assert [(r["agent"], r["id"]) for r in rows] == [
-        ("codex", RETRY), ("claude", CLAUDE_S1), ("codex", CODEX_S1)]
+        ("codex", RETRY),
+        ("claude", CLAUDE_S1),
+        ("codex", CODEX_S1),
+    ]
     retry, work, older = rows
     assert retry["state"] == "limit" and retry["did_work"] is False
     assert retry["reset_at"].startswith("2026-11-30T") and not retry["chosen"]
@@ -191,8 +206,10 @@ def test_sessions_lists_both_with_their_state_and_the_reset(
 
 # --- case 3: the source account and the other filters are honoured --------------------------
 
+
 def test_an_unknown_account_exits_1_listing_what_exists(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     result = cli("handoff", "--account", "nope")
     assert result.exit_code == 1
@@ -203,11 +220,13 @@ def test_an_unknown_account_exits_1_listing_what_exists(
 
 
 def test_an_account_with_no_sessions_exits_1_and_a_folder_path_is_an_account(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     (isolated_home / ".baker").mkdir()
     (isolated_home / ".claude-work").mkdir()
     (isolated_home / ".baker" / "config.toml").write_text(
-        '[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
+        '[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n'
+    )
     codex_work(isolated_home, project, mtime=1_000_000)
     assert cli("checkpoint").exit_code == 0  # it keeps the Codex session: never a stand-in here
     result = cli("handoff", "--account", "work")
@@ -221,11 +240,14 @@ def test_an_account_with_no_sessions_exits_1_and_a_folder_path_is_an_account(
     by_path = brief_json(cli, "--account", str(isolated_home / ".claude-work"))
     assert by_name["session"]["session_id"] == by_path["session"]["session_id"] == CLAUDE_S1
     # the source filter is not the launch account: --account still names where to start
-    result = cli("resume", "codex", "--from-account", "work", "--account", "~/.codex",
-                 "--dry-run", "--json")
+    result = cli(
+        "resume", "codex", "--from-account", "work", "--account", "~/.codex", "--dry-run", "--json"
+    )
     assert result.exit_code == 0, result.output
-    assert f"claude session {CLAUDE_S1}" in json.loads(result.stdout)["launch"]["env"][
-        "BAKER_BRIEF_SESSION"]
+    assert (
+        f"claude session {CLAUDE_S1}"
+        in json.loads(result.stdout)["launch"]["env"]["BAKER_BRIEF_SESSION"]
+    )
 
 
 def test_from_and_session_fail_clearly(project: Path, isolated_home: Path, cli: Invoke) -> None:
@@ -238,7 +260,8 @@ def test_from_and_session_fail_clearly(project: Path, isolated_home: Path, cli: 
 
 
 def test_json_and_text_name_the_same_session_from_a_checkpoint(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     path = claude_work(isolated_home, project, mtime=2_000_000)
     assert cli("checkpoint").exit_code == 0
     path.unlink()  # the transcript is gone; the checkpoint kept its facts
@@ -246,14 +269,17 @@ def test_json_and_text_name_the_same_session_from_a_checkpoint(
     assert data["session"]["session_id"] == CLAUDE_S1
     assert f"- session: {CLAUDE_S1}" in cli("handoff").stdout
     # it stands in for a filter it matches, and only for one it matches
-    assert brief_json(cli, "--from", "claude", "--account", "~/.claude")["session"][
-        "session_id"] == CLAUDE_S1
+    assert (
+        brief_json(cli, "--from", "claude", "--account", "~/.claude")["session"]["session_id"]
+        == CLAUDE_S1
+    )
     assert cli("handoff", "--from", "codex").exit_code == 1
     assert cli("handoff", "--account", "~/.codex").exit_code == 1
 
 
 def test_agent_names_the_writer_and_never_narrows_the_session(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     codex_work(isolated_home, project, mtime=1_000_000)
     claude_work(isolated_home, project, mtime=2_000_000)
     assert cli("now", "--agent", "codex", "Document the helper in README.md").exit_code == 0
@@ -263,19 +289,24 @@ def test_agent_names_the_writer_and_never_narrows_the_session(
 
 
 def test_an_empty_account_is_no_account_not_the_current_folder(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     """`--account "$ACCOUNT"` with the variable unset: an error, not the project read as a
     config folder of every agent."""
     codex_work(isolated_home, project, mtime=1_000_000)
-    for args in (("sessions", "--account", ""), ("handoff", "--account", " "),
-                 ("resume", "codex", "--from-account", "", "--dry-run")):
+    for args in (
+        ("sessions", "--account", ""),
+        ("handoff", "--account", " "),
+        ("resume", "codex", "--from-account", "", "--dry-run"),
+    ):
         result = cli(*args)
         assert result.exit_code == 1, (args, result.output)
         assert "is known" in result.output and str(project) + ";" not in result.output
 
 
 def test_usage_agent_narrows_the_live_session(
-        project: Path, isolated_home: Path, cli: Invoke) -> None:
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
     """`baker usage --agent claude` measures Claude's newest session, not the newer Codex one,
     and a name no adapter has is said, not ignored."""
     claude_work(isolated_home, project, mtime=1_000_000)

@@ -22,11 +22,18 @@ def setup_probes(repo: Path) -> None:
     (repo / "broken-venv" / "bin").mkdir(parents=True)
     (repo / "broken-venv" / "pyvenv.cfg").write_text("home = /gone\n")
     (repo / "broken-venv" / "bin" / "python").symlink_to("/gone/python3.10")
-    (repo / ".baker" / "probes.json").write_text(json.dumps({
-        "jobs": [{"name": "train", "artifact": "model.pt"}, {"name": "export", "artifact": "out.onnx"},
-                 {"name": None, "artifact": "model.pt"}],
-        "probes": [{"name": "db", "command": "echo accepting connections"}],
-    }))
+    (repo / ".baker" / "probes.json").write_text(
+        json.dumps(
+            {
+                "jobs": [
+                    {"name": "train", "artifact": "model.pt"},
+                    {"name": "export", "artifact": "out.onnx"},
+                    {"name": None, "artifact": "model.pt"},
+                ],
+                "probes": [{"name": "db", "command": "echo accepting connections"}],
+            }
+        )
+    )
 
 
 def test_status_json(repo: Path) -> None:
@@ -62,8 +69,9 @@ def test_status_text(repo: Path) -> None:
     assert "now: (not set)" in out
 
 
-def test_status_without_the_gpu_package(repo: Path, cli: Invoke,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_status_without_the_gpu_package(
+    repo: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from continuity_core.adapters import registry
 
     monkeypatch.setattr(registry, "entry_points", lambda group: iter(()))
@@ -79,8 +87,9 @@ def test_status_outside_an_initialized_project(repo: Path) -> None:
 
 def test_status_exits_0_when_every_probe_passes(repo: Path) -> None:
     (repo / ".baker").mkdir(mode=0o700)
-    (repo / ".baker" / "probes.json").write_text(json.dumps({"probes": [
-        {"name": "db", "command": "true"}]}))
+    (repo / ".baker" / "probes.json").write_text(
+        json.dumps({"probes": [{"name": "db", "command": "true"}]})
+    )
     result = run_baker("status", "--json", cwd=repo)
     assert result.returncode == 0, result.stdout
     assert json.loads(result.stdout)["failed"] == []
@@ -88,8 +97,9 @@ def test_status_exits_0_when_every_probe_passes(repo: Path) -> None:
 
 def test_status_keeps_its_deadline_with_a_hung_probe(repo: Path) -> None:
     (repo / ".baker").mkdir(mode=0o700)
-    (repo / ".baker" / "probes.json").write_text(json.dumps({"probes": [
-        {"name": "hung", "command": "sleep 120", "timeout_s": 300}]}))
+    (repo / ".baker" / "probes.json").write_text(
+        json.dumps({"probes": [{"name": "hung", "command": "sleep 120", "timeout_s": 300}]})
+    )
     start = time.monotonic()
     result = run_baker("status", "--json", "--deadline", "2", cwd=repo)
     assert time.monotonic() - start < 6

@@ -12,8 +12,9 @@ from tests.conftest import run_baker
 from tests.helpers.samples import TRANSCRIPTS, statusline
 
 
-def report(*args: str, cwd: Path, env: dict[str, str] | None = None,
-           input: bytes | None = None) -> dict[str, object]:
+def report(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, input: bytes | None = None
+) -> dict[str, object]:
     result = run_baker("usage", *args, "--json", cwd=cwd, env=env, input=input)
     assert result.returncode == 0, result.stderr
     found: dict[str, object] = json.loads(result.stdout)
@@ -24,15 +25,21 @@ def test_the_statusline_is_the_one_installed_feeds(repo: Path) -> None:
     pytest.importorskip("continuity_claude")  # the bundled adapter with a usage feed
     fed = report("--statusline", cwd=repo, input=statusline({"input_tokens": 40_000}))
     assert fed["agent"] == "claude" and fed["context_tokens"] == 40_000
-    none = report("--statusline", cwd=repo, env={"BAKER_ADAPTERS": "codex,gemini"},
-                  input=statusline({"input_tokens": 40_000}))
+    none = report(
+        "--statusline",
+        cwd=repo,
+        env={"BAKER_ADAPTERS": "codex,gemini"},
+        input=statusline({"input_tokens": 40_000}),
+    )
     assert none["level"] == "unknown" and "no installed agent has a usage feed" in str(
-        none["reason"])
+        none["reason"]
+    )
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_a_transcript_is_read_by_the_agent_whose_account_holds_it(
-        repo: Path, fixtures: Path, isolated_home: Path, agent: str) -> None:
+    repo: Path, fixtures: Path, isolated_home: Path, agent: str
+) -> None:
     pytest.importorskip(f"continuity_{agent}")
     source = fixtures / TRANSCRIPTS[agent]
     inside = isolated_home / TRANSCRIPTS[agent].partition("/")[2]  # ~/.claude/projects/…
@@ -43,7 +50,6 @@ def test_a_transcript_is_read_by_the_agent_whose_account_holds_it(
     elsewhere = repo.parent / "loose.jsonl"
     shutil.copy(source, elsewhere)
     unknown = report("--transcript", str(elsewhere), cwd=repo)
-    assert unknown["level"] == "unknown" and "name its agent with --agent" in str(
-        unknown["reason"])
+    assert unknown["level"] == "unknown" and "name its agent with --agent" in str(unknown["reason"])
     named = report("--transcript", str(elsewhere), "--agent", agent, cwd=repo)
     assert named["agent"] == agent and named["context_tokens"] == found["context_tokens"]

@@ -24,20 +24,34 @@ def home_copy(tmp: Path) -> Path:
     return copy_tree(CODEX / ".codex", tmp / ".codex")
 
 
-def line(kind: str, payload: dict[str, Any], ts: str = "2026-11-30T04:00:00.000Z",
-         **extra: Any) -> str:
+def line(
+    kind: str, payload: dict[str, Any], ts: str = "2026-11-30T04:00:00.000Z", **extra: Any
+) -> str:
     return json.dumps({"timestamp": ts, **extra, "type": kind, "payload": payload})
 
 
-def rollout(home: Path, thread: str, cwd: str, *, stamp: str = "2026-11-30T04-00-00",
-            body: list[str] | None = None, folder: str = "sessions", mtime: float | None = None,
-            meta_first: bool = True) -> Path:
+def rollout(
+    home: Path,
+    thread: str,
+    cwd: str,
+    *,
+    stamp: str = "2026-11-30T04-00-00",
+    body: list[str] | None = None,
+    folder: str = "sessions",
+    mtime: float | None = None,
+    meta_first: bool = True,
+) -> Path:
     """A small synthetic rollout file under `home`."""
     day = stamp[:10].replace("-", "/")
     path = home / folder / day / f"rollout-{stamp}-{thread}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"id": thread, "timestamp": "2026-11-30T04:00:00Z", "cwd": cwd,
-            "originator": "codex_exec", "cli_version": "0.171.0"}
+    meta = {
+        "id": thread,
+        "timestamp": "2026-11-30T04:00:00Z",
+        "cwd": cwd,
+        "originator": "codex_exec",
+        "cli_version": "0.171.0",
+    }
     if not meta_first:  # an unusual key order: cwd after a big field
         meta = {"instructions": "x" * 10_000, **meta}
     lines = [line("session_meta", meta), *(body or [])]

@@ -55,9 +55,14 @@ def test_a_title_thread_without_a_rollout_is_left_out(home: Path) -> None:
     db = sqlite3.connect(home / "state_5.sqlite")
     # a copy of a real row, as Codex writes it, for a thread that never got a rollout
     db.execute("CREATE TEMP TABLE title AS SELECT * FROM threads LIMIT 1")
-    db.execute("UPDATE title SET id = ?, cwd = ?, rollout_path = ?",
-               ("5e551011-0000-4000-8000-0000000000ff", "/srv/x",
-                str(home / "sessions/2026/11/30/rollout-none.jsonl")))
+    db.execute(
+        "UPDATE title SET id = ?, cwd = ?, rollout_path = ?",
+        (
+            "5e551011-0000-4000-8000-0000000000ff",
+            "/srv/x",
+            str(home / "sessions/2026/11/30/rollout-none.jsonl"),
+        ),
+    )
     db.execute("INSERT INTO threads SELECT * FROM title")
     db.commit()
     db.close()
@@ -66,7 +71,6 @@ def test_a_title_thread_without_a_rollout_is_left_out(home: Path) -> None:
 
 def test_archived_rollouts_and_a_second_account(home: Path, tmp_path: Path) -> None:
     second = tmp_path / "second"
-    rollout(second, "5e551011-0000-4000-8000-000000000002", "/srv/old",
-            folder="archived_sessions")
+    rollout(second, "5e551011-0000-4000-8000-000000000002", "/srv/old", folder="archived_sessions")
     found = listed(home, second, tmp_path / "missing")
     assert found == {**TRUTH, "5e551011-0000-4000-8000-000000000002": "/srv/old"}

@@ -18,7 +18,7 @@ from continuity_core.adapters import Account, Change, UserOptions
 
 ADAPTER = CodexAdapter()
 
-COMMENTED = '''\
+COMMENTED = """\
 # My Codex settings.  Hand-written; keep my comments!
 model = "gpt-5.5"            # the default model
 approval_policy = "on-request"
@@ -39,7 +39,7 @@ trust_level = "trusted"
 
 [tui]
 show_tooltips = false  # trailing comment
-'''
+"""
 
 
 @pytest.fixture
@@ -52,12 +52,12 @@ def home(tmp_path: Path) -> Path:
 GUARD = "command -v baker >/dev/null 2>&1 && "
 
 
-def sync(home: Path, *, chain: bool = False, trust: bool = False,
-         **options: bool) -> list[Change]:
+def sync(home: Path, *, chain: bool = False, trust: bool = False, **options: bool) -> list[Change]:
     """`baker global sync` for one account; `chain` and `trust` are Codex's declared options."""
     account = Account(agent="codex", name="~/.codex", dir=str(home))
-    return ADAPTER.install_user(account, UserOptions(
-        **options, declared={"chain": chain, "trust": trust}))
+    return ADAPTER.install_user(
+        account, UserOptions(**options, declared={"chain": chain, "trust": trust})
+    )
 
 
 def is_subsequence(small: list[str], big: list[str]) -> bool:
@@ -73,19 +73,26 @@ def test_a_commented_config_keeps_every_byte_outside_our_keys(home: Path) -> Non
     assert changes[0].action == "updated"
     assert is_subsequence(COMMENTED.splitlines(), after.splitlines())
     added = [ln for ln in after.splitlines() if ln not in COMMENTED.splitlines()]
-    assert all(ln == "" or ln.startswith(("notify", "[[hooks.", "type", "command", "timeout"))
-               for ln in added), added
+    assert all(
+        ln == "" or ln.startswith(("notify", "[[hooks.", "type", "command", "timeout"))
+        for ln in added
+    ), added
     doc = tomlkit.parse(after)
     assert doc["notify"] == cfg.NOTIFY
     assert doc["hooks"]["Stop"][0]["hooks"][0]["command"] == "python3 ~/bin/my_stop.py"
     assert [g["hooks"][0]["command"] for g in doc["hooks"]["Stop"]] == [
-        "python3 ~/bin/my_stop.py", GUARD + "baker checkpoint --agent codex --quiet || true"]
+        "python3 ~/bin/my_stop.py",
+        GUARD + "baker checkpoint --agent codex --quiet || true",
+    ]
     assert doc["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
-        GUARD + "baker pickup --agent codex || true")
+        GUARD + "baker pickup --agent codex || true"
+    )
     assert doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == (
-        GUARD + "baker pretool --agent codex || true")
+        GUARD + "baker pretool --agent codex || true"
+    )
     assert doc["hooks"]["PreCompact"][0]["hooks"][0]["command"].startswith(
-        GUARD + "baker checkpoint")
+        GUARD + "baker checkpoint"
+    )
     again = sync(home)
     assert again[0].action == "unchanged"
     assert path.read_text() == after
@@ -102,16 +109,34 @@ def test_trusted_hooks_with_trust_and_byte_identical_after_uninstall(home: Path)
     state = doc["hooks"]["state"]
     source = str(home / "config.toml")
     # The user's own Stop hook is group 0, so ours is group 1.
-    assert set(state) == {f"{source}:session_start:0:0", f"{source}:pre_tool_use:0:0",
-                          f"{source}:stop:1:0", f"{source}:pre_compact:0:0"}
+    assert set(state) == {
+        f"{source}:session_start:0:0",
+        f"{source}:pre_tool_use:0:0",
+        f"{source}:stop:1:0",
+        f"{source}:pre_compact:0:0",
+    }
     stop = state[f"{source}:stop:1:0"]["trusted_hash"]
-    canonical = json.dumps({"event_name": "stop", "hooks": [{
-        "async": False, "command": GUARD + "baker checkpoint --agent codex --quiet || true",
-        "timeout": 30,
-        "type": "command"}]}, separators=(",", ":"), sort_keys=True)
+    canonical = json.dumps(
+        {
+            "event_name": "stop",
+            "hooks": [
+                {
+                    "async": False,
+                    "command": GUARD + "baker checkpoint --agent codex --quiet || true",
+                    "timeout": 30,
+                    "type": "command",
+                }
+            ],
+        },
+        separators=(",", ":"),
+        sort_keys=True,
+    )
     assert stop == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
-    assert all(f.level == "ok" for f in ADAPTER.doctor(home, [
-        Account(agent="codex", name="~/.codex", dir=str(home))]) if " hook is " in f.message)
+    assert all(
+        f.level == "ok"
+        for f in ADAPTER.doctor(home, [Account(agent="codex", name="~/.codex", dir=str(home))])
+        if " hook is " in f.message
+    )
     assert sync(home, trust=True)[0].action == "unchanged"
     sync(home, uninstall=True)
     assert path.read_text() == COMMENTED
@@ -157,7 +182,9 @@ def test_the_chained_notify_runs_both_programs_with_the_same_argument(
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     subprocess.run([*argv, payload], check=True, env=env, timeout=10)  # as Codex runs it
     assert log.read_text().splitlines() == [
-        f"theirs --flag {payload}", f"baker checkpoint --agent codex --quiet {payload}"]
+        f"theirs --flag {payload}",
+        f"baker checkpoint --agent codex --quiet {payload}",
+    ]
 
 
 def test_an_edited_hook_is_reported_modified_and_an_untrusted_one_untrusted(home: Path) -> None:
@@ -177,8 +204,10 @@ def test_an_edited_hook_is_reported_modified_and_an_untrusted_one_untrusted(home
 def test_doctor_reports_a_missing_notify(home: Path) -> None:
     account = Account(agent="codex", name="~/.codex", dir=str(home))
     findings = ADAPTER.doctor(home, [account])
-    assert any(f.level == "warn" and "no notify" in f.message and f.fix == "baker global sync"
-               for f in findings)
+    assert any(
+        f.level == "warn" and "no notify" in f.message and f.fix == "baker global sync"
+        for f in findings
+    )
 
 
 def test_dry_run_writes_nothing_and_bad_toml_is_not_touched(home: Path) -> None:
@@ -202,7 +231,8 @@ def project_hooks(project: Path, extra: list[dict[str, object]] | None = None) -
     hooks: dict[str, list[dict[str, object]]] = {}
     for hook in cfg.HOOKS:
         hooks.setdefault(hook.event, []).append(
-            {"hooks": [{"type": "command", "command": hook.command, "timeout": hook.timeout}]})
+            {"hooks": [{"type": "command", "command": hook.command, "timeout": hook.timeout}]}
+        )
     if extra:
         hooks["Stop"] = extra + hooks["Stop"]
     path.write_text(json.dumps({"hooks": hooks}))
@@ -219,10 +249,15 @@ def test_project_install_is_skipped_and_uninstall_keeps_the_users_entries(tmp_pa
     assert json.loads(path.read_text()) == {"hooks": {"Stop": theirs}}
 
 
-@pytest.mark.parametrize(("printed", "level"), [
-    ("codex-cli 0.171.0", "ok"), ("codex-cli 0.180.2", "warn"), ("codex-cli 0.100.0", "info"),
-    (None, "info"),
-])
+@pytest.mark.parametrize(
+    ("printed", "level"),
+    [
+        ("codex-cli 0.171.0", "ok"),
+        ("codex-cli 0.180.2", "warn"),
+        ("codex-cli 0.100.0", "info"),
+        (None, "info"),
+    ],
+)
 def test_doctor_compares_the_installed_cli_with_the_known_formats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, printed: str | None, level: str
 ) -> None:

@@ -11,10 +11,15 @@ from continuity_core.adapters import Account
 from continuity_core.testing import AdapterContract, ContractSample
 from tests.codex.helpers import PAYLOADS, by_scenario, home_copy
 
-KINDS = {"SessionStart.json": "session_start", "PreToolUse.Bash.json": "pre_tool",
-         "PostToolUse.apply_patch.json": "post_tool", "Stop.json": "stop",
-         "PreCompact.json": "pre_compact", "SessionEnd.json": "session_end",
-         "UserPromptSubmit.json": "prompt"}
+KINDS = {
+    "SessionStart.json": "session_start",
+    "PreToolUse.Bash.json": "pre_tool",
+    "PostToolUse.apply_patch.json": "post_tool",
+    "Stop.json": "stop",
+    "PreCompact.json": "pre_compact",
+    "SessionEnd.json": "session_end",
+    "UserPromptSubmit.json": "prompt",
+}
 
 
 class TestCodexContract(AdapterContract):

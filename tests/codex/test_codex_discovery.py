@@ -85,8 +85,10 @@ def test_index_rows_whose_rollouts_are_all_gone_fall_back_to_the_scan(
     _, truth = by_scenario("S1")
     db = sqlite3.connect(home / "state_5.sqlite")
     try:  # the index points at a rollout that is not where it says, nor under this home
-        db.execute("UPDATE threads SET rollout_path = '/nowhere/r.jsonl', id = 'gone' "
-                   "WHERE cwd = ?", (truth["cwd"],))
+        db.execute(
+            "UPDATE threads SET rollout_path = '/nowhere/r.jsonl', id = 'gone' WHERE cwd = ?",
+            (truth["cwd"],),
+        )
         db.commit()
     finally:
         db.close()
@@ -98,8 +100,10 @@ def test_a_live_index_that_finds_nothing_is_trusted_without_a_scan(
 ) -> None:
     db = sqlite3.connect(home / "state_5.sqlite")
     try:  # the index names this home's own rollouts: it describes this home
-        db.execute("UPDATE threads SET rollout_path = replace(rollout_path, ?, ?)",
-                   ("/home/dev/.codex", str(home)))
+        db.execute(
+            "UPDATE threads SET rollout_path = replace(rollout_path, ?, ?)",
+            ("/home/dev/.codex", str(home)),
+        )
         db.commit()
     finally:
         db.close()
@@ -118,12 +122,15 @@ def test_newest_first_across_accounts(tmp_path: Path) -> None:
     now = time.time()
     rollout(a, "01a00000-0000-7000-8000-000000000001", "/p", mtime=now - 300)
     rollout(b, "01a00000-0000-7000-8000-000000000002", "/p/sub", mtime=now - 100)
-    rollout(a, "01a00000-0000-7000-8000-000000000003", "/p", mtime=now - 200,
-            folder="archived_sessions")
+    rollout(
+        a, "01a00000-0000-7000-8000-000000000003", "/p", mtime=now - 200, folder="archived_sessions"
+    )
     rollout(b, "01a00000-0000-7000-8000-000000000004", "/other", mtime=now)
-    assert found("/p", a, b) == ["01a00000-0000-7000-8000-000000000002",
-                                 "01a00000-0000-7000-8000-000000000003",
-                                 "01a00000-0000-7000-8000-000000000001"]
+    assert found("/p", a, b) == [
+        "01a00000-0000-7000-8000-000000000002",
+        "01a00000-0000-7000-8000-000000000003",
+        "01a00000-0000-7000-8000-000000000001",
+    ]
 
 
 def test_a_corrupt_index_falls_back_to_scanning(home: Path) -> None:
@@ -191,18 +198,24 @@ def test_compressed_archived_rollouts_are_found(tmp_path: Path) -> None:
     assert [r.path for r in refs] == [f"{path}.zst"]
 
 
-def test_accounts_from_env_default_and_config(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_accounts_from_env_default_and_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "env-home"))
     config = GlobalConfig(
         transcripts={"codex": ["~/.codex-work", str(tmp_path / "env-home")]},
-        accounts={"work": AccountConfig(agent="codex", dir="~/.codex-work"),
-                  "other": AccountConfig(agent="claude", dir="~/.claude")})
+        accounts={
+            "work": AccountConfig(agent="codex", dir="~/.codex-work"),
+            "other": AccountConfig(agent="claude", dir="~/.claude"),
+        },
+    )
     accounts = ADAPTER.accounts(config)
     home = Path.home()
     assert [(a.name, a.dir) for a in accounts] == [
-        ("CODEX_HOME", str(tmp_path / "env-home")), ("~/.codex", str(home / ".codex")),
-        ("~/.codex-work", str(home / ".codex-work"))]
+        ("CODEX_HOME", str(tmp_path / "env-home")),
+        ("~/.codex", str(home / ".codex")),
+        ("~/.codex-work", str(home / ".codex-work")),
+    ]
 
 
 def test_find_by_thread_id_uses_the_date_folders_of_a_uuid7(tmp_path: Path) -> None:
@@ -231,8 +244,13 @@ def _many(home: Path, count: int) -> Iterator[tuple[str, str, str, float]]:
         yield tid, str(path), cwd, base + i
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"id": tid, "cwd": cwd, "base_instructions": {"text": big}}
-        path.write_text(json.dumps({"timestamp": "t", "ordinal": 0, "type": "session_meta",
-                                    "payload": meta}, separators=(",", ":")) + "\n")
+        path.write_text(
+            json.dumps(
+                {"timestamp": "t", "ordinal": 0, "type": "session_meta", "payload": meta},
+                separators=(",", ":"),
+            )
+            + "\n"
+        )
         os.utime(path, (base + i, base + i))
 
 
@@ -241,10 +259,14 @@ def test_twenty_thousand_rollouts(tmp_path: Path) -> None:
     home = tmp_path / ".codex"
     rows = list(_many(home, 20_000))
     with sqlite3.connect(home / "state_5.sqlite") as db:
-        db.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, cwd TEXT, "
-                   "updated_at INTEGER, archived INTEGER DEFAULT 0)")
-        db.executemany("INSERT INTO threads (id, rollout_path, cwd, updated_at) VALUES (?,?,?,?)",
-                       [(t, p, c, int(m)) for t, p, c, m in rows])
+        db.execute(
+            "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, cwd TEXT, "
+            "updated_at INTEGER, archived INTEGER DEFAULT 0)"
+        )
+        db.executemany(
+            "INSERT INTO threads (id, rollout_path, cwd, updated_at) VALUES (?,?,?,?)",
+            [(t, p, c, int(m)) for t, p, c, m in rows],
+        )
     newest = {}
     for tid, _, cwd, _ in rows:
         newest[cwd] = tid  # rows are in time order: the last one per project is its newest
@@ -262,12 +284,15 @@ def test_twenty_thousand_rollouts(tmp_path: Path) -> None:
     first = next(ADAPTER.discover(Path(project), accounts))
     scanned = time.perf_counter() - started
     assert first.session_id == newest[project]
-    print(f"\nnewest of 20,000 rollouts: index {with_index * 1000:.0f} ms, "
-          f"scan {scanned * 1000:.0f} ms")
+    print(
+        f"\nnewest of 20,000 rollouts: index {with_index * 1000:.0f} ms, "
+        f"scan {scanned * 1000:.0f} ms"
+    )
 
 
 def test_the_scan_reads_each_head_once_and_forgets_deleted_rollouts(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / ".codex"
     first = rollout(home, "01a2aaaa-0000-7000-8000-000000000001", "/src/app", mtime=1_000)
     rollout(home, "01a2aaaa-0000-7000-8000-000000000002", "/src/other", mtime=2_000)
@@ -285,10 +310,17 @@ def test_the_scan_reads_each_head_once_and_forgets_deleted_rollouts(
     caches = list(Path(os.environ["HOME"], ".baker", "cache", "codex").glob("heads-*.json"))
     assert len(caches) == 1 and caches[0].stat().st_mode & 0o777 == 0o600
 
-    newer = rollout(home, "01a2aaaa-0000-7000-8000-000000000003", "/src/app",
-                    stamp="2026-11-30T05-00-00", mtime=3_000)
-    assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000003",
-                                       "01a2aaaa-0000-7000-8000-000000000001"]
+    newer = rollout(
+        home,
+        "01a2aaaa-0000-7000-8000-000000000003",
+        "/src/app",
+        stamp="2026-11-30T05-00-00",
+        mtime=3_000,
+    )
+    assert found("/src/app", home) == [
+        "01a2aaaa-0000-7000-8000-000000000003",
+        "01a2aaaa-0000-7000-8000-000000000001",
+    ]
     assert reads[2:] == [str(newer)]  # only the new rollout's head was read
 
     first.unlink()

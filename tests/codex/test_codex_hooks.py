@@ -15,9 +15,16 @@ from tests.conftest import FIXTURES
 
 ADAPTER = CodexAdapter()
 NOTIFY = (PAYLOADS / "notify.json").read_text()
-KIND = {"SessionStart": "session_start", "PreToolUse": "pre_tool", "PostToolUse": "post_tool",
-        "Stop": "stop", "PreCompact": "pre_compact", "PostCompact": "other",
-        "SessionEnd": "session_end", "UserPromptSubmit": "prompt"}
+KIND = {
+    "SessionStart": "session_start",
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "Stop": "stop",
+    "PreCompact": "pre_compact",
+    "PostCompact": "other",
+    "SessionEnd": "session_end",
+    "UserPromptSubmit": "prompt",
+}
 
 
 def every_payload() -> list[tuple[str, dict[str, object]]]:
@@ -51,11 +58,14 @@ def test_tool_hooks_carry_the_command_and_the_paths_a_patch_touches() -> None:
     assert compact.source == "manual"
 
 
-@pytest.mark.parametrize("argv", [
-    [NOTIFY],
-    ["--agent", "codex", "--quiet", NOTIFY],
-    ["some-program", "--flag", NOTIFY],  # a chained program passes the same last argument
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [NOTIFY],
+        ["--agent", "codex", "--quiet", NOTIFY],
+        ["some-program", "--flag", NOTIFY],  # a chained program passes the same last argument
+    ],
+)
 def test_notify_json_is_the_last_argument(argv: list[str]) -> None:
     event = ADAPTER.parse_hook(b"", argv)
     assert event.kind == "notify" and event.native == "agent-turn-complete"
@@ -63,10 +73,15 @@ def test_notify_json_is_the_last_argument(argv: list[str]) -> None:
     assert event.cwd == "/home/dev/src/weather-cli" and event.turn_id
 
 
-@pytest.mark.parametrize("argv", [
-    ["{not json"], ['{"type": "agent-turn-complete"}'], ['{"thread-id": 5, "type": "x"}'],
-    ["[1, 2]"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["{not json"],
+        ['{"type": "agent-turn-complete"}'],
+        ['{"thread-id": 5, "type": "x"}'],
+        ["[1, 2]"],
+    ],
+)
 def test_bad_notify_arguments_are_rejected(argv: list[str]) -> None:
     with pytest.raises(ValueError):
         ADAPTER.parse_hook(b"", argv)
@@ -92,11 +107,17 @@ def test_an_ephemeral_thread_has_no_transcript_but_is_still_codex() -> None:
 def test_context_goes_out_as_additional_context_where_codex_reads_it() -> None:
     start = ADAPTER.parse_hook((PAYLOADS / "SessionStart.json").read_bytes())
     out = ADAPTER.render_context(start, "the note says: ship it")
-    assert out is not None and json.loads(out) == {"hookSpecificOutput": {
-        "hookEventName": "SessionStart", "additionalContext": "the note says: ship it"}}
+    assert out is not None and json.loads(out) == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": "the note says: ship it",
+        }
+    }
     pre = ADAPTER.parse_hook((PAYLOADS / "PreToolUse.Bash.json").read_bytes())
-    assert json.loads(ADAPTER.render_context(pre, "trap") or "")["hookSpecificOutput"][
-        "hookEventName"] == "PreToolUse"
+    assert (
+        json.loads(ADAPTER.render_context(pre, "trap") or "")["hookSpecificOutput"]["hookEventName"]
+        == "PreToolUse"
+    )
     stop = ADAPTER.parse_hook((PAYLOADS / "Stop.json").read_bytes())
     assert ADAPTER.render_context(stop, "anything") is None
     assert ADAPTER.render_context(ADAPTER.parse_hook(b"", [NOTIFY]), "anything") is None
@@ -127,10 +148,14 @@ def test_session_for_hook_by_transcript_path_and_by_thread_id(tmp_path: Path) ->
 def test_a_title_generation_thread_has_no_session(tmp_path: Path) -> None:
     home = home_copy(tmp_path)
     accounts = [Account(agent="codex", name="work", dir=str(home))]
-    title = json.dumps({"type": "agent-turn-complete",
-                        "thread-id": "01a22a9b-0000-7000-8000-000000000000",
-                        "cwd": "/home/dev/src/weather-cli", "input-messages": [
-                            "Generate a concise, single-line task title for this request"]})
+    title = json.dumps(
+        {
+            "type": "agent-turn-complete",
+            "thread-id": "01a22a9b-0000-7000-8000-000000000000",
+            "cwd": "/home/dev/src/weather-cli",
+            "input-messages": ["Generate a concise, single-line task title for this request"],
+        }
+    )
     assert ADAPTER.session_for_hook(ADAPTER.parse_hook(b"", [title]), accounts) is None
     (home / "state_5.sqlite").write_bytes(b"garbage")  # and with no usable index
     assert ADAPTER.session_for_hook(ADAPTER.parse_hook(b"", [title]), accounts) is None

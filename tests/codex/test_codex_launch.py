@@ -46,8 +46,7 @@ def test_native_resume_copies_the_rollout_into_the_target_home(tmp_path: Path) -
     brief.write_text("brief")
     tid = "01a22a99-3138-74a2-beeb-885dc8136fd9"
     source = rollout(tmp_path / "personal", tid, "/w", stamp="2026-11-30T03-56-52")
-    ref = SessionRef(agent="codex", account="personal", session_id=tid, path=str(source),
-                     mtime=0)
+    ref = SessionRef(agent="codex", account="personal", session_id=tid, path=str(source), mtime=0)
     work = Account(agent="codex", name="work", dir=str(tmp_path / "work"))
     spec = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref))
     assert spec.argv[:3] == ["codex", "resume", tid]
@@ -68,28 +67,26 @@ def test_native_resume_never_loses_turns_found_only_in_the_target(tmp_path: Path
     tid = "01a22a99-520c-7f21-b282-ca967466c8a2"
     full = (FIXTURES / "codex" / ".codex" / "sessions" / "2026" / "11" / "30" / name).read_bytes()
     lines = full.splitlines(keepends=True)
-    first_turn = b"".join(lines[: next(i for i, line in enumerate(lines)
-                                        if b'"task_complete"' in line) + 1])
+    first_turn = b"".join(
+        lines[: next(i for i, line in enumerate(lines) if b'"task_complete"' in line) + 1]
+    )
     source = tmp_path / "personal" / "sessions" / "2026" / "11" / "30" / name
     target = tmp_path / "work" / "sessions" / "2026" / "11" / "30" / name
     for path, data in ((source, first_turn), (target, full)):
         path.parent.mkdir(parents=True)
         path.write_bytes(data)
-    ref = SessionRef(agent="codex", account="personal", session_id=tid, path=str(source),
-                     mtime=0)
+    ref = SessionRef(agent="codex", account="personal", session_id=tid, path=str(source), mtime=0)
     work = Account(agent="codex", name="work", dir=str(tmp_path / "work"))
     brief = tmp_path / "brief.md"
     brief.write_text("brief")
-    dry = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref,
-                                                          dry_run=True))
+    dry = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref, dry_run=True))
     assert any(n.startswith("would refuse") for n in dry.notes)
     with pytest.raises(BakerError) as refused:
         ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref))
     assert "source (personal): 1 request(s)" in str(refused.value)
     assert "target (work): 3 request(s)" in str(refused.value) and "--force" in str(refused.value)
     assert target.read_bytes() == full
-    forced = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref,
-                                                             force=True))
+    forced = ADAPTER.launch(Path("/w"), brief, LaunchOptions(account=work, native=ref, force=True))
     [backup] = [p for p in target.parent.iterdir() if p != target]
     assert backup.read_bytes() == full and target.read_bytes() == first_turn
     assert any(str(backup) in n for n in forced.notes)

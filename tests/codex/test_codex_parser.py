@@ -35,7 +35,8 @@ def check_truth(session: Session, truth: dict[str, Any]) -> None:
     assert session.latest_request == redact(truth["latest_user_request"])
     assert sorted(f.path for f in session.files_edited) == sorted(truth["files_edited"])
     assert [(t.content, t.status) for t in session.todos] == [
-        (p["step"], p["status"]) for p in truth.get("plan", [])]
+        (p["step"], p["status"]) for p in truth.get("plan", [])
+    ]
     assert [c.name for c in session.tool_calls] == truth["tool_call_sequence"]
     interrupted = truth.get("interrupted_tool_calls", [])
     assert [c.id for c in session.pending_calls] == [c["call_id"] for c in interrupted]
@@ -53,7 +54,7 @@ def check_truth(session: Session, truth: dict[str, Any]) -> None:
     compaction = truth.get("compaction")
     assert len(session.compactions) == (compaction["compacted_records"] if compaction else 0)
     if compaction:
-        after = session.requests[-len(compaction["requests_after_compaction"]):]
+        after = session.requests[-len(compaction["requests_after_compaction"]) :]
         assert after == compaction["requests_after_compaction"]
     assert session.bad_lines == 0
     assert session.unknown_records == {}
@@ -72,8 +73,12 @@ def test_trimmed_copies_read_the_same(rel: str) -> None:
 
 def test_secrets_never_reach_the_session() -> None:
     rel, truth = by_scenario("S5")
-    encoded = json.dumps([read(FIXTURES / rel).session.requests,
-                          [c.output for c in read(FIXTURES / rel).session.tool_calls]])
+    encoded = json.dumps(
+        [
+            read(FIXTURES / rel).session.requests,
+            [c.output for c in read(FIXTURES / rel).session.tool_calls],
+        ]
+    )
     for secret in truth["secrets"].values():
         if len(secret["value"]) >= 8:
             assert secret["value"] not in encoded
@@ -107,32 +112,103 @@ def test_a_replaced_file_is_read_from_the_start(tmp_path: Path) -> None:
 
 
 LEGACY = [
-    line("session_meta", {"id": "0198aaaa-0000-7000-8000-000000000001", "timestamp":
-                          "2025-08-01T10:00:00Z", "cwd": "/w/app", "originator": "codex_cli_rs",
-                          "cli_version": "0.20.0", "instructions": None,
-                          "git": {"branch": "dev"}}),
-    line("response_item", {"type": "message", "role": "user", "content": [
-        {"type": "input_text", "text": "<environment_context>\n  <cwd>/w/app</cwd>\n"}]}),
+    line(
+        "session_meta",
+        {
+            "id": "0198aaaa-0000-7000-8000-000000000001",
+            "timestamp": "2025-08-01T10:00:00Z",
+            "cwd": "/w/app",
+            "originator": "codex_cli_rs",
+            "cli_version": "0.20.0",
+            "instructions": None,
+            "git": {"branch": "dev"},
+        },
+    ),
+    line(
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "<environment_context>\n  <cwd>/w/app</cwd>\n"}
+            ],
+        },
+    ),
     line("event_msg", {"type": "task_started", "model_context_window": 272000}),
     line("turn_context", {"cwd": "/w/app", "model": "gpt-5-codex", "approval_policy": "never"}),
-    line("response_item", {"type": "message", "role": "user", "content": [
-        {"type": "input_text", "text": "Rename util.py to helpers.py and drop old.txt"}]}),
-    line("event_msg", {"type": "user_message", "message":
-                       "Rename util.py to helpers.py and drop old.txt", "images": []}),
-    line("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
-                           "arguments": json.dumps({"command": ["bash", "-lc", "ls"]})}),
-    line("event_msg", {"type": "exec_command_end", "call_id": "c1", "exit_code": 0,
-                       "aggregated_output": "util.py old.txt"}),
-    line("response_item", {"type": "function_call_output", "call_id": "c1",
-                           "output": json.dumps({"output": "util.py old.txt"})}),
-    line("event_msg", {"type": "patch_apply_end", "call_id": "c2", "success": True,
-                       "changes": {"/w/app/util.py": {"update": {"unified_diff": "",
-                                                                  "move_path": "/w/app/helpers.py"}},
-                                   "/w/app/old.txt": {"delete": {}}}}),
+    line(
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Rename util.py to helpers.py and drop old.txt"}
+            ],
+        },
+    ),
+    line(
+        "event_msg",
+        {
+            "type": "user_message",
+            "message": "Rename util.py to helpers.py and drop old.txt",
+            "images": [],
+        },
+    ),
+    line(
+        "response_item",
+        {
+            "type": "function_call",
+            "name": "shell",
+            "call_id": "c1",
+            "arguments": json.dumps({"command": ["bash", "-lc", "ls"]}),
+        },
+    ),
+    line(
+        "event_msg",
+        {
+            "type": "exec_command_end",
+            "call_id": "c1",
+            "exit_code": 0,
+            "aggregated_output": "util.py old.txt",
+        },
+    ),
+    line(
+        "response_item",
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": json.dumps({"output": "util.py old.txt"}),
+        },
+    ),
+    line(
+        "event_msg",
+        {
+            "type": "patch_apply_end",
+            "call_id": "c2",
+            "success": True,
+            "changes": {
+                "/w/app/util.py": {
+                    "update": {"unified_diff": "", "move_path": "/w/app/helpers.py"}
+                },
+                "/w/app/old.txt": {"delete": {}},
+            },
+        },
+    ),
     line("event_msg", {"type": "agent_message", "message": "Done."}),
-    line("event_msg", {"type": "token_count", "info": {
-        "last_token_usage": {"input_tokens": 900, "output_tokens": 100, "total_tokens": 1000},
-        "model_context_window": 272000}}),
+    line(
+        "event_msg",
+        {
+            "type": "token_count",
+            "info": {
+                "last_token_usage": {
+                    "input_tokens": 900,
+                    "output_tokens": 100,
+                    "total_tokens": 1000,
+                },
+                "model_context_window": 272000,
+            },
+        },
+    ),
     line("event_msg", {"type": "task_complete", "last_agent_message": "Done."}),
     # What 0.171 appends when it resumes a legacy thread: still legacy-style events.
     line("world_state", {"full": True, "state": {}}),
@@ -140,10 +216,14 @@ LEGACY = [
     line("event_msg", {"type": "task_started", "model_context_window": 258400}),
     line("turn_context", {"cwd": "/w/app", "model": "gpt-5.5"}),
     line("event_msg", {"type": "user_message", "message": "Now add a test", "images": []}),
-    line("token_usage_record", {"usage": {"input_tokens": 1500, "output_tokens": 50,
-                                          "total_tokens": 1550}}),
-    line("event_msg", {"type": "error", "message": "Rate limit reached for gpt-5.5. "
-                                                   "Please try again in 20s."}),
+    line(
+        "token_usage_record",
+        {"usage": {"input_tokens": 1500, "output_tokens": 50, "total_tokens": 1550}},
+    ),
+    line(
+        "event_msg",
+        {"type": "error", "message": "Rate limit reached for gpt-5.5. Please try again in 20s."},
+    ),
 ]
 
 
@@ -151,11 +231,12 @@ def test_legacy_rollouts_and_what_0_171_appends_to_them(tmp_path: Path) -> None:
     target = tmp_path / "rollout-legacy.jsonl"
     target.write_text("\n".join(LEGACY) + "\n")
     session = read(target).session
-    assert session.requests == ["Rename util.py to helpers.py and drop old.txt",
-                                "Now add a test"]
+    assert session.requests == ["Rename util.py to helpers.py and drop old.txt", "Now add a test"]
     assert session.model == "gpt-5.5" and session.git_branch == "dev"
     assert [(f.path, f.action, f.moved_to) for f in session.files_edited] == [
-        ("util.py", "move", "helpers.py"), ("old.txt", "delete", None)]
+        ("util.py", "move", "helpers.py"),
+        ("old.txt", "delete", None),
+    ]
     assert session.tool_calls[0].input == {"command": ["bash", "-lc", "ls"]}
     assert session.tool_calls[0].finished
     assert session.usage is not None and session.usage.context_tokens == 1550
@@ -167,8 +248,13 @@ def test_legacy_rollouts_and_what_0_171_appends_to_them(tmp_path: Path) -> None:
 
 def test_paginated_file_changes_of_every_kind(tmp_path: Path) -> None:
     def change(call: str, changes: dict[str, Any], status: str = "completed") -> str:
-        return line("event_msg", {"type": "item_completed", "item": {
-            "type": "FileChange", "id": call, "changes": changes, "status": status}})
+        return line(
+            "event_msg",
+            {
+                "type": "item_completed",
+                "item": {"type": "FileChange", "id": call, "changes": changes, "status": status},
+            },
+        )
 
     rows = [
         line("session_meta", {"id": "t", "cwd": "/w", "history_mode": "paginated"}, ordinal=0),
@@ -182,8 +268,11 @@ def test_paginated_file_changes_of_every_kind(tmp_path: Path) -> None:
     target.write_text("\n".join(rows) + "\n")
     edits = read(target).session.files_edited
     assert [(f.path, f.action, f.moved_to) for f in edits] == [
-        ("new.py", "write", None), ("a.py", "move", "b.py"), ("gone.py", "delete", None),
-        ("/elsewhere/x.py", "edit", None)]
+        ("new.py", "write", None),
+        ("a.py", "move", "b.py"),
+        ("gone.py", "delete", None),
+        ("/elsewhere/x.py", "edit", None),
+    ]
 
 
 def test_a_patch_without_a_filechange_event_still_counts_and_a_malformed_one_does_not(
@@ -192,18 +281,52 @@ def test_a_patch_without_a_filechange_event_still_counts_and_a_malformed_one_doe
     good = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** End Patch\n"
     rows = [
         line("session_meta", {"id": "t", "cwd": "/w"}),
-        line("response_item", {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch",
-                               "input": good}),
-        line("response_item", {"type": "custom_tool_call_output", "call_id": "p1",
-                               "output": "Exit code: 0\nOutput:\nSuccess."}),
-        line("response_item", {"type": "custom_tool_call", "call_id": "p2", "name": "apply_patch",
-                               "input": "*** Begin Patch\nnonsense\n"}),
-        line("response_item", {"type": "custom_tool_call_output", "call_id": "p2",
-                               "output": "Exit code: 1\nOutput:\ninvalid patch"}),
-        line("response_item", {"type": "custom_tool_call", "call_id": "p3", "name": "apply_patch",
-                               "input": "*** Begin Patch\n*** Add File: b.py\n+z\n*** End Patch"}),
-        line("response_item", {"type": "custom_tool_call_output", "call_id": "p3",
-                               "output": "Exit code: 1\nOutput:\nfile exists"}),
+        line(
+            "response_item",
+            {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": good},
+        ),
+        line(
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "p1",
+                "output": "Exit code: 0\nOutput:\nSuccess.",
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "call_id": "p2",
+                "name": "apply_patch",
+                "input": "*** Begin Patch\nnonsense\n",
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "p2",
+                "output": "Exit code: 1\nOutput:\ninvalid patch",
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "call_id": "p3",
+                "name": "apply_patch",
+                "input": "*** Begin Patch\n*** Add File: b.py\n+z\n*** End Patch",
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "p3",
+                "output": "Exit code: 1\nOutput:\nfile exists",
+            },
+        ),
     ]
     target = tmp_path / "r.jsonl"
     target.write_text("\n".join(rows) + "\n")
@@ -217,10 +340,12 @@ def test_unknown_records_torn_lines_and_garbage_never_stop_the_reader(tmp_path: 
     rel, truth = by_scenario("S1")
     target = tmp_path / "r.jsonl"
     data = (FIXTURES / rel).read_bytes()
-    junk = (b'{"timestamp":"t","type":"hologram","payload":{}}\n'
-            b"not json at all\n"
-            b'{"type":"event_msg","payload":{"type":"item_completed","item":"?"}}\n'
-            b'{"type":"response_item","payload":[1,2]}\n')
+    junk = (
+        b'{"timestamp":"t","type":"hologram","payload":{}}\n'
+        b"not json at all\n"
+        b'{"type":"event_msg","payload":{"type":"item_completed","item":"?"}}\n'
+        b'{"type":"response_item","payload":[1,2]}\n'
+    )
     target.write_bytes(junk + data + b'{"timestamp":"2026-12-01T00:00:00Z","type":"event_msg"')
     session = read(target).session
     assert session.latest_request == truth["latest_user_request"]
@@ -231,12 +356,17 @@ def test_unknown_records_torn_lines_and_garbage_never_stop_the_reader(tmp_path: 
 
 def test_a_turn_aborted_by_the_user_is_incomplete(tmp_path: Path) -> None:
     target = tmp_path / "r.jsonl"
-    target.write_text("\n".join([
-        line("session_meta", {"id": "t", "cwd": "/w"}),
-        line("event_msg", {"type": "task_started"}),
-        line("event_msg", {"type": "user_message", "message": "go"}),
-        line("event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
-    ]) + "\n")
+    target.write_text(
+        "\n".join(
+            [
+                line("session_meta", {"id": "t", "cwd": "/w"}),
+                line("event_msg", {"type": "task_started"}),
+                line("event_msg", {"type": "user_message", "message": "go"}),
+                line("event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+            ]
+        )
+        + "\n"
+    )
     session = read(target).session
     assert session.turn_incomplete
     assert session.messages[-1].kind == "meta"
@@ -264,14 +394,27 @@ def test_ground_truth_has_every_codex_rollout() -> None:
 
 def test_prompts_typed_by_baker_resume_are_not_the_users_request(tmp_path: Path) -> None:
     target = tmp_path / "r.jsonl"
-    target.write_text("\n".join([
-        line("session_meta", {"id": "t", "cwd": "/w"}),
-        line("event_msg", {"type": "user_message", "message": "Fix the login bug"}),
-        line("event_msg", {"type": "user_message", "message": "# Handoff brief\n\n## First move"}),
-        line("event_msg", {"type": "user_message", "message":
-                           "Continue this session. A handoff brief with the live repo state is "
-                           "in /tmp/b.md: read it first, then do what its 'First move' says."}),
-    ]) + "\n")
+    target.write_text(
+        "\n".join(
+            [
+                line("session_meta", {"id": "t", "cwd": "/w"}),
+                line("event_msg", {"type": "user_message", "message": "Fix the login bug"}),
+                line(
+                    "event_msg",
+                    {"type": "user_message", "message": "# Handoff brief\n\n## First move"},
+                ),
+                line(
+                    "event_msg",
+                    {
+                        "type": "user_message",
+                        "message": "Continue this session. A handoff brief with the live repo state is "
+                        "in /tmp/b.md: read it first, then do what its 'First move' says.",
+                    },
+                ),
+            ]
+        )
+        + "\n"
+    )
     session = read(target).session
     assert session.requests == ["Fix the login bug"]
     assert [m.kind for m in session.messages] == ["request", "meta", "meta"]
@@ -279,13 +422,23 @@ def test_prompts_typed_by_baker_resume_are_not_the_users_request(tmp_path: Path)
 
 def test_a_local_compaction_keeps_its_summary_redacted(tmp_path: Path) -> None:
     target = tmp_path / "r.jsonl"
-    target.write_text("\n".join([
-        line("session_meta", {"id": "t", "cwd": "/w"}),
-        line("event_msg", {"type": "task_started"}),
-        line("event_msg", {"type": "user_message", "message": "long task"}),
-        line("compacted", {"message": "Summary: deploy with AKIAIOSFODNN7EXAMPLE next.",
-                           "replacement_history": []}),
-    ]) + "\n")
+    target.write_text(
+        "\n".join(
+            [
+                line("session_meta", {"id": "t", "cwd": "/w"}),
+                line("event_msg", {"type": "task_started"}),
+                line("event_msg", {"type": "user_message", "message": "long task"}),
+                line(
+                    "compacted",
+                    {
+                        "message": "Summary: deploy with AKIAIOSFODNN7EXAMPLE next.",
+                        "replacement_history": [],
+                    },
+                ),
+            ]
+        )
+        + "\n"
+    )
     (compaction,) = read(target).session.compactions
     assert compaction.trigger == "auto"  # inside a prompted turn: not `/compact`
     assert compaction.summary and compaction.summary.startswith("Summary: deploy with")
@@ -300,8 +453,7 @@ def _eager(session: Session, extra: dict[str, Any], line: bytes) -> None:
 
 @pytest.mark.parametrize("rel", sorted(ROLLOUTS), ids=lambda r: ROLLOUTS[r]["scenario"])
 def test_deferred_usage_records_read_as_if_applied_at_once(rel: str) -> None:
-    ref = SessionRef(agent="codex", account="t", session_id="s", path=str(FIXTURES / rel),
-                     mtime=0)
+    ref = SessionRef(agent="codex", account="t", session_id="s", path=str(FIXTURES / rel), mtime=0)
     deferred = read_incremental(ref, None, parser.fold, finish=parser.flush)
     eager = read_incremental(ref, None, _eager)
     assert msgspec.to_builtins(deferred.session) == msgspec.to_builtins(eager.session)
@@ -310,20 +462,37 @@ def test_deferred_usage_records_read_as_if_applied_at_once(rel: str) -> None:
 
 def test_a_usage_limit_takes_the_reset_of_the_token_count_before_it(tmp_path: Path) -> None:
     def count(used: float, resets: int, total: int) -> str:
-        return compact("event_msg", {"type": "token_count", "info": {
-            "model_context_window": 1000, "last_token_usage": {"total_tokens": total}},
-            "rate_limits": {"primary": {"used_percent": used, "resets_at": resets}}})
+        return compact(
+            "event_msg",
+            {
+                "type": "token_count",
+                "info": {"model_context_window": 1000, "last_token_usage": {"total_tokens": total}},
+                "rate_limits": {"primary": {"used_percent": used, "resets_at": resets}},
+            },
+        )
 
     path = tmp_path / "r.jsonl"
-    path.write_text("\n".join([
-        compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
-        compact("event_msg", {"type": "task_started", "model_context_window": 5000}),
-        count(50, 1_800_000_000, 10), count(100, 1_900_000_000, 20),
-        compact("event_msg", {"type": "error", "message": "You've hit your usage limit.",
-                           "codex_error_info": "usage_limit_exceeded"}),
-        count(100, 2_000_000_000, 30),
-        compact("token_usage_record", {"usage": {"total_tokens": 40}}),
-    ]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
+                compact("event_msg", {"type": "task_started", "model_context_window": 5000}),
+                count(50, 1_800_000_000, 10),
+                count(100, 1_900_000_000, 20),
+                compact(
+                    "event_msg",
+                    {
+                        "type": "error",
+                        "message": "You've hit your usage limit.",
+                        "codex_error_info": "usage_limit_exceeded",
+                    },
+                ),
+                count(100, 2_000_000_000, 30),
+                compact("token_usage_record", {"usage": {"total_tokens": 40}}),
+            ]
+        )
+        + "\n"
+    )
     session = read(path).session
     assert session.errors[-1].kind == "usage_limit"
     assert session.errors[-1].reset_at.startswith("2030-03-17")  # 1_900_000_000
@@ -332,17 +501,29 @@ def test_a_usage_limit_takes_the_reset_of_the_token_count_before_it(tmp_path: Pa
 
 def test_a_usage_record_of_an_odd_shape_is_a_bad_line_not_a_failed_read(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_text("\n".join([
-        compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
-        compact("event_msg", {"type": "token_count", "rate_limits": {
-            "primary": {"used_percent": "full", "resets_at": 1}}}),
-        compact("event_msg", {"type": "user_message", "message": "still read"}),
-    ]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
+                compact(
+                    "event_msg",
+                    {
+                        "type": "token_count",
+                        "rate_limits": {"primary": {"used_percent": "full", "resets_at": 1}},
+                    },
+                ),
+                compact("event_msg", {"type": "user_message", "message": "still read"}),
+            ]
+        )
+        + "\n"
+    )
     session = read(path).session
     assert session.bad_lines == 1 and session.requests[-1] == "still read"
 
 
 def compact(kind: str, payload: dict[str, Any]) -> str:
     """A rollout line as Codex writes it (no spaces), which is what `fold` peeks at."""
-    return json.dumps({"timestamp": "2026-11-30T04:00:00.000Z", "type": kind,
-                       "payload": payload}, separators=(",", ":"))
+    return json.dumps(
+        {"timestamp": "2026-11-30T04:00:00.000Z", "type": kind, "payload": payload},
+        separators=(",", ":"),
+    )

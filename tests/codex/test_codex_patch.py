@@ -27,8 +27,11 @@ FULL = """*** Begin Patch
 
 def test_every_kind_of_file_operation() -> None:
     assert parse(FULL) == [
-        FileOp("add", "docs/new.md"), FileOp("update", "src/app.py", move_to="src/main.py"),
-        FileOp("delete", "old/legacy.py"), FileOp("update", "src/util.py")]
+        FileOp("add", "docs/new.md"),
+        FileOp("update", "src/app.py", move_to="src/main.py"),
+        FileOp("delete", "old/legacy.py"),
+        FileOp("update", "src/util.py"),
+    ]
 
 
 def test_a_heredoc_sent_to_the_shell() -> None:
@@ -42,17 +45,20 @@ def test_paths_with_spaces_survive() -> None:
     assert parse(text) == [FileOp("update", "client work/a b.md")]
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "just some text",
-    "*** Begin Patch\n*** Add File: a.py\n+x\n",  # never ends
-    "*** Begin Patch\n*** End Patch",  # no files
-    "*** Begin Patch\n*** Add File: \n*** End Patch",  # no path
-    "*** Begin Patch\n*** Move to: b.py\n*** End Patch",  # a move outside an update
-    "*** Begin Patch\n*** Add File: a.py\n*** Move to: b.py\n*** End Patch",
-    "*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch",
-    "*** Begin Patch\n+stray line\n*** Add File: a.py\n*** End Patch",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "just some text",
+        "*** Begin Patch\n*** Add File: a.py\n+x\n",  # never ends
+        "*** Begin Patch\n*** End Patch",  # no files
+        "*** Begin Patch\n*** Add File: \n*** End Patch",  # no path
+        "*** Begin Patch\n*** Move to: b.py\n*** End Patch",  # a move outside an update
+        "*** Begin Patch\n*** Add File: a.py\n*** Move to: b.py\n*** End Patch",
+        "*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch",
+        "*** Begin Patch\n+stray line\n*** Add File: a.py\n*** End Patch",
+    ],
+)
 def test_malformed_patches_raise_patch_error(text: str) -> None:
     with pytest.raises(PatchError):
         parse(text)

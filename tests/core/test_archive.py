@@ -50,14 +50,22 @@ class FolderAdapter(StubAdapter):
                 if path.name == "history.jsonl":
                     continue
                 st = path.stat()
-                yield SessionRef(agent=self.name, account=acc.dir, session_id=path.stem,
-                                 path=str(path), mtime=st.st_mtime, size=st.st_size)
+                yield SessionRef(
+                    agent=self.name,
+                    account=acc.dir,
+                    session_id=path.stem,
+                    path=str(path),
+                    mtime=st.st_mtime,
+                    size=st.st_size,
+                )
 
 
 @pytest.fixture
 def homes(tmp_path: Path, fixtures: Path) -> dict[str, Path]:
-    return {agent: copy_tree(fixtures / agent / f".{agent}", tmp_path / agent)
-            for agent in ("claude", "codex", "gemini")}
+    return {
+        agent: copy_tree(fixtures / agent / f".{agent}", tmp_path / agent)
+        for agent in ("claude", "codex", "gemini")
+    }
 
 
 @pytest.fixture
@@ -65,7 +73,9 @@ def adapters(homes: dict[str, Path]) -> dict[str, FolderAdapter]:
     return {name: FolderAdapter(name, home) for name, home in homes.items()}
 
 
-def index(adapters: dict[str, FolderAdapter], project: Path | None = None) -> archive_mod.IndexStats:
+def index(
+    adapters: dict[str, FolderAdapter], project: Path | None = None
+) -> archive_mod.IndexStats:
     with Archive() as archive:
         return refresh(archive, project, adapters=adapters, config=GlobalConfig())
 
@@ -75,7 +85,9 @@ def search(query: str, **kw: Any) -> list[archive_mod.Hit]:
         return archive.search(query, **kw)
 
 
-def test_every_agents_sessions_are_found_with_their_project(adapters: dict[str, FolderAdapter]) -> None:
+def test_every_agents_sessions_are_found_with_their_project(
+    adapters: dict[str, FolderAdapter],
+) -> None:
     stats = index(adapters)
     assert stats.indexed == stats.files > 20 and not stats.skipped
     hits = search("pagination", project=CHAT)
@@ -101,8 +113,12 @@ def test_scoped_to_the_project_unless_asked(adapters: dict[str, FolderAdapter]) 
 def test_secrets_never_reach_the_archive(adapters: dict[str, FolderAdapter]) -> None:
     index(adapters)
     assert search("deploy", project="/home/dev/src/deploy-scripts")
-    for secret in ("AKIAIOSFODNN7EXAMPLE", "ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
-                   "Sup3rS3cretPw", "wJalrXUtnFEMI"):
+    for secret in (
+        "AKIAIOSFODNN7EXAMPLE",
+        "ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+        "Sup3rS3cretPw",
+        "wJalrXUtnFEMI",
+    ):
         assert search(secret) == []
         for path in archive_mod.db_path().parent.glob("archive.sqlite*"):
             assert secret.encode() not in path.read_bytes(), path.name
@@ -115,8 +131,9 @@ def test_store_is_private(adapters: dict[str, FolderAdapter]) -> None:
     assert path.parent.stat().st_mode & 0o777 == 0o700
 
 
-def test_archive_survives_deletion_of_its_source(adapters: dict[str, FolderAdapter],
-                                                  homes: dict[str, Path]) -> None:
+def test_archive_survives_deletion_of_its_source(
+    adapters: dict[str, FolderAdapter], homes: dict[str, Path]
+) -> None:
     index(adapters)
     transcript = next(homes["claude"].rglob("d6782a42-*.jsonl"))
     transcript.unlink()
@@ -129,13 +146,19 @@ def test_archive_survives_deletion_of_its_source(adapters: dict[str, FolderAdapt
     assert LATEST in text
 
 
-def test_only_appended_bytes_are_indexed(adapters: dict[str, FolderAdapter],
-                                         homes: dict[str, Path]) -> None:
+def test_only_appended_bytes_are_indexed(
+    adapters: dict[str, FolderAdapter], homes: dict[str, Path]
+) -> None:
     index(adapters)
     assert index(adapters).bytes == 0  # nothing changed, nothing read
     transcript = next(homes["claude"].rglob("d6782a42-*.jsonl"))
-    line = json.dumps({"type": "user", "timestamp": "2026-12-01T10:00:00Z",
-                       "message": {"role": "user", "content": "Now add websocket heartbeats."}})
+    line = json.dumps(
+        {
+            "type": "user",
+            "timestamp": "2026-12-01T10:00:00Z",
+            "message": {"role": "user", "content": "Now add websocket heartbeats."},
+        }
+    )
     torn = '{"type": "user", "message": {"content": "half writ'
     with transcript.open("a") as f:
         f.write(line + "\n" + torn)
@@ -152,12 +175,20 @@ def test_only_appended_bytes_are_indexed(adapters: dict[str, FolderAdapter],
     assert hit.matches == 1  # the old text was not indexed twice
 
 
-def test_a_rewritten_or_shrunk_transcript_is_read_again(adapters: dict[str, FolderAdapter],
-                                                       homes: dict[str, Path]) -> None:
+def test_a_rewritten_or_shrunk_transcript_is_read_again(
+    adapters: dict[str, FolderAdapter], homes: dict[str, Path]
+) -> None:
     index(adapters)
     transcript = next(homes["claude"].rglob("d6782a42-*.jsonl"))
-    transcript.write_text(json.dumps({"type": "user", "message": {
-        "role": "user", "content": "Start over: port the server to aiohttp."}}) + "\n")
+    transcript.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": "Start over: port the server to aiohttp."},
+            }
+        )
+        + "\n"
+    )
     stats = index(adapters)
     assert (stats.indexed, stats.reset) == (1, 1)
     assert search("aiohttp", agent="claude")
@@ -189,7 +220,8 @@ def test_a_corrupt_database_is_rebuilt_with_a_message(adapters: dict[str, Folder
 
 
 def test_two_archives_index_concurrently_without_duplicates(
-        adapters: dict[str, FolderAdapter]) -> None:
+    adapters: dict[str, FolderAdapter],
+) -> None:
     with Archive() as first, Archive() as second:
         first.db.execute("BEGIN")
         assert first.db.execute("SELECT count(*) FROM sources").fetchone()  # a reader's snapshot
@@ -206,10 +238,15 @@ def test_checkpoints_and_saved_handoffs_of_the_project(repo: Path) -> None:
     from continuity_core.store import Store
 
     store = Store(repo)
-    session = Session(agent="codex", session_id="s-123", requests=["Migrate the billing cron"],
-                      messages=[Message(role="assistant", text="Moved it to systemd timers")])
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z",
-                                      session=session))
+    session = Session(
+        agent="codex",
+        session_id="s-123",
+        requests=["Migrate the billing cron"],
+        messages=[Message(role="assistant", text="Moved it to systemd timers")],
+    )
+    store.write_checkpoint(
+        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+    )
     saved = store.folder("saved") / "20261130-note.md"
     saved.write_text("---\nagent: claude\n---\n# Decisions\nKeep the flaky canary disabled.\n")
     with Archive() as archive:
@@ -227,8 +264,9 @@ def test_queries_with_punctuation_are_words_not_syntax(adapters: dict[str, Folde
     assert search("-- ! ()") == []
 
 
-def test_real_adapters_index_each_agents_fixtures(homes: dict[str, Path], tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_real_adapters_index_each_agents_fixtures(
+    homes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from continuity_core.adapters import load_all
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(homes["claude"]))
@@ -247,8 +285,9 @@ def test_real_adapters_index_each_agents_fixtures(homes: dict[str, Path], tmp_pa
     assert {h.agent for h in hits} == set(adapters) & {"claude", "codex", "gemini"}
 
 
-def test_retention_report_counts_sessions_due_for_deletion(adapters: dict[str, FolderAdapter],
-                                                           homes: dict[str, Path]) -> None:
+def test_retention_report_counts_sessions_due_for_deletion(
+    adapters: dict[str, FolderAdapter], homes: dict[str, Path]
+) -> None:
     (homes["claude"] / "days.json").write_text("10")
     (homes["gemini"] / "days.json").write_text("null")
     now = time.time()
@@ -267,7 +306,8 @@ def test_retention_report_counts_sessions_due_for_deletion(adapters: dict[str, F
 
 
 def test_an_archive_from_a_newer_baker_is_refused_not_rebuilt(
-        adapters: dict[str, FolderAdapter]) -> None:
+    adapters: dict[str, FolderAdapter],
+) -> None:
     from continuity_core.errors import StoreError
 
     index(adapters)
@@ -279,7 +319,8 @@ def test_an_archive_from_a_newer_baker_is_refused_not_rebuilt(
 
 
 def test_a_fifo_named_like_a_transcript_is_skipped_not_waited_on(
-        adapters: dict[str, FolderAdapter], homes: dict[str, Path]) -> None:
+    adapters: dict[str, FolderAdapter], homes: dict[str, Path]
+) -> None:
     import threading
 
     fifo = homes["claude"] / "projects" / "fifo-0000.jsonl"

@@ -24,8 +24,10 @@ NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 def log_line(store: Store, when: dt.datetime, event: str, **fields: Any) -> None:
     folder = store.folder("log")
     with (folder / "events.jsonl").open("a") as f:
-        f.write(json.dumps({"t": when.isoformat().replace("+00:00", "Z"), "event": event,
-                            **fields}) + "\n")
+        f.write(
+            json.dumps({"t": when.isoformat().replace("+00:00", "Z"), "event": event, **fields})
+            + "\n"
+        )
 
 
 class SessionAdapter(StubAdapter):
@@ -40,8 +42,14 @@ class SessionAdapter(StubAdapter):
         return [Account(agent="fake", name="default", dir="/nowhere")]
 
     def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        yield SessionRef(agent="fake", account="/nowhere", session_id=self.session.session_id,
-                         path=str(self.root / "t.jsonl"), mtime=NOW.timestamp(), cwd=str(project))
+        yield SessionRef(
+            agent="fake",
+            account="/nowhere",
+            session_id=self.session.session_id,
+            path=str(self.root / "t.jsonl"),
+            mtime=NOW.timestamp(),
+            cwd=str(project),
+        )
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         return Cursor(path=ref.path, session=self.session)
@@ -59,10 +67,15 @@ def test_a_quiet_project_is_healthy(repo: Path) -> None:
 def test_hook_failures_in_the_window_are_reported_once_per_command(repo: Path) -> None:
     store = Store(repo)
     for hours in (1, 2, 3):
-        log_line(store, NOW - dt.timedelta(hours=hours), "hook_error", command="checkpoint",
-                 error="KeyError: 'message'", where="parser.py:88")
-    log_line(store, NOW - dt.timedelta(hours=1), "hook_bad_input", command="pretool",
-             agent="codex")
+        log_line(
+            store,
+            NOW - dt.timedelta(hours=hours),
+            "hook_error",
+            command="checkpoint",
+            error="KeyError: 'message'",
+            where="parser.py:88",
+        )
+    log_line(store, NOW - dt.timedelta(hours=1), "hook_bad_input", command="pretool", agent="codex")
     log_line(store, NOW - dt.timedelta(days=30), "hook_error", command="pickup", error="old")
     log_line(store, NOW - dt.timedelta(hours=1), "something_new", detail="x")
     with (store.path("log") / "events.jsonl").open("a") as f:
@@ -78,12 +91,19 @@ def test_hook_failures_in_the_window_are_reported_once_per_command(repo: Path) -
 
 def test_noisy_traps_are_those_delivered_often_and_never_acted_on(repo: Path) -> None:
     store = Store(repo)
-    traps = [{"id": "t1", "pattern": "migrations/*.sql", "why": "x", "created_at": "2026-11-01"},
-             {"id": "t2", "pattern": "deploy.sh", "why": "y", "created_at": "2026-11-01"}]
+    traps = [
+        {"id": "t1", "pattern": "migrations/*.sql", "why": "x", "created_at": "2026-11-01"},
+        {"id": "t2", "pattern": "deploy.sh", "why": "y", "created_at": "2026-11-01"},
+    ]
     store.folder().joinpath("traps.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traps))
     for i in range(6):
-        log_line(store, NOW - dt.timedelta(hours=i + 1), "traps_delivered", session=f"s{i}",
-                 ids=["t1", "t2", "removed-since"])
+        log_line(
+            store,
+            NOW - dt.timedelta(hours=i + 1),
+            "traps_delivered",
+            session=f"s{i}",
+            ids=["t1", "t2", "removed-since"],
+        )
     log_line(store, NOW - dt.timedelta(minutes=5), "trap_acted", trap="t2")
     report = audit(repo, 7, adapters={}, config=GlobalConfig(), now=NOW)
     [noisy] = [p for p in report.problems if p.check == "traps"]
@@ -105,26 +125,44 @@ def test_stale_suspect_markers_in_the_note(repo: Path) -> None:
 
 def test_turns_without_checkpoints_and_untrusted_hooks(repo: Path) -> None:
     store = Store(repo)
-    session = Session(agent="fake", session_id="sess-1", requests=["a", "b", "c"],
-                      updated_at="2026-11-30T11:50:00Z",
-                      tool_calls=[ToolCall(id="1", name="Bash", input={"command": "make migrate"},
-                                           output="ok", timestamp="2026-11-30T11:40:00Z")])
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(),
-                                      created_at="2026-11-30T11:00:00Z", session=session))
+    session = Session(
+        agent="fake",
+        session_id="sess-1",
+        requests=["a", "b", "c"],
+        updated_at="2026-11-30T11:50:00Z",
+        tool_calls=[
+            ToolCall(
+                id="1",
+                name="Bash",
+                input={"command": "make migrate"},
+                output="ok",
+                timestamp="2026-11-30T11:40:00Z",
+            )
+        ],
+    )
+    store.write_checkpoint(
+        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T11:00:00Z", session=session)
+    )
     note = repo / "memory" / "hot.md"
     note.parent.mkdir()
     note.write_text("---\nupdated: 2026-11-30T11:00:00Z\n---\n# Now\nRun `make migrate`\n")
-    adapter = SessionAdapter(repo, session, [
-        Finding(level="warn", message="project hooks are not trusted", fix="codex trust"),
-        Finding(level="ok", message="hooks installed"),
-    ])
+    adapter = SessionAdapter(
+        repo,
+        session,
+        [
+            Finding(level="warn", message="project hooks are not trusted", fix="codex trust"),
+            Finding(level="ok", message="hooks installed"),
+        ],
+    )
     report = audit(repo, 7, adapters={"fake": adapter}, config=GlobalConfig(), now=NOW)
     by_check: dict[str, list[str]] = {}
     for p in report.problems:
         by_check.setdefault(p.check, []).append(p.message)
     assert any("1 checkpoint(s) for 3 turn(s)" in m for m in by_check["checkpoints"])
-    assert any("the last turn (2026-11-30T11:50:00Z) has no checkpoint" in m
-               for m in by_check["checkpoints"])
+    assert any(
+        "the last turn (2026-11-30T11:50:00Z) has no checkpoint" in m
+        for m in by_check["checkpoints"]
+    )
     assert by_check["install"] == ["fake: project hooks are not trusted"]
     assert any(m.startswith("Now is SUSPECT") and "Bash" in m for m in by_check["note"])
 

@@ -8,8 +8,13 @@ from tests.helpers.sample_session import SECRET, session
 
 
 def build(**kw: Any) -> brief.Brief:
-    args: dict[str, Any] = dict(project="/p", created_at="t", git=GitFacts(is_repo=True, branch="main"),
-                                note_text="# Now\nship it", session=session())
+    args: dict[str, Any] = dict(
+        project="/p",
+        created_at="t",
+        git=GitFacts(is_repo=True, branch="main"),
+        note_text="# Now\nship it",
+        session=session(),
+    )
     args.update(kw)
     return brief.build(**args)
 
@@ -62,8 +67,13 @@ def test_raw_text_cannot_break_out_of_its_fence() -> None:
 def test_compaction_summary_is_shown() -> None:
     from continuity_core.schemas.session import Compaction
 
-    s = session(compactions=[Compaction(trigger="manual", pre_tokens=22608,
-                                        summary="Primary request: add GET /rooms")])
+    s = session(
+        compactions=[
+            Compaction(
+                trigger="manual", pre_tokens=22608, summary="Primary request: add GET /rooms"
+            )
+        ]
+    )
     text = brief.render(build(session=s, budget_tokens=100_000))
     assert "compacted once; the last time by the user (manual), at 22,608 tokens" in text
     assert "Primary request: add GET /rooms" in text
@@ -73,8 +83,9 @@ def test_a_compaction_count_says_which_part_it_covers() -> None:
     """A cold read that could not count the part it skipped says so; a scanned one need not."""
     from continuity_core.schemas.session import Compaction
 
-    s = session(compactions=[Compaction(trigger="auto")] * 10, compactions_total=12,
-                unread_bytes=1 << 30)
+    s = session(
+        compactions=[Compaction(trigger="auto")] * 10, compactions_total=12, unread_bytes=1 << 30
+    )
     text = brief.render(build(session=s, budget_tokens=100_000))
     assert "compacted 12 times in the part read (its first 1,024.0 MiB were not read)" in text
     s.compactions_total, s.compactions_scanned = 179, True
@@ -88,11 +99,16 @@ def test_a_compaction_count_says_which_part_it_covers() -> None:
 def test_cost_from_the_agent_is_shown() -> None:
     from continuity_core.schemas.session import Usage
 
-    s = session(usage=Usage(context_tokens=5200, context_window=1_000_000), cost_usd=0.0696,
-                model_tokens={"claude-opus-5-5": 15_290})
+    s = session(
+        usage=Usage(context_tokens=5200, context_window=1_000_000),
+        cost_usd=0.0696,
+        model_tokens={"claude-opus-5-5": 15_290},
+    )
     text = brief.render(build(session=s))
-    assert "session cost so far (the agent's estimate): $0.0696 (claude-opus-5-5 15,290 tokens)" \
+    assert (
+        "session cost so far (the agent's estimate): $0.0696 (claude-opus-5-5 15,290 tokens)"
         in text
+    )
 
 
 def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: object) -> None:
@@ -114,8 +130,14 @@ def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: 
     assert len(prompt.text.encode()) < INLINE_PROMPT_MAX
     assert prompt.text.startswith("# Handoff brief")
     assert f"Read the file {path} whole" in prompt.text
-    for essential in ("## First move", "Refactor the parser so that", "Run the tests",
-                      "deploy.sh", "sleep 60 && ./it.sh", "ended on a usage limit"):
+    for essential in (
+        "## First move",
+        "Refactor the parser so that",
+        "Run the tests",
+        "deploy.sh",
+        "sleep 60 && ./it.sh",
+        "ended on a usage limit",
+    ):
         assert essential in prompt.text
     assert "THE END" not in prompt.text
     assert "the whole text is in the brief file" in prompt.text

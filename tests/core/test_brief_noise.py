@@ -24,7 +24,9 @@ for _agent in NATIVE:  # reads every agent's fixtures: absent with core installe
     pytest.importorskip(f"continuity_{_agent}")
 INSTRUCTIONS = re.compile(
     r"without asking the user|continue the conversation|resume directly|do not acknowledge"
-    r"|this session is being continued|if you need specific details", re.I)
+    r"|this session is being continued|if you need specific details",
+    re.I,
+)
 
 
 def captured() -> list[tuple[str, SessionRef]]:
@@ -45,16 +47,27 @@ def test_every_agent_has_captured_sessions() -> None:
     assert Counter(agent for agent, _ in SESSIONS) == {"claude": 19, "codex": 10, "gemini": 8}
 
 
-@pytest.mark.parametrize(("agent", "ref"), SESSIONS,
-                         ids=[f"{a}-{r.session_id[:8]}" for a, r in SESSIONS])
-def test_fixture_brief_has_each_fact_once_and_no_instructions(agent: str,
-                                                              ref: SessionRef) -> None:
+@pytest.mark.parametrize(
+    ("agent", "ref"), SESSIONS, ids=[f"{a}-{r.session_id[:8]}" for a, r in SESSIONS]
+)
+def test_fixture_brief_has_each_fact_once_and_no_instructions(agent: str, ref: SessionRef) -> None:
     session = read_session(load(agent), ref)
-    text = brief.render(brief.build(project="/p", created_at="t", git=GitFacts(),
-                                    note_text=None, session=session, ref=ref,
-                                    budget_tokens=100_000))
-    facts = [line.strip() for line in text.splitlines()
-             if len(line.strip()) >= 30 and not line.startswith("_source")]
+    text = brief.render(
+        brief.build(
+            project="/p",
+            created_at="t",
+            git=GitFacts(),
+            note_text=None,
+            session=session,
+            ref=ref,
+            budget_tokens=100_000,
+        )
+    )
+    facts = [
+        line.strip()
+        for line in text.splitlines()
+        if len(line.strip()) >= 30 and not line.startswith("_source")
+    ]
     repeated = [line for line, n in Counter(facts).items() if n > 1]
     assert repeated == []
     assert not INSTRUCTIONS.search(text), INSTRUCTIONS.search(text)
@@ -66,11 +79,15 @@ def test_fixture_brief_has_each_fact_once_and_no_instructions(agent: str,
 
 
 def test_compaction_summary_is_the_work_part(tmp_path: Path) -> None:
-    [(agent, ref)] = [(a, r) for a, r in SESSIONS
-                      if a == "claude" and r.session_id.startswith("d6782a42")]
+    [(agent, ref)] = [
+        (a, r) for a, r in SESSIONS if a == "claude" and r.session_id.startswith("d6782a42")
+    ]
     session = read_session(load(agent), ref)
-    text = brief.render(brief.build(project="/p", created_at="t", git=GitFacts(),
-                                    note_text=None, session=session, ref=ref))
+    text = brief.render(
+        brief.build(
+            project="/p", created_at="t", git=GitFacts(), note_text=None, session=session, ref=ref
+        )
+    )
     compaction = text.split("## Compaction")[1].split("\n## ")[0]
     assert "1. Primary request: add a GET /rooms endpoint" in compaction
     assert "4. Pending: nothing yet." in compaction

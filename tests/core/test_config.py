@@ -37,23 +37,27 @@ def test_invalid_toml(tmp_path: Path) -> None:
 
 def test_accounts_and_kebab_keys(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n'
-                    "[brief]\nbudget-tokens = 4000\n")
+    path.write_text(
+        '[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n[brief]\nbudget-tokens = 4000\n'
+    )
     cfg = load_config(path)
     assert cfg.accounts["work"].dir == "~/.claude-work" and cfg.brief.budget_tokens == 4000
 
 
 @pytest.mark.parametrize("folder", ["codex-work", "./codex-work", "$HOME/codex-work", ""])
-def test_an_account_dir_must_not_depend_on_the_current_folder(tmp_path: Path,
-                                                               folder: str) -> None:
+def test_an_account_dir_must_not_depend_on_the_current_folder(tmp_path: Path, folder: str) -> None:
     """A relative `dir` would be read from whatever folder baker or a hook runs in (a cloned
     repository's, for the hooks): refused, naming the account and the line."""
     path = tmp_path / "config.toml"
-    path.write_text(f'[machine]\nname = "m"\n\n[accounts.work]\nagent = "codex"\ndir = "{folder}"\n')
+    path.write_text(
+        f'[machine]\nname = "m"\n\n[accounts.work]\nagent = "codex"\ndir = "{folder}"\n'
+    )
     with pytest.raises(ConfigError) as e:
         load_config(path)
-    assert f"line 6: [accounts.work] dir = {folder!r} must be an absolute path or start with ~" \
+    assert (
+        f"line 6: [accounts.work] dir = {folder!r} must be an absolute path or start with ~"
         in str(e.value)
+    )
 
 
 def test_a_transcripts_folder_must_not_depend_on_the_current_folder(tmp_path: Path) -> None:
@@ -61,5 +65,7 @@ def test_a_transcripts_folder_must_not_depend_on_the_current_folder(tmp_path: Pa
     path.write_text('[transcripts]\nclaude = ["~/.claude"]\ncodex = ["/abs", "codex-copy"]\n')
     with pytest.raises(ConfigError) as e:
         load_config(path)
-    assert "line 3: [transcripts] codex holds 'codex-copy', which must be an absolute path " \
+    assert (
+        "line 3: [transcripts] codex holds 'codex-copy', which must be an absolute path "
         "or start with ~" in str(e.value)
+    )

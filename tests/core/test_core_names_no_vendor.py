@@ -16,7 +16,9 @@ CORE = Path(continuity_core.__file__).parent
 ALLOWED = {CORE / "redact.py", CORE / "needles.py"}
 VENDOR = re.compile(
     r"claude|codex|gemini|anthropic|openai|cleanupPeriodDays|sessionRetention|statusline"
-    r"|/continuity|\$continuity", re.IGNORECASE)
+    r"|/continuity|\$continuity",
+    re.IGNORECASE,
+)
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -52,18 +54,26 @@ def vendor_words(source: str) -> list[tuple[int, str]]:
 
 
 def test_core_code_names_no_agent_or_vendor_field() -> None:
-    found = [f"{path.relative_to(CORE)}:{line}: {word!r}"
-             for path in sorted(CORE.rglob("*.py")) if path not in ALLOWED
-             for line, word in vendor_words(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.relative_to(CORE)}:{line}: {word!r}"
+        for path in sorted(CORE.rglob("*.py"))
+        if path not in ALLOWED
+        for line, word in vendor_words(path.read_text(encoding="utf-8"))
+    ]
     assert found == [], "vendor knowledge in core (move it into an adapter):\n" + "\n".join(found)
 
 
 def test_the_check_sees_code_and_ignores_docstrings_and_comments() -> None:
-    source = ('"""Reads Claude Code\'s files."""\n'
-              "# codex keeps rollouts\n"
-              "def f(x):\n"
-              '    """gemini docstring"""\n'
-              '    return x.get("cleanupPeriodDays", "/continuity resume")\n'
-              "claude_dir = 1\n")
+    source = (
+        '"""Reads Claude Code\'s files."""\n'
+        "# codex keeps rollouts\n"
+        "def f(x):\n"
+        '    """gemini docstring"""\n'
+        '    return x.get("cleanupPeriodDays", "/continuity resume")\n'
+        "claude_dir = 1\n"
+    )
     assert sorted(w for _, w in vendor_words(source)) == [
-        "/continuity resume", "claude_dir", "cleanupPeriodDays"]
+        "/continuity resume",
+        "claude_dir",
+        "cleanupPeriodDays",
+    ]

@@ -16,9 +16,11 @@ from tests.helpers.fake_agent import FakeAdapter
 def _session(home: Path, sid: str, cwd: Path, request: str, mtime: float) -> None:
     path = home / "sessions" / f"{sid}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"type": "meta", "id": sid, "cwd": str(cwd)},
-             {"type": "user", "text": request},
-             {"type": "assistant", "text": "on it"}]
+    lines = [
+        {"type": "meta", "id": sid, "cwd": str(cwd)},
+        {"type": "user", "text": request},
+        {"type": "assistant", "text": "on it"},
+    ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     os.utime(path, (mtime, mtime))
 
@@ -36,6 +38,12 @@ class TestFakeAgentContract(AdapterContract):
         return ContractSample(
             adapter=FakeAdapter(),
             accounts=[Account(agent="fake", name=str(home), dir=str(home))],
-            project=project, session_id="newest", latest_request="the latest ask",
-            hook_payloads={"pre_tool": json.dumps({"event": "pre_tool", "session_id": "newest",
-                                                   "tool": "edit", "path": "a.py"}).encode()})
+            project=project,
+            session_id="newest",
+            latest_request="the latest ask",
+            hook_payloads={
+                "pre_tool": json.dumps(
+                    {"event": "pre_tool", "session_id": "newest", "tool": "edit", "path": "a.py"}
+                ).encode()
+            },
+        )

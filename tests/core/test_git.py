@@ -61,8 +61,9 @@ def test_repo_without_commits(tmp_path: Path) -> None:
 
 
 def _git_out(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None]]]:
@@ -70,8 +71,10 @@ def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None
     from continuity_core.git import _parse_worktrees
 
     trees = _parse_worktrees(_git_out(cwd, "worktree", "list", "--porcelain"))
-    return (_git_out(cwd, "rev-parse", "--show-toplevel").strip(),
-            [(w.path, w.branch, w.head) for w in trees])
+    return (
+        _git_out(cwd, "rev-parse", "--show-toplevel").strip(),
+        [(w.path, w.branch, w.head) for w in trees],
+    )
 
 
 def _as_read(cwd: Path) -> tuple[str | None, list[tuple[str, str | None, str | None]]]:
@@ -79,8 +82,9 @@ def _as_read(cwd: Path) -> tuple[str | None, list[tuple[str, str | None, str | N
     return facts.root, [(w.path, w.branch, w.head) for w in facts.worktrees]
 
 
-def test_worktrees_and_top_read_from_files_match_git(repo: Path, tmp_path: Path,
-                                                      monkeypatch: Any) -> None:
+def test_worktrees_and_top_read_from_files_match_git(
+    repo: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
     """The top-level folder and worktrees come from git's files, not from two more git
     processes: they say what `git rev-parse --show-toplevel` and `git worktree list` say,
     with refs loose or packed, branches or detached heads, from the main or a linked tree
@@ -180,13 +184,23 @@ def _commit(repo: Path, *args: str) -> None:
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", *args)
 
 
-@pytest.mark.parametrize("message", [
-    "plain subject", "two lines\nof subject\n\nbody here", "  \n\nleading blank lines",
-    "trailing spaces   \t\nnext line  ", "crlf subject\r\nsecond\r\n\r\nbody",
-    "ünïcödé ✓ subject", "", "subject only\n\n\n", "tabs\tinside  and   spaces",
-])
-def test_subject_read_from_a_loose_commit_is_what_git_log_prints(repo: Path, message: str,
-                                                                 monkeypatch: Any) -> None:
+@pytest.mark.parametrize(
+    "message",
+    [
+        "plain subject",
+        "two lines\nof subject\n\nbody here",
+        "  \n\nleading blank lines",
+        "trailing spaces   \t\nnext line  ",
+        "crlf subject\r\nsecond\r\n\r\nbody",
+        "ünïcödé ✓ subject",
+        "",
+        "subject only\n\n\n",
+        "tabs\tinside  and   spaces",
+    ],
+)
+def test_subject_read_from_a_loose_commit_is_what_git_log_prints(
+    repo: Path, message: str, monkeypatch: Any
+) -> None:
     from continuity_core import git as git_mod
 
     _commit(repo, "--cleanup=verbatim", "--allow-empty-message", "-m", message)
@@ -214,8 +228,20 @@ def test_subject_of_packed_replaced_or_reencoded_commits_comes_from_git(repo: Pa
     git(repo, "replace", head, other)  # git log shows the stand-in for HEAD
     assert git_facts(repo).subject == "stand-in"
     git(repo, "replace", "-d", head)
-    git(repo, "-c", "i18n.commitEncoding=ISO-8859-1", "-c", "user.name=t", "-c",
-        "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "caf\u00e9")
+    git(
+        repo,
+        "-c",
+        "i18n.commitEncoding=ISO-8859-1",
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "caf\u00e9",
+    )
     assert git_facts(repo).subject == _git_out(repo, "log", "-1", "--format=%s").strip()
 
 

@@ -14,18 +14,31 @@ from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.trap import Trap
 from tests.helpers.sample_session import SECRET, session
 
-GIT = GitFacts(is_repo=True, branch="main", head="a1b2c3d4e5f6a7b8", subject="Ship it",
-               dirty=[" M deploy.sh"], dirty_count=1, upstream="origin/main", ahead=2)
+GIT = GitFacts(
+    is_repo=True,
+    branch="main",
+    head="a1b2c3d4e5f6a7b8",
+    subject="Ship it",
+    dirty=[" M deploy.sh"],
+    dirty_count=1,
+    upstream="origin/main",
+    ahead=2,
+)
 
 
 def handoff(**kw: Any) -> Handoff:
     s = session()
-    built = brief.build(project="/p", created_at="t", git=GIT, note_text="# Now\nship it",
-                        session=s)
-    args: dict[str, Any] = {"brief": built, "session": s, "adapter": None, "git": GIT,
-                            "note": {"Now": f"ship it with {SECRET}"},
-                            "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN",
-                                           created_at="t")]}
+    built = brief.build(
+        project="/p", created_at="t", git=GIT, note_text="# Now\nship it", session=s
+    )
+    args: dict[str, Any] = {
+        "brief": built,
+        "session": s,
+        "adapter": None,
+        "git": GIT,
+        "note": {"Now": f"ship it with {SECRET}"},
+        "traps": [Trap(id="t1", pattern="deploy.sh", why="needs VPN", created_at="t")],
+    }
     args.update(kw)
     return Handoff(**args)
 
@@ -57,18 +70,22 @@ def test_free_text_is_redacted_and_the_json_decodes_strictly() -> None:
 def test_a_call_only_the_pretool_hook_saw_is_interrupted() -> None:
     quiet = session(tool_calls=[], errors=[])
     built = brief.build(project="/p", created_at="t", git=GIT, note_text=None, session=quiet)
-    seen = Inflight(agent="claude", session_id="s-1", tool_name="Bash", started_at="t0",
-                    command="make deploy")
+    seen = Inflight(
+        agent="claude", session_id="s-1", tool_name="Bash", started_at="t0", command="make deploy"
+    )
     doc = structured(Handoff(brief=built, session=quiet, adapter=None, git=GIT, unrecorded=seen))
     assert doc.limit is None and doc.interrupted is not None
     assert doc.interrupted.unrecorded is not None
-    assert (doc.interrupted.unrecorded.tool, doc.interrupted.unrecorded.what) == ("Bash",
-                                                                                  "make deploy")
+    assert (doc.interrupted.unrecorded.tool, doc.interrupted.unrecorded.what) == (
+        "Bash",
+        "make deploy",
+    )
 
 
 def test_without_a_session_every_key_is_still_there() -> None:
-    built = brief.build(project="/p", created_at="t", git=GitFacts(), note_text=None,
-                        searched=["claude: ~/.claude"])
+    built = brief.build(
+        project="/p", created_at="t", git=GitFacts(), note_text=None, searched=["claude: ~/.claude"]
+    )
     data = msgspec.to_builtins(structured(Handoff(brief=built, session=None, adapter=None)))
     for key in ("latest_request", "interrupted", "limit", "repo", "source"):
         assert key in data and data[key] is None

@@ -21,31 +21,39 @@ SECRETS = Path(__file__).parents[1] / "reliability" / "secrets"
 
 
 @settings(max_examples=3000, deadline=None)
-@given(name=st.text(alphabet="ab/.-[]!*?\n", max_size=12),
-       pattern=st.text(alphabet="ab/.*?[]!-", max_size=10))
+@given(
+    name=st.text(alphabet="ab/.-[]!*?\n", max_size=12),
+    pattern=st.text(alphabet="ab/.*?[]!-", max_size=10),
+)
 def test_globmatch_is_fnmatchcase(name: str, pattern: str) -> None:
     assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
 
 
 @settings(max_examples=3000, deadline=None)
-@given(name=st.text(alphabet="ab/?*\n", max_size=14),
-       pattern=st.text(alphabet="ab?*", max_size=10).map(lambda p: p.replace("***", "*")))
+@given(
+    name=st.text(alphabet="ab/?*\n", max_size=14),
+    pattern=st.text(alphabet="ab?*", max_size=10).map(lambda p: p.replace("***", "*")),
+)
 def test_globmatch_is_fnmatchcase_where_stars_and_marks_repeat(name: str, pattern: str) -> None:
     assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
 
 
-@pytest.mark.parametrize(("name", "pattern"), [(".ba", "*.?*.?a"), ("ab", "*a?*?b"),
-                                               ("abc", "a*?*??c"), ("a", "*?*")])
+@pytest.mark.parametrize(
+    ("name", "pattern"), [(".ba", "*.?*.?a"), ("ab", "*a?*?b"), ("abc", "a*?*??c"), ("a", "*?*")]
+)
 def test_globmatch_pieces_that_do_not_fit_before_the_tail(name: str, pattern: str) -> None:
     assert traps.globmatch(name, pattern) is fnmatchcase(name, pattern)
 
 
-@pytest.mark.parametrize(("name", "pattern"), [
-    ("x" + "a" * 400_000 + "b", "*" + "a" * 1000 + "b*x*"),  # each start matches 1000 chars
-    ("x" + "a" * 400_000 + "b", "*" + "a?" * 500 + "b*x*"),
-    ("a" * 400_000, "*a*a*a*a*a*a*a*a*a*a*a*a*b"),
-    ("ab" * 200_000, "*" + "?" * 999 + "c*"),
-])
+@pytest.mark.parametrize(
+    ("name", "pattern"),
+    [
+        ("x" + "a" * 400_000 + "b", "*" + "a" * 1000 + "b*x*"),  # each start matches 1000 chars
+        ("x" + "a" * 400_000 + "b", "*" + "a?" * 500 + "b*x*"),
+        ("a" * 400_000, "*a*a*a*a*a*a*a*a*a*a*a*a*b"),
+        ("ab" * 200_000, "*" + "?" * 999 + "c*"),
+    ],
+)
 def test_globmatch_stays_fast_on_long_names(name: str, pattern: str) -> None:
     """A command line is as long as an agent makes it (a heredoc); pretool has 3 s in all."""
     import time
@@ -56,14 +64,18 @@ def test_globmatch_stays_fast_on_long_names(name: str, pattern: str) -> None:
 
 
 @settings(max_examples=3000, deadline=None)
-@given(command=st.text(alphabet="ab &|;\t\n ", max_size=16),
-       pattern=st.text(alphabet="ab &|;*?", min_size=1, max_size=6))
-def test_command_matches_as_the_whole_line_or_a_chained_command_did(command: str,
-                                                                   pattern: str) -> None:
+@given(
+    command=st.text(alphabet="ab &|;\t\n ", max_size=16),
+    pattern=st.text(alphabet="ab &|;*?", min_size=1, max_size=6),
+)
+def test_command_matches_as_the_whole_line_or_a_chained_command_did(
+    command: str, pattern: str
+) -> None:
     """The chained commands once matched one by one add nothing to the whole line's match."""
     parts = re.split(r"\s*(?:&&|\|\||;|\|)\s*", command)
     expected = fnmatchcase(command, f"*{pattern}*") or any(
-        fnmatchcase(part, pattern) for part in parts if part)
+        fnmatchcase(part, pattern) for part in parts if part
+    )
     assert traps.command_matches(pattern, command) is expected
 
 
@@ -108,13 +120,27 @@ def _relative_pathlib(root: Path, path: str, cwd: str | None = None) -> str:
     return PurePosixPath(path.replace("\\", "/")).as_posix().removeprefix("./")
 
 
-@pytest.mark.parametrize(("path", "cwd"), [
-    ("src/a.py", None), ("./src/a.py", None), ("src//a.py", None), ("src/./a.py/", None),
-    (".", None), ("a\\b.py", None), ("{root}/src/a.py", None), ("{root}", None),
-    ("{root}/../x.py", None), ("/elsewhere/a.py", None), ("//net/a.py", None),
-    ("units.py", "{root}/weather"), ("../units.py", "{root}/weather"), ("units.py", "rel"),
-    ("{root}/link/a.py", None), ("~/a.py", None),
-])
+@pytest.mark.parametrize(
+    ("path", "cwd"),
+    [
+        ("src/a.py", None),
+        ("./src/a.py", None),
+        ("src//a.py", None),
+        ("src/./a.py/", None),
+        (".", None),
+        ("a\\b.py", None),
+        ("{root}/src/a.py", None),
+        ("{root}", None),
+        ("{root}/../x.py", None),
+        ("/elsewhere/a.py", None),
+        ("//net/a.py", None),
+        ("units.py", "{root}/weather"),
+        ("../units.py", "{root}/weather"),
+        ("units.py", "rel"),
+        ("{root}/link/a.py", None),
+        ("~/a.py", None),
+    ],
+)
 def test_relative_paths_as_pathlib_read_them(tmp_path: Path, path: str, cwd: str | None) -> None:
     root = tmp_path / "root"
     (root / "weather").mkdir(parents=True)
@@ -128,8 +154,10 @@ def test_relative_paths_as_pathlib_read_them(tmp_path: Path, path: str, cwd: str
 
 
 @settings(max_examples=2000, deadline=None)
-@given(name=st.from_regex(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", fullmatch=True)
-       | st.text(alphabet="0123456789TZ-abcfg.jsonx", max_size=36))
+@given(
+    name=st.from_regex(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", fullmatch=True)
+    | st.text(alphabet="0123456789TZ-abcfg.jsonx", max_size=36)
+)
 def test_checkpoint_names_as_the_pattern_read_them(name: str) -> None:
     expected = re.fullmatch(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", name, re.ASCII) is not None
     assert is_checkpoint_name(name) is expected
@@ -153,8 +181,9 @@ def test_a_clean_text_is_one_the_redactor_leaves_alone() -> None:
     clean = [t for t in corpus if needles.clean(t)]
     assert clean and len(clean) < len(corpus)  # both kinds are there
     assert [t for t in clean if redact(t) != t] == []
-    assert not any(needles.clean(s["planted"])
-                   for s in json.loads((SECRETS / "shapes.json").read_text()))
+    assert not any(
+        needles.clean(s["planted"]) for s in json.loads((SECRETS / "shapes.json").read_text())
+    )
 
 
 @settings(max_examples=3000, deadline=None)
@@ -165,10 +194,14 @@ def test_clean_is_never_wrong_on_any_text(text: str) -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 @settings(max_examples=2000, deadline=None)
@@ -181,23 +214,29 @@ def test_jsonfast_writes_and_reads_as_json_does(value: object) -> None:
         assert jsonfast.loads(text.encode()) == json.loads(text)
 
 
-@pytest.mark.parametrize("bad", [b"", b" ", b"{", b"[1,]", b"1 2", b"NaN", b'{"a": 1}x',
-                                 b"\xff", b"{'a': 1}"])
+@pytest.mark.parametrize(
+    "bad", [b"", b" ", b"{", b"[1,]", b"1 2", b"NaN", b'{"a": 1}x', b"\xff", b"{'a': 1}"]
+)
 def test_jsonfast_refuses_what_is_not_one_json_document(bad: bytes) -> None:
     with pytest.raises(ValueError):
         jsonfast.loads(bad)
 
 
 @settings(max_examples=3000, deadline=None)
-@given(patterns=st.lists(st.text(alphabet="ab/.*?", max_size=8), min_size=1, max_size=6),
-       rels=st.lists(st.text(alphabet="ab/.", min_size=1, max_size=8), min_size=1, max_size=3))
+@given(
+    patterns=st.lists(st.text(alphabet="ab/.*?", max_size=8), min_size=1, max_size=6),
+    rels=st.lists(st.text(alphabet="ab/.", min_size=1, max_size=8), min_size=1, max_size=3),
+)
 def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: list[str]) -> None:
     kinds = ["path"] * len(patterns)
     leads = [traps._lead("path", p) for p in patterns]
     hits = traps._hits("/nowhere", kinds, patterns, rels, None, None)
     assert traps._hits("/nowhere", kinds, patterns, rels, None, None, leads) == hits
-    assert hits == [i for i, p in enumerate(patterns)
-                    if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)]
+    assert hits == [
+        i
+        for i, p in enumerate(patterns)
+        if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)
+    ]
 
 
 def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:
@@ -205,8 +244,14 @@ def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:
     assert jsonfast.loads(data) == json.loads(data) == {"a": "\u00e9"}
 
 
-@pytest.mark.parametrize("deep", [b"[" * 100_000, b'{"a": ' * 100_000 + b"1" + b"}" * 100_000,
-                                  b'["\\ud800", ' * 100_000 + b"1" + b"]" * 100_000])
+@pytest.mark.parametrize(
+    "deep",
+    [
+        b"[" * 100_000,
+        b'{"a": ' * 100_000 + b"1" + b"}" * 100_000,
+        b'["\\ud800", ' * 100_000 + b"1" + b"]" * 100_000,
+    ],
+)
 def test_jsonfast_refuses_a_document_nested_too_deep_as_not_json(deep: bytes) -> None:
     with pytest.raises(ValueError):  # json.loads raises RecursionError, no ValueError
         jsonfast.loads(deep)

@@ -18,9 +18,13 @@ def store_in(tmp_path: Path) -> Store:
 
 
 def event(session_id: str = "s1") -> HookEvent:
-    return HookEvent(agent="gemini", kind="pre_tool", session_id=session_id,
-                     tool_name="run_shell_command",
-                     command="sleep 60 && ./scripts/integration.sh")
+    return HookEvent(
+        agent="gemini",
+        kind="pre_tool",
+        session_id=session_id,
+        tool_name="run_shell_command",
+        command="sleep 60 && ./scripts/integration.sh",
+    )
 
 
 def test_a_call_after_the_last_record_is_reported(tmp_path: Path) -> None:
@@ -29,8 +33,16 @@ def test_a_call_after_the_last_record_is_reported(tmp_path: Path) -> None:
     inflight.record(store, event())
     call = inflight.unrecorded(store, session)
     assert call is not None and call.command == "sleep 60 && ./scripts/integration.sh"
-    text = brief.render(brief.build(project="/p", created_at="t", git=GitFacts(), note_text=None,
-                                    session=session, unrecorded=call))
+    text = brief.render(
+        brief.build(
+            project="/p",
+            created_at="t",
+            git=GitFacts(),
+            note_text=None,
+            session=session,
+            unrecorded=call,
+        )
+    )
     assert "sleep 60 && ./scripts/integration.sh" in text and "pre-tool hook" in text
 
 
@@ -39,8 +51,9 @@ def test_a_call_the_transcript_moved_past_is_not(tmp_path: Path) -> None:
     inflight.record(store, event())
     later = Session(agent="gemini", session_id="s1", updated_at="2999-01-01T00:00:00Z")
     assert inflight.unrecorded(store, later) is None
-    pending = Session(agent="gemini", session_id="s1",
-                      tool_calls=[ToolCall(id="t", name="run_shell_command")])
+    pending = Session(
+        agent="gemini", session_id="s1", tool_calls=[ToolCall(id="t", name="run_shell_command")]
+    )
     assert inflight.unrecorded(store, pending) is None  # the transcript says it already
     inflight.clear(store, "gemini", "s1")
     assert inflight.unrecorded(store, Session(agent="gemini", session_id="s1")) is None
@@ -49,7 +62,15 @@ def test_a_call_the_transcript_moved_past_is_not(tmp_path: Path) -> None:
 def test_a_path_named_after_a_token_is_stored_redacted(tmp_path: Path) -> None:
     token = "ghp_" + "P4thT0k3nA1b2C3d4E5f6G7h8I9j0K1l2M3n"
     store = store_in(tmp_path)
-    inflight.record(store, HookEvent(agent="claude", kind="pre_tool", session_id="s1",
-                                     tool_name="Write", paths=[f"notes/{token}.txt"]))
+    inflight.record(
+        store,
+        HookEvent(
+            agent="claude",
+            kind="pre_tool",
+            session_id="s1",
+            tool_name="Write",
+            paths=[f"notes/{token}.txt"],
+        ),
+    )
     [stored] = (tmp_path / ".baker" / "inflight").iterdir()
     assert token not in stored.read_text() and "notes/[REDACTED].txt" in stored.read_text()

@@ -81,8 +81,14 @@ def test_backward_scan_counts_across_blocks_and_within_end(tmp_path: Path) -> No
 def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> None:
     from continuity_core.jsonl import BackwardScan, Found
 
-    lines = [b'{"n":0,"k":"req"}', b'{"n":1}', b'{"n":2,"k":"req","again":"req"}',
-             b'{"n":3,"k":"other"}', b'{"n":4,"k":"req"}', b'{"n":5,"k":"req"}']
+    lines = [
+        b'{"n":0,"k":"req"}',
+        b'{"n":1}',
+        b'{"n":2,"k":"req","again":"req"}',
+        b'{"n":3,"k":"other"}',
+        b'{"n":4,"k":"req"}',
+        b'{"n":5,"k":"req"}',
+    ]
     data = b"\n".join(lines) + b"\n"
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
@@ -91,8 +97,7 @@ def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> Non
         scan = BackwardScan(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
         got = list(scan)
         assert [f.head for f in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
-        assert all(isinstance(f, Found) and data[f.start:f.start + f.size] == f.head
-                   for f in got)
+        assert all(isinstance(f, Found) and data[f.start : f.start + f.size] == f.head for f in got)
 
 
 def test_backward_scan_reads_only_the_start_of_a_long_line_and_counts_on(
@@ -104,8 +109,7 @@ def test_backward_scan_reads_only_the_start_of_a_long_line_and_counts_on(
     data = b'{"c":"mark"}\n' + long + b'\n{"c":"mark"}\n{"x":1}\n'
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    scan = BackwardScan(path, len(data), find=(b'"req"',), count=b'"mark"', chunk=64,
-                        max_line=100)
+    scan = BackwardScan(path, len(data), find=(b'"req"',), count=b'"mark"', chunk=64, max_line=100)
     found = next(iter(scan))
     assert found.start == data.index(long) and found.size == len(long)
     assert found.head == long[:100]
@@ -115,9 +119,17 @@ def test_backward_scan_reads_only_the_start_of_a_long_line_and_counts_on(
 def test_close_prefix_closes_a_string_value_cut_anywhere() -> None:
     from continuity_core.jsonl import close_prefix
 
-    whole = json.dumps({"type": "user", "message": {"role": "user", "content": [
-        {"type": "text", "text": 'é "quoted" \\ back \u2603 😀 tail'}]}},
-        ensure_ascii=False, separators=(",", ":")).encode()
+    whole = json.dumps(
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": 'é "quoted" \\ back \u2603 😀 tail'}],
+            },
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode()
     start = whole.index(b'"text":"') + 8
     for cut in range(start, len(whole) - 5):
         closed = close_prefix(whole[:cut])

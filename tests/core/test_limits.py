@@ -86,11 +86,20 @@ def test_status_rows_have_the_documented_keys() -> None:
     config = GlobalConfig(accounts={"work": AccountConfig(agent="claude", dir="/w/claude")})
     entries = [limits.resolve(t, config, FakeAdapter()) for t in ("claude", "claude:work")]
     until = limits.iso(limits.now() + dt.timedelta(hours=2))
-    recorded = [_limit(folder="/w/claude", account="work", until=until, source="hook"),
-                _limit(agent="codex", folder="/h/.codex")]
+    recorded = [
+        _limit(folder="/w/claude", account="work", until=until, source="hook"),
+        _limit(agent="codex", folder="/h/.codex"),
+    ]
     rows = limits.status(entries, recorded)
-    assert rows[0] == {"entry": "claude", "agent": "claude", "account": None, "limited": False,
-                       "since": None, "until": None, "source": None}
+    assert rows[0] == {
+        "entry": "claude",
+        "agent": "claude",
+        "account": None,
+        "limited": False,
+        "since": None,
+        "until": None,
+        "source": None,
+    }
     assert rows[1]["entry"] == "claude:work" and rows[1]["limited"] is True
     assert rows[1]["until"] == until and rows[1]["source"] == "hook"
     assert rows[2]["entry"] == "codex" and rows[2]["until"] is None
@@ -98,22 +107,38 @@ def test_status_rows_have_the_documented_keys() -> None:
 
 def test_a_limit_the_session_got_past_does_not_count() -> None:
     err = ApiError(kind="usage_limit", message="limit", timestamp="2026-01-01T10:00:00Z")
-    ended = Session(agent="claude", session_id="s", errors=[err], messages=[
-        Message(role="assistant", text="working", timestamp="2026-01-01T09:59:00Z")])
+    ended = Session(
+        agent="claude",
+        session_id="s",
+        errors=[err],
+        messages=[Message(role="assistant", text="working", timestamp="2026-01-01T09:59:00Z")],
+    )
     assert limits.turn_ended_on_limit(ended) is err
-    later = Session(agent="claude", session_id="s", errors=[err], messages=[
-        Message(role="assistant", text="done", timestamp="2026-01-01T11:00:00Z")])
+    later = Session(
+        agent="claude",
+        session_id="s",
+        errors=[err],
+        messages=[Message(role="assistant", text="done", timestamp="2026-01-01T11:00:00Z")],
+    )
     assert limits.turn_ended_on_limit(later) is None
-    retried = Session(agent="claude", session_id="s", errors=[err], messages=[
-        Message(role="user", text="carry on", kind="request", timestamp="2026-01-01T10:05:00Z")])
+    retried = Session(
+        agent="claude",
+        session_id="s",
+        errors=[err],
+        messages=[
+            Message(role="user", text="carry on", kind="request", timestamp="2026-01-01T10:05:00Z")
+        ],
+    )
     assert limits.turn_ended_on_limit(retried) is None  # a new turn began after it
-    other = Session(agent="claude", session_id="s", errors=[
-        ApiError(kind="overloaded", message="busy")])
+    other = Session(
+        agent="claude", session_id="s", errors=[ApiError(kind="overloaded", message="busy")]
+    )
     assert limits.turn_ended_on_limit(other) is None
 
 
 def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_clears_it(
-        repo: object) -> None:
+    repo: object,
+) -> None:
     from pathlib import Path
 
     from continuity_core import hooks
@@ -123,15 +148,28 @@ def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_cle
     store = Store(Path(str(repo)))
     store.folder("log")
     event = HookEvent(agent="claude", kind="stop", session_id="s")
-    err = ApiError(kind="rate_limit", message="rate limit reached", timestamp="2026-01-01T10:00:00Z",
-                   reset_at=limits.iso(limits.now() + dt.timedelta(hours=1)))
+    err = ApiError(
+        kind="rate_limit",
+        message="rate limit reached",
+        timestamp="2026-01-01T10:00:00Z",
+        reset_at=limits.iso(limits.now() + dt.timedelta(hours=1)),
+    )
     ended = Session(agent="claude", session_id="s", account="~/.claude", errors=[err])
     hooks.note_transcript_limit(store, FakeAdapter(), event, ended)
     (got,) = limits.read()
     assert (got.source, got.kind, got.dir, got.until) == (
-        "transcript", "rate_limit", "/home/u/.claude", err.reset_at)
-    done = Session(agent="claude", session_id="s", account="~/.claude", errors=[err], messages=[
-        Message(role="assistant", text="all done", timestamp="2026-01-01T11:00:00Z")])
+        "transcript",
+        "rate_limit",
+        "/home/u/.claude",
+        err.reset_at,
+    )
+    done = Session(
+        agent="claude",
+        session_id="s",
+        account="~/.claude",
+        errors=[err],
+        messages=[Message(role="assistant", text="all done", timestamp="2026-01-01T11:00:00Z")],
+    )
     hooks.note_transcript_limit(store, FakeAdapter(), event, done)
     assert limits.read() == []
     log = (store.folder("log") / "events.jsonl").read_text()

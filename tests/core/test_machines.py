@@ -29,15 +29,16 @@ def test_machine_names_that_are_one_ref_component(name: str) -> None:
     assert machines.ref_for(name) == f"refs/baker/{name}"
 
 
-@pytest.mark.parametrize("name", ["", "a/b", "..", ".hidden", "x.lock", "-x", "a b", "a..b",
-                                  "end.", "x" * 64, "a:b", "a~1"])
+@pytest.mark.parametrize(
+    "name",
+    ["", "a/b", "..", ".hidden", "x.lock", "-x", "a b", "a..b", "end.", "x" * 64, "a:b", "a~1"],
+)
 def test_machine_names_git_would_refuse_or_misread(name: str) -> None:
     with pytest.raises(BakerError, match="cannot be a git ref name"):
         machines.validate_machine(name)
 
 
-def test_the_default_name_is_the_short_hostname_made_safe(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_the_default_name_is_the_short_hostname_made_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
     monkeypatch.setattr(socket, "gethostname", lambda: "Jo's Laptop.local")
@@ -60,8 +61,12 @@ def test_an_unchanged_state_writes_no_new_snapshot(project: Path) -> None:
 
 
 def test_a_secret_written_by_hand_in_the_traps_refuses(project: Path) -> None:
-    line = {"id": "deadbeef", "pattern": "deploy.sh", "why": f"CI leaked {GITHUB} there",
-            "created_at": "2026-11-30T00:00:00Z"}
+    line = {
+        "id": "deadbeef",
+        "pattern": "deploy.sh",
+        "why": f"CI leaked {GITHUB} there",
+        "created_at": "2026-11-30T00:00:00Z",
+    }
     (project / ".baker" / "traps.jsonl").write_text(json.dumps(line) + "\n")
     with pytest.raises(machines.SecretFound) as e:
         machines.collect(project, "A")
@@ -133,23 +138,42 @@ def test_two_clones_with_one_machine_name_do_not_overwrite(project: Path, tmp_pa
     assert git(bare, "rev-parse", "refs/baker/A") == first
 
 
-def test_the_snapshot_names_limited_accounts_but_not_their_folders(project: Path,
-                                                                  tmp_path: Path) -> None:
+def test_the_snapshot_names_limited_accounts_but_not_their_folders(
+    project: Path, tmp_path: Path
+) -> None:
     from continuity_core import limits
 
     assert machines.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
     folder = str(tmp_path / "work-account")
-    limits.record(limits.Limit(agent="fake", dir=folder, account="work", since=limits.iso(
-        limits.now()), until="2999-01-01T00:00:00Z", kind="usage_limit", message="try later",
-        session_id="s1"))
+    limits.record(
+        limits.Limit(
+            agent="fake",
+            dir=folder,
+            account="work",
+            since=limits.iso(limits.now()),
+            until="2999-01-01T00:00:00Z",
+            kind="usage_limit",
+            message="try later",
+            session_id="s1",
+        )
+    )
     pushed = json.loads(machines.collect(project, "A")[machines.LIMITS_JSON])
-    assert pushed == [{"agent": "fake", "account": "work", "since": pushed[0]["since"],
-                       "until": "2999-01-01T00:00:00Z", "kind": "usage_limit",
-                       "source": "hook"}]
+    assert pushed == [
+        {
+            "agent": "fake",
+            "account": "work",
+            "since": pushed[0]["since"],
+            "until": "2999-01-01T00:00:00Z",
+            "kind": "usage_limit",
+            "source": "hook",
+        }
+    ]
     assert folder not in json.dumps(pushed)
-def test_local_config_asks_git_only_when_the_file_names_baker(repo: Path,
-                                                              monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
+
+
+def test_local_config_asks_git_only_when_the_file_names_baker(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every checkpoint checks the opt-in push: a clone whose config never says "baker" is
     answered from the file, one that does through `git config --local` as before."""
     calls: list[tuple[str, ...]] = []

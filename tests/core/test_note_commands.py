@@ -70,26 +70,40 @@ def session(*calls: ToolCall) -> Session:
     return Session(agent="fake", session_id="s", tool_calls=list(calls))
 
 
-@pytest.mark.parametrize(("now", "command", "suspect"), [
-    ("Run `./scripts/integration.sh`", "sleep 1 && ./scripts/integration.sh", True),
-    ("Run ./scripts/integration.sh and fix what fails", "./scripts/integration.sh", True),
-    ("Run `pytest -x tests/api`", "pytest -x tests/api", True),
-    ("Run `pytest -x tests/api`", "pytest tests/db", False),
-    ("Think about the design", "ls", False),
-])
+@pytest.mark.parametrize(
+    ("now", "command", "suspect"),
+    [
+        ("Run `./scripts/integration.sh`", "sleep 1 && ./scripts/integration.sh", True),
+        ("Run ./scripts/integration.sh and fix what fails", "./scripts/integration.sh", True),
+        ("Run `pytest -x tests/api`", "pytest -x tests/api", True),
+        ("Run `pytest -x tests/api`", "pytest tests/db", False),
+        ("Think about the design", "ls", False),
+    ],
+)
 def test_executed_matches_the_action(now: str, command: str, suspect: bool) -> None:
-    call = ToolCall(id="1", name="Bash", input={"command": command}, output="ok",
-                    timestamp="2026-11-30T05:00:00Z")
+    call = ToolCall(
+        id="1",
+        name="Bash",
+        input={"command": command},
+        output="ok",
+        timestamp="2026-11-30T05:00:00Z",
+    )
     assert (note_mod.executed(now, session(call)) is call) is suspect
 
 
 def test_executed_ignores_unfinished_failed_and_older_calls() -> None:
     now = "Run `make release`"
     pending = ToolCall(id="1", name="Bash", input={"command": "make release"})
-    failed = ToolCall(id="2", name="Bash", input={"command": "make release"}, output="boom",
-                      is_error=True)
-    old = ToolCall(id="3", name="Bash", input={"command": "make release"}, output="ok",
-                   timestamp="2026-11-30T04:00:00Z")
+    failed = ToolCall(
+        id="2", name="Bash", input={"command": "make release"}, output="boom", is_error=True
+    )
+    old = ToolCall(
+        id="3",
+        name="Bash",
+        input={"command": "make release"},
+        output="ok",
+        timestamp="2026-11-30T04:00:00Z",
+    )
     assert note_mod.executed(now, session(pending, failed)) is None
     assert note_mod.executed(now, session(old), since="2026-11-30T04:30:00Z") is None
     assert note_mod.executed(now, session(old), since="2026-11-30T03:30:00Z") is old
@@ -101,13 +115,21 @@ def test_executed_sees_file_edits() -> None:
 
 
 def test_a_todo_list_mentioning_the_action_is_not_doing_it() -> None:
-    todo = ToolCall(id="1", name="TodoWrite", output="ok", input={
-        "todos": [{"content": "Run ./scripts/integration.sh", "status": "in_progress"}]})
+    todo = ToolCall(
+        id="1",
+        name="TodoWrite",
+        output="ok",
+        input={"todos": [{"content": "Run ./scripts/integration.sh", "status": "in_progress"}]},
+    )
     assert note_mod.executed("Run ./scripts/integration.sh", session(todo)) is None
 
 
 def test_started_finds_the_call_that_never_returned() -> None:
-    pending = ToolCall(id="1", name="Bash", input={"command": "sleep 60 && ./scripts/integration.sh"},
-                       timestamp="2000-01-01T00:00:00Z")
+    pending = ToolCall(
+        id="1",
+        name="Bash",
+        input={"command": "sleep 60 && ./scripts/integration.sh"},
+        timestamp="2000-01-01T00:00:00Z",
+    )
     assert note_mod.started("Run ./scripts/integration.sh", session(pending)) is pending
     assert note_mod.executed("Run ./scripts/integration.sh", session(pending)) is None

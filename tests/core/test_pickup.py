@@ -28,19 +28,33 @@ RAW_TAIL = "TAIL-ONLY: the agent said it would now delete the staging database"
 
 def interrupted_session(cwd: Path, session_id: str = "prev-1") -> Session:
     return Session(
-        agent="fake", session_id=session_id, cwd=str(cwd), updated_at="2026-11-30T04:00:00Z",
+        agent="fake",
+        session_id=session_id,
+        cwd=str(cwd),
+        updated_at="2026-11-30T04:00:00Z",
         requests=["Run the integration suite with ./scripts/integration.sh and fix failures."],
         messages=[Message(role="assistant", text=RAW_TAIL)],
-        todos=[TodoItem(content="Run ./scripts/integration.sh", status="in_progress"),
-               TodoItem(content="Fix the failing tests", status="pending")],
+        todos=[
+            TodoItem(content="Run ./scripts/integration.sh", status="in_progress"),
+            TodoItem(content="Fix the failing tests", status="pending"),
+        ],
         tool_calls=[
             ToolCall(id="t1", name="Read", input={"file_path": "a.py"}, output="..."),
-            ToolCall(id="t2", name="Bash",
-                     input={"command": f"GITHUB_TOKEN={TOKEN} sleep 60 && ./scripts/integration.sh"}),
+            ToolCall(
+                id="t2",
+                name="Bash",
+                input={"command": f"GITHUB_TOKEN={TOKEN} sleep 60 && ./scripts/integration.sh"},
+            ),
         ],
         files_edited=[FileEdit(path="tests/test_api.py")],
-        errors=[ApiError(kind="rate_limit", status=429, message="rate limited",
-                         reset_at="2026-11-30T05:00:00Z")],
+        errors=[
+            ApiError(
+                kind="rate_limit",
+                status=429,
+                message="rate limited",
+                reset_at="2026-11-30T05:00:00Z",
+            )
+        ],
     )
 
 
@@ -82,17 +96,25 @@ def test_current_session_is_excluded(project: Path) -> None:
 
 
 def test_a_clean_previous_session_is_one_line(project: Path) -> None:
-    done = Session(agent="fake", session_id="ok-1", cwd=str(project), requests=["Add a test."],
-                   tool_calls=[ToolCall(id="t", name="Bash", input={"command": "pytest"},
-                                        output="1 passed")])
+    done = Session(
+        agent="fake",
+        session_id="ok-1",
+        cwd=str(project),
+        requests=["Add a test."],
+        tool_calls=[ToolCall(id="t", name="Bash", input={"command": "pytest"}, output="1 passed")],
+    )
     text = pickup.build(project, {"fake": SessionsAdapter([done])})
     assert "it ended normally" in text and "tool call with no result" not in text
 
 
 def test_sessions_of_other_projects_never_count(project: Path, tmp_path: Path) -> None:
     elsewhere = interrupted_session(tmp_path / "other-project")
-    no_cwd = Session(agent="fake", session_id="unknown", cwd=None,
-                     tool_calls=[ToolCall(id="x", name="Bash", input={"command": "rm -rf build"})])
+    no_cwd = Session(
+        agent="fake",
+        session_id="unknown",
+        cwd=None,
+        tool_calls=[ToolCall(id="x", name="Bash", input={"command": "rm -rf build"})],
+    )
     for sessions in ([elsewhere], [no_cwd], []):
         text = pickup.build(project, {"fake": SessionsAdapter(sessions)})
         assert "Execution was not checked" in text
@@ -119,8 +141,11 @@ def test_a_checkpoint_stands_in_when_the_transcript_is_slow(project: Path) -> No
     from continuity_core.store import Store
 
     store = Store(project)
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(), created_at="t",
-                                      session=interrupted_session(project)))
+    store.write_checkpoint(
+        Checkpoint(
+            id=store.new_checkpoint_id(), created_at="t", session=interrupted_session(project)
+        )
+    )
     fake = SessionsAdapter([interrupted_session(project)], delay=5)
     text = pickup.build(project, {"fake": fake}, store=store, read_limit_s=0.3)
     assert "(from its checkpoint " in text and "tool call with no result: Bash" in text
@@ -131,25 +156,30 @@ def test_redacted_then_capped(project: Path) -> None:
     assert note is not None
     note.sections["Done"] = "\n".join(f"- step {i}: pushed with token {TOKEN}" for i in range(90))
     note_mod.write(project, note)
-    (project / ".baker" / "probes.json").write_text(json.dumps({"probes": [
-        {"name": "leak", "command": f"echo {TOKEN}"}]}))
-    text = pickup.build(project, {"fake": SessionsAdapter([interrupted_session(project)])},
-                        cap=3000)
+    (project / ".baker" / "probes.json").write_text(
+        json.dumps({"probes": [{"name": "leak", "command": f"echo {TOKEN}"}]})
+    )
+    text = pickup.build(
+        project, {"fake": SessionsAdapter([interrupted_session(project)])}, cap=3000
+    )
     assert len(text) <= 3000
     assert TOKEN not in text and "ghp_" not in text
     assert "cut to" in text
     assert "interrupted:" in text  # the bounded sections survive the note's cut
 
 
-def test_pickup_hook_plain_and_with_an_adapter(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pickup_hook_plain_and_with_an_adapter(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake = SessionsAdapter([interrupted_session(project, "now-1"), interrupted_session(project)])
     monkeypatch.setattr(hooks, "load_all", lambda: ({"fake": fake}, {}))
     payload = json.dumps({"session_id": "now-1", "cwd": str(project), "source": "startup"})
     text = hooks.pickup(None, payload.encode(), [])
     assert "session: fake prev-1" in text
 
-    monkeypatch.setattr(hooks, "parse_event", lambda agent, p, a: (
-        fake, hooks.plain_event(p, "session_start")))
+    monkeypatch.setattr(
+        hooks, "parse_event", lambda agent, p, a: (fake, hooks.plain_event(p, "session_start"))
+    )
     out = hooks.pickup("fake", payload.encode(), [])
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "session: fake prev-1" in context
@@ -168,8 +198,14 @@ def test_sessions_with_the_same_time_keep_discovery_order(project: Path) -> None
     class SameTime(SessionsAdapter):
         def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
             for s in self.sessions:
-                yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
-                                 path=f"/nonexistent/{s.session_id}.jsonl", mtime=5.0, cwd=s.cwd)
+                yield SessionRef(
+                    agent="fake",
+                    account="~/.fake",
+                    session_id=s.session_id,
+                    path=f"/nonexistent/{s.session_id}.jsonl",
+                    mtime=5.0,
+                    cwd=s.cwd,
+                )
 
     fake = SameTime([interrupted_session(project, "a"), interrupted_session(project, "b")])
     found = find(project, {"fake": fake}, GlobalConfig())

@@ -25,7 +25,9 @@ def test_check_reports_kind_file_and_line_of_added_lines_only(repo: Path) -> Non
     git(repo, "add", "-A")
     problems = precommit.check(repo)
     assert {(p.path, p.line, p.kind) for p in problems} == {
-        ("app.py", 31, "github"), ("data.json", 1, "github")}
+        ("app.py", 31, "github"),
+        ("data.json", 1, "github"),
+    }
     assert TOKEN not in precommit.report(problems)
     assert "git commit --no-verify" in precommit.report(problems)
 
@@ -39,8 +41,7 @@ def test_clean_stage_and_private_paths(repo: Path) -> None:
     assert [(p.path, p.kind) for p in precommit.check(repo)] == [("memory/hot.md", "private")]
 
 
-def test_install_dry_run_writes_nothing_and_uninstall_without_hook_does_nothing(
-        repo: Path) -> None:
+def test_install_dry_run_writes_nothing_and_uninstall_without_hook_does_nothing(repo: Path) -> None:
     hook = repo / ".git" / "hooks" / "pre-commit"
     [change] = precommit.install(repo, dry_run=True)
     assert change.action == "created" and not hook.exists()

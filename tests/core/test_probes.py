@@ -34,13 +34,18 @@ def test_jobs_are_checked_by_their_artifact(repo: Path) -> None:
     old.write_text("a,b\n")
     os.utime(old, (time.time() - 7200, time.time() - 7200))
     (repo / "out" / "empty.log").write_text("")
-    write_probes(repo, {"jobs": [
-        {"name": "train", "artifact": "out/fresh.csv", "max_age_s": 600},
-        {"name": "eval", "artifact": "out/old.csv", "max_age_s": 600},
-        {"name": "export", "artifact": "out/missing.bin"},
-        {"name": "log", "artifact": "out/empty.log"},
-        {"name": "nested", "artifact": "out/fresh.csv/inside"},
-    ]})
+    write_probes(
+        repo,
+        {
+            "jobs": [
+                {"name": "train", "artifact": "out/fresh.csv", "max_age_s": 600},
+                {"name": "eval", "artifact": "out/old.csv", "max_age_s": 600},
+                {"name": "export", "artifact": "out/missing.bin"},
+                {"name": "log", "artifact": "out/empty.log"},
+                {"name": "nested", "artifact": "out/fresh.csv/inside"},
+            ]
+        },
+    )
     jobs = by_name(probes.environment(repo, deadline_s=10).jobs)
     assert jobs["train"].state == "ok" and jobs["train"].verdict == "fresh"
     assert jobs["eval"].state == "warn" and "stale" in jobs["eval"].detail
@@ -51,17 +56,23 @@ def test_jobs_are_checked_by_their_artifact(repo: Path) -> None:
 
 def test_a_bad_entry_never_hides_the_others(repo: Path) -> None:
     (repo / "ok.txt").write_text("done\n")
-    write_probes(repo, {"jobs": [
-        "not an object",
-        {"name": 42, "artifact": "ok.txt"},
-        {"name": "bad\nname", "artifact": "ok.txt"},
-        {"name": "no-artifact"},
-        {"name": "empty-artifact", "artifact": "  "},
-        {"name": "nul", "artifact": "a\u0000b"},
-        {"name": "negative-age", "artifact": "ok.txt", "max_age_s": -1},
-        {"name": "missing", "artifact": "nope.txt"},
-        {"name": "good", "artifact": "ok.txt"},
-    ], "probes": [{"command": "true"}, {"name": "works", "command": "echo fine"}]})
+    write_probes(
+        repo,
+        {
+            "jobs": [
+                "not an object",
+                {"name": 42, "artifact": "ok.txt"},
+                {"name": "bad\nname", "artifact": "ok.txt"},
+                {"name": "no-artifact"},
+                {"name": "empty-artifact", "artifact": "  "},
+                {"name": "nul", "artifact": "a\u0000b"},
+                {"name": "negative-age", "artifact": "ok.txt", "max_age_s": -1},
+                {"name": "missing", "artifact": "nope.txt"},
+                {"name": "good", "artifact": "ok.txt"},
+            ],
+            "probes": [{"command": "true"}, {"name": "works", "command": "echo fine"}],
+        },
+    )
     env = probes.environment(repo, deadline_s=10)
     jobs = by_name(env.jobs)
     assert len(env.jobs) == 9
@@ -88,8 +99,10 @@ def test_unusable_probes_file_is_one_error_and_git_still_reported(repo: Path, te
 
 
 def test_wrong_type_under_one_key_spares_the_rest(repo: Path) -> None:
-    write_probes(repo, {"jobs": {"name": "x"}, "gpu": [1], "probes": [
-        {"name": "alive", "command": "echo up"}]})
+    write_probes(
+        repo,
+        {"jobs": {"name": "x"}, "gpu": [1], "probes": [{"name": "alive", "command": "echo up"}]},
+    )
     env = probes.environment(repo, deadline_s=10)
     names = {r.name: r.state for r in env.probes}
     assert names["probes.json: jobs"] == "error"
@@ -98,10 +111,15 @@ def test_wrong_type_under_one_key_spares_the_rest(repo: Path) -> None:
 
 
 def test_shell_probes_report_exit_and_output(repo: Path) -> None:
-    write_probes(repo, {"probes": [
-        {"name": "disk", "command": "echo checking; echo 42% used"},
-        {"name": "server", "command": "echo 'connection refused' >&2; exit 7"},
-    ]})
+    write_probes(
+        repo,
+        {
+            "probes": [
+                {"name": "disk", "command": "echo checking; echo 42% used"},
+                {"name": "server", "command": "echo 'connection refused' >&2; exit 7"},
+            ]
+        },
+    )
     shell = by_name(probes.environment(repo, deadline_s=10).probes)
     assert shell["disk"].state == "ok" and shell["disk"].detail == "42% used"
     assert shell["server"].state == "fail"
@@ -110,10 +128,15 @@ def test_shell_probes_report_exit_and_output(repo: Path) -> None:
 
 def test_a_hung_probe_times_out_and_its_children_die(repo: Path) -> None:
     marker = repo / "survived"
-    write_probes(repo, {"probes": [
-        {"name": "hang", "command": f"sleep 30; touch {marker}", "timeout_s": 0.5},
-        {"name": "quick", "command": "echo ok"},
-    ]})
+    write_probes(
+        repo,
+        {
+            "probes": [
+                {"name": "hang", "command": f"sleep 30; touch {marker}", "timeout_s": 0.5},
+                {"name": "quick", "command": "echo ok"},
+            ]
+        },
+    )
     start = time.monotonic()
     shell = by_name(probes.environment(repo, deadline_s=10).probes)
     assert time.monotonic() - start < 5
@@ -124,9 +147,13 @@ def test_a_hung_probe_times_out_and_its_children_die(repo: Path) -> None:
 
 
 def test_probes_run_concurrently_within_the_total_deadline(repo: Path) -> None:
-    write_probes(repo, {"probes": [
-        {"name": f"p{i}", "command": "sleep 1; echo done"} for i in range(4)
-    ] + [{"name": "forever", "command": "sleep 60", "timeout_s": 120}]})
+    write_probes(
+        repo,
+        {
+            "probes": [{"name": f"p{i}", "command": "sleep 1; echo done"} for i in range(4)]
+            + [{"name": "forever", "command": "sleep 60", "timeout_s": 120}]
+        },
+    )
     start = time.monotonic()
     env = probes.environment(repo, deadline_s=2.5)
     elapsed = time.monotonic() - start
@@ -153,7 +180,9 @@ def make_venv(root: Path, name: str, python: str | None) -> Path:
     return venv
 
 
-def test_venv_interpreters_are_resolved_and_broken_ones_reported(repo: Path, tmp_path: Path) -> None:
+def test_venv_interpreters_are_resolved_and_broken_ones_reported(
+    repo: Path, tmp_path: Path
+) -> None:
     make_venv(repo, ".venv", sys.executable)
     make_venv(repo, "old-env", str(tmp_path / "gone" / "python3.9"))
     make_venv(repo, "empty-env", None)
@@ -201,11 +230,18 @@ def test_a_command_cut_off_by_the_deadline_does_not_outlive_the_process(tmp_path
     """Workers past the deadline are abandoned, but their commands (own process groups) are
     killed when baker exits, so nothing it started runs on."""
     mark = f"probe-{os.getpid()}-{time.monotonic_ns()}"
-    code = ("from pathlib import Path\nfrom continuity_core import probes\n"
-            "probes.run_all([lambda: probes.run_command('sleep 30', cwd=Path('.'), "
-            "timeout_s=30, shell=True)], 0.5)\n")
-    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, timeout=60, check=True,
-                   env={**os.environ, "BAKER_TEST_MARK": mark})
+    code = (
+        "from pathlib import Path\nfrom continuity_core import probes\n"
+        "probes.run_all([lambda: probes.run_command('sleep 30', cwd=Path('.'), "
+        "timeout_s=30, shell=True)], 0.5)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        timeout=60,
+        check=True,
+        env={**os.environ, "BAKER_TEST_MARK": mark},
+    )
     time.sleep(0.2)
     assert lingering(mark) == []
 

@@ -36,11 +36,23 @@ def test_each_provider_key_is_redacted(kind: str) -> None:
 @pytest.mark.parametrize(
     ("text", "secret", "kept"),
     [
-        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI", "AWS_SECRET_ACCESS_KEY="),
+        (
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI",
+            "AWS_SECRET_ACCESS_KEY=",
+        ),
         ("password: hunter2xyz", "hunter2xyz", "password: "),
         ('{"password": "hunter2xyz"}', "hunter2xyz", '"password": "'),
-        ("git clone https://deploy:Sup3rS3cretPw@registry.example.com/x", "Sup3rS3cretPw", "https://deploy:"),
-        ("Authorization: Bearer abcdefghijklmnop1234567890", "abcdefghijklmnop1234567890", "Bearer "),
+        (
+            "git clone https://deploy:Sup3rS3cretPw@registry.example.com/x",
+            "Sup3rS3cretPw",
+            "https://deploy:",
+        ),
+        (
+            "Authorization: Bearer abcdefghijklmnop1234567890",
+            "abcdefghijklmnop1234567890",
+            "Bearer ",
+        ),
     ],
 )
 def test_assignments_keep_their_names(text: str, secret: str, kept: str) -> None:
@@ -91,7 +103,9 @@ def test_needles_never_skip_a_secret() -> None:
     from continuity_core import redact as r
 
     assert set(r._NEEDLES) == {kind for kind, _ in r._PATTERNS}
-    shapes = json.loads((Path(__file__).parents[1] / "reliability" / "secrets" / "shapes.json").read_text())
+    shapes = json.loads(
+        (Path(__file__).parents[1] / "reliability" / "secrets" / "shapes.json").read_text()
+    )
     texts = [s["planted"] for s in shapes] + [f"x {v} y" for v in SECRETS.values()]
     for text in texts:
         for variant in (text, text.upper(), text.lower()):
@@ -102,6 +116,7 @@ def test_needles_never_skip_a_secret() -> None:
 
 
 # --- found by name, through encodings, never across a newline (issue 17) ----------------------
+
 
 @pytest.mark.parametrize(
     ("text", "secret"),
@@ -172,15 +187,20 @@ def test_names_about_secrets_and_free_text_are_kept(text: str) -> None:
 
 
 def test_no_rule_crosses_a_newline() -> None:
-    text = ("Authorization: Bearer\n3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\n"
-            "token\nsrc/auth/refresh.py\npassword:\n550e8400-e29b-41d4-a716-446655440000")
+    text = (
+        "Authorization: Bearer\n3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\n"
+        "token\nsrc/auth/refresh.py\npassword:\n550e8400-e29b-41d4-a716-446655440000"
+    )
     assert redact(text) == text
 
 
 def test_json_escapes_are_read_as_the_string_they_encode() -> None:
     token = "ghp_" + "a1B2c3D4e5" * 4
-    for text in (f'{{"out": "line\\n{token}"}}', f'{{"out": "a\\t{token}"}}',
-                 json.dumps({"y": json.dumps({"x": f"ok\n{token}"})})):
+    for text in (
+        f'{{"out": "line\\n{token}"}}',
+        f'{{"out": "a\\t{token}"}}',
+        json.dumps({"y": json.dumps({"x": f"ok\n{token}"})}),
+    ):
         out = redact(text)
         assert token[:12] not in out and MARK in out and ("\\n" in out or "\\t" in out), out
     hook = "https:\\/\\/hooks.slack.com\\/services\\/T000\\/B000\\/XXXXXXXXXXXXXXXXXXXXXXXX"
@@ -202,17 +222,26 @@ def test_pem_bodies_and_base64_tokens_without_their_markers() -> None:
 
 
 def test_tool_inputs_are_redacted_by_their_keys() -> None:
-    value = {"command": "deploy", "password": "x", "timeout": 30,
-             "env": {"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "PATH": "/usr/bin"},
-             "auth": {"user": "ci", "passphrase": 1234},
-             "argv": ["deploy", "--password", "Wx2eD5rF8tGy", "--env", "staging"],
-             "private_key": "keys/id.pem", "max_tokens": 4096}
+    value = {
+        "command": "deploy",
+        "password": "x",
+        "timeout": 30,
+        "env": {"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "PATH": "/usr/bin"},
+        "auth": {"user": "ci", "passphrase": 1234},
+        "argv": ["deploy", "--password", "Wx2eD5rF8tGy", "--env", "staging"],
+        "private_key": "keys/id.pem",
+        "max_tokens": 4096,
+    }
     assert redact_obj(value) == {
-        "command": "deploy", "password": MARK, "timeout": 30,
+        "command": "deploy",
+        "password": MARK,
+        "timeout": 30,
         "env": {"AWS_SECRET_ACCESS_KEY": MARK, "PATH": "/usr/bin"},
         "auth": {"user": MARK, "passphrase": MARK},
         "argv": ["deploy", "--password", MARK, "--env", "staging"],
-        "private_key": "keys/id.pem", "max_tokens": 4096}
+        "private_key": "keys/id.pem",
+        "max_tokens": 4096,
+    }
 
 
 def test_findings_locate_without_the_secret() -> None:
@@ -225,13 +254,22 @@ def test_findings_locate_without_the_secret() -> None:
 
 # --- what redaction wrote is no secret; short password options (issue: review of baker) -------
 
+
 @pytest.mark.parametrize(
     "text",
-    ["mysql -u root -p[REDACTED] db", "https://bob:[REDACTED]@host/", "curl -u bob:[REDACTED] x",
-     "machine h login u password [REDACTED]", "sshpass -p '[REDACTED]' ssh h",
-     "docker login -u bob -p [REDACTED] reg.io", "redis-cli -a [REDACTED] ping",
-     "htpasswd -b f alice [REDACTED]", "DB_PASS=[REDACTED] and token [REDACTED]",
-     "mysql -u root -p[REDA … [120 chars cut]", "curl -u bob:[REDACTED][RED"],
+    [
+        "mysql -u root -p[REDACTED] db",
+        "https://bob:[REDACTED]@host/",
+        "curl -u bob:[REDACTED] x",
+        "machine h login u password [REDACTED]",
+        "sshpass -p '[REDACTED]' ssh h",
+        "docker login -u bob -p [REDACTED] reg.io",
+        "redis-cli -a [REDACTED] ping",
+        "htpasswd -b f alice [REDACTED]",
+        "DB_PASS=[REDACTED] and token [REDACTED]",
+        "mysql -u root -p[REDA … [120 chars cut]",
+        "curl -u bob:[REDACTED][RED",
+    ],
 )
 def test_a_placeholder_redaction_wrote_is_no_secret(text: str) -> None:
     assert scan(text) == []
@@ -246,7 +284,7 @@ def test_a_placeholder_redaction_wrote_is_no_secret(text: str) -> None:
         ("sshpass -v -p SshPassQ123 ssh host", "SshPassQ123"),
         ("docker login -u bob -p DkrPw12345 reg.io", "DkrPw12345"),
         ("docker login -pDkrPw12345 reg.io", "DkrPw12345"),
-        ("podman login -p \"DkrPw12345\" quay.io", "DkrPw12345"),
+        ('podman login -p "DkrPw12345" quay.io', "DkrPw12345"),
         ("redis-cli -h r -p 6379 -a RedisPw987 ping", "RedisPw987"),
         ("htpasswd -b .htpasswd alice HtPw12345", "HtPw12345"),
         ("htpasswd -nb alice HtPw12345", "HtPw12345"),
@@ -263,10 +301,19 @@ def test_short_password_options_after_their_programs(text: str, secret: str) -> 
 
 @pytest.mark.parametrize(
     "text",
-    ["ssh -p 2222 host", "scp -P 2222 f host:", "docker run -p 8080:80 nginx",
-     "docker login -u bob --password-stdin reg.io", "redis-cli -a", "redis-cli -h r -p 6379 ping",
-     'redis-cli -a "$REDIS_PASS" info', "sshpass -f pwfile ssh -p 22 host",
-     "sshpass -e ssh -p 22 host", "htpasswd -c .htpasswd alice", "git push -p origin"],
+    [
+        "ssh -p 2222 host",
+        "scp -P 2222 f host:",
+        "docker run -p 8080:80 nginx",
+        "docker login -u bob --password-stdin reg.io",
+        "redis-cli -a",
+        "redis-cli -h r -p 6379 ping",
+        'redis-cli -a "$REDIS_PASS" info',
+        "sshpass -f pwfile ssh -p 22 host",
+        "sshpass -e ssh -p 22 host",
+        "htpasswd -c .htpasswd alice",
+        "git push -p origin",
+    ],
 )
 def test_short_options_that_hold_no_password_are_kept(text: str) -> None:
     assert redact(text) == text

@@ -27,8 +27,9 @@ def fake_eps(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
 
 
 def test_broken_adapter_is_one_error_and_others_load(fake_eps: Callable[..., None]) -> None:
-    fake_eps(("good", GOOD), ("bad", "no_such_module_xyz:Adapter"),
-             ("half", f"{__name__}:Incomplete"))
+    fake_eps(
+        ("good", GOOD), ("bad", "no_such_module_xyz:Adapter"), ("half", f"{__name__}:Incomplete")
+    )
     good, bad = adapters.load_all()
     assert list(good) == ["good"] and isinstance(good["good"], FakeAdapter)
     assert bad["bad"].startswith("adapter 'bad' (dist-1) failed to load")
@@ -62,10 +63,14 @@ def test_registry_does_not_import_modules(fake_eps: Callable[..., None]) -> None
     assert "some_module_never_imported_abc" not in sys.modules
 
 
-def test_entry_points_are_read_from_installed_metadata(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entry_points_are_read_from_installed_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for dist, body in [
-        ("acme_agent-2.0.1.dist-info", "[console_scripts]\nx = y:z\n\n[continuity_core.adapters]\nacme = acme_agent:Acme\n"),
+        (
+            "acme_agent-2.0.1.dist-info",
+            "[console_scripts]\nx = y:z\n\n[continuity_core.adapters]\nacme = acme_agent:Acme\n",
+        ),
         ("acme_agent-1.0.egg-info", "[continuity_core.adapters]\nacme = old:Acme\n"),
         ("other-0.1.dist-info", "[something.else]\nacme = nope:X\n"),
     ]:
@@ -73,8 +78,10 @@ def test_entry_points_are_read_from_installed_metadata(tmp_path: Path,
         (tmp_path / dist / "entry_points.txt").write_text(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])
     found = sorted(adapters.entry_points(adapters.GROUP))
-    assert found in ([("acme", "acme_agent:Acme", "acme-agent", "2.0.1")],
-                     [("acme", "old:Acme", "acme-agent", "1.0")])  # first of a name wins
+    assert found in (
+        [("acme", "acme_agent:Acme", "acme-agent", "2.0.1")],
+        [("acme", "old:Acme", "acme-agent", "1.0")],
+    )  # first of a name wins
     assert len(found) == 1
 
 
@@ -91,11 +98,14 @@ def test_the_fake_agent_meets_the_protocol() -> None:
 
 
 def test_an_unreadable_entry_points_file_is_one_distribution_skipped(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A broken distribution beside baker (entry_points.txt not UTF-8) costs its own entry
     points, not every hook and command that looks for adapters."""
-    for dist, body in [("broken-1.0.dist-info", b"[continuity_core.adapters]\nx = \xff:X\n"),
-                       ("acme_agent-2.0.1.dist-info", b"[continuity_core.adapters]\nacme = a:A\n")]:
+    for dist, body in [
+        ("broken-1.0.dist-info", b"[continuity_core.adapters]\nx = \xff:X\n"),
+        ("acme_agent-2.0.1.dist-info", b"[continuity_core.adapters]\nacme = a:A\n"),
+    ]:
         (tmp_path / dist).mkdir()
         (tmp_path / dist / "entry_points.txt").write_bytes(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])

@@ -21,12 +21,14 @@ def save_draft(root: Path, *, sections: dict[str, str | None] | None = None) -> 
 
 # --- the format ------------------------------------------------------------------------------
 
+
 def test_a_complete_draft_is_valid_and_lists_artifacts_and_claims(repo: Path) -> None:
     result = saved.validate_text(make_draft(repo))
     assert result.status == "valid", result.errors
     assert result.artifacts == ["README.md", ".git/HEAD"]
     assert [(c.claim, c.source) for c in result.unverified] == [
-        ("CI passes on main (from the user's message)", "the user's message")]
+        ("CI passes on main (from the user's message)", "the user's message")
+    ]
     assert result.front_matter["schema_version"] == 1
 
 
@@ -39,21 +41,28 @@ def test_the_template_from_facts_is_the_format(repo: Path) -> None:
     assert len(result.errors) == len(saved.SECTIONS)
 
 
-@pytest.mark.parametrize(("sections", "front", "message"), [
-    ({"External state": None}, {}, "missing sections: `## External state`"),
-    ({"History": None, "Owner decisions": '- "x" — A, 2026-01-01\n\n## History\n- late'}, {},
-     "out of order"),
-    ({"Failed attempts": ""}, {}, "`## Failed attempts` is empty"),
-    ({"Unverified claims": "- the deploy works"}, {}, "without its source"),
-    ({"Owner decisions": "- ship it"}, {}, "author and date"),
-    ({}, {"schema_version": "one"}, "schema_version must be an integer"),
-    ({}, {"time": "yesterday"}, "ISO 8601"),
-    ({}, {"head": "not-a-sha"}, "must be a commit id"),
-    ({}, {"worktree": "relative/path"}, "absolute path"),
-    ({}, {"session": None}, "front matter lacks session"),
-])
-def test_bad_drafts_are_invalid_with_the_reason(repo: Path, sections: dict[str, str | None],
-                                                front: dict[str, object], message: str) -> None:
+@pytest.mark.parametrize(
+    ("sections", "front", "message"),
+    [
+        ({"External state": None}, {}, "missing sections: `## External state`"),
+        (
+            {"History": None, "Owner decisions": '- "x" — A, 2026-01-01\n\n## History\n- late'},
+            {},
+            "out of order",
+        ),
+        ({"Failed attempts": ""}, {}, "`## Failed attempts` is empty"),
+        ({"Unverified claims": "- the deploy works"}, {}, "without its source"),
+        ({"Owner decisions": "- ship it"}, {}, "author and date"),
+        ({}, {"schema_version": "one"}, "schema_version must be an integer"),
+        ({}, {"time": "yesterday"}, "ISO 8601"),
+        ({}, {"head": "not-a-sha"}, "must be a commit id"),
+        ({}, {"worktree": "relative/path"}, "absolute path"),
+        ({}, {"session": None}, "front matter lacks session"),
+    ],
+)
+def test_bad_drafts_are_invalid_with_the_reason(
+    repo: Path, sections: dict[str, str | None], front: dict[str, object], message: str
+) -> None:
     result = saved.validate_text(make_draft(repo, front=front, sections=sections))
     assert result.status == "invalid"
     assert any(message in e for e in result.errors), result.errors
@@ -90,6 +99,7 @@ def test_a_draft_with_a_secret_is_refused_without_echoing_it(repo: Path, secret:
 
 
 # --- the store -------------------------------------------------------------------------------
+
 
 def test_save_writes_a_private_store_and_changes_no_project_file(repo: Path) -> None:
     before = git(repo, "status", "--porcelain")
@@ -135,6 +145,7 @@ def test_list_and_prune_only_when_asked(repo: Path) -> None:
 
 
 # --- resume-check ----------------------------------------------------------------------------
+
 
 def test_fresh_right_after_save(repo: Path) -> None:
     result = save_draft(repo)
@@ -218,8 +229,9 @@ def test_by_id_prefix_and_by_path(repo: Path) -> None:
     assert saved.resume_check(repo, "19990101T000000000Z-abcdef").status == "none"
 
 
-@pytest.mark.parametrize("target", ["../../etc/passwd", "../README.md", "/etc/passwd",
-                                    ".baker/saved/../../README.md"])
+@pytest.mark.parametrize(
+    "target", ["../../etc/passwd", "../README.md", "/etc/passwd", ".baker/saved/../../README.md"]
+)
 def test_paths_outside_the_store_are_refused(repo: Path, target: str) -> None:
     save_draft(repo)
     check = saved.resume_check(repo, target)
@@ -238,8 +250,9 @@ def test_a_symlink_out_of_the_store_is_refused(repo: Path, tmp_path: Path) -> No
     assert saved.resume_check(repo).status == "invalid"
 
 
-def test_a_checkpoint_from_another_worktree_of_the_same_repository(repo: Path,
-                                                                    tmp_path: Path) -> None:
+def test_a_checkpoint_from_another_worktree_of_the_same_repository(
+    repo: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "wt-feature"
     git(repo, "worktree", "add", "-q", "-b", "feature", str(other))
     result = save_draft(other)
@@ -269,11 +282,17 @@ def test_brief_section_shows_the_latest_with_its_drift(repo: Path) -> None:
     assert "unverified claims: 1" in text
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("https://ci-bot:" + "hunter2token@github.com/acme/app.git", "https://github.com/acme/app.git"),
-    ("https://ghp_" + "abc123@github.com/acme/app.git", "https://github.com/acme/app.git"),
-    ("git@github.com:acme/app.git", "git@github.com:acme/app.git"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "https://ci-bot:" + "hunter2token@github.com/acme/app.git",
+            "https://github.com/acme/app.git",
+        ),
+        ("https://ghp_" + "abc123@github.com/acme/app.git", "https://github.com/acme/app.git"),
+        ("git@github.com:acme/app.git", "git@github.com:acme/app.git"),
+    ],
+)
 def test_remote_credentials_are_stripped_from_the_repo(repo: Path, url: str, shown: str) -> None:
     git(repo, "remote", "add", "origin", url)
     facts = git_facts(repo)
@@ -291,7 +310,8 @@ def test_a_secret_planted_in_a_stored_checkpoint_is_never_shown(repo: Path) -> N
     result = save_draft(repo)
     secret = "ghp_" + "FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6"
     text = result.path.read_text().replace(
-        "(from the user's message)", f"token {secret} (from the user's message)")
+        "(from the user's message)", f"token {secret} (from the user's message)"
+    )
     result.path.write_text(text)
     check = saved.resume_check(repo)
     assert check.status == "invalid" and "looks like a secret" in (check.reason or "")

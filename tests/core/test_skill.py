@@ -13,8 +13,9 @@ DIRS = (".claude/skills", ".agents/skills", ".gemini/skills")
 def front_matter(text: str) -> dict[str, str]:
     assert text.startswith("---\n")
     block = text.split("---\n", 2)[1]
-    return {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in
-                                                   block.splitlines())}
+    return {
+        k.strip(): v.strip() for k, _, v in (line.partition(":") for line in block.splitlines())
+    }
 
 
 def test_the_skill_follows_the_agent_skills_format() -> None:
@@ -31,9 +32,16 @@ def test_the_skill_teaches_save_resume_and_check() -> None:
     text = skill.text()
     for heading in ("## Save", "## Resume", "## Check", "## Security"):
         assert heading in text
-    for step in ("baker facts --json", "baker save <draft>", "baker resume-check",
-                 "baker usage --json", "(from <source>)", "/continuity resume <id>",
-                 "$continuity resume <id>", "update baker"):
+    for step in (
+        "baker facts --json",
+        "baker save <draft>",
+        "baker resume-check",
+        "baker usage --json",
+        "(from <source>)",
+        "/continuity resume <id>",
+        "$continuity resume <id>",
+        "update baker",
+    ):
         assert step in text, step
     for level in ("prepare", "refresh", "rotate", "ok", "unknown"):
         assert f"`{level}`" in text
@@ -53,8 +61,10 @@ def test_install_is_idempotent_and_dry_run_writes_nothing(tmp_path: Path) -> Non
 def test_install_refreshes_an_older_copy(tmp_path: Path) -> None:
     target = tmp_path / DIRS[0] / "continuity" / "SKILL.md"
     target.parent.mkdir(parents=True)
-    target.write_text("---\nname: continuity\ndescription: old\n---\n\n"
-                      "# Continuity: save, resume, check\nold steps\n")
+    target.write_text(
+        "---\nname: continuity\ndescription: old\n---\n\n"
+        "# Continuity: save, resume, check\nold steps\n"
+    )
     assert [c.action for c in skill.install(tmp_path, DIRS[:1])] == ["updated"]
     assert target.read_text() == skill.text()
 

@@ -11,8 +11,10 @@ from continuity_core import stamps
 def test_iso_of_an_epoch_and_of_datetimes() -> None:
     assert stamps.iso(0) == "1970-01-01T00:00:00Z"
     plus_two = dt.timezone(dt.timedelta(hours=2))
-    assert stamps.iso(dt.datetime(2026, 12, 1, 6, 5, 4, 999, tzinfo=plus_two)) == \
-        "2026-12-01T04:05:04Z"
+    assert (
+        stamps.iso(dt.datetime(2026, 12, 1, 6, 5, 4, 999, tzinfo=plus_two))
+        == "2026-12-01T04:05:04Z"
+    )
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamps.now_iso())
 
 

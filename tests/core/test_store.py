@@ -97,10 +97,18 @@ def test_lock_held_elsewhere_is_a_readable_error(tmp_path: Path) -> None:
 
     store = make_store(tmp_path)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from pathlib import Path; "
-         "from continuity_core.store import Store\n"
-         "with Store(Path(sys.argv[1])).lock():\n print('held', flush=True); sys.stdin.read()",
-         str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; "
+            "from continuity_core.store import Store\n"
+            "with Store(Path(sys.argv[1])).lock():\n print('held', flush=True); sys.stdin.read()",
+            str(tmp_path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(StoreError, match="held by another process"), store.lock(timeout=0.1):
@@ -170,8 +178,9 @@ def test_log_is_redacted_and_appended(tmp_path: Path) -> None:
     assert '"ValueError: boom"' in lines[1]
 
 
-def test_scratch_writes_skip_fsync_but_stay_atomic(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scratch_writes_skip_fsync_but_stay_atomic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     synced: list[int] = []
     monkeypatch.setattr(os, "fsync", synced.append)
     path = tmp_path / "seen.json"

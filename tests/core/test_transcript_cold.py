@@ -44,8 +44,14 @@ def cold_read(agent: str, path: Path) -> Session:
 
 
 def brief_of(session: Session) -> tuple[brief.Brief, str]:
-    made = brief.build(project="/p", created_at="2026-12-01T00:00:00Z", git=GitFacts(),
-                       note_text=None, session=session, budget_tokens=100_000)
+    made = brief.build(
+        project="/p",
+        created_at="2026-12-01T00:00:00Z",
+        git=GitFacts(),
+        note_text=None,
+        session=session,
+        budget_tokens=100_000,
+    )
     return made, brief.render(made)
 
 
@@ -95,8 +101,13 @@ def test_no_request_anywhere_is_said(tmp_path: Path, agent: str) -> None:
     path = gen.path
     # the header and the generated turns without their request lines, then traffic only
     lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(line for line in lines if "NO-SUCH-REQUEST" not in line
-                            and "tidy up the weather helpers" not in line))
+    path.write_text(
+        "".join(
+            line
+            for line in lines
+            if "NO-SUCH-REQUEST" not in line and "tidy up the weather helpers" not in line
+        )
+    )
     benchgen.append_traffic(agent, path, CWD, gen.turns, 3 * COLD)
     session = cold_read(agent, path)
     assert session.requests == [] and session.request_sought == "none"
@@ -112,8 +123,9 @@ def test_an_adapter_that_cannot_find_requests_says_the_request_is_not_in_the_par
 
     path = transcript_with(tmp_path, "claude", benchgen.FINAL_REQUEST, 3 * COLD)
     ref = SessionRef(agent="claude", account="test", session_id="s", path=str(path), mtime=0.0)
-    session = transcript.read_incremental(ref, None, parser.fold,
-                                          compaction_marker=parser.COMPACTION_MARKER).session
+    session = transcript.read_incremental(
+        ref, None, parser.fold, compaction_marker=parser.COMPACTION_MARKER
+    ).session
     assert session.requests == [] and session.request_sought == "unsearched"
     text = brief_of(session)[1]
     assert "## The user's latest request\n" in text

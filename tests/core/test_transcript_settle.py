@@ -42,8 +42,9 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         session.cwd = rec["cwd"]
         session.git_branch, session.model = f"fix/{text}", f"m-{text}"
         add_call(session, extra, ToolCall(id=rec["id"], name=f"mcp:{text}"))
-        transcript.add_edit(session, f"{rec['cwd']}/notes/{text}.txt", "move", "Write",
-                            moved_to=f"old/{text}.txt")
+        transcript.add_edit(
+            session, f"{rec['cwd']}/notes/{text}.txt", "move", "Write", moved_to=f"old/{text}.txt"
+        )
     elif kind == "boom":
         raise RuntimeError("an interrupted read")
 
@@ -52,8 +53,14 @@ def write(path: Path, records: list[dict[str, Any]]) -> SessionRef:
     with path.open("a") as f:
         f.writelines(json.dumps(r) + "\n" for r in records)
     st = path.stat()
-    return SessionRef(agent="claude", account="a", session_id="s", path=str(path),
-                      mtime=st.st_mtime, size=st.st_size)
+    return SessionRef(
+        agent="claude",
+        account="a",
+        session_id="s",
+        path=str(path),
+        mtime=st.st_mtime,
+        size=st.st_size,
+    )
 
 
 EVERYTHING = [
@@ -106,8 +113,12 @@ def test_redaction_work_is_bounded_by_what_the_session_keeps(
     monkeypatch.setattr(transcript, "redact", counting)
     records: list[dict[str, Any]] = []
     for i in range(2000):
-        records += [{"k": "request", "t": f"ask {i}"}, {"k": "message", "t": f"say {i}"},
-                    {"k": "call", "id": f"c{i}", "t": "in"}, {"k": "result", "id": f"c{i}"}]
+        records += [
+            {"k": "request", "t": f"ask {i}"},
+            {"k": "message", "t": f"say {i}"},
+            {"k": "call", "id": f"c{i}", "t": "in"},
+            {"k": "result", "id": f"c{i}"},
+        ]
     path = tmp_path / "t.jsonl"
     cursor = read_incremental(write(path, records), None, fold)
     s = cursor.session
@@ -135,4 +146,3 @@ def test_every_string_a_session_keeps_is_redacted(tmp_path: Path) -> None:
     cursor = read_incremental(write(path, [{**record, "id": "e2"}]), cursor, fold)
     assert SECRET not in msgspec.json.encode(cursor).decode()
     assert [e.count for e in cursor.session.files_edited] == [2]  # the same file, counted once
-

@@ -27,10 +27,16 @@ def tool(session: str = "s1", **tool_input: str) -> dict[str, object]:
 
 
 def test_add_list_remove(project: Path) -> None:
-    a = traps.add(project, "src/db/*.py", "raw SQL strings broke the migration tests",
-                  session="abc123", agent="claude")
-    b = traps.add(project, "pip install *", "the lock file pins everything; use uv sync",
-                  command=True)
+    a = traps.add(
+        project,
+        "src/db/*.py",
+        "raw SQL strings broke the migration tests",
+        session="abc123",
+        agent="claude",
+    )
+    b = traps.add(
+        project, "pip install *", "the lock file pins everything; use uv sync", command=True
+    )
     assert [t.id for t in traps.load(project)] == [a.id, b.id]
     assert a.kind == "path" and b.kind == "command"
     assert a.session == "abc123" and a.created_at
@@ -53,10 +59,16 @@ def test_add_refuses_empty_and_redacts(project: Path) -> None:
 def test_broken_lines_are_skipped_one_by_one_and_kept(project: Path) -> None:
     good = traps.add(project, "a.py", "first")
     path = project / ".baker" / "traps.jsonl"
-    junk = [b"{torn", b"[1, 2]", b'"a string"', b"null",
-            b'{"id": "x1", "pattern": 7, "why": "non-string", "created_at": "t"}',
-            b'{"id": "x2", "pattern": ["a"], "why": "list", "created_at": "t"}',
-            b'{"id": "x3", "why": "no pattern", "created_at": "t"}', b"\xff\xfe"]
+    junk = [
+        b"{torn",
+        b"[1, 2]",
+        b'"a string"',
+        b"null",
+        b'{"id": "x1", "pattern": 7, "why": "non-string", "created_at": "t"}',
+        b'{"id": "x2", "pattern": ["a"], "why": "list", "created_at": "t"}',
+        b'{"id": "x3", "why": "no pattern", "created_at": "t"}',
+        b"\xff\xfe",
+    ]
     with path.open("ab") as f:
         f.write(b"\n".join(junk) + b"\n")
     later = traps.add(project, "b.py", "second")
@@ -67,26 +79,32 @@ def test_broken_lines_are_skipped_one_by_one_and_kept(project: Path) -> None:
     assert traps.matching_paths(project, ["b.py"])[0].id == later.id
 
 
-@pytest.mark.parametrize(("pattern", "path", "hit"), [
-    ("src/db/*.py", "src/db/models.py", True),
-    ("src/db/*.py", "src/api/models.py", False),
-    ("*.lock", "deep/dir/poetry.lock", True),  # no slash: the file name, anywhere
-    ("migrations", "app/migrations", True),
-    ("migrations/", "migrations/0001_init.py", True),  # a folder covers what is inside
-    ("server.py", "server.py", True),
-    ("server.py", "server.pyc", False),
-    ("./docs/*.md", "docs/index.md", True),
-])
+@pytest.mark.parametrize(
+    ("pattern", "path", "hit"),
+    [
+        ("src/db/*.py", "src/db/models.py", True),
+        ("src/db/*.py", "src/api/models.py", False),
+        ("*.lock", "deep/dir/poetry.lock", True),  # no slash: the file name, anywhere
+        ("migrations", "app/migrations", True),
+        ("migrations/", "migrations/0001_init.py", True),  # a folder covers what is inside
+        ("server.py", "server.py", True),
+        ("server.py", "server.pyc", False),
+        ("./docs/*.md", "docs/index.md", True),
+    ],
+)
 def test_path_patterns(pattern: str, path: str, hit: bool) -> None:
     assert traps.path_matches(pattern, path) is hit
 
 
-@pytest.mark.parametrize(("pattern", "command", "hit"), [
-    ("pip install *", "cd api && pip install -e .", True),
-    ("pytest -x", "python -m pytest -x tests", True),
-    ("git push --force*", "git push origin main", False),
-    ("npm run build", "npm run build:prod", True),
-])
+@pytest.mark.parametrize(
+    ("pattern", "command", "hit"),
+    [
+        ("pip install *", "cd api && pip install -e .", True),
+        ("pytest -x", "python -m pytest -x tests", True),
+        ("git push --force*", "git push origin main", False),
+        ("npm run build", "npm run build:prod", True),
+    ],
+)
 def test_command_patterns(pattern: str, command: str, hit: bool) -> None:
     assert traps.command_matches(pattern, command) is hit
 
@@ -121,13 +139,20 @@ def test_pretool_records_only_what_it_delivered(project: Path) -> None:
 
 def test_pretool_matches_shell_commands(project: Path) -> None:
     traps.add(project, "alembic downgrade*", "downgrade drops the audit table", command=True)
-    out = pretool({"session_id": "s", "tool_name": "Bash",
-                   "tool_input": {"command": "cd api && alembic downgrade -1"}})
+    out = pretool(
+        {
+            "session_id": "s",
+            "tool_name": "Bash",
+            "tool_input": {"command": "cd api && alembic downgrade -1"},
+        }
+    )
     assert "downgrade drops the audit table" in out
 
 
-@pytest.mark.parametrize("payload", [b"", b"{", b"[]", b"\x00\xff", b'{"tool_input": 5}',
-                                     b'{"tool_input": {"file_path": 7}}'])
+@pytest.mark.parametrize(
+    "payload",
+    [b"", b"{", b"[]", b"\x00\xff", b'{"tool_input": 5}', b'{"tool_input": {"file_path": 7}}'],
+)
 def test_pretool_ignores_bad_payloads(project: Path, payload: bytes) -> None:
     traps.add(project, "*", "everything")
     assert pretool(payload) == ""
@@ -141,8 +166,9 @@ def test_cited_files_are_hashed_and_changes_need_a_recheck(project: Path) -> Non
     (project / "src").mkdir()
     (project / "src" / "cache.py").write_text("TTL = 60\n")
     (project / "config.toml").write_text("ttl = 60\n")
-    t = traps.add(project, "src/cache.py", "lowering TTL broke the rate limiter",
-                  files=["config.toml"])
+    t = traps.add(
+        project, "src/cache.py", "lowering TTL broke the rate limiter", files=["config.toml"]
+    )
     assert set(t.file_hashes) == {"src/cache.py", "config.toml"}
     assert traps.changed_files(project, t) == []
     assert "needs re-check" not in traps.render(project, t)
@@ -166,17 +192,27 @@ def test_literal_prechecks_never_change_a_match() -> None:
     assert path_matches("*.lock", "deep/poetry.lock") and path_matches("docs", "docs/x.md")
     assert command_matches("pytest -k case_1*", "make && pytest -k case_12 -x")
     assert not command_matches("pytest -k case_1*", "pytest -k other")
-    assert command_matches("rm -rf [ab]", "rm -rf a") and command_matches("git push*", "git push -f")
+    assert command_matches("rm -rf [ab]", "rm -rf a") and command_matches(
+        "git push*", "git push -f"
+    )
 
 
 def _cache(project: Path) -> Path:
     return project / ".baker" / "cache" / "traps.json"
 
 
-@pytest.mark.parametrize("corrupt", [
-    b"\x00\xff garbage", b"[" * 100_000 + b"\n", b"{}\n", b'{"key": 1}\n[1]\n',
-    b"KEY_INDEX\nnot json\n", b"KEY_IDS\n", b"KEY_SHORT\n",
-])
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        b"\x00\xff garbage",
+        b"[" * 100_000 + b"\n",
+        b"{}\n",
+        b'{"key": 1}\n[1]\n',
+        b"KEY_INDEX\nnot json\n",
+        b"KEY_IDS\n",
+        b"KEY_SHORT\n",
+    ],
+)
 def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: bytes) -> None:
     """Whatever the cache holds, pretool delivers the traps and writes a good cache again."""
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
@@ -184,7 +220,7 @@ def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: bytes) -> None:
     head = {"key": key, "id": ["x"], "kind": ["path"], "pattern": ["src/*.py"], "lead": ["src/"]}
     bad = {
         b"KEY_INDEX\n": json.dumps(head).encode() + b"\n",  # the row is no JSON
-        b"KEY_IDS\n": json.dumps({**head, "id": [["x"]]}).encode() + b"\n[\"h\", []]\n",
+        b"KEY_IDS\n": json.dumps({**head, "id": [["x"]]}).encode() + b'\n["h", []]\n',
         b"KEY_SHORT\n": json.dumps({**head, "id": []}).encode() + b"\n",
     }
     data = next((v for k, v in bad.items() if corrupt.startswith(k)), corrupt)
@@ -209,20 +245,23 @@ def test_a_linked_trap_cache_is_never_read(project: Path, tmp_path: Path) -> Non
 
 
 def test_the_trap_cache_is_stale_once_the_redactor_or_the_traps_change(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
     pretool(tool(session="s0", file_path="src/app.py"))
     data = _cache(project).read_bytes()
     _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED"))
     assert "CACHED" in pretool(tool(session="s1", file_path="src/app.py"))  # current: read
     real = traps._identity
-    monkeypatch.setattr(traps, "_identity", lambda p, **kw: "older" if p.endswith("redact.py")
-                        else real(p, **kw))
+    monkeypatch.setattr(
+        traps, "_identity", lambda p, **kw: "older" if p.endswith("redact.py") else real(p, **kw)
+    )
     assert "raw SQL" in pretool(tool(session="s2", file_path="src/app.py"))  # rebuilt
 
 
 def test_traps_rewritten_with_the_same_identity_are_not_read_from_the_cache(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A file system with coarse times that reuses the inode of a replaced file: a rewrite of
     the same size can keep every stat field; the cache still sees the new traps."""
     import os
@@ -250,15 +289,18 @@ def test_traps_rewritten_with_the_same_identity_are_not_read_from_the_cache(
     pretool(tool(session="s2", file_path="src/app.py"))
     monkeypatch.setattr(trust, "read_bytes", None)  # any read now fails the test
     assert traps._identity(str(path), racy_after=time.time_ns() - traps.RACY_NS) == traps._identity(
-        str(path))
+        str(path)
+    )
 
 
 def test_pretool_reads_half_an_emoji_and_refuses_deep_nesting(project: Path) -> None:
     """A lone surrogate escape (JSON.stringify's half emoji) in the session id, a command or
     a path still gets the traps; a payload nested too deep is bad input, not a failure."""
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
-    payload = (b'{"session_id": "s\\ud83d", "tool_name": "Edit", "tool_input": '
-               b'{"file_path": "src/a\\udc80.py", "command": "x \\ud800"}}')
+    payload = (
+        b'{"session_id": "s\\ud83d", "tool_name": "Edit", "tool_input": '
+        b'{"file_path": "src/a\\udc80.py", "command": "x \\ud800"}}'
+    )
     assert "raw SQL broke" in pretool(payload)
     assert pretool(b'{"a": ' * 50_000 + b"1" + b"}" * 50_000) == ""
 

@@ -17,10 +17,17 @@ from tests.helpers.samples import TRANSCRIPTS
 DEFAULTS = usage.thresholds()
 
 
-@pytest.mark.parametrize(("tokens", "level"), [
-    (99_999, "ok"), (100_000, "prepare"), (123_999, "prepare"), (124_000, "refresh"),
-    (150_000, "rotate"), (400_000, "rotate"),
-])
+@pytest.mark.parametrize(
+    ("tokens", "level"),
+    [
+        (99_999, "ok"),
+        (100_000, "prepare"),
+        (123_999, "prepare"),
+        (124_000, "refresh"),
+        (150_000, "rotate"),
+        (400_000, "rotate"),
+    ],
+)
 def test_levels_against_a_200k_window(tokens: int, level: str) -> None:
     report = usage.level_for(Usage(context_tokens=tokens, context_window=200_000), DEFAULTS)
     assert report.level == level
@@ -28,9 +35,15 @@ def test_levels_against_a_200k_window(tokens: int, level: str) -> None:
     assert report.percent == round(100 * tokens / 200_000, 1)
 
 
-@pytest.mark.parametrize(("tokens", "level"), [
-    (99_999, "ok"), (100_000, "prepare"), (125_000, "refresh"), (150_000, "rotate"),
-])
+@pytest.mark.parametrize(
+    ("tokens", "level"),
+    [
+        (99_999, "ok"),
+        (100_000, "prepare"),
+        (125_000, "refresh"),
+        (150_000, "rotate"),
+    ],
+)
 def test_token_defaults_when_the_window_is_unknown(tokens: int, level: str) -> None:
     report = usage.level_for(Usage(context_tokens=tokens), DEFAULTS)
     assert report.level == level
@@ -51,11 +64,17 @@ def test_unknown_never_invents_a_number() -> None:
     assert usage.level_for(Usage(context_tokens=0), DEFAULTS).level == "unknown"
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("50%", usage.Threshold(percent=50.0)), ("100000", usage.Threshold(tokens=100_000)),
-    ("120k", usage.Threshold(tokens=120_000)), ("1.5m", usage.Threshold(tokens=1_500_000)),
-    ("90_000", usage.Threshold(tokens=90_000)), (80000, usage.Threshold(tokens=80_000)),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("50%", usage.Threshold(percent=50.0)),
+        ("100000", usage.Threshold(tokens=100_000)),
+        ("120k", usage.Threshold(tokens=120_000)),
+        ("1.5m", usage.Threshold(tokens=1_500_000)),
+        ("90_000", usage.Threshold(tokens=90_000)),
+        (80000, usage.Threshold(tokens=80_000)),
+    ],
+)
 def test_parse_threshold(raw: str, expected: usage.Threshold) -> None:
     assert usage.parse_threshold(raw) == expected
 
@@ -104,11 +123,13 @@ def test_every_level_from_a_real_transcript(agent: str, fixtures: Path) -> None:
         "rotate": (n - 3, n - 2, n),
     }
     for level, (prepare, refresh, rotate) in cases.items():
-        limits = usage.thresholds(None, {"prepare": str(prepare), "refresh": str(refresh),
-                                         "rotate": str(rotate)})
+        limits = usage.thresholds(
+            None, {"prepare": str(prepare), "refresh": str(refresh), "rotate": str(rotate)}
+        )
         assert usage.level_for(measured, limits).level == level
     if measured.context_window:
         pct = 100 * n / measured.context_window
-        at = usage.thresholds(None, {"prepare": f"{pct / 2}%", "refresh": f"{pct * 0.99}%",
-                                     "rotate": "100%"})
+        at = usage.thresholds(
+            None, {"prepare": f"{pct / 2}%", "refresh": f"{pct * 0.99}%", "rotate": "100%"}
+        )
         assert usage.level_for(measured, at).level == "refresh"

@@ -25,16 +25,16 @@ def agent(isolated_home: Path, repo: Path) -> Iterator[MakeAgent]:
         require_cli(name)
         suffix = f"-{account}" if account else ""
         home = isolated_home
-        config_dir = {"claude": home / f".claude{suffix}", "codex": home / f".codex{suffix}",
-                      "gemini": home / f"gemini-home{suffix}" if account else home}[name]
+        config_dir = {
+            "claude": home / f".claude{suffix}",
+            "codex": home / f".codex{suffix}",
+            "gemini": home / f"gemini-home{suffix}" if account else home,
+        }[name]
         mock = MOCKS[name](script, root=project).start()
         mocks.append(mock)
         seed(name, config_dir, project, mock)
-        return Agent(name, home, config_dir, project, mock,
-                     agent_env(name, home, config_dir, mock))
+        return Agent(name, home, config_dir, project, mock, agent_env(name, home, config_dir, mock))
 
     yield make
     for m in mocks:
         m.stop()
-
-

@@ -21,18 +21,24 @@ def install(a: Agent) -> None:
         assert proc.returncode == 0, f"baker {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
 
 
-REQUEST = ("E2E handoff: make the parser accept empty lines (keep `parse()` pure), "
-           "then add a regression test")
-TODOS = (("Make the parser accept empty lines", "in_progress"),
-         ("Add a regression test", "pending"))
+REQUEST = (
+    "E2E handoff: make the parser accept empty lines (keep `parse()` pure), "
+    "then add a regression test"
+)
+TODOS = (
+    ("Make the parser accept empty lines", "in_progress"),
+    ("Add a regression test", "pending"),
+)
 EDITED = "parser.py"
 
 
 def source_script() -> list[Turn]:
     """Set the todo list, write a file, then hit the usage limit mid-task."""
-    return [Turn(calls=[todos(*TODOS)]),
-            Turn(calls=[write(EDITED, "def parse(text):\n    return text.splitlines()\n")]),
-            Turn(error="usage_limit")]
+    return [
+        Turn(calls=[todos(*TODOS)]),
+        Turn(calls=[write(EDITED, "def parse(text):\n    return text.splitlines()\n")]),
+        Turn(error="usage_limit"),
+    ]
 
 
 def stopped_on_a_limit(a: Agent) -> None:

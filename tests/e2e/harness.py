@@ -36,11 +36,16 @@ E2E = Path(__file__).resolve().parent
 # The CLIs under test: the pinned ones, or a canary's scratch install (scripts/canary.py).
 NODE_BIN = Path(os.environ.get("CONTINUITY_E2E_NODE_BIN") or E2E / "node_modules" / ".bin")
 VENV_BIN = Path(sys.executable).parent
-API_KEYS = {"claude": "sk-ant-e2e-mock-0123456789abcdefghij", "codex": "sk-e2e-mock-codex",
-            "gemini": "e2e-mock-gemini-key"}
+API_KEYS = {
+    "claude": "sk-ant-e2e-mock-0123456789abcdefghij",
+    "codex": "sk-e2e-mock-codex",
+    "gemini": "e2e-mock-gemini-key",
+}
 CODEX_MODEL = "gpt-5.5"  # a catalog slug: apply_patch and update_plan are offered
 GEMINI_MODEL = "gemini-2.5-pro"  # pinned: no router call before every prompt
-DEAD_PROXY = "http://127.0.0.1:9"  # discard port: a stray fetch fails at once, off the machine never
+DEAD_PROXY = (
+    "http://127.0.0.1:9"  # discard port: a stray fetch fails at once, off the machine never
+)
 
 
 def _missing_cli(name: str) -> str | None:
@@ -48,8 +53,10 @@ def _missing_cli(name: str) -> str | None:
     if shutil.which("node") is None:
         return "node is not on PATH: the end-to-end tests need Node.js 22+ and npm"
     if not (NODE_BIN / name).exists():
-        return (f"{name} is not installed in tests/e2e/node_modules: run "
-                "`python3 scripts/dev.py e2e` (npm ci of tests/e2e/package-lock.json)")
+        return (
+            f"{name} is not installed in tests/e2e/node_modules: run "
+            "`python3 scripts/dev.py e2e` (npm ci of tests/e2e/package-lock.json)"
+        )
     return None
 
 
@@ -135,32 +142,60 @@ class Agent:
     def argv(self, prompt: str, *, headless: bool) -> list[str]:
         if self.name == "claude":
             if headless:
-                return ["claude", "-p", prompt, "--output-format", "json",
-                        "--dangerously-skip-permissions"]
+                return [
+                    "claude",
+                    "-p",
+                    prompt,
+                    "--output-format",
+                    "json",
+                    "--dangerously-skip-permissions",
+                ]
             return ["claude", "--dangerously-skip-permissions", prompt]
         if self.name == "codex":
             if headless:
-                return ["codex", "exec", "--skip-git-repo-check", "--json",
-                        "--dangerously-bypass-approvals-and-sandbox", prompt]
+                return [
+                    "codex",
+                    "exec",
+                    "--skip-git-repo-check",
+                    "--json",
+                    "--dangerously-bypass-approvals-and-sandbox",
+                    prompt,
+                ]
             # No sandbox: the bundled bubblewrap needs user namespaces a container may lack.
-            return ["codex", "--no-alt-screen", "--no-daemon",
-                    "--dangerously-bypass-approvals-and-sandbox", prompt]
+            return [
+                "codex",
+                "--no-alt-screen",
+                "--no-daemon",
+                "--dangerously-bypass-approvals-and-sandbox",
+                prompt,
+            ]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
         return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
 
-    def run(self, prompt: str, *extra: str, timeout: float = 90,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, prompt: str, *extra: str, timeout: float = 90, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         """Run one headless turn (`claude -p`, `codex exec`, `gemini -p`) in the project."""
         return self.cli(*self.argv(prompt, headless=True), *extra, timeout=timeout, check=check)
 
-    def cli(self, *argv: str, timeout: float = 90,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def cli(
+        self, *argv: str, timeout: float = 90, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         """Run any command line (`codex exec resume ID …`) in the agent's env and project."""
-        proc = subprocess.run(argv, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            argv,
+            cwd=self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if check and proc.returncode != 0:
-            raise AssertionError(f"{argv[0]} exited {proc.returncode}\n--- stdout\n"
-                                 f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}")
+            raise AssertionError(
+                f"{argv[0]} exited {proc.returncode}\n--- stdout\n"
+                f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}"
+            )
         return proc
 
     def interactive(self, prompt: str, *extra: str) -> Interactive:
@@ -175,10 +210,22 @@ class Agent:
         """
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        full = {**self.env, **(env or {}), "TERM": "xterm-256color", "COLUMNS": "120",
-                "LINES": "40"}
-        proc = subprocess.Popen(list(argv), cwd=self.project, env=full, stdin=slave,
-                                stdout=slave, stderr=slave, start_new_session=True)
+        full = {
+            **self.env,
+            **(env or {}),
+            "TERM": "xterm-256color",
+            "COLUMNS": "120",
+            "LINES": "40",
+        }
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=self.project,
+            env=full,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
         os.close(slave)
         session = Interactive(proc, master)
         session.start_reader()
@@ -188,42 +235,63 @@ class Agent:
 class MakeAgent(Protocol):
     """The `agent` fixture: `agent("codex", [Turn(...), ...], account="work")` -> an `Agent`."""
 
-    def __call__(self, name: str, script: list[Turn] | None = None, *,
-                 account: str = "") -> Agent: ...
+    def __call__(
+        self, name: str, script: list[Turn] | None = None, *, account: str = ""
+    ) -> Agent: ...
 
 
-def agent_env(name: str, home: Path, config_dir: Path, mock: MockModel,
-              node_bin: Path = NODE_BIN) -> dict[str, str]:
+def agent_env(
+    name: str, home: Path, config_dir: Path, mock: MockModel, node_bin: Path = NODE_BIN
+) -> dict[str, str]:
     """The environment of one agent CLI run; `node_bin` holds the CLIs (a canary's scratch)."""
-    env = {k: v for k, v in os.environ.items()
-           # CI=true would force Gemini headless; a proxy from outside must not apply.
-           if k not in ("CI", "GITHUB_ACTIONS") and "proxy" not in k.lower()}
-    env.update({
-        "HOME": str(home), "BAKER_HOME": str(home / ".baker"),
-        "PATH": os.pathsep.join([str(VENV_BIN), str(node_bin), env.get("PATH", "")]),
-        "HTTPS_PROXY": DEAD_PROXY, "HTTP_PROXY": DEAD_PROXY, "https_proxy": DEAD_PROXY,
-        "http_proxy": DEAD_PROXY, "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost", "NO_UPDATE_NOTIFIER": "1", "NO_COLOR": "1",
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        # CI=true would force Gemini headless; a proxy from outside must not apply.
+        if k not in ("CI", "GITHUB_ACTIONS") and "proxy" not in k.lower()
+    }
+    env.update(
+        {
+            "HOME": str(home),
+            "BAKER_HOME": str(home / ".baker"),
+            "PATH": os.pathsep.join([str(VENV_BIN), str(node_bin), env.get("PATH", "")]),
+            "HTTPS_PROXY": DEAD_PROXY,
+            "HTTP_PROXY": DEAD_PROXY,
+            "https_proxy": DEAD_PROXY,
+            "http_proxy": DEAD_PROXY,
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+            "NO_UPDATE_NOTIFIER": "1",
+            "NO_COLOR": "1",
+        }
+    )
     if name == "claude":
-        env.update({
-            "CLAUDE_CONFIG_DIR": str(config_dir), "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": API_KEYS[name], "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
-            "IS_SANDBOX": "1",  # as root, --dangerously-skip-permissions needs it
-            # 2.1.3xx offers the default model no todo tools unless asked; 2.1.197 ignores it.
-            "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
-        })
+        env.update(
+            {
+                "CLAUDE_CONFIG_DIR": str(config_dir),
+                "ANTHROPIC_BASE_URL": mock.url,
+                "ANTHROPIC_API_KEY": API_KEYS[name],
+                "DISABLE_TELEMETRY": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
+                "IS_SANDBOX": "1",  # as root, --dangerously-skip-permissions needs it
+                # 2.1.3xx offers the default model no todo tools unless asked; 2.1.197 ignores it.
+                "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
+            }
+        )
     elif name == "codex":
         env.update({"CODEX_HOME": str(config_dir), "MOCK_API_KEY": API_KEYS[name]})
     else:
-        env.update({
-            "GEMINI_CLI_HOME": str(config_dir), "GOOGLE_GEMINI_BASE_URL": mock.url,
-            "GEMINI_API_KEY": API_KEYS[name],
-            "GEMINI_CLI_NO_RELAUNCH": "true",  # one process, so it is stopped by its PID
-        })
+        env.update(
+            {
+                "GEMINI_CLI_HOME": str(config_dir),
+                "GOOGLE_GEMINI_BASE_URL": mock.url,
+                "GEMINI_API_KEY": API_KEYS[name],
+                "GEMINI_CLI_NO_RELAUNCH": "true",  # one process, so it is stopped by its PID
+            }
+        )
     return env
 
 
@@ -236,12 +304,14 @@ def seed(name: str, config_dir: Path, project: Path, mock: MockModel) -> None:
             "hasCompletedOnboarding": True,
             "customApiKeyResponses": {"approved": [API_KEYS[name][-20:]], "rejected": []},
             "bypassPermissionsModeAccepted": True,
-            "projects": {root: {"hasTrustDialogAccepted": True,
-                                "hasCompletedProjectOnboarding": True}},
+            "projects": {
+                root: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+            },
         }
         (config_dir / ".claude.json").write_text(json.dumps(state))
-        (config_dir / "settings.json").write_text(json.dumps(
-            {"skipDangerousModePermissionPrompt": True}))
+        (config_dir / "settings.json").write_text(
+            json.dumps({"skipDangerousModePermissionPrompt": True})
+        )
     elif name == "codex":
         (config_dir / "config.toml").write_text(f"""\
 model = "{CODEX_MODEL}"
@@ -282,20 +352,35 @@ trust_level = "trusted"
     else:
         gemini = config_dir / ".gemini"
         gemini.mkdir(exist_ok=True)
-        (gemini / "settings.json").write_text(json.dumps({
-            "security": {"auth": {"selectedType": "gemini-api-key"}},
-            "privacy": {"usageStatisticsEnabled": False},
-            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
-        }))
+        (gemini / "settings.json").write_text(
+            json.dumps(
+                {
+                    "security": {"auth": {"selectedType": "gemini-api-key"}},
+                    "privacy": {"usageStatisticsEnabled": False},
+                    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+                }
+            )
+        )
         (gemini / "trustedFolders.json").write_text(json.dumps({root: "TRUST_FOLDER"}))
 
 
-def baker(agent: Agent, *args: str, input: str | None = None, timeout: float = 60,
-          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def baker(
+    agent: Agent,
+    *args: str,
+    input: str | None = None,
+    timeout: float = 60,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run the installed `baker` in the agent's environment (`env` overrides) and project."""
-    return subprocess.run([str(VENV_BIN / "baker"), *args], cwd=agent.project,
-                          env={**agent.env, **(env or {})},
-                          input=input, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(VENV_BIN / "baker"), *args],
+        cwd=agent.project,
+        env={**agent.env, **(env or {})},
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def load_adapter(name: str) -> Any:

@@ -226,8 +226,13 @@ class MockModel:
             return None
         if turn.error:
             status, payload = self.error(turn)
-            return _send(h, status, "application/json", json.dumps(payload).encode(),
-                         self.error_headers(turn))
+            return _send(
+                h,
+                status,
+                "application/json",
+                json.dumps(payload).encode(),
+                self.error_headers(turn),
+            )
         return _send(h, 200, "text/event-stream", self.render(req, turn).encode())
 
     # --- vendor specifics -------------------------------------------------------------------
@@ -248,8 +253,13 @@ class MockModel:
         return {}
 
 
-def _send(h: BaseHTTPRequestHandler, status: int, ctype: str, payload: bytes,
-          headers: dict[str, str] | None = None) -> None:
+def _send(
+    h: BaseHTTPRequestHandler,
+    status: int,
+    ctype: str,
+    payload: bytes,
+    headers: dict[str, str] | None = None,
+) -> None:
     h.send_response(status)
     h.send_header("Content-Type", ctype)
     for k, v in (headers or {}).items():
@@ -289,11 +299,13 @@ def _sse(events: Iterator[tuple[str | None, dict[str, Any]]]) -> str:
 
 
 def _tool_names(tools: Any) -> set[str]:
-    return {t["name"] for t in tools or []
-            if isinstance(t, dict) and isinstance(t.get("name"), str)}
+    return {
+        t["name"] for t in tools or [] if isinstance(t, dict) and isinstance(t.get("name"), str)
+    }
 
 
 # --- Anthropic Messages API (Claude Code) ---------------------------------------------------
+
 
 class AnthropicMock(MockModel):
     """`POST /v1/messages` streamed as SSE; `HEAD /` answered 200."""
@@ -330,9 +342,11 @@ class AnthropicMock(MockModel):
             return {}
         # What the real API adds; Claude Code reads the reset from them for claude.ai logins
         # only, so with an API key the transcript records a plain 429 (see formats/claude.md).
-        return {"anthropic-ratelimit-unified-status": "rejected",
-                "anthropic-ratelimit-unified-reset": str(int(time.time()) + RESET_IN_S),
-                "anthropic-ratelimit-unified-representative-claim": "five_hour"}
+        return {
+            "anthropic-ratelimit-unified-status": "rejected",
+            "anthropic-ratelimit-unified-reset": str(int(time.time()) + RESET_IN_S),
+            "anthropic-ratelimit-unified-representative-claim": "five_hour",
+        }
 
     def blocks(self, req: Request, turn: Turn) -> list[dict[str, Any]]:
         tools = _tool_names((req.body or {}).get("tools"))
@@ -340,15 +354,27 @@ class AnthropicMock(MockModel):
         if load:
             # 2.1.3xx defers the todo tools: load them with ToolSearch, then replay the turn.
             self.again(turn)
-            return [{"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}",
-                     "name": "ToolSearch", "input": {"query": "select:" + ",".join(load)}}]
+            return [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                    "name": "ToolSearch",
+                    "input": {"query": "select:" + ",".join(load)},
+                }
+            ]
         out: list[dict[str, Any]] = []
         if turn.text:
             out.append({"type": "text", "text": turn.text})
         for call in turn.calls:
             for name, args in self.tool(call, tools):
-                out.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}",
-                            "name": name, "input": args})
+                out.append(
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                        "name": name,
+                        "input": args,
+                    }
+                )
         return out
 
     @staticmethod
@@ -374,33 +400,61 @@ class AnthropicMock(MockModel):
             return [("Write", {"file_path": str(self.root / a["path"]), "content": a["content"]})]
         if call.kind == "todos":
             if "TodoWrite" in offered or "TaskCreate" not in offered:
-                return [("TodoWrite", {"todos": [
-                    {"content": t, "status": s, "activeForm": t} for t, s in a["items"]]})]
+                return [
+                    (
+                        "TodoWrite",
+                        {
+                            "todos": [
+                                {"content": t, "status": s, "activeForm": t} for t, s in a["items"]
+                            ]
+                        },
+                    )
+                ]
             # Newer builds offer Task* tools instead: a TaskCreate per new item (ids count
             # from 1 in a session), then a TaskUpdate for each item that is not pending.
             creates = []
             for t, _ in a["items"]:
                 if t not in self.tasks:
                     self.tasks[t] = str(len(self.tasks) + 1)
-                    creates.append(("TaskCreate", {"subject": t, "description": t,
-                                                   "activeForm": t}))
-            updates = [("TaskUpdate", {"taskId": self.tasks[t], "status": s})
-                       for t, s in a["items"] if s != "pending"]
+                    creates.append(
+                        ("TaskCreate", {"subject": t, "description": t, "activeForm": t})
+                    )
+            updates = [
+                ("TaskUpdate", {"taskId": self.tasks[t], "status": s})
+                for t, s in a["items"]
+                if s != "pending"
+            ]
             return creates + updates
         return [(a["name"], a["args"])]
 
     def render(self, req: Request, turn: Turn) -> str:
         blocks = self.blocks(req, turn) or [{"type": "text", "text": "OK"}]
         model = (req.body or {}).get("model") or self.model
-        usage = {"input_tokens": turn.input_tokens, "output_tokens": 1,
-                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        usage = {
+            "input_tokens": turn.input_tokens,
+            "output_tokens": 1,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
 
         def events() -> Iterator[tuple[str | None, dict[str, Any]]]:
-            yield "message_start", {"type": "message_start", "message": {
-                "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
-                "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-                "usage": usage}}
+            yield (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": f"msg_{uuid.uuid4().hex[:24]}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": usage,
+                    },
+                },
+            )
             yield "ping", {"type": "ping"}
             for i, b in enumerate(blocks):
                 start: dict[str, Any]
@@ -410,20 +464,30 @@ class AnthropicMock(MockModel):
                 else:
                     start = {**b, "input": {}}
                     delta = {"type": "input_json_delta", "partial_json": json.dumps(b["input"])}
-                yield "content_block_start", {"type": "content_block_start", "index": i,
-                                              "content_block": start}
-                yield "content_block_delta", {"type": "content_block_delta", "index": i,
-                                              "delta": delta}
+                yield (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": i, "content_block": start},
+                )
+                yield (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": i, "delta": delta},
+                )
                 yield "content_block_stop", {"type": "content_block_stop", "index": i}
-            yield "message_delta", {"type": "message_delta",
-                                    "delta": {"stop_reason": stop, "stop_sequence": None},
-                                    "usage": {"output_tokens": turn.output_tokens}}
+            yield (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": turn.output_tokens},
+                },
+            )
             yield "message_stop", {"type": "message_stop"}
 
         return _sse(events())
 
 
 # --- OpenAI Responses API (Codex) -----------------------------------------------------------
+
 
 class ResponsesMock(MockModel):
     """`POST /v1/responses` streamed as SSE (`response.output_item.done` + `response.completed`)."""
@@ -438,49 +502,83 @@ class ResponsesMock(MockModel):
 
     def side(self, req: Request) -> tuple[int, str, bytes]:
         if req.path.rstrip("/").endswith("/responses"):
-            return 200, "text/event-stream", self.render(req, Turn(text="E2E mock session")).encode()
+            return (
+                200,
+                "text/event-stream",
+                self.render(req, Turn(text="E2E mock session")).encode(),
+            )
         if "/models" in req.path:
             return 200, "application/json", b'{"data": [], "models": []}'
         return 404, "application/json", b'{"error": {"message": "not mocked"}}'
 
     def error(self, turn: Turn) -> tuple[int, Any]:
         if turn.error == "usage_limit":
-            return 429, {"error": {
-                "type": "usage_limit_reached", "message": "The usage limit has been reached",
-                "plan_type": "plus", "resets_at": int(time.time()) + RESET_IN_S,
-                "resets_in_seconds": RESET_IN_S}}
+            return 429, {
+                "error": {
+                    "type": "usage_limit_reached",
+                    "message": "The usage limit has been reached",
+                    "plan_type": "plus",
+                    "resets_at": int(time.time()) + RESET_IN_S,
+                    "resets_in_seconds": RESET_IN_S,
+                }
+            }
         return 429, {"error": {"type": "rate_limit_exceeded", "message": "Rate limited"}}
 
     def items(self, turn: Turn) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if turn.text:
-            out.append({"type": "message", "role": "assistant", "status": "completed",
-                        "id": f"msg_{uuid.uuid4().hex[:16]}",
-                        "content": [{"type": "output_text", "text": turn.text,
-                                     "annotations": []}]})
+            out.append(
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "id": f"msg_{uuid.uuid4().hex[:16]}",
+                    "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
+                }
+            )
         for call in turn.calls:
             call_id = f"call_{uuid.uuid4().hex[:16]}"
             a = call.args
             if call.kind == "write":
                 lines = "".join(f"+{ln}\n" for ln in a["content"].splitlines())
                 patch = f"*** Begin Patch\n*** Add File: {a['path']}\n{lines}*** End Patch"
-                out.append({"type": "custom_tool_call", "call_id": call_id, "status": "completed",
-                            "name": "apply_patch", "input": patch})
+                out.append(
+                    {
+                        "type": "custom_tool_call",
+                        "call_id": call_id,
+                        "status": "completed",
+                        "name": "apply_patch",
+                        "input": patch,
+                    }
+                )
                 continue
             if call.kind == "tool_search":  # run by Codex itself ("execution": "client")
-                out.append({"type": "tool_search_call", "call_id": call_id,
-                            "status": "completed", "execution": "client",
-                            "arguments": {"query": a["query"], "limit": 8}})
+                out.append(
+                    {
+                        "type": "tool_search_call",
+                        "call_id": call_id,
+                        "status": "completed",
+                        "execution": "client",
+                        "arguments": {"query": a["query"], "limit": 8},
+                    }
+                )
                 continue
             if call.kind == "shell":
                 name, args = "exec_command", {"cmd": a["command"], "yield_time_ms": 10000}
             elif call.kind == "todos":
-                name, args = "update_plan", {"explanation": "", "plan": [
-                    {"step": t, "status": s} for t, s in a["items"]]}
+                name, args = (
+                    "update_plan",
+                    {"explanation": "", "plan": [{"step": t, "status": s} for t, s in a["items"]]},
+                )
             else:
                 name, args = a["name"], a["args"]
-            item = {"type": "function_call", "call_id": call_id, "status": "completed",
-                    "name": name, "arguments": json.dumps(args)}
+            item = {
+                "type": "function_call",
+                "call_id": call_id,
+                "status": "completed",
+                "name": name,
+                "arguments": json.dumps(args),
+            }
             if "__" in name.strip("_") and name.startswith("mcp__"):
                 # A tool that tool_search found comes in its namespace: `mcp__<server>`.
                 item["namespace"], _, item["name"] = name.rpartition("__")
@@ -490,24 +588,37 @@ class ResponsesMock(MockModel):
     def render(self, req: Request, turn: Turn) -> str:
         rid = f"resp_{uuid.uuid4().hex[:16]}"
         items = self.items(turn) or [self.items(Turn(text="OK"))[0]]
-        usage = {"input_tokens": turn.input_tokens, "input_tokens_details": {"cached_tokens": 0},
-                 "output_tokens": turn.output_tokens,
-                 "output_tokens_details": {"reasoning_tokens": 0},
-                 "total_tokens": turn.input_tokens + turn.output_tokens}
+        usage = {
+            "input_tokens": turn.input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": turn.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": turn.input_tokens + turn.output_tokens,
+        }
 
         def events() -> Iterator[tuple[str | None, dict[str, Any]]]:
-            yield "response.created", {"type": "response.created",
-                                       "response": {"id": rid, "status": "in_progress"}}
+            yield (
+                "response.created",
+                {"type": "response.created", "response": {"id": rid, "status": "in_progress"}},
+            )
             for i, item in enumerate(items):
-                yield "response.output_item.done", {"type": "response.output_item.done",
-                                                    "output_index": i, "item": item}
-            yield "response.completed", {"type": "response.completed", "response": {
-                "id": rid, "status": "completed", "output": items, "usage": usage}}
+                yield (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": i, "item": item},
+                )
+            yield (
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "response": {"id": rid, "status": "completed", "output": items, "usage": usage},
+                },
+            )
 
         return _sse(events())
 
 
 # --- Gemini API (Gemini CLI) ----------------------------------------------------------------
+
 
 class GeminiMock(MockModel):
     """`:streamGenerateContent?alt=sse` (main turns) and `:generateContent` (utility calls)."""
@@ -520,25 +631,46 @@ class GeminiMock(MockModel):
     def side(self, req: Request) -> tuple[int, str, bytes]:
         if ":generateContent" in req.path:
             # One JSON text satisfies every utility schema seen: router, next speaker, title.
-            answer = {"reasoning": "The turn is complete.", "next_speaker": "user",
-                      "complexity_reasoning": "simple", "complexity_score": 1}
-            return 200, "application/json", json.dumps(self.response(
-                [{"text": json.dumps(answer)}], Turn())).encode()
+            answer = {
+                "reasoning": "The turn is complete.",
+                "next_speaker": "user",
+                "complexity_reasoning": "simple",
+                "complexity_score": 1,
+            }
+            return (
+                200,
+                "application/json",
+                json.dumps(self.response([{"text": json.dumps(answer)}], Turn())).encode(),
+            )
         if ":countTokens" in req.path:
             return 200, "application/json", b'{"totalTokens": 1000}'
         return 404, "application/json", b'{"error": {"code": 404, "message": "not mocked"}}'
 
     def error(self, turn: Turn) -> tuple[int, Any]:
         # A per-day quota is terminal for the CLI: it reports it instead of retrying.
-        return 429, {"error": {
-            "code": 429, "status": "RESOURCE_EXHAUSTED",
-            "message": "Quota exceeded for quota metric 'Gemini 2.5 Pro Requests' and limit "
-                       "'Gemini 2.5 Pro Requests per day per user per tier'",
-            "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
-                {"quotaMetric": "generativelanguage.googleapis.com/generate_requests",
-                 "quotaId": "GenerateRequestsPerDayPerProjectPerModel"}]},
-                {"@type": "type.googleapis.com/google.rpc.RetryInfo",
-                 "retryDelay": f"{RESET_IN_S}s"}]}}
+        return 429, {
+            "error": {
+                "code": 429,
+                "status": "RESOURCE_EXHAUSTED",
+                "message": "Quota exceeded for quota metric 'Gemini 2.5 Pro Requests' and limit "
+                "'Gemini 2.5 Pro Requests per day per user per tier'",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                        "violations": [
+                            {
+                                "quotaMetric": "generativelanguage.googleapis.com/generate_requests",
+                                "quotaId": "GenerateRequestsPerDayPerProjectPerModel",
+                            }
+                        ],
+                    },
+                    {
+                        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                        "retryDelay": f"{RESET_IN_S}s",
+                    },
+                ],
+            }
+        }
 
     def parts(self, turn: Turn) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -547,26 +679,37 @@ class GeminiMock(MockModel):
         for call in turn.calls:
             a = call.args
             if call.kind == "shell":
-                name, args = "run_shell_command", {"command": a["command"],
-                                                   "description": "Run a command"}
+                name, args = (
+                    "run_shell_command",
+                    {"command": a["command"], "description": "Run a command"},
+                )
             elif call.kind == "write":
-                name, args = "write_file", {"file_path": str(self.root / a["path"]),
-                                            "content": a["content"]}
+                name, args = (
+                    "write_file",
+                    {"file_path": str(self.root / a["path"]), "content": a["content"]},
+                )
             elif call.kind == "todos":
-                name, args = "write_todos", {"todos": [
-                    {"description": t, "status": s} for t, s in a["items"]]}
+                name, args = (
+                    "write_todos",
+                    {"todos": [{"description": t, "status": s} for t, s in a["items"]]},
+                )
             else:
                 name, args = a["name"], a["args"]
             out.append({"functionCall": {"name": name, "args": args}})
         return out
 
     def response(self, parts: list[dict[str, Any]], turn: Turn) -> dict[str, Any]:
-        return {"candidates": [{"content": {"role": "model", "parts": parts},
-                                "finishReason": "STOP", "index": 0}],
-                "usageMetadata": {"promptTokenCount": turn.input_tokens,
-                                  "candidatesTokenCount": turn.output_tokens,
-                                  "totalTokenCount": turn.input_tokens + turn.output_tokens},
-                "modelVersion": "gemini-2.5-pro"}
+        return {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": turn.input_tokens,
+                "candidatesTokenCount": turn.output_tokens,
+                "totalTokenCount": turn.input_tokens + turn.output_tokens,
+            },
+            "modelVersion": "gemini-2.5-pro",
+        }
 
     def render(self, req: Request, turn: Turn) -> str:
         parts = self.parts(turn) or [{"text": "OK"}]
@@ -588,4 +731,7 @@ class GeminiFallbackMock(GeminiMock):
 
 
 MOCKS: dict[str, type[MockModel]] = {
-    "claude": AnthropicMock, "codex": ResponsesMock, "gemini": GeminiMock}
+    "claude": AnthropicMock,
+    "codex": ResponsesMock,
+    "gemini": GeminiMock,
+}

@@ -34,7 +34,9 @@ def test_a_failed_codex_retry_never_hides_the_claude_work(agent: MakeAgent) -> N
 
     listed = json.loads(baker(codex, "sessions", "--json").stdout)["sessions"]
     assert [(r["id"], r["state"], r["chosen"]) for r in listed] == [
-        (retry_sid, "limit", False), (claude_sid, "limit", True)]
+        (retry_sid, "limit", False),
+        (claude_sid, "limit", True),
+    ]
     assert not listed[0]["did_work"] and listed[1]["did_work"]
 
     # The user switches to a second Codex account (the first one is limited) and starts Codex.

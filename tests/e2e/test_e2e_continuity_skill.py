@@ -20,4 +20,5 @@ def test_the_continuity_skill_reaches_the_model(name: str, agent: MakeAgent) -> 
     first = a.mock.main_requests[0].text
     assert "continuity" in first
     assert "Save the current work as a checkpoint for a later session" in first, (
-        f"{name} does not list the continuity skill")
+        f"{name} does not list the continuity skill"
+    )

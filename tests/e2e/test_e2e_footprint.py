@@ -21,8 +21,9 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]|\x1b[=>]")
 
 
 def without_baker(path: str) -> str:
-    return os.pathsep.join(p for p in path.split(os.pathsep)
-                           if p and Path(p).resolve() != VENV_BIN.resolve())
+    return os.pathsep.join(
+        p for p in path.split(os.pathsep) if p and Path(p).resolve() != VENV_BIN.resolve()
+    )
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
@@ -35,14 +36,16 @@ def test_hooks_without_baker_on_path_fail_nothing(name: str, agent: MakeAgent) -
     a.env["PATH"] = without_baker(a.env["PATH"])
     tui = a.interactive("E2E footprint: a turn with hooks but no baker")
     try:
-        assert a.mock.wait_for(lambda: a.mock.played() == 1, timeout=60), (
-            ANSI.sub("", tui.text)[-3000:])
+        assert a.mock.wait_for(lambda: a.mock.played() == 1, timeout=60), ANSI.sub("", tui.text)[
+            -3000:
+        ]
         wait_until(lambda: False, timeout=4)  # the hooks that run after the turn, too
     finally:
         tui.stop()
     screen = ANSI.sub("", tui.text)
     assert not re.search(r"(?i)hook\W.{0,40}fail|fail\w*.{0,40}hook|not found|code 127", screen), (
-        screen[-3000:])
+        screen[-3000:]
+    )
     # `init` put the skill where every agent reads it once: Gemini CLI, which reads
     # `.agents/skills/` as an alias of `.gemini/skills/`, reports no conflict.
     assert not re.search(r"(?i)skill\W+conflict", re.sub(r"\s+", " ", screen)), screen[-3000:]

@@ -26,12 +26,15 @@ MARKER = "Verify the e2e pickup marker 7c1f before editing"
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
 def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent: MakeAgent) -> None:
-    a: Agent = agent(name, [
-        Turn(calls=[shell("printf 'hooked-%d\\n' 7")]),
-        Turn(calls=[write("notes.txt", "written under hooks\n")]),
-        Turn(text="First session done."),
-        Turn(text="Second session done."),
-    ])
+    a: Agent = agent(
+        name,
+        [
+            Turn(calls=[shell("printf 'hooked-%d\\n' 7")]),
+            Turn(calls=[write("notes.txt", "written under hooks\n")]),
+            Turn(text="First session done."),
+            Turn(text="Second session done."),
+        ],
+    )
     install(a)
     checkpoints = a.project / ".baker" / "checkpoints"
     assert not list(checkpoints.glob("*.json"))
@@ -50,7 +53,8 @@ def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent: MakeAgen
     a.run("E2E phase 2: second session")
     second = a.mock.main_requests[first_run:]
     assert second and hook_context(a.name, second[0].body), (
-        f"pickup context missing from the next run's first request; .baker/log: {_log(a)}")
+        f"pickup context missing from the next run's first request; .baker/log: {_log(a)}"
+    )
     # Codex runs notify without waiting for it, so a checkpoint may still be at work when the
     # agent has exited; within the hooks' own deadline every one of them must be gone.
     deadline = time.monotonic() + max(DEADLINES_S.values()) + 5
@@ -62,11 +66,14 @@ def test_checkpoint_after_turn_and_pickup_on_next_run(name: str, agent: MakeAgen
 def hook_context(name: str, body: dict[str, Any]) -> bool:
     """Whether MARKER arrived the way this CLI delivers SessionStart hook context."""
     if name == "claude":  # a system message (or system-reminder) naming the hook
-        return any("SessionStart hook additional context" in t and MARKER in t
-                   for t in _texts(body["messages"]))
+        return any(
+            "SessionStart hook additional context" in t and MARKER in t
+            for t in _texts(body["messages"])
+        )
     if name == "codex":  # a developer message of its own
-        return any(item.get("role") == "developer" and MARKER in json.dumps(item)
-                   for item in body["input"])
+        return any(
+            item.get("role") == "developer" and MARKER in json.dumps(item) for item in body["input"]
+        )
     return any("<hook_context>" in t and MARKER in t for t in _texts(body["contents"]))
 
 

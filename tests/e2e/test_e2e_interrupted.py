@@ -33,7 +33,9 @@ def test_usage_limit_mid_task(name: str, agent: MakeAgent, monkeypatch: pytest.M
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_stopped_while_the_model_hangs(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stopped_while_the_model_hangs(
+    name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a: Agent = agent(name, [Turn(calls=[CALL]), Turn(hang=True)])
     tui = a.interactive(PROMPT)
     try:

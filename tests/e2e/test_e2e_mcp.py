@@ -43,10 +43,15 @@ def register(a: Agent) -> None:
 
 def archive_a_session(a: Agent) -> None:
     store = Store(a.project)
-    session = Session(agent="claude", session_id="0ld-5e55", requests=["shard the queue"],
-                      messages=[Message(role="assistant", text=f"Chose {NEEDLE} by tenant")])
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(),
-                                      created_at="2026-11-30T05:00:00Z", session=session))
+    session = Session(
+        agent="claude",
+        session_id="0ld-5e55",
+        requests=["shard the queue"],
+        messages=[Message(role="assistant", text=f"Chose {NEEDLE} by tenant")],
+    )
+    store.write_checkpoint(
+        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+    )
 
 
 def offered(body: dict[str, Any]) -> set[str]:
@@ -56,11 +61,13 @@ def offered(body: dict[str, Any]) -> set[str]:
 
 
 @pytest.mark.parametrize("name", ["claude", "gemini"])
-def test_the_first_request_offers_baker_s_tools_and_recall_returns_a_hit(name: str,
-                                                                          agent: MakeAgent) -> None:
+def test_the_first_request_offers_baker_s_tools_and_recall_returns_a_hit(
+    name: str, agent: MakeAgent
+) -> None:
     tool = NAMES[name]
-    a: Agent = agent(name, [Turn(calls=[raw(tool.format("recall"), query=NEEDLE)]),
-                            Turn(text="Recalled.")])
+    a: Agent = agent(
+        name, [Turn(calls=[raw(tool.format("recall"), query=NEEDLE)]), Turn(text="Recalled.")]
+    )
     register(a)
     archive_a_session(a)
     proc = a.run("E2E: recall how the queue was sharded", check=False)
@@ -72,14 +79,17 @@ def test_the_first_request_offers_baker_s_tools_and_recall_returns_a_hit(name: s
 
 
 def test_codex_finds_baker_s_tools_by_search_and_recall_returns_a_hit(agent: MakeAgent) -> None:
-    a: Agent = agent("codex", [
-        # Codex starts stdio servers in the background: a first step gives `baker mcp` (about
-        # a second to import the SDK) time to answer before the search, as any real turn does.
-        Turn(calls=[shell("sleep 3")]),
-        Turn(calls=[tool_search("baker recall archived sessions")]),
-        Turn(calls=[raw("mcp__baker__recall", query=NEEDLE)]),
-        Turn(text="Recalled."),
-    ])
+    a: Agent = agent(
+        "codex",
+        [
+            # Codex starts stdio servers in the background: a first step gives `baker mcp` (about
+            # a second to import the SDK) time to answer before the search, as any real turn does.
+            Turn(calls=[shell("sleep 3")]),
+            Turn(calls=[tool_search("baker recall archived sessions")]),
+            Turn(calls=[raw("mcp__baker__recall", query=NEEDLE)]),
+            Turn(text="Recalled."),
+        ],
+    )
     register(a)
     archive_a_session(a)
     proc = a.run("E2E: recall how the queue was sharded", check=False)

@@ -34,8 +34,9 @@ from tests.e2e.mock_models import Turn, _strings, raw, shell, write
 pytestmark = pytest.mark.e2e
 
 
-@pytest.mark.parametrize(("source", "target"), [
-    ("claude", "codex"), ("codex", "gemini"), ("gemini", "claude")])
+@pytest.mark.parametrize(
+    ("source", "target"), [("claude", "codex"), ("codex", "gemini"), ("gemini", "claude")]
+)
 def test_resume_after_a_usage_limit(source: str, target: str, agent: MakeAgent) -> None:
     src: Agent = agent(source, source_script())
     stopped_on_a_limit(src)
@@ -52,11 +53,11 @@ def test_resume_after_a_usage_limit(source: str, target: str, agent: MakeAgent) 
 
 
 def test_native_resume_under_a_second_claude_account(agent: MakeAgent, isolated_home: Path) -> None:
-    first: Agent = agent("claude", [Turn(calls=[write(EDITED, "x = 1\n")]),
-                                    Turn(error="usage_limit")])
+    first: Agent = agent(
+        "claude", [Turn(calls=[write(EDITED, "x = 1\n")]), Turn(error="usage_limit")]
+    )
     sid = session_id(first, first.run(REQUEST, check=False).stdout)
-    second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")],
-                          account="second")
+    second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")], account="second")
     seen_by_first = len(first.mock.requests)
 
     # baker finds the session in the first account; the launch points Claude at the second.
@@ -86,8 +87,11 @@ def test_native_resume_under_a_second_claude_account(agent: MakeAgent, isolated_
 
 # A hand-written note of ~300 KB: 300 lines of ~1 KB of plain prose (no secrets to redact;
 # lines under the 2,000 characters past which the file-read tools shorten a line).
-NOTE_LINES = [f"- {n:03d} " + " ".join(f"step {n}.{i} keeps parse() pure and the tests green."
-                                        for i in range(20)) for n in range(300)]
+NOTE_LINES = [
+    f"- {n:03d} "
+    + " ".join(f"step {n}.{i} keeps parse() pure and the tests green." for i in range(20))
+    for n in range(300)
+]
 BRIEF_FILE = re.compile(r"/\S*/handoffs/brief-[0-9TZ]+\.md")
 ACK = "I will read the brief first."
 
@@ -96,8 +100,9 @@ def reads(target: str, path: str) -> list[Turn]:
     """The turn in which the agent reads the brief file with its own tool."""
     if target == "claude":
         # Read stops at 25k tokens a call: five reads of 80 lines each cover the file.
-        return [Turn(calls=[raw("Read", file_path=path, offset=1 + 80 * k, limit=80)
-                            for k in range(5)])]
+        return [
+            Turn(calls=[raw("Read", file_path=path, offset=1 + 80 * k, limit=80) for k in range(5)])
+        ]
     if target == "gemini":
         return [Turn(calls=[raw("read_file", file_path=path)])]
     # Codex reads through its shell, whose output the model sees cut short: a digest instead.
@@ -108,7 +113,8 @@ def reads(target: str, path: str) -> list[Turn]:
 def test_a_300_kb_brief_arrives_whole(target: str, agent: MakeAgent, repo: Path) -> None:
     (repo / "memory").mkdir()
     (repo / "memory" / "hot.md").write_text(
-        "---\nagent: e2e\n---\n# Goal\n" + "\n".join(NOTE_LINES) + "\n# Now\n- read it\n")
+        "---\nagent: e2e\n---\n# Goal\n" + "\n".join(NOTE_LINES) + "\n# Now\n- read it\n"
+    )
     dst: Agent = agent(target, [Turn(text=ACK)])
     if target == "codex":
         _trust_codex_tools(dst)
@@ -154,8 +160,9 @@ def test_a_300_kb_brief_arrives_whole(target: str, agent: MakeAgent, repo: Path)
 def _trust_codex_tools(a: Agent) -> None:
     """No approval prompts and no sandbox (bubblewrap needs user namespaces a box may lack)."""
     config = a.config_dir / "config.toml"
-    config.write_text('approval_policy = "never"\nsandbox_mode = "danger-full-access"\n'
-                      + config.read_text())
+    config.write_text(
+        'approval_policy = "never"\nsandbox_mode = "danger-full-access"\n' + config.read_text()
+    )
 
 
 def test_a_300_kb_request_still_gives_todos_and_files_inline(agent: MakeAgent) -> None:
@@ -163,13 +170,24 @@ def test_a_300_kb_request_still_gives_todos_and_files_inline(agent: MakeAgent) -
     first turn the next agent gets still carries the essentials inline: the request's start
     (cut, with a pointer), the todos and the files edited."""
     src: Agent = agent("claude", source_script())
-    huge = REQUEST + "\n" + "\n".join(
-        f"Context line {n}: keep parse() pure and every test green." for n in range(5_500))
+    huge = (
+        REQUEST
+        + "\n"
+        + "\n".join(
+            f"Context line {n}: keep parse() pure and every test green." for n in range(5_500)
+        )
+    )
     assert len(huge.encode()) > 300_000
     # Claude Code takes a `-p` prompt from stdin: no argument could hold 300 KB.
-    proc = subprocess.run(["claude", "-p", "--output-format", "json",
-                           "--dangerously-skip-permissions"], input=huge, cwd=src.project,
-                          env=src.env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["claude", "-p", "--output-format", "json", "--dangerously-skip-permissions"],
+        input=huge,
+        cwd=src.project,
+        env=src.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert src.mock.played() == 3, (proc.stdout[-2000:], proc.stderr[-2000:])
     dst: Agent = agent("codex", [Turn(text="I will confirm the plan first.")])
 

@@ -31,20 +31,23 @@ def rotation(home: Path, order: str, accounts: str = "") -> None:
     config = home / ".baker" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     before = config.read_text() if config.exists() else ""
-    config.write_text(f"{before}\n{accounts}\n[rotation]\norder = {order}\ncountdown = 1\n"
-                      "max_hops = 1\n")
+    config.write_text(
+        f"{before}\n{accounts}\n[rotation]\norder = {order}\ncountdown = 1\nmax_hops = 1\n"
+    )
 
 
 def test_run_continues_in_codex_after_claude_hits_its_limit(
-        agent: Callable[..., Agent], isolated_home: Path) -> None:
+    agent: Callable[..., Agent], isolated_home: Path
+) -> None:
     src: Agent = agent("claude", source_script())
     dst: Agent = agent("codex", [Turn(text="I will confirm the plan first.")])
     install(src)  # the project's Claude hooks: StopFailure records the limit
     rotation(isolated_home, '["claude", "codex"]')
 
     env = {**dst.env, **src.env}
-    tui = src.terminal(str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions",
-                       REQUEST, env=env)
+    tui = src.terminal(
+        str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions", REQUEST, env=env
+    )
     try:
         assert src.mock.wait_for(lambda: src.mock.played() >= 3, 90), _plain(tui.text)[-3000:]
         text = first_request(dst, tui, timeout=90)
@@ -63,7 +66,8 @@ def test_run_continues_in_codex_after_claude_hits_its_limit(
 
 
 def test_run_continues_in_gemini_after_codex_hits_its_limit(
-        agent: Callable[..., Agent], isolated_home: Path) -> None:
+    agent: Callable[..., Agent], isolated_home: Path
+) -> None:
     """Codex writes no hook payload for a failed turn: its rate-limit record (or, failing
     that, the message on screen) is what `baker run` goes by."""
     src: Agent = agent("codex", source_script())
@@ -87,10 +91,10 @@ def test_run_continues_in_gemini_after_codex_hits_its_limit(
 
 
 def test_run_continues_the_same_claude_session_in_a_second_account(
-        agent: Callable[..., Agent], isolated_home: Path) -> None:
+    agent: Callable[..., Agent], isolated_home: Path
+) -> None:
     first: Agent = agent("claude", source_script())
-    second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")],
-                          account="second")
+    second: Agent = agent("claude", [Turn(text="Continuing where we stopped.")], account="second")
     # One terminal, one environment: the second account reaches its own mock through its
     # settings' `env`, as a real second login reaches its own plan.
     settings = second.config_dir / "settings.json"
@@ -98,14 +102,17 @@ def test_run_continues_the_same_claude_session_in_a_second_account(
     data["env"] = {"ANTHROPIC_BASE_URL": second.mock.url}
     settings.write_text(json.dumps(data))
     install(first)
-    rotation(isolated_home, '["claude", "claude:second"]',
-             f'[accounts.second]\nagent = "claude"\ndir = "{second.config_dir}"\n')
+    rotation(
+        isolated_home,
+        '["claude", "claude:second"]',
+        f'[accounts.second]\nagent = "claude"\ndir = "{second.config_dir}"\n',
+    )
 
-    tui = first.terminal(str(VENV_BIN / "baker"), "run", "--",
-                         "--dangerously-skip-permissions", REQUEST)
+    tui = first.terminal(
+        str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions", REQUEST
+    )
     try:
-        assert first.mock.wait_for(lambda: first.mock.played() >= 3, 90), \
-            _plain(tui.text)[-3000:]
+        assert first.mock.wait_for(lambda: first.mock.played() >= 3, 90), _plain(tui.text)[-3000:]
         # `claude --resume ID` shows the old conversation and waits for the next line.
         assert _wait_text(tui, "continuing in Claude Code (second)", 60), _plain(tui.text)[-3000:]
         assert _wait_text(tui, REQUEST[:30], 60), _plain(tui.text)[-3000:]
@@ -125,23 +132,26 @@ def test_run_continues_the_same_claude_session_in_a_second_account(
 
 
 def test_esc_stays_in_claude_and_a_later_limit_with_nothing_free_exits_75(
-        agent: Callable[..., Agent], isolated_home: Path) -> None:
+    agent: Callable[..., Agent], isolated_home: Path
+) -> None:
     src: Agent = agent("claude", source_script())
     install(src)
     config = isolated_home / ".baker" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     config.write_text('[rotation]\norder = ["claude"]\ncountdown = 60\n')
 
-    tui = src.terminal(str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions",
-                       REQUEST)
+    tui = src.terminal(
+        str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions", REQUEST
+    )
     try:
         assert _wait_text(tui, "no entry is free: ending it in", 90), _plain(tui.text)[-3000:]
         tui.send(b"\x1b")  # stay
         assert wait_until(lambda: '"run_countdown_cancelled"' in _log(src), 10)
         asked = len(src.mock.main_requests)
         type_line(tui, "still there?")
-        assert src.mock.wait_for(lambda: len(src.mock.main_requests) > asked, 30), \
-            _plain(tui.text)[-3000:]  # Claude Code kept running and took the next line
+        assert src.mock.wait_for(lambda: len(src.mock.main_requests) > asked, 30), _plain(tui.text)[
+            -3000:
+        ]  # Claude Code kept running and took the next line
         # That turn hits the (sticky) limit again: a new limit, a new countdown; Enter ends it.
         assert wait_until(lambda: _log(src).count('"run_limit"') >= 2, 60), _log(src)
         time.sleep(0.5)

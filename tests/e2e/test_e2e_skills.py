@@ -19,7 +19,8 @@ def test_project_skill_reaches_the_model(name: str, agent: MakeAgent) -> None:
         skill.mkdir(parents=True)
         (skill / "SKILL.md").write_text(
             f"---\nname: e2e-probe\ndescription: E2E probe skill from {folder}; use when asked "
-            "about probes.\n---\nSay that the probe skill ran.\n")
+            "about probes.\n---\nSay that the probe skill ran.\n"
+        )
     a.run("Which skills do you have?")
     first = a.mock.main_requests[0]
     for folder in dirs:

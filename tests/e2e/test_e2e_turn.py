@@ -30,13 +30,17 @@ TODOS = (("Run the shell check", "in_progress"), ("Write hello.txt", "pending"))
 
 
 def script() -> list[Turn]:
-    return [Turn(calls=[shell(COMMAND)]),
-            Turn(calls=[write("hello.txt", "hello from the mock\n")]),
-            Turn(text="All done: hello.txt written.")]
+    return [
+        Turn(calls=[shell(COMMAND)]),
+        Turn(calls=[write("hello.txt", "hello from the mock\n")]),
+        Turn(text="All done: hello.txt written."),
+    ]
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_headless_turn_with_tool_calls(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_headless_turn_with_tool_calls(
+    name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a: Agent = agent(name, script())
     proc = a.run(PROMPT)
 
@@ -69,7 +73,9 @@ def test_headless_turn_with_tool_calls(name: str, agent: MakeAgent, monkeypatch:
 # Claude Code batches TaskCreate, TaskCreate, TaskUpdate(1) in one message: the update comes
 # before the create's result has given the task its id.
 @pytest.mark.parametrize("name", AGENTS)
-def test_todo_list_reaches_the_adapter(name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_todo_list_reaches_the_adapter(
+    name: str, agent: MakeAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a: Agent = agent(name, [Turn(calls=[todos(*TODOS)]), Turn(text="Planned.")])
     a.run("E2E: plan the work")
     assert a.mock.played() == 2

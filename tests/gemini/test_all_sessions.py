@@ -28,10 +28,14 @@ def test_resume_stubs_legacy_and_unknown_folders(gemini_home: Path) -> None:
     stub = write_log(chats / "session-2026-12-01T09-00-11b35675.jsonl", [header(sid), CONTEXT])
     # a pre-0.2x folder named by the sha256 of a registered root, and one nobody knows
     legacy = hashlib.sha256(b"/home/dev/src/chat-server").hexdigest()
-    write_log(gemini_home / "tmp" / legacy / "chats" / "session-2025-06-01T10-00-5e551011.jsonl",
-              [header(), CONTEXT, user("u1", "old"), gemini("g1", "ok")])
-    write_log(gemini_home / "tmp" / ("f" * 64) / "chats" / "session-2025-06-01T10-00-aaaaaaaa.jsonl",
-              [header("aaaaaaaa-0000-4000-8000-000000000000"), CONTEXT, user("u1", "?")])
+    write_log(
+        gemini_home / "tmp" / legacy / "chats" / "session-2025-06-01T10-00-5e551011.jsonl",
+        [header(), CONTEXT, user("u1", "old"), gemini("g1", "ok")],
+    )
+    write_log(
+        gemini_home / "tmp" / ("f" * 64) / "chats" / "session-2025-06-01T10-00-aaaaaaaa.jsonl",
+        [header("aaaaaaaa-0000-4000-8000-000000000000"), CONTEXT, user("u1", "?")],
+    )
     refs = list(ADAPTER.all_sessions(ADAPTER.accounts(GlobalConfig())))
     paths = {r.path for r in refs}
     assert str(captured) in paths and str(stub) not in paths

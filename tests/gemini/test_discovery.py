@@ -25,8 +25,10 @@ def config(**transcripts: list[str]) -> GlobalConfig:
 
 
 def conversation(gemini_dir: Path, slug: str, name: str, sid: str = SID, **kw: object) -> Path:
-    return write_log(gemini_dir / "tmp" / slug / "chats" / name,
-                     [header(sid, **kw), CONTEXT, user("u1", f"work in {slug}"), gemini("g1", "ok")])
+    return write_log(
+        gemini_dir / "tmp" / slug / "chats" / name,
+        [header(sid, **kw), CONTEXT, user("u1", f"work in {slug}"), gemini("g1", "ok")],
+    )
 
 
 def stub(gemini_dir: Path, slug: str, name: str, sid: str = SID) -> Path:
@@ -43,18 +45,24 @@ def found(project: str, gemini_dir: Path) -> list[str]:
     return [r.path for r in ADAPTER.discover(Path(project), accounts)]
 
 
-def test_accounts_from_env_default_and_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              isolated_home: Path) -> None:
+def test_accounts_from_env_default_and_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "work"))
     (tmp_path / "alt-home" / ".gemini").mkdir(parents=True)
     cfg = GlobalConfig()
     import msgspec
 
-    cfg = msgspec.convert({
-        "transcripts": {"gemini": [str(tmp_path / "alt-home"), str(isolated_home / ".gemini")]},
-        "accounts": {"side": {"agent": "gemini", "dir": str(tmp_path / "side" / ".gemini")},
-                     "other": {"agent": "claude", "dir": str(tmp_path / "c")}},
-    }, GlobalConfig)
+    cfg = msgspec.convert(
+        {
+            "transcripts": {"gemini": [str(tmp_path / "alt-home"), str(isolated_home / ".gemini")]},
+            "accounts": {
+                "side": {"agent": "gemini", "dir": str(tmp_path / "side" / ".gemini")},
+                "other": {"agent": "claude", "dir": str(tmp_path / "c")},
+            },
+        },
+        GlobalConfig,
+    )
     dirs = [(a.name, a.dir) for a in ADAPTER.accounts(cfg)]
     assert dirs == [
         (str(tmp_path / "work" / ".gemini"), str(tmp_path / "work" / ".gemini")),
@@ -82,20 +90,36 @@ def test_sessions_below_the_project_root(tmp_path: Path) -> None:
     g = tmp_path / ".gemini"
     register(g, {f"{PROJECT}/docs": "docs", f"{PROJECT}-other": "demo-app-other"})
     inside = conversation(g, "docs", "session-2026-11-30T04-00-5e551011.jsonl")
-    conversation(g, "demo-app-other", "session-2026-11-30T04-00-aaaaaaaa.jsonl",
-                 sid="aaaaaaaa-0000-4000-8000-000000000000")
+    conversation(
+        g,
+        "demo-app-other",
+        "session-2026-11-30T04-00-aaaaaaaa.jsonl",
+        sid="aaaaaaaa-0000-4000-8000-000000000000",
+    )
     assert found(PROJECT, g) == [str(inside)]
 
 
 def test_collision_slugs_and_newest_first(tmp_path: Path) -> None:
     g = tmp_path / ".gemini"
     register(g, {PROJECT: "demo-app-1", "/elsewhere/demo app": "demo-app"})
-    old = conversation(g, "demo-app-1", "session-2026-11-30T04-00-11111111.jsonl",
-                       sid="11111111-0000-4000-8000-000000000000")
-    new = conversation(g, "demo-app-1", "session-2026-11-30T05-00-22222222.jsonl",
-                       sid="22222222-0000-4000-8000-000000000000")
-    conversation(g, "demo-app", "session-2026-11-30T06-00-33333333.jsonl",
-                 sid="33333333-0000-4000-8000-000000000000")
+    old = conversation(
+        g,
+        "demo-app-1",
+        "session-2026-11-30T04-00-11111111.jsonl",
+        sid="11111111-0000-4000-8000-000000000000",
+    )
+    new = conversation(
+        g,
+        "demo-app-1",
+        "session-2026-11-30T05-00-22222222.jsonl",
+        sid="22222222-0000-4000-8000-000000000000",
+    )
+    conversation(
+        g,
+        "demo-app",
+        "session-2026-11-30T06-00-33333333.jsonl",
+        sid="33333333-0000-4000-8000-000000000000",
+    )
     os.utime(old, (1_000_000, 1_000_000))
     assert found(PROJECT, g) == [str(new), str(old)]
 
@@ -109,8 +133,12 @@ def test_resume_stub_is_ignored_and_jsonl_beats_json(tmp_path: Path) -> None:
     real = conversation(g, "demo-app", "session-2026-01-01T10-00-5e551011.jsonl")
     stub(g, "demo-app", "session-2026-11-30T09-59-5e551011.jsonl")
     os.utime(real, (1_000_000, 1_000_000))  # the .json beside it is newer: still the .jsonl
-    only_stub = stub(g, "demo-app", "session-2026-11-30T10-00-44444444.jsonl",
-                     sid="44444444-0000-4000-8000-000000000000")
+    only_stub = stub(
+        g,
+        "demo-app",
+        "session-2026-11-30T10-00-44444444.jsonl",
+        sid="44444444-0000-4000-8000-000000000000",
+    )
     refs = list(ADAPTER.discover(Path(PROJECT), ADAPTER.accounts(config(gemini=[str(g)]))))
     assert [r.path for r in refs] == [str(real)]
     assert refs[0].mtime == legacy.stat().st_mtime  # as recent as its newest conversation file
@@ -129,8 +157,14 @@ def test_session_for_hook_skips_the_resume_stub(tmp_path: Path) -> None:
     register(g, {PROJECT: "demo-app"})
     real = conversation(g, "demo-app", "session-2026-11-30T04-00-5e551011.jsonl")
     stub_path = stub(g, "demo-app", "session-2026-11-30T04-07-5e551011.jsonl")
-    event = HookEvent(agent="gemini", kind="session_start", source="resume", session_id=SID,
-                      transcript_path=str(stub_path), cwd=PROJECT)
+    event = HookEvent(
+        agent="gemini",
+        kind="session_start",
+        source="resume",
+        session_id=SID,
+        transcript_path=str(stub_path),
+        cwd=PROJECT,
+    )
     ref = ADAPTER.session_for_hook(event, ADAPTER.accounts(config(gemini=[str(g)])))
     assert ref is not None and ref.path == str(real) and ref.cwd == PROJECT
 

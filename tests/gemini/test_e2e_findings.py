@@ -20,30 +20,45 @@ SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
 def log(tmp_path: Path, records: list[Any]) -> Path:
-    return write_log(tmp_path / "chats" / "session-2026-11-30T04-00-5e551011.jsonl",
-                     [header(), CONTEXT, *records])
+    return write_log(
+        tmp_path / "chats" / "session-2026-11-30T04-00-5e551011.jsonl",
+        [header(), CONTEXT, *records],
+    )
 
 
 def read(path: Path, cursor: Cursor | None = None) -> Cursor:
-    ref = SessionRef(agent="gemini", account="~/.gemini", session_id=SID, path=str(path),
-                     mtime=path.stat().st_mtime, cwd="/work/proj")
+    ref = SessionRef(
+        agent="gemini",
+        account="~/.gemini",
+        session_id=SID,
+        path=str(path),
+        mtime=path.stat().st_mtime,
+        cwd="/work/proj",
+    )
     return GeminiAdapter().read(ref, cursor)
 
 
 def test_write_todos_becomes_the_todo_list_with_statuses(tmp_path: Path) -> None:
-    later = {"todos": [{**t, "status": s} for t, s in
-                       zip(PLAN["todos"], ("completed", "in_progress", "cancelled", "pending"),
-                           strict=True)]}
-    path = log(tmp_path, [user("u1", "Add the helper"),
-                          gemini("g1", "", calls=[call("w1", "write_todos", PLAN)])])
+    later = {
+        "todos": [
+            {**t, "status": s}
+            for t, s in zip(
+                PLAN["todos"], ("completed", "in_progress", "cancelled", "pending"), strict=True
+            )
+        ]
+    }
+    path = log(
+        tmp_path,
+        [user("u1", "Add the helper"), gemini("g1", "", calls=[call("w1", "write_todos", PLAN)])],
+    )
     cursor = read(path)
     assert [(t.content, t.status) for t in cursor.session.todos] == [
-        (t["description"], t["status"]) for t in PLAN["todos"]]
+        (t["description"], t["status"]) for t in PLAN["todos"]
+    ]
     with path.open("a") as f:
         f.write(json.dumps(gemini("g2", "", calls=[call("w2", "write_todos", later)])) + "\n")
     session = read(path, cursor).session
-    assert [t.status for t in session.todos] == ["completed", "in_progress", "cancelled",
-                                                 "pending"]
+    assert [t.status for t in session.todos] == ["completed", "in_progress", "cancelled", "pending"]
     assert session.todos[0].content == "Create weather/units.py with celsius_to_fahrenheit()"
 
 
@@ -56,12 +71,16 @@ def test_a_todo_the_tool_refused_is_not_the_list(tmp_path: Path) -> None:
 def test_what_the_cursor_saves_is_redacted_once_rewinds_included(tmp_path: Path) -> None:
     todo = {"todos": [{"description": f"rotate {SECRET}", "status": "pending"}]}
     shell = call("s1", "run_shell_command", {"command": f"echo {SECRET}"}, output=SECRET)
-    path = log(tmp_path, [
-        user("u1", f"my token is {SECRET}"),
-        gemini("g1", f"noted {SECRET}", calls=[shell, call("w1", "write_todos", todo)]),
-        user("u2", "a second thought"), gemini("g2", "answer to drop"),
-        {"$rewindTo": "u2"},  # takes back a request and a message this same read added
-    ])
+    path = log(
+        tmp_path,
+        [
+            user("u1", f"my token is {SECRET}"),
+            gemini("g1", f"noted {SECRET}", calls=[shell, call("w1", "write_todos", todo)]),
+            user("u2", "a second thought"),
+            gemini("g2", "answer to drop"),
+            {"$rewindTo": "u2"},  # takes back a request and a message this same read added
+        ],
+    )
     cursor = read(path)
     session = cursor.session
     assert SECRET not in msgspec.json.encode(cursor).decode()
@@ -73,8 +92,9 @@ def test_what_the_cursor_saves_is_redacted_once_rewinds_included(tmp_path: Path)
 
 
 def test_a_rewind_into_an_earlier_read_then_new_words(tmp_path: Path) -> None:
-    path = log(tmp_path, [user("u1", "one"), gemini("g1", "a"), user("u2", "two"),
-                          gemini("g2", "b")])
+    path = log(
+        tmp_path, [user("u1", "one"), gemini("g1", "a"), user("u2", "two"), gemini("g2", "b")]
+    )
     cursor = read(path)
     with path.open("a") as f:
         for rec in ({"$rewindTo": "u2"}, user("u3", f"use {SECRET}"), gemini("g3", SECRET)):
@@ -83,5 +103,4 @@ def test_a_rewind_into_an_earlier_read_then_new_words(tmp_path: Path) -> None:
     # lookup aids and counters are not saved (`_settled`: what redaction already covered)
     assert set(cursor.extra) <= {"view", "todos", "_settled"}
     assert cursor.session.requests == ["one", "use [REDACTED]"]
-    assert [m.text for m in cursor.session.messages] == ["one", "a", "use [REDACTED]",
-                                                         "[REDACTED]"]
+    assert [m.text for m in cursor.session.messages] == ["one", "a", "use [REDACTED]", "[REDACTED]"]

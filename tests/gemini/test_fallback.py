@@ -27,8 +27,9 @@ from tests.gemini.chatlog import CONTEXT, PAYLOADS, SESSIONS, gemini, header, us
 ADAPTER = GeminiAdapter()
 REL, GT = next((k, v) for k, v in SESSIONS.items() if v.get("kind") == "fallback")
 FILE_ID = GT["session_id"]
-HOOKS = [json.loads(line) for line in
-         (PAYLOADS / "fallback" / "all.jsonl").read_text().splitlines()]
+HOOKS = [
+    json.loads(line) for line in (PAYLOADS / "fallback" / "all.jsonl").read_text().splitlines()
+]
 ROTATED = {h["payload"]["session_id"] for h in HOOKS} - {FILE_ID}
 
 
@@ -61,8 +62,11 @@ def test_every_hook_names_the_file_session(gemini_home: Path) -> None:
 
 
 def test_the_session_for_a_hook_after_the_fallback_is_the_one_file(gemini_home: Path) -> None:
-    after = next(h["payload"] for h in HOOKS if h["event"] == "AfterAgent"
-                 and h["payload"]["session_id"] in ROTATED)
+    after = next(
+        h["payload"]
+        for h in HOOKS
+        if h["event"] == "AfterAgent" and h["payload"]["session_id"] in ROTATED
+    )
     event = ADAPTER.parse_hook(json.dumps(_moved(after, gemini_home.parent)).encode())
     ref = ADAPTER.session_for_hook(event, ADAPTER.accounts(GlobalConfig()))
     assert ref is not None
@@ -87,20 +91,26 @@ def test_a_hook_id_stands_where_the_file_cannot_say(tmp_path: Path) -> None:
     chats = tmp_path / "tmp" / "demo" / "chats"
     other = "abcdef01-0000-4000-8000-000000000002"
     # named after the hook's id (a `--resume` stub, any normal turn): no read, the id stands
-    named = write_log(chats / f"session-2026-11-30T04-00-{other[:8]}.jsonl",
-                      [header("ffffffff-0000-4000-8000-000000000003"), CONTEXT])
+    named = write_log(
+        chats / f"session-2026-11-30T04-00-{other[:8]}.jsonl",
+        [header("ffffffff-0000-4000-8000-000000000003"), CONTEXT],
+    )
     assert own_session_id(str(named), other) == other
     # another file's name, but a header that does not match its name: not trusted
-    odd = write_log(chats / "session-2026-11-30T04-00-12345678.jsonl",
-                    [header("99999999-0000-4000-8000-000000000004"), CONTEXT])
+    odd = write_log(
+        chats / "session-2026-11-30T04-00-12345678.jsonl",
+        [header("99999999-0000-4000-8000-000000000004"), CONTEXT],
+    )
     assert own_session_id(str(odd), other) == other
     # gone, or no path or id at all
     assert own_session_id(str(chats / "session-2026-11-30T04-00-77777777.jsonl"), other) == other
     assert own_session_id(None, other) == other and own_session_id(str(odd), None) is None
     # and the case it is for
     sid = "12345678-0000-4000-8000-000000000005"
-    real = write_log(chats / "session-2026-11-30T04-01-12345678.jsonl",
-                     [header(sid), CONTEXT, user("u1", "go"), gemini("g1", "ok")])
+    real = write_log(
+        chats / "session-2026-11-30T04-01-12345678.jsonl",
+        [header(sid), CONTEXT, user("u1", "go"), gemini("g1", "ok")],
+    )
     assert own_session_id(str(real), other) == sid
 
 
@@ -111,14 +121,18 @@ def test_the_id_read_never_blocks_and_reads_only_the_head(tmp_path: Path) -> Non
     fifo = tmp_path / "session-2026-11-30T04-00-12345678.jsonl"
     os.mkfifo(fifo)
     done: list[str | None] = []
-    thread = threading.Thread(target=lambda: done.append(own_session_id(str(fifo), other)),
-                              daemon=True)
+    thread = threading.Thread(
+        target=lambda: done.append(own_session_id(str(fifo), other)), daemon=True
+    )
     thread.start()
     thread.join(5)
     assert done == [other]
     huge = tmp_path / "session-2026-11-30T04-01-12345678.jsonl"
-    huge.write_bytes(b'{"x": "' + b"a" * (HEAD_BYTES * 64) +
-                     b'", "sessionId": "12345678-0000-4000-8000-000000000005"}\n')
+    huge.write_bytes(
+        b'{"x": "'
+        + b"a" * (HEAD_BYTES * 64)
+        + b'", "sessionId": "12345678-0000-4000-8000-000000000005"}\n'
+    )
     assert own_session_id(str(huge), other) == other  # past the head: the hook's id stands
     assert own_session_id("/etc/passwd", other) == other  # not a chat file's name: no read
     odd = tmp_path / "session-2026-11-30T04-02-12345678.jsonl"
@@ -136,22 +150,34 @@ def fallback_project(repo: Path, isolated_home: Path) -> Path:
     shutil.copytree(src, dst)
     (dst / ".project_root").write_text(str(repo))
     (isolated_home / ".gemini" / "projects.json").write_text(
-        json.dumps({"projects": {str(repo): src.name}}))
+        json.dumps({"projects": {str(repo): src.name}})
+    )
     return repo
 
 
 def _hook(event: str, isolated_home: Path, repo: Path, tool: str | None = None) -> str:
-    payload = next(h["payload"] for h in HOOKS if h["event"] == event
-                   and h["payload"]["session_id"] in ROTATED
-                   and (tool is None or h["payload"].get("tool_name") == tool))
+    payload = next(
+        h["payload"]
+        for h in HOOKS
+        if h["event"] == event
+        and h["payload"]["session_id"] in ROTATED
+        and (tool is None or h["payload"].get("tool_name") == tool)
+    )
     return json.dumps(_moved(payload, isolated_home, repo))
 
 
 def test_a_checkpoint_after_the_fallback_is_of_the_file_session(
-        fallback_project: Path, isolated_home: Path) -> None:
+    fallback_project: Path, isolated_home: Path
+) -> None:
     repo = fallback_project
-    proc = run_baker("checkpoint", "--agent", "gemini", "--quiet", cwd=repo,
-                     input=_hook("AfterAgent", isolated_home, repo))
+    proc = run_baker(
+        "checkpoint",
+        "--agent",
+        "gemini",
+        "--quiet",
+        cwd=repo,
+        input=_hook("AfterAgent", isolated_home, repo),
+    )
     assert (proc.returncode, proc.stderr) == (0, "")
     [path] = (repo / ".baker" / "checkpoints").glob("*.json")
     session = json.loads(path.read_text())["session"]
@@ -163,7 +189,8 @@ def test_a_checkpoint_after_the_fallback_is_of_the_file_session(
 
 
 def test_a_call_started_after_the_fallback_is_found_under_the_file_session(
-        fallback_project: Path, isolated_home: Path) -> None:
+    fallback_project: Path, isolated_home: Path
+) -> None:
     """The pre-tool hook records the call by the hook's session; the brief looks it up by the
     file's: both are the file's id now, so a kill after a fallback still shows the call."""
     repo = fallback_project

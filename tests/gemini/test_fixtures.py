@@ -35,8 +35,10 @@ def test_session_matches_ground_truth(gemini_home: Path, rel: str, gt: dict[str,
     assert ref.cwd == gt["project_root"]
     assert session.model == gt["model"]
     if gt.get("secrets"):  # verbatim, but redacted: the ends that carry no secret survive
-        first, last = gt["latest_user_request"].split("\n")[0], \
-            gt["latest_user_request"].split("\n")[-1]
+        first, last = (
+            gt["latest_user_request"].split("\n")[0],
+            gt["latest_user_request"].split("\n")[-1],
+        )
         assert session.latest_request is not None
         assert session.latest_request.startswith(first)
         assert session.latest_request.endswith(last)
@@ -84,8 +86,7 @@ def test_compression_keeps_what_it_summarised(gemini_home: Path) -> None:
     assert any(m.kind == "summary" for m in session.messages)
 
 
-def test_compression_without_logs_is_unknown_and_before_a_prompt_is_auto(
-        gemini_home: Path) -> None:
+def test_compression_without_logs_is_unknown_and_before_a_prompt_is_auto(gemini_home: Path) -> None:
     gt = next(v for v in SESSIONS.values() if v["scenario"] == "S6")
     ref = _read(gt)[0]
     logs = Path(ref.path).parent.parent / "logs.json"

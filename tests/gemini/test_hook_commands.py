@@ -27,8 +27,14 @@ def test_checkpoint_after_a_turn(gemini_home: Path, repo: Path) -> None:
     registry["projects"][str(repo)] = "weather-cli"  # Gemini ran in this repository
     (gemini_home / "projects.json").write_text(json.dumps(registry))
     assert run_baker("init", "--agent", "gemini", cwd=repo).returncode == 0
-    proc = run_baker("checkpoint", "--agent", "gemini", "--quiet", cwd=repo,
-                     input=_payload(gemini_home, repo, "AfterAgent.json"))
+    proc = run_baker(
+        "checkpoint",
+        "--agent",
+        "gemini",
+        "--quiet",
+        cwd=repo,
+        input=_payload(gemini_home, repo, "AfterAgent.json"),
+    )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     [path] = (repo / ".baker" / "checkpoints").glob("*.json")
     session = json.loads(path.read_text())["session"]

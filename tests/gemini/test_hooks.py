@@ -13,9 +13,15 @@ from tests.gemini.chatlog import CONTEXT, PAYLOADS, SID, gemini, header, user, w
 
 ADAPTER = GeminiAdapter()
 EXPECTED = {
-    "SessionStart": "session_start", "SessionEnd": "session_end", "BeforeAgent": "prompt",
-    "AfterAgent": "stop", "BeforeTool": "pre_tool", "AfterTool": "post_tool",
-    "Notification": "notify", "BeforeModel": "other", "AfterModel": "other",
+    "SessionStart": "session_start",
+    "SessionEnd": "session_end",
+    "BeforeAgent": "prompt",
+    "AfterAgent": "stop",
+    "BeforeTool": "pre_tool",
+    "AfterTool": "post_tool",
+    "Notification": "notify",
+    "BeforeModel": "other",
+    "AfterModel": "other",
     "BeforeToolSelection": "other",
 }
 
@@ -49,41 +55,63 @@ def test_before_tool_paths_and_command() -> None:
     assert edit.paths == ["/home/dev/src/weather-cli/weather/units.py"]
     assert edit.command is None
     shell = ADAPTER.parse_hook((PAYLOADS / "BeforeTool.run_shell_command.json").read_bytes())
-    assert shell.command == \
-        "python3 -c 'from weather.units import celsius_to_fahrenheit as c; print(c(100))'"
+    assert (
+        shell.command
+        == "python3 -c 'from weather.units import celsius_to_fahrenheit as c; print(c(100))'"
+    )
     assert shell.paths == []
     resume = ADAPTER.parse_hook((PAYLOADS / "SessionStart.resume.json").read_bytes())
     assert resume.source == "resume"
 
 
-@pytest.mark.parametrize("path", sorted((FIXTURES / "claude" / "hook_payloads").glob("*.json"))
-                         + sorted((FIXTURES / "codex" / "hook_payloads").glob("*.json")),
-                         ids=lambda p: f"{p.parent.parent.name}-{p.stem}")
+@pytest.mark.parametrize(
+    "path",
+    sorted((FIXTURES / "claude" / "hook_payloads").glob("*.json"))
+    + sorted((FIXTURES / "codex" / "hook_payloads").glob("*.json")),
+    ids=lambda p: f"{p.parent.parent.name}-{p.stem}",
+)
 def test_other_agents_payloads_are_refused(path: Path) -> None:
     with pytest.raises(ValueError):
         ADAPTER.parse_hook(path.read_bytes())
 
 
-@pytest.mark.parametrize("garbage", [b"", b"{", b"\xff", b"[]", b"null", b'{"hook_event_name": 3}',
-                                     b'{"hook_event_name": "Stop"}'])
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"{", b"\xff", b"[]", b"null", b'{"hook_event_name": 3}', b'{"hook_event_name": "Stop"}'],
+)
 def test_garbage_is_refused(garbage: bytes) -> None:
     with pytest.raises(ValueError):
         ADAPTER.parse_hook(garbage)
 
 
 def _pre_compress(transcript: Path, trigger: str = "auto") -> str:
-    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": "/p",
-               "hook_event_name": "PreCompress", "timestamp": "2026-11-30T04:00:00Z",
-               "trigger": trigger}
+    payload = {
+        "session_id": SID,
+        "transcript_path": str(transcript),
+        "cwd": "/p",
+        "hook_event_name": "PreCompress",
+        "timestamp": "2026-11-30T04:00:00Z",
+        "trigger": trigger,
+    }
     return ADAPTER.parse_hook(json.dumps(payload).encode()).kind
 
 
 def test_pre_compress_is_a_checkpoint_only_near_the_threshold(tmp_path: Path) -> None:
-    small = write_log(tmp_path / "small.jsonl",
-                      [header(), CONTEXT, user("u1", "q"), gemini("g1", "a", tokens=20_000)])
-    big = write_log(tmp_path / "big.jsonl",
-                    [header(), CONTEXT, user("u1", "q"), gemini("g1", "a", tokens=500_000),
-                     {"$set": {"lastUpdated": "2026-11-30T04:00:03.000Z"}}, user("u2", "next")])
+    small = write_log(
+        tmp_path / "small.jsonl",
+        [header(), CONTEXT, user("u1", "q"), gemini("g1", "a", tokens=20_000)],
+    )
+    big = write_log(
+        tmp_path / "big.jsonl",
+        [
+            header(),
+            CONTEXT,
+            user("u1", "q"),
+            gemini("g1", "a", tokens=500_000),
+            {"$set": {"lastUpdated": "2026-11-30T04:00:03.000Z"}},
+            user("u2", "next"),
+        ],
+    )
     assert _pre_compress(small) == "other"
     assert _pre_compress(big) == "pre_compact"
     assert _pre_compress(small, trigger="manual") == "pre_compact"

@@ -18,10 +18,22 @@ ADAPTER = GeminiAdapter()
 FOREIGN: dict[str, Any] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
     "hooks": {
-        "SessionStart": [{"matcher": "startup", "hooks": [
-            {"type": "command", "name": "mine", "command": "python3 ~/bin/ctx.py", "timeout": 5000}]}],
-        "BeforeTool": [{"matcher": "write_file", "hooks": [
-            {"type": "command", "command": "./lint.sh"}]}],
+        "SessionStart": [
+            {
+                "matcher": "startup",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "name": "mine",
+                        "command": "python3 ~/bin/ctx.py",
+                        "timeout": 5000,
+                    }
+                ],
+            }
+        ],
+        "BeforeTool": [
+            {"matcher": "write_file", "hooks": [{"type": "command", "command": "./lint.sh"}]}
+        ],
     },
     "hooksConfig": {"notifications": False},
     "ui": {"theme": "Dracula ☾"},
@@ -34,14 +46,18 @@ def settings(project: Path) -> dict[str, Any]:
 
 
 def our_hooks(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    return {event: [h for g in groups for h in g["hooks"] if is_ours(h)]
-            for event, groups in data.get("hooks", {}).items()}
+    return {
+        event: [h for g in groups for h in g["hooks"] if is_ours(h)]
+        for event, groups in data.get("hooks", {}).items()
+    }
 
 
 def test_fresh_install(tmp_path: Path) -> None:
     changes = ADAPTER.install(tmp_path)
-    assert [(c.path, c.action) for c in changes] == \
-        [(".gemini/settings.json", "created"), ("GEMINI.md", "created")]
+    assert [(c.path, c.action) for c in changes] == [
+        (".gemini/settings.json", "created"),
+        ("GEMINI.md", "created"),
+    ]
     hooks = our_hooks(settings(tmp_path))
     assert set(hooks) == {"SessionStart", "AfterAgent", "PreCompress", "BeforeTool"}
     assert "baker checkpoint --agent gemini --quiet" in hooks["AfterAgent"][0]["command"]
@@ -81,16 +97,34 @@ def test_round_trip_keeps_foreign_settings_byte_for_byte(tmp_path: Path) -> None
 def test_an_older_copy_of_ours_is_replaced_not_duplicated(tmp_path: Path) -> None:
     path = tmp_path / ".gemini" / "settings.json"
     path.parent.mkdir()
-    path.write_text(json.dumps({"hooks": {"AfterAgent": [{"hooks": [
-        {"type": "command", "command": "./mine.sh"},
-        {"type": "command", "command": "baker checkpoint --agent gemini", "timeout": 5}]}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "AfterAgent": [
+                        {
+                            "hooks": [
+                                {"type": "command", "command": "./mine.sh"},
+                                {
+                                    "type": "command",
+                                    "command": "baker checkpoint --agent gemini",
+                                    "timeout": 5,
+                                },
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
     ADAPTER.install(tmp_path)
     after = settings(tmp_path)["hooks"]["AfterAgent"]
     assert after[0]["hooks"] == [{"type": "command", "command": "./mine.sh"}]
     assert len(our_hooks(settings(tmp_path))["AfterAgent"]) == 1
     ADAPTER.uninstall(tmp_path)
-    assert settings(tmp_path) == {"hooks": {"AfterAgent": [
-        {"hooks": [{"type": "command", "command": "./mine.sh"}]}]}}
+    assert settings(tmp_path) == {
+        "hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "./mine.sh"}]}]}
+    }
 
 
 @pytest.mark.parametrize("text", ['{\n  // my comment\n  "ui": {}\n}\n', "{not json", "[1]"])
@@ -130,35 +164,52 @@ def test_user_level_hooks(tmp_path: Path) -> None:
     account = Account(agent="gemini", name="~/.gemini", dir=str(home))
     [added] = ADAPTER.install_user(account, UserOptions())
     assert added.action == "updated" and added.path == str(home / "settings.json")
-    assert set(our_hooks(json.loads((home / "settings.json").read_text()))) == \
-        {"SessionStart", "AfterAgent", "PreCompress", "BeforeTool"}
+    assert set(our_hooks(json.loads((home / "settings.json").read_text()))) == {
+        "SessionStart",
+        "AfterAgent",
+        "PreCompress",
+        "BeforeTool",
+    }
     assert ADAPTER.install_user(account, UserOptions(hooks=False)) == []
     [removed] = ADAPTER.install_user(account, UserOptions(uninstall=True))
     assert removed.action == "updated"
-    assert (home / "settings.json").read_text() == '{\n  "general": {\n    "vimMode": true\n  }\n}\n'
+    assert (
+        home / "settings.json"
+    ).read_text() == '{\n  "general": {\n    "vimMode": true\n  }\n}\n'
 
 
 def test_hook_commands_are_harmless_without_baker(tmp_path: Path) -> None:
     ADAPTER.install(tmp_path)
     for hooks in our_hooks(settings(tmp_path)).values():
-        proc = subprocess.run(["bash", "-c", hooks[0]["command"]], input=b"{}", cwd=tmp_path,
-                              env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
-                              capture_output=True, check=False)
+        proc = subprocess.run(
+            ["bash", "-c", hooks[0]["command"]],
+            input=b"{}",
+            cwd=tmp_path,
+            env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
+            capture_output=True,
+            check=False,
+        )
         assert (proc.returncode, proc.stdout) == (0, b"")
 
 
 def test_user_level_round_trip_keeps_crlf_tabs_and_escapes(tmp_path: Path) -> None:
     home = tmp_path / ".gemini"
     home.mkdir()
-    original = (b'{\r\n\t"ui": {"theme": "Dracula \\u263e"},\r\n\t"hooks": {\r\n'
-                b'\t\t"AfterAgent": [{"hooks": [{"type": "command", "command": "log \\u00e9"}]}]'
-                b'\r\n\t}\r\n}\r\n')
+    original = (
+        b'{\r\n\t"ui": {"theme": "Dracula \\u263e"},\r\n\t"hooks": {\r\n'
+        b'\t\t"AfterAgent": [{"hooks": [{"type": "command", "command": "log \\u00e9"}]}]'
+        b"\r\n\t}\r\n}\r\n"
+    )
     (home / "settings.json").write_bytes(original)
     account = Account(agent="gemini", name="~/.gemini", dir=str(home))
     [added] = ADAPTER.install_user(account, UserOptions())
     text = (home / "settings.json").read_bytes().decode()
     assert added.action == "updated" and "\n" not in text.replace("\r\n", "")
-    assert set(our_hooks(json.loads(text))) == {"SessionStart", "AfterAgent", "PreCompress",
-                                               "BeforeTool"}
+    assert set(our_hooks(json.loads(text))) == {
+        "SessionStart",
+        "AfterAgent",
+        "PreCompress",
+        "BeforeTool",
+    }
     ADAPTER.install_user(account, UserOptions(uninstall=True))
     assert (home / "settings.json").read_bytes() == original

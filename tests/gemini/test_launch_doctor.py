@@ -60,28 +60,39 @@ def _doctor(project: Path, home: Path) -> list[str]:
     return [f"{f.level}: {f.message}" for f in ADAPTER.doctor(project, [account])]
 
 
-def test_doctor_reports_untrusted_folder_retention_and_missing_hooks(tmp_path: Path,
-                                                                      home: Path) -> None:
+def test_doctor_reports_untrusted_folder_retention_and_missing_hooks(
+    tmp_path: Path, home: Path
+) -> None:
     found = _doctor(tmp_path, home)
     assert any(line.startswith("warn") and "not a trusted folder" in line for line in found)
-    assert any(line.startswith("warn") and "session retention is on" in line
-               and "older than 30d" in line for line in found)
+    assert any(
+        line.startswith("warn") and "session retention is on" in line and "older than 30d" in line
+        for line in found
+    )
     assert any(line.startswith("warn") and "no Continuity hooks" in line for line in found)
     assert not (home / "trustedFolders.json").exists()  # nothing trusted behind the user's back
 
 
-@pytest.mark.parametrize(("rule", "level", "trusted"), [
-    ("{p}", "TRUST_FOLDER", True), ("{parent}", "TRUST_FOLDER", True),
-    ("{p}/child", "TRUST_PARENT", True), ("{p}", "DO_NOT_TRUST", False),
-    ("{p}-other", "TRUST_FOLDER", False)])
-def test_doctor_reads_trusted_folders(tmp_path: Path, home: Path, rule: str, level: str,
-                                      trusted: bool) -> None:
+@pytest.mark.parametrize(
+    ("rule", "level", "trusted"),
+    [
+        ("{p}", "TRUST_FOLDER", True),
+        ("{parent}", "TRUST_FOLDER", True),
+        ("{p}/child", "TRUST_PARENT", True),
+        ("{p}", "DO_NOT_TRUST", False),
+        ("{p}-other", "TRUST_FOLDER", False),
+    ],
+)
+def test_doctor_reads_trusted_folders(
+    tmp_path: Path, home: Path, rule: str, level: str, trusted: bool
+) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     key = rule.format(p=project, parent=tmp_path)
     (home / "trustedFolders.json").write_text(json.dumps({key: level}))
-    (home / "settings.json").write_text(json.dumps(
-        {"general": {"sessionRetention": {"enabled": False}}}))
+    (home / "settings.json").write_text(
+        json.dumps({"general": {"sessionRetention": {"enabled": False}}})
+    )
     ADAPTER.install(project)
     found = _doctor(project, home)
     assert not any("retention" in line for line in found)
@@ -89,7 +100,9 @@ def test_doctor_reads_trusted_folders(tmp_path: Path, home: Path, rule: str, lev
     assert any("trust" in line.lower() for line in found) is not trusted
 
 
-def test_doctor_flags_a_newer_cli(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_flags_a_newer_cli(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "gemini"
@@ -97,8 +110,9 @@ def test_doctor_flags_a_newer_cli(tmp_path: Path, home: Path, monkeypatch: pytes
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     assert ADAPTER.cli_version() == "0.99.1"
-    assert any(line.startswith("warn") and "0.99.1 is newer" in line
-               for line in _doctor(tmp_path, home))
+    assert any(
+        line.startswith("warn") and "0.99.1 is newer" in line for line in _doctor(tmp_path, home)
+    )
     fake.write_text("#!/bin/sh\necho 0.61.0\n")
     assert any(line == "ok: Gemini CLI 0.61.0" for line in _doctor(tmp_path, home))
     monkeypatch.setenv("PATH", "/nonexistent")
@@ -107,16 +121,25 @@ def test_doctor_flags_a_newer_cli(tmp_path: Path, home: Path, monkeypatch: pytes
 
 def test_doctor_names_the_configured_retention_age(tmp_path: Path, home: Path) -> None:
     (home / "settings.json").write_text(
-        '{"general": {"sessionRetention": {"enabled": true, "maxAge": "7d"}}}')
-    found = [f for f in ADAPTER.doctor(tmp_path, [Account(agent="gemini", name="~/.gemini",
-                                                          dir=str(home))])
-             if "session retention" in f.message]
+        '{"general": {"sessionRetention": {"enabled": true, "maxAge": "7d"}}}'
+    )
+    found = [
+        f
+        for f in ADAPTER.doctor(
+            tmp_path, [Account(agent="gemini", name="~/.gemini", dir=str(home))]
+        )
+        if "session retention" in f.message
+    ]
     assert len(found) == 1 and "older than 7d" in found[0].message
     assert "baker recall --index" in (found[0].fix or "")
     (home / "settings.json").write_text('{"general": {"sessionRetention": {"enabled": false}}}')
-    assert not [f for f in ADAPTER.doctor(tmp_path, [Account(agent="gemini", name="~/.gemini",
-                                                             dir=str(home))])
-                if "session retention" in f.message]
+    assert not [
+        f
+        for f in ADAPTER.doctor(
+            tmp_path, [Account(agent="gemini", name="~/.gemini", dir=str(home))]
+        )
+        if "session retention" in f.message
+    ]
 
 
 def test_doctor_says_which_level_runs_the_hooks(tmp_path: Path, home: Path) -> None:

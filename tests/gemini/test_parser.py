@@ -15,8 +15,14 @@ from tests.gemini.chatlog import CONTEXT, SID, call, gemini, header, user, write
 
 
 def ref_for(path: Path) -> SessionRef:
-    return SessionRef(agent="gemini", account="~/.gemini", session_id=SID, path=str(path),
-                      mtime=path.stat().st_mtime, cwd="/work/proj")
+    return SessionRef(
+        agent="gemini",
+        account="~/.gemini",
+        session_id=SID,
+        path=str(path),
+        mtime=path.stat().st_mtime,
+        cwd="/work/proj",
+    )
 
 
 def read(path: Path) -> Session:
@@ -24,20 +30,31 @@ def read(path: Path) -> Session:
 
 
 def log(tmp_path: Path, records: list[Any], **kw: Any) -> Path:
-    return write_log(tmp_path / "chats" / "session-2026-11-30T04-00-5e551011.jsonl",
-                     [header(), CONTEXT, *records], **kw)
+    return write_log(
+        tmp_path / "chats" / "session-2026-11-30T04-00-5e551011.jsonl",
+        [header(), CONTEXT, *records],
+        **kw,
+    )
 
 
 def test_a_message_appended_again_replaces_the_first_record(tmp_path: Path) -> None:
-    edit = call("replace__1", "replace", {"file_path": "/work/proj/a.py", "old_string": "x",
-                                          "new_string": "y"})
-    session = read(log(tmp_path, [
-        user("u1", "Fix a.py"),
-        gemini("g1", "Editing a.py.", tokens=100),
-        {"$set": {"lastUpdated": "2026-11-30T04:00:02.500Z"}},
-        gemini("g1", "Editing a.py.", calls=[edit], tokens=120),
-        gemini("g1", "Editing a.py.", calls=[edit], tokens=130),  # tokens arriving late
-    ]))
+    edit = call(
+        "replace__1",
+        "replace",
+        {"file_path": "/work/proj/a.py", "old_string": "x", "new_string": "y"},
+    )
+    session = read(
+        log(
+            tmp_path,
+            [
+                user("u1", "Fix a.py"),
+                gemini("g1", "Editing a.py.", tokens=100),
+                {"$set": {"lastUpdated": "2026-11-30T04:00:02.500Z"}},
+                gemini("g1", "Editing a.py.", calls=[edit], tokens=120),
+                gemini("g1", "Editing a.py.", calls=[edit], tokens=130),  # tokens arriving late
+            ],
+        )
+    )
     assert [m.text for m in session.messages] == ["Fix a.py", "Editing a.py."]
     assert [c.id for c in session.tool_calls] == ["replace__1"]
     assert [(f.path, f.count) for f in session.files_edited] == [("a.py", 1)]
@@ -46,21 +63,42 @@ def test_a_message_appended_again_replaces_the_first_record(tmp_path: Path) -> N
 
 
 def test_set_messages_replaces_the_view_but_adds_no_request(tmp_path: Path) -> None:
-    session = read(log(tmp_path, [
-        user("u1", "first request"),
-        gemini("g1", "done one"),
-        user("u2", "second request"),
-        gemini("g2", "done two", tokens=600_000),
-        # Auto compression: summary, ack, and the kept tail under fresh ids.
-        {"$set": {"messages": [
-            CONTEXT["$set"]["messages"][0],
-            {"id": "s1", "type": "user", "content": [{"text": "<state_snapshot>goal</state_snapshot>"}]},
-            {"id": "a1", "type": "gemini", "content": [{"text": "Got it. Thanks for the additional context!"}]},
-            {"id": "u2-copy", "type": "user", "content": [{"text": "second request"}]},
-            {"id": "g2-copy", "type": "gemini", "content": [{"text": "done two"}]},
-        ]}},
-        user("u3", "third request"),
-    ]))
+    session = read(
+        log(
+            tmp_path,
+            [
+                user("u1", "first request"),
+                gemini("g1", "done one"),
+                user("u2", "second request"),
+                gemini("g2", "done two", tokens=600_000),
+                # Auto compression: summary, ack, and the kept tail under fresh ids.
+                {
+                    "$set": {
+                        "messages": [
+                            CONTEXT["$set"]["messages"][0],
+                            {
+                                "id": "s1",
+                                "type": "user",
+                                "content": [{"text": "<state_snapshot>goal</state_snapshot>"}],
+                            },
+                            {
+                                "id": "a1",
+                                "type": "gemini",
+                                "content": [{"text": "Got it. Thanks for the additional context!"}],
+                            },
+                            {
+                                "id": "u2-copy",
+                                "type": "user",
+                                "content": [{"text": "second request"}],
+                            },
+                            {"id": "g2-copy", "type": "gemini", "content": [{"text": "done two"}]},
+                        ]
+                    }
+                },
+                user("u3", "third request"),
+            ],
+        )
+    )
     assert session.requests == ["first request", "second request", "third request"]
     [compaction] = session.compactions
     assert compaction.summary == "<state_snapshot>goal</state_snapshot>"
@@ -71,13 +109,18 @@ def test_set_messages_replaces_the_view_but_adds_no_request(tmp_path: Path) -> N
 def test_rewind_drops_the_target_and_everything_after(tmp_path: Path) -> None:
     todos1 = call("t1", "write_todos", {"todos": [{"description": "plan A", "status": "pending"}]})
     todos2 = call("t2", "write_todos", {"todos": [{"description": "plan B", "status": "pending"}]})
-    session = read(log(tmp_path, [
-        user("u1", "keep this"),
-        gemini("g1", "ok", calls=[todos1], tokens=100),
-        user("u2", "drop this"),
-        gemini("g2", "dropped answer", calls=[todos2], tokens=200),
-        {"$rewindTo": "u2"},
-    ]))
+    session = read(
+        log(
+            tmp_path,
+            [
+                user("u1", "keep this"),
+                gemini("g1", "ok", calls=[todos1], tokens=100),
+                user("u2", "drop this"),
+                gemini("g2", "dropped answer", calls=[todos2], tokens=200),
+                {"$rewindTo": "u2"},
+            ],
+        )
+    )
     assert session.requests == ["keep this"]
     assert [m.text for m in session.messages] == ["keep this", "ok"]
     assert [c.id for c in session.tool_calls] == ["t1"]
@@ -86,10 +129,20 @@ def test_rewind_drops_the_target_and_everything_after(tmp_path: Path) -> None:
 
 
 def test_rewind_then_a_new_request(tmp_path: Path) -> None:
-    session = read(log(tmp_path, [
-        user("u1", "one"), gemini("g1", "a"), user("u2", "two"), gemini("g2", "b"),
-        {"$rewindTo": "u2"}, user("u3", "two, differently"), gemini("g3", "c"),
-    ]))
+    session = read(
+        log(
+            tmp_path,
+            [
+                user("u1", "one"),
+                gemini("g1", "a"),
+                user("u2", "two"),
+                gemini("g2", "b"),
+                {"$rewindTo": "u2"},
+                user("u3", "two, differently"),
+                gemini("g3", "c"),
+            ],
+        )
+    )
     assert session.requests == ["one", "two, differently"]
     assert session.latest_request == "two, differently"
 
@@ -105,36 +158,65 @@ def test_rewind_to_an_unknown_id_changes_nothing(tmp_path: Path) -> None:
 
 def test_injected_context_and_tool_results_are_not_requests(tmp_path: Path) -> None:
     shell = call("sh1", "run_shell_command", {"command": "make test"}, output="passed")
-    session = read(log(tmp_path, [
-        {"id": "u1", "type": "user", "content": [
-            {"text": "<hook_context>from SessionStart</hook_context>\n\nRun the tests"},
-            {"text": "<hook_context>from BeforeAgent</hook_context>"}]},
-        gemini("g1", "", calls=[shell]),
-        {"id": "r1", "type": "user", "content": [
-            {"functionResponse": {"id": "sh1", "name": "run_shell_command",
-                                  "response": {"output": "passed"}}}]},
-        gemini("g2", "All tests pass."),
-    ]))
+    session = read(
+        log(
+            tmp_path,
+            [
+                {
+                    "id": "u1",
+                    "type": "user",
+                    "content": [
+                        {"text": "<hook_context>from SessionStart</hook_context>\n\nRun the tests"},
+                        {"text": "<hook_context>from BeforeAgent</hook_context>"},
+                    ],
+                },
+                gemini("g1", "", calls=[shell]),
+                {
+                    "id": "r1",
+                    "type": "user",
+                    "content": [
+                        {
+                            "functionResponse": {
+                                "id": "sh1",
+                                "name": "run_shell_command",
+                                "response": {"output": "passed"},
+                            }
+                        }
+                    ],
+                },
+                gemini("g2", "All tests pass."),
+            ],
+        )
+    )
     assert session.requests == ["Run the tests"]
     assert session.tool_calls[0].output == "passed"
     assert not session.turn_incomplete
 
 
 def test_failed_and_cancelled_calls(tmp_path: Path) -> None:
-    failed = call("w1", "write_file", {"file_path": "/work/proj/x.py", "content": ""},
-                  output=None, status="error")
-    cancelled = call("sh1", "run_shell_command", {"command": "sleep 100"}, output=None,
-                     status="cancelled")
+    failed = call(
+        "w1",
+        "write_file",
+        {"file_path": "/work/proj/x.py", "content": ""},
+        output=None,
+        status="error",
+    )
+    cancelled = call(
+        "sh1", "run_shell_command", {"command": "sleep 100"}, output=None, status="cancelled"
+    )
     session = read(log(tmp_path, [user("u1", "go"), gemini("g1", "", calls=[failed, cancelled])]))
     assert session.files_edited == []  # a failed write edited nothing
-    assert [(c.output, c.is_error) for c in session.tool_calls] == \
-        [("[error]", True), ("[cancelled]", True)]
+    assert [(c.output, c.is_error) for c in session.tool_calls] == [
+        ("[error]", True),
+        ("[cancelled]", True),
+    ]
     assert session.pending_calls == []
 
 
 def test_a_call_without_any_result_is_pending(tmp_path: Path) -> None:
-    running = call("sh1", "run_shell_command", {"command": "./long.sh"}, output=None,
-                   status="executing")
+    running = call(
+        "sh1", "run_shell_command", {"command": "./long.sh"}, output=None, status="executing"
+    )
     session = read(log(tmp_path, [user("u1", "go"), gemini("g1", "", calls=[running])]))
     assert [c.input["command"] for c in session.pending_calls] == ["./long.sh"]
 
@@ -148,12 +230,21 @@ def test_huge_tool_arguments_are_clipped(tmp_path: Path) -> None:
 
 
 def test_quota_error_message_with_its_reset_time(tmp_path: Path) -> None:
-    session = read(log(tmp_path, [
-        user("u1", "go"),
-        {"id": "e1", "type": "error", "timestamp": "2026-11-30T04:00:00.000Z",
-         "content": "You have exhausted your daily quota on this model (429). "
-                    "Please retry in 1h30m."},
-    ]))
+    session = read(
+        log(
+            tmp_path,
+            [
+                user("u1", "go"),
+                {
+                    "id": "e1",
+                    "type": "error",
+                    "timestamp": "2026-11-30T04:00:00.000Z",
+                    "content": "You have exhausted your daily quota on this model (429). "
+                    "Please retry in 1h30m.",
+                },
+            ],
+        )
+    )
     err = session.last_error
     assert err is not None and err.kind == "usage_limit" and err.status == 429
     assert err.reset_at == "2026-11-30T05:30:00Z"
@@ -178,8 +269,11 @@ def test_incremental_read_matches_a_full_read(tmp_path: Path) -> None:
     path = log(tmp_path, [user("u1", "one"), gemini("g1", "a")])
     cursor = adapter.read(ref_for(path))
     records_before = cursor.session.records
-    more = [user("u2", "two"), gemini("g2", "", tokens=5),
-            gemini("g2", "b", calls=[call("w1", "write_file", {"file_path": "/work/proj/b.py"})])]
+    more = [
+        user("u2", "two"),
+        gemini("g2", "", tokens=5),
+        gemini("g2", "b", calls=[call("w1", "write_file", {"file_path": "/work/proj/b.py"})]),
+    ]
     with path.open("a") as f:
         f.writelines(json.dumps(r) + "\n" for r in more)
     cursor = adapter.read(ref_for(path), cursor)
@@ -212,11 +306,18 @@ def test_memory_stays_bounded(tmp_path: Path) -> None:
 def test_legacy_single_object_file(tmp_path: Path) -> None:
     path = tmp_path / "chats" / "session-2026-01-01T10-00-5e551011.json"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({**header(), "messages": [
-        CONTEXT["$set"]["messages"][0],
-        {"id": "u1", "type": "user", "content": "old-style string prompt"},
-        gemini("g1", "answered"),
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                **header(),
+                "messages": [
+                    CONTEXT["$set"]["messages"][0],
+                    {"id": "u1", "type": "user", "content": "old-style string prompt"},
+                    gemini("g1", "answered"),
+                ],
+            }
+        )
+    )
     session = read(path)
     assert session.requests == ["old-style string prompt"]
     assert session.messages[-1].text == "answered"

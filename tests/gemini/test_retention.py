@@ -19,9 +19,16 @@ def _days(home: Path, policy: object) -> float | None:
     return days
 
 
-@pytest.mark.parametrize(("policy", "days"), [
-    ({"enabled": False}, None), ({}, 30), ({"maxAge": "2w"}, 14), ({"maxAge": "12h"}, 0.5),
-    ({"maxAge": "1m"}, 30), ({"maxAge": "nonsense"}, 30),
-])
+@pytest.mark.parametrize(
+    ("policy", "days"),
+    [
+        ({"enabled": False}, None),
+        ({}, 30),
+        ({"maxAge": "2w"}, 14),
+        ({"maxAge": "12h"}, 0.5),
+        ({"maxAge": "1m"}, 30),
+        ({"maxAge": "nonsense"}, 30),
+    ],
+)
 def test_session_retention(tmp_path: Path, policy: object, days: float | None) -> None:
     assert _days(tmp_path, policy) == days

@@ -80,14 +80,19 @@ def fake_interpreter(tmp_path: Path, case: str) -> str:
     return str(script)
 
 
-def run_probe(root: Path, config: dict[str, object],
-              timeout_s: float = 10.0) -> list[ProbeResult]:
+def run_probe(root: Path, config: dict[str, object], timeout_s: float = 10.0) -> list[ProbeResult]:
     return GpuProbe().run(probes.ProbeContext(root=root, config=config, timeout_s=timeout_s))
 
 
-@pytest.mark.parametrize(("case", "state"), [
-    ("live", "ok"), ("dead", "fail"), ("no device", "fail"), ("no torch", "warn"),
-])
+@pytest.mark.parametrize(
+    ("case", "state"),
+    [
+        ("live", "ok"),
+        ("dead", "fail"),
+        ("no device", "fail"),
+        ("no torch", "warn"),
+    ],
+)
 def test_each_verdict(tmp_path: Path, case: str, state: str) -> None:
     python = fake_interpreter(tmp_path, case)
     [result] = run_probe(tmp_path, {"interpreters": [python]})
@@ -132,9 +137,14 @@ def test_each_interpreter_checked_concurrently_and_bad_entries_isolated(tmp_path
     assert results[0].name == "gpu.interpreters[1]"
 
 
-@pytest.mark.parametrize("config", [
-    {"device": "cuda; rm -rf /"}, {"timeout_s": "soon"}, {"interpreters": "python"},
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"device": "cuda; rm -rf /"},
+        {"timeout_s": "soon"},
+        {"interpreters": "python"},
+    ],
+)
 def test_invalid_config_is_an_error_result(tmp_path: Path, config: dict[str, object]) -> None:
     [result] = run_probe(tmp_path, config)
     assert result.state == "error"
@@ -150,9 +160,18 @@ def test_without_interpreters_the_project_venvs_are_probed(tmp_path: Path) -> No
 def test_registered_and_used_by_status(repo: Path, tmp_path: Path) -> None:
     assert isinstance(probes.plugin("gpu"), GpuProbe)
     (repo / ".baker").mkdir(mode=0o700)
-    (repo / ".baker" / "probes.json").write_text(json.dumps({"gpu": {
-        "interpreters": [fake_interpreter(tmp_path, "live"), fake_interpreter(tmp_path, "dead")],
-    }}))
+    (repo / ".baker" / "probes.json").write_text(
+        json.dumps(
+            {
+                "gpu": {
+                    "interpreters": [
+                        fake_interpreter(tmp_path, "live"),
+                        fake_interpreter(tmp_path, "dead"),
+                    ],
+                }
+            }
+        )
+    )
     env = probes.environment(repo, deadline_s=10)
     assert [r.verdict for r in env.gpu] == ["live", "dead"]
     assert "live: Fake H200" in probes.render(env)

@@ -19,11 +19,16 @@ FILLED = {
 }
 
 
-def make_draft(root: Path, *, front: dict[str, object] | None = None,
-               sections: dict[str, str | None] | None = None) -> str:
+def make_draft(
+    root: Path,
+    *,
+    front: dict[str, object] | None = None,
+    sections: dict[str, str | None] | None = None,
+) -> str:
     """A valid draft for the worktree `root`; `front` and `sections` override (None drops)."""
-    values: dict[str, object] = saved.front_matter(root, git_facts(root), agent="claude",
-                                                   session="s-1")
+    values: dict[str, object] = saved.front_matter(
+        root, git_facts(root), agent="claude", session="s-1"
+    )
     values.update(front or {})
     lines = ["---", *(f"{k}: {v}" for k, v in values.items() if v is not None), "---", ""]
     body = {**FILLED, **(sections or {})}
@@ -42,7 +47,8 @@ SECRETS = [
     "sk-proj-" + "abcdefghijklmnop0123456789",
     "xoxb-" + "123456789012-abcdefghijkl",
     "AIza" + "SyA1234567890abcdefghijklmnopqrstuv",
-    "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "eyJhbGciOiJIUzI1NiJ9."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEFAKEKEYBODY\n-----END RSA PRIVATE KEY-----",
     "https://deploy:" + "hunter2hunter2@git.example.com/repo.git",
     "DB_PASSWORD=" + "s3cr3t-Passw0rd",

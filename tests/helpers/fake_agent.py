@@ -41,8 +41,12 @@ from continuity_core.transcript import (
 
 HOME_ENV = "FAKE_AGENT_HOME"
 MARKER = "baker-marker"  # what the declared `--mark` install option leaves in an account
-KINDS: dict[str, EventKind] = {"start": "session_start", "pre_tool": "pre_tool",
-                               "stop": "stop", "end": "session_end"}
+KINDS: dict[str, EventKind] = {
+    "start": "session_start",
+    "pre_tool": "pre_tool",
+    "stop": "stop",
+    "end": "session_end",
+}
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
@@ -55,9 +59,17 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     elif kind == "assistant":
         add_message(session, extra, "assistant", rec["text"], timestamp=ts)
     elif kind == "tool":
-        add_call(session, extra, ToolCall(id=rec["id"], name=rec["name"],
-                                          input={"path": rec.get("path", "")}, output="ok",
-                                          timestamp=ts))
+        add_call(
+            session,
+            extra,
+            ToolCall(
+                id=rec["id"],
+                name=rec["name"],
+                input={"path": rec.get("path", "")},
+                output="ok",
+                timestamp=ts,
+            ),
+        )
         if rec["name"] == "edit":
             add_edit(session, rec["path"], tool="edit")
     else:
@@ -81,7 +93,8 @@ class FakeAdapter:
     usage_source: UsageSource | None = None
     # One declared option: `baker global sync --mark` shows it and hands its value back here.
     install_options: tuple[InstallOption, ...] = (
-        InstallOption(name="mark", help="Leave a marker file in each fake-agent folder."),)
+        InstallOption(name="mark", help="Leave a marker file in each fake-agent folder."),
+    )
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         home = os.environ.get(HOME_ENV) or "~/.fake-agent"
@@ -92,14 +105,23 @@ class FakeAdapter:
             for path in sorted(Path(account.dir, "sessions").glob("*.jsonl")):
                 st = path.stat()
                 head = _head(path)
-                yield SessionRef(agent=self.name, account=account.name,
-                                 session_id=str(head.get("id", path.stem)), path=str(path),
-                                 mtime=st.st_mtime, cwd=head.get("cwd"), size=st.st_size)
+                yield SessionRef(
+                    agent=self.name,
+                    account=account.name,
+                    session_id=str(head.get("id", path.stem)),
+                    path=str(path),
+                    mtime=st.st_mtime,
+                    cwd=head.get("cwd"),
+                    size=st.st_size,
+                )
 
     def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         root = str(project.resolve())
-        mine = [r for r in self._refs(accounts)
-                if r.cwd and (r.cwd == root or r.cwd.startswith(root + os.sep))]
+        mine = [
+            r
+            for r in self._refs(accounts)
+            if r.cwd and (r.cwd == root or r.cwd.startswith(root + os.sep))
+        ]
         return iter(sorted(mine, key=lambda r: r.mtime, reverse=True))
 
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
@@ -116,11 +138,17 @@ class FakeAdapter:
         if not isinstance(data, dict) or data.get("event") not in KINDS:
             raise ValueError("not a fake-agent hook payload")
         path = data.get("path")
-        return HookEvent(agent=self.name, kind=KINDS[data["event"]], native=data["event"],
-                         session_id=data.get("session_id"), cwd=data.get("cwd"),
-                         transcript_path=data.get("transcript"), tool_name=data.get("tool"),
-                         tool_input={"path": path} if path else {},
-                         paths=[path] if isinstance(path, str) else [])
+        return HookEvent(
+            agent=self.name,
+            kind=KINDS[data["event"]],
+            native=data["event"],
+            session_id=data.get("session_id"),
+            cwd=data.get("cwd"),
+            transcript_path=data.get("transcript"),
+            tool_name=data.get("tool"),
+            tool_input={"path": path} if path else {},
+            paths=[path] if isinstance(path, str) else [],
+        )
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         for ref in self._refs(accounts):
@@ -132,8 +160,13 @@ class FakeAdapter:
         return json.dumps({"context": text})
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
-        return [Change(path=str(project / ".fake"), action="skipped",
-                       detail="the fake agent has no project hooks")]
+        return [
+            Change(
+                path=str(project / ".fake"),
+                action="skipped",
+                detail="the fake agent has no project hooks",
+            )
+        ]
 
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
         return []
@@ -146,8 +179,9 @@ class FakeAdapter:
             marker.write_text("marked by baker global sync --mark\n")
         return [Change(path=str(marker), action="created", detail="marker left")]
 
-    def install_mcp(self, project: Path, *, remove: bool = False,
-                    dry_run: bool = False) -> list[Change]:
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
         return [Change(path=str(project), action="skipped", detail="no MCP support")]
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:

@@ -71,8 +71,9 @@ class StubAdapter:
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
         return []
 
-    def install_mcp(self, project: Path, *, remove: bool = False,
-                    dry_run: bool = False) -> list[Change]:
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
         return []
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
@@ -97,9 +98,14 @@ class SessionsAdapter(StubAdapter):
 
     def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         for i, s in enumerate(self.sessions):
-            yield SessionRef(agent="fake", account="~/.fake", session_id=s.session_id,
-                             path=f"/nonexistent/{s.session_id}.jsonl", mtime=2000.0 - i,
-                             cwd=s.cwd)
+            yield SessionRef(
+                agent="fake",
+                account="~/.fake",
+                session_id=s.session_id,
+                path=f"/nonexistent/{s.session_id}.jsonl",
+                mtime=2000.0 - i,
+                cwd=s.cwd,
+            )
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         time.sleep(self.delay)
@@ -107,5 +113,6 @@ class SessionsAdapter(StubAdapter):
         return Cursor(path=ref.path, session=session)
 
     def render_context(self, event: HookEvent, text: str) -> str | None:
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                  "additionalContext": text}})
+        return json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+        )

@@ -45,18 +45,25 @@ BAD_TOML = 'model = "a"\nmodel = "b"\n[x\n'
 def settings_files(tmp_path: Path, project: Path) -> dict[str, dict[str, Path]]:
     home = tmp_path / "agents"
     return {
-        "claude": {"project": project / ".claude" / "settings.json",
-                   "user": home / ".claude" / "settings.json"},
-        "gemini": {"project": project / ".gemini" / "settings.json",
-                   "user": home / ".gemini" / "settings.json"},
+        "claude": {
+            "project": project / ".claude" / "settings.json",
+            "user": home / ".claude" / "settings.json",
+        },
+        "gemini": {
+            "project": project / ".gemini" / "settings.json",
+            "user": home / ".gemini" / "settings.json",
+        },
         "codex": {"user": home / ".codex" / "config.toml"},
     }
 
 
 def agent_env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "agents"
-    return {"CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
-            "GEMINI_CLI_HOME": str(home)}
+    return {
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+        "GEMINI_CLI_HOME": str(home),
+    }
 
 
 def write(files: dict[str, Path], text: str) -> dict[Path, bytes]:
@@ -76,9 +83,11 @@ def parsed(path: Path) -> object:
 def foreign(value: object) -> object:
     """`value` without baker's own entries: what must be exactly as the user left it."""
     if isinstance(value, dict):
-        return {k: foreign(v) for k, v in value.items()
-                if not (k == "notify" and "baker" in json.dumps(v))
-                and k not in ("state",)}  # Codex hooks.state: the trusted hashes baker adds
+        return {
+            k: foreign(v)
+            for k, v in value.items()
+            if not (k == "notify" and "baker" in json.dumps(v)) and k not in ("state",)
+        }  # Codex hooks.state: the trusted hashes baker adds
     if isinstance(value, list):
         kept = [foreign(v) for v in value if "baker" not in json.dumps(v)]
         return [v for v in kept if v not in ({}, [], {"hooks": []})]
@@ -92,8 +101,13 @@ def strip_empty(value: object) -> object:
     return value
 
 
-def run(args: list[str], project: Path, env: dict[str, str], *, codes: tuple[int, ...] = (0,),
-        ) -> str:
+def run(
+    args: list[str],
+    project: Path,
+    env: dict[str, str],
+    *,
+    codes: tuple[int, ...] = (0,),
+) -> str:
     result = run_baker(*args, cwd=project, env=env)
     assert "Traceback" not in result.stderr, (args, result.stderr)
     assert result.returncode in codes, (args, result.stdout, result.stderr)
@@ -103,8 +117,9 @@ def run(args: list[str], project: Path, env: dict[str, str], *, codes: tuple[int
 
 
 @pytest.mark.parametrize("agent", ["claude", "gemini", "codex"])
-def test_install_sync_uninstall_keep_every_foreign_byte(agent: str, repo: Path,
-                                                        tmp_path: Path) -> None:
+def test_install_sync_uninstall_keep_every_foreign_byte(
+    agent: str, repo: Path, tmp_path: Path
+) -> None:
     env = agent_env(tmp_path)
     files = settings_files(tmp_path, repo)[agent]
     original = write(files, {"claude": CLAUDE, "gemini": GEMINI, "codex": CODEX}[agent])
@@ -131,12 +146,16 @@ def test_install_sync_uninstall_keep_every_foreign_byte(agent: str, repo: Path,
     assert exact == [], [(p, p.read_bytes()) for p in exact]
 
 
-def test_files_baker_cannot_edit_safely_are_refused_byte_for_byte(repo: Path,
-                                                                  tmp_path: Path) -> None:
+def test_files_baker_cannot_edit_safely_are_refused_byte_for_byte(
+    repo: Path, tmp_path: Path
+) -> None:
     env = agent_env(tmp_path)
     files = settings_files(tmp_path, repo)
-    refused = {**write(files["claude"], JSON5), **write(files["gemini"], JSON5),
-               **write(files["codex"], BAD_TOML)}
+    refused = {
+        **write(files["claude"], JSON5),
+        **write(files["gemini"], JSON5),
+        **write(files["codex"], BAD_TOML),
+    }
     out = run(["init"], repo, env, codes=(0, 1))
     # What could be done was done: the project's own files are there.
     assert (repo / ".baker").is_dir() and (repo / "AGENTS.md").exists()
@@ -150,11 +169,14 @@ def test_files_baker_cannot_edit_safely_are_refused_byte_for_byte(repo: Path,
         shown = str(path.relative_to(repo)) if path.is_relative_to(repo) else str(path)
         lines = [line for line in out.splitlines() if line.split()[1:2] == [shown]]
         assert lines and all(("failed" in line or "skipped" in line) for line in lines), (
-            path, lines)
+            path,
+            lines,
+        )
 
 
 def test_a_settings_path_baker_cannot_write_is_reported_and_others_proceed(
-        repo: Path, tmp_path: Path) -> None:
+    repo: Path, tmp_path: Path
+) -> None:
     """Root may write any file, so an unwritable place is made with a file where the settings
     folder should be (`.gemini` is a file); as another user a 0555 folder is tried too."""
     env = agent_env(tmp_path)
@@ -177,8 +199,9 @@ def test_a_settings_path_baker_cannot_write_is_reported_and_others_proceed(
     assert result.returncode == 1 and "change(s) failed" in result.stderr, text
     for path, data in blocked.items():
         assert path.read_bytes() == data
-    assert any(".gemini" in line and ("failed" in line or "skipped" in line)
-               for line in text.splitlines()), text
+    assert any(
+        ".gemini" in line and ("failed" in line or "skipped" in line) for line in text.splitlines()
+    ), text
     # The agents that could be set up were.
     assert (repo / ".baker").is_dir()
     if os.geteuid() == 0:
@@ -214,10 +237,15 @@ def test_settings_files_are_old_or_new_when_the_writer_is_killed(tmp_path: Path)
     claude = tmp_path / "claude" / "settings.json"
     gemini = tmp_path / "gemini" / "settings.json"
     codex = tmp_path / "codex" / "config.toml"
-    for path, text in ((claude, "{" + pad + "}\n"),
-                       (gemini, "{\n  " + pad + "\n}\n"),
-                       (codex, CODEX.replace("\r\n", "\n") + "".join(
-                           f'[p{i}]\nx = "{"v" * 200}"\n' for i in range(200)))):
+    for path, text in (
+        (claude, "{" + pad + "}\n"),
+        (gemini, "{\n  " + pad + "\n}\n"),
+        (
+            codex,
+            CODEX.replace("\r\n", "\n")
+            + "".join(f'[p{i}]\nx = "{"v" * 200}"\n' for i in range(200)),
+        ),
+    ):
         path.parent.mkdir(parents=True)
         path.write_text(text)
     args = [sys.executable, "-c", WRITER, str(claude), str(gemini), str(codex.parent)]
@@ -233,8 +261,9 @@ def test_settings_files_are_old_or_new_when_the_writer_is_killed(tmp_path: Path)
         remove = n % 2 == 0
         claude_install.sync_file(claude, None, want=not remove, dry_run=False)
         gemini_install.apply(gemini, None, remove=remove, dry_run=False)
-        CodexAdapter().install_user(account, UserOptions(hooks=True, uninstall=remove,
-                                                         declared={"trust": True}))
+        CodexAdapter().install_user(
+            account, UserOptions(hooks=True, uninstall=remove, declared={"trust": True})
+        )
         for path, seen in versions.items():
             seen.add(path.read_bytes())
     assert all(2 <= len(v) <= 3 for v in versions.values())

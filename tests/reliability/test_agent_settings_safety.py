@@ -24,6 +24,7 @@ AGENTS = ("claude", "gemini")
 
 def user_sync(agent: str) -> Callable[[Path, bool], Change]:
     """Install (or, `remove`, uninstall) user-level hooks in the settings file at a path."""
+
     def run(path: Path, remove: bool) -> Change:
         if agent == "claude":
             from continuity_claude import install as claude
@@ -32,6 +33,7 @@ def user_sync(agent: str) -> Callable[[Path, bool], Change]:
         from continuity_gemini import install as gemini
 
         return gemini.apply(path, None, remove=remove, dry_run=False)
+
     return run
 
 
@@ -82,8 +84,9 @@ def test_a_linked_codex_config_is_written_through(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_a_project_settings_link_out_of_the_project_is_refused(agent: str, repo: Path,
-                                                               tmp_path: Path) -> None:
+def test_a_project_settings_link_out_of_the_project_is_refused(
+    agent: str, repo: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside.json"
     outside.write_text("{}\n")
     folder = repo / f".{agent}"
@@ -109,8 +112,9 @@ def test_a_project_settings_link_inside_the_project_is_followed(agent: str, repo
     (folder / "settings.json").symlink_to(Path("..") / "config" / "shared.json")
 
     changes = project_sync(agent, repo)
-    assert any(c.path == f".{agent}/settings.json" and c.action in ("created", "updated")
-               for c in changes), changes
+    assert any(
+        c.path == f".{agent}/settings.json" and c.action in ("created", "updated") for c in changes
+    ), changes
     assert f"--agent {agent}" in shared.read_text()
     assert (folder / "settings.json").is_symlink()
 

@@ -18,9 +18,16 @@ from tests.conftest import BAKER, run_baker, sigkill_midway
 def test_32_concurrent_checkpoints_keep_exactly_the_newest(repo: Path) -> None:
     run_baker("init", cwd=repo)
     for _ in range(2):
-        procs = [subprocess.Popen([BAKER, "checkpoint", "--quiet"], cwd=repo,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE) for _ in range(32)]
+        procs = [
+            subprocess.Popen(
+                [BAKER, "checkpoint", "--quiet"],
+                cwd=repo,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for _ in range(32)
+        ]
         for p in procs:
             out, err = p.communicate(timeout=120)
             assert p.returncode == 0 and out == b"" and b"Traceback" not in err
@@ -66,8 +73,11 @@ def test_sigkill_at_random_points_never_leaves_a_torn_file(tmp_path: Path) -> No
 
         if (tmp_path / "settings.json").exists():
             json.loads((tmp_path / "settings.json").read_text())
-        text = (tmp_path / "memory" / "hot.md").read_text() if (
-            tmp_path / "memory" / "hot.md").exists() else "# Now\n"
+        text = (
+            (tmp_path / "memory" / "hot.md").read_text()
+            if (tmp_path / "memory" / "hot.md").exists()
+            else "# Now\n"
+        )
         assert "# Now" in text and text.endswith("\n")
     # Temp files of killed writers may remain; readers never take them for data.
     leftovers = [p.name for p in tmp_path.rglob("*.tmp")]
@@ -90,15 +100,20 @@ def test_recall_indexing_never_holds_a_hook_past_its_deadline(repo: Path, tmp_pa
             f.writelines(lines)
     env = {"CLAUDE_CONFIG_DIR": str(claude)}
     run_baker("init", cwd=repo, env=env)
-    indexer = subprocess.Popen([BAKER, "recall", "--index", "--all-projects"], cwd=repo,
-                               env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+    indexer = subprocess.Popen(
+        [BAKER, "recall", "--index", "--all-projects"],
+        cwd=repo,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         time.sleep(0.5)
         for _ in range(5):
             start = time.monotonic()
-            result = run_baker("checkpoint", "--agent", "claude", "--quiet", cwd=repo, env=env,
-                               input=b"{}")
+            result = run_baker(
+                "checkpoint", "--agent", "claude", "--quiet", cwd=repo, env=env, input=b"{}"
+            )
             assert result.returncode == 0
             assert time.monotonic() - start < DEADLINES_S["checkpoint"]
         assert indexer.poll() in (None, 0), indexer.communicate()[1]

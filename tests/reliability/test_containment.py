@@ -52,8 +52,7 @@ def world(repo: Path, tmp_path: Path) -> dict[str, Path]:
     git(other, "init", "-q", "-b", "main")
     (other / "secret.txt").write_text("not for baker\n")
     claude = copy_tree(FIXTURES / "claude" / ".claude", tmp_path / "claude")
-    return {"project": repo, "other": other, "transcript": claude / CLAUDE_S4,
-            "claude": claude}
+    return {"project": repo, "other": other, "transcript": claude / CLAUDE_S4, "claude": claude}
 
 
 def hostile_payloads(w: dict[str, Path]) -> list[tuple[str, list[str], bytes]]:
@@ -69,28 +68,40 @@ def hostile_payloads(w: dict[str, Path]) -> list[tuple[str, list[str], bytes]]:
     cases: list[tuple[str, list[str], bytes]] = []
     for sid in evil_ids:
         for cwd in (str(project), str(other), f"{project}/../other"):
-            for path in (str(transcript), "/etc/passwd", str(other / "secret.txt"),
-                         f"{project}/../claude/{CLAUDE_S4}"):
+            for path in (
+                str(transcript),
+                "/etc/passwd",
+                str(other / "secret.txt"),
+                f"{project}/../claude/{CLAUDE_S4}",
+            ):
                 fields = {"session_id": sid, "cwd": cwd, "transcript_path": path}
-                cases.append(("checkpoint", ["--agent", "claude"],
-                              json.dumps({**stop, **fields}).encode()))
+                cases.append(
+                    ("checkpoint", ["--agent", "claude"], json.dumps({**stop, **fields}).encode())
+                )
         fields = {"session_id": sid, "cwd": str(project), "transcript_path": str(transcript)}
         cases.append(("pickup", ["--agent", "claude"], json.dumps({**start, **fields}).encode()))
         for target in ("../../other/secret.txt", str(other / "secret.txt"), "/etc/passwd"):
             tool = {**pre, **fields, "tool_input": {**pre["tool_input"], "file_path": target}}
             cases.append(("pretool", ["--agent", "claude"], json.dumps(tool).encode()))
-        cases.append(("checkpoint", ["--agent", "codex"],
-                      json.dumps({**codex_stop, **fields}).encode()))
-        cases.append(("checkpoint", ["--agent", "gemini"],
-                      json.dumps({**gemini_stop, **fields}).encode()))
-        cases.append(("checkpoint", ["--agent", "codex", json.dumps(
-            {**notify, "thread-id": sid, "cwd": str(other)})], b""))
+        cases.append(
+            ("checkpoint", ["--agent", "codex"], json.dumps({**codex_stop, **fields}).encode())
+        )
+        cases.append(
+            ("checkpoint", ["--agent", "gemini"], json.dumps({**gemini_stop, **fields}).encode())
+        )
+        cases.append(
+            (
+                "checkpoint",
+                ["--agent", "codex", json.dumps({**notify, "thread-id": sid, "cwd": str(other)})],
+                b"",
+            )
+        )
     return cases
 
 
 def test_hook_payloads_never_write_outside_the_project_they_resolve(
-        world: dict[str, Path], isolated_home: Path, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    world: dict[str, Path], isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Fifty-odd hostile payloads in-process (the same `run` as `baker`'s entry
     point), a sample of them again as real processes."""
     from tests.helpers.hook_call import call
@@ -118,8 +129,9 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
         assert result.returncode == 0 and "Traceback" not in result.stderr, (command, payload)
     assert changed(before, snapshot(tmp_path, isolated_home, skip=(store, cache))) == []
     markers = [p for p in cache.rglob("*") if p.is_file()]
-    assert markers and all(re.fullmatch(r"[0-9a-f]{32,40}", p.name) and p.stat().st_size == 0
-                           for p in markers)
+    assert markers and all(
+        re.fullmatch(r"[0-9a-f]{32,40}", p.name) and p.stat().st_size == 0 for p in markers
+    )
     assert transcript.read_bytes() == transcript_before
     assert not (world["other"] / ".baker").exists()
     # Inside the store, only its own folders: no file named after an id from a payload.
@@ -129,7 +141,8 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
 
 
 def test_ids_from_the_command_line_stay_in_their_store(
-        world: dict[str, Path], isolated_home: Path, tmp_path: Path) -> None:
+    world: dict[str, Path], isolated_home: Path, tmp_path: Path
+) -> None:
     project, other = world["project"], world["other"]
     from continuity_core import saved
 
@@ -145,8 +158,16 @@ def test_ids_from_the_command_line_stay_in_their_store(
     sources = archived_sessions(isolated_home)
     assert sources
 
-    for target in ("../x", "../../x", str(tmp_path / "x"), str(outside), str(link),
-                   link.stem, ".baker/saved/../../README.md", "/etc/passwd"):
+    for target in (
+        "../x",
+        "../../x",
+        str(tmp_path / "x"),
+        str(outside),
+        str(link),
+        link.stem,
+        ".baker/saved/../../README.md",
+        "/etc/passwd",
+    ):
         result = run_baker("resume-check", target, "--json", cwd=project)
         answer = json.loads(result.stdout)
         assert "OUTSIDE-MARKER" not in result.stdout and "not for baker" not in result.stdout
@@ -154,18 +175,31 @@ def test_ids_from_the_command_line_stay_in_their_store(
         assert result.returncode == 1, (target, result.stdout)
         assert answer["status"] == "invalid" and "refused" in answer.get("reason", ""), answer
     link.unlink()  # the rest runs in a store that passes the trust check
-    for args in (["recall", "--forget", "../"], ["recall", "--forget", "../../x"],
-                 ["recall", "--forget", "%"], ["recall", "--show", "../"],
-                 ["trap", "rm", "../../x"], ["trap", "rm", "/etc/passwd"],
-                 ["handoff", "--session", "../../x"], ["handoff", "--session", "/etc/passwd"],
-                 ["validate", str(other / ".baker" / "../../x")]):
+    for args in (
+        ["recall", "--forget", "../"],
+        ["recall", "--forget", "../../x"],
+        ["recall", "--forget", "%"],
+        ["recall", "--show", "../"],
+        ["trap", "rm", "../../x"],
+        ["trap", "rm", "/etc/passwd"],
+        ["handoff", "--session", "../../x"],
+        ["handoff", "--session", "/etc/passwd"],
+        ["validate", str(other / ".baker" / "../../x")],
+    ):
         result = run_baker(*args, cwd=project, env=env)
         assert "Traceback" not in result.stderr, args
         assert result.returncode != 0 or args[0] == "handoff", (args, result.stdout)
         assert "not for baker" not in result.stdout + result.stderr
     # A trap may cite a file anywhere (a system config it depends on): only a hash is kept.
-    cite = run_baker("trap", "add", "../other/secret.txt", "edits there are reverted",
-                     "--file", str(other / "secret.txt"), cwd=project)
+    cite = run_baker(
+        "trap",
+        "add",
+        "../other/secret.txt",
+        "edits there are reverted",
+        "--file",
+        str(other / "secret.txt"),
+        cwd=project,
+    )
     assert cite.returncode == 0, cite.stderr
     assert "not for baker" not in (project / ".baker" / "traps.jsonl").read_text()
     after = snapshot(tmp_path, isolated_home, skip=(project / ".baker",))
@@ -198,14 +232,18 @@ def private_problems(*stores: Path) -> list[str]:
 
 
 def test_stores_stay_private_after_every_command_and_doctor_reports_loose_ones(
-        world: dict[str, Path], isolated_home: Path, tmp_path: Path) -> None:
+    world: dict[str, Path], isolated_home: Path, tmp_path: Path
+) -> None:
     project = world["project"]
     env = {"CLAUDE_CONFIG_DIR": str(world["claude"])}
     stop = json.loads((FIXTURES / "claude/hook_payloads/Stop.json").read_text())
     stop.update(cwd=str(project), transcript_path=str(world["transcript"]), session_id="s-1")
     pre = json.loads((FIXTURES / "claude/hook_payloads/PreToolUse.Edit.json").read_text())
-    pre.update(cwd=str(project), session_id="s-1",
-               tool_input={**pre["tool_input"], "file_path": str(project / "README.md")})
+    pre.update(
+        cwd=str(project),
+        session_id="s-1",
+        tool_input={**pre["tool_input"], "file_path": str(project / "README.md")},
+    )
     draft = tmp_path / "draft.md"
     draft.write_text(make_draft(project))
     steps: list[tuple[list[str], bytes | None]] = [

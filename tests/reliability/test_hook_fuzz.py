@@ -36,11 +36,16 @@ def real_payloads() -> list[dict[str, Any]]:
 
 
 REAL = real_payloads()
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-                      st.text(max_size=50))
-json_value = st.recursive(json_leaf, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)),
-    max_leaves=20)
+json_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=50)
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 @st.composite
@@ -48,8 +53,14 @@ def mutated(draw: st.DrawFn) -> bytes:
     """A real payload of some agent with some values replaced by wrong types or odd paths."""
     base = dict(draw(st.sampled_from(REAL)))
     for key in draw(st.lists(st.sampled_from(sorted(base)), max_size=4)):
-        base[key] = draw(st.one_of(json_value, st.sampled_from(
-            ["/nonexistent/x.jsonl", "/", "/dev/null", "", "../../etc/passwd", "\x00"])))
+        base[key] = draw(
+            st.one_of(
+                json_value,
+                st.sampled_from(
+                    ["/nonexistent/x.jsonl", "/", "/dev/null", "", "../../etc/passwd", "\x00"]
+                ),
+            )
+        )
     return json.dumps(base).encode()
 
 
@@ -73,12 +84,17 @@ def check(out: str) -> None:
         json.loads(out)
 
 
-@settings(max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(payload=payloads, command=st.sampled_from(["pickup", "pretool"]),
-       agent=st.sampled_from(AGENTS))
-def test_pickup_and_pretool_fuzzed(project: Path, payload: bytes, command: str,
-                                   agent: str | None) -> None:
+@settings(
+    max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    payload=payloads, command=st.sampled_from(["pickup", "pretool"]), agent=st.sampled_from(AGENTS)
+)
+def test_pickup_and_pretool_fuzzed(
+    project: Path, payload: bytes, command: str, agent: str | None
+) -> None:
     args = [command, *(["--agent", agent] if agent else [])]
     code, out = call(args, payload)
     assert code == 0
@@ -86,8 +102,11 @@ def test_pickup_and_pretool_fuzzed(project: Path, payload: bytes, command: str,
         check(out)
 
 
-@settings(max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")) // 3, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")) // 3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(payload=payloads, agent=st.sampled_from(AGENTS))
 def test_checkpoint_fuzzed(project: Path, payload: bytes, agent: str | None) -> None:
     code, out = call(["checkpoint", "--quiet", *(["--agent", agent] if agent else [])], payload)
@@ -113,16 +132,33 @@ def test_huge_payload_and_special_paths_as_real_processes(project: Path, tmp_pat
     os.mkfifo(fifo)
     cases = [
         b"x" * (50 << 20),
-        json.dumps({"hook_event_name": "Stop", "transcript_path": str(fifo),
-                    "session_id": "s", "cwd": str(project)}).encode(),
-        json.dumps({"hook_event_name": "Stop", "transcript_path": str(tmp_path),
-                    "session_id": "s", "cwd": str(project)}).encode(),
-        json.dumps({"hook_event_name": "SessionStart", "source": "startup",
-                    "transcript_path": "/no/such/file.jsonl", "cwd": str(project)}).encode(),
+        json.dumps(
+            {
+                "hook_event_name": "Stop",
+                "transcript_path": str(fifo),
+                "session_id": "s",
+                "cwd": str(project),
+            }
+        ).encode(),
+        json.dumps(
+            {
+                "hook_event_name": "Stop",
+                "transcript_path": str(tmp_path),
+                "session_id": "s",
+                "cwd": str(project),
+            }
+        ).encode(),
+        json.dumps(
+            {
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+                "transcript_path": "/no/such/file.jsonl",
+                "cwd": str(project),
+            }
+        ).encode(),
     ]
     for payload in cases:
         for command in COMMANDS:
-            result = run_baker(command, "--agent", "claude", cwd=project, input=payload,
-                               timeout=30)
+            result = run_baker(command, "--agent", "claude", cwd=project, input=payload, timeout=30)
             assert result.returncode == 0 and "Traceback" not in result.stderr
             check(result.stdout)

@@ -24,20 +24,32 @@ def test_the_guard_catches_a_connection(tmp_path: Path) -> None:
 
     log = tmp_path / "net.log"
     code = "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)"
-    result = subprocess.run([sys.executable, "-c", code], env={**os.environ, **guarded(log)},
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **guarded(log)},
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0 and "refused by the test guard" in result.stderr
     assert log.read_text().startswith("socket.")
 
 
-@pytest.mark.parametrize("args", [
-    ["init"], ["status", "--json"], ["checkpoint"], ["handoff", "--json"], ["doctor"],
-    ["adapters"], ["resume", "claude", "--dry-run"], ["global", "sync", "--dry-run"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["init"],
+        ["status", "--json"],
+        ["checkpoint"],
+        ["handoff", "--json"],
+        ["doctor"],
+        ["adapters"],
+        ["resume", "claude", "--dry-run"],
+        ["global", "sync", "--dry-run"],
+    ],
+)
 def test_commands_open_no_connection(repo: Path, tmp_path: Path, args: list[str]) -> None:
     log = tmp_path / "net.log"
     run_baker("init", cwd=repo)
     result = run_baker(*args, cwd=repo, env=guarded(log))
     assert "network access refused" not in result.stderr
     assert not log.exists(), log.read_text()
-

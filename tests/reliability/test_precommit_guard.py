@@ -16,9 +16,18 @@ DB_PASS = "Hn4bV7cX1zLkQ2"
 
 
 def commit(root: Path, *args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": path if path is not None else f"{BIN}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(["git", "commit", "-m", "test", *args], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=60)
+    env = {
+        **os.environ,
+        "PATH": path if path is not None else f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    }
+    return subprocess.run(
+        ["git", "commit", "-m", "test", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def head(root: Path) -> str:
@@ -26,7 +35,8 @@ def head(root: Path) -> str:
 
 
 def test_guard_blocks_secrets_and_the_private_store_and_lets_clean_commits_go(
-        repo: Path, isolated_home: Path) -> None:
+    repo: Path, isolated_home: Path
+) -> None:
     result = run_baker("init", "--pre-commit", cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "pre-commit" in result.stdout
@@ -76,10 +86,11 @@ def test_guard_blocks_secrets_and_the_private_store_and_lets_clean_commits_go(
 
 
 def test_guard_chains_an_existing_hook_and_uninstall_puts_it_back(
-        repo: Path, isolated_home: Path) -> None:
+    repo: Path, isolated_home: Path
+) -> None:
     hooks = repo / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
-    original = "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/chained-ran\"\nexit 0\n"
+    original = '#!/bin/sh\necho ran >> "$(git rev-parse --git-dir)/chained-ran"\nexit 0\n'
     (hooks / "pre-commit").write_text(original)
     (hooks / "pre-commit").chmod(0o755)
     result = run_baker("init", "--pre-commit", cwd=repo)
@@ -111,8 +122,11 @@ def test_a_teammate_without_baker_is_not_blocked(repo: Path, isolated_home: Path
     assert run_baker("init", "--pre-commit", cwd=repo).returncode == 0
     (repo / "notes.txt").write_text(f"{FAKE_KEY}\n")
     git(repo, "add", "notes.txt")
-    git_dir = os.path.dirname(subprocess.run(["sh", "-c", "command -v git"], capture_output=True,
-                                             text=True, check=True).stdout.strip())
+    git_dir = os.path.dirname(
+        subprocess.run(
+            ["sh", "-c", "command -v git"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    )
     result = commit(repo, path=os.pathsep.join(dict.fromkeys([git_dir, "/usr/bin", "/bin"])))
     assert result.returncode == 0, result.stdout + result.stderr
     result = run_baker("uninstall", cwd=repo)

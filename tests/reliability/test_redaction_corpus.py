@@ -31,11 +31,15 @@ S5_CWD = "/home/dev/src/deploy-scripts"
 S5_PROMPT = "The staging deploy fails with 403 Forbidden"
 S5_OUTPUT = "# staging deploy settings"
 CLAUDE_S5 = "projects/-home-dev-src-deploy-scripts/9f8408e8-e777-4088-8023-c3ed9c3a5209.jsonl"
-CODEX_S5 = "sessions/2026/11/30/rollout-2026-11-30T03-57-48-01a22a9a-0a8d-7d11-be12-ec74fa38e31d.jsonl"
+CODEX_S5 = (
+    "sessions/2026/11/30/rollout-2026-11-30T03-57-48-01a22a9a-0a8d-7d11-be12-ec74fa38e31d.jsonl"
+)
 GEMINI_S5 = "tmp/deploy-scripts/chats/session-2026-11-30T03-59-7fd7aaf9.jsonl"
-SESSION = {"claude": "5ec7e75a-0000-4000-8000-00000000c1a0",
-           "codex": "01a22a9a-5ec7-7000-8000-00000000c0de",
-           "gemini": "5ec7e75a-0000-4000-8000-0000000063e1"}
+SESSION = {
+    "claude": "5ec7e75a-0000-4000-8000-00000000c1a0",
+    "codex": "01a22a9a-5ec7-7000-8000-00000000c0de",
+    "gemini": "5ec7e75a-0000-4000-8000-0000000063e1",
+}
 DAMAGE_BOUND = 0  # lines of secrets/benign/ redaction may change: what was measured
 HELD_OUT = {"api_client.py", "compose.yaml", "Makefile"}
 
@@ -48,7 +52,9 @@ def planted_block() -> str:
 # screen clear, an 8-bit CSI, a bell. None of it may reach what baker prints or stores.
 CONTROL = "\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;pwned\x07\x1b[2J\x9b31m\x07\r"
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\\u00(?:1b|07|9b)")
-PROMPT = "The deploy fails again." + CONTROL + " This is everything CI printed:\n\n" + planted_block()
+PROMPT = (
+    "The deploy fails again." + CONTROL + " This is everything CI printed:\n\n" + planted_block()
+)
 TOOL_OUTPUT = "# deploy settings\n" + CONTROL + planted_block() + "\n"
 
 
@@ -62,18 +68,23 @@ def fragments(secret: str) -> Iterator[str]:
             continue
         yield piece[-FRAGMENT:]
         for i in range(0, len(piece) - FRAGMENT + 1, FRAGMENT):
-            yield piece[i:i + FRAGMENT]
+            yield piece[i : i + FRAGMENT]
 
 
 # Secrets that only their names mark, in the structured input of a tool call (a shell call's
 # environment, an MCP server's settings, an HTTP tool's headers, a command's argument list).
 TOOL_INPUT: dict[str, Any] = {
     "password": "Vq7mXc2LpR9t",
-    "env": {"AWS_SECRET_ACCESS_KEY": "Jd8sK2mQ9xVb4NcW7eRt5YuI1oP3aSdF6gHjK0lZ",
-            "DB_PASS": "Hn4bV7cX1zLk", "PATH": "/usr/local/bin:/usr/bin"},
+    "env": {
+        "AWS_SECRET_ACCESS_KEY": "Jd8sK2mQ9xVb4NcW7eRt5YuI1oP3aSdF6gHjK0lZ",
+        "DB_PASS": "Hn4bV7cX1zLk",
+        "PATH": "/usr/local/bin:/usr/bin",
+    },
     "headers": {"Authorization": "Bearer Tq5wE8rY2uIo6pAs", "X-Api-Key": "Mz3xC6vB9nQw"},
-    "mcp": {"api_token": "7c0e3b1a-54d2-4f6e-9a8b-2d1c0f9e8a7b",
-            "auth": {"username": "ci-bot", "passphrase": "Rk6tY9uJ3hGf"}},
+    "mcp": {
+        "api_token": "7c0e3b1a-54d2-4f6e-9a8b-2d1c0f9e8a7b",
+        "auth": {"username": "ci-bot", "passphrase": "Rk6tY9uJ3hGf"},
+    },
     "argv": ["deploy", "--password", "Wx2eD5rF8tGy", "--env", "staging"],
 }
 
@@ -92,7 +103,8 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
 
 TOOL_SECRETS = dict(_leaves(TOOL_INPUT, "tool_input"))
 FRAGMENTS = [(s["kind"], f) for s in SHAPES for f in fragments(s["secret"])] + [
-    (where, f) for where, secret in TOOL_SECRETS.items() for f in fragments(secret)]
+    (where, f) for where, secret in TOOL_SECRETS.items() for f in fragments(secret)
+]
 
 
 def leaks(text: str, *, fold: bool = False) -> list[str]:
@@ -102,6 +114,7 @@ def leaks(text: str, *, fold: bool = False) -> list[str]:
 
 
 # --- planting ---------------------------------------------------------------------------------
+
 
 def replant(value: Any, project: str, sid: str, old_sid: str) -> Any:
     """The record with the S5 project, session, prompt and tool output swapped for ours."""
@@ -119,14 +132,17 @@ def replant(value: Any, project: str, sid: str, old_sid: str) -> Any:
     if S5_PROMPT in value:
         return PROMPT
     if S5_OUTPUT in value:
-        value = value[:value.index(S5_OUTPUT)] + TOOL_OUTPUT
+        value = value[: value.index(S5_OUTPUT)] + TOOL_OUTPUT
     return value.replace(S5_CWD, project).replace(old_sid, sid)
 
 
 def plant_transcript(src: Path, dst: Path, project: Path, sid: str, old_sid: str) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps(replant(json.loads(line), str(project), sid, old_sid))
-             for line in src.read_text().splitlines() if line.strip()]
+    lines = [
+        json.dumps(replant(json.loads(line), str(project), sid, old_sid))
+        for line in src.read_text().splitlines()
+        if line.strip()
+    ]
     dst.write_text("\n".join(lines) + "\n")
     text = dst.read_text()
     assert "sk-ant-api03-FAKE" in text and str(project) in text and "Rk6tY9uJ3hGf" in text
@@ -141,21 +157,45 @@ def plant_homes(tmp: Path, project: Path) -> tuple[dict[str, str], dict[str, Pat
     slug = re.sub(r"[^A-Za-z0-9]", "-", str(project))
     paths = {
         "claude": claude / "projects" / slug / f"{SESSION['claude']}.jsonl",
-        "codex": codex / "sessions/2026/11/30" / f"rollout-2026-11-30T05-00-00-{SESSION['codex']}.jsonl",
-        "gemini": gemini / "tmp" / "secret-proj" / "chats" / "session-2026-11-30T05-00-5ec7e75a.jsonl",
+        "codex": codex
+        / "sessions/2026/11/30"
+        / f"rollout-2026-11-30T05-00-00-{SESSION['codex']}.jsonl",
+        "gemini": gemini
+        / "tmp"
+        / "secret-proj"
+        / "chats"
+        / "session-2026-11-30T05-00-5ec7e75a.jsonl",
     }
-    plant_transcript(claude / CLAUDE_S5, paths["claude"], project, SESSION["claude"],
-                     "9f8408e8-e777-4088-8023-c3ed9c3a5209")
-    plant_transcript(codex / CODEX_S5, paths["codex"], project, SESSION["codex"],
-                     "01a22a9a-0a8d-7d11-be12-ec74fa38e31d")
-    plant_transcript(gemini / GEMINI_S5, paths["gemini"], project, SESSION["gemini"],
-                     "7fd7aaf9-4feb-470d-82ac-00f895454892")
+    plant_transcript(
+        claude / CLAUDE_S5,
+        paths["claude"],
+        project,
+        SESSION["claude"],
+        "9f8408e8-e777-4088-8023-c3ed9c3a5209",
+    )
+    plant_transcript(
+        codex / CODEX_S5,
+        paths["codex"],
+        project,
+        SESSION["codex"],
+        "01a22a9a-0a8d-7d11-be12-ec74fa38e31d",
+    )
+    plant_transcript(
+        gemini / GEMINI_S5,
+        paths["gemini"],
+        project,
+        SESSION["gemini"],
+        "7fd7aaf9-4feb-470d-82ac-00f895454892",
+    )
     (paths["gemini"].parent.parent / ".project_root").write_text(str(project))
     registry = json.loads((gemini / "projects.json").read_text())
     registry["projects"][str(project)] = "secret-proj"
     (gemini / "projects.json").write_text(json.dumps(registry, indent=2))
-    env = {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex),
-           "GEMINI_CLI_HOME": str(gemini_home)}
+    env = {
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "CODEX_HOME": str(codex),
+        "GEMINI_CLI_HOME": str(gemini_home),
+    }
     return env, paths
 
 
@@ -187,15 +227,21 @@ def plant_probes(project: Path) -> None:
     (project / ".baker" / "probes.json").write_text(json.dumps({"probes": probes}))
 
 
-RAW_TRAP = {"id": "feedc0de", "pattern": "deploy.sh", "kind": "path",
-            "created_at": "2026-11-30T05:00:00Z",
-            "why": "raw: " + CONTROL + " ".join(s["planted"] for s in SHAPES[-30:] if "\n" not in s["planted"])}
+RAW_TRAP = {
+    "id": "feedc0de",
+    "pattern": "deploy.sh",
+    "kind": "path",
+    "created_at": "2026-11-30T05:00:00Z",
+    "why": "raw: "
+    + CONTROL
+    + " ".join(s["planted"] for s in SHAPES[-30:] if "\n" not in s["planted"]),
+}
 
 
 def plant_traps(project: Path, env: dict[str, str]) -> None:
     singles = [s["planted"] for s in SHAPES if "\n" not in s["planted"]]
     for i in range(0, len(singles), 32):  # three processes; each why is short once redacted
-        why = "deploy.sh failed with " + " ; ".join(singles[i:i + 32])
+        why = "deploy.sh failed with " + " ; ".join(singles[i : i + 32])
         result = run_baker("trap", "add", "deploy.sh", why, cwd=project, env=env)
         assert result.returncode == 0, result.stderr
     # A traps file written by hand (or by an older baker) is redacted when it is shown.
@@ -204,6 +250,7 @@ def plant_traps(project: Path, env: dict[str, str]) -> None:
 
 
 # --- reading back ------------------------------------------------------------------------------
+
 
 def tree_bytes(root: Path, skip: Iterable[Path] = ()) -> dict[str, str]:
     skipped = {p.resolve() for p in skip}
@@ -214,8 +261,9 @@ def tree_bytes(root: Path, skip: Iterable[Path] = ()) -> dict[str, str]:
     return out
 
 
-def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Path,
-                                                       isolated_home: Path) -> None:
+def test_no_planted_secret_reaches_any_output_or_store(
+    repo: Path, tmp_path: Path, isolated_home: Path
+) -> None:
     project = repo
     env, transcripts = plant_homes(tmp_path, project)
     assert run_baker("init", cwd=project, env=env).returncode == 0
@@ -237,15 +285,27 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
         return result.stdout
 
     stops = {"claude": "Stop.json", "codex": "Stop.json", "gemini": "AfterAgent.json"}
-    starts = {"claude": "SessionStart.startup.json", "codex": "SessionStart.startup.json",
-              "gemini": "SessionStart.startup.json"}
-    pretools = {"claude": ("PreToolUse.Edit.json", "file_path"),
-                "codex": ("PreToolUse.apply_patch.json", None),
-                "gemini": ("BeforeTool.replace.json", "file_path")}
+    starts = {
+        "claude": "SessionStart.startup.json",
+        "codex": "SessionStart.startup.json",
+        "gemini": "SessionStart.startup.json",
+    }
+    pretools = {
+        "claude": ("PreToolUse.Edit.json", "file_path"),
+        "codex": ("PreToolUse.apply_patch.json", None),
+        "gemini": ("BeforeTool.replace.json", "file_path"),
+    }
     for agent in ("claude", "codex", "gemini"):
         t = transcripts[agent]
-        stop = payload(agent, stops[agent], project, t, last_assistant_message=PROMPT,
-                       prompt=PROMPT, prompt_response=PROMPT)
+        stop = payload(
+            agent,
+            stops[agent],
+            project,
+            t,
+            last_assistant_message=PROMPT,
+            prompt=PROMPT,
+            prompt_response=PROMPT,
+        )
         run(f"checkpoint {agent}", "checkpoint", "--agent", agent, stdin=stop)
         start = payload(agent, starts[agent], project, t, session_id="another-session")
         run(f"pickup {agent}", "pickup", "--agent", agent, stdin=start)
@@ -256,9 +316,11 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
             tool["tool_input"].update(TOOL_INPUT, new_string=TOOL_OUTPUT)
         else:
             added = "".join(f"+{line}\n" for line in TOOL_OUTPUT.splitlines())
-            tool["tool_input"] = {"command": "*** Begin Patch\n*** Update File: deploy.sh\n"
-                                             f"@@\n-echo deploy\n+echo deployed\n{added}"
-                                             "*** End Patch\n"}
+            tool["tool_input"] = {
+                "command": "*** Begin Patch\n*** Update File: deploy.sh\n"
+                f"@@\n-echo deploy\n+echo deployed\n{added}"
+                "*** End Patch\n"
+            }
         run(f"pretool {agent}", "pretool", "--agent", agent, stdin=json.dumps(tool))
         run(f"handoff --from {agent}", "handoff", "--from", agent)
     run("handoff --json", "handoff", "--json")
@@ -273,15 +335,21 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
     for agent in ("claude", "codex", "gemini"):
         assert leaks(transcripts[agent].read_text()), agent
     checkpoints = sorted((project / ".baker" / "checkpoints").glob("*.json"))
-    agents_seen = {json.loads(p.read_text())["session"]["agent"] for p in checkpoints
-                   if json.loads(p.read_text()).get("session")}
+    agents_seen = {
+        json.loads(p.read_text())["session"]["agent"]
+        for p in checkpoints
+        if json.loads(p.read_text()).get("session")
+    }
     assert agents_seen == {"claude", "codex", "gemini"}, agents_seen
     for agent in ("claude", "codex", "gemini"):
         assert "[REDACTED]" in outputs[f"handoff --from {agent}"], agent
         assert "[REDACTED]" in outputs[f"pretool {agent}"], agent
         assert "[REDACTED]" in outputs[f"pickup {agent}"], agent
-    probes = json.loads(status)["environment"]["probes"] if "environment" in json.loads(
-        status) else json.loads(status)["probes"]
+    probes = (
+        json.loads(status)["environment"]["probes"]
+        if "environment" in json.loads(status)
+        else json.loads(status)["probes"]
+    )
     redacted = [p for p in probes if "[REDACTED]" in (p.get("detail") or "")]
     assert len(redacted) >= len(SHAPES) * 0.9, [p.get("detail") for p in probes][:5]
 
@@ -291,8 +359,10 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
     for label, text in outputs.items():
         if kinds := leaks(text):
             found[label] = kinds
-    stores = {**tree_bytes(project / ".baker", skip=[project / ".baker" / "probes.json"]),
-              **tree_bytes(isolated_home / ".baker")}
+    stores = {
+        **tree_bytes(project / ".baker", skip=[project / ".baker" / "probes.json"]),
+        **tree_bytes(isolated_home / ".baker"),
+    }
     assert any("archive.sqlite" in name for name in stores), sorted(stores)
     raw_trap = json.dumps(RAW_TRAP)
     cursors: dict[str, list[str]] = {}
@@ -303,9 +373,11 @@ def test_no_planted_secret_reaches_any_output_or_store(repo: Path, tmp_path: Pat
     assert not found, found
     assert not cursors, cursors  # reader state keeps digests and redacted facts only
     written = {name: text.replace(raw_trap, "") for name, text in stores.items()}
-    controls = {name: CONTROL_CHARS.findall(text)[:3]
-                for name, text in {**outputs, **written}.items()
-                if not name.endswith((".sqlite", ".msgpack")) and CONTROL_CHARS.search(text)}
+    controls = {
+        name: CONTROL_CHARS.findall(text)[:3]
+        for name, text in {**outputs, **written}.items()
+        if not name.endswith((".sqlite", ".msgpack")) and CONTROL_CHARS.search(text)
+    }
     assert not controls, controls
     # The sequences went whole, their payloads with them, from the binary stores too.
     everything = "".join(outputs.values()) + "".join(written.values()).lower()
@@ -329,10 +401,15 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
             after = redact(line)
             if after != line or whole[i] != line:
                 group[0] += 1
-                changed.append(f"{path.name}: {line.strip()} -> {(after if after != line else whole[i]).strip()}")
+                changed.append(
+                    f"{path.name}: {line.strip()} -> {(after if after != line else whole[i]).strip()}"
+                )
     total = sum(n for _, n in counts.values())
-    print(f"\nredaction damage: {len(changed)}/{total} lines = {len(changed) / total:.2%} ("
-          + ", ".join(f"{k} {c}/{n} = {c / n:.2%}" for k, (c, n) in counts.items()) + ")")
+    print(
+        f"\nredaction damage: {len(changed)}/{total} lines = {len(changed) / total:.2%} ("
+        + ", ".join(f"{k} {c}/{n} = {c / n:.2%}" for k, (c, n) in counts.items())
+        + ")"
+    )
     for line in changed:
         print("  ", line)
     assert total >= 1000 and counts["held out"][1] >= 100
@@ -344,8 +421,12 @@ def test_every_shape_is_redacted_alone_and_in_context() -> None:
     leaves no fragment."""
     assert len(SHAPES) >= 150 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
     for s in SHAPES:
-        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]}),
-                     json.dumps({"y": json.dumps({"x": s["planted"]})})):
+        for text in (
+            s["planted"],
+            f"see ({s['planted']}) above.",
+            json.dumps({"x": s["planted"]}),
+            json.dumps({"y": json.dumps({"x": s["planted"]})}),
+        ):
             assert not leaks(redact(text)), (s["kind"], redact(text)[:200])
 
 
@@ -355,8 +436,12 @@ def test_what_redaction_writes_is_never_a_secret() -> None:
     from continuity_core.redact import scan
 
     for s in SHAPES:
-        for text in (s["planted"], f"see ({s['planted']}) above.", json.dumps({"x": s["planted"]}),
-                     json.dumps({"y": json.dumps({"x": s["planted"]})})):
+        for text in (
+            s["planted"],
+            f"see ({s['planted']}) above.",
+            json.dumps({"x": s["planted"]}),
+            json.dumps({"y": json.dumps({"x": s["planted"]})}),
+        ):
             once = redact(text)
             assert scan(once) == [], (s["kind"], once[:200])
             assert redact(once) == once, s["kind"]
@@ -367,14 +452,27 @@ def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
     long runs were quadratic before the repetitions were bounded: 20 KB of `a-a-…` took 77 s."""
     import time
 
-    near_misses = ("password = x\n" + "token " + "a" * 15 + " \n" + "sk-" + "b" * 19 + "\n")
+    near_misses = "password = x\n" + "token " + "a" * 15 + " \n" + "sk-" + "b" * 19 + "\n"
     pem_lines = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * 5_000 + "-----END PRIVATE KEY-----"
-    for text in (near_misses * 5_000, "a-" * 20_000, "a." * 20_000, "token=x" * 6_000 + "(",
-                 "eyJ-" * 10_000, "a+b" * 15_000 + "://", pem_lines, 'password: "' * 20_000,
-                 "--password " * 20_000, "\\" * 40_000, "\\\\n" * 10_000,
-                 ("Z2hwX" + "A" * 30 + " ") * 3_000, "mysql " * 20_000 + " -p",
-                 "docker login " * 10_000 + " -p", "redis-cli " * 10_000 + " -a",
-                 "htpasswd" + " -b" * 20_000, "sshpass" + " -v" * 20_000 + " -p"):
+    for text in (
+        near_misses * 5_000,
+        "a-" * 20_000,
+        "a." * 20_000,
+        "token=x" * 6_000 + "(",
+        "eyJ-" * 10_000,
+        "a+b" * 15_000 + "://",
+        pem_lines,
+        'password: "' * 20_000,
+        "--password " * 20_000,
+        "\\" * 40_000,
+        "\\\\n" * 10_000,
+        ("Z2hwX" + "A" * 30 + " ") * 3_000,
+        "mysql " * 20_000 + " -p",
+        "docker login " * 10_000 + " -p",
+        "redis-cli " * 10_000 + " -a",
+        "htpasswd" + " -b" * 20_000,
+        "sshpass" + " -v" * 20_000 + " -p",
+    ):
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 5, text[:20]

@@ -49,9 +49,13 @@ class ClaudeAdapter(ModuleAdapter):
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
-        return read_incremental(ref, cursor, parser.fold,
-                                compaction_marker=parser.COMPACTION_MARKER,
-                                request_markers=parser.REQUEST_MARKERS)
+        return read_incremental(
+            ref,
+            cursor,
+            parser.fold,
+            compaction_marker=parser.COMPACTION_MARKER,
+            request_markers=parser.REQUEST_MARKERS,
+        )
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         return hooks.parse_hook(payload, argv)
@@ -79,23 +83,31 @@ class ClaudeAdapter(ModuleAdapter):
         path = Path(account.dir) / "settings.json"
         changes: list[Change] = []
         if options.hooks or options.uninstall:
-            changes.append(install.sync_file(path, None, want=not options.uninstall,
-                                             dry_run=options.dry_run))
+            changes.append(
+                install.sync_file(path, None, want=not options.uninstall, dry_run=options.dry_run)
+            )
         if options.mcp or options.uninstall:
-            mcp = install.sync_mcp(install.user_state(account.dir), None,
-                                   want=not options.uninstall, dry_run=options.dry_run)
+            mcp = install.sync_mcp(
+                install.user_state(account.dir),
+                None,
+                want=not options.uninstall,
+                dry_run=options.dry_run,
+            )
             if options.mcp or mcp.action != "unchanged":
                 changes.append(mcp)
-        return changes or [Change(path=str(path), action="skipped",
-                                  detail="user-level hooks not asked for")]
+        return changes or [
+            Change(path=str(path), action="skipped", detail="user-level hooks not asked for")
+        ]
 
-    def install_mcp(self, project: Path, *, remove: bool = False,
-                    dry_run: bool = False) -> list[Change]:
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
         """`baker mcp` in the project's `.mcp.json` (Claude Code's project scope)."""
         from continuity_claude import install
 
-        return [install.sync_mcp(project / install.MCP_JSON, project, want=not remove,
-                                 dry_run=dry_run)]
+        return [
+            install.sync_mcp(project / install.MCP_JSON, project, want=not remove, dry_run=dry_run)
+        ]
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         from continuity_claude import launch

@@ -170,8 +170,13 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
         elif not _within(cwd, roots):
             continue
         yield SessionRef(
-            agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
-            mtime=mtime, cwd=cwd, size=size,
+            agent=AGENT,
+            account=acc.name,
+            session_id=Path(path).stem,
+            path=path,
+            mtime=mtime,
+            cwd=cwd,
+            size=size,
         )
 
 
@@ -184,8 +189,13 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
     for _, folder, acc in _project_folders(accounts):
         for mtime, path, size in _sessions(folder):
             yield SessionRef(
-                agent=AGENT, account=acc.name, session_id=Path(path).stem, path=path,
-                mtime=mtime, cwd=read_cwd(path), size=size,
+                agent=AGENT,
+                account=acc.name,
+                session_id=Path(path).stem,
+                path=path,
+                mtime=mtime,
+                cwd=read_cwd(path),
+                size=size,
             )
 
 

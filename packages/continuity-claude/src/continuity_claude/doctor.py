@@ -38,30 +38,50 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     version = cli_version()
     findings: list[Finding] = []
     project_events = _our_events(_settings(project / SETTINGS)) | _our_events(
-        _settings(project / LOCAL_SETTINGS))
+        _settings(project / LOCAL_SETTINGS)
+    )
     user_events: set[str] = set()
     for acc in accounts:
         user_events |= _our_events(_settings(Path(acc.dir) / "settings.json"))
     missing = [e for e in HOOKS if e not in project_events | user_events]
-    where = " and ".join(name for name, events in (("the project", project_events),
-                                                    ("user level", user_events)) if events)
+    where = " and ".join(
+        name
+        for name, events in (("the project", project_events), ("user level", user_events))
+        if events
+    )
     if not missing:
-        findings.append(Finding(level="ok", message=f"Claude Code hooks are installed, run from "
-                                f"{where}"))
+        findings.append(
+            Finding(level="ok", message=f"Claude Code hooks are installed, run from {where}")
+        )
     else:
-        findings.append(Finding(
-            level="warn", message=f"Claude Code hooks missing for: {', '.join(missing)}",
-            fix="run `baker sync` in this project (or `baker global sync --user-hooks`)"))
+        findings.append(
+            Finding(
+                level="warn",
+                message=f"Claude Code hooks missing for: {', '.join(missing)}",
+                fix="run `baker sync` in this project (or `baker global sync --user-hooks`)",
+            )
+        )
     if project_events and user_events:
-        findings.append(Finding(
-            level="info", message="Claude Code calls each hook twice (project and user level); "
-            "baker deduplicates the calls, so each event runs once", fix="to save the second "
-            "process, remove one level (`baker global sync --uninstall` or `baker uninstall`)"))
-    findings.append(kit.version_finding(
-        "Claude Code", version, KNOWN_VERSIONS, program="claude",
-        fix="upgrade continuity-claude; until then check that `baker handoff` shows the latest "
+        findings.append(
+            Finding(
+                level="info",
+                message="Claude Code calls each hook twice (project and user level); "
+                "baker deduplicates the calls, so each event runs once",
+                fix="to save the second "
+                "process, remove one level (`baker global sync --uninstall` or `baker uninstall`)",
+            )
+        )
+    findings.append(
+        kit.version_finding(
+            "Claude Code",
+            version,
+            KNOWN_VERSIONS,
+            program="claude",
+            fix="upgrade continuity-claude; until then check that `baker handoff` shows the latest "
             "request, todos and files, and look for `unknown_records` in "
-            ".baker/checkpoints/*.json"))
+            ".baker/checkpoints/*.json",
+        )
+    )
     findings += _retention(project, accounts)
     return findings
 
@@ -70,19 +90,28 @@ def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     """Claude Code deletes transcripts older than `cleanupPeriodDays` (30 unless set)."""
     out: list[Finding] = []
     sources = [project / LOCAL_SETTINGS, project / SETTINGS] + [
-        Path(a.dir) / "settings.json" for a in accounts]
+        Path(a.dir) / "settings.json" for a in accounts
+    ]
     for path in sources:
         days = _settings(path).get("cleanupPeriodDays")
         if isinstance(days, int) and not isinstance(days, bool):
             short = days < 7
-            out.append(Finding(
-                level="warn" if short else "info",
-                message=f"Claude Code keeps transcripts {days} days "
-                f"(cleanupPeriodDays in {path})",
-                fix="raise cleanupPeriodDays so old sessions can still be handed off"
-                if short else ""))
+            out.append(
+                Finding(
+                    level="warn" if short else "info",
+                    message=f"Claude Code keeps transcripts {days} days "
+                    f"(cleanupPeriodDays in {path})",
+                    fix="raise cleanupPeriodDays so old sessions can still be handed off"
+                    if short
+                    else "",
+                )
+            )
             return out
-    out.append(Finding(level="info", message=f"Claude Code deletes transcripts older than "
-                       f"{DEFAULT_RETENTION_DAYS} days", fix="set cleanupPeriodDays in "
-                       "~/.claude/settings.json to keep them longer"))
+    out.append(
+        Finding(
+            level="info",
+            message=f"Claude Code deletes transcripts older than {DEFAULT_RETENTION_DAYS} days",
+            fix="set cleanupPeriodDays in ~/.claude/settings.json to keep them longer",
+        )
+    )
     return out

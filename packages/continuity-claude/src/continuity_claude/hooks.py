@@ -40,15 +40,38 @@ KINDS: dict[str, EventKind] = {
     "UserPromptSubmit": "prompt",
 }
 # Events Claude Code 2.1.197 knows that map to no action of ours.
-OTHER = frozenset({
-    "PostToolBatch", "Notification", "UserPromptExpansion", "SubagentStart", "SubagentStop",
-    "PostCompact", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle",
-    "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
-    "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged",
-    "MessageDisplay",
-})
-PATH_KEYS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path",
-             "NotebookEdit": "notebook_path", "Read": "file_path"}
+OTHER = frozenset(
+    {
+        "PostToolBatch",
+        "Notification",
+        "UserPromptExpansion",
+        "SubagentStart",
+        "SubagentStop",
+        "PostCompact",
+        "PermissionRequest",
+        "PermissionDenied",
+        "Setup",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "Elicitation",
+        "ElicitationResult",
+        "ConfigChange",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "InstructionsLoaded",
+        "CwdChanged",
+        "FileChanged",
+        "MessageDisplay",
+    }
+)
+PATH_KEYS = {
+    "Edit": "file_path",
+    "Write": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+    "Read": "file_path",
+}
 # Events whose `hookSpecificOutput.additionalContext` reaches the model (formats/claude.md §4).
 CONTEXT_EVENTS = frozenset({"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit"})
 
@@ -97,7 +120,8 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         raise ValueError(f"not a Claude Code hook event: {name!r}")
     # Codex sends `turn_id` (2.1.3xx's MessageDisplay does too, beside its `prompt_id`)
     if (raw.get("turn_id") is not None and raw.get("prompt_id") is None) or raw.get(
-            "timestamp") is not None:
+        "timestamp"
+    ) is not None:
         raise ValueError("a payload of another agent (Codex or Gemini)")
     transcript = raw.get("transcript_path")
     if transcript is not None and not is_claude_transcript(transcript):
@@ -112,9 +136,17 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
         command = tool_input["command"]
     event = HookEvent(
-        agent=AGENT, kind=KINDS.get(name, "other"), native=name, session_id=raw["session_id"],
-        transcript_path=transcript, cwd=raw.get("cwd"), source=raw.get("source"),
-        tool_name=tool_name, tool_input=tool_input, paths=paths, command=command,
+        agent=AGENT,
+        kind=KINDS.get(name, "other"),
+        native=name,
+        session_id=raw["session_id"],
+        transcript_path=transcript,
+        cwd=raw.get("cwd"),
+        source=raw.get("source"),
+        tool_name=tool_name,
+        tool_input=tool_input,
+        paths=paths,
+        command=command,
         turn_id=raw.get("prompt_id"),
     )
     if name == "StopFailure":
@@ -123,8 +155,10 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
 
 
 # "You've hit your 5-hour limit · resets 5:41am (UTC)" (2.1.332); "resets 17:31" also read.
-_RESETS = (r"\bresets?\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d\d))?\s*(?P<ap>[ap]\.?m\.?)?"
-           r"(?:\s*\((?P<tz>[A-Za-z_/+-]+)\))?")
+_RESETS = (
+    r"\bresets?\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d\d))?\s*(?P<ap>[ap]\.?m\.?)?"
+    r"(?:\s*\((?P<tz>[A-Za-z_/+-]+)\))?"
+)
 
 
 def _failure(event: HookEvent, raw: dict[str, Any]) -> None:
@@ -195,11 +229,17 @@ def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | N
     parents = Path(path).parents
     config = parents[2] if len(parents) > 2 else parents[0]  # <config>/projects/<slug>/<id>
     account = next(
-        (a.name for a in accounts
-         if os.path.realpath(a.dir) == os.path.realpath(config)), str(config))
+        (a.name for a in accounts if os.path.realpath(a.dir) == os.path.realpath(config)),
+        str(config),
+    )
     return SessionRef(
-        agent=AGENT, account=account, session_id=Path(path).stem, path=path,
-        mtime=st.st_mtime, cwd=event.cwd or read_cwd(path), size=st.st_size,
+        agent=AGENT,
+        account=account,
+        session_id=Path(path).stem,
+        path=path,
+        mtime=st.st_mtime,
+        cwd=event.cwd or read_cwd(path),
+        size=st.st_size,
     )
 
 
@@ -211,5 +251,6 @@ def render_context(event: HookEvent, text: str) -> str | None:
     """
     if not text or event.native not in CONTEXT_EVENTS:
         return None
-    return jsonfast.dumps({"hookSpecificOutput": {
-        "hookEventName": event.native, "additionalContext": text}})
+    return jsonfast.dumps(
+        {"hookSpecificOutput": {"hookEventName": event.native, "additionalContext": text}}
+    )

@@ -61,8 +61,11 @@ are in AGENTS.md:
 
 
 def is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and bool(
-        _OURS.search(hook["command"]))
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
+        and bool(_OURS.search(hook["command"]))
+    )
 
 
 def _group(event: str) -> dict[str, Any]:
@@ -77,25 +80,25 @@ def edit_settings(text: str | None, *, want: bool) -> str | None:
 
     ValueError when the file is not a JSON object or its `hooks` is not one.
     """
-    return jsontext.edit_hooks(text, {event: _group(event) for event in HOOKS}, is_ours,
-                               want=want)
+    return jsontext.edit_hooks(text, {event: _group(event) for event in HOOKS}, is_ours, want=want)
 
 
-def sync_file(path: Path, root: Path | None, *, want: bool, dry_run: bool,
-              prune_dir: bool = False) -> Change:
+def sync_file(
+    path: Path, root: Path | None, *, want: bool, dry_run: bool, prune_dir: bool = False
+) -> Change:
     """Add or remove our hooks in one settings file; report it relative to `root`.
 
     `root` is the project for a project-level file (a link out of it is refused), None for a
     user-level one (written through a link to its target); see `kit.edit_settings_file`.
     """
+
     def edit(text: str | None) -> str | None:
         try:
             return edit_settings(text, want=want)
         except ValueError as e:
             raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
 
-    return kit.edit_settings_file(path, root, edit, adding=want, dry_run=dry_run,
-                                  prune=prune_dir)
+    return kit.edit_settings_file(path, root, edit, adding=want, dry_run=dry_run, prune=prune_dir)
 
 
 def install(project: Path, *, local: bool, dry_run: bool) -> list[Change]:
@@ -111,8 +114,10 @@ def install(project: Path, *, local: bool, dry_run: bool) -> list[Change]:
 
 def uninstall(project: Path, *, dry_run: bool) -> list[Change]:
     """Remove our hooks from both project settings files and the CLAUDE.md pointer."""
-    changes = [sync_file(project / rel, project, want=False, dry_run=dry_run, prune_dir=True)
-               for rel in (SETTINGS, LOCAL_SETTINGS)]
+    changes = [
+        sync_file(project / rel, project, want=False, dry_run=dry_run, prune_dir=True)
+        for rel in (SETTINGS, LOCAL_SETTINGS)
+    ]
     changes.append(remove_block(project / MEMORY, project, dry_run=dry_run))
     mcp = sync_mcp(project / MCP_JSON, project, want=False, dry_run=dry_run)
     if mcp.action != "unchanged":  # registered by `baker init --mcp`
@@ -123,8 +128,9 @@ def uninstall(project: Path, *, dry_run: bool) -> list[Change]:
 def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
     """`baker mcp` registered in (or taken out of) `mcpServers` of one JSON file: the
     project's `.mcp.json`, or an account's `.claude.json` for every project."""
-    shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
-        else str(path)
+    shown = (
+        str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else str(path)
+    )
     why = outside_project(path, root) if root is not None else None
     if why:  # a committed `.mcp.json -> ~/elsewhere` is neither read nor written
         return Change(path=shown, action="failed", detail=why)
@@ -137,15 +143,24 @@ def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Cha
     try:
         new = jsontext.edit_mcp(old, MCP_NAME, MCP_ENTRY, is_our_mcp, want=want)
     except ValueError as e:
-        return Change(path=shown, action="failed",
-                      detail=f"not changed: {e}; fix it by hand and run again")
+        return Change(
+            path=shown, action="failed", detail=f"not changed: {e}; fix it by hand and run again"
+        )
     if new is None:
         return Change(path=shown, action="unchanged")
     if not want and json.loads(new) == {}:
         new = ""  # nothing but our server was in it: the file goes
-    return write_change(path, shown, old, new, dry_run=dry_run, root=root,
-                        detail="Claude Code asks once before it starts a project's server"
-                        if want and root is not None else "")
+    return write_change(
+        path,
+        shown,
+        old,
+        new,
+        dry_run=dry_run,
+        root=root,
+        detail="Claude Code asks once before it starts a project's server"
+        if want and root is not None
+        else "",
+    )
 
 
 def user_state(account_dir: str) -> Path:

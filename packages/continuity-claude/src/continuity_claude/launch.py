@@ -40,49 +40,71 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     return LaunchSpec(argv=argv, env=env, cwd=str(project))
 
 
-def _plan(session: SessionRef, folder: Path,
-          target_dir: Path) -> list[tuple[Path, Path, CopyAction]]:
+def _plan(
+    session: SessionRef, folder: Path, target_dir: Path
+) -> list[tuple[Path, Path, CopyAction]]:
     """Every file of the session (transcript, subagents, tasks) and what copying it would do."""
     source = Path(session.path)
     pairs = [(source, folder / source.name)]
-    trees = [(source.with_suffix(""), folder / source.stem),
-             (source.parents[2] / "tasks" / session.session_id,
-              target_dir / "tasks" / session.session_id)]
+    trees = [
+        (source.with_suffix(""), folder / source.stem),
+        (
+            source.parents[2] / "tasks" / session.session_id,
+            target_dir / "tasks" / session.session_id,
+        ),
+    ]
     for src_dir, dst_dir in trees:
         if src_dir.is_dir():
-            pairs += [(p, dst_dir / p.relative_to(src_dir)) for p in sorted(src_dir.rglob("*"))
-                      if p.is_file() and not p.is_symlink()]
+            pairs += [
+                (p, dst_dir / p.relative_to(src_dir))
+                for p in sorted(src_dir.rglob("*"))
+                if p.is_file() and not p.is_symlink()
+            ]
     return [(src, dst, copy_action(src, dst)) for src, dst in pairs]
 
 
 def _side(path: Path) -> str:
-    """"4 requests, last at 2026-11-30T04:01:02Z, 13,538 bytes" for one transcript copy."""
+    """ "4 requests, last at 2026-11-30T04:01:02Z, 13,538 bytes" for one transcript copy."""
     from continuity_claude.parser import fold
     from continuity_core.transcript import read_incremental
 
-    ref = SessionRef(agent="claude", account="", session_id=path.stem, path=str(path),
-                     mtime=path.stat().st_mtime, size=path.stat().st_size)
+    ref = SessionRef(
+        agent="claude",
+        account="",
+        session_id=path.stem,
+        path=str(path),
+        mtime=path.stat().st_mtime,
+        size=path.stat().st_size,
+    )
     try:
         session = read_incremental(ref, None, fold).session
     except Exception:  # a side we cannot read is still described by its size
         return f"{path.stat().st_size:,} bytes"
-    return (f"{len(session.requests)} request(s), last at {session.updated_at or '?'}, "
-            f"{path.stat().st_size:,} bytes")
+    return (
+        f"{len(session.requests)} request(s), last at {session.updated_at or '?'}, "
+        f"{path.stat().st_size:,} bytes"
+    )
 
 
 def _refusal(session: SessionRef, conflicts: list[tuple[Path, Path]], account: str) -> str:
     src, dst = conflicts[0]
     main = src.suffix == ".jsonl" and src.stem == session.session_id
-    lines = [f"refusing to overwrite session {session.session_id} in account {account}: its copy "
-             "there holds records the source does not have."]
+    lines = [
+        f"refusing to overwrite session {session.session_id} in account {account}: its copy "
+        "there holds records the source does not have."
+    ]
     if main:
-        lines += [f"  source ({session.account}): {_side(src)} — {src}",
-                  f"  target ({account}): {_side(dst)} — {dst}"]
-    lines += [f"  differs: {d}" for _, d in conflicts[1 if main else 0:][:5]]
-    lines += ["To continue the target's copy instead, run `baker resume claude --native "
-              f"--from-account {account} --account {account}`; to replace it with the source's, "
-              "add `--force` (the target's copy is kept beside it as "
-              "`<file>.baker-backup-<time>`)."]
+        lines += [
+            f"  source ({session.account}): {_side(src)} — {src}",
+            f"  target ({account}): {_side(dst)} — {dst}",
+        ]
+    lines += [f"  differs: {d}" for _, d in conflicts[1 if main else 0 :][:5]]
+    lines += [
+        "To continue the target's copy instead, run `baker resume claude --native "
+        f"--from-account {account} --account {account}`; to replace it with the source's, "
+        "add `--force` (the target's copy is kept beside it as "
+        "`<file>.baker-backup-<time>`)."
+    ]
     return "\n".join(lines)
 
 
@@ -113,9 +135,14 @@ def _native(project: Path, options: LaunchOptions, env: dict[str, str]) -> Launc
     force = options.force
     notes: list[str] = []
     if options.dry_run:
-        verbs = {"copy": "would copy", "extend": "would overwrite (the source extends it)",
-                 "same": "unchanged", "conflict": "would back up and overwrite" if force else
-                 "would refuse (the target's copy differs; --force to replace it)"}
+        verbs = {
+            "copy": "would copy",
+            "extend": "would overwrite (the source extends it)",
+            "same": "unchanged",
+            "conflict": "would back up and overwrite"
+            if force
+            else "would refuse (the target's copy differs; --force to replace it)",
+        }
         notes += [f"{verbs[act]}: {src} -> {dst}" for src, dst, act in plan]
         if conflicts and not force:
             notes.append(_refusal(session, conflicts, account))

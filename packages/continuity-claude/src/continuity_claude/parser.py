@@ -78,35 +78,86 @@ _decode = msgspec.json.Decoder(Record).decode
 _decode_any = msgspec.json.Decoder().decode
 
 # Record types Claude Code 2.1.197 writes or knows that carry nothing a Session holds.
-KNOWN = frozenset({
-    "attachment", "queue-operation", "last-prompt", "mode", "permission-mode", "ai-title",
-    "file-history-snapshot", "summary", "custom-title", "ended-by-model", "tag", "relocated",
-    "agent-name", "agent-color", "agent-setting", "pr-link", "frame-link", "bridge-session",
-    "attribution-snapshot", "speculation-accept", "isolation-latch", "worktree-state",
-    "marble-origami-commit", "marble-origami-snapshot", "marble-origami-reset",
-    "content-replacement", "fork-context-ref", "progress",
-    # 2.1.3xx request bookkeeping: the API requests, their shapes and blobs, not conversation
-    "atis-latch", "api-request", "api-request-shape", "api-request-blob", "tools-used",
-})
+KNOWN = frozenset(
+    {
+        "attachment",
+        "queue-operation",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "ai-title",
+        "file-history-snapshot",
+        "summary",
+        "custom-title",
+        "ended-by-model",
+        "tag",
+        "relocated",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "pr-link",
+        "frame-link",
+        "bridge-session",
+        "attribution-snapshot",
+        "speculation-accept",
+        "isolation-latch",
+        "worktree-state",
+        "marble-origami-commit",
+        "marble-origami-snapshot",
+        "marble-origami-reset",
+        "content-replacement",
+        "fork-context-ref",
+        "progress",
+        # 2.1.3xx request bookkeeping: the API requests, their shapes and blobs, not conversation
+        "atis-latch",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "tools-used",
+    }
+)
 # In each compaction record once, nowhere else: a cold read counts the part it skips with it.
 COMPACTION_MARKER = b'"subtype":"compact_boundary"'
 # In every record of a typed request (text, or blocks starting with text or an image; a tool
 # result's blocks start otherwise): a cold read finds the latest one in the part it skips.
-REQUEST_MARKERS = (b'"role":"user","content":"', b'"role":"user","content":[{"type":"text"',
-                   b'"role":"user","content":[{"type":"image"')
+REQUEST_MARKERS = (
+    b'"role":"user","content":"',
+    b'"role":"user","content":[{"type":"text"',
+    b'"role":"user","content":[{"type":"image"',
+)
 # Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
 NOT_WORK = frozenset({"ToolSearch"})
 _TOOLS_USED = re.compile(
     r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?</tools-used-before-summary>"
-    r"\s*(?:</system-reminder>\s*)?", re.S)
+    r"\s*(?:</system-reminder>\s*)?",
+    re.S,
+)
 # Text the CLI writes as a user message that nobody typed.
-NOT_TYPED = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>",
-             "<bash-stdout>", "<bash-stderr>", "<user-memory-input>", "<task-notification>",
-             "[Request interrupted by user", "Caveat: The messages below were generated")
-EDIT_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-              "NotebookEdit": "notebook_path"}
-NATIVE_1M = ("claude-opus-4-8", "claude-opus-4-7", "claude-fable-5", "claude-sonnet-5",
-             "claude-opus-5")
+NOT_TYPED = (
+    "<command-name>",
+    "<command-message>",
+    "<local-command-",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<user-memory-input>",
+    "<task-notification>",
+    "[Request interrupted by user",
+    "Caveat: The messages below were generated",
+)
+EDIT_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+NATIVE_1M = (
+    "claude-opus-4-8",
+    "claude-opus-4-7",
+    "claude-fable-5",
+    "claude-sonnet-5",
+    "claude-opus-5",
+)
 WINDOW, WINDOW_1M = 200_000, 1_000_000
 PENDING_MAX = 200  # calls remembered while they wait for a result
 _STATUSES = {"pending", "in_progress", "completed", "cancelled"}
@@ -116,9 +167,11 @@ _STATUSES = {"pending", "in_progress", "completed", "cancelled"}
 def _reset_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes], re.Pattern[str]]:
     """`resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`: compiled on the
     first limit record, not by every checkpoint."""
-    return (re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})'),
-            re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"'),
-            re.compile(r"usage limit reached\|(\d{9,13})", re.I))
+    return (
+        re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})'),
+        re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"'),
+        re.compile(r"usage limit reached\|(\d{9,13})", re.I),
+    )
 
 
 def context_window(model: str | None) -> int:
@@ -190,8 +243,11 @@ def work_summary(text: str) -> str:
     """A compaction summary without the framing Claude Code adds for the model: the
     continuation preamble, the `Summary:` label, where to read the transcript and the order
     to go on without asking."""
-    kept = [line for line in text.splitlines()
-            if not line.lstrip().startswith(_FRAMING) and line.strip() != "Summary:"]
+    kept = [
+        line
+        for line in text.splitlines()
+        if not line.lstrip().startswith(_FRAMING) and line.strip() != "Summary:"
+    ]
     return "\n".join(kept).strip("\n")
 
 
@@ -270,8 +326,13 @@ def _assistant(
         session.model = msg.model
     if msg.usage:
         _usage(session, msg.usage, msg.model)
-    blocks = msg.content if isinstance(msg.content, list) else [
-        {"type": "text", "text": msg.content}] if isinstance(msg.content, str) else []
+    blocks = (
+        msg.content
+        if isinstance(msg.content, list)
+        else [{"type": "text", "text": msg.content}]
+        if isinstance(msg.content, str)
+        else []
+    )
     for block in blocks:
         if not isinstance(block, dict):
             continue
@@ -291,13 +352,18 @@ def _usage(session: Session, usage: dict[str, Any], model: str | None) -> None:
         v = usage.get(key)
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
-    inp, created, cached = n("input_tokens"), n("cache_creation_input_tokens"), n(
-        "cache_read_input_tokens")
+    inp, created, cached = (
+        n("input_tokens"),
+        n("cache_creation_input_tokens"),
+        n("cache_read_input_tokens"),
+    )
     session.usage = Usage(
         context_tokens=inp + created + cached,
         context_window=context_window(model or session.model),
-        input_tokens=inp, output_tokens=n("output_tokens"),
-        cache_read_tokens=cached, cache_creation_tokens=created,
+        input_tokens=inp,
+        output_tokens=n("output_tokens"),
+        cache_read_tokens=cached,
+        cache_creation_tokens=created,
     )
 
 
@@ -321,18 +387,25 @@ def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[
     if key and isinstance(args.get(key), str):
         _remember(extra, "edits", call_id, [args[key], name])
     elif name == "TodoWrite" and isinstance(args.get("todos"), list):
-        set_todos(session, extra, [
-            TodoItem(content=t["content"], status=_status(t.get("status")))
-            for t in args["todos"] if isinstance(t, dict) and isinstance(t.get("content"), str)
-        ])
+        set_todos(
+            session,
+            extra,
+            [
+                TodoItem(content=t["content"], status=_status(t.get("status")))
+                for t in args["todos"]
+                if isinstance(t, dict) and isinstance(t.get("content"), str)
+            ],
+        )
     elif name == "TaskCreate" and isinstance(args.get("subject"), str):
         _remember(extra, "creates", call_id, redact(args["subject"]))
     elif name == "TaskUpdate" and args.get("taskId") is not None:
         # Applied when its result arrives: a TaskUpdate batched with the TaskCreate of its
         # task comes before the create's result has given the task its id.
         status = args.get("status")
-        update: dict[str, Any] = {"taskId": str(args["taskId"]),
-                                  "status": status if isinstance(status, str) else None}
+        update: dict[str, Any] = {
+            "taskId": str(args["taskId"]),
+            "status": status if isinstance(status, str) else None,
+        }
         if isinstance(args.get("subject"), str):
             update["subject"] = redact(args["subject"])
         _remember(extra, "updates", call_id, update)
@@ -370,11 +443,14 @@ def _system(session: Session, rec: Record) -> None:
     if rec.subtype == "compact_boundary":
         meta = rec.compactMetadata or {}
         pre = meta.get("preTokens")
-        add_compaction(session, Compaction(
-            trigger=str(meta.get("trigger") or "auto"),
-            pre_tokens=pre if isinstance(pre, int) else None,
-            timestamp=rec.timestamp,
-        ))
+        add_compaction(
+            session,
+            Compaction(
+                trigger=str(meta.get("trigger") or "auto"),
+                pre_tokens=pre if isinstance(pre, int) else None,
+                timestamp=rec.timestamp,
+            ),
+        )
     elif rec.subtype in ("turn_duration", "stop_hook_summary"):
         session.turn_incomplete = False
 
@@ -387,22 +463,36 @@ def _cost(session: Session, rec: Record) -> None:
     for model, use in (rec.modelUsage or {}).items():
         if isinstance(use, dict):
             tokens[str(model)] = sum(
-                v for k in ("inputTokens", "outputTokens", "cacheReadInputTokens",
-                            "cacheCreationInputTokens")
-                if isinstance(v := use.get(k), int) and not isinstance(v, bool))
+                v
+                for k in (
+                    "inputTokens",
+                    "outputTokens",
+                    "cacheReadInputTokens",
+                    "cacheCreationInputTokens",
+                )
+                if isinstance(v := use.get(k), int) and not isinstance(v, bool)
+            )
     if tokens:
         session.model_tokens = tokens
 
 
 def _api_error(session: Session, rec: Record, msg: ApiMessage, line: bytes) -> None:
     text = _text(msg.content) or str(rec.error or "API error")
-    kind = "usage_limit" if rec.apiError == "usage_limit_reached" else error_kind(
-        rec.error, rec.apiErrorStatus, text)
-    add_error(session, ApiError(
-        kind=kind,
-        message=text, status=rec.apiErrorStatus, reset_at=_reset_at(line, text),
-        timestamp=rec.timestamp,
-    ))
+    kind = (
+        "usage_limit"
+        if rec.apiError == "usage_limit_reached"
+        else error_kind(rec.error, rec.apiErrorStatus, text)
+    )
+    add_error(
+        session,
+        ApiError(
+            kind=kind,
+            message=text,
+            status=rec.apiErrorStatus,
+            reset_at=_reset_at(line, text),
+            timestamp=rec.timestamp,
+        ),
+    )
 
 
 def error_kind(code: Any, status: int | None, text: str) -> ErrorKind:

@@ -26,8 +26,10 @@ class Statusline:
             return Measurement(reason="the statusline input is not a JSON object")
         sid = data.get("session_id")
         path = data.get("transcript_path")
-        found = Measurement(session_id=sid if isinstance(sid, str) else None,
-                            transcript=path if isinstance(path, str) else None)
+        found = Measurement(
+            session_id=sid if isinstance(sid, str) else None,
+            transcript=path if isinstance(path, str) else None,
+        )
         found.usage, found.reason = _usage(data)
         return found
 
@@ -40,14 +42,23 @@ def _usage(data: dict[str, object]) -> tuple[Usage | None, str | None]:
     window = size if isinstance(size, int) and size > 0 else None
     current = window_info.get("current_usage")
     if isinstance(current, dict):
-        parts = {k: current.get(k) for k in ("input_tokens", "cache_creation_input_tokens",
-                                              "cache_read_input_tokens", "output_tokens")}
+        parts = {
+            k: current.get(k)
+            for k in (
+                "input_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+                "output_tokens",
+            )
+        }
         ints = {k: v for k, v in parts.items() if isinstance(v, int)}
         context = sum(v for k, v in ints.items() if k != "output_tokens")
         if context > 0:
             return Usage(
-                context_tokens=context, context_window=window,
-                input_tokens=ints.get("input_tokens"), output_tokens=ints.get("output_tokens"),
+                context_tokens=context,
+                context_window=window,
+                input_tokens=ints.get("input_tokens"),
+                output_tokens=ints.get("output_tokens"),
                 cache_read_tokens=ints.get("cache_read_input_tokens"),
                 cache_creation_tokens=ints.get("cache_creation_input_tokens"),
             ), None

@@ -9,8 +9,11 @@ import subprocess
 import sys
 
 TOOLS = (
-    ("pbcopy",), ("wl-copy",), ("xclip", "-selection", "clipboard"),
-    ("xsel", "--clipboard", "--input"), ("clip.exe",),
+    ("pbcopy",),
+    ("wl-copy",),
+    ("xclip", "-selection", "clipboard"),
+    ("xsel", "--clipboard", "--input"),
+    ("clip.exe",),
 )
 
 
@@ -34,5 +37,7 @@ def copy_text(text: str) -> tuple[bool, str]:
         sys.stderr.write(f"\033]52;c;{payload}\a")
         sys.stderr.flush()
         return True, "Brief sent to the terminal clipboard (OSC 52); paste to check it arrived."
-    return False, ("No clipboard available (no pbcopy, wl-copy, xclip, xsel or clip.exe, and "
-                   "not a terminal): the brief is printed on stdout instead.")
+    return False, (
+        "No clipboard available (no pbcopy, wl-copy, xclip, xsel or clip.exe, and "
+        "not a terminal): the brief is printed on stdout instead."
+    )

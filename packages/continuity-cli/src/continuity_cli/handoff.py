@@ -36,15 +36,20 @@ def plain_args(args: list[str]) -> dict[str, str] | None:
     return found
 
 
-def make_brief(agent: str | None = None, account: str | None = None,
-               session_id: str | None = None, budget: int | None = None) -> tuple[Handoff, str]:
+def make_brief(
+    agent: str | None = None,
+    account: str | None = None,
+    session_id: str | None = None,
+    budget: int | None = None,
+) -> tuple[Handoff, str]:
     """The handoff of the project here and its rendered text."""
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
 
     root = handoff_mod.project_root()
-    result = handoff_mod.make(root, agent=agent, account=account, session_id=session_id,
-                              budget_tokens=budget)
+    result = handoff_mod.make(
+        root, agent=agent, account=account, session_id=session_id, budget_tokens=budget
+    )
     return result, brief_mod.render(result.brief)
 
 
@@ -53,9 +58,11 @@ def limit_note(result: Handoff) -> str | None:
     if not result.brief.ended_on_limit:
         return None
     when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
-    return (f"The last session ended on a usage limit{when}: continue with "
-            "`baker resume AGENT` on another agent, or `--account NAME`, or "
-            "`baker resume --next` ([rotation]; `baker run` does it by itself).")
+    return (
+        f"The last session ended on a usage limit{when}: continue with "
+        "`baker resume AGENT` on another agent, or `--account NAME`, or "
+        "`baker resume --next` ([rotation]; `baker run` does it by itself)."
+    )
 
 
 def _echo(text: str, *, err: bool = False) -> None:
@@ -74,8 +81,9 @@ def run(options: dict[str, str]) -> int:
     from continuity_core.errors import BakerError
 
     try:
-        result, text = make_brief(options.get("agent"), options.get("account"),
-                                  options.get("session_id"))
+        result, text = make_brief(
+            options.get("agent"), options.get("account"), options.get("session_id")
+        )
     except BakerError as e:
         _echo(f"Error: {e}\n", err=True)
         return 1

@@ -101,8 +101,11 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
         root = find_project()
         store = Store(root) if root is not None else None
         log = store.path("log") if store is not None else None
-        if store is not None and log is not None and os.access(
-                log if log.is_dir() else store.dir, os.W_OK):
+        if (
+            store is not None
+            and log is not None
+            and os.access(log if log.is_dir() else store.dir, os.W_OK)
+        ):
             store.log_exception(command, exc, agent=agent)
         elif store is not None:
             _user_log(command, agent, exc, root)
@@ -123,8 +126,16 @@ def _user_log(command: str, agent: str | None, exc: BaseException, root: object)
     from continuity_core.store import now_iso
 
     folder = ensure_private_dir(baker_home() / "log")
-    line = json.dumps({"t": now_iso(), "event": "hook_error", "command": command, "agent": agent,
-                       "project": str(root), "error": f"{type(exc).__name__}: {exc}"})
+    line = json.dumps(
+        {
+            "t": now_iso(),
+            "event": "hook_error",
+            "command": command,
+            "agent": agent,
+            "project": str(root),
+            "error": f"{type(exc).__name__}: {exc}",
+        }
+    )
     fd = os.open(folder / "events.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, (redact(line) + "\n").encode())

@@ -34,8 +34,7 @@ def changes(items: list[Any], *, dry_run: bool = False) -> None:
         click.echo(f"  {action:<16} {c.path}{detail}")
 
 
-def listing(items: Sequence[_T], *, as_json: bool, empty: str,
-            line: Callable[[_T], str]) -> None:
+def listing(items: Sequence[_T], *, as_json: bool, empty: str, line: Callable[[_T], str]) -> None:
     """A list as JSON, or one line an item (`empty` alone when there is none)."""
     if as_json:
         emit_json(items)

@@ -35,8 +35,10 @@ _ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|
 _LIMIT_TEXT = re.compile(limits.OUTPUT_LIMIT, re.I)
 # What the terminal itself sends in answer to the agent (cursor position, device attributes,
 # focus, OSC colour replies): not a key the user pressed, so it never cancels a countdown.
-_REPORT = re.compile(rb"(?:\x1b\[\??[\d;]*[Rcn]|\x1b\[[IO]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
-                     rb"|\x1bP[^\x1b]*\x1b\\)+")
+_REPORT = re.compile(
+    rb"(?:\x1b\[\??[\d;]*[Rcn]|\x1b\[[IO]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    rb"|\x1bP[^\x1b]*\x1b\\)+"
+)
 
 
 @dataclass
@@ -128,8 +130,17 @@ def spawn(argv: list[str], env: dict[str, str], cwd: str, size_from: int) -> tup
     return pid, master
 
 
-_RESET = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGCONT,
-          signal.SIGINT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+_RESET = (
+    signal.SIGWINCH,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGCHLD,
+    signal.SIGCONT,
+    signal.SIGINT,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+)
 
 
 def _default_signals() -> None:
@@ -192,9 +203,16 @@ def write_all(fd: int, data: bytes) -> None:
 class Supervisor:
     """One `baker run`: the current child, its watchers, the countdown."""
 
-    def __init__(self, *, stdin: int, stdout: int, countdown: int,
-                 log: Callable[..., None], run_id: str,
-                 confirm: Callable[[Child, str], limits.Limit | None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        stdin: int,
+        stdout: int,
+        countdown: int,
+        log: Callable[..., None],
+        run_id: str,
+        confirm: Callable[[Child, str], limits.Limit | None] | None = None,
+    ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
         self.countdown_s = countdown
@@ -212,8 +230,7 @@ class Supervisor:
     # --- signals ----------------------------------------------------------------------------
 
     def install_signals(self) -> None:
-        for sig in (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD,
-                    signal.SIGCONT):
+        for sig in (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGCONT):
             self._old[sig] = signal.signal(sig, self._on_signal)
         self._old_wakeup = signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
 
@@ -251,8 +268,9 @@ class Supervisor:
         at = since.timestamp() if since is not None else time.time()
         return at >= child.started - 2 and at > child.stayed
 
-    def watch(self, child: Child,
-              choose: Callable[[Child, limits.Limit], Countdown]) -> Countdown | int:
+    def watch(
+        self, child: Child, choose: Callable[[Child, limits.Limit], Countdown]
+    ) -> Countdown | int:
         """Pass everything through until the child exits (its exit code) or a limit's
         countdown runs out or Enter is pressed (that Countdown)."""
         tail = b""
@@ -281,8 +299,7 @@ class Supervisor:
                 if counting is not None:
                     last_paint = 0.0  # the agent may have drawn over the line
                 tail = (tail + _ANSI.sub(b"", data.replace(b"\x1b[1C", b" ")))[-2048:]
-                if child.scan and output_hit is None \
-                        and time.time() - child.started >= child.grace:
+                if child.scan and output_hit is None and time.time() - child.started >= child.grace:
                     m = _LIMIT_TEXT.search(tail.decode(errors="replace"))
                     if m:
                         output_hit, output_text = time.time(), self._line_of(tail, m)
@@ -300,8 +317,11 @@ class Supervisor:
                     self._clear_line()
                     return counting
                 else:
-                    self.log("run_countdown_cancelled", agent=child.entry.text,
-                             key="esc" if keys[:1] == b"\x1b" else "other")
+                    self.log(
+                        "run_countdown_cancelled",
+                        agent=child.entry.text,
+                        key="esc" if keys[:1] == b"\x1b" else "other",
+                    )
                     child.stayed, child.scan = time.time(), False
                     counting = None
                     self._clear_line()
@@ -313,8 +333,11 @@ class Supervisor:
                 return child.status if child.status is not None else 0
             if counting is None:
                 found = self._ledger_limit(child)
-                if found is None and output_hit is not None \
-                        and time.time() - output_hit >= HOOK_WAIT_S:
+                if (
+                    found is None
+                    and output_hit is not None
+                    and time.time() - output_hit >= HOOK_WAIT_S
+                ):
                     output_hit = None
                     found = self.confirm(child, output_text)
                     self._ledger_mtime = self._mtime()
@@ -325,8 +348,9 @@ class Supervisor:
                         output_hit = None
                 if found is not None:
                     output_hit = None
-                    self.log("run_limit", agent=child.entry.text, source=found.source,
-                             until=found.until)
+                    self.log(
+                        "run_limit", agent=child.entry.text, source=found.source, until=found.until
+                    )
                     counting = choose(child, found)
                     last_paint = 0.0
             if counting is not None:
@@ -340,17 +364,24 @@ class Supervisor:
 
     def output_limit(self, child: Child, text: str) -> limits.Limit:
         """Record the limit the agent's output showed (no hook or record said so)."""
-        return limits.record(limits.Limit(
-            agent=child.entry.agent, dir=child.entry.dir, account=child.entry.account or "",
-            since=limits.iso(limits.now()), source="output", message=text[:500],
-            run=self.run_id))
+        return limits.record(
+            limits.Limit(
+                agent=child.entry.agent,
+                dir=child.entry.dir,
+                account=child.entry.account or "",
+                since=limits.iso(limits.now()),
+                source="output",
+                message=text[:500],
+                run=self.run_id,
+            )
+        )
 
     @staticmethod
     def _line_of(tail: bytes, m: re.Match[str]) -> str:
         text = tail.decode(errors="replace")
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
-        return " ".join(text[start:end if end >= 0 else None].split())
+        return " ".join(text[start : end if end >= 0 else None].split())
 
     def _read(self, fd: int) -> bytes | None:
         """Bytes from `fd`; None at its end (EOF, or EIO: the pty's other side is closed)."""

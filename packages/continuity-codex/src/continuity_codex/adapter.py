@@ -30,10 +30,14 @@ from continuity_core.transcript import Cursor
 KNOWN: tuple[str, ...] = ("0.171.0",)
 
 # What `baker global sync` shows for Codex: `--chain` and `--trust` (`UserOptions.declared`).
-CHAIN = InstallOption(name="chain",
-                      help="Keep an existing Codex notify program by calling it after baker.")
-TRUST = InstallOption(name="trust", help="Mark the Codex hooks baker installs as trusted "
-                                         "(writes their hashes under [hooks.state]).")
+CHAIN = InstallOption(
+    name="chain", help="Keep an existing Codex notify program by calling it after baker."
+)
+TRUST = InstallOption(
+    name="trust",
+    help="Mark the Codex hooks baker installs as trusted "
+    "(writes their hashes under [hooks.state]).",
+)
 INSTALL_OPTIONS = (CHAIN, TRUST)
 
 
@@ -56,7 +60,6 @@ class CodexAdapter(ModuleAdapter):
     found_by: ClassVar[Discovery] = discovery
 
     # --- sessions ----------------------------------------------------------------------------
-
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         cursor = self._read(ref, cursor)
@@ -102,8 +105,9 @@ class CodexAdapter(ModuleAdapter):
 
         return install.install(project, local=local, dry_run=dry_run)
 
-    def install_mcp(self, project: Path, *, remove: bool = False,
-                    dry_run: bool = False) -> list[Change]:
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
         from continuity_codex import install
 
         return install.install_mcp(project, remove=remove, dry_run=dry_run)

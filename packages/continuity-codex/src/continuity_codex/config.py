@@ -24,8 +24,7 @@ NOTIFY = [BAKER, "checkpoint", "--agent", "codex", "--quiet"]
 # `--chain`: run the user's program with the same JSON argument, then baker. Codex appends the
 # JSON to the argv, so "$@" is the old argv plus it, and after the shift "$1" is the JSON.
 CHAIN_MARK = "baker-notify-chain"
-CHAIN_SCRIPT = ('"$@"; shift $(($# - 1)); '
-                f'exec {BAKER} checkpoint --agent codex --quiet "$1"')
+CHAIN_SCRIPT = f'"$@"; shift $(($# - 1)); exec {BAKER} checkpoint --agent codex --quiet "$1"'
 CHAIN_PREFIX = ["sh", "-c", CHAIN_SCRIPT, CHAIN_MARK]
 
 
@@ -57,8 +56,12 @@ def is_ours(command: Any) -> bool:
 
 def trust_hash(hook: Hook, matcher: str | None = None) -> str:
     """Codex's `trusted_hash`: sha256 of the canonical JSON of the event and its handler."""
-    handler: dict[str, Any] = {"type": "command", "command": hook.command,
-                               "timeout": hook.timeout, "async": False}
+    handler: dict[str, Any] = {
+        "type": "command",
+        "command": hook.command,
+        "timeout": hook.timeout,
+        "async": False,
+    }
     body: dict[str, Any] = {"event_name": hook.snake, "hooks": [handler]}
     if matcher is not None:
         body["matcher"] = matcher
@@ -71,6 +74,7 @@ def trust_key(source: str, hook: Hook, group: int, handler: int = 0) -> str:
 
 
 # --- notify ----------------------------------------------------------------------------------
+
 
 def notify_state(doc: Any) -> tuple[str, list[str] | None]:
     """("absent" | "ours" | "chained" | "other", the user's own program if any)."""
@@ -114,6 +118,7 @@ def remove_notify(doc: Any) -> bool:
 
 # --- hooks in config.toml --------------------------------------------------------------------
 
+
 def _groups(doc: Any, event: str) -> list[Any]:
     hooks = doc.get("hooks")
     if not isinstance(hooks, dict):
@@ -131,8 +136,12 @@ def find_ours(doc: Any, hook: Hook) -> int | None:
     """The index of our group for `hook`, when present exactly as we write it."""
     for i, group in enumerate(_groups(doc, hook.event)):
         handlers = _handlers(group)
-        if (len(handlers) == 1 and handlers[0].get("command") == hook.command
-                and handlers[0].get("timeout") == hook.timeout and "matcher" not in group):
+        if (
+            len(handlers) == 1
+            and handlers[0].get("command") == hook.command
+            and handlers[0].get("timeout") == hook.timeout
+            and "matcher" not in group
+        ):
             return i
     return None
 
@@ -221,8 +230,12 @@ def remove_trust(doc: Any, source: str, keep: set[str] | None = None) -> bool:
     changed = False
     for key in list(state):
         entry = state[key]
-        if (str(key).startswith(f"{source}:") and isinstance(entry, dict)
-                and entry.get("trusted_hash") in ours and str(key) not in (keep or set())):
+        if (
+            str(key).startswith(f"{source}:")
+            and isinstance(entry, dict)
+            and entry.get("trusted_hash") in ours
+            and str(key) not in (keep or set())
+        ):
             del state[key]
             changed = True
     if len(state) == 0:
@@ -236,8 +249,11 @@ def trusted_elsewhere(doc: Any, source: str) -> bool:
     state = hooks.get("state") if isinstance(hooks, dict) else None
     ours = {trust_hash(h) for h in HOOKS}
     return isinstance(state, dict) and any(
-        str(key).startswith(f"{source}:") and isinstance(entry, dict)
-        and entry.get("trusted_hash") in ours for key, entry in state.items())
+        str(key).startswith(f"{source}:")
+        and isinstance(entry, dict)
+        and entry.get("trusted_hash") in ours
+        for key, entry in state.items()
+    )
 
 
 def trust_status(doc: Any, source: str) -> Iterator[tuple[Hook, str]]:
@@ -248,8 +264,9 @@ def trust_status(doc: Any, source: str) -> Iterator[tuple[Hook, str]]:
     for hook in HOOKS:
         index = find_ours(doc, hook)
         if index is None:
-            stale = any(is_ours(h.get("command")) for g in _groups(doc, hook.event)
-                        for h in _handlers(g))
+            stale = any(
+                is_ours(h.get("command")) for g in _groups(doc, hook.event) for h in _handlers(g)
+            )
             yield hook, "modified" if stale else "missing"
             continue
         entry = state.get(trust_key(source, hook, index))
@@ -304,6 +321,7 @@ def dumps(doc: Any, before: str) -> str:
 
 # --- project hooks.json ----------------------------------------------------------------------
 
+
 def hooks_json_remove(data: dict[str, Any]) -> dict[str, Any]:
     """`<project>/.codex/hooks.json` without the hooks an earlier baker put there."""
     hooks = data.get("hooks")
@@ -322,5 +340,8 @@ def hooks_json_remove(data: dict[str, Any]) -> dict[str, Any]:
 
 def _json_ours(group: Any) -> bool:
     handlers = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(handlers, list) and bool(handlers) and all(
-        isinstance(h, dict) and is_ours(h.get("command")) for h in handlers)
+    return (
+        isinstance(handlers, list)
+        and bool(handlers)
+        and all(isinstance(h, dict) and is_ours(h.get("command")) for h in handlers)
+    )

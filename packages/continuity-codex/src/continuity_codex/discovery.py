@@ -38,7 +38,8 @@ FOLDERS = ("sessions", "archived_sessions")
 SUFFIXES = (".jsonl", ".jsonl.zst")
 HEAD_BYTES = 8192  # session_meta puts id and cwd before the ~20 KB base instructions
 _NAME = re.compile(
-    r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$")
+    r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$"
+)
 _STATE = re.compile(r"^state_(\d+)\.sqlite$")
 _FIELD = rb'"%s"\s*:\s*"((?:[^"\\]|\\.)*)"'
 _FIELDS = {name: re.compile(_FIELD % name.encode()) for name in ("id", "cwd")}
@@ -46,6 +47,7 @@ SQLITE_TIMEOUT_S = 0.25
 
 
 # --- accounts --------------------------------------------------------------------------------
+
 
 def accounts(config: GlobalConfig) -> list[Account]:
     """CODEX_HOME, ~/.codex, `[transcripts] codex` and named Codex accounts, without repeats."""
@@ -69,6 +71,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
 
 
 # --- one rollout's head ----------------------------------------------------------------------
+
 
 def thread_id_of(path: str) -> str | None:
     m = _NAME.match(os.path.basename(path))
@@ -103,7 +106,8 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
             payload = json.loads(line)["payload"]
             cwd, tid = payload.get("cwd"), payload.get("id")
     return (tid if isinstance(tid, str) else None) or thread_id_of(path), (
-        cwd if isinstance(cwd, str) else None)
+        cwd if isinstance(cwd, str) else None
+    )
 
 
 def _field(head: bytes, name: str) -> str | None:
@@ -143,6 +147,7 @@ def project_roots(project: Path) -> list[str]:
 
 # --- the sqlite index ------------------------------------------------------------------------
 
+
 def state_db(home: str) -> Path | None:
     """The newest `state_N.sqlite` generation in `home`."""
     best: tuple[int, Path] | None = None
@@ -180,8 +185,9 @@ def _open(uri: str) -> sqlite3.Connection:
     return conn
 
 
-def index_rows(home: str, roots: Sequence[str] | None = None,
-               thread_id: str | None = None) -> list[tuple[str, str, str | None]] | None:
+def index_rows(
+    home: str, roots: Sequence[str] | None = None, thread_id: str | None = None
+) -> list[tuple[str, str, str | None]] | None:
     """(id, rollout_path, cwd) rows of the thread index; None when there is no usable index."""
     db = state_db(home)
     if db is None:
@@ -211,10 +217,16 @@ def index_rows(home: str, roots: Sequence[str] | None = None,
                 args += [root.rstrip("/"), root.rstrip("/") + "0"]
             inside = tuple(r.rstrip("/") for r in roots)
             rows = conn.execute(sql, args).fetchall()
-            return [(str(r[0]), str(r[1]), r[2]) for r in rows if isinstance(r[2], str)
-                    and (r[2] in inside or r[2].startswith(tuple(f"{p}/" for p in inside)))]
-        return [(str(r[0]), str(r[1]), r[2] if isinstance(r[2], str) else None)
-                for r in conn.execute(sql, args)]
+            return [
+                (str(r[0]), str(r[1]), r[2])
+                for r in rows
+                if isinstance(r[2], str)
+                and (r[2] in inside or r[2].startswith(tuple(f"{p}/" for p in inside)))
+            ]
+        return [
+            (str(r[0]), str(r[1]), r[2] if isinstance(r[2], str) else None)
+            for r in conn.execute(sql, args)
+        ]
     except sqlite3.Error:
         return None
     finally:
@@ -237,6 +249,7 @@ def locate(home: str, recorded: str, thread_id: str) -> str | None:
 
 
 # --- scanning --------------------------------------------------------------------------------
+
 
 def _uuid7_day_dirs(thread_id: str) -> list[str]:
     """`YYYY/MM/DD` folders a UUIDv7 thread's rollout is likely in (local time, ±1 day)."""
@@ -302,8 +315,15 @@ def _mtime(path: str) -> tuple[float, int] | None:
 def _ref(
     account: Account, tid: str, path: str, cwd: str | None, stat: tuple[float, int]
 ) -> SessionRef:
-    return SessionRef(agent=AGENT, account=account.name, session_id=tid, path=path,
-                      mtime=stat[0], cwd=cwd, size=stat[1])
+    return SessionRef(
+        agent=AGENT,
+        account=account.name,
+        session_id=tid,
+        path=path,
+        mtime=stat[0],
+        cwd=cwd,
+        size=stat[1],
+    )
 
 
 def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | None:
@@ -396,7 +416,7 @@ class HeadCache:
                 self.entries = loaded.get("heads") or {}
 
     def get(self, path: str) -> tuple[str | None, str | None]:
-        key = path[len(self.prefix):] if path.startswith(self.prefix) else path
+        key = path[len(self.prefix) :] if path.startswith(self.prefix) else path
         self.seen.add(key)
         entry = self.entries.get(key)
         if isinstance(entry, list) and len(entry) == 2:
@@ -488,8 +508,11 @@ ARCHIVED = FOLDERS[1]
 # --- forks ------------------------------------------------------------------------------------
 
 # A fork's session_meta names its parent and its cut before its ~20 KB of base instructions.
-FORK = re.compile(rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
-                  rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)', re.S)
+FORK = re.compile(
+    rb'"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
+    rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)',
+    re.S,
+)
 HEAD_FORK = 1024
 FORK_DEPTH = 8  # a fork of a fork of …: the chain is followed this far
 
@@ -554,6 +577,7 @@ def by_thread(thread_id: str, accounts: Sequence[Account]) -> SessionRef | None:
 
 # --- compressed rollouts ---------------------------------------------------------------------
 
+
 def _zst_head(path: str, size: int) -> bytes:
     try:
         import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional: often absent
@@ -563,8 +587,9 @@ def _zst_head(path: str, size: int) -> bytes:
         zstd = shutil.which("zstd")
         if zstd is None:
             return b""  # nothing can read it here: the rollout is skipped, never fatal
-        with subprocess.Popen([zstd, "-dcq", path], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL) as proc:
+        with subprocess.Popen(
+            [zstd, "-dcq", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        ) as proc:
             data = proc.stdout.read(size) if proc.stdout is not None else b""
             proc.kill()
         return data
@@ -598,8 +623,9 @@ def plain_copy(path: str, cache: Path) -> str | None:
             zstd = shutil.which("zstd")
             if zstd is None:
                 return None
-            subprocess.run([zstd, "-dqf", path, "-o", str(tmp)], check=True,
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                [zstd, "-dqf", path, "-o", str(tmp)], check=True, capture_output=True, timeout=60
+            )
         os.replace(tmp, target)
     except (OSError, subprocess.SubprocessError):
         tmp.unlink(missing_ok=True)

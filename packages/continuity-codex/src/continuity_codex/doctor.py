@@ -24,17 +24,29 @@ def cli_version() -> str | None:
 
 def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     findings: list[Finding] = []
-    findings.append(kit.version_finding(
-        "Codex", cli_version(), KNOWN_VERSIONS, program=launch.PROGRAM,
-        fix="upgrade continuity-codex"))
+    findings.append(
+        kit.version_finding(
+            "Codex",
+            cli_version(),
+            KNOWN_VERSIONS,
+            program=launch.PROGRAM,
+            fix="upgrade continuity-codex",
+        )
+    )
     project_hooks = project / ".codex" / "hooks.json"
     for account in accounts:
         if os.path.isdir(account.dir):
             findings += _account_findings(account, project_hooks)
     if project_hooks.is_file() and not any("both" in f.message for f in findings):
-        findings.append(Finding(level="info", message=(
-            f"{project_hooks}: Codex runs these only in a trusted project and once each "
-            "hook is trusted")))
+        findings.append(
+            Finding(
+                level="info",
+                message=(
+                    f"{project_hooks}: Codex runs these only in a trusted project and once each "
+                    "hook is trusted"
+                ),
+            )
+        )
     return findings
 
 
@@ -52,30 +64,50 @@ def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:
     out: list[Finding] = []
     state, other = cfg.notify_state(doc)
     if state == "absent":
-        out.append(Finding(level="warn", message=f"{path}: no notify, so turns end unrecorded",
-                           fix="baker global sync"))
+        out.append(
+            Finding(
+                level="warn",
+                message=f"{path}: no notify, so turns end unrecorded",
+                fix="baker global sync",
+            )
+        )
     elif state == "other":
-        out.append(Finding(level="warn", message=f"{path}: notify runs {other}, not baker",
-                           fix="baker global sync --chain"))
+        out.append(
+            Finding(
+                level="warn",
+                message=f"{path}: notify runs {other}, not baker",
+                fix="baker global sync --chain",
+            )
+        )
     else:
         out.append(Finding(level="ok", message=f"{path}: notify runs baker"))
     source = install.trust_source(account)
     statuses = list(cfg.trust_status(doc, source))
-    if cfg.trusted_elsewhere(doc, str(project_hooks)) and any(
-            s == "trusted" for _, s in statuses):
+    if cfg.trusted_elsewhere(doc, str(project_hooks)) and any(s == "trusted" for _, s in statuses):
         # Seen with codex-cli 0.171.0: both layers run; baker skips the second call.
-        out.append(Finding(level="info", message=(
-            f"baker's hooks are trusted both in {path} (user level) and in {project_hooks} "
-            "(project); Codex calls each twice and baker deduplicates the calls, so each "
-            "event runs once"), fix="to save the second process: baker uninstall in this "
-            f"project, or remove the [hooks.state] entries for {project_hooks} from {path}"))
+        out.append(
+            Finding(
+                level="info",
+                message=(
+                    f"baker's hooks are trusted both in {path} (user level) and in {project_hooks} "
+                    "(project); Codex calls each twice and baker deduplicates the calls, so each "
+                    "event runs once"
+                ),
+                fix="to save the second process: baker uninstall in this "
+                f"project, or remove the [hooks.state] entries for {project_hooks} from {path}",
+            )
+        )
     for hook, status in statuses:
         if status == "trusted":
             continue
         level: Literal["info", "warn"] = "info" if status == "missing" else "warn"
         fix = "baker global sync --trust" if status != "missing" else "baker global sync"
-        out.append(Finding(level=level,
-                           message=f"{path}: {hook.event} hook is {status}"
-                           + (" — Codex skips it silently" if status != "missing" else ""),
-                           fix=fix))
+        out.append(
+            Finding(
+                level=level,
+                message=f"{path}: {hook.event} hook is {status}"
+                + (" — Codex skips it silently" if status != "missing" else ""),
+                fix=fix,
+            )
+        )
     return out

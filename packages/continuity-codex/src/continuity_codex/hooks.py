@@ -17,14 +17,21 @@ if TYPE_CHECKING:  # the pre-tool hook imports this module alone: no typing, jso
 
 AGENT = "codex"
 KINDS: dict[str, EventKind] = {
-    "SessionStart": "session_start", "PreToolUse": "pre_tool", "PostToolUse": "post_tool",
-    "Stop": "stop", "PreCompact": "pre_compact", "PostCompact": "other",
-    "SessionEnd": "session_end", "UserPromptSubmit": "prompt", "PermissionRequest": "other",
-    "SubagentStart": "other", "SubagentStop": "other", "Interrupt": "other",
+    "SessionStart": "session_start",
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "Stop": "stop",
+    "PreCompact": "pre_compact",
+    "PostCompact": "other",
+    "SessionEnd": "session_end",
+    "UserPromptSubmit": "prompt",
+    "PermissionRequest": "other",
+    "SubagentStart": "other",
+    "SubagentStop": "other",
+    "Interrupt": "other",
 }
 # Events whose hookSpecificOutput accepts additionalContext (formats/codex.md, section 4).
-CONTEXT_EVENTS = {"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit",
-                  "SubagentStart"}
+CONTEXT_EVENTS = {"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStart"}
 
 
 def _object(raw: bytes | str) -> dict[str, Any]:
@@ -59,10 +66,18 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
     command, paths = _tool_facts(tool_name, tool_input)
     return HookEvent(
-        agent=AGENT, kind=KINDS[name], native=name, session_id=_str(data.get("session_id")),
-        transcript_path=_str(transcript), cwd=_str(data.get("cwd")),
-        source=_str(data.get("source")) or _str(data.get("trigger")), tool_name=tool_name,
-        tool_input=tool_input, paths=paths, command=command, turn_id=_str(data.get("turn_id")),
+        agent=AGENT,
+        kind=KINDS[name],
+        native=name,
+        session_id=_str(data.get("session_id")),
+        transcript_path=_str(transcript),
+        cwd=_str(data.get("cwd")),
+        source=_str(data.get("source")) or _str(data.get("trigger")),
+        tool_name=tool_name,
+        tool_input=tool_input,
+        paths=paths,
+        command=command,
+        turn_id=_str(data.get("turn_id")),
     )
 
 
@@ -72,8 +87,14 @@ def parse_notify(arg: str) -> HookEvent:
     thread = data.get("thread-id")
     if not isinstance(kind, str) or not isinstance(thread, str) or not thread:
         raise ValueError("not a Codex notification")
-    return HookEvent(agent=AGENT, kind="notify", native=kind, session_id=thread,
-                     cwd=_str(data.get("cwd")), turn_id=_str(data.get("turn-id")))
+    return HookEvent(
+        agent=AGENT,
+        kind="notify",
+        native=kind,
+        session_id=thread,
+        cwd=_str(data.get("cwd")),
+        turn_id=_str(data.get("turn-id")),
+    )
 
 
 def _tool_facts(tool_name: str | None, tool_input: dict[str, Any]) -> tuple[str | None, list[str]]:
@@ -97,5 +118,7 @@ def render_context(event: HookEvent, text: str) -> str | None:
     """additionalContext JSON for events that take it; None for the rest (Stop, notify)."""
     if not text or event.native not in CONTEXT_EVENTS:
         return None
-    return jsonfast.dumps({"hookSpecificOutput": {
-        "hookEventName": event.native, "additionalContext": text}}, ensure_ascii=False)
+    return jsonfast.dumps(
+        {"hookSpecificOutput": {"hookEventName": event.native, "additionalContext": text}},
+        ensure_ascii=False,
+    )

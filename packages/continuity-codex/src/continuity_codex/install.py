@@ -25,20 +25,32 @@ TRUST_HOW = (
 )
 
 
-
 def install(project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
     # Codex runs trusted hooks of both layers, so project hooks beside the user-level ones
     # that `baker global sync --trust` installs would fire twice (seen with codex 0.171).
-    return [Change(path=str(project / ".codex" / "hooks.json"), action="skipped", detail=(
-        "Codex hooks are user-level: `baker global sync --trust` installs notify and "
-        "hooks for every project"))]
+    return [
+        Change(
+            path=str(project / ".codex" / "hooks.json"),
+            action="skipped",
+            detail=(
+                "Codex hooks are user-level: `baker global sync --trust` installs notify and "
+                "hooks for every project"
+            ),
+        )
+    ]
 
 
-def install_mcp(project: Path, *, remove: bool = False,
-                dry_run: bool = False) -> list[Change]:
-    return [Change(path=str(project / ".codex" / "config.toml"), action="skipped", detail=(
-        "Codex reads MCP servers from the user's config.toml: `baker global sync --mcp` "
-        "registers baker mcp there for every project"))]
+def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -> list[Change]:
+    return [
+        Change(
+            path=str(project / ".codex" / "config.toml"),
+            action="skipped",
+            detail=(
+                "Codex reads MCP servers from the user's config.toml: `baker global sync --mcp` "
+                "registers baker mcp there for every project"
+            ),
+        )
+    ]
 
 
 def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
@@ -62,16 +74,26 @@ def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
             real.unlink()
             with contextlib.suppress(OSError):  # the folder holds the user's own files
                 real.parent.rmdir()
-    return [Change(path=str(path), action="removed" if not new else "updated",
-                   detail="baker's hooks removed")]
+    return [
+        Change(
+            path=str(path),
+            action="removed" if not new else "updated",
+            detail="baker's hooks removed",
+        )
+    ]
 
 
 def install_user(account: Account, options: UserOptions) -> list[Change]:
     home = Path(account.dir)
     path = home / "config.toml"
     if not home.is_dir():
-        return [Change(path=str(home), action="skipped",
-                       detail="no Codex home here; run codex once to create it")]
+        return [
+            Change(
+                path=str(home),
+                action="skipped",
+                detail="no Codex home here; run codex once to create it",
+            )
+        ]
     try:  # a dotfile manager's link is written through to its target, and said so
         target = agentfiles.resolve(path, None)
     except agentfiles.Refused as e:
@@ -86,8 +108,13 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
     try:
         doc = tomlkit.parse(before)
     except ParseError as e:
-        return [Change(path=str(path), action="failed",
-                       detail=f"not valid TOML ({e}); fix it and sync again")]
+        return [
+            Change(
+                path=str(path),
+                action="failed",
+                detail=f"not valid TOML ({e}); fix it and sync again",
+            )
+        ]
     source = trust_source(account)
     changes: list[Change] = []
     done: list[str] = []
@@ -109,9 +136,16 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
             done.append("notify chained: your program runs first, then baker")
         elif outcome == "kept":
             _, other = cfg.notify_state(doc)
-            changes.append(Change(path=str(path), action="skipped", detail=(
-                f"notify already runs {other}; Codex allows one program, so baker left it. "
-                "Run `baker global sync --chain` to keep it and add baker after it")))
+            changes.append(
+                Change(
+                    path=str(path),
+                    action="skipped",
+                    detail=(
+                        f"notify already runs {other}; Codex allows one program, so baker left it. "
+                        "Run `baker global sync --chain` to keep it and add baker after it"
+                    ),
+                )
+            )
         if options.hooks is not False:  # Codex reads hooks only here: on unless turned off
             before_doc = tomlkit.dumps(doc)
             placed = cfg.add_hooks(doc)
@@ -121,16 +155,26 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
                 if cfg.set_trust(doc, source, placed):
                     done.append("hooks trusted")
             elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):
-                changes.append(Change(path=f"{path} [hooks.state]", action="skipped",
-                                      detail=TRUST_HOW.format(path=path)))
+                changes.append(
+                    Change(
+                        path=f"{path} [hooks.state]",
+                        action="skipped",
+                        detail=TRUST_HOW.format(path=path),
+                    )
+                )
         if options.mcp:
             outcome = cfg.set_mcp(doc)
             if outcome == "added":
                 done.append("MCP server `baker` added")
             elif outcome == "taken":
-                changes.append(Change(path=f"{path} [mcp_servers.baker]", action="skipped",
-                                      detail="that name runs something else; baker left "
-                                             "it alone (rename it to register baker mcp)"))
+                changes.append(
+                    Change(
+                        path=f"{path} [mcp_servers.baker]",
+                        action="skipped",
+                        detail="that name runs something else; baker left "
+                        "it alone (rename it to register baker mcp)",
+                    )
+                )
     after = cfg.dumps(doc, before)
     if after == before:
         return [Change(path=str(path), action="unchanged"), *changes]
@@ -143,8 +187,10 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
     detail = "; ".join([*done, *filter(None, [target.via])])
     if options.uninstall:
         return [Change(path=str(path), action="removed", detail=detail), *changes]
-    return [Change(path=str(path), action="updated" if before else "created", detail=detail),
-            *changes]
+    return [
+        Change(path=str(path), action="updated" if before else "created", detail=detail),
+        *changes,
+    ]
 
 
 def trust_source(account: Account) -> str:

@@ -15,8 +15,9 @@ CONTINUE = "Continue this session. A handoff brief with the live repo state is i
 HANDOFF_PROMPTS = ("# Handoff brief", POINTER, CONTINUE)
 
 
-def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
-               account: str) -> list[str]:
+def _copy_into(
+    ref: SessionRef, home: Path, *, force: bool, dry_run: bool, account: str
+) -> list[str]:
     """Copy a rollout into `home`'s sessions/ under its own date folders; notes of what it
     did (or, with `dry_run`, would do). A copy already there that the source does not simply
     extend is never lost: `BakerError` unless `force`, which keeps it beside as a backup."""
@@ -36,14 +37,21 @@ def _copy_into(ref: SessionRef, home: Path, *, force: bool, dry_run: bool,
             f"  target ({account}): {_side(target)} — {target}\n"
             f"To continue the target's copy instead, run `baker resume codex --native "
             f"--from-account {account} --account {account}`; to replace it with the source's, "
-            "add `--force` (the target's copy is kept beside it as `<file>.baker-backup-<time>`).")
+            "add `--force` (the target's copy is kept beside it as `<file>.baker-backup-<time>`)."
+        )
         if dry_run:
-            return [f"would refuse (the target's copy differs; --force to replace it): "
-                    f"{source} -> {target}", refusal]
+            return [
+                f"would refuse (the target's copy differs; --force to replace it): "
+                f"{source} -> {target}",
+                refusal,
+            ]
         raise BakerError(refusal)
     if dry_run:
-        verb = {"copy": "would copy", "extend": "would overwrite (the source extends it)",
-                "conflict": "would back up and overwrite"}[action]
+        verb = {
+            "copy": "would copy",
+            "extend": "would overwrite (the source extends it)",
+            "conflict": "would back up and overwrite",
+        }[action]
         return [f"{verb}: {source} -> {target}"]
     notes = []
     if action == "conflict":
@@ -105,19 +113,27 @@ def _orphan(ref: SessionRef) -> str | None:
     missing = lineage(ref.path)[1]
     if missing is None:
         return None
-    return (f"the Codex thread {ref.session_id} is a fork whose history lies in thread "
-            f"{missing}, and that rollout is not in {home_of(ref.path)}: Codex cannot resume "
-            "the fork without it. Leave out --native to start a new Codex session from the "
-            "brief (it holds the fork's own records).")
+    return (
+        f"the Codex thread {ref.session_id} is a fork whose history lies in thread "
+        f"{missing}, and that rollout is not in {home_of(ref.path)}: Codex cannot resume "
+        "the fork without it. Leave out --native to start a new Codex session from the "
+        "brief (it holds the fork's own records)."
+    )
 
 
 def _side(path: Path) -> str:
-    """"3 request(s), last at …, 41,528 bytes" for one rollout copy."""
+    """ "3 request(s), last at …, 41,528 bytes" for one rollout copy."""
     from continuity_codex.parser import read
 
     size = path.stat().st_size
-    ref = SessionRef(agent=PROGRAM, account="", session_id=path.stem, path=str(path),
-                     mtime=path.stat().st_mtime, size=size)
+    ref = SessionRef(
+        agent=PROGRAM,
+        account="",
+        session_id=path.stem,
+        path=str(path),
+        mtime=path.stat().st_mtime,
+        size=size,
+    )
     try:
         session = read(ref, None).session
     except Exception:  # a side we cannot read is still described by its size
@@ -134,10 +150,12 @@ def _archived(ref: SessionRef) -> str | None:
         return None
     # Verified with codex-cli 0.171.0: `codex resume` and `codex exec resume` of an archived
     # thread fail ("session … is archived. Run `codex unarchive …` to unarchive it first").
-    return (f"the Codex thread {ref.session_id} is archived ({ref.path}): Codex cannot resume "
-            f"it. Run `codex unarchive {ref.session_id}` and then this command again, or "
-            "leave out --native to start a new Codex session from the brief (the brief reads "
-            "the archived transcript).")
+    return (
+        f"the Codex thread {ref.session_id} is archived ({ref.path}): Codex cannot resume "
+        f"it. Run `codex unarchive {ref.session_id}` and then this command again, or "
+        "leave out --native to start a new Codex session from the brief (the brief reads "
+        "the archived transcript)."
+    )
 
 
 def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
@@ -152,28 +170,42 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         refusal = _archived(native) or _orphan(native)
         if refusal is not None:
             if options.dry_run:
-                return LaunchSpec(argv=[PROGRAM, "resume", native.session_id], env=env,
-                                  cwd=str(project), notes=[*notes, f"would refuse: {refusal}"])
+                return LaunchSpec(
+                    argv=[PROGRAM, "resume", native.session_id],
+                    env=env,
+                    cwd=str(project),
+                    notes=[*notes, f"would refuse: {refusal}"],
+                )
             from continuity_core.errors import BakerError
 
             raise BakerError(refusal)
         if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
-            notes += _copy_into(native, home, force=options.force,
-                                dry_run=options.dry_run,
-                                account=options.account.name if options.account else str(home))
+            notes += _copy_into(
+                native,
+                home,
+                force=options.force,
+                dry_run=options.dry_run,
+                account=options.account.name if options.account else str(home),
+            )
             notes += _copy_lineage(native, home, dry_run=options.dry_run)
         # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied
         # into another CODEX_HOME (found by its file name; Codex then adds it to that index).
         prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."
         notes.append("continuing the same Codex thread")
-        return LaunchSpec(argv=[PROGRAM, "resume", native.session_id, prompt], env=env,
-                          cwd=str(project), notes=notes)
+        return LaunchSpec(
+            argv=[PROGRAM, "resume", native.session_id, prompt],
+            env=env,
+            cwd=str(project),
+            notes=notes,
+        )
     from continuity_core.brief import first_prompt  # not at import: the parser imports us
 
     first = first_prompt(brief.resolve(), options.brief_text)
     if first.whole:
         notes.append("the brief is the first prompt")
     else:
-        notes.append(f"the brief's essentials are the first prompt; Codex is told to read "
-                     f"the rest in {brief}")
+        notes.append(
+            f"the brief's essentials are the first prompt; Codex is told to read "
+            f"the rest in {brief}"
+        )
     return LaunchSpec(argv=[PROGRAM, first.text], env=env, cwd=str(project), notes=notes)

@@ -61,23 +61,42 @@ _any = msgspec.json.Decoder()
 SKIP = (b'"type":"world_state"', b'"type": "world_state"')
 # Payloads whose type `_item` and `_event` ignore, told from their first bytes and not decoded:
 # what the model saw (requests and answers come from events) and settings echoes.
-UNUSED = {"response_item": (b'{"type":"message"', b'{"type":"reasoning"'),
-          "event_msg": (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"')}
-KNOWN = {"session_meta", "response_item", "event_msg", "turn_context", "world_state",
-         "token_usage_record", "compacted"}
+UNUSED = {
+    "response_item": (b'{"type":"message"', b'{"type":"reasoning"'),
+    "event_msg": (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"'),
+}
+KNOWN = {
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "world_state",
+    "token_usage_record",
+    "compacted",
+}
 STATUS: dict[str, TodoStatus] = {
-    "pending": "pending", "in_progress": "in_progress", "completed": "completed",
-    "cancelled": "cancelled", "canceled": "cancelled"}
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "cancelled",
+    "canceled": "cancelled",
+}
 # What a `codex_error_info` or error text says about the kind of failure.
 LIMIT_KINDS: tuple[tuple[str, ErrorKind], ...] = (
-    ("usage_limit", "usage_limit"), ("usage limit", "usage_limit"), ("rate_limit", "rate_limit"),
-    ("rate limit", "rate_limit"), ("quota", "usage_limit"), ("overloaded", "overloaded"),
-    ("unauthorized", "auth"))
+    ("usage_limit", "usage_limit"),
+    ("usage limit", "usage_limit"),
+    ("rate_limit", "rate_limit"),
+    ("rate limit", "rate_limit"),
+    ("quota", "usage_limit"),
+    ("overloaded", "overloaded"),
+    ("unauthorized", "auth"),
+)
 # How a usage-limit message names its reset, in the CLI's local time: "try again at 6:20 AM"
 # the same day, "try again at Dec 4th, 2026 3:57 AM" (`%b %-d{suffix}, %Y %-I:%M %p`) later.
 _TRY_AGAIN = re.compile(
     r"[Tt]ry again at (?:(?P<mon>[A-Z][a-z]{2}) (?P<day>\d{1,2})(?:st|nd|rd|th)?,? "
-    r"(?:(?P<year>\d{4}) )?)?(?P<h>\d{1,2}):(?P<m>\d\d) ?(?P<ap>[AaPp][Mm])")
+    r"(?:(?P<year>\d{4}) )?)?(?P<h>\d{1,2}):(?P<m>\d\d) ?(?P<ap>[AaPp][Mm])"
+)
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -96,9 +115,14 @@ READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":
 
 def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     """Read (or continue reading) a rollout."""
-    return read_incremental(ref, cursor, fold, finish=flush,
-                            compaction_marker=COMPACTION_MARKER,
-                            request_markers=REQUEST_MARKERS)
+    return read_incremental(
+        ref,
+        cursor,
+        fold,
+        finish=flush,
+        compaction_marker=COMPACTION_MARKER,
+        request_markers=REQUEST_MARKERS,
+    )
 
 
 def flush(session: Session, extra: dict[str, Any]) -> None:
@@ -136,8 +160,11 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         if kind == "event_msg" and first.startswith(USAGE_EVENT):
             extra.setdefault(LATEST, {})[kind] = (session.records, bytes(record.payload))
             return
-        if kind == "event_msg" and LATEST in extra and (
-                first.startswith(READS_USAGE) or not first.startswith(b'{"type":"')):
+        if (
+            kind == "event_msg"
+            and LATEST in extra
+            and (first.startswith(READS_USAGE) or not first.startswith(b'{"type":"'))
+        ):
             flush(session, extra)
     elif kind == "token_usage_record":
         extra.setdefault(LATEST, {})[kind] = (session.records, bytes(record.payload))
@@ -159,10 +186,16 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     elif kind == "compacted":
         # `/compact` runs as a turn of its own; a compaction inside a prompted turn is automatic.
         message = payload.get("message")
-        add_compaction(session, Compaction(
-            trigger="auto" if extra.get("turn_requests") else "manual",
-            summary=clip(redact(message), 2000) if isinstance(message, str) and message else None,
-            timestamp=record.timestamp))
+        add_compaction(
+            session,
+            Compaction(
+                trigger="auto" if extra.get("turn_requests") else "manual",
+                summary=clip(redact(message), 2000)
+                if isinstance(message, str) and message
+                else None,
+                timestamp=record.timestamp,
+            ),
+        )
 
 
 def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
@@ -182,8 +215,9 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         session.forked_from = parent
         cut = p.get("forked_from_ordinal_exclusive")
         if isinstance(cut, int) and not isinstance(cut, bool):
-            session.fork_history = _fold_parent(session, extra, parent, cut,
-                                                {session.session_id}, [_fork_budget(session)])
+            session.fork_history = _fold_parent(
+                session, extra, parent, cut, {session.session_id}, [_fork_budget(session)]
+            )
 
 
 # --- forks -----------------------------------------------------------------------------------
@@ -202,8 +236,15 @@ def _fork_budget(session: Session) -> int:
         return 0
 
 
-def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
-                 seen: set[str], budget: list[int], depth: int = 0) -> ForkHistory:
+def _fold_parent(
+    session: Session,
+    extra: dict[str, Any],
+    parent: str,
+    cut: int,
+    seen: set[str],
+    budget: list[int],
+    depth: int = 0,
+) -> ForkHistory:
     """Fold the history a fork starts from: its parent's records numbered below `cut`; how
     much of it was read.
 
@@ -237,9 +278,19 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
         if n == 0 and tail is None and b"session_meta" in line[:200]:
             up = discovery.FORK.search(line[: discovery.HEAD_FORK])
             # the parent is a fork too: its start first
-            if up is not None and _fold_parent(session, extra, up.group(1).decode(),
-                                               min(cut, int(up.group(2))), seen, budget,
-                                               depth + 1) != "all":
+            if (
+                up is not None
+                and _fold_parent(
+                    session,
+                    extra,
+                    up.group(1).decode(),
+                    min(cut, int(up.group(2))),
+                    seen,
+                    budget,
+                    depth + 1,
+                )
+                != "all"
+            ):
                 got = "part"
             continue  # the parent's meta is not this thread's
         m = _ORDINAL.search(line[:160])
@@ -248,8 +299,6 @@ def _fold_parent(session: Session, extra: dict[str, Any], parent: str, cut: int,
         fold_line(fold, session, extra, line)
     budget[0] -= reader.offset - (tail.offset if tail is not None else 0)
     return got
-
-
 
 
 def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
@@ -265,8 +314,14 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
             _error(session, extra, p["error"], ts)
     elif kind == "turn_aborted":
         session.turn_incomplete = True
-        add_message(session, extra, "system",
-                    f"turn aborted ({p.get('reason', 'interrupted')})", kind="meta", timestamp=ts)
+        add_message(
+            session,
+            extra,
+            "system",
+            f"turn aborted ({p.get('reason', 'interrupted')})",
+            kind="meta",
+            timestamp=ts,
+        )
     elif kind == "error":
         _error(session, extra, p, ts)
     elif kind == "token_count":
@@ -279,11 +334,21 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
         add_message(session, extra, "assistant", p["message"], timestamp=ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        set_result(session, extra, str(p.get("call_id")), str(output),
-                   is_error=p.get("exit_code") not in (0, None))
+        set_result(
+            session,
+            extra,
+            str(p.get("call_id")),
+            str(output),
+            is_error=p.get("exit_code") not in (0, None),
+        )
     elif kind == "patch_apply_end":
-        _changes(session, extra, str(p.get("call_id")), p.get("changes"),
-                 ok=p.get("success", True) is not False)
+        _changes(
+            session,
+            extra,
+            str(p.get("call_id")),
+            p.get("changes"),
+            ok=p.get("success", True) is not False,
+        )
 
 
 def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None) -> None:
@@ -293,8 +358,10 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
     # A file written by one CLI and migrated or appended to by another may say it twice. The
     # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
     digest = hexdigest(text.encode(), "blake2b", digest_size=12)
-    if digest == extra.get("last_request") and \
-            session.records - extra.get("last_request_at", 0) < 6:
+    if (
+        digest == extra.get("last_request")
+        and session.records - extra.get("last_request_at", 0) < 6
+    ):
         return
     extra["last_request"], extra["last_request_at"] = digest, session.records
     extra["turn_requests"] = extra.get("turn_requests", 0) + 1
@@ -304,8 +371,9 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
 def _text(content: Any) -> str:
     if not isinstance(content, list):
         return ""
-    return "".join(c.get("text", "") for c in content
-                   if isinstance(c, dict) and isinstance(c.get("text"), str))
+    return "".join(
+        c.get("text", "") for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)
+    )
 
 
 def _completed(
@@ -324,14 +392,27 @@ def _completed(
         call_id = str(item.get("id"))
         if not any(c.id == call_id for c in session.tool_calls):
             command = item.get("command")
-            add_call(session, extra, ToolCall(id=call_id, name="exec_command", timestamp=ts,
-                                              input={"command": command}))
+            add_call(
+                session,
+                extra,
+                ToolCall(id=call_id, name="exec_command", timestamp=ts, input={"command": command}),
+            )
         if item.get("status") != "in_progress":
-            set_result(session, extra, call_id, str(item.get("aggregated_output") or ""),
-                       is_error=item.get("exit_code") not in (0, None))
+            set_result(
+                session,
+                extra,
+                call_id,
+                str(item.get("aggregated_output") or ""),
+                is_error=item.get("exit_code") not in (0, None),
+            )
     elif kind == "FileChange":
-        _changes(session, extra, str(item.get("id")), item.get("changes"),
-                 ok=item.get("status") in (None, "completed"))
+        _changes(
+            session,
+            extra,
+            str(item.get("id")),
+            item.get("changes"),
+            ok=item.get("status") in (None, "completed"),
+        )
 
 
 ACTIONS = {"add": "write", "update": "edit", "delete": "delete"}
@@ -351,8 +432,13 @@ def _changes(
         if not move and isinstance(change.get(kind), dict):
             move = change[kind].get("move_path")
         moved = _rel(session, move) if isinstance(move, str) and move else None
-        add_edit(session, str(path), "move" if moved else ACTIONS.get(kind, "edit"),
-                 "apply_patch", moved_to=moved)
+        add_edit(
+            session,
+            str(path),
+            "move" if moved else ACTIONS.get(kind, "edit"),
+            "apply_patch",
+            moved_to=moved,
+        )
 
 
 def _rel(session: Session, path: str) -> str:
@@ -377,8 +463,9 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         name = str(p.get("name") or "?")
         raw = p.get("input")
         text = raw if isinstance(raw, str) else ""
-        add_call(session, extra, ToolCall(id=call_id, name=name, input={"patch": text},
-                                          timestamp=ts))
+        add_call(
+            session, extra, ToolCall(id=call_id, name=name, input={"patch": text}, timestamp=ts)
+        )
         if name == "apply_patch":
             try:
                 ops = patch_mod.parse(text)
@@ -386,13 +473,21 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
                 session.bad_lines += 1  # a malformed patch: Codex rejected it too
             else:
                 extra.setdefault("patches", {})[call_id] = [
-                    [op.action, op.path, op.move_to] for op in ops]
+                    [op.action, op.path, op.move_to] for op in ops
+                ]
     elif kind == "local_shell_call":
         action = p.get("action")
         action = action if isinstance(action, dict) else {}
-        add_call(session, extra, ToolCall(id=call_id, name="local_shell",
-                                          input={"command": action.get("command")},
-                                          timestamp=ts))
+        add_call(
+            session,
+            extra,
+            ToolCall(
+                id=call_id,
+                name="local_shell",
+                input={"command": action.get("command")},
+                timestamp=ts,
+            ),
+        )
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = p.get("output")
         text = output if isinstance(output, str) else _output_text(output)
@@ -400,8 +495,13 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
-                add_edit(session, path, "move" if move_to else ACTIONS.get(action, "edit"),
-                         "apply_patch", moved_to=move_to)
+                add_edit(
+                    session,
+                    path,
+                    "move" if move_to else ACTIONS.get(action, "edit"),
+                    "apply_patch",
+                    moved_to=move_to,
+                )
 
 
 def _output_text(output: Any) -> str:
@@ -426,11 +526,18 @@ def _plan(session: Session, extra: dict[str, Any], args: dict[str, Any]) -> None
     plan = args.get("plan")
     if not isinstance(plan, list):
         return
-    set_todos(session, extra, [
-        TodoItem(content=str(step.get("step", "")),
-                 status=STATUS.get(str(step.get("status")), "pending"))
-        for step in plan if isinstance(step, dict) and step.get("step")
-    ])
+    set_todos(
+        session,
+        extra,
+        [
+            TodoItem(
+                content=str(step.get("step", "")),
+                status=STATUS.get(str(step.get("status")), "pending"),
+            )
+            for step in plan
+            if isinstance(step, dict) and step.get("step")
+        ],
+    )
 
 
 def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> None:
@@ -441,8 +548,11 @@ def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> 
         _usage(session, extra, info.get("last_token_usage"))
     limits_ = p.get("rate_limits")
     if isinstance(limits_, dict):
-        full = [w for w in (limits_.get("primary"), limits_.get("secondary"))
-                if isinstance(w, dict) and (w.get("used_percent") or 0) >= 100]
+        full = [
+            w
+            for w in (limits_.get("primary"), limits_.get("secondary"))
+            if isinstance(w, dict) and (w.get("used_percent") or 0) >= 100
+        ]
         resets = [w["resets_at"] for w in full if isinstance(w.get("resets_at"), int | float)]
         extra["resets_at"] = _iso(max(resets)) if resets else None
 
@@ -451,10 +561,13 @@ def _usage(session: Session, extra: dict[str, Any], usage: Any) -> None:
     if not isinstance(usage, dict) or not isinstance(usage.get("total_tokens"), int):
         return
     session.usage = Usage(
-        context_tokens=usage["total_tokens"], context_window=extra.get("window"),
-        input_tokens=usage.get("input_tokens"), output_tokens=usage.get("output_tokens"),
+        context_tokens=usage["total_tokens"],
+        context_window=extra.get("window"),
+        input_tokens=usage.get("input_tokens"),
+        output_tokens=usage.get("output_tokens"),
         cache_read_tokens=usage.get("cached_input_tokens"),
-        cache_creation_tokens=usage.get("cache_write_input_tokens"))
+        cache_creation_tokens=usage.get("cache_write_input_tokens"),
+    )
 
 
 def _error(session: Session, extra: dict[str, Any], err: dict[str, Any], ts: str | None) -> None:
@@ -466,8 +579,7 @@ def _error(session: Session, extra: dict[str, Any], err: dict[str, Any], ts: str
     if kind in ("usage_limit", "rate_limit"):
         # The rate-limit snapshot is exact; the message's words round to the minute.
         reset = extra.get("resets_at") or clock_reset(message, ts)
-    add_error(session, ApiError(kind=kind, message=message, timestamp=ts,
-                                reset_at=reset))
+    add_error(session, ApiError(kind=kind, message=message, timestamp=ts, reset_at=reset))
 
 
 def clock_reset(text: str, at: str | None, tz: dt.tzinfo | None = None) -> str | None:
@@ -493,8 +605,9 @@ def clock_reset(text: str, at: str | None, tz: dt.tzinfo | None = None) -> str |
             if m["mon"].title() not in _MONTHS:
                 return None
             year = int(m["year"]) if m["year"] else now.year
-            when = dt.datetime(year, _MONTHS.index(m["mon"].title()) + 1, int(m["day"]),
-                               hour, int(m["m"]))
+            when = dt.datetime(
+                year, _MONTHS.index(m["mon"].title()) + 1, int(m["day"]), hour, int(m["m"])
+            )
             if not m["year"] and when < now - dt.timedelta(days=1):
                 when = when.replace(year=year + 1)  # "Jan 2nd" read on Dec 31st
         else:

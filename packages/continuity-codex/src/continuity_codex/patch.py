@@ -14,7 +14,10 @@ if TYPE_CHECKING:
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
 _HEADERS: dict[str, Literal["add", "update", "delete"]] = {
-    "*** Add File: ": "add", "*** Delete File: ": "delete", "*** Update File: ": "update"}
+    "*** Add File: ": "add",
+    "*** Delete File: ": "delete",
+    "*** Update File: ": "update",
+}
 MOVE = "*** Move to: "
 
 
@@ -24,8 +27,9 @@ class FileOp:
 
     __slots__ = ("action", "move_to", "path")
 
-    def __init__(self, action: Literal["add", "update", "delete"], path: str,
-                 move_to: str | None = None) -> None:
+    def __init__(
+        self, action: Literal["add", "update", "delete"], path: str, move_to: str | None = None
+    ) -> None:
         self.action: Literal["add", "update", "delete"] = action
         self.path = path
         self.move_to = move_to
@@ -33,8 +37,7 @@ class FileOp:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FileOp):
             return NotImplemented
-        return (self.action, self.path, self.move_to) == (other.action, other.path,
-                                                          other.move_to)
+        return (self.action, self.path, self.move_to) == (other.action, other.path, other.move_to)
 
     def __hash__(self) -> int:
         return hash((self.action, self.path, self.move_to))

@@ -45,7 +45,8 @@ def resolve(path: Path, project: Path | None) -> Target:
         raise Refused(
             f"{path} leads to {real}, outside the project, so it is refused: a project's "
             "settings are not written through a link a repository could commit. Remove the "
-            f"link (`rm {path}`) and run again")
+            f"link (`rm {path}`) and run again"
+        )
     return Target(path=real, via=f"written through the link {path} -> {real}" if linked else "")
 
 
@@ -61,7 +62,8 @@ def check_writable(path: Path) -> None:
         raise Refused(
             f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}), so baker leaves it "
             f"as it is: make it writable (`chmod u+w {path}`) and run again, or add the "
-            "hooks by hand")
+            "hooks by hand"
+        )
 
 
 def is_empty_settings(text: str | None) -> bool:
@@ -87,8 +89,11 @@ def _load_record() -> dict[str, str | None]:
         data = json.loads(trust.read_bytes(_record_path(), home=True))
     except (FileNotFoundError, ValueError):
         return {}
-    return {k: v for k, v in data.items() if v is None or isinstance(v, str)} \
-        if isinstance(data, dict) else {}
+    return (
+        {k: v for k, v in data.items() if v is None or isinstance(v, str)}
+        if isinstance(data, dict)
+        else {}
+    )
 
 
 def remember_before(path: Path, old: str | None) -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # Code that logs a new kind of trouble adds its name here.
 EVENTS: dict[str, str] = {
     "hook_error": "a hook command failed; its exception was swallowed so the agent went on "
-                  "(fields: command, error, where)",
+    "(fields: command, error, where)",
     "hook_bad_input": "a hook got stdin it could not parse (fields: command, agent)",
     "hook_timeout": "a hook ran past its deadline and gave up (fields: command)",
     "pickup_truncated": "the pickup text hit its character cap (fields: chars, cap)",
@@ -39,7 +39,7 @@ EVENTS: dict[str, str] = {
     "pushed": "the automatic push sent this machine's snapshot (fields: remote, ref, commit)",
     "push_failed": "the automatic push after a checkpoint failed (fields: remote, error)",
     "config_error": "a hook found ~/.baker/config.toml broken and read only the default "
-                    "accounts (field: error)",
+    "accounts (field: error)",
 }
 FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
 TRUNCATIONS = ("pickup_truncated", "brief_truncated")
@@ -133,17 +133,23 @@ def audit(
 
         config, broken_config = config_or_defaults()
         if broken_config is not None:  # the audit goes on with the default accounts
-            problems.append(Problem(
-                level="error", check="config", message=broken_config,
-                fix="fix the file (`baker doctor` checks it); until then the hooks read only "
-                    "the default accounts"))
+            problems.append(
+                Problem(
+                    level="error",
+                    check="config",
+                    message=broken_config,
+                    fix="fix the file (`baker doctor` checks it); until then the hooks read only "
+                    "the default accounts",
+                )
+            )
     session, ref_mtime, trouble = _newest(store, adapters, config)
     problems += trouble
     problems += _suspects(root, now, session)
     problems += _checkpoints(store, session, ref_mtime, since)
     problems += _install(root, adapters, config)
-    return Report(days=days, since=_iso(since), events=dict(sorted(counts.items())),
-                  problems=problems)
+    return Report(
+        days=days, since=_iso(since), events=dict(sorted(counts.items())), problems=problems
+    )
 
 
 def _failures(logged: list[dict[str, Any]]) -> list[Problem]:
@@ -156,13 +162,19 @@ def _failures(logged: list[dict[str, Any]]) -> list[Problem]:
         last = items[-1]
         detail = last.get("error") or last.get("agent") or ""
         where = f" at {last['where']}" if last.get("where") else ""
-        out.append(Problem(
-            level="error" if name == "hook_error" else "warn", check="hooks", count=len(items),
-            message=(f"`baker {command}` {name.removeprefix('hook_').replace('_', ' ')} "
-                     f"{len(items)}×, last {last.get('t', '?')}{where}"
-                     + (f": {detail}" if detail else "")),
-            fix="see .baker/log/events.jsonl; run `baker doctor`",
-        ))
+        out.append(
+            Problem(
+                level="error" if name == "hook_error" else "warn",
+                check="hooks",
+                count=len(items),
+                message=(
+                    f"`baker {command}` {name.removeprefix('hook_').replace('_', ' ')} "
+                    f"{len(items)}×, last {last.get('t', '?')}{where}"
+                    + (f": {detail}" if detail else "")
+                ),
+                fix="see .baker/log/events.jsonl; run `baker doctor`",
+            )
+        )
     return out
 
 
@@ -177,19 +189,31 @@ def _pushes(logged: list[dict[str, Any]]) -> list[Problem]:
     if not failed:
         return []
     last = failed[-1]
-    return [Problem(
-        level="warn", check="push", count=len(failed),
-        message=(f"automatic push to {last.get('remote', '?')} failed {len(failed)}×, last "
-                 f"{last.get('t', '?')}: {last.get('error', '?')}"),
-        fix="run `baker push` by hand to see git's own message (credentials, network)")]
+    return [
+        Problem(
+            level="warn",
+            check="push",
+            count=len(failed),
+            message=(
+                f"automatic push to {last.get('remote', '?')} failed {len(failed)}×, last "
+                f"{last.get('t', '?')}: {last.get('error', '?')}"
+            ),
+            fix="run `baker push` by hand to see git's own message (credentials, network)",
+        )
+    ]
 
 
 def _truncations(counts: Counter[str]) -> list[Problem]:
     return [
-        Problem(level="info", check="truncation", count=counts[name],
-                message=f"{name.replace('_', ' ')} {counts[name]}×: {EVENTS[name].split(' (')[0]}",
-                fix="shorten the note, or raise [brief] budget-tokens in ~/.baker/config.toml")
-        for name in TRUNCATIONS if counts[name]
+        Problem(
+            level="info",
+            check="truncation",
+            count=counts[name],
+            message=f"{name.replace('_', ' ')} {counts[name]}×: {EVENTS[name].split(' (')[0]}",
+            fix="shorten the note, or raise [brief] budget-tokens in ~/.baker/config.toml",
+        )
+        for name in TRUNCATIONS
+        if counts[name]
     ]
 
 
@@ -208,11 +232,15 @@ def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
         if n < NOISY_TRAP or trap in acted or trap not in patterns:
             continue
         label = f"{trap} ({patterns[trap]})"
-        out.append(Problem(
-            level="warn", check="traps", count=n,
-            message=f"trap {label} was delivered {n}× and never acted on",
-            fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
-        ))
+        out.append(
+            Problem(
+                level="warn",
+                check="traps",
+                count=n,
+                message=f"trap {label} was delivered {n}× and never acted on",
+                fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
+            )
+        )
     return out
 
 
@@ -231,8 +259,9 @@ def _trap_patterns(root: Path) -> dict[str, str]:
     return out
 
 
-def _newest(store: Store, adapters: Mapping[str, Adapter],
-            config: Any) -> tuple[Any | None, float, list[Problem]]:
+def _newest(
+    store: Store, adapters: Mapping[str, Adapter], config: Any
+) -> tuple[Any | None, float, list[Problem]]:
     """The project's newest session (read), its file's mtime, and why it could not be read."""
     from continuity_core.sessions import newest, read_session
 
@@ -242,8 +271,17 @@ def _newest(store: Store, adapters: Mapping[str, Adapter],
             return None, 0.0, []
         session = read_session(found.adapter, found.ref, store if store.exists else None)
     except Exception as e:  # audit reports; it never fails on an adapter's bug
-        return None, 0.0, [Problem(level="warn", check="checkpoints",
-                                   message=f"cannot read the newest session: {e}")]
+        return (
+            None,
+            0.0,
+            [
+                Problem(
+                    level="warn",
+                    check="checkpoints",
+                    message=f"cannot read the newest session: {e}",
+                )
+            ],
+        )
     return session, found.ref.mtime, []
 
 
@@ -263,41 +301,57 @@ def _suspects(root: Path, now: dt.datetime, session: Any | None) -> list[Problem
     marked = [line.strip() for line in text.splitlines() if "SUSPECT" in line]
     if marked:
         stale = age_h >= STALE_SUSPECT_HOURS
-        out.append(Problem(
-            level="warn" if stale else "info", check="note", count=len(marked),
-            message=(f"{note_mod.NOTE_PATH} has {len(marked)} SUSPECT marker(s), "
-                     f"{f'untouched for {age_h:.0f} h' if stale else 'recent'}: "
-                     f"{marked[0][:120]}"),
-            fix="check whether that action already ran, then `baker now TEXT`",
-        ))
+        out.append(
+            Problem(
+                level="warn" if stale else "info",
+                check="note",
+                count=len(marked),
+                message=(
+                    f"{note_mod.NOTE_PATH} has {len(marked)} SUSPECT marker(s), "
+                    f"{f'untouched for {age_h:.0f} h' if stale else 'recent'}: "
+                    f"{marked[0][:120]}"
+                ),
+                fix="check whether that action already ran, then `baker now TEXT`",
+            )
+        )
     executed = getattr(note_mod, "executed", None)
     if session is not None and executed is not None:
         note = note_mod.parse(text)
         action = note.get("Now")
         call = executed(action, session, note.meta.get("updated") or None) if action else None
         if call is not None:
-            out.append(Problem(
-                level="warn", check="note",
-                message=(f"Now is SUSPECT: {session.agent} session {session.session_id[:12]} "
-                         f"already ran {call.name}"
-                         + (f" at {call.timestamp}" if call.timestamp else "")
-                         + f", and the note was not updated since: {action[:100]}"),
-                fix="check that action's effect, then `baker now \"the next action\"`",
-            ))
+            out.append(
+                Problem(
+                    level="warn",
+                    check="note",
+                    message=(
+                        f"Now is SUSPECT: {session.agent} session {session.session_id[:12]} "
+                        f"already ran {call.name}"
+                        + (f" at {call.timestamp}" if call.timestamp else "")
+                        + f", and the note was not updated since: {action[:100]}"
+                    ),
+                    fix='check that action\'s effect, then `baker now "the next action"`',
+                )
+            )
     return out
 
 
-def _checkpoints(store: Store, session: Any | None, ref_mtime: float,
-                 since: dt.datetime) -> list[Problem]:
+def _checkpoints(
+    store: Store, session: Any | None, ref_mtime: float, since: dt.datetime
+) -> list[Problem]:
     """Compare the newest session's turns with the checkpoints written for it."""
     if not store.exists:
-        return [Problem(level="warn", check="checkpoints",
-                        message=f"{store.root} has no .baker/: hooks cannot checkpoint here",
-                        fix="run `baker init`")]
+        return [
+            Problem(
+                level="warn",
+                check="checkpoints",
+                message=f"{store.root} has no .baker/: hooks cannot checkpoint here",
+                fix="run `baker init`",
+            )
+        ]
     if session is None:
         return []
-    updated = (_parse(session.updated_at or "")
-               or dt.datetime.fromtimestamp(ref_mtime, dt.UTC))
+    updated = _parse(session.updated_at or "") or dt.datetime.fromtimestamp(ref_mtime, dt.UTC)
     if updated < since:
         return []
     mine = []
@@ -312,21 +366,38 @@ def _checkpoints(store: Store, session: Any | None, ref_mtime: float,
     expected = min(turns, KEEP_CHECKPOINTS)
     label = f"{session.agent} session {session.session_id[:12]}"
     if not mine and turns:
-        return [Problem(level="warn", check="checkpoints", count=turns,
-                        message=f"{label} had {turns} turn(s) and no checkpoint",
-                        fix="the hooks are not firing here: `baker doctor`, then `baker sync`")]
+        return [
+            Problem(
+                level="warn",
+                check="checkpoints",
+                count=turns,
+                message=f"{label} had {turns} turn(s) and no checkpoint",
+                fix="the hooks are not firing here: `baker doctor`, then `baker sync`",
+            )
+        ]
     out = []
     if len(mine) < expected:
-        out.append(Problem(level="warn", check="checkpoints", count=expected - len(mine),
-                           message=f"{label}: {len(mine)} checkpoint(s) for {turns} turn(s)",
-                           fix="some turns ended without the checkpoint hook: `baker doctor`"))
+        out.append(
+            Problem(
+                level="warn",
+                check="checkpoints",
+                count=expected - len(mine),
+                message=f"{label}: {len(mine)} checkpoint(s) for {turns} turn(s)",
+                fix="some turns ended without the checkpoint hook: `baker doctor`",
+            )
+        )
     times = [when for when in map(_parse, mine) if when is not None]
     last = max(times, default=None)
     if last is not None and (updated - last).total_seconds() > CHECKPOINT_SLACK_S:
-        out.append(Problem(level="warn", check="checkpoints",
-                           message=f"{label}: the last turn ({_iso(updated)}) has no checkpoint "
-                                   f"(newest {_iso(last)})",
-                           fix="check the turn-end hook with `baker doctor`"))
+        out.append(
+            Problem(
+                level="warn",
+                check="checkpoints",
+                message=f"{label}: the last turn ({_iso(updated)}) has no checkpoint "
+                f"(newest {_iso(last)})",
+                fix="check the turn-end hook with `baker doctor`",
+            )
+        )
     return out
 
 
@@ -346,8 +417,9 @@ def _install(root: Path, adapters: Mapping[str, Adapter], config: Any) -> list[P
         try:
             findings = adapter.doctor(root, adapter.accounts(config))
         except Exception as e:  # one adapter's bug is one line, never the whole report
-            out.append(Problem(level="warn", check="install",
-                               message=f"{name}: doctor failed: {e}"))
+            out.append(
+                Problem(level="warn", check="install", message=f"{name}: doctor failed: {e}")
+            )
             continue
         for f in findings:
             if f.level in ("warn", "error"):

@@ -19,8 +19,17 @@ from continuity_core.schemas.handoff import Attempt, Section
 from continuity_core.schemas.session import Session, SessionRef, ToolCall
 from continuity_core.schemas.trap import Trap
 
-__all__ = ["Attempt", "Brief", "Section", "build", "call_text", "fit", "git_section", "render",
-           "session_sections"]
+__all__ = [
+    "Attempt",
+    "Brief",
+    "Section",
+    "build",
+    "call_text",
+    "fit",
+    "git_section",
+    "render",
+    "session_sections",
+]
 
 DEFAULT_BUDGET_TOKENS = 8000  # ≈ 32 KiB
 CHARS_PER_TOKEN = 4
@@ -90,8 +99,10 @@ def git_section(git: GitFacts) -> str:
     else:
         lines.append("- working tree clean")
     if len(git.worktrees) > 1:
-        lines.append("- worktrees: " + ", ".join(
-            f"{w.path} ({w.branch or 'detached'})" for w in git.worktrees))
+        lines.append(
+            "- worktrees: "
+            + ", ".join(f"{w.path} ({w.branch or 'detached'})" for w in git.worktrees)
+        )
     return "\n".join(lines)
 
 
@@ -101,32 +112,49 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     if session.todos:
         marks = {"completed": "x", "in_progress": "~", "cancelled": "-"}
         body = "\n".join(
-            f"- [{marks.get(t.status, ' ')}] {t.content} ({t.status})" for t in session.todos)
-        out.append(Section(key="todos", title="The agent's todo list", source=raw, body=body,
-                           priority=80))
+            f"- [{marks.get(t.status, ' ')}] {t.content} ({t.status})" for t in session.todos
+        )
+        out.append(
+            Section(key="todos", title="The agent's todo list", source=raw, body=body, priority=80)
+        )
     if session.files_edited or session.unread_bytes:
-        lines = [f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
-                 f"{f', {f.count}×' if f.count > 1 else ''})" for f in session.files_edited]
+        lines = [
+            f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
+            f"{f', {f.count}×' if f.count > 1 else ''})"
+            for f in session.files_edited
+        ]
         if session.unread_bytes:
-            lines.append(f"- (the transcript was read from its last part only: edits in its "
-                         f"first {_mib(session.unread_bytes)} are not listed)")
-        out.append(Section(key="files", title="Files edited", source=raw,
-                           body="\n".join(lines), priority=70))
+            lines.append(
+                f"- (the transcript was read from its last part only: edits in its "
+                f"first {_mib(session.unread_bytes)} are not listed)"
+            )
+        out.append(
+            Section(
+                key="files", title="Files edited", source=raw, body="\n".join(lines), priority=70
+            )
+        )
     interrupted = _interrupted(session)
     if unrecorded is not None:
         what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
         interrupted = (interrupted + "\n" if interrupted else "") + (
             f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
             "transcript never recorded it (seen by the pre-tool hook only; the agent likely "
-            f"died while it ran):\n{_fence(what)}")
+            f"died while it ran):\n{_fence(what)}"
+        )
     if interrupted:
-        out.append(Section(key="interrupted", title="Interrupted", source=raw,
-                           body=interrupted, priority=90))
+        out.append(
+            Section(
+                key="interrupted", title="Interrupted", source=raw, body=interrupted, priority=90
+            )
+        )
     total = max(session.compactions_total, len(session.compactions))
     if total:
         # the count covers the whole file, or says which part it covers
-        part = (f" in the part read (its first {_mib(session.unread_bytes)} were not read)"
-                if session.unread_bytes and not session.compactions_scanned else "")
+        part = (
+            f" in the part read (its first {_mib(session.unread_bytes)} were not read)"
+            if session.unread_bytes and not session.compactions_scanned
+            else ""
+        )
         body = f"- compacted {'once' if total == 1 else f'{total} times'}{part}"
         last = session.compactions[-1] if session.compactions else None
         if last is None:
@@ -137,27 +165,29 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
                 how.append(f"at {last.pre_tokens:,} tokens")
             body += f"; the last time {', '.join(how)}"
             if last.summary and last.summary.strip():
-                body += ("; its summary of the earlier work:\n"
-                         + _fence(last.summary.strip()[:3000]))
-        out.append(Section(key="compaction", title="Compaction", source=raw, body=body,
-                           priority=30))
+                body += "; its summary of the earlier work:\n" + _fence(last.summary.strip()[:3000])
+        out.append(
+            Section(key="compaction", title="Compaction", source=raw, body=body, priority=30)
+        )
     exchange = _exchange(session)
     if exchange:
-        out.append(Section(key="exchange", title="Last exchange", source=raw,
-                           body=exchange, priority=20))
+        out.append(
+            Section(key="exchange", title="Last exchange", source=raw, body=exchange, priority=20)
+        )
     return out
 
 
 def _interrupted(session: Session) -> str:
     lines: list[str] = []
     for call in session.pending_calls:
-        lines.append(f"- tool call `{call.name}` started and never returned a result:\n"
-                     f"{_fence(redact(call_text(call)[:2000]))}")
+        lines.append(
+            f"- tool call `{call.name}` started and never returned a result:\n"
+            f"{_fence(redact(call_text(call)[:2000]))}"
+        )
     if session.ended_on_limit and session.last_error:
         err = session.last_error
         when = f" — resets at {err.reset_at}" if err.reset_at else ""
-        lines.append(f"- the session ended on a {err.kind.replace('_', ' ')}{when}: "
-                     f"{err.message}")
+        lines.append(f"- the session ended on a {err.kind.replace('_', ' ')}{when}: {err.message}")
     elif session.last_error:
         lines.append(f"- last API error ({session.last_error.kind}): {session.last_error.message}")
     if session.turn_incomplete and not lines:
@@ -172,11 +202,15 @@ def _lineage(session: Session) -> str:
         out += f"\n- forked from session {session.forked_from} " + {
             "all": "(its history before the fork is included here)",
             "part": "(only the newest part of its history before the fork is included here)",
-        }.get(session.fork_history or "", "(its history before the fork could not be "
-                                          "read: only the fork's own records are here)")
+        }.get(
+            session.fork_history or "",
+            "(its history before the fork could not be read: only the fork's own records are here)",
+        )
     if session.archived:
-        out += ("\n- archived by the agent: it cannot continue this session natively until it "
-                "is unarchived")
+        out += (
+            "\n- archived by the agent: it cannot continue this session natively until it "
+            "is unarchived"
+        )
     return out
 
 
@@ -184,8 +218,10 @@ def _failed_lines(failed: list[Attempt] | None) -> str:
     """Newer sessions that failed before doing work: named, never taken for the work."""
     if not failed:
         return ""
-    lines = [f"\n- newer attempt{'s' if len(failed) > 1 else ''} that did no work "
-             "(this brief is about the session above):"]
+    lines = [
+        f"\n- newer attempt{'s' if len(failed) > 1 else ''} that did no work "
+        "(this brief is about the session above):"
+    ]
     lines += [f"  - {a.summary}" for a in failed]
     return "\n".join(lines)
 
@@ -200,7 +236,8 @@ def _usage_line(session: Session) -> str:
         models = ", ".join(f"{m} {n:,} tokens" for m, n in session.model_tokens.items())
         cost = f"{session.cost_usd:.{2 if session.cost_usd >= 1 else 4}f}"
         line += f"\n- session cost so far (the agent's estimate): ${cost}" + (
-            f" ({models})" if models else "")
+            f" ({models})" if models else ""
+        )
     return line
 
 
@@ -218,15 +255,21 @@ def _no_request(session: Session) -> str:
     """Why a transcript read from its last part gives no request: say so, never stay silent."""
     skipped = _mib(session.unread_bytes)
     if session.request_sought == "none":
-        return (f"No request typed by the user is in this transcript: the part read holds "
-                f"none, and a search of the first {skipped} (not read) found none either.")
+        return (
+            f"No request typed by the user is in this transcript: the part read holds "
+            f"none, and a search of the first {skipped} (not read) found none either."
+        )
     if session.request_sought == "unreadable":
-        return (f"The latest request is not in the part read, and a search of the first "
-                f"{skipped} (not read) found none it could read: a long line there could not "
-                "be read from its start (read the transcript named above to find it).")
-    return (f"The latest request is not in the part read: the transcript was read from its "
-            f"last part only, and its first {skipped} were not searched for it (read the "
-            "transcript named above to find it).")
+        return (
+            f"The latest request is not in the part read, and a search of the first "
+            f"{skipped} (not read) found none it could read: a long line there could not "
+            "be read from its start (read the transcript named above to find it)."
+        )
+    return (
+        f"The latest request is not in the part read: the transcript was read from its "
+        f"last part only, and its first {skipped} were not searched for it (read the "
+        "transcript named above to find it)."
+    )
 
 
 def _exchange(session: Session) -> str:
@@ -236,15 +279,14 @@ def _exchange(session: Session) -> str:
     messages = session.messages
     marks = [i for i, m in enumerate(messages) if m.kind == "summary"]
     if marks:
-        messages = messages[marks[-1] + 1:]
+        messages = messages[marks[-1] + 1 :]
     latest = (session.latest_request or "").strip()
     for m in messages[-8:]:
         who = {"user": "user", "assistant": "agent"}.get(m.role, m.role)
         text = m.text
         if latest and m.role == "user" and m.text.strip() == latest:
             text = "(the latest request, quoted in full above)"
-        parts.append(f"[{who}{'' if m.kind in ('request', 'response') else ' ' + m.kind}]\n"
-                     f"{text}")
+        parts.append(f"[{who}{'' if m.kind in ('request', 'response') else ' ' + m.kind}]\n{text}")
     return _fence("\n\n".join(parts)) if parts else ""
 
 
@@ -265,71 +307,158 @@ def build(
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
 ) -> Brief:
     """Assemble the sections; everything in them is redacted."""
-    sections = [Section(key="first_move", title="First move", source="Continuity",
-                        body=FIRST_MOVE, priority=NEVER_CUT)]
+    sections = [
+        Section(
+            key="first_move",
+            title="First move",
+            source="Continuity",
+            body=FIRST_MOVE,
+            priority=NEVER_CUT,
+        )
+    ]
     if session is not None:
-        sections.append(Section(
-            key="source", title="Where this comes from", source="Continuity",
-            body=(f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
-                  f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
-                  f"- last activity: {session.updated_at or '?'}\n"
-                  f"- model: {session.model or '?'}{_usage_line(session)}"
-                  f"{_lineage(session)}{_failed_lines(failed)}"),
-            priority=NEVER_CUT))
+        sections.append(
+            Section(
+                key="source",
+                title="Where this comes from",
+                source="Continuity",
+                body=(
+                    f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
+                    f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
+                    f"- last activity: {session.updated_at or '?'}\n"
+                    f"- model: {session.model or '?'}{_usage_line(session)}"
+                    f"{_lineage(session)}{_failed_lines(failed)}"
+                ),
+                priority=NEVER_CUT,
+            )
+        )
     elif searched is not None:
         where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"
-        sections.append(Section(key="source", title="Where this comes from", source="Continuity",
-                                body="No agent transcript was found for this project. "
-                                     f"Searched:\n{where}", priority=NEVER_CUT))
+        sections.append(
+            Section(
+                key="source",
+                title="Where this comes from",
+                source="Continuity",
+                body=f"No agent transcript was found for this project. Searched:\n{where}",
+                priority=NEVER_CUT,
+            )
+        )
     if session is not None and session.latest_request:
-        sections.append(Section(
-            key="request", title="The user's latest request (verbatim)",
-            source=f"transcript of {session.agent} session {session.session_id} (raw data)",
-            body=_fence(session.latest_request), priority=NEVER_CUT))
+        sections.append(
+            Section(
+                key="request",
+                title="The user's latest request (verbatim)",
+                source=f"transcript of {session.agent} session {session.session_id} (raw data)",
+                body=_fence(session.latest_request),
+                priority=NEVER_CUT,
+            )
+        )
     elif session is not None and session.unread_bytes:
-        sections.append(Section(
-            key="request", title="The user's latest request",
-            source=f"transcript of {session.agent} session {session.session_id} (raw data)",
-            body=_no_request(session), priority=NEVER_CUT))
+        sections.append(
+            Section(
+                key="request",
+                title="The user's latest request",
+                source=f"transcript of {session.agent} session {session.session_id} (raw data)",
+                body=_no_request(session),
+                priority=NEVER_CUT,
+            )
+        )
     if note_text and note_text.strip():
-        sections.append(Section(key="note", title="The note (memory/hot.md)",
-                                source="written on purpose by the agents", body=note_text.strip(),
-                                priority=95))
-    sections.append(Section(key="repo", title="Repo state", source="live, read just now",
-                            body=git_section(git), priority=85))
+        sections.append(
+            Section(
+                key="note",
+                title="The note (memory/hot.md)",
+                source="written on purpose by the agents",
+                body=note_text.strip(),
+                priority=95,
+            )
+        )
+    sections.append(
+        Section(
+            key="repo",
+            title="Repo state",
+            source="live, read just now",
+            body=git_section(git),
+            priority=85,
+        )
+    )
     if checkpoint is not None:
         cp_git = checkpoint.git
-        sections.append(Section(
-            key="checkpoint", title="Latest automatic checkpoint", source=".baker/checkpoints",
-            body=(f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
-                  f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
-                  f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
-                  + (f"{plural(cp_git.dirty_count, 'uncommitted file')}" if cp_git.dirty_count
-                     else "working tree clean")),
-            priority=40))
+        sections.append(
+            Section(
+                key="checkpoint",
+                title="Latest automatic checkpoint",
+                source=".baker/checkpoints",
+                body=(
+                    f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
+                    f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
+                    f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
+                    + (
+                        f"{plural(cp_git.dirty_count, 'uncommitted file')}"
+                        if cp_git.dirty_count
+                        else "working tree clean"
+                    )
+                ),
+                priority=40,
+            )
+        )
     if saved_text:
-        sections.append(Section(key="saved", title="Latest saved checkpoint",
-                                source="written on purpose, may have drifted",
-                                body=saved_text or "", priority=60))
+        sections.append(
+            Section(
+                key="saved",
+                title="Latest saved checkpoint",
+                source="written on purpose, may have drifted",
+                body=saved_text or "",
+                priority=60,
+            )
+        )
     if session is not None:
         sections += session_sections(session, unrecorded)
     if traps:
         body = "\n".join(f"- `{t.pattern}`: {t.why}" for t in traps)
-        sections.append(Section(key="traps", title="Traps for the files touched",
-                                source=".baker/traps.jsonl (written on purpose)", body=body,
-                                priority=50))
+        sections.append(
+            Section(
+                key="traps",
+                title="Traps for the files touched",
+                source=".baker/traps.jsonl (written on purpose)",
+                body=body,
+                priority=50,
+            )
+        )
     for s in sections:
         s.body = redact(s.body)
-    order = {k: i for i, k in enumerate(
-        ["first_move", "source", "request", "note", "saved", "repo", "checkpoint", "todos", "files",
-         "interrupted", "traps", "compaction", "exchange"])}
+    order = {
+        k: i
+        for i, k in enumerate(
+            [
+                "first_move",
+                "source",
+                "request",
+                "note",
+                "saved",
+                "repo",
+                "checkpoint",
+                "todos",
+                "files",
+                "interrupted",
+                "traps",
+                "compaction",
+                "exchange",
+            ]
+        )
+    }
     sections.sort(key=lambda s: order.get(s.key, 99))
     brief = Brief(
-        created_at=created_at, project=project, session=ref, searched=searched or [],
+        created_at=created_at,
+        project=project,
+        session=ref,
+        searched=searched or [],
         latest_request=session.latest_request if session else None,
         ended_on_limit=bool(session and session.ended_on_limit),
         reset_at=session.last_error.reset_at if session and session.last_error else None,
-        failed_attempts=list(failed or []), sections=sections, budget_tokens=budget_tokens,
+        failed_attempts=list(failed or []),
+        sections=sections,
+        budget_tokens=budget_tokens,
     )
     fit(brief)
     return brief
@@ -344,8 +473,9 @@ def fit(brief: Brief) -> None:
     limit = brief.budget_tokens * CHARS_PER_TOKEN
 
     def size() -> int:
-        excess = sum(max(0, len(s.body) - REQUEST_FIT) for s in brief.sections
-                     if s.key == "request")
+        excess = sum(
+            max(0, len(s.body) - REQUEST_FIT) for s in brief.sections if s.key == "request"
+        )
         return len(render(brief)) - excess
 
     while size() > limit:
@@ -365,13 +495,17 @@ def render(brief: Brief) -> str:
     for s in brief.sections:
         out += [f"## {s.title}", f"_source: {s.source}_", "", s.body, ""]
     if brief.cut:
-        out += ["## Cut to fit the budget",
-                f"_{', '.join(brief.cut)} left out to stay within {brief.budget_tokens} tokens; "
-                "run `baker handoff --budget N` with a larger N to see them._", ""]
+        out += [
+            "## Cut to fit the budget",
+            f"_{', '.join(brief.cut)} left out to stay within {brief.budget_tokens} tokens; "
+            "run `baker handoff --budget N` with a larger N to see them._",
+            "",
+        ]
     return "\n".join(out).rstrip() + "\n"
 
 
 # --- the first prompt ----------------------------------------------------------------------
+
 
 class Prompt(msgspec.Struct, frozen=True):
     text: str
@@ -417,10 +551,12 @@ def essentials(text: str, path: Path, size: int, most: int) -> str:
     kept = [s for s in sections if s[0] in ESSENTIALS]
     others = [s[0] for s in sections if s[0] not in ESSENTIALS]
     rest = f"; only the file has {', '.join(others)}" if others else ""
-    pointer = (f"Read the file {path} whole before you do anything else: it is the handoff "
-               f"brief for this session ({size} bytes; read every part of it, in several reads "
-               f"if needed). Its essentials are below, some cut short{rest}. Then confirm the "
-               "plan in it with me before continuing the work.")
+    pointer = (
+        f"Read the file {path} whole before you do anything else: it is the handoff "
+        f"brief for this session ({size} bytes; read every part of it, in several reads "
+        f"if needed). Its essentials are below, some cut short{rest}. Then confirm the "
+        "plan in it with me before continuing the work."
+    )
     scale = 1.0
     while True:
         out = ["# Handoff brief", "", *head, pointer, ""]
@@ -474,8 +610,10 @@ def _clip(body: str, most: int) -> str:
     if len(ticks) >= 3 and len(lines) > 2 and lines[-1].strip() == ticks:
         inner = "\n".join(lines[1:-1]).encode()
         shown = inner[: max(0, most - 200)].decode(errors="ignore")
-        return (f"{lines[0]}\n{shown}\n{lines[-1]}\n_(cut here: {len(shown.encode()):,} of "
-                f"{len(inner):,} bytes shown; the whole text is in the brief file)_")
+        return (
+            f"{lines[0]}\n{shown}\n{lines[-1]}\n_(cut here: {len(shown.encode()):,} of "
+            f"{len(inner):,} bytes shown; the whole text is in the brief file)_"
+        )
     kept: list[str] = []
     used = 0
     fence: str | None = None

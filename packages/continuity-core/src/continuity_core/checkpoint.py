@@ -77,8 +77,13 @@ def remind(store: Store, session: Session) -> None:
         limits = usage.thresholds(config_or_defaults()[0].usage)
     except BakerError:
         limits = usage.thresholds()
-    report = usage.level_for(session.usage, limits, source="checkpoint", agent=session.agent,
-                             session_id=session.session_id)
+    report = usage.level_for(
+        session.usage,
+        limits,
+        source="checkpoint",
+        agent=session.agent,
+        session_id=session.session_id,
+    )
     path = store.path(REMINDER)
     if report.level in usage.LEVELS:
         store.write_json(path, report)

@@ -62,8 +62,10 @@ def _decode(data: bytes, path: Path) -> GlobalConfig:
         if bad is not None:
             line, _ = locate(data.decode(errors="replace"), ["transcripts"], agent)
             at = f", line {line}" if line else ""
-            raise ConfigError(f"{_shown(path)}{at}: [transcripts] {agent} holds {bad!r}, which "
-                              "must be an absolute path or start with ~")
+            raise ConfigError(
+                f"{_shown(path)}{at}: [transcripts] {agent} holds {bad!r}, which "
+                "must be an absolute path or start with ~"
+            )
     return config
 
 
@@ -78,9 +80,14 @@ def config_or_defaults(path: Path | None = None) -> tuple[GlobalConfig, str | No
 
 # msgspec's words for TOML types, as a person writing the file reads them.
 _TYPES = {
-    "int": "a whole number", "float": "a number", "str": "a quoted string",
-    "bool": "true or false", "array": "a list [...]", "object": "a table",
-    "null": "nothing", "datetime": "a date",
+    "int": "a whole number",
+    "float": "a number",
+    "str": "a quoted string",
+    "bool": "true or false",
+    "array": "a list [...]",
+    "object": "a table",
+    "null": "nothing",
+    "datetime": "a date",
 }
 _WHERE = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
@@ -95,8 +102,15 @@ def explain(e: msgspec.ValidationError, path: Path, text: str = "") -> str:
     m = _WHERE.search(raw)
     # `$.transcripts.claude[0]`, `$.accounts[...].dir`: list indexes dropped, and msgspec does
     # not say which account, so that is found by validating each.
-    where = [p for p in re.findall(r"\[\.\.\.\]|\[\d+\]|[^.\[]+", m.group("path"))
-             if not p.startswith("[") or p == "[...]"] if m else []
+    where = (
+        [
+            p
+            for p in re.findall(r"\[\.\.\.\]|\[\d+\]|[^.\[]+", m.group("path"))
+            if not p.startswith("[") or p == "[...]"
+        ]
+        if m
+        else []
+    )
     where = [_bad_account(text) if p == "[...]" else p for p in where]
     raw = raw[: m.start()] if m else raw
     key, what = "", raw
@@ -161,7 +175,7 @@ def _type_words(names: str) -> str:
 def _shown(path: Path) -> str:
     home = str(Path.home())
     text = str(path)
-    return "~" + text[len(home):] if text.startswith(home + "/") else text
+    return "~" + text[len(home) :] if text.startswith(home + "/") else text
 
 
 def _suggest(key: str, where: list[str]) -> str:
@@ -170,20 +184,27 @@ def _suggest(key: str, where: list[str]) -> str:
 
     owner: Any = GlobalConfig
     for part in where:
-        info = {f.encode_name: f.type for f in msgspec.structs.fields(owner)} \
-            if isinstance(owner, type) and issubclass(owner, msgspec.Struct) else {}
+        info = (
+            {f.encode_name: f.type for f in msgspec.structs.fields(owner)}
+            if isinstance(owner, type) and issubclass(owner, msgspec.Struct)
+            else {}
+        )
         owner = info.get(part)
         if owner is None:
             return ""
-    fields = {f.encode_name: f.type for f in msgspec.structs.fields(owner)} \
-        if isinstance(owner, type) and issubclass(owner, msgspec.Struct) else {}
+    fields = (
+        {f.encode_name: f.type for f in msgspec.structs.fields(owner)}
+        if isinstance(owner, type) and issubclass(owner, msgspec.Struct)
+        else {}
+    )
     close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
     if not close:
         return ""
     hit = close[0]
     kind = fields[hit]
-    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) \
-        or str(kind).startswith("dict")
+    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) or str(
+        kind
+    ).startswith("dict")
     return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
 
 

@@ -32,8 +32,14 @@ def run(start: Path | None = None) -> list[Finding]:
     out += [Finding(level="error", message=f"not used: {e}") for e in refused]
     try:
         config = load_config()
-        out.append(Finding(level="ok", message=f"config {config_path()} is valid"
-                           if config_path().exists() else "no ~/.baker/config.toml (defaults)"))
+        out.append(
+            Finding(
+                level="ok",
+                message=f"config {config_path()} is valid"
+                if config_path().exists()
+                else "no ~/.baker/config.toml (defaults)",
+            )
+        )
     except BakerError as e:
         out.append(Finding(level="error", message=str(e)))
         config = GlobalConfig()
@@ -42,8 +48,13 @@ def run(start: Path | None = None) -> list[Finding]:
         out += _store(store)
     adapters, broken = load_all()
     if not adapters and not broken:
-        out.append(Finding(level="warn", message="no agent adapters installed",
-                           fix='pip install "continuity-cli[all]"'))
+        out.append(
+            Finding(
+                level="warn",
+                message="no agent adapters installed",
+                fix='pip install "continuity-cli[all]"',
+            )
+        )
     out += [Finding(level="error", message=err) for err in broken.values()]
     out += _accounts(config, [*adapters, *broken])
     out += _rotation(config, adapters)
@@ -52,10 +63,13 @@ def run(start: Path | None = None) -> list[Finding]:
         for account in accounts:
             exists = Path(account.dir).is_dir()
             count = sum(1 for _ in adapter.discover(root, [account])) if exists else 0
-            out.append(Finding(
-                level="ok" if exists else "info",
-                message=f"{name}: account {account.name} ({account.dir}): "
-                        + (f"{count} session(s) of this project" if exists else "not present")))
+            out.append(
+                Finding(
+                    level="ok" if exists else "info",
+                    message=f"{name}: account {account.name} ({account.dir}): "
+                    + (f"{count} session(s) of this project" if exists else "not present"),
+                )
+            )
         try:
             out += adapter.doctor(root, accounts)
         except Exception as e:  # one adapter's failure is its own finding
@@ -79,15 +93,26 @@ def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Fin
         adapter = adapters.get(agent)
         if adapter is None:
             near = difflib.get_close_matches(agent, list(adapters), n=1)
-            out.append(Finding(level="error", message=f"{where} names no installed agent",
-                               fix=f"write {near[0]!r}" if near else
-                               f"use one of: {', '.join(sorted(adapters)) or 'none installed'}"))
+            out.append(
+                Finding(
+                    level="error",
+                    message=f"{where} names no installed agent",
+                    fix=f"write {near[0]!r}"
+                    if near
+                    else f"use one of: {', '.join(sorted(adapters)) or 'none installed'}",
+                )
+            )
             continue
         try:
             limits.resolve(text, config, adapter)
         except BakerError as e:
-            out.append(Finding(level="error", message=f"{where}: {e}",
-                               fix="add the account under [accounts], or fix the entry"))
+            out.append(
+                Finding(
+                    level="error",
+                    message=f"{where}: {e}",
+                    fix="add the account under [accounts], or fix the entry",
+                )
+            )
     return out
 
 
@@ -102,35 +127,53 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
     for name, account in config.accounts.items():
         if account.agent not in agents:
             near = difflib.get_close_matches(account.agent, agents, n=1)
-            hint = f'agent = "{near[0]}"' if near else \
-                f"one of: {', '.join(sorted(agents)) or 'no adapter is installed'}"
-            out.append(Finding(
-                level="error",
-                message=f"{where}{name}]: agent = {account.agent!r} is not an installed agent",
-                fix=f"write {hint}, or install that agent's adapter"))
+            hint = (
+                f'agent = "{near[0]}"'
+                if near
+                else f"one of: {', '.join(sorted(agents)) or 'no adapter is installed'}"
+            )
+            out.append(
+                Finding(
+                    level="error",
+                    message=f"{where}{name}]: agent = {account.agent!r} is not an installed agent",
+                    fix=f"write {hint}, or install that agent's adapter",
+                )
+            )
         folder = Path(expand(account.dir))
         if not folder.is_dir():
-            out.append(Finding(
-                level="error",
-                message=f"{where}{name}]: dir = {account.dir!r}: "
-                        + ("not a folder" if folder.exists() else "no such folder"),
-                fix="point it at the agent's config folder for that account "
-                    "(e.g. ~/.agent-work), or remove the account"))
+            out.append(
+                Finding(
+                    level="error",
+                    message=f"{where}{name}]: dir = {account.dir!r}: "
+                    + ("not a folder" if folder.exists() else "no such folder"),
+                    fix="point it at the agent's config folder for that account "
+                    "(e.g. ~/.agent-work), or remove the account",
+                )
+            )
     for agent, folders in config.transcripts.items():
         if agent not in agents:
             near = difflib.get_close_matches(agent, agents, n=1)
-            out.append(Finding(level="error",
-                               message=f"{config_path()} [transcripts] {agent}: not an installed "
-                                       "agent; nothing is read for it",
-                               fix=f"write {near[0]} = [...]" if near else
-                                   f"one of: {', '.join(sorted(agents)) or 'no adapter'}"))
+            out.append(
+                Finding(
+                    level="error",
+                    message=f"{config_path()} [transcripts] {agent}: not an installed "
+                    "agent; nothing is read for it",
+                    fix=f"write {near[0]} = [...]"
+                    if near
+                    else f"one of: {', '.join(sorted(agents)) or 'no adapter'}",
+                )
+            )
             continue
         for raw in folders:
             if not Path(expand(raw)).is_dir():
-                out.append(Finding(level="warn",
-                                   message=f"{config_path()} [transcripts] {agent}: {raw!r} is "
-                                           "not a folder; nothing is read from it",
-                                   fix="fix the path or remove it"))
+                out.append(
+                    Finding(
+                        level="warn",
+                        message=f"{config_path()} [transcripts] {agent}: {raw!r} is "
+                        "not a folder; nothing is read from it",
+                        fix="fix the path or remove it",
+                    )
+                )
     return out
 
 
@@ -153,41 +196,65 @@ def _home_problems() -> list[Any]:
 def _baker_on_path() -> list[Finding]:
     exe = shutil.which("baker")
     if exe is None:
-        return [Finding(level="error",
-                        message="`baker` is not on PATH, so agent hooks cannot run it",
-                        fix="run `python3 scripts/dev.py install` in a Continuity checkout "
-                            "(or put the venv's bin on PATH)")]
+        return [
+            Finding(
+                level="error",
+                message="`baker` is not on PATH, so agent hooks cannot run it",
+                fix="run `python3 scripts/dev.py install` in a Continuity checkout "
+                "(or put the venv's bin on PATH)",
+            )
+        ]
     try:
         ran = subprocess.run([exe, "--version"], capture_output=True, timeout=20, check=False)
         ok = ran.returncode == 0
     except (OSError, subprocess.SubprocessError):
         ok = False
     if not ok:
-        return [Finding(level="error", message=f"{exe} does not run",
-                        fix="reinstall continuity-cli")]
+        return [
+            Finding(level="error", message=f"{exe} does not run", fix="reinstall continuity-cli")
+        ]
     return [Finding(level="ok", message=f"hooks will run {exe}")]
 
 
 def _store(store: Store) -> list[Finding]:
     if not store.exists:
-        return [Finding(level="warn", message=f"{store.root} is not initialized",
-                        fix="run `baker init` at the repository root")]
+        return [
+            Finding(
+                level="warn",
+                message=f"{store.root} is not initialized",
+                fix="run `baker init` at the repository root",
+            )
+        ]
     out: list[Finding] = []
     loose = [p for p in [store.dir, *store.dir.rglob("*")] if is_loose(p)]
     if loose:
-        out.append(Finding(level="warn", message=f"{len(loose)} store path(s) readable by others, "
-                           f"e.g. {loose[0]}", fix=f"chmod -R go-rwx {store.dir}"))
+        out.append(
+            Finding(
+                level="warn",
+                message=f"{len(loose)} store path(s) readable by others, e.g. {loose[0]}",
+                fix=f"chmod -R go-rwx {store.dir}",
+            )
+        )
     else:
         out.append(Finding(level="ok", message=f"{store.dir} is private"))
     latest = store.checkpoint_paths()[:1]
     if not latest:
-        out.append(Finding(level="info", message="no checkpoint yet: hooks have not fired",
-                           fix="run a turn in your agent, then `baker doctor` again"))
+        out.append(
+            Finding(
+                level="info",
+                message="no checkpoint yet: hooks have not fired",
+                fix="run a turn in your agent, then `baker doctor` again",
+            )
+        )
     else:
         age = dt.datetime.now().timestamp() - os.path.getmtime(latest[0])
         hours = age / 3600
-        out.append(Finding(level="warn" if hours > STALE_CHECKPOINT_H else "ok",
-                           message=f"newest checkpoint is {_age(age)} old"))
+        out.append(
+            Finding(
+                level="warn" if hours > STALE_CHECKPOINT_H else "ok",
+                message=f"newest checkpoint is {_age(age)} old",
+            )
+        )
     return out
 
 

@@ -33,8 +33,14 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write(path: StrPath, data: bytes | str, *, mode: int = FILE_MODE,
-                 durable: bool = True, keep_mode: bool = True) -> None:
+def atomic_write(
+    path: StrPath,
+    data: bytes | str,
+    *,
+    mode: int = FILE_MODE,
+    durable: bool = True,
+    keep_mode: bool = True,
+) -> None:
     """Replace `path` with `data` so readers see the old or the new file, never a torn one.
 
     Temp file in the same folder, fsync, `os.replace`, then fsync of the folder. `mode` is
@@ -63,7 +69,7 @@ def atomic_write(path: StrPath, data: bytes | str, *, mode: int = FILE_MODE,
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
         finally:
@@ -131,7 +137,6 @@ def backup_beside(path: Path) -> Path:
     return backup
 
 
-
 def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None = None) -> str:
     """The hex digest that names a scratch file or fingerprints a file (not security): the
     same digest as hashlib's, from the builtin `_sha1`, `_sha2` (`_sha256` on 3.11) or
@@ -149,6 +154,7 @@ def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None =
 
         def make(data: bytes, **sized: Any) -> Any:
             return hashlib.new(algorithm, data, **sized)
+
     sized = {} if digest_size is None else {"digest_size": digest_size}
     digest: str = make(data, **sized).hexdigest()
     return digest

@@ -22,8 +22,14 @@ DIRTY_CAP = 50
 COMMIT_TEXT_MAX = 1 << 20  # what is inflated of a loose commit to read its subject
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 # Variables that change how git finds the repository: with one set, git itself is asked.
-_DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
-                  "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY")
+_DISCOVERY_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_OBJECT_DIRECTORY",
+)
 
 
 class _Git:
@@ -45,18 +51,29 @@ def _spawn(cwd: Path, *args: str) -> _Git | None:
         import subprocess
 
         try:
-            return _Git(proc=subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                              stderr=subprocess.DEVNULL,
-                                              stdin=subprocess.DEVNULL, env=env))
+            return _Git(
+                proc=subprocess.Popen(
+                    argv,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                )
+            )
         except OSError:  # git missing
             return None
     read, write = os.pipe()  # both close on exec: the child keeps only its stdout copy
     try:
-        pid = os.posix_spawnp("git", argv, env, file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, write, 1),
-            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-        ])
+        pid = os.posix_spawnp(
+            "git",
+            argv,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+        )
     except OSError:  # git missing
         os.close(read)
         return None
@@ -125,8 +142,9 @@ def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> Git
     facts.root = top
     trees = _read_worktrees(found[1], refs) if worktrees and found else None
     if worktrees and trees is None:
-        trees = _parse_worktrees(_out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout)
-                                 or "")
+        trees = _parse_worktrees(
+            _out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout) or ""
+        )
     log_out, diff_out = _out(log, timeout), _out(diff, timeout)
     if subject is not None:
         facts.subject = subject
@@ -213,7 +231,7 @@ class _Refs:
         needle = f" {name}\n"
         at = text.find(needle)
         while at >= 0:
-            line = text[text.rfind("\n", 0, at) + 1:at]
+            line = text[text.rfind("\n", 0, at) + 1 : at]
             if line and line[0] not in "#^" and " " not in line:
                 return line
             at = text.find(needle, at + 1)
@@ -337,8 +355,9 @@ def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
 def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
     """Recount `+a −d in n tracked files` without the paths in `exclude`."""
     specs = [f":(exclude,literal){p}" for p in exclude]
-    out = _out(_spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff", "--", ".", *specs),
-               timeout)
+    out = _out(
+        _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff", "--", ".", *specs), timeout
+    )
     facts.files_changed = facts.insertions = facts.deletions = 0
     if out:
         _parse_shortstat(out, facts)

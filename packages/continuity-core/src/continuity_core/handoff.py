@@ -70,11 +70,19 @@ def make(
     latest = store.latest_checkpoint() if store.exists else None
     kept = latest.session if latest is not None else None
     try:
-        choice = choose(root, adapters, config, store if store.exists and write else None,
-                        agent=agent, account=account, session_id=session_id)
+        choice = choose(
+            root,
+            adapters,
+            config,
+            store if store.exists and write else None,
+            agent=agent,
+            account=account,
+            session_id=session_id,
+        )
     except NoMatch as e:
-        if kept is not None and kept_matches(kept, config, agent=agent, account=account,
-                                             session_id=session_id):
+        if kept is not None and kept_matches(
+            kept, config, agent=agent, account=account, session_id=session_id
+        ):
             choice = Choice()  # no transcript left, but the checkpoint kept that very session
         elif agent is None:
             raise
@@ -84,12 +92,21 @@ def make(
             raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
     errors += choice.errors
     session, ref = choice.session, choice.ref
-    if session is None and kept is not None and kept_matches(
-            kept, config, agent=agent, account=account, session_id=session_id):
+    if (
+        session is None
+        and kept is not None
+        and kept_matches(kept, config, agent=agent, account=account, session_id=session_id)
+    ):
         # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
         session = kept
-        ref = SessionRef(agent=kept.agent, account=kept.account, session_id=kept.session_id,
-                         path=kept.path, mtime=0.0, cwd=kept.cwd)
+        ref = SessionRef(
+            agent=kept.agent,
+            account=kept.account,
+            session_id=kept.session_id,
+            path=kept.path,
+            mtime=0.0,
+            cwd=kept.cwd,
+        )
     if session is not None:
         session = project_relative(session, root)
     note = note_mod.read(root)
@@ -99,39 +116,62 @@ def make(
     git = repo_facts(root)
     unrecorded = inflight.unrecorded(store, session) if store.exists and session else None
     built = brief_mod.build(
-        project=str(root), created_at=now_iso(), git=git, note_text=note_text,
-        session=session, ref=ref, searched=choice.searched, traps=traps,
+        project=str(root),
+        created_at=now_iso(),
+        git=git,
+        note_text=note_text,
+        session=session,
+        ref=ref,
+        searched=choice.searched,
+        traps=traps,
         failed=[_attempt(r, s) for r, s in choice.failed],
-        saved_text=saved_text, checkpoint=latest, unrecorded=unrecorded,
+        saved_text=saved_text,
+        checkpoint=latest,
+        unrecorded=unrecorded,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
     )
     sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
-    return Handoff(brief=built, session=session, adapter=choice.adapter, errors=errors, git=git,
-                   note={t: body for t, body in sections.items() if body}, traps=traps,
-                   unrecorded=unrecorded)
+    return Handoff(
+        brief=built,
+        session=session,
+        adapter=choice.adapter,
+        errors=errors,
+        git=git,
+        note={t: body for t, body in sections.items() if body},
+        traps=traps,
+        unrecorded=unrecorded,
+    )
 
 
 def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
     err = session.last_error
     return brief_mod.Attempt(
-        agent=ref.agent, account=ref.account, session_id=ref.session_id, state=state(session),
+        agent=ref.agent,
+        account=ref.account,
+        session_id=ref.session_id,
+        state=state(session),
         at=session.started_at or session.updated_at,
         reset_at=err.reset_at if err is not None and session.ended_on_limit else None,
-        summary=attempt_line(ref, session))
+        summary=attempt_line(ref, session),
+    )
 
 
-def from_machine(root: Path, machine: str, *, budget_tokens: int | None = None,
-                 narrowed: str | None = None) -> Handoff:
+def from_machine(
+    root: Path, machine: str, *, budget_tokens: int | None = None, narrowed: str | None = None
+) -> Handoff:
     """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
     compared with this checkout."""
     from continuity_core import machines
     from continuity_core.errors import BakerError
 
     if narrowed:
-        raise BakerError("--machine takes the brief of that machine's snapshot: it cannot be "
-                         "narrowed to an agent, account or session here")
-    return Handoff(brief=machines.brief_for(root, machine, budget_tokens), session=None,
-                   adapter=None)
+        raise BakerError(
+            "--machine takes the brief of that machine's snapshot: it cannot be "
+            "narrowed to an agent, account or session here"
+        )
+    return Handoff(
+        brief=machines.brief_for(root, machine, budget_tokens), session=None, adapter=None
+    )
 
 
 def structured(result: Handoff) -> HandoffDoc:
@@ -140,60 +180,98 @@ def structured(result: Handoff) -> HandoffDoc:
     from continuity_core.schemas import handoff as doc
 
     brief, session = result.brief, result.session
-    todos = [doc.Todo(content=redact(t.content), status=t.status)
-             for t in (session.todos if session else [])]
-    files = [doc.EditedFile(path=f.path, action=f.action, count=f.count, moved_to=f.moved_to)
-             for f in (session.files_edited if session else [])]
+    todos = [
+        doc.Todo(content=redact(t.content), status=t.status)
+        for t in (session.todos if session else [])
+    ]
+    files = [
+        doc.EditedFile(path=f.path, action=f.action, count=f.count, moved_to=f.moved_to)
+        for f in (session.files_edited if session else [])
+    ]
     interrupted: doc.Interrupted | None = None
     limit: doc.Limit | None = None
     source: doc.Source | None = None
     if session is not None:
         err = session.last_error
         found = doc.Interrupted(
-            calls=[doc.OpenCall(tool=c.name, what=redact(brief_mod.call_text(c)[:2000]),
-                                started_at=c.timestamp) for c in session.pending_calls],
-            error=doc.LastError(kind=err.kind, message=redact(err.message),
-                                reset_at=err.reset_at) if err else None,
-            turn_incomplete=session.turn_incomplete)
+            calls=[
+                doc.OpenCall(
+                    tool=c.name, what=redact(brief_mod.call_text(c)[:2000]), started_at=c.timestamp
+                )
+                for c in session.pending_calls
+            ],
+            error=doc.LastError(kind=err.kind, message=redact(err.message), reset_at=err.reset_at)
+            if err
+            else None,
+            turn_incomplete=session.turn_incomplete,
+        )
         if result.unrecorded is not None:
             u = result.unrecorded
             found.unrecorded = doc.OpenCall(
-                tool=u.tool_name, what=redact(u.command or ", ".join(u.paths)),
-                started_at=u.started_at)
+                tool=u.tool_name,
+                what=redact(u.command or ", ".join(u.paths)),
+                started_at=u.started_at,
+            )
         if found.calls or found.unrecorded or found.error or found.turn_incomplete:
             interrupted = found
         if session.ended_on_limit and err is not None:
             limit = doc.Limit(kind=err.kind, until=err.reset_at, message=redact(err.message))
-        source = doc.Source(agent=session.agent, account=session.account,
-                            session=session.session_id, transcript=session.path,
-                            updated_at=session.updated_at, model=session.model)
+        source = doc.Source(
+            agent=session.agent,
+            account=session.account,
+            session=session.session_id,
+            transcript=session.path,
+            updated_at=session.updated_at,
+            model=session.model,
+        )
     elif brief.session is not None:
         ref = brief.session
-        source = doc.Source(agent=ref.agent, account=ref.account, session=ref.session_id,
-                            transcript=ref.path)
+        source = doc.Source(
+            agent=ref.agent, account=ref.account, session=ref.session_id, transcript=ref.path
+        )
     if limit is None and brief.ended_on_limit:
         limit = doc.Limit(kind="usage_limit", until=brief.reset_at)
     repo: doc.RepoState | None = None
     if result.git is not None:
         g = result.git
         repo = doc.RepoState(
-            is_repo=g.is_repo, branch=g.branch, detached=g.detached,
+            is_repo=g.is_repo,
+            branch=g.branch,
+            detached=g.detached,
             last_commit=doc.Commit(sha=g.head, subject=g.subject or "") if g.head else None,
-            upstream=g.upstream, ahead=g.ahead, behind=g.behind, uncommitted=list(g.dirty),
-            uncommitted_count=g.dirty_count)
+            upstream=g.upstream,
+            ahead=g.ahead,
+            behind=g.behind,
+            uncommitted=list(g.dirty),
+            uncommitted_count=g.dirty_count,
+        )
     request = brief.latest_request
     return doc.HandoffDoc(
-        created_at=brief.created_at, project=brief.project,
-        latest_request=redact(request) if request else None, todos=todos, files_edited=files,
-        interrupted=interrupted, limit=limit, repo=repo,
-        note={title: redact(body) for title, body in result.note.items()}, source=source,
-        traps=[doc.TrapHit(id=t.id, pattern=t.pattern, kind=t.kind, why=redact(t.why))
-               for t in result.traps],
-        markdown=brief_mod.render(brief), warnings=list(result.errors),
-        failed_attempts=list(brief.failed_attempts), session=brief.session,
+        created_at=brief.created_at,
+        project=brief.project,
+        latest_request=redact(request) if request else None,
+        todos=todos,
+        files_edited=files,
+        interrupted=interrupted,
+        limit=limit,
+        repo=repo,
+        note={title: redact(body) for title, body in result.note.items()},
+        source=source,
+        traps=[
+            doc.TrapHit(id=t.id, pattern=t.pattern, kind=t.kind, why=redact(t.why))
+            for t in result.traps
+        ],
+        markdown=brief_mod.render(brief),
+        warnings=list(result.errors),
+        failed_attempts=list(brief.failed_attempts),
+        session=brief.session,
         searched=brief.searched,
-        ended_on_limit=brief.ended_on_limit, reset_at=brief.reset_at, sections=brief.sections,
-        cut=brief.cut, budget_tokens=brief.budget_tokens)
+        ended_on_limit=brief.ended_on_limit,
+        reset_at=brief.reset_at,
+        sections=brief.sections,
+        cut=brief.cut,
+        budget_tokens=brief.budget_tokens,
+    )
 
 
 def _traps_for(root: Path, session: Session | None) -> list[Any]:

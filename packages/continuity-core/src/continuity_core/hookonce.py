@@ -30,8 +30,9 @@ def marker_name(command: str, agent: str | None, payload: bytes, argv: list[str]
     """The marker of one hook call: equal for the duplicate calls of one event."""
     from continuity_core.fs import hexdigest  # hashlib's OpenSSL start-up costs a hook more
 
-    head = b"".join(part.encode("utf-8", "surrogateescape") + b"\0"
-                    for part in (command, agent or "", *argv))
+    head = b"".join(
+        part.encode("utf-8", "surrogateescape") + b"\0" for part in (command, agent or "", *argv)
+    )
     return hexdigest(head + payload, "sha256")[:40]
 
 

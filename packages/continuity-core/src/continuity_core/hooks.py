@@ -38,8 +38,9 @@ def load_all() -> tuple[dict[str, Adapter], dict[str, str]]:
     return load_every()
 
 
-def parse_event(agent: str | None, payload: bytes,
-                argv: list[str]) -> tuple[Adapter | None, HookEvent | None]:
+def parse_event(
+    agent: str | None, payload: bytes, argv: list[str]
+) -> tuple[Adapter | None, HookEvent | None]:
     """The agent's adapter and its parse of the payload; (adapter, None) when it is not ours."""
     if agent is None:
         return None, None
@@ -50,8 +51,9 @@ def parse_event(agent: str | None, payload: bytes,
         return adapter, None
 
 
-def parse_light(agent: str, payload: bytes,
-                argv: list[str]) -> tuple[HookHandler, HookEvent | None]:
+def parse_light(
+    agent: str, payload: bytes, argv: list[str]
+) -> tuple[HookHandler, HookEvent | None]:
     """As `parse_event`, through the agent's hook module alone (the pre-tool hook's way)."""
     from continuity_core.adapters.registry import hook_module
 
@@ -95,11 +97,21 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if store is None:
         return ""
     if hooked is not None:
-        store.log("limit_recorded", agent=hooked.agent, account=hooked.account or None,
-                  until=hooked.until, source=hooked.source, session=hooked.session_id)
+        store.log(
+            "limit_recorded",
+            agent=hooked.agent,
+            account=hooked.account or None,
+            until=hooked.until,
+            source=hooked.source,
+            session=hooked.session_id,
+        )
     if agent is not None and event is None and (payload.strip() or argv):
-        store.log("hook_bad_input", command="checkpoint", agent=agent,
-                  size=len(payload) or sum(map(len, argv)))
+        store.log(
+            "hook_bad_input",
+            command="checkpoint",
+            agent=agent,
+            size=len(payload) or sum(map(len, argv)),
+        )
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
@@ -149,12 +161,19 @@ def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     if event.error not in limits.LIMIT_KINDS:
         return None
     folder = _account_dir(adapter, event, None)
-    return limits.record(limits.Limit(
-        agent=adapter.name, dir=folder,
-        account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
-        since=limits.iso(limits.now()), until=event.reset_at, source="hook",
-        kind=event.error or "usage_limit", message=(event.error_message or "")[:500],
-        session_id=event.session_id or ""))
+    return limits.record(
+        limits.Limit(
+            agent=adapter.name,
+            dir=folder,
+            account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
+            since=limits.iso(limits.now()),
+            until=event.reset_at,
+            source="hook",
+            kind=event.error or "usage_limit",
+            message=(event.error_message or "")[:500],
+            session_id=event.session_id or "",
+        )
+    )
 
 
 def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, session: Any) -> None:
@@ -173,13 +192,27 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
             store.log("limit_cleared", agent=adapter.name, session=session.session_id)
         return
     since = limits.parse_time(err.timestamp) or limits.now()
-    found = limits.record(limits.Limit(
-        agent=adapter.name, dir=folder,
-        account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
-        since=limits.iso(since), until=err.reset_at, source="transcript", kind=err.kind,
-        message=err.message[:500], session_id=session.session_id))
-    store.log("limit_recorded", agent=found.agent, account=found.account or None,
-              until=found.until, source=found.source, session=found.session_id)
+    found = limits.record(
+        limits.Limit(
+            agent=adapter.name,
+            dir=folder,
+            account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
+            since=limits.iso(since),
+            until=err.reset_at,
+            source="transcript",
+            kind=err.kind,
+            message=err.message[:500],
+            session_id=session.session_id,
+        )
+    )
+    store.log(
+        "limit_recorded",
+        agent=found.agent,
+        account=found.account or None,
+        until=found.until,
+        source=found.source,
+        session=found.session_id,
+    )
 
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
@@ -201,15 +234,28 @@ def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
     tool_input = tool_input if isinstance(tool_input, dict) else {}
     paths = [p for k in ("file_path", "path", "notebook_path") if (p := text(k, tool_input))]
     return HookEvent(
-        agent="", kind=kind, session_id=text("session_id"), cwd=text("cwd"),
-        transcript_path=text("transcript_path"), source=text("source"),
-        tool_name=text("tool_name"), tool_input=tool_input, paths=paths,
+        agent="",
+        kind=kind,
+        session_id=text("session_id"),
+        cwd=text("cwd"),
+        transcript_path=text("transcript_path"),
+        source=text("source"),
+        tool_name=text("tool_name"),
+        tool_input=tool_input,
+        paths=paths,
         command=text("command", tool_input),
     )
 
 
-def _begin(command: str, agent: str | None, payload: bytes, argv: list[str], kind: Any,
-           *, light: bool = False) -> tuple[Any, HookEvent, Store] | None:
+def _begin(
+    command: str,
+    agent: str | None,
+    payload: bytes,
+    argv: list[str],
+    kind: Any,
+    *,
+    light: bool = False,
+) -> tuple[Any, HookEvent, Store] | None:
     """The adapter (with `light`, its hook module), event and project store of a hook call;
     None when there is nothing to do: outside a project, or input that is not this agent's
     (logged for `baker audit`)."""
@@ -242,8 +288,13 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     adapters = load_all()[0]
     if agent is not None and adapter is not None:
         adapters[agent] = adapter
-    text = pickup_mod.build(store.root, adapters, exclude=event.session_id, store=store,
-                            brief=pickup_mod.launched_with_brief(event.source))
+    text = pickup_mod.build(
+        store.root,
+        adapters,
+        exclude=event.session_id,
+        store=store,
+        brief=pickup_mod.launched_with_brief(event.source),
+    )
     return text if adapter is None else adapter.render_context(event, text) or ""
 
 

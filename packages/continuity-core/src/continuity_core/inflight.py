@@ -33,8 +33,16 @@ class Inflight:
 
     __slots__ = ("agent", "command", "paths", "session_id", "started_at", "tool_name")
 
-    def __init__(self, *, agent: str, session_id: str, tool_name: str, started_at: str,
-                 command: str | None = None, paths: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        agent: str,
+        session_id: str,
+        tool_name: str,
+        started_at: str,
+        command: str | None = None,
+        paths: list[str] | None = None,
+    ) -> None:
         self.agent = agent
         self.session_id = session_id
         self.tool_name = tool_name
@@ -43,8 +51,12 @@ class Inflight:
         self.paths: list[str] = [] if paths is None else paths
 
     def to_json(self) -> str:
-        data: dict[str, object] = {"agent": self.agent, "session_id": self.session_id,
-                                   "tool_name": self.tool_name, "started_at": self.started_at}
+        data: dict[str, object] = {
+            "agent": self.agent,
+            "session_id": self.session_id,
+            "tool_name": self.tool_name,
+            "started_at": self.started_at,
+        }
         if self.command is not None:
             data["command"] = self.command
         if self.paths:
@@ -59,12 +71,20 @@ class Inflight:
             raise ValueError("not an object")
         fields = {k: raw.get(k) for k in ("agent", "session_id", "tool_name", "started_at")}
         command, paths = raw.get("command"), raw.get("paths", [])
-        if not all(isinstance(v, str) for v in fields.values()) or not (
-                command is None or isinstance(command, str)) or not (
-                isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+        if (
+            not all(isinstance(v, str) for v in fields.values())
+            or not (command is None or isinstance(command, str))
+            or not (isinstance(paths, list) and all(isinstance(p, str) for p in paths))
+        ):
             raise ValueError("not an in-flight record")
-        return cls(agent=raw["agent"], session_id=raw["session_id"], tool_name=raw["tool_name"],
-                   started_at=raw["started_at"], command=command, paths=paths)
+        return cls(
+            agent=raw["agent"],
+            session_id=raw["session_id"],
+            tool_name=raw["tool_name"],
+            started_at=raw["started_at"],
+            command=command,
+            paths=paths,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Inflight):
@@ -94,11 +114,15 @@ def record(store: Store, event: HookEvent) -> None:
     """Remember the call `event` is about to start (redacted)."""
     if not (event.agent and event.session_id and event.tool_name):
         return
-    call = Inflight(agent=event.agent, session_id=event.session_id,
-                    tool_name=_redact(event.tool_name), started_at=now_iso(),
-                    command=_redact(event.command) if event.command else None,
-                    # a file may be named after a token
-                    paths=[_redact(p) for p in event.paths[:PATHS_MAX]])
+    call = Inflight(
+        agent=event.agent,
+        session_id=event.session_id,
+        tool_name=_redact(event.tool_name),
+        started_at=now_iso(),
+        command=_redact(event.command) if event.command else None,
+        # a file may be named after a token
+        paths=[_redact(p) for p in event.paths[:PATHS_MAX]],
+    )
     store.folder_path("inflight")
     atomic_write(_path(store, event.agent, event.session_id), call.to_json(), durable=False)
 

@@ -33,8 +33,15 @@ def _constant(name: str) -> float:
 class _Context:
     """What `_json.make_scanner` reads from a `json.JSONDecoder`."""
 
-    __slots__ = ("memo", "object_hook", "object_pairs_hook", "parse_constant", "parse_float",
-                 "parse_int", "strict")
+    __slots__ = (
+        "memo",
+        "object_hook",
+        "object_pairs_hook",
+        "parse_constant",
+        "parse_float",
+        "parse_int",
+        "strict",
+    )
 
     def __init__(self) -> None:
         self.strict = True

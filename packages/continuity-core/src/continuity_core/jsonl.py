@@ -176,8 +176,14 @@ class BackwardScan:
         with open(self.path, "rb") as f:
             while self._pos > 0:
                 base, data, n = self._step(f)
-                hits = sorted({i for needle, at, markers in self._plan
-                               for i in _positions(data, needle, at, markers, n)}, reverse=True)
+                hits = sorted(
+                    {
+                        i
+                        for needle, at, markers in self._plan
+                        for i in _positions(data, needle, at, markers, n)
+                    },
+                    reverse=True,
+                )
                 for i in hits:
                     if base + i >= self._limit:
                         continue
@@ -263,16 +269,19 @@ def _plan(markers: tuple[bytes, ...]) -> list[tuple[bytes, int, tuple[bytes, ...
     common = b""
     if len(markers) > 1:
         shortest = min(markers, key=len)
-        size = next((i for i in range(len(shortest))
-                     if any(m[i] != shortest[i] for m in markers)), len(shortest))
+        size = next(
+            (i for i in range(len(shortest)) if any(m[i] != shortest[i] for m in markers)),
+            len(shortest),
+        )
         common = shortest[:size]
     if len(common) >= 12:
         return [(common, 0, markers)]
     return [(*_needle(m), (m,)) for m in markers]
 
 
-def _positions(data: bytes, needle: bytes, at: int, markers: tuple[bytes, ...],
-               stop: int) -> Iterator[int]:
+def _positions(
+    data: bytes, needle: bytes, at: int, markers: tuple[bytes, ...], stop: int
+) -> Iterator[int]:
     """Where one of `markers` starts in `data`, before `stop`; `needle` sits `at` bytes in."""
     hit = data.find(needle, at)
     while 0 <= hit - at < stop:
@@ -287,8 +296,10 @@ def _close_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     """A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote
     (a string that runs to the end of the text); a cut escape. Compiled on the first long
     line a cold read meets, not by every hook that imports this module."""
-    return (re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"'),
-            re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z"))
+    return (
+        re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"'),
+        re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z"),
+    )
 
 
 def close_prefix(head: bytes) -> bytes | None:
@@ -309,8 +320,12 @@ def close_prefix(head: bytes) -> bytes | None:
             # `\ud83d\` cut after the first half)
             while (esc := cut_escape.search(body)) and len(esc.group(1)) % 2:
                 body = body[: esc.start(1) + len(esc.group(1)) - 1]
-            return head[: m.end()] + _whole_utf8(body) + b'"' + b"".join(
-                b"]" if b == b"[" else b"}" for b in reversed(stack))
+            return (
+                head[: m.end()]
+                + _whole_utf8(body)
+                + b'"'
+                + b"".join(b"]" if b == b"[" else b"}" for b in reversed(stack))
+            )
         if tok in (b"[", b"{"):
             stack.append(tok)
         elif tok in (b"]", b"}"):

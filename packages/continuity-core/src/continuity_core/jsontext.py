@@ -118,10 +118,14 @@ def _render(value: Any, indent: str, unit: str, multiline: bool, nl: str) -> str
 
 
 def _insert(text: str, container: Node, piece: Any, key: str | None) -> str:
-    children = ([v for _, _, v in container.members] if container.kind == "object"
-                else container.items)
-    starts = ([s for _, s, _ in container.members] if container.kind == "object"
-              else [n.start for n in container.items])
+    children = (
+        [v for _, _, v in container.members] if container.kind == "object" else container.items
+    )
+    starts = (
+        [s for _, s, _ in container.members]
+        if container.kind == "object"
+        else [n.start for n in container.items]
+    )
     unit = indent_unit(text)
     nl = "\r\n" if "\r\n" in text else "\n"  # the file's own line ending
     if children:
@@ -161,14 +165,14 @@ def remove_member(text: str, obj: Node, key: str) -> str:
     """`text` without the member `key` of the object `obj`."""
     keys = [k for k, _, _ in obj.members]
     index = keys.index(key)
-    return _remove(text, obj, index, [s for _, s, _ in obj.members],
-                   [v.end for _, _, v in obj.members])
+    return _remove(
+        text, obj, index, [s for _, s, _ in obj.members], [v.end for _, _, v in obj.members]
+    )
 
 
 def remove_item(text: str, array: Node, index: int) -> str:
     """`text` without element `index` of the array `array`."""
-    return _remove(text, array, index, [n.start for n in array.items],
-                   [n.end for n in array.items])
+    return _remove(text, array, index, [n.start for n in array.items], [n.end for n in array.items])
 
 
 def _ours_in(groups: Any, is_ours: Callable[[Any], bool]) -> list[tuple[int, int]]:
@@ -214,8 +218,10 @@ def _refuse_duplicates(text: str, events: Mapping[str, Any]) -> None:
         for key, start, _ in node.members:
             if (names is None or key in names) and key in seen:
                 line = text.count("\n", 0, start) + 1
-                raise ValueError(f"line {line} repeats the key `{where}{key}`, and the agent "
-                                 "reads only one of them; merge them into one")
+                raise ValueError(
+                    f"line {line} repeats the key `{where}{key}`, and the agent "
+                    "reads only one of them; merge them into one"
+                )
             seen.add(key)
 
     check(root, {"hooks"}, "")
@@ -238,8 +244,13 @@ def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None
     return text, data
 
 
-def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
-               is_ours: Callable[[Any], bool], *, want: bool) -> str | None:
+def edit_hooks(
+    text: str | None,
+    wanted: Mapping[str, dict[str, Any]],
+    is_ours: Callable[[Any], bool],
+    *,
+    want: bool,
+) -> str | None:
     """Settings text with our hook group per event (`wanted`) present once, or with every hook
     `is_ours` removed (not `want`); None when nothing changes.
 
@@ -280,14 +291,24 @@ def edit_hooks(text: str | None, wanted: Mapping[str, dict[str, Any]],
         root = parse(text)
         hooks_node = root.get("hooks")
         # an object we emptied says nothing; one that was empty before stays
-        if text != original and hooks_node is not None and hooks_node.kind == "object" \
-                and not hooks_node.members:
+        if (
+            text != original
+            and hooks_node is not None
+            and hooks_node.kind == "object"
+            and not hooks_node.members
+        ):
             text = remove_member(text, root, "hooks")
     return None if text == original else text
 
 
-def edit_mcp(text: str | None, name: str, entry: dict[str, Any], is_ours: Callable[[Any], bool],
-             *, want: bool) -> str | None:
+def edit_mcp(
+    text: str | None,
+    name: str,
+    entry: dict[str, Any],
+    is_ours: Callable[[Any], bool],
+    *,
+    want: bool,
+) -> str | None:
     """Settings text with `mcpServers.<name>` equal to `entry` (`want`), or without it when it
     `is_ours`; None when nothing changes. Every other server, and every other byte, is kept.
 

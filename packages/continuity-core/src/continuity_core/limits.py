@@ -155,6 +155,7 @@ def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
 
 # --- rotation entries -----------------------------------------------------------------------
 
+
 class Entry(msgspec.Struct, frozen=True, kw_only=True):
     """One `[rotation] order` item resolved: "claude:work" -> agent, account name, dir."""
 
@@ -179,8 +180,10 @@ def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
         return Entry(text=text, agent=agent, account=None, dir=accounts[0].dir)
     named = config.accounts.get(account)
     if named is None or named.agent != agent:
-        raise BakerError(f"[rotation] entry {text!r}: no {agent} account named {account!r} "
-                         "under [accounts] in ~/.baker/config.toml")
+        raise BakerError(
+            f"[rotation] entry {text!r}: no {agent} account named {account!r} "
+            "under [accounts] in ~/.baker/config.toml"
+        )
     from continuity_core.adapters import expand
 
     return Entry(text=text, agent=agent, account=account, dir=expand(named.dir))
@@ -216,8 +219,9 @@ def status(entries: Sequence[Entry], limits: Sequence[Limit]) -> list[dict[str, 
     seen: set[tuple[str, str]] = set()
     for entry in entries:
         seen.add(key(entry.agent, entry.dir))
-        rows.append(_row(entry.text, entry.agent, entry.account, find(limits, entry.agent,
-                                                                        entry.dir)))
+        rows.append(
+            _row(entry.text, entry.agent, entry.account, find(limits, entry.agent, entry.dir))
+        )
     for lim in limits:
         if key(lim.agent, lim.dir) in seen:
             continue
@@ -228,9 +232,15 @@ def status(entries: Sequence[Entry], limits: Sequence[Limit]) -> list[dict[str, 
 
 
 def _row(text: str, agent: str, account: str | None, lim: Limit | None) -> dict[str, Any]:
-    return {"entry": text, "agent": agent, "account": account, "limited": lim is not None,
-            "since": lim.since if lim else None, "until": lim.until if lim else None,
-            "source": lim.source if lim else None}
+    return {
+        "entry": text,
+        "agent": agent,
+        "account": account,
+        "limited": lim is not None,
+        "since": lim.since if lim else None,
+        "until": lim.until if lim else None,
+        "source": lim.source if lim else None,
+    }
 
 
 def earliest(limits: Sequence[Limit]) -> Limit | None:
@@ -250,8 +260,12 @@ def turn_ended_on_limit(session: Any) -> Any:
         return err
     for msg in reversed(session.messages):
         later = parse_time(msg.timestamp)
-        if later is not None and later > at and msg.text != err.message \
-                and msg.kind in ("request", "response"):
+        if (
+            later is not None
+            and later > at
+            and msg.text != err.message
+            and msg.kind in ("request", "response")
+        ):
             return None
     return err
 
@@ -265,8 +279,12 @@ def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
     return entries
 
 
-def next_entry(entries: Sequence[Entry], current: tuple[str, str] | None,
-               recorded: Sequence[Limit], skip: Sequence[tuple[str, str]] = ()) -> Entry | None:
+def next_entry(
+    entries: Sequence[Entry],
+    current: tuple[str, str] | None,
+    recorded: Sequence[Limit],
+    skip: Sequence[tuple[str, str]] = (),
+) -> Entry | None:
     """The first entry after `current` (agent, dir) in the order, wrapping around, that is not
     limited, is not `current` and not in `skip`; the first not limited when `current` is None
     or not in the order."""
@@ -294,7 +312,7 @@ OUTPUT_LIMIT = (
 
 
 def describe(limit: Limit) -> str:
-    """"hit its 5-hour limit" from the message when it names one, else "hit a usage limit"."""
+    """ "hit its 5-hour limit" from the message when it names one, else "hit a usage limit"."""
     import re
 
     m = re.search(r"hit your ([\w-]+(?: [\w-]+)?) limit", limit.message, re.I)

@@ -44,8 +44,10 @@ BRIEF_MD, BRIEF_JSON, SNAPSHOT_JSON = "brief.md", "brief.json", "snapshot.json"
 NOTE_MD, TRAPS_JSONL, CHECKPOINT_JSON = "note.md", "traps.jsonl", "checkpoint.json"
 SAVED_JSON, LIMITS_JSON = "saved.json", "limits.json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
-_SNAPSHOT_IDENTITY = {"GIT_AUTHOR_EMAIL": "baker@localhost",
-                      "GIT_COMMITTER_EMAIL": "baker@localhost"}
+_SNAPSHOT_IDENTITY = {
+    "GIT_AUTHOR_EMAIL": "baker@localhost",
+    "GIT_COMMITTER_EMAIL": "baker@localhost",
+}
 
 
 class GitError(BakerError):
@@ -109,12 +111,14 @@ class PullResult(msgspec.Struct, kw_only=True):
 
 # --- names and git ------------------------------------------------------------------------------
 
+
 def validate_machine(name: str) -> str:
     """`name` when it is one safe ref component: letters, digits, `.`, `_`, `-`, ≤ 63 long."""
     if not _NAME.match(name) or ".." in name or name.endswith((".", ".lock")):
         raise BakerError(
             f"machine name {name!r} cannot be a git ref name: use letters, digits, '.', '_' and "
-            "'-' (set [machine] name in ~/.baker/config.toml)")
+            "'-' (set [machine] name in ~/.baker/config.toml)"
+        )
     return name
 
 
@@ -136,15 +140,28 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**os.environ, "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", **(extra or {})}
 
 
-def git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-        timeout: float = GIT_TIMEOUT_S, check: bool = True) -> str:
+def git(
+    root: Path,
+    *args: str,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = GIT_TIMEOUT_S,
+    check: bool = True,
+) -> str:
     """Run git in `root`; a failure is a GitError carrying git's own message."""
     import subprocess
 
     try:
-        proc = subprocess.run(["git", *args], cwd=root, input=input, capture_output=True,
-                              env=_env(env), timeout=timeout, check=False,
-                              stdin=None if input is not None else subprocess.DEVNULL)
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            input=input,
+            capture_output=True,
+            env=_env(env),
+            timeout=timeout,
+            check=False,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
     except FileNotFoundError:
         raise GitError("git is not on PATH") from None
     except subprocess.TimeoutExpired:
@@ -214,6 +231,7 @@ def check_remote(remote: str) -> str:
 
 # --- the snapshot -------------------------------------------------------------------------------
 
+
 def collect(root: Path, machine: str) -> dict[str, bytes]:
     """The files of this project's snapshot; refuses (SecretFound) when one holds a secret."""
     from continuity_core import brief as brief_mod
@@ -225,8 +243,10 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     store = Store(root)
     files: dict[str, bytes] = {}
     # What was written on purpose or by the hooks, as written: scanned, never redacted here.
-    raw = {NOTE_MD: (root / NOTE_PATH, str(NOTE_PATH)),
-           TRAPS_JSONL: (traps_path(root), ".baker/traps.jsonl")}
+    raw = {
+        NOTE_MD: (root / NOTE_PATH, str(NOTE_PATH)),
+        TRAPS_JSONL: (traps_path(root), ".baker/traps.jsonl"),
+    }
     newest = store.checkpoint_paths()[:1]
     if newest:
         raw[CHECKPOINT_JSON] = (newest[0], f".baker/checkpoints/{newest[0].name}")
@@ -251,27 +271,42 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
     snap = Snapshot(
-        machine=machine, agent=cp.agent if cp else None, event=cp.event if cp else None,
-        checkpoint=cp.id if cp else None, checkpoint_at=cp.created_at if cp else None,
-        session=(cp.session.session_id if cp and cp.session else
-                 made.session.session_id if made.session else None),
-        ended_on_limit=brief.ended_on_limit, reset_at=brief.reset_at,
+        machine=machine,
+        agent=cp.agent if cp else None,
+        event=cp.event if cp else None,
+        checkpoint=cp.id if cp else None,
+        checkpoint_at=cp.created_at if cp else None,
+        session=(
+            cp.session.session_id
+            if cp and cp.session
+            else made.session.session_id
+            if made.session
+            else None
+        ),
+        ended_on_limit=brief.ended_on_limit,
+        reset_at=brief.reset_at,
         latest_request=_one_line(brief.latest_request) if brief.latest_request else None,
-        git=_snapshot_git(root), files=sorted([*files, SNAPSHOT_JSON]))
+        git=_snapshot_git(root),
+        files=sorted([*files, SNAPSHOT_JSON]),
+    )
     files[SNAPSHOT_JSON] = msgspec.json.format(msgspec.json.encode(snap), indent=2) + b"\n"
     _refuse_secrets(files, shown)  # what was derived is redacted; checked all the same
     return files
 
 
 def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
-    findings = [(labels.get(name, name), kinds) for name, data in sorted(files.items())
-                if (kinds := _scan(data))]
+    findings = [
+        (labels.get(name, name), kinds)
+        for name, data in sorted(files.items())
+        if (kinds := _scan(data))
+    ]
     if findings:
         what = "; ".join(f"{label} holds {', '.join(kinds)}" for label, kinds in findings)
         raise SecretFound(
             f"refusing to push: {what} (the secret scan's kinds; no value shown). Nothing was "
             "written and no ref moved: remove it (edit the note, `baker trap rm ID`, or let "
-            "the next checkpoint replace the old one) and push again")
+            "the next checkpoint replace the old one) and push again"
+        )
 
 
 def _scan(data: bytes) -> list[str]:
@@ -302,8 +337,10 @@ def _saved_index(root: Path) -> bytes | None:
     found = saved.list_saved(root)
     if not found:
         return None
-    index = [{"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest,
-              "bytes": c.bytes} for c in found]
+    index = [
+        {"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest, "bytes": c.bytes}
+        for c in found
+    ]
     return msgspec.json.format(msgspec.json.encode(index), indent=2) + b"\n"
 
 
@@ -314,9 +351,17 @@ def _limits() -> bytes | None:
     (a path on this machine) nor the agent's message."""
     from continuity_core import limits
 
-    entries = [{"agent": lim.agent, "account": lim.account, "since": lim.since,
-                "until": lim.until, "kind": lim.kind, "source": lim.source}
-               for lim in limits.read()]
+    entries = [
+        {
+            "agent": lim.agent,
+            "account": lim.account,
+            "since": lim.since,
+            "until": lim.until,
+            "kind": lim.kind,
+            "source": lim.source,
+        }
+        for lim in limits.read()
+    ]
     if not entries:
         return None
     return msgspec.json.format(msgspec.json.encode(entries), indent=2) + b"\n"
@@ -345,8 +390,11 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
     snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot)
-    identity = {**_SNAPSHOT_IDENTITY, "GIT_AUTHOR_NAME": f"baker ({machine})",
-                "GIT_COMMITTER_NAME": f"baker ({machine})"}
+    identity = {
+        **_SNAPSHOT_IDENTITY,
+        "GIT_AUTHOR_NAME": f"baker ({machine})",
+        "GIT_COMMITTER_NAME": f"baker ({machine})",
+    }
     args = ["commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-"]
     commit = git(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
     # The old value guards against a concurrent push of the same machine moving it meanwhile.
@@ -357,16 +405,26 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
 def _remote_env(interactive: bool) -> dict[str, str]:
     if interactive:
         return {}
-    env = {"GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "GIT_ASKPASS": "true",
-           "SSH_ASKPASS": "true"}
+    env = {
+        "GIT_TERMINAL_PROMPT": "0",
+        "GCM_INTERACTIVE": "never",
+        "GIT_ASKPASS": "true",
+        "SSH_ASKPASS": "true",
+    }
     if "GIT_SSH_COMMAND" not in os.environ and "GIT_SSH" not in os.environ:
         env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return env
 
 
-def push(root: Path, remote: str | None = None, *, delete: bool = False,
-         interactive: bool = True, machine: str | None = None,
-         timeout: float = GIT_TIMEOUT_S) -> PushResult:
+def push(
+    root: Path,
+    remote: str | None = None,
+    *,
+    delete: bool = False,
+    interactive: bool = True,
+    machine: str | None = None,
+    timeout: float = GIT_TIMEOUT_S,
+) -> PushResult:
     """Snapshot this project on `refs/baker/<machine>` and push that ref (or delete it)."""
     from continuity_core.store import Store
 
@@ -378,8 +436,7 @@ def push(root: Path, remote: str | None = None, *, delete: bool = False,
     result = PushResult(machine=machine, remote=remote, ref=ref)
     if delete:
         try:
-            git(root, "push", "--quiet", remote, f":{ref}", env=env,
-                timeout=timeout)
+            git(root, "push", "--quiet", remote, f":{ref}", env=env, timeout=timeout)
         except GitError as e:
             if "remote ref does not exist" not in str(e):
                 raise
@@ -390,8 +447,8 @@ def push(root: Path, remote: str | None = None, *, delete: bool = False,
         return result
     store = Store(root)
     lock: contextlib.AbstractContextManager[None] = (
-        store.lock("push", timeout=min(timeout, 30.0)) if store.exists
-        else contextlib.nullcontext())
+        store.lock("push", timeout=min(timeout, 30.0)) if store.exists else contextlib.nullcontext()
+    )
     with lock:
         files = collect(root, machine)
         result.commit, result.changed = write_snapshot(root, machine, files)
@@ -404,7 +461,8 @@ def push(root: Path, remote: str | None = None, *, delete: bool = False,
                     f"{remote} refused {ref}: it holds snapshots this clone did not write "
                     "(another clone with the same machine name?). Give this clone its own "
                     "name ([machine] name in ~/.baker/config.toml), or `baker push --delete` "
-                    f"first to replace them ({e})") from None
+                    f"first to replace them ({e})"
+                ) from None
             raise
         result.pushed = True
     return result
@@ -417,23 +475,38 @@ def _require_repo(root: Path) -> None:
 
 # --- pull, and what the hooks read ------------------------------------------------------------
 
+
 def pull(root: Path, remote: str | None = None) -> PullResult:
     """Fetch every machine's snapshot ref (not this machine's own, not any branch), then
     rewrite `.baker/machines.json`."""
     _require_repo(root)
     remote = check_remote(remote) if remote else default_remote(root)
     me = machine_name()
-    git(root, "fetch", "--quiet", "--prune", "--no-write-fetch-head", "--no-tags", remote,
-        f"+{REF_PREFIX}*:{REF_PREFIX}*", f"^{ref_for(me)}")
+    git(
+        root,
+        "fetch",
+        "--quiet",
+        "--prune",
+        "--no-write-fetch-head",
+        "--no-tags",
+        remote,
+        f"+{REF_PREFIX}*:{REF_PREFIX}*",
+        f"^{ref_for(me)}",
+    )
     found = refresh(root)
     return PullResult(remote=remote, machines=found.machines, traps=len(found.traps))
 
 
 def snapshots(root: Path, *, exclude: str | None = None) -> list[MachineInfo]:
     """Every machine's newest snapshot in this clone's `refs/baker/`, newest first."""
-    out = git(root, "for-each-ref", "--sort=-committerdate",
-              "--format=%(refname)%00%(objectname)%00%(committerdate:iso-strict)", REF_PREFIX,
-              check=False)
+    out = git(
+        root,
+        "for-each-ref",
+        "--sort=-committerdate",
+        "--format=%(refname)%00%(objectname)%00%(committerdate:iso-strict)",
+        REF_PREFIX,
+        check=False,
+    )
     rows = []
     for line in out.splitlines():
         ref, commit, when = [*line.split("\x00"), "", ""][:3]
@@ -457,9 +530,15 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
 
     if not specs:
         return []
-    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, capture_output=True,
-                          input=("\n".join(specs) + "\n").encode(), env=_env(),
-                          timeout=GIT_TIMEOUT_S, check=False)
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=root,
+        capture_output=True,
+        input=("\n".join(specs) + "\n").encode(),
+        env=_env(),
+        timeout=GIT_TIMEOUT_S,
+        check=False,
+    )
     data, pos = proc.stdout, 0
     out: list[bytes | None] = []
     for _ in specs:
@@ -471,7 +550,7 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
         pos = end + 1
         if len(header) == 3 and header[1] == b"blob":
             size = int(header[2])
-            out.append(data[pos:pos + size])
+            out.append(data[pos : pos + size])
             pos += size + 1
         elif len(header) == 3:  # a tree or a commit: skip its body
             pos += int(header[2]) + 1
@@ -532,8 +611,10 @@ def pickup_text(root: Path) -> str | None:
     found = from_file(root)
     if found is None or not found.machines:
         return None
-    lines = [f"(fetched by `baker pull` at {found.pulled_at}; `baker handoff --machine NAME` "
-             "prints one's brief)"]
+    lines = [
+        f"(fetched by `baker pull` at {found.pulled_at}; `baker handoff --machine NAME` "
+        "prints one's brief)"
+    ]
     for m in found.machines:
         s = m.snapshot
         state = "limit" if s.ended_on_limit else (s.event or "manual")
@@ -550,6 +631,7 @@ def pickup_text(root: Path) -> str | None:
 
 # --- a brief from another machine ---------------------------------------------------------------
 
+
 def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Brief:
     """`machine`'s brief from its snapshot, its repo-state section compared with this checkout."""
     from continuity_core import brief as brief_mod
@@ -559,8 +641,10 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     commit = _rev(root, ref + "^{commit}")
     if commit is None:
         known = ", ".join(m.name for m in snapshots(root)) or "none"
-        raise BakerError(f"no snapshot of machine {machine!r} in this clone (known: {known}); "
-                         "run `baker pull` first")
+        raise BakerError(
+            f"no snapshot of machine {machine!r} in this clone (known: {known}); "
+            "run `baker pull` first"
+        )
     brief_data, snap_data = _cat(root, [f"{commit}:{BRIEF_JSON}", f"{commit}:{SNAPSHOT_JSON}"])
     try:
         brief = msgspec.json.decode(brief_data or b"", type=brief_mod.Brief)
@@ -570,9 +654,13 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     when = git(root, "log", "-1", "--format=%cI", commit).strip()
     body = compare(root, machine, snap.git)
     body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{body}"
-    section = brief_mod.Section(key="repo", title=f"Repo state on {machine}, compared with here",
-                                source=f"snapshot of {machine}, compared live",
-                                body=redact(body), priority=85)
+    section = brief_mod.Section(
+        key="repo",
+        title=f"Repo state on {machine}, compared with here",
+        source=f"snapshot of {machine}, compared live",
+        body=redact(body),
+        priority=85,
+    )
     index = next((i for i, s in enumerate(brief.sections) if s.key == "repo"), None)
     if index is None:
         brief.sections.append(section)
@@ -594,31 +682,43 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         return f"- {machine} was not in a git repository"
     here = git_facts(root, worktrees=False)
     head = theirs.head or ""
-    lines = [f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, commit {head[:12]} "
-             f"{theirs.subject or ''}".rstrip(),
-             f"- here: branch {here.branch or 'detached HEAD'}, commit {(here.head or '')[:12]} "
-             f"{here.subject or ''}".rstrip()]
+    lines = [
+        f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, commit {head[:12]} "
+        f"{theirs.subject or ''}".rstrip(),
+        f"- here: branch {here.branch or 'detached HEAD'}, commit {(here.head or '')[:12]} "
+        f"{here.subject or ''}".rstrip(),
+    ]
     if theirs.branch and theirs.branch != here.branch:
-        lines.append(f"- other branch: {machine} worked on `{theirs.branch}`; "
-                     f"`git switch {theirs.branch}` to continue there")
+        lines.append(
+            f"- other branch: {machine} worked on `{theirs.branch}`; "
+            f"`git switch {theirs.branch}` to continue there"
+        )
     if head and head == here.head:
         lines.append(f"- same commit as {machine}")
     elif head and _rev(root, head + "^{commit}") is None:
-        lines.append(f"- {machine}'s commit {head[:12]} is not in this clone: `git fetch` "
-                     f"(it may be unpushed on {machine})")
+        lines.append(
+            f"- {machine}'s commit {head[:12]} is not in this clone: `git fetch` "
+            f"(it may be unpushed on {machine})"
+        )
     elif head and here.head:
-        counts = git(root, "rev-list", "--left-right", "--count", f"HEAD...{head}",
-                     check=False).split()
+        counts = git(
+            root, "rev-list", "--left-right", "--count", f"HEAD...{head}", check=False
+        ).split()
         if len(counts) == 2:
             ahead, missing = int(counts[0]), int(counts[1])
-            lines.append(f"- missing here: {missing} commit(s) {machine} had "
-                         f"(`git log HEAD..{head[:12]}`); here has {ahead} it did not")
+            lines.append(
+                f"- missing here: {missing} commit(s) {machine} had "
+                f"(`git log HEAD..{head[:12]}`); here has {ahead} it did not"
+            )
     if theirs.dirty_count:
         lines.append(f"- {machine} had {theirs.dirty_count} uncommitted file(s), in no commit:")
         for entry in theirs.dirty:
             xy, path = entry[:2], entry[3:]  # git_facts writes "XY path"
-            here_too = "exists here (without its changes there)" if (root / path).exists() \
+            here_too = (
+                "exists here (without its changes there)"
+                if (root / path).exists()
                 else "missing here"
+            )
             lines.append(f"  - `{path}` ({xy.strip() or '?'}): {here_too}")
         if theirs.dirty_count > len(theirs.dirty):
             lines.append(f"  - … and {theirs.dirty_count - len(theirs.dirty)} more")
@@ -628,6 +728,7 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
 
 
 # --- the automatic push after a Stop hook --------------------------------------------------------
+
 
 def auto_push_remote(root: Path) -> str | None:
     """The remote to push to after a checkpoint, when the clone's own git config opted in."""
@@ -647,9 +748,14 @@ def spawn_auto_push(root: Path) -> bool:
 
     subprocess.Popen(
         [sys.executable, "-m", "continuity_core.machines", "auto-push", str(root), remote],
-        cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-        env=_env(_remote_env(interactive=False)))
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+        env=_env(_remote_env(interactive=False)),
+    )
     return True
 
 
@@ -672,14 +778,21 @@ def auto_push(root: Path, remote: str) -> int:
     try:
         result = push(root, remote, interactive=False, timeout=AUTO_PUSH_TIMEOUT_S - 5)
     except (Exception, TimeoutError) as e:
-        store.log("push_failed", command="push", remote=remote,
-                  error=f"{type(e).__name__}: {e}"[:500])
+        store.log(
+            "push_failed", command="push", remote=remote, error=f"{type(e).__name__}: {e}"[:500]
+        )
         return 1
     finally:
         if hasattr(signal, "SIGALRM"):
             signal.alarm(0)
-    store.log("pushed", remote=remote, ref=result.ref, commit=result.commit,
-              changed=result.changed, ms=int((time.monotonic() - start) * 1000))
+    store.log(
+        "pushed",
+        remote=remote,
+        ref=result.ref,
+        commit=result.commit,
+        changed=result.changed,
+        ms=int((time.monotonic() - start) * 1000),
+    )
     return 0
 
 

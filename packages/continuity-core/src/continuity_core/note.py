@@ -20,7 +20,15 @@ from continuity_core.fs import atomic_write
 NOTE_PATH = Path(trust.NOTE_DIR) / trust.NOTE_NAME
 CAP = 120
 SECTIONS = (
-    "Goal", "Now", "Done", "Next", "In flight", "Blocked", "Routing", "Gotchas", "Open questions",
+    "Goal",
+    "Now",
+    "Done",
+    "Next",
+    "In flight",
+    "Blocked",
+    "Routing",
+    "Gotchas",
+    "Open questions",
 )
 _HINTS = {
     "Goal": "What this work is for, in a sentence or two.",
@@ -162,6 +170,7 @@ def write(root: Path, note: Note) -> Path:
 
 # --- `baker now` / `baker block`: small superseding edits ------------------------------------
 
+
 def load_or_new(root: Path) -> Note:
     """The note, or an empty one with every section when there is none yet."""
     return read(root) or parse(template())
@@ -193,9 +202,12 @@ def shown(note: Note) -> Note:
     and may write a secret into it)."""
     from continuity_core.redact import redact
 
-    return Note(meta={k: redact(v) for k, v in note.meta.items()},
-                sections={t: redact(b) for t, b in note.sections.items()},
-                extra=[redact(b) for b in note.extra], preamble=redact(note.preamble))
+    return Note(
+        meta={k: redact(v) for k, v in note.meta.items()},
+        sections={t: redact(b) for t, b in note.sections.items()},
+        extra=[redact(b) for b in note.extra],
+        preamble=redact(note.preamble),
+    )
 
 
 def set_now(root: Path, text: str, agent: str | None = None) -> Path:

@@ -50,11 +50,18 @@ class Problem:
 
 
 def _git(root: Path, *args: str) -> str:
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True,
-                            env={**os.environ, **_QUIET}, stdin=subprocess.DEVNULL, check=False)
+    result = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        env={**os.environ, **_QUIET},
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     if result.returncode != 0:
-        raise RuntimeError(result.stderr.decode(errors="replace").strip()
-                           or f"git {args[0]} failed")
+        raise RuntimeError(
+            result.stderr.decode(errors="replace").strip() or f"git {args[0]} failed"
+        )
     return result.stdout.decode("utf-8", "replace")
 
 
@@ -99,8 +106,13 @@ def install(root: Path, *, dry_run: bool = False) -> list[Change]:
     detail = "blocks staged secrets and .baker/ or memory/hot.md"
     if hook.exists() or hook.is_symlink():
         if chained.exists() or chained.is_symlink():
-            return [Change(path=shown, action="failed",
-                           detail=f"{chained.name} already exists: move it away and run again")]
+            return [
+                Change(
+                    path=shown,
+                    action="failed",
+                    detail=f"{chained.name} already exists: move it away and run again",
+                )
+            ]
         detail += f"; the existing hook runs first (kept as {chained.name})"
     if not dry_run:
         try:
@@ -145,13 +157,23 @@ def check(root: Path) -> list[Problem]:
     from continuity_core.redact import findings
 
     problems: list[Problem] = []
-    names = _git(root, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR",
-                 "--no-renames")
+    names = _git(
+        root, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--no-renames"
+    )
     for name in filter(None, names.split("\x00")):
         if name.startswith(PRIVATE[0]) or name == PRIVATE[1]:
             problems.append(Problem(path=name, line=0, kind="private"))
-    diff = _git(root, "diff", "--cached", "-U0", "--no-color", "--no-ext-diff",
-                "--diff-filter=ACMR", "--no-renames", "--text")
+    diff = _git(
+        root,
+        "diff",
+        "--cached",
+        "-U0",
+        "--no-color",
+        "--no-ext-diff",
+        "--diff-filter=ACMR",
+        "--no-renames",
+        "--text",
+    )
     for path, numbers, lines in _added(diff):
         text = "\n".join(lines)
         starts = [0]
@@ -206,6 +228,8 @@ def report(problems: list[Problem]) -> str:
             lines.append(f"  {p.path}: Continuity's private store (never committed)")
         else:
             lines.append(f"  {p.path}:{p.line}: a secret ({p.kind})")
-    lines += ["Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
-              "If this is a false alarm, commit once with `git commit --no-verify`."]
+    lines += [
+        "Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
+        "If this is a false alarm, commit once with `git commit --no-verify`.",
+    ]
     return "\n".join(lines)

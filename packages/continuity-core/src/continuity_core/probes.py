@@ -63,6 +63,7 @@ class Probe(Protocol):
 
 # --- running things concurrently and with time limits ---------------------------------------
 
+
 def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | BaseException | None]:
     """Run `tasks` in daemon threads; None for each one still running at the deadline.
 
@@ -105,8 +106,14 @@ def _kill_running() -> None:
         _kill_group(proc)
 
 
-def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
-                shell: bool = False, env: Mapping[str, str] | None = None) -> Ran:
+def run_command(
+    argv: Sequence[str] | str,
+    *,
+    cwd: Path,
+    timeout_s: float,
+    shell: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Ran:
     """Run a command in its own process group; on timeout kill the group, grandchildren too,
     and at exit whatever is still running."""
     import subprocess
@@ -118,8 +125,13 @@ def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
         atexit.unregister(_kill_running)
         atexit.register(_kill_running)
     proc = subprocess.Popen(
-        argv, cwd=cwd, shell=shell, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True,
+        argv,
+        cwd=cwd,
+        shell=shell,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
         env=dict(env) if env is not None else None,
     )
     _RUNNING.add(proc)
@@ -132,8 +144,12 @@ def run_command(argv: Sequence[str] | str, *, cwd: Path, timeout_s: float,
         code = None
     finally:
         _RUNNING.discard(proc)
-    return Ran(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
-               time.monotonic() - start)
+    return Ran(
+        code,
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
+        time.monotonic() - start,
+    )
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -149,10 +165,11 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
     """The last non-empty line of output, redacted and clipped: what a person reads first."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     last = redact(lines[-1]) if lines else ""
-    return last if len(last) <= limit else "…" + last[-(limit - 1):]
+    return last if len(last) <= limit else "…" + last[-(limit - 1) :]
 
 
 # --- probes.json -----------------------------------------------------------------------------
+
 
 class ProbesConfig(msgspec.Struct):
     jobs: list[Any] = msgspec.field(default_factory=list)
@@ -174,24 +191,45 @@ def read_config(root: Path) -> ProbesConfig:
     except FileNotFoundError:
         return cfg
     except (OSError, trust.Untrusted, msgspec.DecodeError) as e:
-        cfg.errors.append(ProbeResult(name=PROBES_FILE, state="error", kind="config",
-                                      detail=f"unreadable or not JSON: {e}"))
+        cfg.errors.append(
+            ProbeResult(
+                name=PROBES_FILE,
+                state="error",
+                kind="config",
+                detail=f"unreadable or not JSON: {e}",
+            )
+        )
         return cfg
     if not isinstance(raw, dict):
-        cfg.errors.append(ProbeResult(name=PROBES_FILE, state="error", kind="config",
-                                      detail="must be a JSON object with jobs/probes/gpu/venvs"))
+        cfg.errors.append(
+            ProbeResult(
+                name=PROBES_FILE,
+                state="error",
+                kind="config",
+                detail="must be a JSON object with jobs/probes/gpu/venvs",
+            )
+        )
         return cfg
     for key in ("jobs", "probes", "venvs"):
         value = raw.get(key, [])
         if isinstance(value, list):
             setattr(cfg, key, value)
         else:
-            cfg.errors.append(ProbeResult(name=f"{PROBES_FILE}: {key}", state="error",
-                                          kind="config", detail="must be a list"))
+            cfg.errors.append(
+                ProbeResult(
+                    name=f"{PROBES_FILE}: {key}",
+                    state="error",
+                    kind="config",
+                    detail="must be a list",
+                )
+            )
     gpu = raw.get("gpu")
     if gpu is not None and not isinstance(gpu, dict):
-        cfg.errors.append(ProbeResult(name=f"{PROBES_FILE}: gpu", state="error", kind="config",
-                                      detail="must be an object"))
+        cfg.errors.append(
+            ProbeResult(
+                name=f"{PROBES_FILE}: gpu", state="error", kind="config", detail="must be an object"
+            )
+        )
     elif isinstance(gpu, dict):
         cfg.gpu = gpu
     return cfg
@@ -218,6 +256,7 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 
 # --- the checks ------------------------------------------------------------------------------
 
+
 def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> ProbeResult:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
@@ -225,8 +264,9 @@ def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> P
         return ProbeResult(name=name, state="error", kind="job", detail=problem)
     artifact = entry.get("artifact")
     if not isinstance(artifact, str) or not artifact.strip() or "\x00" in artifact:
-        return ProbeResult(name=name, state="error", kind="job",
-                           detail="missing or invalid artifact path")
+        return ProbeResult(
+            name=name, state="error", kind="job", detail="missing or invalid artifact path"
+        )
     try:
         max_age = _number(entry, "max_age_s", None)
     except ValueError as e:
@@ -237,11 +277,17 @@ def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> P
     try:
         st = path.stat()
     except FileNotFoundError:
-        return ProbeResult(name=name, state="fail", kind="job", verdict="missing",
-                           detail=f"{shown}: missing")
+        return ProbeResult(
+            name=name, state="fail", kind="job", verdict="missing", detail=f"{shown}: missing"
+        )
     except OSError as e:
-        return ProbeResult(name=name, state="fail", kind="job", verdict="unreadable",
-                           detail=f"{shown}: {e.strerror}")
+        return ProbeResult(
+            name=name,
+            state="fail",
+            kind="job",
+            verdict="unreadable",
+            detail=f"{shown}: {e.strerror}",
+        )
     age = (now or time.time()) - st.st_mtime
     try:
         if stat.S_ISDIR(st.st_mode):
@@ -250,17 +296,37 @@ def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> P
             with open(path, "rb") as f:
                 empty = not f.read(1)
     except OSError as e:
-        return ProbeResult(name=name, state="fail", kind="job", verdict="unreadable",
-                           detail=f"{shown}: unreadable ({e.strerror})")
+        return ProbeResult(
+            name=name,
+            state="fail",
+            kind="job",
+            verdict="unreadable",
+            detail=f"{shown}: unreadable ({e.strerror})",
+        )
     if max_age is not None and age > max_age:
-        return ProbeResult(name=name, state="warn", kind="job", verdict="stale",
-                           detail=f"{shown}: stale, last written {_ago(age)} ago "
-                                  f"(expected within {_ago(max_age)})")
+        return ProbeResult(
+            name=name,
+            state="warn",
+            kind="job",
+            verdict="stale",
+            detail=f"{shown}: stale, last written {_ago(age)} ago "
+            f"(expected within {_ago(max_age)})",
+        )
     if empty:
-        return ProbeResult(name=name, state="warn", kind="job", verdict="empty",
-                           detail=f"{shown}: exists but is empty")
-    return ProbeResult(name=name, state="ok", kind="job", verdict="fresh",
-                       detail=f"{shown}: written {_ago(age)} ago")
+        return ProbeResult(
+            name=name,
+            state="warn",
+            kind="job",
+            verdict="empty",
+            detail=f"{shown}: exists but is empty",
+        )
+    return ProbeResult(
+        name=name,
+        state="ok",
+        kind="job",
+        verdict="fresh",
+        detail=f"{shown}: written {_ago(age)} ago",
+    )
 
 
 def _ago(seconds: float) -> str:
@@ -294,13 +360,23 @@ def check_shell(root: Path, entry: Any, index: int, limit_s: float) -> ProbeResu
         return ProbeResult(name=name, state="error", kind="shell", detail=f"cannot run: {e}")
     elapsed = round(ran.elapsed_s, 3)
     if ran.returncode is None:
-        return ProbeResult(name=name, state="timeout", kind="shell", elapsed_s=elapsed,
-                           detail=f"no answer within {timeout:g}s (killed)")
+        return ProbeResult(
+            name=name,
+            state="timeout",
+            kind="shell",
+            elapsed_s=elapsed,
+            detail=f"no answer within {timeout:g}s (killed)",
+        )
     out = tail(ran.out) or tail(ran.err)
     if ran.returncode == 0:
         return ProbeResult(name=name, state="ok", kind="shell", elapsed_s=elapsed, detail=out)
-    return ProbeResult(name=name, state="fail", kind="shell", elapsed_s=elapsed,
-                       detail=f"exit {ran.returncode}" + (f": {out}" if out else ""))
+    return ProbeResult(
+        name=name,
+        state="fail",
+        kind="shell",
+        elapsed_s=elapsed,
+        detail=f"exit {ran.returncode}" + (f": {out}" if out else ""),
+    )
 
 
 def venv_dirs(root: Path, extra: Sequence[Any] = ()) -> list[tuple[str, Path]]:
@@ -331,8 +407,11 @@ def tracked_by_git(root: Path, folders: Sequence[Path], timeout_s: float = 5.0) 
     if not rels:
         return set()
     listed = [Path(p) for p in trust.ls_files(root, rels.values(), timeout_s) or []]
-    return {f for f, rel in rels.items()
-            if any(p == Path(rel) or Path(rel) in p.parents for p in listed)}
+    return {
+        f
+        for f, rel in rels.items()
+        if any(p == Path(rel) or Path(rel) in p.parents for p in listed)
+    }
 
 
 def interpreter_of(venv: Path) -> Path:
@@ -340,8 +419,9 @@ def interpreter_of(venv: Path) -> Path:
     return windows if windows.exists() and not (venv / "bin").exists() else venv / "bin" / "python"
 
 
-def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path,
-                      tracked: bool = False) -> ProbeResult:
+def check_interpreter(
+    label: str, venv: Path, timeout_s: float, *, root: Path, tracked: bool = False
+) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
     Nothing that came with the repository is executed (docs/decisions.md, "No program from
@@ -352,44 +432,88 @@ def check_interpreter(label: str, venv: Path, timeout_s: float, *, root: Path,
     """
     python = interpreter_of(venv.absolute())
     if not _inside(root, venv):
-        return ProbeResult(name=label, state="error", kind="venv", verdict="outside",
-                           detail=f"{venv}: outside the project ({os.path.realpath(venv)}): "
-                                  "refused, not run")
+        return ProbeResult(
+            name=label,
+            state="error",
+            kind="venv",
+            verdict="outside",
+            detail=f"{venv}: outside the project ({os.path.realpath(venv)}): refused, not run",
+        )
     if tracked:
-        return ProbeResult(name=label, state="warn", kind="venv", verdict="tracked",
-                           detail=f"{venv}: tracked by git: not run (a committed virtual "
-                                  "environment is the repository's program, not yours)")
+        return ProbeResult(
+            name=label,
+            state="warn",
+            kind="venv",
+            verdict="tracked",
+            detail=f"{venv}: tracked by git: not run (a committed virtual "
+            "environment is the repository's program, not yours)",
+        )
     if not venv.is_dir():
-        return ProbeResult(name=label, state="fail", kind="venv", verdict="missing",
-                           detail=f"{venv}: no such folder")
+        return ProbeResult(
+            name=label,
+            state="fail",
+            kind="venv",
+            verdict="missing",
+            detail=f"{venv}: no such folder",
+        )
     target = Path(os.path.realpath(python))
     if not python.exists():
         why = f"links to missing {target}" if python.is_symlink() else "missing"
-        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
-                           detail=f"{python}: {why}")
+        return ProbeResult(
+            name=label, state="fail", kind="venv", verdict="broken", detail=f"{python}: {why}"
+        )
     if _inside(root, target):
         if target.is_file() and os.access(target, os.X_OK):
-            return ProbeResult(name=label, state="ok", kind="venv", verdict="not run",
-                               detail=f"{python} -> {target}: executable; inside the project, "
-                                      "so not run")
-        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
-                           detail=f"{python} -> {target}: not an executable file")
+            return ProbeResult(
+                name=label,
+                state="ok",
+                kind="venv",
+                verdict="not run",
+                detail=f"{python} -> {target}: executable; inside the project, so not run",
+            )
+        return ProbeResult(
+            name=label,
+            state="fail",
+            kind="venv",
+            verdict="broken",
+            detail=f"{python} -> {target}: not an executable file",
+        )
     try:
-        ran = run_command([str(python), "-I", "-S", "-c",
-                           "import sys; print(sys.version.split()[0])"],
-                          cwd=venv, timeout_s=timeout_s)
+        ran = run_command(
+            [str(python), "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
+            cwd=venv,
+            timeout_s=timeout_s,
+        )
     except OSError as e:
-        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
-                           detail=f"{python} -> {target}: cannot run ({e.strerror})")
+        return ProbeResult(
+            name=label,
+            state="fail",
+            kind="venv",
+            verdict="broken",
+            detail=f"{python} -> {target}: cannot run ({e.strerror})",
+        )
     if ran.returncode is None:
-        return ProbeResult(name=label, state="timeout", kind="venv",
-                           detail=f"{python} -> {target}: no answer within {timeout_s:g}s")
+        return ProbeResult(
+            name=label,
+            state="timeout",
+            kind="venv",
+            detail=f"{python} -> {target}: no answer within {timeout_s:g}s",
+        )
     if ran.returncode != 0:
-        return ProbeResult(name=label, state="fail", kind="venv", verdict="broken",
-                           detail=f"{python} -> {target}: exit {ran.returncode} "
-                                  f"{tail(ran.err)}".rstrip())
-    return ProbeResult(name=label, state="ok", kind="venv", verdict="ok",
-                       detail=f"{python} -> {target} (Python {ran.out.strip()})")
+        return ProbeResult(
+            name=label,
+            state="fail",
+            kind="venv",
+            verdict="broken",
+            detail=f"{python} -> {target}: exit {ran.returncode} {tail(ran.err)}".rstrip(),
+        )
+    return ProbeResult(
+        name=label,
+        state="ok",
+        kind="venv",
+        verdict="ok",
+        detail=f"{python} -> {target} (Python {ran.out.strip()})",
+    )
 
 
 def _inside(root: Path, path: Path) -> bool:
@@ -399,6 +523,7 @@ def _inside(root: Path, path: Path) -> bool:
 
 
 # --- plugin probes ---------------------------------------------------------------------------
+
 
 def plugin(name: str) -> Probe | None:
     """The probe registered as `name`, imported now; None when no package provides it.
@@ -420,19 +545,31 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
-        return [ProbeResult(name="gpu", state="error", kind="gpu",
-                            detail=f"the GPU probe failed to load: {e}")]
+        return [
+            ProbeResult(
+                name="gpu", state="error", kind="gpu", detail=f"the GPU probe failed to load: {e}"
+            )
+        ]
     if probe is None:
-        return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
-                            detail=NOT_INSTALLED)]
+        return [
+            ProbeResult(
+                name="gpu",
+                state="skipped",
+                kind="gpu",
+                verdict="not installed",
+                detail=NOT_INSTALLED,
+            )
+        ]
     results: list[ProbeResult] = probe.run(ctx)
     return results
 
 
 # --- the whole picture -----------------------------------------------------------------------
 
-def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
-                gpu: bool = True) -> Environment:
+
+def environment(
+    root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S, gpu: bool = True
+) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total."""
     start = time.monotonic()
     root = root.absolute()
@@ -449,8 +586,11 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
     inside = [p for _, p in venvs if _inside(root, p)]
     tracked = tracked_by_git(root, inside, timeout_s=interp_timeout) if inside else set()
     for label, path in venvs:
-        tasks.append(partial(check_interpreter, label, path, interp_timeout, root=root,
-                             tracked=path in tracked))
+        tasks.append(
+            partial(
+                check_interpreter, label, path, interp_timeout, root=root, tracked=path in tracked
+            )
+        )
         kinds.append("interpreters")
         names.append(label)
     for i, entry in enumerate(cfg.jobs):
@@ -465,8 +605,11 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
         if cfg.gpu is not None:
             # Only venvs of the user's own: none outside the project or tracked by git.
             # and whose interpreter is not a file inside it (what check_interpreter runs).
-            pythons = [str(interpreter_of(p)) for p in inside if p not in tracked
-                       and not _inside(root, Path(os.path.realpath(interpreter_of(p))))]
+            pythons = [
+                str(interpreter_of(p))
+                for p in inside
+                if p not in tracked and not _inside(root, Path(os.path.realpath(interpreter_of(p))))
+            ]
             ctx = ProbeContext(root=root, config=cfg.gpu, interpreters=pythons, timeout_s=limit)
             tasks.append(lambda: check_gpu(ctx))
         else:
@@ -481,11 +624,23 @@ def environment(root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S,
             env.git = result if isinstance(result, GitFacts) else GitFacts()
             continue
         if result is None:
-            items = [ProbeResult(name=name, state="timeout", kind=kind.rstrip("s"),
-                                 detail=f"no answer within the {deadline_s:g}s deadline")]
+            items = [
+                ProbeResult(
+                    name=name,
+                    state="timeout",
+                    kind=kind.rstrip("s"),
+                    detail=f"no answer within the {deadline_s:g}s deadline",
+                )
+            ]
         elif isinstance(result, BaseException):
-            items = [ProbeResult(name=name, state="error", kind=kind.rstrip("s"),
-                                 detail=redact(f"{type(result).__name__}: {result}"))]
+            items = [
+                ProbeResult(
+                    name=name,
+                    state="error",
+                    kind=kind.rstrip("s"),
+                    detail=redact(f"{type(result).__name__}: {result}"),
+                )
+            ]
         else:
             items = result if isinstance(result, list) else [result]
         getattr(env, kind).extend(items)
@@ -500,14 +655,34 @@ def _gpu_unconfigured() -> list[ProbeResult]:
 
     installed = "gpu" in registered(PROBE_GROUP)
     if not installed:
-        return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not installed",
-                            detail=NOT_INSTALLED)]
-    return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict="not configured",
-                        detail='not configured (add "gpu": {} to .baker/probes.json)')]
+        return [
+            ProbeResult(
+                name="gpu",
+                state="skipped",
+                kind="gpu",
+                verdict="not installed",
+                detail=NOT_INSTALLED,
+            )
+        ]
+    return [
+        ProbeResult(
+            name="gpu",
+            state="skipped",
+            kind="gpu",
+            verdict="not configured",
+            detail='not configured (add "gpu": {} to .baker/probes.json)',
+        )
+    ]
 
 
-_MARK = {"ok": "ok", "warn": "WARN", "fail": "FAIL", "skipped": "-", "timeout": "TIMEOUT",
-         "error": "ERROR"}
+_MARK = {
+    "ok": "ok",
+    "warn": "WARN",
+    "fail": "FAIL",
+    "skipped": "-",
+    "timeout": "TIMEOUT",
+    "error": "ERROR",
+}
 
 
 def render(env: Environment, *, quiet: bool = False) -> str:
@@ -515,8 +690,12 @@ def render(env: Environment, *, quiet: bool = False) -> str:
     from continuity_core.brief import git_section
 
     lines = [git_section(env.git)]
-    for title, items in (("interpreters", env.interpreters), ("jobs", env.jobs),
-                         ("probes", env.probes), ("gpu", env.gpu)):
+    for title, items in (
+        ("interpreters", env.interpreters),
+        ("jobs", env.jobs),
+        ("probes", env.probes),
+        ("gpu", env.gpu),
+    ):
         shown = [r for r in items if not (quiet and r.state == "skipped")]
         if not shown:
             continue
@@ -527,5 +706,8 @@ def render(env: Environment, *, quiet: bool = False) -> str:
 
 def problems(env: Environment) -> list[ProbeResult]:
     """Results a person should act on."""
-    return [r for r in (*env.interpreters, *env.jobs, *env.probes, *env.gpu)
-            if r.state in ("warn", "fail", "timeout", "error")]
+    return [
+        r
+        for r in (*env.interpreters, *env.jobs, *env.probes, *env.gpu)
+        if r.state in ("warn", "fail", "timeout", "error")
+    ]

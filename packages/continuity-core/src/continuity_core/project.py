@@ -84,14 +84,17 @@ def outside_project(path: Path, root: Path) -> str | None:
             break
         if stat.S_ISLNK(st.st_mode) and not inside(top, current):
             real = os.path.realpath(current)
-            return (f"{current} leads to {real}, outside the project, so it is refused: baker "
-                    "does not write or delete through a link a repository could commit. "
-                    f"Remove the link (`rm {current}`) and run again")
+            return (
+                f"{current} leads to {real}, outside the project, so it is refused: baker "
+                "does not write or delete through a link a repository could commit. "
+                f"Remove the link (`rm {current}`) and run again"
+            )
     return None
 
 
-def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool,
-                      mode: int = 0o644) -> Change:
+def write_text_change(
+    path: Path, new: str, root: Path, *, dry_run: bool, mode: int = 0o644
+) -> Change:
     """Write `new` to `path` if it differs; report what happened relative to `root`. A path
     that leads out of the project (`outside_project`) is neither read nor written."""
     rel = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
@@ -107,9 +110,18 @@ def write_text_change(path: Path, new: str, root: Path, *, dry_run: bool,
     return write_change(path, rel, old, new, dry_run=dry_run, mode=mode, root=root)
 
 
-def write_change(path: Path, rel: str, old: str | None, new: str, *, dry_run: bool,
-                 detail: str = "", prune: bool = False, mode: int = 0o644,
-                 root: Path | None = None) -> Change:
+def write_change(
+    path: Path,
+    rel: str,
+    old: str | None,
+    new: str,
+    *,
+    dry_run: bool,
+    detail: str = "",
+    prune: bool = False,
+    mode: int = 0o644,
+    root: Path | None = None,
+) -> Change:
     """Make `path`, which holds `old` (None: no file), hold `new`; "" removes the file, and with
     `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported.
     `root`: the project, for a project file: one that leads out of it is refused (failed)."""
@@ -161,12 +173,16 @@ def refuse(root: Path) -> None:
 
     here, home, user = root.resolve(), Path.home().resolve(), baker_home().resolve()
     if here == home:
-        raise BakerError(f"refusing to set up {root}: it is your home folder, where the agents' "
-                         "user-level settings and Continuity's own store live; run `baker init` "
-                         "in a project's repository (`baker global sync` sets up user-level hooks)")
+        raise BakerError(
+            f"refusing to set up {root}: it is your home folder, where the agents' "
+            "user-level settings and Continuity's own store live; run `baker init` "
+            "in a project's repository (`baker global sync` sets up user-level hooks)"
+        )
     if here == user or here.is_relative_to(user):
-        raise BakerError(f"refusing to set up {root}: it is inside Continuity's per-user store "
-                         f"{user}; run `baker init` in a project's repository")
+        raise BakerError(
+            f"refusing to set up {root}: it is inside Continuity's per-user store "
+            f"{user}; run `baker init` in a project's repository"
+        )
 
 
 OWN_FILE = "own.json"  # in .baker/: {project path: sha256 of what `baker init` wrote}
@@ -267,9 +283,15 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
         branch = git_facts(root, worktrees=False).branch or ""
         if not dry_run:
             trust.check_dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
-        changes.append(write_text_change(
-            note_path, note_mod.template(agent=agent, branch=branch, updated=now_iso()), root,
-            dry_run=dry_run, mode=0o600))
+        changes.append(
+            write_text_change(
+                note_path,
+                note_mod.template(agent=agent, branch=branch, updated=now_iso()),
+                root,
+                dry_run=dry_run,
+                mode=0o600,
+            )
+        )
     else:
         changes.append(Change(path=str(note_mod.NOTE_PATH), action="unchanged"))
     changes.append(_gitignore(root, dry_run=dry_run))
@@ -297,7 +319,12 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
     so does the .gitignore block that keeps them out of commits (said in a `skipped` line)."""
     changes = [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
     if (root / ".baker").exists() or (root / note_mod.NOTE_PATH).exists():
-        changes.append(Change(path=".gitignore", action="skipped",
-                              detail=".baker/ and memory/hot.md stay (your data), so their "
-                                     "ignore lines stay too; remove both by hand if you want"))
+        changes.append(
+            Change(
+                path=".gitignore",
+                action="skipped",
+                detail=".baker/ and memory/hot.md stay (your data), so their "
+                "ignore lines stay too; remove both by hand if you want",
+            )
+        )
     return changes

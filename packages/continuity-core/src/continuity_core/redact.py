@@ -39,23 +39,39 @@ class _Lazy:
             self._compiled = re.compile(self._source)
         return self._compiled
 
+
 # A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
 # An all-lowercase `a/b` or a last part with an extension: base64 secrets have capitals.
-_PATH = (r"(?:(?:\.{1,2}|~)/[\w.\-/]*"
-         r"|[\w.\-]+(?:/[\w.\-]+)*/[\w\-]*\.[A-Za-z0-9]{1,8}(?![\w+/=])"
-         r"|[a-z0-9_.\-]+(?:/[a-z0-9_.\-]+)+/?(?![\w+/=]))")
-_HASH_UUID_NUMBER = (r"(?:[0-9a-fA-F]{7,64}(?![\w+/=])"
-                     r"|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![\w+/=])"
-                     r"|\d[\d,._]*(?![\w+/=]))")
+_PATH = (
+    r"(?:(?:\.{1,2}|~)/[\w.\-/]*"
+    r"|[\w.\-]+(?:/[\w.\-]+)*/[\w\-]*\.[A-Za-z0-9]{1,8}(?![\w+/=])"
+    r"|[a-z0-9_.\-]+(?:/[a-z0-9_.\-]+)+/?(?![\w+/=]))"
+)
+_HASH_UUID_NUMBER = (
+    r"(?:[0-9a-fA-F]{7,64}(?![\w+/=])"
+    r"|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![\w+/=])"
+    r"|\d[\d,._]*(?![\w+/=]))"
+)
 # The words of a name that says secret. Strong ones count at the end of any word
 # (`identitytoken`); weak ones only as a whole part of a name (`DB_PASS`, not `bypass`).
-_STRONG = ("password", "passwd", "passphrase", "secret", "token", "credential", "credentials",
-           "apikey", "authorization")
+_STRONG = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "credential",
+    "credentials",
+    "apikey",
+    "authorization",
+)
 _WEAK = ("pass", "pwd", "key", "auth", "creds")
 # The first letters lead: one test rejects most positions before the words are tried.
-_NAME_WORD = (r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|credentials?|apikey"
-              r"|authorization)|(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?i:pass|pwd|key|auth|creds"
-              r"|api[ _.\-]key|access[ _.\-]key|private[ _.\-]key))(?![a-z])")
+_NAME_WORD = (
+    r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|credentials?|apikey"
+    r"|authorization)|(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?i:pass|pwd|key|auth|creds"
+    r"|api[ _.\-]key|access[ _.\-]key|private[ _.\-]key))(?![a-z])"
+)
 
 # (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
 # Every repetition that is tried at many starting points is bounded ({0,64}, {0,1024}): an
@@ -63,18 +79,22 @@ _NAME_WORD = (r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|c
 _PATTERNS: list[tuple[str, str]] = [
     # A PEM block: the BEGIN line, then only lines of base64 or headers (`Proc-Type: …`),
     # then the END line when it is there (a truncated block is redacted to its last body line).
-    ("private_key",
-     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-     r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}"
-     r"|(?:Proc-Type|DEK-Info|Version|Comment|Charset|Hash):[^\n]{0,256})?)*"
-     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
+    (
+        "private_key",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}"
+        r"|(?:Proc-Type|DEK-Info|Version|Comment|Charset|Hash):[^\n]{0,256})?)*"
+        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?",
+    ),
     # A PEM body without its BEGIN line: the DER of a private key opens the same way in
     # base64 (PKCS#1, PKCS#8, EC, Ed25519, encrypted PKCS#8, OpenSSH); its lines follow.
-    ("pem_body",
-     r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIGkAgEBBD|MIGHAgEAMBMG|MHcCAQEE|MC4CAQAw"
-     r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
-     r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
-     r"(?:[ \t]*\r?\n[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?"),
+    (
+        "pem_body",
+        r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIGkAgEBBD|MIGHAgEAMBMG|MHcCAQEE|MC4CAQAw"
+        r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
+        r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
+        r"(?:[ \t]*\r?\n[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?",
+    ),
     ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
     ("openai_project", r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
     ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
@@ -84,7 +104,10 @@ _PATTERNS: list[tuple[str, str]] = [
     ("huggingface", r"\bhf_[A-Za-z0-9]{30,}"),
     ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
     ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
-    ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
+    (
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
+    ),
     ("slack", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}|\bxapp-\d-[A-Za-z0-9\-]{10,}"),
     ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
     ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
@@ -118,60 +141,79 @@ _PATTERNS: list[tuple[str, str]] = [
     # A PEM block base64-encoded again (kubeconfig `client-key-data`, Kubernetes secrets).
     ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
     ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
-    ("netrc",
-     r"\b(?P<keep_netrc>machine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+"),
+    (
+        "netrc",
+        r"\b(?P<keep_netrc>machine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+",
+    ),
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
     ("bearer", r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
     # `token X` in prose: X is a token unless it is a hash, a UUID, a number or a path.
-    ("token_word",
-     r"\b(?P<keep_token_word>(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
-     r"[A-Za-z0-9._~+/\-]{16,}=*"),
+    (
+        "token_word",
+        r"\b(?P<keep_token_word>(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
+        r"[A-Za-z0-9._~+/\-]{16,}=*",
+    ),
     ("basic_auth", r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
     # scheme://user:password@host; the password may hold any character but `@` and spaces,
     # and a port (`host:8080/path@x`) is not one.
-    ("url_credentials",
-     r"\b(?P<keep_url_credentials>[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
-     r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)"),
+    (
+        "url_credentials",
+        r"\b(?P<keep_url_credentials>[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
+        r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)",
+    ),
     # `curl -u user:pw`, `--user user:pw` (a numeric `uid:gid` is not a password).
-    ("cli_user",
-     r"(?P<keep_cli_user>(?=-)(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
-     r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}"),
+    (
+        "cli_user",
+        r"(?P<keep_cli_user>(?=-)(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
+        r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}",
+    ),
     # `mysql -pPW`: the password glued to `-p` (a client of the MySQL family only).
-    ("mysql",
-     r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
-     r"[ \t]-p[\"']?)[^\s\"']{1,256}"),
+    (
+        "mysql",
+        r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
+        r"[ \t]-p[\"']?)[^\s\"']{1,256}",
+    ),
     # A password given to a short option, only after the programs where it means one:
     # `sshpass -p PW`, `docker login -p PW`, `redis-cli -a PW`, `htpasswd -b FILE USER PW`
     # (`-nb USER PW`). `ssh -p 22`, `docker run -p 8080:80` and a `$VAR` are no password.
-    ("cli_password",
-     r"\b(?P<keep_cli_password>(?:sshpass(?:[ \t]+-[vhe]|[ \t]+-[fdP][ \t]*[^\s\-]\S*)*"
-     r"[ \t]+-p[ \t]*"
-     r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b"
-     r"[^\n|;&]{0,256}?[ \t]-p(?:[ \t]+|=)?"
-     r"|redis-cli\b[^\n|;&]{0,256}?[ \t]-a[ \t]+"
-     r"|htpasswd(?=(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?){0,8}?[ \t]+-[A-Za-z]*b)"
-     r"(?:[ \t]+-(?:[A-Za-z]*(?P<htpasswd_n>n)[A-Za-z]*|[A-Za-z]+)(?:[ \t]+\d+)?){1,8}"
-     r"(?(htpasswd_n)|[ \t]+[^\s\-]\S*)[ \t]+[^\s\-]\S*[ \t]+)[\"']?)"
-     r"(?![\-$])[^\s\"']{1,256}"),
+    (
+        "cli_password",
+        r"\b(?P<keep_cli_password>(?:sshpass(?:[ \t]+-[vhe]|[ \t]+-[fdP][ \t]*[^\s\-]\S*)*"
+        r"[ \t]+-p[ \t]*"
+        r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b"
+        r"[^\n|;&]{0,256}?[ \t]-p(?:[ \t]+|=)?"
+        r"|redis-cli\b[^\n|;&]{0,256}?[ \t]-a[ \t]+"
+        r"|htpasswd(?=(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?){0,8}?[ \t]+-[A-Za-z]*b)"
+        r"(?:[ \t]+-(?:[A-Za-z]*(?P<htpasswd_n>n)[A-Za-z]*|[A-Za-z]+)(?:[ \t]+\d+)?){1,8}"
+        r"(?(htpasswd_n)|[ \t]+[^\s\-]\S*)[ \t]+[^\s\-]\S*[ \t]+)[\"']?)"
+        r"(?![\-$])[^\s\"']{1,256}",
+    ),
     # A value under a name that says secret: `NAME=value`, `name: value`, `"name": "value"`,
     # `--name value`, `Authorization: Bearer value`. The match starts at the word that says
     # secret (`AWS_` of `AWS_SECRET…` stays outside it); `_assignment` reads the whole name
     # and the value and decides (a path, a placeholder or code is no secret).
-    ("assignment",
-     r"(?P<keep_assignment>" + _NAME_WORD +
-     r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
-     r"|(?<=[\"'`])[:,])[ \t]*"
-     r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate|apikey)[ \t]+)?)"
-     r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>=][^\s\"'`<>]{0,1023}))"),
+    (
+        "assignment",
+        r"(?P<keep_assignment>"
+        + _NAME_WORD
+        + r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
+        r"|(?<=[\"'`])[:,])[ \t]*"
+        r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate|apikey)[ \t]+)?)"
+        r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>=][^\s\"'`<>]{0,1023}))",
+    ),
     # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
-    ("option",
-     r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
-     r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-][^\s\"'`<>]{0,1023}))"),
+    (
+        "option",
+        r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
+        r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-][^\s\"'`<>]{0,1023}))",
+    ),
     # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
-    ("netrc_line",
-     r"\b(?P<keep_netrc_line>(?=[Pp])(?:(?<![\s\S])|(?<=\n)|(?<=\n[ \t])|(?<=\n  )|(?<=\n    )"
-     r"|(?<=\n\t\t))(?i:passw(?:or)?d)[ \t]+)"
-     r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})"),
+    (
+        "netrc_line",
+        r"\b(?P<keep_netrc_line>(?=[Pp])(?:(?<![\s\S])|(?<=\n)|(?<=\n[ \t])|(?<=\n  )|(?<=\n    )"
+        r"|(?<=\n\t\t))(?i:passw(?:or)?d)[ \t]+)"
+        r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})",
+    ),
 ]
 # Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
 _CHECKED = {"assignment", "option"}
@@ -213,6 +255,7 @@ def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
 
 
 # --- names that say secret --------------------------------------------------------------------
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -271,8 +314,10 @@ _CODE_WORDS = _words("""
 """)
 # `$VAR`, `{{ x }}`, `<token>`, `***`, `sk-...` (three dots a person typed: `…` is a clip
 # mark, and what it ends is redacted), an earlier `[REDACTED]`, `your_key`, `xxxxxx`.
-_PLACEHOLDER = _Lazy(r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
-                          r"|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]|(?i:your[_\-])|x{6,}$")
+_PLACEHOLDER = _Lazy(
+    r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
+    r"|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]|(?i:your[_\-])|x{6,}$"
+)
 # Values that stand for a secret without being one (`.env.example`, CI permissions).
 _PLACEHOLDER_WORDS = _words("""
     changeme change-me change_me changeit replaceme replace-me replace_me todo tbd
@@ -283,18 +328,24 @@ _LITERALS = _words("""
 """)
 _IDENT_CALL = _Lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
 # `self.token`, `os.environ`, `args.password`: where code keeps a secret, not the secret.
-_ATTRIBUTE = _Lazy(r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
-                        r"|env|process|request|req|ctx|context|app|secrets|kwargs|creds"
-                        r"|credentials|auth|data|values|user|client|props|state)"
-                        r"(?:\.[A-Za-z_]\w*)+[,;)]*")
+_ATTRIBUTE = _Lazy(
+    r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
+    r"|env|process|request|req|ctx|context|app|secrets|kwargs|creds"
+    r"|credentials|auth|data|values|user|client|props|state)"
+    r"(?:\.[A-Za-z_]\w*)+[,;)]*"
+)
 _RELATIVE = _Lazy(_PATH)
 
 
 def _value_kept(value: str, name: str, quoted: bool) -> bool:
     """A value under a secret name that holds no secret: empty, a placeholder, a relative path,
     and (unquoted) code: a type, a literal, a call, an attribute, the name passed on."""
-    if (not value or _PLACEHOLDER.rx.match(value)
-            or value.lower() in _PLACEHOLDER_WORDS or _RELATIVE.rx.fullmatch(value)):
+    if (
+        not value
+        or _PLACEHOLDER.rx.match(value)
+        or value.lower() in _PLACEHOLDER_WORDS
+        or _RELATIVE.rx.fullmatch(value)
+    ):
         return True
     if quoted:
         return False
@@ -312,7 +363,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
 
 _NAME_BEFORE = _Lazy(r"[\w.\-]{0,64}\Z")
 _NAME_REST = _Lazy(r"[\w.\-]*")
-_QUOTES = ("\"", "'", "`")
+_QUOTES = ('"', "'", "`")
 _SCHEME = _Lazy(r"(?i:bearer|basic|token|digest|negotiate)[ \t]+")
 
 
@@ -335,12 +386,12 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
         return None  # only `["--password", "…"]` makes a comma part a name and its value
     if not secret_name(bare_name):
         return None
-    closing = text[name_end:name_end + 1]
-    if closing in _QUOTES and text[name_start - 1:name_start] != closing:
+    closing = text[name_end : name_end + 1]
+    if closing in _QUOTES and text[name_start - 1 : name_start] != closing:
         return None  # `"invalid token": …` is a quoted phrase, not a name
     if m.group(uv) is not None:
         value, s = m.group(uv), m.start(uv)
-        if text[name_start - 1:name_start] in ("?", "&"):  # a URL's query
+        if text[name_start - 1 : name_start] in ("?", "&"):  # a URL's query
             value = value.split("&", 1)[0]
         if option and value.startswith("-"):
             return None
@@ -353,7 +404,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     value, s = m.group(qv), m.start(qv)
     scheme = _SCHEME.rx.match(value)  # `"Bearer …"`: the scheme stays
     if scheme:
-        value, s = value[scheme.end():], s + scheme.end()
+        value, s = value[scheme.end() :], s + scheme.end()
     if _value_kept(value, bare_name, quoted=True):
         return None
     return s, m.end(qv)
@@ -426,7 +477,7 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
     out = []
     for m in _PEM_END.rx.finditer(text):
         start = line = text.rfind("\n", 0, m.start()) + 1
-        if text[line:m.start()].strip():
+        if text[line : m.start()].strip():
             continue  # the END line holds more than the marker
         while line > 0:
             above = text.rfind("\n", 0, line - 1) + 1
@@ -441,6 +492,7 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
 
 
 # --- finding and redacting --------------------------------------------------------------------
+
 
 def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
@@ -470,8 +522,14 @@ def _redacted_already(view: str, start: int, end: int) -> bool:
 _MARK_AROUND = " \t\"'`,;:()[]{}<>"
 
 
-def _scan(pattern: re.Pattern[str], kinds: tuple[str, ...], view: str, start: int, stop: int,
-          out: list[tuple[str, int, int]]) -> None:
+def _scan(
+    pattern: re.Pattern[str],
+    kinds: tuple[str, ...],
+    view: str,
+    start: int,
+    stop: int,
+    out: list[tuple[str, int, int]],
+) -> None:
     """The matches in [start, stop). A match `_assignment` turns down is scanned again from
     its second character, so nothing inside it is missed."""
     for m in pattern.finditer(view, start, stop):
@@ -500,8 +558,10 @@ def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str
         return _spans(text, nested)
     # Matched in the decoded text (decoded again while escapes remain: JSON inside JSON), each
     # position taken back by adding what the escapes before it took.
-    return [(kind, s + extra[bisect.bisect_left(where, s)], e + extra[bisect.bisect_left(where, e)])
-            for kind, s, e in _findings(view, nested, depth + 1)]
+    return [
+        (kind, s + extra[bisect.bisect_left(where, s)], e + extra[bisect.bisect_left(where, e)])
+        for kind, s, e in _findings(view, nested, depth + 1)
+    ]
 
 
 def findings(text: str) -> list[tuple[str, int, int]]:
@@ -514,11 +574,13 @@ def findings(text: str) -> list[tuple[str, int, int]]:
 # window title, CSI `ESC [ … m`, DCS/APC/PM/SOS strings, their 8-bit forms), then any other C0
 # or C1 character but a newline and a tab.
 _CONTROL_CHAR = _Lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL = _Lazy(r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
-                 r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
-                 r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
-                 r"|\x1b[ -/]{0,8}[0-~]?"
-                 r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = _Lazy(
+    r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
+    r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
+    r"|\x1b[ -/]{0,8}[0-~]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
 
 
 def printable(text: str) -> str:
@@ -544,7 +606,7 @@ def redact(text: str) -> str:
     for _, s, e in spans:
         if e <= pos:
             continue
-        parts.append(text[pos:max(s, pos)])
+        parts.append(text[pos : max(s, pos)])
         parts.append(MARK)
         pos = e
     parts.append(text[pos:])
@@ -558,8 +620,12 @@ def scan(text: str) -> list[str]:
 
 def secret_option(arg: Any) -> bool:
     """Whether a command-line argument is an option whose next argument is a secret."""
-    return (isinstance(arg, str) and arg.startswith("-") and "=" not in arg
-            and secret_name(arg.lstrip("-")))
+    return (
+        isinstance(arg, str)
+        and arg.startswith("-")
+        and "=" not in arg
+        and secret_name(arg.lstrip("-"))
+    )
 
 
 def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
@@ -571,12 +637,17 @@ def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
             return MARK
         return redact(value)
     if isinstance(value, dict):
-        return {(redact(k) if isinstance(k, str) else k):
-                redact_obj(v, under_secret=under_secret or (isinstance(k, str) and secret_name(k)))
-                for k, v in value.items()}
+        return {
+            (redact(k) if isinstance(k, str) else k): redact_obj(
+                v, under_secret=under_secret or (isinstance(k, str) and secret_name(k))
+            )
+            for k, v in value.items()
+        }
     if isinstance(value, list):  # an argument list: `["--password", "…"]`
-        return [redact_obj(v, under_secret=under_secret or (
-            i > 0 and secret_option(value[i - 1]))) for i, v in enumerate(value)]
+        return [
+            redact_obj(v, under_secret=under_secret or (i > 0 and secret_option(value[i - 1])))
+            for i, v in enumerate(value)
+        ]
     if under_secret and isinstance(value, (int, float)) and not isinstance(value, bool):
         return MARK
     return value

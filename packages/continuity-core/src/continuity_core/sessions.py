@@ -67,8 +67,9 @@ class Choice(msgspec.Struct):
     errors: list[str] = msgspec.field(default_factory=list)
 
 
-def accounts_for(adapter: Adapter, config: GlobalConfig,
-                 account: str | None = None) -> list[Account]:
+def accounts_for(
+    adapter: Adapter, config: GlobalConfig, account: str | None = None
+) -> list[Account]:
     """The adapter's accounts, narrowed to `account`: a name from config.toml, a name as
     listed, or a config folder that exists (`~/.claude-work`, relative or absolute).
 
@@ -100,8 +101,14 @@ def accounts_for(adapter: Adapter, config: GlobalConfig,
     return [msgspec.structs.replace(listed[0], name=account) if named else listed[0]]
 
 
-def kept_matches(session: Session, config: GlobalConfig, *, agent: str | None = None,
-                 account: str | None = None, session_id: str | None = None) -> bool:
+def kept_matches(
+    session: Session,
+    config: GlobalConfig,
+    *,
+    agent: str | None = None,
+    account: str | None = None,
+    session_id: str | None = None,
+) -> bool:
     """Whether a session kept by a checkpoint (its transcript gone) passes the filters."""
     if agent and session.agent != agent:
         return False
@@ -112,8 +119,11 @@ def kept_matches(session: Session, config: GlobalConfig, *, agent: str | None = 
         wanted = {account, os.path.realpath(expand(named.dir if named else account))}
         if named is not None and named.agent != session.agent:
             return False
-        have = {session.account, os.path.realpath(expand(session.account))} \
-            if session.account else set()
+        have = (
+            {session.account, os.path.realpath(expand(session.account))}
+            if session.account
+            else set()
+        )
         if not wanted & have:
             return False
     return True
@@ -123,8 +133,9 @@ def did_work(session: Session) -> bool:
     """A model answer or a tool call: what a session that did something leaves behind."""
     if session.tool_calls or session.files_edited or session.todos:
         return True
-    return any(m.role == "assistant" and m.kind == "response" and m.text.strip()
-               for m in session.messages)
+    return any(
+        m.role == "assistant" and m.kind == "response" and m.text.strip() for m in session.messages
+    )
 
 
 def state(session: Session) -> State:
@@ -162,8 +173,11 @@ def find(
     """
     found = Found()
     streams: list[Iterator[tuple[float, int, int, Candidate]]] = []
-    chosen = {agent: adapters[agent]} if agent and agent in adapters else (
-        {} if agent else dict(adapters))
+    chosen = (
+        {agent: adapters[agent]}
+        if agent and agent in adapters
+        else ({} if agent else dict(adapters))
+    )
     for order, (name, adapter) in enumerate(chosen.items()):
         try:
             accounts = accounts_for(adapter, config, account)
@@ -181,13 +195,28 @@ def find(
             continue
         found.candidates.append(cand)
     if strict and not found.candidates and (agent or account is not None or session_id):
-        raise NoMatch(no_match(project, adapters, config, found, agent=agent, account=account,
-                                session_id=session_id))
+        raise NoMatch(
+            no_match(
+                project,
+                adapters,
+                config,
+                found,
+                agent=agent,
+                account=account,
+                session_id=session_id,
+            )
+        )
     return found
 
 
-def _stream(name: str, adapter: Adapter, project: Path, accounts: list[Account], order: int,
-            errors: list[str]) -> Iterator[tuple[float, int, int, Candidate]]:
+def _stream(
+    name: str,
+    adapter: Adapter,
+    project: Path,
+    accounts: list[Account],
+    order: int,
+    errors: list[str],
+) -> Iterator[tuple[float, int, int, Candidate]]:
     """One adapter's refs, newest first, as heap entries (equal times keep discovery's
     order: the candidate itself is never compared); its failure ends its stream only."""
     try:
@@ -199,22 +228,44 @@ def _stream(name: str, adapter: Adapter, project: Path, accounts: list[Account],
         errors.append(f"{name}: {e}")
 
 
-def no_match(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, found: Found, *,
-              agent: str | None, account: str | None, session_id: str | None) -> str:
-    asked = " ".join(part for part in (
-        f"--from {agent}" if agent else "", f"account {account!r}" if account is not None else "",
-        f"--session {session_id}" if session_id else "") if part)
+def no_match(
+    project: Path,
+    adapters: Mapping[str, Adapter],
+    config: GlobalConfig,
+    found: Found,
+    *,
+    agent: str | None,
+    account: str | None,
+    session_id: str | None,
+) -> str:
+    asked = " ".join(
+        part
+        for part in (
+            f"--from {agent}" if agent else "",
+            f"account {account!r}" if account is not None else "",
+            f"--session {session_id}" if session_id else "",
+        )
+        if part
+    )
     if agent and agent not in adapters:
         why = f"no adapter named {agent!r} is loaded (installed: {', '.join(adapters) or 'none'})"
     elif account is not None and not found.searched:
-        known = sorted({f"{a.name} ({a.agent})" for ad in adapters.values()
-                        for a in _safe_accounts(ad, config)})
-        why = f"no account {account!r} is known (accounts: {', '.join(known) or 'none'}; " \
-              "name one from [accounts] in ~/.baker/config.toml or pass a config folder)"
+        known = sorted(
+            {
+                f"{a.name} ({a.agent})"
+                for ad in adapters.values()
+                for a in _safe_accounts(ad, config)
+            }
+        )
+        why = (
+            f"no account {account!r} is known (accounts: {', '.join(known) or 'none'}; "
+            "name one from [accounts] in ~/.baker/config.toml or pass a config folder)"
+        )
     else:
         why = f"nothing matches {asked} (searched: {'; '.join(found.searched)})"
-    return "\n".join([f"no session of {project} for {asked}: {why}",
-                      *listing(project, adapters, config)])
+    return "\n".join(
+        [f"no session of {project} for {asked}: {why}", *listing(project, adapters, config)]
+    )
 
 
 def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[str]:
@@ -225,9 +276,13 @@ def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig
         every = []
     if not every:
         return ["This project has no sessions in any agent or account."]
-    return ["Sessions of this project (see `baker sessions`):",
-            *(f"  {c.ref.agent}  {c.ref.account}  {c.ref.session_id}  {iso(c.ref.mtime)}"
-              for c in every)]
+    return [
+        "Sessions of this project (see `baker sessions`):",
+        *(
+            f"  {c.ref.agent}  {c.ref.account}  {c.ref.session_id}  {iso(c.ref.mtime)}"
+            for c in every
+        ),
+    ]
 
 
 def _safe_accounts(adapter: Adapter, config: GlobalConfig) -> list[Account]:
@@ -250,8 +305,13 @@ def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) ->
     return session
 
 
-def pick(found: Found, store: Any | None = None, *, exact: bool = False,
-         reader: Callable[[Any, SessionRef, Any], Session] = read_session) -> Choice:
+def pick(
+    found: Found,
+    store: Any | None = None,
+    *,
+    exact: bool = False,
+    reader: Callable[[Any, SessionRef, Any], Session] = read_session,
+) -> Choice:
     """The newest candidate that did work; the newer ones that failed become `failed`.
 
     `exact` (an explicit `--session`): the newest match whatever it did. When no candidate
@@ -285,24 +345,50 @@ class Newest(msgspec.Struct):
     errors: list[str]
 
 
-def newest(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, *,
-           agent: str | None = None, account: str | None = None,
-           session_id: str | None = None) -> Newest:
+def newest(
+    project: Path,
+    adapters: Mapping[str, Adapter],
+    config: GlobalConfig,
+    *,
+    agent: str | None = None,
+    account: str | None = None,
+    session_id: str | None = None,
+) -> Newest:
     """The newest session of `project`, read or not: what a manual checkpoint, `audit` and
     `baker run` look at (the session being written now, whether or not it did work yet)."""
-    found = find(project, adapters, config, agent=agent, account=account, session_id=session_id,
-                 strict=False)
+    found = find(
+        project, adapters, config, agent=agent, account=account, session_id=session_id, strict=False
+    )
     first = found.candidates[0] if found.candidates else None
-    return Newest(ref=first.ref if first else None, adapter=first.adapter if first else None,
-                  searched=found.searched, errors=found.errors)
+    return Newest(
+        ref=first.ref if first else None,
+        adapter=first.adapter if first else None,
+        searched=found.searched,
+        errors=found.errors,
+    )
 
 
-def choose(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,
-           *, agent: str | None = None, account: str | None = None,
-           session_id: str | None = None, exclude: str | None = None) -> Choice:
+def choose(
+    project: Path,
+    adapters: Mapping[str, Adapter],
+    config: GlobalConfig,
+    store: Any = None,
+    *,
+    agent: str | None = None,
+    account: str | None = None,
+    session_id: str | None = None,
+    exclude: str | None = None,
+) -> Choice:
     """`find` then `pick`: the previous session of `project` by the one rule."""
-    found = find(project, adapters, config, agent=agent, account=account,
-                 session_id=session_id, exclude=exclude)
+    found = find(
+        project,
+        adapters,
+        config,
+        agent=agent,
+        account=account,
+        session_id=session_id,
+        exclude=exclude,
+    )
     return pick(found, store, exact=bool(session_id))
 
 
@@ -318,17 +404,22 @@ def attempt_line(ref: SessionRef, session: Session) -> str:
         what = "no answer was recorded"
     else:
         what = "nothing was asked or answered (an empty session)"
-    asked = f"; it asked: {' '.join(session.latest_request.split())[:120]}" \
-        if session.latest_request else ""
-    return (f"a retry at {short_time(when)} in {ref.agent} ({ref.account}, session "
-            f"{ref.session_id}) failed: {what}{asked}")
+    asked = (
+        f"; it asked: {' '.join(session.latest_request.split())[:120]}"
+        if session.latest_request
+        else ""
+    )
+    return (
+        f"a retry at {short_time(when)} in {ref.agent} ({ref.account}, session "
+        f"{ref.session_id}) failed: {what}{asked}"
+    )
 
 
 iso = stamps.iso
 
 
 def short_time(stamp: str) -> str:
-    """"2026-11-30T14:02:11.5Z" -> "2026-11-30 14:02 UTC"; other text as it is."""
+    """ "2026-11-30T14:02:11.5Z" -> "2026-11-30 14:02 UTC"; other text as it is."""
     try:
         when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
@@ -347,8 +438,16 @@ class Table(msgspec.Struct):
     errors: list[str] = msgspec.field(default_factory=list)
 
 
-def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, store: Any = None,
-          *, agent: str | None = None, account: str | None = None, limit: int = 20) -> Table:
+def table(
+    project: Path,
+    adapters: Mapping[str, Adapter],
+    config: GlobalConfig,
+    store: Any = None,
+    *,
+    agent: str | None = None,
+    account: str | None = None,
+    limit: int = 20,
+) -> Table:
     """This project's newest `limit` sessions across agents and accounts, each read (through
     the cursor cache) for its state; `chosen` marks the one the brief takes by the one rule."""
     found = find(project, adapters, config, agent=agent, account=account)
@@ -357,10 +456,20 @@ def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, 
     for cand in found.candidates[:limit]:
         ref = cand.ref
         row: dict[str, Any] = {
-            "agent": ref.agent, "account": ref.account, "id": ref.session_id,
-            "path": ref.path, "started": None, "last_activity": iso(ref.mtime),
-            "size": ref.size, "requests": None, "state": None, "did_work": None,
-            "reset_at": None, "error": None, "chosen": False, "archived": False,
+            "agent": ref.agent,
+            "account": ref.account,
+            "id": ref.session_id,
+            "path": ref.path,
+            "started": None,
+            "last_activity": iso(ref.mtime),
+            "size": ref.size,
+            "requests": None,
+            "state": None,
+            "did_work": None,
+            "reset_at": None,
+            "error": None,
+            "chosen": False,
+            "archived": False,
             "forked_from": None,
         }
         try:
@@ -369,9 +478,15 @@ def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, 
             row["error"] = f"could not be read: {e}"
             rows.append(row)
             continue
-        row.update(started=s.started_at, last_activity=s.updated_at or row["last_activity"],
-                   requests=len(s.requests), state=state(s), did_work=did_work(s),
-                   archived=s.archived, forked_from=s.forked_from)
+        row.update(
+            started=s.started_at,
+            last_activity=s.updated_at or row["last_activity"],
+            requests=len(s.requests),
+            state=state(s),
+            did_work=did_work(s),
+            archived=s.archived,
+            forked_from=s.forked_from,
+        )
         if s.last_error is not None:
             row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
             row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
@@ -380,5 +495,9 @@ def table(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig, 
         rows.append(row)
     if not chosen and rows and rows[0]["state"] is not None:
         rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
-    return Table(rows=rows, more=max(0, len(found.candidates) - limit),
-                 searched=found.searched, errors=found.errors)
+    return Table(
+        rows=rows,
+        more=max(0, len(found.candidates) - limit),
+        searched=found.searched,
+        errors=found.errors,
+    )

@@ -51,8 +51,9 @@ def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[C
             changes.append(Change(path=rel, action="failed", detail=str(e)))
             continue
         if current is not None and current != body and not _is_ours(current):
-            changes.append(Change(path=rel, action="skipped",
-                                  detail="not written by baker; left in place"))
+            changes.append(
+                Change(path=rel, action="skipped", detail="not written by baker; left in place")
+            )
             continue
         changes.append(write_text_change(path, body, root, dry_run=dry_run))
     return changes
@@ -78,8 +79,9 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
             changes.append(Change(path=rel, action="failed", detail=why))
             continue
         if current != body and not _is_ours(current):
-            changes.append(Change(path=rel, action="skipped",
-                                  detail="not written by baker; left in place"))
+            changes.append(
+                Change(path=rel, action="skipped", detail="not written by baker; left in place")
+            )
             continue
         if not dry_run:
             path.unlink()

@@ -44,9 +44,15 @@ _HEX = frozenset("0123456789abcdef")
 def is_checkpoint_name(name: str) -> bool:
     """What `new_checkpoint_id` makes (`\\d{8}T\\d{12}Z-[0-9a-f]{6}\\.json`): retention
     deletes nothing else."""
-    return (len(name) == 34 and name[8] == "T" and name[21:23] == "Z-"
-            and name.endswith(".json") and _DIGITS.issuperset(name[:8])
-            and _DIGITS.issuperset(name[9:21]) and _HEX.issuperset(name[23:29]))
+    return (
+        len(name) == 34
+        and name[8] == "T"
+        and name[21:23] == "Z-"
+        and name.endswith(".json")
+        and _DIGITS.issuperset(name[:8])
+        and _DIGITS.issuperset(name[9:21])
+        and _HEX.issuperset(name[23:29])
+    )
 
 
 def find_worktree_root(start: Path) -> Path | None:
@@ -266,8 +272,13 @@ class Store:
 
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
-        self.log("hook_error", command=command, error=f"{type(exc).__name__}: {exc}",
-                 where=where, **fields)
+        self.log(
+            "hook_error",
+            command=command,
+            error=f"{type(exc).__name__}: {exc}",
+            where=where,
+            **fields,
+        )
 
 
 class _Lock:
@@ -282,9 +293,11 @@ class _Lock:
         self._filelock: Any = None
 
     def _held(self) -> StoreError:
-        return StoreError(f"{self.path} is held by another process for more than "
-                          f"{self.timeout:g}s; retry in a moment (if no baker is running, "
-                          "delete that file)")
+        return StoreError(
+            f"{self.path} is held by another process for more than "
+            f"{self.timeout:g}s; retry in a moment (if no baker is running, "
+            "delete that file)"
+        )
 
     def __enter__(self) -> None:
         try:
@@ -316,8 +329,9 @@ class _Lock:
             raise
         self._fd = fd
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._filelock is not None:  # pragma: no cover - Windows
             self._filelock.release()
             self._filelock = None

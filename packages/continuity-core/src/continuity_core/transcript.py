@@ -43,8 +43,16 @@ SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last 
 Fold = Callable[[Session, dict[str, Any], bytes], None]
 # What an adapter's `fold` raises on a line it cannot read: the line counts as bad, the read
 # goes on.
-FOLD_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, ValueError,
-               KeyError, TypeError, AttributeError, IndexError)
+FOLD_ERRORS = (
+    msgspec.DecodeError,
+    msgspec.ValidationError,
+    UnicodeDecodeError,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    IndexError,
+)
 
 
 def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) -> None:
@@ -78,10 +86,18 @@ def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:
     """A cursor that starts reading `ref` at `offset`, with an empty Session."""
     head_len, head_sha = _digest(ref.path)
     return Cursor(
-        path=ref.path, offset=offset, ino=os.stat(ref.path).st_ino, head_len=head_len,
+        path=ref.path,
+        offset=offset,
+        ino=os.stat(ref.path).st_ino,
+        head_len=head_len,
         head_sha=head_sha,
-        session=Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
-                        account=ref.account, cwd=ref.cwd),
+        session=Session(
+            agent=ref.agent,
+            session_id=ref.session_id,
+            path=ref.path,
+            account=ref.account,
+            cwd=ref.cwd,
+        ),
     )
 
 
@@ -167,8 +183,13 @@ LINE_HEAD = HEAD_LINE  # what is read of an older request's line longer than thi
 
 
 def scan_skipped(
-    ref: SessionRef, session: Session, extra: dict[str, Any], end: int, fold: Fold,
-    compaction_marker: bytes = b"", request_markers: tuple[bytes, ...] = (),
+    ref: SessionRef,
+    session: Session,
+    extra: dict[str, Any],
+    end: int,
+    fold: Fold,
+    compaction_marker: bytes = b"",
+    request_markers: tuple[bytes, ...] = (),
 ) -> None:
     """The part a cold read skipped (its first `end` bytes), in one backward pass at page-cache
     speed: its compactions counted into `compactions_total`, and, when the part read holds no
@@ -183,14 +204,18 @@ def scan_skipped(
         if not session.requests:
             session.request_sought = "unsearched"
         return
-    scan = BackwardScan(ref.path, end, find=request_markers if want else (),
-                        count=compaction_marker, max_line=LINE_HEAD)
+    scan = BackwardScan(
+        ref.path,
+        end,
+        find=request_markers if want else (),
+        count=compaction_marker,
+        max_line=LINE_HEAD,
+    )
     if want:
         session.request_sought = "none"
         for found in scan:
             text = _request_in(ref, found, fold)
-            if text is None and found.size > len(found.head) and \
-                    close_prefix(found.head) is None:
+            if text is None and found.size > len(found.head) and close_prefix(found.head) is None:
                 session.request_sought = "unreadable"  # a long line cut where it cannot close
             if text is not None:
                 session.requests.append(text)  # redacted by `settle`; older than any message
@@ -220,12 +245,15 @@ def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
         return None
     text = scratch.requests[-1]
     if cut:
-        text += (f"\n\n[… cut: this request's transcript line is {found.size:,} bytes; only "
-                 f"its first {len(found.head):,} were read]")
+        text += (
+            f"\n\n[… cut: this request's transcript line is {found.size:,} bytes; only "
+            f"its first {len(found.head):,} were read]"
+        )
     return text
 
 
 # --- capped edits: every adapter keeps a Session bounded the same way -----------------------
+
 
 def add_compaction(session: Session, compaction: Compaction) -> None:
     """A compaction: counted in `compactions_total`; the newest few are kept."""
@@ -257,7 +285,12 @@ def add_request(
 
 
 def add_message(
-    session: Session, extra: dict[str, Any], role: Any, text: str, *, kind: Any = "response",
+    session: Session,
+    extra: dict[str, Any],
+    role: Any,
+    text: str,
+    *,
+    kind: Any = "response",
     timestamp: str | None = None,
 ) -> None:
     """A message, clipped when settled unless it is a request."""
@@ -369,7 +402,10 @@ def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
 
 
 def add_edit(
-    session: Session, path: str, action: Any = "edit", tool: str = "",
+    session: Session,
+    path: str,
+    action: Any = "edit",
+    tool: str = "",
     moved_to: str | None = None,
 ) -> None:
     """Note a file edit; the same path edited again counts up and moves to the end. A path is
@@ -422,8 +458,10 @@ def project_relative(session: Session, root: Any) -> Session:
             return path
         return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
 
-    edits = [msgspec.structs.replace(f, path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
-             for f in session.files_edited]
+    edits = [
+        msgspec.structs.replace(f, path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
+        for f in session.files_edited
+    ]
     return msgspec.structs.replace(session, files_edited=edits)
 
 

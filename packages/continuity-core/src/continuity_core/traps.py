@@ -173,8 +173,16 @@ def add(
     kind: Literal["path", "command"] = "command" if command else "path"
     cited = cited_files(root, pattern if kind == "path" else "", files)
     hashes = {rel: h for rel in cited if (h := file_hash(os.path.join(root, rel))) is not None}
-    trap = Trap(id=os.urandom(4).hex(), pattern=pattern, kind=kind, why=why,
-                created_at=now_iso(), session=session, agent=agent, file_hashes=hashes)
+    trap = Trap(
+        id=os.urandom(4).hex(),
+        pattern=pattern,
+        kind=kind,
+        why=why,
+        created_at=now_iso(),
+        session=session,
+        agent=agent,
+        file_hashes=hashes,
+    )
     store = Store(root)
     with store.lock():
         path = traps_path(root)
@@ -188,8 +196,11 @@ def remove(root: Path, trap_id: str) -> Trap:
     store = Store(root)
     with store.lock():
         lines = _lines(root)
-        hits = [(i, t) for i, line in enumerate(lines)
-                if (t := _decode(line)) is not None and t.id.startswith(trap_id)]
+        hits = [
+            (i, t)
+            for i, line in enumerate(lines)
+            if (t := _decode(line)) is not None and t.id.startswith(trap_id)
+        ]
         if not trap_id or not hits:
             raise TrapNotFound(f"no trap with id {trap_id!r}; `baker trap list` shows them")
         if len({t.id for _, t in hits}) > 1:
@@ -209,6 +220,7 @@ def changed_files(root: StrPath, trap: Trap) -> list[str]:
 # Globs are matched here without `re` (fnmatch compiles a regex per pattern, and importing `re`
 # costs the pre-tool hook as much as a bare interpreter start): `*` and `?` as `fnmatchcase`
 # reads them; a pattern with a `[` set goes to `fnmatchcase` itself, for the same answer.
+
 
 def _wild(text: str) -> bool:
     return "*" in text or "?" in text or "[" in text
@@ -257,7 +269,8 @@ def _fits(name: str, at: int, piece: str) -> bool:
     if "?" not in piece:
         return name.startswith(piece, at)
     return at + len(piece) <= len(name) and all(
-        c == "?" or c == name[at + k] for k, c in enumerate(piece))
+        c == "?" or c == name[at + k] for k, c in enumerate(piece)
+    )
 
 
 def _find(name: str, piece: str, pos: int, end: int) -> int:
@@ -286,8 +299,11 @@ def _find(name: str, piece: str, pos: int, end: int) -> int:
 
 def _pure(path: str) -> str:
     """`PurePosixPath(path).as_posix()`: no empty or `.` parts; `//` kept at the start."""
-    head = "//" if path.startswith("//") and not path.startswith("///") else (
-        "/" if path.startswith("/") else "")
+    head = (
+        "//"
+        if path.startswith("//") and not path.startswith("///")
+        else ("/" if path.startswith("/") else "")
+    )
     parts = [p for p in path.split("/") if p and p != "."]
     return head + "/".join(parts) if (head or parts) else "."
 
@@ -298,7 +314,7 @@ def _relative_to(path: str, root: str) -> str | None:
     if path == root:
         return "."
     prefix = root if root.endswith("/") else root + "/"
-    return path[len(prefix):] if path.startswith(prefix) else None
+    return path[len(prefix) :] if path.startswith(prefix) else None
 
 
 def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
@@ -356,8 +372,13 @@ def command_paths(command: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and ("/" in w or "." in w.strip("."))]
 
 
-def matching(root: StrPath, traps: Sequence[T], paths: Sequence[str],
-             command: str | None, cwd: str | None = None) -> list[T]:
+def matching(
+    root: StrPath,
+    traps: Sequence[T],
+    paths: Sequence[str],
+    command: str | None,
+    cwd: str | None = None,
+) -> list[T]:
     """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
     the tool call's working folder), in file order."""
     hits = _hits(root, [t.kind for t in traps], [t.pattern for t in traps], paths, command, cwd)
@@ -373,9 +394,15 @@ def _lead(kind: str, pattern: str) -> str | None:
     return _literal_head(pattern.rstrip("/"))
 
 
-def _hits(root: StrPath, kinds: Sequence[object], patterns: Sequence[object],
-          paths: Sequence[str], command: str | None, cwd: str | None,
-          leads: Sequence[object] | None = None) -> list[int]:
+def _hits(
+    root: StrPath,
+    kinds: Sequence[object],
+    patterns: Sequence[object],
+    paths: Sequence[str],
+    command: str | None,
+    cwd: str | None,
+    leads: Sequence[object] | None = None,
+) -> list[int]:
     """The indices of the (kind, pattern) pairs that match `paths` or `command` (a pattern
     that is not a string matches nothing). `leads`, each pattern's `_lead`, lets most of
     1,000 traps be turned down by one set lookup (the pre-tool hook reads them cached)."""
@@ -427,8 +454,7 @@ class Shown:
 
     __slots__ = ("files", "head", "id", "kind", "pattern")
 
-    def __init__(self, id: str, kind: str, pattern: str, head: str,
-                 files: list[list[str]]) -> None:
+    def __init__(self, id: str, kind: str, pattern: str, head: str, files: list[list[str]]) -> None:
         self.id = id
         self.kind = kind
         self.pattern = pattern
@@ -449,8 +475,7 @@ class Shown:
 
     def line(self, root: StrPath) -> str:
         """The line the agent reads, the cited files that changed since named at its end."""
-        changed = [shown for rel, shown, h in self.files
-                   if file_hash(os.path.join(root, rel)) != h]
+        changed = [shown for rel, shown, h in self.files if file_hash(os.path.join(root, rel)) != h]
         if changed:
             return f"{self.head} [needs re-check: {', '.join(changed[:5])} changed since]"
         return self.head
@@ -461,9 +486,14 @@ class Shown:
         where they are not what `_cached` wrote."""
         head, files = row if isinstance(row, list) and len(row) == 2 else (None, None)
         found = (index["id"][i], index["kind"][i], index["pattern"][i], head)
-        if not all(isinstance(v, str) for v in found) or not isinstance(files, list) or not all(
+        if (
+            not all(isinstance(v, str) for v in found)
+            or not isinstance(files, list)
+            or not all(
                 isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
-                for f in files):
+                for f in files
+            )
+        ):
             raise ValueError("not a cached trap")
         return cls(*found, files)  # type: ignore[arg-type]
 
@@ -507,11 +537,16 @@ def _cache_key(root: str) -> str:
 
     here = os.path.dirname(os.path.abspath(__file__))
     racy = time.time_ns() - RACY_NS
-    return "|".join((CACHE_FORMAT, __version__,
-                     _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
-                     _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
-                     _identity(os.path.join(here, "redact.py")),
-                     _identity(os.path.join(here, "needles.py"))))
+    return "|".join(
+        (
+            CACHE_FORMAT,
+            __version__,
+            _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
+            _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
+            _identity(os.path.join(here, "redact.py")),
+            _identity(os.path.join(here, "needles.py")),
+        )
+    )
 
 
 _INDEX = ("id", "kind", "pattern", "lead")
@@ -529,8 +564,7 @@ class _Cached:
 
     def shown(self, i: int) -> Shown:
         row = self.rows[i]
-        return Shown.from_row(self.index, i, jsonfast.loads(row) if isinstance(row, bytes)
-                              else row)
+        return Shown.from_row(self.index, i, jsonfast.loads(row) if isinstance(row, bytes) else row)
 
 
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
@@ -549,7 +583,8 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
             found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
             rows = rest.split(b"\n")[:-1] if rest else []
             if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()) and all(
-                    type(v) is str for c in ("id", "kind") for v in found[c]):
+                type(v) is str for c in ("id", "kind") for v in found[c]
+            ):
                 return _Cached(found, rows)
     except (OSError, trust.Untrusted, ValueError):
         pass
@@ -560,8 +595,10 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
     if os.path.isdir(os.path.join(root, STORE)):
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
-            lines = [jsonfast.dumps({"key": key, **built.index}),
-                     *(jsonfast.dumps(row) for row in built.rows)]
+            lines = [
+                jsonfast.dumps({"key": key, **built.index}),
+                *(jsonfast.dumps(row) for row in built.rows),
+            ]
             atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
         except (OSError, trust.Untrusted):
             pass  # a read-only store: the next call reads the traps again
@@ -569,6 +606,7 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
 
 
 # --- what a session has already been shown ----------------------------------------------------
+
 
 def _seen_path(root: StrPath, session: str) -> str:
     digest = hexdigest(session.encode())[:16]
@@ -603,8 +641,14 @@ def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
         pass
 
 
-def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | None,
-           batch: int = BATCH, cwd: str | None = None) -> list[Shown]:
+def unseen(
+    root: StrPath,
+    session: str,
+    paths: Sequence[str],
+    command: str | None,
+    batch: int = BATCH,
+    cwd: str | None = None,
+) -> list[Shown]:
     """The next matching traps `session` has not been shown, at most `batch`."""
     top = os.fspath(root)
     try:
@@ -613,8 +657,15 @@ def unseen(root: StrPath, session: str, paths: Sequence[str], command: str | Non
         return _unseen(top, _cached(top, fresh=True), session, paths, command, batch, cwd)
 
 
-def _unseen(top: str, cached: _Cached, session: str, paths: Sequence[str],
-            command: str | None, batch: int, cwd: str | None) -> list[Shown]:
+def _unseen(
+    top: str,
+    cached: _Cached,
+    session: str,
+    paths: Sequence[str],
+    command: str | None,
+    batch: int,
+    cwd: str | None,
+) -> list[Shown]:
     ids = cached.index["id"]
     if not ids:
         return []
@@ -630,8 +681,9 @@ def _unseen(top: str, cached: _Cached, session: str, paths: Sequence[str],
     return out
 
 
-def record_delivered(root: StrPath, session: str, traps: Iterable[Shown | Trap],
-                     store: Store | None = None) -> None:
+def record_delivered(
+    root: StrPath, session: str, traps: Iterable[Shown | Trap], store: Store | None = None
+) -> None:
     """Mark as seen what was actually delivered, and nothing else."""
     # A busy lock costs a repeat later, never a warning the session did not get.
     # A read-only store (OSError) too: the trap comes again, which is the safe side.

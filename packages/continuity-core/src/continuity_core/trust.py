@@ -63,26 +63,37 @@ class Untrusted(StoreError):
 def _advice(path: Path, why: str, *, home: bool) -> str:
     what = "~/.baker ($BAKER_HOME)" if home else "this project's Continuity store"
     if "symlink" in why:
-        return (f"{what} is not used through a link a repository or someone else could have "
-                f"made. Look at it, remove the link (`rm {path}`) and run `baker init` again "
-                "(or point BAKER_HOME at the real folder)" if home else
-                f"{what} is not used through a link (a cloned repository can commit one). "
-                f"Look at it, remove the link (`rm {path}`) and run `baker init` again")
+        return (
+            f"{what} is not used through a link a repository or someone else could have "
+            f"made. Look at it, remove the link (`rm {path}`) and run `baker init` again "
+            "(or point BAKER_HOME at the real folder)"
+            if home
+            else f"{what} is not used through a link (a cloned repository can commit one). "
+            f"Look at it, remove the link (`rm {path}`) and run `baker init` again"
+        )
     if "another user" in why:
-        return (f"{what} is not used. If you trust it, take it over (`chown -R $USER {path}`);"
-                f" otherwise move it aside and run `baker init` again")
+        return (
+            f"{what} is not used. If you trust it, take it over (`chown -R $USER {path}`);"
+            f" otherwise move it aside and run `baker init` again"
+        )
     if "open to other users" in why:
-        return (f"{what} is not used: baker makes it 0700, and one open to others may have "
-                f"come with the repository. If you made it, run `chmod 700 {path}`; otherwise "
-                "remove it and run `baker init` again")
+        return (
+            f"{what} is not used: baker makes it 0700, and one open to others may have "
+            f"come with the repository. If you made it, run `chmod 700 {path}`; otherwise "
+            "remove it and run `baker init` again"
+        )
     if "tracked by git" in why:
-        return (f"{what} is not used while git tracks it: a repository's committed store could "
-                "run commands (.baker/probes.json) or put its text in the agent's context. If "
-                f"you made it, stop tracking it (`git rm -r --cached -- {path.name}` in "
-                f"{path.parent}, then commit); otherwise remove it and run `baker init` again")
+        return (
+            f"{what} is not used while git tracks it: a repository's committed store could "
+            "run commands (.baker/probes.json) or put its text in the agent's context. If "
+            f"you made it, stop tracking it (`git rm -r --cached -- {path.name}` in "
+            f"{path.parent}, then commit); otherwise remove it and run `baker init` again"
+        )
     if "writable" in why:
-        return (f"{what} is not used while others may change it. If it is yours, "
-                f"run `chmod go-w {path}`; otherwise remove it and run `baker init` again")
+        return (
+            f"{what} is not used while others may change it. If it is yours, "
+            f"run `chmod go-w {path}`; otherwise remove it and run `baker init` again"
+        )
     return f"{what} is not used. Move it aside and run `baker init` again"
 
 
@@ -115,6 +126,7 @@ def check_dirs(base: StrPath, *parts: str, create: bool = False, home: bool = Fa
 
 def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -> str:
     """`check_dirs` as a `str` (the hooks' form)."""
+
     def check(path: str, st: os.stat_result) -> None:
         why = problem(st, folder=True)
         if why:
@@ -123,8 +135,9 @@ def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -
     return _walk(os.fspath(base), parts, create, check)
 
 
-def _walk(base: str, parts: tuple[str, ...], create: bool,
-          check: Callable[[str, os.stat_result], None]) -> str:
+def _walk(
+    base: str, parts: tuple[str, ...], create: bool, check: Callable[[str, os.stat_result], None]
+) -> str:
     """`base` joined with `parts`, `check` called on each component's `lstat`; a missing one
     ends the walk (nothing below exists), or with `create` is made 0700 and checked."""
     path = base
@@ -296,20 +309,32 @@ def tracked(root: StrPath) -> list[str]:
     return []
 
 
-def ls_files(root: StrPath, specs: Iterable[str],
-             timeout_s: float = TRACKED_TIMEOUT_S) -> list[str] | None:
+def ls_files(
+    root: StrPath, specs: Iterable[str], timeout_s: float = TRACKED_TIMEOUT_S
+) -> list[str] | None:
     """What git's index holds under the literal paths `specs` (relative to `root`): files
     that came with the repository. None when git is missing, fails, is slow, or `root` is
     not in a work tree."""
     import subprocess
 
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1",
-           "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    env = {
+        **os.environ,
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_LITERAL_PATHSPECS": "1",
+        "LC_ALL": "C",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
     try:
         done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--", *specs], cwd=root, env=env,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            timeout=timeout_s, check=False)
+            ["git", "ls-files", "-z", "--cached", "--", *specs],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout_s,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -343,8 +368,10 @@ def _index_key(root: str) -> str | None:
             ist = os.stat(index)
         except OSError:
             return None
-        return (f"{root}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
-                f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}")
+        return (
+            f"{root}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
+            f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}"
+        )
     return None
 
 
@@ -375,8 +402,10 @@ def sweep(folder: StrPath, max_age_s: float) -> None:
     limit = time.time() - max_age_s
     for entry in _entries(folder):
         try:
-            if entry.is_file(follow_symlinks=False) and \
-                    entry.stat(follow_symlinks=False).st_mtime < limit:
+            if (
+                entry.is_file(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_mtime < limit
+            ):
                 os.unlink(entry.path)
         except OSError:
             pass

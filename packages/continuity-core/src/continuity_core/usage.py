@@ -46,7 +46,7 @@ class Threshold(msgspec.Struct, frozen=True):
 
 
 def parse_threshold(raw: str | int | float) -> Threshold:
-    """"50%" -> 50 % of the window; "100000", "100k", "1.5m" -> a token count."""
+    """ "50%" -> 50 % of the window; "100000", "100k", "1.5m" -> a token count."""
     text = str(raw).strip().lower().replace("_", "").replace(",", "")
     try:
         if text.endswith("%"):
@@ -61,12 +61,14 @@ def parse_threshold(raw: str | int | float) -> Threshold:
         return Threshold(tokens=int(number * scale))
     except (ValueError, IndexError):
         raise ConfigError(
-            f"usage threshold {raw!r} is neither a percentage (\"50%\") nor a token count "
-            "(\"100000\" or \"100k\")") from None
+            f'usage threshold {raw!r} is neither a percentage ("50%") nor a token count '
+            '("100000" or "100k")'
+        ) from None
 
 
-def thresholds(config: UsageConfig | None = None,
-               overrides: Mapping[str, str | None] | None = None) -> dict[str, Threshold]:
+def thresholds(
+    config: UsageConfig | None = None, overrides: Mapping[str, str | None] | None = None
+) -> dict[str, Threshold]:
     """The thresholds in force: flags over `[usage]` in config.toml over the defaults."""
     config = config or UsageConfig()
     found: dict[str, Threshold] = {}
@@ -76,14 +78,25 @@ def thresholds(config: UsageConfig | None = None,
     return found
 
 
-def level_for(usage: Usage | None, limits: Mapping[str, Threshold], *, source: str = "",
-              agent: str | None = None, session_id: str | None = None,
-              reason: str | None = None) -> UsageReport:
+def level_for(
+    usage: Usage | None,
+    limits: Mapping[str, Threshold],
+    *,
+    source: str = "",
+    agent: str | None = None,
+    session_id: str | None = None,
+    reason: str | None = None,
+) -> UsageReport:
     """The level `usage` has reached; `unknown` (with `reason`) when there is no measurement."""
     if usage is None or usage.context_tokens <= 0:
-        return UsageReport(level="unknown", action=ACTIONS["unknown"], source=source,
-                           agent=agent, session_id=session_id,
-                           reason=reason or "the session recorded no context usage yet")
+        return UsageReport(
+            level="unknown",
+            action=ACTIONS["unknown"],
+            source=source,
+            agent=agent,
+            session_id=session_id,
+            reason=reason or "the session recorded no context usage yet",
+        )
     window = usage.context_window or None
     applied: dict[str, int] = {lvl: limits[lvl].tokens_for(window, lvl) for lvl in LEVELS}
     level: Level = "ok"
@@ -91,19 +104,35 @@ def level_for(usage: Usage | None, limits: Mapping[str, Threshold], *, source: s
         if usage.context_tokens >= applied[lvl]:
             level = lvl
     percent = round(100 * usage.context_tokens / window, 1) if window else None
-    return UsageReport(level=level, action=ACTIONS[level], source=source, agent=agent,
-                       session_id=session_id, context_tokens=usage.context_tokens,
-                       context_window=window, percent=percent, thresholds=applied)
+    return UsageReport(
+        level=level,
+        action=ACTIONS[level],
+        source=source,
+        agent=agent,
+        session_id=session_id,
+        context_tokens=usage.context_tokens,
+        context_window=window,
+        percent=percent,
+        thresholds=applied,
+    )
 
 
 # --- where a measurement comes from ----------------------------------------------------------
+
 
 def ref_for_file(agent: str, path: Path) -> SessionRef:
     """A SessionRef for a transcript file named on the command line."""
     st = path.stat()
     session_id = path.stem.removesuffix(".trimmed")
-    return SessionRef(agent=agent, account="", session_id=session_id, path=str(path),
-                      mtime=st.st_mtime, cwd=None, size=st.st_size)
+    return SessionRef(
+        agent=agent,
+        account="",
+        session_id=session_id,
+        path=str(path),
+        mtime=st.st_mtime,
+        cwd=None,
+        size=st.st_size,
+    )
 
 
 def from_file(adapter: Adapter, path: Path) -> tuple[Usage | None, str, str | None]:
@@ -124,22 +153,26 @@ def live(root: Path, limits: Mapping[str, Threshold], agent: str | None = None) 
 
     adapters, broken = load_all()
     if agent is not None and agent not in adapters:
-        why = (f"no adapter named {agent!r} is installed (installed: "
-               f"{', '.join(adapters) or 'none'})")
+        why = (
+            f"no adapter named {agent!r} is installed (installed: {', '.join(adapters) or 'none'})"
+        )
         return level_for(None, limits, source="live session", reason=why)
     store = Store(root)
     try:
-        choice = choose(root, adapters, load_config(), store if store.exists else None,
-                        agent=agent)
+        choice = choose(root, adapters, load_config(), store if store.exists else None, agent=agent)
     except NoMatch as e:  # --agent's: the first line says what was searched
         return level_for(None, limits, source="live session", reason=str(e).splitlines()[0])
     problems = [*broken.values(), *choice.errors]
     if choice.ref is None or choice.session is None:
         where = "; ".join(choice.searched) or "no agent adapter is installed"
         why = f"no session of this project was found (searched: {where})"
-        return level_for(None, limits, source="live session",
-                         reason="; ".join([why, *problems]))
+        return level_for(None, limits, source="live session", reason="; ".join([why, *problems]))
     ref = choice.ref
-    return level_for(choice.session.usage, limits, source=f"{ref.agent} transcript {ref.path}",
-                     agent=ref.agent, session_id=ref.session_id,
-                     reason=f"{ref.path} records no context usage yet")
+    return level_for(
+        choice.session.usage,
+        limits,
+        source=f"{ref.agent} transcript {ref.path}",
+        agent=ref.agent,
+        session_id=ref.session_id,
+        reason=f"{ref.path} records no context usage yet",
+    )

@@ -69,16 +69,24 @@ class GeminiAdapter(ModuleAdapter):
         """The file holding the event's session, found by id: `transcript_path` can be the
         empty stub `--resume` writes first."""
         if event.session_id:
-            ref = discovery.find_session(event.session_id, accounts, cwd=event.cwd,
-                                         hint=event.transcript_path)
+            ref = discovery.find_session(
+                event.session_id, accounts, cwd=event.cwd, hint=event.transcript_path
+            )
             if ref is not None:
                 return ref
         path = Path(event.transcript_path) if event.transcript_path else None
         if path is None or not path.is_file():
             return None
         st = path.stat()
-        return SessionRef(agent=self.name, account="", session_id=event.session_id or path.stem,
-                          path=str(path), mtime=st.st_mtime, cwd=event.cwd, size=st.st_size)
+        return SessionRef(
+            agent=self.name,
+            account="",
+            session_id=event.session_id or path.stem,
+            path=str(path),
+            mtime=st.st_mtime,
+            cwd=event.cwd,
+            size=st.st_size,
+        )
 
     def render_context(self, event: HookEvent, text: str) -> str | None:
         return hooks.render_context(event, text)
@@ -87,9 +95,14 @@ class GeminiAdapter(ModuleAdapter):
         from continuity_gemini import install
 
         if local:
-            return [Change(path=str(SETTINGS), action="skipped",
-                           detail="Gemini CLI has no personal project settings file; install "
-                                  "user-level hooks with `baker global sync --user-hooks` instead")]
+            return [
+                Change(
+                    path=str(SETTINGS),
+                    action="skipped",
+                    detail="Gemini CLI has no personal project settings file; install "
+                    "user-level hooks with `baker global sync --user-hooks` instead",
+                )
+            ]
         changes = [install.apply(project / SETTINGS, project, remove=False, dry_run=dry_run)]
         changes += _former_skill(project, dry_run=dry_run)
         if not self._reads_agents_md(project):
@@ -125,18 +138,24 @@ class GeminiAdapter(ModuleAdapter):
         path = Path(account.dir) / "settings.json"
         changes: list[Change] = []
         if options.hooks or options.uninstall:
-            changes.append(install.apply(path, None, remove=options.uninstall,
-                                         dry_run=options.dry_run,
-                                         note="user-level hooks run in every trusted folder"))
+            changes.append(
+                install.apply(
+                    path,
+                    None,
+                    remove=options.uninstall,
+                    dry_run=options.dry_run,
+                    note="user-level hooks run in every trusted folder",
+                )
+            )
         if options.mcp or options.uninstall:
-            mcp = install.apply_mcp(path, None, remove=options.uninstall,
-                                    dry_run=options.dry_run)
+            mcp = install.apply_mcp(path, None, remove=options.uninstall, dry_run=options.dry_run)
             if options.mcp or mcp.action != "unchanged":
                 changes.append(mcp)
         return changes
 
-    def install_mcp(self, project: Path, *, remove: bool = False,
-                    dry_run: bool = False) -> list[Change]:
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
         """`baker mcp` in the project's `.gemini/settings.json` `mcpServers`."""
         from continuity_gemini import install
 
@@ -158,8 +177,11 @@ def _former_skill(project: Path, *, dry_run: bool) -> list[Change]:
     copy in `.agents/skills/`: take ours out of there (another `continuity` skill stays)."""
     from continuity_core import skill
 
-    return [c for c in skill.uninstall(project, [FORMER_SKILL_DIR], dry_run=dry_run)
-            if c.action != "unchanged"]
+    return [
+        c
+        for c in skill.uninstall(project, [FORMER_SKILL_DIR], dry_run=dry_run)
+        if c.action != "unchanged"
+    ]
 
 
 FORMER_SKILL_DIR = ".gemini/skills"

@@ -47,8 +47,13 @@ def accounts(config: GlobalConfig) -> list[Account]:
     found: list[Account] = []
     env = os.environ.get(HOME_ENV)
     if env:
-        found.append(Account(agent=AGENT, name=os.path.join(env, ".gemini"),
-                             dir=os.path.join(expand(env), ".gemini")))
+        found.append(
+            Account(
+                agent=AGENT,
+                name=os.path.join(env, ".gemini"),
+                dir=os.path.join(expand(env), ".gemini"),
+            )
+        )
     found.append(Account(agent=AGENT, name="~/.gemini", dir=expand("~/.gemini")))
     for raw in config.transcripts.get(AGENT, []):
         found.append(Account(agent=AGENT, name=raw, dir=config_dir(raw)))
@@ -73,6 +78,7 @@ def cli_home(account: Account) -> str | None:
 
 # --- the project registry -------------------------------------------------------------------
 
+
 def registry(gemini_dir: Path) -> dict[str, str]:
     """`projects.json` as {absolute root: slug}; empty when missing or corrupt."""
     try:
@@ -82,8 +88,11 @@ def registry(gemini_dir: Path) -> dict[str, str]:
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict):
         return {}
-    return {k: v for k, v in projects.items() if isinstance(k, str) and isinstance(v, str)
-            and v and "/" not in v and v not in (".", "..")}
+    return {
+        k: v
+        for k, v in projects.items()
+        if isinstance(k, str) and isinstance(v, str) and v and "/" not in v and v not in (".", "..")
+    }
 
 
 def markers(gemini_dir: Path) -> dict[str, str]:
@@ -131,6 +140,7 @@ def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
 
 
 # --- session files --------------------------------------------------------------------------
+
 
 class ChatFile(msgspec.Struct):
     """One chat file as discovery sees it (a Struct: `dataclasses` would cost the hooks
@@ -183,8 +193,14 @@ def _probe(path: Path) -> ChatFile | None:
         session_id = _sid_from_name(path)
     if not session_id:
         return None
-    return ChatFile(path=path, session_id=session_id, mtime=st.st_mtime, size=st.st_size,
-                    legacy=legacy, has_content=content)
+    return ChatFile(
+        path=path,
+        session_id=session_id,
+        mtime=st.st_mtime,
+        size=st.st_size,
+        legacy=legacy,
+        has_content=content,
+    )
 
 
 def _is_content(line: bytes) -> bool:
@@ -246,9 +262,11 @@ _OWN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 def chat_files(folder: Path) -> list[Path]:
     chats = folder / "chats"
     try:
-        return [p for p in chats.iterdir()
-                if p.name.startswith("session-") and p.suffix in (".jsonl", ".json")
-                and p.is_file()]
+        return [
+            p
+            for p in chats.iterdir()
+            if p.name.startswith("session-") and p.suffix in (".jsonl", ".json") and p.is_file()
+        ]
     except OSError:
         return []
 
@@ -283,8 +301,17 @@ def discover(project: Path, accs: Sequence[Account]) -> Iterator[SessionRef]:
         for folder, root in project_dirs(gemini_dir, project):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
             for f in best_per_session(probed):
-                refs.append(SessionRef(agent=AGENT, account=acc.name, session_id=f.session_id,
-                                       path=str(f.path), mtime=f.mtime, cwd=root, size=f.size))
+                refs.append(
+                    SessionRef(
+                        agent=AGENT,
+                        account=acc.name,
+                        session_id=f.session_id,
+                        path=str(f.path),
+                        mtime=f.mtime,
+                        cwd=root,
+                        size=f.size,
+                    )
+                )
     refs.sort(key=lambda r: r.mtime, reverse=True)
     return iter(refs)
 
@@ -301,9 +328,15 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
         for folder in sorted(_all_folders(gemini_dir)):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
             for f in best_per_session(probed):
-                yield SessionRef(agent=AGENT, account=acc.name, session_id=f.session_id,
-                                 path=str(f.path), mtime=f.mtime, cwd=roots.get(folder.name),
-                                 size=f.size)
+                yield SessionRef(
+                    agent=AGENT,
+                    account=acc.name,
+                    session_id=f.session_id,
+                    path=str(f.path),
+                    mtime=f.mtime,
+                    cwd=roots.get(folder.name),
+                    size=f.size,
+                )
 
 
 def _roots_by_folder(gemini_dir: Path) -> dict[str, str]:
@@ -318,8 +351,9 @@ def _roots_by_folder(gemini_dir: Path) -> dict[str, str]:
     return out
 
 
-def find_session(session_id: str, accs: Sequence[Account], *, cwd: str | None = None,
-                 hint: str | None = None) -> SessionRef | None:
+def find_session(
+    session_id: str, accs: Sequence[Account], *, cwd: str | None = None, hint: str | None = None
+) -> SessionRef | None:
     """The file holding `session_id`: the hook's folder first, then the cwd's, then every one."""
     sid8 = session_id[:8]
     for acc in accs:
@@ -342,9 +376,15 @@ def find_session(session_id: str, accs: Sequence[Account], *, cwd: str | None = 
             best = best_per_session(probed)
             if best:
                 f = best[0]
-                return SessionRef(agent=AGENT, account=acc.name, session_id=session_id,
-                                  path=str(f.path), mtime=f.mtime, size=f.size,
-                                  cwd=root or _root_of(gemini_dir, folder.name))
+                return SessionRef(
+                    agent=AGENT,
+                    account=acc.name,
+                    session_id=session_id,
+                    path=str(f.path),
+                    mtime=f.mtime,
+                    size=f.size,
+                    cwd=root or _root_of(gemini_dir, folder.name),
+                )
     return None
 
 

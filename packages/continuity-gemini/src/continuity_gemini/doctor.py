@@ -41,11 +41,10 @@ def _get(data: Any, *keys: str) -> Any:
 
 
 def trust(project: Path, gemini_dir: Path) -> str:
-    """"trusted", "untrusted" (DO_NOT_TRUST) or "unknown" (the CLI will ask) for `project`."""
+    """ "trusted", "untrusted" (DO_NOT_TRUST) or "unknown" (the CLI will ask) for `project`."""
     if os.environ.get(TRUST_ENV, "").lower() == "true":
         return "trusted"
-    if _get(_settings(gemini_dir / "settings.json"), "security", "folderTrust",
-            "enabled") is False:
+    if _get(_settings(gemini_dir / "settings.json"), "security", "folderTrust", "enabled") is False:
         return "trusted"
     path = Path(os.environ.get(TRUST_PATH_ENV) or gemini_dir / "trustedFolders.json")
     try:
@@ -63,7 +62,8 @@ def trust(project: Path, gemini_dir: Path) -> str:
         if level == "TRUST_PARENT":
             base = os.path.dirname(base)
         if level in ("TRUST_FOLDER", "TRUST_PARENT") and (
-                here == base or here.startswith(base.rstrip("/") + "/")):
+            here == base or here.startswith(base.rstrip("/") + "/")
+        ):
             return "trusted"
     return "unknown"
 
@@ -74,49 +74,89 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     homes = [Path(a.dir) for a in accounts if Path(a.dir).is_dir()]
     user_hooks = any(install.has_hooks(_settings(h / "settings.json")) for h in homes)
     if install.has_hooks(project_settings) and user_hooks:
-        out.append(Finding(level="ok", message="gemini: hooks installed in "
-                           ".gemini/settings.json and at user level; Gemini CLI calls each "
-                           "twice and baker deduplicates the calls, so each event runs once"))
+        out.append(
+            Finding(
+                level="ok",
+                message="gemini: hooks installed in "
+                ".gemini/settings.json and at user level; Gemini CLI calls each "
+                "twice and baker deduplicates the calls, so each event runs once",
+            )
+        )
     elif install.has_hooks(project_settings):
         out.append(Finding(level="ok", message="gemini: hooks installed in .gemini/settings.json"))
     elif user_hooks:
         out.append(Finding(level="ok", message="gemini: hooks installed at user level"))
     else:
         # Without a Gemini home the user does not use Gemini here: say so, don't warn.
-        out.append(Finding(level="warn" if homes else "info",
-                           message="gemini: no Continuity hooks configured",
-                           fix="run `baker sync --agent gemini`"))
+        out.append(
+            Finding(
+                level="warn" if homes else "info",
+                message="gemini: no Continuity hooks configured",
+                fix="run `baker sync --agent gemini`",
+            )
+        )
     if _get(project_settings, "hooksConfig", "enabled") is False:
-        out.append(Finding(level="warn", message="gemini: hooksConfig.enabled is false in "
-                           ".gemini/settings.json, so no hook runs",
-                           fix="remove that setting"))
+        out.append(
+            Finding(
+                level="warn",
+                message="gemini: hooksConfig.enabled is false in "
+                ".gemini/settings.json, so no hook runs",
+                fix="remove that setting",
+            )
+        )
     for home in homes:
         level = trust(project, home)
         if level == "untrusted":
-            out.append(Finding(level="warn", message=f"gemini: {project} is marked DO_NOT_TRUST in "
-                               f"{home}: Gemini CLI ignores its project hooks",
-                               fix="trust the folder in Gemini CLI (/permissions) if you mean to"))
+            out.append(
+                Finding(
+                    level="warn",
+                    message=f"gemini: {project} is marked DO_NOT_TRUST in "
+                    f"{home}: Gemini CLI ignores its project hooks",
+                    fix="trust the folder in Gemini CLI (/permissions) if you mean to",
+                )
+            )
         elif level == "unknown":
-            out.append(Finding(level="warn", message=f"gemini: {project} is not a trusted folder "
-                               f"for {home}: project hooks do not run until you trust it",
-                               fix="start `gemini` here and accept the trust prompt, or add it "
-                                   "to trustedFolders.json yourself"))
+            out.append(
+                Finding(
+                    level="warn",
+                    message=f"gemini: {project} is not a trusted folder "
+                    f"for {home}: project hooks do not run until you trust it",
+                    fix="start `gemini` here and accept the trust prompt, or add it "
+                    "to trustedFolders.json yourself",
+                )
+            )
         settings = _settings(home / "settings.json")
         retention = _get(settings, "general", "sessionRetention", "enabled")
         if retention is not False:
             # on by default: sessions older than `maxAge` (30 days) go at every start-up
             age = _get(settings, "general", "sessionRetention", "maxAge")
             age = age if isinstance(age, str) and age else "30d"
-            out.append(Finding(level="warn", message=f"gemini: session retention is on for {home}: "
-                               f"the CLI deletes sessions older than {age} at start-up, a "
-                               "resumed one included",
-                               fix='keep them in the archive with `baker recall --index` (it '
-                                   'keeps what it indexed), or set "general": {"sessionRetention":'
-                                   f' {{"enabled": false}}}} in {home / "settings.json"}'))
+            out.append(
+                Finding(
+                    level="warn",
+                    message=f"gemini: session retention is on for {home}: "
+                    f"the CLI deletes sessions older than {age} at start-up, a "
+                    "resumed one included",
+                    fix="keep them in the archive with `baker recall --index` (it "
+                    'keeps what it indexed), or set "general": {"sessionRetention":'
+                    f' {{"enabled": false}}}} in {home / "settings.json"}',
+                )
+            )
     if not homes:
-        out.append(Finding(level="info", message="gemini: no Gemini CLI home found "
-                           f"(~/.gemini or ${HOME_ENV}/.gemini)"))
+        out.append(
+            Finding(
+                level="info",
+                message=f"gemini: no Gemini CLI home found (~/.gemini or ${HOME_ENV}/.gemini)",
+            )
+        )
     version = cli_version()
-    out.append(kit.version_finding("Gemini CLI", version, KNOWN_VERSIONS, program="gemini",
-                                   fix="upgrade continuity-gemini, or report what breaks"))
+    out.append(
+        kit.version_finding(
+            "Gemini CLI",
+            version,
+            KNOWN_VERSIONS,
+            program="gemini",
+            fix="upgrade continuity-gemini, or report what breaks",
+        )
+    )
     return out

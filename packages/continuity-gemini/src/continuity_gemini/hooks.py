@@ -79,11 +79,17 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
 
         session_id = own_session_id(transcript, session_id)
     return HookEvent(
-        agent=AGENT, kind=kind, native=name, session_id=session_id,
-        transcript_path=transcript, cwd=_str(data.get("cwd")),
+        agent=AGENT,
+        kind=kind,
+        native=name,
+        session_id=session_id,
+        transcript_path=transcript,
+        cwd=_str(data.get("cwd")),
         source=source if isinstance(source, str) else None,
-        tool_name=_str(data.get("tool_name")), tool_input=tool_input,
-        paths=_paths(tool_input), command=command if isinstance(command, str) else None,
+        tool_name=_str(data.get("tool_name")),
+        tool_input=tool_input,
+        paths=_paths(tool_input),
+        command=command if isinstance(command, str) else None,
     )
 
 
@@ -141,7 +147,9 @@ def render_context(event: HookEvent, text: str) -> str | None:
     if event.native == "BeforeTool":
         return jsonfast.dumps({"systemMessage": text})
     if event.native not in CONTEXT_EVENTS or (
-            event.native == "SessionStart" and event.source == "clear"):
+        event.native == "SessionStart" and event.source == "clear"
+    ):
         return None
-    return jsonfast.dumps({"hookSpecificOutput": {"hookEventName": event.native,
-                                                  "additionalContext": text}})
+    return jsonfast.dumps(
+        {"hookSpecificOutput": {"hookEventName": event.native, "additionalContext": text}}
+    )

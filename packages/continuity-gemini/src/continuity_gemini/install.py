@@ -36,8 +36,12 @@ class Hook:
     matcher: str | None = None
 
     def entry(self) -> dict[str, Any]:
-        return {"type": "command", "name": self.name, "command": hook_command(self.command),
-                "timeout": self.timeout_ms}
+        return {
+            "type": "command",
+            "name": self.name,
+            "command": hook_command(self.command),
+            "timeout": self.timeout_ms,
+        }
 
     def group(self) -> dict[str, Any]:
         group: dict[str, Any] = {"matcher": self.matcher} if self.matcher else {}
@@ -60,14 +64,21 @@ class SettingsError(ValueError):
 
 
 def is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) \
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
         and bool(OURS.search(hook["command"]))
+    )
 
 
 def _strip_comments(text: str) -> str:
     """JSON text without // and /* */ comments (strings kept intact)."""
-    return re.sub(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/',
-                  lambda m: m.group(0) if m.group(0).startswith('"') else "", text, flags=re.S)
+    return re.sub(
+        r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/',
+        lambda m: m.group(0) if m.group(0).startswith('"') else "",
+        text,
+        flags=re.S,
+    )
 
 
 def load(path: Path) -> tuple[dict[str, Any], str | None]:
@@ -117,26 +128,40 @@ def has_hooks(data: dict[str, Any]) -> bool:
     for hook in HOOKS:
         groups = events.get(hook.event)
         if not isinstance(groups, list) or not any(
-                isinstance(g, dict) and isinstance(g.get("hooks"), list)
-                and any(is_ours(h) for h in g["hooks"]) for g in groups):
+            isinstance(g, dict)
+            and isinstance(g.get("hooks"), list)
+            and any(is_ours(h) for h in g["hooks"])
+            for g in groups
+        ):
             return False
     return True
 
 
-TRUST_NOTE = ("Gemini CLI runs project hooks only in a trusted folder, and warns once when it "
-              "first sees them")
+TRUST_NOTE = (
+    "Gemini CLI runs project hooks only in a trusted folder, and warns once when it first sees them"
+)
 
 
-def apply(path: Path, root: Path | None, *, remove: bool, dry_run: bool,
-          note: str = TRUST_NOTE) -> Change:
+def apply(
+    path: Path, root: Path | None, *, remove: bool, dry_run: bool, note: str = TRUST_NOTE
+) -> Change:
     """Install (or remove) our hooks in `path`; report it relative to `root` (or absolute).
     A file with comments, not JSON or not an object is skipped (`load` says why)."""
+
     def vetted_edit(text: str | None) -> str | None:
         parse(path, text)
         return edit(text, remove=remove)
 
-    return kit.edit_settings_file(path, root, vetted_edit, adding=not remove, dry_run=dry_run,
-                                  note=note, prune=True, refused="skipped")
+    return kit.edit_settings_file(
+        path,
+        root,
+        vetted_edit,
+        adding=not remove,
+        dry_run=dry_run,
+        note=note,
+        prune=True,
+        refused="skipped",
+    )
 
 
 def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:
@@ -158,8 +183,16 @@ def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> 
         return Change(path=rel, action="unchanged")
     if remove and json.loads(new) == {}:
         new = ""
-    return write_change(path, rel, old, new, dry_run=dry_run, prune=True, root=root,
-                        detail="" if remove else "MCP server `baker` registered")
+    return write_change(
+        path,
+        rel,
+        old,
+        new,
+        dry_run=dry_run,
+        prune=True,
+        root=root,
+        detail="" if remove else "MCP server `baker` registered",
+    )
 
 
 def reads_agents_md(*settings: Path) -> bool:

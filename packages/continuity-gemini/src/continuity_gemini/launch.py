@@ -15,8 +15,10 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     argv = ["gemini"]
     if options.native is not None:
         argv += ["--resume", options.native.session_id]
-        notes.append("Gemini CLI's session retention can delete a resumed session's files; "
-                     "`baker doctor` says whether it is on")
+        notes.append(
+            "Gemini CLI's session retention can delete a resumed session's files; "
+            "`baker doctor` says whether it is on"
+        )
     prompt = first_prompt(brief, options.brief_text)
     if not prompt.whole:
         notes.append(f"the brief's essentials are the first prompt; the rest is read from {brief}")
@@ -29,7 +31,9 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         if home is not None:
             env[HOME_ENV] = home
         else:
-            notes.append(f"{options.account.dir} is not named .gemini, so GEMINI_CLI_HOME cannot "
-                         "select it; starting with the default account")
+            notes.append(
+                f"{options.account.dir} is not named .gemini, so GEMINI_CLI_HOME cannot "
+                "select it; starting with the default account"
+            )
     argv += ["-i", prompt.text]
     return LaunchSpec(argv=argv, env=env, cwd=str(project), notes=notes)

@@ -69,12 +69,18 @@ TODO_TOOLS = frozenset({"write_todos"})
 FAILED = ("error", "cancelled")
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
 TODO_STATUS: dict[str, TodoStatus] = {
-    "pending": "pending", "in_progress": "in_progress", "completed": "completed",
-    "cancelled": "cancelled", "done": "completed", "canceled": "cancelled"}
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "cancelled",
+    "done": "completed",
+    "canceled": "cancelled",
+}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
 _RETRY = re.compile(
-    r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I)
+    r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I
+)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([hms])", re.I)
 _IDS = "ids"  # the transient key of `_ids`
 # In every typed request (text first; a tool result's parts start with `functionResponse`): a
@@ -107,8 +113,12 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
         return
     prompts = sorted(
         (e["timestamp"], str(e.get("message") or "").strip())
-        for e in logged if isinstance(logged, list) and isinstance(e, dict)
-        and e.get("sessionId") == session.session_id and isinstance(e.get("timestamp"), str))
+        for e in logged
+        if isinstance(logged, list)
+        and isinstance(e, dict)
+        and e.get("sessionId") == session.session_id
+        and isinstance(e.get("timestamp"), str)
+    )
     for c in unknown:
         before = [text for stamp, text in prompts if stamp <= (c.timestamp or "")]
         if before:
@@ -117,8 +127,9 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
 
 def read_legacy(ref: SessionRef) -> Cursor:
     """A pre-JSONL session file: `{sessionId, ..., messages: [...]}` in one object."""
-    session = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path,
-                      account=ref.account, cwd=ref.cwd)
+    session = Session(
+        agent=ref.agent, session_id=ref.session_id, path=ref.path, account=ref.account, cwd=ref.cwd
+    )
     extra: dict[str, Any] = {}
     try:
         data = msgspec.json.decode(Path(ref.path).read_bytes())
@@ -141,6 +152,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
 
 
 # --- the fold -------------------------------------------------------------------------------
+
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     """Apply one chat-log line."""
@@ -206,11 +218,18 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
         text = _user_text(msg.get("content")) if msg.get("type") == "user" else ""
         if text.startswith("<state_snapshot>"):
             # The file does not say whether /compress or the threshold did it; PreCompress does.
-            add_compaction(session, Compaction(
-                trigger="unknown", summary=clip(redact(text)), timestamp=msg.get("timestamp"),
-                pre_tokens=session.usage.context_tokens if session.usage else None))
-            add_message(session, extra, "user", text, kind="summary",
-                        timestamp=msg.get("timestamp"))
+            add_compaction(
+                session,
+                Compaction(
+                    trigger="unknown",
+                    summary=clip(redact(text)),
+                    timestamp=msg.get("timestamp"),
+                    pre_tokens=session.usage.context_tokens if session.usage else None,
+                ),
+            )
+            add_message(
+                session, extra, "user", text, kind="summary", timestamp=msg.get("timestamp")
+            )
             _push(extra, {"id": msg["id"], "k": "summary", "m": 1})
         else:
             _push(extra, {"id": msg["id"], "k": "view"})  # a re-id'd copy: a rewind target
@@ -295,6 +314,7 @@ def _restore(session: Session, extra: dict[str, Any]) -> None:
 
 # --- messages -------------------------------------------------------------------------------
 
+
 def _message(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
     kind = msg.get("type")
     if kind == "user":
@@ -340,8 +360,9 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
     results = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
     for resp in results:  # normally a copy of toolCalls[].result; fills a call still without one
         call_id = resp.get("id")
-        if isinstance(call_id, str) and any(c.id == call_id and c.output is None
-                                            for c in session.tool_calls):
+        if isinstance(call_id, str) and any(
+            c.id == call_id and c.output is None for c in session.tool_calls
+        ):
             failed = "error" in (resp.get("response") or {})
             set_result(session, extra, call_id, _output(resp), is_error=failed)
     text = _user_text(msg.get("content"))
@@ -360,8 +381,11 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
 def _gemini_text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "".join(p["text"] for p in _parts(content)
-                   if isinstance(p.get("text"), str) and not p.get("thought"))
+    return "".join(
+        p["text"]
+        for p in _parts(content)
+        if isinstance(p.get("text"), str) and not p.get("thought")
+    )
 
 
 def _gemini(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
@@ -379,8 +403,12 @@ def _gemini(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> Non
     text = _gemini_text(msg.get("content")).strip()
     if text:
         newest = entry is view[-1]
-        if entry.get("m") and newest and session.messages and \
-                session.messages[-1].role == "assistant":
+        if (
+            entry.get("m")
+            and newest
+            and session.messages
+            and session.messages[-1].role == "assistant"
+        ):
             # the same turn re-appended: its latest text wins
             drop_message(session, extra)
             entry["m"] = 0
@@ -398,9 +426,13 @@ def _gemini(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> Non
 
 
 def _usage(u: list[Any], model: str | None) -> Usage:
-    return Usage(context_tokens=u[0], context_window=window(model), input_tokens=u[0],
-                 output_tokens=u[1] if isinstance(u[1], int) else None,
-                 cache_read_tokens=u[2] if isinstance(u[2], int) else None)
+    return Usage(
+        context_tokens=u[0],
+        context_window=window(model),
+        input_tokens=u[0],
+        output_tokens=u[1] if isinstance(u[1], int) else None,
+        cache_read_tokens=u[2] if isinstance(u[2], int) else None,
+    )
 
 
 def _slim(value: Any) -> Any:
@@ -426,24 +458,32 @@ def _output(resp: dict[str, Any]) -> str:
     return "" if body is None else str(body)
 
 
-def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
-               call: dict[str, Any]) -> None:
+def _tool_call(
+    session: Session, extra: dict[str, Any], entry: dict[str, Any], call: dict[str, Any]
+) -> None:
     call_id: str = call["id"]
     name = str(call.get("name") or "?")
     raw_args = call.get("args")
     args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
     status = call.get("status")
-    add_call(session, extra, ToolCall(id=call_id, name=name, input=_slim(args),
-                                      timestamp=call.get("timestamp")))
+    add_call(
+        session,
+        extra,
+        ToolCall(id=call_id, name=name, input=_slim(args), timestamp=call.get("timestamp")),
+    )
     calls: list[str] = entry.setdefault("c", [])
     if call_id not in calls:
         calls.append(call_id)
-    responses = [p["functionResponse"] for p in _parts(call.get("result"))
-                 if isinstance(p.get("functionResponse"), dict)]
+    responses = [
+        p["functionResponse"]
+        for p in _parts(call.get("result"))
+        if isinstance(p.get("functionResponse"), dict)
+    ]
     failed = status in FAILED
     if responses:
-        set_result(session, extra, call_id, "\n".join(_output(r) for r in responses),
-                   is_error=failed)
+        set_result(
+            session, extra, call_id, "\n".join(_output(r) for r in responses), is_error=failed
+        )
     elif isinstance(call.get("resultDisplay"), str) and status in ("success", *FAILED):
         set_result(session, extra, call_id, call["resultDisplay"], is_error=failed)
     elif failed:
@@ -460,9 +500,14 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
         if isinstance(path, str) and path:
             add_edit(session, path, EDIT_TOOLS[name], name)
     elif name in TODO_TOOLS and isinstance(args.get("todos"), list):
-        todos = [TodoItem(content=str(t.get("description") or t.get("content") or ""),
-                          status=TODO_STATUS.get(str(t.get("status")), "pending"))
-                 for t in args["todos"] if isinstance(t, dict)]
+        todos = [
+            TodoItem(
+                content=str(t.get("description") or t.get("content") or ""),
+                status=TODO_STATUS.get(str(t.get("status")), "pending"),
+            )
+            for t in args["todos"]
+            if isinstance(t, dict)
+        ]
         set_todos(session, extra, todos)
         stack: list[Any] = extra.setdefault("todos", [])
         stack.append([entry["id"], msgspec.to_builtins(todos), True])  # raw until `finish`
@@ -470,6 +515,7 @@ def _tool_call(session: Session, extra: dict[str, Any], entry: dict[str, Any],
 
 
 # --- errors ---------------------------------------------------------------------------------
+
 
 def classify(text: str) -> ErrorKind:
     low = text.lower()
@@ -479,8 +525,13 @@ def classify(text: str) -> ErrorKind:
         return "rate_limit"
     if "overloaded" in low or "503" in low or "unavailable" in low:
         return "overloaded"
-    if "api key" in low or "401" in low or "403" in low or "permission denied" in low \
-            or "auth" in low:
+    if (
+        "api key" in low
+        or "401" in low
+        or "403" in low
+        or "permission denied" in low
+        or "auth" in low
+    ):
         return "auth"
     return "api"
 
@@ -506,8 +557,14 @@ def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None
         return
     text = _gemini_text(msg.get("content"))
     code = re.search(r"\b(4\d\d|5\d\d)\b", text)
-    add_error(session, ApiError(kind=classify(text), message=text,
-                                status=int(code.group(1)) if code else None,
-                                reset_at=reset_time(text, msg.get("timestamp")),
-                                timestamp=msg.get("timestamp")))
+    add_error(
+        session,
+        ApiError(
+            kind=classify(text),
+            message=text,
+            status=int(code.group(1)) if code else None,
+            reset_at=reset_time(text, msg.get("timestamp")),
+            timestamp=msg.get("timestamp"),
+        ),
+    )
     _push(extra, {"id": msg["id"], "k": "error"})

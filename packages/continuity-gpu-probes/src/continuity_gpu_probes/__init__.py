@@ -72,8 +72,13 @@ say("live", device=name, torch=getattr(torch, "__version__", "?"),
     ms=round((time.monotonic() - start) * 1000, 1))
 """
 
-_STATE: dict[str, Any] = {"live": "ok", "dead": "fail", "no device": "fail",
-                          "no torch": "warn", "timed out": "timeout"}
+_STATE: dict[str, Any] = {
+    "live": "ok",
+    "dead": "fail",
+    "no device": "fail",
+    "no torch": "warn",
+    "timed out": "timeout",
+}
 
 
 class GpuProbe:
@@ -85,13 +90,25 @@ class GpuProbe:
         config = ctx.config
         device = config.get("device", "cuda")
         if not isinstance(device, str) or not _DEVICE.match(device):
-            return [ProbeResult(name="gpu", state="error", kind="gpu",
-                                detail=f"invalid device {redact(repr(device))[:40]}; "
-                                       "use cuda, cuda:N, xpu or mps")]
+            return [
+                ProbeResult(
+                    name="gpu",
+                    state="error",
+                    kind="gpu",
+                    detail=f"invalid device {redact(repr(device))[:40]}; "
+                    "use cuda, cuda:N, xpu or mps",
+                )
+            ]
         timeout = config.get("timeout_s", DEFAULT_TIMEOUT_S)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            return [ProbeResult(name="gpu", state="error", kind="gpu",
-                                detail="timeout_s must be a positive number of seconds")]
+            return [
+                ProbeResult(
+                    name="gpu",
+                    state="error",
+                    kind="gpu",
+                    detail="timeout_s must be a positive number of seconds",
+                )
+            ]
         timeout = min(float(timeout), ctx.timeout_s)
         raw = config.get("interpreters")
         results: list[ProbeResult] = []
@@ -103,24 +120,47 @@ class GpuProbe:
                 if isinstance(value, str) and value.strip() and "\x00" not in value:
                     interpreters.append(value)
                 else:
-                    results.append(ProbeResult(name=f"gpu.interpreters[{i}]", state="error",
-                                               kind="gpu", detail="must be a path"))
+                    results.append(
+                        ProbeResult(
+                            name=f"gpu.interpreters[{i}]",
+                            state="error",
+                            kind="gpu",
+                            detail="must be a path",
+                        )
+                    )
         else:
-            return [ProbeResult(name="gpu", state="error", kind="gpu",
-                                detail="interpreters must be a list of paths")]
+            return [
+                ProbeResult(
+                    name="gpu",
+                    state="error",
+                    kind="gpu",
+                    detail="interpreters must be a list of paths",
+                )
+            ]
         if not interpreters and not results:
-            return [ProbeResult(name="gpu", state="skipped", kind="gpu",
-                                detail="no interpreter to probe: list them under "
-                                       "gpu.interpreters in .baker/probes.json")]
+            return [
+                ProbeResult(
+                    name="gpu",
+                    state="skipped",
+                    kind="gpu",
+                    detail="no interpreter to probe: list them under "
+                    "gpu.interpreters in .baker/probes.json",
+                )
+            ]
         tasks = [lambda p=p: self.probe(ctx.root, p, device, timeout) for p in interpreters]
         for path, result in zip(interpreters, run_all(tasks, timeout + 1.0), strict=True):
             if isinstance(result, ProbeResult):
                 results.append(result)
             else:
-                results.append(ProbeResult(
-                    name=path, state="timeout" if result is None else "error", kind="gpu",
-                    verdict="timed out" if result is None else None,
-                    detail="timed out" if result is None else redact(str(result))))
+                results.append(
+                    ProbeResult(
+                        name=path,
+                        state="timeout" if result is None else "error",
+                        kind="gpu",
+                        verdict="timed out" if result is None else None,
+                        detail="timed out" if result is None else redact(str(result)),
+                    )
+                )
         return results
 
     def probe(self, root: Path, interpreter: str, device: str, timeout_s: float) -> ProbeResult:
@@ -128,40 +168,68 @@ class GpuProbe:
         python = Path(os.path.expanduser(interpreter))
         python = python if python.is_absolute() else root / python
         if not python.exists():
-            return ProbeResult(name=interpreter, state="fail", kind="gpu", verdict="dead",
-                               detail=f"interpreter {python} does not exist")
+            return ProbeResult(
+                name=interpreter,
+                state="fail",
+                kind="gpu",
+                verdict="dead",
+                detail=f"interpreter {python} does not exist",
+            )
         try:
-            ran = run_command([str(python), "-c", SCRIPT, device], cwd=root,
-                              timeout_s=timeout_s)
+            ran = run_command([str(python), "-c", SCRIPT, device], cwd=root, timeout_s=timeout_s)
         except OSError as e:
-            return ProbeResult(name=interpreter, state="fail", kind="gpu", verdict="dead",
-                               detail=f"cannot run {python}: {e.strerror}")
+            return ProbeResult(
+                name=interpreter,
+                state="fail",
+                kind="gpu",
+                verdict="dead",
+                detail=f"cannot run {python}: {e.strerror}",
+            )
         elapsed = round(ran.elapsed_s, 3)
         if ran.returncode is None:
-            return ProbeResult(name=interpreter, state="timeout", kind="gpu",
-                               verdict="timed out", elapsed_s=elapsed,
-                               detail=f"timed out: no answer from {device} within "
-                                      f"{timeout_s:g}s (killed)")
+            return ProbeResult(
+                name=interpreter,
+                state="timeout",
+                kind="gpu",
+                verdict="timed out",
+                elapsed_s=elapsed,
+                detail=f"timed out: no answer from {device} within {timeout_s:g}s (killed)",
+            )
         found = _marker(ran.out)
         if found is None:
             why = tail(ran.err) or tail(ran.out) or "no output"
-            return ProbeResult(name=interpreter, state="fail", kind="gpu", verdict="dead",
-                               elapsed_s=elapsed,
-                               detail=f"dead: the probe exited {ran.returncode}: {why}")
+            return ProbeResult(
+                name=interpreter,
+                state="fail",
+                kind="gpu",
+                verdict="dead",
+                elapsed_s=elapsed,
+                detail=f"dead: the probe exited {ran.returncode}: {why}",
+            )
         verdict = found.get("verdict")
         if verdict not in _STATE:
-            return ProbeResult(name=interpreter, state="error", kind="gpu", elapsed_s=elapsed,
-                               detail=f"unexpected probe answer {redact(str(verdict))[:60]}")
-        return ProbeResult(name=interpreter, state=_STATE[verdict], kind="gpu",
-                           verdict=verdict, elapsed_s=elapsed,
-                           detail=redact(_describe(verdict, found, device)))
+            return ProbeResult(
+                name=interpreter,
+                state="error",
+                kind="gpu",
+                elapsed_s=elapsed,
+                detail=f"unexpected probe answer {redact(str(verdict))[:60]}",
+            )
+        return ProbeResult(
+            name=interpreter,
+            state=_STATE[verdict],
+            kind="gpu",
+            verdict=verdict,
+            elapsed_s=elapsed,
+            detail=redact(_describe(verdict, found, device)),
+        )
 
 
 def _marker(out: str) -> dict[str, Any] | None:
     for line in reversed(out.splitlines()):
         if line.startswith(MARKER):
             try:
-                value = json.loads(line[len(MARKER):])
+                value = json.loads(line[len(MARKER) :])
             except ValueError:
                 return None
             return value if isinstance(value, dict) else None
@@ -171,8 +239,9 @@ def _marker(out: str) -> dict[str, Any] | None:
 def _describe(verdict: str, found: dict[str, Any], device: str) -> str:
     torch = f"torch {found.get('torch')}" if found.get("torch") else ""
     if verdict == "live":
-        return f"live: {found.get('device') or device} computed in {found.get('ms', '?')} ms " \
-               f"({torch})"
+        return (
+            f"live: {found.get('device') or device} computed in {found.get('ms', '?')} ms ({torch})"
+        )
     if verdict == "no torch":
         return f"no torch: {found.get('error', 'torch is not importable')}"
     what = "no device" if verdict == "no device" else "dead"

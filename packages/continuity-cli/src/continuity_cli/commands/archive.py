@@ -16,16 +16,30 @@ PROGRESS_FILES = 200
 @click.argument("query", nargs=-1)
 @click.option("--all-projects", is_flag=True, help="Search every project, not only this one.")
 @click.option("--agent", metavar="AGENT", help="Only this agent's sessions.")
-@click.option("-n", "--limit", type=click.IntRange(1, 500), default=10, show_default=True,
-              help="At most this many sessions.")
+@click.option(
+    "-n",
+    "--limit",
+    type=click.IntRange(1, 500),
+    default=10,
+    show_default=True,
+    help="At most this many sessions.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--no-index", is_flag=True, help="Search what is archived without indexing first.")
 @click.option("--index", "index_only", is_flag=True, help="Only bring the archive up to date.")
 @click.option("--show", metavar="SESSION", help="Print the archived text of SESSION.")
 @click.option("--forget", metavar="SESSION", help="Remove SESSION from the archive for good.")
-def recall(query: tuple[str, ...], all_projects: bool, agent: str | None, limit: int,
-           as_json: bool, no_index: bool, index_only: bool, show: str | None,
-           forget: str | None) -> None:
+def recall(
+    query: tuple[str, ...],
+    all_projects: bool,
+    agent: str | None,
+    limit: int,
+    as_json: bool,
+    no_index: bool,
+    index_only: bool,
+    show: str | None,
+    forget: str | None,
+) -> None:
     """Search every session of every agent and account, kept even after the agent deletes it.
 
     Indexes what is new first (only the bytes appended since the last run), then ranks
@@ -46,8 +60,9 @@ def recall(query: tuple[str, ...], all_projects: bool, agent: str | None, limit:
             if as_json:
                 output.emit_json({"forgotten": session_id, "rows": rows})
             else:
-                click.echo(f"Forgot session {session_id} ({rows} passages); it will not be "
-                           "indexed again.")
+                click.echo(
+                    f"Forgot session {session_id} ({rows} passages); it will not be indexed again."
+                )
             return
         if show:
             passages = archive.show(show)
@@ -63,8 +78,7 @@ def recall(query: tuple[str, ...], all_projects: bool, agent: str | None, limit:
         if not no_index:
             bar = _Progress()
             try:
-                stats = archive_mod.refresh(archive, find_project() or root,
-                                            progress=bar)
+                stats = archive_mod.refresh(archive, find_project() or root, progress=bar)
             finally:
                 bar.close()
             for line in [stats.notice, *stats.skipped]:
@@ -73,8 +87,9 @@ def recall(query: tuple[str, ...], all_projects: bool, agent: str | None, limit:
             if index_only:
                 _report_index(stats, archive.counts(), as_json)
                 return
-        hits = archive.search(" ".join(query), project=None if all_projects else str(root),
-                              agent=agent, limit=limit)
+        hits = archive.search(
+            " ".join(query), project=None if all_projects else str(root), agent=agent, limit=limit
+        )
     if as_json:
         output.emit_json(hits)
         return
@@ -96,8 +111,9 @@ class _Progress:
         total = sum(n for _, n in pending)
         if not sys.stderr.isatty() or (total < PROGRESS_BYTES and len(pending) < PROGRESS_FILES):
             return None
-        self.bar = click.progressbar(length=total, label=f"Indexing {len(pending)} files",
-                                     file=sys.stderr, show_eta=True)
+        self.bar = click.progressbar(
+            length=total, label=f"Indexing {len(pending)} files", file=sys.stderr, show_eta=True
+        )
         self.bar.__enter__()
         return self.bar.update
 
@@ -110,12 +126,22 @@ def _report_index(stats: Any, counts: dict[str, int], as_json: bool) -> None:
     from continuity_cli import output
 
     if as_json:
-        output.emit_json({"indexed": stats.indexed, "bytes": stats.bytes, "rows": stats.rows,
-                          "reset": stats.reset, "seconds": round(stats.seconds, 3), **counts})
+        output.emit_json(
+            {
+                "indexed": stats.indexed,
+                "bytes": stats.bytes,
+                "rows": stats.rows,
+                "reset": stats.reset,
+                "seconds": round(stats.seconds, 3),
+                **counts,
+            }
+        )
         return
-    click.echo(f"Indexed {stats.indexed} of {stats.files} files ({stats.bytes / 1e6:.1f} MB, "
-               f"{stats.rows} passages) in {stats.seconds:.1f} s; the archive holds "
-               f"{counts['sources']} files, {counts['gone']} of them deleted at the source.")
+    click.echo(
+        f"Indexed {stats.indexed} of {stats.files} files ({stats.bytes / 1e6:.1f} MB, "
+        f"{stats.rows} passages) in {stats.seconds:.1f} s; the archive holds "
+        f"{counts['sources']} files, {counts['gone']} of them deleted at the source."
+    )
 
 
 def _render(hit: Any, show_project: bool) -> None:
@@ -123,10 +149,15 @@ def _render(hit: Any, show_project: bool) -> None:
     kind = "" if hit.kind == "transcript" else f" ({hit.kind})"
     where = f"  {hit.project}" if show_project and hit.project else ""
     account = f" · {hit.account}" if hit.account else ""
-    click.echo(click.style(f"{hit.agent}{account} · {hit.session_id}{kind}", bold=True)
-               + f" · {hit.time or '?'}{where}{gone}")
-    snippet = hit.snippet.replace("«", "\x1b[1m").replace("»", "\x1b[22m") \
-        if sys.stdout.isatty() else hit.snippet
+    click.echo(
+        click.style(f"{hit.agent}{account} · {hit.session_id}{kind}", bold=True)
+        + f" · {hit.time or '?'}{where}{gone}"
+    )
+    snippet = (
+        hit.snippet.replace("«", "\x1b[1m").replace("»", "\x1b[22m")
+        if sys.stdout.isatty()
+        else hit.snippet
+    )
     click.echo(f"  {snippet}")
     more = f" ({hit.matches} passages)" if hit.matches > 1 else ""
     click.echo(f"  → {hit.open}{more}\n")

@@ -40,7 +40,10 @@ def mcp_finding() -> Finding:
     from continuity_core.adapters import Finding
 
     if importlib.util.find_spec("mcp") is None:
-        return Finding(level="info", message="MCP SDK not installed: `baker mcp` (agents' "
-                       "tools) is unavailable", fix="install continuity-cli[mcp] in baker's "
-                       "environment, if you register it with `init --mcp`")
+        return Finding(
+            level="info",
+            message="MCP SDK not installed: `baker mcp` (agents' tools) is unavailable",
+            fix="install continuity-cli[mcp] in baker's "
+            "environment, if you register it with `init --mcp`",
+        )
     return Finding(level="ok", message="MCP SDK installed: `baker mcp` can serve the agents")

@@ -60,7 +60,8 @@ class DeclaredOptions(click.Command):
                     f"adapter {agent!r} declares install options baker cannot show: "
                     f"{', '.join(map(repr, bad))} (lower-case words joined by '-', declared "
                     "once, and not one of this command's or another agent's options; the "
-                    "agent's name the same)")
+                    "agent's name the same)"
+                )
         counts: dict[str, int] = {}
         for names in valid.values():
             for n in names:
@@ -77,10 +78,15 @@ class DeclaredOptions(click.Command):
                 if counts[declared.name] == 1 and f"--{declared.name}" not in taken:
                     flags.insert(0, f"--{declared.name}")
                     taken.add(f"--{declared.name}")
-                options.append(click.Option(
-                    [*flags, f"declared__{agent}__{declared.name}".replace("-", "_")],
-                    is_flag=True, expose_value=False, help=declared.help,
-                    callback=_keep(agent, declared.name)))
+                options.append(
+                    click.Option(
+                        [*flags, f"declared__{agent}__{declared.name}".replace("-", "_")],
+                        is_flag=True,
+                        expose_value=False,
+                        help=declared.help,
+                        callback=_keep(agent, declared.name),
+                    )
+                )
             if options:
                 out[agent] = (adapter.display_name, options)
         return out
@@ -122,18 +128,24 @@ def global_() -> None:
 
 
 @global_.command(cls=DeclaredOptions)
-@click.option("--user-hooks", is_flag=True,
-              help="Also install user-level hooks for agents that otherwise get them per project "
-                   "(`baker sync`).")
-@click.option("--mcp", is_flag=True,
-              help="Register `baker mcp` as a user-level MCP server in each account's user "
-                   "settings.")
+@click.option(
+    "--user-hooks",
+    is_flag=True,
+    help="Also install user-level hooks for agents that otherwise get them per project "
+    "(`baker sync`).",
+)
+@click.option(
+    "--mcp",
+    is_flag=True,
+    help="Register `baker mcp` as a user-level MCP server in each account's user settings.",
+)
 @click.option("--uninstall", is_flag=True, help="Remove what an earlier sync added.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
 @click.pass_context
-def sync(ctx: click.Context, user_hooks: bool, mcp: bool, uninstall: bool, dry_run: bool,
-         as_json: bool) -> None:
+def sync(
+    ctx: click.Context, user_hooks: bool, mcp: bool, uninstall: bool, dry_run: bool, as_json: bool
+) -> None:
     """Install each agent's user-level pieces in every account.
 
     An agent that reads hooks (or its notify program) only from user settings gets them here,
@@ -159,13 +171,23 @@ def sync(ctx: click.Context, user_hooks: bool, mcp: bool, uninstall: bool, dry_r
         every.append(Change(path=name, action="failed", detail=err))
         report.append({"agent": name, "account": None, "changes": every[-1:]})
     for name, adapter in adapters.items():
-        options = UserOptions(hooks=True if user_hooks else None, dry_run=dry_run,
-                              uninstall=uninstall, mcp=mcp, declared=declared_values(name))
+        options = UserOptions(
+            hooks=True if user_hooks else None,
+            dry_run=dry_run,
+            uninstall=uninstall,
+            mcp=mcp,
+            declared=declared_values(name),
+        )
         for account in adapter.accounts(config):
             if not Path(account.dir).is_dir():
-                changes = [Change(path=account.dir, action="skipped",
-                                  detail="no such folder: run the agent once with this account, "
-                                         "or fix its `dir` in ~/.baker/config.toml")]
+                changes = [
+                    Change(
+                        path=account.dir,
+                        action="skipped",
+                        detail="no such folder: run the agent once with this account, "
+                        "or fix its `dir` in ~/.baker/config.toml",
+                    )
+                ]
                 every += changes
                 report.append({"agent": name, "account": account.name, "changes": changes})
                 continue

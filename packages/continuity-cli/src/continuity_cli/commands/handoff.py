@@ -9,24 +9,53 @@ import click
 
 @click.command()
 @click.option("--from", "agent", metavar="AGENT", help="Only look at this agent's sessions.")
-@click.option("--account", metavar="NAME",
-              help="Only this source account (a name from config.toml or a config folder).")
+@click.option(
+    "--account",
+    metavar="NAME",
+    help="Only this source account (a name from config.toml or a config folder).",
+)
 @click.option("--session", "session_id", metavar="ID", help="This session (an id or its prefix).")
-@click.option("--machine", metavar="NAME",
-              help="The brief from that machine's snapshot (after `baker pull`), its repo "
-                   "state compared with this checkout.")
-@click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS",
-              help="Bound the brief; lower-priority sections are cut first (default 8000).")
-@click.option("--copy", is_flag=True,
-              help="Put the brief on the clipboard (printed instead when there is none).")
-@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Save the brief to FILE.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the brief as JSON: typed fields (request, todos, files, repo, note, "
-                   "limit, …) and the rendered markdown (docs/schemas/handoff.schema.json).")
-def handoff(agent: str | None, account: str | None, session_id: str | None,
-            machine: str | None, budget: int | None, copy: bool, out: Path | None,
-            as_json: bool) -> None:
+@click.option(
+    "--machine",
+    metavar="NAME",
+    help="The brief from that machine's snapshot (after `baker pull`), its repo "
+    "state compared with this checkout.",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=200),
+    metavar="TOKENS",
+    help="Bound the brief; lower-priority sections are cut first (default 8000).",
+)
+@click.option(
+    "--copy",
+    is_flag=True,
+    help="Put the brief on the clipboard (printed instead when there is none).",
+)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Save the brief to FILE.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the brief as JSON: typed fields (request, todos, files, repo, note, "
+    "limit, …) and the rendered markdown (docs/schemas/handoff.schema.json).",
+)
+def handoff(
+    agent: str | None,
+    account: str | None,
+    session_id: str | None,
+    machine: str | None,
+    budget: int | None,
+    copy: bool,
+    out: Path | None,
+    as_json: bool,
+) -> None:
     """Print the brief: what the next agent needs to continue this project's work.
 
     Takes this project's newest session, across every installed agent and account, that did
@@ -44,9 +73,12 @@ def handoff(agent: str | None, account: str | None, session_id: str | None,
     from continuity_core import handoff as handoff_mod
 
     if machine is not None:
-        result = handoff_mod.from_machine(handoff_mod.project_root(), machine,
-                                          budget_tokens=budget,
-                                          narrowed=agent or account or session_id)
+        result = handoff_mod.from_machine(
+            handoff_mod.project_root(),
+            machine,
+            budget_tokens=budget,
+            narrowed=agent or account or session_id,
+        )
         text = brief_mod.render(result.brief)
     else:  # as `continuity_cli.handoff.run`, the everyday form that runs without click
         result, text = make_brief(agent, account, session_id, budget)

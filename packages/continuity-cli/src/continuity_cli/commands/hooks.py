@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import click
 
-_AGENT = click.option("--agent", metavar="NAME",
-                      help="The agent calling this hook (claude, codex, gemini).")
+_AGENT = click.option(
+    "--agent", metavar="NAME", help="The agent calling this hook (claude, codex, gemini)."
+)
 _QUIET = click.option("--quiet", "-q", is_flag=True, help="Print nothing (for hooks).")
 
 

@@ -6,9 +6,12 @@ import click
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True,
-              help="A list, one object per entry: entry, agent, account, limited, since, "
-                   "until, source.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="A list, one object per entry: entry, agent, account, limited, since, until, source.",
+)
 def limits(as_json: bool) -> None:
     """Show each agent and account of `[rotation]` and whether it is limited now.
 
@@ -39,8 +42,10 @@ def limits(as_json: bool) -> None:
             click.echo(f"{row['entry']:<{width}}  available")
             continue
         until = f"until {when(row['until'])}" if row["until"] else "reset time unknown"
-        click.echo(f"{row['entry']:<{width}}  limited since {when(row['since'])}, {until} "
-                   f"(from the {row['source']})")
+        click.echo(
+            f"{row['entry']:<{width}}  limited since {when(row['since'])}, {until} "
+            f"(from the {row['source']})"
+        )
 
 
 def when(value: str | None) -> str:

@@ -7,8 +7,11 @@ import click
 
 @click.command()
 @click.argument("remote", required=False)
-@click.option("--delete", is_flag=True,
-              help="Delete this machine's snapshot ref from REMOTE (and here) instead.")
+@click.option(
+    "--delete",
+    is_flag=True,
+    help="Delete this machine's snapshot ref from REMOTE (and here) instead.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def push(remote: str | None, delete: bool, as_json: bool) -> None:
     """Push a snapshot of this project's continuity state to refs/baker/<machine>.
@@ -32,14 +35,17 @@ def push(remote: str | None, delete: bool, as_json: bool) -> None:
     if as_json:
         output.emit_json(result)
     elif result.deleted:
-        click.echo(f"Deleted {result.ref} on {result.remote} and here (the host may keep its "
-                   "objects until it garbage-collects)")
+        click.echo(
+            f"Deleted {result.ref} on {result.remote} and here (the host may keep its "
+            "objects until it garbage-collects)"
+        )
     elif result.changed:
-        click.echo(f"Pushed {result.ref} {result.commit and result.commit[:12]} to "
-                   f"{result.remote}")
+        click.echo(f"Pushed {result.ref} {result.commit and result.commit[:12]} to {result.remote}")
     else:
-        click.echo(f"Unchanged since {result.ref} {result.commit and result.commit[:12]}: "
-                   f"no new snapshot; {result.remote} is up to date")
+        click.echo(
+            f"Unchanged since {result.ref} {result.commit and result.commit[:12]}: "
+            f"no new snapshot; {result.remote} is up to date"
+        )
 
 
 @click.command()
@@ -67,7 +73,9 @@ def pull(remote: str | None, as_json: bool) -> None:
     for m in result.machines:
         s = m.snapshot
         state = "limit" if s.ended_on_limit else (s.event or "manual")
-        click.echo(f"{m.name} · {m.time} · {s.agent or 'no agent'} · {state} · "
-                   f"{s.git.branch or 'detached'} @ {(s.git.head or '?')[:12]}")
+        click.echo(
+            f"{m.name} · {m.time} · {s.agent or 'no agent'} · {state} · "
+            f"{s.git.branch or 'detached'} @ {(s.git.head or '?')[:12]}"
+        )
     if result.traps:
         click.echo(f"{result.traps} trap(s) from other machines now reach the hooks here")

@@ -8,8 +8,9 @@ import click
 
 from continuity_cli.app import Group
 
-_AGENT = click.option("--agent", metavar="NAME",
-                      help="Who writes (recorded in the note's front matter).")
+_AGENT = click.option(
+    "--agent", metavar="NAME", help="Who writes (recorded in the note's front matter)."
+)
 
 
 @click.command()
@@ -32,18 +33,26 @@ def note(as_json: bool) -> None:
     text = redact(text)
     unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
     if as_json:
-        output.emit_json({"path": str(path), "lines": lines, "cap": note_mod.CAP,
-                          "meta": current.meta,
-                          "sections": {t: current.get(t) for t in current.sections},
-                          "unknown_sections": unknown})
+        output.emit_json(
+            {
+                "path": str(path),
+                "lines": lines,
+                "cap": note_mod.CAP,
+                "meta": current.meta,
+                "sections": {t: current.get(t) for t in current.sections},
+                "unknown_sections": unknown,
+            }
+        )
         return
     click.echo(text, nl=False)
     if lines > note_mod.CAP:
-        click.echo(f"warning: {lines} lines, over the {note_mod.CAP}-line cap; the next write "
-                   "is refused until it is shortened", err=True)
+        click.echo(
+            f"warning: {lines} lines, over the {note_mod.CAP}-line cap; the next write "
+            "is refused until it is shortened",
+            err=True,
+        )
     if unknown:
-        click.echo(f"note: sections kept as written but not known: {', '.join(unknown)}",
-                   err=True)
+        click.echo(f"note: sections kept as written but not known: {', '.join(unknown)}", err=True)
 
 
 @click.command()
@@ -75,7 +84,7 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     if as_json:
         output.emit_json({"now": action or None, **result})
         return
-    click.echo(action or "(not set: `baker now \"the next action\"`)")
+    click.echo(action or '(not set: `baker now "the next action"`)')
     if result["suspect"]:
         click.echo(f"SUSPECT: {result['detail']}")
     elif action:
@@ -86,8 +95,11 @@ def _warn_secrets(text: str) -> None:
     from continuity_core import note as note_mod
 
     if kinds := note_mod.secrets_in(text):
-        click.echo(f"warning: the text holds a secret ({', '.join(kinds)}); it is stored as "
-                   "[REDACTED]: keep secrets out of the note", err=True)
+        click.echo(
+            f"warning: the text holds a secret ({', '.join(kinds)}); it is stored as "
+            "[REDACTED]: keep secrets out of the note",
+            err=True,
+        )
 
 
 def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
@@ -104,8 +116,11 @@ def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
     store = Store(root)
     prev = pickup.find_previous(root, adapters, store=store if store.exists else None)
     if prev.session is None:
-        return {"suspect": False, "checked": False, "detail": prev.why_not.replace(
-            "a previous session", "a session") + "."}
+        return {
+            "suspect": False,
+            "checked": False,
+            "detail": prev.why_not.replace("a previous session", "a session") + ".",
+        }
     s = prev.session
     call = note_mod.executed(action, s, since)
     where = f"{s.agent} session {s.session_id}"
@@ -115,22 +130,29 @@ def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
         # never recorded (Gemini CLI writes a call only once it returns).
         unrecorded = inflight.unrecorded(store, s) if begun is None and store.exists else None
         if begun is not None:
-            detail = (f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got "
-                      "its result: check its effect before running it again")
-        elif unrecorded is not None and note_mod.does(action, unrecorded.command,
-                                                      unrecorded.paths):
+            detail = (
+                f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got "
+                "its result: check its effect before running it again"
+            )
+        elif unrecorded is not None and note_mod.does(action, unrecorded.command, unrecorded.paths):
             what = unrecorded.command or ", ".join(unrecorded.paths)
-            detail = (f"{where} started {unrecorded.tool_name} `{what[:200]}` at "
-                      f"{unrecorded.started_at} and never got its result (seen by the pre-tool "
-                      "hook; the transcript never recorded it): check its effect before running "
-                      "it again")
+            detail = (
+                f"{where} started {unrecorded.tool_name} `{what[:200]}` at "
+                f"{unrecorded.started_at} and never got its result (seen by the pre-tool "
+                "hook; the transcript never recorded it): check its effect before running "
+                "it again"
+            )
         else:
             detail = f"checked against {where}: not done there yet"
         return {"suspect": False, "checked": True, "session": s.session_id, "detail": detail}
     when = f" at {call.timestamp}" if call.timestamp else ""
-    return {"suspect": True, "checked": True, "session": s.session_id,
-            "detail": f"{where} already ran {call.name} `{call_text(call)[:200]}`{when}; "
-                      "check its effect before doing it again, then update Now"}
+    return {
+        "suspect": True,
+        "checked": True,
+        "session": s.session_id,
+        "detail": f"{where} already ran {call.name} `{call_text(call)[:200]}`{when}; "
+        "check its effect before doing it again, then update Now",
+    }
 
 
 @click.command()
@@ -158,21 +180,37 @@ def trap() -> None:
 @trap.command("add")
 @click.argument("pattern")
 @click.argument("why")
-@click.option("--command", "is_command", is_flag=True,
-              help="PATTERN is a glob over shell commands, not paths.")
-@click.option("--file", "files", multiple=True, metavar="PATH",
-              help="A file the reason depends on; its content hash is kept (repeatable).")
+@click.option(
+    "--command",
+    "is_command",
+    is_flag=True,
+    help="PATTERN is a glob over shell commands, not paths.",
+)
+@click.option(
+    "--file",
+    "files",
+    multiple=True,
+    metavar="PATH",
+    help="A file the reason depends on; its content hash is kept (repeatable).",
+)
 @click.option("--session", metavar="ID", help="The session where this was learnt.")
 @_AGENT
-def trap_add(pattern: str, why: str, is_command: bool, files: tuple[str, ...],
-             session: str | None, agent: str | None) -> None:
+def trap_add(
+    pattern: str,
+    why: str,
+    is_command: bool,
+    files: tuple[str, ...],
+    session: str | None,
+    agent: str | None,
+) -> None:
     """Record that an approach for PATTERN failed, and WHY."""
     from continuity_core import traps
     from continuity_core.store import Store
 
     store = Store.here()
-    t = traps.add(store.root, pattern, why, command=is_command, files=files, session=session,
-                  agent=agent)
+    t = traps.add(
+        store.root, pattern, why, command=is_command, files=files, session=session, agent=agent
+    )
     cited = f"; watching {len(t.file_hashes)} file(s) for changes" if t.file_hashes else ""
     click.echo(f"trap {t.id} added for {t.kind} `{t.pattern}`{cited}")
 
@@ -190,8 +228,12 @@ def trap_list(as_json: bool) -> None:
     root = Store.here().root
     items = traps.load(root)
     if as_json:
-        output.emit_json([{**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
-                          for t in items])
+        output.emit_json(
+            [
+                {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
+                for t in items
+            ]
+        )
         return
     if not items:
         click.echo('no traps yet: `baker trap add PATTERN "why it failed"`')

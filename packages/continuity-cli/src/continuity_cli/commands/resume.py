@@ -27,29 +27,58 @@ class Prepared:
 
 @click.command()
 @click.argument("agent", required=False)
-@click.option("--next", "next_", is_flag=True,
-              help="Start the [rotation] entry after the newest session's agent and account "
-                   "that is not limited (see `baker limits`), instead of naming AGENT.")
-@click.option("--from", "source", metavar="AGENT",
-              help="Take the newest session of this agent only.")
+@click.option(
+    "--next",
+    "next_",
+    is_flag=True,
+    help="Start the [rotation] entry after the newest session's agent and account "
+    "that is not limited (see `baker limits`), instead of naming AGENT.",
+)
+@click.option(
+    "--from", "source", metavar="AGENT", help="Take the newest session of this agent only."
+)
 @click.option("--from-account", metavar="NAME", help="Take the session from this account only.")
-@click.option("--session", "session_id", metavar="ID",
-              help="Take this session (an id or its prefix).")
-@click.option("--account", metavar="NAME",
-              help="Start AGENT under this account (a name from config.toml or a config dir).")
-@click.option("--native", is_flag=True,
-              help="Same vendor, other account: continue the very session instead of a brief.")
-@click.option("--force", is_flag=True,
-              help="With --native: replace a different copy of the session in the target "
-                   "account (a timestamped backup is kept beside it).")
-@click.option("--machine", metavar="NAME",
-              help="Take the brief from that machine's snapshot (after `baker pull`).")
+@click.option(
+    "--session", "session_id", metavar="ID", help="Take this session (an id or its prefix)."
+)
+@click.option(
+    "--account",
+    metavar="NAME",
+    help="Start AGENT under this account (a name from config.toml or a config dir).",
+)
+@click.option(
+    "--native",
+    is_flag=True,
+    help="Same vendor, other account: continue the very session instead of a brief.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --native: replace a different copy of the session in the target "
+    "account (a timestamped backup is kept beside it).",
+)
+@click.option(
+    "--machine",
+    metavar="NAME",
+    help="Take the brief from that machine's snapshot (after `baker pull`).",
+)
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
 @click.option("--dry-run", is_flag=True, help="Print what would be run; start and write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
-def resume(agent: str | None, next_: bool, source: str | None, from_account: str | None,
-           session_id: str | None, account: str | None, native: bool, force: bool,
-           machine: str | None, budget: int | None, dry_run: bool, as_json: bool) -> None:
+def resume(
+    agent: str | None,
+    next_: bool,
+    source: str | None,
+    from_account: str | None,
+    session_id: str | None,
+    account: str | None,
+    native: bool,
+    force: bool,
+    machine: str | None,
+    budget: int | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
     """Start AGENT with the brief of this project's newest session as its first turn.
 
     The brief reaches the agent whole at any size: its essentials (latest request, todos,
@@ -82,19 +111,35 @@ def resume(agent: str | None, next_: bool, source: str | None, from_account: str
 
     if next_:
         if agent or account or native:
-            raise BakerError("--next chooses the agent and account: drop AGENT, --account "
-                             "and --native")
+            raise BakerError(
+                "--next chooses the agent and account: drop AGENT, --account and --native"
+            )
         agent, account, native, source = choose_next(source, from_account, session_id)
     elif agent is None:
         raise BakerError("name the agent to start (e.g. `baker resume codex`), or pass --next")
-    prepared = prepare(agent, source=source, from_account=from_account, session_id=session_id,
-                       account=account, native=native, force=force, machine=machine,
-                       budget=budget, dry_run=dry_run)
+    prepared = prepare(
+        agent,
+        source=source,
+        from_account=from_account,
+        session_id=session_id,
+        account=account,
+        native=native,
+        force=force,
+        machine=machine,
+        budget=budget,
+        dry_run=dry_run,
+    )
     spec, path = prepared.spec, prepared.brief
     if dry_run:
         if as_json:
-            output.emit_json({"brief": str(path), "brief_saved": False,
-                              "brief_bytes": prepared.brief_bytes, "launch": spec})
+            output.emit_json(
+                {
+                    "brief": str(path),
+                    "brief_saved": False,
+                    "brief_bytes": prepared.brief_bytes,
+                    "launch": spec,
+                }
+            )
             return
         click.echo(f"brief: {path} ({prepared.brief_bytes} bytes; not written: dry run)")
         for key, value in spec.env.items():
@@ -116,16 +161,27 @@ def executable(prepared: Prepared) -> str:
 
     exe: str | None = shutil.which(str(prepared.spec.argv[0]))
     if exe is None:
-        raise BakerError(f"`{prepared.spec.argv[0]}` is not on PATH: install "
-                         f"{prepared.adapter.display_name} first (the brief is saved in "
-                         f"{prepared.brief})")
+        raise BakerError(
+            f"`{prepared.spec.argv[0]}` is not on PATH: install "
+            f"{prepared.adapter.display_name} first (the brief is saved in "
+            f"{prepared.brief})"
+        )
     return exe
 
 
-def prepare(agent: str, *, source: str | None = None, from_account: str | None = None,
-            session_id: str | None = None, account: str | None = None, native: bool = False,
-            force: bool = False, machine: str | None = None, budget: int | None = None,
-            dry_run: bool = False) -> Prepared:
+def prepare(
+    agent: str,
+    *,
+    source: str | None = None,
+    from_account: str | None = None,
+    session_id: str | None = None,
+    account: str | None = None,
+    native: bool = False,
+    force: bool = False,
+    machine: str | None = None,
+    budget: int | None = None,
+    dry_run: bool = False,
+) -> Prepared:
     """Build and save the brief and the launch of `agent`, as `baker resume` does (a dry run
     saves nothing: the launch gets the brief's text and its file is only named)."""
     from continuity_core import brief as brief_mod
@@ -142,31 +198,51 @@ def prepare(agent: str, *, source: str | None = None, from_account: str | None =
     root = handoff_mod.project_root()
     if machine is not None:
         if native:
-            raise BakerError("--native continues a session of this machine; --machine starts "
-                             "from another machine's brief: use one of them")
-        result = handoff_mod.from_machine(root, machine, budget_tokens=budget,
-                                          narrowed=source or from_account or session_id)
+            raise BakerError(
+                "--native continues a session of this machine; --machine starts "
+                "from another machine's brief: use one of them"
+            )
+        result = handoff_mod.from_machine(
+            root, machine, budget_tokens=budget, narrowed=source or from_account or session_id
+        )
     else:
-        result = handoff_mod.make(root, agent=source or (agent if native else None),
-                                  account=from_account, session_id=session_id,
-                                  budget_tokens=budget, write=not dry_run)
+        result = handoff_mod.make(
+            root,
+            agent=source or (agent if native else None),
+            account=from_account,
+            session_id=session_id,
+            budget_tokens=budget,
+            write=not dry_run,
+        )
     if native and (result.brief.session is None or result.adapter is not target):
-        raise BakerError(f"no {agent} session of this project to continue natively; "
-                         "drop --native to start from the brief instead")
+        raise BakerError(
+            f"no {agent} session of this project to continue natively; "
+            "drop --native to start from the brief instead"
+        )
     launch_account = None
     if account is not None:
         matches = accounts_for(target, load_config(), account)
         if not matches:
-            raise BakerError(f"no {agent} account named {account!r}: add it under "
-                             "[accounts] in ~/.baker/config.toml, or pass its config dir")
+            raise BakerError(
+                f"no {agent} account named {account!r}: add it under "
+                "[accounts] in ~/.baker/config.toml, or pass its config dir"
+            )
         launch_account = matches[0]
     text = brief_mod.render(result.brief)
     # A dry run writes nothing anywhere: the brief is handed over in memory, its file only named.
     path = handoff_mod.brief_path(root) if dry_run else handoff_mod.save_brief(root, text)
-    spec = target.launch(root, path, LaunchOptions(
-        account=launch_account, native=result.brief.session if native else None,
-        brief_chars=len(text.encode()), brief_text=text if dry_run else None,
-        dry_run=dry_run, force=force))
+    spec = target.launch(
+        root,
+        path,
+        LaunchOptions(
+            account=launch_account,
+            native=result.brief.session if native else None,
+            brief_chars=len(text.encode()),
+            brief_text=text if dry_run else None,
+            dry_run=dry_run,
+            force=force,
+        ),
+    )
     spec.cwd = spec.cwd or str(root)
     used = result.brief.session
     # The agent's SessionStart hook then leaves the previous session to the brief.
@@ -176,8 +252,11 @@ def prepare(agent: str, *, source: str | None = None, from_account: str | None =
     return Prepared(adapter=target, spec=spec, brief=path, brief_bytes=len(text.encode()))
 
 
-def choose_next(source: str | None, from_account: str | None, session_id: str | None,
-                ) -> tuple[str, str | None, bool, str | None]:
+def choose_next(
+    source: str | None,
+    from_account: str | None,
+    session_id: str | None,
+) -> tuple[str, str | None, bool, str | None]:
     """(agent, account, native, source) of the rotation entry after the newest session's."""
     from continuity_core import handoff as handoff_mod
     from continuity_core import limits
@@ -189,15 +268,22 @@ def choose_next(source: str | None, from_account: str | None, session_id: str | 
     config = load_config()
     entries = limits.rotation(config, load)
     if not entries:
-        raise BakerError("--next needs `[rotation] order = [\"claude\", \"codex\"]` in "
-                         "~/.baker/config.toml (see `baker limits`)")
+        raise BakerError(
+            '--next needs `[rotation] order = ["claude", "codex"]` in '
+            "~/.baker/config.toml (see `baker limits`)"
+        )
     adapters = {source: load(source)} if source else load_all()[0]
-    found = newest(handoff_mod.project_root(), adapters, config, agent=source,
-                   account=from_account, session_id=session_id)
+    found = newest(
+        handoff_mod.project_root(),
+        adapters,
+        config,
+        agent=source,
+        account=from_account,
+        session_id=session_id,
+    )
     current = None
     if found.ref is not None and found.adapter is not None:
-        current = (found.ref.agent,
-                   limits.account_dir(found.adapter, config, found.ref.account))
+        current = (found.ref.agent, limits.account_dir(found.adapter, config, found.ref.account))
     entry = limits.next_entry(entries, current, limits.read())
     if entry is None:
         first = limits.earliest(limits.read())
@@ -205,8 +291,12 @@ def choose_next(source: str | None, from_account: str | None, session_id: str | 
         raise BakerError(f"every [rotation] entry is limited{when} (see `baker limits`)")
     same = current is not None and entry.agent == current[0]
     click.echo(f"next in the rotation: {entry.text}", err=True)
-    return (entry.agent, entry.account or (entry.dir if same else None), same,
-            current[0] if same and current else None)
+    return (
+        entry.agent,
+        entry.account or (entry.dir if same else None),
+        same,
+        current[0] if same and current else None,
+    )
 
 
 def _short(arg: str) -> str:

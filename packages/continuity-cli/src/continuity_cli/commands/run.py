@@ -13,13 +13,20 @@ import click
 EX_TEMPFAIL = 75
 
 
-@click.command(context_settings={"ignore_unknown_options": True,
-                                 "allow_interspersed_args": False})
+@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="[ENTRY] [-- AGENT_ARGS...]")
-@click.option("--countdown", type=click.IntRange(min=0), metavar="S",
-              help="Seconds shown before switching (default: [rotation] countdown; 0 = ask).")
-@click.option("--max-hops", type=click.IntRange(min=0), metavar="N",
-              help="Switches at most (default: [rotation] max_hops).")
+@click.option(
+    "--countdown",
+    type=click.IntRange(min=0),
+    metavar="S",
+    help="Seconds shown before switching (default: [rotation] countdown; 0 = ask).",
+)
+@click.option(
+    "--max-hops",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Switches at most (default: [rotation] max_hops).",
+)
 def run(args: tuple[str, ...], countdown: int | None, max_hops: int | None) -> None:
     """Start an agent here; when it hits a usage limit, continue in the next one by itself.
 
@@ -52,8 +59,10 @@ def run(args: tuple[str, ...], countdown: int | None, max_hops: int | None) -> N
     from continuity_core.errors import BakerError
 
     if sys.platform == "win32":
-        raise BakerError("`baker run` is not supported on Windows (it needs a Unix "
-                         "pseudo-terminal); after a limit, use `baker resume --next`")
+        raise BakerError(
+            "`baker run` is not supported on Windows (it needs a Unix "
+            "pseudo-terminal); after a limit, use `baker resume --next`"
+        )
     entry_text, agent_args = split_args(args, sys.argv)
     code = Run(entry_text, agent_args, countdown, max_hops).main()
     raise SystemExit(code)
@@ -65,16 +74,23 @@ def split_args(args: tuple[str, ...], argv: list[str]) -> tuple[str | None, list
 
     after = len(argv) - argv.index("--") - 1 if "--" in argv else 0
     before = list(args[: len(args) - after])
-    agent_args = list(args[len(args) - after:])
+    agent_args = list(args[len(args) - after :])
     if len(before) > 1 or (before and before[0].startswith("-")):
-        raise BakerError(f"unexpected {' '.join(before)!r}: put the agent's arguments after "
-                         "`--` (baker run [ENTRY] [-- AGENT_ARGS...])")
+        raise BakerError(
+            f"unexpected {' '.join(before)!r}: put the agent's arguments after "
+            "`--` (baker run [ENTRY] [-- AGENT_ARGS...])"
+        )
     return (before[0] if before else None), agent_args
 
 
 class Run:
-    def __init__(self, entry_text: str | None, agent_args: list[str], countdown: int | None,
-                 max_hops: int | None) -> None:
+    def __init__(
+        self,
+        entry_text: str | None,
+        agent_args: list[str],
+        countdown: int | None,
+        max_hops: int | None,
+    ) -> None:
         from continuity_core import handoff, limits
         from continuity_core.adapters import load
         from continuity_core.config import load_config
@@ -114,9 +130,11 @@ class Run:
             agent, _ = limits.split(self.entry_text)
             return limits.resolve(self.entry_text, self.config, load(agent))
         if not self.entries:
-            raise BakerError("name the agent to start (`baker run claude`), or set "
-                             "`[rotation] order = [\"claude\", \"codex\"]` in "
-                             "~/.baker/config.toml")
+            raise BakerError(
+                "name the agent to start (`baker run claude`), or set "
+                '`[rotation] order = ["claude", "codex"]` in '
+                "~/.baker/config.toml"
+            )
         return limits.next_entry(self.entries, None, limits.read())
 
     def main(self) -> int:
@@ -125,15 +143,26 @@ class Run:
         entry = self.first_entry()
         if entry is None:
             self.log("run_all_limited", hops=0)
-            click.echo(f"baker run: every [rotation] entry is limited; {self.first_reset()}",
-                       err=True)
+            click.echo(
+                f"baker run: every [rotation] entry is limited; {self.first_reset()}", err=True
+            )
             return EX_TEMPFAIL
         argv, env = self.fresh(entry)
-        sup = Supervisor(stdin=sys.stdin.fileno(), stdout=sys.stdout.fileno(),
-                         countdown=self.countdown, log=self.log, run_id=self.run_id)
+        sup = Supervisor(
+            stdin=sys.stdin.fileno(),
+            stdout=sys.stdout.fileno(),
+            countdown=self.countdown,
+            log=self.log,
+            run_id=self.run_id,
+        )
         sup.confirm = lambda child, text: self.confirm(sup, child, text)
-        self.log("run_start", agent=entry.text, order=[e.text for e in self.entries],
-                 max_hops=self.max_hops, countdown=self.countdown)
+        self.log(
+            "run_start",
+            agent=entry.text,
+            order=[e.text for e in self.entries],
+            max_hops=self.max_hops,
+            countdown=self.countdown,
+        )
         sup.install_signals()
         try:
             resumes = any("resume" in a or "continue" in a for a in self.agent_args)
@@ -148,18 +177,29 @@ class Run:
                 os.write(sup.stdout, RESET_MODES + b"\r\n")
                 gone = f"baker run: {child.label} {self.describe(outcome.limit)}"
                 if outcome.target is None:
-                    why = (f"{self.max_hops} switches made (max_hops)"
-                           if self.hops >= self.max_hops else "every entry is limited")
+                    why = (
+                        f"{self.max_hops} switches made (max_hops)"
+                        if self.hops >= self.max_hops
+                        else "every entry is limited"
+                    )
                     self.log("run_all_limited", hops=self.hops, agent=child.entry.text)
                     click.echo(f"{gone}; {why}; {self.first_reset()}", err=True)
                     return EX_TEMPFAIL
                 self.hops += 1
                 target = outcome.target
-                click.echo(f"{gone}; continuing in {self.label(target)} "
-                           f"(switch {self.hops} of {self.max_hops})", err=True)
+                click.echo(
+                    f"{gone}; continuing in {self.label(target)} "
+                    f"(switch {self.hops} of {self.max_hops})",
+                    err=True,
+                )
                 argv, env, native = self.resumed(child.entry, target)
-                self.log("run_switch", source=child.entry.text, target=target.text,
-                         hop=self.hops, native=native)
+                self.log(
+                    "run_switch",
+                    source=child.entry.text,
+                    target=target.text,
+                    hop=self.hops,
+                    native=native,
+                )
                 child = self.start(sup, target, argv, env, resumed=native)
         finally:
             if self.child is not None and self.child.alive:  # an error, or Ctrl-C to baker
@@ -167,8 +207,9 @@ class Run:
             sup.term.restore()
             sup.restore_signals()
 
-    def start(self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *,
-              resumed: bool = False) -> Any:
+    def start(
+        self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *, resumed: bool = False
+    ) -> Any:
         import shutil
 
         from continuity_cli.supervise import OUTPUT_GRACE_S, Child, spawn
@@ -183,9 +224,14 @@ class Run:
         pid, fd = spawn(argv, full_env, str(self.root), sup.stdin)
         sup.term.raw()
         self.log("run_agent_started", agent=entry.text, pid=pid)
-        self.child = Child(pid=pid, fd=fd, entry=entry, label=self.label(entry),
-                     exit_input=adapter.exit_input,
-                     grace=OUTPUT_GRACE_S if resumed else 0.0)
+        self.child = Child(
+            pid=pid,
+            fd=fd,
+            entry=entry,
+            label=self.label(entry),
+            exit_input=adapter.exit_input,
+            grace=OUTPUT_GRACE_S if resumed else 0.0,
+        )
         return self.child
 
     def confirm(self, sup: Any, child: Any, text: str) -> Any | None:
@@ -197,8 +243,13 @@ class Run:
 
         try:
             adapter = load(child.entry.agent)
-            found = newest(self.root, {adapter.name: adapter}, self.config,
-                           agent=adapter.name, account=child.entry.dir)
+            found = newest(
+                self.root,
+                {adapter.name: adapter},
+                self.config,
+                agent=adapter.name,
+                account=child.entry.dir,
+            )
             if found.ref is not None:
                 session = adapter.read(found.ref).session
                 err = limits.turn_ended_on_limit(session)
@@ -206,12 +257,20 @@ class Run:
                     since = limits.parse_time(err.timestamp) or limits.now()
                     if since.timestamp() < child.started - 2 or since.timestamp() <= child.stayed:
                         return None  # the session's old limit, shown again with its history
-                    return limits.record(limits.Limit(
-                        agent=child.entry.agent, dir=child.entry.dir,
-                        account=child.entry.account or "", since=limits.iso(since),
-                        until=err.reset_at, source="transcript", kind=err.kind,
-                        message=err.message[:500], session_id=session.session_id,
-                        run=self.run_id))
+                    return limits.record(
+                        limits.Limit(
+                            agent=child.entry.agent,
+                            dir=child.entry.dir,
+                            account=child.entry.account or "",
+                            since=limits.iso(since),
+                            until=err.reset_at,
+                            source="transcript",
+                            kind=err.kind,
+                            message=err.message[:500],
+                            session_id=session.session_id,
+                            run=self.run_id,
+                        )
+                    )
         except Exception as e:  # a transcript that cannot be read: the output still counts
             self.log("run_transcript_unread", error=f"{type(e).__name__}: {e}")
         return sup.output_limit(child, text)
@@ -224,13 +283,13 @@ class Run:
         from continuity_core.adapters import Account, LaunchOptions, load
 
         adapter = load(entry.agent)
-        account = (Account(agent=entry.agent, name=entry.account, dir=entry.dir)
-                   if entry.account else None)
+        account = (
+            Account(agent=entry.agent, name=entry.account, dir=entry.dir) if entry.account else None
+        )
         with tempfile.TemporaryDirectory() as tmp:
             brief = Path(tmp) / "brief.md"
             brief.write_text("-")
-            spec = adapter.launch(self.root, brief, LaunchOptions(account=account,
-                                                                  dry_run=True))
+            spec = adapter.launch(self.root, brief, LaunchOptions(account=account, dry_run=True))
         return [spec.argv[0], *self.agent_args], dict(spec.env)
 
     def resumed(self, source: Any, target: Any) -> tuple[list[str], dict[str, str], bool]:
@@ -243,16 +302,22 @@ class Run:
         native = target.agent == source.agent
         account = target.account or (target.dir if native else None)
         try:
-            prepared = prepare(target.agent, source=source.agent, from_account=source.dir,
-                               account=account, native=native)
+            prepared = prepare(
+                target.agent,
+                source=source.agent,
+                from_account=source.dir,
+                account=account,
+                native=native,
+            )
         except BakerError as e:
             if not native and not isinstance(e, NoMatch):
                 raise
             self.log("run_native_failed" if native else "run_no_session", error=str(e))
             native = False
             try:
-                prepared = prepare(target.agent, source=source.agent, from_account=source.dir,
-                                   account=account)
+                prepared = prepare(
+                    target.agent, source=source.agent, from_account=source.dir, account=account
+                )
             except NoMatch:  # the limited agent wrote no session here: the project's brief
                 prepared = prepare(target.agent, account=account)
         self.log("run_brief", brief=str(prepared.brief), bytes=prepared.brief_bytes)
@@ -268,8 +333,9 @@ class Run:
 
         target = None
         if self.hops < self.max_hops:
-            target = limits.next_entry(self.entries, (child.entry.agent, child.entry.dir),
-                                       limits.read())
+            target = limits.next_entry(
+                self.entries, (child.entry.agent, child.entry.dir), limits.read()
+            )
         head = f"{child.label} {self.describe(limit)}"
         if limit.until:
             head += f", resets {when(limit.until)}"

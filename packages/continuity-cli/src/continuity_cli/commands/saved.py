@@ -12,8 +12,11 @@ import click
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _repo_option = click.option(
-    "--repo", "repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="The worktree to work on (default: the current folder's).")
+    "--repo",
+    "repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The worktree to work on (default: the current folder's).",
+)
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
@@ -27,8 +30,9 @@ def _thresholds(prepare: str | None, refresh: str | None, rotate: str | None) ->
     from continuity_core import usage
     from continuity_core.config import load_config
 
-    return usage.thresholds(load_config().usage,
-                            {"prepare": prepare, "refresh": refresh, "rotate": rotate})
+    return usage.thresholds(
+        load_config().usage, {"prepare": prepare, "refresh": refresh, "rotate": rotate}
+    )
 
 
 def _live_usage(root: Path, limits: Any, agent: str | None = None) -> Any:
@@ -37,19 +41,25 @@ def _live_usage(root: Path, limits: Any, agent: str | None = None) -> Any:
     try:
         return usage.live(root, limits, agent)
     except Exception as e:  # an adapter's failure makes usage unknown, never a crash
-        return usage.level_for(None, limits, source="live session",
-                               reason=f"the session could not be read: {e}")
+        return usage.level_for(
+            None, limits, source="live session", reason=f"the session could not be read: {e}"
+        )
 
 
 @click.command()
-@click.option("--host-context", "host_context", metavar="JSON",
-              help="A cross-agent context from the host (a JSON object); recorded as given.")
+@click.option(
+    "--host-context",
+    "host_context",
+    metavar="JSON",
+    help="A cross-agent context from the host (a JSON object); recorded as given.",
+)
 @click.option("--agent", default="", help="The agent writing the checkpoint (front matter).")
 @click.option("--session", "session_id", default="", help="Its session id (front matter).")
 @_repo_option
 @_json_option
-def facts(host_context: str | None, agent: str, session_id: str, repo: Path | None,
-          as_json: bool) -> None:
+def facts(
+    host_context: str | None, agent: str, session_id: str, repo: Path | None, as_json: bool
+) -> None:
     """Collect what a checkpoint needs: repo state, context usage, the latest checkpoint.
 
     The JSON holds `front_matter` and `draft_template` (a skeleton to fill in and pass to
@@ -96,8 +106,10 @@ def facts(host_context: str | None, agent: str, session_id: str, repo: Path | No
         output.emit_json(data)
         return
     click.echo(f"project: {root}")
-    click.echo(f"branch: {git.branch or '(detached)'}  head: {(git.head or '-')[:12]}  "
-               f"dirty files: {git.dirty_count}")
+    click.echo(
+        f"branch: {git.branch or '(detached)'}  head: {(git.head or '-')[:12]}  "
+        f"dirty files: {git.dirty_count}"
+    )
     click.echo(f"usage: {_usage_line(usage_report)}")
     click.echo(f"latest saved checkpoint: {latest.id or 'none'} ({latest.status})")
     click.echo(f"delegated sessions: {delegated['reason']}")
@@ -106,8 +118,10 @@ def facts(host_context: str | None, agent: str, session_id: str, repo: Path | No
 def _delegated(host: Any) -> dict[str, Any]:
     """What is known of sessions other agents run for this one; baker has no launcher to ask."""
     reported = host.get("delegated") or host.get("sessions") if isinstance(host, dict) else None
-    reason = ("not captured: baker has no cross-agent launcher whose --status it could read; "
-              "check each delegated session with its own tool before repeating its work")
+    reason = (
+        "not captured: baker has no cross-agent launcher whose --status it could read; "
+        "check each delegated session with its own tool before repeating its work"
+    )
     return {"captured": False, "reason": reason, "reported_by_host": reported}
 
 
@@ -144,14 +158,22 @@ def save(draft: Path, repo: Path | None, as_json: bool) -> None:
     for w in result.warnings:
         click.echo(f"warning: {w}", err=True)
     if as_json:
-        output.emit_json({"saved": True, "id": result.id, "path": str(result.path),
-                          "resume": prompts, "warnings": result.warnings,
-                          "unverified": result.validation.unverified})
+        output.emit_json(
+            {
+                "saved": True,
+                "id": result.id,
+                "path": str(result.path),
+                "resume": prompts,
+                "warnings": result.warnings,
+                "unverified": result.validation.unverified,
+            }
+        )
         return
     click.echo(f"saved checkpoint {result.id}")
     click.echo(f"path: {result.path}")
-    labels = {name: f"resume in {adapters[name].display_name}:" for name in prompts
-              if name in adapters}
+    labels = {
+        name: f"resume in {adapters[name].display_name}:" for name in prompts if name in adapters
+    }
     labels["any"] = "resume prompt:"
     width = max(len(label) for label in labels.values())
     for name, label in labels.items():
@@ -214,30 +236,55 @@ def _threshold_option(name: str, default: str) -> Callable[[_F], _F]:
                 raise click.BadParameter(str(e)) from None
         return value
 
-    return click.option(f"--{name}", metavar="N|P%", callback=check,
-                        help=f"The {name} level: tokens or a percentage (default {default}).")
+    return click.option(
+        f"--{name}",
+        metavar="N|P%",
+        callback=check,
+        help=f"The {name} level: tokens or a percentage (default {default}).",
+    )
 
 
 @click.command()
-@click.option("--statusline", is_flag=True,
-              help="Read a usage feed on stdin (an agent's status line JSON): --agent's, else "
-                   "that of the one installed adapter that has a feed.")
-@click.option("--transcript", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Measure this transcript, read by --agent's adapter, else by the adapter "
-                   "one of whose accounts holds it.")
-@click.option("--rollout", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              hidden=True, help="The same as --transcript (kept for older scripts).")
-@click.option("--agent", metavar="NAME",
-              help="The agent the feed or transcript is from (it picks the reader); "
-                   "without either, the live session is this agent's newest.")
+@click.option(
+    "--statusline",
+    is_flag=True,
+    help="Read a usage feed on stdin (an agent's status line JSON): --agent's, else "
+    "that of the one installed adapter that has a feed.",
+)
+@click.option(
+    "--transcript",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Measure this transcript, read by --agent's adapter, else by the adapter "
+    "one of whose accounts holds it.",
+)
+@click.option(
+    "--rollout",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    hidden=True,
+    help="The same as --transcript (kept for older scripts).",
+)
+@click.option(
+    "--agent",
+    metavar="NAME",
+    help="The agent the feed or transcript is from (it picks the reader); "
+    "without either, the live session is this agent's newest.",
+)
 @_threshold_option("prepare", "50% or 100k")
 @_threshold_option("refresh", "62% or 125k")
 @_threshold_option("rotate", "75% or 150k")
 @_repo_option
 @_json_option
-def usage(statusline: bool, transcript: Path | None, rollout: Path | None, agent: str | None,
-          prepare: str | None, refresh: str | None, rotate: str | None, repo: Path | None,
-          as_json: bool) -> None:
+def usage(
+    statusline: bool,
+    transcript: Path | None,
+    rollout: Path | None,
+    agent: str | None,
+    prepare: str | None,
+    refresh: str | None,
+    rotate: str | None,
+    repo: Path | None,
+    as_json: bool,
+) -> None:
     """Context usage of the live session as a level: ok, prepare, refresh, rotate, unknown.
 
     Without --statusline or --transcript the session is the one `baker handoff` takes: this
@@ -290,25 +337,40 @@ def _from_statusline(agent: str | None, payload: bytes, limits: Any) -> Any:
     if agent is None:
         fed = sorted(n for n, a in load_all()[0].items() if a.usage_source is not None)
         if len(fed) != 1:
-            why = (f"several agents have a usage feed ({', '.join(fed)}): name one with --agent"
-                   if fed else "no installed agent has a usage feed to read on stdin")
+            why = (
+                f"several agents have a usage feed ({', '.join(fed)}): name one with --agent"
+                if fed
+                else "no installed agent has a usage feed to read on stdin"
+            )
             return usage.level_for(None, limits, source="statusline", reason=why)
         agent = fed[0]
     try:
         feed = load(agent).usage_source
     except AdapterError as e:
-        return usage.level_for(None, limits, source=f"{agent} statusline", agent=agent,
-                               reason=str(e))
+        return usage.level_for(
+            None, limits, source=f"{agent} statusline", agent=agent, reason=str(e)
+        )
     if feed is None:
-        return usage.level_for(None, limits, source=f"{agent} statusline", agent=agent,
-                               reason=f"{agent} has no usage feed to read on stdin")
+        return usage.level_for(
+            None,
+            limits,
+            source=f"{agent} statusline",
+            agent=agent,
+            reason=f"{agent} has no usage feed to read on stdin",
+        )
     found = feed.measure(payload)
     if found.usage is None and found.transcript is not None:
         path = Path(found.transcript)
         if path.is_file():
             return _from_file(agent, path, limits)
-    return usage.level_for(found.usage, limits, source=feed.label, agent=agent,
-                           session_id=found.session_id, reason=found.reason)
+    return usage.level_for(
+        found.usage,
+        limits,
+        source=feed.label,
+        agent=agent,
+        session_id=found.session_id,
+        reason=found.reason,
+    )
 
 
 def _from_file(agent: str, path: Path, limits: Any) -> Any:
@@ -317,18 +379,24 @@ def _from_file(agent: str, path: Path, limits: Any) -> Any:
     from continuity_core.errors import AdapterError
 
     if not agent:
-        return usage.level_for(None, limits, source=f"transcript {path}", reason=(
-            f"no installed agent's account holds {path}: name its agent with --agent"))
+        return usage.level_for(
+            None,
+            limits,
+            source=f"transcript {path}",
+            reason=(f"no installed agent's account holds {path}: name its agent with --agent"),
+        )
     source = f"{agent} transcript {path}"
     try:
         measured, session_id, reason = usage.from_file(load(agent), path)
     except AdapterError as e:
         return usage.level_for(None, limits, source=source, agent=agent, reason=str(e))
     except Exception as e:  # a file the adapter cannot parse is unknown usage, not a crash
-        return usage.level_for(None, limits, source=source, agent=agent,
-                               reason=f"{path} could not be read: {e}")
-    return usage.level_for(measured, limits, source=source, agent=agent, session_id=session_id,
-                           reason=reason)
+        return usage.level_for(
+            None, limits, source=source, agent=agent, reason=f"{path} could not be read: {e}"
+        )
+    return usage.level_for(
+        measured, limits, source=source, agent=agent, session_id=session_id, reason=reason
+    )
 
 
 def _usage_line(report: Any) -> str:
@@ -340,8 +408,12 @@ def _usage_line(report: Any) -> str:
 
 
 @click.command("list")
-@click.option("--all", "all_worktrees", is_flag=True,
-              help="Every worktree of this repository, not only this one.")
+@click.option(
+    "--all",
+    "all_worktrees",
+    is_flag=True,
+    help="Every worktree of this repository, not only this one.",
+)
 @_repo_option
 @_json_option
 def list_(all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
@@ -349,10 +421,15 @@ def list_(all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core import saved
 
-    output.listing(saved.list_saved(_root(repo), all_worktrees=all_worktrees), as_json=as_json,
-                   empty="no saved checkpoints", line=lambda c: (
-                       f"{'*' if c.latest else ' '} {c.id}  {c.time or '?':<22} "
-                       f"{c.agent or '?':<8} {c.bytes:>7} B  {c.path}"))
+    output.listing(
+        saved.list_saved(_root(repo), all_worktrees=all_worktrees),
+        as_json=as_json,
+        empty="no saved checkpoints",
+        line=lambda c: (
+            f"{'*' if c.latest else ' '} {c.id}  {c.time or '?':<22} "
+            f"{c.agent or '?':<8} {c.bytes:>7} B  {c.path}"
+        ),
+    )
 
 
 @click.command()
@@ -379,15 +456,22 @@ def validate(path: Path, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--keep", type=click.IntRange(min=0), required=True,
-              help="How many of the newest checkpoints to keep.")
-@click.option("--all", "all_worktrees", is_flag=True,
-              help="Prune the stores of every worktree of this repository.")
+@click.option(
+    "--keep",
+    type=click.IntRange(min=0),
+    required=True,
+    help="How many of the newest checkpoints to keep.",
+)
+@click.option(
+    "--all",
+    "all_worktrees",
+    is_flag=True,
+    help="Prune the stores of every worktree of this repository.",
+)
 @click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
 @_repo_option
 @_json_option
-def prune(keep: int, all_worktrees: bool, dry_run: bool, repo: Path | None,
-          as_json: bool) -> None:
+def prune(keep: int, all_worktrees: bool, dry_run: bool, repo: Path | None, as_json: bool) -> None:
     """Delete all but the newest KEEP saved checkpoints; the only command that deletes them.
 
     Exit codes: 0 ok, 1 error, 2 usage.
@@ -397,8 +481,9 @@ def prune(keep: int, all_worktrees: bool, dry_run: bool, repo: Path | None,
 
     removed = saved.prune(_root(repo), keep, all_worktrees=all_worktrees, dry_run=dry_run)
     if as_json:
-        output.emit_json({"dry_run": True, "would_remove": removed} if dry_run
-                         else {"removed": removed})
+        output.emit_json(
+            {"dry_run": True, "would_remove": removed} if dry_run else {"removed": removed}
+        )
         return
     n = len(removed)
     verb = "would remove" if dry_run else "removed"

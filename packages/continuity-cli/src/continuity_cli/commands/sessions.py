@@ -6,11 +6,20 @@ import click
 
 
 @click.command()
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
-              metavar="N", help="Show the newest N sessions.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    metavar="N",
+    help="Show the newest N sessions.",
+)
 @click.option("--from", "agent", metavar="AGENT", help="Only this agent's sessions.")
-@click.option("--account", metavar="NAME",
-              help="Only this account (a name from config.toml or a config folder).")
+@click.option(
+    "--account",
+    metavar="NAME",
+    help="Only this account (a name from config.toml or a config folder).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) -> None:
     """List this project's recent sessions, newest first, in every agent and account.
@@ -35,8 +44,15 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     for err in broken.values():
         click.echo(f"warning: {err}", err=True)
     store = Store(root)
-    found = table(root, adapters, load_config(), store if store.exists else None, agent=agent,
-                  account=account, limit=limit)
+    found = table(
+        root,
+        adapters,
+        load_config(),
+        store if store.exists else None,
+        agent=agent,
+        account=account,
+        limit=limit,
+    )
     for err in found.errors:
         click.echo(f"warning: {err}", err=True)
     rows = found.rows
@@ -57,9 +73,11 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
         if row.get("forked_from"):
             what += f", forked from {row['forked_from']}"
         requests = "?" if row["requests"] is None else str(row["requests"])
-        click.echo(f"{mark} {row['agent']:<7} {row['account']:<18} {row['id']}  "
-                   f"started {_short(row['started'])}  last {_short(row['last_activity'])}  "
-                   f"{_size(row['size'])}  {requests} req  {what}")
+        click.echo(
+            f"{mark} {row['agent']:<7} {row['account']:<18} {row['id']}  "
+            f"started {_short(row['started'])}  last {_short(row['last_activity'])}  "
+            f"{_size(row['size'])}  {requests} req  {what}"
+        )
         if row["error"] and row["state"] in ("failed", "limit", None):
             click.echo(f"    {row['error']}")
     if found.more > 0:

@@ -20,20 +20,33 @@ def _adapters() -> tuple[dict[str, Adapter], dict[str, str]]:
 
 @click.command()
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
-@click.option("--local", is_flag=True,
-              help="Write agent hooks to personal settings files "
-                   "(e.g. .claude/settings.local.json).")
-@click.option("--agent", "agents", multiple=True, metavar="NAME",
-              help="Only set up these agents (default: every installed adapter).")
-@click.option("--pre-commit", "pre_commit", is_flag=True,
-              help="Also install a git pre-commit hook that blocks a commit holding a secret "
-                   "or adding .baker/ or memory/hot.md (an existing hook is kept and run first).")
-@click.option("--mcp", is_flag=True,
-              help="Also register `baker mcp` as an MCP server for this project (Claude Code: "
-                   ".mcp.json; Gemini CLI: .gemini/settings.json; Codex: see `global sync "
-                   "--mcp`).")
-def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool,
-         mcp: bool) -> None:
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Write agent hooks to personal settings files (e.g. .claude/settings.local.json).",
+)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="NAME",
+    help="Only set up these agents (default: every installed adapter).",
+)
+@click.option(
+    "--pre-commit",
+    "pre_commit",
+    is_flag=True,
+    help="Also install a git pre-commit hook that blocks a commit holding a secret "
+    "or adding .baker/ or memory/hot.md (an existing hook is kept and run first).",
+)
+@click.option(
+    "--mcp",
+    is_flag=True,
+    help="Also register `baker mcp` as an MCP server for this project (Claude Code: "
+    ".mcp.json; Gemini CLI: .gemini/settings.json; Codex: see `global sync "
+    "--mcp`).",
+)
+def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, mcp: bool) -> None:
     """Make this repository a Continuity project.
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
@@ -48,9 +61,11 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool,
     root = project_root_for_init()
     project.refuse(root)
     if find_worktree_root(root) is None:
-        click.echo(f"warning: {root} is not in a git repository: briefs will carry no repo "
-                   "state (branch, commits, uncommitted files); `git init` first if it should",
-                   err=True)
+        click.echo(
+            f"warning: {root} is not in a git repository: briefs will carry no repo "
+            "state (branch, commits, uncommitted files); `git init` first if it should",
+            err=True,
+        )
     changes = project.init(root, dry_run=dry_run)
     changes += _sync(root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     if pre_commit:
@@ -64,8 +79,9 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool,
     output.fail_if_any_failed(changes)
 
 
-def _sync(root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...],
-          mcp: bool = False) -> list[Change]:
+def _sync(
+    root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...], mcp: bool = False
+) -> list[Change]:
     from continuity_core import skill
     from continuity_core.adapters import Change
 
@@ -148,11 +164,20 @@ def adapters(as_json: bool) -> None:
 
     _, errors = _adapters()
     rows = [
-        {"name": r.name, "distribution": r.dist, "version": r.version,
-         "error": r.error or errors.get(r.name)}
+        {
+            "name": r.name,
+            "distribution": r.dist,
+            "version": r.version,
+            "error": r.error or errors.get(r.name),
+        }
         for r in registered().values()
     ]
-    output.listing(rows, as_json=as_json, empty=(
-        "No adapters installed. Install one: pip install \"continuity-cli[claude]\""),
-        line=lambda row: f"{row['name']:<8} {row['distribution']} {row['version']}  "
-                         f"{'error: ' + str(row['error']) if row['error'] else 'ok'}")
+    output.listing(
+        rows,
+        as_json=as_json,
+        empty=('No adapters installed. Install one: pip install "continuity-cli[claude]"'),
+        line=lambda row: (
+            f"{row['name']:<8} {row['distribution']} {row['version']}  "
+            f"{'error: ' + str(row['error']) if row['error'] else 'ok'}"
+        ),
+    )

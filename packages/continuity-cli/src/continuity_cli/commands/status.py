@@ -12,8 +12,13 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--deadline", type=click.FloatRange(1, 600), default=15.0, show_default=True,
-              help="Seconds all probes together may take.")
+@click.option(
+    "--deadline",
+    type=click.FloatRange(1, 600),
+    default=15.0,
+    show_default=True,
+    help="Seconds all probes together may take.",
+)
 def status(as_json: bool, deadline: float) -> None:
     """Show live facts about this project: git, venv interpreters, jobs, probes, GPU.
 
@@ -35,13 +40,20 @@ def status(as_json: bool, deadline: float) -> None:
     current = note.read(root)
     now = current.get("Now") if current else None
     reminder = _reminder(store)
-    failed = [r.name for r in (*env.interpreters, *env.jobs, *env.probes, *env.gpu)
-              if r.state in ("fail", "timeout", "error")]
+    failed = [
+        r.name
+        for r in (*env.interpreters, *env.jobs, *env.probes, *env.gpu)
+        if r.state in ("fail", "timeout", "error")
+    ]
     if as_json:
         data = msgspec.to_builtins(env)
-        data.update(initialized=store.exists, now=now or None,
-                    latest_checkpoint=latest.id if latest else None, usage_reminder=reminder,
-                    failed=failed)
+        data.update(
+            initialized=store.exists,
+            now=now or None,
+            latest_checkpoint=latest.id if latest else None,
+            usage_reminder=reminder,
+            failed=failed,
+        )
         output.emit_json(data)
         raise SystemExit(1 if failed else 0)
     click.echo(f"project: {root}{'' if store.exists else ' (not initialized: run baker init)'}")
@@ -49,8 +61,10 @@ def status(as_json: bool, deadline: float) -> None:
     click.echo(f"now: {now or '(not set)'}")
     click.echo(f"latest checkpoint: {latest.id if latest else 'none'}")
     if reminder:
-        click.echo(f"context usage: {reminder.get('level')} ({reminder.get('percent') or '?'}% "
-                   f"at the last turn): {reminder.get('action')}")
+        click.echo(
+            f"context usage: {reminder.get('level')} ({reminder.get('percent') or '?'}% "
+            f"at the last turn): {reminder.get('action')}"
+        )
     if failed:
         click.echo(f"failed: {', '.join(failed)}", err=True)
         raise SystemExit(1)

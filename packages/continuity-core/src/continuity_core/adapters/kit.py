@@ -23,10 +23,26 @@ if TYPE_CHECKING:
     from continuity_core.schemas.session import SessionRef
 
 __all__ = [
-    "CLI_VERSION_TIMEOUT_S", "INLINE_PROMPT_MAX", "MCP_NAME", "MCP_SERVER", "Checks",
-    "Discovery", "ModuleAdapter", "cli_version", "edit_settings_file",
-    "expand", "hook_command", "is_our_mcp", "iso", "json_object", "new_id", "now_iso", "stamp",
-    "version_finding", "version_key", "version_state",
+    "CLI_VERSION_TIMEOUT_S",
+    "INLINE_PROMPT_MAX",
+    "MCP_NAME",
+    "MCP_SERVER",
+    "Checks",
+    "Discovery",
+    "ModuleAdapter",
+    "cli_version",
+    "edit_settings_file",
+    "expand",
+    "hook_command",
+    "is_our_mcp",
+    "iso",
+    "json_object",
+    "new_id",
+    "now_iso",
+    "stamp",
+    "version_finding",
+    "version_key",
+    "version_state",
 ]
 
 # A first prompt larger than this travels through a file the agent is told to read: argv and
@@ -43,8 +59,9 @@ def expand(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-def cli_version(program: str, *, env: Mapping[str, str] | None = None,
-                timeout_s: float = CLI_VERSION_TIMEOUT_S) -> str | None:
+def cli_version(
+    program: str, *, env: Mapping[str, str] | None = None, timeout_s: float = CLI_VERSION_TIMEOUT_S
+) -> str | None:
     """`<program> --version`'s first version number ("2.1.197"), or None when the program is
     not on PATH, fails or prints none within `timeout_s`."""
     import shutil
@@ -54,9 +71,14 @@ def cli_version(program: str, *, env: Mapping[str, str] | None = None,
     if exe is None:
         return None
     try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True,
-                             timeout=timeout_s, check=False,
-                             env={**os.environ, **env} if env else None).stdout
+        out = subprocess.run(
+            [exe, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+            env={**os.environ, **env} if env else None,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     m = _VERSION.search(out)
@@ -64,7 +86,7 @@ def cli_version(program: str, *, env: Mapping[str, str] | None = None,
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    """"2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
+    """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
     return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
@@ -75,8 +97,9 @@ def version_state(version: str, known: Sequence[str]) -> Literal["known", "newer
     return "newer" if all(version_key(version) > version_key(k) for k in known) else "older"
 
 
-def version_finding(display_name: str, version: str | None, known: Sequence[str], *,
-                    program: str, fix: str) -> Finding:
+def version_finding(
+    display_name: str, version: str | None, known: Sequence[str], *, program: str, fix: str
+) -> Finding:
     """The `baker doctor` line for the installed CLI's version: one rule for every adapter."""
     if version is None:
         return Finding(level="info", message=f"`{program}` is not on PATH")
@@ -84,12 +107,21 @@ def version_finding(display_name: str, version: str | None, known: Sequence[str]
     if state == "known":
         return Finding(level="ok", message=f"{display_name} {version}")
     if state == "newer":
-        return Finding(level="warn", message=(
-            f"{display_name} {version} is newer than the formats this adapter knows "
-            f"({', '.join(known)}); transcripts may read incompletely"), fix=fix)
-    return Finding(level="info", message=(
-        f"{display_name} {version} is older than {known[-1]}, the version this adapter was "
-        "built on"))
+        return Finding(
+            level="warn",
+            message=(
+                f"{display_name} {version} is newer than the formats this adapter knows "
+                f"({', '.join(known)}); transcripts may read incompletely"
+            ),
+            fix=fix,
+        )
+    return Finding(
+        level="info",
+        message=(
+            f"{display_name} {version} is older than {known[-1]}, the version this adapter was "
+            "built on"
+        ),
+    )
 
 
 def json_object(path: Path) -> dict[str, Any]:
@@ -110,9 +142,17 @@ def hook_command(*argv: str) -> str:
     return f"command -v baker >/dev/null 2>&1 && baker {' '.join(argv)} || true"
 
 
-def edit_settings_file(path: Path, root: Path | None, edit: Callable[[str | None], str | None],
-                       *, adding: bool, dry_run: bool, note: str = "", prune: bool = False,
-                       refused: Literal["failed", "skipped"] = "failed") -> Change:
+def edit_settings_file(
+    path: Path,
+    root: Path | None,
+    edit: Callable[[str | None], str | None],
+    *,
+    adding: bool,
+    dry_run: bool,
+    note: str = "",
+    prune: bool = False,
+    refused: Literal["failed", "skipped"] = "failed",
+) -> Change:
     """Put baker's hooks in (`adding`) or take them out of an agent's JSON settings file.
 
     `edit(text)` (None: no file) returns the new text, None for no change, or raises ValueError
@@ -127,8 +167,9 @@ def edit_settings_file(path: Path, root: Path | None, edit: Callable[[str | None
     from continuity_core import agentfiles
     from continuity_core.fs import atomic_write
 
-    shown = str(path.relative_to(root)) if root is not None and path.is_relative_to(root) \
-        else str(path)
+    shown = (
+        str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else str(path)
+    )
     try:
         target = agentfiles.resolve(path, root)
     except agentfiles.Refused as e:
@@ -180,7 +221,9 @@ def edit_settings_file(path: Path, root: Path | None, edit: Callable[[str | None
 MCP_NAME = "baker"
 # Guarded like the hooks: where baker is not installed the server exits at once, quietly.
 MCP_SERVER: dict[str, Any] = {
-    "command": "sh", "args": ["-c", "command -v baker >/dev/null 2>&1 && exec baker mcp"]}
+    "command": "sh",
+    "args": ["-c", "command -v baker >/dev/null 2>&1 && exec baker mcp"],
+}
 
 
 def is_our_mcp(entry: object) -> bool:
@@ -190,7 +233,6 @@ def is_our_mcp(entry: object) -> bool:
     argv = [entry.get("command"), *(entry.get("args") or [])]
     line = " ".join(a for a in argv if isinstance(a, str))
     return "baker mcp" in line
-
 
 
 class Discovery(Protocol):

@@ -91,6 +91,7 @@ class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
 
 # --- optional abilities ----------------------------------------------------------------------
 
+
 class RetentionPolicy(Protocol):
     """How long an agent keeps an account's sessions before deleting them."""
 
@@ -176,8 +177,9 @@ class Adapter(Protocol):
         """User-level pieces for one account (`baker global sync`)."""
         ...
 
-    def install_mcp(self, project: Path, *, remove: bool = False,
-                    dry_run: bool = False) -> list[Change]:
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
         """Register `baker mcp` for the project (`baker init --mcp`), or take it out; an agent
         that reads MCP servers only from user settings says so with a skipped change."""
         ...
@@ -197,10 +199,29 @@ class Adapter(Protocol):
 
 # Every member an adapter must have (a plugin that lacks one fails to load, naming it).
 MEMBERS: tuple[str, ...] = (
-    "name", "display_name", "known_versions", "skill_dirs", "skill_command", "exit_input",
-    "retention", "usage_source", "install_options", "accounts", "discover", "all_sessions",
-    "read", "parse_hook", "session_for_hook", "render_context", "install", "uninstall",
-    "install_user", "install_mcp", "launch", "doctor", "cli_version",
+    "name",
+    "display_name",
+    "known_versions",
+    "skill_dirs",
+    "skill_command",
+    "exit_input",
+    "retention",
+    "usage_source",
+    "install_options",
+    "accounts",
+    "discover",
+    "all_sessions",
+    "read",
+    "parse_hook",
+    "session_for_hook",
+    "render_context",
+    "install",
+    "uninstall",
+    "install_user",
+    "install_mcp",
+    "launch",
+    "doctor",
+    "cli_version",
 )
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
         def render_context(self, event: HookEvent, text: str) -> str | None: ...
 
+
 GROUP = "continuity_core.adapters"
 PROBE_GROUP = "continuity_core.probes"
 # An adapter's hook half (`parse_hook`, `render_context`), registered apart from the adapter
@@ -42,8 +43,9 @@ class Registered:
 
     __slots__ = ("dist", "error", "name", "value", "version")
 
-    def __init__(self, name: str, value: str, dist: str, version: str,
-                 error: str | None = None) -> None:
+    def __init__(
+        self, name: str, value: str, dist: str, version: str, error: str | None = None
+    ) -> None:
         self.name = name
         self.value = value  # "module:Attr"
         self.dist = dist
@@ -54,13 +56,20 @@ class Registered:
         if not isinstance(other, Registered):
             return NotImplemented
         return (self.name, self.value, self.dist, self.version, self.error) == (
-            other.name, other.value, other.dist, other.version, other.error)
+            other.name,
+            other.value,
+            other.dist,
+            other.version,
+            other.error,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return (f"Registered(name={self.name!r}, value={self.value!r}, dist={self.dist!r}, "
-                f"version={self.version!r}, error={self.error!r})")
+        return (
+            f"Registered(name={self.name!r}, value={self.value!r}, dist={self.dist!r}, "
+            f"version={self.version!r}, error={self.error!r})"
+        )
 
 
 def _allowed(group: str) -> set[str] | None:
@@ -188,13 +197,15 @@ def load(name: str) -> Adapter:
     if instance is None:
         raise AdapterError(
             f"no adapter named {name!r} is installed; install it with "
-            f"`pip install \"continuity-cli[{name}]\"` (see `baker adapters`)"
+            f'`pip install "continuity-cli[{name}]"` (see `baker adapters`)'
         )
     lacks = missing(instance)
     if lacks or not isinstance(instance, Adapter):
         _loaded.pop((GROUP, name), None)
-        raise AdapterError(f"adapter {name!r} does not implement the Adapter protocol: it lacks "
-                           f"{', '.join(lacks) or 'a member'}")
+        raise AdapterError(
+            f"adapter {name!r} does not implement the Adapter protocol: it lacks "
+            f"{', '.join(lacks) or 'a member'}"
+        )
     return instance
 
 
@@ -207,8 +218,11 @@ def hook_module(name: str) -> HookHandler:
             found = load_plugin(name, HOOK_GROUP)
         except AdapterError:
             found = None  # the adapter's own methods say the same, or fail with its error
-        if found is not None and callable(getattr(found, "parse_hook", None)) and callable(
-                getattr(found, "render_context", None)):
+        if (
+            found is not None
+            and callable(getattr(found, "parse_hook", None))
+            and callable(getattr(found, "render_context", None))
+        ):
             return found  # type: ignore[return-value]
     return load(name)
 

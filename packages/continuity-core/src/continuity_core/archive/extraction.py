@@ -23,27 +23,82 @@ Kind = Literal["transcript", "checkpoint", "saved"]
 # String leaves under these keys (anywhere below them) are what a searcher wants: requests,
 # answers, tool commands and outputs, plans, summaries. Keys are the union over the agents'
 # formats; a new format's text is found as long as it uses one of these common names.
-TEXT_KEYS = frozenset({
-    "text", "content", "command", "cmd", "output", "arguments", "input", "args", "prompt",
-    "description", "summary", "stdout", "stderr", "result", "lastPrompt", "aiTitle", "title",
-    "query", "old_string", "new_string", "explanation", "plan", "step", "thoughts", "subject",
-    "error", "reason", "file_path", "patch",
-})
+TEXT_KEYS = frozenset(
+    {
+        "text",
+        "content",
+        "command",
+        "cmd",
+        "output",
+        "arguments",
+        "input",
+        "args",
+        "prompt",
+        "description",
+        "summary",
+        "stdout",
+        "stderr",
+        "result",
+        "lastPrompt",
+        "aiTitle",
+        "title",
+        "query",
+        "old_string",
+        "new_string",
+        "explanation",
+        "plan",
+        "step",
+        "thoughts",
+        "subject",
+        "error",
+        "reason",
+        "file_path",
+        "patch",
+    }
+)
 # Subtrees that are never worth indexing: ids, hashes, usage, and the CLIs' own injected
 # system instructions and skill listings, repeated in every session.
-SKIP_KEYS = frozenset({
-    "id", "uuid", "type", "role", "parentUuid", "logicalParentUuid", "sessionId", "session_id",
-    "timestamp", "signature", "encrypted_content", "usage", "tokens", "snapshot", "attachment",
-    "base_instructions", "user_instructions", "developer_instructions", "instructions",
-    "tool_use_id", "call_id", "promptId", "requestId", "messageId", "leafUuid", "status",
-    "model", "cwd", "gitBranch", "projectHash",
-})
+SKIP_KEYS = frozenset(
+    {
+        "id",
+        "uuid",
+        "type",
+        "role",
+        "parentUuid",
+        "logicalParentUuid",
+        "sessionId",
+        "session_id",
+        "timestamp",
+        "signature",
+        "encrypted_content",
+        "usage",
+        "tokens",
+        "snapshot",
+        "attachment",
+        "base_instructions",
+        "user_instructions",
+        "developer_instructions",
+        "instructions",
+        "tool_use_id",
+        "call_id",
+        "promptId",
+        "requestId",
+        "messageId",
+        "leafUuid",
+        "status",
+        "model",
+        "cwd",
+        "gitBranch",
+        "projectHash",
+    }
+)
 SKIP_ROLES = frozenset({"developer", "system"})
 
 _decode = msgspec.json.Decoder()
 
 
 # --- extraction --------------------------------------------------------------------------
+
 
 def extract(record: Any) -> tuple[list[str], str | None]:
     """The text strings and the timestamp of one decoded JSONL record."""
@@ -63,8 +118,9 @@ def _walk(value: Any, keep: bool, out: list[str]) -> None:
         for key, item in value.items():
             if key in SKIP_KEYS or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
                 continue
-            _walk(item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)),
-                  out)
+            _walk(
+                item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)), out
+            )
     elif isinstance(value, list):
         for i, item in enumerate(value):
             if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
@@ -94,6 +150,7 @@ def _cwd_of(record: Any) -> str | None:
 
 # --- what gets indexed -------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Source:
     """One file to index and the session it belongs to."""
@@ -119,10 +176,16 @@ def sources_for(
         try:
             accounts = adapter.accounts(config)
             for ref in adapter.all_sessions(accounts):
-                found.append(Source(
-                    kind="transcript", agent=ref.agent, account=ref.account,
-                    session_id=ref.session_id, path=ref.path, project=ref.cwd,
-                ))
+                found.append(
+                    Source(
+                        kind="transcript",
+                        agent=ref.agent,
+                        account=ref.account,
+                        session_id=ref.session_id,
+                        path=ref.path,
+                        project=ref.cwd,
+                    )
+                )
         except Exception as e:  # one adapter's failure never hides the others' sessions
             errors.append(f"{name}: {e}")
     if project is not None:
@@ -137,13 +200,28 @@ def project_sources(project: Path) -> list[Source]:
     with contextlib.suppress(OSError):
         for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
             if entry.name.endswith(".json"):
-                out.append(Source(kind="checkpoint", agent="baker", account="",
-                                  session_id=entry.name[:-5], path=entry.path,
-                                  project=str(project)))
+                out.append(
+                    Source(
+                        kind="checkpoint",
+                        agent="baker",
+                        account="",
+                        session_id=entry.name[:-5],
+                        path=entry.path,
+                        project=str(project),
+                    )
+                )
     for folder in SAVED_DIRS:
         with contextlib.suppress(OSError):
             for path in sorted((store / folder).rglob("*")):
                 if path.suffix == ".md" and path.is_file():  # not the .json sidecars
-                    out.append(Source(kind="saved", agent="baker", account="",
-                                      session_id=path.stem, path=str(path), project=str(project)))
+                    out.append(
+                        Source(
+                            kind="saved",
+                            agent="baker",
+                            account="",
+                            session_id=path.stem,
+                            path=str(path),
+                            project=str(project),
+                        )
+                    )
     return out

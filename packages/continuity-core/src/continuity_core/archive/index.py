@@ -97,8 +97,10 @@ def _is_busy(e: sqlite3.Error) -> bool:
 def _is_corrupt(e: sqlite3.Error) -> bool:
     """Damage that only a rebuild cures (not a permission problem or a full disk)."""
     text = str(e).lower()
-    return any(k in text for k in ("not a database", "malformed", "corrupt", "no such table",
-                                   "no such column"))
+    return any(
+        k in text
+        for k in ("not a database", "malformed", "corrupt", "no such table", "no such column")
+    )
 
 
 class Archive:
@@ -132,8 +134,9 @@ class Archive:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             try:
-                version = int(db.execute(
-                    "SELECT value FROM meta WHERE key = 'schema'").fetchone()[0])
+                version = int(
+                    db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+                )
             except (sqlite3.OperationalError, TypeError):
                 # A new (empty) file. Only this path writes, so opening to search never waits
                 # for another process's write lock.
@@ -142,7 +145,8 @@ class Archive:
             if version > SCHEMA:
                 raise StoreError(
                     f"the recall archive {self.path} was written by a newer baker (schema "
-                    f"{version}); update baker (pip install -U continuity-cli)")
+                    f"{version}); update baker (pip install -U continuity-cli)"
+                )
             db.execute("SELECT count(*) FROM sources").fetchone()
             db.execute("SELECT rowid FROM chunks WHERE chunks MATCH 'x' LIMIT 1").fetchall()
         except BaseException:
@@ -181,8 +185,10 @@ class Archive:
         Also flags sources whose file is gone (they stay searchable) or came back.
         """
         stats = IndexStats(files=len(sources))
-        known = {row[0]: (row[1], row[2]) for row in
-                 self.db.execute("SELECT path, size, mtime FROM sources")}
+        known = {
+            row[0]: (row[1], row[2])
+            for row in self.db.execute("SELECT path, size, mtime FROM sources")
+        }
         forgotten = {row[0] for row in self.db.execute("SELECT session_id FROM forgotten")}
         todo: list[tuple[Source, int]] = []
         present: set[str] = set()
@@ -273,11 +279,14 @@ class Archive:
             ).fetchone()
             reset = False
             if row is None:
-                sid = self.db.execute(
-                    "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-                ).lastrowid or 0
+                sid = (
+                    self.db.execute(
+                        "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+                    ).lastrowid
+                    or 0
+                )
                 offset, project = 0, src.project
             else:
                 sid, offset, old_head, edge, project = row
@@ -287,13 +296,15 @@ class Archive:
                 if whole or size < offset or old_head != head or edge != _edge(src.path, offset):
                     # Shrunk, rewritten or a whole-file document: its old text is replaced.
                     self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
-                    self.db.execute("UPDATE sources SET first_ts = NULL, last_ts = NULL "
-                                    "WHERE id = ?", (sid,))
+                    self.db.execute(
+                        "UPDATE sources SET first_ts = NULL, last_ts = NULL WHERE id = ?", (sid,)
+                    )
                     reset = offset > 0 and not whole
                     offset = 0
                 self.db.execute(
                     "UPDATE sources SET agent = ?, account = ?, session_id = ?, gone = 0 "
-                    "WHERE id = ?", (src.agent, src.account, src.session_id, sid),
+                    "WHERE id = ?",
+                    (src.agent, src.account, src.session_id, sid),
                 )
             if src.kind == "transcript":
                 read, rows = self._index_jsonl(src, sid, offset, project, before, progress)
@@ -306,7 +317,12 @@ class Archive:
         return read, rows, reset
 
     def _index_jsonl(
-        self, src: Source, sid: int, offset: int, project: str | None, before: os.stat_result,
+        self,
+        src: Source,
+        sid: int,
+        offset: int,
+        project: str | None,
+        before: os.stat_result,
         progress: Callable[[int], None] | None,
     ) -> tuple[int, int]:
         reader = ForwardReader(src.path, offset)
@@ -323,14 +339,16 @@ class Archive:
             scope = scope_tokens(project)
             self.db.executemany(
                 "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-                [(text, scope, sid_, ts) for text, sid_, ts in batch])
+                [(text, scope, sid_, ts) for text, sid_, ts in batch],
+            )
             rows += len(batch)
             batch.clear()
 
         def save(done: bool) -> None:
             flush()
-            self._save_position(src.path, sid, reader.offset, project, first_ts, last_ts,
-                                before if done else None)
+            self._save_position(
+                src.path, sid, reader.offset, project, first_ts, last_ts, before if done else None
+            )
 
         for line in reader:
             text, ts, record = line_text(line)
@@ -360,9 +378,16 @@ class Archive:
             progress(reader.offset - reported)
         return reader.offset - offset, rows
 
-    def _save_position(self, path: str, sid: int, offset: int, project: str | None,
-                       first_ts: str | None, last_ts: str | None,
-                       seen: os.stat_result | None) -> None:
+    def _save_position(
+        self,
+        path: str,
+        sid: int,
+        offset: int,
+        project: str | None,
+        first_ts: str | None,
+        last_ts: str | None,
+        seen: os.stat_result | None,
+    ) -> None:
         # `seen` is the file's stat from before reading: bytes appended while this ran change
         # size or mtime, so `pending` picks them up next time. A partial save (None) leaves
         # size unknown, so an interrupted run resumes from `offset`.
@@ -403,17 +428,29 @@ class Archive:
             text = data.decode(errors="replace")
         ts = ts or _iso(st.st_mtime)
         forgotten = self.db.execute(
-            "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)).fetchone()
+            "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)
+        ).fetchone()
         rows = 0
         if text.strip() and not forgotten:
-            self.db.execute("INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-                            (redact(text), scope_tokens(src.project), sid, ts))
+            self.db.execute(
+                "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
+                (redact(text), scope_tokens(src.project), sid, ts),
+            )
             rows = 1
         self.db.execute(
             "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "
             "agent = ?, session_id = ?, first_ts = ?, last_ts = ? WHERE id = ?",
-            (st.st_size, st.st_mtime, len(data), _digest(data[:SIGNATURE_BYTES]), agent,
-             session_id, ts, ts, sid),
+            (
+                st.st_size,
+                st.st_mtime,
+                len(data),
+                _digest(data[:SIGNATURE_BYTES]),
+                agent,
+                session_id,
+                ts,
+                ts,
+                sid,
+            ),
         )
         if progress is not None:
             progress(len(data))
@@ -439,16 +476,22 @@ class Archive:
     def show(self, session: str) -> list[tuple[str | None, str]]:
         """The archived text of one session (an id or a unique prefix), oldest first."""
         sid = self._one_session(session)
-        return [(ts, text) for ts, text in self.db.execute(
-            "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
-            "WHERE s.session_id = ? ORDER BY c.rowid", (sid,))]
+        return [
+            (ts, text)
+            for ts, text in self.db.execute(
+                "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
+                "WHERE s.session_id = ? ORDER BY c.rowid",
+                (sid,),
+            )
+        ]
 
     def forget(self, session: str) -> tuple[str, int]:
         """Remove a session (an id or a unique prefix) for good; returns its id and row count."""
         sid = self._one_session(session)
         with self._write():
-            ids = [r[0] for r in self.db.execute(
-                "SELECT id FROM sources WHERE session_id = ?", (sid,))]
+            ids = [
+                r[0] for r in self.db.execute("SELECT id FROM sources WHERE session_id = ?", (sid,))
+            ]
             rows = 0
             for source in ids:
                 rows += self.db.execute("DELETE FROM chunks WHERE source = ?", (source,)).rowcount
@@ -458,28 +501,39 @@ class Archive:
         return sid, rows
 
     def _one_session(self, session: str) -> str:
-        found = [str(r[0]) for r in self.db.execute(
-            "SELECT DISTINCT session_id FROM sources"
-            " WHERE substr(session_id, 1, ?) = ? LIMIT 6",
-            (len(session), session))]
+        found = [
+            str(r[0])
+            for r in self.db.execute(
+                "SELECT DISTINCT session_id FROM sources"
+                " WHERE substr(session_id, 1, ?) = ? LIMIT 6",
+                (len(session), session),
+            )
+        ]
         if session in found:
             return session
         if not found:
             raise StoreError(f"no archived session matches {session!r} (see `baker recall`)")
         if len(found) > 1:
-            raise StoreError(f"{session!r} matches several sessions ({', '.join(found[:5])}); "
-                             "give more of the id")
+            raise StoreError(
+                f"{session!r} matches several sessions ({', '.join(found[:5])}); "
+                "give more of the id"
+            )
         return found[0]
 
     def sessions(self) -> dict[str, tuple[int, int]]:
         """Indexed transcript paths: path -> (size, offset)."""
-        return {r[0]: (r[1], r[2]) for r in self.db.execute(
-            "SELECT path, size, offset FROM sources WHERE kind = 'transcript'")}
+        return {
+            r[0]: (r[1], r[2])
+            for r in self.db.execute(
+                "SELECT path, size, offset FROM sources WHERE kind = 'transcript'"
+            )
+        }
 
     def counts(self) -> dict[str, int]:
         """Sources, gone sources, rows."""
         sources, gone = self.db.execute(
-            "SELECT count(*), coalesce(sum(gone), 0) FROM sources").fetchone()
+            "SELECT count(*), coalesce(sum(gone), 0) FROM sources"
+        ).fetchone()
         rows = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return {"sources": sources, "gone": gone, "rows": rows}
 
@@ -504,6 +558,7 @@ def _iso(epoch: float | None) -> str:
 
 
 # --- the whole operation, for the CLI and the benchmark ---------------------------------
+
 
 def refresh(
     archive: Archive,
@@ -534,12 +589,17 @@ def refresh(
             break
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
-                stats = IndexStats(files=len(sources), notice=(
-                    "another baker is indexing the archive; results may miss the newest turns"))
+                stats = IndexStats(
+                    files=len(sources),
+                    notice=(
+                        "another baker is indexing the archive; results may miss the newest turns"
+                    ),
+                )
                 break
             if attempt == 2 or not _is_corrupt(e):
-                raise StoreError(f"the recall archive {archive.path} cannot be written: {e}"
-                                 ) from None
+                raise StoreError(
+                    f"the recall archive {archive.path} cannot be written: {e}"
+                ) from None
             archive.db.close()
             archive.db = archive._rebuild(e)
     stats.skipped += [*broken.values(), *errors]

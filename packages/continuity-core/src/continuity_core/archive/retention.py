@@ -101,12 +101,19 @@ def retention_findings(report: Sequence[Retention], within_days: float = 7) -> l
         if item.due == 0:
             continue
         days = f"{item.days:g}"
-        missing = (f"; {item.unarchived} not archived yet — run `baker recall --index` to keep "
-                   "them" if item.unarchived else "; all are archived")
-        findings.append(Finding(
-            level="warn" if item.unarchived else "info",
-            message=(f"{item.agent} ({item.account}) deletes sessions after {days} days: "
-                     f"{item.due} will go within {within_days:g} days{missing}"),
-            fix=f"raise the retention in {item.source}" if item.source else "",
-        ))
+        missing = (
+            f"; {item.unarchived} not archived yet — run `baker recall --index` to keep them"
+            if item.unarchived
+            else "; all are archived"
+        )
+        findings.append(
+            Finding(
+                level="warn" if item.unarchived else "info",
+                message=(
+                    f"{item.agent} ({item.account}) deletes sessions after {days} days: "
+                    f"{item.due} will go within {within_days:g} days{missing}"
+                ),
+                fix=f"raise the retention in {item.source}" if item.source else "",
+            )
+        )
     return findings

@@ -51,8 +51,9 @@ def search(
     args: list[Any] = [match]
     # Past MAX_RANKED matches, rank only the newest ones: bm25 costs per match.
     cutoff = db.execute(
-        "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC "
-        "LIMIT 1 OFFSET ?", (match, MAX_RANKED)).fetchone()
+        "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, MAX_RANKED),
+    ).fetchone()
     if cutoff is not None:
         where.append("c.rowid >= ?")
         args.append(cutoff[0])
@@ -64,7 +65,8 @@ def search(
         "SELECT snippet(chunks, 0, '«', '»', '…', 16), bm25(chunks, 1.0, 0.0), c.ts, "
         "s.kind, s.agent, s.account, s.session_id, s.project, s.path, s.gone, s.last_ts "
         "FROM chunks c JOIN sources s ON s.id = c.source WHERE "
-        + " AND ".join(where) + " ORDER BY rank LIMIT ?"
+        + " AND ".join(where)
+        + " ORDER BY rank LIMIT ?"
     )
     args.append(max(limit * 20, 200))
     rows = db.execute(sql, args).fetchall()
@@ -77,17 +79,23 @@ def search(
         if len(hits) >= limit:
             continue
         hits[key] = Hit(
-            agent=agent_, account=account, session_id=session_id, project=proj,
-            time=ts or last_ts, snippet=" ".join(snip.split()), kind=kind, path=path,
-            gone=bool(gone), score=round(-score, 3),
+            agent=agent_,
+            account=account,
+            session_id=session_id,
+            project=proj,
+            time=ts or last_ts,
+            snippet=" ".join(snip.split()),
+            kind=kind,
+            path=path,
+            gone=bool(gone),
+            score=round(-score, 3),
             open=open_command(kind, agent_, session_id, proj, bool(gone)),
         )
     return list(hits.values())
 
 
 def _scope_token(folder: str) -> str:
-    return "p" + hashlib.blake2b(folder.rstrip("/\\").encode() or b"/",
-                                 digest_size=6).hexdigest()
+    return "p" + hashlib.blake2b(folder.rstrip("/\\").encode() or b"/", digest_size=6).hexdigest()
 
 
 def scope_tokens(project: str | None) -> str:

@@ -24,12 +24,25 @@ if TYPE_CHECKING:
 # Each name's module, imported on first use: a hook that needs one schema module does not
 # build every struct (docs/decisions.md, "Hook start-up budget").
 _MODULES = {
-    "Checkpoint": "checkpoint", "GitFacts": "checkpoint", "Worktree": "checkpoint",
-    "AccountConfig": "config", "GlobalConfig": "config", "HookEvent": "hook",
-    "ProbeResult": "probe", "ProbesFile": "probe", "ProbeSpec": "probe",
-    "ApiError": "session", "Compaction": "session", "FileEdit": "session", "Message": "session",
-    "Session": "session", "SessionRef": "session", "TodoItem": "session", "ToolCall": "session",
-    "Usage": "session", "Trap": "trap",
+    "Checkpoint": "checkpoint",
+    "GitFacts": "checkpoint",
+    "Worktree": "checkpoint",
+    "AccountConfig": "config",
+    "GlobalConfig": "config",
+    "HookEvent": "hook",
+    "ProbeResult": "probe",
+    "ProbesFile": "probe",
+    "ProbeSpec": "probe",
+    "ApiError": "session",
+    "Compaction": "session",
+    "FileEdit": "session",
+    "Message": "session",
+    "Session": "session",
+    "SessionRef": "session",
+    "TodoItem": "session",
+    "ToolCall": "session",
+    "Usage": "session",
+    "Trap": "trap",
 }
 
 

@@ -12,15 +12,36 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     EventKind = Literal[
-        "session_start", "pre_tool", "post_tool", "stop", "pre_compact", "session_end", "notify",
-        "prompt", "other",
+        "session_start",
+        "pre_tool",
+        "post_tool",
+        "stop",
+        "pre_compact",
+        "session_end",
+        "notify",
+        "prompt",
+        "other",
     ]
 else:
     EventKind = str
 
-_FIELDS = ("agent", "kind", "native", "session_id", "transcript_path", "cwd", "source",
-           "tool_name", "tool_input", "paths", "command", "turn_id", "error", "error_message",
-           "reset_at")
+_FIELDS = (
+    "agent",
+    "kind",
+    "native",
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "source",
+    "tool_name",
+    "tool_input",
+    "paths",
+    "command",
+    "turn_id",
+    "error",
+    "error_message",
+    "reset_at",
+)
 
 
 class HookEvent:
@@ -71,6 +92,9 @@ class HookEvent:
     __hash__ = None  # type: ignore[assignment]  # mutable, like the Struct it replaces
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in _FIELDS
-                          if getattr(self, f) not in (None, "", [], {}))
+        shown = ", ".join(
+            f"{f}={getattr(self, f)!r}"
+            for f in _FIELDS
+            if getattr(self, f) not in (None, "", [], {})
+        )
         return f"HookEvent({shown})"
