@@ -191,19 +191,9 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
         if limits.clear(adapter.name, folder):
             store.log("limit_cleared", agent=adapter.name, session=session.session_id)
         return
-    since = limits.parse_time(err.timestamp) or limits.now()
+    account = limits.account_name(config_or_defaults()[0], adapter.name, folder)
     found = limits.record(
-        limits.Limit(
-            agent=adapter.name,
-            dir=folder,
-            account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
-            since=limits.iso(since),
-            until=err.reset_at,
-            source="transcript",
-            kind=err.kind,
-            message=err.message[:500],
-            session_id=session.session_id,
-        )
+        limits.from_transcript(err, session, agent=adapter.name, dir=folder, account=account)
     )
     store.log(
         "limit_recorded",

@@ -29,6 +29,7 @@ from continuity_core.schemas.config import GlobalConfig
 
 if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
+    from continuity_core.schemas.session import ApiError, Session
 
 LEDGER = "limits.json"
 UNKNOWN_TTL_S = 3600  # a limit without a reset time counts this long
@@ -248,7 +249,7 @@ def earliest(limits: Sequence[Limit]) -> Limit | None:
     return min(limits, key=expires, default=None)
 
 
-def turn_ended_on_limit(session: Any) -> Any:
+def turn_ended_on_limit(session: Session) -> ApiError | None:
     """The session's last error when its last turn ended on a usage or rate limit, else None:
     a limit the session got past (a later request or response: a new turn began) does not
     count, as in a session resumed in another account with the old limit in its history."""
@@ -268,6 +269,26 @@ def turn_ended_on_limit(session: Any) -> Any:
         ):
             return None
     return err
+
+
+def from_transcript(
+    err: ApiError, session: Session, *, agent: str, dir: str, account: str, run: str = ""
+) -> Limit:
+    """The ledger entry for a turn that ended on the limit record `err` of `session`: since
+    the record's time (now when it has none), until the reset time it names."""
+    since = parse_time(err.timestamp) or now()
+    return Limit(
+        agent=agent,
+        dir=dir,
+        account=account,
+        since=iso(since),
+        until=err.reset_at,
+        source="transcript",
+        kind=err.kind,
+        message=err.message[:500],
+        session_id=session.session_id,
+        run=run,
+    )
 
 
 def rotation(config: GlobalConfig, load: Any) -> list[Entry]:

@@ -258,16 +258,12 @@ class Run:
                     if since.timestamp() < child.started - 2 or since.timestamp() <= child.stayed:
                         return None  # the session's old limit, shown again with its history
                     return limits.record(
-                        limits.Limit(
+                        limits.from_transcript(
+                            err,
+                            session,
                             agent=child.entry.agent,
                             dir=child.entry.dir,
                             account=child.entry.account or "",
-                            since=limits.iso(since),
-                            until=err.reset_at,
-                            source="transcript",
-                            kind=err.kind,
-                            message=err.message[:500],
-                            session_id=session.session_id,
                             run=self.run_id,
                         )
                     )
