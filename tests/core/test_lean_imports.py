@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,15 @@ import pytest
 
 
 def _run(code: str, cwd: Path | None = None) -> str:
+    # Without coverage's start-up hook, which imports what the hook path leaves out.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
