@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -324,3 +325,65 @@ def test_usage_agent_narrows_the_live_session(
     assert typo["level"] == "unknown" and "no adapter named 'claud'" in typo["reason"]
     none = measured("--agent", "gemini")
     assert none["level"] == "unknown" and "nothing matches --from gemini" in none["reason"]
+
+
+# --- a folder that is no project: its own sessions only, never a project's below it ----------
+
+
+def test_a_plain_parent_folder_does_not_take_the_session_of_a_project_below(
+    tmp_path: Path, isolated_home: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cd / && baker sessions` or `cd /tmp && baker handoff`: no git repository and no
+    .baker/ there, so a session started in `/tmp/…/app` is app's, and the message says where."""
+    top = tmp_path / "top"
+    app = top / "x" / "app"
+    app.mkdir(parents=True)
+    codex_work(isolated_home, app, mtime=1_000_000)
+    claude_work(isolated_home, app, mtime=2_000_000)
+    monkeypatch.chdir(top)
+    result = cli("sessions", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["sessions"] == []
+    text = cli("sessions").stdout
+    assert f"No sessions of {top}" in text and "is not a project" in text
+    assert f"sessions below it exist in {os.path.realpath(app)}" in text
+    data = brief_json(cli)
+    assert data["session"] is None
+    assert f"below it exist in {os.path.realpath(app)}" in source_body(data)
+    assert CODEX_S1 not in json.dumps(data) and CLAUDE_S1 not in json.dumps(data)
+    result = cli("resume", "codex", "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    assert CLAUDE_S1 not in result.stdout and CODEX_S1 not in result.stdout
+    usage = json.loads(cli("usage", "--json").stdout)
+    assert usage.get("session_id") is None and str(os.path.realpath(app)) in usage["reason"]
+    # run where it was started, the same folder (still no repository) is the project
+    monkeypatch.chdir(app)
+    assert brief_json(cli)["session"]["session_id"] == CLAUDE_S1
+
+
+def test_a_plain_folder_an_agent_ran_in_keeps_its_own_session(
+    tmp_path: Path, isolated_home: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = tmp_path / "notes"
+    (top / "sub").mkdir(parents=True)
+    codex_work(isolated_home, top, mtime=1_000_000)
+    claude_work(isolated_home, top / "sub", mtime=2_000_000)  # below: another folder's
+    monkeypatch.chdir(top)
+    rows = json.loads(cli("sessions", "--json").stdout)["sessions"]
+    assert [(r["agent"], r["id"], r["chosen"]) for r in rows] == [("codex", CODEX_S1, True)]
+    assert brief_json(cli)["session"]["session_id"] == CODEX_S1
+
+
+def test_a_repository_keeps_the_sessions_of_its_subfolders(
+    project: Path, isolated_home: Path, cli: Invoke
+) -> None:
+    sub = project / "pkg" / "lib"
+    sub.mkdir(parents=True)
+    claude_work(isolated_home, sub, mtime=2_000_000)
+    codex_work(isolated_home, project, mtime=1_000_000)
+    rows = json.loads(cli("sessions", "--json").stdout)["sessions"]
+    assert [(r["agent"], r["chosen"]) for r in rows] == [("claude", True), ("codex", False)]
+    assert brief_json(cli)["session"]["session_id"] == CLAUDE_S1
+    # without .baker/ too: the git work tree alone makes it a project
+    shutil.rmtree(project / ".baker")
+    assert brief_json(cli)["session"]["session_id"] == CLAUDE_S1

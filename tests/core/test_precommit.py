@@ -50,3 +50,18 @@ def test_install_dry_run_writes_nothing_and_uninstall_without_hook_does_nothing(
     assert change.action == "created" and precommit.MARKER in hook.read_text()
     assert precommit.install(repo)[0].action == "unchanged"
     assert precommit.uninstall(repo)[0].action == "removed" and not hook.exists()
+
+
+def test_a_staged_note_is_not_called_a_secret() -> None:
+    note = precommit.report([precommit.Problem(path="memory/hot.md", line=0, kind="private")])
+    assert "memory/hot.md: the project's note" in note and "secret" not in note
+    assert "git restore --staged PATH" in note and "--no-verify" in note
+    store = precommit.report([precommit.Problem(path=".baker/x.json", line=0, kind="private")])
+    assert "Continuity's private store" in store
+    both = precommit.report(
+        [
+            precommit.Problem(path="memory/hot.md", line=0, kind="private"),
+            precommit.Problem(path="app.py", line=3, kind="github"),
+        ]
+    )
+    assert "app.py:3: a secret (github)" in both and "remove the secret" in both

@@ -344,3 +344,14 @@ def test_plain_text_is_returned_as_it_is() -> None:
 
     text = "line one\n\tindented — ünïcode ✓\n"
     assert printable(text) is text
+
+
+def test_an_assignment_is_named_by_its_value_when_the_value_has_a_kind() -> None:
+    """`TOKEN = "ghp_…"` is a github token; "assignment" is left for what the name alone says."""
+    gh = "ghp_" + "Zq8wX2cV5bN7mL0kJ4hG6fD1sA3pO9iU2yT5"
+    for text in (f'TOKEN = "{gh}"\n', f"token: {gh}\n", f'{{"api_token": "{gh}"}}', gh):
+        assert scan(text) == ["github"], text
+        assert gh not in redact(text)
+    assert scan('api_key = "sk-ant-api03-' + "b" * 30 + '"') == ["anthropic"]
+    assert scan("password=hunter2xx") == ["assignment"]
+    assert scan("DB_PASSWORD: 'correct-horse-battery'") == ["assignment"]

@@ -305,8 +305,10 @@ def build(
     unrecorded: Any = None,
     failed: list[Attempt] | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    unfound: str = "",
 ) -> Brief:
-    """Assemble the sections; everything in them is redacted."""
+    """Assemble the sections; everything in them is redacted. `unfound`: why no transcript
+    was found, said after what was searched (`sessions.why_none`)."""
     sections = [
         Section(
             key="first_move",
@@ -339,7 +341,8 @@ def build(
                 key="source",
                 title="Where this comes from",
                 source="Continuity",
-                body=f"No agent transcript was found for this project. Searched:\n{where}",
+                body=f"No agent transcript was found for this project. Searched:\n{where}"
+                + (f"\n\n{unfound}" if unfound else ""),
                 priority=NEVER_CUT,
             )
         )

@@ -25,6 +25,7 @@ from continuity_core.sessions import (
     kept_matches,
     listing,
     state,
+    why_none,
 )
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 from continuity_core.transcript import project_relative
@@ -129,6 +130,7 @@ def make(
         checkpoint=latest,
         unrecorded=unrecorded,
         budget_tokens=budget_tokens or config.brief.budget_tokens,
+        unfound=why_none(root, choice.below),
     )
     sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
     return Handoff(

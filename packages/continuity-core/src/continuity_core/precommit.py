@@ -224,10 +224,20 @@ def report(problems: list[Problem]) -> str:
     """What the hook prints: each problem on a line, then how to fix it or skip the check."""
     lines = ["baker: this commit would publish something private:"]
     for p in problems:
-        if p.kind == "private":
+        if p.kind != "private":
+            lines.append(f"  {p.path}:{p.line}: a secret ({p.kind})")
+        elif p.path.startswith(PRIVATE[0]):
             lines.append(f"  {p.path}: Continuity's private store (never committed)")
         else:
-            lines.append(f"  {p.path}:{p.line}: a secret ({p.kind})")
+            lines.append(
+                f"  {p.path}: the project's note, private to this checkout (never committed)"
+            )
+    if all(p.kind == "private" for p in problems):  # blocked for what the file is, not a secret
+        lines.append(
+            "Unstage it (`git restore --staged PATH`: it stays on disk, ignored) and commit again."
+        )
+        lines.append("To commit it anyway, once: `git commit --no-verify`.")
+        return "\n".join(lines)
     lines += [
         "Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
         "If this is a false alarm, commit once with `git commit --no-verify`.",

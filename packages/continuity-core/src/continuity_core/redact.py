@@ -541,13 +541,22 @@ def _scan(
             if span is None:
                 _scan(pattern, kinds, view, m.start() + 1, m.end(), out)
                 continue
-            out.append((kind, *span))
+            out.append((_value_kind(view[span[0] : span[1]]) or kind, *span))
         else:
             keep = _KEEP.get(kind)
             s = m.end(keep) if keep and m.group(keep) else m.start()
             if _redacted_already(view, s, m.end()):
                 continue
             out.append((kind, s, m.end()))
+
+
+def _value_kind(value: str) -> str | None:
+    """The kind a secret-named value is by itself (`TOKEN = "ghp_…"` holds a github token),
+    so a report names it; None when only its name says secret (the kind stays "assignment").
+    Kinds found by their context (a `keep_` prefix) are not kinds of a value alone."""
+    kinds = tuple(k for k in _kinds_in(value) if k not in _KEEP)
+    m = _compiled(kinds).search(value) if kinds else None
+    return next(k for k in kinds if m.group(k) is not None) if m else None
 
 
 def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:

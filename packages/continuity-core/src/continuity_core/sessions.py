@@ -54,6 +54,8 @@ class Found(msgspec.Struct):
     candidates: list[Candidate] = msgspec.field(default_factory=list)
     searched: list[str] = msgspec.field(default_factory=list)  # "claude: /home/u/.claude"
     errors: list[str] = msgspec.field(default_factory=list)
+    # A plain folder (`plain_folder`): the folders below it whose sessions were left out
+    below: list[str] = msgspec.field(default_factory=list)
 
 
 class Choice(msgspec.Struct):
@@ -65,6 +67,7 @@ class Choice(msgspec.Struct):
     failed: list[tuple[SessionRef, Session]] = msgspec.field(default_factory=list)  # newest first
     searched: list[str] = msgspec.field(default_factory=list)
     errors: list[str] = msgspec.field(default_factory=list)
+    below: list[str] = msgspec.field(default_factory=list)  # as `Found.below`
 
 
 def accounts_for(
@@ -149,11 +152,35 @@ def state(session: Session) -> State:
     return "did work"
 
 
-def _inside(cwd: str | None, root: Path) -> bool:
+def _inside(cwd: str | None, root: Path, *, exact: bool = False) -> bool:
     if not cwd:
         return True  # discovery placed it in the project; nothing says otherwise
     a, b = os.path.realpath(cwd), os.path.realpath(root)
-    return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
+    return a == b or (not exact and a.startswith(b.rstrip(os.sep) + os.sep))
+
+
+# Folders below a plain folder named when its own sessions are none
+MAX_BELOW = 5
+
+
+def plain_folder(project: Path) -> bool:
+    """Whether `project` is neither in a git work tree nor a Continuity project (`.baker/`):
+    `/`, `~` or `/tmp` reached by mistake. Only the sessions started in such a folder are its
+    own; the ones started below it belong to other projects."""
+    from continuity_core.store import find_worktree_root, project_root
+
+    return project_root(project) is None and find_worktree_root(project.absolute()) is None
+
+
+def why_none(project: Path, below: list[str]) -> str:
+    """Why a plain folder has no session, naming where the sessions below it are ("" when
+    none were left out)."""
+    if not below:
+        return ""
+    return (
+        f"{project} is not a project (no git repository, no .baker/), so only sessions "
+        f"started in it count; sessions below it exist in {', '.join(below)}: run baker there"
+    )
 
 
 def find(
@@ -172,6 +199,7 @@ def find(
     With `strict`, a filter that leaves nothing raises `NoMatch` naming what exists instead.
     """
     found = Found()
+    exact = plain_folder(project)
     streams: list[Iterator[tuple[float, int, int, Candidate]]] = []
     chosen = (
         {agent: adapters[agent]}
@@ -190,6 +218,11 @@ def find(
     for _, _, _, cand in heapq.merge(*streams):
         ref = cand.ref
         if ref.session_id == exclude or not _inside(ref.cwd, project):
+            continue
+        if exact and not _inside(ref.cwd, project, exact=True):
+            folder = os.path.realpath(ref.cwd or "")
+            if folder not in found.below and len(found.below) < MAX_BELOW:
+                found.below.append(folder)
             continue
         if session_id and not (ref.session_id.startswith(session_id) or ref.path == session_id):
             continue
@@ -271,11 +304,13 @@ def no_match(
 def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[str]:
     """What exists instead: the project's newest sessions in every agent and account."""
     try:
-        every = find(project, adapters, config, strict=False).candidates[:8]
+        found = find(project, adapters, config, strict=False)
     except Exception:  # the listing is a courtesy; the error stands without it
-        every = []
+        found = Found()
+    every = found.candidates[:8]
     if not every:
-        return ["This project has no sessions in any agent or account."]
+        why = why_none(project, found.below)
+        return ["This project has no sessions in any agent or account.", *([why] if why else [])]
     return [
         "Sessions of this project (see `baker sessions`):",
         *(
@@ -317,7 +352,7 @@ def pick(
     `exact` (an explicit `--session`): the newest match whatever it did. When no candidate
     within `MAX_FAILED` did work, the newest one stands, so a brief still shows it.
     """
-    choice = Choice(searched=found.searched, errors=list(found.errors))
+    choice = Choice(searched=found.searched, errors=list(found.errors), below=found.below)
     tried: list[tuple[Candidate, Session]] = []
     for cand in found.candidates:
         try:
@@ -436,6 +471,7 @@ class Table(msgspec.Struct):
     more: int  # older sessions past the limit
     searched: list[str] = msgspec.field(default_factory=list)
     errors: list[str] = msgspec.field(default_factory=list)
+    below: list[str] = msgspec.field(default_factory=list)  # as `Found.below`
 
 
 def table(
@@ -500,4 +536,5 @@ def table(
         more=max(0, len(found.candidates) - limit),
         searched=found.searched,
         errors=found.errors,
+        below=found.below,
     )

@@ -148,7 +148,7 @@ def live(root: Path, limits: Mapping[str, Threshold], agent: str | None = None) 
     in any agent and account, or of `agent`: `continuity_core.sessions.choose`)."""
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
-    from continuity_core.sessions import NoMatch, choose
+    from continuity_core.sessions import NoMatch, choose, why_none
     from continuity_core.store import Store
 
     adapters, broken = load_all()
@@ -166,6 +166,7 @@ def live(root: Path, limits: Mapping[str, Threshold], agent: str | None = None) 
     if choice.ref is None or choice.session is None:
         where = "; ".join(choice.searched) or "no agent adapter is installed"
         why = f"no session of this project was found (searched: {where})"
+        why = "; ".join(filter(None, [why, why_none(root, choice.below)]))
         return level_for(None, limits, source="live session", reason="; ".join([why, *problems]))
     ref = choice.ref
     return level_for(

@@ -36,7 +36,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
     from continuity_core.handoff import project_root
-    from continuity_core.sessions import table
+    from continuity_core.sessions import table, why_none
     from continuity_core.store import Store
 
     root = project_root()
@@ -62,6 +62,9 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     if not rows:
         where = "; ".join(found.searched) or "no agent adapter is installed"
         click.echo(f"No sessions of {root} (searched: {where}).")
+        why = why_none(root, found.below)
+        if why:
+            click.echo(why)
         return
     for row in rows:
         mark = "*" if row["chosen"] else " "
