@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -166,6 +167,10 @@ def uninstall(dry_run: bool) -> None:
             changes += adapter.uninstall(store.root, dry_run=dry_run)
         except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
+    # A file baker never wrote, or that is not there at all, is not worth a line.
+    changes = [
+        c for c in changes if c.action != "unchanged" or os.path.lexists(store.root / c.path)
+    ]
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 
