@@ -395,3 +395,35 @@ def test_machine_names_must_be_one_ref_component(machine_a: Machine) -> None:
     result = machine_a.baker("push")
     assert result.returncode == 1
     assert "cannot be a git ref name" in result.stderr
+
+
+def test_push_without_a_remote_says_how_to_fix_and_then_says_it_pushed(
+    machine_a: Machine, remote: Path, tmp_path: Path
+) -> None:
+    a = machine_a
+    git(a.repo, "remote", "remove", "origin")
+    failed = a.baker("push")
+    assert failed.returncode != 0
+    assert "git remote add origin" in failed.stderr, failed.stderr
+    assert "baker.remote" in failed.stderr and "baker push REMOTE" in failed.stderr
+    kept = git(a.repo, "rev-parse", "refs/baker/A").strip()  # written before the push failed
+
+    git(a.repo, "remote", "add", "origin", str(remote))
+    pushed = a.baker("push")
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"No new snapshot (unchanged since refs/baker/A {kept[:12]})" in pushed.stdout
+    assert "pushed refs/baker/A to origin" in pushed.stdout
+    assert kept in remote_refs(remote)
+    assert json.loads(a.baker("push", "--json").stdout)["sent"] is False
+    again = a.baker("push")
+    assert "origin is up to date" in again.stdout, again.stdout
+
+    # Another clone under the same name: the remote refuses, and the message says why.
+    home = make_home(tmp_path / "other", "A")
+    b = Machine("A", home, tmp_path / "other" / "weather-cli")
+    git(tmp_path, "clone", "-q", str(remote), str(b.repo))
+    assert b.baker("init").returncode == 0
+    (b.repo / "memory" / "hot.md").write_text("# Hot\n\nsomething else entirely\n")
+    refused = b.baker("push")
+    assert refused.returncode != 0
+    assert "holds snapshots this clone did not write" in refused.stderr, refused.stderr

@@ -199,6 +199,21 @@ def test_init_mcp_registers_it_beside_foreign_servers_and_uninstall_takes_exactl
     assert (repo / ".gemini" / "settings.json").read_bytes() == foreign_gemini.encode()
 
 
+def test_uninstall_says_one_line_per_file_and_nothing_of_absent_ones(repo: Path) -> None:
+    assert run_baker("init", "--mcp", cwd=repo).returncode == 0
+    for args in (("uninstall", "--dry-run"), ("uninstall",)):
+        result = run_baker(*args, cwd=repo)
+        assert result.returncode == 0, result.stdout + result.stderr
+        lines = result.stdout.splitlines()
+        # hooks, then the MCP entry, both in .gemini/settings.json: one line
+        assert sum(".gemini/settings.json" in line for line in lines) == 1, result.stdout
+        assert "settings.local.json" not in result.stdout  # never there: not a line
+        assert ".codex/hooks.json" not in result.stdout
+        assert "unchanged" not in result.stdout, result.stdout
+    assert "removed          .gemini/settings.json" in result.stdout
+    assert not (repo / ".gemini" / "settings.json").exists()
+
+
 def test_global_sync_mcp_for_each_agent_and_its_uninstall(isolated_home: Path) -> None:
     home = isolated_home
     for folder in (".claude", ".codex", ".gemini"):

@@ -97,8 +97,32 @@ def test_a_commented_config_keeps_every_byte_outside_our_keys(home: Path) -> Non
     assert again[0].action == "unchanged"
     assert path.read_text() == after
     removed = sync(home, uninstall=True)
-    assert removed[0].action == "removed"
+    assert removed[0].action == "updated"  # baker's keys are out; the user's file stays
     assert path.read_text() == COMMENTED
+
+
+def test_uninstall_removes_the_config_global_sync_created_and_keeps_the_users(
+    home: Path,
+) -> None:
+    path = home / "config.toml"
+    assert sync(home)[0].action == "created"
+    assert sync(home, uninstall=True, dry_run=True)[0].action == "removed"
+    assert path.exists()
+    removed = sync(home, uninstall=True)
+    assert removed[0].action == "removed" and "notify removed" in removed[0].detail
+    assert not path.exists() and home.is_dir()
+
+    path.write_text("")  # the user's empty file: given back as it was, not deleted
+    assert sync(home)[0].action == "updated"
+    back = sync(home, uninstall=True)
+    assert back[0].action == "updated" and "restored" in back[0].detail
+    assert path.exists() and path.read_text() == ""
+
+    path.unlink()  # created by baker, but the user added a key since: only baker's keys go
+    assert sync(home)[0].action == "created"
+    path.write_text('model = "o3"\n' + path.read_text())
+    kept = sync(home, uninstall=True)
+    assert kept[0].action == "updated" and path.read_text().strip() == 'model = "o3"'
 
 
 def test_trusted_hooks_with_trust_and_byte_identical_after_uninstall(home: Path) -> None:

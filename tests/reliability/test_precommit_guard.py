@@ -1,11 +1,13 @@
 """The pre-commit guard, through real `git commit`s: a staged secret or a staged private file
 stops the commit (and says where, never what); a clean commit goes; an existing hook is
-chained and comes back on uninstall; a teammate without baker is not blocked."""
+chained and comes back on uninstall; a commit is checked by the baker that installed the hook when baker is not on PATH, and
+lets the commit go with a warning when that baker is gone."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -118,16 +120,50 @@ def test_guard_chains_an_existing_hook_and_uninstall_puts_it_back(
     assert run_baker("uninstall", cwd=repo).returncode == 0  # nothing left to remove
 
 
-def test_a_teammate_without_baker_is_not_blocked(repo: Path, isolated_home: Path) -> None:
-    assert run_baker("init", "--pre-commit", cwd=repo).returncode == 0
-    (repo / "notes.txt").write_text(f"{FAKE_KEY}\n")
-    git(repo, "add", "notes.txt")
+def _git_only_path() -> str:
+    """A PATH with git and the system folders, and no baker."""
     git_dir = os.path.dirname(
         subprocess.run(
             ["sh", "-c", "command -v git"], capture_output=True, text=True, check=True
         ).stdout.strip()
     )
-    result = commit(repo, path=os.pathsep.join(dict.fromkeys([git_dir, "/usr/bin", "/bin"])))
+    return os.pathsep.join(dict.fromkeys([git_dir, "/usr/bin", "/bin"]))
+
+
+def test_off_path_the_hook_runs_the_baker_that_installed_it(
+    repo: Path, isolated_home: Path
+) -> None:
+    path = _git_only_path()
+    result = run_baker("init", "--pre-commit", cwd=repo, env={"PATH": path})
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "`baker` is not on PATH" in result.stderr and "falls back to" in result.stderr
+    hook = (repo / ".git" / "hooks" / "pre-commit").read_text()
+    assert f"BAKER={shlex.quote(str(BIN / 'baker'))}" in hook
+    (repo / "notes.txt").write_text(f"{FAKE_KEY}\n")
+    git(repo, "add", "notes.txt")
+    before = head(repo)
+    result = commit(repo, path=path)
+    assert result.returncode != 0 and head(repo) == before, result.stdout + result.stderr
+    assert "notes.txt:1: a secret (github)" in result.stderr
+
+
+def test_a_hook_whose_baker_is_gone_warns_and_lets_the_commit_go(
+    repo: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    gone = tmp_path / "it's gone" / "baker"  # a quote in the path: recorded safely
+    assert run_baker("init", "--pre-commit", cwd=repo).returncode == 0
+    from continuity_core import precommit
+
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(precommit.hook_text(str(gone)))
+    assert run_baker("init", "--pre-commit", cwd=repo).stdout.count("updated") >= 1
+    assert str(gone) not in hook.read_text()  # brought back to the running baker
+    hook.write_text(precommit.hook_text(str(gone)))
+    (repo / "notes.txt").write_text(f"{FAKE_KEY}\n")
+    git(repo, "add", "notes.txt")
+    result = commit(repo, path=_git_only_path())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "pre-commit secret guard did NOT run" in result.stderr
+    assert str(gone) in result.stderr and "baker init --pre-commit" in result.stderr
     result = run_baker("uninstall", cwd=repo)
-    assert result.returncode == 0 and not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert result.returncode == 0 and not hook.exists()

@@ -25,10 +25,30 @@ def fail_if_any_failed(items: list[Any]) -> None:
         raise SystemExit(1)
 
 
+# When two steps touched one file, the line shows the one that says most about where it ended.
+_WEIGHT = {"failed": 5, "removed": 4, "created": 3, "updated": 2, "skipped": 1, "unchanged": 0}
+
+
+def fold(items: list[Any]) -> list[Any]:
+    """One change per path, in first-seen order: a file two steps touched (an agent's hooks,
+    then its MCP entry) shows the final action (a failure first), their details joined."""
+    order: dict[str, Any] = {}
+    for c in items:
+        seen = order.get(c.path)
+        if seen is None:
+            order[c.path] = c
+            continue
+        w_seen, w_new = _WEIGHT.get(seen.action, 0), _WEIGHT.get(c.action, 0)
+        action = c.action if w_new >= w_seen else seen.action
+        detail = "; ".join(dict.fromkeys(d for d in (seen.detail, c.detail) if d))
+        order[c.path] = msgspec.structs.replace(seen, action=action, detail=detail)
+    return list(order.values())
+
+
 def changes(items: list[Any], *, dry_run: bool = False) -> None:
     """One line per file: what was (or would be) created, updated, removed or left alone."""
     verb = "would be " if dry_run else ""
-    for c in items:
+    for c in fold(items):
         detail = f" — {c.detail}" if c.detail else ""
         action = c.action if c.action in ("unchanged", "skipped", "failed") else verb + c.action
         click.echo(f"  {action:<16} {c.path}{detail}")

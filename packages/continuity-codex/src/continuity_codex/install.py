@@ -98,10 +98,11 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
         target = agentfiles.resolve(path, None)
     except agentfiles.Refused as e:
         return [Change(path=str(path), action="failed", detail=str(e))]
+    missing = False
     try:
         before = target.path.read_bytes().decode("utf-8")  # keeps CRLF line ends
     except FileNotFoundError:
-        before = ""
+        before, missing = "", True
     import tomlkit
     from tomlkit.exceptions import ParseError
 
@@ -182,13 +183,28 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
         agentfiles.check_writable(target.path)
     except agentfiles.Refused as e:
         return [Change(path=str(path), action="failed", detail=str(e)), *changes]
+    said = ""
+    if options.uninstall and not after.strip():
+        # Nothing but baker's keys was in it: no file if baker made it, else as baker found it.
+        kept, said = agentfiles.restore_empty(target.path, after, dry_run=options.dry_run)
+        if kept is None:
+            if not options.dry_run:
+                try:
+                    target.path.unlink()
+                except OSError as e:
+                    return [Change(path=str(path), action="failed", detail=e.strerror or str(e))]
+            detail = "; ".join([*done, *filter(None, [target.via])])
+            return [Change(path=str(path), action="removed", detail=detail), *changes]
+        after = kept
     if not options.dry_run:
+        if not options.uninstall:
+            agentfiles.remember_before(target.path, None if missing else before)
         atomic_write(target.path, after)
-    detail = "; ".join([*done, *filter(None, [target.via])])
-    if options.uninstall:
-        return [Change(path=str(path), action="removed", detail=detail), *changes]
+    detail = "; ".join([*done, *filter(None, [said, target.via])])
+    if options.uninstall:  # baker's keys are out; the file and the rest of it stay
+        return [Change(path=str(path), action="updated", detail=detail), *changes]
     return [
-        Change(path=str(path), action="updated" if before else "created", detail=detail),
+        Change(path=str(path), action="created" if missing else "updated", detail=detail),
         *changes,
     ]
 

@@ -100,6 +100,7 @@ class PushResult(msgspec.Struct, kw_only=True):
     commit: str | None = None
     changed: bool = False  # a new snapshot commit was written
     pushed: bool = False
+    sent: bool = False  # the remote's ref moved (False when it already held this snapshot)
     deleted: bool = False
 
 
@@ -167,7 +168,13 @@ def git(
     except subprocess.TimeoutExpired:
         raise GitError(f"`git {args[0]}` took more than {timeout:g}s; gave up") from None
     if check and proc.returncode != 0:
-        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+        # `git push --porcelain` reports a rejected ref on stdout ("!<TAB>ref<TAB>why").
+        rejected = [
+            " ! " + ln[2:].replace("\t", " ")
+            for ln in proc.stdout.decode(errors="replace").splitlines()
+            if ln.startswith("!\t")
+        ]
+        lines = rejected + proc.stderr.decode(errors="replace").strip().splitlines()
         said = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", " ! "))]
         why = " ".join((said or lines or [f"exit {proc.returncode}"])[:2]).strip()
         raise GitError(f"`git {args[0]}` failed: {why}")
@@ -454,8 +461,16 @@ def push(
         result.commit, result.changed = write_snapshot(root, machine, files)
         # An unchanged snapshot pushed again is git's own no-op ("Everything up-to-date").
         try:
-            git(root, "push", "--quiet", remote, f"{ref}:{ref}", env=env, timeout=timeout)
+            said = git(
+                root, "push", "--porcelain", remote, f"{ref}:{ref}", env=env, timeout=timeout
+            )
         except GitError as e:
+            if _no_such_remote(str(e)):
+                raise GitError(
+                    f"{e}. The snapshot is kept here on {ref}; to push it, add the remote "
+                    f"(`git remote add {remote} URL`), or name another one with `git config "
+                    "baker.remote NAME` or as `baker push REMOTE`"
+                ) from None
             if "rejected" in str(e) or "fetch first" in str(e):
                 raise GitError(
                     f"{remote} refused {ref}: it holds snapshots this clone did not write "
@@ -465,7 +480,16 @@ def push(
                 ) from None
             raise
         result.pushed = True
+        result.sent = not any(
+            line.startswith("=\t") and line.split("\t")[1:2] == [f"{ref}:{ref}"]
+            for line in said.splitlines()
+        )
     return result
+
+
+def _no_such_remote(message: str) -> bool:
+    """Whether git failed because the remote is neither a configured name nor a repository."""
+    return "does not appear to be a git repository" in message or "No such remote" in message
 
 
 def _require_repo(root: Path) -> None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import shlex
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,19 +25,45 @@ from continuity_core.fs import atomic_write
 MARKER = "# baker pre-commit guard"
 CHAINED = "pre-commit.baker-chained"
 PRIVATE = (".baker/", "memory/hot.md")
-HOOK = f"""#!/bin/sh
-{MARKER}: installed by `baker init --pre-commit`, removed by `baker uninstall`.
+_HOOK = """#!/bin/sh
+{marker}: installed by `baker init --pre-commit`, removed by `baker uninstall`.
 # Blocks a commit whose staged changes hold a secret or add .baker/ or memory/hot.md.
 # Skip it once with `git commit --no-verify`.
+# The baker that installed it, used when `baker` is not on PATH:
+BAKER={baker}
 hooks=$(dirname "$0")
-if [ -x "$hooks/{CHAINED}" ]; then
-  "$hooks/{CHAINED}" "$@" || exit $?
+if [ -x "$hooks/{chained}" ]; then
+  "$hooks/{chained}" "$@" || exit $?
 fi
 if command -v baker >/dev/null 2>&1; then
   exec baker precommit
 fi
+if [ -n "$BAKER" ] && [ -x "$BAKER" ]; then
+  exec "$BAKER" precommit
+fi
+echo "baker: the pre-commit secret guard did NOT run: baker is not on PATH" >&2
+echo "  (nor at ${{BAKER:-the path it was installed from}}). Put baker on PATH, or run" >&2
+echo '  `baker init --pre-commit` again; `baker uninstall` removes this hook.' >&2
 exit 0
 """
+
+
+def installer() -> str | None:
+    """The absolute path of the running `baker`, which the hook falls back to when `baker` is
+    not on PATH; None when it cannot be told (run as a module, say)."""
+    candidates = [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None]
+    candidates.append(Path(sys.executable).parent / "baker")
+    for path in candidates:
+        if path is not None and path.name == "baker" and os.access(path, os.X_OK):
+            return str(path.absolute())
+    return None
+
+
+def hook_text(baker: str | None) -> str:
+    """The hook script, with `baker` (quoted for the shell) as its fallback."""
+    return _HOOK.format(marker=MARKER, chained=CHAINED, baker=shlex.quote(baker or ""))
+
+
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
@@ -90,8 +118,10 @@ def _ours(path: Path) -> bool:
         return False
 
 
-def install(root: Path, *, dry_run: bool = False) -> list[Change]:
-    """Write the guard as the `pre-commit` hook; an existing hook is kept and run first."""
+def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> list[Change]:
+    """Write the guard as the `pre-commit` hook; an existing hook is kept and run first.
+    `baker` (default: the running one) is where the hook finds baker when it is not on PATH;
+    a guard written by an older or another baker is brought up to date."""
     try:
         folder = hooks_dir(root)
     except (OSError, RuntimeError) as e:
@@ -101,9 +131,17 @@ def install(root: Path, *, dry_run: bool = False) -> list[Change]:
     why = _linked_out(root, hook)
     if why:
         return [Change(path=shown, action="failed", detail=why)]
-    if _ours(hook):
-        return [Change(path=shown, action="unchanged")]
+    text = hook_text(baker if baker is not None else installer())
     detail = "blocks staged secrets and .baker/ or memory/hot.md"
+    if _ours(hook):
+        try:
+            if hook.read_text(errors="replace") == text:
+                return [Change(path=shown, action="unchanged")]
+            if not dry_run:
+                atomic_write(hook, text, mode=0o755)
+        except OSError as e:
+            return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
+        return [Change(path=shown, action="updated", detail=detail)]
     if hook.exists() or hook.is_symlink():
         if chained.exists() or chained.is_symlink():
             return [
@@ -119,7 +157,7 @@ def install(root: Path, *, dry_run: bool = False) -> list[Change]:
             folder.mkdir(parents=True, exist_ok=True)
             if hook.exists() or hook.is_symlink():
                 os.rename(hook, chained)
-            atomic_write(hook, HOOK, mode=0o755)
+            atomic_write(hook, text, mode=0o755)
         except OSError as e:
             return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
     return [Change(path=shown, action="created", detail=detail)]

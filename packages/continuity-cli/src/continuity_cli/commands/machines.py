@@ -41,6 +41,11 @@ def push(remote: str | None, delete: bool, as_json: bool) -> None:
         )
     elif result.changed:
         click.echo(f"Pushed {result.ref} {result.commit and result.commit[:12]} to {result.remote}")
+    elif result.sent:
+        click.echo(
+            f"No new snapshot (unchanged since {result.ref} "
+            f"{result.commit and result.commit[:12]}); pushed {result.ref} to {result.remote}"
+        )
     else:
         click.echo(
             f"Unchanged since {result.ref} {result.commit and result.commit[:12]}: "

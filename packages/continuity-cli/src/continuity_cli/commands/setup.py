@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,11 +73,26 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
         from continuity_core import precommit
 
         changes += precommit.install(root, dry_run=dry_run)
+        _warn_off_path(precommit.installer())
     if not dry_run:
         project.record_own(root, changes)
     click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
+
+
+def _warn_off_path(baker: str | None) -> None:
+    """The pre-commit hook runs `baker` from PATH; say so when it is not there."""
+    import shutil
+
+    if shutil.which("baker") is not None:
+        return
+    where = f"it falls back to {baker} while that exists" if baker else "it cannot run"
+    click.echo(
+        f"warning: `baker` is not on PATH, so the pre-commit hook {where}; add baker's "
+        "folder to PATH (or install it with pipx) so every commit is checked",
+        err=True,
+    )
 
 
 def _sync(
@@ -151,6 +167,10 @@ def uninstall(dry_run: bool) -> None:
             changes += adapter.uninstall(store.root, dry_run=dry_run)
         except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
+    # A file baker never wrote, or that is not there at all, is not worth a line.
+    changes = [
+        c for c in changes if c.action != "unchanged" or os.path.lexists(store.root / c.path)
+    ]
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 
