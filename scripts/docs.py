@@ -102,7 +102,8 @@ def reference() -> str:
 def readme_list() -> str:
     rows = ["| command | what it does |", "|---|---|"]
     for path, cmd in commands():
-        rows.append(f"| `{path}` | {cmd.get_short_help_str(limit=200)} |")
+        internal = " Internal: not listed by `baker --help`." if cmd.hidden else ""
+        rows.append(f"| `{path}` | {cmd.get_short_help_str(limit=200)}{internal} |")
     return "\n".join(rows)
 
 

@@ -206,12 +206,14 @@ def test_accounts(monkeypatch: pytest.MonkeyPatch, isolated_home: Path, tmp_path
     )
     got = [(a.name, a.dir) for a in adapter.accounts(config)]
     assert got == [
-        (str(tmp_path / "a"), str(tmp_path / "a")),
-        (str(tmp_path / "b"), str(tmp_path / "b")),
+        ("CLAUDE_CONFIG_DIR[1]", str(tmp_path / "a")),  # named by the variable, as CODEX_HOME
+        ("CLAUDE_CONFIG_DIR[2]", str(tmp_path / "b")),
         ("~/.claude", str(isolated_home / ".claude")),
         ("~/.claude-work", str(isolated_home / ".claude-work")),
         ("personal", str(isolated_home / ".claude-personal")),
     ]
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "a"))
+    assert adapter.accounts(GlobalConfig())[0].name == "CLAUDE_CONFIG_DIR"
     (isolated_home / ".config" / "claude").mkdir(parents=True)
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
     assert [a.name for a in adapter.accounts(GlobalConfig())] == ["~/.claude", "~/.config/claude"]

@@ -113,3 +113,25 @@ def test_doctor_checks_the_rotation(project: Path, isolated_home: Path) -> None:
     assert "write 'codex'" in result.stdout
     assert "[rotation] order: 'claude:nope': " in result.stdout
     assert "'claude:work'" not in result.stdout and "order: 'claude' " not in result.stdout
+
+
+def test_doctor_names_each_account_once_and_the_real_files(repo: Path, isolated_home: Path) -> None:
+    claude, codex, gemini = (isolated_home / n for n in ("c-home", "x-home", "g-home"))
+    (gemini / ".gemini").mkdir(parents=True)
+    write_config(isolated_home, f'[transcripts]\nclaude = ["{isolated_home / "listed"}"]\n')
+    env = {
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "CODEX_HOME": str(codex),
+        "GEMINI_CLI_HOME": str(gemini),
+    }
+    out = run_baker("doctor", cwd=repo, env=env).stdout
+    # the environment's folder is named by its variable, for Claude as for Codex
+    assert f"claude: account CLAUDE_CONFIG_DIR ({claude}): not present" in out
+    assert f"codex: account CODEX_HOME ({codex}): not present" in out
+    assert f"gemini: account GEMINI_CLI_HOME ({gemini / '.gemini'}): " in out
+    listed = isolated_home / "listed"
+    assert f"claude: account {listed}: not present" in out  # a path is not said twice
+    assert f"set cleanupPeriodDays in {claude / 'settings.json'}" in out
+    assert "~/.claude/settings.json" not in out
+    if "is not a trusted folder" in out:
+        assert f"to {gemini / '.gemini' / 'trustedFolders.json'} yourself" in out

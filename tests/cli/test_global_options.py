@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from continuity_cli.commands.global_ import DECLARED, DeclaredOptions, declared_values, sync
 from continuity_core.adapters import Adapter, InstallOption
 from tests.helpers.fake_agent import FakeAdapter
+from tests.helpers.invoke import Invoke
 
 
 class Other(FakeAdapter):
@@ -101,3 +104,21 @@ def test_an_agent_whose_name_cannot_be_in_a_flag_gets_none() -> None:
         "fake": ["--mark --fake-mark"]
     }
     assert "'chain'" in command.bad_declarations["Co dex"]
+
+
+def test_a_missing_home_names_config_toml_only_for_an_account_listed_there(
+    isolated_home: Path, cli: Invoke
+) -> None:
+    result = cli("global", "sync", "--dry-run")  # no config.toml: the folders are the defaults
+    assert result.exit_code == 0, result.output
+    codex = f"skipped          {isolated_home / '.codex'} — "
+    assert codex + "no Codex CLI home here; run codex once to create it" in result.stdout
+    assert "config.toml" not in result.stdout
+    (isolated_home / ".baker").mkdir(exist_ok=True)
+    (isolated_home / ".baker" / "config.toml").write_text(
+        '[accounts.work]\nagent = "codex"\ndir = "~/.codex-work"\n'
+    )
+    result = cli("global", "sync", "--dry-run")
+    work = f"skipped          {isolated_home / '.codex-work'} — no such folder: run Codex CLI"
+    assert work in result.stdout and "fix its `dir` in ~/.baker/config.toml" in result.stdout
+    assert result.stdout.count("config.toml") == 1

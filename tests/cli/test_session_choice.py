@@ -258,6 +258,27 @@ def test_from_and_session_fail_clearly(project: Path, isolated_home: Path, cli: 
     assert f"codex  ~/.codex  {CODEX_S1}" in result.output  # listed from every agent
     result = cli("handoff", "--session", "ffff0000")
     assert result.exit_code == 1 and "--session ffff0000" in result.output
+    # the session's own last activity, as `baker sessions` shows it, not the file's time
+    last = json.loads(cli("sessions", "--json").stdout)["sessions"][0]["last_activity"]
+    assert last.startswith("2026-11-30T")
+    assert f"{CODEX_S1}  last {last}" in result.output
+
+
+def test_a_dry_run_warns_when_the_agent_is_not_on_path(
+    project: Path, isolated_home: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex_work(isolated_home, project, mtime=1_000_000)
+    empty = isolated_home / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    result = cli("resume", "claude", "--dry-run")
+    assert result.exit_code == 0, result.output
+    warning = "warning: `claude` is not on PATH: install Claude Code first"
+    assert warning in result.stderr and warning not in result.stdout
+    assert "run: claude" in result.stdout
+    (empty / "claude").write_text("#!/bin/sh\n")
+    (empty / "claude").chmod(0o755)
+    assert "not on PATH" not in cli("resume", "claude", "--dry-run").stderr
 
 
 def test_json_and_text_name_the_same_session_from_a_checkpoint(

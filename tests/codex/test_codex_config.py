@@ -266,6 +266,7 @@ def project_hooks(project: Path, extra: list[dict[str, object]] | None = None) -
 def test_project_install_is_skipped_and_uninstall_keeps_the_users_entries(tmp_path: Path) -> None:
     changes = ADAPTER.install(tmp_path)
     assert [c.action for c in changes] == ["skipped"] and "global sync" in changes[0].detail
+    assert changes[0].path == ".codex/hooks.json"  # relative, as `init` prints the others
     assert not (tmp_path / ".codex").exists()
     theirs: list[dict[str, object]] = [{"hooks": [{"type": "command", "command": "make lint"}]}]
     path = project_hooks(tmp_path, theirs)

@@ -65,7 +65,7 @@ def test_accounts_from_env_default_and_config(
     )
     dirs = [(a.name, a.dir) for a in ADAPTER.accounts(cfg)]
     assert dirs == [
-        (str(tmp_path / "work" / ".gemini"), str(tmp_path / "work" / ".gemini")),
+        ("GEMINI_CLI_HOME", str(tmp_path / "work" / ".gemini")),  # named by the variable
         ("~/.gemini", str(isolated_home / ".gemini")),
         (str(tmp_path / "alt-home"), str(tmp_path / "alt-home" / ".gemini")),
         ("side", str(tmp_path / "side" / ".gemini")),

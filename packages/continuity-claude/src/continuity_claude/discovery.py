@@ -57,7 +57,8 @@ def project_slug(cwd: str) -> str:
 
 
 def accounts(config: GlobalConfig) -> list[Account]:
-    """`CLAUDE_CONFIG_DIR` (comma-separated), `~/.claude`, `~/.config/claude`, then config.toml."""
+    """`CLAUDE_CONFIG_DIR` (comma-separated; named by the variable), `~/.claude`,
+    `~/.config/claude`, then config.toml."""
     found: list[Account] = []
     seen: set[str] = set()
 
@@ -69,9 +70,10 @@ def accounts(config: GlobalConfig) -> list[Account]:
         seen.add(key)
         found.append(Account(agent=AGENT, name=name, dir=path))
 
-    for raw in os.environ.get(CONFIG_ENV, "").split(","):
-        if raw.strip():
-            add(raw.strip(), raw.strip(), must_exist=False)
+    # named by the variable, as Codex's CODEX_HOME is (CLAUDE_CONFIG_DIR[2]: its second folder)
+    listed = [raw.strip() for raw in os.environ.get(CONFIG_ENV, "").split(",") if raw.strip()]
+    for i, raw in enumerate(listed, 1):
+        add(CONFIG_ENV if len(listed) == 1 else f"{CONFIG_ENV}[{i}]", raw, must_exist=False)
     add("~/.claude", "~/.claude", must_exist=False)
     add("~/.config/claude", "~/.config/claude", must_exist=True)
     for raw in config.transcripts.get(AGENT, []):

@@ -111,7 +111,9 @@ def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         Finding(
             level="info",
             message=f"Claude Code deletes transcripts older than {DEFAULT_RETENTION_DAYS} days",
-            fix="set cleanupPeriodDays in ~/.claude/settings.json to keep them longer",
+            fix="set cleanupPeriodDays in "
+            + (str(Path(accounts[0].dir) / "settings.json") if accounts else "settings.json")
+            + " to keep them longer",
         )
     )
     return out

@@ -30,7 +30,7 @@ def install(project: Path, *, local: bool = False, dry_run: bool = False) -> lis
     # that `baker global sync --trust` installs would fire twice (seen with codex 0.171).
     return [
         Change(
-            path=str(project / ".codex" / "hooks.json"),
+            path=str(Path(".codex") / "hooks.json"),  # relative, as every other project file
             action="skipped",
             detail=(
                 "Codex hooks are user-level: `baker global sync --trust` installs notify and "

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from continuity_core.adapters import Adapter, Finding, load_all
+from continuity_core.adapters import Account, Adapter, Finding, load_all
 from continuity_core.config import config_path, load_config
 from continuity_core.errors import BakerError
 from continuity_core.fs import is_loose
@@ -66,7 +66,7 @@ def run(start: Path | None = None) -> list[Finding]:
             out.append(
                 Finding(
                     level="ok" if exists else "info",
-                    message=f"{name}: account {account.name} ({account.dir}): "
+                    message=f"{name}: account {_named(account)}: "
                     + (f"{count} session(s) of this project" if exists else "not present"),
                 )
             )
@@ -264,3 +264,10 @@ def _age(seconds: float) -> str:
     if seconds < 7200:
         return f"{int(seconds // 60)} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def _named(account: Account) -> str:
+    """`NAME (DIR)`, or the folder alone when it is the name."""
+    if account.name == account.dir:
+        return account.dir
+    return f"{account.name} ({account.dir})"

@@ -314,10 +314,20 @@ def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig
     return [
         "Sessions of this project (see `baker sessions`):",
         *(
-            f"  {c.ref.agent}  {c.ref.account}  {c.ref.session_id}  {iso(c.ref.mtime)}"
+            f"  {c.ref.agent}  {c.ref.account}  {c.ref.session_id}  last {_last_activity(c)}"
             for c in every
         ),
     ]
+
+
+def _last_activity(cand: Candidate) -> str:
+    """The session's own last activity, as `baker sessions` shows it; the file's time when the
+    transcript says none or cannot be read."""
+    try:
+        updated = read_session(cand.adapter, cand.ref).updated_at
+    except Exception:
+        updated = None
+    return updated or iso(cand.ref.mtime)
 
 
 def _safe_accounts(adapter: Adapter, config: GlobalConfig) -> list[Account]:

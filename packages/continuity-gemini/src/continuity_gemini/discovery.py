@@ -50,7 +50,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
         found.append(
             Account(
                 agent=AGENT,
-                name=os.path.join(env, ".gemini"),
+                name=HOME_ENV,  # named by the variable, as CODEX_HOME and CLAUDE_CONFIG_DIR
                 dir=os.path.join(expand(env), ".gemini"),
             )
         )

@@ -121,8 +121,9 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
                     level="warn",
                     message=f"gemini: {project} is not a trusted folder "
                     f"for {home}: project hooks do not run until you trust it",
-                    fix="start `gemini` here and accept the trust prompt, or add it "
-                    "to trustedFolders.json yourself",
+                    fix="start `gemini` here and accept the trust prompt, or add it to "
+                    f"{os.environ.get(TRUST_PATH_ENV) or home / 'trustedFolders.json'} "
+                    "yourself",
                 )
             )
         settings = _settings(home / "settings.json")

@@ -153,7 +153,8 @@ def sync(
     hooks too. With --mcp, also registers `baker mcp` for every project in each account's user
     settings. The options under an agent's heading come from its adapter and reach only it.
     Reports what changed, what was left alone and why. An account whose folder does not exist
-    is skipped (run the agent once, or fix ~/.baker/config.toml).
+    is skipped (run the agent once, or fix its `dir` in ~/.baker/config.toml when it is listed
+    there); an account with nothing to change says "nothing to do".
     """
     from pathlib import Path
 
@@ -180,14 +181,16 @@ def sync(
         )
         for account in adapter.accounts(config):
             if not Path(account.dir).is_dir():
-                changes = [
-                    Change(
-                        path=account.dir,
-                        action="skipped",
-                        detail="no such folder: run the agent once with this account, "
-                        "or fix its `dir` in ~/.baker/config.toml",
-                    )
-                ]
+                from_config = account.name in config.accounts or account.name in (
+                    config.transcripts.get(name, [])
+                )
+                detail = (
+                    f"no such folder: run {adapter.display_name} once with this account, "
+                    "or fix its `dir` in ~/.baker/config.toml"
+                    if from_config
+                    else f"no {adapter.display_name} home here; run {name} once to create it"
+                )
+                changes = [Change(path=account.dir, action="skipped", detail=detail)]
                 every += changes
                 report.append({"agent": name, "account": account.name, "changes": changes})
                 continue
@@ -202,5 +205,8 @@ def sync(
     else:
         for entry in report:
             click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
-            output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+            if entry["changes"]:
+                output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+            else:
+                click.echo("  nothing to do")
     output.fail_if_any_failed(every)

@@ -16,7 +16,7 @@ _AGENT = click.option(
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def note(as_json: bool) -> None:
-    """Show the note (memory/hot.md) and whether it is within its 120-line cap."""
+    """Show the note (memory/hot.md); warns on stderr when it is over its 120-line cap."""
     from continuity_cli import output
     from continuity_core import note as note_mod
     from continuity_core.handoff import project_root
@@ -63,8 +63,8 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     """Show or set the single next action (the note's Now).
 
     Shown, it is checked against the previous session of this project (the newest that did
-    work, in any agent, as `baker handoff` chooses it) and flagged SUSPECT when a finished tool
-    call there already did it.
+    work, in any agent, as `baker handoff` chooses it) and flagged SUSPECT when a tool call
+    there that finished after Now was set already did it (calls before that are not checked).
     """
     from continuity_cli import output
     from continuity_core import note as note_mod
@@ -194,7 +194,11 @@ def trap() -> None:
     help="A file the reason depends on; its content hash is kept (repeatable).",
 )
 @click.option("--session", metavar="ID", help="The session where this was learnt.")
-@_AGENT
+@click.option(
+    "--agent",
+    metavar="NAME",
+    help="Who learnt it (recorded in the trap's .baker/traps.jsonl entry).",
+)
 def trap_add(
     pattern: str,
     why: str,

@@ -131,6 +131,12 @@ def resume(
     )
     spec, path = prepared.spec, prepared.brief
     if dry_run:
+        if shutil.which(str(spec.argv[0])) is None:  # what the real run would stop on
+            click.echo(
+                f"warning: `{spec.argv[0]}` is not on PATH: install "
+                f"{prepared.adapter.display_name} first (the real run fails here)",
+                err=True,
+            )
         if as_json:
             output.emit_json(
                 {
