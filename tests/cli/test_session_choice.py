@@ -364,7 +364,8 @@ def test_a_plain_parent_folder_does_not_take_the_session_of_a_project_below(
     monkeypatch.chdir(top)
     result = cli("sessions", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["sessions"] == []
+    listed = json.loads(result.stdout)
+    assert listed["sessions"] == [] and listed["elsewhere"] == [os.path.realpath(app)]
     text = cli("sessions").stdout
     assert f"No sessions of {top}" in text and "is not a project" in text
     assert f"sessions below it exist in {os.path.realpath(app)}" in text

@@ -57,7 +57,11 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
         click.echo(f"warning: {err}", err=True)
     rows = found.rows
     if as_json:
-        output.emit_json({"project": str(root), "sessions": rows, "more": found.more})
+        # `elsewhere`: in a plain folder (no git, no .baker/), the folders below it whose
+        # sessions were left out as other projects'
+        output.emit_json(
+            {"project": str(root), "sessions": rows, "more": found.more, "elsewhere": found.below}
+        )
         return
     if not rows:
         where = "; ".join(found.searched) or "no agent adapter is installed"
