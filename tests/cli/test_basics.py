@@ -95,13 +95,12 @@ def test_handoff_works_outside_git(tmp_path: Path) -> None:
     assert "Not a git repository" in result.stdout
 
 
+# The plain path leaves through `main.leave` (no interpreter teardown): exit handlers still run.
 HANDOFF_PROBE = (
-    "import sys\n"
+    "import atexit, sys\n"
     "from continuity_cli.main import main\n"
-    "try:\n"
-    "    main(sys.argv[1:])\n"
-    "finally:\n"
-    "    sys.stderr.write(f'click imported: {\"click\" in sys.modules}\\n')\n"
+    "atexit.register(lambda: sys.stderr.write(f'click imported: {\"click\" in sys.modules}\\n'))\n"
+    "main(sys.argv[1:])\n"
 )
 CLICK_HANDOFF = (
     "import sys\n"

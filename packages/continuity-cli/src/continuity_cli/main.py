@@ -4,7 +4,12 @@ returns (docs/decisions.md)."""
 
 from __future__ import annotations
 
+import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 HOOK_COMMANDS = frozenset({"checkpoint", "pickup", "pretool"})
 
@@ -14,16 +19,32 @@ def main(argv: list[str] | None = None) -> None:
     if args and args[0] in HOOK_COMMANDS and not {"--help", "-h"} & set(args):
         from continuity_cli.hooks import run
 
-        raise SystemExit(run(args))
+        leave(run(args))
     if args and args[0] == "handoff":  # its everyday form runs without click
         from continuity_cli import handoff
 
         options = handoff.plain_args(args[1:])
         if options is not None:
-            raise SystemExit(handoff.run(options))
+            leave(handoff.run(options))
     from continuity_cli.app import cli
 
     cli.main(args=args, prog_name="baker")
+
+
+def leave(code: int) -> NoReturn:
+    """End a hook or a plain handoff without the interpreter's teardown, which clears every
+    loaded module one by one and costs a checkpoint about as much as a bare start
+    (docs/decisions.md, "Hook start-up budget"). Every file these paths write is closed
+    where it is written; what is left is the exit handlers, run here, and the two streams."""
+    import atexit
+
+    atexit._run_exitfuncs()  # e.g. coverage's, in the tests' child processes
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 1  # as the interpreter's own exit: output that was lost fails
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover
