@@ -15,6 +15,7 @@ import pytest
 
 from continuity_core import traps
 from tests.conftest import BAKER, FIXTURES, run_baker
+from tests.helpers.gitindex import age_index
 
 FIXTURE_CWD = "/home/dev/src/weather-cli"
 PAYLOADS = {
@@ -90,6 +91,7 @@ def test_pretool_imports_none_of_the_costly_modules(repo: Path, agent: str) -> N
         "than its pyproject (run `python3 scripts/dev.py setup` again)"
     )
     assert run_baker("init", cwd=repo).returncode == 0
+    age_index(repo)  # a fresh index's verdict is not remembered: each call would ask git
     traps.add(repo, "weather/*.py", "float maths broke the golden files")
     traps.add(repo, "git push --force*", "the CI mirror rejects it", command=True)
     first, out = imported(agent, repo)  # builds the cache of redacted traps

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_baker
+from tests.helpers.gitindex import age_index
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks and modes are POSIX here")
 
@@ -208,6 +209,7 @@ def test_a_tracked_store_is_noticed_after_a_pull(repo: Path, isolated_home: Path
     """The clean verdict remembered under ~/.baker is tied to git's index: a later
     `git add -f` (as a pull or checkout would) is seen by the next command."""
     assert run_baker("init", cwd=repo).returncode == 0
+    age_index(repo)
     assert run_baker("checkpoint", cwd=repo).returncode == 0
     assert run_baker("checkpoint", cwd=repo).returncode == 0  # the remembered verdict
     assert list((isolated_home / ".baker" / "cache" / "tracked").iterdir())
@@ -215,6 +217,20 @@ def test_a_tracked_store_is_noticed_after_a_pull(repo: Path, isolated_home: Path
     git(repo, "add", "-f", ".baker/probes.json")
     shown = run_baker("status", cwd=repo)
     assert shown.returncode == 1 and "is tracked by git" in shown.stderr
+
+
+def test_no_verdict_is_remembered_for_a_racy_index(repo: Path, isolated_home: Path) -> None:
+    """As git's "racily clean" rule: a clean verdict is remembered only for an index written
+    `RACY_S` ago, so a rewrite within the same timestamp tick (same size, same times, a reused
+    inode) cannot bring back an identity whose verdict was clean."""
+    marks = isolated_home / ".baker" / "cache" / "tracked"
+    assert run_baker("init", cwd=repo).returncode == 0
+    git(repo, "add", "-A")  # the index was just written
+    assert run_baker("checkpoint", cwd=repo).returncode == 0
+    assert not marks.exists() or not list(marks.iterdir())
+    age_index(repo)
+    assert run_baker("checkpoint", cwd=repo).returncode == 0
+    assert len(list(marks.iterdir())) == 1
 
 
 def test_a_linked_note_is_never_read(tmp_path: Path, fixtures: Path, isolated_home: Path) -> None:

@@ -13,7 +13,10 @@ A store git tracks came with the repository whatever its modes (a clone under um
 filesystem that ignores modes, checks a committed `.baker` out 0700), so `check_store` ends with
 one `git ls-files` of `.baker` and `memory/hot.md` (`tracked`); the hooks remember a clean
 verdict in `~/.baker/cache/tracked/` under the git index's identity, so a hook pays a
-subprocess only after the index changed.
+subprocess only after the index changed. As git does with its own "racily clean" entries, a
+verdict is remembered only once the index is `RACY_S` old: a rewrite in the same timestamp
+tick could otherwise bring back the same identity (size, times and a reused inode) with a
+`.baker` staged in it.
 
 Only `os` and `stat` at import: hooks call this on every turn. The checks work on `str` paths
 (`os.path`, no `pathlib`, which imports `re` and more: the pre-tool hook's budget has no room
@@ -261,6 +264,7 @@ TRACKED_SPECS = (STORE, f"{NOTE_DIR}/{NOTE_NAME}")
 TRACKED_CACHE = ("cache", "tracked")
 TRACKED_TIMEOUT_S = 3.0
 TRACKED_CACHE_MAX_AGE_S = 86400.0
+RACY_S = 2.0  # an index younger than this may still be rewritten with the same identity
 _GIT_ENV_OVERRIDES = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR")
 # Hooks write clean verdicts; a command (a dry run included) only reads them.
 _REMEMBER = {"clean": False}
@@ -288,7 +292,7 @@ def tracked(root: StrPath) -> list[str]:
     """The paths under `.baker` and `memory/hot.md` that git's index holds, relative to
     `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
     root = os.fspath(root)
-    key = _index_key(root)
+    key, written = _index_key(root)
     mark = _tracked_mark(key) if key is not None else None
     if mark is not None:
         try:
@@ -299,7 +303,7 @@ def tracked(root: StrPath) -> list[str]:
     found = ls_files(root, TRACKED_SPECS)
     if found is None or found:
         return found or []
-    if mark is not None and _REMEMBER["clean"]:
+    if mark is not None and _REMEMBER["clean"] and not _racy(written):
         try:
             os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | NOFOLLOW | CLOEXEC, 0o600))
             if os.path.basename(mark).startswith("0"):  # one clean verdict in sixteen sweeps
@@ -342,11 +346,20 @@ def ls_files(
     return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
-def _index_key(root: str) -> str | None:
+def _racy(written: float) -> bool:
+    """An index written less than `RACY_S` ago (or in the future: a skewed clock) could be
+    rewritten within the same timestamp tick, with the same identity."""
+    import time
+
+    return time.time() - written < RACY_S
+
+
+def _index_key(root: str) -> tuple[str | None, float]:
     """What identifies the git index `root` uses right now (git replaces the file on every
-    write); None when git's environment points elsewhere or no index is found."""
+    write), and when it was last written; None when git's environment points
+    elsewhere or no index is found."""
     if any(os.environ.get(name) for name in _GIT_ENV_OVERRIDES):
-        return None
+        return None, 0.0
     for folder in _parents(os.path.abspath(root)):
         dotgit = os.path.join(folder, ".git")
         try:
@@ -360,19 +373,22 @@ def _index_key(root: str) -> str | None:
                 with open(dotgit, "rb") as f:
                     line = f.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace")
             except OSError:
-                return None
+                return None, 0.0
             if not line.startswith("gitdir: "):
-                return None
+                return None, 0.0
             index = os.path.join(folder, line[8:].strip(), "index")
         try:
             ist = os.stat(index)
         except OSError:
-            return None
-        return (
+            return None, 0.0
+        key = (
             f"{root}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
             f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}"
         )
-    return None
+        # Its modification time alone: a rewrite sets it to the time of writing, and one set
+        # back by hand changes the inode's change time, also in the key.
+        return key, ist.st_mtime
+    return None, 0.0
 
 
 def _parents(path: str) -> Iterator[str]:
