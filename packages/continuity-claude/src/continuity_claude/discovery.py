@@ -7,12 +7,12 @@ Subagent transcripts live one level deeper (`<session>/subagents/`) and are neve
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
@@ -105,7 +105,7 @@ def read_cwd(path: str) -> str | None:
     if m is None:
         return None
     try:
-        value = json.loads(b'"' + m.group(1) + b'"')
+        value = jsonfast.loads(b'"' + m.group(1) + b'"')
     except ValueError:
         return None
     return value if isinstance(value, str) else None

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import json
 import os
 import re
 import stat
-import subprocess
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -25,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
 from continuity_core.schemas.config import GlobalConfig
@@ -103,7 +102,7 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     if cwd is None:  # an unusual key order: decode the whole first line
         line = _first_line(path)
         with contextlib.suppress(ValueError, TypeError, AttributeError):
-            payload = json.loads(line)["payload"]
+            payload = jsonfast.loads(line)["payload"]
             cwd, tid = payload.get("cwd"), payload.get("id")
     return (tid if isinstance(tid, str) else None) or thread_id_of(path), (
         cwd if isinstance(cwd, str) else None
@@ -118,7 +117,7 @@ def _field(head: bytes, name: str) -> str | None:
     if "\\" not in raw:
         return raw
     try:
-        value = json.loads(f'"{raw}"')
+        value = jsonfast.loads(f'"{raw}"')
     except ValueError:
         return None
     return value if isinstance(value, str) else None
@@ -583,6 +582,7 @@ def _zst_head(path: str, size: int) -> bytes:
         import zstandard  # type: ignore[import-not-found, unused-ignore]  # optional: often absent
     except ImportError:
         import shutil
+        import subprocess  # only for a .zst rollout without zstandard: few hooks come here
 
         zstd = shutil.which("zstd")
         if zstd is None:
@@ -600,6 +600,8 @@ def _zst_head(path: str, size: int) -> bytes:
 
 def plain_copy(path: str, cache: Path) -> str | None:
     """A decompressed copy of a .zst rollout in `cache`, made once per file version."""
+    import subprocess  # only for a .zst rollout: every hook imports this module
+
     stat = _mtime(path)
     if stat is None:
         return None

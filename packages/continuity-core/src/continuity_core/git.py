@@ -208,6 +208,22 @@ def local_config_file(cwd: Path) -> str | None:
     return os.path.join(_common_dir(found[1]), "config") if found else None
 
 
+def local_config_may_name(cwd: Path, word: bytes) -> bool:
+    """Whether the clone's own config file (`local_config_file`) may hold `word` (lower
+    case): False only when that file is missing or never says it, so no `git config` call
+    can find a key named after it."""
+    path = local_config_file(cwd)
+    if path is None:
+        return True
+    try:
+        with open(path, "rb") as f:
+            return word in f.read().lower()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
 class _Refs:
     """Reads refs and loose commits from a repository's own folder (`common`), as git would;
     every answer is None where this reader is not sure (git is asked then)."""

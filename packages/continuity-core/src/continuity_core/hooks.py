@@ -131,6 +131,10 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
 def _auto_push(store: Store) -> None:
     """Opted in through the clone's own git config: push the snapshot from a detached process
     that the hook never waits for (`continuity_core.machines`)."""
+    from continuity_core.git import local_config_may_name
+
+    if not local_config_may_name(store.root, b"baker"):  # not opted in: the common case
+        return
     from continuity_core import machines
 
     try:

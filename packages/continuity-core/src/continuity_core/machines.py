@@ -193,18 +193,10 @@ def ref_for(machine: str) -> str:
 def local_config(root: Path) -> dict[str, str]:
     """`baker.*` keys of the clone's own git config (`--local`: never the global or system
     files, never an include, never anything a clone could bring)."""
-    from continuity_core.git import local_config_file
+    from continuity_core.git import local_config_may_name
 
-    path = local_config_file(root)
-    if path is not None:  # a file that never says "baker" has no baker.* key: no git call
-        try:
-            with open(path, "rb") as f:
-                if b"baker" not in f.read().lower():
-                    return {}
-        except FileNotFoundError:
-            return {}
-        except OSError:
-            pass
+    if not local_config_may_name(root, b"baker"):  # no baker.* key there: no git call
+        return {}
     out = git(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
     found: dict[str, str] = {}
     for line in out.splitlines():

@@ -9,7 +9,6 @@ import re
 import stat
 from pathlib import Path
 
-from continuity_core import note as note_mod
 from continuity_core import trust
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
@@ -19,7 +18,7 @@ from continuity_core.store import STORE, now_iso
 
 BEGIN = "<!-- continuity:begin (managed by `baker init`; edit outside these markers) -->"
 END = "<!-- continuity:end -->"
-IGNORED = (f"{STORE}/", str(note_mod.NOTE_PATH))
+IGNORED = (f"{STORE}/", f"{trust.NOTE_DIR}/{trust.NOTE_NAME}")  # the store and the note
 
 _CORE_BODY = """
 ## Continuity
@@ -267,6 +266,8 @@ def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
 def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     """Create the store and the note; a store or note that fails the trust check
     (`continuity_core.trust`, e.g. committed by a cloned repository) raises `Untrusted`."""
+    from continuity_core import note as note_mod
+
     changes: list[Change] = []
     trust.check_note(root)
     trust.check_store(root)  # last: it ends with the one git call
@@ -317,6 +318,8 @@ def _gitignore(root: Path, *, dry_run: bool) -> Change:
 def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
     """Remove the AGENTS.md block. The store and the note hold the user's data and stay, and
     so does the .gitignore block that keeps them out of commits (said in a `skipped` line)."""
+    from continuity_core import note as note_mod
+
     changes = [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
     if (root / ".baker").exists() or (root / note_mod.NOTE_PATH).exists():
         changes.append(

@@ -8,7 +8,6 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import stat
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import msgspec
 
+from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
@@ -82,7 +82,7 @@ def cli_home(account: Account) -> str | None:
 def registry(gemini_dir: Path) -> dict[str, str]:
     """`projects.json` as {absolute root: slug}; empty when missing or corrupt."""
     try:
-        data = json.loads((gemini_dir / "projects.json").read_bytes())
+        data = jsonfast.loads((gemini_dir / "projects.json").read_bytes())
     except (OSError, ValueError):
         return {}
     projects = data.get("projects") if isinstance(data, dict) else None
@@ -206,7 +206,7 @@ def _probe(path: Path) -> ChatFile | None:
 def _is_content(line: bytes) -> bool:
     """A message other than the CLI's own <session_context>, appended or in a `$set` snapshot."""
     try:
-        rec = json.loads(line)
+        rec = jsonfast.loads(line)
     except ValueError:
         return False
     if not isinstance(rec, dict):
