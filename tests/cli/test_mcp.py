@@ -15,6 +15,7 @@ from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.session import Message, Session, TodoItem
 from continuity_core.store import Store
+from tests.cli.flows import claude_session
 from tests.conftest import BAKER, run_baker
 
 mcp = pytest.importorskip("mcp", reason="the `mcp` extra is not installed")
@@ -108,6 +109,27 @@ def test_a_tool_error_reaches_the_agent_as_an_error(tmp_path: Path) -> None:
         asyncio.wait_for(_session(tmp_path, [("traps", {"pattern": "x", "why": "y"})]), timeout=60)
     )
     assert result.is_error and "baker init" in result.content[0].text
+
+
+def test_sessions_in_a_plain_folder_names_the_folders_below_it(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """As `baker sessions --json`: a folder that is no project keeps only its own sessions and
+    names, in `elsewhere`, the folders below it that have some; passed as repo, one lists them."""
+    top = tmp_path / "top"
+    app = top / "x" / "app"
+    app.mkdir(parents=True)
+    claude_session(isolated_home, app)
+    here = os.path.realpath(app)
+    _, results = asyncio.run(
+        asyncio.wait_for(_session(top, [("sessions", {}), ("sessions", {"repo": here})]), 60)
+    )
+    listed, below = map(_json, results)
+    assert listed["sessions"] == [] and listed["elsewhere"] == [here]
+    command = json.loads(run_baker("sessions", "--json", cwd=top).stdout)
+    assert {key: listed[key] for key in command} == command
+    assert [row["id"] for row in below["sessions"]] == ["48f0d34d-61b5-40aa-aac6-73b6722315eb"]
+    assert below["elsewhere"] == []
 
 
 def _without_sdk(tmp_path: Path) -> dict[str, str]:

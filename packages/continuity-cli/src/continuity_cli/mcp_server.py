@@ -111,11 +111,13 @@ def sessions(agent: str | None = None, limit: int = 10, repo: str | None = None)
     """This project's most recent agent sessions, newest first, across every installed agent
     and account: agent, account, session id, started and last activity, requests, and state
     (did work, failed, limit with its reset time, interrupted); `chosen` marks the session a
-    handoff takes. Use it to see who worked here lately, or to pick a session id for
-    `handoff`."""
+    handoff takes. In a folder that is no project (no git repository, no .baker/), only
+    sessions started in it count, and `elsewhere` names the folders below it that have
+    sessions: pass one as repo. Use it to see who worked here lately, or to pick a session id
+    for `handoff`."""
     from continuity_core.adapters import load, load_all
     from continuity_core.config import load_config
-    from continuity_core.sessions import table
+    from continuity_core.sessions import structured, table
     from continuity_core.store import Store
 
     _bounded("limit", limit, 1)  # as `baker sessions --limit`; at most 100 are returned
@@ -131,8 +133,7 @@ def sessions(agent: str | None = None, limit: int = 10, repo: str | None = None)
         limit=max(1, min(limit, 100)),
     )
     return {
-        "sessions": found.rows,
-        "more": found.more,
+        **structured(root, found),
         "searched": found.searched,
         "warnings": [*broken.values(), *found.errors],
     }

@@ -548,3 +548,14 @@ def table(
         errors=found.errors,
         below=found.below,
     )
+
+
+def structured(project: Path, found: Table) -> dict[str, Any]:
+    """`sessions --json`, MCP `sessions`: the rows, how many older ones the limit left out,
+    and `elsewhere`, the folders below a plain folder whose sessions were left out."""
+    return {
+        "project": str(project),
+        "sessions": found.rows,
+        "more": found.more,
+        "elsewhere": found.below,
+    }

@@ -36,7 +36,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
     from continuity_core.handoff import project_root
-    from continuity_core.sessions import table, why_none
+    from continuity_core.sessions import structured, table, why_none
     from continuity_core.store import Store
 
     root = project_root()
@@ -57,11 +57,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
         click.echo(f"warning: {err}", err=True)
     rows = found.rows
     if as_json:
-        # `elsewhere`: in a plain folder (no git, no .baker/), the folders below it whose
-        # sessions were left out as other projects'
-        output.emit_json(
-            {"project": str(root), "sessions": rows, "more": found.more, "elsewhere": found.below}
-        )
+        output.emit_json(structured(root, found))
         return
     if not rows:
         where = "; ".join(found.searched) or "no agent adapter is installed"
