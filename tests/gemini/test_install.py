@@ -178,6 +178,20 @@ def test_user_level_hooks(tmp_path: Path) -> None:
     ).read_text() == '{\n  "general": {\n    "vimMode": true\n  }\n}\n'
 
 
+def test_uninstall_takes_the_hooks_even_where_it_must_leave_mcp_servers_alone(
+    tmp_path: Path,
+) -> None:
+    ADAPTER.install(tmp_path)
+    path = tmp_path / ".gemini" / "settings.json"
+    data = settings(tmp_path)
+    path.write_text(json.dumps({**data, "mcpServers": ["not", "an", "object"]}))
+    for dry_run in (True, False):
+        [change, kept, _] = ADAPTER.uninstall(tmp_path, dry_run=dry_run)
+        assert (change.path, change.action) == (".gemini/settings.json", "updated")
+        assert kept.action == "skipped" and "`mcpServers` is not an object" in kept.detail
+    assert settings(tmp_path) == {"mcpServers": ["not", "an", "object"]}
+
+
 def test_hook_commands_are_harmless_without_baker(tmp_path: Path) -> None:
     ADAPTER.install(tmp_path)
     for hooks in our_hooks(settings(tmp_path)).values():

@@ -65,6 +65,26 @@ def test_a_linked_user_settings_file_is_written_through(agent: str, tmp_path: Pa
     assert dotfiles.read_text() == '{\n  "theme": "dark"\n}\n'
 
 
+def test_a_linked_gemini_settings_file_stays_a_link_with_baker_mcp_too(tmp_path: Path) -> None:
+    pytest.importorskip("continuity_gemini")
+    from continuity_gemini import GeminiAdapter
+
+    real = tmp_path / "dotfiles" / "gemini.json"
+    real.parent.mkdir()
+    real.write_text('{\n  "theme": "dark"\n}\n')
+    home = tmp_path / "gemini-home"
+    home.mkdir()
+    (home / "settings.json").symlink_to(real)
+    account = Account(agent="gemini", name="t", dir=str(home))
+
+    [hooks, mcp] = GeminiAdapter().install_user(account, UserOptions(hooks=True, mcp=True))
+    assert "written through the link" in hooks.detail and "written through the link" in mcp.detail
+    assert (home / "settings.json").is_symlink() and '"mcpServers"' in real.read_text()
+    [removed] = GeminiAdapter().install_user(account, UserOptions(uninstall=True))
+    assert removed.action == "updated" and (home / "settings.json").is_symlink()
+    assert real.read_text() == '{\n  "theme": "dark"\n}\n'
+
+
 def test_a_linked_codex_config_is_written_through(tmp_path: Path) -> None:
     from continuity_codex import CodexAdapter
 

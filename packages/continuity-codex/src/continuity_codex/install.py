@@ -54,19 +54,20 @@ def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -
 
 
 def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
-    path = project / ".codex" / "hooks.json"
+    shown = str(Path(".codex") / "hooks.json")  # relative, as every other project file
+    path = project / shown
     try:
         real = agentfiles.resolve(path, project).path  # no link out of the project
         data = _read_json(real)
     except (ValueError, agentfiles.Refused) as e:
-        return [Change(path=str(path), action="failed", detail=str(e))]
+        return [Change(path=shown, action="failed", detail=str(e))]
     new = cfg.hooks_json_remove(json.loads(json.dumps(data)))
     if new == data:
-        return [Change(path=str(path), action="unchanged")]
+        return [Change(path=shown, action="unchanged")]
     try:
         agentfiles.check_writable(real)
     except agentfiles.Refused as e:
-        return [Change(path=str(path), action="failed", detail=str(e))]
+        return [Change(path=shown, action="failed", detail=str(e))]
     if not dry_run:
         if new:
             atomic_write(real, json.dumps(new, indent=2) + "\n")
@@ -76,7 +77,7 @@ def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
                 real.parent.rmdir()
     return [
         Change(
-            path=str(path),
+            path=shown,
             action="removed" if not new else "updated",
             detail="baker's hooks removed",
         )

@@ -112,10 +112,8 @@ class GeminiAdapter(ModuleAdapter):
     def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
         from continuity_gemini import install
 
-        changes = [install.apply(project / SETTINGS, project, remove=True, dry_run=dry_run)]
-        mcp = install.apply_mcp(project / SETTINGS, project, remove=True, dry_run=dry_run)
-        if mcp.action != "unchanged":  # registered by `baker init --mcp`
-            changes.append(mcp)
+        # the hooks and the `baker mcp` of `init --mcp` share the file: one edit takes both
+        changes = install.remove_all(project / SETTINGS, project, dry_run=dry_run)
         changes += _former_skill(project, dry_run=dry_run)
         gemini_md = project / "GEMINI.md"
         try:
@@ -136,21 +134,21 @@ class GeminiAdapter(ModuleAdapter):
         from continuity_gemini import install
 
         path = Path(account.dir) / "settings.json"
+        if options.uninstall:
+            return install.remove_all(path, None, dry_run=options.dry_run)
         changes: list[Change] = []
-        if options.hooks or options.uninstall:
+        if options.hooks:
             changes.append(
                 install.apply(
                     path,
                     None,
-                    remove=options.uninstall,
+                    remove=False,
                     dry_run=options.dry_run,
                     note="user-level hooks run in every trusted folder",
                 )
             )
-        if options.mcp or options.uninstall:
-            mcp = install.apply_mcp(path, None, remove=options.uninstall, dry_run=options.dry_run)
-            if options.mcp or mcp.action != "unchanged":
-                changes.append(mcp)
+        if options.mcp:
+            changes.append(install.apply_mcp(path, None, remove=False, dry_run=options.dry_run))
         return changes
 
     def install_mcp(

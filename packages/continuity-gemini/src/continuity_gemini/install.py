@@ -5,7 +5,8 @@ Hook lists live under `"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "co
 three `baker … --agent gemini` hook commands; uninstall removes exactly those. The file is
 edited as text (`continuity_core.jsontext`): only our hooks change, every other byte (CRLF,
 layout, `\\u` escapes) stays, so install then uninstall gives back the user's file exactly.
-A file with comments is left alone.
+A file with comments is left alone. `baker mcp`, when registered, lives in the same file;
+uninstall takes it out in the same edit as the hooks (`remove_all`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Any
 
 from continuity_core import jsontext
 from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp, kit
-from continuity_core.project import outside_project, write_change
 
 CHECKPOINT = "checkpoint --agent gemini --quiet"
 PICKUP = "pickup --agent gemini"
@@ -164,35 +164,62 @@ def apply(
     )
 
 
-def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:
-    """`baker mcp` in (or out of) the settings file's `mcpServers`; every other byte kept."""
-    rel = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
-    why = outside_project(path, root) if root is not None else None
-    if why:  # a committed link out of the project is neither read nor written
-        return Change(path=rel, action="failed", detail=why)
+MCP_NOTE = "MCP server `baker` registered"
+
+
+def _edit_mcp(text: str | None, *, remove: bool) -> str | None:
+    """`text` with `baker mcp` in `mcpServers` (or out of it, `remove`); None: no change."""
     try:
-        _, old = load(path)
-        new = jsontext.edit_mcp(old, MCP_NAME, MCP_SERVER, is_our_mcp, want=not remove)
-    except SettingsError as e:
-        return Change(path=rel, action="skipped", detail=str(e))
+        return jsontext.edit_mcp(text, MCP_NAME, MCP_SERVER, is_our_mcp, want=not remove)
     except ValueError as e:
-        return Change(path=rel, action="skipped", detail=f"not changed: {e}")
-    except OSError as e:
-        return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    if new is None:
-        return Change(path=rel, action="unchanged")
-    if remove and json.loads(new) == {}:
-        new = ""
-    return write_change(
+        raise SettingsError(f"not changed: {e}") from None
+
+
+def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:
+    """`baker mcp` in (or out of) the settings file's `mcpServers`; every other byte kept. A
+    file baker creates for it is remembered, as for the hooks, so a removal that leaves
+    nothing gives back what baker found (`kit.edit_settings_file`)."""
+
+    def vetted_edit(text: str | None) -> str | None:
+        parse(path, text)
+        return _edit_mcp(text, remove=remove)
+
+    return kit.edit_settings_file(
         path,
-        rel,
-        old,
-        new,
+        root,
+        vetted_edit,
+        adding=not remove,
         dry_run=dry_run,
+        note=MCP_NOTE,
         prune=True,
-        root=root,
-        detail="" if remove else "MCP server `baker` registered",
+        refused="skipped",
     )
+
+
+def remove_all(path: Path, root: Path | None, *, dry_run: bool) -> list[Change]:
+    """Our hooks and our MCP server out of `path` in one edit. What becomes of the file
+    (rewritten, given back as baker found it, or deleted) is then judged on the text the real
+    run leaves, so a dry run says the same: two edits, each reading the file, would judge the
+    second on a text that still holds what the first takes out. A part whose shape baker
+    won't touch stays, said in a `skipped` line; the other part still goes."""
+    kept: list[str] = []
+
+    def both_out(text: str | None) -> str | None:
+        parse(path, text)
+        new = text
+        for step in (edit, _edit_mcp):
+            try:
+                out = step(new, remove=True)
+            except SettingsError as e:
+                kept.append(str(e))
+                continue
+            new = new if out is None else out
+        return None if new == text else new
+
+    change = kit.edit_settings_file(
+        path, root, both_out, adding=False, dry_run=dry_run, prune=True, refused="skipped"
+    )
+    return [change, *(Change(path=change.path, action="skipped", detail=why) for why in kept)]
 
 
 def reads_agents_md(*settings: Path) -> bool:

@@ -161,6 +161,11 @@ def edit_settings_file(
     (written through a link to its target): see `continuity_core.agentfiles`. A file left as
     `{}` by a removal is deleted when baker created it (its folder too with `prune`, when
     empty), restored when baker found it empty, kept otherwise. `note` goes with an addition.
+
+    Several removals from one file go in one `edit`: the file's fate is judged on the text
+    this call ends with, and a dry run writes nothing a second call could read, so two calls
+    would judge the second on the file as it was and say "updated" where the real run
+    deletes it.
     """
     import json
 
