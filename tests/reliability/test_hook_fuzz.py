@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import FIXTURES, run_baker
+from tests.conftest import BAKER, FIXTURES, run_baker
 from tests.helpers.hook_call import call
 
 CORPUS = Path(__file__).parent / "corpus"
 AGENTS = ["claude", "codex", "gemini", None]
 COMMANDS = ["checkpoint", "pickup", "pretool"]
+FIXTURE_CWD = "/home/dev/src/weather-cli"  # the project of the recorded hook payloads
 
 
 def real_payloads() -> list[dict[str, Any]]:
@@ -162,3 +164,24 @@ def test_huge_payload_and_special_paths_as_real_processes(project: Path, tmp_pat
             result = run_baker(command, "--agent", "claude", cwd=project, input=payload, timeout=30)
             assert result.returncode == 0 and "Traceback" not in result.stderr
             check(result.stdout)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX shell closes the descriptor")
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_a_hook_started_with_a_stream_closed(project: Path, closed: int) -> None:
+    """Started with stdout or stderr closed (Python's `sys.stdout` or `sys.stderr` is None):
+    exit 0 and no traceback, for a hook that prints nothing and for pickup's output alike."""
+    payloads = FIXTURES / "claude" / "hook_payloads"
+    for command, name in (("checkpoint", "Stop"), ("pickup", "SessionStart.startup")):
+        text = (payloads / f"{name}.json").read_text().replace(FIXTURE_CWD, str(project))
+        assert run_baker(command, "--agent=claude", cwd=project, input=text).returncode == 0
+        text = text.replace('"session_id": "', '"session_id": "again-')  # a new event
+        result = subprocess.run(
+            ["sh", "-c", f'exec "$@" {closed}>&-', "sh", BAKER, command, "--agent=claude"],
+            cwd=project,
+            input=text.encode(),
+            capture_output=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, (command, result.stderr.decode(errors="replace"))
+        assert b"Traceback" not in result.stdout + result.stderr

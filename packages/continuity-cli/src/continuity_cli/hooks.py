@@ -78,7 +78,7 @@ def run(args: list[str]) -> int:
     finally:
         if hasattr(signal, "SIGALRM"):
             signal.alarm(0)
-    if output:
+    if output and sys.stdout is not None:  # None: started with its stdout closed
         try:
             sys.stdout.write(output if output.endswith("\n") else output + "\n")
             sys.stdout.flush()

@@ -40,6 +40,8 @@ def leave(code: int) -> NoReturn:
 
     atexit._run_exitfuncs()  # e.g. coverage's, in the tests' child processes
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # the descriptor was closed when the process started
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):
