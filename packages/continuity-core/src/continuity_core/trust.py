@@ -13,7 +13,7 @@ A store git tracks came with the repository whatever its modes (a clone under um
 filesystem that ignores modes, checks a committed `.baker` out 0700), so `check_store` ends with
 one `git ls-files` of `.baker` and `memory/hot.md` (`tracked`); the hooks remember a clean
 verdict in `~/.baker/cache/tracked/` under the git index's identity, so a hook pays a
-subprocess only after the index changed. As git does with its own "racily clean" entries, a
+subprocess only after the index changed. Modelled on git's "racily clean" entries, a
 verdict is remembered only once the index is `RACY_S` old: a rewrite in the same timestamp
 tick could otherwise bring back the same identity (size, times and a reused inode) with a
 `.baker` staged in it.
