@@ -109,8 +109,14 @@ def readme_list() -> str:
 
 def expected() -> dict[Path, str]:
     files = {REFERENCE: reference()}
+    from continuity_core import records
+
     for name, type_ in persisted().items():
-        schema = msgspec.json.schema(type_)
+        schema = (
+            records.json_schema(type_)
+            if isinstance(type_, type) and issubclass(type_, records.Record)
+            else msgspec.json.schema(type_, schema_hook=records.schema_hook)
+        )
         files[SCHEMAS / f"{name}.schema.json"] = (
             msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"
         )

@@ -8,13 +8,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from continuity_claude import ClaudeAdapter, parser
 from continuity_core import transcript
 from continuity_core.redact import redact
 from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.store import decode_document, encode_document
 from continuity_core.transcript import Cursor
 from tests.claude.helpers import TRANSCRIPTS
 from tests.conftest import FIXTURES
@@ -159,7 +159,7 @@ def test_secrets_never_reach_the_saved_cursor() -> None:
     rel = next(r for r, gt in TRANSCRIPTS.items() if gt.get("secrets"))
     gt = TRANSCRIPTS[rel]
     path = FIXTURES / rel
-    text = msgspec.json.encode(ClaudeAdapter().read(ref_for(path))).decode()  # what is saved
+    text = encode_document(ClaudeAdapter().read(ref_for(path))).decode()  # what is saved
     leaked = [k for k, v in gt["secrets"].items() if len(v["value"]) >= 8 and v["value"] in text]
     assert leaked == []
     assert "deploy.sh" in text
@@ -211,10 +211,10 @@ def test_pending_results_survive_a_saved_cursor(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"".join(lines[:cut]))
     adapter = ClaudeAdapter()
-    saved = msgspec.json.encode(adapter.read(ref_for(path)))
+    saved = encode_document(adapter.read(ref_for(path)))
     with path.open("ab") as f:
         f.write(b"".join(lines[cut:]))
-    cursor = adapter.read(ref_for(path), msgspec.json.decode(saved, type=Cursor))
+    cursor = adapter.read(ref_for(path), decode_document(saved, Cursor, Path("cursor")))
     assert sorted(e.path for e in cursor.session.files_edited) == sorted(
         TRANSCRIPTS[S2]["files_edited"]
     )

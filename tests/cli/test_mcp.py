@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from continuity_core.records import dec_hook
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.session import Message, Session, TodoItem
@@ -90,7 +91,7 @@ def test_an_agent_lists_the_tools_and_calls_them(project: Path) -> None:
     recall, handoff, note, added, hit, miss, sessions, check, save = map(_json, results)
     [found] = recall["hits"]
     assert (found["session_id"], found["kind"]) == ("5e55-10n", "checkpoint")
-    doc = msgspec.json.decode(json.dumps(handoff), type=HandoffDoc)
+    doc = msgspec.json.decode(json.dumps(handoff), type=HandoffDoc, dec_hook=dec_hook)
     assert doc.project == str(project) and doc.repo is not None and doc.repo.branch == "main"
     assert doc.latest_request == "Shard the queue workers"
     assert [(t.content, t.status) for t in doc.todos] == [("split by tenant", "in_progress")]
@@ -177,7 +178,9 @@ def test_no_other_command_imports_the_sdk() -> None:
 def test_handoff_json_matches_its_schema(project: Path) -> None:
     result = run_baker("handoff", "--json", cwd=project)
     assert result.returncode == 0, result.stderr
-    doc = msgspec.json.decode(result.stdout, type=HandoffDoc)  # unknown keys are refused
+    doc = msgspec.json.decode(
+        result.stdout, type=HandoffDoc, dec_hook=dec_hook
+    )  # unknown keys are refused
     data = json.loads(result.stdout)
     schema = json.loads(
         (Path(__file__).parents[2] / "docs" / "schemas" / "handoff.schema.json").read_text()

@@ -15,7 +15,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from continuity_codex import CodexAdapter
@@ -23,6 +22,7 @@ from continuity_core.adapters import LaunchOptions
 from continuity_core.errors import BakerError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.store import encode_document
 from tests.codex.helpers import line, rollout
 from tests.conftest import FIXTURES, copy_tree, run_baker
 
@@ -193,7 +193,7 @@ def test_a_secret_in_the_parents_part_is_redacted_like_the_forks_own(tmp_path: P
     )
     session = _fork_read(fork, b)
     assert session.requests == ["use [REDACTED]", "b's own"]
-    assert key not in msgspec.json.encode(session).decode()
+    assert key not in encode_document(session).decode()
 
 
 def test_a_parent_id_with_path_characters_is_no_parent(tmp_path: Path) -> None:
@@ -302,9 +302,7 @@ def test_native_resume_of_an_archived_thread_is_refused_with_what_to_do(
     back = home / "sessions/2026/12/01" / Path(ref.path).name
     back.parent.mkdir(parents=True, exist_ok=True)
     Path(ref.path).rename(back)
-    spec = ADAPTER.launch(
-        Path("/w"), brief, LaunchOptions(native=msgspec.structs.replace(ref, path=str(back)))
-    )
+    spec = ADAPTER.launch(Path("/w"), brief, LaunchOptions(native=ref.replace(path=str(back))))
     assert spec.argv[:3] == ["codex", "resume", sid]
 
 
@@ -329,7 +327,7 @@ def test_native_resume_of_a_fork_in_another_account_takes_its_parents_along(
     other = tmp_path / "other-codex"
     other.mkdir()
     to_other = LaunchOptions(native=ref, account=Account(agent="codex", name="o", dir=str(other)))
-    dry = ADAPTER.launch(Path("/w"), brief, msgspec.structs.replace(to_other, dry_run=True))
+    dry = ADAPTER.launch(Path("/w"), brief, to_other.replace(dry_run=True))
     assert any(n.startswith("would copy the fork's parent: ") for n in dry.notes)
     assert not (other / "sessions").exists()
     # the parent archived in the source account: still its lineage, copied under sessions/

@@ -9,11 +9,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from continuity_codex import CodexAdapter, parser
 from continuity_core.schemas.session import SessionRef
+from continuity_core.store import encode_document
 from tests.codex.helpers import line, rollout
 
 # The message Codex 0.171 writes for a 429 `usage_limit_reached` (its Display of the error).
@@ -163,7 +163,7 @@ def test_one_read_and_a_read_per_line_keep_the_same_redacted_session(tmp_path: P
     assert per_line is not None
     assert once.session == per_line.session
     for cursor in (once, per_line):
-        saved = msgspec.json.encode(cursor).decode()
+        saved = encode_document(cursor).decode()
         assert SECRET not in saved
         assert cursor.session.requests == ["my token is [REDACTED]"]
         assert [t.content for t in cursor.session.todos] == ["rotate [REDACTED]"]

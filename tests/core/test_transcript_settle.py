@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from continuity_core import transcript
 from continuity_core.redact import redact
 from continuity_core.schemas.session import Session, SessionRef, TodoItem, ToolCall, limits
+from continuity_core.store import encode_document
 from continuity_core.transcript import (
     add_call,
     add_message,
@@ -75,7 +75,7 @@ EVERYTHING = [
 def test_a_read_redacts_what_it_kept_requests_verbatim_the_rest_clipped(tmp_path: Path) -> None:
     cursor = read_incremental(write(tmp_path / "t.jsonl", EVERYTHING), None, fold)
     s = cursor.session
-    assert SECRET not in msgspec.json.encode(cursor).decode()
+    assert SECRET not in encode_document(cursor).decode()
     assert s.requests[0].startswith("use [REDACTED] ") and len(s.requests[0]) > 9000
     assert s.messages[0].text == s.requests[0]  # the request's message is not clipped either
     assert s.messages[1].text.startswith("ok [REDACTED]")
@@ -96,7 +96,7 @@ def test_a_read_an_exception_interrupts_still_redacts_what_it_kept(tmp_path: Pat
     with pytest.raises(RuntimeError):
         read_incremental(ref, cursor, fold)
     # The caller still holds this cursor and may save it: nothing in it is raw.
-    assert SECRET not in msgspec.json.encode(cursor).decode()
+    assert SECRET not in encode_document(cursor).decode()
     assert cursor.session.requests[0] == "hello"
     assert len(cursor.session.messages[-1].text) <= limits.TEXT
 
@@ -137,12 +137,12 @@ def test_every_string_a_session_keeps_is_redacted(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     record = {"k": "edit", "id": "e1", "t": SECRET, "cwd": f"/w/{SECRET}"}
     cursor = read_incremental(write(path, [record]), None, fold)
-    assert SECRET not in msgspec.json.encode(cursor).decode()
+    assert SECRET not in encode_document(cursor).decode()
     s = cursor.session
     assert s.files_edited[0].path == "notes/[REDACTED].txt"
     assert s.files_edited[0].moved_to == "old/[REDACTED].txt"
     assert (s.cwd, s.git_branch, s.model) == ("/w/[REDACTED]", "fix/[REDACTED]", "m-[REDACTED]")
     assert s.tool_calls[0].name == "mcp:[REDACTED]"
     cursor = read_incremental(write(path, [{**record, "id": "e2"}]), cursor, fold)
-    assert SECRET not in msgspec.json.encode(cursor).decode()
+    assert SECRET not in encode_document(cursor).decode()
     assert [e.count for e in cursor.session.files_edited] == [2]  # the same file, counted once

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from continuity_core.schemas.session import SessionRef
+from continuity_core.store import encode_document
 from continuity_core.transcript import Cursor
 from continuity_gemini import GeminiAdapter
 from tests.gemini.chatlog import CONTEXT, PAYLOADS, SID, call, gemini, header, user, write_log
@@ -83,7 +82,7 @@ def test_what_the_cursor_saves_is_redacted_once_rewinds_included(tmp_path: Path)
     )
     cursor = read(path)
     session = cursor.session
-    assert SECRET not in msgspec.json.encode(cursor).decode()
+    assert SECRET not in encode_document(cursor).decode()
     assert session.requests == ["my token is [REDACTED]"]
     assert [m.text for m in session.messages] == ["my token is [REDACTED]", "noted [REDACTED]"]
     assert session.tool_calls[0].input == {"command": "echo [REDACTED]"}

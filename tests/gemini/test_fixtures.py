@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
+from continuity_core.store import decode_document, encode_document
 from continuity_core.transcript import Cursor
 from continuity_gemini import GeminiAdapter
 from tests.gemini.chatlog import SESSIONS
@@ -67,7 +67,7 @@ def test_session_matches_ground_truth(gemini_home: Path, rel: str, gt: dict[str,
 @pytest.mark.parametrize(("rel", "gt"), CASES, ids=IDS)
 def test_no_secret_reaches_the_session(gemini_home: Path, rel: str, gt: dict[str, Any]) -> None:
     _, cursor = _read(gt)
-    encoded = msgspec.json.encode(cursor).decode()
+    encoded = encode_document(cursor).decode()
     for secret in (gt.get("secrets") or {}).values():
         assert secret["value"] not in encoded
 
@@ -113,7 +113,7 @@ def test_ended_on_a_tool_result_is_an_incomplete_turn(gemini_home: Path) -> None
 def test_cursor_survives_the_store_round_trip(gemini_home: Path) -> None:
     gt = next(v for v in SESSIONS.values() if v["scenario"] == "S6")
     ref, cursor = _read(gt)
-    stored = msgspec.json.decode(msgspec.json.encode(cursor), type=Cursor)
+    stored = decode_document(encode_document(cursor), Cursor, Path("cursor"))
     again = GeminiAdapter().read(ref, stored)
     assert again.offset == cursor.offset
     assert again.session == cursor.session

@@ -9,9 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import msgspec
-
 from continuity_core.schemas.checkpoint import Checkpoint
+from continuity_core.store import decode_document
 from tests.conftest import BAKER, run_baker, sigkill_midway
 
 
@@ -35,7 +34,7 @@ def test_32_concurrent_checkpoints_keep_exactly_the_newest(repo: Path) -> None:
     files = sorted(folder.iterdir())
     assert len(files) == 20, [f.name for f in files]
     for f in files:
-        msgspec.json.decode(f.read_bytes(), type=Checkpoint)
+        decode_document(f.read_bytes(), Checkpoint, f)
     assert not [p for p in (repo / ".baker").rglob("*") if p.name.endswith(".tmp")]
     log = repo / ".baker" / "log" / "events.jsonl"
     assert not log.exists() or "hook_error" not in log.read_text()
@@ -68,7 +67,7 @@ def test_sigkill_at_random_points_never_leaves_a_torn_file(tmp_path: Path) -> No
     for _ in range(15):
         sigkill_midway([sys.executable, "-c", WRITER, str(tmp_path)], rng.uniform(0.0, 0.15))
         for f in (tmp_path / ".baker" / "checkpoints").glob("*.json"):
-            msgspec.json.decode(f.read_bytes(), type=Checkpoint)
+            decode_document(f.read_bytes(), Checkpoint, f)
         import json
 
         if (tmp_path / "settings.json").exists():

@@ -18,6 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from continuity_cli import __version__
+from continuity_core.records import enc_hook
 
 INSTRUCTIONS = (
     "Continuity (baker) keeps this project's agent work alive across sessions, accounts and "
@@ -53,7 +54,7 @@ def _root(repo: str | None) -> Path:
 
 
 def _plain(value: Any) -> Any:
-    return msgspec.to_builtins(value)
+    return msgspec.to_builtins(value, enc_hook=enc_hook)
 
 
 def recall(

@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-import msgspec
-
 from continuity_codex import discovery, hooks, parser
 from continuity_core.adapters import (
     Account,
@@ -74,7 +72,7 @@ class CodexAdapter(ModuleAdapter):
         plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
-        cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
+        cursor = parser.read(ref.replace(path=plain), cursor)
         cursor.session.path = ref.path
         return cursor
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
 from continuity_core.project import repo_facts
@@ -25,7 +23,7 @@ CHECKPOINT_MESSAGES = 8
 
 def trimmed(session: Session) -> Session:
     """The session as a checkpoint keeps it: the last few messages, everything else whole."""
-    copy = msgspec.structs.replace(session, messages=session.messages[-CHECKPOINT_MESSAGES:])
+    copy = session.replace(messages=session.messages[-CHECKPOINT_MESSAGES:])
     return copy
 
 

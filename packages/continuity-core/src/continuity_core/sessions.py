@@ -20,11 +20,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import msgspec
-
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
+from continuity_core.records import Record, field
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
 
@@ -43,31 +42,31 @@ class NoMatch(BakerError):
     """A filter (`--from`, `--session`, an account) matched no session of the project."""
 
 
-class Candidate(msgspec.Struct):
+class Candidate(Record):
     ref: SessionRef
     adapter: Adapter
 
 
-class Found(msgspec.Struct):
+class Found(Record):
     """The candidates of a project, newest first, and what was searched to find them."""
 
-    candidates: list[Candidate] = msgspec.field(default_factory=list)
-    searched: list[str] = msgspec.field(default_factory=list)  # "claude: /home/u/.claude"
-    errors: list[str] = msgspec.field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)  # "claude: /home/u/.claude"
+    errors: list[str] = field(default_factory=list)
     # A plain folder (`plain_folder`): the folders below it whose sessions were left out
-    below: list[str] = msgspec.field(default_factory=list)
+    below: list[str] = field(default_factory=list)
 
 
-class Choice(msgspec.Struct):
+class Choice(Record):
     """The session that did work, the newer ones that failed, and how they were found."""
 
     ref: SessionRef | None = None
     adapter: Adapter | None = None
     session: Session | None = None
-    failed: list[tuple[SessionRef, Session]] = msgspec.field(default_factory=list)  # newest first
-    searched: list[str] = msgspec.field(default_factory=list)
-    errors: list[str] = msgspec.field(default_factory=list)
-    below: list[str] = msgspec.field(default_factory=list)  # as `Found.below`
+    failed: list[tuple[SessionRef, Session]] = field(default_factory=list)  # newest first
+    searched: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    below: list[str] = field(default_factory=list)  # as `Found.below`
 
 
 def accounts_for(
@@ -101,7 +100,7 @@ def accounts_for(
         folder = next((a.dir for a in alone if a.name == raw), expand(raw))
         listed = [a for a in accounts if os.path.realpath(a.dir) == os.path.realpath(folder)]
         listed = listed or [Account(agent=adapter.name, name=account, dir=folder)]
-    return [msgspec.structs.replace(listed[0], name=account) if named else listed[0]]
+    return [listed[0].replace(name=account) if named else listed[0]]
 
 
 def kept_matches(
@@ -256,7 +255,7 @@ def _stream(
         for i, ref in enumerate(adapter.discover(project, accounts)):
             if i >= PER_ADAPTER:
                 return
-            yield (-ref.mtime, order, i, Candidate(ref, adapter))
+            yield (-ref.mtime, order, i, Candidate(ref=ref, adapter=adapter))
     except Exception as e:
         errors.append(f"{name}: {e}")
 
@@ -383,7 +382,7 @@ def pick(
     return choice
 
 
-class Newest(msgspec.Struct):
+class Newest(Record):
     ref: SessionRef | None
     adapter: Adapter | None
     searched: list[str]
@@ -474,14 +473,14 @@ def short_time(stamp: str) -> str:
     return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
-class Table(msgspec.Struct):
+class Table(Record):
     """`baker sessions` (and the MCP `sessions` tool): rows newest first, the chosen one marked."""
 
     rows: list[dict[str, Any]]
     more: int  # older sessions past the limit
-    searched: list[str] = msgspec.field(default_factory=list)
-    errors: list[str] = msgspec.field(default_factory=list)
-    below: list[str] = msgspec.field(default_factory=list)  # as `Found.below`
+    searched: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    below: list[str] = field(default_factory=list)  # as `Found.below`
 
 
 def table(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-from continuity_core import stamps, trust
+from continuity_core import jsonfast, stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.stamps import new_id
@@ -26,9 +26,11 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TypeVar
 
+    from continuity_core.records import Record
     from continuity_core.schemas.checkpoint import Checkpoint
 
     T = TypeVar("T")
+    R = TypeVar("R", bound=Record)
     StrPath = str | os.PathLike[str]
 
 KEEP_CHECKPOINTS = 20
@@ -160,10 +162,8 @@ class Store:
 
     # --- documents -----------------------------------------------------------------------
     def write_json(self, path: Path, value: Any) -> None:
-        import msgspec
-
         self.folder(*path.parent.relative_to(self.dir).parts)
-        atomic_write(path, msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
+        atomic_write(path, encode_document(value))
 
     def read_json(self, path: Path, type_: type[T]) -> T:
         """Decode a stored document, with a message naming the file when it cannot be used."""
@@ -219,23 +219,19 @@ class Store:
     # --- incremental reader state --------------------------------------------------------
     def cursor_path(self, agent: str, transcript: str) -> Path:
         digest = hexdigest(transcript.encode())[:16]
-        return self.path("cursors", f"{agent}-{digest}.msgpack")
+        return self.path("cursors", f"{agent}-{digest}.json")
 
-    def load_cursor(self, agent: str, transcript: str, type_: type[T]) -> T | None:
-        import msgspec
-
+    def load_cursor(self, agent: str, transcript: str, type_: type[R]) -> R | None:
         try:
             data = trust.read_bytes(self.cursor_path(agent, transcript))
-            return msgspec.msgpack.decode(data, type=type_)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            return _decode_record(data, type_, self.cursor_path(agent, transcript))
+        except (OSError, StoreError):
             return None  # a missing or stale cursor only costs a full read
 
-    def save_cursor(self, agent: str, transcript: str, value: Any) -> None:
+    def save_cursor(self, agent: str, transcript: str, value: Record) -> None:
         """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
-        import msgspec
-
         path = self.cursor_path(agent, transcript)
-        data = msgspec.msgpack.encode(value)
+        data = encode_document(value)
         try:
             if trust.read_bytes(path) == data:
                 return
@@ -340,9 +336,29 @@ class _Lock:
             self._fd = None
 
 
+def encode_document(value: Any) -> bytes:
+    """A document as `write_json` stores it: a record (`continuity_core.records`) as compact
+    JSON, without msgspec (the hooks write checkpoints); anything else indented by msgspec."""
+    from continuity_core.records import Record
+
+    if isinstance(value, Record):
+        return jsonfast.dumps(value.to_builtins(), ensure_ascii=False).encode() + b"\n"
+    import msgspec
+
+    from continuity_core.records import enc_hook
+
+    return msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
+
+
 def decode_document(data: bytes, type_: type[T], path: Path) -> T:
     """Decode a persisted JSON document, refusing schema versions newer than this build."""
+    from continuity_core.records import Record
+
+    if isinstance(type_, type) and issubclass(type_, Record):
+        return _decode_record(data, type_, path)
     import msgspec
+
+    from continuity_core.records import dec_hook
 
     try:
         version = msgspec.json.decode(data, type=_versioned()).schema_version
@@ -354,8 +370,29 @@ def decode_document(data: bytes, type_: type[T], path: Path) -> T:
             f"({KNOWN_SCHEMA}); update baker (pip install -U continuity-cli)"
         )
     try:
-        return msgspec.json.decode(data, type=type_)
+        return msgspec.json.decode(data, type=type_, dec_hook=dec_hook)
     except (msgspec.DecodeError, msgspec.ValidationError) as e:
+        raise StoreError(
+            f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
+        ) from None
+
+
+def _decode_record(data: bytes, type_: type[R], path: Path) -> R:
+    try:
+        raw = jsonfast.loads(data)
+    except ValueError as e:
+        raise StoreError(
+            f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
+        ) from None
+    version = raw.get("schema_version", KNOWN_SCHEMA) if isinstance(raw, dict) else KNOWN_SCHEMA
+    if isinstance(version, int) and version > KNOWN_SCHEMA:
+        raise StoreError(
+            f"{path} has schema_version {version}, newer than this baker understands "
+            f"({KNOWN_SCHEMA}); update baker (pip install -U continuity-cli)"
+        )
+    try:
+        return type_.from_builtins(raw)
+    except ValueError as e:
         raise StoreError(
             f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
         ) from None

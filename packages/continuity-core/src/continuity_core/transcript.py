@@ -15,13 +15,10 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Callable
-from typing import Any
-
-import msgspec
 
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
+from continuity_core.records import Record, field
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -35,17 +32,21 @@ from continuity_core.schemas.session import (
     limits,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Fold = Callable[[Session, dict[str, Any], bytes], None]
+
 HEAD_BYTES = 256
 COLD_MAX = 32 << 20  # the most a first read takes, from the end (docs/decisions.md)
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
 SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 
-Fold = Callable[[Session, dict[str, Any], bytes], None]
 # What an adapter's `fold` raises on a line it cannot read: the line counts as bad, the read
 # goes on.
 FOLD_ERRORS = (
-    msgspec.DecodeError,
-    msgspec.ValidationError,
     UnicodeDecodeError,
     ValueError,
     KeyError,
@@ -64,7 +65,7 @@ def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) 
         session.bad_lines += 1
 
 
-class Cursor(msgspec.Struct, kw_only=True):
+class Cursor(Record):
     path: str
     offset: int = 0
     ino: int = 0
@@ -73,7 +74,7 @@ class Cursor(msgspec.Struct, kw_only=True):
     head_len: int = 0
     head_sha: str = ""
     session: Session
-    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
@@ -382,12 +383,12 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
             todo.content = redact(todo.content)
     # What an adapter sets on the Session directly: redacted when it changed since last time.
     seen = extra.setdefault(SETTLED, {})
-    for field in ("cwd", "git_branch", "model"):
-        value = getattr(session, field)
-        if value and seen.get(field) != value:
+    for name in ("cwd", "git_branch", "model"):
+        value = getattr(session, name)
+        if value and seen.get(name) != value:
             value = redact(value)
-            setattr(session, field, value)
-            seen[field] = value
+            setattr(session, name, value)
+            seen[name] = value
 
 
 def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
@@ -459,10 +460,10 @@ def project_relative(session: Session, root: Any) -> Session:
         return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
 
     edits = [
-        msgspec.structs.replace(f, path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
+        f.replace(path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
         for f in session.files_edited
     ]
-    return msgspec.structs.replace(session, files_edited=edits)
+    return session.replace(files_edited=edits)
 
 
 def _inside(cwd: str, top: str) -> str | None:

@@ -12,8 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-import msgspec
-
+from continuity_core.records import Record, field
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef, Usage
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     from continuity_core.transcript import Cursor
 
 
-class Account(msgspec.Struct, frozen=True, kw_only=True):
+class Account(Record, frozen=True):
     """One config dir of one agent: an account."""
 
     agent: str
@@ -30,7 +29,7 @@ class Account(msgspec.Struct, frozen=True, kw_only=True):
     dir: str  # absolute
 
 
-class Change(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Change(Record, omit_defaults=True):
     """What an install, sync or uninstall did (or would do) to one file."""
 
     path: str
@@ -38,7 +37,7 @@ class Change(msgspec.Struct, kw_only=True, omit_defaults=True):
     detail: str = ""
 
 
-class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Finding(Record, omit_defaults=True):
     """One `baker doctor` line."""
 
     level: Literal["ok", "info", "warn", "error"]
@@ -46,16 +45,16 @@ class Finding(msgspec.Struct, kw_only=True, omit_defaults=True):
     fix: str = ""
 
 
-class LaunchSpec(msgspec.Struct, kw_only=True, omit_defaults=True):
+class LaunchSpec(Record, omit_defaults=True):
     """How `baker resume` starts the agent: argv, extra environment, working folder."""
 
     argv: list[str]
-    env: dict[str, str] = msgspec.field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
     cwd: str = ""
-    notes: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
-class InstallOption(msgspec.Struct, frozen=True, kw_only=True):
+class InstallOption(Record, frozen=True):
     """A user-level install option an adapter declares (`Adapter.install_options`).
 
     `baker global sync` shows it as `--NAME` (and `--AGENT-NAME`, the one name that stays
@@ -68,7 +67,7 @@ class InstallOption(msgspec.Struct, frozen=True, kw_only=True):
     kind: Literal["flag"] = "flag"  # a flag: its value is True when given, else False
 
 
-class UserOptions(msgspec.Struct, frozen=True, kw_only=True):
+class UserOptions(Record, frozen=True):
     # User-level hooks: True installs them, False leaves them out, None is the adapter's own
     # default (an agent that reads hooks only from user settings installs them; one that reads
     # them per project does not). `baker global sync` passes True with --user-hooks, else None.
@@ -77,10 +76,10 @@ class UserOptions(msgspec.Struct, frozen=True, kw_only=True):
     uninstall: bool = False  # removes every piece of ours, MCP registration included
     mcp: bool = False  # register `baker mcp` in the account's user settings
     # The values of this adapter's own `install_options`, by name (False when not given).
-    declared: dict[str, bool] = msgspec.field(default_factory=dict)
+    declared: dict[str, bool] = field(default_factory=dict)
 
 
-class LaunchOptions(msgspec.Struct, frozen=True, kw_only=True):
+class LaunchOptions(Record, frozen=True):
     account: Account | None = None
     native: SessionRef | None = None  # continue this very session (same vendor)
     brief_chars: int = 0
@@ -100,7 +99,7 @@ class RetentionPolicy(Protocol):
         ...
 
 
-class Measurement(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Measurement(Record, omit_defaults=True):
     """What a usage feed said: the usage, or why there is none, and the session it is about."""
 
     usage: Usage | None = None

@@ -1,20 +1,21 @@
-"""The automatic checkpoint written after every agent turn, and the git facts it holds."""
+"""The automatic checkpoint written after every agent turn, and the git facts it holds.
 
-# No `from __future__ import annotations` here: msgspec would compile and eval every string
-# annotation when a hook builds its decoders (docs/decisions.md, "Hook start-up budget").
+Plain records (`continuity_core.records`): every checkpoint builds and writes one.
+"""
 
-import msgspec
+from __future__ import annotations
 
+from continuity_core.records import Record, field
 from continuity_core.schemas.session import Session
 
 
-class Worktree(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Worktree(Record, omit_defaults=True):
     path: str
     branch: str | None = None
     head: str | None = None
 
 
-class GitFacts(msgspec.Struct, kw_only=True, omit_defaults=True):
+class GitFacts(Record, omit_defaults=True):
     """Repo state from one `git status` and one `git log`; `is_repo` False means no git here."""
 
     is_repo: bool = False
@@ -26,19 +27,19 @@ class GitFacts(msgspec.Struct, kw_only=True, omit_defaults=True):
     upstream: str | None = None
     ahead: int = 0
     behind: int = 0
-    dirty: list[str] = msgspec.field(default_factory=list)  # "XY path", capped
+    dirty: list[str] = field(default_factory=list)  # "XY path", capped
     dirty_count: int = 0
     files_changed: int = 0
     insertions: int = 0
     deletions: int = 0
-    worktrees: list[Worktree] = msgspec.field(default_factory=list)
+    worktrees: list[Worktree] = field(default_factory=list)
 
 
-class Checkpoint(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Checkpoint(Record, omit_defaults=True):
     schema_version: int = 1
     id: str
     created_at: str
     agent: str | None = None
     event: str | None = None  # the hook event that wrote it ("stop", "pre_compact", "manual")
-    git: GitFacts = msgspec.field(default_factory=GitFacts)
+    git: GitFacts = field(default_factory=GitFacts)
     session: Session | None = None  # trimmed: the last messages only

@@ -7,9 +7,18 @@ tell a missing key from an empty one. Free text in it is redacted like the brief
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
-from continuity_core.schemas.session import EditAction, SessionRef, TodoStatus
+from continuity_core.schemas.session import CHOICES, SessionRef
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from continuity_core.schemas.session import EditAction, TodoStatus
+else:  # msgspec reads these annotations at run time: the session's values, as Literals
+    TodoStatus = Literal[CHOICES["TodoStatus"]]
+    EditAction = Literal[CHOICES["EditAction"]]
 
 
 class Section(msgspec.Struct, kw_only=True):

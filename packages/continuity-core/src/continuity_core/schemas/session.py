@@ -1,20 +1,38 @@
-"""The normalized session: what every adapter reads a transcript into."""
+"""The normalized session: what every adapter reads a transcript into.
 
-# No `from __future__ import annotations` here: msgspec would compile and eval every string
-# annotation when a hook builds its decoders (docs/decisions.md, "Hook start-up budget").
+Plain records (`continuity_core.records`): every checkpoint builds and stores one, and its
+budget has no room for msgspec's import (docs/decisions.md, "Hook start-up budget").
+"""
 
-from typing import Any, Literal
+from __future__ import annotations
 
-import msgspec
+from continuity_core.records import Record, field
 
-Role = Literal["user", "assistant", "system", "tool"]
-TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
-EditAction = Literal["write", "edit", "delete", "move"]
-ErrorKind = Literal["usage_limit", "rate_limit", "overloaded", "auth", "api", "other"]
-ForkHistory = Literal["all", "part", "none"]  # how much of a fork's parent history was read
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Role = Literal["user", "assistant", "system", "tool"]
+    TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
+    EditAction = Literal["write", "edit", "delete", "move"]
+    ErrorKind = Literal["usage_limit", "rate_limit", "overloaded", "auth", "api", "other"]
+    ForkHistory = Literal["all", "part", "none"]  # how much of a fork's parent history was read
+
+# The values of the Literal aliases above, by name: the records check a field annotated with
+# one against them (tests/core/test_records.py compares both). At run time each alias name is
+# its tuple of values, so `cast(ErrorKind, value)` and imports of the names keep working.
+CHOICES = {
+    "Role": ("user", "assistant", "system", "tool"),
+    "TodoStatus": ("pending", "in_progress", "completed", "cancelled"),
+    "EditAction": ("write", "edit", "delete", "move"),
+    "ErrorKind": ("usage_limit", "rate_limit", "overloaded", "auth", "api", "other"),
+    "ForkHistory": ("all", "part", "none"),
+}
+if not TYPE_CHECKING:
+    Role, TodoStatus, EditAction, ErrorKind, ForkHistory = CHOICES.values()
 
 
-class SessionRef(msgspec.Struct, frozen=True, kw_only=True):
+class SessionRef(Record, frozen=True):
     """A session found on disk, before it is read."""
 
     agent: str
@@ -26,7 +44,7 @@ class SessionRef(msgspec.Struct, frozen=True, kw_only=True):
     size: int = 0
 
 
-class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Message(Record, omit_defaults=True):
     """One turn of text. `kind` tells a typed request from injected or tool text."""
 
     role: Role
@@ -35,10 +53,10 @@ class Message(msgspec.Struct, kw_only=True, omit_defaults=True):
     timestamp: str | None = None
 
 
-class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ToolCall(Record, omit_defaults=True):
     id: str
     name: str
-    input: dict[str, Any] = msgspec.field(default_factory=dict)
+    input: dict[str, Any] = field(default_factory=dict)
     output: str | None = None  # None while no result was recorded
     is_error: bool = False
     timestamp: str | None = None
@@ -48,13 +66,13 @@ class ToolCall(msgspec.Struct, kw_only=True, omit_defaults=True):
         return self.output is not None
 
 
-class TodoItem(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TodoItem(Record, omit_defaults=True):
     content: str
     status: TodoStatus = "pending"
     id: str | None = None
 
 
-class FileEdit(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FileEdit(Record, omit_defaults=True):
     path: str  # relative to the session cwd where it lies inside it, else absolute
     action: EditAction = "edit"
     tool: str = ""
@@ -62,7 +80,7 @@ class FileEdit(msgspec.Struct, kw_only=True, omit_defaults=True):
     moved_to: str | None = None
 
 
-class ApiError(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ApiError(Record, omit_defaults=True):
     """An error the model API returned, such as a usage limit, with its reset time if known."""
 
     kind: ErrorKind
@@ -72,7 +90,7 @@ class ApiError(msgspec.Struct, kw_only=True, omit_defaults=True):
     timestamp: str | None = None
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Usage(Record, omit_defaults=True):
     """Context usage of the last turn against the model's window."""
 
     context_tokens: int
@@ -89,14 +107,14 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
         return self.context_tokens / self.context_window
 
 
-class Compaction(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Compaction(Record, omit_defaults=True):
     trigger: str = "auto"  # "manual" or "auto"
     pre_tokens: int | None = None
     summary: str | None = None
     timestamp: str | None = None
 
 
-class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Session(Record, omit_defaults=True):
     """A transcript read into vendor-neutral facts, bounded in size whatever the transcript's.
 
     Lists that grow with the transcript keep only their newest entries (see `limits`).
@@ -112,17 +130,17 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     git_branch: str | None = None
     started_at: str | None = None
     updated_at: str | None = None
-    requests: list[str] = msgspec.field(default_factory=list)  # typed user requests, in order
-    messages: list[Message] = msgspec.field(default_factory=list)  # the newest few
-    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)  # the newest few
-    todos: list[TodoItem] = msgspec.field(default_factory=list)  # the current list
-    files_edited: list[FileEdit] = msgspec.field(default_factory=list)
-    errors: list[ApiError] = msgspec.field(default_factory=list)
-    compactions: list[Compaction] = msgspec.field(default_factory=list)
+    requests: list[str] = field(default_factory=list)  # typed user requests, in order
+    messages: list[Message] = field(default_factory=list)  # the newest few
+    tool_calls: list[ToolCall] = field(default_factory=list)  # the newest few
+    todos: list[TodoItem] = field(default_factory=list)  # the current list
+    files_edited: list[FileEdit] = field(default_factory=list)
+    errors: list[ApiError] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
     usage: Usage | None = None
     turn_incomplete: bool = False  # a turn started and never completed
     records: int = 0
-    unknown_records: dict[str, int] = msgspec.field(default_factory=dict)
+    unknown_records: dict[str, int] = field(default_factory=dict)
     bad_lines: int = 0
     unread_bytes: int = 0  # a first read of a long transcript starts this far in (COLD_MAX)
     compactions_total: int = 0  # every compaction seen; `compactions` keeps the newest few
@@ -133,7 +151,7 @@ class Session(msgspec.Struct, kw_only=True, omit_defaults=True):
     # tell a request line); "" when not needed.
     request_sought: str = ""
     cost_usd: float | None = None  # the agent's own running cost estimate, where it keeps one
-    model_tokens: dict[str, int] = msgspec.field(default_factory=dict)  # tokens by model, ditto
+    model_tokens: dict[str, int] = field(default_factory=dict)  # tokens by model, ditto
     # The agent archived the session: its transcript is still read, but the agent cannot
     # continue it natively until it is unarchived.
     archived: bool = False
