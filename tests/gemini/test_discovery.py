@@ -19,9 +19,8 @@ PROJECT = "/work/src/demo app"
 
 
 def config(**transcripts: list[str]) -> GlobalConfig:
-    import msgspec
 
-    return msgspec.convert({"transcripts": transcripts}, GlobalConfig)
+    return GlobalConfig.from_builtins({"transcripts": transcripts})
 
 
 def conversation(gemini_dir: Path, slug: str, name: str, sid: str = SID, **kw: object) -> Path:
@@ -50,18 +49,14 @@ def test_accounts_from_env_default_and_config(
 ) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "work"))
     (tmp_path / "alt-home" / ".gemini").mkdir(parents=True)
-    cfg = GlobalConfig()
-    import msgspec
-
-    cfg = msgspec.convert(
+    cfg = GlobalConfig.from_builtins(
         {
             "transcripts": {"gemini": [str(tmp_path / "alt-home"), str(isolated_home / ".gemini")]},
             "accounts": {
                 "side": {"agent": "gemini", "dir": str(tmp_path / "side" / ".gemini")},
                 "other": {"agent": "claude", "dir": str(tmp_path / "c")},
             },
-        },
-        GlobalConfig,
+        }
     )
     dirs = [(a.name, a.dir) for a in ADAPTER.accounts(cfg)]
     assert dirs == [

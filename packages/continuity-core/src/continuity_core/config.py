@@ -1,20 +1,24 @@
 """The per-user store `~/.baker/` (or `$BAKER_HOME`) and its `config.toml`.
 
-Read with msgspec (typos are errors naming the key and the file); edited with tomlkit so the
-user's comments and order survive.
+Read with tomllib into records (typos are errors naming the key and the file); edited with
+tomlkit so the user's comments and order survive. A missing file is the defaults, read with
+nothing imported: every hook asks for the config.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import ConfigError
+from continuity_core.records import Invalid, Record
 from continuity_core.schemas.config import GlobalConfig
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 
 def baker_home() -> Path:
@@ -28,18 +32,18 @@ def config_path() -> Path:
 
 def load_config(path: Path | None = None) -> GlobalConfig:
     """The global config; a missing file is the defaults, an invalid one a ConfigError."""
-    if path is None:
-        path = config_path()
+    if path is None:  # as `config_path()`, a str: every hook comes here (no pathlib)
+        where = os.path.join(trust.home_root(), "config.toml")
         try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
-            trust.home_dir(create=False)
-            data = trust.read_bytes(path, home=True)
+            trust.home_path(create=False)
+            data = trust.read_bytes(where, home=True)
         except FileNotFoundError:
             return GlobalConfig()
         except trust.Untrusted as e:
             raise ConfigError(str(e)) from None
         except OSError as e:
-            raise ConfigError(f"cannot read {path}: {e.strerror}") from None
-        return _decode(data, path)
+            raise ConfigError(f"cannot read {where}: {e.strerror}") from None
+        return _decode(data, where)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -49,13 +53,17 @@ def load_config(path: Path | None = None) -> GlobalConfig:
     return _decode(data, path)
 
 
-def _decode(data: bytes, path: Path) -> GlobalConfig:
+def _decode(data: bytes, path: str | Path) -> GlobalConfig:
+    import tomllib  # only where a config.toml exists
+
     try:
-        config = msgspec.toml.decode(data, type=GlobalConfig)
-    except msgspec.ValidationError as e:
-        raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
-    except msgspec.DecodeError as e:
+        raw = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
+    try:
+        config = GlobalConfig.from_builtins(raw)
+    except Invalid as e:
+        raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
     for agent, folders in config.transcripts.items():
         # as an account's `dir` (schemas.config): a relative folder would follow the cwd
         bad = next((f for f in folders if not f.startswith(("~", "/"))), None)
@@ -89,17 +97,18 @@ _TYPES = {
     "null": "nothing",
     "datetime": "a date",
 }
-_WHERE = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_WHERE = r" - at `\$(?P<path>[^`]*)`$"  # compiled on first use by `re`: config errors are rare
 
 
-def explain(e: msgspec.ValidationError, path: Path, text: str = "") -> str:
-    """msgspec's validation error in words: the file, the line, the key and what to do.
+def explain(e: Invalid, path: str | Path, text: str = "") -> str:
+    """A record's validation error (msgspec's words) in words: the file, the line, the key and
+    what to do.
 
     `Object contains unknown field `transcript`` becomes
     "~/.baker/config.toml, line 3: unknown section [transcript] (did you mean [transcripts]?)".
     """
     raw = str(e)
-    m = _WHERE.search(raw)
+    m = re.search(_WHERE, raw)
     # `$.transcripts.claude[0]`, `$.accounts[...].dir`: list indexes dropped, and msgspec does
     # not say which account, so that is found by validating each.
     where = (
@@ -161,8 +170,8 @@ def _bad_account(text: str) -> str:
         return "?"
     for name, value in accounts.items() if isinstance(accounts, dict) else ():
         try:
-            msgspec.convert(value, AccountConfig)
-        except msgspec.ValidationError:
+            AccountConfig.from_builtins(value)
+        except Invalid:
             return str(name)
     return "?"
 
@@ -172,8 +181,8 @@ def _type_words(names: str) -> str:
     return " or ".join(words)
 
 
-def _shown(path: Path) -> str:
-    home = str(Path.home())
+def _shown(path: str | Path) -> str:
+    home = os.path.expanduser("~")
     text = str(path)
     return "~" + text[len(home) :] if text.startswith(home + "/") else text
 
@@ -184,32 +193,31 @@ def _suggest(key: str, where: list[str]) -> str:
 
     owner: Any = GlobalConfig
     for part in where:
-        info = (
-            {f.encode_name: f.type for f in msgspec.structs.fields(owner)}
-            if isinstance(owner, type) and issubclass(owner, msgspec.Struct)
-            else {}
-        )
-        owner = info.get(part)
+        owner = _fields(owner).get(part)
         if owner is None:
             return ""
-    fields = (
-        {f.encode_name: f.type for f in msgspec.structs.fields(owner)}
-        if isinstance(owner, type) and issubclass(owner, msgspec.Struct)
-        else {}
-    )
+    fields = _fields(owner)
     close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
     if not close:
         return ""
     hit = close[0]
     kind = fields[hit]
-    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) or str(
-        kind
-    ).startswith("dict")
+    is_table = (isinstance(kind, type) and issubclass(kind, Record)) or str(kind).startswith("dict")
     return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
 
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_KEY = re.compile(r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]")
+def _fields(owner: Any) -> dict[str, Any]:
+    """A config table's keys as the file spells them: the record class of each sub-table, the
+    annotation of anything else; {} for what is no table."""
+    if not (isinstance(owner, type) and issubclass(owner, Record)):
+        return {}
+    from continuity_core.schemas import config as schema
+
+    return {owner._names[name]: getattr(schema, ann, ann) for name, ann in owner._types.items()}
+
+
+_HEADER = r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$"
+_KEY = r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]"
 
 
 def _parts(dotted: str) -> list[str]:
@@ -221,13 +229,13 @@ def locate(text: str, table: list[str], key: str) -> tuple[int | None, bool]:
     when the file spells it in a way this scan does not follow (inline tables)."""
     current: list[str] = []
     for n, line in enumerate(text.splitlines(), 1):
-        h = _HEADER.match(line)
+        h = re.match(_HEADER, line)
         if h:
             current = _parts(h.group(1))
             if current[: len(table) + 1] == [*table, key]:
                 return n, True
             continue
-        k = _KEY.match(line)
+        k = re.match(_KEY, line)
         if k and current == table and k.group(1).strip("\"'") == key:
             return n, False
     return None, False

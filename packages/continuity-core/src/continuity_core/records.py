@@ -14,7 +14,8 @@ describe a record inside a Struct.
 A field is an annotation, left a string (`from __future__ import annotations` in every module
 that defines records: nothing is evaluated), with its default as the class attribute or
 `field(default_factory=list)`. The annotations are read as a small grammar: `str`, `int`,
-`float`, `bool`, `None`, `Any`, `list[T]`, `dict[str, T]`, `A | B`, `Literal["a", "b"]`, the
+`float`, `bool`, `None`, `Any`, `list[T]`, `dict[str, T]`, `A | B`, `Literal["a", "b"]`,
+`Annotated[int, ">= N"]` (a lower bound, as msgspec's `Meta(ge=N)`), the
 name of a record class the defining module imports, or a name in that module's `CHOICES`
 (the values of a Literal alias that exists for the type checker only). Anything else is an
 error the first time the class converts data. Type checkers see the classes as dataclasses.
@@ -266,6 +267,18 @@ def _scalar(kind: type, ann: str) -> Convert:
     return check
 
 
+def _at_least(convert: Convert, kind: str, low: int) -> Convert:
+    """`Annotated[int, ">= N"]`: a number no lower than N (msgspec's `Meta(ge=N)`)."""
+
+    def check(value: Any, where: str) -> Any:
+        value = convert(value, where)
+        if value < low:
+            raise Invalid(f"Expected `{kind}` >= {low} - at `{where}`")
+        return value
+
+    return check
+
+
 def _any(value: Any, where: str) -> Any:
     return value
 
@@ -327,12 +340,15 @@ def _converter(ann: str, module: dict[str, Any]) -> Convert:
                 for k, v in value.items():
                     if type(k) is not str:
                         raise _expected(ann, value, where)
-                    out[k] = each(v, f"{where}[{k!r}]")
+                    out[k] = each(v, f"{where}[...]")  # as msgspec: the key is not named
                 return out
 
             return mapping
         if head == "Literal":
             return _literal(tuple(_literal_value(v) for v in _split(inner, ",")), ann)
+        if head == "Annotated":
+            kind, bound = _split(inner, ",")
+            return _at_least(_converter(kind, module), kind, int(_literal_value(bound)[2:]))
     found = module.get(ann)
     if isinstance(found, type) and issubclass(found, Record):
         return found.from_builtins
@@ -411,6 +427,9 @@ def _schema(ann: str, module: dict[str, Any]) -> dict[str, Any]:
         }
     if head == "Literal" and rest:
         return {"enum": sorted(_literal_value(v) for v in _split(rest[:-1], ","))}
+    if head == "Annotated" and rest:
+        kind, bound = _split(rest[:-1], ",")
+        return {**_schema(kind, module), "minimum": int(_literal_value(bound)[2:])}
     found = module.get(ann)
     if isinstance(found, type) and issubclass(found, Record):
         return json_schema(found)
