@@ -4,8 +4,11 @@ redactor gives the same answers as they do (docs/decisions.md, "Hook start-up bu
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import subprocess
+import sys
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
@@ -212,6 +215,9 @@ def test_jsonfast_writes_and_reads_as_json_does(value: object) -> None:
         assert text == json.dumps(value, ensure_ascii=ascii_only)
         assert jsonfast.loads(text) == json.loads(text)
         assert jsonfast.loads(text.encode()) == json.loads(text)
+        for seps in ((",", ":"), (",", ": ")):
+            text = jsonfast.dumps(value, ensure_ascii=ascii_only, separators=seps)
+            assert text == json.dumps(value, ensure_ascii=ascii_only, separators=seps)
 
 
 @pytest.mark.parametrize(
@@ -237,6 +243,33 @@ def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: 
         for i, p in enumerate(patterns)
         if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)
     ]
+
+
+def test_jsonfast_refuses_bad_syntax_where_json_was_never_imported() -> None:
+    """Python 3.11's scanner reports a syntax error through `json.decoder`; a hook or a
+    checkpoint that never imported it still gets a ValueError, not a SystemError."""
+    code = (
+        "import sys\n"
+        "from continuity_core import jsonfast\n"
+        "for bad in sys.argv[1:]:\n"
+        "    try:\n"
+        "        jsonfast.loads(bad.encode())\n"
+        "    except ValueError:\n"
+        "        print('refused')\n"
+        "print('json.decoder' in sys.modules)\n"
+    )
+    bad = ['{"a": 01}', '{"a": 1.}', '{"a": "x\x01"}', '{"a" 1}', "[1 2]", '"\\x"']
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *bad],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["refused"] * len(bad) + ["False"]
 
 
 def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:

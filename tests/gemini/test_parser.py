@@ -337,3 +337,73 @@ def test_a_session_deleted_before_reading(tmp_path: Path) -> None:
     path.unlink()  # the CLI's retention cleanup runs at every start
     with pytest.raises(FileNotFoundError):
         GeminiAdapter().read(ref)
+
+
+def test_todos_kept_for_a_rewind_leave_out_their_defaults(tmp_path: Path) -> None:
+    plan = {"todos": [{"description": "plan A"}, {"description": "plan B", "status": "done"}]}
+    cursor = GeminiAdapter().read(
+        ref_for(
+            log(
+                tmp_path,
+                [user("u1", "go"), gemini("g1", "", calls=[call("t1", "write_todos", plan)])],
+            )
+        )
+    )
+    assert cursor.extra["todos"] == [
+        ["g1", [{"content": "plan A"}, {"content": "plan B", "status": "completed"}]]
+    ]
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        "plan A",
+        {"status": "pending"},
+        {"content": 5},
+        {"content": "plan A", "status": "done"},
+        {"content": "plan A", "status": ["pending"]},
+        {"content": "plan A", "id": 3},
+    ],
+)
+def test_a_saved_todo_that_is_not_one_fails_only_the_rewind_that_restores_it(
+    tmp_path: Path, saved: Any
+) -> None:
+    """A cursor is read back from disk: a todo there that the schema would refuse makes the
+    rewind a bad line, and the read goes on."""
+    todos = call("t1", "write_todos", {"todos": [{"description": "plan A"}]})
+    path = log(
+        tmp_path,
+        [user("u1", "one"), gemini("g1", "", calls=[todos]), user("u2", "two"), gemini("g2", "b")],
+    )
+    adapter = GeminiAdapter()
+    cursor = adapter.read(ref_for(path))
+    cursor.extra["todos"][-1][1] = [saved]
+    with path.open("a") as f:
+        f.write(json.dumps({"$rewindTo": "u2"}) + "\n" + json.dumps(user("u3", "three")) + "\n")
+    session = adapter.read(ref_for(path), cursor).session
+    assert session.bad_lines == 1
+    assert session.requests == ["one", "three"]
+
+
+def test_a_tool_response_without_text_is_its_compact_json(tmp_path: Path) -> None:
+    body = {"content": [{"type": "text", "text": "caf\u00e9 \u2713"}], "isError": False}
+    mcp = call("m1", "mcp_tool", {}, output=None)
+    mcp["result"] = [{"functionResponse": {"id": "m1", "name": "mcp_tool", "response": body}}]
+    session = read(log(tmp_path, [user("u1", "one"), gemini("g1", "", calls=[mcp])]))
+    [tool] = session.tool_calls
+    assert tool.output == '{"content":[{"type":"text","text":"caf\u00e9 \u2713"}],"isError":false}'
+
+
+def test_lines_that_are_not_json_are_bad_lines(tmp_path: Path) -> None:
+    bad = ['{"id": "x", "type": "user", "content": "a\x01"}', '{"id": 01}', '{"id": 1.}', "NaN"]
+    session = read(log(tmp_path, [user("u1", "one"), *bad, gemini("g1", "a")]))
+    assert session.bad_lines == len(bad)
+    assert session.messages[-1].text == "a"
+
+
+def test_a_line_with_half_an_emoji_is_read(tmp_path: Path) -> None:
+    """JSON.stringify writes an emoji cut in half as a lone `\\ud83d`: the line is read, the
+    half replaced by U+FFFD (it was a bad line, and the message lost)."""
+    session = read(log(tmp_path, [user("u1", "one"), gemini("g1", "cut \ud83d")]))
+    assert session.bad_lines == 0
+    assert session.messages[-1].text == "cut \ufffd"

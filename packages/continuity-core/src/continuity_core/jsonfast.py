@@ -84,6 +84,10 @@ def loads(data: bytes | str) -> Any:
             value, end = _scan(text, start)
         except StopIteration:
             raise ValueError("not JSON: no value") from None
+        except SystemError:
+            # Python 3.11's scanner raises its syntax errors as `json.decoder`'s, and fails
+            # this way where no one has imported that module (3.12 imports it itself).
+            raise ValueError("not JSON: invalid syntax") from None
         except RecursionError:
             raise ValueError("not JSON: nested too deep") from None
         if text[end:].strip(_WS):
@@ -121,15 +125,18 @@ def _string(text: str, ascii_only: bool) -> str:
     return str(_C.encode_basestring(text))
 
 
-def dumps(value: Any, *, ensure_ascii: bool = True) -> str:
-    """`value` as compact-ish JSON, as `json.dumps` writes it (`", "` and `": "` separators);
-    anything else than plain data is written as its `str` (as `default=str` would)."""
+def dumps(
+    value: Any, *, ensure_ascii: bool = True, separators: tuple[str, str] = (", ", ": ")
+) -> str:
+    """`value` as JSON, as `json.dumps` writes it (`separators` too: `(",", ":")` for none of
+    its spaces); anything else than plain data is written as its `str` (as `default=str`
+    would)."""
     out: list[str] = []
-    _write(value, out, ensure_ascii)
+    _write(value, out, ensure_ascii, separators)
     return "".join(out)
 
 
-def _write(value: Any, out: list[str], ascii_only: bool) -> None:
+def _write(value: Any, out: list[str], ascii_only: bool, seps: tuple[str, str]) -> None:
     if isinstance(value, str):
         out.append(_string(value, ascii_only))
     elif value is None:
@@ -149,18 +156,18 @@ def _write(value: Any, out: list[str], ascii_only: bool) -> None:
         first = True
         for key, item in value.items():
             if not first:
-                out.append(", ")
+                out.append(seps[0])
             first = False
             out.append(_string(key if isinstance(key, str) else str(key), ascii_only))
-            out.append(": ")
-            _write(item, out, ascii_only)
+            out.append(seps[1])
+            _write(item, out, ascii_only, seps)
         out.append("}")
     elif isinstance(value, (list, tuple)):
         out.append("[")
         for i, item in enumerate(value):
             if i:
-                out.append(", ")
-            _write(item, out, ascii_only)
+                out.append(seps[0])
+            _write(item, out, ascii_only, seps)
         out.append("]")
     else:
         out.append(_string(str(value), ascii_only))

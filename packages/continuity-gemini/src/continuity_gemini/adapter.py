@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
 
 from continuity_core.adapters import (
     Account,
@@ -24,6 +23,10 @@ from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
 from continuity_gemini import discovery, hooks, parser
 from continuity_gemini.retention import Retention
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing at run time
+    from typing import ClassVar
 
 # The versions whose sessions the fixtures hold (tests/fixtures), oldest first: `doctor` warns
 # about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.

@@ -14,8 +14,6 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import msgspec
-
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
@@ -142,16 +140,28 @@ def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
 # --- session files --------------------------------------------------------------------------
 
 
-class ChatFile(msgspec.Struct):
-    """One chat file as discovery sees it (a Struct: `dataclasses` would cost the hooks
-    `inspect`)."""
+class ChatFile:
+    """One chat file as discovery sees it (a plain class: `dataclasses` would cost the hooks
+    `inspect`, a msgspec Struct the checkpoint its import)."""
 
-    path: Path
-    session_id: str
-    mtime: float
-    size: int
-    legacy: bool
-    has_content: bool
+    __slots__ = ("has_content", "legacy", "mtime", "path", "session_id", "size")
+
+    def __init__(
+        self,
+        *,
+        path: Path,
+        session_id: str,
+        mtime: float,
+        size: int,
+        legacy: bool,
+        has_content: bool,
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.mtime = mtime
+        self.size = size
+        self.legacy = legacy
+        self.has_content = has_content
 
 
 def _probe(path: Path) -> ChatFile | None:

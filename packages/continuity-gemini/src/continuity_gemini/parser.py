@@ -18,25 +18,20 @@ with the cursor.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
-import msgspec
-
+from continuity_core import jsonfast
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
-    ErrorKind,
     Session,
     SessionRef,
     TodoItem,
-    TodoStatus,
     ToolCall,
     Usage,
 )
@@ -58,6 +53,12 @@ from continuity_core.transcript import (
 )
 from continuity_gemini.discovery import CONTEXT_ID
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing or msgspec
+    from typing import Any
+
+    from continuity_core.schemas.session import ErrorKind, TodoStatus
+
 VIEW_MAX = 400  # messages whose contributions a rewind or replacement can still take back
 TODO_STACK = 8
 DEFAULT_WINDOW = 1_048_576  # tokenLimit() for every Gemini model and unknown ones
@@ -76,6 +77,8 @@ TODO_STATUS: dict[str, TodoStatus] = {
     "done": "completed",
     "canceled": "cancelled",
 }
+# A TodoItem's own statuses: what a todo saved for rewinds may hold.
+STATUSES: dict[str, TodoStatus] = {k: v for k, v in TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
 _RETRY = re.compile(
@@ -108,8 +111,8 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
         return
     try:
         logs = Path(ref.path).parent.parent / "logs.json"
-        logged = msgspec.json.decode(logs.read_bytes())
-    except (OSError, msgspec.DecodeError):
+        logged = jsonfast.loads(logs.read_bytes())
+    except (OSError, ValueError):
         return
     prompts = sorted(
         (e["timestamp"], str(e.get("message") or "").strip())
@@ -132,8 +135,8 @@ def read_legacy(ref: SessionRef) -> Cursor:
     )
     extra: dict[str, Any] = {}
     try:
-        data = msgspec.json.decode(Path(ref.path).read_bytes())
-    except (msgspec.DecodeError, UnicodeDecodeError):
+        data = jsonfast.loads(Path(ref.path).read_bytes())
+    except ValueError:  # UnicodeDecodeError among them
         data = None  # half-written or corrupt: an empty session that says so
     if isinstance(data, dict):
         _header(session, extra, data)
@@ -156,7 +159,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     """Apply one chat-log line."""
-    rec = msgspec.json.decode(line)
+    rec = jsonfast.loads(line)
     if not isinstance(rec, dict):
         raise ValueError("not an object")
     if isinstance(rec.get("id"), str):
@@ -304,12 +307,36 @@ def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -
 def _restore(session: Session, extra: dict[str, Any]) -> None:
     """Todos and usage as of the newest message still in the view."""
     stack = extra.get("todos") or []
-    set_todos(session, extra, [msgspec.convert(t, TodoItem) for t in stack[-1][1]] if stack else [])
+    set_todos(session, extra, [_todo(t) for t in stack[-1][1]] if stack else [])
     for entry in reversed(extra.get("view") or []):
         if entry.get("u"):
             session.usage = _usage(entry["u"], session.model)
             return
     session.usage = None
+
+
+def _todo(saved: Any) -> TodoItem:
+    """A todo saved for rewinds (see `_saved`) as a TodoItem, as strict as the schema: one
+    that is not a todo fails its line."""
+    if not isinstance(saved, dict):
+        raise TypeError("a saved todo is an object")
+    content, raw, todo_id = saved["content"], saved.get("status", "pending"), saved.get("id")
+    status = STATUSES.get(raw) if isinstance(raw, str) else None
+    if not isinstance(content, str) or status is None:
+        raise ValueError("a saved todo has a text and a known status")
+    if todo_id is not None and not isinstance(todo_id, str):
+        raise ValueError("a saved todo's id is a string")
+    return TodoItem(content=content, status=status, id=todo_id)
+
+
+def _saved(todo: TodoItem) -> dict[str, Any]:
+    """A todo as the cursor keeps it: its defaults (status pending, no id) left out."""
+    out: dict[str, Any] = {"content": todo.content}
+    if todo.status != "pending":
+        out["status"] = todo.status
+    if todo.id is not None:
+        out["id"] = todo.id
+    return out
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -454,7 +481,7 @@ def _output(resp: dict[str, Any]) -> str:
             value = body.get(key)
             if isinstance(value, str):
                 return value
-        return msgspec.json.encode(body).decode()
+        return jsonfast.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return "" if body is None else str(body)
 
 
@@ -510,7 +537,7 @@ def _tool_call(
         ]
         set_todos(session, extra, todos)
         stack: list[Any] = extra.setdefault("todos", [])
-        stack.append([entry["id"], msgspec.to_builtins(todos), True])  # raw until `finish`
+        stack.append([entry["id"], [_saved(t) for t in todos], True])  # raw until `finish`
         del stack[:-TODO_STACK]
 
 
@@ -544,6 +571,8 @@ def reset_time(text: str, at: str | None) -> str | None:
     seconds = 0.0
     for amount, unit in _DURATION.findall(m.group(1)):
         seconds += float(amount) * {"h": 3600, "m": 60, "s": 1}[unit.lower()]
+    import datetime as dt  # only here: the module is imported by every Stop hook's checkpoint
+
     try:
         base = dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
     except ValueError:
