@@ -326,6 +326,38 @@ def test_bad_lines_are_counted_never_fatal(tmp_path: Path) -> None:
     assert session.tool_calls == []
 
 
+def test_a_wrong_type_in_a_field_the_parser_reads_makes_the_line_bad(tmp_path: Path) -> None:
+    wrong = [
+        user("a", isMeta="yes"),
+        user("b", isSidechain=None),
+        user("c", timestamp=5),
+        user("d", promptSource=1),
+        user("e", origin=[]),
+        rec(type="user", message={"role": "user", "content": "f", "id": 1}),
+        rec(type="user", message=["g"]),
+        assistant([{"type": "text", "text": "h"}], isApiErrorMessage=1),
+        rec(type="assistant", message={"role": "assistant", "content": "i", "usage": []}),
+        assistant([{"type": "text", "text": "j"}], apiErrorStatus=429.0),
+        rec(type="cost-state", totalCostUSD=True),
+        rec(type="system", subtype="compact_boundary", compactMetadata="auto"),
+        rec(type=None),
+    ]
+    session = read(write(tmp_path, *wrong, user("the real request", someNewField=[1, {}])))
+    assert session.bad_lines == len(wrong)
+    assert session.latest_request == "the real request"
+    assert [m.text for m in session.messages] == ["the real request"]
+    assert session.compactions == [] and session.cost_usd is None and session.errors == []
+
+
+def test_half_an_emoji_is_read_and_bytes_not_utf8_make_the_line_bad(tmp_path: Path) -> None:
+    """JSON.stringify writes a string cut inside an emoji with a lone surrogate escape."""
+    cut = user("fix the test").replace("fix the test", "fix the test \\ud83d")
+    garbled = user("never read", someNewField="x").replace('"x"', '"\xff"').encode("latin-1")
+    session = read(write(tmp_path, cut, garbled))
+    assert session.latest_request == "fix the test \ufffd"
+    assert session.bad_lines == 1
+
+
 def test_records_that_are_not_typed_requests(tmp_path: Path) -> None:
     path = write(
         tmp_path,

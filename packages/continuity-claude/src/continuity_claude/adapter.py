@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
 
 from continuity_claude import discovery, hooks, parser
 from continuity_claude.retention import Retention
@@ -23,6 +22,10 @@ from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor, read_incremental
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 # The versions whose transcripts the fixtures hold (tests/fixtures), oldest first: `doctor`
 # warns about a newer CLI; `python3 scripts/dev.py canary` tells when a newer one is out.

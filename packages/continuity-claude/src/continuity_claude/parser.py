@@ -11,19 +11,14 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import UTC, datetime
-from typing import Any, cast
 
-import msgspec
-
+from continuity_core import jsonfast
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
-    ErrorKind,
     Session,
     TodoItem,
-    TodoStatus,
     ToolCall,
     Usage,
 )
@@ -39,43 +34,63 @@ from continuity_core.transcript import (
     set_todos,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-class ApiMessage(msgspec.Struct):
-    """`message` of a user or assistant record."""
+    from continuity_core.schemas.session import ErrorKind, TodoStatus
 
-    id: str | None = None
-    model: str | None = None
-    content: Any = None
-    usage: dict[str, Any] | None = None
-    stop_reason: str | None = None
+_NONE = type(None)
+# The fields of a record this parser reads (the vendor's names) and the JSON types each may
+# hold; the rest is not looked at. A record holding another type in one of them cannot be read:
+# `fold` raises TypeError and the line counts as bad.
+RECORD: dict[str, tuple[type, ...]] = {
+    "type": (str,),
+    "subtype": (str, _NONE),
+    "timestamp": (str, _NONE),
+    "cwd": (str, _NONE),
+    "gitBranch": (str, _NONE),
+    "isSidechain": (bool,),
+    "isMeta": (bool,),
+    "isCompactSummary": (bool,),
+    "isApiErrorMessage": (bool,),
+    "apiErrorStatus": (int, _NONE),
+    "message": (dict, _NONE),  # its own fields: MESSAGE
+    "compactMetadata": (dict, _NONE),
+    "apiError": (str, _NONE),  # 2.1.3xx: "usage_limit_reached" for a plan's limit
+    "promptSource": (str, _NONE),  # 2.1.3xx: "typed", "sdk", or "system" (nobody typed it)
+    "origin": (dict, _NONE),  # 2.1.3xx: {"kind": "human" | "task-notification"}
+    "totalCostUSD": (float, int, _NONE),  # cost-state
+    "modelUsage": (dict, _NONE),  # cost-state
+}
+# `message` of a user or assistant record (its `content` may be anything).
+MESSAGE: dict[str, tuple[type, ...]] = {
+    "id": (str, _NONE),
+    "model": (str, _NONE),
+    "usage": (dict, _NONE),
+    "stop_reason": (str, _NONE),
+}
 
 
-class Record(msgspec.Struct):
-    """The fields of a record this parser reads (the vendor's names); the rest is skipped."""
-
-    type: str = ""
-    subtype: str | None = None
-    timestamp: str | None = None
-    cwd: str | None = None
-    gitBranch: str | None = None
-    isSidechain: bool = False
-    isMeta: bool = False
-    isCompactSummary: bool = False
-    isApiErrorMessage: bool = False
-    apiErrorStatus: int | None = None
-    error: Any = None
-    message: ApiMessage | None = None
-    toolUseResult: msgspec.Raw = msgspec.Raw()  # decoded only for the results we read
-    compactMetadata: dict[str, Any] | None = None
-    apiError: str | None = None  # 2.1.3xx: "usage_limit_reached" for a plan's limit
-    promptSource: str | None = None  # 2.1.3xx: "typed", "sdk", or "system" (nobody typed it)
-    origin: dict[str, Any] | None = None  # 2.1.3xx: {"kind": "human" | "task-notification"}
-    totalCostUSD: float | None = None  # cost-state
-    modelUsage: dict[str, Any] | None = None  # cost-state
+def _check(obj: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> None:
+    for key, value in obj.items():
+        types = fields.get(key)
+        if types is not None and type(value) not in types:  # exact: a bool is no int here
+            raise TypeError(f"{key} holds {type(value).__name__}")
 
 
-_decode = msgspec.json.Decoder(Record).decode
-_decode_any = msgspec.json.Decoder().decode
+def _record(line: bytes) -> dict[str, Any]:
+    """The record on `line`, its fields' types checked; ValueError or TypeError when it is not
+    one this parser can read."""
+    rec = jsonfast.loads(line)
+    if type(rec) is not dict:
+        raise TypeError(f"a record is an object, not {type(rec).__name__}")
+    _check(rec, RECORD)
+    msg = rec.get("message")
+    if msg is not None:
+        _check(msg, MESSAGE)
+    return rec
+
 
 # Record types Claude Code 2.1.197 writes or knows that carry nothing a Session holds.
 KNOWN = frozenset(
@@ -160,7 +175,12 @@ NATIVE_1M = (
 )
 WINDOW, WINDOW_1M = 200_000, 1_000_000
 PENDING_MAX = 200  # calls remembered while they wait for a result
-_STATUSES = {"pending", "in_progress", "completed", "cancelled"}
+_STATUSES: dict[Any, TodoStatus] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "cancelled",
+}
 
 
 @functools.cache
@@ -185,23 +205,26 @@ def context_window(model: str | None) -> int:
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     """Apply one transcript line to `session`."""
-    rec = _decode(line)
-    kind = rec.type
-    if rec.timestamp:
-        if session.started_at is None or rec.timestamp < session.started_at:
-            session.started_at = rec.timestamp
-        if session.updated_at is None or rec.timestamp > session.updated_at:
-            session.updated_at = rec.timestamp
-    if rec.isSidechain:
+    rec = _record(line)
+    kind: str = rec.get("type", "")
+    timestamp = rec.get("timestamp")
+    if timestamp:
+        if session.started_at is None or timestamp < session.started_at:
+            session.started_at = timestamp
+        if session.updated_at is None or timestamp > session.updated_at:
+            session.updated_at = timestamp
+    if rec.get("isSidechain"):
         return  # a subagent's turn: its parent records the outcome as a tool result
-    if rec.cwd and session.cwd is None:
-        session.cwd = rec.cwd
-    if rec.gitBranch:
-        session.git_branch = rec.gitBranch
-    if kind == "user" and rec.message is not None:
-        _user(session, extra, rec, rec.message)
-    elif kind == "assistant" and rec.message is not None:
-        _assistant(session, extra, rec, rec.message, line)
+    cwd = rec.get("cwd")
+    if cwd and session.cwd is None:
+        session.cwd = cwd
+    if branch := rec.get("gitBranch"):
+        session.git_branch = branch
+    msg = rec.get("message")
+    if kind == "user" and msg is not None:
+        _user(session, extra, rec, msg)
+    elif kind == "assistant" and msg is not None:
+        _assistant(session, extra, rec, msg, line)
     elif kind == "system":
         _system(session, rec)
     elif kind == "cost-state":
@@ -251,14 +274,16 @@ def work_summary(text: str) -> str:
     return "\n".join(kept).strip("\n")
 
 
-def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage) -> None:
-    content = msg.content
-    if rec.isCompactSummary:
+def _user(
+    session: Session, extra: dict[str, Any], rec: dict[str, Any], msg: dict[str, Any]
+) -> None:
+    content = msg.get("content")
+    if rec.get("isCompactSummary"):
         summary = work_summary(_TOOLS_USED.sub("\n\n", _text(content), count=1))
         if not session.compactions:
-            add_compaction(session, Compaction(timestamp=rec.timestamp))
+            add_compaction(session, Compaction(timestamp=rec.get("timestamp")))
         session.compactions[-1].summary = clip(redact(summary), 2000)
-        add_message(session, extra, "user", summary, kind="summary", timestamp=rec.timestamp)
+        add_message(session, extra, "user", summary, kind="summary", timestamp=rec.get("timestamp"))
         return
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -268,15 +293,18 @@ def _user(session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage)
                 _result(session, extra, rec, block)
         return
     text = _text(content)
-    if rec.isMeta or not text.strip() or text.lstrip().startswith(NOT_TYPED):
+    if rec.get("isMeta") or not text.strip() or text.lstrip().startswith(NOT_TYPED):
         return
-    if rec.promptSource == "system" or (rec.origin or {}).get("kind") not in (None, "human"):
+    origin = rec.get("origin") or {}
+    if rec.get("promptSource") == "system" or origin.get("kind") not in (None, "human"):
         return  # e.g. a background subagent's <task-notification>
-    add_request(session, extra, text, rec.timestamp)
+    add_request(session, extra, text, rec.get("timestamp"))
     session.turn_incomplete = True
 
 
-def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[str, Any]) -> None:
+def _result(
+    session: Session, extra: dict[str, Any], rec: dict[str, Any], block: dict[str, Any]
+) -> None:
     call_id = block.get("tool_use_id")
     if not isinstance(call_id, str):
         return
@@ -289,11 +317,10 @@ def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[st
     subject = extra.get("creates", {}).pop(call_id, None)
     if subject is not None and not is_error:
         task_id = None
-        if rec.toolUseResult:
-            result = _decode_any(rec.toolUseResult)
-            task = result.get("task") if isinstance(result, dict) else None
-            if isinstance(task, dict) and task.get("id") is not None:
-                task_id = str(task["id"])
+        result = rec.get("toolUseResult")
+        task = result.get("task") if isinstance(result, dict) else None
+        if isinstance(task, dict) and task.get("id") is not None:
+            task_id = str(task["id"])
         if task_id is None:
             m = re.search(r"Task #(\w+)", _text(block.get("content")))
             task_id = m.group(1) if m else None
@@ -306,31 +333,31 @@ def _result(session: Session, extra: dict[str, Any], rec: Record, block: dict[st
         _task_update(session, extra, update)
 
 
-def _succeeded(rec: Record) -> bool:
+def _succeeded(rec: dict[str, Any]) -> bool:
     """False when a tool's structured result says `success: false`."""
-    if not rec.toolUseResult:
-        return True
-    result = _decode_any(rec.toolUseResult)
+    result = rec.get("toolUseResult")
     return not (isinstance(result, dict) and result.get("success") is False)
 
 
 def _assistant(
-    session: Session, extra: dict[str, Any], rec: Record, msg: ApiMessage, line: bytes
+    session: Session, extra: dict[str, Any], rec: dict[str, Any], msg: dict[str, Any], line: bytes
 ) -> None:
-    if rec.isApiErrorMessage:
+    if rec.get("isApiErrorMessage"):
         _api_error(session, rec, msg, line)
         return
-    if msg.model == "<synthetic>":
+    model = msg.get("model")
+    if model == "<synthetic>":
         return  # e.g. "No response requested." after /compact: no model, no usage
-    if msg.model:
-        session.model = msg.model
-    if msg.usage:
-        _usage(session, msg.usage, msg.model)
+    if model:
+        session.model = model
+    if usage := msg.get("usage"):
+        _usage(session, usage, model)
+    content = msg.get("content")
     blocks = (
-        msg.content
-        if isinstance(msg.content, list)
-        else [{"type": "text", "text": msg.content}]
-        if isinstance(msg.content, str)
+        content
+        if isinstance(content, list)
+        else [{"type": "text", "text": content}]
+        if isinstance(content, str)
         else []
     )
     for block in blocks:
@@ -338,12 +365,15 @@ def _assistant(
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             if block["text"].strip():
-                add_message(session, extra, "assistant", block["text"], timestamp=rec.timestamp)
+                add_message(
+                    session, extra, "assistant", block["text"], timestamp=rec.get("timestamp")
+                )
         elif block.get("type") == "tool_use":
             _tool_use(session, extra, rec, block)
-    if msg.stop_reason == "tool_use":
+    stop = msg.get("stop_reason")
+    if stop == "tool_use":
         session.turn_incomplete = True
-    elif msg.stop_reason in ("end_turn", "stop_sequence", "max_tokens", "refusal"):
+    elif stop in ("end_turn", "stop_sequence", "max_tokens", "refusal"):
         session.turn_incomplete = False
 
 
@@ -374,14 +404,18 @@ def _remember(extra: dict[str, Any], key: str, call_id: str, value: Any) -> None
         del pending[next(iter(pending))]
 
 
-def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[str, Any]) -> None:
+def _tool_use(
+    session: Session, extra: dict[str, Any], rec: dict[str, Any], block: dict[str, Any]
+) -> None:
     call_id, name, raw = block.get("id"), block.get("name"), block.get("input")
     if not isinstance(call_id, str) or not isinstance(name, str):
         return
     args: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if name in NOT_WORK:
         return
-    add_call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=rec.timestamp))
+    add_call(
+        session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=rec.get("timestamp"))
+    )
     session.turn_incomplete = True
     key = EDIT_TOOLS.get(name)
     if key and isinstance(args.get(key), str):
@@ -412,7 +446,7 @@ def _tool_use(session: Session, extra: dict[str, Any], rec: Record, block: dict[
 
 
 def _status(value: Any) -> TodoStatus:
-    return cast(TodoStatus, value) if value in _STATUSES else "pending"
+    return _STATUSES.get(value, "pending")
 
 
 def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]) -> None:
@@ -439,28 +473,30 @@ def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]
         del early[next(iter(early))]
 
 
-def _system(session: Session, rec: Record) -> None:
-    if rec.subtype == "compact_boundary":
-        meta = rec.compactMetadata or {}
+def _system(session: Session, rec: dict[str, Any]) -> None:
+    subtype = rec.get("subtype")
+    if subtype == "compact_boundary":
+        meta = rec.get("compactMetadata") or {}
         pre = meta.get("preTokens")
         add_compaction(
             session,
             Compaction(
                 trigger=str(meta.get("trigger") or "auto"),
                 pre_tokens=pre if isinstance(pre, int) else None,
-                timestamp=rec.timestamp,
+                timestamp=rec.get("timestamp"),
             ),
         )
-    elif rec.subtype in ("turn_duration", "stop_hook_summary"):
+    elif subtype in ("turn_duration", "stop_hook_summary"):
         session.turn_incomplete = False
 
 
-def _cost(session: Session, rec: Record) -> None:
+def _cost(session: Session, rec: dict[str, Any]) -> None:
     """2.1.3xx `cost-state`: the session's cumulative cost and tokens by model."""
-    if isinstance(rec.totalCostUSD, (int, float)) and not isinstance(rec.totalCostUSD, bool):
-        session.cost_usd = float(rec.totalCostUSD)
+    cost = rec.get("totalCostUSD")
+    if cost is not None:  # a float or an int (RECORD)
+        session.cost_usd = float(cost)
     tokens: dict[str, int] = {}
-    for model, use in (rec.modelUsage or {}).items():
+    for model, use in (rec.get("modelUsage") or {}).items():
         if isinstance(use, dict):
             tokens[str(model)] = sum(
                 v
@@ -476,21 +512,22 @@ def _cost(session: Session, rec: Record) -> None:
         session.model_tokens = tokens
 
 
-def _api_error(session: Session, rec: Record, msg: ApiMessage, line: bytes) -> None:
-    text = _text(msg.content) or str(rec.error or "API error")
-    kind = (
+def _api_error(session: Session, rec: dict[str, Any], msg: dict[str, Any], line: bytes) -> None:
+    error, status = rec.get("error"), rec.get("apiErrorStatus")
+    text = _text(msg.get("content")) or str(error or "API error")
+    kind: ErrorKind = (
         "usage_limit"
-        if rec.apiError == "usage_limit_reached"
-        else error_kind(rec.error, rec.apiErrorStatus, text)
+        if rec.get("apiError") == "usage_limit_reached"
+        else error_kind(error, status, text)
     )
     add_error(
         session,
         ApiError(
             kind=kind,
             message=text,
-            status=rec.apiErrorStatus,
+            status=status,
             reset_at=_reset_at(line, text),
-            timestamp=rec.timestamp,
+            timestamp=rec.get("timestamp"),
         ),
     )
 
@@ -523,4 +560,6 @@ def _reset_at(line: bytes, text: str) -> str | None:
         return None
     if value > 10**11:  # milliseconds
         value //= 1000
+    from datetime import UTC, datetime  # here: a limit record is rare, the import is not free
+
     return datetime.fromtimestamp(value, UTC).isoformat().replace("+00:00", "Z")
