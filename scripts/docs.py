@@ -27,6 +27,7 @@ def persisted() -> dict[str, object]:
     from continuity_core import brief
     from continuity_core.schemas import Checkpoint, GlobalConfig, ProbesFile, Session, Trap
     from continuity_core.schemas.handoff import HandoffDoc
+    from continuity_core.schemas.usage import UsageReport
 
     types: dict[str, object] = {
         "checkpoint": Checkpoint,
@@ -36,6 +37,7 @@ def persisted() -> dict[str, object]:
         "probes": ProbesFile,
         "brief": brief.Brief,
         "handoff": HandoffDoc,
+        "usagereport": UsageReport,
     }
     try:
         from continuity_core.schemas import saved

@@ -17,7 +17,7 @@ from tests.helpers.stub_adapter import StubAdapter
 
 def _limit(agent: str = "claude", folder: str = "/tmp/acc", **changes: object) -> limits.Limit:
     fresh = limits.Limit(agent=agent, dir=folder, since=limits.iso(limits.now()))
-    return msgspec.structs.replace(fresh, **changes)
+    return fresh.replace(**changes)
 
 
 def test_record_replaces_the_entry_of_its_account_and_keeps_others() -> None:
@@ -174,3 +174,59 @@ def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_cle
     assert limits.read() == []
     log = (store.folder("log") / "events.jsonl").read_text()
     assert '"limit_recorded"' in log and '"limit_cleared"' in log
+
+
+# `limits.json` as builds before the plain records read and wrote it.
+class OldLimit(msgspec.Struct, kw_only=True, omit_defaults=True):
+    agent: str
+    dir: str
+    account: str = ""
+    since: str
+    until: str | None = None
+    source: str = "hook"
+    kind: str = "usage_limit"
+    message: str = ""
+    session_id: str = ""
+    run: str = ""
+
+
+class OldLedger(msgspec.Struct, kw_only=True):
+    version: int = 1
+    limits: list[OldLimit] = msgspec.field(default_factory=list)
+
+
+def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_builds() -> None:
+    """Same keys as builds that wrote `limits.json` with msgspec: each reads the other's."""
+    until = limits.iso(limits.now() + dt.timedelta(hours=1))
+    limits.record(_limit(folder="/a", account="work", until=until, message="hit — 5-hour"))
+    path = limits.ledger_path()
+    old = msgspec.json.decode(path.read_bytes(), type=OldLedger)
+    assert old.version == 1
+    assert msgspec.to_builtins(old.limits) == [lim.to_builtins() for lim in limits.read()]
+    assert old.limits[0].account == "work" and old.limits[0].message == "hit — 5-hour"
+
+    since = limits.iso(limits.now())
+    written = OldLedger(limits=[OldLimit(agent="codex", dir="/b", since=since, source="output")])
+    path.write_bytes(msgspec.json.encode(written) + b"\n")
+    (got,) = limits.read()
+    assert (got.agent, got.dir, got.since, got.source, got.until) == (
+        "codex",
+        "/b",
+        since,
+        "output",
+        None,
+    )
+
+
+def test_a_ledger_entry_that_does_not_fit_is_refused_as_msgspec_refused_it() -> None:
+    path = limits.ledger_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    since = limits.iso(limits.now())
+    path.write_text(f'{{"limits": [{{"agent": "claude", "dir": "/a", "since": "{since}"}}]}}')
+    assert len(limits.read()) == 1  # `version` has its default
+    for bad in ('"source": "guess"', '"until": 5', '"agent": null'):
+        path.write_text(
+            f'{{"version": 1, "limits": [{{"agent": "claude", "dir": "/a", '
+            f'"since": "{since}", {bad}}}]}}'
+        )
+        assert limits.read() == [], bad

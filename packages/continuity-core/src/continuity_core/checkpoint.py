@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
 from continuity_core.project import repo_facts
@@ -13,6 +11,7 @@ from continuity_core.schemas.session import Session
 from continuity_core.sessions import accounts_for, newest, read_session
 from continuity_core.store import Store, now_iso
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

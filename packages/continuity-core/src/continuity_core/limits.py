@@ -12,33 +12,41 @@ Core names no agent here: entries are strings, accounts come from the adapters.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import os
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
-import msgspec
-
-from continuity_core import stamps
-from continuity_core.config import baker_home
+from continuity_core import jsonfast, stamps, trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
-from continuity_core.schemas.config import GlobalConfig
+from continuity_core.records import Record, field
+from continuity_core.store import encode_document
 
+# The checkpoint hook reads and writes the ledger after every turn: plain records and
+# `jsonfast`, no msgspec; typing, pathlib and datetime only where used (docs/decisions.md,
+# "Hook start-up budget").
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any, Literal
+
     from continuity_core.adapters import Adapter
+    from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.session import ApiError, Session
+
+    Source = Literal["hook", "transcript", "output"]
 
 LEDGER = "limits.json"
 UNKNOWN_TTL_S = 3600  # a limit without a reset time counts this long
 RUN_ENV = "BAKER_RUN_ID"  # set by `baker run` for the agent it supervises; hooks record it
 LIMIT_KINDS = ("usage_limit", "rate_limit")
-Source = Literal["hook", "transcript", "output"]
+# The values of the Literal alias above, by name, for the records' checks.
+CHOICES = {"Source": ("hook", "transcript", "output")}
+if not TYPE_CHECKING:
+    Source = CHOICES["Source"]
 
 
-class Limit(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Limit(Record, omit_defaults=True):
     agent: str
     dir: str  # the account's config dir, absolute: the key with `agent`
     account: str = ""  # the name the user knows it by, "" for the agent's default
@@ -51,16 +59,20 @@ class Limit(msgspec.Struct, kw_only=True, omit_defaults=True):
     run: str = ""  # the `baker run` that supervised the agent, if any
 
 
-class Ledger(msgspec.Struct, kw_only=True):
+class Ledger(Record):
+    """`limits.json`: `{"version": 1, "limits": [...]}`, as builds with msgspec wrote it."""
+
     version: int = 1
-    limits: list[Limit] = msgspec.field(default_factory=list)
+    limits: list[Limit] = field(default_factory=list)
 
 
 def ledger_path() -> Path:
-    return baker_home() / LEDGER
+    return trust.baker_home() / LEDGER
 
 
 def now() -> dt.datetime:
+    import datetime as dt
+
     return dt.datetime.now(dt.UTC)
 
 
@@ -70,6 +82,8 @@ iso = stamps.iso
 def parse_time(value: str | None) -> dt.datetime | None:
     if not value:
         return None
+    import datetime as dt
+
     try:
         when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -82,6 +96,8 @@ def expires(limit: Limit) -> dt.datetime:
     until = parse_time(limit.until)
     if until is not None:
         return until
+    import datetime as dt
+
     since = parse_time(limit.since) or now()
     return since + dt.timedelta(seconds=UNKNOWN_TTL_S)
 
@@ -94,8 +110,13 @@ def read(path: Path | None = None) -> list[Limit]:
     """Every recorded limit still in force; a missing or broken ledger holds none."""
     path = path or ledger_path()
     try:
-        ledger = msgspec.json.decode(path.read_bytes(), type=Ledger)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    try:
+        ledger = Ledger.from_builtins(jsonfast.loads(data))
+    except ValueError:  # not JSON, or not a ledger (records.Invalid)
         return []
     at = now()
     return [lim for lim in ledger.limits if active(lim, at)]
@@ -115,10 +136,10 @@ def record(limit: Limit, path: Path | None = None) -> Limit:
     ensure_private_dir(path.parent)
     if not limit.run:
         limit.run = os.environ.get(RUN_ENV, "")
-    with _locked(path):
+    with _Locked(path):
         kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(limit.agent, limit.dir)]
         kept.append(limit)
-        atomic_write(path, msgspec.json.encode(Ledger(limits=kept)) + b"\n", durable=False)
+        atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
     return limit
 
 
@@ -128,25 +149,37 @@ def clear(agent: str, folder: str, path: Path | None = None) -> bool:
     current = read(path)
     if not any(key(lim.agent, lim.dir) == key(agent, folder) for lim in current):
         return False
-    with _locked(path):
+    with _Locked(path):
         kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
-        atomic_write(path, msgspec.json.encode(Ledger(limits=kept)) + b"\n", durable=False)
+        atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
     return True
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Any:
-    try:
-        import fcntl
-    except ImportError:  # Windows: the atomic write alone
-        yield
-        return
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+class _Locked:
+    """An exclusive `flock` on `<path>.lock` inside `with`, waited for; on Windows the atomic
+    write alone. A class, not a `contextlib` generator: the hook takes it without contextlib."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # Windows
+            return
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the lock
+            self._fd = None
 
 
 def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
@@ -157,7 +190,7 @@ def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
 # --- rotation entries -----------------------------------------------------------------------
 
 
-class Entry(msgspec.Struct, frozen=True, kw_only=True):
+class Entry(Record, frozen=True):
     """One `[rotation] order` item resolved: "claude:work" -> agent, account name, dir."""
 
     text: str

@@ -7,18 +7,22 @@ No measurement means `unknown`: a number is never invented.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Literal
-
-import msgspec
-
-from continuity_core.adapters import Adapter
 from continuity_core.errors import ConfigError
-from continuity_core.schemas.config import UsageConfig
-from continuity_core.schemas.saved import UsageLevel as Level
-from continuity_core.schemas.saved import UsageReport
-from continuity_core.schemas.session import SessionRef, Usage
+from continuity_core.records import Record
+from continuity_core.schemas.usage import UsageReport
+
+# The checkpoint hook reads the levels after every turn (`checkpoint.remind`): nothing here
+# imports msgspec, typing or pathlib (docs/decisions.md, "Hook start-up budget").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Literal
+
+    from continuity_core.adapters import Adapter
+    from continuity_core.schemas.config import UsageConfig
+    from continuity_core.schemas.session import SessionRef, Usage
+    from continuity_core.schemas.usage import UsageLevel as Level
 
 LEVELS: tuple[Literal["prepare", "refresh", "rotate"], ...] = ("prepare", "refresh", "rotate")
 DEFAULT_TOKENS = {"prepare": 100_000, "refresh": 125_000, "rotate": 150_000}
@@ -31,7 +35,7 @@ ACTIONS: dict[str, str] = {
 }
 
 
-class Threshold(msgspec.Struct, frozen=True):
+class Threshold(Record, frozen=True):
     """A parsed threshold: `percent` of the window, or a count of `tokens`."""
 
     percent: float | None = None
@@ -70,7 +74,10 @@ def thresholds(
     config: UsageConfig | None = None, overrides: Mapping[str, str | None] | None = None
 ) -> dict[str, Threshold]:
     """The thresholds in force: flags over `[usage]` in config.toml over the defaults."""
-    config = config or UsageConfig()
+    if config is None:
+        from continuity_core.schemas.config import UsageConfig
+
+        config = UsageConfig()
     found: dict[str, Threshold] = {}
     for level in LEVELS:
         raw = (overrides or {}).get(level) or getattr(config, level)
@@ -122,6 +129,8 @@ def level_for(
 
 def ref_for_file(agent: str, path: Path) -> SessionRef:
     """A SessionRef for a transcript file named on the command line."""
+    from continuity_core.schemas.session import SessionRef
+
     st = path.stat()
     session_id = path.stem.removesuffix(".trimmed")
     return SessionRef(

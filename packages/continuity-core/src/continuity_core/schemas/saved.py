@@ -6,11 +6,10 @@ from typing import Any, Literal
 
 import msgspec
 
-__all__ = ["ResumeCheck", "SavedMeta", "UsageReport", "Validation"]
+__all__ = ["ResumeCheck", "SavedMeta", "Validation"]
 
 ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
 DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
-UsageLevel = Literal["ok", "prepare", "refresh", "rotate", "unknown"]
 
 
 class SavedMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -78,18 +77,3 @@ class ResumeCheck(msgspec.Struct, kw_only=True):
     unverified: list[Claim] = msgspec.field(default_factory=list)
     candidates: list[Candidate] = msgspec.field(default_factory=list)
     warnings: list[str] = msgspec.field(default_factory=list)
-
-
-class UsageReport(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """`baker usage`: the level context usage has reached; no numbers when `unknown`."""
-
-    level: UsageLevel
-    action: str
-    source: str = ""
-    agent: str | None = None
-    session_id: str | None = None
-    context_tokens: int | None = None
-    context_window: int | None = None
-    percent: float | None = None
-    thresholds: dict[str, int] = msgspec.field(default_factory=dict)  # tokens, as applied
-    reason: str | None = None
