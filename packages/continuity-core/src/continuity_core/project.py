@@ -197,11 +197,11 @@ def _sha(path: Path) -> str | None:
 
 
 def _own(root: Path) -> dict[str, str]:
-    import msgspec
+    from continuity_core import jsonfast
 
     try:
-        value = msgspec.json.decode((root / STORE / OWN_FILE).read_bytes())
-    except (OSError, msgspec.DecodeError):
+        value = jsonfast.loads((root / STORE / OWN_FILE).read_bytes())
+    except (OSError, ValueError):
         return {}
     return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
 
@@ -209,7 +209,7 @@ def _own(root: Path) -> dict[str, str]:
 def record_own(root: Path, changes: list[Change]) -> None:
     """Remember the files `baker init`/`sync` wrote and their content, so the brief's repo
     state can leave them out while they stay as written (a later edit by anyone shows)."""
-    import msgspec
+    from continuity_core import jsonfast
 
     own = _own(root)
     top = root.resolve()
@@ -223,7 +223,8 @@ def record_own(root: Path, changes: list[Change]) -> None:
         if digest is not None:
             own[path.relative_to(top).as_posix()] = digest
     if (root / STORE).is_dir():
-        atomic_write(root / STORE / OWN_FILE, msgspec.json.encode(dict(sorted(own.items()))))
+        data = jsonfast.dumps(dict(sorted(own.items())), separators=(",", ":"))
+        atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
 def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
