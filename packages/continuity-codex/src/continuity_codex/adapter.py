@@ -5,9 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
-
-import msgspec
 
 from continuity_codex import discovery, hooks, parser
 from continuity_core.adapters import (
@@ -24,6 +21,10 @@ from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the checkpoint path imports no typing
+    from typing import ClassVar
 
 # The versions whose rollouts the fixtures hold (tests/fixtures), oldest first: `doctor` warns
 # about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
@@ -69,6 +70,8 @@ class CodexAdapter(ModuleAdapter):
     def _read(self, ref: SessionRef, cursor: Cursor | None) -> Cursor:
         if not ref.path.endswith(".zst"):
             return parser.read(ref, cursor)
+        import msgspec  # a .zst rollout only: the checkpoint path imports no msgspec of its own
+
         from continuity_core import trust
 
         plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
