@@ -7,6 +7,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -330,3 +331,21 @@ def test_the_scan_reads_each_head_once_and_forgets_deleted_rollouts(
 
     caches[0].write_text("{not json")  # a broken cache is only read again
     assert found("/src/app", home) == ["01a2aaaa-0000-7000-8000-000000000003"]
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="file names there are Unicode")
+def test_a_folder_name_that_is_not_utf8_still_lets_the_scan_keep_its_cache(
+    tmp_path: Path,
+) -> None:
+    """The head cache is written with the name escaped, and nothing fails; such a rollout's
+    head is only read again at each scan."""
+    home = tmp_path / ".codex"
+    thread = "01a2aaaa-0000-7000-8000-000000000004"
+    path = rollout(home, thread, "/src/app")
+    odd = os.path.join(os.fsencode(path.parent), b"odd\xff")
+    os.mkdir(odd)
+    os.rename(os.fsencode(path), os.path.join(odd, os.fsencode(path.name)))
+    assert found("/src/app", home) == [thread]
+    (cache,) = Path(os.environ["HOME"], ".baker", "cache", "codex").glob("heads-*.json")
+    assert "odd\\udcff" in cache.read_text()
+    assert found("/src/app", home) == [thread]

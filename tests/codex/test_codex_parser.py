@@ -526,3 +526,91 @@ def compact(kind: str, payload: dict[str, Any]) -> str:
         {"timestamp": "2026-11-30T04:00:00.000Z", "type": kind, "payload": payload},
         separators=(",", ":"),
     )
+
+
+@pytest.mark.parametrize(
+    ("record", "bad"),
+    [
+        ('["timestamp", "type", "payload"]', 1),
+        ('"event_msg"', 1),
+        ('{"timestamp":"2026-12-01T00:00:00Z","type":null,"payload":{}}', 1),
+        ('{"timestamp":"2026-12-01T00:00:00Z","type":["event_msg"],"payload":{}}', 1),
+        ('{"timestamp":1764547200,"type":"event_msg","payload":{"type":"agent_message"}}', 1),
+        ('{"timestamp":"2026-12-01T00:00:00Z","type":"event_msg","payload":{"type":"x"} x', 1),
+        (
+            '{"timestamp":"2026-12-01T00:00:00Z","type":"response_item","payload":'
+            '{"type":"function_call","name":"f","arguments":{"cmd":"ls"},"call_id":"c"}}',
+            1,
+        ),
+        ('{"timestamp":"2026-12-01T00:00:00Z","type":"event_msg"}', 0),
+        ('{"timestamp":null,"type":"event_msg","payload":"text"}', 0),
+        (
+            '{"timestamp":"2026-12-01T00:00:00Z","type":"response_item","payload":'
+            '{"type":"message","role":"user","content":[1,{"text":5}]}}',
+            0,
+        ),
+        # What `_json` reads otherwise than msgspec did: bytes that are not UTF-8 make any
+        # line bad, even one whose payload is of no use; a byte-order mark, an escaped lone
+        # surrogate and a number too large for a float are read.
+        (b'{"type":"response_item","payload":{"type":"message","content":"\xff"}}', 1),
+        (b'\xef\xbb\xbf{"type":"event_msg","payload":{"type":"agent_reasoning"}}', 0),
+        ('{"type":"event_msg","payload":{"type":"agent_message","message":"\\ud800"}}', 0),
+        ('{"type":"event_msg","payload":{"type":"agent_message","message":"x","n":1e999}}', 0),
+    ],
+)
+def test_a_line_of_the_wrong_shape_is_a_bad_line_or_nothing(
+    tmp_path: Path, record: str | bytes, bad: int
+) -> None:
+    """A line that is no object, or whose type or timestamp is no string, is a bad line; one
+    whose payload is missing or of no use is read as nothing. The next line is read."""
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b"\n".join(
+            [
+                compact("session_meta", {"id": "t1", "cwd": "/src/app"}).encode(),
+                record if isinstance(record, bytes) else record.encode(),
+                compact("event_msg", {"type": "user_message", "message": "still read"}).encode(),
+            ]
+        )
+        + b"\n"
+    )
+    session = read(path).session
+    assert (session.bad_lines, session.requests, session.tool_calls) == (bad, ["still read"], [])
+
+
+ODD_COUNT = {"type": "token_count", "rate_limits": {"primary": {"used_percent": "full"}}}
+
+
+@pytest.mark.parametrize(
+    ("between", "applied"),
+    [
+        (compact("event_msg", {"type": "agent_reasoning", "text": "…"}), False),
+        (compact("event_msg", {"type": "agent_message", "message": "…"}), False),
+        (compact("event_msg", {"type": "task_started"}), True),
+        (compact("event_msg", {"message": "…", "type": "agent_message"}), True),
+        (line("event_msg", {"type": "agent_reasoning", "text": "…"}), True),
+        (compact("response_item", {"type": "message", "content": []}), False),
+    ],
+)
+def test_a_token_count_is_applied_before_an_event_told_by_its_first_bytes(
+    tmp_path: Path, between: str, applied: bool
+) -> None:
+    """Token counts wait (only the newest is applied) past events whose payload starts with a
+    type that reads no usage; before any other event, as Codex spaces lines or not, the one
+    kept is applied: here an odd one, so applying it is a bad line."""
+    path = tmp_path / "r.jsonl"
+    good = {"type": "token_count", "info": {"last_token_usage": {"total_tokens": 10}}}
+    path.write_text(
+        "\n".join(
+            [
+                compact("session_meta", {"id": "t1", "cwd": "/src/app"}),
+                compact("event_msg", ODD_COUNT),
+                between,
+                compact("event_msg", good),
+            ]
+        )
+        + "\n"
+    )
+    session = read(path).session
+    assert session.bad_lines == (1 if applied else 0)
+    assert session.usage is not None and session.usage.context_tokens == 10

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
 
 from continuity_codex import discovery, hooks, parser
 from continuity_core.adapters import (
@@ -22,6 +21,10 @@ from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_core.transcript import Cursor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the checkpoint path imports no typing
+    from typing import ClassVar
 
 # The versions whose rollouts the fixtures hold (tests/fixtures), oldest first: `doctor` warns
 # about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.

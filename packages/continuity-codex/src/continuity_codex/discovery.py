@@ -16,21 +16,19 @@ import os
 import re
 import stat
 import time
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import msgspec
 
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
-from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 
-if TYPE_CHECKING:  # sqlite3 loads where a home has a thread index to read
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # sqlite3 loads where a home has a thread index to read; no typing at run time
     import sqlite3
+
+    from continuity_core.schemas.config import GlobalConfig
 
 AGENT = "codex"
 FOLDERS = ("sessions", "archived_sessions")
@@ -252,6 +250,8 @@ def locate(home: str, recorded: str, thread_id: str) -> str | None:
 
 def _uuid7_day_dirs(thread_id: str) -> list[str]:
     """`YYYY/MM/DD` folders a UUIDv7 thread's rollout is likely in (local time, ±1 day)."""
+    import uuid  # only to find a rollout by id: the checkpoint path has its path
+
     try:
         value = uuid.UUID(thread_id)
     except ValueError:
@@ -410,7 +410,7 @@ class HeadCache:
         from continuity_core import trust
 
         with contextlib.suppress(OSError, ValueError, trust.Untrusted):
-            loaded = msgspec.json.decode(trust.read_bytes(self.path, home=True))
+            loaded = jsonfast.loads(trust.read_bytes(self.path, home=True))
             if isinstance(loaded, dict) and loaded.get("home") == os.path.realpath(home):
                 self.entries = loaded.get("heads") or {}
 
@@ -440,7 +440,7 @@ class HeadCache:
         data = {"home": os.path.realpath(self.home), "heads": self.entries}
         with contextlib.suppress(OSError, trust.Untrusted):
             trust.home_dir("cache", "codex")
-            atomic_write(self.path, msgspec.json.encode(data))
+            atomic_write(self.path, jsonfast.dumps(data))
 
 
 def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
