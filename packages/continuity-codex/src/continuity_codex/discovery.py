@@ -10,8 +10,6 @@ of heads, read from disk only for rollouts it has not seen.
 
 from __future__ import annotations
 
-import contextlib
-import heapq
 import os
 import re
 import stat
@@ -99,9 +97,11 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     tid = _field(head, "id")
     if cwd is None:  # an unusual key order: decode the whole first line
         line = _first_line(path)
-        with contextlib.suppress(ValueError, TypeError, AttributeError):
+        try:
             payload = jsonfast.loads(line)["payload"]
             cwd, tid = payload.get("cwd"), payload.get("id")
+        except (ValueError, TypeError, AttributeError):
+            pass  # no usable first line: the name's id, no cwd
     return (tid if isinstance(tid, str) else None) or thread_id_of(path), (
         cwd if isinstance(cwd, str) else None
     )
@@ -148,11 +148,14 @@ def project_roots(project: Path) -> list[str]:
 def state_db(home: str) -> Path | None:
     """The newest `state_N.sqlite` generation in `home`."""
     best: tuple[int, Path] | None = None
-    with contextlib.suppress(OSError), os.scandir(home) as entries:
-        for entry in entries:
-            m = _STATE.match(entry.name)
-            if m and (best is None or int(m.group(1)) > best[0]):
-                best = (int(m.group(1)), Path(entry.path))
+    try:
+        with os.scandir(home) as entries:
+            for entry in entries:
+                m = _STATE.match(entry.name)
+                if m and (best is None or int(m.group(1)) > best[0]):
+                    best = (int(m.group(1)), Path(entry.path))
+    except OSError:
+        pass  # no folder, or unreadable: no index
     return best[1] if best else None
 
 
@@ -278,10 +281,13 @@ def find_by_id(home: str, thread_id: str) -> str | None:
 
 
 def _match_in(folder: str, thread_id: str) -> str | None:
-    with contextlib.suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.endswith((f"-{thread_id}.jsonl", f"-{thread_id}.jsonl.zst")):
-                return entry.path
+    try:  # no contextlib: this runs on every Codex checkpoint
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith((f"-{thread_id}.jsonl", f"-{thread_id}.jsonl.zst")):
+                    return entry.path
+    except OSError:
+        pass  # a day folder that is gone or unreadable holds nothing
     return None
 
 
@@ -407,6 +413,8 @@ class HeadCache:
         self.entries: dict[str, list[str | None]] = {}
         self.seen: set[str] = set()
         self.added = 0
+        import contextlib
+
         from continuity_core import trust
 
         with contextlib.suppress(OSError, ValueError, trust.Untrusted):
@@ -434,6 +442,8 @@ class HeadCache:
             return
         for key in gone:
             del self.entries[key]
+        import contextlib
+
         from continuity_core import trust
         from continuity_core.fs import atomic_write
 
@@ -452,6 +462,8 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
             continue
         indexed = _from_index(account, roots)
         streams.append(indexed if indexed is not None else _from_scan(account, roots))
+    import heapq  # listing sessions, not a hook's own
+
     seen: set[str] = set()
     for ref in heapq.merge(*streams, key=lambda r: -r.mtime):
         if ref.path not in seen:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
-from typing import Any
 
 from continuity_core.schemas.checkpoint import GitFacts, Worktree
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 DIRTY_CAP = 50
 COMMIT_TEXT_MAX = 1 << 20  # what is inflated of a loose commit to read its subject

@@ -13,9 +13,12 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import BinaryIO
 
 CHUNK = 1 << 20
 MAX_LINE = 64 << 20
@@ -130,13 +133,15 @@ def read_backward(
 HEAD_LINE = 256 << 10  # what `BackwardScan` reads of a line longer than this: its first bytes
 
 
-class Found(NamedTuple):
+class Found:
     """A line `BackwardScan` found: where it starts, its length (newline excluded), and the
-    line itself, or its first `max_line` bytes when it is longer."""
+    line itself, or its first `max_line` bytes when it is longer. (A plain class: a
+    `typing.NamedTuple` would import typing on every checkpoint.)"""
 
-    start: int
-    size: int
-    head: bytes
+    __slots__ = ("head", "size", "start")
+
+    def __init__(self, start: int, size: int, head: bytes) -> None:
+        self.start, self.size, self.head = start, size, head
 
 
 class BackwardScan:

@@ -3,7 +3,6 @@ the marked core block in AGENTS.md. Agent-specific files belong to the adapters.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
@@ -136,6 +135,8 @@ def write_change(
             except OSError as e:
                 return Change(path=rel, action="failed", detail=e.strerror or str(e))
             if prune:
+                import contextlib  # set-up only
+
                 with contextlib.suppress(OSError):
                     path.parent.rmdir()
         return Change(path=rel, action="removed")

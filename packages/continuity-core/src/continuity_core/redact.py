@@ -17,9 +17,12 @@ import binascii
 import bisect
 import functools
 import re
-from typing import Any
 
 from continuity_core import needles as _needle_table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MARK = "[REDACTED]"
 

@@ -12,13 +12,7 @@ work are read (through the project's cursor cache).
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
-import heapq
 import os
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
@@ -27,10 +21,15 @@ from continuity_core.records import Record, field
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a checkpoint imports this module: nothing here it does not use
+    from collections.abc import Callable, Iterator, Mapping
+    from pathlib import Path
+    from typing import Any, Literal
+
     from continuity_core.adapters import Adapter
 
-State = Literal["did work", "failed", "limit", "interrupted"]
+    State = Literal["did work", "failed", "limit", "interrupted"]
 # Failed sessions read, newest first, before giving up on finding one that did work.
 MAX_FAILED = 12
 # Refs taken from each adapter's discovery: `baker sessions --limit` and the choice never need
@@ -214,6 +213,8 @@ def find(
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
         if accounts or account is None:
             streams.append(_stream(name, adapter, project, accounts, order, found.errors))
+    import heapq  # listing sessions, not reading the hook's own
+
     for _, _, _, cand in heapq.merge(*streams):
         ref = cand.ref
         if ref.session_id == exclude or not _inside(ref.cwd, project):
@@ -343,8 +344,10 @@ def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) ->
     cursor = store.load_cursor(adapter.name, ref.path, Cursor) if store is not None else None
     cursor = adapter.read(ref, cursor)
     if store is not None and store.exists:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - contextlib would be one more import on every checkpoint
             store.save_cursor(adapter.name, ref.path, cursor)
+        except OSError:
+            pass  # a cursor is a cache: one not saved costs the next read
     session: Session = cursor.session
     return session
 
@@ -464,6 +467,8 @@ iso = stamps.iso
 
 def short_time(stamp: str) -> str:
     """ "2026-11-30T14:02:11.5Z" -> "2026-11-30 14:02 UTC"; other text as it is."""
+    import datetime as dt
+
     try:
         when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:

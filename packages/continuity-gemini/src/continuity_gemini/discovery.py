@@ -7,7 +7,6 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
@@ -121,8 +120,10 @@ def _under(path: str, roots: Sequence[str]) -> bool:
 def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
     """(tmp folder, project root) for `project` and every root below it, from every source."""
     roots = {_norm(str(project.absolute()))}
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 - no contextlib: every Gemini checkpoint comes here
         roots.add(_norm(str(project.resolve())))
+    except OSError:
+        pass  # an unresolvable path: its absolute form alone
     wanted = sorted(roots)
     tmp = gemini_dir / "tmp"
     out: dict[Path, str] = {}

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from continuity_core.adapters.protocol import Change, Finding
 from continuity_core.stamps import iso, new_id, now_iso, stamp
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from typing import Any, ClassVar, Literal, Protocol
 
     from continuity_core.adapters.protocol import Account
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.session import SessionRef
+else:
+    Protocol = object  # as in `protocol`: Protocols are for the type checker
 
 __all__ = [
     "CLI_VERSION_TIMEOUT_S",

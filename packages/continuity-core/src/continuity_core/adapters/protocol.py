@@ -8,17 +8,27 @@ Required abilities are methods of `Adapter`. Optional ones are explicit attribut
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
-
 from continuity_core.records import Record, field
-from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef, Usage
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
+    from typing import Literal, Protocol, runtime_checkable
+
+    from continuity_core.schemas.config import GlobalConfig
+    from continuity_core.schemas.hook import HookEvent
     from continuity_core.transcript import Cursor
+else:
+    # The Protocols are for the type checker. At run time they are plain bases (an adapter
+    # may subclass one; nothing checks `isinstance` against them; `missing` checks members),
+    # so every hook that loads an adapter imports no `typing` (docs/decisions.md, "Hook
+    # start-up budget").
+    Protocol = object
+
+    def runtime_checkable(cls: type) -> type:
+        return cls
 
 
 class Account(Record, frozen=True):
