@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
 from continuity_core.project import repo_facts
@@ -55,7 +57,7 @@ def take(
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=repo_facts(store.root),
+        git=repo_facts(store.top),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)
@@ -81,11 +83,14 @@ def remind(store: Store, session: Session) -> None:
         agent=session.agent,
         session_id=session.session_id,
     )
-    path = store.path(REMINDER)
+    path = os.path.join(store.store_dir, REMINDER)
     if report.level in usage.LEVELS:
         store.write_json(path, report)
     else:
-        path.unlink(missing_ok=True)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass  # below the first level, as it was
 
 
 REMINDER = "reminder.json"

@@ -161,9 +161,14 @@ class Store:
         return _Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
     # --- documents -----------------------------------------------------------------------
-    def write_json(self, path: Path, value: Any) -> None:
-        self.folder(*path.parent.relative_to(self.dir).parts)
-        atomic_write(path, encode_document(value))
+    def write_json(self, path: StrPath, value: Any) -> None:
+        """Write a document under `.baker/`, its folders created and checked (`folder_path`)."""
+        target = os.fspath(path)
+        rel = os.path.relpath(os.path.dirname(target), self.store_dir)
+        if rel.startswith("..") or os.path.isabs(rel):
+            raise ValueError(f"{target} is not inside {self.store_dir}")
+        self.folder_path(*([] if rel == "." else rel.split(os.sep)))
+        atomic_write(target, encode_document(value))
 
     def read_json(self, path: Path, type_: type[T]) -> T:
         """Decode a stored document, with a message naming the file when it cannot be used."""
@@ -183,15 +188,15 @@ class Store:
     def new_checkpoint_id(self) -> str:
         return new_id()
 
-    def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> Path:
-        """Write `cp` and keep only the newest `keep` automatic checkpoints."""
-        folder = self.folder("checkpoints")
-        target = folder / f"{cp.id}.json"
+    def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> str:
+        """Write `cp` and keep only the newest `keep` automatic checkpoints; the file's path."""
+        folder = self.folder_path("checkpoints")
+        target = os.path.join(folder, f"{cp.id}.json")
         with self.lock():
             self.write_json(target, cp)
-            for old in self.checkpoint_paths()[keep:]:
-                try:
-                    old.unlink()  # only checkpoint-id names, in a folder that passed the check
+            for old in self._checkpoint_names()[keep:]:
+                try:  # only checkpoint-id names, in a folder that passed the check
+                    os.unlink(os.path.join(folder, old))
                 except (FileNotFoundError, IsADirectoryError, PermissionError):
                     pass
         return target
@@ -199,11 +204,14 @@ class Store:
     def checkpoint_paths(self) -> list[Path]:
         """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
         makes, so retention never touches another file that happens to lie there."""
+        return [self.checkpoints_dir / n for n in self._checkpoint_names()]
+
+    def _checkpoint_names(self) -> list[str]:
         try:
-            names = [n for n in os.listdir(self.checkpoints_dir) if is_checkpoint_name(n)]
+            names = os.listdir(os.path.join(self.store_dir, "checkpoints"))
         except FileNotFoundError:
             return []
-        return [self.checkpoints_dir / n for n in sorted(names, reverse=True)]
+        return sorted((n for n in names if is_checkpoint_name(n)), reverse=True)
 
     def latest_checkpoint(self) -> Checkpoint | None:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
@@ -217,9 +225,9 @@ class Store:
         return None
 
     # --- incremental reader state --------------------------------------------------------
-    def cursor_path(self, agent: str, transcript: str) -> Path:
+    def cursor_path(self, agent: str, transcript: str) -> str:
         digest = hexdigest(transcript.encode())[:16]
-        return self.path("cursors", f"{agent}-{digest}.json")
+        return os.path.join(self.store_dir, "cursors", f"{agent}-{digest}.json")
 
     def load_cursor(self, agent: str, transcript: str, type_: type[R]) -> R | None:
         try:
@@ -237,7 +245,7 @@ class Store:
                 return
         except (OSError, StoreError):
             pass
-        self.folder("cursors")
+        self.folder_path("cursors")
         atomic_write(path, data, durable=False)  # a cache: one lost in a crash costs a read
 
     # --- hook log, read by `baker audit` -------------------------------------------------
@@ -342,7 +350,8 @@ def encode_document(value: Any) -> bytes:
     from continuity_core.records import Record
 
     if isinstance(value, Record):
-        return jsonfast.dumps(value.to_builtins(), ensure_ascii=False).encode() + b"\n"
+        data = jsonfast.dumps(value.to_builtins(), ensure_ascii=False, separators=(",", ":"))
+        return data.encode() + b"\n"
     import msgspec
 
     from continuity_core.records import enc_hook
@@ -350,7 +359,7 @@ def encode_document(value: Any) -> bytes:
     return msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
 
 
-def decode_document(data: bytes, type_: type[T], path: Path) -> T:
+def decode_document(data: bytes, type_: type[T], path: StrPath) -> T:
     """Decode a persisted JSON document, refusing schema versions newer than this build."""
     from continuity_core.records import Record
 
@@ -377,7 +386,7 @@ def decode_document(data: bytes, type_: type[T], path: Path) -> T:
         ) from None
 
 
-def _decode_record(data: bytes, type_: type[R], path: Path) -> R:
+def _decode_record(data: bytes, type_: type[R], path: StrPath) -> R:
     try:
         raw = jsonfast.loads(data)
     except ValueError as e:

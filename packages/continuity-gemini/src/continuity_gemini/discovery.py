@@ -120,7 +120,7 @@ def _under(path: str, roots: Sequence[str]) -> bool:
 def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
     """(tmp folder, project root) for `project` and every root below it, from every source."""
     roots = {_norm(str(project.absolute()))}
-    try:  # noqa: SIM105 - no contextlib: every Gemini checkpoint comes here
+    try:  # no contextlib: every Gemini checkpoint comes here
         roots.add(_norm(str(project.resolve())))
     except OSError:
         pass  # an unresolvable path: its absolute form alone
