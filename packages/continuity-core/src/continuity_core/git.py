@@ -124,7 +124,37 @@ def _out(proc: _Git | None, timeout: float) -> str | None:
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    status = _spawn(cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
+    return start(cwd).facts(timeout=timeout, worktrees=worktrees)
+
+
+class Started:
+    """`git status` running for `git_facts`: a checkpoint starts it before reading the
+    transcript, so git works while the session is read (`start`, then `facts`)."""
+
+    __slots__ = ("cwd", "status")
+
+    def __init__(self, cwd: StrPath) -> None:
+        self.cwd = cwd
+        args = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
+        self.status = _spawn(cwd, *args)
+
+    def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
+        """The facts, once: git's output read to its end (or the process killed)."""
+        status, self.status = self.status, None
+        return _facts(self.cwd, status, timeout=timeout, worktrees=worktrees)
+
+    def cancel(self) -> None:
+        """Stop a status whose facts are not wanted (the read before them failed)."""
+        if self.status is not None:
+            _out(self.status, 0)
+            self.status = None
+
+
+def start(cwd: StrPath) -> Started:
+    return Started(cwd)
+
+
+def _facts(cwd: StrPath, status: _Git | None, *, timeout: float, worktrees: bool) -> GitFacts:
     found = _find_top(cwd)  # while status runs
     refs = _Refs(_common_dir(found[1])) if found else None
     here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None

@@ -18,6 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from continuity_core.git import Started
+
     StrPath = str | os.PathLike[str]
 
 BEGIN = "<!-- continuity:begin (managed by `baker init`; edit outside these markers) -->"
@@ -239,13 +241,13 @@ def record_own(root: Path, changes: list[Change]) -> None:
         atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
-def repo_facts(root: StrPath, *, timeout: float = 5.0) -> GitFacts:
+def repo_facts(root: StrPath, *, timeout: float = 5.0, started: Started | None = None) -> GitFacts:
     """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
     hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
-    they are not the user's uncommitted work."""
+    they are not the user's uncommitted work. `started`: `git.start(root)`, called earlier."""
     from continuity_core.git import diffstat
 
-    facts = git_facts(root, timeout=timeout)
+    facts = started.facts(timeout=timeout) if started else git_facts(root, timeout=timeout)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts

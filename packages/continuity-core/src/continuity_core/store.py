@@ -161,14 +161,15 @@ class Store:
         return _Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
     # --- documents -----------------------------------------------------------------------
-    def write_json(self, path: StrPath, value: Any) -> None:
-        """Write a document under `.baker/`, its folders created and checked (`folder_path`)."""
+    def write_json(self, path: StrPath, value: Any, *, durable: bool = True) -> None:
+        """Write a document under `.baker/`, its folders created and checked (`folder_path`);
+        `durable=False` skips the fsyncs (`fs.atomic_write`)."""
         target = os.fspath(path)
         rel = os.path.relpath(os.path.dirname(target), self.store_dir)
         if rel.startswith("..") or os.path.isabs(rel):
             raise ValueError(f"{target} is not inside {self.store_dir}")
         self.folder_path(*([] if rel == "." else rel.split(os.sep)))
-        atomic_write(target, encode_document(value))
+        atomic_write(target, encode_document(value), durable=durable)
 
     def read_json(self, path: Path, type_: type[T]) -> T:
         """Decode a stored document, with a message naming the file when it cannot be used."""
@@ -193,7 +194,10 @@ class Store:
         folder = self.folder_path("checkpoints")
         target = os.path.join(folder, f"{cp.id}.json")
         with self.lock():
-            self.write_json(target, cp)
+            # No fsync (two cost a checkpoint ~0.1 of its budget): a power cut may lose the
+            # newest checkpoint, never tear it, and the next turn writes another; a handoff
+            # reads the transcript itself (docs/decisions.md, "Hook start-up budget").
+            self.write_json(target, cp, durable=False)
             for old in self._checkpoint_names()[keep:]:
                 try:  # only checkpoint-id names, in a folder that passed the check
                     os.unlink(os.path.join(folder, old))
