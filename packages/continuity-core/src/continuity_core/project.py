@@ -11,7 +11,7 @@ from pathlib import Path
 from continuity_core import trust
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
-from continuity_core.git import git_facts
+from continuity_core.git import Begun, git_facts
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
 
@@ -228,13 +228,14 @@ def record_own(root: Path, changes: list[Change]) -> None:
         atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
-def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
+def repo_facts(root: Path, *, timeout: float = 5.0, begun: Begun | None = None) -> GitFacts:
     """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
     hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
-    they are not the user's uncommitted work."""
+    they are not the user's uncommitted work. `begun`: the same facts of `root`, begun
+    earlier (`git.Begun`), so git ran while the caller did other work."""
     from continuity_core.git import diffstat
 
-    facts = git_facts(root, timeout=timeout)
+    facts = (begun or Begun(root)).facts(timeout=timeout)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts
