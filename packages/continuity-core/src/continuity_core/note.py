@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
+from continuity_core.records import Record, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NOTE_PATH = Path(trust.NOTE_DIR) / trust.NOTE_NAME
 CAP = 120
@@ -47,11 +49,11 @@ class NoteTooLong(BakerError):
     pass
 
 
-class Note(msgspec.Struct):
-    meta: dict[str, str] = msgspec.field(default_factory=dict)
+class Note(Record):
+    meta: dict[str, str] = field(default_factory=dict)
     # title -> body as written (no heading; comments kept, `get` drops them)
-    sections: dict[str, str] = msgspec.field(default_factory=dict)
-    extra: list[str] = msgspec.field(default_factory=list)  # sections we do not know, kept verbatim
+    sections: dict[str, str] = field(default_factory=dict)
+    extra: list[str] = field(default_factory=list)  # sections we do not know, kept verbatim
     preamble: str = ""  # text before the first heading, kept verbatim
 
     def get(self, title: str) -> str:
@@ -259,17 +261,18 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     return edit(root, change, agent)
 
 
-_BACKTICKS = re.compile(r"`([^`\n]{3,})`")
-_PATHLIKE = re.compile(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
+# Compiled on first use (`re` keeps them): the brief reads the note, never its actions.
+_BACKTICKS = r"`([^`\n]{3,})`"
+_PATHLIKE = r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+"
 
 
 def action_keys(now: str) -> list[str]:
     """What in a Now line would show up in a tool call that carried it out: quoted commands,
     else script and file paths."""
-    quoted = [q.strip() for q in _BACKTICKS.findall(now) if q.strip()]
+    quoted = [q.strip() for q in re.findall(_BACKTICKS, now) if q.strip()]
     if quoted:
         return quoted
-    return [m for m in _PATHLIKE.findall(now) if len(m) >= 4]
+    return [m for m in re.findall(_PATHLIKE, now) if len(m) >= 4]
 
 
 def executed(now: str, session: Any, since: str | None = None) -> Any | None:
