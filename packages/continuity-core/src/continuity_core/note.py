@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
+from continuity_core.records import Record, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NOTE_PATH = Path(trust.NOTE_DIR) / trust.NOTE_NAME
 CAP = 120
@@ -47,11 +49,11 @@ class NoteTooLong(BakerError):
     pass
 
 
-class Note(msgspec.Struct):
-    meta: dict[str, str] = msgspec.field(default_factory=dict)
+class Note(Record):
+    meta: dict[str, str] = field(default_factory=dict)
     # title -> body as written (no heading; comments kept, `get` drops them)
-    sections: dict[str, str] = msgspec.field(default_factory=dict)
-    extra: list[str] = msgspec.field(default_factory=list)  # sections we do not know, kept verbatim
+    sections: dict[str, str] = field(default_factory=dict)
+    extra: list[str] = field(default_factory=list)  # sections we do not know, kept verbatim
     preamble: str = ""  # text before the first heading, kept verbatim
 
     def get(self, title: str) -> str:
