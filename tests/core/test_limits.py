@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -27,7 +28,7 @@ def test_record_replaces_the_entry_of_its_account_and_keeps_others() -> None:
     limits.record(_limit(until=soon, message="second"))
     got = limits.read()
     assert sorted((lim.agent, lim.message) for lim in got) == [("claude", "second"), ("codex", "")]
-    assert limits.ledger_path().stat().st_mode & 0o777 == 0o600
+    assert Path(limits.ledger_path()).stat().st_mode & 0o777 == 0o600
 
 
 def test_limits_expire_at_reset_time_or_after_the_unknown_ttl() -> None:
@@ -48,7 +49,7 @@ def test_clear_forgets_one_account_only() -> None:
 
 
 def test_a_broken_ledger_holds_nothing_and_is_rewritten() -> None:
-    path = limits.ledger_path()
+    path = Path(limits.ledger_path())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("{not json")
     assert limits.read() == []
@@ -199,7 +200,7 @@ def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_build
     """Same keys as builds that wrote `limits.json` with msgspec: each reads the other's."""
     until = limits.iso(limits.now() + dt.timedelta(hours=1))
     limits.record(_limit(folder="/a", account="work", until=until, message="hit — 5-hour"))
-    path = limits.ledger_path()
+    path = Path(limits.ledger_path())
     old = msgspec.json.decode(path.read_bytes(), type=OldLedger)
     assert old.version == 1
     assert msgspec.to_builtins(old.limits) == [lim.to_builtins() for lim in limits.read()]
@@ -219,7 +220,7 @@ def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_build
 
 
 def test_a_ledger_entry_that_does_not_fit_is_refused_as_msgspec_refused_it() -> None:
-    path = limits.ledger_path()
+    path = Path(limits.ledger_path())
     path.parent.mkdir(parents=True, exist_ok=True)
     since = limits.iso(limits.now())
     path.write_text(f'{{"limits": [{{"agent": "claude", "dir": "/a", "since": "{since}"}}]}}')

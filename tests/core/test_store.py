@@ -42,7 +42,7 @@ def test_here_outside_a_project_says_what_to_do(tmp_path: Path) -> None:
 def test_private_modes(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     cp = Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T00:00:00Z")
-    path = store.write_checkpoint(cp)
+    path = Path(store.write_checkpoint(cp))
     assert mode(store.dir) == 0o700
     assert mode(path.parent) == 0o700
     assert mode(path) == 0o600
@@ -152,7 +152,7 @@ def test_cursor_round_trip_and_garbage(tmp_path: Path) -> None:
     store.save_cursor("a", "/x.jsonl", cur)
     loaded = store.load_cursor("a", "/x.jsonl", Cursor)
     assert loaded is not None and loaded.offset == 10
-    path = store.cursor_path("a", "/x.jsonl")
+    path = Path(store.cursor_path("a", "/x.jsonl"))
     written = path.stat().st_ino
     store.save_cursor("a", "/x.jsonl", loaded)  # nothing new read: the file is left alone
     assert path.stat().st_ino == written

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from continuity_core.adapters import Account
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
-from continuity_gemini import GeminiAdapter
+from continuity_gemini import GeminiAdapter, discovery
 from tests.gemini.chatlog import CONTEXT, SESSIONS, SID, gemini, header, user, write_log
 
 ADAPTER = GeminiAdapter()
@@ -172,6 +173,119 @@ def test_session_for_hook_without_a_registry_entry(tmp_path: Path) -> None:
     assert ref is not None and ref.path == str(real)
     unknown = HookEvent(agent="gemini", kind="stop", session_id="ffffffff-0000", cwd=PROJECT)
     assert ADAPTER.session_for_hook(unknown, ADAPTER.accounts(config(gemini=[str(g)]))) is None
+
+
+NAME = "session-2026-11-30T04-00-5e551011.jsonl"
+
+
+def account(gemini_dir: Path) -> list[Account]:
+    return [Account(agent="gemini", name=str(gemini_dir), dir=str(gemini_dir))]
+
+
+def stop(transcript: Path | str, sid: str = SID) -> HookEvent:
+    return HookEvent(
+        agent="gemini", kind="stop", session_id=sid, transcript_path=str(transcript), cwd=PROJECT
+    )
+
+
+def test_a_checkpoint_lists_only_the_folder_the_hook_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The common case: `transcript_path` is the session's file in an account's tmp folder.
+    Its `chats/` alone is listed and the registry read for its root; no other folder is
+    listed, no marker read."""
+    g = tmp_path / ".gemini"
+    register(g, {PROJECT: "demo-app", "/elsewhere": "other"})
+    real = conversation(g, "demo-app", NAME)
+    conversation(g, "other", "session-2026-11-30T04-00-aaaaaaaa.jsonl", sid="aaaaaaaa-0000")
+
+    def scanned(*args: object) -> None:
+        raise AssertionError(f"scanned {args}")
+
+    for name in ("project_dirs", "_all_folders", "markers"):
+        monkeypatch.setattr(discovery, name, scanned)
+    ref = ADAPTER.session_for_hook(stop(real), account(g))
+    assert ref is not None
+    assert (ref.path, ref.cwd, ref.account, ref.session_id) == (str(real), PROJECT, str(g), SID)
+    assert ref.size == real.stat().st_size and ref.mtime == real.stat().st_mtime
+
+
+def test_a_transcript_path_spelt_oddly_names_the_same_folder(tmp_path: Path) -> None:
+    """`a//b/./c` names the folder `a/b/c` names; the path handed back is spelt plainly."""
+    g = tmp_path / ".gemini"
+    register(g, {PROJECT: "demo-app"})
+    real = conversation(g, "demo-app", NAME)
+    odd = f"{g}//tmp/./demo-app/chats//{NAME}"
+    ref = ADAPTER.session_for_hook(stop(odd), ADAPTER.accounts(config(gemini=[str(g)])))
+    assert ref is not None and ref.path == str(real) and ref.cwd == PROJECT
+
+
+def test_a_transcript_path_outside_an_accounts_tmp_folders_is_not_taken(tmp_path: Path) -> None:
+    """A file named and headed like the session, where no account keeps chats (a copy in a
+    folder shaped like one, `tmp/../chats`, a symlink outside pointing in): the session is
+    looked up by id, and the account's own file is the one read."""
+    g = tmp_path / ".gemini"
+    register(g, {PROJECT: "demo-app"})
+    real = conversation(g, "demo-app", NAME)
+    os.utime(real, (1_000_000, 1_000_000))  # older than every decoy
+    copy = conversation(tmp_path / "backup" / ".gemini", "demo-app", NAME)
+    above = write_log(g / "chats" / NAME, [header(), CONTEXT, user("u1", "not here")])
+    link = tmp_path / "links" / "tmp" / "demo-app" / "chats" / NAME
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    accounts = ADAPTER.accounts(config(gemini=[str(g)]))
+    for transcript in (copy, f"{g}/tmp/../chats/{NAME}", link):
+        ref = ADAPTER.session_for_hook(stop(transcript), accounts)
+        assert ref is not None and ref.path == str(real) and ref.cwd == PROJECT, transcript
+    assert above.is_file()
+
+
+def test_the_hook_folder_never_moves_the_session_to_another_account(tmp_path: Path) -> None:
+    """Accounts are searched in their order, each from its own folders: a hook naming the
+    second account's file finds the first account's copy first, as a scan does."""
+    first, second = tmp_path / "a" / ".gemini", tmp_path / "b" / ".gemini"
+    for g in (first, second):
+        register(g, {PROJECT: "demo-app"})
+    mine = conversation(first, "demo-app", NAME)
+    theirs = conversation(second, "demo-app", NAME)
+    ref = ADAPTER.session_for_hook(stop(theirs), account(first) + account(second))
+    assert ref is not None and (ref.path, ref.account) == (str(mine), str(first))
+    ref = ADAPTER.session_for_hook(stop(theirs), account(second) + account(first))
+    assert ref is not None and (ref.path, ref.account) == (str(theirs), str(second))
+
+
+def test_a_transcript_path_that_is_no_chat_file_of_the_session(tmp_path: Path) -> None:
+    """Named after another session, or empty: the id decides; a file no account holds is
+    taken only when no account holds the session (account "")."""
+    g = tmp_path / ".gemini"
+    register(g, {PROJECT: "demo-app"})
+    real = conversation(g, "demo-app", NAME)
+    other = conversation(g, "demo-app", "session-2026-11-30T05-00-bbbbbbbb.jsonl", sid="bbbbbbbb-1")
+    accounts = ADAPTER.accounts(config(gemini=[str(g)]))
+    ref = ADAPTER.session_for_hook(stop(other), accounts)
+    assert ref is not None and ref.path == str(real)
+    lone = write_log(tmp_path / "lone" / "x.jsonl", [header("cccccccc-2"), CONTEXT])
+    ref = ADAPTER.session_for_hook(stop(lone, sid="cccccccc-2"), accounts)
+    assert ref is not None and (ref.path, ref.account, ref.cwd) == (str(lone), "", PROJECT)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/a/b", "/a//b/", "//a/./b", "///a/b", "a/../b", "./a", "", ".", "/", "//", "a/./././"],
+)
+def test_paths_are_spelt_as_pathlib_spells_them(path: str) -> None:
+    from pathlib import PurePosixPath
+
+    assert discovery._pure(path) == str(PurePosixPath(path))
+
+
+def test_cli_home_and_config_dir_on_str_paths(tmp_path: Path) -> None:
+    home = Account(agent="gemini", name="x", dir=f"{tmp_path}/h//.gemini/")
+    assert discovery.cli_home(home) == f"{tmp_path}/h"
+    assert discovery.cli_home(Account(agent="gemini", name="x", dir=str(tmp_path))) is None
+    (tmp_path / "plain" / "tmp").mkdir(parents=True)
+    assert discovery.config_dir(f"{tmp_path}/plain/") == f"{tmp_path}/plain"
+    assert discovery.config_dir(str(tmp_path / "none")) == str(tmp_path / "none" / ".gemini")
 
 
 def test_missing_home_finds_nothing(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from continuity_core.schemas.config import GlobalConfig
-from continuity_gemini import GeminiAdapter
+from continuity_gemini import GeminiAdapter, discovery
 from continuity_gemini.discovery import HEAD_BYTES, own_session_id
 from tests.conftest import FIXTURES, run_baker
 from tests.gemini.chatlog import CONTEXT, PAYLOADS, SESSIONS, gemini, header, user, write_log
@@ -72,6 +72,28 @@ def test_the_session_for_a_hook_after_the_fallback_is_the_one_file(gemini_home: 
     assert ref is not None
     assert ref.session_id == FILE_ID
     assert ref.path == str(gemini_home.parent / REL.removeprefix("gemini/"))
+    assert ref.cwd == GT["cwd"]
+
+
+def test_after_the_fallback_the_hook_folder_alone_is_listed(
+    gemini_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file's id, not the hook's, finds the file where the hook names it: no scan."""
+    after = next(
+        h["payload"]
+        for h in HOOKS
+        if h["event"] == "AfterAgent" and h["payload"]["session_id"] in ROTATED
+    )
+    event = ADAPTER.parse_hook(json.dumps(_moved(after, gemini_home.parent)).encode())
+    accounts = ADAPTER.accounts(GlobalConfig())
+
+    def scanned(*args: object) -> None:
+        raise AssertionError(f"scanned {args}")
+
+    for name in ("project_dirs", "_all_folders", "markers"):
+        monkeypatch.setattr(discovery, name, scanned)
+    ref = ADAPTER.session_for_hook(event, accounts)
+    assert ref is not None and ref.session_id == FILE_ID and ref.path == event.transcript_path
     assert ref.cwd == GT["cwd"]
 
 

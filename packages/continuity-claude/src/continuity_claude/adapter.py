@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from continuity_claude import discovery, hooks, parser
 from continuity_claude.retention import Retention
@@ -25,6 +24,7 @@ from continuity_core.transcript import Cursor, read_incremental
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import ClassVar
 
 # The versions whose transcripts the fixtures hold (tests/fixtures), oldest first: `doctor`
@@ -81,6 +81,8 @@ class ClaudeAdapter(ModuleAdapter):
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
         """User-level hooks in `<account>/settings.json`, only when asked for (`--user-hooks`)."""
+        from pathlib import Path  # not on a hook's path
+
         from continuity_claude import install
 
         path = Path(account.dir) / "settings.json"

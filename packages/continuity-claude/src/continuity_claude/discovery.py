@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 AGENT = "claude"
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
@@ -86,7 +89,14 @@ def accounts(config: GlobalConfig) -> list[Account]:
 
 def default_dir() -> Path:
     """The config dir Claude Code uses when `CLAUDE_CONFIG_DIR` is unset."""
+    from pathlib import Path  # launch and install: not a hook's
+
     return Path.home() / ".claude"
+
+
+def _stem(path: str) -> str:
+    """A transcript's file name without `.jsonl`: the session id (as `Path(path).stem`)."""
+    return os.path.splitext(os.path.basename(path))[0]
 
 
 def read_cwd(path: str) -> str | None:
@@ -174,7 +184,7 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
         yield SessionRef(
             agent=AGENT,
             account=acc.name,
-            session_id=Path(path).stem,
+            session_id=_stem(path),
             path=path,
             mtime=mtime,
             cwd=cwd,
@@ -193,7 +203,7 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
             yield SessionRef(
                 agent=AGENT,
                 account=acc.name,
-                session_id=Path(path).stem,
+                session_id=_stem(path),
                 path=path,
                 mtime=mtime,
                 cwd=read_cwd(path),

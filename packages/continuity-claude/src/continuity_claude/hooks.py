@@ -213,9 +213,7 @@ def reset_from_text(text: str, now: datetime | None = None) -> str | None:
 def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
     """The transcript the event names; None while it does not exist yet (SessionStart)."""
     path = event.transcript_path
-    from pathlib import Path
-
-    from continuity_claude.discovery import read_cwd
+    from continuity_claude.discovery import _stem, read_cwd
     from continuity_core.schemas.session import SessionRef
 
     if not path or not event.session_id:
@@ -226,16 +224,18 @@ def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | N
         return None
     if not os.path.isfile(path):
         return None
-    parents = Path(path).parents
+    parents = [os.path.dirname(path)]  # as `Path(path).parents`, without pathlib
+    while os.path.dirname(parents[-1]) != parents[-1]:
+        parents.append(os.path.dirname(parents[-1]))
     config = parents[2] if len(parents) > 2 else parents[0]  # <config>/projects/<slug>/<id>
     account = next(
         (a.name for a in accounts if os.path.realpath(a.dir) == os.path.realpath(config)),
-        str(config),
+        config,
     )
     return SessionRef(
         agent=AGENT,
         account=account,
-        session_id=Path(path).stem,
+        session_id=_stem(path),
         path=path,
         mtime=st.st_mtime,
         cwd=event.cwd or read_cwd(path),

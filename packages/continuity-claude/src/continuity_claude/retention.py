@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from continuity_core.adapters import Account, kit
 
 DEFAULT_DAYS = 30
@@ -14,6 +12,8 @@ class Retention:
     """The RetentionPolicy ability of the Claude adapter."""
 
     def retention_days(self, account: Account) -> tuple[float | None, str]:
+        from pathlib import Path  # not on a hook's path
+
         path = Path(account.dir) / "settings.json"
         days = kit.json_object(path).get("cleanupPeriodDays", DEFAULT_DAYS)
         if isinstance(days, int | float) and not isinstance(days, bool):

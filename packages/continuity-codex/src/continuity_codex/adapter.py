@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from continuity_codex import discovery, hooks, parser
 from continuity_core.adapters import (
@@ -24,6 +23,7 @@ from continuity_core.transcript import Cursor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the checkpoint path imports no typing
+    from pathlib import Path
     from typing import ClassVar
 
 # The versions whose rollouts the fixtures hold (tests/fixtures), oldest first: `doctor` warns

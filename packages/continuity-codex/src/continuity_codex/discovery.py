@@ -15,7 +15,6 @@ import re
 import stat
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
@@ -25,6 +24,7 @@ from continuity_core.schemas.session import SessionRef
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # sqlite3 loads where a home has a thread index to read; no typing at run time
     import sqlite3
+    from pathlib import Path
 
     from continuity_core.schemas.config import GlobalConfig
 
@@ -153,10 +153,16 @@ def state_db(home: str) -> Path | None:
             for entry in entries:
                 m = _STATE.match(entry.name)
                 if m and (best is None or int(m.group(1)) > best[0]):
-                    best = (int(m.group(1)), Path(entry.path))
+                    best = (int(m.group(1)), _path(entry.path))
     except OSError:
         pass  # no folder, or unreadable: no index
     return best[1] if best else None
+
+
+def _path(text: str) -> Path:
+    from pathlib import Path  # a thread index to read: not every hook has one
+
+    return Path(text)
 
 
 def _connect(db: Path) -> sqlite3.Connection:
@@ -510,7 +516,7 @@ def is_archived(path: str) -> bool:
     flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
     that counts is the nearest session folder above the file (as `home_of` finds it), so a
     Codex home that itself lies under some `archived_sessions/` is not all archived."""
-    return next((p for p in reversed(Path(path).parts[:-1]) if p in FOLDERS), None) == ARCHIVED
+    return next((p for p in reversed(_parts(path)[:-1]) if p in FOLDERS), None) == ARCHIVED
 
 
 ARCHIVED = FOLDERS[1]
@@ -555,11 +561,18 @@ def lineage(path: str) -> tuple[list[str], str | None]:
 
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
-    parts = Path(path).parts
+    parts = _parts(path)
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] in FOLDERS:
-            return str(Path(*parts[:i]))
-    return str(Path(path).parent)
+            return os.path.join(*parts[:i])
+    return os.path.dirname(path) or "."
+
+
+def _parts(path: str) -> list[str]:
+    """`path`'s components as `PurePosixPath(path).parts` gives them (the root first, empty
+    and `.` components dropped), without pathlib: every Codex checkpoint comes here."""
+    parts = [p for p in path.split(os.sep) if p and p != "."]
+    return [os.sep, *parts] if path.startswith(os.sep) else parts
 
 
 def ref_for(path: str, account: Account) -> SessionRef | None:
@@ -617,7 +630,7 @@ def plain_copy(path: str, cache: Path) -> str | None:
     stat = _mtime(path)
     if stat is None:
         return None
-    name = Path(path).name[:-4]
+    name = os.path.basename(path)[:-4]
     target = cache / f"{name}.{int(stat[0])}.{stat[1]}"
     if target.is_file():
         return str(target)

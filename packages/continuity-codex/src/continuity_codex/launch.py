@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from continuity_core.adapters import LaunchOptions, LaunchSpec
 from continuity_core.schemas.session import SessionRef
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the parser imports this module (HANDOFF_PROMPTS) on every checkpoint
+    from pathlib import Path
 
 PROGRAM = "codex"
 POINTER = "Read the handoff brief in "  # what earlier versions typed for a long brief
@@ -21,6 +24,8 @@ def _copy_into(
     """Copy a rollout into `home`'s sessions/ under its own date folders; notes of what it
     did (or, with `dry_run`, would do). A copy already there that the source does not simply
     extend is never lost: `BakerError` unless `force`, which keeps it beside as a backup."""
+    from pathlib import Path
+
     from continuity_core.errors import BakerError
     from continuity_core.fs import backup_beside, copy_action
 
@@ -67,6 +72,8 @@ def _copy_into(
 def _target(source: Path, home: Path) -> Path:
     """Where a rollout goes in `home`: its date folders under sessions/ (one from the flat
     archived_sessions/ gets them from its name)."""
+    from pathlib import Path
+
     from continuity_codex.discovery import _NAME
 
     parts = source.parts
@@ -82,6 +89,8 @@ def _copy_lineage(ref: SessionRef, home: Path, *, dry_run: bool) -> list[str]:
     with its parent's rollout ("invalid paginated history lineage …: missing source rollout",
     verified with codex-cli 0.171.0). A different copy already there is kept: it holds the
     parent's history as that account has it."""
+    from pathlib import Path
+
     from continuity_codex.discovery import lineage
     from continuity_core.fs import copy_action
 
@@ -159,6 +168,8 @@ def _archived(ref: SessionRef) -> str | None:
 
 
 def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+    from pathlib import Path
+
     env: dict[str, str] = {}
     notes: list[str] = []
     home = Path(options.account.dir) if options.account is not None else None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+from continuity_core import git
 from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
 from continuity_core.project import repo_facts
@@ -37,25 +40,30 @@ def take(
     adapters = adapters or {}
     session: Session | None = None
     adapter = adapters.get(event.agent) if event else None
-    # A broken config.toml costs its named accounts, never the checkpoint: the default ones
-    # are read, and the log tells `baker audit` (and pickup says so at the next start).
-    config, problem = config_or_defaults()
-    if problem is not None:
-        store.log("config_error", error=problem)
-    if adapter is not None and event is not None:
-        ref = adapter.session_for_hook(event, accounts_for(adapter, config))
-        if ref is not None:
-            session = read_session(adapter, ref, store)
-    elif adapters:
-        found = newest(store.root, adapters, config, agent=agent)
-        if found.ref is not None and found.adapter is not None:
-            session = read_session(found.adapter, found.ref, store)
+    started = git.start(store.top)  # git works while the transcript is read
+    try:
+        # A broken config.toml costs its named accounts, never the checkpoint: the default
+        # ones are read, and the log tells `baker audit` (and pickup says so at next start).
+        config, problem = config_or_defaults()
+        if problem is not None:
+            store.log("config_error", error=problem)
+        if adapter is not None and event is not None:
+            ref = adapter.session_for_hook(event, accounts_for(adapter, config))
+            if ref is not None:
+                session = read_session(adapter, ref, store)
+        elif adapters:
+            found = newest(store.root, adapters, config, agent=agent)
+            if found.ref is not None and found.adapter is not None:
+                session = read_session(found.adapter, found.ref, store)
+    except BaseException:  # a hook's deadline included: no git left running behind it
+        started.cancel()
+        raise
     cp = Checkpoint(
         id=store.new_checkpoint_id(),
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=repo_facts(store.root),
+        git=repo_facts(store.top, started=started),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)
@@ -81,11 +89,14 @@ def remind(store: Store, session: Session) -> None:
         agent=session.agent,
         session_id=session.session_id,
     )
-    path = store.path(REMINDER)
+    path = os.path.join(store.store_dir, REMINDER)
     if report.level in usage.LEVELS:
         store.write_json(path, report)
     else:
-        path.unlink(missing_ok=True)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass  # below the first level, as it was
 
 
 REMINDER = "reminder.json"

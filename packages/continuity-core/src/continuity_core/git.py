@@ -18,7 +18,7 @@ from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
+    StrPath = str | os.PathLike[str]
     from typing import Any
 
 DIRTY_CAP = 50
@@ -44,7 +44,7 @@ class _Git:
         self.pid, self.fd, self.proc = pid, fd, proc
 
 
-def _spawn(cwd: Path, *args: str) -> _Git | None:
+def _spawn(cwd: StrPath, *args: str) -> _Git | None:
     """Start `git -C cwd ARGS` with its output on a pipe. `os.posix_spawnp` where the platform
     has it: importing `subprocess` (signal, threading, selectors, locale) cost a checkpoint
     more than the git processes it started; elsewhere `subprocess`."""
@@ -122,9 +122,39 @@ def _out(proc: _Git | None, timeout: float) -> str | None:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
+def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    status = _spawn(cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
+    return start(cwd).facts(timeout=timeout, worktrees=worktrees)
+
+
+class Started:
+    """`git status` running for `git_facts`: a checkpoint starts it before reading the
+    transcript, so git works while the session is read (`start`, then `facts`)."""
+
+    __slots__ = ("cwd", "status")
+
+    def __init__(self, cwd: StrPath) -> None:
+        self.cwd = cwd
+        args = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
+        self.status = _spawn(cwd, *args)
+
+    def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
+        """The facts, once: git's output read to its end (or the process killed)."""
+        status, self.status = self.status, None
+        return _facts(self.cwd, status, timeout=timeout, worktrees=worktrees)
+
+    def cancel(self) -> None:
+        """Stop a status whose facts are not wanted (the read before them failed)."""
+        if self.status is not None:
+            _out(self.status, 0)
+            self.status = None
+
+
+def start(cwd: StrPath) -> Started:
+    return Started(cwd)
+
+
+def _facts(cwd: StrPath, status: _Git | None, *, timeout: float, worktrees: bool) -> GitFacts:
     found = _find_top(cwd)  # while status runs
     refs = _Refs(_common_dir(found[1])) if found else None
     here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None
@@ -164,7 +194,7 @@ def git_facts(cwd: Path, *, timeout: float = 5.0, worktrees: bool = True) -> Git
 _LOG = ("log", "-1", "--format=%H%x00%s")
 
 
-def _find_top(cwd: Path) -> tuple[str, str] | None:
+def _find_top(cwd: StrPath) -> tuple[str, str] | None:
     """(top-level folder, git dir) as git finds them from `cwd`: the nearest folder upwards
     holding `.git`, in real-path terms as `git rev-parse --show-toplevel` prints it. None where
     git's discovery variables are set or `.git` is not a folder or a `gitdir:` file."""
@@ -204,14 +234,14 @@ def _common_dir(gitdir: str) -> str:
     return os.path.realpath(os.path.join(gitdir, commondir.strip()) if commondir else gitdir)
 
 
-def local_config_file(cwd: Path) -> str | None:
+def local_config_file(cwd: StrPath) -> str | None:
     """The file `git config --local` reads for `cwd`'s repository, found as `git_facts` finds
     the top-level folder; None where git itself must be asked."""
     found = _find_top(cwd)
     return os.path.join(_common_dir(found[1]), "config") if found else None
 
 
-def local_config_may_name(cwd: Path, word: bytes) -> bool:
+def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
     """Whether the clone's own config file (`local_config_file`) may hold `word` (lower
     case): False only when that file is missing or never says it, so no `git config` call
     can find a key named after it."""
@@ -371,7 +401,7 @@ def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
     return Worktree(path=path, head=oid, branch=branch)
 
 
-def diffstat(cwd: Path, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
+def diffstat(cwd: StrPath, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
     """Recount `+a −d in n tracked files` without the paths in `exclude`."""
     specs = [f":(exclude,literal){p}" for p in exclude]
     out = _out(

@@ -133,7 +133,7 @@ def _auto_push(store: Store) -> None:
     that the hook never waits for (`continuity_core.machines`)."""
     from continuity_core.git import local_config_may_name
 
-    if not local_config_may_name(store.root, b"baker"):  # not opted in: the common case
+    if not local_config_may_name(store.top, b"baker"):  # not opted in: the common case
         return
     from continuity_core import machines
 

@@ -131,7 +131,20 @@ def dumps(
     """`value` as JSON, as `json.dumps` writes it (`separators` too: `(",", ":")` for none of
     its spaces); anything else than plain data is written as its `str` (as `default=str`
     would)."""
-    out: list[str] = []
+    if _C is not None:  # json's own C encoder, as `json.dumps` builds it without an indent
+        encode = _C.make_encoder(
+            {},  # circular references: a ValueError, as json says it
+            str,
+            _C.encode_basestring_ascii if ensure_ascii else _C.encode_basestring,
+            None,
+            separators[1],
+            separators[0],
+            False,
+            False,
+            False,  # NaN and infinities: a ValueError
+        )
+        return "".join(encode(value, 0))
+    out: list[str] = []  # pragma: no cover - interpreters without `_json`
     _write(value, out, ensure_ascii, separators)
     return "".join(out)
 

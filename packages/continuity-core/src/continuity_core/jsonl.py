@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ class ForwardReader:
         chunk: int = CHUNK,
         max_line: int = MAX_LINE,
     ) -> None:
-        self.path = Path(path)
+        self.path = os.fspath(path)
         self.offset = offset
         self.include_tail = include_tail
         self.chunk = chunk
@@ -164,7 +163,7 @@ class BackwardScan:
         chunk: int = CHUNK,
         max_line: int = HEAD_LINE,
     ) -> None:
-        self.path = Path(path)
+        self.path = os.fspath(path)
         self.find = tuple(m for m in find if m)
         self.count = count
         self.chunk = chunk

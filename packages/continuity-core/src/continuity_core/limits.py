@@ -27,10 +27,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Sequence
-    from pathlib import Path
     from typing import Any, Literal
 
     from continuity_core.adapters import Adapter
+
+    StrPath = str | os.PathLike[str]
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.session import ApiError, Session
 
@@ -66,8 +67,8 @@ class Ledger(Record):
     limits: list[Limit] = field(default_factory=list)
 
 
-def ledger_path() -> Path:
-    return trust.baker_home() / LEDGER
+def ledger_path() -> str:
+    return os.path.join(trust.home_root(), LEDGER)
 
 
 def now() -> dt.datetime:
@@ -106,7 +107,7 @@ def active(limit: Limit, at: dt.datetime | None = None) -> bool:
     return expires(limit) > (at or now())
 
 
-def read(path: Path | None = None) -> list[Limit]:
+def read(path: StrPath | None = None) -> list[Limit]:
     """Every recorded limit still in force; a missing or broken ledger holds none."""
     path = path or ledger_path()
     try:
@@ -126,14 +127,16 @@ def key(agent: str, folder: str) -> tuple[str, str]:
     return agent, os.path.realpath(os.path.expanduser(folder))
 
 
-def record(limit: Limit, path: Path | None = None) -> Limit:
+def record(limit: Limit, path: StrPath | None = None) -> Limit:
     """Add `limit`, replacing the entry of its agent and account, dropping expired ones.
 
     Read-modify-write under an exclusive lock on a sidecar file where the platform has one;
     the write itself is atomic either way.
     """
     path = path or ledger_path()
-    ensure_private_dir(path.parent)
+    from pathlib import Path  # a limit was hit: rare
+
+    ensure_private_dir(Path(os.fspath(path)).parent)
     if not limit.run:
         limit.run = os.environ.get(RUN_ENV, "")
     with _Locked(path):
@@ -143,7 +146,7 @@ def record(limit: Limit, path: Path | None = None) -> Limit:
     return limit
 
 
-def clear(agent: str, folder: str, path: Path | None = None) -> bool:
+def clear(agent: str, folder: str, path: StrPath | None = None) -> bool:
     """Forget the limit of one account (a turn completed there); True when there was one."""
     path = path or ledger_path()
     current = read(path)
@@ -159,7 +162,7 @@ class _Locked:
     """An exclusive `flock` on `<path>.lock` inside `with`, waited for; on Windows the atomic
     write alone. A class, not a `contextlib` generator: the hook takes it without contextlib."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: StrPath) -> None:
         self.path = path
         self._fd: int | None = None
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 
 from continuity_core import trust
 from continuity_core.adapters import Change
@@ -14,6 +13,14 @@ from continuity_core.fs import atomic_write
 from continuity_core.git import git_facts
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from continuity_core.git import Started
+
+    StrPath = str | os.PathLike[str]
 
 BEGIN = "<!-- continuity:begin (managed by `baker init`; edit outside these markers) -->"
 END = "<!-- continuity:end -->"
@@ -67,6 +74,8 @@ def outside_project(path: Path, root: Path) -> str | None:
     refused, as `agentfiles.resolve` refuses a project's settings file linked out. A link that
     stays inside the project is followed. A `path` not below `root` is judged by its real path.
     """
+    from pathlib import Path  # set-up only
+
     from continuity_core.fs import inside
 
     top = Path(os.path.abspath(root))
@@ -168,6 +177,8 @@ def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
 def refuse(root: Path) -> None:
     """Folders `baker init` must not make a project: the home folder (its agent settings are
     the user-level ones, and ~/.baker is the per-user store) and anything inside ~/.baker."""
+    from pathlib import Path  # set-up only
+
     from continuity_core.config import baker_home
     from continuity_core.errors import BakerError
 
@@ -188,20 +199,22 @@ def refuse(root: Path) -> None:
 OWN_FILE = "own.json"  # in .baker/: {project path: sha256 of what `baker init` wrote}
 
 
-def _sha(path: Path) -> str | None:
+def _sha(path: StrPath) -> str | None:
     from continuity_core.fs import hexdigest
 
     try:
-        return hexdigest(path.read_bytes(), "sha256")
+        with open(path, "rb") as f:
+            return hexdigest(f.read(), "sha256")
     except OSError:
         return None
 
 
-def _own(root: Path) -> dict[str, str]:
+def _own(root: StrPath) -> dict[str, str]:
     from continuity_core import jsonfast
 
     try:
-        value = jsonfast.loads((root / STORE / OWN_FILE).read_bytes())
+        with open(os.path.join(root, STORE, OWN_FILE), "rb") as f:
+            value = jsonfast.loads(f.read())
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
@@ -228,25 +241,30 @@ def record_own(root: Path, changes: list[Change]) -> None:
         atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
-def repo_facts(root: Path, *, timeout: float = 5.0) -> GitFacts:
+def repo_facts(root: StrPath, *, timeout: float = 5.0, started: Started | None = None) -> GitFacts:
     """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
     hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
-    they are not the user's uncommitted work."""
+    they are not the user's uncommitted work. `started`: `git.start(root)`, called earlier."""
     from continuity_core.git import diffstat
 
-    facts = git_facts(root, timeout=timeout)
+    facts = started.facts(timeout=timeout) if started else git_facts(root, timeout=timeout)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts
-    top = Path(facts.root) if facts.root else root
+    top = facts.root or os.fspath(root)  # str paths: a checkpoint imports no pathlib
 
     def ours(rel: str) -> bool:
         if rel.startswith(IGNORED):  # the store and the note, whatever .gitignore says
             return True
-        path = top / rel
+        path = os.path.join(top, rel)
         if rel.endswith("/"):  # an untracked folder: ours when every file in it is
-            files = [p for p in path.rglob("*") if p.is_file()]
-            return bool(files) and all(ours(p.relative_to(top).as_posix()) for p in files)
+            files = [
+                os.path.relpath(os.path.join(folder, name), top).replace(os.sep, "/")
+                for folder, _, names in os.walk(path)
+                for name in names
+                if os.path.isfile(os.path.join(folder, name))
+            ]
+            return bool(files) and all(ours(f) for f in files)
         return own.get(rel) is not None and own.get(rel) == _sha(path)
 
     kept, tracked = [], []

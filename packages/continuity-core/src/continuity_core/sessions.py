@@ -344,7 +344,7 @@ def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) ->
     cursor = store.load_cursor(adapter.name, ref.path, Cursor) if store is not None else None
     cursor = adapter.read(ref, cursor)
     if store is not None and store.exists:
-        try:  # noqa: SIM105 - contextlib would be one more import on every checkpoint
+        try:  # no contextlib: one more import on every checkpoint
             store.save_cursor(adapter.name, ref.path, cursor)
         except OSError:
             pass  # a cursor is a cache: one not saved costs the next read

@@ -164,9 +164,15 @@ class Store:
         return _Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
     # --- documents -----------------------------------------------------------------------
-    def write_json(self, path: Path, value: Any) -> None:
-        self.folder(*path.parent.relative_to(self.dir).parts)
-        atomic_write(path, encode_document(value))
+    def write_json(self, path: StrPath, value: Any, *, durable: bool = True) -> None:
+        """Write a document under `.baker/`, its folders created and checked (`folder_path`);
+        `durable=False` skips the fsyncs (`fs.atomic_write`)."""
+        target = os.fspath(path)
+        rel = os.path.relpath(os.path.dirname(target), self.store_dir)
+        if rel.startswith("..") or os.path.isabs(rel):
+            raise ValueError(f"{target} is not inside {self.store_dir}")
+        self.folder_path(*([] if rel == "." else rel.split(os.sep)))
+        atomic_write(target, encode_document(value), durable=durable)
 
     def read_json(self, path: Path, type_: type[T]) -> T:
         """Decode a stored document, with a message naming the file when it cannot be used."""
@@ -186,15 +192,18 @@ class Store:
     def new_checkpoint_id(self) -> str:
         return new_id()
 
-    def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> Path:
-        """Write `cp` and keep only the newest `keep` automatic checkpoints."""
-        folder = self.folder("checkpoints")
-        target = folder / f"{cp.id}.json"
+    def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> str:
+        """Write `cp` and keep only the newest `keep` automatic checkpoints; the file's path."""
+        folder = self.folder_path("checkpoints")
+        target = os.path.join(folder, f"{cp.id}.json")
         with self.lock():
-            self.write_json(target, cp)
-            for old in self.checkpoint_paths()[keep:]:
-                try:
-                    old.unlink()  # only checkpoint-id names, in a folder that passed the check
+            # No fsync (two cost a checkpoint ~0.1 of its budget): a power cut may lose the
+            # newest checkpoint, never tear it, and the next turn writes another; a handoff
+            # reads the transcript itself (docs/decisions.md, "Hook start-up budget").
+            self.write_json(target, cp, durable=False)
+            for old in self._checkpoint_names()[keep:]:
+                try:  # only checkpoint-id names, in a folder that passed the check
+                    os.unlink(os.path.join(folder, old))
                 except (FileNotFoundError, IsADirectoryError, PermissionError):
                     pass
         return target
@@ -202,11 +211,14 @@ class Store:
     def checkpoint_paths(self) -> list[Path]:
         """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
         makes, so retention never touches another file that happens to lie there."""
+        return [self.checkpoints_dir / n for n in self._checkpoint_names()]
+
+    def _checkpoint_names(self) -> list[str]:
         try:
-            names = [n for n in os.listdir(self.checkpoints_dir) if is_checkpoint_name(n)]
+            names = os.listdir(os.path.join(self.store_dir, "checkpoints"))
         except FileNotFoundError:
             return []
-        return [self.checkpoints_dir / n for n in sorted(names, reverse=True)]
+        return sorted((n for n in names if is_checkpoint_name(n)), reverse=True)
 
     def latest_checkpoint(self) -> Checkpoint | None:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
@@ -220,9 +232,9 @@ class Store:
         return None
 
     # --- incremental reader state --------------------------------------------------------
-    def cursor_path(self, agent: str, transcript: str) -> Path:
+    def cursor_path(self, agent: str, transcript: str) -> str:
         digest = hexdigest(transcript.encode())[:16]
-        return self.path("cursors", f"{agent}-{digest}.json")
+        return os.path.join(self.store_dir, "cursors", f"{agent}-{digest}.json")
 
     def load_cursor(self, agent: str, transcript: str, type_: type[R]) -> R | None:
         try:
@@ -240,7 +252,7 @@ class Store:
                 return
         except (OSError, StoreError):
             pass
-        self.folder("cursors")
+        self.folder_path("cursors")
         atomic_write(path, data, durable=False)  # a cache: one lost in a crash costs a read
 
     # --- hook log, read by `baker audit` -------------------------------------------------
@@ -345,7 +357,8 @@ def encode_document(value: Any) -> bytes:
     from continuity_core.records import Record
 
     if isinstance(value, Record):
-        return jsonfast.dumps(value.to_builtins(), ensure_ascii=False).encode() + b"\n"
+        data = jsonfast.dumps(value.to_builtins(), ensure_ascii=False, separators=(",", ":"))
+        return data.encode() + b"\n"
     import msgspec
 
     from continuity_core.records import enc_hook
@@ -353,7 +366,7 @@ def encode_document(value: Any) -> bytes:
     return msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
 
 
-def decode_document(data: bytes, type_: type[T], path: Path) -> T:
+def decode_document(data: bytes, type_: type[T], path: StrPath) -> T:
     """Decode a persisted JSON document, refusing schema versions newer than this build."""
     from continuity_core.records import Record
 
@@ -380,7 +393,7 @@ def decode_document(data: bytes, type_: type[T], path: Path) -> T:
         ) from None
 
 
-def _decode_record(data: bytes, type_: type[R], path: Path) -> R:
+def _decode_record(data: bytes, type_: type[R], path: StrPath) -> R:
     try:
         raw = jsonfast.loads(data)
     except ValueError as e:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+import os
 
 from continuity_core.adapters import (
     Account,
@@ -25,13 +24,15 @@ from continuity_gemini import discovery, hooks, parser
 from continuity_gemini.retention import Retention
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing at run time
+if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing or pathlib
+    from collections.abc import Sequence
+    from pathlib import Path
     from typing import ClassVar
 
 # The versions whose sessions the fixtures hold (tests/fixtures), oldest first: `doctor` warns
 # about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
 KNOWN: tuple[str, ...] = ("0.61.0",)
-SETTINGS = Path(".gemini") / "settings.json"
+SETTINGS = ".gemini/settings.json"  # the project's, below its root
 POINTER = f"""{BEGIN}
 ## Continuity
 
@@ -70,16 +71,19 @@ class GeminiAdapter(ModuleAdapter):
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         """The file holding the event's session, found by id: `transcript_path` can be the
-        empty stub `--resume` writes first."""
+        empty stub `--resume` writes first. Its folder is searched first (when it is an
+        account's `tmp/<folder>/chats`): a checkpoint finds the session there and lists no other."""
         if event.session_id:
             ref = discovery.find_session(
                 event.session_id, accounts, cwd=event.cwd, hint=event.transcript_path
             )
             if ref is not None:
                 return ref
-        path = Path(event.transcript_path) if event.transcript_path else None
-        if path is None or not path.is_file():
+        if not event.transcript_path or not os.path.isfile(event.transcript_path):
             return None
+        from pathlib import Path  # only here: no account holds the file the hook names
+
+        path = Path(event.transcript_path)
         st = path.stat()
         return SessionRef(
             agent=self.name,
@@ -100,7 +104,7 @@ class GeminiAdapter(ModuleAdapter):
         if local:
             return [
                 Change(
-                    path=str(SETTINGS),
+                    path=SETTINGS,
                     action="skipped",
                     detail="Gemini CLI has no personal project settings file; install "
                     "user-level hooks with `baker global sync --user-hooks` instead",
@@ -128,12 +132,16 @@ class GeminiAdapter(ModuleAdapter):
         return changes
 
     def _reads_agents_md(self, project: Path) -> bool:
+        from pathlib import Path
+
         from continuity_gemini import install
 
         homes = [Path(a.dir) / "settings.json" for a in discovery.accounts(GlobalConfig())]
         return install.reads_agents_md(project / SETTINGS, *homes[:1])
 
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from pathlib import Path
+
         from continuity_gemini import install
 
         path = Path(account.dir) / "settings.json"

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
@@ -21,22 +19,38 @@ from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from continuity_gemini.hooks import sid_from_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: str paths, no pathlib
+    from collections.abc import Iterator, Sequence
+    from os import PathLike
+
 AGENT = "gemini"
 HOME_ENV = "GEMINI_CLI_HOME"
 CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's constant <session_context> message id
-_HASH_DIR = re.compile(r"^[0-9a-f]{64}$")
 _SID = re.compile(rb'"sessionId"\s*:\s*"([^"]+)"')
 _KIND = re.compile(rb'"kind"\s*:\s*"([^"]+)"')
 STUB_PROBE_LINES = 24  # a stub is a header and one `$set`; real content shows within a few lines
+PROBE_CHUNK = 1 << 16  # the reads of a probe: its lines are at the start of a file of any size
+
+
+def _pure(path: str) -> str:
+    """`path` spelt as pathlib spells it (`a//b/./c/` is `a/b/c`; `..` stays as written), so
+    that paths built here compare and print as they did when they were `Path`s."""
+    root = "//" if path[:2] == "//" and path[2:3] != "/" else "/" if path[:1] == "/" else ""
+    return root + "/".join(p for p in path.split("/") if p and p != ".") or "."
 
 
 def config_dir(raw: str) -> str:
     """The `.gemini` folder for a path a user wrote: the folder itself or `<path>/.gemini`."""
-    path = Path(expand(raw))
-    if path.name == ".gemini" or (path / "tmp").is_dir() or (path / "projects.json").is_file():
-        return str(path)
+    path = _pure(expand(raw))
+    if (
+        os.path.basename(path) == ".gemini"
+        or os.path.isdir(os.path.join(path, "tmp"))
+        or os.path.isfile(os.path.join(path, "projects.json"))
+    ):
+        return path
     # Anything else is read as the CLI reads GEMINI_CLI_HOME: `.gemini` goes below it.
-    return str(path / ".gemini")
+    return os.path.join(path, ".gemini")
 
 
 def accounts(config: GlobalConfig) -> list[Account]:
@@ -69,17 +83,18 @@ def accounts(config: GlobalConfig) -> list[Account]:
 
 def cli_home(account: Account) -> str | None:
     """The `GEMINI_CLI_HOME` that makes the CLI use `account`, or None when none can."""
-    path = Path(account.dir)
-    return str(path.parent) if path.name == ".gemini" else None
+    path = _pure(account.dir)
+    return (os.path.dirname(path) or ".") if os.path.basename(path) == ".gemini" else None
 
 
 # --- the project registry -------------------------------------------------------------------
 
 
-def registry(gemini_dir: Path) -> dict[str, str]:
+def registry(gemini_dir: str) -> dict[str, str]:
     """`projects.json` as {absolute root: slug}; empty when missing or corrupt."""
     try:
-        data = jsonfast.loads((gemini_dir / "projects.json").read_bytes())
+        with open(os.path.join(gemini_dir, "projects.json"), "rb") as f:
+            data = jsonfast.loads(f.read())
     except (OSError, ValueError):
         return {}
     projects = data.get("projects") if isinstance(data, dict) else None
@@ -92,20 +107,23 @@ def registry(gemini_dir: Path) -> dict[str, str]:
     }
 
 
-def markers(gemini_dir: Path) -> dict[str, str]:
+def markers(gemini_dir: str) -> dict[str, str]:
     """{root: slug} from `tmp/<slug>/.project_root`, the CLI's ownership markers."""
     out: dict[str, str] = {}
     try:
-        folders = list((gemini_dir / "tmp").iterdir())
+        names = os.listdir(os.path.join(gemini_dir, "tmp"))
     except OSError:
         return out
-    for folder in folders:
+    for name in names:
         try:
-            root = (folder / ".project_root").read_text(encoding="utf-8").strip()
+            with open(
+                os.path.join(gemini_dir, "tmp", name, ".project_root"), encoding="utf-8"
+            ) as f:
+                root = f.read().strip()
         except (OSError, UnicodeDecodeError):
             continue
         if root:
-            out.setdefault(root, folder.name)
+            out.setdefault(root, name)
     return out
 
 
@@ -117,25 +135,30 @@ def _under(path: str, roots: Sequence[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def project_dirs(gemini_dir: Path, project: Path) -> list[tuple[Path, str]]:
+def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[str, str]]:
     """(tmp folder, project root) for `project` and every root below it, from every source."""
-    roots = {_norm(str(project.absolute()))}
-    try:  # noqa: SIM105 - no contextlib: every Gemini checkpoint comes here
-        roots.add(_norm(str(project.resolve())))
+    project = os.fspath(project)
+    roots = {_norm(os.path.abspath(project))}
+    try:  # no contextlib: a hook can come here
+        roots.add(_norm(os.path.realpath(project)))
     except OSError:
         pass  # an unresolvable path: its absolute form alone
     wanted = sorted(roots)
-    tmp = gemini_dir / "tmp"
-    out: dict[Path, str] = {}
+    tmp = os.path.join(gemini_dir, "tmp")
+    out: dict[str, str] = {}
     # Markers after the registry: the registry is the CLI's first answer, markers its fallback.
     for source in (registry(gemini_dir), markers(gemini_dir)):
         for root, slug in source.items():
             if _under(_norm(root), wanted):
-                out.setdefault(tmp / slug, _norm(root))
+                out.setdefault(os.path.join(tmp, slug), _norm(root))
     for root in [*wanted, *list(out.values())]:
-        legacy = tmp / hexdigest(root.encode(), "sha256")
+        legacy = os.path.join(tmp, hexdigest(root.encode(), "sha256"))
         out.setdefault(legacy, root)
-    return [(folder, root) for folder, root in out.items() if (folder / "chats").is_dir()]
+    return [
+        (folder, root)
+        for folder, root in out.items()
+        if os.path.isdir(os.path.join(folder, "chats"))
+    ]
 
 
 # --- session files --------------------------------------------------------------------------
@@ -150,7 +173,7 @@ class ChatFile:
     def __init__(
         self,
         *,
-        path: Path,
+        path: str,
         session_id: str,
         mtime: float,
         size: int,
@@ -165,13 +188,13 @@ class ChatFile:
         self.has_content = has_content
 
 
-def _probe(path: Path) -> ChatFile | None:
+def _probe(path: str) -> ChatFile | None:
     """Read just enough of a chat file to know its session and whether it holds a conversation."""
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
-    legacy = path.suffix == ".json"
+    legacy = path.endswith(".json")
     session_id: str | None = None
     content = False
     try:
@@ -185,7 +208,8 @@ def _probe(path: Path) -> ChatFile | None:
             session_id = m.group(1).decode() if m else None
             content = st.st_size > 0
         else:
-            for n, line in enumerate(ForwardReader(path, include_tail=True)):
+            lines = ForwardReader(path, include_tail=True, chunk=PROBE_CHUNK)
+            for n, line in enumerate(lines):
                 if n >= STUB_PROBE_LINES:
                     break
                 if session_id is None and b'"projectHash"' in line:
@@ -201,7 +225,7 @@ def _probe(path: Path) -> ChatFile | None:
     except OSError:
         return None
     if session_id is None:
-        session_id = _sid_from_name(path)
+        session_id = sid_from_name(os.path.basename(path))
     if not session_id:
         return None
     return ChatFile(
@@ -230,10 +254,6 @@ def _is_content(line: bytes) -> bool:
     return False
 
 
-def _sid_from_name(path: Path) -> str:
-    return sid_from_name(path.name)
-
-
 HEAD_BYTES = 4096  # a header line is ~250 bytes; a legacy `.json` names its id first
 
 
@@ -248,7 +268,7 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     """
     if not transcript or not session_id:
         return session_id
-    named = _sid_from_name(Path(transcript))
+    named = sid_from_name(os.path.basename(_pure(transcript)))
     if not named or session_id.startswith(named):
         return session_id
     try:  # never blocks: a FIFO or device at that path is not read (hooks have a deadline)
@@ -264,22 +284,30 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     m = _SID.search(head)
     own = m.group(1).decode("utf-8", "replace") if m else ""
     # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
-    return own if own.startswith(named) and _OWN_ID.fullmatch(own) else session_id
+    return own if own.startswith(named) and re.fullmatch(_OWN_ID, own) else session_id
 
 
-_OWN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
+_OWN_ID = r"[0-9A-Za-z-]{8,64}"  # compiled by `re` on first use: only a fallback needs it
 
 
-def chat_files(folder: Path) -> list[Path]:
-    chats = folder / "chats"
+def chat_files(folder: str, sid8: str = "") -> list[str]:
+    """The chat files in `folder`'s `chats/`; with `sid8`, only those named after a session
+    whose id starts with it (the names are tested before anything is asked of the disk)."""
+    chats = os.path.join(folder, "chats")
     try:
-        return [
-            p
-            for p in chats.iterdir()
-            if p.name.startswith("session-") and p.suffix in (".jsonl", ".json") and p.is_file()
-        ]
+        names = os.listdir(chats)
     except OSError:
         return []
+    out: list[str] = []
+    for name in names:
+        if not name.startswith("session-") or not name.endswith((".jsonl", ".json")):
+            continue
+        if sid8 and not name.split(".", 1)[0].endswith(sid8):
+            continue
+        path = os.path.join(chats, name)
+        if os.path.isfile(path):
+            out.append(path)
+    return out
 
 
 def best_per_session(files: Sequence[ChatFile]) -> list[ChatFile]:
@@ -304,11 +332,11 @@ def best_per_session(files: Sequence[ChatFile]) -> list[ChatFile]:
     return out
 
 
-def discover(project: Path, accs: Sequence[Account]) -> Iterator[SessionRef]:
+def discover(project: str | PathLike[str], accs: Sequence[Account]) -> Iterator[SessionRef]:
     """Sessions of `project` (its root or below) across `accs`, newest first."""
     refs: list[SessionRef] = []
     for acc in accs:
-        gemini_dir = Path(acc.dir)
+        gemini_dir = _pure(acc.dir)
         for folder, root in project_dirs(gemini_dir, project):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
             for f in best_per_session(probed):
@@ -317,7 +345,7 @@ def discover(project: Path, accs: Sequence[Account]) -> Iterator[SessionRef]:
                         agent=AGENT,
                         account=acc.name,
                         session_id=f.session_id,
-                        path=str(f.path),
+                        path=f.path,
                         mtime=f.mtime,
                         cwd=root,
                         size=f.size,
@@ -334,7 +362,7 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
     root; `--resume` stubs are left out as `discover` leaves them out.
     """
     for acc in accs:
-        gemini_dir = Path(acc.dir)
+        gemini_dir = _pure(acc.dir)
         roots = _roots_by_folder(gemini_dir)
         for folder in sorted(_all_folders(gemini_dir)):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
@@ -343,14 +371,14 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
                     agent=AGENT,
                     account=acc.name,
                     session_id=f.session_id,
-                    path=str(f.path),
+                    path=f.path,
                     mtime=f.mtime,
-                    cwd=roots.get(folder.name),
+                    cwd=roots.get(os.path.basename(folder)),
                     size=f.size,
                 )
 
 
-def _roots_by_folder(gemini_dir: Path) -> dict[str, str]:
+def _roots_by_folder(gemini_dir: str) -> dict[str, str]:
     """{tmp folder name: project root}: slugs (the registry first, as the CLI reads it), then
     the legacy sha256 folder names of every root known."""
     out: dict[str, str] = {}
@@ -362,28 +390,54 @@ def _roots_by_folder(gemini_dir: Path) -> dict[str, str]:
     return out
 
 
+def _hook_folder(gemini_dir: str, transcript: str | None) -> str | None:
+    """The `tmp/<folder>` of `gemini_dir` whose `chats/` holds `transcript` by its name, or
+    None: a path anywhere else (another account's, outside `tmp`, `tmp/../chats`) is not."""
+    if not transcript:
+        return None
+    chats = os.path.dirname(_pure(transcript))
+    folder = os.path.dirname(chats)
+    if (
+        os.path.basename(chats) == "chats"
+        and os.path.basename(folder) not in ("", ".", "..")
+        and os.path.dirname(folder) == _pure(os.path.join(gemini_dir, "tmp"))
+    ):
+        return folder
+    return None
+
+
+def _search_order(
+    gemini_dir: str, cwd: str | None, hint: str | None
+) -> Iterator[tuple[str, str | None]]:
+    """(folder, root when known) in the order `find_session` searches: the hook's own folder,
+    then the cwd's, then every one; each listed only when the ones before did not hold it."""
+    folder = _hook_folder(gemini_dir, hint)
+    if folder is not None:
+        yield folder, None
+    if cwd:
+        yield from project_dirs(gemini_dir, cwd)
+    for folder in _all_folders(gemini_dir):
+        yield folder, None
+
+
 def find_session(
     session_id: str, accs: Sequence[Account], *, cwd: str | None = None, hint: str | None = None
 ) -> SessionRef | None:
-    """The file holding `session_id`: the hook's folder first, then the cwd's, then every one."""
+    """The file holding `session_id`: the hook's folder first, then the cwd's, then every one.
+
+    A checkpoint's common case costs one listing of the hook's `chats/`, a probe of the file
+    named after the session (a `--resume` stub beside it is probed too) and `projects.json`.
+    """
     sid8 = session_id[:8]
     for acc in accs:
-        gemini_dir = Path(acc.dir)
-        folders: list[tuple[Path, str | None]] = []
-        if hint:
-            h = Path(hint)
-            if h.parent.name == "chats" and h.parent.parent.parent == gemini_dir / "tmp":
-                folders.append((h.parent.parent, None))
-        if cwd:
-            folders += [(f, r) for f, r in project_dirs(gemini_dir, Path(cwd))]
-        folders += [(f, None) for f in _all_folders(gemini_dir)]
-        seen: set[Path] = set()
-        for folder, root in folders:
+        gemini_dir = _pure(acc.dir)
+        seen: set[str] = set()
+        for folder, root in _search_order(gemini_dir, cwd, hint):
             if folder in seen:
                 continue
             seen.add(folder)
-            names = [p for p in chat_files(folder) if p.name.split(".", 1)[0].endswith(sid8)]
-            probed = [c for c in map(_probe, names) if c is not None and c.session_id == session_id]
+            named = chat_files(folder, sid8)
+            probed = [c for c in map(_probe, named) if c is not None and c.session_id == session_id]
             best = best_per_session(probed)
             if best:
                 f = best[0]
@@ -391,24 +445,28 @@ def find_session(
                     agent=AGENT,
                     account=acc.name,
                     session_id=session_id,
-                    path=str(f.path),
+                    path=f.path,
                     mtime=f.mtime,
                     size=f.size,
-                    cwd=root or _root_of(gemini_dir, folder.name),
+                    cwd=root or _root_of(gemini_dir, os.path.basename(folder)),
                 )
     return None
 
 
-def _all_folders(gemini_dir: Path) -> list[Path]:
+def _all_folders(gemini_dir: str) -> list[str]:
+    tmp = os.path.join(gemini_dir, "tmp")
     try:
-        return [p for p in (gemini_dir / "tmp").iterdir() if (p / "chats").is_dir()]
+        names = os.listdir(tmp)
     except OSError:
         return []
+    folders = [os.path.join(tmp, name) for name in names]
+    return [f for f in folders if os.path.isdir(os.path.join(f, "chats"))]
 
 
-def _root_of(gemini_dir: Path, slug: str) -> str | None:
-    for source in (registry(gemini_dir), markers(gemini_dir)):
-        for root, s in source.items():
+def _root_of(gemini_dir: str, slug: str) -> str | None:
+    """The root whose folder `slug` is: the registry's, else a marker's (read only then)."""
+    for source in (registry, markers):
+        for root, s in source(gemini_dir).items():
             if s == slug:
                 return root
     return None

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from pathlib import Path
 
 from continuity_core import jsonfast
 from continuity_core.adapters import kit
@@ -54,7 +53,7 @@ from continuity_core.transcript import (
 from continuity_gemini.discovery import CONTEXT_ID
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing or msgspec
+if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing, msgspec or pathlib
     from typing import Any
 
     from continuity_core.schemas.session import ErrorKind, TodoStatus
@@ -81,10 +80,9 @@ TODO_STATUS: dict[str, TodoStatus] = {
 STATUSES: dict[str, TodoStatus] = {k: v for k, v in TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
-_RETRY = re.compile(
-    r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)", re.I
-)
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([hms])", re.I)
+# Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
+_RETRY = r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)"
+_DURATION = r"(\d+(?:\.\d+)?)\s*([hms])"
 _IDS = "ids"  # the transient key of `_ids`
 # In every typed request (text first; a tool result's parts start with `functionResponse`): a
 # cold read finds the latest one in the part it skips; the fold tells a request from the
@@ -109,9 +107,10 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
     unknown = [c for c in session.compactions if c.trigger == "unknown" and c.timestamp]
     if not unknown:
         return
+    folder = os.path.dirname(os.path.dirname(ref.path))  # tmp/<folder>, above chats/
     try:
-        logs = Path(ref.path).parent.parent / "logs.json"
-        logged = jsonfast.loads(logs.read_bytes())
+        with open(os.path.join(folder, "logs.json"), "rb") as f:
+            logged = jsonfast.loads(f.read())
     except (OSError, ValueError):
         return
     prompts = sorted(
@@ -135,7 +134,8 @@ def read_legacy(ref: SessionRef) -> Cursor:
     )
     extra: dict[str, Any] = {}
     try:
-        data = jsonfast.loads(Path(ref.path).read_bytes())
+        with open(ref.path, "rb") as f:
+            data = jsonfast.loads(f.read())
     except ValueError:  # UnicodeDecodeError among them
         data = None  # half-written or corrupt: an empty session that says so
     if isinstance(data, dict):
@@ -565,11 +565,11 @@ def classify(text: str) -> ErrorKind:
 
 def reset_time(text: str, at: str | None) -> str | None:
     """`retry in 1h2m3s` / `resets after 30s` from the message, made absolute from `at`."""
-    m = _RETRY.search(text)
+    m = re.search(_RETRY, text, re.I)
     if not m or not at:
         return None
     seconds = 0.0
-    for amount, unit in _DURATION.findall(m.group(1)):
+    for amount, unit in re.findall(_DURATION, m.group(1), re.I):
         seconds += float(amount) * {"h": 3600, "m": 60, "s": 1}[unit.lower()]
     import datetime as dt  # only here: the module is imported by every Stop hook's checkpoint
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from continuity_core.adapters.protocol import Change, Finding
 from continuity_core.stamps import iso, new_id, now_iso, stamp
@@ -16,6 +15,7 @@ from continuity_core.stamps import iso, new_id, now_iso, stamp
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
+    from pathlib import Path
     from typing import Any, ClassVar, Literal, Protocol
 
     from continuity_core.adapters.protocol import Account
