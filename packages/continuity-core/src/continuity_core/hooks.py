@@ -272,23 +272,30 @@ def _begin(
 
 def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """SessionStart: environment facts, the note and the previous session, for the agent."""
-    from continuity_core import pickup as pickup_mod
-
     begun = _begin("pickup", agent, payload, argv, "session_start")
     if begun is None:
         return ""
     adapter, event, store = begun
-    # Every agent's sessions: the previous session may be another agent's (one rule for all).
-    adapters = load_all()[0]
-    if agent is not None and adapter is not None:
-        adapters[agent] = adapter
-    text = pickup_mod.build(
-        store.root,
-        adapters,
-        exclude=event.session_id,
-        store=store,
-        brief=pickup_mod.launched_with_brief(event.source),
-    )
+    from continuity_core import git
+
+    started = git.start(store.top)  # git works while the pickup's modules and adapters load
+    try:
+        from continuity_core import pickup as pickup_mod
+
+        # Every agent's sessions: the previous session may be another agent's (one rule).
+        adapters = load_all()[0]
+        if agent is not None and adapter is not None:
+            adapters[agent] = adapter
+        text = pickup_mod.build(
+            store.root,
+            adapters,
+            exclude=event.session_id,
+            store=store,
+            brief=pickup_mod.launched_with_brief(event.source),
+            started=started,
+        )
+    finally:
+        started.cancel()  # the facts were read, or are not wanted: no git left running
     return text if adapter is None else adapter.render_context(event, text) or ""
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "Hook start-up bu
     from pathlib import Path
 
     from continuity_core.adapters import Adapter
+    from continuity_core.git import Started
     from continuity_core.schemas.session import Session, SessionRef, ToolCall
 
 CAP_CHARS = 6000
@@ -259,9 +260,11 @@ def build(
     probe_deadline_s: float = PROBE_DEADLINE_S,
     read_limit_s: float = READ_LIMIT_S,
     brief: str | None = None,
+    started: Started | None = None,
 ) -> str:
     """The pickup text for `root`: redacted, then within `cap` characters. `brief`: the
     previous-session text when the agent was started with a brief (see `launched_with_brief`).
+    `started`: `git.start(root)`, called earlier, so git worked meanwhile.
     """
     start = time.monotonic()
 
@@ -273,7 +276,7 @@ def build(
     # Facts and the previous session are gathered side by side: the latency is the slower one.
     env, found = probes.run_all(
         [
-            lambda: probes.environment(root, deadline_s=probe_deadline_s),
+            lambda: probes.environment(root, deadline_s=probe_deadline_s, started=started),
             previous,
         ],
         max(probe_deadline_s, read_limit_s) + 0.5,

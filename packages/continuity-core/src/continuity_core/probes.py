@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup wi
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any, Protocol, TypeVar
 
+    from continuity_core.git import Started
+
     T = TypeVar("T")
 else:
     Protocol = object  # for the type checker: `plugin` checks a probe's members itself
@@ -585,9 +587,14 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
 
 
 def environment(
-    root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S, gpu: bool = True
+    root: Path,
+    *,
+    deadline_s: float = DEFAULT_DEADLINE_S,
+    gpu: bool = True,
+    started: Started | None = None,
 ) -> Environment:
-    """Every fact about `root`'s environment, checked now, within `deadline_s` in total."""
+    """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
+    `started`: `git.start(root)`, called earlier, so git worked meanwhile."""
     start = time.monotonic()
     root = root.absolute()
     cfg = read_config(root)
@@ -597,7 +604,9 @@ def environment(
 
     from continuity_core.project import repo_facts  # without Continuity's own files
 
-    tasks: list[Callable[[], Any]] = [lambda: repo_facts(root, timeout=min(5.0, limit))]
+    tasks: list[Callable[[], Any]] = [
+        lambda: repo_facts(root, timeout=min(5.0, limit), started=started)
+    ]
     kinds: list[str] = ["git"]
     names: list[str] = ["git"]
     inside = [p for _, p in venvs if _inside(root, p)]
