@@ -40,6 +40,7 @@ def persisted() -> dict[str, object]:
         "usagereport": UsageReport,
     }
     try:
+        from continuity_core.records import Record
         from continuity_core.schemas import saved
 
         types.update(
@@ -47,7 +48,7 @@ def persisted() -> dict[str, object]:
                 name.lower(): t
                 for name, t in vars(saved).items()
                 if isinstance(t, type)
-                and issubclass(t, msgspec.Struct)
+                and issubclass(t, (msgspec.Struct, Record))
                 and t.__module__ == saved.__name__
                 and name in saved.__all__
             }

@@ -151,7 +151,7 @@ def test_a_small_brief_is_the_prompt_whole(tmp_path: object) -> None:
     path = Path(str(tmp_path)) / "brief.md"
     text = brief.render(build())
     path.write_text(text)
-    assert brief.first_prompt(path) == brief.Prompt(text, True)
+    assert brief.first_prompt(path) == brief.Prompt(text=text, whole=True)
 
 
 def test_many_todos_are_clipped_with_fences_closed() -> None:

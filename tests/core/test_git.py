@@ -342,3 +342,22 @@ def test_a_submodule_and_a_linked_git_folder_match_git(repo: Path, tmp_path: Pat
     (sub / ".git").symlink_to(moved)
     assert _as_read(sub) == _as_git_says(sub)
     assert git_facts(sub).subject == "sub subject"
+
+
+def test_facts_begun_early_are_the_facts_and_a_read_never_wanted_is_reaped(repo: Path) -> None:
+    """`baker handoff` begins git's facts first and reads them once the session is read;
+    when it fails before that, `close` waits for git and reaps it (no zombie, no open pipe)."""
+    from continuity_core.git import Begun
+
+    (repo / "new.txt").write_text("x")
+    begun = Begun(repo)
+    assert begun.facts() == git_facts(repo)
+    begun.close()  # already read: nothing left to wait for
+    unread = Begun(repo)
+    assert unread.status is not None
+    pid, fd = unread.status.pid, unread.status.fd
+    unread.close()
+    with pytest.raises(ChildProcessError):  # reaped already
+        os.waitpid(pid, os.WNOHANG)
+    with pytest.raises(OSError):  # the pipe is closed
+        os.fstat(fd)

@@ -220,6 +220,24 @@ def test_jsonfast_writes_and_reads_as_json_does(value: object) -> None:
             assert text == json.dumps(value, ensure_ascii=ascii_only, separators=seps)
 
 
+@settings(max_examples=2000, deadline=None)
+@given(value=json_values)
+def test_jsonfast_encode_writes_what_msgspec_wrote(value: object) -> None:
+    """Files msgspec wrote (trap lines, saved sidecars) keep their bytes: floats included."""
+    import msgspec
+
+    assert jsonfast.encode(value) == msgspec.json.encode(value)
+
+
+@pytest.mark.parametrize(
+    "number", [1e16, -1.5e300, 1e-7, 1e-5, -2.5e-5, 9.876543210000001e-05, 1e-4, 5e-324, -0.0]
+)
+def test_jsonfast_encode_writes_floats_in_msgspecs_notation(number: float) -> None:
+    import msgspec
+
+    assert jsonfast.encode([number]) == msgspec.json.encode([number])
+
+
 @pytest.mark.parametrize(
     "bad", [b"", b" ", b"{", b"[1,]", b"1 2", b"NaN", b'{"a": 1}x', b"\xff", b"{'a': 1}"]
 )

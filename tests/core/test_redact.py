@@ -355,3 +355,11 @@ def test_an_assignment_is_named_by_its_value_when_the_value_has_a_kind() -> None
     assert scan('api_key = "sk-ant-api03-' + "b" * 30 + '"') == ["anthropic"]
     assert scan("password=hunter2xx") == ["assignment"]
     assert scan("DB_PASSWORD: 'correct-horse-battery'") == ["assignment"]
+
+
+def test_each_needle_names_every_kind_that_holds_it_in_the_kinds_order() -> None:
+    """`_NEEDLE_KINDS` is built in one pass over the kinds; it is the table by needle."""
+    from continuity_core import redact as r
+
+    expected = {n: tuple(k for k, _ in r._PATTERNS if n in r._NEEDLES[k]) for n in r._ALL_NEEDLES}
+    assert list(r._NEEDLE_KINDS.items()) == list(expected.items())

@@ -419,14 +419,14 @@ class HeadCache:
         self.entries: dict[str, list[str | None]] = {}
         self.seen: set[str] = set()
         self.added = 0
-        import contextlib
-
         from continuity_core import trust
 
-        with contextlib.suppress(OSError, ValueError, trust.Untrusted):
+        try:  # not contextlib: `baker handoff --from codex` would import it for this alone
             loaded = jsonfast.loads(trust.read_bytes(self.path, home=True))
-            if isinstance(loaded, dict) and loaded.get("home") == os.path.realpath(home):
-                self.entries = loaded.get("heads") or {}
+        except (OSError, ValueError, trust.Untrusted):
+            return
+        if isinstance(loaded, dict) and loaded.get("home") == os.path.realpath(home):
+            self.entries = loaded.get("heads") or {}
 
     def get(self, path: str) -> tuple[str | None, str | None]:
         key = path[len(self.prefix) :] if path.startswith(self.prefix) else path
@@ -448,15 +448,15 @@ class HeadCache:
             return
         for key in gone:
             del self.entries[key]
-        import contextlib
-
         from continuity_core import trust
         from continuity_core.fs import atomic_write
 
         data = {"home": os.path.realpath(self.home), "heads": self.entries}
-        with contextlib.suppress(OSError, trust.Untrusted):
+        try:
             trust.home_dir("cache", "codex")
             atomic_write(self.path, jsonfast.dumps(data))
+        except (OSError, trust.Untrusted):
+            pass  # a cache: the heads are read again next time
 
 
 def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
@@ -468,10 +468,14 @@ def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]
             continue
         indexed = _from_index(account, roots)
         streams.append(indexed if indexed is not None else _from_scan(account, roots))
-    import heapq  # listing sessions, not a hook's own
+    if len(streams) == 1:  # one account: nothing to merge
+        merged: Iterable[SessionRef] = streams[0]
+    else:
+        import heapq  # listing sessions, not a hook's own
 
+        merged = heapq.merge(*streams, key=lambda r: -r.mtime)
     seen: set[str] = set()
-    for ref in heapq.merge(*streams, key=lambda r: -r.mtime):
+    for ref in merged:
         if ref.path not in seen:
             seen.add(ref.path)
             yield ref

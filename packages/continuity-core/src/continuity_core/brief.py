@@ -8,16 +8,20 @@ move and the user's latest request are never dropped.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import msgspec
-
+from continuity_core import jsonfast
+from continuity_core.records import Record, field
 from continuity_core.redact import redact
-from continuity_core.schemas.checkpoint import Checkpoint, GitFacts
 from continuity_core.schemas.handoff import Attempt, Section
-from continuity_core.schemas.session import Session, SessionRef, ToolCall
-from continuity_core.schemas.trap import Trap
+from continuity_core.schemas.session import SessionRef
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `baker handoff` builds a brief within its start-up budget: records only
+    from pathlib import Path
+    from typing import Any
+
+    from continuity_core.schemas.checkpoint import Checkpoint, GitFacts
+    from continuity_core.schemas.session import Session, ToolCall
+    from continuity_core.schemas.trap import Trap
 
 __all__ = [
     "Attempt",
@@ -37,18 +41,18 @@ NEVER_CUT = 100
 REQUEST_FIT = 8000  # characters of the latest request that count against the budget
 
 
-class Brief(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Brief(Record, omit_defaults=True):
     schema_version: int = 1
     created_at: str
     project: str
     session: SessionRef | None = None
-    searched: list[str] = msgspec.field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
     latest_request: str | None = None
     ended_on_limit: bool = False
     reset_at: str | None = None
-    failed_attempts: list[Attempt] = msgspec.field(default_factory=list)  # newer, did no work
-    sections: list[Section] = msgspec.field(default_factory=list)
-    cut: list[str] = msgspec.field(default_factory=list)
+    failed_attempts: list[Attempt] = field(default_factory=list)  # newer, did no work
+    sections: list[Section] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
 
 
@@ -248,7 +252,7 @@ def call_text(call: ToolCall) -> str:
         command = " ".join(str(c) for c in command)
     if isinstance(command, str) and command:
         return command
-    return msgspec.json.encode(call.input).decode()
+    return jsonfast.encode(call.input).decode()
 
 
 def _no_request(session: Session) -> str:
@@ -510,7 +514,7 @@ def render(brief: Brief) -> str:
 # --- the first prompt ----------------------------------------------------------------------
 
 
-class Prompt(msgspec.Struct, frozen=True):
+class Prompt(Record, frozen=True):
     text: str
     whole: bool  # the whole brief is inline; else its essentials and a pointer to the file
 
@@ -544,8 +548,8 @@ def first_prompt(path: Path, text: str | None = None) -> Prompt:
             text = ""
     size = len(text.encode())
     if text.strip() and size < INLINE_PROMPT_MAX:
-        return Prompt(text, True)
-    return Prompt(essentials(text, path, size, INLINE_PROMPT_MAX), False)
+        return Prompt(text=text, whole=True)
+    return Prompt(text=essentials(text, path, size, INLINE_PROMPT_MAX), whole=False)
 
 
 def essentials(text: str, path: Path, size: int, most: int) -> str:

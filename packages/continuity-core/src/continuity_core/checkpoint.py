@@ -40,7 +40,7 @@ def take(
     adapters = adapters or {}
     session: Session | None = None
     adapter = adapters.get(event.agent) if event else None
-    started = git.start(store.top)  # git works while the transcript is read
+    begun = git.Begun(store.top)  # git works while the transcript is read
     try:
         # A broken config.toml costs its named accounts, never the checkpoint: the default
         # ones are read, and the log tells `baker audit` (and pickup says so at next start).
@@ -56,14 +56,14 @@ def take(
             if found.ref is not None and found.adapter is not None:
                 session = read_session(found.adapter, found.ref, store)
     except BaseException:  # a hook's deadline included: no git left running behind it
-        started.cancel()
+        begun.close(0)
         raise
     cp = Checkpoint(
         id=store.new_checkpoint_id(),
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=repo_facts(store.top, started=started),
+        git=repo_facts(store.top, begun=begun),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)

@@ -18,8 +18,9 @@ from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    StrPath = str | os.PathLike[str]
     from typing import Any
+
+    StrPath = str | os.PathLike[str]
 
 DIRTY_CAP = 50
 COMMIT_TEXT_MAX = 1 << 20  # what is inflated of a loose commit to read its subject
@@ -122,73 +123,76 @@ def _out(proc: _Git | None, timeout: float) -> str | None:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
+def output(cwd: StrPath, *args: str, timeout: float) -> str | None:
+    """What `git -C cwd ARGS` prints when it exits 0 within `timeout`; None when git is
+    missing, fails or is slow (killed then)."""
+    return _out(_spawn(cwd, *args), timeout)
+
+
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    return start(cwd).facts(timeout=timeout, worktrees=worktrees)
+    return Begun(cwd).facts(timeout=timeout, worktrees=worktrees)
 
 
-class Started:
-    """`git status` running for `git_facts`: a checkpoint starts it before reading the
-    transcript, so git works while the session is read (`start`, then `facts`)."""
+class Begun:
+    """`git_facts` begun: `git status` runs (and `git log`, where git's own files do not give
+    the last commit's subject) while the caller does other work; `facts` waits for them.
+    What `facts` never read is read to its end by `close` (git is never killed midway)."""
 
-    __slots__ = ("cwd", "status")
+    __slots__ = ("cwd", "found", "here", "log", "refs", "status", "subject")
 
     def __init__(self, cwd: StrPath) -> None:
         self.cwd = cwd
-        args = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
-        self.status = _spawn(cwd, *args)
+        self.status = _spawn(
+            cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal"
+        )
+        self.found = found = _find_top(cwd)  # while status runs
+        self.refs = refs = _Refs(_common_dir(found[1])) if found else None
+        self.here = here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None
+        self.subject = refs.subject(here[1]) if refs and here else None
+        self.log = _spawn(cwd, *_LOG) if self.subject is None else None
 
     def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
-        """The facts, once: git's output read to its end (or the process killed)."""
-        status, self.status = self.status, None
-        return _facts(self.cwd, status, timeout=timeout, worktrees=worktrees)
+        """The facts, once `git status` (and `git log`) answered."""
+        cwd, found, refs, here, subject = self.cwd, self.found, self.refs, self.here, self.subject
+        log, status = self.log, self.status
+        self.log = self.status = None
+        status_out = _out(status, timeout)
+        if status_out is None:
+            _out(log, timeout)
+            return GitFacts()
+        tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
+        if subject is not None and here is not None and here[1] != facts.head:
+            subject, log = None, _spawn(cwd, *_LOG)  # a commit landed in between: git says
+        # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
+        diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff") if tracked else None
+        top = found[0] if found else None
+        if top is None:
+            top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
+        facts.root = top
+        trees = _read_worktrees(found[1], refs) if worktrees and found else None
+        if worktrees and trees is None:
+            trees = _parse_worktrees(
+                _out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout) or ""
+            )
+        log_out, diff_out = _out(log, timeout), _out(diff, timeout)
+        if subject is not None:
+            facts.subject = subject
+        elif log_out:
+            head, _, subject = log_out.rstrip("\n").partition("\x00")
+            facts.head, facts.subject = head or facts.head, subject
+        if diff_out:
+            _parse_shortstat(diff_out, facts)
+        if trees:
+            facts.worktrees = trees
+        return facts
 
-    def cancel(self) -> None:
-        """Stop a status whose facts are not wanted (the read before them failed)."""
-        if self.status is not None:
-            _out(self.status, 0)
-            self.status = None
-
-
-def start(cwd: StrPath) -> Started:
-    return Started(cwd)
-
-
-def _facts(cwd: StrPath, status: _Git | None, *, timeout: float, worktrees: bool) -> GitFacts:
-    found = _find_top(cwd)  # while status runs
-    refs = _Refs(_common_dir(found[1])) if found else None
-    here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None
-    subject = refs.subject(here[1]) if refs and here else None
-    log = _spawn(cwd, *_LOG) if subject is None else None
-    status_out = _out(status, timeout)
-    if status_out is None:
+    def close(self, timeout: float = 5.0) -> None:
+        """Wait for what `facts` did not read (the caller failed before it wanted them)."""
+        log, status = self.log, self.status
+        self.log = self.status = None
+        _out(status, timeout)
         _out(log, timeout)
-        return GitFacts()
-    tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
-    if subject is not None and here is not None and here[1] != facts.head:
-        subject, log = None, _spawn(cwd, *_LOG)  # a commit landed in between: git says
-    # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
-    diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff") if tracked else None
-    top = found[0] if found else None
-    if top is None:
-        top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
-    facts.root = top
-    trees = _read_worktrees(found[1], refs) if worktrees and found else None
-    if worktrees and trees is None:
-        trees = _parse_worktrees(
-            _out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout) or ""
-        )
-    log_out, diff_out = _out(log, timeout), _out(diff, timeout)
-    if subject is not None:
-        facts.subject = subject
-    elif log_out:
-        head, _, subject = log_out.rstrip("\n").partition("\x00")
-        facts.head, facts.subject = head or facts.head, subject
-    if diff_out:
-        _parse_shortstat(diff_out, facts)
-    if trees:
-        facts.worktrees = trees
-    return facts
 
 
 _LOG = ("log", "-1", "--format=%H%x00%s")

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import msgspec
-
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
 from continuity_core import note as note_mod
 from continuity_core.config import load_config
+from continuity_core.git import Begun
 from continuity_core.project import repo_facts
-from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.schemas.handoff import HandoffDoc
-from continuity_core.schemas.session import Session, SessionRef
-from continuity_core.schemas.trap import Trap
+from continuity_core.records import Record, field
+from continuity_core.schemas.session import SessionRef
 from continuity_core.sessions import (
     Choice,
     NoMatch,
@@ -30,18 +24,29 @@ from continuity_core.sessions import (
 from continuity_core.store import Store, find_project, now_iso, project_root_for_init
 from continuity_core.transcript import project_relative
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `baker handoff` runs within a start-up budget: nothing it does not use
+    from pathlib import Path
+    from typing import Any
+
     from continuity_core.adapters import Adapter
+    from continuity_core.brief import Brief
+    from continuity_core.schemas.checkpoint import GitFacts
+    from continuity_core.schemas.handoff import HandoffDoc
+    from continuity_core.schemas.session import Session
+    from continuity_core.schemas.trap import Trap
 
 
-class Handoff(msgspec.Struct):
-    brief: brief_mod.Brief
+class Handoff(Record):
+    """A brief and what it was built from; in memory only (`structured` is its JSON form)."""
+
+    brief: Brief
     session: Session | None
     adapter: Adapter | None
-    errors: list[str] = msgspec.field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
     git: GitFacts | None = None  # the live facts the brief was built on (None: another machine)
-    note: dict[str, str] = msgspec.field(default_factory=dict)
-    traps: list[Trap] = msgspec.field(default_factory=list)
+    note: dict[str, str] = field(default_factory=dict)
+    traps: list[Trap] = field(default_factory=list)
     unrecorded: Any | None = None  # inflight.Inflight: a call only the pre-tool hook saw
 
 
@@ -60,6 +65,31 @@ def make(
     write: bool = True,
 ) -> Handoff:
     """The brief for `root`; `write=False` (a dry run) keeps even the read cache untouched."""
+    begun = Begun(root)  # `git status` runs while the session is found and read
+    try:
+        return _make(
+            root,
+            begun,
+            agent=agent,
+            account=account,
+            session_id=session_id,
+            budget_tokens=budget_tokens,
+            write=write,
+        )
+    finally:
+        begun.close()  # what a failure left unread (the facts were not wanted)
+
+
+def _make(
+    root: Path,
+    begun: Begun,
+    *,
+    agent: str | None,
+    account: str | None,
+    session_id: str | None,
+    budget_tokens: int | None,
+    write: bool,
+) -> Handoff:
     config = load_config()
     broken: dict[str, str] = {}
     if agent is not None:  # one agent asked for: load that adapter alone
@@ -114,7 +144,7 @@ def make(
     note_text = note_mod.filled(note) if note is not None and not note.is_empty() else None
     traps = _traps_for(root, session) if store.exists else []
     saved_text = _saved_text(root) if store.exists else None
-    git = repo_facts(root)
+    git = repo_facts(root, begun=begun)
     unrecorded = inflight.unrecorded(store, session) if store.exists and session else None
     built = brief_mod.build(
         project=str(root),

@@ -278,24 +278,25 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     adapter, event, store = begun
     from continuity_core import git
 
-    started = git.start(store.top)  # git works while the pickup's modules and adapters load
+    facts = git.Begun(store.top)  # git works while the pickup's modules and adapters load
     try:
         from continuity_core import pickup as pickup_mod
 
         # Every agent's sessions: the previous session may be another agent's (one rule).
         adapters = load_all()[0]
-        if agent is not None and adapter is not None:
-            adapters[agent] = adapter
-        text = pickup_mod.build(
-            store.root,
-            adapters,
-            exclude=event.session_id,
-            store=store,
-            brief=pickup_mod.launched_with_brief(event.source),
-            started=started,
-        )
-    finally:
-        started.cancel()  # the facts were read, or are not wanted: no git left running
+    except BaseException:  # a hook's deadline included: no git left running behind it
+        facts.close(0)
+        raise
+    if agent is not None and adapter is not None:
+        adapters[agent] = adapter
+    text = pickup_mod.build(
+        store.root,
+        adapters,
+        exclude=event.session_id,
+        store=store,
+        brief=pickup_mod.launched_with_brief(event.source),
+        begun=facts,  # read by the environment's worker
+    )
     return text if adapter is None else adapter.render_context(event, text) or ""
 
 

@@ -2,21 +2,23 @@
 
 `import json` imports `re` (and with it `enum`, `functools`, ...), about as much start-up as a
 bare interpreter again; the pre-tool hook's whole budget is two bare starts
-(docs/decisions.md, "Hook start-up budget"). `_json`'s scanner and string encoder do the
-work `json` itself delegates to them; where `_json` is missing (PyPy), the standard `json`
-is used. `loads` and `dumps` read and write what `json.loads` and `json.dumps` do for the
-plain data hooks handle (dicts with string keys, lists, strings, ints, floats, bools, None),
-with two differences that keep a hook's input from failing it: a document nested too deep
-for the scanner is a ValueError (json raises RecursionError), and an escaped lone surrogate
-(`"\\ud800"`, which JSON.stringify writes for half an emoji) is read as U+FFFD, as is a
-lone surrogate in a `str` given (an undecodable byte of argv), so every string read can be
-encoded as UTF-8 (a file name, a digest, the hook's output).
+(docs/decisions.md, "Hook start-up budget"). `_json`'s scanner and encoder do the work `json`
+itself delegates to them; where `_json` is missing (PyPy), the standard `json` reads and this
+module's own writer writes. `loads` and `dumps` read and write what `json.loads` and
+`json.dumps` do for the plain data hooks handle (dicts with string keys, lists, strings,
+ints, floats, bools, None), with two differences that keep a hook's input from failing it: a
+document nested too deep for the scanner is a ValueError (json raises RecursionError), and an
+escaped lone surrogate (`"\\ud800"`, which JSON.stringify writes for half an emoji) is read
+as U+FFFD, as is a lone surrogate in a `str` given (an undecodable byte of argv), so every
+string read can be encoded as UTF-8 (a file name, a digest, the hook's output). `encode`
+writes as msgspec did, for the files it wrote.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 _C: Any
@@ -131,25 +133,46 @@ def dumps(
     """`value` as JSON, as `json.dumps` writes it (`separators` too: `(",", ":")` for none of
     its spaces); anything else than plain data is written as its `str` (as `default=str`
     would)."""
-    if _C is not None:  # json's own C encoder, as `json.dumps` builds it without an indent
-        encode = _C.make_encoder(
-            {},  # circular references: a ValueError, as json says it
-            str,
-            _C.encode_basestring_ascii if ensure_ascii else _C.encode_basestring,
-            None,
-            separators[1],
-            separators[0],
-            False,
-            False,
-            False,  # NaN and infinities: a ValueError
-        )
-        return "".join(encode(value, 0))
-    out: list[str] = []  # pragma: no cover - interpreters without `_json`
-    _write(value, out, ensure_ascii, separators)
-    return "".join(out)
+    if _C is None:  # pragma: no cover
+        out: list[str] = []
+        _write(value, out, ensure_ascii, separators, float.__repr__)
+        return "".join(out)
+    # `json.dumps`'s own C encoder (`json.encoder.c_make_encoder`), set up as it sets it up.
+    string = _C.encode_basestring_ascii if ensure_ascii else _C.encode_basestring
+    write = _C.make_encoder(
+        None, str, string, None, separators[1], separators[0], False, False, False
+    )
+    return "".join(write(value, 0))
 
 
-def _write(value: Any, out: list[str], ascii_only: bool, seps: tuple[str, str]) -> None:
+def encode(value: Any) -> bytes:
+    """`value` as `msgspec.json.encode` writes plain data: no spaces, UTF-8 text unescaped,
+    floats in its notation (`1e16`, `1e-7`, `0.00001` where Python writes `1e+16`, `1e-07`,
+    `1e-05`), so a document written before keeps its bytes."""
+    out: list[str] = []
+    _write(value, out, False, (",", ":"), _msgspec_float)
+    return "".join(out).encode()
+
+
+def _msgspec_float(value: float) -> str:
+    text = float.__repr__(value)
+    mantissa, e, exponent = text.partition("e")
+    if not e:
+        return text
+    power = int(exponent)
+    if power == -5:  # msgspec writes this one exponent in fixed notation
+        sign, digits = ("-", mantissa[1:]) if mantissa.startswith("-") else ("", mantissa)
+        return f"{sign}0.0000{digits.replace('.', '')}"
+    return f"{mantissa}e{power}"
+
+
+def _write(
+    value: Any,
+    out: list[str],
+    ascii_only: bool,
+    seps: tuple[str, str],
+    real: Callable[[float], str],
+) -> None:
     if isinstance(value, str):
         out.append(_string(value, ascii_only))
     elif value is None:
@@ -163,7 +186,7 @@ def _write(value: Any, out: list[str], ascii_only: bool, seps: tuple[str, str]) 
     elif isinstance(value, float):
         if value - value != 0.0:  # NaN or an infinity
             raise ValueError(f"{value!r} is not valid JSON")
-        out.append(float.__repr__(value))
+        out.append(real(value))
     elif isinstance(value, dict):
         out.append("{")
         first = True
@@ -173,14 +196,14 @@ def _write(value: Any, out: list[str], ascii_only: bool, seps: tuple[str, str]) 
             first = False
             out.append(_string(key if isinstance(key, str) else str(key), ascii_only))
             out.append(seps[1])
-            _write(item, out, ascii_only, seps)
+            _write(item, out, ascii_only, seps, real)
         out.append("}")
     elif isinstance(value, (list, tuple)):
         out.append("[")
         for i, item in enumerate(value):
             if i:
                 out.append(seps[0])
-            _write(item, out, ascii_only, seps)
+            _write(item, out, ascii_only, seps, real)
         out.append("]")
     else:
         out.append(_string(str(value), ascii_only))

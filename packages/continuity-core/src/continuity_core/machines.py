@@ -260,7 +260,7 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     made = handoff.make(root)
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
-    stable = msgspec.structs.replace(made.brief, created_at="")
+    stable = made.brief.replace(created_at="")
     files[BRIEF_JSON] = (
         msgspec.json.format(msgspec.json.encode(stable, enc_hook=enc_hook), indent=2) + b"\n"
     )

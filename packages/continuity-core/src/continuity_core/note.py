@@ -261,17 +261,18 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     return edit(root, change, agent)
 
 
-_BACKTICKS = re.compile(r"`([^`\n]{3,})`")
-_PATHLIKE = re.compile(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
+# Compiled on first use (`re` keeps them): the brief reads the note, never its actions.
+_BACKTICKS = r"`([^`\n]{3,})`"
+_PATHLIKE = r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+"
 
 
 def action_keys(now: str) -> list[str]:
     """What in a Now line would show up in a tool call that carried it out: quoted commands,
     else script and file paths."""
-    quoted = [q.strip() for q in _BACKTICKS.findall(now) if q.strip()]
+    quoted = [q.strip() for q in re.findall(_BACKTICKS, now) if q.strip()]
     if quoted:
         return quoted
-    return [m for m in _PATHLIKE.findall(now) if len(m) >= 4]
+    return [m for m in re.findall(_PATHLIKE, now) if len(m) >= 4]
 
 
 def executed(now: str, session: Any, since: str | None = None) -> Any | None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "Hook start-up bu
     from pathlib import Path
 
     from continuity_core.adapters import Adapter
-    from continuity_core.git import Started
+    from continuity_core.git import Begun
     from continuity_core.schemas.session import Session, SessionRef, ToolCall
 
 CAP_CHARS = 6000
@@ -260,11 +260,11 @@ def build(
     probe_deadline_s: float = PROBE_DEADLINE_S,
     read_limit_s: float = READ_LIMIT_S,
     brief: str | None = None,
-    started: Started | None = None,
+    begun: Begun | None = None,
 ) -> str:
     """The pickup text for `root`: redacted, then within `cap` characters. `brief`: the
     previous-session text when the agent was started with a brief (see `launched_with_brief`).
-    `started`: `git.start(root)`, called earlier, so git worked meanwhile.
+    `begun`: the git facts of `root`, begun earlier (`git.Begun`), so git worked meanwhile.
     """
     start = time.monotonic()
 
@@ -276,7 +276,7 @@ def build(
     # Facts and the previous session are gathered side by side: the latency is the slower one.
     env, found = probes.run_all(
         [
-            lambda: probes.environment(root, deadline_s=probe_deadline_s, started=started),
+            lambda: probes.environment(root, deadline_s=probe_deadline_s, begun=begun),
             previous,
         ],
         max(probe_deadline_s, read_limit_s) + 0.5,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup wi
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any, Protocol, TypeVar
 
-    from continuity_core.git import Started
+    from continuity_core.git import Begun
 
     T = TypeVar("T")
 else:
@@ -591,10 +591,10 @@ def environment(
     *,
     deadline_s: float = DEFAULT_DEADLINE_S,
     gpu: bool = True,
-    started: Started | None = None,
+    begun: Begun | None = None,
 ) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
-    `started`: `git.start(root)`, called earlier, so git worked meanwhile."""
+    `begun`: its git facts, begun earlier (`git.Begun`), so git worked meanwhile."""
     start = time.monotonic()
     root = root.absolute()
     cfg = read_config(root)
@@ -605,7 +605,7 @@ def environment(
     from continuity_core.project import repo_facts  # without Continuity's own files
 
     tasks: list[Callable[[], Any]] = [
-        lambda: repo_facts(root, timeout=min(5.0, limit), started=started)
+        lambda: repo_facts(root, timeout=min(5.0, limit), begun=begun)
     ]
     kinds: list[str] = ["git"]
     names: list[str] = ["git"]

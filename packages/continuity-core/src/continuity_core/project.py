@@ -10,15 +10,13 @@ import stat
 from continuity_core import trust
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
-from continuity_core.git import git_facts
+from continuity_core.git import Begun, git_facts
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from continuity_core.git import Started
 
     StrPath = str | os.PathLike[str]
 
@@ -241,13 +239,14 @@ def record_own(root: Path, changes: list[Change]) -> None:
         atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
-def repo_facts(root: StrPath, *, timeout: float = 5.0, started: Started | None = None) -> GitFacts:
+def repo_facts(root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None) -> GitFacts:
     """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
     hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
-    they are not the user's uncommitted work. `started`: `git.start(root)`, called earlier."""
+    they are not the user's uncommitted work. `begun`: the same facts of `root`, begun
+    earlier (`git.Begun`), so git ran while the caller did other work."""
     from continuity_core.git import diffstat
 
-    facts = started.facts(timeout=timeout) if started else git_facts(root, timeout=timeout)
+    facts = (begun or Begun(root)).facts(timeout=timeout)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts

@@ -396,12 +396,15 @@ def json_schema(cls: type[Record]) -> dict[str, Any]:
             schema["default"] = default
         props[cls._names[name]] = schema
     out: dict[str, Any] = {"title": cls.__name__}
-    doc = (cls.__doc__ or "").strip()
-    if doc and cls.__doc__ is not Record.__doc__:
-        out["description"] = doc
+    if cls.__doc__ and cls.__doc__ is not Record.__doc__:
+        from inspect import cleandoc  # as msgspec words it; only the docs are built here
+
+        out["description"] = cleandoc(cls.__doc__)
     out["type"] = "object"
     out["properties"] = props
     out["required"] = [cls._names[n] for n in cls._fields if n not in cls._defaults]
+    if cls._forbid:  # as msgspec says `forbid_unknown_fields`
+        out["additionalProperties"] = False
     return out
 
 
@@ -421,10 +424,8 @@ def _schema(ann: str, module: dict[str, Any]) -> dict[str, Any]:
     if head == "list" and rest:
         return {"type": "array", "items": _schema(rest[:-1], module)}
     if head == "dict" and rest:
-        return {
-            "type": "object",
-            "additionalProperties": _schema(_split(rest[:-1], ",")[1], module),
-        }
+        values = _schema(_split(rest[:-1], ",")[1], module)
+        return {"type": "object", "additionalProperties": values} if values else {"type": "object"}
     if head == "Literal" and rest:
         return {"enum": sorted(_literal_value(v) for v in _split(rest[:-1], ","))}
     if head == "Annotated" and rest:

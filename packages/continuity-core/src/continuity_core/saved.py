@@ -9,22 +9,16 @@ are data: nothing here follows instructions written in them.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import os
 import re
 import stat
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from continuity_core import trust
+from continuity_core import jsonfast, trust
 from continuity_core.fs import atomic_write, inside, is_loose
 from continuity_core.git import git_facts
+from continuity_core.records import Record, field
 from continuity_core.redact import redact, redact_obj, scan
-from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.saved import (
     Candidate,
     Claim,
@@ -36,8 +30,13 @@ from continuity_core.schemas.saved import (
 from continuity_core.stamps import new_id as _stamp_id
 from continuity_core.store import STORE, Store, now_iso
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `baker handoff` imports this module: nothing here it does not use
+    from collections.abc import Mapping
+    from typing import Any
+
     from continuity_core.adapters import Adapter
+    from continuity_core.schemas.checkpoint import GitFacts
 
 SCHEMA_VERSION = 1
 SAVED = "saved"
@@ -67,22 +66,24 @@ _HINTS = {
     "Unverified claims": "Each claim this session did not verify: - claim (from <source>)",
     "Owner decisions": 'Verbatim, with author and date: - "exact words" — Name, YYYY-MM-DD',
 }
-ID_RE = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{6}$")  # UTC time to the millisecond
-_ID_PREFIX_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z\-]*$")
-_FROM_RE = re.compile(r"\(from\s+([^()]+?)\)")
-_HEAD_RE = re.compile(r"^[0-9a-f]{7,64}$")
-_OWNER_RE = re.compile(r"\S.*[—–-]\s*[^,\s][^,]*,\s*\d{4}-\d{2}-\d{2}\b")
-_BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
-_ARTIFACT_RE = re.compile(r"`([^`]+)`")
+# Patterns compiled on first use (`re` keeps what it compiled): `baker handoff` imports this
+# module for `brief_section`, which needs none of them while no checkpoint is saved.
+ID_RE = r"^\d{8}T\d{9}Z-[0-9a-f]{6}$"  # UTC time to the millisecond
+_ID_PREFIX_RE = r"^[0-9A-Za-z][0-9A-Za-z\-]*$"
+_FROM_RE = r"\(from\s+([^()]+?)\)"
+_HEAD_RE = r"^[0-9a-f]{7,64}$"
+_OWNER_RE = r"\S.*[—–-]\s*[^,\s][^,]*,\s*\d{4}-\d{2}-\d{2}\b"
+_BULLET_RE = r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$"
+_ARTIFACT_RE = r"`([^`]+)`"
 
 
 # --- the format ------------------------------------------------------------------------------
 
 
-class Document(msgspec.Struct):
-    front: dict[str, str] = msgspec.field(default_factory=dict)
-    sections: dict[str, str] = msgspec.field(default_factory=dict)  # canonical title -> body
-    order: list[str] = msgspec.field(default_factory=list)  # every `## ` heading, as written
+class Document(Record):
+    front: dict[str, str] = field(default_factory=dict)
+    sections: dict[str, str] = field(default_factory=dict)  # canonical title -> body
+    order: list[str] = field(default_factory=list)  # every `## ` heading, as written
 
 
 def parse(text: str) -> Document:
@@ -141,7 +142,7 @@ def template(front: dict[str, Any]) -> str:
 
 
 def _bullets(body: str) -> list[str]:
-    return [m.group(1).strip() for line in body.splitlines() if (m := _BULLET_RE.match(line))]
+    return [m.group(1).strip() for line in body.splitlines() if (m := re.match(_BULLET_RE, line))]
 
 
 def _strip_comments(body: str) -> str:
@@ -201,6 +202,8 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
     if raw_version.isdigit():
         result.front_matter["schema_version"] = int(raw_version)
     if "time" in front:
+        import datetime as dt  # only where a checkpoint names a time
+
         try:
             dt.datetime.fromisoformat(front["time"])
         except ValueError:
@@ -208,7 +211,7 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
                 f"front matter time must be an ISO 8601 time, not {front['time']!r}"
             )
     head = front.get("head", "")
-    if head and not _HEAD_RE.match(head):
+    if head and not re.match(_HEAD_RE, head):
         result.errors.append(f"front matter head must be a commit id (hex), not {head!r}")
     worktree = front.get("worktree")
     if worktree is not None and not os.path.isabs(worktree):
@@ -236,12 +239,12 @@ def _check_sections(doc: Document, result: Validation) -> None:
         if not body:
             result.errors.append(f"section `## {title}` is empty; write `None.` if so")
     for item in _bullets(_strip_comments(doc.sections.get("Unverified claims", ""))):
-        if not _FROM_RE.search(item):
+        if not re.search(_FROM_RE, item):
             result.errors.append(
                 f"unverified claim without its source, mark it `(from <source>)`: {item[:80]!r}"
             )
     for item in _bullets(_strip_comments(doc.sections.get("Owner decisions", ""))):
-        if not _OWNER_RE.search(item):
+        if not re.search(_OWNER_RE, item):
             result.errors.append(
                 "owner decision needs its author and date: "
                 f'- "verbatim words" — Name, YYYY-MM-DD, not {item[:80]!r}'
@@ -252,7 +255,7 @@ def artifacts(doc: Document) -> list[str]:
     """The paths the Artifacts section names, the first backticked token of each bullet."""
     found: list[str] = []
     for item in _bullets(_strip_comments(doc.sections.get("Artifacts", ""))):
-        m = _ARTIFACT_RE.search(item)
+        m = re.search(_ARTIFACT_RE, item)
         if m and m.group(1).strip():
             found.append(m.group(1).strip())
     return found
@@ -263,8 +266,8 @@ def unverified(doc: Document) -> list[Claim]:
     claims: list[Claim] = []
     for title, body in doc.sections.items():
         for line in _strip_comments(body).splitlines():
-            for m in _FROM_RE.finditer(line):
-                text = redact(_BULLET_RE.sub(r"\1", line).strip())
+            for m in re.finditer(_FROM_RE, line):
+                text = redact(re.sub(_BULLET_RE, r"\1", line).strip())
                 claims.append(Claim(claim=text, source=redact(m.group(1).strip()), section=title))
     return claims
 
@@ -281,7 +284,7 @@ def new_id() -> str:
     return _stamp_id("ms")
 
 
-class Saved(msgspec.Struct):
+class Saved(Record):
     id: str
     path: Path
     meta_path: Path
@@ -330,7 +333,7 @@ def save(root: Path, text: str) -> Saved:
     )
     with Store(root).lock("saved"):
         atomic_write(path, text)
-        atomic_write(meta_path, msgspec.json.encode(meta))
+        atomic_write(meta_path, jsonfast.encode(meta.to_builtins()))
         atomic_write(folder / LATEST, cid + "\n")
     return Saved(id=cid, path=path, meta_path=meta_path, validation=validation, warnings=warnings)
 
@@ -384,7 +387,7 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
     for name in names:
         path = folder / name
         cid = name[:-3]
-        if not ID_RE.match(cid):
+        if not re.match(ID_RE, cid):
             continue
         front = _front_of(path)
         found.append(
@@ -425,7 +428,7 @@ def _read_latest(folder: Path) -> str | None:
         value = trust.read_bytes(folder / LATEST).decode(errors="replace").strip()
     except (OSError, trust.Untrusted):
         return None
-    return value if ID_RE.match(value) else None
+    return value if re.match(ID_RE, value) else None
 
 
 def worktree_stores(root: Path, facts: GitFacts | None = None) -> list[tuple[str, Path]]:
@@ -459,12 +462,13 @@ def prune(
                 ]
                 continue
             for p in (Path(c.path), Path(c.path).with_suffix(".json")):
-                with contextlib.suppress(FileNotFoundError):
+                try:
                     p.unlink()
-                    removed.append(str(p))
+                except FileNotFoundError:
+                    continue
+                removed.append(str(p))
             if c.id == latest:
-                with contextlib.suppress(FileNotFoundError):
-                    (folder / LATEST).unlink()
+                (folder / LATEST).unlink(missing_ok=True)
     return removed
 
 
@@ -578,7 +582,7 @@ def _select(
                 [*note, "no latest checkpoint for this worktree: pick one of the candidates"]
             ),
         )
-    if _ID_PREFIX_RE.match(target) and not target.endswith(".md"):
+    if re.match(_ID_PREFIX_RE, target) and not target.endswith(".md"):
         matches = [c for wt, f in stores for c in candidates(f, wt) if c.id.startswith(target)]
         if not matches:
             return ResumeCheck(
@@ -607,7 +611,7 @@ def _contained(
     for wt, folder in stores:
         if folder.is_dir() and inside(folder, path) and (worktree is None or wt == worktree):
             resolved = path.resolve()
-            if resolved.parent != folder.resolve() or not ID_RE.match(resolved.stem):
+            if resolved.parent != folder.resolve() or not re.match(ID_RE, resolved.stem):
                 break
             if not resolved.is_file():
                 return ResumeCheck(status="none", path=str(path), reason=f"{path} does not exist")
@@ -622,8 +626,8 @@ def _contained(
 
 def _meta(path: Path) -> SavedMeta | None:
     try:
-        return msgspec.json.decode(trust.read_bytes(path.with_suffix(".json")), type=SavedMeta)
-    except (OSError, trust.Untrusted, msgspec.DecodeError, msgspec.ValidationError):
+        return SavedMeta.from_builtins(jsonfast.loads(trust.read_bytes(path.with_suffix(".json"))))
+    except (OSError, trust.Untrusted, ValueError):  # ValueError: not JSON, or not a SavedMeta
         return None  # a checkpoint copied in by hand has no sidecar; dirty drift is then all
 
 

@@ -213,9 +213,13 @@ def find(
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
         if accounts or account is None:
             streams.append(_stream(name, adapter, project, accounts, order, found.errors))
-    import heapq  # listing sessions, not reading the hook's own
+    if len(streams) == 1:  # one agent, one account (`--from X`): nothing to merge
+        merged: Iterator[tuple[float, int, int, Candidate]] = streams[0]
+    else:
+        import heapq  # listing sessions, not reading the hook's own
 
-    for _, _, _, cand in heapq.merge(*streams):
+        merged = heapq.merge(*streams)
+    for _, _, _, cand in merged:
         ref = cand.ref
         if ref.session_id == exclude or not _inside(ref.cwd, project):
             continue

@@ -319,31 +319,14 @@ def ls_files(
     """What git's index holds under the literal paths `specs` (relative to `root`): files
     that came with the repository. None when git is missing, fails, is slow, or `root` is
     not in a work tree."""
-    import subprocess
+    from continuity_core import git  # started without `subprocess` (a command's start-up)
 
-    env = {
-        **os.environ,
-        "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_LITERAL_PATHSPECS": "1",
-        "LC_ALL": "C",
-        "GIT_TERMINAL_PROMPT": "0",
-    }
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--", *specs],
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            timeout=timeout_s,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
+    out = git.output(
+        root, "--literal-pathspecs", "ls-files", "-z", "--cached", "--", *specs, timeout=timeout_s
+    )
+    if out is None:
         return None  # not a git worktree (or git refuses it): only the lstat checks apply
-    return [p for p in done.stdout.decode("utf-8", "replace").split("\0") if p]
+    return [p for p in out.split("\0") if p]
 
 
 def _racy(written: float) -> bool:

@@ -223,8 +223,6 @@ def trap_add(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def trap_list(as_json: bool) -> None:
     """List traps, marking those whose cited files changed since as needing a re-check."""
-    import msgspec
-
     from continuity_cli import output
     from continuity_core import traps
     from continuity_core.store import Store
@@ -233,10 +231,7 @@ def trap_list(as_json: bool) -> None:
     items = traps.load(root)
     if as_json:
         output.emit_json(
-            [
-                {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
-                for t in items
-            ]
+            [{**t.to_builtins(), "changed_files": traps.changed_files(root, t)} for t in items]
         )
         return
     if not items:

@@ -2,26 +2,26 @@
 rendered markdown beside them.
 
 Every top-level key is always present (null or empty when unknown), so a reader never has to
-tell a missing key from an empty one. Free text in it is redacted like the brief's.
+tell a missing key from an empty one. Free text in it is redacted like the brief's. Plain
+records (`continuity_core.records`): the brief is built of `Section` and `Attempt` on every
+`baker handoff`, within its start-up budget (docs/decisions.md, "Hook start-up budget").
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-import msgspec
-
-from continuity_core.schemas.session import CHOICES, SessionRef
+from continuity_core.records import Record, field
+from continuity_core.schemas.session import CHOICES as SESSION_CHOICES
+from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from continuity_core.schemas.session import EditAction, TodoStatus
-else:  # msgspec reads these annotations at run time: the session's values, as Literals
-    TodoStatus = Literal[CHOICES["TodoStatus"]]
-    EditAction = Literal[CHOICES["EditAction"]]
+
+# The session's Literal aliases the records below check against (`continuity_core.records`).
+CHOICES = {name: SESSION_CHOICES[name] for name in ("TodoStatus", "EditAction")}
 
 
-class Section(msgspec.Struct, kw_only=True):
+class Section(Record):
     """One labelled section of the rendered brief."""
 
     key: str
@@ -31,7 +31,7 @@ class Section(msgspec.Struct, kw_only=True):
     priority: int  # higher survives longer; brief.NEVER_CUT is never dropped
 
 
-class Attempt(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Attempt(Record, omit_defaults=True):
     """A session newer than the brief's that failed before doing any work."""
 
     agent: str
@@ -43,19 +43,19 @@ class Attempt(msgspec.Struct, kw_only=True, omit_defaults=True):
     summary: str  # "a retry at 2026-11-30 14:02 UTC in codex (...) failed: ..."
 
 
-class Todo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Todo(Record, forbid_unknown_fields=True):
     content: str
     status: TodoStatus
 
 
-class EditedFile(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class EditedFile(Record, forbid_unknown_fields=True):
     path: str  # relative to the session's cwd where it lies inside it
     action: EditAction
     count: int = 1
     moved_to: str | None = None
 
 
-class OpenCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class OpenCall(Record, forbid_unknown_fields=True):
     """A tool call that started and never returned: the shell command, else its JSON input."""
 
     tool: str
@@ -63,23 +63,23 @@ class OpenCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     started_at: str | None = None
 
 
-class LastError(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class LastError(Record, forbid_unknown_fields=True):
     kind: str
     message: str
     reset_at: str | None = None
 
 
-class Interrupted(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Interrupted(Record, forbid_unknown_fields=True):
     """What was cut off: calls with no result, one only the pre-tool hook saw, the last API
     error, or a turn that never completed."""
 
-    calls: list[OpenCall] = msgspec.field(default_factory=list)
+    calls: list[OpenCall] = field(default_factory=list)
     unrecorded: OpenCall | None = None
     error: LastError | None = None
     turn_incomplete: bool = False
 
 
-class Limit(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Limit(Record, forbid_unknown_fields=True):
     """The session ended on a usage or rate limit; `until` is when it resets, if known."""
 
     kind: str
@@ -87,12 +87,12 @@ class Limit(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     message: str = ""
 
 
-class Commit(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Commit(Record, forbid_unknown_fields=True):
     sha: str
     subject: str = ""
 
 
-class RepoState(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class RepoState(Record, forbid_unknown_fields=True):
     """Live repo state, read when the brief was built."""
 
     is_repo: bool
@@ -102,11 +102,11 @@ class RepoState(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     upstream: str | None = None
     ahead: int = 0
     behind: int = 0
-    uncommitted: list[str] = msgspec.field(default_factory=list)  # "XY path", capped
+    uncommitted: list[str] = field(default_factory=list)  # "XY path", capped
     uncommitted_count: int = 0
 
 
-class Source(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Source(Record, forbid_unknown_fields=True):
     """The agent session the brief was built from."""
 
     agent: str
@@ -117,14 +117,14 @@ class Source(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     model: str | None = None
 
 
-class TrapHit(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class TrapHit(Record, forbid_unknown_fields=True):
     id: str
     pattern: str
     kind: str
     why: str
 
 
-class HandoffDoc(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class HandoffDoc(Record, forbid_unknown_fields=True):
     schema_version: int = 1
     created_at: str
     project: str
@@ -138,13 +138,13 @@ class HandoffDoc(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     source: Source | None
     traps: list[TrapHit]
     markdown: str  # the brief exactly as `baker handoff` prints it
-    warnings: list[str] = msgspec.field(default_factory=list)  # e.g. an adapter that failed
-    failed_attempts: list[Attempt] = msgspec.field(default_factory=list)  # newer, did no work
+    warnings: list[str] = field(default_factory=list)  # e.g. an adapter that failed
+    failed_attempts: list[Attempt] = field(default_factory=list)  # newer, did no work
     # The brief's own structure, as `handoff --json` printed it before the typed fields.
     session: SessionRef | None = None
-    searched: list[str] = msgspec.field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
     ended_on_limit: bool = False
     reset_at: str | None = None
-    sections: list[Section] = msgspec.field(default_factory=list)
-    cut: list[str] = msgspec.field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
     budget_tokens: int = 0

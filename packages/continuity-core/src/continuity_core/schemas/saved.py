@@ -1,18 +1,30 @@
-"""Authored (saved) checkpoints: the sidecar each save writes and the answers of the checks."""
+"""Authored (saved) checkpoints: the sidecar each save writes and the answers of the checks.
+
+Plain records (`continuity_core.records`): `baker handoff` checks the latest saved checkpoint
+for its brief within its start-up budget (docs/decisions.md, "Hook start-up budget").
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from continuity_core.records import Record, field
 
-import msgspec
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
+    DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
 
 __all__ = ["ResumeCheck", "SavedMeta", "Validation"]
 
-ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
-DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
+# The values of the Literal aliases above, which the records check (`continuity_core.records`).
+CHOICES = {
+    "ResumeStatus": ("fresh", "drifted", "choose", "none", "blocked", "invalid"),
+    "DriftKind": ("head", "branch", "worktree", "dirty", "missing_artifact"),
+}
 
 
-class SavedMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SavedMeta(Record, omit_defaults=True):
     """`<id>.json` beside `<id>.md`: what baker itself saw when the checkpoint was saved."""
 
     schema_version: int = 1
@@ -21,11 +33,11 @@ class SavedMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
     worktree: str
     branch: str | None = None
     head: str | None = None
-    dirty: list[str] = msgspec.field(default_factory=list)  # "XY path", as git facts give it
+    dirty: list[str] = field(default_factory=list)  # "XY path", as git facts give it
     bytes: int = 0
 
 
-class Claim(msgspec.Struct, kw_only=True):
+class Claim(Record):
     """A line the author marked `(from <source>)`: not verified by the session that saved it."""
 
     claim: str
@@ -33,14 +45,14 @@ class Claim(msgspec.Struct, kw_only=True):
     section: str
 
 
-class Drift(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Drift(Record, omit_defaults=True):
     kind: DriftKind
     saved: str | None = None
     now: str | None = None
-    files: list[str] = msgspec.field(default_factory=list)
+    files: list[str] = field(default_factory=list)
 
 
-class Candidate(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Candidate(Record, omit_defaults=True):
     id: str
     path: str
     worktree: str
@@ -50,20 +62,20 @@ class Candidate(msgspec.Struct, kw_only=True, omit_defaults=True):
     bytes: int = 0
 
 
-class Validation(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Validation(Record, omit_defaults=True):
     """`baker validate`: a draft or a stored checkpoint checked against the format."""
 
     status: Literal["valid", "invalid", "blocked"]
     path: str = ""
-    errors: list[str] = msgspec.field(default_factory=list)
-    warnings: list[str] = msgspec.field(default_factory=list)
-    front_matter: dict[str, Any] = msgspec.field(default_factory=dict)
-    artifacts: list[str] = msgspec.field(default_factory=list)
-    unverified: list[Claim] = msgspec.field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    front_matter: dict[str, Any] = field(default_factory=dict)
+    artifacts: list[str] = field(default_factory=list)
+    unverified: list[Claim] = field(default_factory=list)
     bytes: int = 0
 
 
-class ResumeCheck(msgspec.Struct, kw_only=True):
+class ResumeCheck(Record):
     """`baker resume-check`: whether a checkpoint can be resumed here, and what changed."""
 
     status: ResumeStatus
@@ -71,9 +83,9 @@ class ResumeCheck(msgspec.Struct, kw_only=True):
     id: str | None = None
     path: str | None = None
     worktree: str | None = None  # where the checkpoint was saved
-    front_matter: dict[str, Any] = msgspec.field(default_factory=dict)
-    drift: list[Drift] = msgspec.field(default_factory=list)
-    missing_artifacts: list[str] = msgspec.field(default_factory=list)
-    unverified: list[Claim] = msgspec.field(default_factory=list)
-    candidates: list[Candidate] = msgspec.field(default_factory=list)
-    warnings: list[str] = msgspec.field(default_factory=list)
+    front_matter: dict[str, Any] = field(default_factory=dict)
+    drift: list[Drift] = field(default_factory=list)
+    missing_artifacts: list[str] = field(default_factory=list)
+    unverified: list[Claim] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
