@@ -9,7 +9,7 @@ import pytest
 
 from continuity_core import machines
 from continuity_core.errors import BakerError
-from continuity_core.store import Store
+from continuity_core.store import MACHINES_FILE, Store
 from tests.conftest import git
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -120,7 +120,7 @@ def test_compare_names_what_this_checkout_lacks(project: Path) -> None:
 def test_the_hooks_read_no_machines_file_as_no_machines(project: Path) -> None:
     assert machines.traps_from_others(project) == []
     assert machines.pickup_text(project) is None
-    (project / ".baker" / machines.MACHINES_FILE).write_text("{broken")
+    (project / ".baker" / MACHINES_FILE).write_text("{broken")
     assert machines.traps_from_others(project) == []
 
 

@@ -98,6 +98,18 @@ def test_unusable_probes_file_is_one_error_and_git_still_reported(repo: Path, te
     assert env.probes[0].state == "error"
 
 
+def test_a_broken_probes_file_says_where_it_broke(repo: Path) -> None:
+    """The hooks read probes.json with `jsonfast`; a file it refuses is reported in msgspec's
+    words, which name the fault and its byte, as before."""
+    write_probes(repo, '{"jobs": [{"name": "train", "artifact": "out"},]}')
+    [problem] = probes.environment(repo, deadline_s=10).probes
+    assert (problem.name, problem.state) == ("probes.json", "error")
+    assert (
+        problem.detail
+        == "unreadable or not JSON: JSON is malformed: trailing comma in array (byte 47)"
+    )
+
+
 def test_wrong_type_under_one_key_spares_the_rest(repo: Path) -> None:
     write_probes(
         repo,

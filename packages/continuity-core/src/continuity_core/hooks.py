@@ -272,14 +272,21 @@ def _begin(
 
 def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """SessionStart: environment facts, the note and the previous session, for the agent."""
-    from continuity_core import pickup as pickup_mod
-
     begun = _begin("pickup", agent, payload, argv, "session_start")
     if begun is None:
         return ""
     adapter, event, store = begun
-    # Every agent's sessions: the previous session may be another agent's (one rule for all).
-    adapters = load_all()[0]
+    from continuity_core import git
+
+    facts = git.Begun(store.top)  # git works while the pickup's modules and adapters load
+    try:
+        from continuity_core import pickup as pickup_mod
+
+        # Every agent's sessions: the previous session may be another agent's (one rule).
+        adapters = load_all()[0]
+    except BaseException:  # a hook's deadline included: no git left running behind it
+        facts.close(0)
+        raise
     if agent is not None and adapter is not None:
         adapters[agent] = adapter
     text = pickup_mod.build(
@@ -288,6 +295,7 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         exclude=event.session_id,
         store=store,
         brief=pickup_mod.launched_with_brief(event.source),
+        begun=facts,  # read by the environment's worker
     )
     return text if adapter is None else adapter.render_context(event, text) or ""
 

@@ -30,12 +30,12 @@ from continuity_core.errors import BakerError
 from continuity_core.records import dec_hook, enc_hook
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.trap import Trap
+from continuity_core.store import MACHINES_FILE  # written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.brief import Brief
 
 REF_PREFIX = "refs/baker/"
-MACHINES_FILE = "machines.json"  # in `.baker/`, written by `pull`, read by the hooks
 AUTO_PUSH_TIMEOUT_S = 60
 GIT_TIMEOUT_S = 30.0
 TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here

@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-import msgspec
-
-from continuity_core import machines, probes, stamps
 from continuity_core import note as note_mod
-from continuity_core.brief import call_text
+from continuity_core import probes, stamps
+from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.schemas.probe import Environment
-from continuity_core.schemas.session import Session, SessionRef
-from continuity_core.store import Store
+from continuity_core.store import MACHINES_FILE, STORE, Store
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "Hook start-up budget")
+    from collections.abc import Mapping
+    from pathlib import Path
+
     from continuity_core.adapters import Adapter
+    from continuity_core.git import Begun
+    from continuity_core.schemas.session import Session, SessionRef, ToolCall
 
 CAP_CHARS = 6000
 ENV_CHARS = 2000
@@ -41,15 +41,15 @@ NOT_CHECKED = (
 )
 
 
-class Previous(msgspec.Struct):
+class Previous(Record):
     """The newest verifiable earlier session, or why there is none."""
 
     session: Session | None = None
     ref: SessionRef | None = None
     source: str = ""  # "transcript" or "checkpoint <id>"
     why_not: str = NOT_CHECKED
-    errors: list[str] = msgspec.field(default_factory=list)
-    failed: list[str] = msgspec.field(default_factory=list)  # newer attempts that did no work
+    errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # newer attempts that did no work
 
 
 def inside(cwd: str | None, root: Path) -> bool:
@@ -162,17 +162,24 @@ def summarize(prev: Previous) -> str:
     if s.files_edited:
         shown = ", ".join(f"`{f.path}`" for f in s.files_edited[-8:])
         lines.append(f"- files edited: {shown}")
-    for call in s.pending_calls[-3:]:
-        lines.append(
-            f"- tool call with no result: {call.name} `{_one_line(call_text(call), 200)}`"
-            " — check its effect before running it again"
-        )
+    if s.pending_calls:
+        lines += _open_calls(s.pending_calls[-3:])
     err = s.last_error
     if err is not None:
         when = f", resets at {err.reset_at}" if err.reset_at else ""
         status = f" {err.status}" if err.status else ""
         lines.append(f"- ended with error: {err.kind}{status}{when}: {_one_line(err.message, 200)}")
     return "\n".join(lines + _failed(prev))
+
+
+def _open_calls(calls: list[ToolCall]) -> list[str]:
+    from continuity_core.brief import call_text  # the brief module only for a call left open
+
+    return [
+        f"- tool call with no result: {call.name} `{_one_line(call_text(call), 200)}`"
+        " — check its effect before running it again"
+        for call in calls
+    ]
 
 
 def _failed(prev: Previous) -> list[str]:
@@ -199,6 +206,16 @@ def config_problem() -> str:
         f"Continuity's config is broken, so only the default accounts are read until it is "
         f"fixed: {_one_line(redact(problem), LINE_MAX)}"
     )
+
+
+def other_machines(root: Path) -> str | None:
+    """`machines.pickup_text` once `baker pull` has written `.baker/machines.json`; without
+    that file the machines module (and msgspec, which it reads the file with) is not loaded."""
+    if not os.path.exists(os.path.join(root, STORE, MACHINES_FILE)):
+        return None
+    from continuity_core import machines
+
+    return machines.pickup_text(root)
 
 
 def clip_lines(text: str, limit: int, what: str) -> str:
@@ -243,9 +260,11 @@ def build(
     probe_deadline_s: float = PROBE_DEADLINE_S,
     read_limit_s: float = READ_LIMIT_S,
     brief: str | None = None,
+    begun: Begun | None = None,
 ) -> str:
     """The pickup text for `root`: redacted, then within `cap` characters. `brief`: the
     previous-session text when the agent was started with a brief (see `launched_with_brief`).
+    `begun`: the git facts of `root`, begun earlier (`git.Begun`), so git worked meanwhile.
     """
     start = time.monotonic()
 
@@ -257,7 +276,7 @@ def build(
     # Facts and the previous session are gathered side by side: the latency is the slower one.
     env, found = probes.run_all(
         [
-            lambda: probes.environment(root, deadline_s=probe_deadline_s),
+            lambda: probes.environment(root, deadline_s=probe_deadline_s, begun=begun),
             previous,
         ],
         max(probe_deadline_s, read_limit_s) + 0.5,
@@ -285,7 +304,7 @@ def build(
             PREVIOUS_CHARS,
         ),
     ]
-    others = machines.pickup_text(root)
+    others = other_machines(root)
     if others:
         sections.append(
             (

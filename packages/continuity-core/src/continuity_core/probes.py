@@ -8,26 +8,33 @@ that has not answered by then is reported as such, and its worker never holds up
 
 from __future__ import annotations
 
+import _thread
 import os
 import re
 import stat
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-import msgspec
-
+from continuity_core import jsonfast
 from continuity_core.adapters.registry import PROBE_GROUP
+from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
     import subprocess  # no interpreter, probe or GPU check to run starts none
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any, Protocol, TypeVar
+
+    from continuity_core.git import Begun
+
+    T = TypeVar("T")
+else:
+    Protocol = object  # for the type checker: `plugin` checks a probe's members itself
 
 PROBES_FILE = "probes.json"
 DEFAULT_DEADLINE_S = 15.0
@@ -37,20 +44,17 @@ DETAIL_MAX = 300
 _NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
-T = TypeVar("T")
 
-
-class ProbeContext(msgspec.Struct):
+class ProbeContext(Record):
     """What a plugin probe gets: the project, its section of probes.json, the project's venv
     interpreters (a default for plugins that run inside them) and its time limit."""
 
     root: Path
     config: Mapping[str, Any]
-    interpreters: list[str] = msgspec.field(default_factory=list)
+    interpreters: list[str] = field(default_factory=list)
     timeout_s: float = DEFAULT_DEADLINE_S
 
 
-@runtime_checkable
 class Probe(Protocol):
     """A plugin registered under `continuity_core.probes`."""
 
@@ -65,13 +69,16 @@ class Probe(Protocol):
 
 
 def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | BaseException | None]:
-    """Run `tasks` in daemon threads; None for each one still running at the deadline.
+    """Run `tasks` in threads of their own; None for each one still running at the deadline.
 
-    Daemon threads, not an executor: a worker stuck past the deadline must not keep a hook
-    process alive at exit.
+    Bare `_thread` threads, not an executor or `threading`: a worker stuck past the deadline
+    must not keep a hook process alive at exit (they are daemons, as `threading`'s daemon
+    threads are), and `threading`'s import is a cost every pickup would pay for nothing. (A
+    worker may import `threading` later, `subprocess` does: it then takes that worker for the
+    main thread, which nothing here asks, and CPython's exit allows for it, bpo-1596321.)
     """
     results: list[T | BaseException | None] = [None] * len(tasks)
-    done = [threading.Event() for _ in tasks]
+    running = [_thread.allocate_lock() for _ in tasks]  # each released when its task is done
 
     def work(i: int) -> None:
         try:
@@ -79,17 +86,17 @@ def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | Bas
         except Exception as e:  # one check's failure is its own result
             results[i] = e
         finally:
-            done[i].set()
+            running[i].release()
 
-    for i in range(len(tasks)):
-        threading.Thread(target=work, args=(i,), daemon=True, name=f"baker-probe-{i}").start()
+    for i, lock in enumerate(running):
+        lock.acquire()
+        _thread.start_new_thread(work, (i,))
     end = time.monotonic() + deadline_s
-    for event in done:
-        event.wait(max(0.0, end - time.monotonic()))
-    return [r if done[i].is_set() else None for i, r in enumerate(results)]
+    done = [lock.acquire(timeout=max(0.0, end - time.monotonic())) for lock in running]
+    return [r if done[i] or running[i].acquire(False) else None for i, r in enumerate(results)]
 
 
-class Ran(msgspec.Struct):
+class Ran(Record):
     returncode: int | None  # None: timed out (the whole process group was killed)
     out: str
     err: str
@@ -145,10 +152,10 @@ def run_command(
     finally:
         _RUNNING.discard(proc)
     return Ran(
-        code,
-        out.decode("utf-8", "replace"),
-        err.decode("utf-8", "replace"),
-        time.monotonic() - start,
+        returncode=code,
+        out=out.decode("utf-8", "replace"),
+        err=err.decode("utf-8", "replace"),
+        elapsed_s=time.monotonic() - start,
     )
 
 
@@ -171,12 +178,12 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
 # --- probes.json -----------------------------------------------------------------------------
 
 
-class ProbesConfig(msgspec.Struct):
-    jobs: list[Any] = msgspec.field(default_factory=list)
-    probes: list[Any] = msgspec.field(default_factory=list)
-    venvs: list[Any] = msgspec.field(default_factory=list)
+class ProbesConfig(Record):
+    jobs: list[Any] = field(default_factory=list)
+    probes: list[Any] = field(default_factory=list)
+    venvs: list[Any] = field(default_factory=list)
     gpu: Mapping[str, Any] | None = None  # None: not configured
-    errors: list[ProbeResult] = msgspec.field(default_factory=list)
+    errors: list[ProbeResult] = field(default_factory=list)
 
 
 def read_config(root: Path) -> ProbesConfig:
@@ -187,10 +194,10 @@ def read_config(root: Path) -> ProbesConfig:
 
     try:
         trust.check_store(root)  # a committed store's probes are never run
-        raw: Any = msgspec.json.decode(trust.read_bytes(path))
+        raw: Any = _decode(trust.read_bytes(path))
     except FileNotFoundError:
         return cfg
-    except (OSError, trust.Untrusted, msgspec.DecodeError) as e:
+    except (OSError, trust.Untrusted, ValueError) as e:
         cfg.errors.append(
             ProbeResult(
                 name=PROBES_FILE,
@@ -233,6 +240,17 @@ def read_config(root: Path) -> ProbesConfig:
     elif isinstance(gpu, dict):
         cfg.gpu = gpu
     return cfg
+
+
+def _decode(data: bytes) -> Any:
+    """The JSON in `data`: read by `jsonfast`, the hooks' reader; what it refuses, msgspec
+    reads again, so a broken file is reported in msgspec's words, which say where it broke."""
+    try:
+        return jsonfast.loads(data)
+    except ValueError:
+        import msgspec
+
+        return msgspec.json.decode(data)  # its DecodeError is a ValueError
 
 
 def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
@@ -536,7 +554,8 @@ def plugin(name: str) -> Probe | None:
     from continuity_core.errors import AdapterError
 
     obj = load_plugin(name, PROBE_GROUP)
-    if obj is None or isinstance(obj, Probe):
+    # What `isinstance` against a runtime-checkable Protocol checks: the members are there.
+    if obj is None or (hasattr(obj, "name") and hasattr(obj, "run")):
         return obj
     raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
@@ -568,9 +587,14 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
 
 
 def environment(
-    root: Path, *, deadline_s: float = DEFAULT_DEADLINE_S, gpu: bool = True
+    root: Path,
+    *,
+    deadline_s: float = DEFAULT_DEADLINE_S,
+    gpu: bool = True,
+    begun: Begun | None = None,
 ) -> Environment:
-    """Every fact about `root`'s environment, checked now, within `deadline_s` in total."""
+    """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
+    `begun`: its git facts, begun earlier (`git.Begun`), so git worked meanwhile."""
     start = time.monotonic()
     root = root.absolute()
     cfg = read_config(root)
@@ -580,7 +604,9 @@ def environment(
 
     from continuity_core.project import repo_facts  # without Continuity's own files
 
-    tasks: list[Callable[[], Any]] = [lambda: repo_facts(root, timeout=min(5.0, limit))]
+    tasks: list[Callable[[], Any]] = [
+        lambda: repo_facts(root, timeout=min(5.0, limit), begun=begun)
+    ]
     kinds: list[str] = ["git"]
     names: list[str] = ["git"]
     inside = [p for _, p in venvs if _inside(root, p)]

@@ -38,6 +38,9 @@ LOCK_TIMEOUT_S = 5.0
 LOG_MAX_BYTES = 1 << 20
 KNOWN_SCHEMA = 1
 STORE = trust.STORE
+# In the store: the other machines' snapshots and traps, written by `baker pull`
+# (`continuity_core.machines`) and read by the hooks.
+MACHINES_FILE = "machines.json"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
 _DIGITS = frozenset("0123456789")
 _HEX = frozenset("0123456789abcdef")

@@ -15,7 +15,7 @@ import stat
 from continuity_core import jsonfast, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.store import STORE, Store, now_iso
+from continuity_core.store import MACHINES_FILE, STORE, Store, now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
@@ -38,7 +38,6 @@ if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: s
 
 TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
-MACHINES_FILE = "machines.json"  # continuity_core.machines.MACHINES_FILE
 CACHE = ("cache", "traps.json")
 CACHE_FORMAT = "3"
 BATCH = 5
