@@ -165,6 +165,23 @@ def test_cursor_round_trip_and_garbage(tmp_path: Path) -> None:
     assert store.load_cursor("a", "/x.jsonl", Cursor) is None
 
 
+def test_a_cursor_written_as_json_removes_the_msgpack_one_of_0_1_0(tmp_path: Path) -> None:
+    from continuity_core.schemas.session import Session
+    from continuity_core.transcript import Cursor
+
+    store = make_store(tmp_path)
+    path = Path(store.cursor_path("a", "/x.jsonl"))
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    old = path.with_suffix(".msgpack")
+    old.write_bytes(b"\x81\xa4path\xa8/x.jsonl")  # what 0.1.0 kept for the same transcript
+    other = path.with_name("b-0123456789abcdef.msgpack")  # another transcript's: left alone
+    other.write_bytes(b"\x80")
+    store.save_cursor(
+        "a", "/x.jsonl", Cursor(path="/x.jsonl", session=Session(agent="a", session_id="s"))
+    )
+    assert path.exists() and not old.exists() and other.exists()
+
+
 def test_log_is_redacted_and_appended(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     store.log("hook_error", error="token ghp_FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6 failed")

@@ -247,13 +247,21 @@ class Store:
         """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
         path = self.cursor_path(agent, transcript)
         data = encode_document(value)
+        first = False
         try:
             if trust.read_bytes(path) == data:
                 return
+        except FileNotFoundError:
+            first = True
         except (OSError, StoreError):
             pass
         self.folder_path("cursors")
         atomic_write(path, data, durable=False)  # a cache: one lost in a crash costs a read
+        if first:  # the same transcript's cursor as 0.1.0 wrote it (msgpack): never read again
+            try:
+                os.unlink(path.removesuffix(".json") + ".msgpack")
+            except OSError:
+                pass
 
     # --- hook log, read by `baker audit` -------------------------------------------------
     def log(self, event: str, **fields: Any) -> None:
