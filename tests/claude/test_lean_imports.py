@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import ast
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.child import run_python
 
 pytest.importorskip("continuity_claude")
 
@@ -23,6 +22,7 @@ BANNED = ("msgspec", "typing")
 # the module's own that derives from a msgspec class counts too).
 PROBE = """
 import importlib, json, sys, types
+
 BANNED = {banned!r}
 def banned(name):
     return any(name == b or name.startswith(b + ".") for b in BANNED)
@@ -46,17 +46,8 @@ print(json.dumps(found))
 
 
 def test_no_adapter_module_holds_msgspec_or_typing_at_run_time() -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE.format(banned=BANNED, modules=MODULES)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {short: [] for short in MODULES}
+    out = run_python("-c", PROBE.format(banned=BANNED, modules=MODULES))
+    assert json.loads(out) == {short: [] for short in MODULES}
 
 
 def _runtime_imports(tree: ast.Module) -> list[str]:

@@ -6,14 +6,13 @@ left a cursor, and its imports are read from `python -X importtime`."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import BAKER, FIXTURES, copy_tree, run_baker
+from tests.conftest import FIXTURES, copy_tree, run_baker
+from tests.helpers.child import imported_modules, run_importtime
 from tests.helpers.gitindex import age_index
 
 # Each costs the checkpoint a sizeable share of a bare start (or pulls in one that does).
@@ -56,20 +55,8 @@ def setup(agent: str, repo: Path, tmp_path: Path) -> tuple[bytes, dict[str, str]
 
 def imported(agent: str, repo: Path, payload: bytes, env: dict[str, str]) -> set[str]:
     """The modules one `baker checkpoint` call imported."""
-    python = Path(BAKER).parent / "python"
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    proc = subprocess.run(
-        [str(python), "-X", "importtime", BAKER, "checkpoint", "--agent", agent],
-        input=payload,
-        cwd=repo,
-        env={**clean, **env},
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stderr.decode().splitlines()
-    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    report, _ = run_importtime("checkpoint", "--agent", agent, cwd=repo, stdin=payload, env=env)
+    return imported_modules(report)
 
 
 @pytest.mark.parametrize("agent", sorted(TRANSCRIPTS))

@@ -8,16 +8,15 @@ edited and, for one agent, a saved checkpoint: every part of the brief that read
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from continuity_core import saved, traps
 from tests.cli.flows import claude_session, moved
-from tests.conftest import BAKER, FIXTURES, run_baker
+from tests.conftest import FIXTURES, run_baker
+from tests.helpers.child import imported_modules, run_importtime
 from tests.helpers.drafts import make_draft
 
 AGENTS = ("claude", "codex", "gemini")
@@ -59,20 +58,8 @@ def place_session(agent: str, home: Path, repo: Path) -> None:
 
 def imported(agent: str, repo: Path) -> tuple[set[str], str]:
     """The modules one `baker handoff --from AGENT` imported, and the brief it printed."""
-    python = Path(BAKER).parent / "python"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    proc = subprocess.run(
-        [str(python), "-X", "importtime", BAKER, "handoff", "--from", agent],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stderr.decode().splitlines()
-    names = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
-    return names, proc.stdout.decode()
+    report, out = run_importtime("handoff", "--from", agent, cwd=repo)
+    return imported_modules(report), out
 
 
 def checkpointed(agent: str, home: Path, repo: Path) -> None:

@@ -6,14 +6,13 @@ once its cursor is cached."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.cli.flows import claude_session, payload
-from tests.conftest import BAKER, run_baker
+from tests.conftest import run_baker
+from tests.helpers.child import run_importtime
 from tests.helpers.gitindex import age_index
 
 AGENTS = ("claude", "codex", "gemini")
@@ -54,20 +53,9 @@ def importers(stderr: str) -> dict[str, list[str]]:
 def pickup(agent: str, home: Path, repo: Path, session: str) -> tuple[dict[str, list[str]], str]:
     """The modules the pickup of a new `session` imported (with their importers), and what
     it printed."""
-    python = Path(BAKER).parent / "python"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     start = payload(agent, "SessionStart.json", home, repo, session_id=session)
-    proc = subprocess.run(
-        [str(python), "-X", "importtime", BAKER, "pickup", "--agent", agent],
-        input=start.encode(),
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return importers(proc.stderr.decode()), proc.stdout.decode()  # the agent's hook JSON
+    report, out = run_importtime("pickup", "--agent", agent, cwd=repo, stdin=start.encode())
+    return importers(report), out  # the agent's hook JSON
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -6,15 +6,14 @@ budget"). Each agent's `baker pretool` runs as the agent runs it, its imports re
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 
 from continuity_core import traps
-from tests.conftest import BAKER, FIXTURES, run_baker
+from tests.conftest import FIXTURES, run_baker
+from tests.helpers.child import imported_modules, run_importtime
 from tests.helpers.gitindex import age_index
 
 FIXTURE_CWD = "/home/dev/src/weather-cli"
@@ -64,21 +63,8 @@ def payload(agent: str, repo: Path) -> bytes:
 
 def imported(agent: str, repo: Path) -> tuple[set[str], str]:
     """The modules one `baker pretool` call imported, and what it printed."""
-    python = Path(BAKER).parent / "python"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    proc = subprocess.run(
-        [str(python), "-X", "importtime", BAKER, "pretool", "--agent", agent],
-        input=payload(agent, repo),
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stderr.decode().splitlines()
-    names = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
-    return names, proc.stdout.decode()
+    report, out = run_importtime("pretool", "--agent", agent, cwd=repo, stdin=payload(agent, repo))
+    return imported_modules(report), out
 
 
 @pytest.mark.parametrize("agent", sorted(PAYLOADS))

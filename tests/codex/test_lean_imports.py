@@ -4,11 +4,10 @@ they cost ~10 ms of a checkpoint); what `continuity_core` imports is core's to k
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
+
+from tests.helpers.child import run_python
 
 pytest.importorskip("continuity_codex")
 
@@ -22,6 +21,7 @@ FORBIDDEN = {"msgspec", "typing", "datetime", "uuid"}
 # that module first, and then what each module's globals hold.
 CHILD = """
 import builtins, importlib, json, sys, types
+
 
 FORBIDDEN = set(sys.argv[2].split(","))
 direct = []
@@ -62,17 +62,8 @@ print(json.dumps({"direct": direct, "held": held}))
 
 
 def _child() -> dict[str, list[list[str]]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, ",".join(CHECKPOINT), ",".join(sorted(FORBIDDEN))],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result: dict[str, list[list[str]]] = json.loads(done.stdout)
+    out = run_python("-c", CHILD, ",".join(CHECKPOINT), ",".join(sorted(FORBIDDEN)))
+    result: dict[str, list[list[str]]] = json.loads(out)
     return result
 
 

@@ -7,8 +7,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
-import sys
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
@@ -19,6 +17,7 @@ from hypothesis import strategies as st
 from continuity_core import jsonfast, needles, traps
 from continuity_core.redact import redact
 from continuity_core.store import is_checkpoint_name
+from tests.helpers.child import run_python
 
 SECRETS = Path(__file__).parents[1] / "reliability" / "secrets"
 
@@ -109,7 +108,6 @@ def test_command_paths_are_shlex_words(command: str) -> None:
 def _relative_pathlib(root: Path, path: str, cwd: str | None = None) -> str:
     """`traps.relative` as it was written with pathlib."""
     import contextlib
-    import os
 
     p = Path(os.path.expanduser(path))
     if not p.is_absolute() and cwd and os.path.isabs(cwd):
@@ -277,17 +275,7 @@ def test_jsonfast_refuses_bad_syntax_where_json_was_never_imported() -> None:
         "print('json.decoder' in sys.modules)\n"
     )
     bad = ['{"a": 01}', '{"a": 1.}', '{"a": "x\x01"}', '{"a" 1}', "[1 2]", '"\\x"']
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    done = subprocess.run(
-        [sys.executable, "-c", code, *bad],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["refused"] * len(bad) + ["False"]
+    assert run_python("-c", code, *bad).split() == ["refused"] * len(bad) + ["False"]
 
 
 def test_jsonfast_reads_bytes_with_a_byte_order_mark_as_json_does() -> None:

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.child import run_python
+
 
 def _run(code: str, cwd: Path | None = None) -> str:
-    # Without coverage's start-up hook, which imports what the hook path leaves out.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return run_python("-c", code, cwd=cwd).strip()
 
 
 def test_msgspec_loads_without_typing_extensions_which_others_still_get() -> None:

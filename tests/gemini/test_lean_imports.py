@@ -6,14 +6,12 @@ on `str` paths. What they import from continuity_core is core's own business."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.gemini.chatlog import PAYLOADS, SESSIONS
+from tests.helpers.child import run_python
 
 pytest.importorskip("continuity_gemini")
 
@@ -74,17 +72,7 @@ print("\\n".join(found))
 
 
 def _run(code: str, *args: str, stdin: bytes = b"") -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    done = subprocess.run(
-        [sys.executable, "-c", code, ",".join(FORBIDDEN), *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    return done.stdout.decode().strip()
+    return run_python("-c", code, ",".join(FORBIDDEN), *args, stdin=stdin).strip()
 
 
 def test_the_checkpoint_modules_import_neither_msgspec_typing_nor_pathlib() -> None:
