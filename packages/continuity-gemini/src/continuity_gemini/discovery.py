@@ -15,6 +15,7 @@ from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
+from continuity_core.records import Record
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from continuity_gemini.hooks import sid_from_name
@@ -164,28 +165,15 @@ def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[st
 # --- session files --------------------------------------------------------------------------
 
 
-class ChatFile:
-    """One chat file as discovery sees it (a plain class: `dataclasses` would cost the hooks
-    `inspect`, a msgspec Struct the checkpoint its import)."""
+class ChatFile(Record):
+    """One chat file as discovery sees it."""
 
-    __slots__ = ("has_content", "legacy", "mtime", "path", "session_id", "size")
-
-    def __init__(
-        self,
-        *,
-        path: str,
-        session_id: str,
-        mtime: float,
-        size: int,
-        legacy: bool,
-        has_content: bool,
-    ) -> None:
-        self.path = path
-        self.session_id = session_id
-        self.mtime = mtime
-        self.size = size
-        self.legacy = legacy
-        self.has_content = has_content
+    path: str
+    session_id: str
+    mtime: float
+    size: int
+    legacy: bool
+    has_content: bool
 
 
 def _probe(path: str) -> ChatFile | None:
