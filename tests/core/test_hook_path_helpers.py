@@ -307,3 +307,16 @@ def test_jsonfast_reads_a_lone_surrogate_as_a_replacement_character() -> None:
 def test_jsonfast_reads_undecodable_argv_bytes_as_replacement_characters() -> None:
     """Python hands argv's undecodable bytes over as lone surrogates (surrogateescape)."""
     assert jsonfast.loads('{"id": "ab\udcffcd"}') == {"id": "ab\ufffdcd"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/a/b", "/a//b/", "//a/./b", "///a/b", "a/../b", "./a", "", ".", "/", "//", "a/./././"],
+)
+def test_str_paths_are_spelt_and_split_as_pathlib_does(path: str) -> None:
+    from pathlib import PurePosixPath
+
+    from continuity_core.fs import pure, pure_parts
+
+    assert pure(path) == str(PurePosixPath(path))
+    assert tuple(pure_parts(path)) == PurePosixPath(path).parts

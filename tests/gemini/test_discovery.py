@@ -269,16 +269,6 @@ def test_a_transcript_path_that_is_no_chat_file_of_the_session(tmp_path: Path) -
     assert ref is not None and (ref.path, ref.account, ref.cwd) == (str(lone), "", PROJECT)
 
 
-@pytest.mark.parametrize(
-    "path",
-    ["/a/b", "/a//b/", "//a/./b", "///a/b", "a/../b", "./a", "", ".", "/", "//", "a/./././"],
-)
-def test_paths_are_spelt_as_pathlib_spells_them(path: str) -> None:
-    from pathlib import PurePosixPath
-
-    assert discovery._pure(path) == str(PurePosixPath(path))
-
-
 def test_cli_home_and_config_dir_on_str_paths(tmp_path: Path) -> None:
     home = Account(agent="gemini", name="x", dir=f"{tmp_path}/h//.gemini/")
     assert discovery.cli_home(home) == f"{tmp_path}/h"

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
-from continuity_core.fs import hexdigest
+from continuity_core.fs import hexdigest, pure_parts
 from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
@@ -520,7 +520,7 @@ def is_archived(path: str) -> bool:
     flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
     that counts is the nearest session folder above the file (as `home_of` finds it), so a
     Codex home that itself lies under some `archived_sessions/` is not all archived."""
-    return next((p for p in reversed(_parts(path)[:-1]) if p in FOLDERS), None) == ARCHIVED
+    return next((p for p in reversed(pure_parts(path)[:-1]) if p in FOLDERS), None) == ARCHIVED
 
 
 ARCHIVED = FOLDERS[1]
@@ -565,18 +565,11 @@ def lineage(path: str) -> tuple[list[str], str | None]:
 
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
-    parts = _parts(path)
+    parts = pure_parts(path)
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] in FOLDERS:
             return os.path.join(*parts[:i])
     return os.path.dirname(path) or "."
-
-
-def _parts(path: str) -> list[str]:
-    """`path`'s components as `PurePosixPath(path).parts` gives them (the root first, empty
-    and `.` components dropped), without pathlib: every Codex checkpoint comes here."""
-    parts = [p for p in path.split(os.sep) if p and p != "."]
-    return [os.sep, *parts] if path.startswith(os.sep) else parts
 
 
 def ref_for(path: str, account: Account) -> SessionRef | None:
