@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from continuity_core.records import Record
     from continuity_core.schemas.checkpoint import Checkpoint
 
-    T = TypeVar("T")
     R = TypeVar("R", bound=Record)
     StrPath = str | os.PathLike[str]
 
@@ -174,7 +173,7 @@ class Store:
         self.folder_path(*([] if rel == "." else rel.split(os.sep)))
         atomic_write(target, encode_document(value), durable=durable)
 
-    def read_json(self, path: Path, type_: type[T]) -> T:
+    def read_json(self, path: Path, type_: type[R]) -> R:
         """Decode a stored document, with a message naming the file when it cannot be used."""
         try:
             data = trust.read_bytes(path)
@@ -237,9 +236,9 @@ class Store:
         return os.path.join(self.store_dir, "cursors", f"{agent}-{digest}.json")
 
     def load_cursor(self, agent: str, transcript: str, type_: type[R]) -> R | None:
+        path = self.cursor_path(agent, transcript)
         try:
-            data = trust.read_bytes(self.cursor_path(agent, transcript))
-            return _decode_record(data, type_, self.cursor_path(agent, transcript))
+            return decode_document(trust.read_bytes(path), type_, path)
         except (OSError, StoreError):
             return None  # a missing or stale cursor only costs a full read
 
@@ -374,40 +373,13 @@ def encode_document(value: Any) -> bytes:
     return msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
 
 
-def decode_document(data: bytes, type_: type[T], path: StrPath) -> T:
-    """Decode a persisted JSON document, refusing schema versions newer than this build."""
-    from continuity_core.records import Record
-
-    if isinstance(type_, type) and issubclass(type_, Record):
-        return _decode_record(data, type_, path)
-    import msgspec
-
-    from continuity_core.records import dec_hook
-
-    try:
-        version = msgspec.json.decode(data, type=_versioned()).schema_version
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        version = KNOWN_SCHEMA
-    if version > KNOWN_SCHEMA:
-        raise StoreError(
-            f"{path} has schema_version {version}, newer than this baker understands "
-            f"({KNOWN_SCHEMA}); update baker (pip install -U continuity-cli)"
-        )
-    try:
-        return msgspec.json.decode(data, type=type_, dec_hook=dec_hook)
-    except (msgspec.DecodeError, msgspec.ValidationError) as e:
-        raise StoreError(
-            f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
-        ) from None
-
-
-def _decode_record(data: bytes, type_: type[R], path: StrPath) -> R:
+def decode_document(data: bytes, type_: type[R], path: StrPath) -> R:
+    """Decode a persisted JSON document into its record, refusing schema versions newer than
+    this build; a StoreError naming the file when it cannot be used."""
     try:
         raw = jsonfast.loads(data)
     except ValueError as e:
-        raise StoreError(
-            f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
-        ) from None
+        raise _corrupt(path, e) from None
     version = raw.get("schema_version", KNOWN_SCHEMA) if isinstance(raw, dict) else KNOWN_SCHEMA
     if isinstance(version, int) and version > KNOWN_SCHEMA:
         raise StoreError(
@@ -416,26 +388,15 @@ def _decode_record(data: bytes, type_: type[R], path: StrPath) -> R:
         )
     try:
         return type_.from_builtins(raw)
-    except ValueError as e:
-        raise StoreError(
-            f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
-        ) from None
+    except ValueError as e:  # records.Invalid
+        raise _corrupt(path, e) from None
+
+
+def _corrupt(path: StrPath, e: ValueError) -> StoreError:
+    return StoreError(
+        f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
+    )
 
 
 def elapsed_ms(start: float) -> int:
     return int((time.perf_counter() - start) * 1000)
-
-
-_VERSIONED: list[Any] = []
-
-
-def _versioned() -> Any:
-    """A Struct that reads `schema_version` alone, made on first use (no msgspec at import)."""
-    if not _VERSIONED:
-        import msgspec
-
-        class _Versioned(msgspec.Struct):
-            schema_version: int = KNOWN_SCHEMA
-
-        _VERSIONED.append(_Versioned)
-    return _VERSIONED[0]
