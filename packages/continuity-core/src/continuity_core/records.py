@@ -294,8 +294,8 @@ def _converter(ann: str, module: dict[str, Any]) -> Convert:
     ann = ann.strip()
     parts = _split(ann, "|")
     if len(parts) > 1:
-        options = [_converter(p, module) for p in parts]
-        nullable = "None" in parts
+        options = [_converter(p, module) for p in parts if p != "None"]
+        nullable = len(options) < len(parts)
 
         def union(value: Any, where: str) -> Any:
             if value is None and nullable:
@@ -303,8 +303,9 @@ def _converter(ann: str, module: dict[str, Any]) -> Convert:
             for option in options:
                 try:
                     return option(value, where)
-                except Invalid:
-                    continue
+                except Invalid as e:
+                    if len(options) == 1 and not str(e).endswith(f"- at `{where}`"):
+                        raise  # `X | None` and an error inside X: that one, as msgspec says
             raise _expected(ann, value, where)
 
         return union
