@@ -20,6 +20,9 @@ FORBIDDEN = {
     "msgspec",
     "typing",
     "pathlib",
+    "re",  # with enum, functools and collections: patterns compile on first use (regex.Lazy)
+    "functools",
+    "collections",
     "json",
     "datetime",
     "contextlib",

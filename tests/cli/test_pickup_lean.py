@@ -24,6 +24,9 @@ FORBIDDEN = {
     "datetime",
     "subprocess",  # nothing to run but git, which is spawned without it
     "json",
+    "pathlib",  # the pickup works on str paths
+    "re",  # with enum, functools and collections: patterns compile on first use
+    "functools",
     "click",
     "continuity_core.machines",  # no `.baker/machines.json`: no `baker pull` was run
 }
@@ -75,3 +78,5 @@ def test_pickup_imports_none_of_the_costly_modules(
         assert "continuity_core.pickup" in names and f"continuity_{agent}.adapter" in names
         costly = FORBIDDEN & names.keys()
         assert not costly, {m: names[m] for m in costly}  # each with what imported it
+        parsers = {m for m in names if m.startswith("continuity_") and m.endswith(".parser")}
+        assert parsers == {"continuity_claude.parser"}  # the session read, no other agent's

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -614,3 +616,47 @@ def test_a_token_count_is_applied_before_an_event_told_by_its_first_bytes(
     session = read(path).session
     assert session.bad_lines == (1 if applied else 0)
     assert session.usage is not None and session.usage.context_tokens == 10
+
+
+_TO_PAYLOAD = re.compile(
+    rb'\s*\{\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-+.\w]+)\s*,\s*)*?'
+    rb'"payload"\s*:\s*'
+)
+_EVENT_HEAD = re.compile(
+    rb'\{"timestamp":"[^"\\]*"(?:,"ordinal":\d+)?,"type":"event_msg","payload":(?=\{)'
+)
+
+
+def _peek_by_patterns(line: bytes) -> bytes:
+    """What `_peek` returned when both patterns were compiled by every checkpoint."""
+    m = _EVENT_HEAD.match(line) or _TO_PAYLOAD.match(line)
+    return line[m.end() : m.end() + 40] if m else b""
+
+
+def test_peek_finds_the_payload_where_the_patterns_did() -> None:
+    """The payload's first bytes, found by string tests in the shape Codex writes (no `re` on
+    a checkpoint), are those the patterns found, in every fixture line and in thousands of
+    lines changed one byte at a time near their head."""
+    rows = [
+        row
+        for path in sorted(FIXTURES.glob("codex/**/*.jsonl"))
+        for row in path.read_bytes().splitlines()
+    ]
+    assert sum(parser._payload_at(row) >= 0 for row in rows) > 100  # the fast path is taken
+    rnd = random.Random(17)
+    edits = [b"", b"\\", b'"', b" ", b"1", b"x", b",", b"{", b"\n", "\u0663".encode(), b"-"]
+    for row in rows:
+        for changed in [row] + [
+            row[:i] + rnd.choice(edits) + row[i + rnd.randrange(2) :]
+            for i in (rnd.randrange(min(len(row), 120) or 1) for _ in range(8))
+        ]:
+            assert parser._peek(changed) == _peek_by_patterns(changed), changed[:120]
+
+
+def test_the_index_uri_is_the_one_pathlib_gave(tmp_path: Path) -> None:
+    from continuity_codex.discovery import file_uri
+
+    for name in ("state_5.sqlite", "a b%c#?é", "~_.-y", ";,=&+$!'()*[]@:"):
+        path = tmp_path / name
+        path.touch()
+        assert file_uri(str(path)) == path.resolve().as_uri()

@@ -41,7 +41,9 @@ class SessionAdapter(StubAdapter):
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return [Account(agent="fake", name="default", dir="/nowhere")]
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    def discover(
+        self, project: str | os.PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]:
         yield SessionRef(
             agent="fake",
             account="/nowhere",

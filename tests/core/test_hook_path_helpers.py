@@ -320,3 +320,75 @@ def test_str_paths_are_spelt_and_split_as_pathlib_does(path: str) -> None:
 
     assert pure(path) == str(PurePosixPath(path))
     assert tuple(pure_parts(path)) == PurePosixPath(path).parts
+
+
+# --- what the checkpoint, pickup and handoff use instead of `re` ----------------------------
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text())
+def test_regex_escape_is_re_escape(text: str) -> None:
+    from continuity_core import regex
+
+    assert regex.escape(text) == re.escape(text)
+
+
+_FIELD = r'"%s"\s*:\s*"((?:[^"\\]|\\.)*)"'
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    pieces=st.lists(
+        st.sampled_from(['"', "\\", " ", "\n", "\t", "\v", ":", "a", '"id"', '"cwd"', '\\"', "é"]),
+        max_size=14,
+    ),
+    name=st.sampled_from(["id", "cwd"]),
+)
+def test_raw_string_finds_what_the_field_pattern_found(pieces: list[str], name: str) -> None:
+    text = "".join(pieces).encode()
+    m = re.search((_FIELD % name).encode(), text)
+    assert jsonfast.raw_string(text, name.encode()) == (m.group(1) if m else None)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(name=st.text(alphabet="ABZabz_-. 09\u0663éÉK", max_size=12))
+def test_name_parts_are_the_words_the_pattern_found(name: str) -> None:
+    from continuity_core.redact import name_parts
+
+    assert name_parts(name) == re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", name)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(line=st.text(alphabet="# \tGoal\u00a0\u2003x\x1c", max_size=10))
+def test_note_headings_are_what_the_pattern_matched(line: str) -> None:
+    from continuity_core import note
+
+    m = re.match(r"^#{1,3}\s+(.+?)\s*$", line)
+    assert note._heading(line) == (m.group(1) if m else None)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(["<!--", "-->", "-", "!", "<", ">", "a", "\n"]), max_size=12)
+)
+def test_note_comments_go_as_the_pattern_removed_them(pieces: list[str]) -> None:
+    from continuity_core import note
+
+    text = "".join(pieces)
+    assert note._uncomment(text) == re.sub(r"(?s)<!--.*?-->", "", text)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=8))
+def test_control_characters_are_found_as_the_pattern_found_them(text: str) -> None:
+    from continuity_core.redact import _has_control
+
+    assert _has_control(text) is bool(re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text))
+
+
+def test_a_twilio_needle_is_the_capitals_it_opens_with() -> None:
+    """`SK` is looked for as written: a lowered `sk` is in every "task" and "ask", and would
+    send the redactor (and `re`) after every brief."""
+    key = "SK" + "0123456789abcdef" * 2
+    assert redact(f"key {key} here") == "key [REDACTED] here"
+    assert not needles.clean(key) and needles.clean("ask the user to confirm the task")

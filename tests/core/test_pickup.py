@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,7 +197,9 @@ def test_sessions_with_the_same_time_keep_discovery_order(project: Path) -> None
     from continuity_core.sessions import find
 
     class SameTime(SessionsAdapter):
-        def discover(self, project: Path, accounts: object) -> Iterator[SessionRef]:
+        def discover(
+            self, project: str | os.PathLike[str], accounts: object
+        ) -> Iterator[SessionRef]:
             for s in self.sessions:
                 yield SessionRef(
                     agent="fake",

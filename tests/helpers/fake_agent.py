@@ -115,8 +115,10 @@ class FakeAdapter:
                     size=st.st_size,
                 )
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        root = str(project.resolve())
+    def discover(
+        self, project: str | os.PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]:
+        root = os.path.realpath(project)
         mine = [
             r
             for r in self._refs(accounts)

@@ -9,6 +9,7 @@ something (`read`, `launch`) raises, so a test that reaches it by mistake fails 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -44,7 +45,9 @@ class StubAdapter:
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return []
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    def discover(
+        self, project: str | os.PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]:
         return iter(())
 
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
@@ -96,7 +99,9 @@ class SessionsAdapter(StubAdapter):
         self.sessions = sessions
         self.delay = delay
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    def discover(
+        self, project: str | os.PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]:
         for i, s in enumerate(self.sessions):
             yield SessionRef(
                 agent="fake",

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from continuity_claude import discovery, hooks, parser
+from continuity_claude import discovery, hooks
 from continuity_claude.retention import Retention
 from continuity_claude.statusline import Statusline
 from continuity_core.adapters import (
@@ -20,12 +18,14 @@ from continuity_core.adapters import (
 from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
-from continuity_core.transcript import Cursor, read_incremental
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
     from typing import ClassVar
+
+    from continuity_core.transcript import Cursor
 
 # The versions whose transcripts the fixtures hold (tests/fixtures), oldest first: `doctor`
 # warns about a newer CLI; `python3 scripts/dev.py canary` tells when a newer one is out.
@@ -52,6 +52,10 @@ class ClaudeAdapter(ModuleAdapter):
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
+        # the parser loads with the first read: a pickup reads one agent's session of three
+        from continuity_claude import parser
+        from continuity_core.transcript import read_incremental
+
         return read_incremental(
             ref,
             cursor,

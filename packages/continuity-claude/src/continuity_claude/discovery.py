@@ -8,8 +8,6 @@ Subagent transcripts live one level deeper (`<session>/subagents/`) and are neve
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator, Sequence
 
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand
@@ -18,6 +16,8 @@ from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from os import PathLike
     from pathlib import Path
 
 AGENT = "claude"
@@ -26,7 +26,6 @@ DIR_NAME_ENV = "CLAUDE_CODE_PROJECT_DIR_NAME"  # 2.1.3xx: the project folder's n
 MAX_SLUG = 200
 PEEK = 64 << 10  # bytes read from each end of a transcript to find its cwd
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
-_CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def _units(text: str) -> list[int]:
@@ -103,19 +102,18 @@ def read_cwd(path: str) -> str | None:
     """The `cwd` recorded in a transcript, from its first or last bytes only."""
     try:
         with open(path, "rb") as f:
-            head = f.read(PEEK)
-            m = _CWD.search(head)
-            if m is None:
+            raw = jsonfast.raw_string(f.read(PEEK), b"cwd")
+            if raw is None:
                 end = f.seek(0, os.SEEK_END)
                 if end > PEEK:
                     f.seek(max(PEEK, end - PEEK))
-                    m = _CWD.search(f.read())
+                    raw = jsonfast.raw_string(f.read(), b"cwd")
     except OSError:
         return None
-    if m is None:
+    if raw is None:
         return None
     try:
-        value = jsonfast.loads(b'"' + m.group(1) + b'"')
+        value = jsonfast.loads(b'"' + raw + b'"')
     except ValueError:
         return None
     return value if isinstance(value, str) else None
@@ -139,7 +137,7 @@ def _sessions(folder: str) -> list[tuple[float, str, int]]:
     return out
 
 
-def discover(project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+def discover(project: str | PathLike[str], accounts: Sequence[Account]) -> Iterator[SessionRef]:
     """Sessions started in `project` or below, across accounts, newest first.
 
     Folders are matched by slug (the project's and its subdirectories'); a folder that only

@@ -9,11 +9,9 @@ keep text raw until the end of a read redacts what is still kept.
 
 from __future__ import annotations
 
-import functools
-import re
-
 from continuity_core import jsonfast
 from continuity_core.redact import redact
+from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
@@ -142,10 +140,9 @@ REQUEST_MARKERS = (
 )
 # Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
 NOT_WORK = frozenset({"ToolSearch"})
-_TOOLS_USED = re.compile(
-    r"\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?</tools-used-before-summary>"
-    r"\s*(?:</system-reminder>\s*)?",
-    re.S,
+_TOOLS_USED = Lazy(
+    r"(?s)\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?</tools-used-before-summary>"
+    r"\s*(?:</system-reminder>\s*)?"
 )
 # Text the CLI writes as a user message that nobody typed.
 NOT_TYPED = (
@@ -183,15 +180,11 @@ _STATUSES: dict[Any, TodoStatus] = {
 }
 
 
-@functools.cache
-def _reset_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes], re.Pattern[str]]:
-    """`resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`: compiled on the
-    first limit record, not by every checkpoint."""
-    return (
-        re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})'),
-        re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"'),
-        re.compile(r"usage limit reached\|(\d{9,13})", re.I),
-    )
+# `resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`.
+_RESET_EPOCH = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
+_RESET_ISO = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
+_LEGACY_LIMIT = Lazy(r"(?i)usage limit reached\|(\d{9,13})")
+_TASK_ID = Lazy(r"Task #(\w+)")
 
 
 def context_window(model: str | None) -> int:
@@ -279,7 +272,7 @@ def _user(
 ) -> None:
     content = msg.get("content")
     if rec.get("isCompactSummary"):
-        summary = work_summary(_TOOLS_USED.sub("\n\n", _text(content), count=1))
+        summary = work_summary(_TOOLS_USED.rx.sub("\n\n", _text(content), count=1))
         if not session.compactions:
             add_compaction(session, Compaction(timestamp=rec.get("timestamp")))
         session.compactions[-1].summary = clip(redact(summary), 2000)
@@ -322,7 +315,7 @@ def _result(
         if isinstance(task, dict) and task.get("id") is not None:
             task_id = str(task["id"])
         if task_id is None:
-            m = re.search(r"Task #(\w+)", _text(block.get("content")))
+            m = _TASK_ID.rx.search(_text(block.get("content")))
             task_id = m.group(1) if m else None
         session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
         session.todos.append(TodoItem(content=subject, id=task_id))  # redacted when remembered
@@ -549,12 +542,11 @@ def error_kind(code: Any, status: int | None, text: str) -> ErrorKind:
 
 def _reset_at(line: bytes, text: str) -> str | None:
     """When a limit resets, if the record says: `resetsAt` anywhere, or `limit reached|<epoch>`."""
-    reset_epoch, reset_iso, legacy_limit = _reset_patterns()
-    m = reset_iso.search(line)
+    m = _RESET_ISO.rx.search(line)
     if m:
         return m.group(1).decode(errors="replace")
-    epoch = reset_epoch.search(line)
-    legacy = legacy_limit.search(text)
+    epoch = _RESET_EPOCH.rx.search(line)
+    legacy = _LEGACY_LIMIT.rx.search(text)
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None

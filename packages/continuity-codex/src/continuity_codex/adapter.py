@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
-from continuity_codex import discovery, hooks, parser
+from continuity_codex import discovery, hooks
 from continuity_core.adapters import (
     Account,
     Change,
@@ -19,12 +18,14 @@ from continuity_core.adapters import (
 from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
-from continuity_core.transcript import Cursor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the checkpoint path imports no typing
+    from collections.abc import Sequence
     from pathlib import Path
     from typing import ClassVar
+
+    from continuity_core.transcript import Cursor
 
 # The versions whose rollouts the fixtures hold (tests/fixtures), oldest first: `doctor` warns
 # about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
@@ -68,6 +69,9 @@ class CodexAdapter(ModuleAdapter):
         return cursor
 
     def _read(self, ref: SessionRef, cursor: Cursor | None) -> Cursor:
+        # the parser loads with the first read: a pickup reads one agent's session of three
+        from continuity_codex import parser
+
         if not ref.path.endswith(".zst"):
             return parser.read(ref, cursor)
         from continuity_core import trust

@@ -12,7 +12,6 @@ line that is no JSON object, or whose `type` or `timestamp` is no string, is a b
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 from continuity_codex import patch as patch_mod
@@ -21,6 +20,7 @@ from continuity_core import jsonfast
 from continuity_core.adapters import kit
 from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
+from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
@@ -85,7 +85,7 @@ LIMIT_KINDS: tuple[tuple[str, ErrorKind], ...] = (
 )
 # How a usage-limit message names its reset, in the CLI's local time: "try again at 6:20 AM"
 # the same day, "try again at Dec 4th, 2026 3:57 AM" (`%b %-d{suffix}, %Y %-I:%M %p`) later.
-_TRY_AGAIN = re.compile(
+_TRY_AGAIN = Lazy(
     r"[Tt]ry again at (?:(?P<mon>[A-Z][a-z]{2}) (?P<day>\d{1,2})(?:st|nd|rd|th)?,? "
     r"(?:(?P<year>\d{4}) )?)?(?P<h>\d{1,2}):(?P<m>\d\d) ?(?P<ap>[AaPp][Mm])"
 )
@@ -105,15 +105,17 @@ REQUEST_MARKERS = (b'"type":"UserMessage"', b'"type":"user_message"')
 READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":"error"')
 # What comes before the payload when only plain values do (Codex writes
 # `{"timestamp":"…","ordinal":N,"type":"…","payload":{…}}`, legacy rollouts no ordinal): where
-# `_peek` finds the payload's first bytes, as msgspec's `Raw` gave them before.
-_TO_PAYLOAD = re.compile(
+# `_peek` finds the payload's first bytes, as msgspec's `Raw` gave them before: in a line as
+# Codex writes it by string tests (`_payload_at`), in any other by this pattern.
+_TO_PAYLOAD = LazyBytes(
     rb'\s*\{\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-+.\w]+)\s*,\s*)*?'
     rb'"payload"\s*:\s*'
 )
-# An event's head exactly as Codex writes it: the same place at a fifth of the cost.
-_EVENT_HEAD = re.compile(
-    rb'\{"timestamp":"[^"\\]*"(?:,"ordinal":\d+)?,"type":"event_msg","payload":(?=\{)'
-)
+_HEAD = b'{"timestamp":"'
+_ORDINAL_KEY = b',"ordinal":'
+_TYPE_KEY = b',"type":"'
+_PAYLOAD_KEY = b',"payload":'
+_SPACE = (b" ", b"\t", b"\n", b"\r")  # JSON's; the pattern skips them
 
 
 def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
@@ -206,8 +208,34 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
 def _peek(line: bytes) -> bytes:
     """The first bytes of an event's payload as written (b"" when something other than plain
     values comes before it): which event it is, told without its fields."""
-    m = _EVENT_HEAD.match(line) or _TO_PAYLOAD.match(line)
-    return line[m.end() : m.end() + 40] if m else b""
+    at = _payload_at(line)
+    if at < 0:
+        m = _TO_PAYLOAD.rx.match(line)
+        at = m.end() if m else -1
+    return line[at : at + 40] if at >= 0 else b""
+
+
+def _payload_at(line: bytes) -> int:
+    """Where the payload starts in `{"timestamp":"…"[,"ordinal":N],"type":"…","payload":…`
+    (no escape in either string, no space), the shape every Codex writes; -1 for any other."""
+    if not line.startswith(_HEAD):
+        return -1
+    end = line.find(b'"', len(_HEAD))
+    if end < 0 or line.find(b"\\", len(_HEAD), end) >= 0:
+        return -1
+    at = end + 1
+    if line.startswith(_ORDINAL_KEY, at):
+        digits = at + len(_ORDINAL_KEY)
+        at = line.find(b",", digits)
+        if not line[digits:at].isdigit():
+            return -1
+    if not line.startswith(_TYPE_KEY, at):
+        return -1
+    end = line.find(b'"', at + len(_TYPE_KEY))
+    if end < 0 or line.find(b"\\", at + len(_TYPE_KEY), end) >= 0:
+        return -1
+    at = end + 1 + len(_PAYLOAD_KEY)
+    return at if line.startswith(_PAYLOAD_KEY, end + 1) and line[at : at + 1] not in _SPACE else -1
 
 
 def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
@@ -223,7 +251,7 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     extra["cli_version"] = p.get("cli_version")
     extra["history_mode"] = p.get("history_mode") or "legacy"
     parent = p.get("forked_from_id")
-    if isinstance(parent, str) and _THREAD_ID.fullmatch(parent):
+    if isinstance(parent, str) and _THREAD_ID.rx.fullmatch(parent):
         session.forked_from = parent
         cut = p.get("forked_from_ordinal_exclusive")
         if isinstance(cut, int) and not isinstance(cut, bool):
@@ -234,8 +262,8 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
 
 # --- forks -----------------------------------------------------------------------------------
 
-_ORDINAL = re.compile(rb'"ordinal"\s*:\s*(\d+)')
-_THREAD_ID = re.compile(r"[0-9A-Za-z-]{8,64}")  # what `discovery.find_by_id` looks up
+_ORDINAL = LazyBytes(rb'"ordinal"\s*:\s*(\d+)')
+_THREAD_ID = Lazy(r"[0-9A-Za-z-]{8,64}")  # what `discovery.find_by_id` looks up
 
 
 def _fork_budget(session: Session) -> int:
@@ -288,7 +316,7 @@ def _fold_parent(
     reader = ForwardReader(path, tail.offset if tail is not None else 0)
     for n, line in enumerate(reader):
         if n == 0 and tail is None and b"session_meta" in line[:200]:
-            up = discovery.FORK.search(line[: discovery.HEAD_FORK])
+            up = discovery.FORK.rx.search(line[: discovery.HEAD_FORK])
             # the parent is a fork too: its start first
             if (
                 up is not None
@@ -305,7 +333,7 @@ def _fold_parent(
             ):
                 got = "part"
             continue  # the parent's meta is not this thread's
-        m = _ORDINAL.search(line[:160])
+        m = _ORDINAL.rx.search(line[:160])
         if m is not None and int(m.group(1)) >= cut:
             break  # the parent went on after the fork: not this thread's history
         fold_line(fold, session, extra, line)
@@ -603,7 +631,7 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
     The words are wall-clock time where the CLI ran, `tz` (default: this machine's zone); a
     bare clock time is its next occurrence at or after `at`, the record's timestamp.
     """
-    m = _TRY_AGAIN.search(text)
+    m = _TRY_AGAIN.rx.search(text)
     if not m or not at:
         return None
     import datetime as dt  # only for a usage-limit message: ~1 ms the checkpoint path saves

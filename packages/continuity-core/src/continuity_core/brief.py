@@ -237,7 +237,7 @@ def _usage_line(session: Session) -> str:
     share = f" of {u.context_window:,} ({100 * u.fraction:.0f}%)" if u.fraction is not None else ""
     line = f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
     if session.cost_usd is not None:  # the agent's own running total, where it keeps one
-        models = ", ".join(f"{m} {n:,} tokens" for m, n in session.model_tokens.items())
+        models = ", ".join(f"{redact(m)} {n:,} tokens" for m, n in session.model_tokens.items())
         cost = f"{session.cost_usd:.{2 if session.cost_usd >= 1 else 4}f}"
         line += f"\n- session cost so far (the agent's estimate): ${cost}" + (
             f" ({models})" if models else ""
@@ -328,13 +328,16 @@ def build(
                 key="source",
                 title="Where this comes from",
                 source="Continuity",
-                body=(
+                # Redacted here, in parts: the usage lines are numbers and baker's own words,
+                # whose "tokens" would only send the redactor looking for nothing.
+                body=redact(
                     f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
                     f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
                     f"- last activity: {session.updated_at or '?'}\n"
-                    f"- model: {session.model or '?'}{_usage_line(session)}"
-                    f"{_lineage(session)}{_failed_lines(failed)}"
-                ),
+                    f"- model: {session.model or '?'}"
+                )
+                + _usage_line(session)
+                + redact(f"{_lineage(session)}{_failed_lines(failed)}"),
                 priority=NEVER_CUT,
             )
         )
@@ -433,7 +436,8 @@ def build(
             )
         )
     for s in sections:
-        s.body = redact(s.body)
+        if s.key != "source" or session is None:  # that one was redacted as it was built
+            s.body = redact(s.body)
     order = {
         k: i
         for i, k in enumerate(

@@ -8,7 +8,6 @@ nothing imported: every hook asks for the config.
 from __future__ import annotations
 
 import os
-import re
 
 from continuity_core import trust
 from continuity_core.errors import ConfigError
@@ -107,6 +106,8 @@ def explain(e: Invalid, path: str | Path, text: str = "") -> str:
     `Object contains unknown field `transcript`` becomes
     "~/.baker/config.toml, line 3: unknown section [transcript] (did you mean [transcripts]?)".
     """
+    import re  # only for an error: a hook that reads a good config never imports it
+
     raw = str(e)
     m = re.search(_WHERE, raw)
     # `$.transcripts.claude[0]`, `$.accounts[...].dir`: list indexes dropped, and msgspec does
@@ -221,12 +222,16 @@ _KEY = r"^\s*(\"[^\"]*\"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]"
 
 
 def _parts(dotted: str) -> list[str]:
+    import re
+
     return [p.strip().strip("\"'") for p in re.findall(r"\"[^\"]*\"|'[^']*'|[^.]+", dotted)]
 
 
 def locate(text: str, table: list[str], key: str) -> tuple[int | None, bool]:
     """(line number, is a section header) where `key` of `[table]` is written; (None, False)
     when the file spells it in a way this scan does not follow (inline tables)."""
+    import re
+
     current: list[str] = []
     for n, line in enumerate(text.splitlines(), 1):
         h = re.match(_HEADER, line)

@@ -123,13 +123,13 @@ def is_loose(path: Path) -> bool:
         return False
 
 
-def inside(base: Path, candidate: Path) -> bool:
-    """True when `candidate`, symlinks resolved, lies inside `base`."""
+def inside(base: StrPath, candidate: StrPath) -> bool:
+    """True when `candidate`, symlinks resolved, is `base` or lies below it."""
     try:
-        candidate.resolve().relative_to(base.resolve())
+        top, path = os.path.realpath(base), os.path.realpath(candidate)
     except (ValueError, OSError):
         return False
-    return True
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def copy_action(src: Path, dst: Path) -> CopyAction:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
@@ -21,7 +23,8 @@ from continuity_core.sessions import (
     state,
     why_none,
 )
-from continuity_core.store import Store, find_project, now_iso, project_root_for_init
+from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso, worktree_root
+from continuity_core.store import project_root as store_root
 from continuity_core.transcript import project_relative
 
 TYPE_CHECKING = False
@@ -35,6 +38,7 @@ if TYPE_CHECKING:  # `baker handoff` runs within a start-up budget: nothing it d
     from continuity_core.schemas.handoff import HandoffDoc
     from continuity_core.schemas.session import Session
     from continuity_core.schemas.trap import Trap
+    from continuity_core.trust import StrPath
 
 
 class Handoff(Record):
@@ -50,13 +54,21 @@ class Handoff(Record):
     unrecorded: Any | None = None  # inflight.Inflight: a call only the pre-tool hook saw
 
 
-def project_root(start: Path | None = None) -> Path:
+def project_root(start: StrPath | None = None) -> Path:
     """The project root whether or not `baker init` ran: `.baker/`'s folder or the worktree."""
-    return find_project(start) or project_root_for_init(start)
+    from pathlib import Path
+
+    return Path(project_top(start))
+
+
+def project_top(start: StrPath | None = None) -> str:
+    """`project_root` as a `str` (the plain `baker handoff`'s form: it imports no pathlib)."""
+    here = os.path.abspath(start if start is not None else os.getcwd())
+    return store_root(here) or worktree_root(here) or here
 
 
 def make(
-    root: Path,
+    root: StrPath,
     *,
     agent: str | None = None,
     account: str | None = None,
@@ -81,7 +93,7 @@ def make(
 
 
 def _make(
-    root: Path,
+    root: StrPath,
     begun: Begun,
     *,
     agent: str | None,
@@ -306,18 +318,22 @@ def structured(result: Handoff) -> HandoffDoc:
     )
 
 
-def _traps_for(root: Path, session: Session | None) -> list[Any]:
+def _traps_for(root: StrPath, session: Session | None) -> list[Any]:
     from continuity_core import traps
 
     paths = [f.path for f in session.files_edited] if session else []
     return list(traps.matching_paths(root, paths))
 
 
-def _saved_text(root: Path) -> str | None:
+def _saved_text(root: StrPath) -> str | None:
     """The latest saved (authored) checkpoint of this worktree, with its drift."""
+    if not os.path.lexists(os.path.join(root, STORE, SAVED, SAVED_LATEST)):
+        return None  # the saved module imports pathlib and re: only a worktree that has one pays
+    from pathlib import Path
+
     from continuity_core import saved
 
-    return saved.brief_section(root)
+    return saved.brief_section(Path(root))
 
 
 def brief_path(root: Path) -> Path:

@@ -290,7 +290,7 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if agent is not None and adapter is not None:
         adapters[agent] = adapter
     text = pickup_mod.build(
-        store.root,
+        store.top,  # a str: a pickup imports no pathlib
         adapters,
         exclude=event.session_id,
         store=store,

@@ -207,3 +207,45 @@ def _write(
         out.append("]")
     else:
         out.append(_string(str(value), ascii_only))
+
+
+_SPACE = b" \t\n\r\f\v"  # what `\s` matches in a bytes pattern
+
+
+def raw_string(text: bytes, name: bytes) -> bytes | None:
+    """The raw bytes (escapes as written) of the first string value of key `name` in `text`,
+    which may be a JSON text cut anywhere: what `"name"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"` finds,
+    without `re`. Lets a hook read one field of a huge first line without decoding it."""
+    key = b'"' + name + b'"'
+    at = text.find(key)
+    while at >= 0:
+        i = _skip_space(text, at + len(key))
+        if text[i : i + 1] == b":":
+            i = _skip_space(text, i + 1)
+            if text[i : i + 1] == b'"':
+                end = _string_end(text, i + 1)
+                if end >= 0:
+                    return text[i + 1 : end]
+        at = text.find(key, at + 1)
+    return None
+
+
+def _skip_space(text: bytes, i: int) -> int:
+    while text[i : i + 1] and text[i : i + 1] in _SPACE:
+        i += 1
+    return i
+
+
+def _string_end(text: bytes, i: int) -> int:
+    """Where the string whose body starts at `i` closes; -1 when the text ends first or an
+    escape is cut by a line break (where the pattern stops too)."""
+    while True:
+        end = text.find(b'"', i)
+        if end < 0:
+            return -1
+        slash = text.find(b"\\", i, end)
+        if slash < 0:
+            return end
+        if text[slash + 1 : slash + 2] in (b"", b"\n"):
+            return -1
+        i = slash + 2

@@ -10,9 +10,9 @@ that does not advance `offset`, so the next incremental read sees it again once 
 
 from __future__ import annotations
 
-import functools
 import os
-import re
+
+from continuity_core.regex import LazyBytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -258,11 +258,14 @@ class BackwardScan:
         return Found(start, size, head)
 
 
+_WORD = LazyBytes(rb"\w+")
+
+
 def _needle(marker: bytes) -> tuple[bytes, int]:
     """What to search for `marker` and where it sits in it: its longest word when that is
     long enough to be rare (CPython finds a plain word several times faster than a quoted
     needle), else the marker itself."""
-    words = re.findall(rb"\w+", marker)
+    words = _WORD.rx.findall(marker)
     word = max(words, key=len) if words else marker
     return (word, marker.find(word)) if len(word) >= 8 or word == marker else (marker, 0)
 
@@ -295,22 +298,17 @@ def _positions(
         hit = data.find(needle, hit + 1)
 
 
-@functools.cache
-def _close_patterns() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
-    """A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote
-    (a string that runs to the end of the text); a cut escape. Compiled on the first long
-    line a cold read meets, not by every hook that imports this module."""
-    return (
-        re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"'),
-        re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z"),
-    )
+# A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote (a
+# string that runs to the end of the text); a cut escape.
+_TOKEN = LazyBytes(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
+_CUT_ESCAPE = LazyBytes(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
 
 
 def close_prefix(head: bytes) -> bytes | None:
     """The first bytes of a JSON text cut inside a string value, made whole: the string ends
     where its last whole character does, then every open array and object closes. None when
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
-    token, cut_escape = _close_patterns()
+    token, cut_escape = _TOKEN.rx, _CUT_ESCAPE.rx
     stack: list[bytes] = []
     prev = b""
     for m in token.finditer(head):

@@ -28,7 +28,7 @@ BY_KIND: dict[str, tuple[str, ...]] = {
     "aws_access_key": ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
     "azure_storage": ("accountkey=",),
     "sendgrid": ("sg.",),
-    "twilio": ("sk",),
+    "twilio": ("SK",),
     "digitalocean": ("_v1_",),
     "shopify": ("shpat_", "shpca_", "shppa_", "shpss_"),
     "mailgun": ("key-",),
@@ -84,6 +84,10 @@ BY_KIND: dict[str, tuple[str, ...]] = {
     ),
 }
 ALL = tuple(dict.fromkeys(n for kind in BY_KIND.values() for n in kind))
+# A needle with a capital letter is looked for as written (a Twilio key opens with `SK`; `sk`
+# is in every "task"), the others in the lowered text.
+EXACT = tuple(n for n in ALL if n != n.lower())
+FOLDED = tuple(n for n in ALL if n == n.lower())
 # What opens a token that base64 may hide (`redact` decodes a run holding one of these).
 BASE64_OPENINGS = (
     "sk-ant-",
@@ -184,6 +188,6 @@ def clean(text: str) -> bool:
     if not text.isprintable() and not text.replace("\n", "").replace("\t", "").isprintable():
         return False
     low = text.lower()
-    if any(n in low for n in ALL):
+    if any(n in low for n in FOLDED) or any(n in text for n in EXACT):
         return False
     return len(text) < 16 or not any(n in text for n in BASE64_NEEDLES)

@@ -7,19 +7,20 @@ never silently truncated.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
 from continuity_core.records import Record, field
+from continuity_core.regex import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
-NOTE_PATH = Path(trust.NOTE_DIR) / trust.NOTE_NAME
+    from continuity_core.trust import StrPath
+
+NOTE_PATH = f"{trust.NOTE_DIR}/{trust.NOTE_NAME}"  # relative to the project's root
 CAP = 120
 SECTIONS = (
     "Goal",
@@ -57,7 +58,7 @@ class Note(Record):
     preamble: str = ""  # text before the first heading, kept verbatim
 
     def get(self, title: str) -> str:
-        return _COMMENT.sub("", self.sections.get(title, "")).strip()
+        return _uncomment(self.sections.get(title, "")).strip()
 
     def is_empty(self) -> bool:
         return not any(self.get(t) for t in SECTIONS)
@@ -70,8 +71,30 @@ def template(agent: str = "", branch: str = "", updated: str = "") -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
+def _heading(line: str) -> str | None:
+    """The title of a `#`, `##` or `###` heading line (`^#{1,3}\\s+(.+?)\\s*$`), else None."""
+    rest = line.lstrip("#")
+    if not 1 <= len(line) - len(rest) <= 3 or not rest[:1].isspace():
+        return None
+    title = rest.strip()
+    return title or (rest[-1] if len(rest) > 1 else None)  # all blank: the pattern's last char
+
+
+def _uncomment(text: str) -> str:
+    """`text` without its `<!-- … -->` comments (an unclosed one is kept)."""
+    start = text.find("<!--")
+    if start < 0:
+        return text
+    kept, at = [], 0
+    while start >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        kept.append(text[at:start])
+        at = end + 3
+        start = text.find("<!--", at)
+    kept.append(text[at:])
+    return "".join(kept)
 
 
 def parse(text: str) -> Note:
@@ -100,10 +123,10 @@ def parse(text: str) -> Note:
             note.extra.append(f"{heading}\n{body}".rstrip())
 
     for line in lines:
-        m = _HEADING.match(line)
-        if m:
+        title = _heading(line)
+        if title is not None:
             flush()
-            current, heading, buf = m.group(1), line.rstrip(), []
+            current, heading, buf = title, line.rstrip(), []
         else:
             buf.append(line)
     flush()
@@ -128,7 +151,7 @@ def filled(note: Note, level: str = "###") -> str:
     noise, no empty section, no placeholder comment."""
     meta = ", ".join(f"{k}: {v}" for k, v in note.meta.items() if v)
     lines = [f"({meta})"] if meta else []
-    preamble = _COMMENT.sub("", note.preamble).strip()
+    preamble = _uncomment(note.preamble).strip()
     if preamble:
         lines.append(preamble)
     for title in SECTIONS:
@@ -136,22 +159,22 @@ def filled(note: Note, level: str = "###") -> str:
             lines += [f"{level} {title}", note.get(title)]
     for block in note.extra:
         head, _, body = block.partition("\n")
-        body = _COMMENT.sub("", body).strip()
+        body = _uncomment(body).strip()
         if body:
             lines += [f"{level} {head.lstrip('#').strip()}", body]
     return "\n".join(lines)
 
 
-def read_text(root: Path) -> str | None:
+def read_text(root: StrPath) -> str | None:
     """The note's text, None when there is none; `trust.Untrusted` when `memory/` or the
     note is a symlink, another user's or writable by others (a cloned repository's)."""
     try:
-        return trust.read_bytes(trust.check_note(root)).decode(errors="replace")
+        return trust.read_bytes(trust.note_path(root)).decode(errors="replace")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
 
 
-def read(root: Path) -> Note | None:
+def read(root: StrPath) -> Note | None:
     text = read_text(root)
     return None if text is None else parse(text)
 
@@ -261,18 +284,17 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     return edit(root, change, agent)
 
 
-# Compiled on first use (`re` keeps them): the brief reads the note, never its actions.
-_BACKTICKS = r"`([^`\n]{3,})`"
-_PATHLIKE = r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+"
+_BACKTICKS = Lazy(r"`([^`\n]{3,})`")
+_PATHLIKE = Lazy(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
 
 
 def action_keys(now: str) -> list[str]:
     """What in a Now line would show up in a tool call that carried it out: quoted commands,
     else script and file paths."""
-    quoted = [q.strip() for q in re.findall(_BACKTICKS, now) if q.strip()]
+    quoted = [q.strip() for q in _BACKTICKS.rx.findall(now) if q.strip()]
     if quoted:
         return quoted
-    return [m for m in re.findall(_PATHLIKE, now) if len(m) >= 4]
+    return [m for m in _PATHLIKE.rx.findall(now) if len(m) >= 4]
 
 
 def executed(now: str, session: Any, since: str | None = None) -> Any | None:

@@ -22,11 +22,11 @@ from continuity_core.store import MACHINES_FILE, STORE, Store
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "Hook start-up budget")
     from collections.abc import Mapping
-    from pathlib import Path
 
     from continuity_core.adapters import Adapter
     from continuity_core.git import Begun
     from continuity_core.schemas.session import Session, SessionRef, ToolCall
+    from continuity_core.trust import StrPath
 
 CAP_CHARS = 6000
 ENV_CHARS = 2000
@@ -52,16 +52,15 @@ class Previous(Record):
     failed: list[str] = field(default_factory=list)  # newer attempts that did no work
 
 
-def inside(cwd: str | None, root: Path) -> bool:
+def inside(cwd: str | None, root: StrPath) -> bool:
     """True when `cwd` is `root` or below it: the session's own record of where it ran."""
-    if not cwd:
-        return False
-    a, b = os.path.realpath(cwd), os.path.realpath(root)
-    return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
+    from continuity_core.fs import inside as below
+
+    return cwd is not None and cwd != "" and below(root, cwd)
 
 
 def find_previous(
-    root: Path,
+    root: StrPath,
     adapters: Mapping[str, Adapter],
     *,
     exclude: str | None = None,
@@ -208,14 +207,16 @@ def config_problem() -> str:
     )
 
 
-def other_machines(root: Path) -> str | None:
+def other_machines(root: StrPath) -> str | None:
     """`machines.pickup_text` once `baker pull` has written `.baker/machines.json`; without
     that file the machines module (and msgspec, which it reads the file with) is not loaded."""
     if not os.path.exists(os.path.join(root, STORE, MACHINES_FILE)):
         return None
+    from pathlib import Path  # machines imports it anyway
+
     from continuity_core import machines
 
-    return machines.pickup_text(root)
+    return machines.pickup_text(Path(root))
 
 
 def clip_lines(text: str, limit: int, what: str) -> str:
@@ -251,7 +252,7 @@ def launched_with_brief(source: str | None) -> str | None:
 
 
 def build(
-    root: Path,
+    root: StrPath,
     adapters: Mapping[str, Adapter],
     *,
     exclude: str | None = None,

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import _thread
 import os
-import re
 import stat
 import time
-from functools import partial
-from pathlib import Path
 
 from continuity_core import jsonfast
 from continuity_core.adapters.registry import PROBE_GROUP
+from continuity_core.fs import pure
 from continuity_core.records import Record, field
 from continuity_core.redact import redact
+from continuity_core.regex import Lazy
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
@@ -28,11 +27,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
     import subprocess  # no interpreter, probe or GPU check to run starts none
     from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
     from typing import Any, Protocol, TypeVar
 
     from continuity_core.git import Begun
 
     T = TypeVar("T")
+    P = TypeVar("P", str, Path)  # a folder as the caller names it
+    StrPath = str | os.PathLike[str]
 else:
     Protocol = object  # for the type checker: `plugin` checks a probe's members itself
 
@@ -41,7 +43,7 @@ DEFAULT_DEADLINE_S = 15.0
 SHELL_TIMEOUT_S = 10.0
 INTERPRETER_TIMEOUT_S = 5.0
 DETAIL_MAX = 300
-_NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
+_NAME = Lazy(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
@@ -116,7 +118,7 @@ def _kill_running() -> None:
 def run_command(
     argv: Sequence[str] | str,
     *,
-    cwd: Path,
+    cwd: StrPath,
     timeout_s: float,
     shell: bool = False,
     env: Mapping[str, str] | None = None,
@@ -186,9 +188,9 @@ class ProbesConfig(Record):
     errors: list[ProbeResult] = field(default_factory=list)
 
 
-def read_config(root: Path) -> ProbesConfig:
+def read_config(root: StrPath) -> ProbesConfig:
     """`.baker/probes.json`, each top-level key validated on its own."""
-    path = root / STORE / PROBES_FILE
+    path = os.path.join(root, STORE, PROBES_FILE)
     cfg = ProbesConfig()
     from continuity_core import trust
 
@@ -258,7 +260,7 @@ def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
     if not isinstance(entry, dict):
         return where, "entry must be an object"
     name = entry.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.rx.match(name):
         return where, f"malformed name {redact(repr(name))[:60]}"
     return name, None
 
@@ -275,7 +277,7 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 # --- the checks ------------------------------------------------------------------------------
 
 
-def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> ProbeResult:
+def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> ProbeResult:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
     if problem:
@@ -289,11 +291,10 @@ def check_job(root: Path, entry: Any, index: int, now: float | None = None) -> P
         max_age = _number(entry, "max_age_s", None)
     except ValueError as e:
         return ProbeResult(name=name, state="error", kind="job", detail=str(e))
-    path = Path(os.path.expanduser(artifact))
-    path = path if path.is_absolute() else root / path
+    path = os.path.join(root, os.path.expanduser(artifact))  # an absolute one stays itself
     shown = artifact
     try:
-        st = path.stat()
+        st = os.stat(path)
     except FileNotFoundError:
         return ProbeResult(
             name=name, state="fail", kind="job", verdict="missing", detail=f"{shown}: missing"
@@ -358,7 +359,7 @@ def _ago(seconds: float) -> str:
     return f"{s // 86400}d"
 
 
-def check_shell(root: Path, entry: Any, index: int, limit_s: float) -> ProbeResult:
+def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeResult:
     """A custom shell probe: the user's command, with its own timeout, in the project root."""
     name, problem = _entry_name(entry, f"probes[{index}]")
     if problem:
@@ -397,48 +398,49 @@ def check_shell(root: Path, entry: Any, index: int, limit_s: float) -> ProbeResu
     )
 
 
-def venv_dirs(root: Path, extra: Sequence[Any] = ()) -> list[tuple[str, Path]]:
+def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
     """Project virtual environments: folders holding `pyvenv.cfg` at the root or one level
-    below, plus the folders probes.json names under `venvs`."""
-    found: dict[Path, str] = {}
+    below, plus the folders probes.json names under `venvs` (label, path)."""
+    found: dict[str, str] = {}
     try:
-        children = sorted(p for p in root.iterdir() if p.is_dir() and p.name != ".git")
+        with os.scandir(root) as entries:
+            children = sorted(e.path for e in entries if e.name != ".git" and e.is_dir())
     except OSError:
         children = []
     for child in children:
-        if (child / "pyvenv.cfg").is_file():
-            found.setdefault(child, child.name)
+        if os.path.isfile(os.path.join(child, "pyvenv.cfg")):
+            found.setdefault(child, os.path.basename(child))
     for value in extra:
         if isinstance(value, str) and value.strip() and "\x00" not in value:
-            p = Path(os.path.expanduser(value))
-            found.setdefault(p if p.is_absolute() else root / p, value)
+            path = pure(os.path.join(root, os.path.expanduser(value)))  # `..` kept, as Path
+            found.setdefault(path, value)
     return [(label, path) for path, label in found.items()]
 
 
-def tracked_by_git(root: Path, folders: Sequence[Path], timeout_s: float = 5.0) -> set[Path]:
+def tracked_by_git(root: StrPath, folders: Sequence[P], timeout_s: float = 5.0) -> set[P]:
     """The `folders` (inside `root`) that hold at least one file git tracks: they came with the
     repository. One `git ls-files` call for all; none when `root` is not in a git work tree
     (then `check_interpreter` still runs nothing that lies inside the project)."""
     from continuity_core import trust
 
-    rels = {f: os.path.relpath(f, root) for f in folders}
+    rels = {f: os.path.relpath(f, root).replace(os.sep, "/") for f in folders}
     if not rels:
         return set()
-    listed = [Path(p) for p in trust.ls_files(root, rels.values(), timeout_s) or []]
+    listed = trust.ls_files(root, rels.values(), timeout_s) or []
     return {
-        f
-        for f, rel in rels.items()
-        if any(p == Path(rel) or Path(rel) in p.parents for p in listed)
+        f for f, rel in rels.items() if any(p == rel or p.startswith(rel + "/") for p in listed)
     }
 
 
-def interpreter_of(venv: Path) -> Path:
-    windows = venv / "Scripts" / "python.exe"
-    return windows if windows.exists() and not (venv / "bin").exists() else venv / "bin" / "python"
+def interpreter_of(venv: str) -> str:
+    windows = os.path.join(venv, "Scripts", "python.exe")
+    if os.path.exists(windows) and not os.path.exists(os.path.join(venv, "bin")):
+        return windows
+    return os.path.join(venv, "bin", "python")
 
 
 def check_interpreter(
-    label: str, venv: Path, timeout_s: float, *, root: Path, tracked: bool = False
+    label: str, venv: str, timeout_s: float, *, root: StrPath, tracked: bool = False
 ) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
@@ -448,7 +450,7 @@ def check_interpreter(
     not the usual link to a Python installed elsewhere) is only checked to exist and be
     executable. The rest runs with `-I -S`: no environment variables, no site-packages.
     """
-    python = interpreter_of(venv.absolute())
+    python = interpreter_of(os.path.abspath(venv))
     if not _inside(root, venv):
         return ProbeResult(
             name=label,
@@ -466,7 +468,7 @@ def check_interpreter(
             detail=f"{venv}: tracked by git: not run (a committed virtual "
             "environment is the repository's program, not yours)",
         )
-    if not venv.is_dir():
+    if not os.path.isdir(venv):
         return ProbeResult(
             name=label,
             state="fail",
@@ -474,14 +476,14 @@ def check_interpreter(
             verdict="missing",
             detail=f"{venv}: no such folder",
         )
-    target = Path(os.path.realpath(python))
-    if not python.exists():
-        why = f"links to missing {target}" if python.is_symlink() else "missing"
+    target = os.path.realpath(python)
+    if not os.path.exists(python):
+        why = f"links to missing {target}" if os.path.islink(python) else "missing"
         return ProbeResult(
             name=label, state="fail", kind="venv", verdict="broken", detail=f"{python}: {why}"
         )
     if _inside(root, target):
-        if target.is_file() and os.access(target, os.X_OK):
+        if os.path.isfile(target) and os.access(target, os.X_OK):
             return ProbeResult(
                 name=label,
                 state="ok",
@@ -498,7 +500,7 @@ def check_interpreter(
         )
     try:
         ran = run_command(
-            [str(python), "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
+            [python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
             cwd=venv,
             timeout_s=timeout_s,
         )
@@ -534,7 +536,7 @@ def check_interpreter(
     )
 
 
-def _inside(root: Path, path: Path) -> bool:
+def _inside(root: StrPath, path: StrPath) -> bool:
     from continuity_core.fs import inside
 
     return inside(root, path)
@@ -586,8 +588,13 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
 # --- the whole picture -----------------------------------------------------------------------
 
 
+def _later(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Callable[[], T]:
+    """`functools.partial`, which a pickup would import functools (and collections) for."""
+    return lambda: fn(*args, **kwargs)
+
+
 def environment(
-    root: Path,
+    root: StrPath,
     *,
     deadline_s: float = DEFAULT_DEADLINE_S,
     gpu: bool = True,
@@ -596,7 +603,7 @@ def environment(
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
     `begun`: its git facts, begun earlier (`git.Begun`), so git worked meanwhile."""
     start = time.monotonic()
-    root = root.absolute()
+    root = os.path.abspath(root)
     cfg = read_config(root)
     venvs = venv_dirs(root, cfg.venvs)
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
@@ -613,30 +620,34 @@ def environment(
     tracked = tracked_by_git(root, inside, timeout_s=interp_timeout) if inside else set()
     for label, path in venvs:
         tasks.append(
-            partial(
+            _later(
                 check_interpreter, label, path, interp_timeout, root=root, tracked=path in tracked
             )
         )
         kinds.append("interpreters")
         names.append(label)
     for i, entry in enumerate(cfg.jobs):
-        tasks.append(partial(check_job, root, entry, i))
+        tasks.append(_later(check_job, root, entry, i))
         kinds.append("jobs")
         names.append(_entry_name(entry, f"jobs[{i}]")[0])
     for i, entry in enumerate(cfg.probes):
-        tasks.append(partial(check_shell, root, entry, i, limit))
+        tasks.append(_later(check_shell, root, entry, i, limit))
         kinds.append("probes")
         names.append(_entry_name(entry, f"probes[{i}]")[0])
     if gpu:
         if cfg.gpu is not None:
             # Only venvs of the user's own: none outside the project or tracked by git.
             # and whose interpreter is not a file inside it (what check_interpreter runs).
+            from pathlib import Path  # the plugins' context names the project as a Path
+
             pythons = [
-                str(interpreter_of(p))
+                interpreter_of(p)
                 for p in inside
-                if p not in tracked and not _inside(root, Path(os.path.realpath(interpreter_of(p))))
+                if p not in tracked and not _inside(root, os.path.realpath(interpreter_of(p)))
             ]
-            ctx = ProbeContext(root=root, config=cfg.gpu, interpreters=pythons, timeout_s=limit)
+            ctx = ProbeContext(
+                root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
+            )
             tasks.append(lambda: check_gpu(ctx))
         else:
             tasks.append(_gpu_unconfigured)

@@ -4,13 +4,14 @@ the marked core block in AGENTS.md. Agent-specific files belong to the adapters.
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 from continuity_core import trust
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 from continuity_core.git import Begun, git_facts
+from continuity_core.regex import Lazy
+from continuity_core.regex import escape as _escape
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
 
@@ -41,21 +42,19 @@ can pick the work up after a session ends.
 """
 CORE_BLOCK = "\n".join((BEGIN, _CORE_BODY.strip("\n"), END)) + "\n"
 
-_BLOCK_RE = re.compile(
-    re.escape(BEGIN.split(" (", maxsplit=1)[0]) + r".*?" + re.escape(END) + r"\n?", re.S
-)
+_BLOCK = Lazy("(?s)" + _escape(BEGIN.split(" (", maxsplit=1)[0]) + r".*?" + _escape(END) + r"\n?")
 
 
 def with_block(text: str, block: str) -> str:
     """`text` with the managed block replaced (or appended); everything else byte-for-byte."""
-    if _BLOCK_RE.search(text):
-        return _BLOCK_RE.sub(lambda _: block, text, count=1)
+    if _BLOCK.rx.search(text):
+        return _BLOCK.rx.sub(lambda _: block, text, count=1)
     sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
     return text + sep + block
 
 
 def without_block(text: str) -> str:
-    out = _BLOCK_RE.sub("", text, count=1)
+    out = _BLOCK.rx.sub("", text, count=1)
     return out.rstrip("\n") + "\n" if out.strip() else ""
 
 

@@ -15,32 +15,16 @@ from __future__ import annotations
 
 import binascii
 import bisect
-import functools
-import re
 
 from continuity_core import needles as _needle_table
+from continuity_core.regex import Lazy as _Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 MARK = "[REDACTED]"
-
-
-class _Lazy:
-    """A regex compiled on first use: a hook whose texts never need it never pays for it."""
-
-    __slots__ = ("_compiled", "_source")
-
-    def __init__(self, source: str) -> None:
-        self._source = source
-        self._compiled: re.Pattern[str] | None = None
-
-    @property
-    def rx(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self._source)
-        return self._compiled
 
 
 # A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
@@ -223,6 +207,8 @@ _CHECKED = {"assignment", "option"}
 
 _NEEDLES = _needle_table.BY_KIND
 _ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k]))
+_FOLDED = tuple(n for n in _ALL_NEEDLES if n == n.lower())  # looked for in the lowered text
+_EXACT = tuple(n for n in _ALL_NEEDLES if n != n.lower())  # as written (`SK`)
 
 
 def _by_needle() -> dict[str, tuple[str, ...]]:
@@ -252,21 +238,30 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
         elif bounded:  # the first of them stands for all, in their order
             branches.append(r"\b(?:" + "|".join(bounded) + ")")
             bounded = []
+    import re
+
     return re.compile("|".join(branches))
 
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     low = text.lower()
-    found = [n for n in _ALL_NEEDLES if n in low]
+    found = [n for n in _FOLDED if n in low] + [n for n in _EXACT if n in text]
     if not found:
         return ()
     hit = {k for n in found for k in _NEEDLE_KINDS[n]}
     return tuple(k for k, _ in _PATTERNS if k in hit)
 
 
-@functools.lru_cache(maxsize=1024)
+_COMPILED: dict[tuple[str, ...], re.Pattern[str]] = {}  # few sets of kinds recur
+
+
 def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    return _combined([(k, _BY_KIND[k]) for k in kinds])
+    found = _COMPILED.get(kinds)
+    if found is None:
+        if len(_COMPILED) >= 1024:
+            _COMPILED.clear()
+        found = _COMPILED[kinds] = _combined([(k, _BY_KIND[k]) for k in kinds])
+    return found
 
 
 # --- names that say secret --------------------------------------------------------------------
@@ -298,16 +293,63 @@ _NOT_SECRET_KEY = _words("""
 """)
 # `MAX_TOKEN`, `CHARS_PER_TOKEN`: the tokens a model counts.
 _COUNTED = _words("max min num per total input output prompt completion context cached chars")
-_PARTS = _Lazy(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
-@functools.lru_cache(maxsize=4096)
+def name_parts(name: str) -> list[str]:
+    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`), as
+    `re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\\d+", name)` finds them, without `re`:
+    every key of a tool input is asked about (`secret_name`), so a checkpoint would compile it."""
+    parts: list[str] = []
+    i, end = 0, len(name)
+    while i < end:
+        c = name[i]
+        if c in _UPPER:
+            j = i + 1
+            while j < end and name[j] in _UPPER:
+                j += 1
+            lower_next = j < end and name[j] in _LOWER
+            if lower_next and j - i >= 3:  # `HTTPServer`: the capitals but the last
+                j -= 1
+            elif lower_next and j - i == 1:  # `Server`
+                j += 1
+                while j < end and name[j] in _LOWER:
+                    j += 1
+        elif c in _LOWER:
+            j = i + 1
+            while j < end and name[j] in _LOWER:
+                j += 1
+        elif c.isdecimal():
+            j = i + 1
+            while j < end and name[j].isdecimal():
+                j += 1
+        else:
+            i += 1
+            continue
+        parts.append(name[i:j])
+        i = j
+    return parts
+
+
+_SECRET_NAMES: dict[str, bool] = {}
+
+
 def secret_name(name: str) -> bool:
     """Whether a key or variable name says its value is secret (`DB_PASS`, `apiKey`,
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
+    found = _SECRET_NAMES.get(name)
+    if found is None:
+        if len(_SECRET_NAMES) >= 4096:
+            _SECRET_NAMES.clear()
+        found = _SECRET_NAMES[name] = _secret_name(name)
+    return found
+
+
+def _secret_name(name: str) -> bool:
     if name in ("PWD", "OLDPWD"):  # the shell's working folder
         return False
-    parts = [p.lower() for p in _PARTS.rx.findall(name) if not p.isdigit()]
+    parts = [p.lower() for p in name_parts(name) if not p.isdigit()]
     if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
         return False
     for i, part in enumerate(parts):
@@ -597,7 +639,8 @@ def findings(text: str) -> list[tuple[str, int, int]]:
 # Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
 # window title, CSI `ESC [ … m`, DCS/APC/PM/SOS strings, their 8-bit forms), then any other C0
 # or C1 character but a newline and a tab.
-_CONTROL_CHAR = _Lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C0 = tuple(map(chr, (*range(0x09), *range(0x0B, 0x20), 0x7F)))
+_C1 = tuple(map(chr, range(0x80, 0xA0)))
 _CONTROL = _Lazy(
     r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
@@ -611,9 +654,17 @@ def printable(text: str) -> str:
     """`text` without terminal control: no escape sequence, no C0 or C1 character but `\\n` and
     `\\t`. `redact` applies it, so nothing baker prints or hands an agent can set the
     clipboard, the title or the colours of the terminal that shows it."""
-    if not text or not _CONTROL_CHAR.rx.search(text):
+    if not text or not _has_control(text):
         return text
     return _CONTROL.rx.sub("", text)
+
+
+def _has_control(text: str) -> bool:
+    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t`: a few substring tests,
+    which need no `re` (a hook's budget) and most texts answer at the first."""
+    if text.isprintable():
+        return False
+    return any(c in text for c in _C0) or (not text.isascii() and any(c in text for c in _C1))
 
 
 def redact(text: str) -> str:

@@ -28,7 +28,7 @@ from continuity_core.schemas.saved import (
     Validation,
 )
 from continuity_core.stamps import new_id as _stamp_id
-from continuity_core.store import STORE, Store, now_iso
+from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `baker handoff` imports this module: nothing here it does not use
@@ -39,8 +39,7 @@ if TYPE_CHECKING:  # `baker handoff` imports this module: nothing here it does n
     from continuity_core.schemas.checkpoint import GitFacts
 
 SCHEMA_VERSION = 1
-SAVED = "saved"
-LATEST = "LATEST"
+LATEST = SAVED_LATEST
 # A resume prompt reads the whole checkpoint; past this it crowds the next session's context.
 # Over it is a warning only: the body is never truncated.
 SIZE_BUDGET_BYTES = 32_000

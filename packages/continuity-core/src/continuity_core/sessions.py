@@ -17,6 +17,7 @@ import os
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
+from continuity_core.fs import inside
 from continuity_core.records import Record, field
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # a checkpoint imports this module: nothing here it does not 
     from typing import Any, Literal
 
     from continuity_core.adapters import Adapter
+    from continuity_core.trust import StrPath
 
     State = Literal["did work", "failed", "limit", "interrupted"]
 # Failed sessions read, newest first, before giving up on finding one that did work.
@@ -150,27 +152,28 @@ def state(session: Session) -> State:
     return "did work"
 
 
-def _inside(cwd: str | None, root: Path, *, exact: bool = False) -> bool:
+def _inside(cwd: str | None, root: StrPath, *, exact: bool = False) -> bool:
     if not cwd:
         return True  # discovery placed it in the project; nothing says otherwise
-    a, b = os.path.realpath(cwd), os.path.realpath(root)
-    return a == b or (not exact and a.startswith(b.rstrip(os.sep) + os.sep))
+    if exact:
+        return os.path.realpath(cwd) == os.path.realpath(root)
+    return inside(root, cwd)
 
 
 # Folders below a plain folder named when its own sessions are none
 MAX_BELOW = 5
 
 
-def plain_folder(project: Path) -> bool:
+def plain_folder(project: StrPath) -> bool:
     """Whether `project` is neither in a git work tree nor a Continuity project (`.baker/`):
     `/`, `~` or `/tmp` reached by mistake. Only the sessions started in such a folder are its
     own; the ones started below it belong to other projects."""
-    from continuity_core.store import find_worktree_root, project_root
+    from continuity_core.store import project_root, worktree_root
 
-    return project_root(project) is None and find_worktree_root(project.absolute()) is None
+    return project_root(project) is None and worktree_root(project) is None
 
 
-def why_none(project: Path, below: list[str]) -> str:
+def why_none(project: StrPath, below: list[str]) -> str:
     """Why a plain folder has no session, naming where the sessions below it are ("" when
     none were left out)."""
     if not below:
@@ -182,7 +185,7 @@ def why_none(project: Path, below: list[str]) -> str:
 
 
 def find(
-    project: Path,
+    project: StrPath,
     adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     *,
@@ -249,7 +252,7 @@ def find(
 def _stream(
     name: str,
     adapter: Adapter,
-    project: Path,
+    project: StrPath,
     accounts: list[Account],
     order: int,
     errors: list[str],
@@ -266,7 +269,7 @@ def _stream(
 
 
 def no_match(
-    project: Path,
+    project: StrPath,
     adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     found: Found,
@@ -305,7 +308,7 @@ def no_match(
     )
 
 
-def listing(project: Path, adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[str]:
+def listing(project: StrPath, adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[str]:
     """What exists instead: the project's newest sessions in every agent and account."""
     try:
         found = find(project, adapters, config, strict=False)
@@ -420,7 +423,7 @@ def newest(
 
 
 def choose(
-    project: Path,
+    project: StrPath,
     adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     store: Any = None,

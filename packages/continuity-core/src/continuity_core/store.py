@@ -40,6 +40,8 @@ STORE = trust.STORE
 # In the store: the other machines' snapshots and traps, written by `baker pull`
 # (`continuity_core.machines`) and read by the hooks.
 MACHINES_FILE = "machines.json"
+# In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
+SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
 _DIGITS = frozenset("0123456789")
 _HEX = frozenset("0123456789abcdef")
@@ -59,12 +61,26 @@ def is_checkpoint_name(name: str) -> bool:
     )
 
 
-def find_worktree_root(start: Path) -> Path | None:
+def find_worktree_root(start: StrPath) -> Path | None:
     """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
+    found = worktree_root(start)
+    if found is None:
+        return None
+    from pathlib import Path
+
+    return Path(found)
+
+
+def worktree_root(start: StrPath) -> str | None:
+    """`find_worktree_root` as a `str` (the hooks' form)."""
+    folder = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
             return folder
-    return None
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up
 
 
 def find_project(start: StrPath | None = None) -> Path | None:
@@ -173,7 +189,7 @@ class Store:
         self.folder_path(*([] if rel == "." else rel.split(os.sep)))
         atomic_write(target, encode_document(value), durable=durable)
 
-    def read_json(self, path: Path, type_: type[R]) -> R:
+    def read_json(self, path: StrPath, type_: type[R]) -> R:
         """Decode a stored document, with a message naming the file when it cannot be used."""
         try:
             data = trust.read_bytes(path)
@@ -223,9 +239,10 @@ class Store:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
         from continuity_core.schemas.checkpoint import Checkpoint
 
-        for path in self.checkpoint_paths():
+        folder = os.path.join(self.store_dir, "checkpoints")
+        for name in self._checkpoint_names():  # str paths: a handoff imports no pathlib
             try:
-                return self.read_json(path, Checkpoint)
+                return self.read_json(os.path.join(folder, name), Checkpoint)
             except (StoreError, FileNotFoundError):
                 continue
         return None

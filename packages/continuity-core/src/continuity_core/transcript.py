@@ -12,7 +12,6 @@ text is left in a returned or saved cursor.
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 
@@ -426,9 +425,16 @@ def add_edit(
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
 
 
-@functools.lru_cache(maxsize=1024)
+_REDACTED_PATHS: dict[str, str] = {}  # a session edits the same files again and again
+
+
 def _redact_path(path: str) -> str:
-    return redact(path)
+    found = _REDACTED_PATHS.get(path)
+    if found is None:
+        if len(_REDACTED_PATHS) >= 1024:
+            _REDACTED_PATHS.clear()
+        found = _REDACTED_PATHS[path] = redact(path)
+    return found
 
 
 def add_error(session: Session, error: ApiError) -> None:

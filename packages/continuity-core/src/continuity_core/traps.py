@@ -423,7 +423,7 @@ def _hits(
     return out
 
 
-def matching_paths(root: Path, paths: Sequence[str]) -> list[Trap]:
+def matching_paths(root: StrPath, paths: Sequence[str]) -> list[Trap]:
     """Path traps for files a session touched (for the brief); only their reasons are
     redacted, as `unseen` does (a brief read 1,000 traps' reasons for the few it shows)."""
     if not any(paths):

@@ -19,8 +19,7 @@ from continuity_core.project import BEGIN, END, ensure_block, remove_block
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
-from continuity_core.transcript import Cursor
-from continuity_gemini import discovery, hooks, parser
+from continuity_gemini import discovery, hooks
 from continuity_gemini.retention import Retention
 
 TYPE_CHECKING = False
@@ -28,6 +27,8 @@ if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing o
     from collections.abc import Sequence
     from pathlib import Path
     from typing import ClassVar
+
+    from continuity_core.transcript import Cursor
 
 # The versions whose sessions the fixtures hold (tests/fixtures), oldest first: `doctor` warns
 # about a newer CLI. Kept here, not in `doctor`: the hooks import the adapter, never doctor.
@@ -62,6 +63,9 @@ class GeminiAdapter(ModuleAdapter):
     found_by: ClassVar[Discovery] = discovery
 
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        # the parser loads with the first read: a pickup reads one agent's session of three
+        from continuity_gemini import parser
+
         cursor = parser.read(ref, cursor)
         parser.compaction_triggers(cursor.session, ref)
         return cursor

@@ -8,7 +8,6 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 from continuity_core import jsonfast
@@ -28,8 +27,6 @@ if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: str paths, 
 AGENT = "gemini"
 HOME_ENV = "GEMINI_CLI_HOME"
 CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's constant <session_context> message id
-_SID = re.compile(rb'"sessionId"\s*:\s*"([^"]+)"')
-_KIND = re.compile(rb'"kind"\s*:\s*"([^"]+)"')
 STUB_PROBE_LINES = 24  # a stub is a header and one `$set`; real content shows within a few lines
 PROBE_CHUNK = 1 << 16  # the reads of a probe: its lines are at the start of a file of any size
 
@@ -182,11 +179,9 @@ def _probe(path: str) -> ChatFile | None:
         if legacy:
             with open(path, "rb") as f:
                 head = f.read(4096)
-            m = _SID.search(head)
-            kind = _KIND.search(head)
-            if kind and kind.group(1) == b"subagent":
+            if jsonfast.raw_string(head, b"kind") == b"subagent":
                 return None
-            session_id = m.group(1).decode() if m else None
+            session_id = _session_id(head)
             content = st.st_size > 0
         else:
             lines = ForwardReader(path, include_tail=True, chunk=PROBE_CHUNK)
@@ -194,11 +189,9 @@ def _probe(path: str) -> ChatFile | None:
                 if n >= STUB_PROBE_LINES:
                     break
                 if session_id is None and b'"projectHash"' in line:
-                    m = _SID.search(line)
-                    kind = _KIND.search(line)
-                    if kind and kind.group(1) == b"subagent":
+                    if jsonfast.raw_string(line, b"kind") == b"subagent":
                         return None
-                    session_id = m.group(1).decode() if m else None
+                    session_id = _session_id(line)
                 elif not content and _is_content(line):
                     content = True
                 if session_id and content:
@@ -262,13 +255,20 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
         head = b""
     finally:
         os.close(fd)
-    m = _SID.search(head)
-    own = m.group(1).decode("utf-8", "replace") if m else ""
+    own = _session_id(head) or ""
     # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
-    return own if own.startswith(named) and re.fullmatch(_OWN_ID, own) else session_id
+    return own if own.startswith(named) and _own_id(own) else session_id
 
 
-_OWN_ID = r"[0-9A-Za-z-]{8,64}"  # compiled by `re` on first use: only a fallback needs it
+def _session_id(head: bytes) -> str | None:
+    """The `sessionId` a chat file's header records (its raw bytes: ids have no escapes)."""
+    raw = jsonfast.raw_string(head, b"sessionId")
+    return raw.decode("utf-8", "replace") if raw else None
+
+
+def _own_id(text: str) -> bool:
+    """8 to 64 ASCII letters, digits and dashes: an id as Gemini CLI makes them."""
+    return 8 <= len(text) <= 64 and text.isascii() and text.replace("-", "a").isalnum()
 
 
 def chat_files(folder: str, sid8: str = "") -> list[str]:

@@ -19,12 +19,11 @@ with the cursor.
 from __future__ import annotations
 
 import os
-import re
-from collections import Counter
 
 from continuity_core import jsonfast
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
+from continuity_core.regex import Lazy
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
@@ -79,10 +78,13 @@ TODO_STATUS: dict[str, TodoStatus] = {
 # A TodoItem's own statuses: what a todo saved for rewinds may hold.
 STATUSES: dict[str, TodoStatus] = {k: v for k, v in TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
-_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.S)
+_HOOK_CONTEXT = Lazy(r"(?s)<hook_context>.*?</hook_context>\s*")
 # Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
-_RETRY = r"(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)"
-_DURATION = r"(\d+(?:\.\d+)?)\s*([hms])"
+_RETRY = Lazy(
+    r"(?i)(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)"
+)
+_DURATION = Lazy(r"(?i)(\d+(?:\.\d+)?)\s*([hms])")
+_STATUS = Lazy(r"\b(4\d\d|5\d\d)\b")
 _IDS = "ids"  # the transient key of `_ids`
 # In every typed request (text first; a tool result's parts start with `functionResponse`): a
 # cold read finds the latest one in the part it skips; the fold tells a request from the
@@ -238,14 +240,16 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
             _push(extra, {"id": msg["id"], "k": "view"})  # a re-id'd copy: a rewind target
 
 
-def _ids(extra: dict[str, Any]) -> Counter[str]:
+def _ids(extra: dict[str, Any]) -> dict[str, int]:
     """How many view entries each id has, so that a miss (most lookups) needs no scan.
 
     Built on a read's first lookup and dropped by `finish`: the view stays the saved truth.
     """
-    ids: Counter[str] | None = extra.get(_IDS)
+    ids: dict[str, int] | None = extra.get(_IDS)
     if ids is None:
-        ids = extra[_IDS] = Counter(e["id"] for e in extra.get("view") or [])
+        ids = extra[_IDS] = {}
+        for e in extra.get("view") or []:
+            ids[e["id"]] = ids.get(e["id"], 0) + 1
     return ids
 
 
@@ -254,7 +258,7 @@ def _drop(extra: dict[str, Any], start: int, stop: int | None = None) -> None:
     view: list[dict[str, Any]] = extra["view"]
     ids = _ids(extra)
     for entry in view[start:stop]:
-        ids[entry["id"]] -= 1
+        ids[entry["id"]] = ids.get(entry["id"], 0) - 1
     del view[start:stop]
 
 
@@ -262,14 +266,14 @@ def _push(extra: dict[str, Any], entry: dict[str, Any]) -> None:
     ids = _ids(extra)
     view: list[dict[str, Any]] = extra.setdefault("view", [])
     view.append(entry)
-    ids[entry["id"]] += 1
+    ids[entry["id"]] = ids.get(entry["id"], 0) + 1
     if len(view) > VIEW_MAX:
         _drop(extra, 0, len(view) - VIEW_MAX)
 
 
 def _find(extra: dict[str, Any], msg_id: str) -> int:
     """The index of the newest view entry for `msg_id`, or -1."""
-    if _ids(extra)[msg_id] <= 0:
+    if _ids(extra).get(msg_id, 0) <= 0:
         return -1
     view = extra["view"]
     for i in range(len(view) - 1, -1, -1):  # a message re-appended is near the end
@@ -373,7 +377,9 @@ def _user_text(content: Any) -> str:
     for part in _parts(content):
         text = part.get("text")
         if isinstance(text, str) and not part.get("thought"):
-            text = _HOOK_CONTEXT.sub("", text).strip("\n")
+            if "<hook_context>" in text:
+                text = _HOOK_CONTEXT.rx.sub("", text)
+            text = text.strip("\n")
             if text.strip():
                 texts.append(text)
     return "\n".join(texts)
@@ -565,11 +571,11 @@ def classify(text: str) -> ErrorKind:
 
 def reset_time(text: str, at: str | None) -> str | None:
     """`retry in 1h2m3s` / `resets after 30s` from the message, made absolute from `at`."""
-    m = re.search(_RETRY, text, re.I)
+    m = _RETRY.rx.search(text)
     if not m or not at:
         return None
     seconds = 0.0
-    for amount, unit in re.findall(_DURATION, m.group(1), re.I):
+    for amount, unit in _DURATION.rx.findall(m.group(1)):
         seconds += float(amount) * {"h": 3600, "m": 60, "s": 1}[unit.lower()]
     import datetime as dt  # only here: the module is imported by every Stop hook's checkpoint
 
@@ -585,7 +591,7 @@ def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None
     if _find(extra, msg["id"]) >= 0:
         return
     text = _gemini_text(msg.get("content"))
-    code = re.search(r"\b(4\d\d|5\d\d)\b", text)
+    code = _STATUS.rx.search(text)
     add_error(
         session,
         ApiError(

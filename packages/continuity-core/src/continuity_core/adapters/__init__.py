@@ -110,9 +110,11 @@ def __getattr__(name: str) -> object:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    import sys
 
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    full = f"{__name__}.{module}"
+    __import__(full)  # importlib.import_module, without importing importlib
+    value = getattr(sys.modules[full], name)
     globals()[name] = value
     return value
 

@@ -7,14 +7,15 @@ Everything here is vendor-neutral; an adapter passes in its own program name and
 from __future__ import annotations
 
 import os
-import re
 
 from continuity_core.adapters.protocol import Change, Finding
+from continuity_core.regex import Lazy
 from continuity_core.stamps import iso, new_id, now_iso, stamp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
+    from os import PathLike
     from pathlib import Path
     from typing import Any, ClassVar, Literal, Protocol
 
@@ -53,7 +54,8 @@ __all__ = [
 INLINE_PROMPT_MAX = 24_000
 # `<cli> --version` of every adapter gets this long (Node CLIs can take seconds to start cold).
 CLI_VERSION_TIMEOUT_S = 15.0
-_VERSION = re.compile(r"\d+(?:\.\d+)+\S*")
+_VERSION = Lazy(r"\d+(?:\.\d+)+\S*")
+_NUMBER = Lazy(r"\d+")
 
 
 def expand(path: str) -> str:
@@ -83,13 +85,13 @@ def cli_version(
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    m = _VERSION.search(out)
+    m = _VERSION.rx.search(out)
     return m.group(0) if m else None
 
 
 def version_key(version: str) -> tuple[int, ...]:
     """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+    return tuple(int(p) for p in _NUMBER.rx.findall(version)[:3])
 
 
 def version_state(version: str, known: Sequence[str]) -> Literal["known", "newer", "older"]:
@@ -247,7 +249,9 @@ class Discovery(Protocol):
 
     def accounts(self, config: GlobalConfig) -> list[Account]: ...
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]: ...
+    def discover(
+        self, project: str | PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]: ...
 
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]: ...
 
@@ -283,7 +287,9 @@ class ModuleAdapter:
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return self.found_by.accounts(config)
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
+    def discover(
+        self, project: str | PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]:
         return self.found_by.discover(project, accounts)
 
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:

@@ -14,6 +14,7 @@ from continuity_core.schemas.session import SessionRef, Usage
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
+    from os import PathLike
     from pathlib import Path
     from typing import Literal, Protocol, runtime_checkable
 
@@ -149,8 +150,11 @@ class Adapter(Protocol):
         """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
         ...
 
-    def discover(self, project: Path, accounts: Sequence[Account]) -> Iterator[SessionRef]:
-        """Sessions of `project` (its root or below) across `accounts`, newest first."""
+    def discover(
+        self, project: str | PathLike[str], accounts: Sequence[Account]
+    ) -> Iterator[SessionRef]:
+        """Sessions of `project` (its root or below) across `accounts`, newest first. The hooks
+        pass `project` as a `str`, commands as a `Path`."""
         ...
 
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
