@@ -361,3 +361,23 @@ def test_facts_begun_early_are_the_facts_and_a_read_never_wanted_is_reaped(repo:
         os.waitpid(pid, os.WNOHANG)
     with pytest.raises(OSError):  # the pipe is closed
         os.fstat(fd)
+
+
+def test_packed_refs_are_read_at_their_ends_and_with_crlf(tmp_path: Path) -> None:
+    """A ref on the last line without its newline, one in a file written with CRLF (as a text
+    read saw them), and a peeled or commented line, which is never an id."""
+    from continuity_core import git as git_mod
+
+    common = tmp_path / ".git"
+    common.mkdir()
+    oid_a, oid_b = "a" * 40, "b" * 40
+    for text in (
+        f"# pack-refs with: peeled\n{oid_a} refs/heads/a\n^{oid_b}\n{oid_b} refs/heads/b",
+        f"# pack-refs with: peeled\r\n{oid_a} refs/heads/a\r\n^{oid_b}\r\n{oid_b} refs/heads/b\r\n",
+    ):
+        (common / "packed-refs").write_bytes(text.encode())
+        refs = git_mod._Refs(str(common))
+        assert refs.packed_oid("refs/heads/a") == oid_a
+        assert refs.packed_oid("refs/heads/b") == oid_b
+        assert refs.packed_oid("refs/heads/c") is None
+        assert refs.packed_oid("peeled") is None  # the comment's words are no ref

@@ -29,8 +29,17 @@ _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def _units(text: str) -> list[int]:
-    data = text.encode("utf-16-le", "surrogatepass")  # JavaScript strings are UTF-16 units
-    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+    """The UTF-16 code units of `text`, as JavaScript strings hold it (a lone surrogate as
+    itself), without the codec: its module costs a pickup ~0.5 ms."""
+    units: list[int] = []
+    for c in text:
+        u = ord(c)
+        if u > 0xFFFF:
+            u -= 0x10000
+            units += (0xD800 | u >> 10, 0xDC00 | u & 0x3FF)
+        else:
+            units.append(u)
+    return units
 
 
 def _plain(units: list[int]) -> str:

@@ -9,6 +9,7 @@ move and the user's latest request are never dropped.
 from __future__ import annotations
 
 from continuity_core import jsonfast
+from continuity_core.project import git_section, plural
 from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.schemas.handoff import Attempt, Section
@@ -69,11 +70,6 @@ FIRST_MOVE = (
 TRIGGERS = {"manual": "by the user (manual)", "auto": "automatically, at the context limit"}
 
 
-def plural(n: int, noun: str) -> str:
-    """`1 file`, `2 files`."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
-
-
 def _mib(size: int) -> str:
     return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
@@ -83,31 +79,6 @@ def _fence(text: str) -> str:
     while fence in text:
         fence += "`"
     return f"{fence}text\n{text}\n{fence}"
-
-
-def git_section(git: GitFacts) -> str:
-    if not git.is_repo:
-        return "Not a git repository."
-    head = (git.head or "")[:12] or "no commits yet"
-    branch = git.branch or ("detached HEAD" if git.detached else "?")
-    lines = [f"- branch: {branch}", f"- last commit: {head} {git.subject or ''}".rstrip()]
-    if git.upstream:
-        lines.append(f"- upstream: {git.upstream} (ahead {git.ahead}, behind {git.behind})")
-    if git.dirty_count:
-        tracked = plural(git.files_changed, "tracked file")
-        stat = f", +{git.insertions} −{git.deletions} in {tracked}" if git.files_changed else ""
-        lines.append(f"- uncommitted: {plural(git.dirty_count, 'file')}{stat}")
-        lines += [f"  - `{d}`" for d in git.dirty]
-        if git.dirty_count > len(git.dirty):
-            lines.append(f"  - … and {git.dirty_count - len(git.dirty)} more")
-    else:
-        lines.append("- working tree clean")
-    if len(git.worktrees) > 1:
-        lines.append(
-            "- worktrees: "
-            + ", ".join(f"{w.path} ({w.branch or 'detached'})" for w in git.worktrees)
-        )
-    return "\n".join(lines)
 
 
 def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:

@@ -18,6 +18,7 @@ from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     StrPath = str | os.PathLike[str]
@@ -261,6 +262,14 @@ def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
         return True
 
 
+def _finds(data: bytes, needle: bytes) -> Iterator[int]:
+    """Every place `needle` starts in `data`."""
+    at = data.find(needle)
+    while at >= 0:
+        yield at
+        at = data.find(needle, at + 1)
+
+
 class _Refs:
     """Reads refs and loose commits from a repository's own folder (`common`), as git would;
     every answer is None where this reader is not sure (git is asked then)."""
@@ -269,25 +278,36 @@ class _Refs:
         self.common = common
         # A reftable store keeps refs where this reader does not look.
         self.usable = not os.path.isdir(os.path.join(common, "reftable"))
-        self._packed: str | None = None
+        self._packed: bytes | None = None
 
-    def packed(self) -> str:
-        """`packed-refs`, each line between newlines (read once)."""
+    def packed(self) -> bytes:
+        """`packed-refs` as written (read once, never decoded whole: a repository with
+        300,000 tags has 30 MB of it, and each copy of that costs a hook ~20 ms)."""
         if self._packed is None:
-            self._packed = "\n" + (_read(os.path.join(self.common, "packed-refs")) or "") + "\n"
+            try:
+                with open(os.path.join(self.common, "packed-refs"), "rb") as f:
+                    data = f.read()
+            except OSError:
+                data = b""
+            if b"\r" in data:  # as a text-mode read has it (git writes none)
+                data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            self._packed = data
         return self._packed
 
     def packed_oid(self, name: str) -> str | None:
-        """The object id `packed-refs` gives the ref `name` (found, not parsed: a repository
-        with 300,000 tags has 30 MB of it)."""
-        text = self.packed()
-        needle = f" {name}\n"
-        at = text.find(needle)
-        while at >= 0:
-            line = text[text.rfind("\n", 0, at) + 1 : at]
-            if line and line[0] not in "#^" and " " not in line:
-                return line
-            at = text.find(needle, at + 1)
+        """The object id `packed-refs` gives the ref `name` (found, not parsed)."""
+        data = self.packed()
+        needle = f" {name}\n".encode()
+        starts = list(_finds(data, needle))
+        if data.endswith(needle[:-1]):  # the last line, without its newline
+            starts.append(len(data) - len(needle) + 1)
+        for at in starts:
+            line = data[data.rfind(b"\n", 0, at) + 1 : at]
+            if line and line[:1] not in (b"#", b"^") and b" " not in line:
+                try:
+                    return line.decode()
+                except UnicodeDecodeError:
+                    return None
         return None
 
     def resolve(self, head_file: str) -> tuple[str | None, str] | None:
@@ -327,7 +347,7 @@ class _Refs:
                 return None
         except OSError:
             pass
-        if " refs/replace/" in self.packed():
+        if b" refs/replace/" in self.packed():
             return None
         try:
             with open(os.path.join(self.common, "objects", oid[:2], oid[2:]), "rb") as f:

@@ -329,8 +329,9 @@ def build(
     for (title, _, _), body in zip(sections, fixed, strict=True):
         parts.append(f"\n## {title}\n{body}\n")
     text = "".join(parts)
-    if Store(root).exists:
-        Store(root).log(
+    log = store if store is not None else Store(root)  # each Store checks the folder again
+    if log.exists:
+        log.log(
             "pickup",
             chars=len(text),
             ms=int((time.monotonic() - start) * 1000),

@@ -724,7 +724,7 @@ _MARK = {
 
 def render(env: Environment, *, quiet: bool = False) -> str:
     """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
-    from continuity_core.brief import git_section
+    from continuity_core.project import git_section  # not brief: a pickup builds none
 
     lines = [git_section(env.git)]
     for title, items in (

@@ -349,3 +349,36 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
             )
         )
     return changes
+
+
+# --- the repo facts as the brief and pickup show them -----------------------------------------
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 file`, `2 files`."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def git_section(git: GitFacts) -> str:
+    if not git.is_repo:
+        return "Not a git repository."
+    head = (git.head or "")[:12] or "no commits yet"
+    branch = git.branch or ("detached HEAD" if git.detached else "?")
+    lines = [f"- branch: {branch}", f"- last commit: {head} {git.subject or ''}".rstrip()]
+    if git.upstream:
+        lines.append(f"- upstream: {git.upstream} (ahead {git.ahead}, behind {git.behind})")
+    if git.dirty_count:
+        tracked = plural(git.files_changed, "tracked file")
+        stat = f", +{git.insertions} −{git.deletions} in {tracked}" if git.files_changed else ""
+        lines.append(f"- uncommitted: {plural(git.dirty_count, 'file')}{stat}")
+        lines += [f"  - `{d}`" for d in git.dirty]
+        if git.dirty_count > len(git.dirty):
+            lines.append(f"  - … and {git.dirty_count - len(git.dirty)} more")
+    else:
+        lines.append("- working tree clean")
+    if len(git.worktrees) > 1:
+        lines.append(
+            "- worktrees: "
+            + ", ".join(f"{w.path} ({w.branch or 'detached'})" for w in git.worktrees)
+        )
+    return "\n".join(lines)

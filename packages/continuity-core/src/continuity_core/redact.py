@@ -13,9 +13,6 @@ without returning the secrets. No rule crosses a newline, except a PEM block's o
 
 from __future__ import annotations
 
-import binascii
-import bisect
-
 from continuity_core import needles as _needle_table
 from continuity_core.regex import Lazy as _Lazy
 
@@ -512,6 +509,8 @@ def _base64_spans(text: str) -> list[tuple[str, int, int]]:
         if not any(n in run for n in needles):
             continue
         body = run.rstrip("=").translate(_URLSAFE_IN)
+        import binascii
+
         try:
             decoded = binascii.a2b_base64(body + "=" * (-len(body) % 4))
         except (binascii.Error, ValueError):
@@ -622,6 +621,8 @@ def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str
     view, where, extra = _unescape(text)
     if not where:
         return _spans(text, nested)
+    import bisect  # here, as binascii below: most texts a hook redacts have no escape
+
     # Matched in the decoded text (decoded again while escapes remain: JSON inside JSON), each
     # position taken back by adding what the escapes before it took.
     return [

@@ -216,12 +216,9 @@ def find(
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
         if accounts or account is None:
             streams.append(_stream(name, adapter, project, accounts, order, found.errors))
-    if len(streams) == 1:  # one agent, one account (`--from X`): nothing to merge
-        merged: Iterator[tuple[float, int, int, Candidate]] = streams[0]
-    else:
-        import heapq  # listing sessions, not reading the hook's own
-
-        merged = heapq.merge(*streams)
+    # Each stream is newest first and at most PER_ADAPTER long: one sort merges them (heapq
+    # would cost a pickup its import); (order, i) tell equal times apart, never the candidate.
+    merged = streams[0] if len(streams) == 1 else sorted(e for s in streams for e in s)
     for _, _, _, cand in merged:
         ref = cand.ref
         if ref.session_id == exclude or not _inside(ref.cwd, project):
