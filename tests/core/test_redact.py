@@ -3,7 +3,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from continuity_core import redact as r
 from continuity_core.redact import MARK, redact, redact_obj, scan
 
 SECRETS = {
@@ -363,3 +366,76 @@ def test_each_needle_names_every_kind_that_holds_it_in_the_kinds_order() -> None
 
     expected = {n: tuple(k for k, _ in r._PATTERNS if n in r._NEEDLES[k]) for n in r._ALL_NEEDLES}
     assert list(r._NEEDLE_KINDS.items()) == list(expected.items())
+
+
+_WORDS = st.sampled_from(
+    [
+        "token",
+        "Token",
+        "TOKEN",
+        "key",
+        "api",
+        "-",
+        "--",
+        "_",
+        ".",
+        "pass",
+        "Passw",
+        "word",
+        "secret",
+        "auth",
+        "creds",
+        "credential",
+        "pwd",
+        "private",
+        "access",
+        "count",
+        "s",
+        " ",
+        "\t",
+        "\n",
+        ":",
+        "=",
+        ",",
+        '"',
+        "'",
+        "`",
+        "=>",
+        ":=",
+        "İ",
+        "K",
+        "x" * 20,
+        "AbCdEfGh12345678",
+        "0123456789abcdef0123",
+        "/",
+        "~",
+        "+",
+        "Original token count: 2",
+    ]
+)
+
+
+@settings(max_examples=4000, deadline=None)
+@given(parts=st.lists(_WORDS, max_size=12))
+def test_the_context_tests_never_hide_a_match(parts: list[str]) -> None:
+    """`needles.may` only spares the patterns a text cannot match: the redactor finds the
+    same with it as without it, whatever names, blanks and separators surround the needles."""
+    from continuity_core import needles
+
+    text = "".join(parts)
+    with_tests = r.findings(text)
+    saved = dict(needles.MAY)
+    needles.MAY.clear()
+    try:
+        assert r.findings(text) == with_tests
+    finally:
+        needles.MAY.update(saved)
+
+
+def test_codex_output_words_need_no_pattern() -> None:
+    """Every Codex tool output says "Original token count: N": no pattern is compiled for
+    it, and a real `token VALUE`, `TOKEN=…` or `--token …` still is."""
+    assert r._kinds_in("Process exited with code 0\nOriginal token count: 2\nOutput:\n") == ()
+    assert "token_word" in r._kinds_in("use token AbCdEfGh12345678XyZ")
+    assert "assignment" in r._kinds_in("GITHUB_TOKEN=x")
+    assert "option" in r._kinds_in("gh auth login --with-token abc")

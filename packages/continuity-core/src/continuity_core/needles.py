@@ -177,6 +177,98 @@ BASE64_NEEDLES = (
 )
 
 
+# Kinds whose needles are everyday words (`token`, `key`, `pass`, `auth`): a text holds one
+# of their names far more often than a secret, and each false alarm costs a hook `re` and the
+# pattern's compile (~8 ms, more than half a bare start). `may` is a necessary condition of
+# each kind's pattern, tested at every place a needle of the kind occurs in the lowered text;
+# False means the pattern cannot match, so the kind is not looked for.
+# What ends the rest of a name (`[\w.\-]*`, which holds none of these): skipping up to one
+# of them, not over word characters, keeps the test sound where lowering changed a letter.
+_NAME_END = frozenset(" \t\r\n\"'`:=,")
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._~+/-")
+_KEY_LEAD = 9  # `private-key`: the name's word starts this far before its needle at most
+_NAME_MAX = 2 * (64 + 9) + 1
+
+
+def _places(low: str, needle: str) -> list[int]:
+    out, at = [], low.find(needle)
+    while at >= 0:
+        out.append(at)
+        at = low.find(needle, at + 1)
+    return out
+
+
+def _past_name(low: str, at: int) -> int:
+    """Where the rest of a name starting at `at` ends: the first of `_NAME_END` within
+    `_NAME_MAX` characters, else -1 (the patterns take 64 after a name's word, which is at
+    most 9 longer than its needle; lowering may double a character)."""
+    end = min(len(low), at + _NAME_MAX)
+    while at < end:
+        if low[at] in _NAME_END:
+            return at
+        at += 1
+    return at if at == len(low) else -1
+
+
+def _past_blanks(low: str, at: int) -> int:
+    end = len(low)
+    while at < end and low[at] in " \t":
+        at += 1
+    return at
+
+
+def _assignment_may(low: str) -> bool:
+    """`NAME = …`, `NAME: …`, `"NAME": …`: after a needle, the rest of a name, a quote,
+    blanks, then `:`, `=` or `,`."""
+    for needle in BY_KIND["assignment"]:
+        for at in _places(low, needle):
+            i = _past_name(low, at + len(needle))
+            if i < 0:
+                continue
+            if low[i : i + 1] in ('"', "'", "`"):
+                i += 1
+            i = _past_blanks(low, i)
+            if low[i : i + 1] in (":", "=", ","):
+                return True
+    return False
+
+
+def _option_may(low: str) -> bool:
+    """`--NAME VALUE`: a dash just before the name's word, the rest of the name, a blank."""
+    for needle in BY_KIND["option"]:
+        for at in _places(low, needle):
+            if low.rfind("-", max(0, at - _KEY_LEAD), at) < 0:
+                continue
+            i = _past_name(low, at + len(needle))
+            if i >= 0 and low[i : i + 1] in (" ", "\t"):
+                return True
+    return False
+
+
+def _token_word_may(low: str) -> bool:
+    """`token VALUE` in prose: blanks, then 16 characters a token is made of."""
+    for at in _places(low, "token"):
+        i = _past_blanks(low, at + 5)
+        if i == at + 5:
+            continue
+        run = i
+        while run < len(low) and run - i < 16 and low[run] in _TOKEN_CHARS:
+            run += 1
+        if run - i >= 16:
+            return True
+    return False
+
+
+MAY = {"assignment": _assignment_may, "option": _option_may, "token_word": _token_word_may}
+
+
+def may(kind: str, low: str) -> bool:
+    """False when the lowered text `low` cannot hold a match of `kind`'s pattern although it
+    holds one of its needles (see `MAY`); True for every other kind."""
+    check = MAY.get(kind)
+    return check is None or check(low)
+
+
 def clean(text: str) -> bool:
     """True when `redact.redact(text)` is sure to return `text` unchanged: no terminal control,
     no escape (`\\`), no needle of any kind, no PEM end line, no base64 of a known opening.

@@ -246,7 +246,7 @@ def _kinds_in(text: str) -> tuple[str, ...]:
     if not found:
         return ()
     hit = {k for n in found for k in _NEEDLE_KINDS[n]}
-    return tuple(k for k, _ in _PATTERNS if k in hit)
+    return tuple(k for k, _ in _PATTERNS if k in hit and _needle_table.may(k, low))
 
 
 _COMPILED: dict[tuple[str, ...], re.Pattern[str]] = {}  # few sets of kinds recur
