@@ -177,11 +177,13 @@ BASE64_NEEDLES = (
 )
 
 
-# Kinds whose needles are everyday words (`token`, `key`, `pass`, `auth`): a text holds one
-# of their names far more often than a secret, and each false alarm costs a hook `re` and the
-# pattern's compile (~8 ms, more than half a bare start). `may` is a necessary condition of
-# each kind's pattern, tested at every place a needle of the kind occurs in the lowered text;
-# False means the pattern cannot match, so the kind is not looked for.
+# --- the context of everyday-word needles ----------------------------------------------------
+# Three kinds have needles that are everyday words (`token`, `key`, `pass`, `auth`): a text
+# holds one far more often than a secret, and each false alarm costs a hook `re` and the
+# patterns' compile (~8 ms, more than half a bare start). `MAY` holds a necessary condition of
+# each one's pattern, tested at every place one of its needles occurs in the lowered text:
+# False means the pattern cannot match there, so the kind is not looked for.
+
 # What ends the rest of a name (`[\w.\-]*`, which holds none of these): skipping up to one
 # of them, not over word characters, keeps the test sound where lowering changed a letter.
 _NAME_END = frozenset(" \t\r\n\"'`:=,")

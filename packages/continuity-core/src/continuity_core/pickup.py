@@ -56,7 +56,9 @@ def inside(cwd: str | None, root: StrPath) -> bool:
     """True when `cwd` is `root` or below it: the session's own record of where it ran."""
     from continuity_core.fs import inside as below
 
-    return cwd is not None and cwd != "" and below(root, cwd)
+    if not cwd:
+        return False
+    return below(root, cwd)
 
 
 def find_previous(
