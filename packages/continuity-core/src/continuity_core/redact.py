@@ -14,6 +14,7 @@ without returning the secrets. No rule crosses a newline, except a PEM block's o
 from __future__ import annotations
 
 from continuity_core import needles as _needle_table
+from continuity_core.memo import cached
 from continuity_core.regex import Lazy as _Lazy
 
 TYPE_CHECKING = False
@@ -249,16 +250,9 @@ def _kinds_in(text: str) -> tuple[str, ...]:
     return tuple(k for k, _ in _PATTERNS if k in hit and _needle_table.may(k, low))
 
 
-_COMPILED: dict[tuple[str, ...], re.Pattern[str]] = {}  # few sets of kinds recur
-
-
+@cached(1024)  # few sets of kinds recur
 def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    found = _COMPILED.get(kinds)
-    if found is None:
-        if len(_COMPILED) >= 1024:
-            _COMPILED.clear()
-        found = _COMPILED[kinds] = _combined([(k, _BY_KIND[k]) for k in kinds])
-    return found
+    return _combined([(k, _BY_KIND[k]) for k in kinds])
 
 
 # --- names that say secret --------------------------------------------------------------------
@@ -329,21 +323,10 @@ def name_parts(name: str) -> list[str]:
     return parts
 
 
-_SECRET_NAMES: dict[str, bool] = {}
-
-
+@cached(4096)
 def secret_name(name: str) -> bool:
     """Whether a key or variable name says its value is secret (`DB_PASS`, `apiKey`,
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
-    found = _SECRET_NAMES.get(name)
-    if found is None:
-        if len(_SECRET_NAMES) >= 4096:
-            _SECRET_NAMES.clear()
-        found = _SECRET_NAMES[name] = _secret_name(name)
-    return found
-
-
-def _secret_name(name: str) -> bool:
     if name in ("PWD", "OLDPWD"):  # the shell's working folder
         return False
     parts = [p.lower() for p in name_parts(name) if not p.isdigit()]

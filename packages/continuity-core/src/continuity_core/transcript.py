@@ -17,6 +17,7 @@ import stat
 
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
+from continuity_core.memo import cached
 from continuity_core.records import Record, field
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
@@ -425,16 +426,9 @@ def add_edit(
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
 
 
-_REDACTED_PATHS: dict[str, str] = {}  # a session edits the same files again and again
-
-
+@cached(1024)  # a session edits the same files again and again
 def _redact_path(path: str) -> str:
-    found = _REDACTED_PATHS.get(path)
-    if found is None:
-        if len(_REDACTED_PATHS) >= 1024:
-            _REDACTED_PATHS.clear()
-        found = _REDACTED_PATHS[path] = redact(path)
-    return found
+    return redact(path)
 
 
 def add_error(session: Session, error: ApiError) -> None:
