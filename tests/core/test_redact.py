@@ -439,3 +439,54 @@ def test_codex_output_words_need_no_pattern() -> None:
     assert "token_word" in r._kinds_in("use token AbCdEfGh12345678XyZ")
     assert "assignment" in r._kinds_in("GITHUB_TOKEN=x")
     assert "option" in r._kinds_in("gh auth login --with-token abc")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "--paſsword_key x",  # `re` reads ſ as s, ı as i; lowering keeps them, and makes İ two
+        "--credentıals_key hunter2",
+        "--prİvate_key x",
+        '{"cmd": "tool --pr\\u0130vate_key hunter2"}',
+        "pwd" + "İ" * 8 + "paſs" + "İ" * 64 + "=x",
+    ],
+)
+def test_letters_re_folds_onto_ascii_never_hide_a_match(text: str) -> None:
+    from continuity_core import needles
+
+    found = r.findings(text)
+    saved = dict(needles.MAY)
+    needles.MAY.clear()
+    try:
+        assert r.findings(text) == found != []
+    finally:
+        needles.MAY.update(saved)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    low=st.lists(st.sampled_from(["a", " ", "=", "x" * 40, "y" * 150]), max_size=20).map("".join),
+    data=st.data(),
+)
+def test_name_ends_read_once_are_where_a_scan_finds_them(low: str, data: st.DataObject) -> None:
+    from continuity_core import needles
+
+    def scan(at: int) -> int:
+        end = min(len(low), at + needles._NAME_MAX)
+        while at < end:
+            if low[at] in needles._NAME_END:
+                return at
+            at += 1
+        return at if at == len(low) else -1
+
+    places = sorted(data.draw(st.sets(st.integers(0, len(low)), max_size=12)))
+    ends = needles._NameEnds(low)
+    assert [ends.past(p) for p in places] == [scan(p) for p in places]
+
+
+def test_a_needle_in_every_word_falls_back_to_the_pattern() -> None:
+    """Past `_PLACES_MAX` places a context test gives up (the pattern is the cheaper test)."""
+    from continuity_core import needles
+
+    assert needles.may("assignment", "key " * 999 + "x") is False
+    assert needles.may("assignment", "key " * 1001 + "x") is True

@@ -192,24 +192,63 @@ _KEY_LEAD = 9  # `private-key`: the name's word starts this far before its needl
 _NAME_MAX = 2 * (64 + 9) + 1
 
 
+# `re` matches `ſ` as `s`, and `ı` and `İ` as `i`, in the patterns' case-insensitive parts;
+# `str.lower` keeps the first two and makes the third an `i` and a combining dot (U+0307).
+_ODD = ("\u017f", "\u0131", "\u0307")
+
+
+def fold(low: str) -> str:
+    """A lowered text as its needles are looked for: those three letters as `re` reads them."""
+    if not any(c in low for c in _ODD):
+        return low
+    return low.replace("\u017f", "s").replace("\u0131", "i").replace("\u0307", "")
+
+
+_PLACES_MAX = 1000  # past this many, the pattern itself is the cheaper test
+
+
+class _Many(Exception):
+    """A needle occurs more than `_PLACES_MAX` times: the kind is looked for."""
+
+
 def _places(low: str, needle: str) -> list[int]:
-    out, at = [], low.find(needle)
+    out: list[int] = []
+    at = low.find(needle)
     while at >= 0:
+        if len(out) == _PLACES_MAX:
+            raise _Many
         out.append(at)
         at = low.find(needle, at + 1)
     return out
 
 
-def _past_name(low: str, at: int) -> int:
-    """Where the rest of a name starting at `at` ends: the first of `_NAME_END` within
-    `_NAME_MAX` characters, else -1 (the patterns take 64 after a name's word, which is at
-    most 9 longer than its needle; lowering may double a character)."""
-    end = min(len(low), at + _NAME_MAX)
-    while at < end:
-        if low[at] in _NAME_END:
-            return at
-        at += 1
-    return at if at == len(low) else -1
+class _NameEnds:
+    """Where the rest of a name starting at each of increasing positions ends: the first of
+    `_NAME_END` within `_NAME_MAX` characters, else -1 (the patterns take 64 after a name's
+    word, which is at most 9 longer than its needle). Each character is read once, however
+    many needles a long run without a blank holds."""
+
+    __slots__ = ("low", "scanned", "stop")
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self.scanned = 0  # no name end lies in [the last position asked, scanned)
+        self.stop = -1  # the name end found last
+
+    def past(self, at: int) -> int:
+        low = self.low
+        if self.stop < at:
+            i, limit = max(at, self.scanned), min(len(low), at + _NAME_MAX)
+            while i < limit and low[i] not in _NAME_END:
+                i += 1
+            self.scanned = i
+            if i < limit or i == len(low):
+                self.stop = i
+            else:
+                return -1
+        if self.stop - at < _NAME_MAX or (self.stop == len(low) and self.stop - at <= _NAME_MAX):
+            return self.stop
+        return -1
 
 
 def _past_blanks(low: str, at: int) -> int:
@@ -223,8 +262,9 @@ def _assignment_may(low: str) -> bool:
     """`NAME = …`, `NAME: …`, `"NAME": …`: after a needle, the rest of a name, a quote,
     blanks, then `:`, `=` or `,`."""
     for needle in BY_KIND["assignment"]:
+        ends = _NameEnds(low)
         for at in _places(low, needle):
-            i = _past_name(low, at + len(needle))
+            i = ends.past(at + len(needle))
             if i < 0:
                 continue
             if low[i : i + 1] in ('"', "'", "`"):
@@ -238,10 +278,11 @@ def _assignment_may(low: str) -> bool:
 def _option_may(low: str) -> bool:
     """`--NAME VALUE`: a dash just before the name's word, the rest of the name, a blank."""
     for needle in BY_KIND["option"]:
+        ends = _NameEnds(low)
         for at in _places(low, needle):
             if low.rfind("-", max(0, at - _KEY_LEAD), at) < 0:
                 continue
-            i = _past_name(low, at + len(needle))
+            i = ends.past(at + len(needle))
             if i >= 0 and low[i : i + 1] in (" ", "\t"):
                 return True
     return False
@@ -268,7 +309,12 @@ def may(kind: str, low: str) -> bool:
     """False when the lowered text `low` cannot hold a match of `kind`'s pattern although it
     holds one of its needles (see `MAY`); True for every other kind."""
     check = MAY.get(kind)
-    return check is None or check(low)
+    if check is None or any(c in low for c in _ODD):
+        return True
+    try:
+        return check(low)
+    except _Many:
+        return True
 
 
 def clean(text: str) -> bool:
@@ -281,7 +327,7 @@ def clean(text: str) -> bool:
         return False
     if not text.isprintable() and not text.replace("\n", "").replace("\t", "").isprintable():
         return False
-    low = text.lower()
+    low = fold(text.lower())
     if any(n in low for n in FOLDED) or any(n in text for n in EXACT):
         return False
     return len(text) < 16 or not any(n in text for n in BASE64_NEEDLES)

@@ -243,7 +243,8 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     low = text.lower()
-    found = [n for n in _FOLDED if n in low] + [n for n in _EXACT if n in text]
+    look = _needle_table.fold(low)  # `paſsword` is a password to `re`
+    found = [n for n in _FOLDED if n in look] + [n for n in _EXACT if n in text]
     if not found:
         return ()
     hit = {k for n in found for k in _NEEDLE_KINDS[n]}
