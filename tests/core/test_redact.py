@@ -490,3 +490,18 @@ def test_a_needle_in_every_word_falls_back_to_the_pattern() -> None:
 
     assert needles.may("assignment", "key " * 999 + "x") is False
     assert needles.may("assignment", "key " * 1001 + "x") is True
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("--password = hunter2 https://example.com", "https://example.com"),
+        ("db-key => hunter2 see https://x.org", "see https://x.org"),
+        ("my-token : hunter2 docker ps", "docker ps"),
+    ],
+)
+def test_a_separator_after_an_option_name_is_no_value(text: str, kept: str) -> None:
+    """`--NAME = VALUE`: the option pattern took `=` as the value, or turned the name down and
+    moved on, and then whether the assignment was tried at that name depended on which other
+    kinds the text held (here a URL's or docker's)."""
+    assert "hunter2" not in redact(text) and kept in redact(text)

@@ -190,7 +190,7 @@ _PATTERNS: list[tuple[str, str]] = [
     (
         "option",
         r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
-        r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-][^\s\"'`<>]{0,1023}))",
+        r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-=:][^\s\"'`<>]{0,1023}))",
     ),
     # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
     (
