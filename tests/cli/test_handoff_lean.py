@@ -89,7 +89,7 @@ def test_handoff_imports_none_of_the_costly_modules(
     assert not names & FORBIDDEN, sorted(names & FORBIDDEN)
 
 
-def test_a_saved_checkpoint_in_the_brief_costs_only_datetime(
+def test_a_saved_checkpoint_in_the_brief_costs_only_what_saved_imports(
     repo: Path, isolated_home: Path
 ) -> None:
     checkpointed("claude", isolated_home, repo)
