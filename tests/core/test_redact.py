@@ -505,3 +505,10 @@ def test_a_separator_after_an_option_name_is_no_value(text: str, kept: str) -> N
     moved on, and then whether the assignment was tried at that name depended on which other
     kinds the text held (here a URL's or docker's)."""
     assert "hunter2" not in redact(text) and kept in redact(text)
+
+
+def test_needles_are_looked_for_as_re_reads_the_letters() -> None:
+    """`re` reads `ſ` as `s` in a pattern's case-insensitive part, so `myſql -p…` is a MySQL
+    password: its needle is looked for in the text with that letter folded."""
+    assert "hunter2" not in redact("myſql -phunter2 db")
+    assert "hunter2" not in redact("--paſsword hunter2")

@@ -324,13 +324,17 @@ def name_parts(name: str) -> list[str]:
     return parts
 
 
+# The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
+_AS_RE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "I", "\u212a": "K"})
+
+
 @cached(4096)
 def secret_name(name: str) -> bool:
     """Whether a key or variable name says its value is secret (`DB_PASS`, `apiKey`,
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
     if name in ("PWD", "OLDPWD"):  # the shell's working folder
         return False
-    parts = [p.lower() for p in name_parts(name) if not p.isdigit()]
+    parts = [p.lower() for p in name_parts(name.translate(_AS_RE)) if not p.isdigit()]
     if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
         return False
     for i, part in enumerate(parts):
