@@ -392,3 +392,11 @@ def test_a_twilio_needle_is_the_capitals_it_opens_with() -> None:
     key = "SK" + "0123456789abcdef" * 2
     assert redact(f"key {key} here") == "key [REDACTED] here"
     assert not needles.clean(key) and needles.clean("ask the user to confirm the task")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text(alphabet="aZ09-_.é\u0663 ", max_size=70))
+def test_plain_ids_are_what_the_pattern_matched(text: str) -> None:
+    from continuity_core.adapters import kit
+
+    assert kit.plain_id(text) is bool(re.fullmatch(r"[0-9A-Za-z-]{8,64}", text))

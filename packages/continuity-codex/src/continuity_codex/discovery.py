@@ -15,7 +15,7 @@ import stat
 import time
 
 from continuity_core import jsonfast
-from continuity_core.adapters import Account, expand
+from continuity_core.adapters import Account, expand, kit
 from continuity_core.fs import hexdigest, pure_parts
 from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import SessionRef
@@ -34,7 +34,6 @@ FOLDERS = ("sessions", "archived_sessions")
 SUFFIXES = (".jsonl", ".jsonl.zst")
 HEAD_BYTES = 8192  # session_meta puts id and cwd before the ~20 KB base instructions
 _NAME = Lazy(r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$")
-_THREAD_ID = Lazy(r"[0-9A-Za-z-]{8,64}")
 SQLITE_TIMEOUT_S = 0.25
 
 
@@ -282,7 +281,7 @@ def _uuid7_day_dirs(thread_id: str) -> list[str]:
 
 def find_by_id(home: str, thread_id: str) -> str | None:
     """The rollout file of `thread_id` in `home`, looking in its date folders first."""
-    if not _THREAD_ID.rx.fullmatch(thread_id):
+    if not kit.plain_id(thread_id):
         return None
     for folder in FOLDERS:
         for day in _uuid7_day_dirs(thread_id):

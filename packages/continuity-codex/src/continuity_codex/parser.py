@@ -251,7 +251,7 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     extra["cli_version"] = p.get("cli_version")
     extra["history_mode"] = p.get("history_mode") or "legacy"
     parent = p.get("forked_from_id")
-    if isinstance(parent, str) and _THREAD_ID.rx.fullmatch(parent):
+    if isinstance(parent, str) and kit.plain_id(parent):  # what `find_by_id` looks up
         session.forked_from = parent
         cut = p.get("forked_from_ordinal_exclusive")
         if isinstance(cut, int) and not isinstance(cut, bool):
@@ -263,7 +263,6 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
 # --- forks -----------------------------------------------------------------------------------
 
 _ORDINAL = LazyBytes(rb'"ordinal"\s*:\s*(\d+)')
-_THREAD_ID = Lazy(r"[0-9A-Za-z-]{8,64}")  # what `discovery.find_by_id` looks up
 
 
 def _fork_budget(session: Session) -> int:

@@ -18,7 +18,6 @@ from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Any
 
     StrPath = str | os.PathLike[str]
@@ -262,14 +261,6 @@ def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
         return True
 
 
-def _finds(data: bytes, needle: bytes) -> Iterator[int]:
-    """Every place `needle` starts in `data`."""
-    at = data.find(needle)
-    while at >= 0:
-        yield at
-        at = data.find(needle, at + 1)
-
-
 class _Refs:
     """Reads refs and loose commits from a repository's own folder (`common`), as git would;
     every answer is None where this reader is not sure (git is asked then)."""
@@ -297,17 +288,19 @@ class _Refs:
     def packed_oid(self, name: str) -> str | None:
         """The object id `packed-refs` gives the ref `name` (found, not parsed)."""
         data = self.packed()
-        needle = f" {name}\n".encode()
-        starts = list(_finds(data, needle))
-        if data.endswith(needle[:-1]):  # the last line, without its newline
-            starts.append(len(data) - len(needle) + 1)
-        for at in starts:
-            line = data[data.rfind(b"\n", 0, at) + 1 : at]
-            if line and line[:1] not in (b"#", b"^") and b" " not in line:
-                try:
-                    return line.decode()
-                except UnicodeDecodeError:
-                    return None
+        needle = f" {name}".encode()
+        at = data.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            # The name ends its line (the last line may lack its newline), an id begins it.
+            if data[end : end + 1] in (b"\n", b""):
+                line = data[data.rfind(b"\n", 0, at) + 1 : at]
+                if line[:1] not in (b"", b"#", b"^") and b" " not in line:
+                    try:
+                        return line.decode()
+                    except UnicodeDecodeError:
+                        return None
+            at = data.find(needle, at + 1)
         return None
 
     def resolve(self, head_file: str) -> tuple[str | None, str] | None:

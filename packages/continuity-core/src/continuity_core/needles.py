@@ -317,6 +317,13 @@ def may(kind: str, low: str) -> bool:
         return True
 
 
+def found(text: str, low: str) -> list[str]:
+    """The needles `text` holds (`low` is `text.lower()`): the folded ones in `low` as `re`
+    reads its letters, the exact ones in `text` as written."""
+    look = fold(low)
+    return [n for n in FOLDED if n in look] + [n for n in EXACT if n in text]
+
+
 def clean(text: str) -> bool:
     """True when `redact.redact(text)` is sure to return `text` unchanged: no terminal control,
     no escape (`\\`), no needle of any kind, no PEM end line, no base64 of a known opening.
@@ -327,7 +334,6 @@ def clean(text: str) -> bool:
         return False
     if not text.isprintable() and not text.replace("\n", "").replace("\t", "").isprintable():
         return False
-    low = fold(text.lower())
-    if any(n in low for n in FOLDED) or any(n in text for n in EXACT):
+    if found(text, text.lower()):
         return False
     return len(text) < 16 or not any(n in text for n in BASE64_NEEDLES)

@@ -204,9 +204,6 @@ _PATTERNS: list[tuple[str, str]] = [
 _CHECKED = {"assignment", "option"}
 
 _NEEDLES = _needle_table.BY_KIND
-_ALL_NEEDLES = tuple(dict.fromkeys(n for k, _ in _PATTERNS for n in _NEEDLES[k]))
-_FOLDED = tuple(n for n in _ALL_NEEDLES if n == n.lower())  # looked for in the lowered text
-_EXACT = tuple(n for n in _ALL_NEEDLES if n != n.lower())  # as written (`SK`)
 
 
 def _by_needle() -> dict[str, tuple[str, ...]]:
@@ -243,8 +240,7 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     low = text.lower()
-    look = _needle_table.fold(low)  # `paſsword` is a password to `re`
-    found = [n for n in _FOLDED if n in look] + [n for n in _EXACT if n in text]
+    found = _needle_table.found(text, low)
     if not found:
         return ()
     hit = {k for n in found for k in _NEEDLE_KINDS[n]}

@@ -11,7 +11,7 @@ import os
 import stat
 
 from continuity_core import jsonfast
-from continuity_core.adapters import Account, expand
+from continuity_core.adapters import Account, expand, kit
 from continuity_core.fs import hexdigest, pure
 from continuity_core.jsonl import ForwardReader
 from continuity_core.records import Record
@@ -257,18 +257,13 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
         os.close(fd)
     own = _session_id(head) or ""
     # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
-    return own if own.startswith(named) and _own_id(own) else session_id
+    return own if own.startswith(named) and kit.plain_id(own) else session_id
 
 
 def _session_id(head: bytes) -> str | None:
     """The `sessionId` a chat file's header records (its raw bytes: ids have no escapes)."""
     raw = jsonfast.raw_string(head, b"sessionId")
     return raw.decode("utf-8", "replace") if raw else None
-
-
-def _own_id(text: str) -> bool:
-    """8 to 64 ASCII letters, digits and dashes: an id as Gemini CLI makes them."""
-    return 8 <= len(text) <= 64 and text.isascii() and text.replace("-", "a").isalnum()
 
 
 def chat_files(folder: str, sid8: str = "") -> list[str]:

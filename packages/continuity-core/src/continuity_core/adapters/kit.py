@@ -42,6 +42,7 @@ __all__ = [
     "json_object",
     "new_id",
     "now_iso",
+    "plain_id",
     "stamp",
     "version_finding",
     "version_key",
@@ -87,6 +88,12 @@ def cli_version(
         return None
     m = _VERSION.rx.search(out)
     return m.group(0) if m else None
+
+
+def plain_id(text: str) -> bool:
+    """8 to 64 ASCII letters, digits and dashes (`[0-9A-Za-z-]{8,64}`): a session id as the
+    agents make them (a UUID), and all a file name or lookup built from one may hold."""
+    return 8 <= len(text) <= 64 and text.isascii() and text.replace("-", "a").isalnum()
 
 
 def version_key(version: str) -> tuple[int, ...]:
