@@ -7,6 +7,7 @@
     python3 scripts/dev.py lint      # ruff check, mypy and ruff format --check only
     python3 scripts/dev.py e2e       # install the pinned agent CLIs (npm ci) only
     python3 scripts/dev.py alone PKG # PKG (e.g. core) alone passes its tests; `cli`: no adapter
+    python3 scripts/dev.py packages  # the packages `alone` and `setup` take (packages/*)
     python3 scripts/dev.py install   # `baker` for daily use: its own venv, linked into ~/.local/bin
     python3 scripts/dev.py install --uninstall   # remove exactly that
     python3 scripts/dev.py canary    # the newest agent CLIs: capture, facts, e2e (network)
@@ -26,12 +27,17 @@ import venv
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import workspace  # a sibling script: the one list of packages, read from packages/*
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
-PACKAGES = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]
-ALONE = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]  # `cli` alone: no adapter
+# Every package folder under packages/, core first and the CLI last; each is also tested
+# alone (`cli` alone: with no adapter). A new package is picked up with no edit here.
+PACKAGES = workspace.names(ROOT)
+ALONE = PACKAGES
 E2E = ROOT / "tests" / "e2e"
 
 
@@ -47,7 +53,7 @@ def setup() -> None:
     editable: list[str] = []
     for name in PACKAGES:
         spec = str(ROOT / "packages" / f"continuity-{name}")
-        editable += ["-e", spec + ("[all]" if name == "cli" else "")]
+        editable += ["-e", spec + ("[all]" if name == workspace.CLI else "")]
     # One call: the CLI's extras resolve to the sibling folders, never to PyPI.
     run(PY, "-m", "pip", "install", "--quiet", *editable, "--group", "dev", cwd=ROOT)
 
@@ -110,8 +116,11 @@ def install(uninstall: bool) -> None:
         return
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / BIN.name / PY.name
-    specs = [str(ROOT / "packages" / f"continuity-{name}") for name in PACKAGES]
-    specs[-1] += "[all]"  # the CLI, whose extras resolve to the folders named beside it
+    # The CLI with `[all]`: its extras resolve to the folders named beside it.
+    specs = [
+        str(ROOT / "packages" / f"continuity-{name}") + ("[all]" if name == workspace.CLI else "")
+        for name in PACKAGES
+    ]
     run(py, "-m", "pip", "install", "--quiet", *specs, cwd=ROOT)
     bin_dir.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
@@ -197,7 +206,11 @@ def main() -> None:
     elif cmd == "e2e":
         e2e()
     elif cmd == "alone" and args:
+        if args[0] not in ALONE:
+            sys.exit(f"no package {args[0]!r} under packages/: one of {', '.join(ALONE)}")
         alone(args[0])
+    elif cmd == "packages" and not args:
+        print("\n".join(ALONE))
     elif cmd == "install" and args in ([], ["--uninstall"]):
         install(uninstall=bool(args))
     elif cmd in ("-h", "--help", "help"):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Release chores for the six distributions, which share one version.
+"""Release chores for every distribution under packages/, which share one version.
 
     python3 scripts/release.py version        # print the version every package carries
     python3 scripts/release.py bump 0.2.0     # set it everywhere: versions, == pins, __version__
@@ -8,8 +8,8 @@
 `check` is what the release workflow runs before it publishes: it builds every package's wheel
 and sdist into dist/, checks them with twine, installs the wheels into a fresh virtual
 environment and runs `baker --version` (which must print the version) and `baker adapters`
-(which must list every adapter). It needs `build` and `twine` in the running interpreter
-(`pip install build twine`).
+(which must list every adapter the packages register through entry points). It needs `build`
+and `twine` in the running interpreter (`pip install build twine`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,12 @@ import venv
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import workspace  # a sibling script: the one list of packages, read from packages/*
+
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = sorted((ROOT / "packages").glob("continuity-*"))
-ADAPTERS = ("claude", "codex", "gemini")
+PACKAGES = [p.folder for p in workspace.packages(ROOT)]
+ADAPTERS = workspace.adapters(ROOT)
 VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
 PIN = re.compile(r'"(continuity-[a-z-]+)==[^"]+"')
 DUNDER = re.compile(r'^__version__ = "[^"]+"$', re.M)

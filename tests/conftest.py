@@ -24,25 +24,31 @@ FIXTURES = Path(__file__).parent / "fixtures"
 BIN = Path(sys.executable).parent
 BAKER = str(BIN / "baker")
 
-AGENT_VARS = (
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "GEMINI_CLI_HOME",
+# Core's own variables and the XDG folders; each installed adapter adds the ones it declares
+# (`Adapter.env_vars`: its home, account and model server), so a new adapter package isolates
+# its tests with no edit here.
+CORE_VARS = (
     "BAKER_HOME",
     "BAKER_ADAPTERS",
+    "BAKER_DEBUG",
     "XDG_CONFIG_HOME",
     "XDG_DATA_HOME",
     "XDG_STATE_HOME",
     "XDG_CACHE_HOME",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "GOOGLE_GEMINI_BASE_URL",
-    "BAKER_DEBUG",
 )
+
+
+def adapter_vars() -> tuple[str, ...]:
+    """Every variable the installed adapters declare, read from their classes (entry points)."""
+    from importlib.metadata import entry_points
+
+    found: list[str] = []
+    for ep in entry_points(group="continuity_core.adapters"):
+        found += ep.load().env_vars
+    return tuple(dict.fromkeys(found))
+
+
+AGENT_VARS = CORE_VARS + adapter_vars()
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""scripts/release.py keeps six versions in lockstep and checks the built distributions;
+"""scripts/release.py keeps every package's version in lockstep and checks the built distributions;
 scripts/dev.py install gives a user a working `baker` without an index."""
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ def test_bump_moves_every_version_and_pin_together(tmp_path: Path) -> None:
         ROOT / "scripts", clone / "scripts", ignore=shutil.ignore_patterns("__pycache__")
     )
     before = script("scripts/release.py", "version", cwd=clone).stdout.strip()
+    pins = (
+        (clone / "packages" / "continuity-cli" / "pyproject.toml").read_text().count(f"=={before}")
+    )
     assert before == script("scripts/release.py", "version").stdout.strip()
     assert script("scripts/release.py", "bump", "9.8.7rc1", cwd=clone).returncode == 0
     assert script("scripts/release.py", "version", cwd=clone).stdout.strip() == "9.8.7rc1"
     cli = (clone / "packages" / "continuity-cli" / "pyproject.toml").read_text()
-    assert f"=={before}" not in cli and cli.count("==9.8.7rc1") == 9
+    assert f"=={before}" not in cli and cli.count("==9.8.7rc1") == pins > 0
     init = clone / "packages" / "continuity-core" / "src" / "continuity_core" / "__init__.py"
     assert '__version__ = "9.8.7rc1"' in init.read_text()
     bad = script("scripts/release.py", "bump", "next", cwd=clone)
@@ -47,7 +50,8 @@ def test_bump_moves_every_version_and_pin_together(tmp_path: Path) -> None:
 def test_release_check_builds_installs_and_runs(tmp_path: Path) -> None:
     result = script("scripts/release.py", "check", str(tmp_path / "dist"))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "release check passed: 12 files" in result.stdout
+    wheels_and_sdists = 2 * len(script("scripts/workspace.py").stdout.split())
+    assert f"release check passed: {wheels_and_sdists} files" in result.stdout
     names = sorted(p.name for p in (tmp_path / "dist").iterdir())
     assert sum(n.endswith(".whl") for n in names) == 6
     assert sum(n.endswith(".tar.gz") for n in names) == 6

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any
 
 from continuity_core.adapters import (
     Account,
@@ -38,6 +35,14 @@ from continuity_core.transcript import (
     add_request,
     read_incremental,
 )
+
+# The hooks load this module: what they need only for types stays out of their way
+# (AdapterContract checks it), and `pathlib` loads where a session is listed.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
+    from typing import Any
 
 HOME_ENV = "FAKE_AGENT_HOME"
 MARKER = "baker-marker"  # what the declared `--mark` install option leaves in an account
@@ -95,6 +100,7 @@ class FakeAdapter:
     install_options: tuple[InstallOption, ...] = (
         InstallOption(name="mark", help="Leave a marker file in each fake-agent folder."),
     )
+    env_vars: tuple[str, ...] = (HOME_ENV,)
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         home = os.environ.get(HOME_ENV) or "~/.fake-agent"
@@ -102,6 +108,8 @@ class FakeAdapter:
 
     def _refs(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         for account in accounts:
+            from pathlib import Path
+
             for path in sorted(Path(account.dir, "sessions").glob("*.jsonl")):
                 st = path.stat()
                 head = _head(path)
@@ -176,6 +184,8 @@ class FakeAdapter:
     def install_user(self, account: Account, options: UserOptions) -> list[Change]:
         if not options.declared.get("mark"):
             return [Change(path=account.dir, action="skipped", detail="nothing at user level")]
+        from pathlib import Path
+
         marker = Path(account.dir) / MARKER
         if not options.dry_run:
             marker.write_text("marked by baker global sync --mark\n")

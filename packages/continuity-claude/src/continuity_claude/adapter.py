@@ -46,6 +46,12 @@ class ClaudeAdapter(ModuleAdapter):
     retention: RetentionPolicy | None = Retention()
     usage_source: UsageSource | None = Statusline()
     install_options: tuple[InstallOption, ...] = ()
+    env_vars: tuple[str, ...] = (
+        discovery.CONFIG_ENV,
+        discovery.DIR_NAME_ENV,
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+    )
     # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
     # those of `checks()` (kit.ModuleAdapter)
     found_by: ClassVar[Discovery] = discovery

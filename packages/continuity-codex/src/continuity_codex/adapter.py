@@ -57,6 +57,7 @@ class CodexAdapter(ModuleAdapter):
     retention: RetentionPolicy | None = None  # Codex keeps rollouts
     usage_source: UsageSource | None = None
     install_options: tuple[InstallOption, ...] = INSTALL_OPTIONS
+    env_vars: tuple[str, ...] = ("CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
     # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
     # those of `checks()` (kit.ModuleAdapter)
     found_by: ClassVar[Discovery] = discovery

@@ -10,6 +10,9 @@ Requires pytest; imported only by test suites.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +36,19 @@ class ContractSample:
     notify_argv: list[str] = field(default_factory=list)
 
 
+# Run in a fresh interpreter: load core's hook module, then the adapter's hook module (its
+# `continuity_core.hooks` entry point, if it has one) and the module of its class, which the
+# checkpoint and pickup hooks load; print every module that the second step added.
+HOOK_IMPORTS = """
+import importlib, json, sys
+import continuity_core.hooks
+before = set(sys.modules)
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+
+
 class AdapterContract:
     """Behaviour core and the CLI rely on, whatever the agent."""
 
@@ -45,6 +61,32 @@ class AdapterContract:
         assert missing(adapter) == [], "the adapter lacks members of the Adapter protocol"
         assert adapter.name and adapter.display_name
         assert all(isinstance(v, str) for v in adapter.known_versions)
+        # Test suites clear these (tests/conftest.py): names as a shell writes them.
+        assert isinstance(adapter.env_vars, tuple)
+        assert all(v.isidentifier() and v.isupper() for v in adapter.env_vars), adapter.env_vars
+
+    def test_adds_nothing_heavy_to_the_hook_paths(self, sample: ContractSample) -> None:
+        """Every hook loads the adapter it serves: importing it may add the adapter's own
+        modules and core's, and no module of the standard library or a third party that core's
+        hook path has not loaded already (the hooks' budgets, docs/decisions.md)."""
+        from importlib.metadata import entry_points
+
+        cls = type(sample.adapter)
+        package = cls.__module__.partition(".")[0]
+        hooks = [ep.value for ep in entry_points(group="continuity_core.hooks", name=cls.name)]
+        result = subprocess.run(
+            [sys.executable, "-c", HOOK_IMPORTS, *hooks, cls.__module__],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        added = json.loads(result.stdout)
+        own = (package, "continuity_core")
+        heavy = [m for m in added if m.partition(".")[0] not in own]
+        assert heavy == [], f"loading {cls.__name__} for a hook also imports {heavy}"
 
     def test_accounts_are_absolute_and_tagged(self, sample: ContractSample) -> None:
         for account in sample.adapter.accounts(GlobalConfig()):

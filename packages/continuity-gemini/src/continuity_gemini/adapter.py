@@ -58,6 +58,14 @@ class GeminiAdapter(ModuleAdapter):
     retention: RetentionPolicy | None = Retention()
     usage_source: UsageSource | None = None
     install_options: tuple[InstallOption, ...] = ()
+    env_vars: tuple[str, ...] = (
+        discovery.HOME_ENV,
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GEMINI_CLI_TRUST_WORKSPACE",
+        "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+    )
     # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
     # those of `checks()` (kit.ModuleAdapter)
     found_by: ClassVar[Discovery] = discovery

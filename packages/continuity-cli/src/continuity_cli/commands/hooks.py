@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import click
 
+
+# No list of agents here: `baker adapters` lists the installed ones, so a new adapter
+# package needs no edit (and the generated docs/commands.md no regeneration).
 _AGENT = click.option(
-    "--agent", metavar="NAME", help="The agent calling this hook (claude, codex, gemini)."
+    "--agent",
+    metavar="NAME",
+    help="The agent calling this hook: an installed adapter's name (see `baker adapters`).",
 )
 _QUIET = click.option("--quiet", "-q", is_flag=True, help="Print nothing (for hooks).")
 

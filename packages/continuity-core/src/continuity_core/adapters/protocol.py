@@ -145,6 +145,9 @@ class Adapter(Protocol):
     usage_source: UsageSource | None  # None: usage comes from transcripts only
     # User-level install options `baker global sync` shows for this agent; () for none.
     install_options: tuple[InstallOption, ...]
+    # The environment variables that point this agent (or its CLI) at its files, account or
+    # model server: test suites clear them, so no test reads a real home (tests/conftest.py).
+    env_vars: tuple[str, ...]
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
@@ -221,6 +224,7 @@ MEMBERS: tuple[str, ...] = (
     "retention",
     "usage_source",
     "install_options",
+    "env_vars",
     "accounts",
     "discover",
     "all_sessions",
