@@ -1,4 +1,7 @@
-"""The hook contract under generated input: exit 0, valid hook JSON or nothing, no traceback.
+"""The hook contract under generated input: exit 0, valid hook JSON or nothing, no traceback,
+and no failure in the logs. Exit 0 alone proves nothing (`hooks.run` exits 0 whatever
+happens, recording the failure as `hook_error`), so each test reads the project's log and
+the per-user one afterwards: a hook that failed on an input fails the test.
 
 Payloads are generated in-process (thousands per run) against the same `run` the `baker`
 entry point calls; the shapes that once broke it live in `corpus/` and always run.
@@ -86,6 +89,29 @@ def check(out: str) -> None:
         json.loads(out)
 
 
+def hook_errors(project: Path) -> list[str]:
+    """Every `hook_error` line in the project's log and in ~/.baker's (where a hook logs when
+    the project's cannot be written)."""
+    logs = [project / ".baker" / "log", Path.home() / ".baker" / "log"]
+    return [
+        line
+        for folder in logs
+        for path in sorted(folder.glob("events*.jsonl"))
+        for line in path.read_text(errors="replace").splitlines()
+        if json.loads(line).get("event") == "hook_error"
+    ]
+
+
+def no_hook_error(project: Path, payload: bytes | str = b"", before: int = 0) -> None:
+    """No `hook_error` beyond the first `before` (those of earlier examples, which hypothesis
+    runs in the same project)."""
+    errors = hook_errors(project)[before:]
+    assert errors == [], (
+        bytes(payload[:200], "utf-8") if isinstance(payload, str) else payload[:200],
+        errors,
+    )
+
+
 @settings(
     max_examples=int(os.environ.get("BAKER_FUZZ_EXAMPLES", "600")),
     deadline=None,
@@ -98,10 +124,12 @@ def test_pickup_and_pretool_fuzzed(
     project: Path, payload: bytes, command: str, agent: str | None
 ) -> None:
     args = [command, *(["--agent", agent] if agent else [])]
+    before = len(hook_errors(project))
     code, out = call(args, payload)
     assert code == 0
     if agent:
         check(out)
+    no_hook_error(project, payload, before)
 
 
 @settings(
@@ -111,8 +139,10 @@ def test_pickup_and_pretool_fuzzed(
 )
 @given(payload=payloads, agent=st.sampled_from(AGENTS))
 def test_checkpoint_fuzzed(project: Path, payload: bytes, agent: str | None) -> None:
+    before = len(hook_errors(project))
     code, out = call(["checkpoint", "--quiet", *(["--agent", agent] if agent else [])], payload)
     assert code == 0 and out == ""
+    no_hook_error(project, payload, before)
 
 
 def corpus() -> list[Path]:
@@ -127,6 +157,7 @@ def test_regression_corpus(project: Path, path: Path, command: str) -> None:
         assert code == 0
         if agent and command != "checkpoint":
             check(out)
+        no_hook_error(project, path.name)
 
 
 def test_huge_payload_and_special_paths_as_real_processes(project: Path, tmp_path: Path) -> None:
@@ -164,6 +195,7 @@ def test_huge_payload_and_special_paths_as_real_processes(project: Path, tmp_pat
             result = run_baker(command, "--agent", "claude", cwd=project, input=payload, timeout=30)
             assert result.returncode == 0 and "Traceback" not in result.stderr
             check(result.stdout)
+            no_hook_error(project, payload)
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a POSIX shell closes the descriptor")
@@ -185,3 +217,4 @@ def test_a_hook_started_with_a_stream_closed(project: Path, closed: int) -> None
         )
         assert result.returncode == 0, (command, result.stderr.decode(errors="replace"))
         assert b"Traceback" not in result.stdout + result.stderr
+        no_hook_error(project, command)

@@ -54,7 +54,7 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         return parse_notify(argv[-1])
     data = _object(payload)
     name = data.get("hook_event_name")
-    if name not in KINDS:
+    if not isinstance(name, str) or name not in KINDS:  # a list or object is no event name
         raise ValueError("not a Codex hook event")
     transcript = data.get("transcript_path")  # null for an --ephemeral thread
     if transcript is not None and not (
