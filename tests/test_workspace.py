@@ -124,7 +124,7 @@ def test_mypy_checks_it_under_its_import_name(clone: Path, monkeypatch: pytest.M
     sources = create_source_list(options.files, options, FileSystemCache())
     fake = {s.module: s.base_dir for s in sources if s.module.startswith("continuity_fake")}
     assert set(fake) == {"continuity_fake", "continuity_fake.unused"}
-    assert {Path(d) for d in fake.values()} == {
+    assert {Path(d or "") for d in fake.values()} == {
         (clone / "packages" / "continuity-fake" / "src").resolve()
     }
 

@@ -41,6 +41,7 @@ class StubAdapter:
     retention: RetentionPolicy | None = None
     usage_source: UsageSource | None = None
     install_options: tuple[InstallOption, ...] = ()
+    env_vars: tuple[str, ...] = ()
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return []
