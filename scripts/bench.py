@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchgen  # a sibling script, not an installed module
+import workspace  # the one list of packages and adapters, read from packages/*
 from benchgen import FINAL_REQUEST, Data, human, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +60,32 @@ own page, [benchmarks-never-seen.md](benchmarks-never-seen.md) (`--peers`, writt
 `--out docs/benchmarks-never-seen.md`, so a run that rewrites this page leaves it alone).
 """
 HOOK_DEADLINE_S = 20  # continuity_cli.hooks.DEADLINES_S["checkpoint"]: past it, nothing is saved
+# Issue 29's budgets, as multiples of baker's own interpreter's bare start, in a user's set-up.
+PRETOOL_X, CHECKPOINT_X, PICKUP_X, HANDOFF_X = 2, 3, 4, 8
+# What the README tells people to write: a second Claude account, a rotation, a machine name.
+# Written into every generated home's ~/.baker/config.toml (ROTATION is filled per run).
+CONFIG = """\
+# ~/.baker/config.toml as a user with two Claude accounts writes it (scripts/bench.py)
+[transcripts]
+claude = ["~/.claude", "~/.claude-work"]
+
+[accounts.work]
+agent = "claude"
+dir = "~/.claude-work"
+
+[rotation]
+order = {rotation}
+
+[machine]
+name = "bench-laptop"
+"""
+# The appended turn's request: a URL, a shell command and a secret (a made-up GitHub token of
+# the real shape), the three things that bring the redactor's patterns and URL rules in.
+APPENDED = (
+    "Appended turn {k}: the build at https://ci.example.com/builds/{k}?tab=logs&attempt=2 "
+    "failed; run `python -m pytest -x tests/ && git push origin HEAD` again with "
+    "GITHUB_TOKEN=ghp_Xq7Vb2Lm9Rt4Ws8Yk3Np6Dz1Hc5Fg0Ju7Ea2 exported"
+)
 
 
 @dataclass
@@ -169,6 +196,7 @@ class Bench:
         self.ccusage_version = "20"
         self.ccusage_reads: dict[str, bool] = {}
         self.scratch = Path(tempfile.mkdtemp(prefix="baker-bench-"))
+        self.adapters = workspace.adapters(ROOT)  # every adapter, discovered from packages/*
 
     def log(self, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -193,7 +221,19 @@ class Bench:
             GIT_CONFIG_NOSYSTEM="1",
             GIT_CONFIG_GLOBAL=os.devnull,
         )
+        self.user_config(home)
         return env
+
+    def user_config(self, home: Path) -> None:
+        """The realistic ~/.baker/config.toml (CONFIG) and the second Claude account's folder."""
+        config = home / ".baker" / "config.toml"
+        if config.exists():
+            return
+        (home / ".claude-work" / "projects").mkdir(parents=True, exist_ok=True)
+        agents = [a for a in self.adapters if a != "claude"]
+        order = ["claude", "claude:work", *agents]
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(CONFIG.format(rotation=json.dumps(order)))
 
     def measure(
         self,
@@ -311,7 +351,7 @@ class Bench:
         )
         sizes = [parse_size(s) for s in a.sizes.split(",") if s]
         handoff_sizes = [parse_size(s) for s in a.handoff_sizes.split(",") if s]
-        agents = [x for x in a.agents.split(",") if x]
+        agents = self.agents()
         has = self.commands()
         only = set(a.only.split(","))
         small = min(sizes)
@@ -320,6 +360,18 @@ class Bench:
             self.setup_peers()
         for agent in agents:
             self.log(f"{agent}:")
+            if agent not in benchgen.AGENTS:  # an adapter benchgen cannot write sessions for
+                self.add(
+                    Row(
+                        "every row",
+                        agent,
+                        target="measured",
+                        met=False,
+                        note="not measured: scripts/benchgen.py has no generator for its "
+                        "sessions yet",
+                    )
+                )
+                continue
             gen = self.data.transcript(agent, small, log=self.log)
             home = self.data.home(f"size-{small}")
             if "hooks" in only:
@@ -365,6 +417,10 @@ class Bench:
             self.log(f"wrote {a.out}")
         return 0
 
+    def agents(self) -> list[str]:
+        """`--agents`, or every adapter the packages register."""
+        return [x for x in self.args.agents.split(",") if x] or self.adapters
+
     def commands(self) -> set[str]:
         s = self.measure(self.baker_cmd("--help"), self.data.root, runs=1)
         words = {
@@ -388,8 +444,8 @@ class Bench:
 
         s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=stdin)
         self.check(
-            Row("`baker pretool`, 1,000 traps", agent, sample=s, target="≤ 2× bare"),
-            max_ratio=2,
+            Row("`baker pretool`, 1,000 traps", agent, sample=s, target=f"≤ {PRETOOL_X}× bare"),
+            max_ratio=PRETOOL_X,
             expect=TRAP_MARK.encode(),
         )
 
@@ -404,11 +460,11 @@ class Bench:
             "`baker pickup` (no GPU probes)",
             agent,
             sample=s,
-            target=f"≤ 3× bare, ≤ {PICKUP_MAX_CHARS} chars",
+            target=f"≤ {PICKUP_X}× bare, ≤ {PICKUP_MAX_CHARS} chars",
         )
         chars = len(s.out.decode(errors="replace"))
         row.note = f"{chars} chars out"
-        self.check(row, max_ratio=3)
+        self.check(row, max_ratio=PICKUP_X)
         if chars > PICKUP_MAX_CHARS * 1.5:  # the hook JSON wraps the capped text
             row.met = False
 
@@ -443,17 +499,20 @@ class Bench:
                 agent,
                 label,
                 s,
-                target="≤ 3× bare",
+                target=f"≤ {HANDOFF_X}× bare",
                 note=note,
             ),
-            max_ratio=3,
+            max_ratio=HANDOFF_X,
             expect=FINAL_REQUEST.encode(),
         )
         turn = [gen.turns]
         added = [0]
 
         def append(i: int) -> None:
-            added[0] += benchgen.append_turn(agent, gen.path, self.data.cwd, turn[0])
+            request = APPENDED.format(k=turn[0])
+            added[0] += benchgen.append_turn(
+                agent, gen.path, self.data.cwd, turn[0], prompt=request
+            )
             turn[0] += 1
 
         try:
@@ -467,10 +526,11 @@ class Bench:
             agent,
             label,
             s,
-            target="≤ 3× bare, ≤ 60 MiB",
-            note=f"turn ≈ {human(added[0] / max(1, turn[0] - gen.turns))}",
+            target=f"≤ {CHECKPOINT_X}× bare, ≤ 60 MiB",
+            note=f"turn ≈ {human(added[0] / max(1, turn[0] - gen.turns))}, "
+            "its request with a URL, a command and a secret",
         )
-        self.check(row, max_ratio=3, max_mib=60)
+        self.check(row, max_ratio=CHECKPOINT_X, max_mib=60)
 
     def never_seen(self, agent: str, size: int) -> None:
         self.data.transcript(agent, size, log=self.log)
@@ -612,8 +672,8 @@ class Bench:
         home = self.data.home(f"size-{size}")
         total = sum(
             self.data.transcript(a, size, log=self.log).size
-            for a in self.args.agents.split(",")
-            if a
+            for a in self.agents()
+            if a in benchgen.AGENTS
         )
         for db in (home / ".baker").glob("archive.sqlite*"):  # BAKER_HOME: the archive
             db.unlink()
@@ -845,8 +905,16 @@ and no warm-up, being in the page cache already), the peak RSS of the worst run,
 before each timed run, so both see the same machine load.
 
 There is no server or cache process: every row is one plain process that exits when the call
-is done (issue 17). The hook targets come from issue 17 (pretool ≤ 2× bare; pickup, a checkpoint
-after one turn and a checkpointed handoff ≤ 3×), the rest from issue 11.
+is done; a checkpoint hook answers the agent and finishes its work in a forked child, and the
+row times what the agent waits for (docs/decisions.md, "How the hooks stay fast"). The hook
+targets come from issue 29 (pretool ≤ {PRETOOL_X}× bare, a checkpoint after one turn ≤
+{CHECKPOINT_X}×, pickup ≤ {PICKUP_X}×, a checkpointed handoff ≤ {HANDOFF_X}×), the rest from
+issue 11. They hold where users are: every home has the `~/.baker/config.toml` the README
+describes (two Claude accounts, a `[rotation]` order, a `[machine]` name), the appended turn's
+request holds a URL, a shell command and a secret, the project has 1,000 traps, and "bare" is
+`python -c pass` of baker's own environment (not a base interpreter, whose site-packages would
+make it slower and flatter every ratio). Every adapter the packages register is measured;
+one scripts/benchgen.py cannot write sessions for is listed as MISSED.
 Transcripts are generated by `scripts/benchgen.py` from the real captured fixtures (the S1
 session of each agent: todo tool, shell, file writes and edits, usage), turn after turn with
 fresh ids and parent links, ending on a distinctive final request that each handoff row must
@@ -868,6 +936,7 @@ nothing is saved.
         missed = sum(1 for r in self.rows if r.met is False)
         peers = f" --peers --peer-tools {a.peer_tools}" if a.peers else ""
         note = f"\n{a.note.strip()}" if a.note.strip() else ""
+        agents = ",".join(self.agents())
         return f"""
 ## Run of {when}
 
@@ -876,7 +945,7 @@ load average {load:.1f} at the end. Targets missed: {missed}.{note}
 
 {table}
 
-Command: `python scripts/bench.py --agents {a.agents} --only {a.only} --sizes {a.sizes}
+Command: `python scripts/bench.py --agents {agents} --only {a.only} --sizes {a.sizes}
 --handoff-sizes {a.handoff_sizes} --rollouts {a.rollouts} --folders {a.folders}
 --runs {a.runs}{peers}`.
 """
@@ -1063,8 +1132,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument(
         "--agents",
-        default="claude,codex,gemini",
-        help="comma-separated adapters to measure (default claude,codex,gemini)",
+        default="",
+        help="comma-separated adapters to measure (default: every adapter the packages "
+        "register, read from packages/*)",
     )
     ap.add_argument(
         "--rollouts",
@@ -1185,9 +1255,10 @@ def runtime_venv(data: Path) -> Path:
     subprocess.run(
         [str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"], check=True
     )
-    names = ["core", "claude", "codex", "gemini", "gpu-probes"]
-    specs = [str(ROOT / "packages" / f"continuity-{n}") for n in names]
-    specs.append(str(ROOT / "packages" / "continuity-cli") + "[all]")
+    specs = [
+        str(p.folder) + ("[all]" if p.name == workspace.CLI else "")
+        for p in workspace.packages(ROOT)
+    ]
     subprocess.run([str(py), "-m", "pip", "install", "--quiet", *specs], check=True)
     stamp.touch()
     return bin_dir

@@ -312,13 +312,16 @@ def write_transcript(
     return Generated(agent=agent, path=path, size=path.stat().st_size, turns=k + 1)
 
 
-def append_turn(agent: str, path: Path, cwd: str, k: int, *, salt: int = 1) -> int:
-    """Append turn `k` (the next one) to a generated transcript; returns the bytes added."""
+def append_turn(
+    agent: str, path: Path, cwd: str, k: int, *, salt: int = 1, prompt: str = ""
+) -> int:
+    """Append turn `k` (the next one) to a generated transcript, its request `prompt`;
+    returns the bytes added."""
     tpl = compile_template(agent)
     text = tpl.render(
         tpl.turn,
         k,
-        prompt=esc(f"Appended turn {k}: re-run the unit tests"),
+        prompt=esc(prompt or f"Appended turn {k}: re-run the unit tests"),
         cwd=esc(cwd),
         salt=salt,
     )

@@ -68,6 +68,10 @@ def isolated_home(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("TZ", "UTC")
+    # A checkpoint hook answers the agent and finishes in a forked child; a test waits for
+    # that child so it reads what the call wrote (tests/cli/test_checkpoint_detached.py
+    # checks the agent's way, without it).
+    monkeypatch.setenv("BAKER_HOOK_WAIT", "1")
     from continuity_core.adapters import registry
 
     registry._loaded.clear()

@@ -3,6 +3,13 @@ nothing, never a traceback, within a deadline. Failures go to `.baker/log/` for 
 
 This module is what an agent runs on every turn and before tool calls, so it imports neither
 click nor any adapter it does not need.
+
+A checkpoint an agent runs (`--agent` or `--quiet`: it prints nothing) answers at once: the
+process reads its payload, forks, and exits; the child, detached from the agent's streams
+and in a session of its own, does the work with the ordinary libraries under the same
+deadline and exits (docs/decisions.md, "How the hooks stay fast"). `BAKER_HOOK_WAIT=1` makes
+the answering process wait for that child (the test suite sets it, so a test reads the
+checkpoint the call wrote).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ else:  # `signal` builds an enum of every signal at import, for nothing a hook u
 
 DEADLINES_S = {"checkpoint": 20, "pickup": 8, "pretool": 3}
 MAX_STDIN = 64 << 20
+WAIT_ENV = "BAKER_HOOK_WAIT"
 
 
 class Deadline(BaseException):
@@ -51,14 +59,44 @@ def _stdin() -> bytes:
     return b"" if len(data) > MAX_STDIN else data
 
 
-def run(args: list[str]) -> int:
+def detach() -> bool:
+    """Fork: True in the process that answers the agent (it has nothing to print), False in
+    the child that does the work, which leaves the agent's streams (the agent waits for them
+    to close) and its process group. With `BAKER_HOOK_WAIT` set the answering process waits
+    for the child, so whoever started it sees the work done."""
+    pid = os.fork()
+    if pid:
+        if os.environ.get(WAIT_ENV):
+            os.waitpid(pid, 0)
+        return True
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if null > 2:
+        os.close(null)
+    return False
+
+
+def run(args: list[str], *, fork: bool = False) -> int:
+    """One hook call. With `fork` (the `baker` process, not a test calling in-process), a
+    checkpoint that prints nothing finishes its work in a detached child (`detach`)."""
     command, agent, quiet, rest = _parse(args)
+    deadline = DEADLINES_S.get(command, 10)
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _on_alarm)
-        signal.alarm(DEADLINES_S.get(command, 10))
+        signal.alarm(deadline)
     output = ""
     try:
         payload = _stdin()
+        if fork and command == "checkpoint" and (quiet or agent) and hasattr(os, "fork"):
+            try:
+                if detach():
+                    return 0
+            except OSError as e:  # no fork (a process limit): the work is done here instead
+                _log_failure(command, agent, e)
+            if hasattr(signal, "SIGALRM"):
+                signal.alarm(deadline)  # the child's own: a fork does not inherit the alarm
         from continuity_core.hookonce import first_call
 
         if not first_call(command, agent, payload, rest):

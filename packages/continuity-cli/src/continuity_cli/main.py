@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> None:
     if args and args[0] in HOOK_COMMANDS and not {"--help", "-h"} & set(args):
         from continuity_cli.hooks import run
 
-        leave(run(args))
+        leave(run(args, fork=True))
     if args and args[0] == "handoff":  # its everyday form runs without click
         from continuity_cli import handoff
 

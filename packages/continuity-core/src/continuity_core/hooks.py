@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from continuity_core.adapters.registry import HookHandler
 
 
+CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
+
+
 def load(name: str) -> Adapter:
     """`adapters.load`, imported on first use."""
     from continuity_core.adapters.registry import load as load_adapter
@@ -113,7 +116,10 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             size=len(payload) or sum(map(len, argv)),
         )
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
-    cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
+    # One checkpoint at a time per project: the agent no longer waits for this work (it runs
+    # in a detached child, `continuity_cli.hooks.detach`), so two turns' may overlap.
+    with store.lock("checkpoint", timeout=CHECKPOINT_LOCK_S):
+        cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
         note_transcript_limit(store, adapter, event, cp.session)
     if event is not None and event.session_id and event.kind in ("stop", "notify"):

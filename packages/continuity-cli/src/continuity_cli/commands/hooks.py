@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import click
 
-
 # No list of agents here: `baker adapters` lists the installed ones, so a new adapter
 # package needs no edit (and the generated docs/commands.md no regeneration).
 _AGENT = click.option(
