@@ -178,8 +178,8 @@ def test_pickup_hook_plain_and_with_an_adapter(
     text = hooks.pickup(None, payload.encode(), [])
     assert "session: fake prev-1" in text
 
-    monkeypatch.setattr(
-        hooks, "parse_event", lambda agent, p, a: (fake, hooks.plain_event(p, "session_start"))
+    monkeypatch.setattr(  # a pickup parses with the agent's hook module (`parse_light`)
+        hooks, "parse_light", lambda agent, p, a: (fake, hooks.plain_event(p, "session_start"))
     )
     out = hooks.pickup("fake", payload.encode(), [])
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]

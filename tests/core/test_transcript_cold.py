@@ -147,7 +147,21 @@ def test_a_request_in_the_part_read_needs_no_scan(
     monkeypatch.setattr(transcript, "BackwardScan", spy)
     session = cold_read("codex", path)
     assert session.latest_request == "Appended turn 10000: re-run the unit tests"
-    assert session.request_sought == "" and seen == [()]  # only the compactions are counted
+    assert session.request_sought == "" and seen == []  # compactions: a byte search, no scan
+
+
+def test_compactions_are_counted_by_a_byte_search(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    marker = b'"type":"compacted"'
+    lines = [b'{"type":"x"}\n', b'{"type":"compacted","n":1}\n'] * 500 + [b'{"tail":1}\n']
+    path.write_bytes(b"".join(lines))
+    whole = path.read_bytes()
+    assert transcript.count_bytes(str(path), len(whole), marker) == 500
+    cut = whole.index(marker, len(whole) // 2)  # only what lies before `end` counts
+    assert transcript.count_bytes(str(path), cut, marker) == whole[:cut].count(marker)
+    assert transcript.count_bytes(str(path), len(whole), b"no such bytes") == 0
+    (tmp_path / "empty").write_bytes(b"")
+    assert transcript.count_bytes(str(tmp_path / "empty"), 10, marker) == 0
 
 
 def test_an_older_request_is_redacted_like_any_other(tmp_path: Path) -> None:

@@ -128,6 +128,10 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
         inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
     if event is not None and event.kind in ("stop", "notify"):
         _auto_push(store)
+    if cp.session is not None:  # what the next session's pickup will serve
+        from continuity_core import pickup
+
+        pickup.prepare(store, load_all()[0] | adapters)
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
         summary += f" ({cp.session.agent} session {cp.session.session_id})"
@@ -278,23 +282,25 @@ def _begin(
 
 def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """SessionStart: environment facts, the note and the previous session, for the agent."""
-    begun = _begin("pickup", agent, payload, argv, "session_start")
+    begun = _begin("pickup", agent, payload, argv, "session_start", light=True)
     if begun is None:
         return ""
-    adapter, event, store = begun
+    handler, event, store = begun
     from continuity_core import git
 
     facts = git.Begun(store.top)  # git works while the pickup's modules and adapters load
     try:
         from continuity_core import pickup as pickup_mod
 
-        # Every agent's sessions: the previous session may be another agent's (one rule).
-        adapters = load_all()[0]
+        # What the last checkpoint prepared; else every agent's sessions are searched (the
+        # previous session may be another agent's: one rule).
+        ready = pickup_mod.prepared(store.top, event.session_id)
+        adapters = {} if ready is not None else load_all()[0]
     except BaseException:  # a hook's deadline included: no git left running behind it
         facts.close(0)
         raise
-    if agent is not None and adapter is not None:
-        adapters[agent] = adapter
+    if agent is not None and ready is None and agent not in adapters:
+        adapters[agent] = load(agent)  # the calling agent's, whatever BAKER_ADAPTERS says
     text = pickup_mod.build(
         store.top,  # a str: a pickup imports no pathlib
         adapters,
@@ -302,8 +308,9 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         store=store,
         brief=pickup_mod.launched_with_brief(event.source),
         begun=facts,  # read by the environment's worker
+        ready=ready,
     )
-    return text if adapter is None else adapter.render_context(event, text) or ""
+    return text if handler is None else handler.render_context(event, text) or ""
 
 
 PRETOOL_HEADER = (

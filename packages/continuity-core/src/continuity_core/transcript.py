@@ -192,43 +192,54 @@ def scan_skipped(
     compaction_marker: bytes = b"",
     request_markers: tuple[bytes, ...] = (),
 ) -> None:
-    """The part a cold read skipped (its first `end` bytes), in one backward pass at page-cache
-    speed: its compactions counted into `compactions_total`, and, when the part read holds no
-    request, the latest request found there (`request_sought` says how that went).
+    """The part a cold read skipped (its first `end` bytes): its compactions counted into
+    `compactions_total` by a byte search over the mapped file (a file with none costs no line
+    scan), and, when the part read holds no request, the latest request found there in one
+    backward pass, stopping at it (`request_sought` says how that went).
 
     A candidate line is folded alone into a scratch Session, so the adapter's own rules (a
     typed request, not an injected or a sub-agent's one) decide. A line over `LINE_HEAD` bytes
     is read from its start only: its string cut is closed, and the request says its size.
     """
     want = bool(request_markers) and not session.requests
-    if not want and not compaction_marker:
+    if compaction_marker:  # at memory speed, before and apart from any line-by-line scan
+        session.compactions_total += count_bytes(ref.path, end, compaction_marker)
+        session.compactions_scanned = True
+    if not want:
         if not session.requests:
             session.request_sought = "unsearched"
         return
-    scan = BackwardScan(
-        ref.path,
-        end,
-        find=request_markers if want else (),
-        count=compaction_marker,
-        max_line=LINE_HEAD,
-    )
-    if want:
-        session.request_sought = "none"
-        for found in scan:
-            text = _request_in(ref, found, fold)
-            if text is None and found.size > len(found.head) and close_prefix(found.head) is None:
-                session.request_sought = "unreadable"  # a long line cut where it cannot close
-            if text is not None:
-                session.requests.append(text)  # redacted by `settle`; older than any message
-                pending = _pending(extra)
-                pending["requests"] = pending.get("requests", 0) + 1
-                session.request_sought = "found"
-                break
-    elif not session.requests:
-        session.request_sought = "unsearched"
-    if compaction_marker:
-        session.compactions_total += scan.finish()
-        session.compactions_scanned = True
+    session.request_sought = "none"
+    for found in BackwardScan(ref.path, end, find=request_markers, max_line=LINE_HEAD):
+        text = _request_in(ref, found, fold)
+        if text is None and found.size > len(found.head) and close_prefix(found.head) is None:
+            session.request_sought = "unreadable"  # a long line cut where it cannot close
+        if text is not None:
+            session.requests.append(text)  # redacted by `settle`; older than any message
+            pending = _pending(extra)
+            pending["requests"] = pending.get("requests", 0) + 1
+            session.request_sought = "found"
+            break
+
+
+def count_bytes(path: str, end: int, needle: bytes) -> int:
+    """How often `needle` occurs in the first `end` bytes of `path`: a byte search over the
+    mapped file (memory speed, no lines split), 0 at once for a file that holds none."""
+    import mmap
+
+    if end <= 0 or not needle:
+        return 0
+    with open(path, "rb") as f:
+        try:
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped
+            return 0
+    with mapped:
+        found, at = 0, mapped.find(needle, 0, end)
+        while at != -1:
+            found += 1
+            at = mapped.find(needle, at + len(needle), end)
+        return found
 
 
 def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
