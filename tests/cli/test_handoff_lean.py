@@ -1,6 +1,6 @@
 """`baker handoff` on a session already read has a budget of three bare interpreter starts
 (issue 17): an agent or a person runs it at every switch. Its plain form must not import what
-costs a sizeable share of a bare start (docs/decisions.md, "Hook start-up budget"). Each
+costs a sizeable share of a bare start (docs/decisions.md, "How the hooks stay fast"). Each
 agent's captured weather-cli session is read once (the cursor is kept), then `baker handoff
 --from AGENT` runs under `python -X importtime` with a note, a trap on the files the session
 edited and, for one agent, a saved checkpoint: every part of the brief that reads a file."""

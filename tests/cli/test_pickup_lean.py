@@ -1,5 +1,5 @@
 """SessionStart's budget is three bare interpreter starts (issue 17): `baker pickup` must not
-import what costs as much as a good part of one (docs/decisions.md, "Hook start-up budget").
+import what costs as much as a good part of one (docs/decisions.md, "How the hooks stay fast").
 Each agent's pickup runs as the agent runs it, after another agent's session of the project,
 its imports read from `python -X importtime`: on the first read of that session and again
 once its cursor is cached."""

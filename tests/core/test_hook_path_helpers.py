@@ -1,5 +1,5 @@
 """What the pre-tool hook uses instead of `re`, `fnmatch`, `shlex`, `pathlib`, `json` and the
-redactor gives the same answers as they do (docs/decisions.md, "Hook start-up budget")."""
+redactor gives the same answers as they do (docs/decisions.md, "How the hooks stay fast")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the hook path leaves out stays out (docs/decisions.md, "Hook start-up budget")."""
+"""What the hook path leaves out stays out (docs/decisions.md, "How the hooks stay fast")."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ same event names), so a payload is ours only when its transcript path has Claude
 
 The pre-tool hook imports this module alone (the `continuity_core.hooks` entry point), on
 every tool call: nothing here imports `re`, `json`, `pathlib`, `typing` or msgspec at module
-level (docs/decisions.md, "Hook start-up budget").
+level (docs/decisions.md, "How the hooks stay fast").
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
 def leave(code: int) -> NoReturn:
     """End a hook or a plain handoff without the interpreter's teardown, which clears every
     loaded module one by one and costs a checkpoint about as much as a bare start
-    (docs/decisions.md, "Hook start-up budget"). Every file these paths write is closed
+    (docs/decisions.md, "How the hooks stay fast"). Every file these paths write is closed
     where it is written; what is left is the exit handlers, run here, and the two streams."""
     import atexit
 

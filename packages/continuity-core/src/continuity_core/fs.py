@@ -159,7 +159,7 @@ def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None =
     """The hex digest that names a scratch file or fingerprints a file (not security): the
     same digest as hashlib's, from the builtin `_sha1`, `_sha2` (`_sha256` on 3.11) or
     `_blake2` module, since importing hashlib starts OpenSSL, which costs a hook more than
-    its work (docs/decisions.md, "Hook start-up budget")."""
+    its work (docs/decisions.md, "How the hooks stay fast")."""
     make: Any = None
     for module in _BUILTIN_HASHES.get(algorithm, ()):
         try:

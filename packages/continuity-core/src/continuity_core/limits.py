@@ -22,7 +22,7 @@ from continuity_core.store import encode_document
 
 # The checkpoint hook reads and writes the ledger after every turn: plain records and
 # `jsonfast`, no msgspec; typing, pathlib and datetime only where used (docs/decisions.md,
-# "Hook start-up budget").
+# "How the hooks stay fast").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt

@@ -20,7 +20,7 @@ from continuity_core.schemas.probe import Environment
 from continuity_core.store import MACHINES_FILE, STORE, Store
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "Hook start-up budget")
+if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "How the hooks stay fast")
     from collections.abc import Mapping
 
     from continuity_core.adapters import Adapter

@@ -214,7 +214,7 @@ class Store:
         with self.lock():
             # No fsync (two cost a checkpoint ~0.1 of its budget): a power cut may lose the
             # newest checkpoint, never tear it, and the next turn writes another; a handoff
-            # reads the transcript itself (docs/decisions.md, "Hook start-up budget").
+            # reads the transcript itself (docs/decisions.md, "How the hooks stay fast").
             self.write_json(target, cp, durable=False)
             for old in self._checkpoint_names()[keep:]:
                 try:  # only checkpoint-id names, in a folder that passed the check

@@ -12,7 +12,7 @@ from continuity_core.records import Record
 from continuity_core.schemas.usage import UsageReport
 
 # The checkpoint hook reads the levels after every turn (`checkpoint.remind`): nothing here
-# imports msgspec, typing or pathlib (docs/decisions.md, "Hook start-up budget").
+# imports msgspec, typing or pathlib (docs/decisions.md, "How the hooks stay fast").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
