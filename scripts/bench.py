@@ -94,6 +94,8 @@ class Sample:
     rss_kib: list[int] = field(default_factory=list)
     codes: list[int] = field(default_factory=list)
     bare: list[float] = field(default_factory=list)  # `python -c pass`, run just before each
+    ir: int = 0  # callgrind's instruction count of one run (--instructions), 0: not counted
+    bare_ir: int = 0  # and of one `python -c pass` beside it
     out: bytes = b""
     err: bytes = b""
 
@@ -220,9 +222,33 @@ class Bench:
             XDG_STATE_HOME=str(home / ".local/state"),
             GIT_CONFIG_NOSYSTEM="1",
             GIT_CONFIG_GLOBAL=os.devnull,
+            BAKER_BENCH_MARK=str(self.scratch),  # finds what a run left running (`settle`)
         )
         self.user_config(home)
         return env
+
+    def settle(self, timeout: float = 60) -> None:
+        """Wait until no process started by a timed run is left (a checkpoint's detached
+        child finishing its work), so it neither competes with the next run nor leaves it
+        work half done. Linux reads /proc; elsewhere a short pause stands in."""
+        proc = Path("/proc")
+        if not proc.is_dir():
+            time.sleep(0.3)
+            return
+        mark = f"BAKER_BENCH_MARK={self.scratch}".encode()
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            busy = False
+            for entry in proc.glob("[0-9]*"):
+                try:
+                    busy = mark in (entry / "environ").read_bytes()
+                except OSError:
+                    continue
+                if busy:
+                    break
+            if not busy:
+                return
+            time.sleep(0.01)
 
     def user_config(self, home: Path) -> None:
         """The realistic ~/.baker/config.toml (CONFIG) and the second Claude account's folder."""
@@ -245,11 +271,17 @@ class Bench:
         before: Callable[[int], None] | None = None,
         timeout: float = 300,
         warmup: bool = True,
+        wait_child: bool = False,
+        count: bool = False,
     ) -> Sample:
-        """Run `argv` `runs` times (after one untimed warm-up that fills the page cache)."""
+        """Run `argv` `runs` times (after one untimed warm-up that fills the page cache).
+        `wait_child`: time a checkpoint until its detached child is done (BAKER_HOOK_WAIT).
+        `count`: with --instructions, count one more run's instructions and a bare start's."""
         runs = runs or self.args.runs
         warmup = warmup and self.args.warmup
         env = self.env(home)
+        if wait_child:
+            env["BAKER_HOOK_WAIT"] = "1"
         sample = Sample()
         for i in range(-1 if warmup else 0, runs):
             if before is not None:
@@ -272,7 +304,46 @@ class Bench:
                 sample.rss_kib.append(rss)
                 sample.codes.append(code)
                 sample.out, sample.err = out, err
+            self.settle()
+        if count and self.args.instructions:
+            data = stdin(runs) if callable(stdin) else stdin
+            if before is not None:
+                before(runs)
+            shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
+            sample.ir = self.instructions(argv, env, data)
+            sample.bare_ir = self.instructions([self.python, "-c", "pass"], env, b"")
+            self.settle()
         return sample
+
+    def instructions(self, argv: Sequence[str], env: dict[str, str], stdin: bytes) -> int:
+        """Instructions the process itself ran (not its git, nor a checkpoint's detached
+        child), by `valgrind --tool=callgrind`; 0 where valgrind is missing or fails."""
+        valgrind = shutil.which("valgrind")
+        if valgrind is None:
+            return 0
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.Popen(
+                [
+                    valgrind,
+                    "--tool=callgrind",
+                    "--callgrind-out-file=/dev/null",
+                    f"--log-file={tmp}/log.%p",
+                    *argv,
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                cwd=self.data.repo,
+            )
+            proc.communicate(stdin, timeout=600)
+            self.settle()
+            try:
+                log = (Path(tmp) / f"log.{proc.pid}").read_text()
+            except OSError:
+                return 0
+        found = re.search(r"Collected : (\d+)", log)
+        return int(found.group(1)) if found else 0
 
     def baker_cmd(self, *args: str) -> list[str]:
         return [self.baker, *args]
@@ -442,7 +513,7 @@ class Bench:
         def stdin(i: int) -> bytes:
             return payload.replace(sid.encode(), f"{sid[:-4]}{next(calls):04x}".encode())
 
-        s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=stdin)
+        s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=stdin, count=True)
         self.check(
             Row("`baker pretool`, 1,000 traps", agent, sample=s, target=f"≤ {PRETOOL_X}× bare"),
             max_ratio=PRETOOL_X,
@@ -450,11 +521,14 @@ class Bench:
         )
 
     def pickup(self, agent: str, home: Path, transcript: Path) -> None:
-        payload = benchgen.hook_payload(agent, 1, home, self.data.cwd, transcript)
+        """A new session's start after the previous one's last turn was checkpointed."""
         stop = benchgen.hook_payload(agent, 0, home, self.data.cwd, transcript)
+        payload = benchgen.hook_payload(agent, 1, home, self.data.cwd, transcript)
+        old = json.loads(payload)["session_id"]
+        payload = payload.replace(old.encode(), b"0b0e57a4-5e55-4000-8000-00000000beef")
         self.measure(self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop, runs=1)
         s = self.measure(
-            self.baker_cmd("pickup", "--agent", agent), home, stdin=payload, timeout=60
+            self.baker_cmd("pickup", "--agent", agent), home, stdin=payload, timeout=60, count=True
         )
         row = Row(
             "`baker pickup` (no GPU probes)",
@@ -482,16 +556,17 @@ class Bench:
             runs=1,
             timeout=600,
             warmup=False,
+            wait_child=True,  # the work, which the deadline bounds, is the child's
         )  # a warm-up would be the first
         row = Row(
-            "`baker checkpoint`, first (no cursor yet)",
+            "`baker checkpoint`, first (no cursor yet), its child's work included",
             agent,
             label,
             first,
             target=f"< {HOOK_DEADLINE_S} s (hook deadline)",
         )
         self.check(row, max_s=HOOK_DEADLINE_S - 0.5)
-        s = self.measure(self.baker_cmd("handoff", "--from", agent), home)
+        s = self.measure(self.baker_cmd("handoff", "--from", agent), home, count=True)
         note = "" if row.met else "the cursor comes from the untimed warm-up handoff"
         self.check(
             Row(
@@ -517,7 +592,11 @@ class Bench:
 
         try:
             s = self.measure(
-                self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop, before=append
+                self.baker_cmd("checkpoint", "--agent", agent),
+                home,
+                stdin=stop,
+                before=append,
+                count=True,
             )
         finally:
             os.truncate(gen.path, gen.size)
@@ -818,16 +897,22 @@ class Bench:
             base = self.rows[0].sample  # the baseline row: every bare start of the run
             base.walls = base.bare = base.walls + self.bare_walls
             self.bare_walls = []
-        head = "| what | agent | size | median wall | × bare | peak RSS | target | result | note |"
-        lines = [head, "|" + "---|" * 9]
+        head = (
+            "| what | agent | size | median wall | × bare | instructions (× bare's) | peak RSS "
+            "| target | result | note |"
+        )
+        lines = [head, "|" + "---|" * 10]
         for r in self.rows:
             s = r.sample
             wall = r.value or (f"{s.wall:.3f} s" if s else "—")
             ratio = f"{s.ratio:.1f}×" if s and not r.value else "—"
             rss = f"{s.rss_mib:.0f} MiB" if s and not r.value else "—"
+            ir = (
+                f"{s.ir / 1e6:.1f} M ({s.ir / s.bare_ir:.1f}×)" if s and s.ir and s.bare_ir else "—"
+            )
             result = {True: "met", False: "**MISSED**", None: "—"}[r.met]
             lines.append(
-                f"| {r.what} | {r.agent} | {r.size} | {wall} | {ratio} | {rss} | "
+                f"| {r.what} | {r.agent} | {r.size} | {wall} | {ratio} | {ir} | {rss} | "
                 f"{r.target or '—'} | {result} | {r.note} |"
             )
         return "\n".join(lines)
@@ -935,6 +1020,7 @@ nothing is saved.
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         missed = sum(1 for r in self.rows if r.met is False)
         peers = f" --peers --peer-tools {a.peer_tools}" if a.peers else ""
+        peers += " --instructions" if a.instructions else ""
         note = f"\n{a.note.strip()}" if a.note.strip() else ""
         agents = ",".join(self.agents())
         return f"""
@@ -1152,6 +1238,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--only", default=",".join(GROUPS), help=f"row groups to run (default {','.join(GROUPS)})"
     )
     ap.add_argument("--runs", type=int, default=5, help="timed runs per row (default 5)")
+    ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each hook row's instructions and a bare start's with valgrind's "
+        "callgrind (one run each; a loaded machine does not blur them)",
+    )
     ap.add_argument(
         "--no-warmup",
         dest="warmup",

@@ -120,6 +120,10 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     # in a detached child, `continuity_cli.hooks.detach`), so two turns' may overlap.
     with store.lock("checkpoint", timeout=CHECKPOINT_LOCK_S):
         cp = cp_mod.take(store, adapters=adapters, event=event, agent=agent)
+        if cp.session is not None:  # what the next session's pickup will serve
+            from continuity_core import pickup
+
+            pickup.prepare(store, load_all()[0] | adapters)
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
         note_transcript_limit(store, adapter, event, cp.session)
     if event is not None and event.session_id and event.kind in ("stop", "notify"):
@@ -128,10 +132,6 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
         inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
     if event is not None and event.kind in ("stop", "notify"):
         _auto_push(store)
-    if cp.session is not None:  # what the next session's pickup will serve
-        from continuity_core import pickup
-
-        pickup.prepare(store, load_all()[0] | adapters)
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
         summary += f" ({cp.session.agent} session {cp.session.session_id})"
