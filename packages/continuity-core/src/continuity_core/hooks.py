@@ -123,7 +123,10 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
         if cp.session is not None:  # what the next session's pickup will serve
             from continuity_core import pickup
 
-            pickup.prepare(store, load_all()[0] | adapters)
+            try:
+                pickup.prepare(store, load_all()[0] | adapters)
+            except Exception as e:  # the next pickup searches itself; the checkpoint stands
+                store.log("pickup_prepare_failed", error=f"{type(e).__name__}: {e}"[:500])
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
         note_transcript_limit(store, adapter, event, cp.session)
     if event is not None and event.session_id and event.kind in ("stop", "notify"):
@@ -296,11 +299,11 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         # previous session may be another agent's: one rule).
         ready = pickup_mod.prepared(store.top, event.session_id)
         adapters = {} if ready is not None else load_all()[0]
+        if agent is not None and ready is None and agent not in adapters:
+            adapters[agent] = load(agent)  # the calling agent's, whatever BAKER_ADAPTERS says
     except BaseException:  # a hook's deadline included: no git left running behind it
         facts.close(0)
         raise
-    if agent is not None and ready is None and agent not in adapters:
-        adapters[agent] = load(agent)  # the calling agent's, whatever BAKER_ADAPTERS says
     text = pickup_mod.build(
         store.top,  # a str: a pickup imports no pathlib
         adapters,
