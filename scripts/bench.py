@@ -534,8 +534,11 @@ class Bench:
         """A new session's start after the previous one's last turn was checkpointed."""
         stop = benchgen.hook_payload(agent, 0, home, self.data.cwd, transcript)
         payload = benchgen.hook_payload(agent, 1, home, self.data.cwd, transcript)
-        old = json.loads(payload)["session_id"]
-        payload = payload.replace(old.encode(), b"0b0e57a4-5e55-4000-8000-00000000beef")
+        # A new session: its id, and the transcript it will write, which every agent names by
+        # the id (Gemini by its first 8 characters, and reads the session from that name).
+        old, new = json.loads(payload)["session_id"], "0b0e57a4-5e55-4000-8000-00000000beef"
+        payload = payload.replace(old.encode(), new.encode())
+        payload = payload.replace(old[:8].encode(), new[:8].encode())
         self.measure(self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop, runs=1)
         s = self.measure(
             self.baker_cmd("pickup", "--agent", agent), home, stdin=payload, timeout=60, count=True
