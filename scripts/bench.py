@@ -1002,7 +1002,7 @@ parses the whole file, so its token totals grow with the size.
         )
         return f"""# {a.title}
 
-Written by `python scripts/bench.py`; do not edit by hand. Issues 11 and 17 set the targets,
+Written by `python scripts/bench.py`; do not edit by hand. Issues 11 and 29 set the targets,
 and a missed one is shown as **MISSED**, never loosened.
 
 Each figure is a whole `baker` process started as an agent starts it (hook payload on stdin,
@@ -1011,7 +1011,10 @@ the median wall time over {a.runs} runs after one untimed warm-up (so transcript
 page cache, as they are right after the agent wrote them; rows of 100 MiB and more take 3 runs
 and no warm-up, being in the page cache already), the peak RSS of the worst run, and
 "× bare": that median over the median of `python -c pass` (the same interpreter) run right
-before each timed run, so both see the same machine load.
+before each timed run, so both see the same machine load. With `--instructions`, the hook rows
+also show valgrind's callgrind count of one run of the process the agent waits for (not its git,
+nor a checkpoint's detached child) beside a bare start's: a loaded machine does not blur them
+(a run slowed past its hook's deadline under valgrind is shown as not counted).
 
 There is no server or cache process: every row is one plain process that exits when the call
 is done; a checkpoint hook answers the agent and finishes its work in a forked child, and the
