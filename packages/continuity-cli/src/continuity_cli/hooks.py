@@ -71,7 +71,8 @@ def detach() -> bool:
         return True
     os.setsid()
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
+    # With BAKER_DEBUG the traceback still reaches the terminal (the agent then waits for it).
+    for fd in (0, 1) if os.environ.get("BAKER_DEBUG") else (0, 1, 2):
         os.dup2(null, fd)
     if null > 2:
         os.close(null)
