@@ -419,6 +419,134 @@ def claude_scenarios() -> list[Scenario]:
             },
             mock=SubagentMock,
         ),
+        *attempt_scenarios(SUBSCRIPTION, compact=True),
+    ]
+
+
+# Issue 36: what was run. The same three for every agent, from neutral shell calls only (a
+# fix is a `sed` run: no agent's read-before-edit rule gets in the way).
+CALC_TEST = (
+    "from calc import add\n"
+    "got = add(2, 2)\n"
+    'assert got == 4, f"add(2, 2) returned {got}, expected 4"\n'
+    'print("test_calc: ok")\n'
+)
+STAGING_LOGIN = "Hunter2-FAKE-pw"
+MIGRATE_SH = (
+    "#!/bin/sh\n"
+    'echo "Running migrations against staging"\n'
+    'if [ "$1" = "--ssl" ]; then\n'
+    '  echo "psql: error: connection to server at db.staging.internal (10.0.0.7), port 5432 '
+    'failed: server does not support SSL, but SSL was required" >&2\n'
+    "  exit 2\n"
+    "fi\n"
+    f'echo "psql: error: connection to postgres://deploy:{STAGING_LOGIN}@db.staging.internal:5432/'
+    'orders failed: FATAL: password authentication failed for user deploy" >&2\n'
+    "exit 1\n"
+)
+
+
+def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scenario]:
+    """S12: a test that fails, is fixed, fails differently and passes. S13: a dead end — two
+    approaches fail, a credential in a failing command's output — ending on a usage limit.
+    S14: a long session running the same test again and again, compacted (`/compact`, where
+    `compact`) after two requests, then one more request."""
+    test = "python3 test_calc.py"
+    long_runs = [
+        Run(
+            "Run the tests with python3 test_calc.py.",
+            [Turn(calls=[shell(test)]), Turn(text="test_calc passes.")],
+        ),
+        Run(
+            "Run them twice more to check they are stable.",
+            [
+                Turn(calls=[shell(test)]),
+                Turn(calls=[shell(test)]),
+                Turn(text="Stable: test_calc passed both times."),
+            ],
+            resume=True,
+        ),
+    ]
+    if compact:
+        long_runs.append(
+            Run(
+                "/compact",
+                [
+                    Turn(
+                        text=(
+                            "<analysis>short</analysis>\n"
+                            "<summary>1. Primary request: run test_calc.py and check it is "
+                            "stable.\n2. Done: it passed three times.</summary>"
+                        )
+                    )
+                ],
+                resume=True,
+            )
+        )
+    long_runs.append(
+        Run(
+            "Run the tests once more after the compaction.",
+            [
+                Turn(calls=[shell(test)]),
+                Turn(text="Still passing.", input_tokens=2600, output_tokens=30),
+            ],
+            resume=True,
+        )
+    )
+    return [
+        Scenario(
+            "S12",
+            "attempts",
+            "calc-fix",
+            "main",
+            [
+                Run(
+                    "Make python3 test_calc.py pass.",
+                    [
+                        Turn(calls=[shell(test)]),
+                        Turn(calls=[shell("sed -i 's/a - b/a + b + c/' calc.py")]),
+                        Turn(calls=[shell(test)]),
+                        Turn(calls=[shell("sed -i 's/a + b + c/a + b/' calc.py")]),
+                        Turn(calls=[shell(test)]),
+                        Turn(
+                            text="test_calc.py passes: add() subtracted, then used an "
+                            "undefined name.",
+                            input_tokens=3300,
+                            output_tokens=50,
+                        ),
+                    ],
+                )
+            ],
+            files={"calc.py": "def add(a, b):\n    return a - b\n", "test_calc.py": CALC_TEST},
+        ),
+        Scenario(
+            "S13",
+            "dead_end",
+            "orders-db",
+            "main",
+            [
+                Run(
+                    "Run the staging migration with ./scripts/migrate.sh and get it through.",
+                    [
+                        Turn(calls=[shell("./scripts/migrate.sh")]),
+                        Turn(calls=[shell("./scripts/migrate.sh --ssl")]),
+                        Turn(error="usage_limit"),
+                    ],
+                )
+            ],
+            files={"scripts/migrate.sh": MIGRATE_SH},
+            env=limit_env,
+            secrets={"db_password": STAGING_LOGIN},
+        ),
+        Scenario(
+            "S14",
+            "long",
+            "calc-long",
+            "main",
+            long_runs,
+            files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
+            compaction=compact,
+        ),
     ]
 
 
@@ -569,6 +697,7 @@ def neutral_scenarios() -> list[Scenario]:
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
         ),
+        *attempt_scenarios({}, compact=False),
     ]
 
 
@@ -1076,7 +1205,10 @@ def _neutral_truth(
     ran = [
         r
         for r, inv in zip(sc.runs, invocations, strict=True)
-        if r.prompt and r.action != "archive" and inv["rc"] == 0
+        if r.prompt
+        and r.action != "archive"
+        # a run that ended on a limit exits non-zero, its prompt recorded all the same
+        and (inv["rc"] == 0 or json.dumps(r.prompt)[1:-1] in text)
     ]
     fork = next((i for i, r in enumerate(ran) if r.action == "fork"), None)
     if fork is not None and meta.get("forked_from_id"):  # the fork: not the parent's later runs

@@ -66,6 +66,10 @@ WINDOWS = {"gemma-4-31b-it": 256_000, "gemma-4-26b-a4b-it": 256_000}
 EDIT_TOOLS = {"write_file": "write", "replace": "edit", "edit": "edit", "smart_edit": "edit"}
 TODO_TOOLS = frozenset({"write_todos"})
 FAILED = ("error", "cancelled")
+SHELL_TOOLS = frozenset({"run_shell_command"})
+# A failing command's only signal (formats/gemini.md, "A failed shell command"); exit 0 writes
+# none, and the call's status stays "success".
+_EXIT_CODE = Lazy(r"(?m)^Exit Code: (-?\d+)\s*$")
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
 TODO_STATUS: dict[str, TodoStatus] = {
     "pending": "pending",
@@ -521,6 +525,8 @@ def _tool_call(
         set_result(session, extra, call_id, call["resultDisplay"], is_error=failed)
     elif failed:
         set_result(session, extra, call_id, f"[{status}]", is_error=True)
+    if name in SHELL_TOOLS and status in ("success", *FAILED):
+        _command(session, entry, call_id, args, call, responses, failed)
     # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
     if status != "success":
         return
@@ -545,6 +551,34 @@ def _tool_call(
         stack: list[Any] = extra.setdefault("todos", [])
         stack.append([entry["id"], [_saved(t) for t in todos], True])  # raw until `finish`
         del stack[:-TODO_STACK]
+
+
+def _command(
+    session: Session,
+    entry: dict[str, Any],
+    call_id: str,
+    args: dict[str, Any],
+    call: dict[str, Any],
+    responses: list[dict[str, Any]],
+    failed: bool,
+) -> None:
+    """A finished run_shell_command into `session.commands`, once (a message is re-appended
+    as its calls progress): `Exit Code: N` where Gemini CLI wrote it, else its status."""
+    ran: list[str] = entry.setdefault("r", [])
+    command = args.get("command")
+    if call_id in ran or not isinstance(command, str):
+        return
+    ran.append(call_id)
+    output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
+    m = _EXIT_CODE.rx.search(output)
+    kit.add_command(
+        session,
+        command,
+        exit_code=int(m.group(1)) if m else None,
+        failed=failed,  # "success" when no exit code was written: exit 0
+        output=output,
+        timestamp=call.get("timestamp"),
+    )
 
 
 # --- errors ---------------------------------------------------------------------------------

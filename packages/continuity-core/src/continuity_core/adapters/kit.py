@@ -328,9 +328,11 @@ _NOISE = (
     r"|[=*#~-]{3,}.*"  # a banner: "===== test session starts ====="
     r"|.*[=*#~-]{3,}"
     r"|(?:platform|rootdir|cachedir|configfile|plugins|collected|collecting|testpaths)\b.*"
-    r"|(?:exit code|process exited with code|exit code:|command|output|wall time|directory|"
-    r"signal|error group|background pids|process group pgid|chunk id|original token count)"
-    r"\b.*"
+    # the agents' wrappers: Claude's "Exit code 1", Codex's header, Gemini's fields and tags
+    r"|exit code:? -?\d+|process exited with code -?\d+"
+    r"|(?:command|wall time|directory|signal|error group|background pids|process group pgid|"
+    r"chunk id|original token count|output):.*"
+    r"|error: \(none\)|\(empty\)|</?untrusted_context>"
     r"|traceback \(most recent call last\):?"
     r"|file \".*\", line \d+.*"  # a Python frame
     r"|at .+[:(].*\d+\)?"  # a JavaScript / Java frame
@@ -340,43 +342,56 @@ _NOISE = (
     r"|>\s.*"  # pytest's pointer at the failing source line; npm's "> pkg@1.0.0 test"
     r"|\^+|~+"  # a caret under a source line
 )
-# What names the failure outright: the line to prefer.
+# What names the failure outright, the line to prefer: an exception ("AssertionError: …",
+# not the source line quoted above it), pytest's `E` lines, an `error:`/`fatal:` message.
 _ERROR = (
-    r"(?:E\s+)?(?:\w+\.)*\w*(?:Error|Exception|Failure)\b.*"  # "AssertionError: …"
-    r"|E\s{2,}\S.*"  # pytest's failure lines
-    r"|(?:FAILED|FAIL|ERROR|error|fatal|panic|npm ERR!|Error)\b:?.*"
-    r"|.*\b(?:error|failed|not found|no such file|cannot|can't|denied|refused|undefined|"
-    r"assert(?:ion)?)\b.*"
+    r"(?:E\s+)?(?:[\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failure|Exit)\b(?:\s*[:\[(].*|\s*)"
+    r"|E\s{2,}\S.*"
+    r"|(?:FAILED|FAIL|ERROR|error|fatal|panic|npm ERR!|Error)\b.*"
+    r"|[\w./-]+: (?:error|fatal|ERROR|FATAL)\b.*"  # "psql: error: …", "make: *** … Error 2"
 )
-
-
+# What may name it: words a failure message holds.
+_FAILURE = (
+    r".*\b(?:error|errors|failed|failure|not found|no such file|cannot|can't|denied|refused|"
+    r"undefined|unknown|invalid|missing|timed out|assert(?:ion)?)\b.*"
+)
 _COMPILED: list[Any] = []  # (noise, error), compiled on first use: hooks import no `re` early
 
 
-def _patterns() -> tuple[Any, Any]:
+def _patterns() -> tuple[Any, Any, Any]:
     if not _COMPILED:
         import re
 
-        _COMPILED[:] = [re.compile(_NOISE, re.IGNORECASE), re.compile(_ERROR)]
-    return _COMPILED[0], _COMPILED[1]
+        _COMPILED[:] = [
+            re.compile(_NOISE, re.IGNORECASE),
+            re.compile(_ERROR),
+            re.compile(_FAILURE, re.IGNORECASE),
+        ]
+    return _COMPILED[0], _COMPILED[1], _COMPILED[2]
 
 
 def error_line(output: str, limit: int = ERROR_CHARS) -> str:
     """The one line of a failed command's output that says what went wrong: the first line
-    naming an error (an exception, pytest's `E` line, `error:`/`fatal:`), else the first line
-    that is not a blank line, a banner, a test runner's header or tally, a stack frame or the
-    agent's own wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
+    naming an error (an exception, pytest's `E` line, `error:`/`fatal:`), else the first with
+    a failure's words ("failed", "not found", "denied"…), else the first line that is not a
+    blank line, a banner, a test runner's header or tally, a stack frame or the agent's own
+    wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
     """
-    noise, error = _patterns()
-    first = ""
+    noise, error, failure = _patterns()
+    found = ["", "", ""]  # the first error line, failure line, other line
     for raw in output.splitlines()[:400]:
         line = raw.strip()
+        if line.startswith("Output: "):  # Gemini CLI's wrapper, on the output's first line
+            line = line[8:].strip()
         if noise.fullmatch(line):
             continue
         if error.fullmatch(line):
-            first = line
+            found[0] = line
             break
-        first = first or line
+        if failure.fullmatch(line):
+            found[1] = found[1] or line
+        found[2] = found[2] or line
+    first = found[0] or found[1] or found[2]
     if first.startswith("E ") and len(first) > 2:  # pytest's gutter
         first = first[1:].strip()
     first = " ".join(first.split())
