@@ -135,6 +135,8 @@ class Scenario:
     edited: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
     compaction: bool = False
+    # The shell commands the script runs, in order, and whether each fails (issue 36's truth).
+    commands: list[tuple[str, bool]] = field(default_factory=list)
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
     model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
     log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
@@ -518,6 +520,13 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
                 )
             ],
             files={"calc.py": "def add(a, b):\n    return a - b\n", "test_calc.py": CALC_TEST},
+            commands=[
+                (test, True),
+                ("sed -i 's/a - b/a + b + c/' calc.py", False),
+                (test, True),
+                ("sed -i 's/a + b + c/a + b/' calc.py", False),
+                (test, False),
+            ],
         ),
         Scenario(
             "S13",
@@ -537,6 +546,7 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
             files={"scripts/migrate.sh": MIGRATE_SH},
             env=limit_env,
             secrets={"db_password": STAGING_LOGIN},
+            commands=[("./scripts/migrate.sh", True), ("./scripts/migrate.sh --ssl", True)],
         ),
         Scenario(
             "S14",
@@ -546,6 +556,7 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
             long_runs,
             files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
             compaction=compact,
+            commands=[(test, False)] * 4,
         ),
     ]
 
@@ -1293,6 +1304,7 @@ def _neutral_truth(
         gt["error_in_transcript"] = recorded
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
+    _attempt_truth(sc, path, gt)
     return gt
 
 
@@ -1465,10 +1477,17 @@ def _claude_truth(
             "summary_excerpt": text[:400],
             "requests_after_compaction": requests[-1:],
         }
+    _attempt_truth(sc, path, gt)
+    return gt
+
+
+def _attempt_truth(sc: Scenario, path: Path, gt: dict[str, Any]) -> None:
+    """Every agent: the planted secrets and how often the file holds each; the commands run."""
     if sc.secrets:
         raw_text = path.read_text()
         gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)} for k, v in sc.secrets.items()}
-    return gt
+    if sc.commands:
+        gt["commands"] = [{"command": c, "failed": f} for c, f in sc.commands]
 
 
 def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:

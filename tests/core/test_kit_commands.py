@@ -134,3 +134,12 @@ def test_subagent_result_arrives_later_by_id() -> None:
     assert sub.result is not None
     assert sub.result.startswith("The limit is parsed in src/limits.py:40.\nl0")
     assert sub.result.endswith("…") and sub.result.count("\n") == kit.SUBAGENT_RESULT_LINES - 1
+
+
+def test_exit_code_after_reads_a_wrapper_line_only() -> None:
+    codex = "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 2\nOutput:\nboom\n"
+    assert kit.exit_code_after(codex, "Process exited with code ") == 2
+    assert kit.exit_code_after("Exit code 1\nE   assert False", "Exit code ") == 1
+    assert kit.exit_code_after("Output:\nsaid: Exit code 7 here\n", "Exit code ") is None
+    assert kit.exit_code_after("Exit code one\n", "Exit code ") is None
+    assert kit.exit_code_after("ok\n", "Exit code ") is None

@@ -186,8 +186,6 @@ _RESET_EPOCH = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
 _RESET_ISO = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
 _LEGACY_LIMIT = Lazy(r"(?i)usage limit reached\|(\d{9,13})")
 _TASK_ID = Lazy(r"Task #(\w+)")
-# A failed Bash result starts with it (formats/claude.md, "A failed shell command").
-_EXIT = Lazy(r"\s*(?:Error: )?Exit code (-?\d+)")
 SHELL_TOOLS = frozenset({"Bash"})
 AGENT_TOOLS = frozenset({"Agent", "Task"})  # "Task" before 2.1.x renamed it
 _AGENT_ID = Lazy(r"agentId: ([\w-]+)")
@@ -318,11 +316,11 @@ def _result(
     set_result(session, extra, call_id, output, is_error=is_error)
     shell = extra.get("shell", {}).pop(call_id, None)
     if shell is not None:
-        m = _EXIT.rx.match(output)
         kit.add_command(
             session,
             shell[0],
-            exit_code=int(m.group(1)) if m else None,
+            # a failed Bash result starts with it (formats/claude.md, "A failed shell command")
+            exit_code=kit.exit_code_after(output.lstrip()[:60], "Exit code ", "Error: Exit code "),
             failed=is_error,  # the agent's own signal where it wrote no exit code
             output=output,
             timestamp=shell[1] or rec.get("timestamp"),

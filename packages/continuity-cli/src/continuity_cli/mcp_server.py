@@ -93,11 +93,14 @@ def handoff(
     budget: int | None = None,
     repo: str | None = None,
 ) -> dict[str, Any]:
-    """The handoff brief of this project: the user's latest request, the previous agent's
-    todos, files it edited, what was interrupted, a usage limit and when it resets, live repo
-    state, the note (memory/hot.md), traps for the files touched, and the whole brief as
-    markdown. Call it first when you continue work another session (any agent or account)
-    left unfinished. agent/account/session narrow which session it is built from."""
+    """The handoff brief of this project: the user's latest request and every earlier one
+    (user_requests), the previous agent's todos, files it edited, the shell commands it ran
+    with their exit codes and error lines (commands: failed ones are approaches already
+    tried), what its sub-agents found (subagents), what was interrupted, a usage limit and
+    when it resets, live repo state, the note (memory/hot.md), traps for the files touched,
+    and the whole brief as markdown. Call it first when you continue work another session
+    (any agent or account) left unfinished. agent/account/session narrow which session it is
+    built from."""
     from continuity_core import handoff as handoff_mod
 
     if budget is not None:

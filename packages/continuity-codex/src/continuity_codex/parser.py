@@ -574,7 +574,6 @@ def _output_text(output: Any) -> str:
 
 SHELL_TOOLS = frozenset({"exec_command", "shell", "shell_command", "container.exec"})
 SHELL_PENDING_MAX = 200  # commands remembered while they wait for their result
-_EXIT_CODE = Lazy(r"(?m)^(?:Process exited with code|Exit code:) (-?\d+)\s*$")
 
 
 def _argv_text(command: Any) -> str:
@@ -631,8 +630,7 @@ def _ran(
 
 def _exit_code(text: str) -> int | None:
     """`Process exited with code N` (exec_command) or `Exit code: N`, in an output's head."""
-    m = _EXIT_CODE.rx.search(text[:400])
-    return int(m.group(1)) if m else None
+    return kit.exit_code_after(text, "Process exited with code ", "Exit code: ")
 
 
 def _failed(text: str) -> bool:

@@ -238,16 +238,20 @@ def outcome(run: CommandRun) -> str:
     return "failed (no exit code recorded)" if run.failed else "ok (no exit code recorded)"
 
 
+def command_line(run: CommandRun) -> str:
+    """One command as the brief and the pickup show it: the command, how it ended, how many
+    runs, and a failure's error line."""
+    times = f", {run.count} runs" if run.count > 1 else ""
+    error = f": {run.error}" if run.failed and run.error else ""
+    return f"- {_code(_line(run.command, COMMAND_CHARS))} — {outcome(run)}{times}{error}"
+
+
 def commands_body(session: Session) -> str:
     """The session's shell commands with their outcomes, failed ones first when cut."""
     shown = shown_commands(session)
     if not shown:
         return ""
-    lines = []
-    for run in shown:
-        times = f", {run.count} runs" if run.count > 1 else ""
-        error = f": {run.error}" if run.failed and run.error else ""
-        lines.append(f"- {_code(_line(run.command, COMMAND_CHARS))} — {outcome(run)}{times}{error}")
+    lines = [command_line(run) for run in shown]
     left = session.commands_total - sum(r.count for r in shown)
     if left > 0:
         seen = {id(r) for r in shown}

@@ -289,6 +289,10 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         raise
     if agent is not None and adapter is not None:
         adapters[agent] = adapter
+
+    def compacted() -> Any:  # after a compaction the session holds what its summary dropped
+        return pickup_mod.before_compaction(adapter, event, store)
+
     text = pickup_mod.build(
         store.top,  # a str: a pickup imports no pathlib
         adapters,
@@ -296,6 +300,7 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         store=store,
         brief=pickup_mod.launched_with_brief(event.source),
         begun=facts,  # read by the environment's worker
+        same=compacted if adapter is not None and event.source == "compact" else None,
     )
     return text if adapter is None else adapter.render_context(event, text) or ""
 

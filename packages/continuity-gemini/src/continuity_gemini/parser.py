@@ -67,9 +67,6 @@ EDIT_TOOLS = {"write_file": "write", "replace": "edit", "edit": "edit", "smart_e
 TODO_TOOLS = frozenset({"write_todos"})
 FAILED = ("error", "cancelled")
 SHELL_TOOLS = frozenset({"run_shell_command"})
-# A failing command's only signal (formats/gemini.md, "A failed shell command"); exit 0 writes
-# none, and the call's status stays "success".
-_EXIT_CODE = Lazy(r"(?m)^Exit Code: (-?\d+)\s*$")
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
 TODO_STATUS: dict[str, TodoStatus] = {
     "pending": "pending",
@@ -570,11 +567,14 @@ def _command(
         return
     ran.append(call_id)
     output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
-    m = _EXIT_CODE.rx.search(output)
+    # A failing command's only signal (formats/gemini.md, "A failed shell command"), written
+    # after the output (the last one is Gemini CLI's); exit 0 writes none, and the call's
+    # status stays "success".
+    cut = output.rfind("\nExit Code: ")
     kit.add_command(
         session,
         command,
-        exit_code=int(m.group(1)) if m else None,
+        exit_code=kit.exit_code_after(output[cut + 1 :], "Exit Code: ") if cut >= 0 else None,
         failed=failed,  # "success" when no exit code was written: exit 0
         output=output,
         timestamp=call.get("timestamp"),

@@ -38,6 +38,7 @@ __all__ = [
     "cli_version",
     "edit_settings_file",
     "error_line",
+    "exit_code_after",
     "expand",
     "first_lines",
     "hook_command",
@@ -396,6 +397,22 @@ def error_line(output: str, limit: int = ERROR_CHARS) -> str:
         first = first[1:].strip()
     first = " ".join(first.split())
     return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def exit_code_after(text: str, *prefixes: str, head: int = 400) -> int | None:
+    """The integer after the first of `prefixes` found at a line's start in `text`'s first
+    `head` characters ("Exit code 1", "Process exited with code 0"); None when there is none.
+    Plain string search: a hook reading successful runs compiles no pattern."""
+    part = text[:head]
+    for prefix in prefixes:
+        at = 0
+        while (at := part.find(prefix, at)) >= 0:
+            if at == 0 or part[at - 1] == "\n":
+                word = part[at + len(prefix) :].split("\n", 1)[0].strip()
+                if word.lstrip("-").isdigit():
+                    return int(word)
+            at += len(prefix)
+    return None
 
 
 def first_lines(
