@@ -313,3 +313,78 @@ def test_the_compacted_text_lists_failed_commands_with_their_errors() -> None:
     assert "`./scripts/migrate.sh` — failed, exit 1: psql: error: connection to postgres" in text
     assert "`./scripts/migrate.sh --ssl` — failed, exit 2: psql: error:" in text
     assert SECRET not in text
+
+
+def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> None:
+    from continuity_core.adapters import INLINE_PROMPT_MAX
+
+    session, _ = case("codex", "S12")
+    huge = "Make the calculator right: " + "every case holds; " * 17_000 + "THE END"
+    session = session.replace(requests=[*session.requests, huge])
+    path = tmp_path / "brief-1.md"
+    path.write_text(render(session))
+    prompt = brief.first_prompt(path)
+    assert not prompt.whole and len(prompt.text.encode()) < INLINE_PROMPT_MAX
+    inline = prompt.text.split("## What was run")[1]
+    assert "`python3 test_calc.py` — failed, exit 1: AssertionError: add(2, 2) returned 0" in inline
+    assert "NameError: name 'c' is not defined" in inline
+
+
+def codex_rollout(scenario: str) -> Path:
+    rel = next(
+        r
+        for r, g in json.loads((FIXTURES / "ground_truth.json").read_text()).items()
+        if g.get("agent") == "codex" and g.get("scenario") == scenario and "trimmed" not in r
+    )
+    return FIXTURES / rel
+
+
+def test_codex_a_compaction_in_a_prompted_turn_is_automatic(tmp_path: Path) -> None:
+    """`/compact` is a turn nobody prompted (its task_started names no trigger): manual. The
+    same compaction in a turn whose start names one (exec, user) is the automatic kind."""
+    src = codex_rollout("S6")
+    assert [c.trigger for c in read("codex", src).compactions] == ["manual"]
+    lines = src.read_text().splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if '"type":"compacted"' in ln)
+    start = max(i for i in range(at) if '"type":"task_started"' in lines[i])
+    record = json.loads(lines[start])
+    assert "turn_attribution" not in record["payload"]
+    record["payload"]["turn_attribution"] = {"turn_trigger": "user"}
+    lines[start] = json.dumps(record, separators=(",", ":")) + "\n"
+    auto = tmp_path / src.name
+    auto.write_text("".join(lines))
+    session = read("codex", auto)
+    assert [c.trigger for c in session.compactions] == ["auto"]
+    assert len(session.requests) == 3  # none lost to it
+
+
+def test_codex_pickup_after_a_compaction(repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("continuity_codex")
+    assert run_baker("init", cwd=repo).returncode == 0
+    src = codex_rollout("S6")
+    home = tmp_path / "codex-home"
+    day = home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    lines = src.read_text().splitlines(keepends=True)
+    # The rollout as it stood when SessionStart(compact) fired: before the next request.
+    cut = next(i for i, ln in enumerate(lines) if "Add limit and offset query param" in ln)
+    cut = max(i for i in range(cut) if '"type":"task_started"' in lines[i])
+    (day / src.name).write_text(
+        "".join(lines[:cut]).replace("/home/dev/src/chat-server", os.path.realpath(repo))
+    )
+    payload = json.loads(
+        (FIXTURES / "codex" / "hook_payloads" / "SessionStart.compact.json").read_text()
+    )
+    payload.update(cwd=str(repo), transcript_path=str(day / src.name))
+    result = run_baker(
+        "pickup",
+        "--agent",
+        "codex",
+        cwd=repo,
+        input=json.dumps(payload),
+        env={"CODEX_HOME": str(home)},
+    )
+    assert result.returncode == 0, result.stderr
+    before = result.stdout.split("Before the compaction")[1]
+    assert f"session: codex {payload['session_id']} was just compacted" in before
+    assert "Which port does the server listen on?" in before

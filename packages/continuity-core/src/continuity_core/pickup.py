@@ -348,7 +348,11 @@ def build(
         ],
         max(probe_deadline_s, read_limit_s) + 0.5,
     )
-    before = rest[0] if rest and not isinstance(rest[0], BaseException) else None
+    before: Session | None = None
+    if rest and rest[0] is not None:  # only after a compaction: its module is loaded by now
+        from continuity_core.schemas import session as session_mod
+
+        before = rest[0] if isinstance(rest[0], session_mod.Session) else None
     if isinstance(env, Environment):
         env_text = probes.render(env, quiet=True)
     else:
