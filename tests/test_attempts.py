@@ -331,7 +331,7 @@ def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> N
 
 
 def codex_rollout(scenario: str) -> Path:
-    rel = next(
+    rel: str = next(
         r
         for r, g in json.loads((FIXTURES / "ground_truth.json").read_text()).items()
         if g.get("agent") == "codex" and g.get("scenario") == scenario and "trimmed" not in r
