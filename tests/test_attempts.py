@@ -388,3 +388,29 @@ def test_codex_pickup_after_a_compaction(repo: Path, tmp_path: Path) -> None:
     before = result.stdout.split("Before the compaction")[1]
     assert f"session: codex {payload['session_id']} was just compacted" in before
     assert "Which port does the server listen on?" in before
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_no_credential_reaches_the_saved_cursor(agent: str, tmp_path: Path) -> None:
+    """The error lines are redacted as they are read; a command still waiting for its result
+    (the transcript cut right after the call, its command given a password) is kept redacted
+    in the cursor's private state too."""
+    from continuity_core.store import encode_document
+
+    pytest.importorskip(f"continuity_{agent}")
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == agent and g["scenario"] == "S13")
+    ref = SessionRef(agent=agent, account="~/.x", session_id="s", path=str(ATTEMPTS / rel), mtime=0)
+    assert SECRET not in encode_document(load(agent).read(ref, None)).decode()
+    if agent == "gemini":
+        return  # a call is written with its result: nothing waits
+    lines = (ATTEMPTS / rel).read_text().splitlines(keepends=True)
+    marks = ('"command":"./scripts/migrate.sh"', '\\"cmd\\": \\"./scripts/migrate.sh\\"')
+    call = next(i for i, ln in enumerate(lines) if any(m in ln for m in marks))
+    cut = tmp_path / Path(rel).name
+    cut.write_text(
+        "".join(lines[:call])
+        + lines[call].replace("./scripts/migrate.sh", f"PGPASSWORD={SECRET} ./scripts/migrate.sh")
+    )
+    cursor = load(agent).read(ref.replace(path=str(cut)), None)
+    assert cursor.extra.get("shell"), "the call waits for its result"
+    assert SECRET not in encode_document(cursor).decode()

@@ -522,7 +522,8 @@ def _tool_use(
     session.turn_incomplete = True
     key = EDIT_TOOLS.get(name)
     if name in SHELL_TOOLS and isinstance(args.get("command"), str):
-        _remember(extra, "shell", call_id, [args["command"], rec.get("timestamp")])
+        # redacted now: `extra` reaches the cursor file as it is
+        _remember(extra, "shell", call_id, [redact(args["command"]), rec.get("timestamp")])
     elif name in AGENT_TOOLS:
         task = args.get("description") or args.get("prompt")
         kit.add_subagent(

@@ -594,7 +594,7 @@ def _remember_shell(extra: dict[str, Any], call_id: str, command: str, ts: str |
     if not command:
         return
     shell: dict[str, Any] = extra.setdefault("shell", {})
-    shell[call_id] = [command, ts]
+    shell[call_id] = [redact(command), ts]  # redacted now: `extra` reaches the cursor file
     while len(shell) > SHELL_PENDING_MAX:
         del shell[next(iter(shell))]
 
