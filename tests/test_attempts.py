@@ -288,6 +288,7 @@ def test_pickup_after_a_compaction_gives_back_the_request_and_failed_commands(
     assert f"session: claude {payload['session_id']} was just compacted" in before
     assert "```text\nRun them twice more to check they are stable.\n```" in before
     assert "no command failed before it (3 run)" in before
+    assert "could be verified, other than this session" in context
     assert len(context) <= pickup.CAP_CHARS
     # A start that is no compaction carries no such section.
     payload["source"] = "startup"
