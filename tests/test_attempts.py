@@ -314,6 +314,10 @@ def test_the_compacted_text_lists_failed_commands_with_their_errors() -> None:
     assert "`./scripts/migrate.sh` — failed, exit 1: psql: error: connection to postgres" in text
     assert "`./scripts/migrate.sh --ssl` — failed, exit 2: psql: error:" in text
     assert SECRET not in text
+    fixed, _ = case("codex", "S12")
+    later = pickup.compacted(fixed)
+    assert "NameError: name 'c' is not defined (it ran ok later)" in later
+    assert later.count("(it ran ok later)") == 2
 
 
 def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> None:

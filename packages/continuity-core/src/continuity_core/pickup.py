@@ -244,7 +244,11 @@ def compacted(session: Session) -> str:
         left = len(failed) - COMPACTED_FAILED
         if left > 0:
             lines.append(f"  - ({left} older failed command lines not shown)")
-        lines += [f"  {command_line(r)}" for r in failed[-COMPACTED_FAILED:]]
+        runs = session.commands
+        for r in failed[-COMPACTED_FAILED:]:
+            after = runs[next(i for i, x in enumerate(runs) if x is r) + 1 :]
+            fixed = any(x.command == r.command and x.failed is False for x in after)
+            lines.append(f"  {command_line(r)}" + (" (it ran ok later)" if fixed else ""))
     elif session.commands:
         lines.append(f"- no command failed before it ({session.commands_total} run)")
     return "\n".join(lines)
