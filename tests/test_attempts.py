@@ -419,3 +419,25 @@ def test_no_credential_reaches_the_saved_cursor(agent: str, tmp_path: Path) -> N
     cursor = load(agent).read(ref.replace(path=str(cut)), None)
     assert cursor.extra.get("shell"), "the call waits for its result"
     assert SECRET not in encode_document(cursor).decode()
+
+
+def test_every_request_says_how_many_earlier_ones_are_not_shown() -> None:
+    from continuity_core.schemas.session import limits
+    from continuity_core.transcript import add_request, settle
+
+    session, _ = case("gemini", "S14")
+    extra: dict[str, Any] = {}
+    for i in range(limits.REQUESTS + 10):
+        add_request(session, extra, f"request {i}")
+    settle(session, extra)
+    assert len(session.requests) == limits.REQUESTS
+    assert session.requests_total == limits.REQUESTS + 13
+    body = brief.requests_body(session)
+    assert (
+        body.splitlines()[0]
+        == f"({limits.REQUESTS + 12 - brief.REQUEST_LINES} earlier requests not shown)"
+    )
+    assert (
+        body.splitlines()[-1]
+        == f"{brief.REQUEST_LINES + 1}. (the latest request, quoted in full above)"
+    )

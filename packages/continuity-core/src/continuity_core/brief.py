@@ -277,8 +277,9 @@ def requests_body(session: Session) -> str:
         return ""
     shown = earlier[-REQUEST_LINES:]
     lines = [f"{i}. {_line(r, REQUEST_CHARS)}" for i, r in enumerate(shown, 1)]
-    if len(earlier) > len(shown):
-        lines.insert(0, f"({len(earlier) - len(shown)} earlier requests not shown)")
+    left = max(session.requests_total, len(session.requests)) - 1 - len(shown)
+    if left > 0:
+        lines.insert(0, f"({left} earlier request{'s' if left != 1 else ''} not shown)")
     lines.append(f"{len(shown) + 1}. (the latest request, quoted in full above)")
     if session.unread_bytes:
         lines.append(

@@ -329,6 +329,7 @@ def structured(result: Handoff) -> HandoffDoc:
         commands=commands,
         commands_total=session.commands_total if session else 0,
         user_requests=[redact(r) for r in session.requests] if session else [],
+        requests_total=max(session.requests_total, len(session.requests)) if session else 0,
         subagents=subagents,
         warnings=list(result.errors),
         failed_attempts=list(brief.failed_attempts),

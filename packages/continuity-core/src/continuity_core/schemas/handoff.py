@@ -165,6 +165,7 @@ class HandoffDoc(Record, forbid_unknown_fields=True):
     commands: list[Command] = field(default_factory=list)
     commands_total: int = 0
     user_requests: list[str] = field(default_factory=list)  # every request kept, oldest first
+    requests_total: int = 0  # every request seen, those no longer kept included
     subagents: list[Subagent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. an adapter that failed
     failed_attempts: list[Attempt] = field(default_factory=list)  # newer, did no work

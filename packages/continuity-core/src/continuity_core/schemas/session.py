@@ -166,6 +166,7 @@ class Session(Record, omit_defaults=True):
     # Typed user requests, oldest first: every one of the session's, across compactions
     # (an adapter never clears them on a compaction), the newest `limits.REQUESTS` kept.
     requests: list[str] = field(default_factory=list)
+    requests_total: int = 0  # every request `add_request` saw, those no longer kept included
     messages: list[Message] = field(default_factory=list)  # the newest few
     tool_calls: list[ToolCall] = field(default_factory=list)  # the newest few
     todos: list[TodoItem] = field(default_factory=list)  # the current list
