@@ -356,19 +356,6 @@ _FAILURE = (
     r".*\b(?:error|errors|failed|failure|not found|no such file|cannot|can't|denied|refused|"
     r"undefined|unknown|invalid|missing|timed out|assert(?:ion)?)\b.*"
 )
-_COMPILED: list[Any] = []  # (noise, error), compiled on first use: hooks import no `re` early
-
-
-def _patterns() -> tuple[Any, Any, Any]:
-    if not _COMPILED:
-        import re
-
-        _COMPILED[:] = [
-            re.compile(_NOISE, re.IGNORECASE),
-            re.compile(_ERROR),
-            re.compile(_FAILURE, re.IGNORECASE),
-        ]
-    return _COMPILED[0], _COMPILED[1], _COMPILED[2]
 
 
 def error_line(output: str, limit: int = ERROR_CHARS) -> str:
@@ -378,7 +365,11 @@ def error_line(output: str, limit: int = ERROR_CHARS) -> str:
     blank line, a banner, a test runner's header or tally, a stack frame or the agent's own
     wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
     """
-    noise, error, failure = _patterns()
+    import re  # here: only a failed run needs it (re caches the compiled patterns)
+
+    noise = re.compile(_NOISE, re.IGNORECASE)
+    error = re.compile(_ERROR)
+    failure = re.compile(_FAILURE, re.IGNORECASE)
     found = ["", "", ""]  # the first error line, failure line, other line
     for raw in output.splitlines()[:400]:
         line = raw.strip()
