@@ -188,10 +188,11 @@ _LEGACY_LIMIT = Lazy(r"(?i)usage limit reached\|(\d{9,13})")
 _TASK_ID = Lazy(r"Task #(\w+)")
 SHELL_TOOLS = frozenset({"Bash"})
 AGENT_TOOLS = frozenset({"Agent", "Task"})  # "Task" before 2.1.x renamed it
-_AGENT_ID = Lazy(r"agentId: ([\w-]+)")
 _LAUNCHED = "Async agent launched"
-_TRAILER = Lazy(r"(?m)^(?:agentId: |<usage>)")
-_NOTICE = Lazy(r"(?s)<(tool-use-id|task-id|status|summary|result)>(.*?)</\1>")
+# Patterns of a sub-agent's records, compiled (and `re` imported) only where one is read.
+_AGENT_ID = r"agentId: ([\w-]+)"
+_TRAILER = r"(?m)^(?:agentId: |<usage>)"
+_NOTICE = r"(?s)<(tool-use-id|task-id|status|summary|result)>(.*?)</\1>"
 
 
 def context_window(model: str | None) -> int:
@@ -355,20 +356,24 @@ def _agent_result(
 ) -> None:
     """An Agent call's result: the sub-agent's answer, or (2.1.332, in the background) only
     its launch, whose answer comes later in a <task-notification> or its sidechain file."""
+    import re
+
     agents: dict[str, Any] = extra["agents"]
     if output.lstrip().startswith(_LAUNCHED):
-        m = _AGENT_ID.rx.search(output)
+        m = re.search(_AGENT_ID, output)
         agents[call_id] = m.group(1) if m else ""
         return
     del agents[call_id]
-    answer = _TRAILER.rx.split(output, maxsplit=1)[0]  # 2.1.197's agentId and usage lines
+    answer = re.split(_TRAILER, output, maxsplit=1)[0]  # 2.1.197's agentId and usage lines
     kit.add_subagent(session, "", id=call_id, result=f"(failed) {answer}" if is_error else answer)
 
 
 def _notification(session: Session, extra: dict[str, Any], text: str, when: Any) -> None:
     """A background sub-agent's <task-notification>: its answer, by the Agent call's id. Not
     a request (nobody typed it)."""
-    fields = {m.group(1): m.group(2).strip() for m in _NOTICE.rx.finditer(text)}
+    import re
+
+    fields = {m.group(1): m.group(2).strip() for m in re.finditer(_NOTICE, text)}
     call_id, result = fields.get("tool-use-id"), fields.get("result")
     if not call_id or result is None:
         return
@@ -398,6 +403,8 @@ def waiting_agents(extra: dict[str, Any]) -> dict[str, str]:
 def sidechain_answer(path: str, tail: int = 256 << 10) -> str | None:
     """The last assistant text of a sub-agent's sidechain file (its answer when it finished),
     read from the file's last `tail` bytes; None when there is none."""
+    import json  # here: only a background sub-agent still waiting needs it
+
     try:
         with open(path, "rb") as f:
             size = f.seek(0, 2)
@@ -407,11 +414,11 @@ def sidechain_answer(path: str, tail: int = 256 << 10) -> str | None:
         return None
     for line in reversed(lines):
         try:
-            rec = jsonfast.loads(line)
+            rec = json.loads(line)
         except ValueError:
             continue
         msg = rec.get("message") if isinstance(rec, dict) else None
-        if rec.get("type") != "assistant" or not isinstance(msg, dict):
+        if not isinstance(msg, dict) or rec.get("type") != "assistant":
             continue
         if msg.get("stop_reason") not in (None, "end_turn", "stop_sequence"):
             return None  # the last turn asked for a tool: it was still working
