@@ -441,3 +441,24 @@ def test_every_request_says_how_many_earlier_ones_are_not_shown() -> None:
         body.splitlines()[-1]
         == f"{brief.REQUEST_LINES + 1}. (the latest request, quoted in full above)"
     )
+
+
+def test_handoff_json_carries_a_background_subagents_answer(repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    from continuity_claude.discovery import project_slug
+
+    src = next(
+        (FIXTURES / "claude" / ".claude" / "projects" / "-home-dev-src-text-utils").glob("*.jsonl")
+    )
+    claude_dir = tmp_path / "claude-config"
+    folder = claude_dir / "projects" / project_slug(os.path.realpath(repo))
+    folder.mkdir(parents=True)
+    (folder / src.name).write_text(
+        src.read_text().replace("/home/dev/src/text-utils", os.path.realpath(repo))
+    )
+    result = run_baker("handoff", "--json", cwd=repo, env={"CLAUDE_CONFIG_DIR": str(claude_dir)})
+    assert result.returncode == 0, result.stderr
+    (sub,) = json.loads(result.stdout)["subagents"]
+    assert sub["task"] == "Inventory public functions"
+    assert sub["result"].startswith("utils/text.py:1 slug(s)")
+    assert sub["id"] and sub["timestamp"]
