@@ -22,6 +22,10 @@ CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translat
 hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
 Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
 S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
+Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
+own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
+end (a credential in a failing command's output) ending on a usage limit; S14 one test command
+run again and again over three requests (Claude Code: `/compact` after the second).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -61,6 +65,7 @@ from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on
     AnthropicMock,
     Call,
     GeminiFallbackMock,
+    GeminiMock,
     MockModel,
     Request,
     Turn,
@@ -589,6 +594,38 @@ class SubagentMock(AnthropicMock):
             return turn
 
 
+class GeminiSubagentMock(GeminiMock):
+    """Serves Gemini CLI's sub-agent (its requests open with the `invoke_agent` prompt) from a
+    script of its own: a shell call, then `complete_task` with the generalist's result."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(
+                calls=[
+                    raw(
+                        "complete_task",
+                        result={
+                            "response": "utils/text.py:1 slug(s), utils/text.py:3 title(s), "
+                            "utils/num.py:1 clamp(x, lo, hi)."
+                        },
+                    )
+                ]
+            ),
+        ]
+
+    def _take(self, req: Request) -> Turn:
+        contents = (req.body or {}).get("contents") or [{}]
+        if SUBAGENT_PROMPT not in _strings(contents[0]):
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
+
+
 def neutral_scenarios() -> list[Scenario]:
     """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool."""
     plan = [
@@ -734,6 +771,35 @@ GEMINI_EVENTS = (
 def gemini_scenarios() -> list[Scenario]:
     return [
         *neutral_scenarios(),
+        Scenario(
+            "S8",
+            "subagent",
+            "text-utils",
+            "main",
+            [
+                Run(
+                    "Spin up a subagent to inventory the public functions in utils/ "
+                    "and tell me what it found.",
+                    [
+                        Turn(
+                            calls=[
+                                raw("invoke_agent", agent_name="generalist", prompt=SUBAGENT_PROMPT)
+                            ]
+                        ),
+                        Turn(
+                            text="It found three public functions: slug, title and clamp.",
+                            input_tokens=2100,
+                            output_tokens=40,
+                        ),
+                    ],
+                )
+            ],
+            files={
+                "utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                "utils/num.py": "def clamp(x, lo, hi):\n    return x\n",
+            },
+            mock=GeminiSubagentMock,
+        ),
         Scenario(
             "S9",
             "fallback",

@@ -462,3 +462,17 @@ def test_handoff_json_carries_a_background_subagents_answer(repo: Path, tmp_path
     assert sub["task"] == "Inventory public functions"
     assert sub["result"].startswith("utils/text.py:1 slug(s)")
     assert sub["id"] and sub["timestamp"]
+
+
+def test_gemini_invoke_agent_task_and_result() -> None:
+    session, gt = case("gemini", "S8")
+    assert gt["kind"] == "subagent"
+    (sub,) = session.subagents
+    assert sub.task == "generalist: List every public function defined under utils/ with file:line."
+    assert sub.result == (
+        "utils/text.py:1 slug(s), utils/text.py:3 title(s), utils/num.py:1 clamp(x, lo, hi)."
+    )
+    assert session.commands == []  # the sub-agent's own shell call is not the session's
+    found = render(session).split("## What sub-agents found")[1]
+    assert "- generalist: List every public function" in found
+    assert "  > utils/text.py:1 slug(s)" in found

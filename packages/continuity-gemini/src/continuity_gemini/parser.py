@@ -67,6 +67,7 @@ EDIT_TOOLS = {"write_file": "write", "replace": "edit", "edit": "edit", "smart_e
 TODO_TOOLS = frozenset({"write_todos"})
 FAILED = ("error", "cancelled")
 SHELL_TOOLS = frozenset({"run_shell_command"})
+AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's run
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
 TODO_STATUS: dict[str, TodoStatus] = {
     "pending": "pending",
@@ -524,6 +525,8 @@ def _tool_call(
         set_result(session, extra, call_id, f"[{status}]", is_error=True)
     if name in SHELL_TOOLS and status in ("success", *FAILED):
         _command(session, entry, call_id, args, call, responses, failed)
+    elif name in AGENT_TOOLS:
+        _subagent(session, call_id, args, call, responses, status)
     # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
     if status != "success":
         return
@@ -579,6 +582,50 @@ def _command(
         output=output,
         timestamp=call.get("timestamp"),
     )
+
+
+def _subagent(
+    session: Session,
+    call_id: str,
+    args: dict[str, Any],
+    call: dict[str, Any],
+    responses: list[dict[str, Any]],
+    status: Any,
+) -> None:
+    """An invoke_agent call: the sub-agent's task when it starts, its result once the call
+    finished ("Subagent 'generalist' finished.\nTermination Reason: GOAL\nResult:\n{…}")."""
+    prompt, agent = args.get("prompt"), args.get("agent_name")
+    task = prompt if isinstance(prompt, str) and prompt.strip() else ""
+    if isinstance(agent, str) and agent:
+        task = f"{agent}: {task}" if task else agent
+    result: str | None = None
+    if status == "success" or status in FAILED:
+        output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
+        result = _agent_result(output)
+        if status in FAILED:
+            result = f"({status}) {result}"
+    kit.add_subagent(
+        session, task or "invoke_agent", id=call_id, result=result, timestamp=call.get("timestamp")
+    )
+
+
+def _agent_result(output: str) -> str:
+    """What a sub-agent returned: the text after `Result:`, its one string when that is a JSON
+    object holding one (`{"response": "…"}`)."""
+    _, found, rest = output.partition("Result:\n")
+    text = rest if found else output
+    if text.lstrip().startswith("{"):
+        import json  # here: only a sub-agent's result needs it
+
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(value, dict):
+            strings = [v for v in value.values() if isinstance(v, str)]
+            if len(value) == 1 and strings:
+                return strings[0]
+    return text
 
 
 # --- errors ---------------------------------------------------------------------------------
