@@ -252,13 +252,13 @@ def set_now(root: Path, text: str, agent: str | None = None) -> Path:
 
 def edit(root: Path, change: Any, agent: str | None = None) -> Path:
     """Read, change and write the note under the store lock, so two writers (an agent's
-    `baker now`, a person's `baker block`) never lose each other's edit."""
-    import contextlib
-
+    `baker now`, a person's `baker block`) never lose each other's edit. Only in a project set
+    up with `baker init` (raises `NotAProject` otherwise, as `baker note` and `trap add` do):
+    outside one the note would be a new file without its `.gitignore` line."""
     from continuity_core.store import Store
 
-    store = Store(root)
-    with store.lock() if store.exists else contextlib.nullcontext():
+    store = Store.here(root)
+    with store.lock():
         note = load_or_new(root)
         change(note)
         touch(note, root, agent)

@@ -19,9 +19,9 @@ def note(as_json: bool) -> None:
     """Show the note (memory/hot.md); warns on stderr when it is over its 120-line cap."""
     from continuity_cli import output
     from continuity_core import note as note_mod
-    from continuity_core.handoff import project_root
+    from continuity_core.store import Store
 
-    root = project_root()
+    root = Store.here().root  # outside a project set up with `baker init`: refused, as now
     path = root / note_mod.NOTE_PATH
     text = note_mod.read_text(root)
     if text is None:
@@ -68,9 +68,9 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     """
     from continuity_cli import output
     from continuity_core import note as note_mod
-    from continuity_core.handoff import project_root
+    from continuity_core.store import Store
 
-    root = project_root()
+    root = Store.here().root  # as `note`, `block` and `trap add`: only in a project set up
     if text:
         _warn_secrets(" ".join(text))
         path = note_mod.set_now(root, " ".join(text), agent)
@@ -161,10 +161,11 @@ def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
 def block(text: tuple[str, ...], agent: str | None) -> None:
     """Add an item to the note's Blocked section: what waits, and on what."""
     from continuity_core import note as note_mod
-    from continuity_core.handoff import project_root
+    from continuity_core.store import Store
 
+    root = Store.here().root  # before the secret warning: a refused write warns of nothing
     _warn_secrets(" ".join(text))
-    path = note_mod.add_blocked(project_root(), " ".join(text), agent)
+    path = note_mod.add_blocked(root, " ".join(text), agent)
     click.echo(f"added to Blocked in {path}")
 
 
