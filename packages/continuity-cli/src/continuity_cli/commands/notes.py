@@ -22,28 +22,14 @@ def note(as_json: bool) -> None:
     from continuity_core.store import Store
 
     root = Store.here().root  # outside a project set up with `baker init`: refused, as now
-    path = root / note_mod.NOTE_PATH
-    text = note_mod.read_text(root)
-    if text is None:
-        raise click.ClickException(f"{path} does not exist yet: run `baker init`")
+    data = note_mod.as_json(root)
+    if as_json:
+        output.emit_json(data)
+        return
     from continuity_core.redact import redact
 
-    current = note_mod.shown(note_mod.parse(text))  # an agent may have written a secret in it
-    lines = text.count("\n")
-    text = redact(text)
-    unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
-    if as_json:
-        output.emit_json(
-            {
-                "path": str(path),
-                "lines": lines,
-                "cap": note_mod.CAP,
-                "meta": current.meta,
-                "sections": {t: current.get(t) for t in current.sections},
-                "unknown_sections": unknown,
-            }
-        )
-        return
+    text = redact(note_mod.read_text(root) or "")
+    lines, unknown = data["lines"], data["unknown_sections"]
     click.echo(text, nl=False)
     if lines > note_mod.CAP:
         click.echo(
