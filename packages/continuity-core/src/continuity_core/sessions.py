@@ -284,18 +284,19 @@ def no_match(
         )
         if part
     )
+    import difflib
+
     if agent and agent not in adapters:
+        near = difflib.get_close_matches(agent, list(adapters), n=1)
         why = f"no adapter named {agent!r} is loaded (installed: {', '.join(adapters) or 'none'})"
+        why += f"; did you mean {near[0]!r}?" if near else ""
     elif account is not None and not found.searched:
-        known = sorted(
-            {
-                f"{a.name} ({a.agent})"
-                for ad in adapters.values()
-                for a in _safe_accounts(ad, config)
-            }
-        )
+        accounts = [a for ad in adapters.values() for a in _safe_accounts(ad, config)]
+        known = sorted({f"{a.name} ({a.agent})" for a in accounts})
+        near = difflib.get_close_matches(account, sorted({a.name for a in accounts}), n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
         why = (
-            f"no account {account!r} is known (accounts: {', '.join(known) or 'none'}; "
+            f"no account {account!r} is known ({hint}accounts: {', '.join(known) or 'none'}; "
             "name one from [accounts] in ~/.baker/config.toml or pass a config folder)"
         )
     else:
