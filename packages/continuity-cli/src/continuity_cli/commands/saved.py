@@ -71,7 +71,7 @@ def facts(
 
     from continuity_cli import output
     from continuity_core import saved
-    from continuity_core.git import git_facts
+    from continuity_core.project import repo_facts
     from continuity_core.redact import redact_obj
 
     host: Any = None
@@ -84,7 +84,7 @@ def facts(
             raise click.BadParameter("must be a JSON object", param_hint="--host-context")
         host = redact_obj(host)
     root = _root(repo)
-    git = git_facts(root)
+    git = repo_facts(root)  # the user's work, as the brief and `status` count it
     front = saved.front_matter(root, git, agent=agent, session=session_id)
     usage_report = _live_usage(root, _thresholds(None, None, None))
     if not agent and usage_report.agent:
