@@ -561,10 +561,38 @@ def table(
 
 def structured(project: Path, found: Table) -> dict[str, Any]:
     """`sessions --json`, MCP `sessions`: the rows, how many older ones the limit left out,
-    and `elsewhere`, the folders below a plain folder whose sessions were left out."""
+    `elsewhere`, the folders below a plain folder whose sessions were left out, and
+    `machines`, the other machines' newest snapshots as `baker pull` last fetched them."""
     return {
         "project": str(project),
         "sessions": found.rows,
         "more": found.more,
         "elsewhere": found.below,
+        "machines": other_machines(project),
     }
+
+
+def other_machines(project: Path) -> list[dict[str, Any]]:
+    """One row per other machine's newest snapshot, from `.baker/machines.json` (what `baker
+    pull` wrote; no git call): its time, agent, how it ended, branch and commit, request."""
+    from continuity_core import machines
+    from continuity_core.redact import redact
+
+    found = machines.from_file(project)
+    rows = []
+    for m in found.machines if found else []:
+        s = m.snapshot
+        rows.append(
+            {
+                "machine": m.name,
+                "time": m.time,
+                "agent": s.agent,
+                "session": s.session,
+                "state": "limit" if s.ended_on_limit else (s.event or "manual"),
+                "reset_at": s.reset_at,
+                "branch": s.git.branch,
+                "head": s.git.head,
+                "latest_request": redact(s.latest_request) if s.latest_request else None,
+            }
+        )
+    return rows

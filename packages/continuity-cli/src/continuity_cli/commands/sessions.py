@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 
@@ -65,6 +67,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
         why = why_none(root, found.below)
         if why:
             click.echo(why)
+        _machines(root)
         return
     for row in rows:
         mark = "*" if row["chosen"] else " "
@@ -86,6 +89,24 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     if found.more > 0:
         click.echo(f"… {found.more} older (--limit)")
     click.echo("* the session `baker handoff` takes; pass an id to `--session` for another.")
+    _machines(root)
+
+
+def _machines(root: Any) -> None:
+    """The other machines' newest snapshots, as `baker pull` last fetched them."""
+    from continuity_core.sessions import other_machines
+
+    rows = other_machines(root)
+    if not rows:
+        return
+    click.echo("\nOther machines (as `baker pull` fetched them; `baker handoff --machine NAME`):")
+    for row in rows:
+        state = row["state"] + (f" (resets {row['reset_at']})" if row["reset_at"] else "")
+        where = f"{row['branch'] or 'detached'} @ {(row['head'] or '?')[:12]}"
+        click.echo(
+            f"  {row['machine']} · {_short(row['time'])} · {row['agent'] or 'no agent'} · "
+            f"{state} · {where}"
+        )
 
 
 def _short(stamp: str | None) -> str:
