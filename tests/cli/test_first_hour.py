@@ -81,3 +81,70 @@ def test_every_command_counts_the_users_work_by_one_rule(repo: Path, isolated_ho
         "pickup": work,
         "pickup_clean": False,
     }
+
+
+def _tree(folder: Path) -> list[tuple[str, int]]:
+    """Every file under `folder` (but .git's) with its size: what a hook may not change."""
+    return sorted(
+        (str(p.relative_to(folder)), p.stat().st_size)
+        for p in folder.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(folder).parts
+    )
+
+
+def test_outside_a_project_set_up_pickup_gives_the_read_only_facts_and_writes_nothing(
+    repo: Path, isolated_home: Path
+) -> None:
+    """Issue 31, item 1: user-level hooks act only where `baker init` ran. In a repository
+    without `.baker/`, the Stop hook writes nothing and pickup printed nothing; now pickup
+    gives the live repo state and the previous session's interrupted call, says the
+    repository keeps nothing, and writes nothing in it."""
+    import json
+
+    from tests.cli.flows import claude_session, payload
+
+    claude_session(
+        isolated_home,
+        repo,
+        rel="-home-dev-src-data-pipeline/42f346a0-12c0-4151-9060-6bcb27b8e815.jsonl",
+        project="/home/dev/src/data-pipeline",
+    )
+    (repo / "app.py").write_text("print('mine')\n")
+    before = (_tree(repo), _tree(isolated_home))
+    stop = payload("claude", "Stop.json", isolated_home, repo, cwd=repo)
+    checkpoint = run_baker("checkpoint", "--agent", "claude", "--quiet", cwd=repo, input=stop)
+    assert (checkpoint.returncode, checkpoint.stdout) == (0, "")
+    event = payload("claude", "SessionStart.startup.json", isolated_home, repo, cwd=repo)
+    result = run_baker("pickup", "--agent", "claude", cwd=repo, input=event)
+    assert result.returncode == 0, result.stderr
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "- branch: main" in context and "`?? app.py`" in context
+    assert "not set up for Continuity (no .baker/)" in context and "baker init" in context
+    assert "sleep 60 && ./scripts/integration.sh" in context  # the interrupted call
+    assert "No note yet" not in context  # it does not ask the agent to create the note
+    assert _tree(repo) == before[0]
+    # in the home, only the markers that run each hook event once (docs/decisions.md)
+    made = set(_tree(isolated_home)) - set(before[1])
+    assert all(path.startswith(".baker/cache/hooks-seen/") for path, _ in made), made
+
+
+def test_doctor_lists_the_repositories_with_sessions_but_no_store(
+    repo: Path, isolated_home: Path
+) -> None:
+    import json
+    import os
+
+    from tests.cli.flows import claude_session
+
+    claude_session(isolated_home, repo)
+
+    def finding() -> list[dict[str, str]]:
+        out = json.loads(run_baker("doctor", "--json", cwd=isolated_home).stdout)
+        return [f for f in out if "no .baker/" in f["message"]]
+
+    [found] = finding()
+    assert found["level"] == "info" and os.path.realpath(repo) in found["message"]
+    assert "1 repository has agent sessions but no .baker/" in found["message"]
+    assert "baker init" in found["fix"]
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert finding() == []

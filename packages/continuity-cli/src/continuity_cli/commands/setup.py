@@ -52,8 +52,10 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
     AGENTS.md telling every agent to keep the note current, and each installed agent's hooks.
-    Safe to run again: it changes only what is missing. Exits 1 when a file could not be
-    changed (each such line says why); everything else is still set up.
+    Hooks, project-level or user-level (`baker global sync`), act only in a repository set up
+    this way: elsewhere they write nothing. Safe to run again: it changes only what is
+    missing. Exits 1 when a file could not be changed (each such line says why); everything
+    else is still set up.
     """
     from continuity_cli import output
     from continuity_core import project
