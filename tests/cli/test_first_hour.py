@@ -148,3 +148,41 @@ def test_doctor_lists_the_repositories_with_sessions_but_no_store(
     assert "baker init" in found["fix"]
     assert run_baker("init", cwd=repo).returncode == 0
     assert finding() == []
+
+
+def test_a_command_trap_given_as_a_path_and_how_each_agent_receives_it(
+    repo: Path, isolated_home: Path
+) -> None:
+    """Issue 31, items 9 and 6: `trap add "pytest -x" …` was stored as a path trap (it never
+    matched) without a word; it is a command trap now, and says so. Gemini CLI 0.61's
+    BeforeTool has no context channel: its traps reach the user as a system message, while
+    Claude's reach the model as additionalContext (docs/note-traps-probes.md)."""
+    import json
+
+    from tests.cli.flows import payload
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    (repo / "my notes.md").write_text("a file with a space\n")
+    added = run_baker("trap", "add", "python3 -c*", "the one-liner hid the traceback", cwd=repo)
+    assert added.returncode == 0
+    assert (
+        "added for command `python3 -c*`" in added.stdout and "taken as a command" in added.stdout
+    )
+    kept = run_baker("trap", "add", "my notes.md", "keep it short", cwd=repo).stdout
+    assert "added for path `my notes.md`" in kept and "taken as" not in kept
+    listed = json.loads(run_baker("trap", "list", "--json", cwd=repo).stdout)
+    kinds = {t["pattern"]: t.get("kind", "path") for t in listed}  # path: the default, omitted
+    assert kinds == {"python3 -c*": "command", "my notes.md": "path"}
+
+    shell = {"session_id": "g-1", "cwd": str(repo)}
+    event = payload("gemini", "BeforeTool.run_shell_command.json", isolated_home, repo, **shell)
+    gemini = json.loads(run_baker("pretool", "--agent", "gemini", cwd=repo, input=event).stdout)
+    assert list(gemini) == ["systemMessage"]
+    assert "the one-liner hid the traceback" in gemini["systemMessage"]
+
+    bash = json.loads(payload("claude", "PreToolUse.Bash.json", isolated_home, repo, cwd=repo))
+    bash["tool_input"]["command"] = "python3 -c 'print(1)'"
+    claude = json.loads(
+        run_baker("pretool", "--agent", "claude", cwd=repo, input=json.dumps(bash)).stdout
+    )
+    assert "the one-liner hid the traceback" in claude["hookSpecificOutput"]["additionalContext"]

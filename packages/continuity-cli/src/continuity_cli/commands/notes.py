@@ -204,6 +204,11 @@ def trap_add(
     )
     cited = f"; watching {len(t.file_hashes)} file(s) for changes" if t.file_hashes else ""
     click.echo(f"trap {t.id} added for {t.kind} `{t.pattern}`{cited}")
+    if t.kind == "command" and not is_command:
+        click.echo(
+            "  (taken as a command: words without a `/` that name no file here; "
+            "`--command` says so explicitly)"
+        )
 
 
 @trap.command("list")
