@@ -186,3 +186,44 @@ def test_a_command_trap_given_as_a_path_and_how_each_agent_receives_it(
         run_baker("pretool", "--agent", "claude", cwd=repo, input=json.dumps(bash)).stdout
     )
     assert "the one-liner hid the traceback" in claude["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_smaller_surprises_of_the_exit_codes_and_hand_runs(
+    repo: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """Issue 31, item 9: `resume --json` without `--dry-run` launched the agent;
+    `resume-check nope` exited 0; `audit` exited 0 on a failed check where `doctor` exits 1;
+    `checkpoint` run by hand outside a project printed nothing."""
+    import json
+
+    from tests.cli.flows import claude_session
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    claude_session(isolated_home, repo)
+    launched = run_baker("resume", "claude", "--json", cwd=repo)
+    assert launched.returncode == 2 and "add --dry-run" in launched.stderr
+    dry = run_baker("resume", "claude", "--json", "--dry-run", cwd=repo)
+    assert dry.returncode == 0 and json.loads(dry.stdout)["launch"]["argv"]
+
+    assert run_baker("resume-check", cwd=repo).returncode == 0  # nothing saved yet: fine
+    named = run_baker("resume-check", "nope", "--json", cwd=repo)
+    assert named.returncode == 1 and json.loads(named.stdout)["status"] == "none"
+
+    assert run_baker("audit", cwd=repo).returncode == 0
+    write_config(isolated_home, "[transcript]\n")  # a check that fails: the config is broken
+    for check in ("audit", "doctor"):
+        result = run_baker(check, cwd=repo)
+        assert result.returncode == 1, (check, result.stdout)
+        assert run_baker(check, "--json", cwd=repo).returncode == 1, check
+    (isolated_home / ".baker" / "config.toml").unlink()
+
+    by_hand = run_baker("checkpoint", cwd=repo)
+    assert by_hand.returncode == 0 and by_hand.stdout.startswith("checkpoint ")
+    outside = run_baker("checkpoint", cwd=tmp_path)
+    assert outside.returncode == 0
+    assert outside.stdout == (
+        f"no checkpoint written: {tmp_path} is not in a Continuity project (run `baker init` "
+        "at the repository root)\n"
+    )
+    hook = run_baker("checkpoint", "--agent", "claude", "--quiet", cwd=tmp_path, input=b"{}")
+    assert (hook.returncode, hook.stdout) == (0, "")  # a hook still prints nothing

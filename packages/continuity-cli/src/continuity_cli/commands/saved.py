@@ -201,7 +201,8 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
     path may name one saved in another worktree of the same repository; paths outside the
     stores are refused. Status: fresh, drifted, choose, none, blocked, invalid.
 
-    Exit codes: 0 fresh/drifted/choose/none, 1 blocked/invalid or error, 2 usage.
+    Exit codes: 0 fresh/drifted/choose, and none when no ID|PATH was given (nothing saved
+    yet); 1 blocked/invalid, none for an ID|PATH that names nothing, or error; 2 usage.
     """
     from continuity_cli import output
     from continuity_core import saved
@@ -220,7 +221,7 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
         for cand in result.candidates:
             click.echo(f"  candidate {cand.id}  {cand.time or ''}  {cand.worktree}")
         output.indented("warning", result.warnings)
-    if result.status in ("blocked", "invalid"):
+    if result.status in ("blocked", "invalid") or (result.status == "none" and target):
         sys.exit(1)
 
 
