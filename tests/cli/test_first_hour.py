@@ -227,3 +227,24 @@ def test_the_smaller_surprises_of_the_exit_codes_and_hand_runs(
     )
     hook = run_baker("checkpoint", "--agent", "claude", "--quiet", cwd=tmp_path, input=b"{}")
     assert (hook.returncode, hook.stdout) == (0, "")  # a hook still prints nothing
+
+
+def test_an_empty_note_gets_no_heading_in_the_pickup(repo: Path, isolated_home: Path) -> None:
+    import json
+
+    from tests.cli.flows import payload
+
+    def context(session: str) -> str:
+        event = payload(
+            "claude", "SessionStart.startup.json", isolated_home, repo, cwd=repo, session_id=session
+        )
+        out = run_baker("pickup", "--agent", "claude", cwd=repo, input=event).stdout
+        return str(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    empty = context("s-1")
+    assert "## The note" not in empty and "## Environment" in empty
+    assert run_baker("now", "Run the migration test", cwd=repo).returncode == 0
+    written = context("s-2")
+    assert "## The note (memory/hot.md, written on purpose)" in written
+    assert "Run the migration test" in written

@@ -306,7 +306,12 @@ def build(
     elif current is None:
         note_text = "No note yet: write memory/hot.md (Goal, Now, ...)."
     else:
-        note_text = digest(current) or "The note is empty: fill in Goal and Now."
+        note_text = digest(current)
+    # A note with nothing written in it (the template `baker init` wrote) is no section: a
+    # heading over its front matter alone is noise at start-up.
+    quiet_note = current is not None and not digest(
+        note_mod.Note(sections=current.sections, extra=current.extra, preamble=current.preamble)
+    )
     note_title = "The note (memory/hot.md, written on purpose)" if set_up else "Not set up"
     sections = [
         ("Environment (live, checked just now)", redact(env_text), ENV_CHARS),
@@ -338,8 +343,9 @@ def build(
     room = cap - frame - sum(len(f) for i, f in enumerate(fixed) if i != 1)
     fixed[1] = clip_lines(fixed[1], max(200, room), "the note; read memory/hot.md for the rest")
     parts = [header]
-    for (title, _, _), body in zip(sections, fixed, strict=True):
-        parts.append(f"\n## {title}\n{body}\n")
+    for i, ((title, _, _), body) in enumerate(zip(sections, fixed, strict=True)):
+        if not (i == 1 and quiet_note):
+            parts.append(f"\n## {title}\n{body}\n")
     text = "".join(parts)
     log = store if store is not None or not set_up else Store(root)  # checked again
     if log is not None and log.exists:
