@@ -248,3 +248,16 @@ def test_an_empty_note_gets_no_heading_in_the_pickup(repo: Path, isolated_home: 
     written = context("s-2")
     assert "## The note (memory/hot.md, written on purpose)" in written
     assert "Run the migration test" in written
+
+
+def test_global_sync_uninstall_says_nothing_of_files_that_are_not_there(
+    isolated_home: Path,
+) -> None:
+    """Issue 31, item 9: it reported "unchanged" for settings files that do not exist."""
+    for folder in (".claude", ".codex", ".gemini"):
+        (isolated_home / folder).mkdir(exist_ok=True)
+    result = run_baker("global", "sync", "--uninstall", cwd=isolated_home)
+    assert result.returncode == 0, result.stderr
+    assert "unchanged" not in result.stdout
+    assert result.stdout.count("  nothing to do") == 3
+    assert not (isolated_home / ".claude" / "settings.json").exists()

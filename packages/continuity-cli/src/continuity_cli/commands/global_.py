@@ -201,6 +201,8 @@ def sync(
                 changes = adapter.install_user(account, options)
             except Exception as e:
                 changes = [Change(path=account.dir, action="failed", detail=str(e))]
+            if uninstall:  # as `baker uninstall`: nothing is said of a file that is not there
+                changes = [c for c in changes if c.action != "unchanged" or Path(c.path).exists()]
             every += changes
             report.append({"agent": name, "account": account.name, "changes": changes})
     if as_json:
