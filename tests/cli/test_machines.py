@@ -406,6 +406,7 @@ def test_push_without_a_remote_says_how_to_fix_and_then_says_it_pushed(
     assert failed.returncode != 0
     assert "git remote add origin" in failed.stderr, failed.stderr
     assert "baker.remote" in failed.stderr and "baker push REMOTE" in failed.stderr
+    assert ".." not in failed.stderr.replace("...", "")  # git's sentence ends once (issue 31)
     kept = git(a.repo, "rev-parse", "refs/baker/A").strip()  # written before the push failed
 
     git(a.repo, "remote", "add", "origin", str(remote))

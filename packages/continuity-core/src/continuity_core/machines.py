@@ -464,7 +464,8 @@ def push(
         except GitError as e:
             if _no_such_remote(str(e)):
                 raise GitError(
-                    f"{e}. The snapshot is kept here on {ref}; to push it, add the remote "
+                    f"{str(e).rstrip('.')}. The snapshot is kept here on {ref}; to push it, "
+                    "add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"
                 ) from None
