@@ -261,3 +261,23 @@ def test_global_sync_uninstall_says_nothing_of_files_that_are_not_there(
     assert "unchanged" not in result.stdout
     assert result.stdout.count("  nothing to do") == 3
     assert not (isolated_home / ".claude" / "settings.json").exists()
+
+
+def test_an_account_named_in_config_is_shown_by_its_name(repo: Path, isolated_home: Path) -> None:
+    """Issue 31, item 9: `work` in config.toml was shown as `CLAUDE_CONFIG_DIR` when that
+    variable named the same folder, and as the folder when `[transcripts]` listed it."""
+    import json
+
+    from tests.cli.flows import claude_session
+
+    work = isolated_home / ".claude-work"
+    write_config(
+        isolated_home,
+        f'[transcripts]\nclaude = ["{work}"]\n\n' + work_account(isolated_home),
+    )
+    claude_session(isolated_home / ".claude-work-home", repo)  # its projects/ folder, moved:
+    (isolated_home / ".claude-work-home" / ".claude" / "projects").rename(work / "projects")
+    for env in ({}, {"CLAUDE_CONFIG_DIR": str(work)}):
+        listed = run_baker("sessions", "--json", cwd=repo, env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert [s["account"] for s in json.loads(listed.stdout)["sessions"]] == ["work"], env
