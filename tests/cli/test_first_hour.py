@@ -281,3 +281,54 @@ def test_an_account_named_in_config_is_shown_by_its_name(repo: Path, isolated_ho
         listed = run_baker("sessions", "--json", cwd=repo, env=env)
         assert listed.returncode == 0, listed.stderr
         assert [s["account"] for s in json.loads(listed.stdout)["sessions"]] == ["work"], env
+
+
+def _gemini_interrupted(home: Path, root: Path) -> str:
+    """The captured Gemini CLI session killed mid-call (S4) as this project's; its id."""
+    import json
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    dst = home / ".gemini" / "tmp" / "data-pipeline"
+    shutil.copytree(FIXTURES / "gemini" / ".gemini" / "tmp" / "data-pipeline", dst)
+    (dst / ".project_root").write_text(str(root))
+    (home / ".gemini" / "projects.json").write_text(
+        json.dumps({"projects": {str(root): "data-pipeline"}})
+    )
+    return "da0b45a2-73a8-4367-a126-06926ec2b46d"
+
+
+def test_facts_measures_the_session_it_is_told_and_sessions_names_an_interrupted_call(
+    repo: Path, isolated_home: Path
+) -> None:
+    """Issue 31, item 9: `facts --agent claude --session ID` measured the newest session of any
+    agent (here Gemini's); `sessions` listed a Gemini session killed mid-call as `did work`."""
+    import json
+    import os
+
+    from tests.cli.flows import claude_session, payload
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    claude = claude_session(isolated_home, repo)
+    os.utime(claude, (1_700_000_000, 1_700_000_000))  # older than Gemini's
+    gemini = _gemini_interrupted(isolated_home, repo)
+    # the call Gemini was killed in: only its BeforeTool hook saw it start
+    before = payload(
+        "gemini",
+        "BeforeTool.run_shell_command.json",
+        isolated_home,
+        repo,
+        session_id=gemini,
+        timestamp="2026-11-30T03:58:55.000Z",
+        tool_input={"command": "sleep 60 && ./scripts/integration.sh"},
+    )
+    assert run_baker("pretool", "--agent", "gemini", cwd=repo, input=before).returncode == 0
+    claude_id = claude.stem
+    facts = json.loads(
+        run_baker("facts", "--agent", "claude", "--session", claude_id, "--json", cwd=repo).stdout
+    )
+    assert (facts["usage"]["agent"], facts["usage"]["session_id"]) == ("claude", claude_id)
+    rows = json.loads(run_baker("sessions", "--json", cwd=repo).stdout)["sessions"]
+    states = {row["id"]: row["state"] for row in rows}
+    assert states[gemini] == "interrupted", rows

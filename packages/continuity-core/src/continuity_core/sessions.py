@@ -537,7 +537,7 @@ def table(
             started=s.started_at,
             last_activity=s.updated_at or row["last_activity"],
             requests=len(s.requests),
-            state=state(s),
+            state=_state_with_hooks(s, store),
             did_work=did_work(s),
             archived=s.archived,
             forked_from=s.forked_from,
@@ -557,6 +557,18 @@ def table(
         errors=found.errors,
         below=found.below,
     )
+
+
+def _state_with_hooks(session: Session, store: Any) -> State:
+    """`state`, and `interrupted` where only the pre-tool hook saw the last call start (Gemini
+    CLI writes a call only once it returns), as the brief and `baker now` name it."""
+    found = state(session)
+    if found == "did work" and store is not None:
+        from continuity_core import inflight
+
+        if inflight.unrecorded(store, session) is not None:
+            return "interrupted"
+    return found
 
 
 def structured(project: Path, found: Table) -> dict[str, Any]:

@@ -35,11 +35,13 @@ def _thresholds(prepare: str | None, refresh: str | None, rotate: str | None) ->
     )
 
 
-def _live_usage(root: Path, limits: Any, agent: str | None = None) -> Any:
+def _live_usage(
+    root: Path, limits: Any, agent: str | None = None, session_id: str | None = None
+) -> Any:
     from continuity_core import usage
 
     try:
-        return usage.live(root, limits, agent)
+        return usage.live(root, limits, agent, session_id)
     except Exception as e:  # an adapter's failure makes usage unknown, never a crash
         return usage.level_for(
             None, limits, source="live session", reason=f"the session could not be read: {e}"
@@ -86,7 +88,10 @@ def facts(
     root = _root(repo)
     git = repo_facts(root)  # the user's work, as the brief and `status` count it
     front = saved.front_matter(root, git, agent=agent, session=session_id)
-    usage_report = _live_usage(root, _thresholds(None, None, None))
+    # the usage of the session the front matter names (`--agent`, `--session`), not another's
+    usage_report = _live_usage(
+        root, _thresholds(None, None, None), agent or None, session_id or None
+    )
     if not agent and usage_report.agent:
         front["agent"] = usage_report.agent
         front["session"] = front["session"] or usage_report.session_id or ""

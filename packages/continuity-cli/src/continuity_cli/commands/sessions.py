@@ -29,7 +29,8 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     Each row: agent, account, session id, started, last activity, size, requests typed, and
     its state: `did work`, `failed` (no answer: an API error before any output, an empty
     retry), `limit` (a usage or rate limit ended it, with its reset time when recorded) or
-    `interrupted` (a tool call or turn never finished); then `archived` when the agent
+    `interrupted` (a tool call or turn never finished, in the transcript or as
+    the pre-tool hook saw it); then `archived` when the agent
     archived it (it cannot continue it natively) and `forked from ID` for a fork. The session
     marked `*` is the one `baker handoff`, `resume` and the SessionStart pickup take; ids (or a
     prefix) go to `--session`.
