@@ -332,3 +332,8 @@ def test_facts_measures_the_session_it_is_told_and_sessions_names_an_interrupted
     rows = json.loads(run_baker("sessions", "--json", cwd=repo).stdout)["sessions"]
     states = {row["id"]: row["state"] for row in rows}
     assert states[gemini] == "interrupted", rows
+    # the brief's section on it says where it comes from: the hook, not the transcript
+    brief = json.loads(run_baker("handoff", "--json", cwd=repo).stdout)
+    [section] = [s for s in brief["sections"] if s["key"] == "interrupted"]
+    assert section["source"] == "the pre-tool hook's record in .baker/inflight/"
+    assert "sleep 60 && ./scripts/integration.sh" in section["body"]
