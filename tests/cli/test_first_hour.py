@@ -174,8 +174,14 @@ def test_a_command_trap_given_as_a_path_and_how_each_agent_receives_it(
     kinds = {t["pattern"]: t.get("kind", "path") for t in listed}  # path: the default, omitted
     assert kinds == {"python3 -c*": "command", "my notes.md": "path"}
 
-    shell = {"session_id": "g-1", "cwd": str(repo)}
-    event = payload("gemini", "BeforeTool.run_shell_command.json", isolated_home, repo, **shell)
+    event = payload(
+        "gemini",
+        "BeforeTool.run_shell_command.json",
+        isolated_home,
+        repo,
+        cwd=repo,
+        session_id="g-1",
+    )
     gemini = json.loads(run_baker("pretool", "--agent", "gemini", cwd=repo, input=event).stdout)
     assert list(gemini) == ["systemMessage"]
     assert "the one-liner hid the traceback" in gemini["systemMessage"]
