@@ -31,6 +31,15 @@ def test_a_misspelled_command_agent_or_account_is_answered_with_the_nearest_name
     assert "no account 'wrok' is known (did you mean 'work'? accounts: work (claude)" in (
         result.stderr
     )
+    result = run_baker("resume", "claude", "--account", "wrok", "--dry-run", cwd=repo)
+    assert "no claude account named 'wrok' (did you mean 'work'?)" in result.stderr
+    usage = run_baker("usage", "--agent", "claud", cwd=repo)
+    assert "did you mean 'claude'?" in usage.stdout + usage.stderr
+
+    # `init --agent claud` set up nothing for it without a word; it writes nothing now
+    result = run_baker("init", "--agent", "claud", cwd=repo)
+    assert result.returncode == 1 and "did you mean 'claude'?" in result.stderr
+    assert not (repo / ".baker").exists()
 
 
 def _counts(repo: Path, home: Path, session: str) -> dict[str, object]:

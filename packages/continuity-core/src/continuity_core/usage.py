@@ -168,9 +168,13 @@ def live(
 
     adapters, broken = load_all()
     if agent is not None and agent not in adapters:
+        import difflib
+
         why = (
             f"no adapter named {agent!r} is installed (installed: {', '.join(adapters) or 'none'})"
         )
+        near = difflib.get_close_matches(agent, list(adapters), n=1)
+        why += f"; did you mean {near[0]!r}?" if near else ""
         return level_for(None, limits, source="live session", reason=why)
     store = Store(root)
     try:

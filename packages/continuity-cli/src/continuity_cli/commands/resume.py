@@ -236,9 +236,14 @@ def prepare(
     if account is not None:
         matches = accounts_for(target, load_config(), account)
         if not matches:
+            import difflib
+
+            names = [a.name for a in target.accounts(load_config())]
+            near = difflib.get_close_matches(account, names, n=1)
             raise BakerError(
-                f"no {agent} account named {account!r}: add it under "
-                "[accounts] in ~/.baker/config.toml, or pass its config dir"
+                f"no {agent} account named {account!r}"
+                + (f" (did you mean {near[0]!r}?)" if near else "")
+                + ": add it under [accounts] in ~/.baker/config.toml, or pass its config dir"
             )
         launch_account = matches[0]
     text = brief_mod.render(result.brief)
