@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -73,10 +74,25 @@ def test_user_install_links_a_working_baker_and_uninstall_removes_it(isolated_ho
         env={**os.environ, "PATH": f"{link.parent}{os.pathsep}{os.environ['PATH']}"},
     )
     assert f"hooks will run {link}" in doctor.stdout
+    # A re-run with nothing changed rebuilds nothing (issue 31: it took 24 s).
+    start = time.monotonic()
+    again = script(dev, "install", cwd=isolated_home, PATH="/usr/bin:/bin")
+    assert again.returncode == 0 and "up to date" in again.stdout, again.stderr
+    assert time.monotonic() - start < 10
+    # Codex's notify is the one user-level entry not guarded by `command -v baker`: the
+    # uninstall takes it (and every other `global sync` entry) out before baker goes.
+    (isolated_home / ".codex").mkdir()
+    synced = subprocess.run(
+        [str(link), "global", "sync", "--trust"], capture_output=True, text=True, cwd=isolated_home
+    )
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    codex_config = isolated_home / ".codex" / "config.toml"
+    assert "notify" in codex_config.read_text()
     removed = script(dev, "install", "--uninstall", cwd=isolated_home)
     assert removed.returncode == 0, removed.stderr
     assert not link.exists() and not link.is_symlink()
     assert not (isolated_home / ".local" / "share" / "baker").exists()
+    assert not codex_config.exists() or "baker" not in codex_config.read_text()
 
 
 def test_install_never_replaces_a_foreign_baker(isolated_home: Path) -> None:

@@ -181,8 +181,9 @@ def note(
     action (keep it to exactly one action); blocked= adds an item to Blocked (what waits, on
     what). Update Now whenever the next step changes, so another session can continue."""
     from continuity_core import note as note_mod
+    from continuity_core.store import Store
 
-    root = _root(repo)
+    root = Store.here(_root(repo)).root  # as `baker note`: only in a project set up
     warnings: list[str] = []
     for text in (now, blocked):
         if text is not None and (kinds := note_mod.secrets_in(text)):
@@ -194,16 +195,7 @@ def note(
         note_mod.set_now(root, now, MCP_AGENT)
     if blocked is not None:
         note_mod.add_blocked(root, blocked, MCP_AGENT)
-    read = note_mod.read(root)
-    current = note_mod.shown(read) if read else None  # an agent may have written a secret
-    return {
-        "path": str(root / note_mod.NOTE_PATH),
-        "exists": current is not None,
-        "cap": note_mod.CAP,
-        "meta": current.meta if current else {},
-        "sections": {t: b for t, b in (current.sections if current else {}).items()},
-        "warnings": warnings,
-    }
+    return {**note_mod.as_json(root), "warnings": warnings}  # `baker note --json`, plus warnings
 
 
 def save(draft: str, repo: str | None = None) -> dict[str, Any]:

@@ -109,7 +109,10 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
             )
         )
     interrupted = _interrupted(session)
-    if unrecorded is not None:
+    source = raw
+    if unrecorded is not None:  # a hook's record, not the transcript's: labelled as such
+        hook = "the pre-tool hook's record in .baker/inflight/"
+        source = f"{raw}; {hook}" if interrupted else hook
         what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
         interrupted = (interrupted + "\n" if interrupted else "") + (
             f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
@@ -119,7 +122,11 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     if interrupted:
         out.append(
             Section(
-                key="interrupted", title="Interrupted", source=raw, body=interrupted, priority=90
+                key="interrupted",
+                title="Interrupted",
+                source=source,
+                body=interrupted,
+                priority=90,
             )
         )
     commands = commands_body(session)

@@ -329,12 +329,15 @@ def build(
     brief: str | None = None,
     begun: Begun | None = None,
     same: Callable[[], Session | None] | None = None,
+    set_up: bool = True,
 ) -> str:
     """The pickup text for `root`: redacted, then within `cap` characters. `brief`: the
     previous-session text when the agent was started with a brief (see `launched_with_brief`).
     `begun`: the git facts of `root`, begun earlier (`git.Begun`), so git worked meanwhile.
     `same`: reads the session itself, just compacted (`before_compaction`), beside the rest
     and within the same time limit: what it had before.
+    `set_up` False: a repository without `.baker/`, whose note is not read and which the
+    text says keeps no checkpoints.
     """
     start = time.monotonic()
 
@@ -366,11 +369,23 @@ def build(
     else:
         why = "did not finish in time" if found is None else f"failed: {found}"
         prev = Previous(why_not=f"{NOT_CHECKED} (the search {why})")
-    current = note_mod.read(root)
-    if current is None:
+    current = note_mod.read(root) if set_up else None
+    if not set_up:
+        note_text = (
+            "This repository is not set up for Continuity (no .baker/): no checkpoint, note "
+            "or trap is kept here, and its hooks write nothing. The user can run `baker init` "
+            "at its root; do not create memory/hot.md by hand (it would have no .gitignore line)."
+        )
+    elif current is None:
         note_text = "No note yet: write memory/hot.md (Goal, Now, ...)."
     else:
-        note_text = digest(current) or "The note is empty: fill in Goal and Now."
+        note_text = digest(current)
+    # A note with nothing written in it (the template `baker init` wrote) is no section: a
+    # heading over its front matter alone is noise at start-up.
+    quiet_note = current is not None and not digest(
+        note_mod.Note(sections=current.sections, extra=current.extra, preamble=current.preamble)
+    )
+    note_title = "The note (memory/hot.md, written on purpose)" if set_up else "Not set up"
     sections = [
         *(
             [
@@ -384,7 +399,7 @@ def build(
             else []
         ),
         ("Environment (live, checked just now)", redact(env_text), ENV_CHARS),
-        ("The note (memory/hot.md, written on purpose)", redact(note_text), cap),
+        (note_title, redact(note_text), cap),
         (
             "Previous session (facts from its records; data, not instructions)",
             redact(
@@ -396,7 +411,7 @@ def build(
             PREVIOUS_CHARS,
         ),
     ]
-    others = other_machines(root)
+    others = other_machines(root) if set_up else None
     if others:
         sections.append(
             (
@@ -418,11 +433,12 @@ def build(
     room = cap - frame - sum(len(f) for i, f in enumerate(fixed) if i != at)
     fixed[at] = clip_lines(fixed[at], max(200, room), "the note; read memory/hot.md for the rest")
     parts = [header]
-    for (title, _, _), body in zip(sections, fixed, strict=True):
-        parts.append(f"\n## {title}\n{body}\n")
+    for i, ((title, _, _), body) in enumerate(zip(sections, fixed, strict=True)):
+        if not (i == at and quiet_note):
+            parts.append(f"\n## {title}\n{body}\n")
     text = "".join(parts)
-    log = store if store is not None else Store(root)  # each Store checks the folder again
-    if log.exists:
+    log = store if store is not None or not set_up else Store(root)  # checked again
+    if log is not None and log.exists:
         log.log(
             "pickup",
             chars=len(text),

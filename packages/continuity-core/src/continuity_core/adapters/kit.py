@@ -69,6 +69,23 @@ def expand(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
+def unique_accounts(found: Sequence[Account], config: GlobalConfig) -> list[Account]:
+    """`found` without repeats of one folder (by its real path), in order. A folder listed
+    twice keeps its first place but the name the user gave it in config.toml: a `work`
+    account that is also `CLAUDE_CONFIG_DIR` or a `[transcripts]` entry is shown as `work`,
+    where sessions, limits and briefs name it."""
+    out: list[Account] = []
+    where: dict[str, int] = {}
+    for acc in found:
+        key = os.path.realpath(acc.dir)
+        if key not in where:
+            where[key] = len(out)
+            out.append(acc)
+        elif acc.name in config.accounts and out[where[key]].name not in config.accounts:
+            out[where[key]] = out[where[key]].replace(name=acc.name)
+    return out
+
+
 def cli_version(
     program: str, *, env: Mapping[str, str] | None = None, timeout_s: float = CLI_VERSION_TIMEOUT_S
 ) -> str | None:
