@@ -47,6 +47,10 @@ def test_every_captured_session_reads_its_ground_truth(tmp_path: Path, session_i
     pending = [(c.name, c.input.get("command")) for c in session.pending_calls]
     assert pending == [tuple(c) for c in truth["interrupted_tool_calls"]]
     assert session.model_tokens == truth["tokens"]
+    assert [(c.command, c.exit_code, c.error) for c in session.commands] == [
+        tuple(c) for c in truth["commands"]
+    ]
+    assert [(s.task, s.result) for s in session.subagents] == [tuple(s) for s in truth["subagents"]]
     if truth["error"]:
         err = session.last_error
         assert err is not None and err.kind == truth["error"]["kind"]

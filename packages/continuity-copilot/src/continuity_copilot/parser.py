@@ -15,6 +15,7 @@ import msgspec
 from continuity_copilot import views
 from continuity_copilot.discovery import TODOS_DB
 from continuity_copilot.hooks import error_kind
+from continuity_core.adapters.kit import add_command, add_subagent
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
@@ -69,6 +70,9 @@ QUIET = frozenset(
         "assistant.reasoning",
         "assistant.intent",
         "model.call_failure",
+        "subagent.selected",
+        "subagent.configured",
+        "session.model_change",
     }
 )
 STATUS: dict[str, TodoStatus] = {
@@ -77,6 +81,8 @@ STATUS: dict[str, TodoStatus] = {
     "done": "completed",
     "blocked": "pending",  # core has no "blocked": the text says it
 }
+SHELLS = frozenset({"bash", "powershell"})  # the tools that run a command line
+RUNNING = "subagents_running"  # in `extra`: sub-agents started and not yet ended
 EDIT_KIND = {"create": "write", "edit": "edit", "delete": "delete"}
 TODO_ROWS = 200  # a todo list is a plan, not a log: more is cut
 
@@ -138,9 +144,9 @@ def _context(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str 
 
 def _user(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
     data = _data(raw, views.UserMessage)
-    # Autopilot's own nudge is not typed by the user. (`parentAgentTaskId` is set on the
-    # user's own prompts too, in 1.0.102: it does not tell a sub-agent's task.)
-    if data.isAutopilotContinuation:
+    # A sub-agent's task (`source: "agent-<id>"`) and autopilot's own nudge are not typed by
+    # the user. (`parentAgentTaskId` is set on the user's own prompts too, in 1.0.102.)
+    if data.isAutopilotContinuation or (data.source or "").startswith("agent-"):
         return
     text = data.content
     if not text.strip():
@@ -152,11 +158,25 @@ def _user(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | N
 
 
 def _turn_start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    session.turn_incomplete = True
+    if not extra.get(RUNNING):  # a sub-agent's turns run inside the main one
+        session.turn_incomplete = True
 
 
 def _turn_end(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    session.turn_incomplete = False
+    if not extra.get(RUNNING):
+        session.turn_incomplete = False
+
+
+def _sub_start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
+    data = _data(raw, views.SubagentStarted)
+    extra[RUNNING] = extra.get(RUNNING, 0) + 1
+    task = data.agentDescription or data.agentDisplayName or ""
+    if data.toolCallId:
+        add_subagent(session, task, id=data.toolCallId, timestamp=ts)
+
+
+def _sub_end(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
+    extra[RUNNING] = max(0, extra.get(RUNNING, 0) - 1)
 
 
 def _assistant(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
@@ -182,17 +202,32 @@ def _tool_done(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: st
     data = _data(raw, views.ToolComplete)
     if not data.toolCallId:
         return
-    name = next((c.name for c in session.tool_calls if c.id == data.toolCallId), "")
+    call = next((c for c in reversed(session.tool_calls) if c.id == data.toolCallId), None)
+    name = call.name if call is not None else ""
     for edit in data.fileEdits:
         if edit.path:
             add_edit(session, edit.path, EDIT_KIND.get(edit.kind, "edit"), name)
     if data.success:
-        output = data.result.content if data.result is not None else None
-        set_result(session, extra, data.toolCallId, output or "")
+        output = (data.result.content if data.result is not None else None) or ""
     else:
         err = data.error
-        message = (err.message if err is not None else None) or "failed"
-        set_result(session, extra, data.toolCallId, message, is_error=True)
+        output = (err.message if err is not None else None) or "failed"
+    if data.parentToolCallId:
+        return  # a sub-agent's own call: its answer is what the brief keeps
+    set_result(session, extra, data.toolCallId, output, is_error=not data.success)
+    command = call.input.get("command") if call is not None else None
+    if name in SHELLS and isinstance(command, str) and command.strip():
+        shell = data.shellExecution
+        add_command(
+            session,
+            command,
+            exit_code=shell.exitCode if shell is not None else None,
+            failed=None if shell is not None else not data.success,
+            output=output,
+            timestamp=ts,
+        )
+    elif name == "task":
+        add_subagent(session, "", id=data.toolCallId, result=output, timestamp=ts)
 
 
 def _usage(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
@@ -338,6 +373,9 @@ HANDLERS: dict[str, Callable[[Session, dict[str, Any], msgspec.Raw, str | None],
     "agent.interrupted": _interrupted,
     "session.compaction_start": _compaction_start,
     "session.compaction_complete": _compaction_done,
+    "subagent.started": _sub_start,
+    "subagent.completed": _sub_end,
+    "subagent.failed": _sub_end,
 }
 
 

@@ -45,7 +45,7 @@ class ContextChanged(msgspec.Struct):
 
 class UserMessage(msgspec.Struct):
     content: str = ""
-    source: str | None = None
+    source: str | None = None  # "agent-<session id>": a sub-agent's task, not the user's
     isAutopilotContinuation: bool = False
 
 
@@ -82,12 +82,28 @@ class Edit(msgspec.Struct):
     kind: str = "edit"
 
 
+class ShellExecution(msgspec.Struct):
+    exitCode: int | None = None
+
+
 class ToolComplete(msgspec.Struct):
     toolCallId: str = ""
     success: bool = True
     result: ToolResult | None = None
     error: ToolError | None = None
     fileEdits: list[Edit] = msgspec.field(default_factory=list)
+    shellExecution: ShellExecution | None = None
+    parentToolCallId: str | None = None
+
+
+class SubagentStarted(msgspec.Struct):
+    toolCallId: str = ""
+    agentDescription: str | None = None
+    agentDisplayName: str | None = None
+
+
+class SubagentEnded(msgspec.Struct):
+    toolCallId: str = ""
 
 
 class Tokens(msgspec.Struct):
