@@ -1,0 +1,80 @@
+"""Copilot CLI end to end: the real `copilot` offline against a loopback chat-completions mock.
+
+Its hooks, installed by `baker init` and `baker global sync`, fire in a `copilot -p` turn and a
+checkpoint of the Copilot session appears; on the next run the sessionStart pickup reaches the
+model. A Claude Code session stopped by its usage limit continues in Copilot with the latest
+request, the todos and the files in Copilot's first request.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.flows import (
+    assert_holds_the_brief,
+    first_request,
+    install,
+    resume,
+    source_script,
+    stopped_on_a_limit,
+)
+from tests.e2e.harness import Agent, MakeAgent, baker
+from tests.e2e.mock_models import Turn, _strings, shell, todos, write
+
+pytestmark = pytest.mark.e2e
+
+MARKER = "Verify the e2e pickup marker 5d2e before editing"
+
+
+def test_copilot_hooks_checkpoint_and_pickup(agent: MakeAgent) -> None:
+    a: Agent = agent(
+        "copilot",
+        [
+            Turn(calls=[todos(("Write the notes", "in_progress"), ("Review them", "pending"))]),
+            Turn(calls=[write("notes.txt", "written under hooks\n")]),
+            Turn(calls=[shell("cat notes.txt")]),
+            Turn(text="First session done."),
+            Turn(text="Second session done."),
+        ],
+    )
+    install(a)
+    assert (a.project / ".github" / "hooks" / "baker.json").is_file()
+    assert "baker checkpoint --agent copilot" in (a.config_dir / "settings.json").read_text()
+    checkpoints = a.project / ".baker" / "checkpoints"
+
+    a.run("E2E copilot: first session")
+    # Copilot also runs the project's .claude hooks (Claude-shaped payloads, which Claude's
+    # adapter refuses): the checkpoint to look at is the Copilot one.
+    saved = [json.loads(p.read_text()) for p in sorted(checkpoints.glob("*.json"))]
+    ours = [c for c in saved if c["agent"] == "copilot" and c["event"] == "stop"]
+    assert ours, f"no Copilot checkpoint after the turn; .baker/log: {_log(a)}"
+    cp = json.dumps(ours[-1])
+    for fact in ("copilot", "E2E copilot: first session", "Write the notes", "notes.txt"):
+        assert fact in cp, fact
+
+    assert baker(a, "now", MARKER).returncode == 0
+    before = len(a.mock.main_requests)
+    a.run("E2E copilot: second session")
+    first = a.mock.main_requests[before]
+    # sessionStart's additionalContext arrives as a user message of its own, before the prompt
+    assert MARKER in _strings(first.body), f"pickup missing; .baker/log: {_log(a)}"
+
+
+def test_a_claude_limit_continues_in_copilot(agent: MakeAgent) -> None:
+    src: Agent = agent("claude", source_script())
+    stopped_on_a_limit(src)
+    dst: Agent = agent("copilot", [Turn(text="I will confirm the plan first.")])
+
+    dry = baker(dst, "resume", "copilot", "--from", "claude", "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["launch"]["argv"][:2] == ["copilot", "-i"]
+
+    text = first_request(dst, resume(dst, "copilot", "--from", "claude"), timeout=90)
+    assert_holds_the_brief(text, "claude")
+
+
+def _log(a: Agent) -> str:
+    logs = sorted((a.project / ".baker" / "log").glob("*"))
+    return "\n".join(p.read_text()[-1500:] for p in logs) or "(empty)"
