@@ -813,7 +813,7 @@ class ChatMock(MockModel):
             "completion_tokens": turn.output_tokens,
             "total_tokens": turn.input_tokens + turn.output_tokens,
         }
-        chunks = [
+        chunks: list[dict[str, Any]] = [
             {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
             {
                 **base,
