@@ -116,3 +116,14 @@ def test_doctor_reports_hooks_trust_and_disabled_hooks(tmp_path: Path) -> None:
     )
     warned = [f.message for f in ADAPTER.doctor(project, [acc]) if f.level == "warn"]
     assert any("disableAllHooks" in m for m in warned)
+
+
+def test_a_committed_link_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".github" / "hooks").mkdir(parents=True)
+    yours = tmp_path / "yours.json"
+    yours.write_text('{"keep": true}')
+    (project / install.PROJECT_HOOKS).symlink_to(yours)
+    for change in (ADAPTER.install(project)[0], ADAPTER.uninstall(project)[0]):
+        assert change.action == "failed"
+    assert yours.read_text() == '{"keep": true}'
