@@ -16,7 +16,7 @@ from continuity_copilot import CopilotAdapter, discovery
 from continuity_core.adapters import Account
 from continuity_core.limits import turn_ended_on_limit
 from continuity_core.schemas.session import Session, SessionRef
-from tests.copilot.helpers import COPILOT, GREETER, KILLED, TRUTH, home_copy
+from tests.copilot.helpers import COPILOT, GREETER, HOOKED, KILLED, TRUTH, home_copy
 
 ADAPTER = CopilotAdapter()
 
@@ -59,6 +59,23 @@ def test_every_captured_session_reads_its_ground_truth(tmp_path: Path, session_i
     else:
         assert session.errors == []
     assert session.bad_lines == 0 and session.unknown_records == {}
+
+
+def test_a_run_ended_mid_retry_ended_on_the_limit_its_hook_call_logged(tmp_path: Path) -> None:
+    # `baker run` ends Copilot as soon as the errorOccurred hook records the limit: the log
+    # then stops after the hook calls, before Copilot's own session.error.
+    home = home_copy(tmp_path)
+    ref = ref_of(home, HOOKED)
+    lines = Path(ref.path).read_bytes().splitlines(keepends=True)
+    last_hook = max(i for i, ln in enumerate(lines) if b'"hookType":"errorOccurred"' in ln)
+    Path(ref.path).write_bytes(b"".join(lines[: last_hook + 1]))
+    session = ADAPTER.read(ref).session
+    [err] = session.errors  # six retries, one record
+    assert (err.kind, err.message) == (
+        "rate_limit",
+        "Rate limit reached: you have exceeded your usage limit (mock)",
+    )
+    assert turn_ended_on_limit(session) is err and session.turn_incomplete
 
 
 def test_the_interrupted_session_is_a_turn_left_open(tmp_path: Path) -> None:

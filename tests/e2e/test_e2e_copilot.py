@@ -3,16 +3,21 @@
 Its hooks, installed by `baker init` and `baker global sync`, fire in a `copilot -p` turn and a
 checkpoint of the Copilot session appears; on the next run the sessionStart pickup reaches the
 model. A Claude Code session stopped by its usage limit continues in Copilot with the latest
-request, the todos and the files in Copilot's first request.
+request, the todos and the files in Copilot's first request. Under `baker run`, a Copilot
+session that hits 429s continues in Gemini CLI by itself, told so by Copilot's own records.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from continuity_core import limits
 from tests.e2e.flows import (
+    REQUEST,
+    _plain,
     assert_holds_the_brief,
     first_request,
     install,
@@ -20,8 +25,9 @@ from tests.e2e.flows import (
     source_script,
     stopped_on_a_limit,
 )
-from tests.e2e.harness import Agent, MakeAgent, baker
+from tests.e2e.harness import VENV_BIN, Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, _strings, shell, todos, write
+from tests.e2e.test_e2e_run import rotation
 
 pytestmark = pytest.mark.e2e
 
@@ -73,6 +79,30 @@ def test_a_claude_limit_continues_in_copilot(agent: MakeAgent) -> None:
 
     text = first_request(dst, resume(dst, "copilot", "--from", "claude"), timeout=90)
     assert_holds_the_brief(text, "claude")
+
+
+def test_baker_run_continues_in_gemini_when_copilot_hits_429s(
+    agent: MakeAgent, isolated_home: Path
+) -> None:
+    script = source_script()
+    script[-1] = Turn(error="rate_limit")  # Copilot retries five times, then gives up
+    src: Agent = agent("copilot", script)
+    dst: Agent = agent("gemini", [Turn(text="I will confirm the plan first.")])
+    install(src)  # errorOccurred records the limit at the first retry
+    rotation(isolated_home, '["copilot", "gemini"]')
+
+    env = {**dst.env, **src.env}
+    argv = [str(VENV_BIN / "baker"), "run", "--", "--allow-all", "-i", REQUEST]
+    tui = src.terminal(*argv, env=env)
+    try:
+        assert src.mock.wait_for(lambda: src.mock.played() >= 3, 90), _plain(tui.text)[-3000:]
+        text = first_request(dst, tui, timeout=120)
+    finally:
+        tui.stop()
+    # the brief says the Copilot turn ended on the limit: Copilot's log of its hook call
+    assert_holds_the_brief(text, "copilot")
+    (recorded,) = limits.read()
+    assert (recorded.agent, recorded.kind, recorded.source) == ("copilot", "rate_limit", "hook")
 
 
 def _log(a: Agent) -> str:

@@ -58,7 +58,6 @@ QUIET = frozenset(
         "session.permissions_changed",
         "system.message",
         "assistant.turn_retry",
-        "hook.start",
         "hook.end",
         "session.shutdown",
         "session.todos_changed",
@@ -83,6 +82,7 @@ STATUS: dict[str, TodoStatus] = {
 }
 SHELLS = frozenset({"bash", "powershell"})  # the tools that run a command line
 RUNNING = "subagents_running"  # in `extra`: sub-agents started and not yet ended
+RETRYING = "retrying"  # in `extra`: the newest error is a retried limit from a hook's log
 EDIT_KIND = {"create": "write", "edit": "edit", "delete": "delete"}
 TODO_ROWS = 200  # a todo list is a plan, not a log: more is cut
 
@@ -183,6 +183,7 @@ def _assistant(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: st
     data = _data(raw, views.AssistantMessage)
     if data.parentToolCallId:
         return  # a sub-agent's answer
+    extra.pop(RETRYING, None)  # an answer came: the retried limit is past
     session.model = data.model or session.model
     if data.content.strip():
         add_message(session, extra, "assistant", data.content, timestamp=ts)
@@ -261,8 +262,42 @@ def _usage_info(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: s
         )
 
 
+def _hook(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
+    """An `errorOccurred` hook call logs the model's error before Copilot retries: the only
+    record of a limit when the run is ended mid-retry (`baker run` switching on it), before
+    Copilot writes its `session.error`. One per failing turn: each retry replaces it."""
+    data = _data(raw, views.HookStart)
+    err = data.input.error if data.input is not None else None
+    if data.hookType != "errorOccurred" or err is None or not err.message:
+        return
+    kind = error_kind(err.message)
+    if kind not in ("rate_limit", "usage_limit"):
+        return
+    if extra.get(RETRYING) and session.errors:
+        session.errors.pop()
+    extra[RETRYING] = True
+    add_error(session, ApiError(kind=kind, message=_said(err.message), timestamp=ts))
+
+
+def _said(message: str) -> str:
+    """The text of an API error body Copilot passes on as JSON (`{"message": …}`)."""
+    if message.startswith("{"):
+        import json
+
+        try:
+            body = json.loads(message)
+        except ValueError:
+            return message
+        said = body.get("message") if isinstance(body, dict) else None
+        if isinstance(said, str) and said:
+            return said
+    return message
+
+
 def _error(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
     data = _data(raw, views.SessionError)
+    if extra.pop(RETRYING, None) and session.errors:
+        session.errors.pop()  # the retries' record: this one says how the turn ended
     kind = error_kind(f"{data.errorType} {data.errorCode or ''}".strip(), data.statusCode)
     reset = extra.get("reset_at") if kind in ("usage_limit", "rate_limit") else None
     message = data.message or data.errorType or "error"
@@ -367,6 +402,7 @@ HANDLERS: dict[str, Callable[[Session, dict[str, Any], msgspec.Raw, str | None],
     "session.usage_record": _usage,
     "session.usage_info": _usage_info,
     "session.error": _error,
+    "hook.start": _hook,
     "session.quota_observation": _quota,
     "session_limits_exhausted.requested": _credits,
     "abort": _abort,

@@ -163,6 +163,22 @@ class CreditsExhausted(msgspec.Struct):
     maxAiCredits: float | None = None
 
 
+class HookError(msgspec.Struct):
+    message: str | None = None
+
+
+class HookInput(msgspec.Struct):
+    error: HookError | None = None
+    recoverable: bool | None = None
+
+
+class HookStart(msgspec.Struct):
+    """`hook.start`: Copilot logs each hook call with its whole input before running it."""
+
+    hookType: str = ""
+    input: HookInput | None = None
+
+
 class Abort(msgspec.Struct):
     reason: str = ""
 
