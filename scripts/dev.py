@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
-PACKAGES = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]
-ALONE = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]  # `cli` alone: no adapter
+PACKAGES = ["core", "claude", "codex", "gemini", "copilot", "gpu-probes", "cli"]
+# `cli` alone: no adapter
+ALONE = ["core", "claude", "codex", "gemini", "copilot", "gpu-probes", "cli"]
 E2E = ROOT / "tests" / "e2e"
 
 
