@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,9 +179,13 @@ def test_pickup_hook_plain_and_with_an_adapter(
     text = hooks.pickup(None, payload.encode(), [])
     assert "session: fake prev-1" in text
 
-    monkeypatch.setattr(  # a pickup parses with the agent's hook module (`parse_light`)
-        hooks, "parse_light", lambda agent, p, a: (fake, hooks.plain_event(p, "session_start"))
-    )
+    def parse(agent: str | None, p: bytes, a: list[str]) -> tuple[Any, Any]:
+        return fake, hooks.plain_event(p, "session_start")
+
+    # a pickup parses with the agent's hook module (`parse_light`); outside a project, with
+    # the adapter (`parse_event`)
+    monkeypatch.setattr(hooks, "parse_light", parse)
+    monkeypatch.setattr(hooks, "parse_event", parse)
     out = hooks.pickup("fake", payload.encode(), [])
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "session: fake prev-1" in context

@@ -327,9 +327,9 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 def _snapshot_git(root: Path) -> GitFacts:
-    from continuity_core.git import git_facts
+    from continuity_core.project import repo_facts  # the user's work, by the brief's rule
 
-    facts = git_facts(root, worktrees=False)
+    facts = repo_facts(root, worktrees=False)
     facts.root = None  # where the clone lies on this machine means nothing on another
     return facts
 
@@ -464,7 +464,8 @@ def push(
         except GitError as e:
             if _no_such_remote(str(e)):
                 raise GitError(
-                    f"{e}. The snapshot is kept here on {ref}; to push it, add the remote "
+                    f"{str(e).rstrip('.')}. The snapshot is kept here on {ref}; to push it, "
+                    "add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"
                 ) from None
@@ -682,6 +683,14 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
         body=redact(body),
         priority=85,
     )
+    for s in brief.sections:  # saved checkpoints are not pushed: resume-check answers there
+        if s.key == "saved":
+            kept = [ln for ln in s.body.splitlines() if not ln.startswith(("- path:", "- check"))]
+            kept.append(
+                f"- saved on {machine}; saved checkpoints stay on the machine that saved them: "
+                f"`baker resume-check` answers there, not here"
+            )
+            s.body = "\n".join(kept)
     index = next((i for i, s in enumerate(brief.sections) if s.key == "repo"), None)
     if index is None:
         brief.sections.append(section)
@@ -703,11 +712,13 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         return f"- {machine} was not in a git repository"
     here = git_facts(root, worktrees=False)
     head = theirs.head or ""
+
+    def commit(facts: GitFacts) -> str:  # an unborn branch has none
+        return f"commit {facts.head[:12]} {facts.subject or ''}" if facts.head else "no commit yet"
+
     lines = [
-        f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, commit {head[:12]} "
-        f"{theirs.subject or ''}".rstrip(),
-        f"- here: branch {here.branch or 'detached HEAD'}, commit {(here.head or '')[:12]} "
-        f"{here.subject or ''}".rstrip(),
+        f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, {commit(theirs)}".rstrip(),
+        f"- here: branch {here.branch or 'detached HEAD'}, {commit(here)}".rstrip(),
     ]
     if theirs.branch and theirs.branch != here.branch:
         lines.append(
