@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
-PACKAGES = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]
-ALONE = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]  # `cli` alone: no adapter
+PACKAGES = ["core", "claude", "codex", "gemini", "opencode", "gpu-probes", "cli"]
+ALONE = ["core", "claude", "codex", "gemini", "opencode", "gpu-probes", "cli"]  # `cli` alone: no adapter
 E2E = ROOT / "tests" / "e2e"
 
 
