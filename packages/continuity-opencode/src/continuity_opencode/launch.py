@@ -1,0 +1,96 @@
+"""How `baker resume opencode` starts OpenCode: its TUI with the brief as the first prompt.
+
+`opencode --prompt TEXT` submits TEXT as the first user message, verbatim (seen with 1.18.33);
+`opencode -s ID --prompt TEXT` continues a session of the same database. An account is an
+OpenCode data folder: OpenCode finds it through `XDG_DATA_HOME` (the folder's parent, when
+the folder is named `opencode`) or its database through `OPENCODE_DB`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from continuity_core.adapters import LaunchOptions, LaunchSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the parser imports this module (HANDOFF_PROMPTS) on every checkpoint
+    from pathlib import Path
+
+    from continuity_core.adapters import Account
+
+PROGRAM = "opencode"
+CONTINUE = "Continue this session. A handoff brief with the live repo state is in "
+# First prompts `baker resume` typed for the user: never the user's own request.
+HANDOFF_PROMPTS = ("# Handoff brief", CONTINUE)
+
+
+def account_env(account: Account) -> tuple[dict[str, str], str]:
+    """The environment that makes OpenCode use `account`, and a note saying so."""
+    folder = account.dir.rstrip("/")
+    if folder.endswith(".db"):
+        return {"OPENCODE_DB": folder}, f"OpenCode runs with OPENCODE_DB={folder}"
+    if os.path.basename(folder) == "opencode":
+        parent = os.path.dirname(folder)
+        return {"XDG_DATA_HOME": parent}, f"OpenCode runs with XDG_DATA_HOME={parent}"
+    db = os.path.join(folder, "opencode.db")
+    return {"OPENCODE_DB": db}, f"OpenCode runs with OPENCODE_DB={db}"
+
+
+def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+    env: dict[str, str] = {}
+    notes: list[str] = []
+    if options.account is not None:
+        env, said = account_env(options.account)
+        notes.append(f"{said} (account {options.account.name})")
+    native = options.native
+    if native is not None and native.agent == PROGRAM:
+        from continuity_opencode.database import split_path
+
+        db, sid = split_path(native.path)
+        target = env.get("OPENCODE_DB") or (
+            os.path.join(env["XDG_DATA_HOME"], "opencode") if "XDG_DATA_HOME" in env else None
+        )
+        if db and target is not None and not _same_home(db, target):
+            refusal = (
+                f"the OpenCode session {sid} lives in {db}, not in account "
+                f"{options.account.name if options.account else target}: OpenCode continues "
+                "only a session of its own database. Leave out --account to continue it "
+                "where it is, or leave out --native to start a new session from the brief."
+            )
+            if options.dry_run:
+                return LaunchSpec(
+                    argv=[PROGRAM, "-s", native.session_id],
+                    env=env,
+                    cwd=str(project),
+                    notes=[*notes, f"would refuse: {refusal}"],
+                )
+            from continuity_core.errors import BakerError
+
+            raise BakerError(refusal)
+        prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."
+        notes.append("continuing the same OpenCode session")
+        return LaunchSpec(
+            argv=[PROGRAM, "-s", native.session_id, "--prompt", prompt],
+            env=env,
+            cwd=str(project),
+            notes=notes,
+        )
+    from continuity_core.brief import first_prompt
+
+    first = first_prompt(brief.resolve(), options.brief_text)
+    if first.whole:
+        notes.append("the brief is the first prompt")
+    else:
+        notes.append(
+            f"the brief's essentials are the first prompt; OpenCode is told to read "
+            f"the rest in {brief}"
+        )
+    return LaunchSpec(
+        argv=[PROGRAM, "--prompt", first.text], env=env, cwd=str(project), notes=notes
+    )
+
+
+def _same_home(db: str, target: str) -> bool:
+    here = os.path.realpath(db)
+    there = os.path.realpath(target)
+    return here == there or os.path.dirname(here) == there
