@@ -26,7 +26,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = sorted((ROOT / "packages").glob("continuity-*"))
-ADAPTERS = ("claude", "codex", "gemini")
+ADAPTERS = ("claude", "codex", "gemini", "opencode")
 VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
 PIN = re.compile(r'"(continuity-[a-z-]+)==[^"]+"')
 DUNDER = re.compile(r'^__version__ = "[^"]+"$', re.M)

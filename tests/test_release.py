@@ -36,7 +36,10 @@ def test_bump_moves_every_version_and_pin_together(tmp_path: Path) -> None:
     assert script("scripts/release.py", "bump", "9.8.7rc1", cwd=clone).returncode == 0
     assert script("scripts/release.py", "version", cwd=clone).stdout.strip() == "9.8.7rc1"
     cli = (clone / "packages" / "continuity-cli" / "pyproject.toml").read_text()
-    assert f"=={before}" not in cli and cli.count("==9.8.7rc1") == 9
+    pins = (
+        (ROOT / "packages" / "continuity-cli" / "pyproject.toml").read_text().count(f"=={before}")
+    )
+    assert f"=={before}" not in cli and cli.count("==9.8.7rc1") == pins
     init = clone / "packages" / "continuity-core" / "src" / "continuity_core" / "__init__.py"
     assert '__version__ = "9.8.7rc1"' in init.read_text()
     bad = script("scripts/release.py", "bump", "next", cwd=clone)
@@ -47,10 +50,11 @@ def test_bump_moves_every_version_and_pin_together(tmp_path: Path) -> None:
 def test_release_check_builds_installs_and_runs(tmp_path: Path) -> None:
     result = script("scripts/release.py", "check", str(tmp_path / "dist"))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "release check passed: 12 files" in result.stdout
+    count = len(list((ROOT / "packages").glob("continuity-*")))
+    assert f"release check passed: {2 * count} files" in result.stdout
     names = sorted(p.name for p in (tmp_path / "dist").iterdir())
-    assert sum(n.endswith(".whl") for n in names) == 6
-    assert sum(n.endswith(".tar.gz") for n in names) == 6
+    assert sum(n.endswith(".whl") for n in names) == count
+    assert sum(n.endswith(".tar.gz") for n in names) == count
 
 
 @pytest.mark.slow
