@@ -1185,7 +1185,7 @@ def runtime_venv(data: Path) -> Path:
     subprocess.run(
         [str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"], check=True
     )
-    names = ["core", "claude", "codex", "gemini", "gpu-probes"]
+    names = ["core", "claude", "codex", "gemini", "opencode", "gpu-probes"]
     specs = [str(ROOT / "packages" / f"continuity-{n}") for n in names]
     specs.append(str(ROOT / "packages" / "continuity-cli") + "[all]")
     subprocess.run([str(py), "-m", "pip", "install", "--quiet", *specs], check=True)
