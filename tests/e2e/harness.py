@@ -40,6 +40,7 @@ API_KEYS = {
     "claude": "sk-ant-e2e-mock-0123456789abcdefghij",
     "codex": "sk-e2e-mock-codex",
     "gemini": "e2e-mock-gemini-key",
+    "opencode": "e2e-mock-opencode",
 }
 CODEX_MODEL = "gpt-5.5"  # a catalog slug: apply_patch and update_plan are offered
 GEMINI_MODEL = "gemini-2.5-pro"  # pinned: no router call before every prompt
@@ -169,6 +170,10 @@ class Agent:
                 "--dangerously-bypass-approvals-and-sandbox",
                 prompt,
             ]
+        if self.name == "opencode":
+            if headless:
+                return ["opencode", "run", "--format", "json", prompt]
+            return ["opencode", "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
         return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
 
@@ -283,6 +288,18 @@ def agent_env(
         )
     elif name == "codex":
         env.update({"CODEX_HOME": str(config_dir), "MOCK_API_KEY": API_KEYS[name]})
+    elif name == "opencode":
+        env.update(
+            {
+                "XDG_CONFIG_HOME": str(config_dir.parent),
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+                "OPENCODE_DISABLE_SHARE": "1",
+                # its start npm-installs @opencode-ai/plugin for plugin folders: fail at once
+                "npm_config_offline": "true",
+            }
+        )
     else:
         env.update(
             {
@@ -349,6 +366,27 @@ trust_level = "trusted"
 [notice.model_migrations]
 "{CODEX_MODEL}" = "gpt-6-sol"
 """)
+    elif name == "opencode":
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": f"{mock.url}/v1", "apiKey": API_KEYS[name]},
+            "models": {
+                "m1": {
+                    "name": "m1",
+                    "limit": {"context": 100000, "output": 4096},
+                    "tool_call": True,
+                }
+            },
+        }
+        config = {
+            "model": "mock/m1",
+            "small_model": "mock/m1",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"edit": "allow", "bash": "allow"},
+            "provider": {"mock": provider},
+        }
+        (config_dir / "opencode.json").write_text(json.dumps(config))
     else:
         gemini = config_dir / ".gemini"
         gemini.mkdir(exist_ok=True)
@@ -418,6 +456,8 @@ def transcript_files(a: Agent) -> list[Path]:
 
 def session_id(a: Agent, stdout: str) -> str:
     """The session id a headless run reports on stdout (JSON result / `thread.started`)."""
+    if a.name == "opencode":  # `run --format json`: every event carries the session id
+        return str(json.loads(stdout.splitlines()[0])["sessionID"])
     if a.name == "codex":
         for line in stdout.splitlines():
             event = json.loads(line) if line.startswith("{") else {}

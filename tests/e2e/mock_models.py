@@ -730,8 +730,95 @@ class GeminiFallbackMock(GeminiMock):
         return super()._take(req)
 
 
+# --- OpenAI chat completions (OpenCode, through @ai-sdk/openai-compatible) -------------------
+
+
+class ChatCompletionsMock(MockModel):
+    """`POST /v1/chat/completions` streamed as SSE; a request without tools is a side request
+    (OpenCode's title), one with tools a main turn (formats/opencode.md)."""
+
+    vendor = "opencode"
+
+    def is_main(self, req: Request) -> bool:
+        body = req.body if isinstance(req.body, dict) else {}
+        return req.path.rstrip("/").endswith("/chat/completions") and bool(body.get("tools"))
+
+    def side(self, req: Request) -> tuple[int, str, bytes]:
+        if req.path.rstrip("/").endswith("/chat/completions"):
+            return 200, "text/event-stream", self.render(req, Turn(text="E2E mock title")).encode()
+        if "/models" in req.path:
+            return 200, "application/json", b'{"object": "list", "data": [{"id": "m1"}]}'
+        return 404, "application/json", b'{"error": {"message": "not mocked"}}'
+
+    def error(self, turn: Turn) -> tuple[int, Any]:
+        return 429, {
+            "error": {
+                "message": "Rate limit reached: you have exceeded your usage limit (mock)",
+                "type": "rate_limit_error",
+                "code": "rate_limit_exceeded",
+            }
+        }
+
+    def calls(self, turn: Turn) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for i, call in enumerate(turn.calls):
+            a = call.args
+            if call.kind == "shell":
+                name, args = "bash", {"command": a["command"], "description": "Run it"}
+            elif call.kind == "write":
+                name, args = (
+                    "write",
+                    {"filePath": str(self.root / a["path"]), "content": a["content"]},
+                )
+            elif call.kind == "todos":
+                items = [{"content": t, "status": st, "priority": "medium"} for t, st in a["items"]]
+                name, args = "todowrite", {"todos": items}
+            else:
+                name, args = a["name"], a["args"]
+            out.append(
+                {
+                    "index": i,
+                    "id": f"call_{uuid.uuid4().hex[:16]}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+            )
+        return out
+
+    def render(self, req: Request, turn: Turn) -> str:
+        base = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "m1",
+        }
+        calls = self.calls(turn)
+        delta: dict[str, Any] = {"role": "assistant"}
+        if calls:
+            delta["tool_calls"] = calls
+        else:
+            delta["content"] = turn.text or "OK"
+        usage = {
+            "prompt_tokens": turn.input_tokens,
+            "completion_tokens": turn.output_tokens,
+            "total_tokens": turn.input_tokens + turn.output_tokens,
+        }
+        chunks = [
+            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {
+                **base,
+                "choices": [
+                    {"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}
+                ],
+            },
+            {**base, "choices": [], "usage": usage},
+        ]
+        return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
 MOCKS: dict[str, type[MockModel]] = {
     "claude": AnthropicMock,
     "codex": ResponsesMock,
     "gemini": GeminiMock,
+    "opencode": ChatCompletionsMock,
 }

@@ -140,10 +140,11 @@ def test_launch_argv_and_accounts(tmp_path: Path) -> None:
     assert spec.argv == ["opencode", "--prompt", "# Handoff brief\n\nthe latest request\n"]
     named = Account(agent="opencode", name="work", dir=str(tmp_path / "work" / "opencode"))
     spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(account=named))
-    assert spec.env == {"XDG_DATA_HOME": str(tmp_path / "work")}
+    assert spec.env == {"XDG_DATA_HOME": str(tmp_path / "work"), "PWD": str(tmp_path)}
     other = Account(agent="opencode", name="alt", dir=str(tmp_path / "alt"))
     assert ADAPTER.launch(tmp_path, brief, LaunchOptions(account=other)).env == {
-        "OPENCODE_DB": str(tmp_path / "alt" / "opencode.db")
+        "OPENCODE_DB": str(tmp_path / "alt" / "opencode.db"),
+        "PWD": str(tmp_path),  # OpenCode's project folder is PWD's
     }
 
 

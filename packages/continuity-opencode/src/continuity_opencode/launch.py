@@ -42,6 +42,9 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     if options.account is not None:
         env, said = account_env(options.account)
         notes.append(f"{said} (account {options.account.name})")
+    # OpenCode 1.18 takes its project folder from PWD, not from the folder it runs in (seen:
+    # a PWD left from elsewhere made it refuse writes in the project as "external_directory").
+    env["PWD"] = str(project)
     native = options.native
     if native is not None and native.agent == PROGRAM:
         from continuity_opencode.database import split_path
