@@ -44,6 +44,15 @@ API_KEYS = {
 }
 CODEX_MODEL = "gpt-5.5"  # a catalog slug: apply_patch and update_plan are offered
 GEMINI_MODEL = "gemini-2.5-pro"  # pinned: no router call before every prompt
+# OpenCode offline: no update, model catalog, LSP download or sharing; its start npm-installs
+# @opencode-ai/plugin for every plugin folder and waits for it: offline that fails at once.
+OPENCODE_ENV = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_SHARE": "1",
+    "npm_config_offline": "true",
+}
 DEAD_PROXY = (
     "http://127.0.0.1:9"  # discard port: a stray fetch fails at once, off the machine never
 )
@@ -289,17 +298,7 @@ def agent_env(
     elif name == "codex":
         env.update({"CODEX_HOME": str(config_dir), "MOCK_API_KEY": API_KEYS[name]})
     elif name == "opencode":
-        env.update(
-            {
-                "XDG_CONFIG_HOME": str(config_dir.parent),
-                "OPENCODE_DISABLE_AUTOUPDATE": "1",
-                "OPENCODE_DISABLE_MODELS_FETCH": "1",
-                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-                "OPENCODE_DISABLE_SHARE": "1",
-                # its start npm-installs @opencode-ai/plugin for plugin folders: fail at once
-                "npm_config_offline": "true",
-            }
-        )
+        env.update({"XDG_CONFIG_HOME": str(config_dir.parent), **OPENCODE_ENV})
     else:
         env.update(
             {

@@ -4,6 +4,7 @@ loopback OpenAI chat-completions mock, with baker's plugin installed by `baker i
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,17 @@ from tests.e2e.flows import (
     source_script,
     stopped_on_a_limit,
 )
-from tests.e2e.harness import Agent, MakeAgent, baker, session_id, wait_until
+from tests.e2e.harness import (
+    NODE_BIN,
+    OPENCODE_ENV,
+    Agent,
+    MakeAgent,
+    baker,
+    load_adapter,
+    require_cli,
+    session_id,
+    wait_until,
+)
 from tests.e2e.mock_models import Turn, _strings, shell, todos, write
 
 pytestmark = pytest.mark.e2e
@@ -73,3 +84,32 @@ def test_a_claude_usage_limit_continues_in_opencode(agent: MakeAgent) -> None:
     text = first_request(dst, resume(dst, "opencode", "--from", "claude"), timeout=90)
     assert_holds_the_brief(text, "claude")
     assert REQUEST in text
+
+
+def test_native_copies_an_opencode_session_into_another_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`baker resume opencode --native --account alt`: the real `opencode export`/`import`
+    copy the captured session (its id kept) into the other account's database."""
+    require_cli("opencode")
+    from continuity_core.adapters import Account, LaunchOptions
+    from tests.opencode.helpers import MAIN, home_copy
+
+    data, work = home_copy(tmp_path)
+    for var, value in OPENCODE_ENV.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.setenv("PATH", f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}")
+    adapter = load_adapter("opencode")
+    source = [Account(agent="opencode", name="default", dir=str(data))]
+    ref = next(r for r in adapter.discover(work / "proj", source) if r.session_id == MAIN)
+    brief = tmp_path / "brief.md"
+    brief.write_text("# Handoff brief\n")
+    alt = Account(agent="opencode", name="alt", dir=str(tmp_path / "alt" / "opencode"))
+    spec = adapter.launch(work / "proj", brief, LaunchOptions(native=ref, account=alt))
+    assert spec.argv[:3] == ["opencode", "-s", MAIN]
+    assert spec.env["XDG_DATA_HOME"] == str(tmp_path / "alt")
+    copied = list(adapter.discover(work / "proj", [alt]))
+    assert [r.session_id for r in copied] == [MAIN]
+    here, there = adapter.read(ref).session, adapter.read(copied[0]).session
+    assert there.requests == here.requests and there.todos == here.todos
+    assert there.pending_calls == here.pending_calls

@@ -148,7 +148,10 @@ def test_launch_argv_and_accounts(tmp_path: Path) -> None:
     }
 
 
-def test_native_continues_in_its_own_database_only(tmp_path: Path) -> None:
+def test_native_copies_a_session_into_another_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     data, work = home_copy(tmp_path)
     brief = tmp_path / "brief.md"
     brief.write_text("# Handoff brief\n")
@@ -158,9 +161,11 @@ def test_native_continues_in_its_own_database_only(tmp_path: Path) -> None:
     spec = ADAPTER.launch(work / "proj", brief, LaunchOptions(native=ref))
     assert spec.argv[:3] == ["opencode", "-s", MAIN] and spec.argv[3] == "--prompt"
     elsewhere = Account(agent="opencode", name="alt", dir=str(tmp_path / "alt" / "opencode"))
-    with pytest.raises(BakerError, match="OpenCode continues only a session of its own database"):
-        ADAPTER.launch(work / "proj", brief, LaunchOptions(native=ref, account=elsewhere))
     dry = ADAPTER.launch(
         work / "proj", brief, LaunchOptions(native=ref, account=elsewhere, dry_run=True)
     )
-    assert dry.notes[-1].startswith("would refuse")
+    assert dry.argv[:3] == ["opencode", "-s", MAIN]
+    assert any(n.startswith(f"would copy session {MAIN}") for n in dry.notes)
+    # the copy needs OpenCode's own export/import: without it, a clear refusal
+    with pytest.raises(BakerError, match="`opencode` is not on PATH: it is needed to copy"):
+        ADAPTER.launch(work / "proj", brief, LaunchOptions(native=ref, account=elsewhere))

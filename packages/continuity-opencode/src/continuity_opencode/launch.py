@@ -14,6 +14,7 @@ from continuity_core.adapters import LaunchOptions, LaunchSpec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the parser imports this module (HANDOFF_PROMPTS) on every checkpoint
+    import subprocess
     from pathlib import Path
 
     from continuity_core.adapters import Account
@@ -54,22 +55,16 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
             os.path.join(env["XDG_DATA_HOME"], "opencode") if "XDG_DATA_HOME" in env else None
         )
         if db and target is not None and not _same_home(db, target):
-            refusal = (
-                f"the OpenCode session {sid} lives in {db}, not in account "
-                f"{options.account.name if options.account else target}: OpenCode continues "
-                "only a session of its own database. Leave out --account to continue it "
-                "where it is, or leave out --native to start a new session from the brief."
-            )
+            # OpenCode continues only a session of its own database: copy it over with
+            # OpenCode's own `export` and `import` (the id stays; verified with 1.18.33).
+            name = options.account.name if options.account else target
             if options.dry_run:
-                return LaunchSpec(
-                    argv=[PROGRAM, "-s", native.session_id],
-                    env=env,
-                    cwd=str(project),
-                    notes=[*notes, f"would refuse: {refusal}"],
+                notes.append(
+                    f"would copy session {sid} from {db} into account {name} "
+                    "(`opencode export` there, `opencode import` here)"
                 )
-            from continuity_core.errors import BakerError
-
-            raise BakerError(refusal)
+            else:
+                notes.append(_copy_session(sid, db, env, name, str(project)))
         prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."
         notes.append("continuing the same OpenCode session")
         return LaunchSpec(
@@ -91,6 +86,57 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     return LaunchSpec(
         argv=[PROGRAM, "--prompt", first.text], env=env, cwd=str(project), notes=notes
     )
+
+
+def _copy_session(sid: str, db: str, env: dict[str, str], account: str, project: str) -> str:
+    """`opencode export SID` from `db`, `opencode import` into the account `env` selects; run
+    in `project`, which `import` makes the session's folder (seen with 1.18.33)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from continuity_core.errors import BakerError
+
+    exe = shutil.which(PROGRAM)
+    if exe is None:
+        raise BakerError(
+            f"`{PROGRAM}` is not on PATH: it is needed to copy session {sid} into account "
+            f"{account} (or leave out --native to start a new session from the brief)"
+        )
+    base = {k: v for k, v in os.environ.items() if k not in ("OPENCODE_DB", "PWD")}
+    with tempfile.TemporaryDirectory(prefix="baker-opencode-") as tmp:
+        dump = os.path.join(tmp, f"{sid}.json")
+        with open(dump, "wb") as out:
+            exported = subprocess.run(
+                [exe, "export", sid],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                cwd=project,
+                env={**base, "OPENCODE_DB": db, "PWD": project},
+                timeout=120,
+                check=False,
+            )
+        _check(exported, "export", sid, account)
+        imported = subprocess.run(
+            [exe, "import", dump],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env={**base, **env},
+            timeout=120,
+            check=False,
+        )
+        _check(imported, "import", sid, account)
+    return f"copied session {sid} from {db} into account {account}"
+
+
+def _check(proc: subprocess.CompletedProcess[bytes], step: str, sid: str, account: str) -> None:
+    if proc.returncode == 0:
+        return
+    from continuity_core.errors import BakerError
+
+    why = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+    raise BakerError(f"`opencode {step}` failed copying session {sid} into {account}: {why[0]}")
 
 
 def _same_home(db: str, target: str) -> bool:
