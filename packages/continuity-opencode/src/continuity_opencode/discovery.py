@@ -188,13 +188,12 @@ def by_id(session_id: str, accounts: Sequence[Account]) -> SessionRef | None:
 
 def legacy_sessions(account: Account, roots: Sequence[str] | None) -> Iterator[SessionRef]:
     """Top-level sessions of `<data>/storage/session/<project>/<id>.json` under `roots`."""
-    import json
-
     base = os.path.join(account.dir, LEGACY, "session")
     try:
         projects = os.listdir(base)
     except OSError:
-        return
+        return  # no legacy tree: the common case, which a pickup pays nothing for
+    import json
     for project in projects:
         folder = os.path.join(base, project)
         try:

@@ -11,7 +11,6 @@ The todo list is the `todo` table, whole, every read (it holds the list as it is
 
 from __future__ import annotations
 
-import json
 import os
 
 import msgspec
@@ -126,7 +125,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
                 "message m ON m.id = p.message_id WHERE p.session_id = ? AND (p.time_updated "
                 ">= ? OR p.id IN (SELECT value FROM json_each(?))) "
                 "ORDER BY m.time_created, m.id, p.id",
-                (sid, mark.p, json.dumps(mark.open)),
+                (sid, mark.p, msgspec.json.encode(mark.open).decode()),
             ).fetchall()
             todos = c.execute(
                 "SELECT content, status FROM todo WHERE session_id = ? ORDER BY position", (sid,)
