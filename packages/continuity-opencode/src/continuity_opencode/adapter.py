@@ -35,8 +35,10 @@ class OpenCodeAdapter(ModuleAdapter):
     name = "opencode"
     display_name = "OpenCode"
     known_versions: tuple[str, ...] = KNOWN
-    # OpenCode loads skills from `.opencode/skills` (and the Claude-compatible `.claude/skills`).
-    skill_dirs: tuple[str, ...] = (".opencode/skills",)
+    # OpenCode 1.18.33 loads `.agents/skills/**/SKILL.md` and `.claude/skills/**/SKILL.md`
+    # besides its own `.opencode/skill(s)` (its bundle): the copy Codex and Gemini CLI share
+    # is the one it reads, so a second would show the skill twice.
+    skill_dirs: tuple[str, ...] = (".agents/skills",)
     skill_command: str | None = None
     exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
     retention: RetentionPolicy | None = None  # OpenCode keeps sessions until deleted
