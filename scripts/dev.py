@@ -31,7 +31,8 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 PACKAGES = ["core", "claude", "codex", "gemini", "opencode", "gpu-probes", "cli"]
-ALONE = ["core", "claude", "codex", "gemini", "opencode", "gpu-probes", "cli"]  # `cli` alone: no adapter
+# `cli` alone: no adapter
+ALONE = ["core", "claude", "codex", "gemini", "opencode", "gpu-probes", "cli"]
 E2E = ROOT / "tests" / "e2e"
 
 
