@@ -194,6 +194,7 @@ def legacy_sessions(account: Account, roots: Sequence[str] | None) -> Iterator[S
     except OSError:
         return  # no legacy tree: the common case, which a pickup pays nothing for
     import json
+
     for project in projects:
         folder = os.path.join(base, project)
         try:
