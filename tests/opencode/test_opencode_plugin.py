@@ -30,6 +30,11 @@ if (out.keys.length) {
   const result = { title: "", output: "Wrote file successfully.", metadata: {} };
   await hooks["tool.execute.after"]({ tool: "write", sessionID: "ses_a", callID: "c1" }, result);
   await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_a" } } });
+  // a sub-agent's session gets no pickup of its own: its parent had it
+  await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_b", parentID: "ses_a" } } } });
+  const child = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_b" }, child);
+  out.child = child.system;
   out.system = sys.system;
   out.output = result.output;
 }
@@ -80,6 +85,7 @@ def test_the_plugin_hands_baker_json_and_uses_its_context(tmp_path: Path) -> Non
     # pickup once per session, its context in every system prompt of the session
     assert out["system"] == ["the previous session", "the previous session"]
     assert out["output"] == "Wrote file successfully.\n\ntrap: keep notes short"
+    assert out["child"] == []
     log = tmp_path / "log"
     deadline = time.monotonic() + 10  # the checkpoint runs detached: OpenCode never waits
     while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 3):

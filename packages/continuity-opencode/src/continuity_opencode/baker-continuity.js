@@ -73,11 +73,14 @@ export const BakerContinuity = async ({ directory, worktree }) => {
   const cwd = directory || worktree || process.cwd();
   const pickups = new Map(); // session id -> Promise of its pickup context
   const traps = new Map(); // tool call id -> traps to show after its output
+  const subagents = new Set(); // sessions a `task` started: their parent had the pickup
   const hook = (name, sessionID, extra) => ({ hook_event_name: name, session_id: sessionID, cwd, ...extra });
   return {
     event: async ({ event }) => {
       const props = event?.properties ?? {};
-      if (event?.type === "session.idle" && props.sessionID) {
+      if (event?.type === "session.created" && props.info?.parentID) {
+        subagents.add(props.info.id);
+      } else if (event?.type === "session.idle" && props.sessionID) {
         await baker(exe, "checkpoint", hook("session.idle", props.sessionID, {}), cwd, false);
       } else if (event?.type === "session.error") {
         await baker(exe, "checkpoint", hook("session.error", props.sessionID, { error: props.error ?? null }), cwd, false);
@@ -87,7 +90,7 @@ export const BakerContinuity = async ({ directory, worktree }) => {
     },
     "experimental.chat.system.transform": async (input, output) => {
       const id = input?.sessionID;
-      if (!id) return;
+      if (!id || subagents.has(id)) return;
       if (!pickups.has(id)) {
         pickups.set(id, baker(exe, "pickup", hook("session.start", id, {}), cwd, true, PICKUP_MS).then(context));
       }
