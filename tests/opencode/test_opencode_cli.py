@@ -125,3 +125,20 @@ def test_usage_level_from_token_counts(setup: tuple[Path, dict[str, str]]) -> No
     report = json.loads(result.stdout)
     assert report["context_tokens"] == 1200 and report["context_window"] == 1500
     assert report["level"] in ("prepare", "refresh", "rotate")
+
+
+def test_a_long_retry_opencode_waits_out_is_a_limit(setup: tuple[Path, dict[str, str]]) -> None:
+    """OpenCode waits out an hour's retry-after instead of failing: the plugin's
+    session.retry makes it a limit `baker run` and `limits` see, until OpenCode's `next`."""
+    import time
+
+    project, env = setup
+    raw = json.loads(_payload("session.retry.json", project, LIMITED))
+    raw["retry"]["next"] = int((time.time() + 3600) * 1000)
+    result = run_baker(
+        "checkpoint", "--agent", "opencode", cwd=project, input=json.dumps(raw), env=env
+    )
+    assert result.returncode == 0
+    rows = json.loads(run_baker("limits", "--json", cwd=project, env=env).stdout)
+    (row,) = [r for r in rows if r["entry"] == "opencode"]
+    assert row["limited"] and row["until"] > row["since"]

@@ -35,6 +35,10 @@ if (out.keys.length) {
   const child = { system: [] };
   await hooks["experimental.chat.system.transform"]({ sessionID: "ses_b" }, child);
   out.child = child.system;
+  // a retry OpenCode waits out for an hour is a limit; one of two seconds is not
+  const retry = (next) => ({ event: { type: "session.status", properties: { sessionID: "ses_a", status: { type: "retry", attempt: 1, message: "Rate limit reached", next } } } });
+  await hooks.event(retry(Date.now() + 2000));
+  await hooks.event(retry(Date.now() + 3600000));
   out.system = sys.system;
   out.output = result.output;
 }
@@ -88,12 +92,14 @@ def test_the_plugin_hands_baker_json_and_uses_its_context(tmp_path: Path) -> Non
     assert out["child"] == []
     log = tmp_path / "log"
     deadline = time.monotonic() + 10  # the checkpoint runs detached: OpenCode never waits
-    while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 3):
+    while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 4):
         time.sleep(0.1)
     calls = [line.split(" ", 1) for line in log.read_text().splitlines()]
-    assert [c for c, _ in calls] == ["pickup", "pretool", "checkpoint"]
+    assert [c for c, _ in calls] == ["pickup", "pretool", "checkpoint", "checkpoint"]
     payloads = [json.loads(p) for _, p in calls]
     assert all(p["agent"] == "opencode" and p["session_id"] == "ses_a" for p in payloads)
     assert payloads[1]["tool"] == "write" and payloads[1]["args"] == {"filePath": "notes.txt"}
     assert payloads[2]["hook_event_name"] == "session.idle"
+    assert payloads[3]["hook_event_name"] == "session.retry"
+    assert payloads[3]["retry"]["message"] == "Rate limit reached"
     assert all(p["cwd"] == str(tmp_path) for p in payloads)

@@ -32,6 +32,10 @@ def test_plugin_payloads_parse() -> None:
     assert error.reset_at is not None  # retry-after from now
     idle = ADAPTER.parse_hook((PAYLOADS / "session.idle.json").read_bytes())
     assert idle.kind == "stop" and idle.error is None
+    # OpenCode waiting out an hour's retry-after: a rate limit until its `next`
+    retry = ADAPTER.parse_hook((PAYLOADS / "session.retry.json").read_bytes())
+    assert (retry.kind, retry.error) == ("stop", "rate_limit")
+    assert retry.reset_at == "2026-12-05T10:05:44Z"
     # another agent's hook payload is not ours
     with pytest.raises(ValueError, match="not a payload of baker's OpenCode plugin"):
         ADAPTER.parse_hook(b'{"hook_event_name": "Stop", "session_id": "x"}')

@@ -9,6 +9,9 @@ import { delimiter, join } from "node:path";
 const AGENT = "opencode";
 const PICKUP_MS = 8000;
 const PRETOOL_MS = 3000;
+// OpenCode waits out a provider's retry-after (an hour, if it says so): a wait this long is a
+// limit baker records, so `baker run` can move on.
+const LIMIT_WAIT_MS = 60000;
 
 function findBaker() {
   for (const dir of (process.env.PATH || "").split(delimiter)) {
@@ -84,6 +87,10 @@ export const BakerContinuity = async ({ directory, worktree }) => {
         await baker(exe, "checkpoint", hook("session.idle", props.sessionID, {}), cwd, false);
       } else if (event?.type === "session.error") {
         await baker(exe, "checkpoint", hook("session.error", props.sessionID, { error: props.error ?? null }), cwd, false);
+      } else if (event?.type === "session.status" && props.status?.type === "retry" && props.sessionID) {
+        if (Number(props.status.next) - Date.now() >= LIMIT_WAIT_MS) {
+          await baker(exe, "checkpoint", hook("session.retry", props.sessionID, { retry: props.status }), cwd, false);
+        }
       } else if (event?.type === "session.compacted" && props.sessionID) {
         await baker(exe, "checkpoint", hook("session.compacted", props.sessionID, {}), cwd, false);
       }

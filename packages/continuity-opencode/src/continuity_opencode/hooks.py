@@ -24,6 +24,8 @@ KINDS: dict[str, EventKind] = {
     "tool.execute.before": "pre_tool",
     "session.idle": "stop",
     "session.error": "stop",
+    # OpenCode waiting out a long retry-after (session.status "retry"): a limit until `next`
+    "session.retry": "stop",
     "session.compacted": "other",
 }
 CONTEXT_EVENTS = ("session.start", "tool.execute.before")
@@ -52,7 +54,10 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     tool = _str(data.get("tool"))
     paths = [p for k in PATH_KEYS if (p := _str(args.get(k)))]
     command = _str(args.get("command")) if tool == "bash" else None
-    error, message, reset = _error(data.get("error"))
+    if name == "session.retry":
+        error, message, reset = _retry(data.get("retry"))
+    else:
+        error, message, reset = _error(data.get("error"))
     return HookEvent(
         agent=AGENT,
         kind=KINDS[name],
@@ -94,6 +99,19 @@ def _error(raw: Any) -> tuple[str | None, str | None, str | None]:
 
         reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + seconds))
     return "rate_limit", message, reset
+
+
+def _retry(raw: Any) -> tuple[str | None, str | None, str | None]:
+    """A retry OpenCode waits out: a rate limit until its `next` (ms since the epoch)."""
+    if not isinstance(raw, dict):
+        return None, None, None
+    nxt = raw.get("next")
+    reset = None
+    if isinstance(nxt, int | float) and not isinstance(nxt, bool):
+        import time
+
+        reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(nxt / 1000))
+    return "rate_limit", _str(raw.get("message")) or "retrying", reset
 
 
 def render_context(event: HookEvent, text: str) -> str | None:
