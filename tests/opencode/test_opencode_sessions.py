@@ -120,10 +120,12 @@ def test_context_window_from_the_provider_config(
 
 
 def _cut(db: Path, before_ms: int) -> None:
-    """The database as it was at `before_ms`: newer rows out, as OpenCode had not yet written."""
+    """The database as it was at `before_ms`: newer rows out, as OpenCode had not yet written
+    (its event log one change behind)."""
     conn = sqlite3.connect(db)
     for table in ("part", "message"):
         conn.execute(f"DELETE FROM {table} WHERE time_created >= ?", (before_ms,))  # noqa: S608
+    conn.execute("UPDATE event_sequence SET seq = seq - 1")
     conn.commit()
     conn.close()
 
@@ -147,14 +149,14 @@ def test_incremental_read_matches_a_fresh_one_and_reads_only_new_rows(tmp_path: 
     ref = next(iter(ADAPTER.discover(work / "proj", _account(data))))
     first = ADAPTER.read(ref)
     assert first.session.requests[-1] == "Run the long check"
-    read_before = first.session.records
+    read_before, offset = first.session.records, first.offset
     shutil.copy(full, db)  # OpenCode went on: the slow build started and was cut off
     again = ADAPTER.read(ref, first)
     fresh = ADAPTER.read(ref).session
     for name in ("requests", "todos", "files_edited", "tool_calls", "compactions", "subagents"):
         assert getattr(again.session, name) == getattr(fresh, name), name
     assert again.session.pending_calls and again.session.turn_incomplete
-    assert again.offset >= first.offset
+    assert again.offset >= offset
     assert again.session.records - read_before < total - read_before  # not a whole re-read
 
 
@@ -233,3 +235,30 @@ def test_hook_session_of_a_subagent_is_its_parent(tmp_path: Path) -> None:
     ref = discovery.by_id(CHILD, _account(data))
     assert ref is not None and ref.session_id == MAIN
     assert discovery.by_id("ses_nonexistent", _account(data)) is None
+
+
+def test_an_unchanged_session_is_not_scanned_again(tmp_path: Path) -> None:
+    """OpenCode logs every change of a session in `event` (its seq in `event_sequence`): the
+    same seq reads no message or part row; a database without that log is scanned."""
+    data, work = home_copy(tmp_path)
+    ref = next(iter(ADAPTER.discover(work / "proj", _account(data))))
+    first = ADAPTER.read(ref)
+    read, requests = first.session.records, list(first.session.requests)
+    again = ADAPTER.read(ref, first)  # the same cursor, read on
+    assert again.session.records == read  # nothing read
+    conn = sqlite3.connect(data / "opencode.db")
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (MAIN,))
+    conn.execute(  # OpenCode rewrites a part: a newer time_updated, a new event
+        "UPDATE part SET time_updated = (SELECT max(time_updated) + 1000 FROM part), "
+        "data = replace(data, 'Slow build', 'Slow build, again') WHERE data LIKE '%sleep 100%'"
+    )
+    conn.commit()
+    changed = ADAPTER.read(ref, again).session
+    assert changed.records == read + 1  # the one row that changed
+    assert changed.pending_calls[0].input["description"] == "Slow build, again"
+    conn.execute("DROP TABLE event")
+    conn.execute("DROP TABLE event_sequence")  # an OpenCode without the event log
+    conn.commit()
+    conn.close()
+    assert ADAPTER.read(ref).session.requests == requests
+    assert ADAPTER.read(ref, ADAPTER.read(ref)).session.requests == requests

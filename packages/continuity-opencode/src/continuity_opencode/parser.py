@@ -41,6 +41,7 @@ from continuity_opencode.launch import HANDOFF_PROMPTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Any
 
     # (part id, message id, time_updated, part data, message data)
@@ -72,6 +73,9 @@ class Watermark(msgspec.Struct):
     todowrite: list[list[str]] = msgspec.field(default_factory=list)  # latest todowrite's list
     window_for: str = ""  # the model `window` was looked up for
     window: int | None = None
+    # The session's last `event_sequence.seq` read: OpenCode logs every change of a session
+    # in its `event` table, so the same seq means nothing changed (no row is scanned).
+    seq: int | None = None
 
 
 def fresh(ref: SessionRef) -> Cursor:
@@ -115,18 +119,24 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
             ).fetchone()
             if row is None:
                 raise FileNotFoundError(f"OpenCode session {sid} is not in {db}")
-            messages = c.execute(
-                "SELECT id, time_created, time_updated, data FROM message "
-                "WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id",
-                (sid, mark.m),
-            ).fetchall()
-            parts = c.execute(
-                "SELECT p.id, p.message_id, p.time_updated, p.data, m.data FROM part p JOIN "
-                "message m ON m.id = p.message_id WHERE p.session_id = ? AND (p.time_updated "
-                ">= ? OR p.id IN (SELECT value FROM json_each(?))) "
-                "ORDER BY m.time_created, m.id, p.id",
-                (sid, mark.p, msgspec.json.encode(mark.open).decode()),
-            ).fetchall()
+            seq = _seq(c, sid)
+            unchanged = seq is not None and seq == mark.seq and not mark.open
+            mark.seq = seq
+            messages: list[Any] = []
+            parts: list[Any] = []
+            if not unchanged:
+                messages = c.execute(
+                    "SELECT id, time_created, time_updated, data FROM message "
+                    "WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id",
+                    (sid, mark.m),
+                ).fetchall()
+                parts = c.execute(
+                    "SELECT p.id, p.message_id, p.time_updated, p.data, m.data FROM part p "
+                    "JOIN message m ON m.id = p.message_id WHERE p.session_id = ? AND "
+                    "(p.time_updated >= ? OR p.id IN (SELECT value FROM json_each(?))) "
+                    "ORDER BY m.time_created, m.id, p.id",
+                    (sid, mark.p, msgspec.json.encode(mark.open).decode()),
+                ).fetchall()
             todos = c.execute(
                 "SELECT content, status FROM todo WHERE session_id = ? ORDER BY position", (sid,)
             ).fetchall()
@@ -154,6 +164,19 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     extra["w"] = msgspec.to_builtins(mark)
     cursor.offset = max(mark.m, mark.p, 0)
     return cursor
+
+
+def _seq(conn: sqlite3.Connection, sid: str) -> int | None:
+    """The session's newest event seq; None where the database keeps no event log."""
+    import sqlite3
+
+    try:
+        found = conn.execute(
+            "SELECT seq FROM event_sequence WHERE aggregate_id = ?", (sid,)
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    return found[0] if found and isinstance(found[0], int) else None
 
 
 def _model(raw: str | None) -> str | None:
