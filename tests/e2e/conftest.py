@@ -30,11 +30,15 @@ def agent(isolated_home: Path, repo: Path) -> Iterator[MakeAgent]:
             "codex": home / f".codex{suffix}",
             "gemini": home / f"gemini-home{suffix}" if account else home,
             "copilot": home / f".copilot{suffix}",
+            "opencode": home / f".config{suffix}" / "opencode",
         }[name]
         mock = MOCKS[name](script, root=project).start()
         mocks.append(mock)
         seed(name, config_dir, project, mock)
-        return Agent(name, home, config_dir, project, mock, agent_env(name, home, config_dir, mock))
+        env = agent_env(name, home, config_dir, mock)
+        if name == "opencode":  # OpenCode takes its project folder from PWD
+            env["PWD"] = str(project)
+        return Agent(name, home, config_dir, project, mock, env)
 
     yield make
     for m in mocks:

@@ -42,12 +42,22 @@ API_KEYS = {
     "gemini": "e2e-mock-gemini-key",
     # Copilot masks the key wherever it prints it: a short one garbles its output.
     "copilot": "sk-e2e-mock-copilot-0123456789abcdefghijklmnopqrstuvwxyz",
+    "opencode": "e2e-mock-opencode",
 }
 COPILOT_MODEL = "gpt-4.1"
 # Copilot CLI unpacks ~235 MB into $XDG_CACHE_HOME/copilot on its first run: once per install.
 COPILOT_CACHE = E2E / "node_modules" / ".cache-copilot"
 CODEX_MODEL = "gpt-5.5"  # a catalog slug: apply_patch and update_plan are offered
 GEMINI_MODEL = "gemini-2.5-pro"  # pinned: no router call before every prompt
+# OpenCode offline: no update, model catalog, LSP download or sharing; its start npm-installs
+# @opencode-ai/plugin for every plugin folder and waits for it: offline that fails at once.
+OPENCODE_ENV = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_SHARE": "1",
+    "npm_config_offline": "true",
+}
 DEAD_PROXY = (
     "http://127.0.0.1:9"  # discard port: a stray fetch fails at once, off the machine never
 )
@@ -176,6 +186,10 @@ class Agent:
             ]
         if self.name == "copilot":
             return ["copilot", "-p" if headless else "-i", prompt, "--allow-all"]
+        if self.name == "opencode":
+            if headless:
+                return ["opencode", "run", "--format", "json", prompt]
+            return ["opencode", "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
         return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
 
@@ -302,6 +316,8 @@ def agent_env(
                 "XDG_CACHE_HOME": str(COPILOT_CACHE),
             }
         )
+    elif name == "opencode":
+        env.update({"XDG_CONFIG_HOME": str(config_dir.parent), **OPENCODE_ENV})
     else:
         env.update(
             {
@@ -371,6 +387,27 @@ trust_level = "trusted"
     elif name == "copilot":
         # Folder trust lives in config.json; repository hooks load only in a trusted folder.
         (config_dir / "config.json").write_text(json.dumps({"trustedFolders": [root]}))
+    elif name == "opencode":
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": f"{mock.url}/v1", "apiKey": API_KEYS[name]},
+            "models": {
+                "m1": {
+                    "name": "m1",
+                    "limit": {"context": 100000, "output": 4096},
+                    "tool_call": True,
+                }
+            },
+        }
+        config = {
+            "model": "mock/m1",
+            "small_model": "mock/m1",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"edit": "allow", "bash": "allow"},
+            "provider": {"mock": provider},
+        }
+        (config_dir / "opencode.json").write_text(json.dumps(config))
     else:
         gemini = config_dir / ".gemini"
         gemini.mkdir(exist_ok=True)
@@ -442,6 +479,8 @@ def transcript_files(a: Agent) -> list[Path]:
 
 def session_id(a: Agent, stdout: str) -> str:
     """The session id a headless run reports on stdout (JSON result / `thread.started`)."""
+    if a.name == "opencode":  # `run --format json`: every event carries the session id
+        return str(json.loads(stdout.splitlines()[0])["sessionID"])
     if a.name == "codex":
         for line in stdout.splitlines():
             event = json.loads(line) if line.startswith("{") else {}

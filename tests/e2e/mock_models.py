@@ -730,14 +730,15 @@ class GeminiFallbackMock(GeminiMock):
         return super()._take(req)
 
 
-# --- OpenAI chat completions (Copilot CLI, BYOK) --------------------------------------------
+# --- OpenAI chat completions (OpenCode through @ai-sdk/openai-compatible, Copilot CLI BYOK) ---
 
 
-class ChatMock(MockModel):
-    """`POST /v1/chat/completions` streamed as SSE chunks: Copilot CLI offline with a provider
-    base URL (formats/copilot.md). A request without tools is a side request (the title)."""
+class ChatCompletionsMock(MockModel):
+    """`POST /v1/chat/completions` streamed as SSE chunks, for an agent given a provider base
+    URL (formats/opencode.md, formats/copilot.md). A request without tools is a side request
+    (the title), one with tools a main turn. Each agent names its own tools: `tool`."""
 
-    vendor = "copilot"
+    model = "m1"
 
     def is_main(self, req: Request) -> bool:
         body = req.body if isinstance(req.body, dict) else {}
@@ -747,7 +748,8 @@ class ChatMock(MockModel):
         if req.path.rstrip("/").endswith("/chat/completions"):
             return 200, "text/event-stream", self.render(req, Turn(text="E2E mock title")).encode()
         if "/models" in req.path:
-            return 200, "application/json", b'{"object": "list", "data": [{"id": "gpt-4.1"}]}'
+            listing = {"object": "list", "data": [{"id": self.model}]}
+            return 200, "application/json", json.dumps(listing).encode()
         return 404, "application/json", b'{"error": {"message": "not mocked"}}'
 
     def error(self, turn: Turn) -> tuple[int, Any]:
@@ -759,31 +761,9 @@ class ChatMock(MockModel):
             }
         }
 
-    def error_headers(self, turn: Turn) -> dict[str, str]:
-        return {"Retry-After": "1"}  # Copilot retries five times, honouring it
-
-    def calls(self, turn: Turn) -> list[tuple[str, dict[str, Any]]]:
-        out: list[tuple[str, dict[str, Any]]] = []
-        for call in turn.calls:
-            a = call.args
-            if call.kind == "shell":
-                out.append(("bash", {"command": a["command"], "description": "Run a command"}))
-            elif call.kind == "write":
-                out.append(
-                    ("create", {"path": str(self.root / a["path"]), "file_text": a["content"]})
-                )
-            elif call.kind == "todos":
-                status = {"completed": "done"}
-                rows = ", ".join(
-                    f"('t{i}', '{t}', '', '{status.get(s, s)}')"
-                    for i, (t, s) in enumerate(a["items"], 1)
-                )
-                # the model's query, which Copilot runs on its own todo database
-                query = f"INSERT INTO todos (id, title, description, status) VALUES {rows}"  # noqa: S608
-                out.append(("sql", {"description": "Insert todos", "query": query}))
-            else:
-                out.append((a["name"], a["args"]))
-        return out
+    def tool(self, kind: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The agent's own tool name and arguments for a scripted call of `kind`."""
+        return args["name"], args["args"]
 
     def render(self, req: Request, turn: Turn) -> str:
         body = req.body if isinstance(req.body, dict) else {}
@@ -791,18 +771,19 @@ class ChatMock(MockModel):
             "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
             "object": "chat.completion.chunk",
             "created": int(time.time()),
-            "model": body.get("model") or "gpt-4.1",
+            "model": body.get("model") or self.model,
         }
-        calls = self.calls(turn)
+        calls = [self.tool(call.kind, call.args) for call in turn.calls]
+        # As the real API streams it: no text beside tool calls is `null`, not "".
         delta: dict[str, Any] = {
             "role": "assistant",
-            "content": turn.text or ("" if calls else "OK"),
+            "content": turn.text or (None if calls else "OK"),
         }
         if calls:
             delta["tool_calls"] = [
                 {
                     "index": i,
-                    "id": f"call_{uuid.uuid4().hex[:12]}",
+                    "id": f"call_{uuid.uuid4().hex[:16]}",
                     "type": "function",
                     "function": {"name": name, "arguments": json.dumps(args)},
                 }
@@ -826,9 +807,52 @@ class ChatMock(MockModel):
         return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
 
 
+class OpenCodeMock(ChatCompletionsMock):
+    """OpenCode's tools: bash, write, todowrite."""
+
+    vendor = "opencode"
+
+    def tool(self, kind: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        if kind == "shell":
+            return "bash", {"command": args["command"], "description": "Run it"}
+        if kind == "write":
+            return "write", {"filePath": str(self.root / args["path"]), "content": args["content"]}
+        if kind == "todos":
+            items = [{"content": t, "status": s, "priority": "medium"} for t, s in args["items"]]
+            return "todowrite", {"todos": items}
+        return super().tool(kind, args)
+
+
+class CopilotMock(ChatCompletionsMock):
+    """Copilot CLI's tools: bash, create, and `sql` on its own todo database."""
+
+    vendor = "copilot"
+    model = "gpt-4.1"
+
+    def error_headers(self, turn: Turn) -> dict[str, str]:
+        return {"Retry-After": "1"}  # Copilot retries five times, honouring it
+
+    def tool(self, kind: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        if kind == "shell":
+            return "bash", {"command": args["command"], "description": "Run a command"}
+        if kind == "write":
+            return "create", {"path": str(self.root / args["path"]), "file_text": args["content"]}
+        if kind == "todos":
+            status = {"completed": "done"}
+            rows = ", ".join(
+                f"('t{i}', '{t}', '', '{status.get(s, s)}')"
+                for i, (t, s) in enumerate(args["items"], 1)
+            )
+            # the model's query, which Copilot runs on its own todo database
+            query = f"INSERT INTO todos (id, title, description, status) VALUES {rows}"  # noqa: S608
+            return "sql", {"description": "Insert todos", "query": query}
+        return super().tool(kind, args)
+
+
 MOCKS: dict[str, type[MockModel]] = {
     "claude": AnthropicMock,
     "codex": ResponsesMock,
     "gemini": GeminiMock,
-    "copilot": ChatMock,
+    "opencode": OpenCodeMock,
+    "copilot": CopilotMock,
 }

@@ -1,0 +1,111 @@
+"""`OpenCodeAdapter`: the Adapter protocol for OpenCode, wired from this package's modules."""
+
+from __future__ import annotations
+
+from continuity_core.adapters import (
+    Account,
+    Change,
+    InstallOption,
+    LaunchOptions,
+    LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
+    UserOptions,
+)
+from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+from continuity_opencode import discovery, hooks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import ClassVar
+
+    from continuity_core.transcript import Cursor
+
+# The versions whose databases the fixtures hold (tests/fixtures/opencode), oldest first.
+KNOWN: tuple[str, ...] = ("1.18.33",)
+
+
+class OpenCodeAdapter(ModuleAdapter):
+    """The Adapter for OpenCode (`opencode-ai`)."""
+
+    name = "opencode"
+    display_name = "OpenCode"
+    known_versions: tuple[str, ...] = KNOWN
+    # OpenCode 1.18.33 loads `.agents/skills/**/SKILL.md` and `.claude/skills/**/SKILL.md`
+    # besides its own `.opencode/skill(s)` (its bundle): the copy Codex and Gemini CLI share
+    # is the one it reads, so a second would show the skill twice.
+    skill_dirs: tuple[str, ...] = (".agents/skills",)
+    skill_command: str | None = None
+    exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
+    retention: RetentionPolicy | None = None  # OpenCode keeps sessions until deleted
+    usage_source: UsageSource | None = None
+    install_options: tuple[InstallOption, ...] = ()
+    # Where OpenCode keeps its sessions and config: the test suite clears these
+    # (tests/conftest.py; the XDG folders are core's).
+    env_vars: tuple[str, ...] = (
+        "OPENCODE_DB",
+        "OPENCODE_CONFIG",
+        "OPENCODE_CONFIG_DIR",
+        "OPENCODE_CONFIG_CONTENT",
+    )
+    found_by: ClassVar[Discovery] = discovery
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        from continuity_opencode import parser
+
+        return parser.read(ref, cursor)
+
+    # --- hooks -------------------------------------------------------------------------------
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return hooks.parse_hook(payload, argv)
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        if event.agent != self.name or not event.session_id:
+            return None
+        return discovery.by_id(event.session_id, accounts)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return hooks.render_context(event, text)
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_opencode import install
+
+        return install.install(project, local=local, dry_run=dry_run)
+
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
+        from continuity_opencode import install
+
+        return install.install_mcp(project, remove=remove, dry_run=dry_run)
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_opencode import install
+
+        return install.uninstall(project, dry_run=dry_run)
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from continuity_opencode import install
+
+        return install.install_user(account, options)
+
+    # --- launch and checks -------------------------------------------------------------------
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_opencode import launch
+
+        return launch.build(project, brief, options)
+
+    def checks(self) -> Checks:
+        from continuity_opencode import doctor
+
+        return doctor

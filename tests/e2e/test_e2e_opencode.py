@@ -1,0 +1,115 @@
+"""OpenCode end to end: the real `opencode` (opencode-ai, pinned in package.json) against a
+loopback OpenAI chat-completions mock, with baker's plugin installed by `baker init`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.flows import (
+    REQUEST,
+    assert_holds_the_brief,
+    first_request,
+    install,
+    resume,
+    source_script,
+    stopped_on_a_limit,
+)
+from tests.e2e.harness import (
+    NODE_BIN,
+    OPENCODE_ENV,
+    Agent,
+    MakeAgent,
+    baker,
+    load_adapter,
+    require_cli,
+    session_id,
+    wait_until,
+)
+from tests.e2e.mock_models import Turn, _strings, shell, todos, write
+
+pytestmark = pytest.mark.e2e
+
+
+def _checkpoint_of(project: Path, sid: str) -> dict[str, Any] | None:
+    for path in sorted((project / ".baker" / "checkpoints").glob("*.json"), reverse=True):
+        data = json.loads(path.read_text())
+        session = data.get("session") or {}
+        if session.get("session_id") == sid:
+            return dict(session)
+    return None
+
+
+def test_the_plugin_checkpoints_after_an_opencode_run_turn(agent: MakeAgent) -> None:
+    oc: Agent = agent(
+        "opencode",
+        [
+            Turn(calls=[todos(("Write the notes", "in_progress"), ("Check them", "pending"))]),
+            Turn(calls=[write("notes.txt", "first notes\n")]),
+            Turn(calls=[shell("ls")]),
+            Turn(text="Notes written."),
+        ],
+    )
+    install(oc)
+    assert (oc.project / ".opencode" / "plugin" / "baker-continuity.js").is_file()
+    # a trap on the file the agent writes: pretool shows it after the tool's output
+    assert baker(oc, "trap", "add", "notes.txt", "keep it short").returncode == 0
+    sid = session_id(oc, oc.run("E2E: write the notes file").stdout)
+    # session.idle starts `baker checkpoint` detached: it lands after `opencode run` exits
+    assert wait_until(lambda: _checkpoint_of(oc.project, sid) is not None, 30)
+    session = _checkpoint_of(oc.project, sid) or {}
+    assert session["agent"] == "opencode"
+    assert session["requests"] == ["E2E: write the notes file"]
+    assert [t["content"] for t in session["todos"]] == ["Write the notes", "Check them"]
+    assert [f["path"] for f in session["files_edited"]] == ["notes.txt"]
+    main = oc.mock.main_requests
+    # pickup's context went into the system prompt of the session's first turn
+    system = [m for m in main[0].body["messages"] if m["role"] == "system"]
+    assert len(system) >= 2 and any("Continuity" in _strings(m) for m in system[1:])
+    # the trap reached the model with the write's result
+    assert any("keep it short" in _strings(r.body["messages"][-1]) for r in main[2:])
+
+
+def test_a_claude_usage_limit_continues_in_opencode(agent: MakeAgent) -> None:
+    src: Agent = agent("claude", source_script())
+    stopped_on_a_limit(src)
+    dst: Agent = agent("opencode", [Turn(text="I will confirm the plan first.")])
+    dry = baker(dst, "resume", "opencode", "--from", "claude", "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["launch"]["argv"][:2] == ["opencode", "--prompt"]
+    text = first_request(dst, resume(dst, "opencode", "--from", "claude"), timeout=90)
+    assert_holds_the_brief(text, "claude")
+    assert REQUEST in text
+
+
+def test_native_copies_an_opencode_session_into_another_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`baker resume opencode --native --account alt`: the real `opencode export`/`import`
+    copy the captured session (its id kept) into the other account's database."""
+    require_cli("opencode")
+    from continuity_core.adapters import Account, LaunchOptions
+    from tests.opencode.helpers import MAIN, home_copy
+
+    data, work = home_copy(tmp_path)
+    for var, value in OPENCODE_ENV.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.setenv("PATH", f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}")
+    adapter = load_adapter("opencode")
+    source = [Account(agent="opencode", name="default", dir=str(data))]
+    ref = next(r for r in adapter.discover(work / "proj", source) if r.session_id == MAIN)
+    brief = tmp_path / "brief.md"
+    brief.write_text("# Handoff brief\n")
+    alt = Account(agent="opencode", name="alt", dir=str(tmp_path / "alt" / "opencode"))
+    spec = adapter.launch(work / "proj", brief, LaunchOptions(native=ref, account=alt))
+    assert spec.argv[:3] == ["opencode", "-s", MAIN]
+    assert spec.env["XDG_DATA_HOME"] == str(tmp_path / "alt")
+    copied = list(adapter.discover(work / "proj", [alt]))
+    assert [r.session_id for r in copied] == [MAIN]
+    here, there = adapter.read(ref).session, adapter.read(copied[0]).session
+    assert there.requests == here.requests and there.todos == here.todos
+    assert there.pending_calls == here.pending_calls
