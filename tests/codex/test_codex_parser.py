@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from continuity_codex import CodexAdapter, parser
@@ -457,7 +458,7 @@ def test_deferred_usage_records_read_as_if_applied_at_once(rel: str) -> None:
     ref = SessionRef(agent="codex", account="t", session_id="s", path=str(FIXTURES / rel), mtime=0)
     deferred = read_incremental(ref, None, parser.fold, finish=parser.flush)
     eager = read_incremental(ref, None, _eager)
-    assert deferred.session.to_builtins() == eager.session.to_builtins()
+    assert msgspec.to_builtins(deferred.session) == msgspec.to_builtins(eager.session)
     assert parser.LATEST not in deferred.extra
 
 

@@ -103,25 +103,3 @@ def test_pickup_environment_without_subprocess_when_nothing_runs(repo: Path) -> 
         cwd=repo,
     )
     assert out == ("main True" if sys.platform == "win32" else "main False")
-
-
-def test_the_limit_ledger_and_usage_levels_without_msgspec() -> None:
-    """The checkpoint hook reads and writes the limit ledger and the usage level after every
-    turn: neither module imports msgspec (nor typing, pathlib, datetime or contextlib at
-    import), and a record, read and clear of the ledger and a level do without msgspec."""
-    out = _run(
-        "import sys\n"
-        "from continuity_core import hooks, limits, usage\n"
-        "heavy = ('msgspec', 'typing', 'pathlib', 'datetime', 'contextlib')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))\n"
-        "from continuity_core.schemas.session import Usage\n"
-        "lim = limits.Limit(agent='claude', dir='/tmp/acc', since=limits.iso(limits.now()))\n"
-        "limits.record(lim)\n"
-        "assert [x.dir for x in limits.read()] == ['/tmp/acc']\n"
-        "assert limits.clear('claude', '/tmp/acc') and limits.read() == []\n"
-        "levels = {k: usage.parse_threshold(v) for k, v in usage.DEFAULT_TOKENS.items()}\n"
-        "report = usage.level_for(Usage(context_tokens=130_000, context_window=200_000), levels)\n"
-        "assert report.level == 'refresh', report\n"
-        "print('msgspec' in sys.modules)\n"
-    )
-    assert out.splitlines() == ["[]", "False"]

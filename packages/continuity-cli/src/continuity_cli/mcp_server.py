@@ -18,7 +18,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from continuity_cli import __version__
-from continuity_core.records import enc_hook
 
 INSTRUCTIONS = (
     "Continuity (baker) keeps this project's agent work alive across sessions, accounts and "
@@ -54,7 +53,7 @@ def _root(repo: str | None) -> Path:
 
 
 def _plain(value: Any) -> Any:
-    return msgspec.to_builtins(value, enc_hook=enc_hook)
+    return msgspec.to_builtins(value)
 
 
 def recall(

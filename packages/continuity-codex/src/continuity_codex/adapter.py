@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+
 from continuity_codex import discovery, hooks
 from continuity_core.adapters import (
     Account,
@@ -79,7 +81,7 @@ class CodexAdapter(ModuleAdapter):
         plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
-        cursor = parser.read(ref.replace(path=plain), cursor)
+        cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
         cursor.session.path = ref.path
         return cursor
 

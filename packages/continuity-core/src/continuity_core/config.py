@@ -1,6 +1,6 @@
 """The per-user store `~/.baker/` (or `$BAKER_HOME`) and its `config.toml`.
 
-Read with tomllib into records (typos are errors naming the key and the file); edited with
+Read with tomllib into msgspec Structs (typos are errors naming the key and the file); edited with
 tomlkit so the user's comments and order survive. A missing file is the defaults, read with
 nothing imported: every hook asks for the config.
 """
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+
 from continuity_core import trust
 from continuity_core.errors import ConfigError
-from continuity_core.records import Invalid, Record
 from continuity_core.schemas.config import GlobalConfig
 
 TYPE_CHECKING = False
@@ -60,8 +61,8 @@ def _decode(data: bytes, path: str | Path) -> GlobalConfig:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
     try:
-        config = GlobalConfig.from_builtins(raw)
-    except Invalid as e:
+        config = msgspec.convert(raw, GlobalConfig)
+    except msgspec.ValidationError as e:
         raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
     for agent, folders in config.transcripts.items():
         # as an account's `dir` (schemas.config): a relative folder would follow the cwd
@@ -99,8 +100,8 @@ _TYPES = {
 _WHERE = r" - at `\$(?P<path>[^`]*)`$"  # compiled on first use by `re`: config errors are rare
 
 
-def explain(e: Invalid, path: str | Path, text: str = "") -> str:
-    """A record's validation error (msgspec's words) in words: the file, the line, the key and
+def explain(e: msgspec.ValidationError, path: str | Path, text: str = "") -> str:
+    """A validation error (msgspec's words) in words: the file, the line, the key and
     what to do.
 
     `Object contains unknown field `transcript`` becomes
@@ -171,8 +172,8 @@ def _bad_account(text: str) -> str:
         return "?"
     for name, value in accounts.items() if isinstance(accounts, dict) else ():
         try:
-            AccountConfig.from_builtins(value)
-        except Invalid:
+            msgspec.convert(value, AccountConfig)
+        except msgspec.ValidationError:
             return str(name)
     return "?"
 
@@ -203,18 +204,18 @@ def _suggest(key: str, where: list[str]) -> str:
         return ""
     hit = close[0]
     kind = fields[hit]
-    is_table = (isinstance(kind, type) and issubclass(kind, Record)) or str(kind).startswith("dict")
+    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) or str(
+        kind
+    ).startswith("dict")
     return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
 
 
 def _fields(owner: Any) -> dict[str, Any]:
-    """A config table's keys as the file spells them: the record class of each sub-table, the
-    annotation of anything else; {} for what is no table."""
-    if not (isinstance(owner, type) and issubclass(owner, Record)):
+    """A config table's keys as the file spells them: the Struct of each sub-table, the type
+    of anything else; {} for what is no table."""
+    if not (isinstance(owner, type) and issubclass(owner, msgspec.Struct)):
         return {}
-    from continuity_core.schemas import config as schema
-
-    return {owner._names[name]: getattr(schema, ann, ann) for name, ann in owner._types.items()}
+    return {f.encode_name: f.type for f in msgspec.structs.fields(owner)}
 
 
 _HEADER = r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$"

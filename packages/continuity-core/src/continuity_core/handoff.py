@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from msgspec import Struct, field
+
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
@@ -11,7 +13,6 @@ from continuity_core import note as note_mod
 from continuity_core.config import load_config
 from continuity_core.git import Begun
 from continuity_core.project import repo_facts
-from continuity_core.records import Record, field
 from continuity_core.schemas.session import SessionRef
 from continuity_core.sessions import (
     Choice,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # `baker handoff` runs within a start-up budget: nothing it d
     from continuity_core.trust import StrPath
 
 
-class Handoff(Record):
+class Handoff(Struct, kw_only=True):
     """A brief and what it was built from; in memory only (`structured` is its JSON form)."""
 
     brief: Brief

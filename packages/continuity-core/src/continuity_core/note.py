@@ -7,10 +7,11 @@ never silently truncated.
 
 from __future__ import annotations
 
+from msgspec import Struct, field
+
 from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
-from continuity_core.records import Record, field
 from continuity_core.regex import Lazy
 
 TYPE_CHECKING = False
@@ -50,7 +51,7 @@ class NoteTooLong(BakerError):
     pass
 
 
-class Note(Record):
+class Note(Struct, kw_only=True):
     meta: dict[str, str] = field(default_factory=dict)
     # title -> body as written (no heading; comments kept, `get` drops them)
     sections: dict[str, str] = field(default_factory=dict)

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import time
 
+from msgspec import Struct, field
+
 from continuity_core import note as note_mod
 from continuity_core import probes, stamps
-from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.schemas.probe import Environment
 from continuity_core.store import MACHINES_FILE, STORE, Store
@@ -41,7 +42,7 @@ NOT_CHECKED = (
 )
 
 
-class Previous(Record):
+class Previous(Struct, kw_only=True):
     """The newest verifiable earlier session, or why there is none."""
 
     session: Session | None = None

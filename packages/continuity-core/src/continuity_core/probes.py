@@ -12,23 +12,25 @@ import _thread
 import os
 import stat
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from continuity_core import jsonfast
 from continuity_core.adapters.registry import PROBE_GROUP
 from continuity_core.fs import pure
-from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.regex import Lazy
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
     import subprocess  # no interpreter, probe or GPU check to run starts none
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
-    from typing import Any, Protocol, TypeVar
+    from typing import Protocol, TypeVar
 
     from continuity_core.git import Begun
 
@@ -47,7 +49,7 @@ _NAME = Lazy(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
-class ProbeContext(Record):
+class ProbeContext(Struct, kw_only=True):
     """What a plugin probe gets: the project, its section of probes.json, the project's venv
     interpreters (a default for plugins that run inside them) and its time limit."""
 
@@ -98,7 +100,7 @@ def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | Bas
     return [r if done[i] or running[i].acquire(False) else None for i, r in enumerate(results)]
 
 
-class Ran(Record):
+class Ran(Struct, kw_only=True):
     returncode: int | None  # None: timed out (the whole process group was killed)
     out: str
     err: str
@@ -180,7 +182,7 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
 # --- probes.json -----------------------------------------------------------------------------
 
 
-class ProbesConfig(Record):
+class ProbesConfig(Struct, kw_only=True):
     jobs: list[Any] = field(default_factory=list)
     probes: list[Any] = field(default_factory=list)
     venvs: list[Any] = field(default_factory=list)

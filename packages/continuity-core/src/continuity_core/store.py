@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-from continuity_core import jsonfast, stamps, trust
+from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.stamps import new_id
@@ -26,10 +26,11 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TypeVar
 
-    from continuity_core.records import Record
+    from msgspec import Struct
+
     from continuity_core.schemas.checkpoint import Checkpoint
 
-    R = TypeVar("R", bound=Record)
+    R = TypeVar("R", bound=Struct)
     StrPath = str | os.PathLike[str]
 
 KEEP_CHECKPOINTS = 20
@@ -259,7 +260,7 @@ class Store:
         except (OSError, StoreError):
             return None  # a missing or stale cursor only costs a full read
 
-    def save_cursor(self, agent: str, transcript: str, value: Record) -> None:
+    def save_cursor(self, agent: str, transcript: str, value: Struct) -> None:
         """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
         path = self.cursor_path(agent, transcript)
         data = encode_document(value)
@@ -376,25 +377,19 @@ class _Lock:
 
 
 def encode_document(value: Any) -> bytes:
-    """A document as `write_json` stores it: a record (`continuity_core.records`) as compact
-    JSON, without msgspec (the hooks write checkpoints); anything else indented by msgspec."""
-    from continuity_core.records import Record
-
-    if isinstance(value, Record):
-        data = jsonfast.dumps(value.to_builtins(), ensure_ascii=False, separators=(",", ":"))
-        return data.encode() + b"\n"
+    """A document as `write_json` stores it: compact JSON, one line."""
     import msgspec
 
-    from continuity_core.records import enc_hook
-
-    return msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
+    return msgspec.json.encode(value) + b"\n"
 
 
 def decode_document(data: bytes, type_: type[R], path: StrPath) -> R:
     """Decode a persisted JSON document into its record, refusing schema versions newer than
     this build; a StoreError naming the file when it cannot be used."""
+    import msgspec
+
     try:
-        raw = jsonfast.loads(data)
+        raw = msgspec.json.decode(data)
     except ValueError as e:
         raise _corrupt(path, e) from None
     version = raw.get("schema_version", KNOWN_SCHEMA) if isinstance(raw, dict) else KNOWN_SCHEMA
@@ -404,8 +399,8 @@ def decode_document(data: bytes, type_: type[R], path: StrPath) -> R:
             f"({KNOWN_SCHEMA}); update baker (pip install -U continuity-cli)"
         )
     try:
-        return type_.from_builtins(raw)
-    except ValueError as e:  # records.Invalid
+        return msgspec.convert(raw, type_)
+    except ValueError as e:  # msgspec.ValidationError
         raise _corrupt(path, e) from None
 
 

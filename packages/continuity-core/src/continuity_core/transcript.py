@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from msgspec import Struct, field
 
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
 from continuity_core.memo import cached
-from continuity_core.records import Record, field
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -32,10 +35,8 @@ from continuity_core.schemas.session import (
     limits,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     Fold = Callable[[Session, dict[str, Any], bytes], None]
 
@@ -65,7 +66,7 @@ def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) 
         session.bad_lines += 1
 
 
-class Cursor(Record):
+class Cursor(Struct, kw_only=True):
     path: str
     offset: int = 0
     ino: int = 0
@@ -460,10 +461,10 @@ def project_relative(session: Session, root: Any) -> Session:
         return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
 
     edits = [
-        f.replace(path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
+        msgspec.structs.replace(f, path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
         for f in session.files_edited
     ]
-    return session.replace(files_edited=edits)
+    return msgspec.structs.replace(session, files_edited=edits)
 
 
 def _inside(cwd: str, top: str) -> str | None:

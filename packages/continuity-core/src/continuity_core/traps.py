@@ -69,18 +69,20 @@ def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
     """One line as a trap; None for anything else (a broken line, a non-string pattern).
     `redact_why=False` leaves `why` for the caller to redact (`unseen`: only the few that
     match, where redacting 1,000 reasons on every pre-tool call cost more than the rest)."""
+    import msgspec
+
     from continuity_core.redact import redact
     from continuity_core.schemas.trap import Trap
 
     try:
-        trap = Trap.from_builtins(jsonfast.loads(line))
-    except ValueError:  # not JSON (UnicodeDecodeError too), or not a trap (records.Invalid)
+        trap = msgspec.json.decode(line, type=Trap)
+    except ValueError:  # not JSON, or not a trap (msgspec.ValidationError)
         return None
     if not trap.pattern.strip():
         return None
     # A line written by hand (or by an older baker) is shown as `add` would have stored it.
     why = redact(trap.why) if redact_why else trap.why
-    return trap.replace(pattern=redact(trap.pattern), why=why)
+    return msgspec.structs.replace(trap, pattern=redact(trap.pattern), why=why)
 
 
 def load(root: StrPath, *, redact_why: bool = True) -> list[Trap]:
@@ -155,6 +157,8 @@ def add(
     agent: str | None = None,
 ) -> Trap:
     """Record a trap; pattern and why are redacted before they reach disk."""
+    import msgspec
+
     from continuity_core.redact import redact
     from continuity_core.schemas.trap import Trap
 
@@ -182,7 +186,7 @@ def add(
     with store.lock():
         path = traps_path(root)
         old = b"".join(line + b"\n" for line in _lines(root))
-        atomic_write(path, old + jsonfast.encode(trap.to_builtins()) + b"\n")
+        atomic_write(path, old + msgspec.json.encode(trap) + b"\n")
     return trap
 
 
@@ -428,10 +432,12 @@ def matching_paths(root: StrPath, paths: Sequence[str]) -> list[Trap]:
     redacted, as `unseen` does (a brief read 1,000 traps' reasons for the few it shows)."""
     if not any(paths):
         return []
+    import msgspec
+
     from continuity_core.redact import redact
 
     found = matching(root, load(root, redact_why=False), paths, None)
-    return [t.replace(why=redact(t.why)) for t in found]
+    return [msgspec.structs.replace(t, why=redact(t.why)) for t in found]
 
 
 def render(root: StrPath, trap: Trap) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import stat
 
+from msgspec import Struct
+
 from continuity_core import jsonfast
 from continuity_core.adapters import Account, expand, kit
 from continuity_core.fs import hexdigest, pure
 from continuity_core.jsonl import ForwardReader
-from continuity_core.records import Record
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from continuity_gemini.hooks import sid_from_name
@@ -155,7 +156,7 @@ def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[st
 # --- session files --------------------------------------------------------------------------
 
 
-class ChatFile(Record):
+class ChatFile(Struct, kw_only=True):
     """One chat file as discovery sees it."""
 
     path: str

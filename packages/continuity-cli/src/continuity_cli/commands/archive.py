@@ -178,11 +178,10 @@ def audit(days: float, as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core.audit import audit as run_audit
     from continuity_core.handoff import project_root
-    from continuity_core.records import enc_hook
 
     report = run_audit(project_root(), days)
     if as_json:
-        data = msgspec.to_builtins(report, enc_hook=enc_hook)
+        data = msgspec.to_builtins(report)
         data["healthy"] = report.healthy
         output.emit_json(data)
         return
