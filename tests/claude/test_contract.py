@@ -39,3 +39,15 @@ class TestClaudeContract(AdapterContract):
                 "prompt": payload("UserPromptSubmit.json"),
             },
         )
+
+
+def test_the_archive_reads_claudes_own_keys_through_the_adapter() -> None:
+    from continuity_core.archive.extraction import strings
+
+    record = {
+        "lastPrompt": "ship the release",
+        "parentUuid": "0b1c",
+        "message": {"content": "done", "logicalParentUuid": "9f2e"},
+    }
+    assert ClaudeAdapter().archive_text(record) == ["ship the release", "done"]
+    assert strings(record) == ["done"]  # core alone knows only the common keys

@@ -17,13 +17,10 @@ from tests.helpers.gitindex import age_index
 
 # Each costs the checkpoint a sizeable share of a bare start (or pulls in one that does).
 FORBIDDEN = {
-    "pathlib",
     "heapq",
     "subprocess",
     "dataclasses",
-    "inspect",
     "tomllib",
-    "importlib.metadata",
     "click",
     "continuity_core.machines",
     "continuity_core.note",

@@ -17,9 +17,7 @@ from tests.helpers.gitindex import age_index
 
 AGENTS = ("claude", "codex", "gemini")
 FORBIDDEN = {
-    "threading",
     "subprocess",  # nothing to run but git, which is spawned without it
-    "pathlib",  # the pickup works on str paths
     "click",
     "continuity_core.machines",  # no `.baker/machines.json`: no `baker pull` was run
 }

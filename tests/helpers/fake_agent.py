@@ -132,6 +132,11 @@ class FakeAdapter:
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         return read_incremental(ref, cursor, fold)
 
+    def archive_text(self, record: object) -> list[str]:
+        from continuity_core.archive.extraction import strings
+
+        return strings(record)  # the common keys are all a fake record has
+
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         try:
             data = json.loads(payload)

@@ -56,6 +56,11 @@ class StubAdapter:
     def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         raise NotImplementedError(f"{type(self).__name__} reads no session")
 
+    def archive_text(self, record: object) -> list[str]:
+        from continuity_core.archive.extraction import strings
+
+        return strings(record)  # the archive's common keys
+
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         raise ValueError(f"{type(self).__name__} has no hooks")
 

@@ -17,7 +17,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.adapters.kit import ArchiveKeys, Checks, Discovery, HookHalf, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -59,9 +59,22 @@ class CodexAdapter(ModuleAdapter):
     retention: RetentionPolicy | None = None  # Codex keeps rollouts
     usage_source: UsageSource | None = None
     install_options: tuple[InstallOption, ...] = INSTALL_OPTIONS
-    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
-    # those of `checks()` (kit.ModuleAdapter)
+    # accounts, discover and all_sessions are the discovery module's, parse_hook and
+    # render_context the hooks module's; doctor and cli_version those of `checks()`
+    # (kit.ModuleAdapter); the recall archive reads these keys of its own besides the common
     found_by: ClassVar[Discovery] = discovery
+    hooks_by: ClassVar[HookHalf] = hooks
+    archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(
+        skip=frozenset(
+            {
+                "base_instructions",
+                "user_instructions",
+                "developer_instructions",
+                "encrypted_content",
+                "call_id",
+            }
+        )
+    )
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -87,9 +100,6 @@ class CodexAdapter(ModuleAdapter):
 
     # --- hooks -------------------------------------------------------------------------------
 
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse_hook(payload, argv)
-
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
             return None
@@ -101,9 +111,6 @@ class CodexAdapter(ModuleAdapter):
         if event.session_id:  # notify carries only the thread id; title threads have no rollout
             return discovery.by_thread(event.session_id, accounts)
         return None
-
-    def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render_context(event, text)
 
     # --- set-up ------------------------------------------------------------------------------
 

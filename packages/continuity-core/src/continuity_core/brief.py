@@ -8,9 +8,10 @@ move and the user's latest request are never dropped.
 
 from __future__ import annotations
 
+import json
+
 from msgspec import Struct, field
 
-from continuity_core import jsonfast
 from continuity_core.project import git_section, plural
 from continuity_core.redact import redact
 from continuity_core.schemas.handoff import Attempt, Section
@@ -224,7 +225,7 @@ def call_text(call: ToolCall) -> str:
         command = " ".join(str(c) for c in command)
     if isinstance(command, str) and command:
         return command
-    return jsonfast.encode(call.input).decode()
+    return json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))
 
 
 def _no_request(session: Session) -> str:

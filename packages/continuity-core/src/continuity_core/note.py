@@ -7,12 +7,13 @@ never silently truncated.
 
 from __future__ import annotations
 
+import re
+
 from msgspec import Struct, field
 
 from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
-from continuity_core.regex import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -285,17 +286,17 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     return edit(root, change, agent)
 
 
-_BACKTICKS = Lazy(r"`([^`\n]{3,})`")
-_PATHLIKE = Lazy(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
+_BACKTICKS = re.compile(r"`([^`\n]{3,})`")
+_PATHLIKE = re.compile(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
 
 
 def action_keys(now: str) -> list[str]:
     """What in a Now line would show up in a tool call that carried it out: quoted commands,
     else script and file paths."""
-    quoted = [q.strip() for q in _BACKTICKS.rx.findall(now) if q.strip()]
+    quoted = [q.strip() for q in _BACKTICKS.findall(now) if q.strip()]
     if quoted:
         return quoted
-    return [m for m in _PATHLIKE.rx.findall(now) if len(m) >= 4]
+    return [m for m in _PATHLIKE.findall(now) if len(m) >= 4]
 
 
 def executed(now: str, session: Any, since: str | None = None) -> Any | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import re
 import stat
 import time
 from collections.abc import Mapping
@@ -17,11 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field
 
-from continuity_core import jsonfast
 from continuity_core.adapters.registry import PROBE_GROUP
-from continuity_core.fs import pure
 from continuity_core.redact import redact
-from continuity_core.regex import Lazy
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
@@ -45,7 +43,7 @@ DEFAULT_DEADLINE_S = 15.0
 SHELL_TIMEOUT_S = 10.0
 INTERPRETER_TIMEOUT_S = 5.0
 DETAIL_MAX = 300
-_NAME = Lazy(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
+_NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
@@ -247,14 +245,11 @@ def read_config(root: StrPath) -> ProbesConfig:
 
 
 def _decode(data: bytes) -> Any:
-    """The JSON in `data`: read by `jsonfast`, the hooks' reader; what it refuses, msgspec
-    reads again, so a broken file is reported in msgspec's words, which say where it broke."""
-    try:
-        return jsonfast.loads(data)
-    except ValueError:
-        import msgspec
+    """The JSON in `data`; a broken file is reported in msgspec's words, which say where it
+    broke."""
+    import msgspec
 
-        return msgspec.json.decode(data)  # its DecodeError is a ValueError
+    return msgspec.json.decode(data)  # its DecodeError is a ValueError
 
 
 def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
@@ -262,7 +257,7 @@ def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
     if not isinstance(entry, dict):
         return where, "entry must be an object"
     name = entry.get("name")
-    if not isinstance(name, str) or not _NAME.rx.match(name):
+    if not isinstance(name, str) or not _NAME.match(name):
         return where, f"malformed name {redact(repr(name))[:60]}"
     return name, None
 
@@ -403,6 +398,8 @@ def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeR
 def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
     """Project virtual environments: folders holding `pyvenv.cfg` at the root or one level
     below, plus the folders probes.json names under `venvs` (label, path)."""
+    from pathlib import PurePosixPath
+
     found: dict[str, str] = {}
     try:
         with os.scandir(root) as entries:
@@ -414,7 +411,7 @@ def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]
             found.setdefault(child, os.path.basename(child))
     for value in extra:
         if isinstance(value, str) and value.strip() and "\x00" not in value:
-            path = pure(os.path.join(root, os.path.expanduser(value)))  # `..` kept, as Path
+            path = str(PurePosixPath(root, os.path.expanduser(value)))  # `..` kept
             found.setdefault(path, value)
     return [(label, path) for path, label in found.items()]
 

@@ -12,6 +12,7 @@ the code base, built on first use.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -292,9 +293,9 @@ class Store:
                     os.replace(path, os.path.join(folder, "events.1.jsonl"))
             except FileNotFoundError:
                 pass
-            from continuity_core import jsonfast, needles
+            from continuity_core import needles
 
-            line = jsonfast.dumps({"t": now_iso(), "event": event, **fields})
+            line = json.dumps({"t": now_iso(), "event": event, **fields})
             if not needles.clean(line):
                 from continuity_core.redact import redact
 

@@ -12,6 +12,7 @@ text is left in a returned or saved cursor.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,6 @@ from msgspec import Struct, field
 
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
-from continuity_core.memo import cached
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -427,7 +427,7 @@ def add_edit(
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
 
 
-@cached(1024)  # a session edits the same files again and again
+@functools.lru_cache(maxsize=1024)  # a session edits the same files again and again
 def _redact_path(path: str) -> str:
     return redact(path)
 

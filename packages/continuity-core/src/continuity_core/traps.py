@@ -9,10 +9,11 @@ them changed: the rejection may no longer hold.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
-from continuity_core import jsonfast, trust
+from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.store import MACHINES_FILE, STORE, Store, now_iso
@@ -297,23 +298,19 @@ def _find(name: str, piece: str, pos: int, end: int) -> int:
 
 
 def _pure(path: str) -> str:
-    """`PurePosixPath(path).as_posix()`: no empty or `.` parts; `//` kept at the start."""
-    head = (
-        "//"
-        if path.startswith("//") and not path.startswith("///")
-        else ("/" if path.startswith("/") else "")
-    )
-    parts = [p for p in path.split("/") if p and p != "."]
-    return head + "/".join(parts) if (head or parts) else "."
+    from pathlib import PurePosixPath
+
+    return PurePosixPath(path).as_posix()
 
 
 def _relative_to(path: str, root: str) -> str | None:
-    """`PurePosixPath(path).relative_to(root).as_posix()`, or None where it is not below."""
-    path, root = _pure(path), _pure(root)
-    if path == root:
-        return "."
-    prefix = root if root.endswith("/") else root + "/"
-    return path[len(prefix) :] if path.startswith(prefix) else None
+    """`path` below `root`, as posix; None where it is not below."""
+    from pathlib import PurePosixPath
+
+    try:
+        return PurePosixPath(path).relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
@@ -563,7 +560,7 @@ class _Cached:
 
     def shown(self, i: int) -> Shown:
         row = self.rows[i]
-        return Shown.from_row(self.index, i, jsonfast.loads(row) if isinstance(row, bytes) else row)
+        return Shown.from_row(self.index, i, jsonl.loads(row) if isinstance(row, bytes) else row)
 
 
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
@@ -577,7 +574,7 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
         if fresh:
             raise ValueError("rebuilt")
         first, _, rest = trust.read_bytes(path).partition(b"\n")
-        head = jsonfast.loads(first)
+        head = jsonl.loads(first)
         if isinstance(head, dict) and head.get("key") == key:
             found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
             rows = rest.split(b"\n")[:-1] if rest else []
@@ -595,8 +592,8 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
             lines = [
-                jsonfast.dumps({"key": key, **built.index}),
-                *(jsonfast.dumps(row) for row in built.rows),
+                json.dumps({"key": key, **built.index}),
+                *(json.dumps(row) for row in built.rows),
             ]
             atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
         except (OSError, trust.Untrusted):
@@ -614,7 +611,7 @@ def _seen_path(root: StrPath, session: str) -> str:
 
 def seen(root: StrPath, session: str) -> set[str]:
     try:
-        value = jsonfast.loads(trust.read_bytes(_seen_path(root, session)))
+        value = jsonl.loads(trust.read_bytes(_seen_path(root, session)))
     except (OSError, ValueError):
         return set()
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
@@ -624,7 +621,7 @@ def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     """Add `ids` to the session's seen set; old sessions' sets are pruned."""
     path = _seen_path(root, session)
     folder = trust.dirs(root, STORE, SEEN_DIR, create=True)
-    atomic_write(path, jsonfast.dumps(sorted(seen(root, session) | set(ids))), durable=False)
+    atomic_write(path, json.dumps(sorted(seen(root, session) | set(ids))), durable=False)
     try:
         with os.scandir(folder) as it:
             entries = [e for e in it if e.name.endswith(".json")]

@@ -28,6 +28,7 @@ built from the same `str` walk (`dirs` / `check_dirs`, `home_path` / `home_dir`,
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 
@@ -495,8 +496,6 @@ def home_log(event: str, **fields: str) -> None:
     try:
         import time
 
-        from continuity_core import jsonfast
-
         folder = home_path("log")
         path = os.path.join(folder, HOME_LOG)
         try:
@@ -505,7 +504,7 @@ def home_log(event: str, **fields: str) -> None:
         except FileNotFoundError:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = jsonfast.dumps({"t": stamp, "event": event, **fields})
+        line = json.dumps({"t": stamp, "event": event, **fields})
         append(path, (line + "\n").encode(), home=True)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass

@@ -158,6 +158,11 @@ class Adapter(Protocol):
         """Read (or continue reading) a session into `cursor.session`."""
         ...
 
+    def archive_text(self, record: object) -> list[str]:
+        """The strings of one decoded transcript record that the recall archive indexes
+        (`kit.ModuleAdapter` gives the archive's common keys plus the adapter's own)."""
+        ...
+
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         """Parse a hook's stdin (or notify's argv); raise ValueError when it is not ours."""
         ...
@@ -217,6 +222,7 @@ MEMBERS: tuple[str, ...] = (
     "discover",
     "all_sessions",
     "read",
+    "archive_text",
     "parse_hook",
     "session_for_hook",
     "render_context",
