@@ -7,6 +7,7 @@ nothing imported: every hook asks for the config.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import msgspec
@@ -31,7 +32,24 @@ def config_path() -> Path:
 
 
 def load_config(path: Path | None = None) -> GlobalConfig:
-    """The global config; a missing file is the defaults, an invalid one a ConfigError."""
+    """The global config; a missing file is the defaults, an invalid one a ConfigError.
+
+    Read once per process: the file is parsed again only when its identity (inode, size,
+    modification time) changed, as when a command edits it and reads it back."""
+    where = os.path.join(trust.home_root(), "config.toml") if path is None else path
+    try:
+        st = os.stat(where)
+    except OSError:
+        return _read(path)  # missing or unreadable: said as before, nothing to remember
+    return _read_once(path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _read_once(path: Path | None, identity: tuple[int, int, int, int]) -> GlobalConfig:
+    return _read(path)
+
+
+def _read(path: Path | None) -> GlobalConfig:
     if path is None:  # as `config_path()`, a str: every hook comes here (no pathlib)
         where = os.path.join(trust.home_root(), "config.toml")
         try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not

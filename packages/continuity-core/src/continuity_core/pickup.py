@@ -271,13 +271,39 @@ def build(
     `begun`: the git facts of `root`, begun earlier (`git.Begun`), so git worked meanwhile.
     """
     start = time.monotonic()
+    env_text, prev = _gather(
+        root, adapters, exclude, store, probe_deadline_s, read_limit_s, brief, begun
+    )
+    text = _assemble(root, env_text, prev, cap)
+    log = store if store is not None else Store(root)  # each Store checks the folder again
+    if log.exists:
+        log.log(
+            "pickup",
+            chars=len(text),
+            ms=int((time.monotonic() - start) * 1000),
+            previous=prev.ref.session_id if prev.ref else None,
+        )
+    return clip_lines(text, cap, "pickup")
+
+
+def _gather(
+    root: StrPath,
+    adapters: Mapping[str, Adapter],
+    exclude: str | None,
+    store: Store | None,
+    probe_deadline_s: float,
+    read_limit_s: float,
+    brief: str | None,
+    begun: Begun | None,
+) -> tuple[str, Previous]:
+    """The environment facts and the previous session, gathered side by side: the latency is
+    the slower one's."""
 
     def previous() -> Previous:
         if brief is not None:
             return Previous(why_not=brief.rstrip("."))
         return find_previous(root, adapters, exclude=exclude, store=store, limit_s=read_limit_s)
 
-    # Facts and the previous session are gathered side by side: the latency is the slower one.
     env, found = probes.run_all(
         [
             lambda: probes.environment(root, deadline_s=probe_deadline_s, begun=begun),
@@ -294,6 +320,11 @@ def build(
     else:
         why = "did not finish in time" if found is None else f"failed: {found}"
         prev = Previous(why_not=f"{NOT_CHECKED} (the search {why})")
+    return env_text, prev
+
+
+def _assemble(root: StrPath, env_text: str, prev: Previous, cap: int) -> str:
+    """The pickup's sections, redacted, the note taking what the bounded sections leave."""
     current = note_mod.read(root)
     if current is None:
         note_text = "No note yet: write memory/hot.md (Goal, Now, ...)."
@@ -331,13 +362,4 @@ def build(
     parts = [header]
     for (title, _, _), body in zip(sections, fixed, strict=True):
         parts.append(f"\n## {title}\n{body}\n")
-    text = "".join(parts)
-    log = store if store is not None else Store(root)  # each Store checks the folder again
-    if log.exists:
-        log.log(
-            "pickup",
-            chars=len(text),
-            ms=int((time.monotonic() - start) * 1000),
-            previous=prev.ref.session_id if prev.ref else None,
-        )
-    return clip_lines(text, cap, "pickup")
+    return "".join(parts)

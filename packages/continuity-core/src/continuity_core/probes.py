@@ -450,6 +450,18 @@ def check_interpreter(
     executable. The rest runs with `-I -S`: no environment variables, no site-packages.
     """
     python = interpreter_of(os.path.abspath(venv))
+    target = os.path.realpath(python)
+    refused = _not_run(label, venv, python, target, root=root, tracked=tracked)
+    if refused is not None:
+        return refused
+    return _run_interpreter(label, venv, python, target, timeout_s)
+
+
+def _not_run(
+    label: str, venv: str, python: str, target: str, *, root: StrPath, tracked: bool
+) -> ProbeResult | None:
+    """The verdict on a venv that is not run (outside, tracked, missing, broken or inside the
+    project), or None when its interpreter may be run."""
     if not _inside(root, venv):
         return ProbeResult(
             name=label,
@@ -475,7 +487,6 @@ def check_interpreter(
             verdict="missing",
             detail=f"{venv}: no such folder",
         )
-    target = os.path.realpath(python)
     if not os.path.exists(python):
         why = f"links to missing {target}" if os.path.islink(python) else "missing"
         return ProbeResult(
@@ -497,6 +508,13 @@ def check_interpreter(
             verdict="broken",
             detail=f"{python} -> {target}: not an executable file",
         )
+    return None
+
+
+def _run_interpreter(
+    label: str, venv: str, python: str, target: str, timeout_s: float
+) -> ProbeResult:
+    """Run the interpreter isolated (`-I -S`) and report its version, or why it did not answer."""
     try:
         ran = run_command(
             [python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
@@ -608,6 +626,26 @@ def environment(
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
     interp_timeout = min(INTERPRETER_TIMEOUT_S, limit)
 
+    tasks, kinds, names = _tasks(root, cfg, venvs, limit, interp_timeout, gpu=gpu, begun=begun)
+    env = Environment(created_at=now_iso(), project=str(root))
+    _collect(env, kinds, names, run_all(tasks, limit), deadline_s)
+    env.probes[:0] = cfg.errors
+    env.elapsed_s = round(time.monotonic() - start, 3)
+    return env
+
+
+def _tasks(
+    root: str,
+    cfg: ProbesConfig,
+    venvs: list[tuple[str, str]],
+    limit: float,
+    interp_timeout: float,
+    *,
+    gpu: bool,
+    begun: Begun | None,
+) -> tuple[list[Callable[[], Any]], list[str], list[str]]:
+    """What `environment` runs side by side: each task, its kind (an `Environment` list, or
+    "git") and its name."""
     from continuity_core.project import repo_facts  # without Continuity's own files
 
     tasks: list[Callable[[], Any]] = [
@@ -652,9 +690,13 @@ def environment(
             tasks.append(_gpu_unconfigured)
         kinds.append("gpu")
         names.append("gpu")
+    return tasks, kinds, names
 
-    env = Environment(created_at=now_iso(), project=str(root))
-    results = run_all(tasks, limit)
+
+def _collect(
+    env: Environment, kinds: list[str], names: list[str], results: list[Any], deadline_s: float
+) -> None:
+    """Each task's result into `env`: a timeout or a failure as a result that says so."""
     for kind, name, result in zip(kinds, names, results, strict=True):
         if kind == "git":
             env.git = result if isinstance(result, GitFacts) else GitFacts()
@@ -680,9 +722,6 @@ def environment(
         else:
             items = result if isinstance(result, list) else [result]
         getattr(env, kind).extend(items)
-    env.probes[:0] = cfg.errors
-    env.elapsed_s = round(time.monotonic() - start, 3)
-    return env
 
 
 def _gpu_unconfigured() -> list[ProbeResult]:
