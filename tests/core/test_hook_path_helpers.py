@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from continuity_core import jsonl, needles, traps
 from continuity_core.redact import redact
-from continuity_core.store import is_checkpoint_name
 
 SECRETS = Path(__file__).parents[1] / "reliability" / "secrets"
 
@@ -153,16 +152,6 @@ def test_relative_paths_as_pathlib_read_them(tmp_path: Path, path: str, cwd: str
     assert traps.relative(linked, path, cwd) == _relative_pathlib(linked, path, cwd)
 
 
-@settings(max_examples=2000, deadline=None)
-@given(
-    name=st.from_regex(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", fullmatch=True)
-    | st.text(alphabet="0123456789TZ-abcfg.jsonx", max_size=36)
-)
-def test_checkpoint_names_as_the_pattern_read_them(name: str) -> None:
-    expected = re.fullmatch(r"\d{8}T\d{12}Z-[0-9a-f]{6}\.json", name, re.ASCII) is not None
-    assert is_checkpoint_name(name) is expected
-
-
 def test_the_written_out_base64_needles_are_the_computed_ones() -> None:
     assert needles.base64_needles() == needles.BASE64_NEEDLES
 
@@ -260,26 +249,6 @@ def test_name_parts_are_the_words_the_pattern_found(name: str) -> None:
     assert name_parts(name) == re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", name)
 
 
-@settings(max_examples=5000, deadline=None)
-@given(line=st.text(alphabet="# \tGoal\u00a0\u2003x\x1c", max_size=10))
-def test_note_headings_are_what_the_pattern_matched(line: str) -> None:
-    from continuity_core import note
-
-    m = re.match(r"^#{1,3}\s+(.+?)\s*$", line)
-    assert note._heading(line) == (m.group(1) if m else None)
-
-
-@settings(max_examples=5000, deadline=None)
-@given(
-    pieces=st.lists(st.sampled_from(["<!--", "-->", "-", "!", "<", ">", "a", "\n"]), max_size=12)
-)
-def test_note_comments_go_as_the_pattern_removed_them(pieces: list[str]) -> None:
-    from continuity_core import note
-
-    text = "".join(pieces)
-    assert note._uncomment(text) == re.sub(r"(?s)<!--.*?-->", "", text)
-
-
 @settings(max_examples=3000, deadline=None)
 @given(text=st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=8))
 def test_control_characters_are_found_as_the_pattern_found_them(text: str) -> None:
@@ -294,11 +263,3 @@ def test_a_twilio_needle_is_the_capitals_it_opens_with() -> None:
     key = "SK" + "0123456789abcdef" * 2
     assert redact(f"key {key} here") == "key [REDACTED] here"
     assert not needles.clean(key) and needles.clean("ask the user to confirm the task")
-
-
-@settings(max_examples=3000, deadline=None)
-@given(text=st.text(alphabet="aZ09-_.é\u0663 ", max_size=70))
-def test_plain_ids_are_what_the_pattern_matched(text: str) -> None:
-    from continuity_core.adapters import kit
-
-    assert kit.plain_id(text) is bool(re.fullmatch(r"[0-9A-Za-z-]{8,64}", text))

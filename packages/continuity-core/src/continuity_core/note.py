@@ -73,30 +73,19 @@ def template(agent: str = "", branch: str = "", updated: str = "") -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
+_COMMENT = re.compile(r"(?s)<!--.*?-->")
+
+
 def _heading(line: str) -> str | None:
-    """The title of a `#`, `##` or `###` heading line (`^#{1,3}\\s+(.+?)\\s*$`), else None."""
-    rest = line.lstrip("#")
-    if not 1 <= len(line) - len(rest) <= 3 or not rest[:1].isspace():
-        return None
-    title = rest.strip()
-    return title or (rest[-1] if len(rest) > 1 else None)  # all blank: the pattern's last char
+    """The title of a `#`, `##` or `###` heading line, else None."""
+    m = _HEADING.match(line)
+    return m.group(1) if m else None
 
 
 def _uncomment(text: str) -> str:
     """`text` without its `<!-- … -->` comments (an unclosed one is kept)."""
-    start = text.find("<!--")
-    if start < 0:
-        return text
-    kept, at = [], 0
-    while start >= 0:
-        end = text.find("-->", start + 4)
-        if end < 0:
-            break
-        kept.append(text[at:start])
-        at = end + 3
-        start = text.find("<!--", at)
-    kept.append(text[at:])
-    return "".join(kept)
+    return _COMMENT.sub("", text)
 
 
 def parse(text: str) -> Note:

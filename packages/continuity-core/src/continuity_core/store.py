@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from continuity_core import stamps, trust
@@ -45,22 +46,14 @@ MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
-_DIGITS = frozenset("0123456789")
-_HEX = frozenset("0123456789abcdef")
+
+
+_CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
 
 
 def is_checkpoint_name(name: str) -> bool:
-    """What `new_checkpoint_id` makes (`\\d{8}T\\d{12}Z-[0-9a-f]{6}\\.json`): retention
-    deletes nothing else."""
-    return (
-        len(name) == 34
-        and name[8] == "T"
-        and name[21:23] == "Z-"
-        and name.endswith(".json")
-        and _DIGITS.issuperset(name[:8])
-        and _DIGITS.issuperset(name[9:21])
-        and _HEX.issuperset(name[23:29])
-    )
+    """What `new_checkpoint_id` makes: retention deletes nothing else."""
+    return _CHECKPOINT_NAME.fullmatch(name) is not None
 
 
 def find_worktree_root(start: StrPath) -> Path | None:

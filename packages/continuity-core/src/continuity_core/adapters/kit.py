@@ -61,6 +61,7 @@ INLINE_PROMPT_MAX = 24_000
 CLI_VERSION_TIMEOUT_S = 15.0
 _VERSION = re.compile(r"\d+(?:\.\d+)+\S*")
 _NUMBER = re.compile(r"\d+")
+_PLAIN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 def expand(path: str) -> str:
@@ -95,9 +96,9 @@ def cli_version(
 
 
 def plain_id(text: str) -> bool:
-    """8 to 64 ASCII letters, digits and dashes (`[0-9A-Za-z-]{8,64}`): a session id as the
+    """8 to 64 ASCII letters, digits and dashes: a session id as the
     agents make them (a UUID), and all a file name or lookup built from one may hold."""
-    return 8 <= len(text) <= 64 and text.isascii() and text.replace("-", "a").isalnum()
+    return _PLAIN_ID.fullmatch(text) is not None
 
 
 def version_key(version: str) -> tuple[int, ...]:
