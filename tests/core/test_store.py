@@ -9,7 +9,7 @@ import pytest
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.checkpoint import Checkpoint
-from continuity_core.store import Store, find_project, project_root_for_init
+from continuity_core.store import Store, project_root, project_root_for_init
 
 
 def mode(p: Path) -> int:
@@ -24,13 +24,13 @@ def make_store(root: Path) -> Store:
 def test_project_is_found_from_a_subfolder_and_stops_at_git(repo: Path) -> None:
     sub = repo / "a" / "b"
     sub.mkdir(parents=True)
-    assert find_project(sub) is None
+    assert project_root(sub) is None
     make_store(repo)
-    assert find_project(sub) == repo
+    assert project_root(sub) == str(repo)
     nested = sub / "nested"
     nested.mkdir()
     (nested / ".git").mkdir()
-    assert find_project(nested) is None
+    assert project_root(nested) is None
     assert project_root_for_init(sub) == repo
 
 

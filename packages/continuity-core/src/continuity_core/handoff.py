@@ -62,13 +62,8 @@ def project_root(start: StrPath | None = None) -> Path:
     """The project root whether or not `baker init` ran: `.baker/`'s folder or the worktree."""
     from pathlib import Path
 
-    return Path(project_top(start))
-
-
-def project_top(start: StrPath | None = None) -> str:
-    """`project_root` as a `str` (the plain `baker handoff`'s form: it imports no pathlib)."""
     here = os.path.abspath(start if start is not None else os.getcwd())
-    return store_root(here) or worktree_root(here) or here
+    return Path(store_root(here) or worktree_root(here) or here)
 
 
 def make(

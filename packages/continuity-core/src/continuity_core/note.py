@@ -178,8 +178,10 @@ def write(root: Path, note: Note) -> Path:
             f"{root / NOTE_PATH} would be {n} lines, over the {CAP}-line cap; move finished "
             "items out of Done or shorten a section, then retry"
         )
-    trust.check_dirs(root, trust.NOTE_DIR, create=True)
-    path = trust.check_note(root)
+    from pathlib import Path
+
+    trust.dirs(root, trust.NOTE_DIR, create=True)
+    path = Path(trust.note_path(root))
     atomic_write(path, text, mode=0o600, keep_mode=False)  # private, as docs/privacy.md says
     return path
 

@@ -288,13 +288,13 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     from continuity_core import note as note_mod
 
     changes: list[Change] = []
-    trust.check_note(root)
+    trust.note_path(root)
     trust.check_store(root)  # last: it ends with the one git call
     store = root / STORE
     if not store.is_dir():
         if not dry_run:
             for sub in ("checkpoints", "log"):
-                trust.check_dirs(root, STORE, sub, create=True)
+                trust.dirs(root, STORE, sub, create=True)
         changes.append(Change(path=f"{STORE}/", action="created", detail="private (0700)"))
     else:
         changes.append(Change(path=f"{STORE}/", action="unchanged"))
@@ -302,7 +302,7 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     if not note_path.exists():
         branch = git_facts(root, worktrees=False).branch or ""
         if not dry_run:
-            trust.check_dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
+            trust.dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
         changes.append(
             write_text_change(
                 note_path,

@@ -343,7 +343,7 @@ def _private_store(root: Path, warnings: list[str]) -> Path:
     base = root / STORE
     fresh = not base.exists()
     trust.check_store(root)
-    folder = trust.check_dirs(root, STORE, SAVED, create=True)
+    folder = Path(trust.dirs(root, STORE, SAVED, create=True))
     if fresh:
         # A store made here (no `baker init` yet) must not show up in `git status`.
         atomic_write(base / ".gitignore", "*\n")

@@ -56,18 +56,8 @@ def is_checkpoint_name(name: str) -> bool:
     return _CHECKPOINT_NAME.fullmatch(name) is not None
 
 
-def find_worktree_root(start: StrPath) -> Path | None:
-    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    found = worktree_root(start)
-    if found is None:
-        return None
-    from pathlib import Path
-
-    return Path(found)
-
-
 def worktree_root(start: StrPath) -> str | None:
-    """`find_worktree_root` as a `str` (the hooks' form)."""
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
     folder = os.path.abspath(start)
     while True:
         if os.path.exists(os.path.join(folder, ".git")):
@@ -78,21 +68,11 @@ def worktree_root(start: StrPath) -> str | None:
         folder = up
 
 
-def find_project(start: StrPath | None = None) -> Path | None:
+def project_root(start: StrPath | None = None) -> str | None:
     """The project root: the nearest folder at or above `start` that has `.baker/`.
 
     The search stops at the git worktree root, so a nested repository is its own project.
     """
-    found = project_root(start)
-    if found is None:
-        return None
-    from pathlib import Path
-
-    return Path(found)
-
-
-def project_root(start: StrPath | None = None) -> str | None:
-    """`find_project` as a `str` (the hooks' form)."""
     folder = os.path.abspath(os.fspath(start) if start is not None else os.getcwd())
     user_store: str | None = None
     while True:
@@ -115,7 +95,8 @@ def project_root_for_init(start: Path | None = None) -> Path:
     from pathlib import Path
 
     start = (start or Path.cwd()).absolute()
-    return find_worktree_root(start) or start
+    found = worktree_root(start)
+    return Path(found) if found is not None else start
 
 
 class Store:
@@ -144,7 +125,7 @@ class Store:
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
-        root = find_project(start)
+        root = project_root(start)
         if root is None:
             raise NotAProject(
                 f"{start or os.getcwd()} is not in a Continuity project: run `baker init` "
@@ -161,7 +142,9 @@ class Store:
 
     def folder(self, *parts: str) -> Path:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
-        return trust.check_dirs(self.top, STORE, *parts, create=True)
+        from pathlib import Path
+
+        return Path(trust.dirs(self.top, STORE, *parts, create=True))
 
     def folder_path(self, *parts: str) -> str:
         """`folder` as a `str` (the hooks' form)."""

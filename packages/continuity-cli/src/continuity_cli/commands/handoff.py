@@ -118,7 +118,7 @@ def make_brief(
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
 
-    root = handoff_mod.project_top()
+    root = handoff_mod.project_root()
     result = handoff_mod.make(
         root, agent=agent, account=account, session_id=session_id, budget_tokens=budget
     )
