@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -58,7 +58,7 @@ class ClaudeAdapter(ModuleAdapter):
         ),
     )
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_claude import parser
@@ -70,6 +70,7 @@ class ClaudeAdapter(ModuleAdapter):
             parser.fold,
             compaction_marker=parser.COMPACTION_MARKER,
             request_markers=parser.REQUEST_MARKERS,
+            state=parser.ClaudeState,
         )
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:

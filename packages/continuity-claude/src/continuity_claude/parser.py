@@ -10,6 +10,9 @@ keep text raw until the end of a read redacts what is still kept.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from msgspec import Struct, field
 
 from continuity_core import jsonl
 from continuity_core.redact import redact
@@ -195,6 +198,16 @@ def context_window(model: str | None) -> int:
     if model.endswith("[1m]") or model.startswith(NATIVE_1M):
         return WINDOW_1M
     return WINDOW
+
+
+class ClaudeState(Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`): what waits for a tool's result, by
+    call id, and task updates that came before their task."""
+
+    edits: dict[str, list[str]] = field(default_factory=dict)  # [path, tool]
+    creates: dict[str, str] = field(default_factory=dict)  # the task's subject, redacted
+    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    early: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:

@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the checkpoint path imports no typing
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -78,12 +78,12 @@ class CodexAdapter(ModuleAdapter):
 
     # --- sessions ----------------------------------------------------------------------------
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         cursor = self._read(ref, cursor)
         cursor.session.archived = discovery.is_archived(ref.path)
         return cursor
 
-    def _read(self, ref: SessionRef, cursor: Cursor | None) -> Cursor:
+    def _read(self, ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_codex import parser
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import Any
+
+from msgspec import Struct, field
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
@@ -118,7 +121,21 @@ _PAYLOAD_KEY = b',"payload":'
 _SPACE = (b" ", b"\t", b"\n", b"\r")  # JSON's; the pattern skips them
 
 
-def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+class CodexState(Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`); `LATEST` is flushed before."""
+
+    meta: bool = False  # this thread's session_meta was read
+    cli_version: Any = None  # as session_meta says
+    history_mode: Any = None
+    window: Any = None  # the model's context window, as the rollout states it
+    turn_requests: int = 0  # typed requests since the turn began
+    last_request: str | None = None  # its digest, not its words
+    last_request_at: int = 0
+    patches: dict[str, Any] = field(default_factory=dict)  # apply_patch calls awaiting a result
+    resets_at: str | None = None
+
+
+def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     """Read (or continue reading) a rollout."""
     return read_incremental(
         ref,
@@ -127,6 +144,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         finish=flush,
         compaction_marker=COMPACTION_MARKER,
         request_markers=REQUEST_MARKERS,
+        state=CodexState,
     )
 
 

@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing or pathlib
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -65,7 +65,7 @@ class GeminiAdapter(ModuleAdapter):
     hooks_by: ClassVar[HookHalf] = hooks
     archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(skip=frozenset({"projectHash"}))
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_gemini import parser
 

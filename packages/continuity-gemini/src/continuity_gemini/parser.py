@@ -7,7 +7,7 @@ compression); `{"$rewindTo": id}` dropping that message and everything after it.
 
 The Session keeps what compression summarised away: `$set.messages` only adds what it newly
 introduces (the `<state_snapshot>` summary) and never a request, since the kept tail it carries
-comes back under fresh ids. `cursor.extra["view"]` remembers, for the newest messages, what
+comes back under fresh ids. `cursor.state.view` remembers, for the newest messages, what
 each contributed, so a replaced message or a rewind can take its part back out; it is capped,
 so memory stays bounded whatever the transcript's size.
 
@@ -21,6 +21,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any
+
+from msgspec import Struct, field
 
 from continuity_core import jsonl
 from continuity_core.adapters import kit
@@ -45,6 +48,7 @@ from continuity_core.transcript import (
     clip,
     drop_message,
     drop_request,
+    keep,
     read_incremental,
     set_result,
     set_todos,
@@ -97,11 +101,21 @@ def window(model: str | None) -> int:
     return WINDOWS.get(model or "", DEFAULT_WINDOW)
 
 
-def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+class GeminiState(Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`): the newest messages' view (what a
+    rewind goes back to) and the todo lists saved for rewinds."""
+
+    view: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[list[Any]] = field(default_factory=list)  # [message id, todos]
+
+
+def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     """Read (or continue reading) a chat file; a legacy `.json` is one object, read whole."""
     if ref.path.endswith(".json"):
         return read_legacy(ref)
-    return read_incremental(ref, cursor, fold, finish=finish, request_markers=REQUEST_MARKERS)
+    return read_incremental(
+        ref, cursor, fold, finish=finish, request_markers=REQUEST_MARKERS, state=GeminiState
+    )
 
 
 def compaction_triggers(session: Session, ref: SessionRef) -> None:
@@ -130,7 +144,7 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
             c.trigger = "manual" if before[-1].startswith("/compress") else "auto"
 
 
-def read_legacy(ref: SessionRef) -> Cursor:
+def read_legacy(ref: SessionRef) -> Cursor[Any]:
     """A pre-JSONL session file: `{sessionId, ..., messages: [...]}` in one object."""
     session = Session(
         agent=ref.agent, session_id=ref.session_id, path=ref.path, account=ref.account, cwd=ref.cwd
@@ -154,7 +168,11 @@ def read_legacy(ref: SessionRef) -> Cursor:
     settle(session, extra)
     finish(session, extra)
     st = os.stat(ref.path)
-    return Cursor(path=ref.path, offset=st.st_size, ino=st.st_ino, session=session, extra=extra)
+    cursor = Cursor(
+        path=ref.path, offset=st.st_size, ino=st.st_ino, session=session, state=GeminiState()
+    )
+    keep(cursor, extra, GeminiState)
+    return cursor
 
 
 # --- the fold -------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ Required abilities are methods of `Adapter`. Optional ones are explicit attribut
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from msgspec import Struct, field
 
@@ -154,7 +154,7 @@ class Adapter(Protocol):
         first lines only. What `discover` leaves out (subagents, stubs) stays out."""
         ...
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         """Read (or continue reading) a session into `cursor.session`."""
         ...
 
