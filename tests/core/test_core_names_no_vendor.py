@@ -16,7 +16,8 @@ CORE = Path(continuity_core.__file__).parent
 ALLOWED = {CORE / "redact.py", CORE / "needles.py"}
 VENDOR = re.compile(
     r"claude|codex|gemini|anthropic|openai|cleanupPeriodDays|sessionRetention|statusline"
-    r"|/continuity|\$continuity",
+    r"|/continuity|\$continuity"
+    r"|lastPrompt|parentUuid|base_instructions|aiTitle|leafUuid|projectHash|encrypted_content",
     re.IGNORECASE,
 )
 

@@ -99,7 +99,7 @@ def test_unusable_probes_file_is_one_error_and_git_still_reported(repo: Path, te
 
 
 def test_a_broken_probes_file_says_where_it_broke(repo: Path) -> None:
-    """The hooks read probes.json with `jsonfast`; a file it refuses is reported in msgspec's
+    """A broken probes.json is reported in msgspec's
     words, which name the fault and its byte, as before."""
     write_probes(repo, '{"jobs": [{"name": "train", "artifact": "out"},]}')
     [problem] = probes.environment(repo, deadline_s=10).probes

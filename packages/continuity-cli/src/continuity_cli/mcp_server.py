@@ -18,7 +18,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from continuity_cli import __version__
-from continuity_core.records import enc_hook
 
 INSTRUCTIONS = (
     "Continuity (baker) keeps this project's agent work alive across sessions, accounts and "
@@ -54,7 +53,7 @@ def _root(repo: str | None) -> Path:
 
 
 def _plain(value: Any) -> Any:
-    return msgspec.to_builtins(value, enc_hook=enc_hook)
+    return msgspec.to_builtins(value)
 
 
 def recall(
@@ -70,7 +69,7 @@ def recall(
     to find where an error, file or decision was discussed. Returns the best-matching
     sessions of this project (all projects with all_projects) with their matching passages."""
     from continuity_core import archive as archive_mod
-    from continuity_core.store import find_project
+    from continuity_core.store import project_root
 
     limit = _bounded("limit", limit, 1, 500)  # as `baker recall --limit`
     root = _root(repo)
@@ -78,7 +77,7 @@ def recall(
     with archive_mod.Archive() as archive:
         if archive.notice:
             warnings.append(archive.notice)
-        stats = archive_mod.refresh(archive, find_project(root) or root)
+        stats = archive_mod.refresh(archive, Path(project_root(root) or root))
         warnings += [line for line in [stats.notice, *stats.skipped] if line]
         hits = archive.search(
             query, project=None if all_projects else str(root), agent=agent, limit=limit

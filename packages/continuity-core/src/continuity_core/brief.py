@@ -8,9 +8,11 @@ move and the user's latest request are never dropped.
 
 from __future__ import annotations
 
-from continuity_core import jsonfast
+import json
+
+from msgspec import Struct, field
+
 from continuity_core.project import git_section, plural
-from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.schemas.handoff import Attempt, Section
 from continuity_core.schemas.session import SessionRef
@@ -42,7 +44,7 @@ NEVER_CUT = 100
 REQUEST_FIT = 8000  # characters of the latest request that count against the budget
 
 
-class Brief(Record, omit_defaults=True):
+class Brief(Struct, kw_only=True, omit_defaults=True):
     schema_version: int = 1
     created_at: str
     project: str
@@ -369,7 +371,7 @@ def call_text(call: ToolCall) -> str:
         command = " ".join(str(c) for c in command)
     if isinstance(command, str) and command:
         return command
-    return jsonfast.encode(call.input).decode()
+    return json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))
 
 
 def _no_request(session: Session) -> str:
@@ -678,7 +680,7 @@ def render(brief: Brief) -> str:
 # --- the first prompt ----------------------------------------------------------------------
 
 
-class Prompt(Record, frozen=True):
+class Prompt(Struct, kw_only=True, frozen=True):
     text: str
     whole: bool  # the whole brief is inline; else its essentials and a pointer to the file
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 import time
 
-from continuity_core.schemas.checkpoint import GitFacts, Worktree
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
     StrPath = str | os.PathLike[str]
 
@@ -154,6 +154,8 @@ class Begun:
 
     def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
         """The facts, once `git status` (and `git log`) answered."""
+        from continuity_core.schemas.checkpoint import GitFacts  # not on the pre-tool path
+
         cwd, found, refs, here, subject = self.cwd, self.found, self.refs, self.here, self.subject
         log, status = self.log, self.status
         self.log = self.status = None
@@ -414,6 +416,8 @@ def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | 
 
 
 def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
+    from continuity_core.schemas.checkpoint import Worktree
+
     branch = ref.removeprefix("refs/heads/") if ref else None
     return Worktree(path=path, head=oid, branch=branch)
 
@@ -484,6 +488,8 @@ def _parse_shortstat(out: str, facts: GitFacts) -> None:
 
 
 def _parse_worktrees(out: str) -> list[Worktree]:
+    from continuity_core.schemas.checkpoint import Worktree
+
     trees: list[Worktree] = []
     for block in out.strip().split("\n\n"):
         wt: Worktree | None = None

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from continuity_core.adapters import Adapter
-    from continuity_core.adapters.registry import HookHandler
+    from continuity_core.adapters.kit import HookHalf
 
 
 CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
@@ -54,9 +54,7 @@ def parse_event(
         return adapter, None
 
 
-def parse_light(
-    agent: str, payload: bytes, argv: list[str]
-) -> tuple[HookHandler, HookEvent | None]:
+def parse_light(agent: str, payload: bytes, argv: list[str]) -> tuple[HookHalf, HookEvent | None]:
     """As `parse_event`, through the agent's hook module alone (the pre-tool hook's way)."""
     from continuity_core.adapters.registry import hook_module
 
@@ -224,10 +222,10 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
     """A hook payload read without an adapter (`--agent` omitted): the common JSON keys only."""
-    from continuity_core import jsonfast
+    from continuity_core import jsonl
 
     try:
-        raw = jsonfast.loads(payload) if payload.strip() else {}
+        raw = jsonl.loads(payload) if payload.strip() else {}
     except ValueError:
         return None
     if not isinstance(raw, dict):

@@ -13,21 +13,21 @@ Core names no agent here: entries are strings, accounts come from the adapters.
 from __future__ import annotations
 
 import os
+from typing import Literal
 
-from continuity_core import jsonfast, stamps, trust
+import msgspec
+from msgspec import Struct, field
+
+from continuity_core import stamps, trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
-from continuity_core.records import Record, field
 from continuity_core.store import encode_document
 
-# The checkpoint hook reads and writes the ledger after every turn: plain records and
-# `jsonfast`, no msgspec; typing, pathlib and datetime only where used (docs/decisions.md,
-# "How the hooks stay fast").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Sequence
-    from typing import Any, Literal
+    from typing import Any
 
     from continuity_core.adapters import Adapter
 
@@ -35,19 +35,15 @@ if TYPE_CHECKING:
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.session import ApiError, Session
 
-    Source = Literal["hook", "transcript", "output"]
+Source = Literal["hook", "transcript", "output"]
 
 LEDGER = "limits.json"
 UNKNOWN_TTL_S = 3600  # a limit without a reset time counts this long
 RUN_ENV = "BAKER_RUN_ID"  # set by `baker run` for the agent it supervises; hooks record it
 LIMIT_KINDS = ("usage_limit", "rate_limit")
-# The values of the Literal alias above, by name, for the records' checks.
-CHOICES = {"Source": ("hook", "transcript", "output")}
-if not TYPE_CHECKING:
-    Source = CHOICES["Source"]
 
 
-class Limit(Record, omit_defaults=True):
+class Limit(Struct, kw_only=True, omit_defaults=True):
     agent: str
     dir: str  # the account's config dir, absolute: the key with `agent`
     account: str = ""  # the name the user knows it by, "" for the agent's default
@@ -60,7 +56,7 @@ class Limit(Record, omit_defaults=True):
     run: str = ""  # the `baker run` that supervised the agent, if any
 
 
-class Ledger(Record):
+class Ledger(Struct, kw_only=True):
     """`limits.json`: `{"version": 1, "limits": [...]}`, as builds with msgspec wrote it."""
 
     version: int = 1
@@ -116,8 +112,8 @@ def read(path: StrPath | None = None) -> list[Limit]:
     except OSError:
         return []
     try:
-        ledger = Ledger.from_builtins(jsonfast.loads(data))
-    except ValueError:  # not JSON, or not a ledger (records.Invalid)
+        ledger = msgspec.json.decode(data, type=Ledger)
+    except ValueError:  # not JSON, or not a ledger (msgspec.ValidationError)
         return []
     at = now()
     return [lim for lim in ledger.limits if active(lim, at)]
@@ -193,7 +189,7 @@ def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
 # --- rotation entries -----------------------------------------------------------------------
 
 
-class Entry(Record, frozen=True):
+class Entry(Struct, kw_only=True, frozen=True):
     """One `[rotation] order` item resolved: "claude:work" -> agent, account name, dir."""
 
     text: str

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from continuity_core.errors import BakerError
-from continuity_core.records import dec_hook, enc_hook
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.trap import Trap
 from continuity_core.store import MACHINES_FILE  # written by `pull`
@@ -260,10 +259,8 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     made = handoff.make(root)
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
-    stable = made.brief.replace(created_at="")
-    files[BRIEF_JSON] = (
-        msgspec.json.format(msgspec.json.encode(stable, enc_hook=enc_hook), indent=2) + b"\n"
-    )
+    stable = msgspec.structs.replace(made.brief, created_at="")
+    files[BRIEF_JSON] = msgspec.json.format(msgspec.json.encode(stable), indent=2) + b"\n"
     saved = _saved_index(root)
     if saved is not None:
         files[SAVED_JSON] = saved
@@ -291,9 +288,7 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
-    files[SNAPSHOT_JSON] = (
-        msgspec.json.format(msgspec.json.encode(snap, enc_hook=enc_hook), indent=2) + b"\n"
-    )
+    files[SNAPSHOT_JSON] = msgspec.json.format(msgspec.json.encode(snap), indent=2) + b"\n"
     _refuse_secrets(files, shown)  # what was derived is redacted; checked all the same
     return files
 
@@ -345,7 +340,7 @@ def _saved_index(root: Path) -> bytes | None:
         {"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest, "bytes": c.bytes}
         for c in found
     ]
-    return msgspec.json.format(msgspec.json.encode(index, enc_hook=enc_hook), indent=2) + b"\n"
+    return msgspec.json.format(msgspec.json.encode(index), indent=2) + b"\n"
 
 
 def _limits() -> bytes | None:
@@ -368,7 +363,7 @@ def _limits() -> bytes | None:
     ]
     if not entries:
         return None
-    return msgspec.json.format(msgspec.json.encode(entries, enc_hook=enc_hook), indent=2) + b"\n"
+    return msgspec.json.format(msgspec.json.encode(entries), indent=2) + b"\n"
 
 
 def _message(machine: str, snap: Snapshot) -> str:
@@ -393,7 +388,7 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     parent = _rev(root, ref + "^{commit}")
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
-    snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot, dec_hook=dec_hook)
+    snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot)
     identity = {
         **_SNAPSHOT_IDENTITY,
         "GIT_AUTHOR_NAME": f"baker ({machine})",
@@ -539,7 +534,7 @@ def snapshots(root: Path, *, exclude: str | None = None) -> list[MachineInfo]:
     found = []
     for (name, commit, when), data in zip(rows, blobs, strict=True):
         try:
-            snap = msgspec.json.decode(data or b"", type=Snapshot, dec_hook=dec_hook)
+            snap = msgspec.json.decode(data or b"", type=Snapshot)
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
         found.append(MachineInfo(name=name, commit=commit, time=when, snapshot=snap))
@@ -618,7 +613,7 @@ def from_file(root: Path) -> MachinesFile | None:
     except OSError:
         return None
     try:
-        return msgspec.json.decode(data, type=MachinesFile, dec_hook=dec_hook)
+        return msgspec.json.decode(data, type=MachinesFile)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
 
@@ -669,8 +664,8 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
         )
     brief_data, snap_data = _cat(root, [f"{commit}:{BRIEF_JSON}", f"{commit}:{SNAPSHOT_JSON}"])
     try:
-        brief = msgspec.json.decode(brief_data or b"", type=brief_mod.Brief, dec_hook=dec_hook)
-        snap = msgspec.json.decode(snap_data or b"", type=Snapshot, dec_hook=dec_hook)
+        brief = msgspec.json.decode(brief_data or b"", type=brief_mod.Brief)
+        snap = msgspec.json.decode(snap_data or b"", type=Snapshot)
     except (msgspec.DecodeError, msgspec.ValidationError) as e:
         raise BakerError(f"{ref} ({commit[:12]}) is not a snapshot this baker reads: {e}") from None
     when = git(root, "log", "-1", "--format=%cI", commit).strip()

@@ -1,5 +1,5 @@
 """A bounded memo for the hooks: `functools.lru_cache` imports functools and, with it,
-collections (a hook's budget: docs/decisions.md, "Hook start-up budget")."""
+collections (a hook's budget: docs/decisions.md, "How the hooks stay fast")."""
 
 from __future__ import annotations
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+from msgspec import Struct, field
+
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
 from continuity_core.fs import inside
-from continuity_core.records import Record, field
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
 
@@ -43,12 +45,12 @@ class NoMatch(BakerError):
     """A filter (`--from`, `--session`, an account) matched no session of the project."""
 
 
-class Candidate(Record):
+class Candidate(Struct, kw_only=True):
     ref: SessionRef
     adapter: Adapter
 
 
-class Found(Record):
+class Found(Struct, kw_only=True):
     """The candidates of a project, newest first, and what was searched to find them."""
 
     candidates: list[Candidate] = field(default_factory=list)
@@ -58,7 +60,7 @@ class Found(Record):
     below: list[str] = field(default_factory=list)
 
 
-class Choice(Record):
+class Choice(Struct, kw_only=True):
     """The session that did work, the newer ones that failed, and how they were found."""
 
     ref: SessionRef | None = None
@@ -101,7 +103,7 @@ def accounts_for(
         folder = next((a.dir for a in alone if a.name == raw), expand(raw))
         listed = [a for a in accounts if os.path.realpath(a.dir) == os.path.realpath(folder)]
         listed = listed or [Account(agent=adapter.name, name=account, dir=folder)]
-    return [listed[0].replace(name=account) if named else listed[0]]
+    return [msgspec.structs.replace(listed[0], name=account) if named else listed[0]]
 
 
 def kept_matches(
@@ -390,7 +392,7 @@ def pick(
     return choice
 
 
-class Newest(Record):
+class Newest(Struct, kw_only=True):
     ref: SessionRef | None
     adapter: Adapter | None
     searched: list[str]
@@ -483,7 +485,7 @@ def short_time(stamp: str) -> str:
     return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
-class Table(Record):
+class Table(Struct, kw_only=True):
     """`baker sessions` (and the MCP `sessions` tool): rows newest first, the chosen one marked."""
 
     rows: list[dict[str, Any]]

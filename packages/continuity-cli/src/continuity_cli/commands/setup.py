@@ -59,12 +59,12 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
     """
     from continuity_cli import output
     from continuity_core import project
-    from continuity_core.store import find_worktree_root, project_root_for_init
+    from continuity_core.store import project_root_for_init, worktree_root
 
     root = project_root_for_init()
     project.refuse(root)
     _known_agents(agents)
-    if find_worktree_root(root) is None:
+    if worktree_root(root) is None:
         click.echo(
             f"warning: {root} is not in a git repository: briefs will carry no repo "
             "state (branch, commits, uncommitted files); `git init` first if it should",

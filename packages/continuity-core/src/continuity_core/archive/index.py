@@ -351,7 +351,7 @@ class Archive:
             )
 
         for line in reader:
-            text, ts, record = line_text(line)
+            text, ts, record = line_text(line, src.texts)
             if project is None:
                 project = _cwd_of(record)
             last_ts = ts or last_ts
