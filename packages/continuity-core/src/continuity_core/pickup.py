@@ -321,12 +321,11 @@ def launched_with_brief(source: str | None) -> str | None:
 # --- what the last checkpoint prepared --------------------------------------------------
 # The checkpoint's detached child (`continuity_cli.hooks.detach`) has the time and the
 # libraries to find and read the previous session; it leaves the pickup's "previous session"
-# section and the config line in `.baker/cache/pickup.json`, stamped with what they depend on
-# (the session's transcript, `config.toml`, the adapters allowed). A pickup whose stamp still
-# holds serves them, and reads live only git, the probes and the note.
-PREPARED = ("cache", "pickup.prepared")
-# Fields joined by NUL (no path or redacted text holds one): the pickup reads it without a
-# JSON parser, whose import (with `re`) would cost it more than the rest of its reading.
+# section and the config line in `.baker/cache/pickup.json` (one JSON object of FIELDS),
+# stamped with what they depend on (the session's transcript, `config.toml`, the adapters
+# allowed). A pickup whose stamp still holds serves them, and reads live only git, the probes
+# and the note.
+PREPARED = ("cache", "pickup.json")
 FIELDS = (
     "version",
     "transcript",
@@ -337,7 +336,7 @@ FIELDS = (
     "previous",
     "config",
 )
-PREPARED_VERSION = "1"
+PREPARED_VERSION = "2"
 
 
 def _stat(path: str | None) -> str:
@@ -379,8 +378,10 @@ def prepare(store: Store, adapters: Mapping[str, Adapter]) -> None:
         redact(summarize(prev)),
         config_problem(),
     ]
-    data = "\0".join(f.replace("\0", "") for f in fields)
-    atomic_write(path, data.encode("utf-8", "surrogateescape"), durable=False)
+    import json
+
+    data = json.dumps(dict(zip(FIELDS, fields, strict=True)))
+    atomic_write(path, data.encode(), durable=False)
 
 
 def prepared(root: StrPath, exclude: str | None) -> tuple[str, str] | None:
@@ -393,10 +394,15 @@ def prepared(root: StrPath, exclude: str | None) -> tuple[str, str] | None:
         data = trust.read_bytes(os.path.join(root, STORE, *PREPARED))
     except OSError:
         return None
-    fields = data.decode("utf-8", "surrogateescape").split("\0")
-    if len(fields) != len(FIELDS) or fields[0] != PREPARED_VERSION:
+    import json
+
+    try:
+        doc = json.loads(data)
+        fields = [doc[name] for name in FIELDS]
+    except (ValueError, TypeError, KeyError):  # not what `prepare` writes: never trusted
         return None
-    doc = dict(zip(FIELDS, fields, strict=True))
+    if not all(isinstance(f, str) for f in fields) or fields[0] != PREPARED_VERSION:
+        return None
     if doc["session_id"] == exclude or fields[:5] != _stamp(doc["transcript"]):
         return None
     return doc["previous"], doc["config"]
