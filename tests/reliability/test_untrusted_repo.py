@@ -418,7 +418,7 @@ def test_venvs_outside_the_project_and_files_inside_it_are_not_run(
     for name in ("../evil", str(evil)):
         assert found[name]["state"] == "error" and found[name]["verdict"] == "outside"
         assert "outside the project" in found[name]["detail"]
-    assert found["env"]["state"] == "ok" and found["env"]["verdict"] == "not run"
+    assert found["env"]["state"] == "ok" and found["env"]["verdict"] == "present"
     assert shown.returncode == 1  # the refused entries are named as failed
 
 

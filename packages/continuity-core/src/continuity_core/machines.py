@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from continuity_core import git as _git
 from continuity_core.errors import BakerError
 from continuity_core.records import dec_hook, enc_hook
 from continuity_core.schemas.checkpoint import GitFacts
@@ -155,7 +156,7 @@ def git(
 
     try:
         proc = subprocess.run(
-            ["git", *args],
+            _git.argv(root, *args),
             cwd=root,
             input=input,
             capture_output=True,
@@ -552,7 +553,7 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
     if not specs:
         return []
     proc = subprocess.run(
-        ["git", "cat-file", "--batch"],
+        _git.argv(root, "cat-file", "--batch"),
         cwd=root,
         capture_output=True,
         input=("\n".join(specs) + "\n").encode(),

@@ -14,7 +14,7 @@ import re
 import stat
 from pathlib import Path
 
-from continuity_core import jsonfast, trust
+from continuity_core import git, jsonfast, trust
 from continuity_core.fs import atomic_write, inside, is_loose
 from continuity_core.git import git_facts
 from continuity_core.records import Record, field
@@ -663,7 +663,7 @@ def repo_id(root: Path, facts: GitFacts) -> str:
 
     try:
         out = subprocess.run(
-            ["git", "config", "--get", "remote.origin.url"],
+            git.argv(root, "config", "--get", "remote.origin.url"),
             cwd=root,
             capture_output=True,
             text=True,
