@@ -20,6 +20,9 @@ def main(argv: list[str] | None = None) -> None:
         from continuity_cli.hooks import run
 
         leave(run(args))
+    from continuity_cli import boundary
+
+    boundary.install()  # nothing printed from here on carries terminal control from data
     if args and args[0] == "handoff":  # its everyday form runs without click
         from continuity_cli import handoff
 

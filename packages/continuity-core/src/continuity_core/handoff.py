@@ -205,7 +205,7 @@ def from_machine(
 ) -> Handoff:
     """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
     compared with this checkout."""
-    from continuity_core import machines
+    from continuity_core import snapshots
     from continuity_core.errors import BakerError
 
     if narrowed:
@@ -214,7 +214,7 @@ def from_machine(
             "narrowed to an agent, account or session here"
         )
     return Handoff(
-        brief=machines.brief_for(root, machine, budget_tokens), session=None, adapter=None
+        brief=snapshots.brief_for(root, machine, budget_tokens), session=None, adapter=None
     )
 
 

@@ -104,7 +104,7 @@ def with_other_machines(root: Path) -> list[Trap]:
 def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
     from pathlib import Path
 
-    from continuity_core.machines import traps_from_others
+    from continuity_core.snapshots import traps_from_others
 
     ids = {t.id for t in own}
     return own + [t for t in traps_from_others(Path(root)) if t.id not in ids]
