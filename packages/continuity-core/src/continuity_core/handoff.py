@@ -274,7 +274,7 @@ def structured(result: Handoff) -> HandoffDoc:
             agent=ref.agent, account=ref.account, session=ref.session_id, transcript=ref.path
         )
     if limit is None and brief.ended_on_limit:
-        limit = doc.Limit(kind="usage_limit", until=brief.reset_at)
+        limit = doc.Limit(kind=brief.limit_kind or "usage_limit", until=brief.reset_at)
     repo: doc.RepoState | None = None
     if result.git is not None:
         g = result.git

@@ -521,6 +521,7 @@ def table(
             "state": None,
             "did_work": None,
             "reset_at": None,
+            "limit_kind": None,
             "error": None,
             "chosen": False,
             "archived": False,
@@ -544,6 +545,7 @@ def table(
         if s.last_error is not None:
             row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
             row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
+            row["limit_kind"] = s.last_error.kind if s.ended_on_limit else None
         if not chosen and row["did_work"]:
             row["chosen"] = chosen = True
         rows.append(row)
