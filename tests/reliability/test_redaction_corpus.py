@@ -1,6 +1,6 @@
 """Secrets planted everywhere Continuity reads never reach anything it writes or prints.
 
-`secrets/shapes.json` holds fake secrets of 160+ shapes (every provider `redact.py` knows and
+`secrets/shapes.json` holds fake secrets of 250+ shapes (every provider `redact.py` knows and
 more, the names that say secret, command lines, headers, URLs, PEM bodies, base64 and JSON
 escapes), and `TOOL_INPUT` secrets that only their keys mark. They are planted into real
 transcripts of all three agents (the captured S5 sessions,
@@ -13,9 +13,12 @@ counts: the share of its lines redaction changes is the damage rate.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import re
 import shlex
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -384,12 +387,77 @@ def test_no_planted_secret_reaches_any_output_or_store(
     assert "cm0gLXJmIH4K".lower() not in everything.lower() and "pwned" not in everything
 
 
+def generated_benign() -> list[str]:
+    """Ordinary lines built from deterministic data: commit hashes, UUIDs, paths, URLs
+    without credentials and token counts, in the forms logs, git and agents print them."""
+    rng = random.Random(2030)
+    words = [
+        "fix",
+        "add",
+        "tests",
+        "parser",
+        "retry",
+        "cache",
+        "docs",
+        "config",
+        "limits",
+        "brief",
+        "handoff",
+        "worker",
+        "queue",
+        "index",
+        "token",
+        "key",
+        "secret",
+        "pass",
+    ]
+    dirs = ["src", "tests", "packages/core/src", "docs", "scripts", ".github/workflows", "lib"]
+    exts = ["py", "ts", "md", "toml", "json", "yaml", "rs", "go"]
+    hosts = ["github.com", "docs.python.org", "pypi.org", "example.com", "registry.npmjs.org"]
+    lines: list[str] = []
+    for i in range(1000):
+        sha = hashlib.sha1(f"commit {i}".encode(), usedforsecurity=False).hexdigest()
+        sha256 = hashlib.sha256(f"blob {i}".encode()).hexdigest()
+        uid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        w1, w2 = rng.choice(words), rng.choice(words)
+        path = f"{rng.choice(dirs)}/{w1}_{w2}.{rng.choice(exts)}"
+        url = f"https://{rng.choice(hosts)}/{w1}/{w2}?page={i % 7}&ref={sha[:7]}#L{i % 300}"
+        n_in, n_out = rng.randrange(1, 200_000), rng.randrange(1, 20_000)
+        forms = [
+            f"{sha} {w1.capitalize()} {w2} in {path}",
+            f"commit {sha}",
+            f"Merge: {sha[:7]} {sha256[:7]}",
+            f"session {uid} resumed at 2026-12-0{i % 9 + 1}T0{i % 10}:1{i % 6}:00Z",
+            f'{{"id": "{uid}", "parent": "{sha}", "path": "{path}"}}',
+            f"{path}:{i % 400 + 1}: {w1} = {w2}({i})",
+            f"see {url}",
+            f"input_tokens={n_in} output_tokens={n_out} cache_read_input_tokens={n_in // 3}",
+            f"Tokens: {n_in:,} in, {n_out:,} out ({n_in + n_out:,} total)",
+            f"max_tokens: {n_out}",
+            f"sha256:{sha256}  {path}",
+            f"key {i}: {w1}, value {i * 3}: {w2}",
+            f"token count {n_in} for {uid}",
+            f"  - {path} ({i % 50} lines changed)",
+            f"GET {url} 200 {n_out}ms",
+            f"docker pull ghcr.io/acme/{w1}:{sha[:12]}",
+            f"{uid},{w1},{w2},{n_in},{sha[:10]}",
+            f"pass {i} of 12: {w1} ok",
+            f"HEAD is now at {sha[:7]} {w1} {w2}",
+            f"./{path}",
+        ]
+        lines.append(forms[i % len(forms)])
+        if i % 2 == 0:
+            lines.append(forms[(i * 7 + 3) % len(forms)])
+    return lines
+
+
 def test_damage_rate_on_ordinary_code_and_prose() -> None:
     """Ordinary code, config, prose, git logs, grep output, paths, hashes, UUIDs and token
     counts that say token/password/key innocently pass through untouched, line by line and
     as whole files (a rule that crossed a newline would damage the line after a `token`).
-    Measured: 0 damaged lines of 1,505; the bound is that measurement. The files in HELD_OUT
-    were written after the patterns were tuned on the others."""
+    Measured: 0 damaged lines of 3,005 (1,505 written, 1,500 generated from commit hashes,
+    UUIDs, paths, URLs and token counts); the bound is that measurement. The files in
+    HELD_OUT were written after the patterns were tuned on the others."""
     counts = {"tuned": [0, 0], "held out": [0, 0]}
     changed: list[str] = []
     for path in sorted((HERE / "benign").iterdir()):
@@ -404,6 +472,15 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
                 changed.append(
                     f"{path.name}: {line.strip()} -> {(after if after != line else whole[i]).strip()}"
                 )
+    counts["generated"] = [0, 0]
+    generated = generated_benign()
+    whole = redact("\n".join(generated)).splitlines()
+    for i, line in enumerate(generated):
+        counts["generated"][1] += 1
+        after = redact(line)
+        if after != line or whole[i] != line:
+            counts["generated"][0] += 1
+            changed.append(f"generated: {line} -> {after if after != line else whole[i]}")
     total = sum(n for _, n in counts.values())
     print(
         f"\nredaction damage: {len(changed)}/{total} lines = {len(changed) / total:.2%} ("
@@ -412,7 +489,7 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
     )
     for line in changed:
         print("  ", line)
-    assert total >= 1000 and counts["held out"][1] >= 100
+    assert total >= 2000 and counts["held out"][1] >= 100
     assert len(changed) <= DAMAGE_BOUND, changed
 
 

@@ -4,15 +4,15 @@ before its transcript recorded it (Gemini CLI writes a call only once it returns
 One small file per session under `.baker/inflight/`, replaced on every tool call and removed
 when the turn ends normally; what is left after a crash is the call that was running.
 
-The pre-tool hook writes it on every tool call: plain JSON through `jsonfast`, and the
-redactor only for a text its needles say it could change (`needles.clean`).
+The pre-tool hook writes it on every tool call: plain JSON through `jsonfast`, every text
+through the redactor.
 """
 
 from __future__ import annotations
 
 import os
 
-from continuity_core import jsonfast, needles, trust
+from continuity_core import jsonfast, trust
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.store import now_iso
 
@@ -98,8 +98,6 @@ class Inflight:
 
 
 def _redact(text: str) -> str:
-    if needles.clean(text):
-        return text
     from continuity_core.redact import redact
 
     return redact(text)

@@ -537,7 +537,6 @@ def _cache_key(root: str) -> str:
             _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
             _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
             _identity(os.path.join(here, "redact.py")),
-            _identity(os.path.join(here, "needles.py")),
         )
     )
 
