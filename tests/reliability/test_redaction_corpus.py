@@ -496,7 +496,7 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
 def test_every_shape_is_redacted_alone_and_in_context() -> None:
     """Each planted shape alone, inside a sentence, inside JSON and inside JSON inside JSON
     leaves no fragment."""
-    assert len(SHAPES) >= 150 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
+    assert len(SHAPES) >= 250 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
     for s in SHAPES:
         for text in (
             s["planted"],
@@ -553,3 +553,65 @@ def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 5, text[:20]
+
+
+def test_no_planted_secret_reaches_a_push_or_an_mcp_result(
+    repo: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The secrets planted in every adapter's transcript are in no object `baker push` sent
+    (the brief, the checkpoint, the snapshot) and in no result the MCP tools return."""
+    import asyncio
+    import os
+    import subprocess
+
+    import pytest
+
+    pytest.importorskip("mcp", reason="the `mcp` extra is not installed")
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.conftest import BAKER
+
+    project = repo
+    env, transcripts = plant_homes(tmp_path, project)
+    assert run_baker("init", cwd=project, env=env).returncode == 0
+    stops = {"claude": "Stop.json", "codex": "Stop.json", "gemini": "AfterAgent.json"}
+    for agent, name in stops.items():
+        stop = payload(agent, name, project, transcripts[agent], last_assistant_message=PROMPT)
+        done = run_baker("checkpoint", "--agent", agent, cwd=project, env=env, input=stop)
+        assert done.returncode == 0, done.stderr
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(project, "remote", "add", "origin", str(bare))
+    pushed = run_baker("push", cwd=project, env=env)
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=bare,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8", "replace")
+    assert "[REDACTED]" in objects  # the planted secrets went into the brief, redacted
+    assert not leaks(objects), leaks(objects)
+
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("recall", {"query": "deploy"}),
+        ("handoff", {}),
+        *(("handoff", {"agent": agent}) for agent in stops),
+        ("sessions", {}),
+        ("note", {}),
+        ("traps", {}),
+        ("resume_check", {}),
+    ]
+
+    async def session() -> list[Any]:
+        params = StdioServerParameters(
+            command=BAKER, args=["mcp"], cwd=str(project), env={**os.environ, **env}
+        )
+        async with Client(params) as client:
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    results = asyncio.run(asyncio.wait_for(session(), timeout=120))
+    text = "\n".join(getattr(c, "text", "") for r in results for c in r.content)
+    assert "[REDACTED]" in text
+    assert not leaks(text), leaks(text)
