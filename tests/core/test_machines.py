@@ -143,7 +143,7 @@ def test_the_snapshot_names_limited_accounts_but_not_their_folders(
 ) -> None:
     from continuity_core import limits
 
-    assert machines.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
+    assert snapshots.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
     folder = str(tmp_path / "work-account")
     limits.record(
         limits.Limit(
@@ -157,7 +157,7 @@ def test_the_snapshot_names_limited_accounts_but_not_their_folders(
             session_id="s1",
         )
     )
-    pushed = json.loads(machines.collect(project, "A")[machines.LIMITS_JSON])
+    pushed = json.loads(machines.collect(project, "A")[snapshots.LIMITS_JSON])
     assert pushed == [
         {
             "agent": "fake",
@@ -177,7 +177,7 @@ def test_local_config_asks_git_only_when_the_file_names_baker(
     """Every checkpoint checks the opt-in push: a clone whose config never says "baker" is
     answered from the file, one that does through `git config --local` as before."""
     calls: list[tuple[str, ...]] = []
-    real = machines.git
+    real = snapshots.git
 
     def counted(root: Path, *args: str, **kw: object) -> str:
         calls.append(args)

@@ -169,10 +169,10 @@ def test_pull_and_the_machine_brief_show_no_control_and_no_secret(
         ("resume", "claude", "--machine", "evil", "--dry-run"),
         ("resume", "claude", "--machine", "evil", "--dry-run", "--json"),
     ):
-        out = run_baker(*argv, cwd=mine)
-        assert out.returncode == 0, (argv, out.stderr)
-        _clean(out.stdout)
-        _clean(out.stderr)
+        ran = run_baker(*argv, cwd=mine)
+        assert ran.returncode == 0, (argv, ran.stderr)
+        _clean(ran.stdout)
+        _clean(ran.stderr)
     refused = run_baker("handoff", "--machine", "huge", cwd=mine)
     assert refused.returncode == 1 and "refs/baker/huge" in refused.stderr
 

@@ -88,7 +88,7 @@ def test_reading_another_project_needs_the_opt_in_and_is_redacted(
     two: tuple[Path, Path],
 ) -> None:
     a, b = two
-    reads = [
+    reads: list[tuple[str, dict[str, Any]]] = [
         ("handoff", {"repo": str(b)}),
         ("note", {"repo": str(b)}),
         ("traps", {"repo": str(b)}),

@@ -35,7 +35,6 @@ from continuity_core.snapshots import (
     CHECKPOINT_JSON,
     GIT_TIMEOUT_S,
     LIMITS_JSON,
-    MACHINES_FILE,
     NOTE_MD,
     REF_PREFIX,
     SAVED_JSON,
@@ -55,6 +54,7 @@ from continuity_core.snapshots import (
     snapshots,
     validate_machine,
 )
+from continuity_core.store import MACHINES_FILE  # written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.schemas.trap import Trap

@@ -364,7 +364,7 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
         )
     brief_data, snap_data = cat_plain(root, [(commit, BRIEF_JSON), (commit, SNAPSHOT_JSON)])
     where = f"{ref} ({commit[:12]})"
-    brief = decode(brief_data or b"", brief_mod.Brief, f"{where} {BRIEF_JSON}")
+    brief: Brief = decode(brief_data or b"", brief_mod.Brief, f"{where} {BRIEF_JSON}")
     snap = decode(snap_data or b"", Snapshot, f"{where} {SNAPSHOT_JSON}", LINE_MAX)
     when = clean_text(git(root, "log", "-1", "--format=%cI", commit).strip(), 64)
     body = compare(root, machine, snap.git)
