@@ -71,3 +71,45 @@ def test_a_reset_written_as_a_span_is_read(
     assert until is not None, recorded
     expected = before + dt.timedelta(hours=hours)
     assert abs((until - expected).total_seconds()) < 120, (recorded.until, expected)
+
+
+USAGE = "-home-dev-src-invoice-import/dda69e93-840c-4f09-bca7-83524514858c.jsonl"
+
+
+def test_where_two_records_disagree_the_brief_says_which_it_used(
+    repo: Path, isolated_home: Path
+) -> None:
+    """Claude's transcript says "resets 4:19am (UTC)"; the limit ledger, written by the hook,
+    names a later reset for the same account. The brief takes the later and says why; with
+    no reset in the transcript (the 429), it takes the ledger's and says so."""
+    assert run_baker("init", cwd=repo).returncode == 0
+    claude_session(isolated_home, repo, rel=USAGE, project="/home/dev/src/invoice-import")
+    later = limits.iso(limits.now() + dt.timedelta(hours=2))
+    limits.record(
+        limits.Limit(
+            agent="claude",
+            dir=str(isolated_home / ".claude"),
+            since=limits.iso(limits.now()),
+            until=later,
+            source="hook",
+        )
+    )
+    shown = run_baker("handoff", cwd=repo).stdout
+    head = shown.split("\n## ")[0]
+    assert f"(resets at {later})" in head
+    assert "the later is used" in head and "the hook record in the limit ledger" in head
+
+
+def test_a_reset_only_the_ledger_names_is_used_and_said(repo: Path, isolated_home: Path) -> None:
+    assert run_baker("init", cwd=repo).returncode == 0
+    claude_session(isolated_home, repo, rel=RATE, project=PROJECT)
+    hook = json.loads(payload("claude", "StopFailure.json", isolated_home, repo))
+    hook["last_assistant_message"] = "Rate limited (429). Please try again in 20 minutes."
+    assert (
+        run_baker("checkpoint", "--agent", "claude", cwd=repo, input=json.dumps(hook)).returncode
+        == 0
+    )
+    (recorded,) = limits.read()
+    head = run_baker("handoff", cwd=repo).stdout.split("\n## ")[0]
+    assert f"(resets at {recorded.until})" in head
+    assert "the transcript names none" in head

@@ -174,6 +174,8 @@ def _make(
         budget_tokens=budget_tokens or config.brief.budget_tokens,
         unfound=why_none(root, choice.below),
     )
+    if built.ended_on_limit and session is not None and choice.adapter is not None:
+        _reconcile_reset(built, session, choice.adapter, config)
     sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
     return Handoff(
         brief=built,
@@ -185,6 +187,34 @@ def _make(
         traps=traps,
         unrecorded=unrecorded,
     )
+
+
+def _reconcile_reset(built: brief_mod.Brief, session: Session, adapter: Any, config: Any) -> None:
+    """The transcript's reset time and the limit ledger's (the hook's record) for the same
+    account: where only one names it, that one; where they disagree, the later, so no agent
+    is tried again before its limit lifts. The brief says which it used and why."""
+    from continuity_core import limits
+
+    try:
+        folder = limits.account_dir(adapter, config, session.account or "")
+    except (IndexError, OSError):
+        return
+    recorded = limits.find(limits.read(), adapter.name, folder)
+    theirs = limits.parse_time(recorded.until) if recorded is not None else None
+    ours = limits.parse_time(built.reset_at)
+    if theirs is None or recorded is None:
+        return
+    source = f"the {recorded.source} record in the limit ledger"
+    if ours is None:
+        built.reset_at = recorded.until
+        built.reset_why = f"(The reset time is from {source}: the transcript names none.)"
+    elif abs((theirs - ours).total_seconds()) > 60:
+        said = built.reset_at
+        built.reset_at = recorded.until if theirs > ours else said
+        built.reset_why = (
+            f"(The transcript says {said}, {source} says {recorded.until}: the later is "
+            "used, so the account is not tried again before its limit lifts.)"
+        )
 
 
 def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
