@@ -109,3 +109,18 @@ def test_a_git_config_from_an_archive_runs_nothing(tmp_path: Path, fixtures: Pat
     ):
         run_baker(*argv, cwd=root, input=data)
         assert sorted(p.name for p in marks.iterdir()) == [], argv
+
+
+def test_every_git_command_goes_through_the_safe_argv() -> None:
+    """One way to start git: `continuity_core.git.argv` (or its `output`/`Begun`), so no
+    caller forgets what a repository's config may make git run."""
+    import re
+
+    root = Path(__file__).parents[2] / "packages"
+    raw = re.compile(r"""\[\s*["']git["']\s*,|posix_spawnp\(\s*["']git["']""")
+    found = [
+        str(path.relative_to(root))
+        for path in root.glob("*/src/**/*.py")
+        if path.name != "git.py" and raw.search(path.read_text())
+    ]
+    assert found == [], found
