@@ -1,4 +1,4 @@
-"""Continuity across machines, through the repository's own git remote.
+"""Continuity across machines, through the repository's own git remote: the transport.
 
 `push` writes a snapshot of this project's continuity state (the brief as it would be printed
 now, the newest checkpoint, the note, the traps, the saved checkpoints' index, the limit
@@ -9,11 +9,11 @@ touched. Transcripts never travel, and a note, trap or checkpoint holding anythi
 scan knows is refused whole: nothing is redacted and pushed anyway.
 
 `pull` fetches every other machine's `refs/baker/*` and writes `.baker/machines.json`, the
-small file the pickup and pretool hooks read (never git at hook time). The opt-in for the
-automatic push after a Stop hook lives in the clone's own git config (`baker.remote`,
-`baker.autoPush`), never in a file a clone could bring. Only git talks to the remote.
-The hooks import this module for `.baker/machines.json` alone: `subprocess` is imported where
-git runs.
+small file the pickup and pretool hooks read (never git at hook time), through
+`continuity_core.snapshots`, which reads what other machines pushed as hostile data. The
+opt-in for the automatic push after a Stop hook lives in the clone's own git config
+(`baker.remote`, `baker.autoPush`), never in a file a clone could bring. Only git talks to the
+remote. The Stop hook imports this module only when the clone opted in.
 """
 
 from __future__ import annotations
