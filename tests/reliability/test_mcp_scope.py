@@ -104,3 +104,23 @@ def test_reading_another_project_needs_the_opt_in_and_is_redacted(
         assert TOKEN not in _text(result)
     handoff = json.loads(_text(opened[0]))
     assert handoff["project"] == str(b)
+
+
+def test_from_a_plain_folder_the_projects_below_are_read_never_written(
+    two: tuple[Path, Path],
+) -> None:
+    """Started in a folder that is no project (the parent of A and B), the server lists what
+    is below it, as `sessions` names it in `elsewhere`, but writes none of those projects."""
+    _, b = two
+    top = b.parent
+    note = (b / "memory" / "hot.md").read_bytes()
+    read, wrote = call(
+        top,
+        [
+            ("sessions", {"repo": str(b)}),
+            ("note", {"now": "rewrite the tests", "repo": str(b)}),
+        ],
+    )
+    assert not read.is_error, _text(read)
+    assert wrote.is_error and "another project" in _text(wrote)
+    assert (b / "memory" / "hot.md").read_bytes() == note

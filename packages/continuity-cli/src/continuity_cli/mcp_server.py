@@ -58,8 +58,10 @@ class Scope:
 
 
 def _root(repo: str | None, *, write: bool = False) -> Path:
-    """The project a call acts on; a ToolError for one outside the server's own, or for
-    reading one without the opt-in."""
+    """The project a call acts on; a ToolError for another project than the server's own
+    (always to write; to read, without the opt-in). Started in a folder that is no project,
+    the server reads the folders below it (`sessions` names them in `elsewhere`), never
+    writes them."""
     import os
 
     from continuity_core.handoff import project_root
@@ -69,20 +71,28 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
     if not repo:
         return own
     root = project_root(Path(repo).expanduser().absolute())
-    real = Path(os.path.realpath(root))
-    if real == Path(os.path.realpath(own)) or real.is_relative_to(os.path.realpath(here)):
+    real = os.path.realpath(root)
+    if real == os.path.realpath(own):
         return root
+    below = own == here and not _is_project(here) and Path(real).is_relative_to(here.resolve())
     if write:
         raise ToolError(
             f"{root} is another project: this server writes only to its own ({own}); "
             "start an agent in that project to change it"
         )
-    if not Scope.all_projects:
+    if not (below or Scope.all_projects):
         raise ToolError(
             f"{root} is another project: reading it needs the server registered as "
             "`baker mcp --all-projects` (docs/mcp.md)"
         )
     return root
+
+
+def _is_project(folder: Path) -> bool:
+    """Whether `folder` is a project of its own: a Continuity store or a git work tree."""
+    from continuity_core.store import project_root, worktree_root
+
+    return bool(project_root(str(folder)) or worktree_root(str(folder)))
 
 
 def _plain(value: Any) -> Any:
