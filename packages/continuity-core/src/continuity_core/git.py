@@ -11,6 +11,7 @@ A folder outside git gives `GitFacts(is_repo=False)`, never an error.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -58,14 +59,15 @@ def argv(cwd: StrPath, *args: str, hooks_path: bool = False) -> list[str]:
     safe = SAFE
     if hooks_path:
         safe = ("--no-pager", *(a for o in _OFF if "hooksPath" not in o for a in ("-c", o)))
-    return ["git", *safe, *_filters_off(cwd), "-C", str(cwd), *args]
+    return ["git", *safe, *_filters_off(str(cwd)), "-C", str(cwd), *args]
 
 
-def _filters_off(cwd: StrPath) -> list[str]:
+@functools.lru_cache(maxsize=16)  # asked before every git command: once per folder
+def _filters_off(cwd: str) -> tuple[str, ...]:
     """`-c filter.NAME.clean=` (and smudge, process) for each filter driver the clone's own
     config, or a file it includes, names; none where that file never says `filter`."""
     if not any(local_config_may_name(cwd, word) for word in (b"filter", b"include")):
-        return []
+        return ()
     ask = ("config", "--local", "--includes", "--name-only", "--get-regexp", r"^filter\.")
     out = _out(_start(["git", *SAFE, "-C", str(cwd), *ask]), 5.0)
     names = {
@@ -76,7 +78,7 @@ def _filters_off(cwd: StrPath) -> list[str]:
         for key in ("clean", "smudge", "process"):
             off += ["-c", f"filter.{name}.{key}="]
         off += ["-c", f"filter.{name}.required=false"]
-    return off
+    return tuple(off)
 
 
 class _Git:
