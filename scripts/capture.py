@@ -22,6 +22,10 @@ CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translat
 hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
 Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
 S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
+Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
+own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
+end (a credential in a failing command's output) ending on a usage limit; S14 one test command
+run again and again over three requests (Claude Code: `/compact` after the second).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -61,6 +65,7 @@ from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on
     AnthropicMock,
     Call,
     GeminiFallbackMock,
+    GeminiMock,
     MockModel,
     Request,
     Turn,
@@ -135,6 +140,8 @@ class Scenario:
     edited: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
     compaction: bool = False
+    # The shell commands the script runs, in order, and whether each fails (issue 36's truth).
+    commands: list[tuple[str, bool]] = field(default_factory=list)
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
     model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
     log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
@@ -419,6 +426,143 @@ def claude_scenarios() -> list[Scenario]:
             },
             mock=SubagentMock,
         ),
+        *attempt_scenarios(SUBSCRIPTION, compact=True),
+    ]
+
+
+# Issue 36: what was run. The same three for every agent, from neutral shell calls only (a
+# fix is a `sed` run: no agent's read-before-edit rule gets in the way).
+CALC_TEST = (
+    "from calc import add\n"
+    "got = add(2, 2)\n"
+    'assert got == 4, f"add(2, 2) returned {got}, expected 4"\n'
+    'print("test_calc: ok")\n'
+)
+STAGING_LOGIN = "Hunter2-FAKE-pw"
+MIGRATE_SH = (
+    "#!/bin/sh\n"
+    'echo "Running migrations against staging"\n'
+    'if [ "$1" = "--ssl" ]; then\n'
+    '  echo "psql: error: connection to server at db.staging.internal (10.0.0.7), port 5432 '
+    'failed: server does not support SSL, but SSL was required" >&2\n'
+    "  exit 2\n"
+    "fi\n"
+    f'echo "psql: error: connection to postgres://deploy:{STAGING_LOGIN}@db.staging.internal:5432/'
+    'orders failed: FATAL: password authentication failed for user deploy" >&2\n'
+    "exit 1\n"
+)
+
+
+def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scenario]:
+    """S12: a test that fails, is fixed, fails differently and passes. S13: a dead end — two
+    approaches fail, a credential in a failing command's output — ending on a usage limit.
+    S14: a long session running the same test again and again, compacted (`/compact`, where
+    `compact`) after two requests, then one more request."""
+    test = "python3 test_calc.py"
+    long_runs = [
+        Run(
+            "Run the tests with python3 test_calc.py.",
+            [Turn(calls=[shell(test)]), Turn(text="test_calc passes.")],
+        ),
+        Run(
+            "Run them twice more to check they are stable.",
+            [
+                Turn(calls=[shell(test)]),
+                Turn(calls=[shell(test)]),
+                Turn(text="Stable: test_calc passed both times."),
+            ],
+            resume=True,
+        ),
+    ]
+    if compact:
+        long_runs.append(
+            Run(
+                "/compact",
+                [
+                    Turn(
+                        text=(
+                            "<analysis>short</analysis>\n"
+                            "<summary>1. Primary request: run test_calc.py and check it is "
+                            "stable.\n2. Done: it passed three times.</summary>"
+                        )
+                    )
+                ],
+                resume=True,
+            )
+        )
+    long_runs.append(
+        Run(
+            "Run the tests once more after the compaction.",
+            [
+                Turn(calls=[shell(test)]),
+                Turn(text="Still passing.", input_tokens=2600, output_tokens=30),
+            ],
+            resume=True,
+        )
+    )
+    return [
+        Scenario(
+            "S12",
+            "attempts",
+            "calc-fix",
+            "main",
+            [
+                Run(
+                    "Make python3 test_calc.py pass.",
+                    [
+                        Turn(calls=[shell(test)]),
+                        Turn(calls=[shell("sed -i 's/a - b/a + b + c/' calc.py")]),
+                        Turn(calls=[shell(test)]),
+                        Turn(calls=[shell("sed -i 's/a + b + c/a + b/' calc.py")]),
+                        Turn(calls=[shell(test)]),
+                        Turn(
+                            text="test_calc.py passes: add() subtracted, then used an "
+                            "undefined name.",
+                            input_tokens=3300,
+                            output_tokens=50,
+                        ),
+                    ],
+                )
+            ],
+            files={"calc.py": "def add(a, b):\n    return a - b\n", "test_calc.py": CALC_TEST},
+            commands=[
+                (test, True),
+                ("sed -i 's/a - b/a + b + c/' calc.py", False),
+                (test, True),
+                ("sed -i 's/a + b + c/a + b/' calc.py", False),
+                (test, False),
+            ],
+        ),
+        Scenario(
+            "S13",
+            "dead_end",
+            "orders-db",
+            "main",
+            [
+                Run(
+                    "Run the staging migration with ./scripts/migrate.sh and get it through.",
+                    [
+                        Turn(calls=[shell("./scripts/migrate.sh")]),
+                        Turn(calls=[shell("./scripts/migrate.sh --ssl")]),
+                        Turn(error="usage_limit"),
+                    ],
+                )
+            ],
+            files={"scripts/migrate.sh": MIGRATE_SH},
+            env=limit_env,
+            secrets={"db_password": STAGING_LOGIN},
+            commands=[("./scripts/migrate.sh", True), ("./scripts/migrate.sh --ssl", True)],
+        ),
+        Scenario(
+            "S14",
+            "long",
+            "calc-long",
+            "main",
+            long_runs,
+            files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
+            compaction=compact,
+            commands=[(test, False)] * 4,
+        ),
     ]
 
 
@@ -442,6 +586,38 @@ class SubagentMock(AnthropicMock):
     def _take(self, req: Request) -> Turn:
         messages = (req.body or {}).get("messages") or [{}]
         if SUBAGENT_PROMPT not in _strings(messages[0]):
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
+
+
+class GeminiSubagentMock(GeminiMock):
+    """Serves Gemini CLI's sub-agent (its requests open with the `invoke_agent` prompt) from a
+    script of its own: a shell call, then `complete_task` with the generalist's result."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(
+                calls=[
+                    raw(
+                        "complete_task",
+                        result={
+                            "response": "utils/text.py:1 slug(s), utils/text.py:3 title(s), "
+                            "utils/num.py:1 clamp(x, lo, hi)."
+                        },
+                    )
+                ]
+            ),
+        ]
+
+    def _take(self, req: Request) -> Turn:
+        contents = (req.body or {}).get("contents") or [{}]
+        if SUBAGENT_PROMPT not in _strings(contents[0]):
             return super()._take(req)
         with self._lock:
             self.requests.append(req)
@@ -569,6 +745,7 @@ def neutral_scenarios() -> list[Scenario]:
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
         ),
+        *attempt_scenarios({}, compact=False),
     ]
 
 
@@ -594,6 +771,35 @@ GEMINI_EVENTS = (
 def gemini_scenarios() -> list[Scenario]:
     return [
         *neutral_scenarios(),
+        Scenario(
+            "S8",
+            "subagent",
+            "text-utils",
+            "main",
+            [
+                Run(
+                    "Spin up a subagent to inventory the public functions in utils/ "
+                    "and tell me what it found.",
+                    [
+                        Turn(
+                            calls=[
+                                raw("invoke_agent", agent_name="generalist", prompt=SUBAGENT_PROMPT)
+                            ]
+                        ),
+                        Turn(
+                            text="It found three public functions: slug, title and clamp.",
+                            input_tokens=2100,
+                            output_tokens=40,
+                        ),
+                    ],
+                )
+            ],
+            files={
+                "utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                "utils/num.py": "def clamp(x, lo, hi):\n    return x\n",
+            },
+            mock=GeminiSubagentMock,
+        ),
         Scenario(
             "S9",
             "fallback",
@@ -1076,7 +1282,10 @@ def _neutral_truth(
     ran = [
         r
         for r, inv in zip(sc.runs, invocations, strict=True)
-        if r.prompt and r.action != "archive" and inv["rc"] == 0
+        if r.prompt
+        and r.action != "archive"
+        # a run that ended on a limit exits non-zero, its prompt recorded all the same
+        and (inv["rc"] == 0 or json.dumps(r.prompt)[1:-1] in text)
     ]
     fork = next((i for i, r in enumerate(ran) if r.action == "fork"), None)
     if fork is not None and meta.get("forked_from_id"):  # the fork: not the parent's later runs
@@ -1161,6 +1370,7 @@ def _neutral_truth(
         gt["error_in_transcript"] = recorded
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
+    _attempt_truth(sc, path, gt)
     return gt
 
 
@@ -1333,10 +1543,17 @@ def _claude_truth(
             "summary_excerpt": text[:400],
             "requests_after_compaction": requests[-1:],
         }
+    _attempt_truth(sc, path, gt)
+    return gt
+
+
+def _attempt_truth(sc: Scenario, path: Path, gt: dict[str, Any]) -> None:
+    """Every agent: the planted secrets and how often the file holds each; the commands run."""
     if sc.secrets:
         raw_text = path.read_text()
         gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)} for k, v in sc.secrets.items()}
-    return gt
+    if sc.commands:
+        gt["commands"] = [{"command": c, "failed": f} for c, f in sc.commands]
 
 
 def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:

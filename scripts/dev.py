@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
-PACKAGES = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]
-ALONE = ["core", "claude", "codex", "gemini", "gpu-probes", "cli"]  # `cli` alone: no adapter
+PACKAGES = ["core", "claude", "codex", "gemini", "copilot", "gpu-probes", "cli"]
+# `cli` alone: no adapter
+ALONE = ["core", "claude", "codex", "gemini", "copilot", "gpu-probes", "cli"]
 E2E = ROOT / "tests" / "e2e"
 
 
@@ -97,9 +98,18 @@ def install(uninstall: bool) -> None:
     target = env_dir / BIN.name / ("baker.exe" if os.name == "nt" else "baker")
     link = bin_dir / target.name
     ours = link.is_symlink() and Path(os.readlink(link)) == target
-    if link.exists() or link.is_symlink():
-        if not ours:
-            sys.exit(f"{link} exists and is not baker's link to {target}: move it away first")
+    if (link.exists() or link.is_symlink()) and not ours:
+        sys.exit(f"{link} exists and is not baker's link to {target}: move it away first")
+    stamp = env_dir / STAMP
+    digest = _sources_digest()
+    if not uninstall and ours and target.exists() and _read(stamp) == digest:
+        print(f"baker in {env_dir} is up to date with this checkout (linked as {link})")
+        return
+    if uninstall and target.exists():
+        # The user-level entries `global sync` wrote: Codex's `notify = ["baker", …]` is not
+        # guarded by `command -v baker`, so left behind it fails after every turn.
+        subprocess.run([str(target), "global", "sync", "--uninstall"], check=False)
+    if link.is_symlink():
         link.unlink()
     if env_dir.exists():
         shutil.rmtree(env_dir)
@@ -113,6 +123,7 @@ def install(uninstall: bool) -> None:
     specs = [str(ROOT / "packages" / f"continuity-{name}") for name in PACKAGES]
     specs[-1] += "[all]"  # the CLI, whose extras resolve to the folders named beside it
     run(py, "-m", "pip", "install", "--quiet", *specs, cwd=ROOT)
+    stamp.write_text(digest)
     bin_dir.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     print(f"installed baker in {env_dir}, linked as {link}")
@@ -126,6 +137,30 @@ def install(uninstall: bool) -> None:
             f"{bin_dir} is not on your PATH: add it (e.g. in ~/.profile:"
             f' export PATH="{bin_dir}:$PATH") so that agent hooks can run baker'
         )
+
+
+STAMP = "baker-install.sha256"  # in the environment: what `install` built it from
+
+
+def _sources_digest() -> str:
+    """A hash of every file the installed packages are built from (and the Python that runs
+    them): a re-run of `install` with nothing changed skips the rebuild (24 s before)."""
+    import hashlib
+
+    h = hashlib.sha256(sys.version.encode())
+    for name in PACKAGES:
+        folder = ROOT / "packages" / f"continuity-{name}"
+        files = [folder / "pyproject.toml", *(folder / "src").rglob("*")]
+        for path in sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts):
+            h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
 
 
 def canary(args: list[str]) -> None:

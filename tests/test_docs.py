@@ -125,3 +125,114 @@ def test_links_between_docs_resolve() -> None:
             if "://" not in target and not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert not broken, "\n".join(broken)
+
+
+def _pages() -> list[Path]:
+    """Every page a user reads: docs/, the README, the CHANGELOG and the packages' READMEs."""
+    return [
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        *sorted((ROOT / "docs").glob("*.md")),
+        *sorted(ROOT.glob("packages/*/README.md")),
+    ]
+
+
+def _markdown_problems(page: Path, text: str) -> list[str]:
+    """What renders wrong in `text` as a CommonMark renderer reads it: a code fence that is
+    never closed (the rest of the page becomes one code block), a relative link to a file that
+    does not exist, a heading that appears twice in one section (`### Added` under each
+    release is fine), a run-in heading (a paragraph that opens with `**Delivery.**`) twice in
+    one section or glued to the paragraph above it."""
+    from urllib.parse import unquote
+
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(text)
+    lines = text.splitlines()
+    problems: list[str] = []
+    seen: dict[tuple[str, ...], int] = {}
+    run_in: dict[tuple[str, ...], int] = {}  # a paragraph opening with **Title.**
+    parents: list[tuple[int, str]] = []  # the enclosing headings: (level, title)
+    for i, token in enumerate(tokens):
+        line = token.map[0] + 1 if token.map else 0
+        if token.type == "fence" and token.map is not None:
+            # An unclosed fence runs to the end of the document: its last line is no fence.
+            last = token.map[1] - 1
+            closing = lines[last].strip() if token.map[1] - token.map[0] > 1 else ""
+            fence = token.markup
+            if not (closing.startswith(fence) and not closing.strip(fence[0])):
+                problems.append(f"line {line}: code fence {fence} is never closed")
+        elif token.type == "heading_open":
+            level, title = int(token.tag[1:]), tokens[i + 1].content.strip()
+            parents = [p for p in parents if p[0] < level]
+            key = (*(t for _, t in parents), token.tag, title)
+            if key in seen:
+                problems.append(f"line {line}: heading `{title}` already at line {seen[key]}")
+            seen.setdefault(key, line)
+            parents.append((level, title))
+        elif token.type == "paragraph_open" and tokens[i - 1].type != "list_item_open":
+            children = [c for c in tokens[i + 1].children or [] if c.type != "text" or c.content]
+            for j, child in enumerate(children[:-1]):
+                title = children[j + 1].content.strip()
+                if child.type != "strong_open" or not title.endswith("."):
+                    continue
+                at = line + sum(c.type in ("softbreak", "hardbreak") for c in children[:j])
+                if j and children[j - 1].type == "softbreak":
+                    problems.append(
+                        f"line {at}: run-in heading **{title}** has no blank line before it: "
+                        "it renders inside the paragraph above"
+                    )
+                elif j:
+                    continue
+                key = (*(t for _, t in parents), title)
+                if key in run_in:
+                    problems.append(
+                        f"line {at}: run-in heading **{title}** already at line {run_in[key]}"
+                    )
+                run_in.setdefault(key, at)
+        if token.type == "inline":
+            for child in token.children or []:
+                if child.type != "link_open":
+                    continue
+                href = str(child.attrs.get("href", ""))
+                target = href.split("#", 1)[0]
+                if not target or "://" in target or target.startswith("mailto:"):
+                    continue
+                if not (page.parent / unquote(target)).exists():
+                    problems.append(f"line {line}: link to {href} finds no file")
+    return problems
+
+
+def test_every_page_renders_as_written() -> None:
+    problems = []
+    for page in _pages():
+        for problem in _markdown_problems(page, page.read_text()):
+            problems.append(f"{page.relative_to(ROOT)}: {problem}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_markdown_check_catches_what_renders_wrong(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    (tmp_path / "there.md").write_text("# There\n")
+    good = "# Title\n\n## A\n\n```toml\nx = 1\n```\n\nSee [there](there.md#there).\n\n## B\n"
+    assert _markdown_problems(page, good) == []
+    assert _markdown_problems(page, "# T\n\n```toml\nx = 1\n\n## After\n") == [
+        "line 3: code fence ``` is never closed"
+    ]
+    assert _markdown_problems(page, "# T\n\n## A\n\ntext\n\n## A\n") == [
+        "line 7: heading `A` already at line 3"
+    ]
+    assert _markdown_problems(page, "# T\n\nSee [gone](gone.md).\n") == [
+        "line 3: link to gone.md finds no file"
+    ]
+    # `### Added` under each release is one heading per section, not a duplicate
+    assert _markdown_problems(page, "# T\n\n## 1\n\n### Added\n\n## 2\n\n### Added\n") == []
+    twice = "# T\n\n**Delivery.** By file.\n\n**Delivery.** Inline.\n"
+    assert _markdown_problems(page, twice) == [
+        "line 5: run-in heading **Delivery.** already at line 3"
+    ]
+    glued = "# T\n\nThe fields.\n**Delivery.** Inline.\n"
+    assert _markdown_problems(page, glued) == [
+        "line 4: run-in heading **Delivery.** has no blank line before it: it renders inside "
+        "the paragraph above"
+    ]

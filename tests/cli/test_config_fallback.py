@@ -47,7 +47,7 @@ def test_hooks_keep_checkpointing_and_pickup_says_why(project: Path, isolated_ho
     assert "48f0d34d" in context  # the previous session was still found, on the default account
 
     audit = run_baker("audit", "--json", cwd=project)
-    assert audit.returncode == 0, audit.stderr
+    assert audit.returncode == 1, audit.stderr  # a check failed: exit 1, as doctor
     problems = json.loads(audit.stdout)["problems"]
     [config] = [p for p in problems if p["check"] == "config"]
     assert config["level"] == "error" and "line 1" in config["message"]

@@ -55,6 +55,13 @@ def write_session(home: Path, project: Path) -> Path:
             "path": str(project / "dates.py"),
             "ts": "2026-12-01T04:00:09Z",
         },
+        {
+            "type": "shell",
+            "command": "python3 -m unittest test_dates",
+            "exit": 1,
+            "output": "Traceback (most recent call last):\nValueError: week 53 is out of range",
+            "ts": "2026-12-01T04:00:12Z",
+        },
     ]
     path = home / "sessions" / f"{SID}.jsonl"
     path.parent.mkdir(parents=True)
@@ -84,6 +91,10 @@ def test_a_fourth_adapter_works_through_entry_points(
 
     brief = baker("handoff")
     assert REQUEST in brief and "dates.py" in brief
+    assert (
+        "- `python3 -m unittest test_dates` — failed, exit 1: ValueError: week 53 is out of range"
+        in brief
+    )
 
     baker("checkpoint", "--agent", "fake", input=hook("stop", repo))
     [saved] = (repo / ".baker" / "checkpoints").glob("*.json")

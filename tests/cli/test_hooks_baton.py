@@ -78,14 +78,23 @@ def test_every_hook_exits_0_with_json_or_nothing(
             assert out == "", (hook, label, out)
 
 
-def test_hooks_outside_a_project_print_nothing(repo: Path, fixtures: Path) -> None:
+def test_hooks_outside_a_project_print_nothing_but_pickups_facts(
+    repo: Path, fixtures: Path
+) -> None:
+    """Outside a project set up with `baker init` a hook writes nothing; only pickup, on a
+    session start, speaks: the read-only facts, saying the repository is not set up."""
     payloads = stdins(fixtures, repo)
     for hook in HOOKS:
         for label in ("empty", "garbage", "SessionStart", "PreToolUse.Write"):
             data = payloads[label]
             result = run_baker(hook, "--agent", "claude", cwd=repo, input=data)
-            assert (result.returncode, result.stdout) == (0, ""), hook
-    assert not (repo / ".baker").exists()
+            assert result.returncode == 0, hook
+            if (hook, label) == ("pickup", "SessionStart"):
+                context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+                assert "not set up for Continuity (no .baker/)" in context
+            else:
+                assert result.stdout == "", (hook, label)
+    assert not (repo / ".baker").exists() and not (repo / "memory").exists()
 
 
 def test_pretool_with_real_payloads(project: Path, fixtures: Path) -> None:

@@ -406,6 +406,7 @@ def test_push_without_a_remote_says_how_to_fix_and_then_says_it_pushed(
     assert failed.returncode != 0
     assert "git remote add origin" in failed.stderr, failed.stderr
     assert "baker.remote" in failed.stderr and "baker push REMOTE" in failed.stderr
+    assert ".." not in failed.stderr.replace("...", "")  # git's sentence ends once (issue 31)
     kept = git(a.repo, "rev-parse", "refs/baker/A").strip()  # written before the push failed
 
     git(a.repo, "remote", "add", "origin", str(remote))
@@ -427,3 +428,60 @@ def test_push_without_a_remote_says_how_to_fix_and_then_says_it_pushed(
     refused = b.baker("push")
     assert refused.returncode != 0
     assert "holds snapshots this clone did not write" in refused.stderr, refused.stderr
+
+
+def test_the_brief_on_another_machine_agrees_with_that_machines_own(
+    tmp_path: Path, remote: Path, machine_a: Machine
+) -> None:
+    """Issue 31, item 3: after push/pull, `handoff --machine A` listed baker's own files as
+    A's uncommitted work while A's brief said "working tree clean", pointed at `baker
+    resume-check ID` (saved checkpoints are not pushed: it answers `none` there), said "here:
+    branch main, commit" with nothing after it on an unborn branch, and `baker sessions` did
+    not list A's snapshot."""
+    import re
+
+    a = machine_a
+    transcript = place_session(a)
+    assert "working tree clean" in a.baker("handoff").stdout
+    draft = json.loads(a.baker("facts", "--json").stdout)["draft_template"]
+    draft = re.sub(r"<!--.*?-->", "None.", draft).replace("agent: \n", "agent: claude\n")
+    (tmp_path / "draft.md").write_text(draft)
+    saved = a.baker("save", str(tmp_path / "draft.md"), "--json")
+    assert saved.returncode == 0, saved.stdout + saved.stderr
+    saved_id = json.loads(saved.stdout)["id"]
+    assert (
+        a.baker("checkpoint", "--agent", "claude", input=stop_payload(a, transcript)).returncode
+        == 0
+    )
+    assert a.baker("push").returncode == 0
+
+    # B: a clone on an unborn branch of its own (a new repository with the remote added).
+    b = Machine("B", make_home(tmp_path, "B"), tmp_path / "B" / "weather-cli")
+    b.repo.mkdir(parents=True)
+    git(b.repo, "init", "-q", "-b", "main")
+    git(b.repo, "remote", "add", "origin", str(remote))
+    assert b.baker("init").returncode == 0
+    pulled = b.baker("pull")
+    assert pulled.returncode == 0, pulled.stderr
+
+    brief = b.baker("handoff", "--machine", "A")
+    assert brief.returncode == 0, brief.stderr
+    text = brief.stdout
+    assert "- A's working tree was clean" in text
+    assert "uncommitted" not in text and "AGENTS.md" not in text
+    assert "- here: branch main, no commit yet" in text
+    assert f"- id: {saved_id}" in text
+    assert "baker resume-check" not in text.replace(
+        "`baker resume-check` answers there, not here", ""
+    )
+    assert "saved checkpoints stay on the machine that saved them" in text
+
+    listed = b.baker("sessions")
+    assert listed.returncode == 0, listed.stderr
+    head_a = git(a.repo, "rev-parse", "HEAD").strip()
+    assert re.search(
+        rf"^  A · \S+ \d\d:\d\d · claude · stop · main @ {head_a[:12]}$", listed.stdout, re.M
+    ), listed.stdout
+    [row] = json.loads(b.baker("sessions", "--json").stdout)["machines"]
+    assert (row["machine"], row["agent"], row["state"]) == ("A", "claude", "stop")
+    assert row["latest_request"].startswith("Add a celsius_to_fahrenheit() helper")

@@ -327,3 +327,44 @@ def test_a_tool_argument_out_of_the_commands_bounds_is_a_tool_error(project: Pat
     assert "limit must be from 1 to 500, not -1" in messages[0]
     assert "budget must be at least 200, not 1" in messages[2]
     assert _json(ok)["latest_request"] == "Shard the queue workers"
+
+
+def test_every_tool_answers_what_its_command_prints_with_json(project: Path) -> None:
+    """docs/mcp.md: a tool's result is the matching command's `--json` (plus `warnings`). The
+    note tool once returned the template's placeholder comments (`"Goal": "<!-- What this
+    work is for… -->"`) where `baker note --json` gave `""`."""
+    assert run_baker("trap", "add", "scripts/deploy.sh", "needs a VPN", cwd=project).returncode == 0
+    _, results = asyncio.run(
+        asyncio.wait_for(
+            _session(
+                project,
+                [
+                    ("note", {}),
+                    ("traps", {}),
+                    ("sessions", {}),
+                    ("resume_check", {}),
+                    ("recall", {"query": "tenant"}),
+                    ("handoff", {}),
+                ],
+            ),
+            timeout=60,
+        )
+    )
+    note, traps, sessions, check, recall, handoff = map(_json, results)
+
+    def command(*args: str) -> Any:
+        result = run_baker(*args, "--json", cwd=project)
+        assert result.stdout, result.stderr
+        return json.loads(result.stdout)
+
+    assert note.pop("warnings") == []
+    assert note == command("note")
+    assert note["sections"]["Goal"] == ""  # no placeholder comment
+    assert traps["traps"] == command("trap", "list")
+    listed = command("sessions")
+    assert {key: sessions[key] for key in listed} == listed
+    assert check == command("resume-check")
+    assert recall["hits"] == command("recall", "tenant")
+    printed = command("handoff")
+    assert {k for k in handoff if handoff[k] != printed[k]} <= {"created_at", "markdown"}
+    assert handoff["markdown"].split("\n", 3)[3] == printed["markdown"].split("\n", 3)[3]

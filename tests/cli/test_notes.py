@@ -187,3 +187,27 @@ def test_now_reports_a_real_interrupted_call(project: Path, fixtures: Path, tmp_
     shown = run_baker("now", cwd=project, env={"CLAUDE_CONFIG_DIR": str(claude_dir)}).stdout
     assert "started Bash `sleep 60 && ./scripts/integration.sh` and never got its result" in shown
     assert "SUSPECT" not in shown
+
+
+def test_in_a_repository_never_set_up_every_note_command_refuses_alike(repo: Path) -> None:
+    """`now` and `block` once created memory/hot.md without its .gitignore line (so `git add
+    -A` committed the private note) where `note` and `trap add` refused: all refuse alike,
+    and nothing is written."""
+    before = sorted(p.relative_to(repo) for p in repo.rglob("*") if ".git" not in p.parts)
+    commands = [
+        ("now", "Run the migration"),
+        ("now",),
+        ("block", "deploy waits on the DBA"),
+        ("note",),
+        ("trap", "add", "scripts/deploy.sh", "needs a VPN"),
+    ]
+    for args in commands:
+        result = run_baker(*args, cwd=repo)
+        assert result.returncode == 1, args
+        assert result.stderr == (
+            f"Error: {repo} is not in a Continuity project: run `baker init` at the "
+            "repository root first\n"
+        ), args
+    after = sorted(p.relative_to(repo) for p in repo.rglob("*") if ".git" not in p.parts)
+    assert after == before
+    assert run_baker("status", "--json", cwd=repo).returncode == 0  # read-only facts still work

@@ -215,7 +215,8 @@ def test_accounts_from_env_default_and_config(
     assert [(a.name, a.dir) for a in accounts] == [
         ("CODEX_HOME", str(tmp_path / "env-home")),
         ("~/.codex", str(home / ".codex")),
-        ("~/.codex-work", str(home / ".codex-work")),
+        # listed twice: its place from [transcripts], its name from [accounts] (issue 31)
+        ("work", str(home / ".codex-work")),
     ]
 
 

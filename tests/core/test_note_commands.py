@@ -9,6 +9,13 @@ import pytest
 from continuity_core import note as note_mod
 from continuity_core.errors import BakerError
 from continuity_core.schemas.session import Session, ToolCall
+from continuity_core.store import Store
+
+
+@pytest.fixture(autouse=True)
+def _set_up(repo: Path) -> None:
+    """The note is written only in a project set up with `baker init`: its store is enough."""
+    Store(repo).folder("log")
 
 
 def test_set_now_supersedes_and_updates_front_matter(repo: Path) -> None:

@@ -29,6 +29,7 @@ def agent(isolated_home: Path, repo: Path) -> Iterator[MakeAgent]:
             "claude": home / f".claude{suffix}",
             "codex": home / f".codex{suffix}",
             "gemini": home / f"gemini-home{suffix}" if account else home,
+            "copilot": home / f".copilot{suffix}",
         }[name]
         mock = MOCKS[name](script, root=project).start()
         mocks.append(mock)

@@ -16,6 +16,8 @@ def install(a: Agent) -> None:
     commands = [["init"]]
     if a.name == "codex":  # Codex reads hooks and notify from the user config.toml only
         commands.append(["global", "sync", "--trust"])
+    if a.name == "copilot":  # user-level hooks run with no trust prompt (also: .github/hooks)
+        commands.append(["global", "sync"])
     for args in commands:
         proc = baker(a, *args)
         assert proc.returncode == 0, f"baker {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"

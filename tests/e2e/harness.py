@@ -40,7 +40,12 @@ API_KEYS = {
     "claude": "sk-ant-e2e-mock-0123456789abcdefghij",
     "codex": "sk-e2e-mock-codex",
     "gemini": "e2e-mock-gemini-key",
+    # Copilot masks the key wherever it prints it: a short one garbles its output.
+    "copilot": "sk-e2e-mock-copilot-0123456789abcdefghijklmnopqrstuvwxyz",
 }
+COPILOT_MODEL = "gpt-4.1"
+# Copilot CLI unpacks ~235 MB into $XDG_CACHE_HOME/copilot on its first run: once per install.
+COPILOT_CACHE = E2E / "node_modules" / ".cache-copilot"
 CODEX_MODEL = "gpt-5.5"  # a catalog slug: apply_patch and update_plan are offered
 GEMINI_MODEL = "gemini-2.5-pro"  # pinned: no router call before every prompt
 DEAD_PROXY = (
@@ -169,6 +174,8 @@ class Agent:
                 "--dangerously-bypass-approvals-and-sandbox",
                 prompt,
             ]
+        if self.name == "copilot":
+            return ["copilot", "-p" if headless else "-i", prompt, "--allow-all"]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
         return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
 
@@ -283,6 +290,18 @@ def agent_env(
         )
     elif name == "codex":
         env.update({"CODEX_HOME": str(config_dir), "MOCK_API_KEY": API_KEYS[name]})
+    elif name == "copilot":
+        env.update(
+            {
+                "COPILOT_HOME": str(config_dir),
+                "COPILOT_OFFLINE": "true",  # no GitHub login, no telemetry
+                "COPILOT_PROVIDER_BASE_URL": f"{mock.url}/v1",
+                "COPILOT_PROVIDER_API_KEY": API_KEYS[name],
+                "COPILOT_MODEL": COPILOT_MODEL,
+                "COPILOT_AUTO_UPDATE": "false",
+                "XDG_CACHE_HOME": str(COPILOT_CACHE),
+            }
+        )
     else:
         env.update(
             {
@@ -349,6 +368,9 @@ trust_level = "trusted"
 [notice.model_migrations]
 "{CODEX_MODEL}" = "gpt-6-sol"
 """)
+    elif name == "copilot":
+        # Folder trust lives in config.json; repository hooks load only in a trusted folder.
+        (config_dir / "config.json").write_text(json.dumps({"trustedFolders": [root]}))
     else:
         gemini = config_dir / ".gemini"
         gemini.mkdir(exist_ok=True)
@@ -410,6 +432,8 @@ def transcript_files(a: Agent) -> list[Path]:
         return sorted((a.config_dir / "projects" / slug).glob("*.jsonl"))
     if a.name == "codex":
         return sorted((a.config_dir / "sessions").glob("*/*/*/rollout-*.jsonl"))
+    if a.name == "copilot":
+        return sorted((a.config_dir / "session-state").glob("*/events.jsonl"))
     gemini = a.config_dir / ".gemini"
     registry = json.loads((gemini / "projects.json").read_text())
     slug = registry["projects"][str(a.project)]
@@ -431,7 +455,14 @@ def discovered(a: Agent, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """What the adapter's discovery finds for the project, with the agent's env in effect."""
     from continuity_core.config import load_config
 
-    for var in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "BAKER_HOME"):
+    for var in (
+        "HOME",
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
+        "COPILOT_HOME",
+        "BAKER_HOME",
+    ):
         if var in a.env:
             monkeypatch.setenv(var, a.env[var])
     adapter = load_adapter(a.name)

@@ -265,7 +265,7 @@ def _send(
     for k, v in (headers or {}).items():
         h.send_header(k, v)
     h.send_header("Content-Length", str(len(payload)))
-    if status == 429:
+    if status == 429 and not any(k.lower() == "retry-after" for k in headers or {}):
         h.send_header("Retry-After", str(RESET_IN_S))
         h.send_header("x-should-retry", "false")  # the Anthropic SDK honours it: fail fast
     h.end_headers()
@@ -730,8 +730,105 @@ class GeminiFallbackMock(GeminiMock):
         return super()._take(req)
 
 
+# --- OpenAI chat completions (Copilot CLI, BYOK) --------------------------------------------
+
+
+class ChatMock(MockModel):
+    """`POST /v1/chat/completions` streamed as SSE chunks: Copilot CLI offline with a provider
+    base URL (formats/copilot.md). A request without tools is a side request (the title)."""
+
+    vendor = "copilot"
+
+    def is_main(self, req: Request) -> bool:
+        body = req.body if isinstance(req.body, dict) else {}
+        return req.path.rstrip("/").endswith("/chat/completions") and bool(body.get("tools"))
+
+    def side(self, req: Request) -> tuple[int, str, bytes]:
+        if req.path.rstrip("/").endswith("/chat/completions"):
+            return 200, "text/event-stream", self.render(req, Turn(text="E2E mock title")).encode()
+        if "/models" in req.path:
+            return 200, "application/json", b'{"object": "list", "data": [{"id": "gpt-4.1"}]}'
+        return 404, "application/json", b'{"error": {"message": "not mocked"}}'
+
+    def error(self, turn: Turn) -> tuple[int, Any]:
+        return 429, {
+            "error": {
+                "message": "Rate limit reached: you have exceeded your usage limit (mock)",
+                "type": "rate_limit_error",
+                "code": "rate_limit_exceeded",
+            }
+        }
+
+    def error_headers(self, turn: Turn) -> dict[str, str]:
+        return {"Retry-After": "1"}  # Copilot retries five times, honouring it
+
+    def calls(self, turn: Turn) -> list[tuple[str, dict[str, Any]]]:
+        out: list[tuple[str, dict[str, Any]]] = []
+        for call in turn.calls:
+            a = call.args
+            if call.kind == "shell":
+                out.append(("bash", {"command": a["command"], "description": "Run a command"}))
+            elif call.kind == "write":
+                out.append(
+                    ("create", {"path": str(self.root / a["path"]), "file_text": a["content"]})
+                )
+            elif call.kind == "todos":
+                status = {"completed": "done"}
+                rows = ", ".join(
+                    f"('t{i}', '{t}', '', '{status.get(s, s)}')"
+                    for i, (t, s) in enumerate(a["items"], 1)
+                )
+                # the model's query, which Copilot runs on its own todo database
+                query = f"INSERT INTO todos (id, title, description, status) VALUES {rows}"  # noqa: S608
+                out.append(("sql", {"description": "Insert todos", "query": query}))
+            else:
+                out.append((a["name"], a["args"]))
+        return out
+
+    def render(self, req: Request, turn: Turn) -> str:
+        body = req.body if isinstance(req.body, dict) else {}
+        base = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model") or "gpt-4.1",
+        }
+        calls = self.calls(turn)
+        delta: dict[str, Any] = {
+            "role": "assistant",
+            "content": turn.text or ("" if calls else "OK"),
+        }
+        if calls:
+            delta["tool_calls"] = [
+                {
+                    "index": i,
+                    "id": f"call_{uuid.uuid4().hex[:12]}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+                for i, (name, args) in enumerate(calls)
+            ]
+        usage = {
+            "prompt_tokens": turn.input_tokens,
+            "completion_tokens": turn.output_tokens,
+            "total_tokens": turn.input_tokens + turn.output_tokens,
+        }
+        chunks: list[dict[str, Any]] = [
+            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {
+                **base,
+                "choices": [
+                    {"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}
+                ],
+            },
+            {**base, "choices": [], "usage": usage},
+        ]
+        return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
 MOCKS: dict[str, type[MockModel]] = {
     "claude": AnthropicMock,
     "codex": ResponsesMock,
     "gemini": GeminiMock,
+    "copilot": ChatMock,
 }

@@ -2,7 +2,7 @@
 
 The fake agent keeps one JSONL transcript per session under `$FAKE_AGENT_HOME/sessions/`
 (default `~/.fake-agent`): a `meta` line with the session id and working folder, then `user`,
-`assistant` and `tool` lines. Its hooks send one JSON object on stdin
+`assistant`, `tool` and `shell` lines (a command with its exit status and output). Its hooks send one JSON object on stdin
 (`{"event": "pre_tool", "session_id": …, "cwd": …, "tool": …, "path": …}`) and read
 `{"context": text}` back. It plugs in through the `continuity_core.adapters` entry point.
 """
@@ -26,6 +26,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
     expand,
+    kit,
 )
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import EventKind, HookEvent
@@ -72,6 +73,10 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         )
         if rec["name"] == "edit":
             add_edit(session, rec["path"], tool="edit")
+    elif kind == "shell":  # the seam's one shape for what was run (docs/adapters.md)
+        kit.add_command(
+            session, rec["command"], exit_code=rec.get("exit"), output=rec["output"], timestamp=ts
+        )
     else:
         session.unknown_records[kind] = session.unknown_records.get(kind, 0) + 1
 

@@ -444,6 +444,9 @@ def generated_benign() -> list[str]:
             f"pass {i} of 12: {w1} ok",
             f"HEAD is now at {sha[:7]} {w1} {w2}",
             f"./{path}",
+            # Compact JSON as a checkpoint writes it: times full of colons beside numbers.
+            f'{{"failed":false,"timestamp":"2026-11-30T0{i % 10}:5{i % 6}:2{i % 10}.313Z"}}],'
+            f'"commands_total":{i % 9},"usage":{{"context_tokens":{n_in}}}',
         ]
         lines.append(forms[i % len(forms)])
         if i % 2 == 0:

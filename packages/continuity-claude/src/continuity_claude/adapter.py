@@ -62,6 +62,7 @@ class ClaudeAdapter(ModuleAdapter):
             parser.fold,
             compaction_marker=parser.COMPACTION_MARKER,
             request_markers=parser.REQUEST_MARKERS,
+            finish=parser.finish,
         )
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from continuity_core import jsonfast
-from continuity_core.adapters import Account, expand
+from continuity_core.adapters import Account, expand, unique_accounts
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 
@@ -71,15 +71,11 @@ def accounts(config: GlobalConfig) -> list[Account]:
     """`CLAUDE_CONFIG_DIR` (comma-separated; named by the variable), `~/.claude`,
     `~/.config/claude`, then config.toml."""
     found: list[Account] = []
-    seen: set[str] = set()
 
     def add(name: str, raw: str, *, must_exist: bool) -> None:
         path = expand(raw)
-        key = os.path.realpath(path)
-        if key in seen or (must_exist and not os.path.isdir(path)):
-            return
-        seen.add(key)
-        found.append(Account(agent=AGENT, name=name, dir=path))
+        if not must_exist or os.path.isdir(path):
+            found.append(Account(agent=AGENT, name=name, dir=path))
 
     # named by the variable, as Codex's CODEX_HOME is (CLAUDE_CONFIG_DIR[2]: its second folder)
     listed = [raw.strip() for raw in os.environ.get(CONFIG_ENV, "").split(",") if raw.strip()]
@@ -92,7 +88,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
     for name, acc in config.accounts.items():
         if acc.agent == AGENT:
             add(name, acc.dir, must_exist=False)
-    return found
+    return unique_accounts(found, config)
 
 
 def default_dir() -> Path:

@@ -10,6 +10,7 @@ keep text raw until the end of a read redacts what is still kept.
 from __future__ import annotations
 
 from continuity_core import jsonfast
+from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import (
@@ -185,6 +186,13 @@ _RESET_EPOCH = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
 _RESET_ISO = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
 _LEGACY_LIMIT = Lazy(r"(?i)usage limit reached\|(\d{9,13})")
 _TASK_ID = Lazy(r"Task #(\w+)")
+SHELL_TOOLS = frozenset({"Bash"})
+AGENT_TOOLS = frozenset({"Agent", "Task"})  # "Task" before 2.1.x renamed it
+_LAUNCHED = "Async agent launched"
+# Patterns of a sub-agent's records, compiled (and `re` imported) only where one is read.
+_AGENT_ID = r"agentId: ([\w-]+)"
+_TRAILER = r"(?m)^(?:agentId: |<usage>)"
+_NOTICE = r"(?s)<(tool-use-id|task-id|status|summary|result)>(.*?)</\1>"
 
 
 def context_window(model: str | None) -> int:
@@ -286,6 +294,9 @@ def _user(
                 _result(session, extra, rec, block)
         return
     text = _text(content)
+    if text.lstrip().startswith("<task-notification>"):
+        _notification(session, extra, text, rec.get("timestamp"))
+        return
     if rec.get("isMeta") or not text.strip() or text.lstrip().startswith(NOT_TYPED):
         return
     origin = rec.get("origin") or {}
@@ -302,7 +313,21 @@ def _result(
     if not isinstance(call_id, str):
         return
     is_error = block.get("is_error") is True
-    set_result(session, extra, call_id, _text(block.get("content")), is_error=is_error)
+    output = _text(block.get("content"))
+    set_result(session, extra, call_id, output, is_error=is_error)
+    shell = extra.get("shell", {}).pop(call_id, None)
+    if shell is not None:
+        kit.add_command(
+            session,
+            shell[0],
+            # a failed Bash result starts with it (formats/claude.md, "A failed shell command")
+            exit_code=kit.exit_code_after(output.lstrip()[:60], "Exit code ", "Error: Exit code "),
+            failed=is_error,  # the agent's own signal where it wrote no exit code
+            output=output,
+            timestamp=shell[1] or rec.get("timestamp"),
+        )
+    if call_id in extra.get("agents", {}):
+        _agent_result(session, extra, call_id, output, is_error)
     edit = extra.get("edits", {}).pop(call_id, None)
     if edit is not None and not is_error:
         path, tool = edit
@@ -324,6 +349,98 @@ def _result(
     update = extra.get("updates", {}).pop(call_id, None)
     if update is not None and not is_error and _succeeded(rec):
         _task_update(session, extra, update)
+
+
+def _agent_result(
+    session: Session, extra: dict[str, Any], call_id: str, output: str, is_error: bool
+) -> None:
+    """An Agent call's result: the sub-agent's answer, or (2.1.332, in the background) only
+    its launch, whose answer comes later in a <task-notification> or its sidechain file."""
+    import re
+
+    agents: dict[str, Any] = extra["agents"]
+    if output.lstrip().startswith(_LAUNCHED):
+        m = re.search(_AGENT_ID, output)
+        agents[call_id] = m.group(1) if m else ""
+        return
+    del agents[call_id]
+    answer = re.split(_TRAILER, output, maxsplit=1)[0]  # 2.1.197's agentId and usage lines
+    kit.add_subagent(session, "", id=call_id, result=f"(failed) {answer}" if is_error else answer)
+
+
+def _notification(session: Session, extra: dict[str, Any], text: str, when: Any) -> None:
+    """A background sub-agent's <task-notification>: its answer, by the Agent call's id. Not
+    a request (nobody typed it)."""
+    import re
+
+    fields = {m.group(1): m.group(2).strip() for m in re.finditer(_NOTICE, text)}
+    call_id, result = fields.get("tool-use-id"), fields.get("result")
+    if not call_id or result is None:
+        return
+    agents: dict[str, Any] = extra.get("agents", {})
+    known = agents.pop(call_id, None) is not None or any(
+        sub.id == call_id for sub in session.subagents
+    )
+    if not known and not fields.get("summary", "").startswith("Agent "):
+        return  # a background shell command's notice, not a sub-agent's
+    status = fields.get("status", "completed")
+    kit.add_subagent(
+        session,
+        "" if known else fields.get("summary", "a sub-agent"),
+        id=call_id,
+        result=result if status == "completed" else f"({status}) {result}",
+        timestamp=None if known else when,
+    )
+
+
+def waiting_agents(extra: dict[str, Any]) -> dict[str, str]:
+    """Background sub-agents launched whose answer has not arrived: Agent call id -> agentId
+    (the name of its sidechain file, `<session>/subagents/agent-<agentId>.jsonl`)."""
+    agents: dict[str, str] = extra.get("agents", {})
+    return {k: v for k, v in agents.items() if v}
+
+
+def sidechain_answer(path: str, tail: int = 256 << 10) -> str | None:
+    """The last assistant text of a sub-agent's sidechain file (its answer when it finished),
+    read from the file's last `tail` bytes; None when there is none."""
+    import json  # here: only a background sub-agent still waiting needs it
+
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - tail))
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        msg = rec.get("message") if isinstance(rec, dict) else None
+        if not isinstance(msg, dict) or rec.get("type") != "assistant":
+            continue
+        if msg.get("stop_reason") not in (None, "end_turn", "stop_sequence"):
+            return None  # the last turn asked for a tool: it was still working
+        text = _text(msg.get("content"))
+        if text.strip():
+            return text
+    return None
+
+
+def finish(session: Session, extra: dict[str, Any]) -> None:
+    """After a read: a background sub-agent whose notification has not arrived gets its
+    answer from its sidechain file where it finished there (the session may have ended
+    before the notification came back)."""
+    waiting = waiting_agents(extra)
+    if not waiting or not session.path.endswith(".jsonl"):
+        return
+    folder = session.path[: -len(".jsonl")] + "/subagents/"
+    for call_id, agent_id in waiting.items():
+        answer = sidechain_answer(f"{folder}agent-{agent_id}.jsonl")
+        if answer is not None:
+            extra["agents"].pop(call_id, None)
+            kit.add_subagent(session, "", id=call_id, result=answer)
 
 
 def _succeeded(rec: dict[str, Any]) -> bool:
@@ -411,7 +528,19 @@ def _tool_use(
     )
     session.turn_incomplete = True
     key = EDIT_TOOLS.get(name)
-    if key and isinstance(args.get(key), str):
+    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
+        # redacted now: `extra` reaches the cursor file as it is
+        _remember(extra, "shell", call_id, [redact(args["command"]), rec.get("timestamp")])
+    elif name in AGENT_TOOLS:
+        task = args.get("description") or args.get("prompt")
+        kit.add_subagent(
+            session,
+            task if isinstance(task, str) else name,
+            id=call_id,
+            timestamp=rec.get("timestamp"),
+        )
+        _remember(extra, "agents", call_id, "")
+    elif key and isinstance(args.get(key), str):
         _remember(extra, "edits", call_id, [args[key], name])
     elif name == "TodoWrite" and isinstance(args.get("todos"), list):
         set_todos(

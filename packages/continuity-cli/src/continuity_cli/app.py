@@ -64,6 +64,19 @@ class Group(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """An unknown command is answered with the nearest names (`baker handof`: did you mean
+        'handoff'?): click suggests only among the commands it holds, and a lazy group holds
+        none until one is asked for."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as e:
+            raise click.exceptions.NoSuchCommand(
+                e.command_name, possibilities=self.list_commands(ctx), ctx=ctx
+            ) from None
+
 
 class LazyGroup(Group):
     def list_commands(self, ctx: click.Context) -> list[str]:

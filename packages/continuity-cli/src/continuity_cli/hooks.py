@@ -67,7 +67,7 @@ def run(args: list[str]) -> int:
 
         if command == "checkpoint":
             summary = hooks.checkpoint(agent, payload, rest)
-            output = "" if quiet or agent else summary
+            output = "" if quiet or agent else summary or _not_written()
         elif command == "pickup":
             output = hooks.pickup(agent, payload, rest)
         elif command == "pretool":
@@ -75,6 +75,8 @@ def run(args: list[str]) -> int:
     except (Deadline, Exception) as e:
         output = ""
         _log_failure(command, agent, e)
+        if command == "checkpoint" and not (quiet or agent):  # run by hand: a person reads it
+            output = f"no checkpoint written: {e or type(e).__name__} (logged for `baker audit`)"
     finally:
         if hasattr(signal, "SIGALRM"):
             signal.alarm(0)
@@ -85,6 +87,14 @@ def run(args: list[str]) -> int:
         except (OSError, ValueError):
             pass
     return 0
+
+
+def _not_written() -> str:
+    """What `baker checkpoint` run by hand says where a hook would say nothing."""
+    return (
+        f"no checkpoint written: {os.getcwd()} is not in a Continuity project "
+        "(run `baker init` at the repository root)"
+    )
 
 
 def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:

@@ -140,11 +140,14 @@ def handoff(
     budget: int | None = None,
     repo: str | None = None,
 ) -> dict[str, Any]:
-    """The handoff brief of this project: the user's latest request, the previous agent's
-    todos, files it edited, what was interrupted, a usage limit and when it resets, live repo
-    state, the note (memory/hot.md), traps for the files touched, and the whole brief as
-    markdown. Call it first when you continue work another session (any agent or account)
-    left unfinished. agent/account/session narrow which session it is built from."""
+    """The handoff brief of this project: the user's latest request and every earlier one
+    (user_requests), the previous agent's todos, files it edited, the shell commands it ran
+    with their exit codes and error lines (commands: failed ones are approaches already
+    tried), what its sub-agents found (subagents), what was interrupted, a usage limit and
+    when it resets, live repo state, the note (memory/hot.md), traps for the files touched,
+    and the whole brief as markdown. Call it first when you continue work another session
+    (any agent or account) left unfinished. agent/account/session narrow which session it is
+    built from."""
     from continuity_core import handoff as handoff_mod
 
     if budget is not None:
@@ -226,8 +229,10 @@ def note(
     action (keep it to exactly one action); blocked= adds an item to Blocked (what waits, on
     what). Update Now whenever the next step changes, so another session can continue."""
     from continuity_core import note as note_mod
+    from continuity_core.store import Store
 
-    root = _root(repo, write=now is not None or blocked is not None)
+    # As `baker note`: only in a project set up; another project's note is never written.
+    root = Store.here(_root(repo, write=now is not None or blocked is not None)).root
     warnings: list[str] = []
     for text in (now, blocked):
         if text is not None and (kinds := note_mod.secrets_in(text)):
@@ -239,16 +244,7 @@ def note(
         note_mod.set_now(root, now, MCP_AGENT)
     if blocked is not None:
         note_mod.add_blocked(root, blocked, MCP_AGENT)
-    read = note_mod.read(root)
-    current = note_mod.shown(read) if read else None  # an agent may have written a secret
-    return {
-        "path": str(root / note_mod.NOTE_PATH),
-        "exists": current is not None,
-        "cap": note_mod.CAP,
-        "meta": current.meta if current else {},
-        "sections": {t: b for t, b in (current.sections if current else {}).items()},
-        "warnings": warnings,
-    }
+    return {**note_mod.as_json(root), "warnings": warnings}  # `baker note --json`, plus warnings
 
 
 def save(draft: str, repo: str | None = None) -> dict[str, Any]:

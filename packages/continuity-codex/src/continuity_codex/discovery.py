@@ -15,7 +15,7 @@ import stat
 import time
 
 from continuity_core import jsonfast
-from continuity_core.adapters import Account, expand, kit
+from continuity_core.adapters import Account, expand, kit, unique_accounts
 from continuity_core.fs import hexdigest, pure_parts
 from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import SessionRef
@@ -49,16 +49,8 @@ def accounts(config: GlobalConfig) -> list[Account]:
     wanted.append(("~/.codex", "~/.codex"))
     wanted += [(d, d) for d in config.transcripts.get(AGENT, [])]
     wanted += [(name, acc.dir) for name, acc in config.accounts.items() if acc.agent == AGENT]
-    out: list[Account] = []
-    seen: set[str] = set()
-    for name, raw in wanted:
-        folder = expand(raw)
-        key = os.path.realpath(folder)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Account(agent=AGENT, name=name, dir=folder))
-    return out
+    found = [Account(agent=AGENT, name=name, dir=expand(raw)) for name, raw in wanted]
+    return unique_accounts(found, config)
 
 
 # --- one rollout's head ----------------------------------------------------------------------

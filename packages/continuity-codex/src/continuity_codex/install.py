@@ -34,7 +34,7 @@ def install(project: Path, *, local: bool = False, dry_run: bool = False) -> lis
             action="skipped",
             detail=(
                 "Codex hooks are user-level: `baker global sync --trust` installs notify and "
-                "hooks for every project"
+                "hooks once for the user; they act in each project set up with `baker init`"
             ),
         )
     ]

@@ -196,7 +196,11 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         add_compaction(
             session,
             Compaction(
-                trigger="auto" if extra.get("turn_requests") else "manual",
+                # `/compact` is a turn nobody prompted (its task_started names no trigger); a
+                # compaction in a prompted turn, before or after its request, is automatic.
+                trigger="auto"
+                if extra.get("turn_requests") or extra.get("turn_prompted")
+                else "manual",
                 summary=clip(redact(message), 2000)
                 if isinstance(message, str) and message
                 else None,
@@ -347,6 +351,8 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
         if isinstance(p.get("model_context_window"), int):
             extra["window"] = p["model_context_window"]
         extra["turn_requests"] = 0
+        who = p.get("turn_attribution")
+        extra["turn_prompted"] = isinstance(who, dict) and bool(who.get("turn_trigger"))
     elif kind == "task_complete":
         session.turn_incomplete = False
         if isinstance(p.get("error"), dict):
@@ -380,6 +386,7 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
             str(output),
             is_error=p.get("exit_code") not in (0, None),
         )
+        _ran(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
     elif kind == "patch_apply_end":
         _changes(
             session,
@@ -436,14 +443,20 @@ def _completed(
                 extra,
                 ToolCall(id=call_id, name="exec_command", timestamp=ts, input={"command": command}),
             )
+        if call_id not in extra.get("shell", {}) and call_id not in extra.get("ran", {}):
+            _remember_shell(extra, call_id, _argv_text(item.get("command")), ts)
         if item.get("status") != "in_progress":
+            output = str(item.get("aggregated_output") or "")
             set_result(
                 session,
                 extra,
                 call_id,
-                str(item.get("aggregated_output") or ""),
+                output,
                 is_error=item.get("exit_code") not in (0, None),
             )
+            status = item.get("status")
+            failed = True if status in ("failed", "declined") else None
+            _ran(session, extra, call_id, output, item.get("exit_code"), failed, ts)
     elif kind == "FileChange":
         _changes(
             session,
@@ -500,6 +513,8 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         args = args if isinstance(args, dict) else {"arguments": args}
         if name == "update_plan":
             _plan(session, extra, args)
+        elif name in SHELL_TOOLS:
+            _remember_shell(extra, call_id, _argv_text(args.get("cmd") or args.get("command")), ts)
         add_call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=ts))
     elif kind == "custom_tool_call":
         name = str(p.get("name") or "?")
@@ -530,10 +545,13 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
                 timestamp=ts,
             ),
         )
+        _remember_shell(extra, call_id, _argv_text(action.get("command")), ts)
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = p.get("output")
         text = output if isinstance(output, str) else _output_text(output)
         set_result(session, extra, call_id, text, is_error=_failed(text))
+        if call_id in extra.get("shell", {}):
+            _ran(session, extra, call_id, text, _exit_code(text), None, ts)
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
@@ -552,6 +570,67 @@ def _output_text(output: Any) -> str:
     if isinstance(output, list):
         return _text(output)
     return "" if output is None else str(output)
+
+
+SHELL_TOOLS = frozenset({"exec_command", "shell", "shell_command", "container.exec"})
+SHELL_PENDING_MAX = 200  # commands remembered while they wait for their result
+
+
+def _argv_text(command: Any) -> str:
+    """A command as typed: `bash -lc "<it>"` unwrapped, an argv joined."""
+    if isinstance(command, list):
+        argv = [str(a) for a in command]
+        if (
+            len(argv) == 3
+            and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+            and argv[1] in ("-lc", "-c")
+        ):
+            return argv[2]
+        return " ".join(argv)
+    return command if isinstance(command, str) else ""
+
+
+def _remember_shell(extra: dict[str, Any], call_id: str, command: str, ts: str | None) -> None:
+    if not command:
+        return
+    shell: dict[str, Any] = extra.setdefault("shell", {})
+    shell[call_id] = [redact(command), ts]  # redacted now: `extra` reaches the cursor file
+    while len(shell) > SHELL_PENDING_MAX:
+        del shell[next(iter(shell))]
+
+
+def _ran(
+    session: Session,
+    extra: dict[str, Any],
+    call_id: str,
+    output: str,
+    exit_code: Any,
+    failed: bool | None,
+    ts: str | None,
+) -> None:
+    """A shell command's first result (the function output and the item event both say it)
+    into `session.commands`: the exit status Codex wrote, else its failed status."""
+    pending = extra.get("shell", {}).pop(call_id, None)
+    if pending is None:
+        return
+    ran: dict[str, None] = extra.setdefault("ran", {})
+    ran[call_id] = None
+    while len(ran) > SHELL_PENDING_MAX:
+        del ran[next(iter(ran))]
+    code = exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None
+    kit.add_command(
+        session,
+        pending[0],
+        exit_code=code,
+        failed=failed,
+        output=output,
+        timestamp=pending[1] or ts,
+    )
+
+
+def _exit_code(text: str) -> int | None:
+    """`Process exited with code N` (exec_command) or `Exit code: N`, in an output's head."""
+    return kit.exit_code_after(text, "Process exited with code ", "Exit code: ")
 
 
 def _failed(text: str) -> bool:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # `baker handoff` builds a brief within its start-up budget: 
     from typing import Any
 
     from continuity_core.schemas.checkpoint import Checkpoint, GitFacts
-    from continuity_core.schemas.session import Session, ToolCall
+    from continuity_core.schemas.session import CommandRun, Session, ToolCall
     from continuity_core.schemas.trap import Trap
 
 __all__ = [
@@ -111,7 +111,10 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
             )
         )
     interrupted = _interrupted(session)
-    if unrecorded is not None:
+    source = raw
+    if unrecorded is not None:  # a hook's record, not the transcript's: labelled as such
+        hook = "the pre-tool hook's record in .baker/inflight/"
+        source = f"{raw}; {hook}" if interrupted else hook
         what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
         interrupted = (interrupted + "\n" if interrupted else "") + (
             f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
@@ -121,8 +124,33 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     if interrupted:
         out.append(
             Section(
-                key="interrupted", title="Interrupted", source=raw, body=interrupted, priority=90
+                key="interrupted",
+                title="Interrupted",
+                source=source,
+                body=interrupted,
+                priority=90,
             )
+        )
+    commands = commands_body(session)
+    if commands:
+        out.append(
+            Section(key="commands", title="What was run", source=raw, body=commands, priority=75)
+        )
+    subagents = subagents_body(session)
+    if subagents:
+        out.append(
+            Section(
+                key="subagents",
+                title="What sub-agents found",
+                source=raw,
+                body=subagents,
+                priority=55,
+            )
+        )
+    requests = requests_body(session)
+    if requests:
+        out.append(
+            Section(key="requests", title="Every request", source=raw, body=requests, priority=65)
         )
     total = max(session.compactions_total, len(session.compactions))
     if total:
@@ -169,6 +197,124 @@ def _interrupted(session: Session) -> str:
         lines.append(f"- last API error ({session.last_error.kind}): {session.last_error.message}")
     if session.turn_incomplete and not lines:
         lines.append("- the last turn started and never completed")
+    return "\n".join(lines)
+
+
+# How much of what was run, asked and found the brief shows (the Session keeps more).
+COMMAND_LINES = 12  # a session's last dozen distinct lines fit
+COMMAND_CHARS = 160
+REQUEST_LINES = 20
+REQUEST_CHARS = 200
+SUBAGENT_ITEMS = 5
+SUBAGENT_LINES = 4
+SUBAGENT_CHARS = 400
+
+
+def _code(text: str) -> str:
+    """`text` as inline code, whatever backticks it holds."""
+    ticks = "`"
+    while ticks in text:
+        ticks += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def shown_commands(session: Session, most: int = COMMAND_LINES) -> list[CommandRun]:
+    """The command lines a brief shows, oldest first: all when they fit, else the failed ones
+    first (newest of them), then the most recent others."""
+    runs = session.commands
+    if len(runs) <= most:
+        return list(runs)
+    failed = [i for i, r in enumerate(runs) if r.failed][-most:]
+    others = [i for i, r in enumerate(runs) if not r.failed]
+    room = most - len(failed)
+    keep = set(failed) | set(others[len(others) - room :] if room > 0 else ())
+    return [r for i, r in enumerate(runs) if i in keep]
+
+
+def outcome(run: CommandRun) -> str:
+    """How a run ended as the agent recorded it: its exit code, else failed/ok, else unknown."""
+    if run.exit_code is not None:
+        word = "failed, " if run.failed else ""
+        return f"{word}exit {run.exit_code}"
+    if run.failed is None:
+        return "outcome not recorded"
+    return "failed (no exit code recorded)" if run.failed else "ok (no exit code recorded)"
+
+
+def command_line(run: CommandRun) -> str:
+    """One command as the brief and the pickup show it: the command, how it ended, how many
+    runs, and a failure's error line."""
+    times = f", {run.count} runs" if run.count > 1 else ""
+    error = f": {run.error}" if run.failed and run.error else ""
+    return f"- {_code(_line(run.command, COMMAND_CHARS))} — {outcome(run)}{times}{error}"
+
+
+def commands_body(session: Session) -> str:
+    """The session's shell commands with their outcomes, failed ones first when cut."""
+    shown = shown_commands(session)
+    if not shown:
+        return ""
+    lines = [command_line(run) for run in shown]
+    left = session.commands_total - sum(r.count for r in shown)
+    if left > 0:
+        seen = {id(r) for r in shown}
+        failed = sum(r.count for r in session.commands if r.failed and id(r) not in seen)
+        lines.insert(
+            0,
+            f"- ({left} earlier run{'s' if left != 1 else ''} not shown"
+            + (f", {failed} of them failed" if failed else "")
+            + ")",
+        )
+    if session.unread_bytes:
+        lines.append(
+            f"- (commands in the transcript's first {_mib(session.unread_bytes)}, not read, "
+            "are not listed)"
+        )
+    return "\n".join(lines)
+
+
+def requests_body(session: Session) -> str:
+    """The user's earlier requests, oldest first, each cut short (the latest is above)."""
+    earlier = session.requests[:-1]
+    if not earlier:
+        return ""
+    shown = earlier[-REQUEST_LINES:]
+    lines = [f"{i}. {_line(r, REQUEST_CHARS)}" for i, r in enumerate(shown, 1)]
+    left = max(session.requests_total, len(session.requests)) - 1 - len(shown)
+    if left > 0:
+        lines.insert(0, f"({left} earlier request{'s' if left != 1 else ''} not shown)")
+    lines.append(f"{len(shown) + 1}. (the latest request, quoted in full above)")
+    if session.unread_bytes:
+        lines.append(
+            f"(requests in the transcript's first {_mib(session.unread_bytes)}, not read, "
+            "are not listed)"
+        )
+    return "\n".join(lines)
+
+
+def subagents_body(session: Session) -> str:
+    """Each sub-agent's task and the first lines of its answer, newest few."""
+    subs = session.subagents[-SUBAGENT_ITEMS:]
+    lines = []
+    if len(session.subagents) > len(subs):
+        lines.append(f"- ({len(session.subagents) - len(subs)} earlier sub-agents not shown)")
+    for sub in subs:
+        task = _line(sub.task or "(no task recorded)", REQUEST_CHARS)
+        if sub.result is None:
+            lines.append(f"- {task} — no answer recorded (still running, or lost)")
+            continue
+        kept = sub.result.strip().splitlines()[:SUBAGENT_LINES]
+        answer = "\n".join(kept)
+        if len(answer) > SUBAGENT_CHARS:
+            answer = answer[: SUBAGENT_CHARS - 1] + "…"
+        quoted = "\n".join(f"  > {line}" for line in answer.splitlines())
+        lines.append(f"- {task} — returned:\n{quoted}")
     return "\n".join(lines)
 
 
@@ -295,143 +441,17 @@ def build(
             priority=NEVER_CUT,
         )
     ]
-    if session is not None:
-        sections.append(
-            Section(
-                key="source",
-                title="Where this comes from",
-                source="Continuity",
-                # Redacted here, in parts: the usage lines are numbers and baker's own words,
-                # whose "tokens" would only send the redactor looking for nothing.
-                body=redact(
-                    f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
-                    f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
-                    f"- last activity: {session.updated_at or '?'}\n"
-                    f"- model: {session.model or '?'}"
-                )
-                + _usage_line(session)
-                + redact(f"{_lineage(session)}{_failed_lines(failed)}"),
-                priority=NEVER_CUT,
-            )
-        )
-    elif searched is not None:
-        where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"
-        sections.append(
-            Section(
-                key="source",
-                title="Where this comes from",
-                source="Continuity",
-                body=f"No agent transcript was found for this project. Searched:\n{where}"
-                + (f"\n\n{unfound}" if unfound else ""),
-                priority=NEVER_CUT,
-            )
-        )
-    if session is not None and session.latest_request:
-        sections.append(
-            Section(
-                key="request",
-                title="The user's latest request (verbatim)",
-                source=f"transcript of {session.agent} session {session.session_id} (raw data)",
-                body=_fence(session.latest_request),
-                priority=NEVER_CUT,
-            )
-        )
-    elif session is not None and session.unread_bytes:
-        sections.append(
-            Section(
-                key="request",
-                title="The user's latest request",
-                source=f"transcript of {session.agent} session {session.session_id} (raw data)",
-                body=_no_request(session),
-                priority=NEVER_CUT,
-            )
-        )
-    if note_text and note_text.strip():
-        sections.append(
-            Section(
-                key="note",
-                title="The note (memory/hot.md)",
-                source="written on purpose by the agents",
-                body=note_text.strip(),
-                priority=95,
-            )
-        )
-    sections.append(
-        Section(
-            key="repo",
-            title="Repo state",
-            source="live, read just now",
-            body=git_section(git),
-            priority=85,
-        )
-    )
-    if checkpoint is not None:
-        cp_git = checkpoint.git
-        sections.append(
-            Section(
-                key="checkpoint",
-                title="Latest automatic checkpoint",
-                source=".baker/checkpoints",
-                body=(
-                    f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
-                    f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
-                    f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
-                    + (
-                        f"{plural(cp_git.dirty_count, 'uncommitted file')}"
-                        if cp_git.dirty_count
-                        else "working tree clean"
-                    )
-                ),
-                priority=40,
-            )
-        )
-    if saved_text:
-        sections.append(
-            Section(
-                key="saved",
-                title="Latest saved checkpoint",
-                source="written on purpose, may have drifted",
-                body=saved_text or "",
-                priority=60,
-            )
-        )
+    sections += _source_section(session, searched, failed, unfound)
+    sections += _request_section(session)
+    sections += _written_sections(note_text, saved_text)
+    sections += _repo_sections(git, checkpoint)
     if session is not None:
         sections += session_sections(session, unrecorded)
-    if traps:
-        body = "\n".join(f"- `{t.pattern}`: {t.why}" for t in traps)
-        sections.append(
-            Section(
-                key="traps",
-                title="Traps for the files touched",
-                source=".baker/traps.jsonl (written on purpose)",
-                body=body,
-                priority=50,
-            )
-        )
+    sections += _traps_section(traps)
     for s in sections:
         if s.key != "source" or session is None:  # that one was redacted as it was built
             s.body = redact(s.body)
-    order = {
-        k: i
-        for i, k in enumerate(
-            [
-                "first_move",
-                "source",
-                "request",
-                "note",
-                "saved",
-                "repo",
-                "checkpoint",
-                "todos",
-                "files",
-                "interrupted",
-                "traps",
-                "compaction",
-                "exchange",
-            ]
-        )
-    }
-    sections.sort(key=lambda s: order.get(s.key, 99))
+    sections.sort(key=lambda s: ORDER.get(s.key, 99))
     brief = Brief(
         created_at=created_at,
         project=project,
@@ -451,6 +471,175 @@ def build(
     )
     fit(brief)
     return brief
+
+
+# The order sections are shown in (their priorities decide what a tight budget cuts).
+ORDER = {
+    k: i
+    for i, k in enumerate(
+        [
+            "first_move",
+            "source",
+            "request",
+            "note",
+            "saved",
+            "repo",
+            "checkpoint",
+            "todos",
+            "files",
+            "interrupted",
+            "commands",
+            "subagents",
+            "requests",
+            "traps",
+            "compaction",
+            "exchange",
+        ]
+    )
+}
+
+
+def _source_section(
+    session: Session | None,
+    searched: list[str] | None,
+    failed: list[Attempt] | None,
+    unfound: str,
+) -> list[Section]:
+    """Where the brief comes from: the session, or where no transcript was found."""
+    if session is not None:
+        return [
+            Section(
+                key="source",
+                title="Where this comes from",
+                source="Continuity",
+                # Redacted here, in parts: the usage lines are numbers and baker's own words,
+                # whose "tokens" would only send the redactor looking for nothing.
+                body=redact(
+                    f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
+                    f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
+                    f"- last activity: {session.updated_at or '?'}\n"
+                    f"- model: {session.model or '?'}"
+                )
+                + _usage_line(session)
+                + redact(f"{_lineage(session)}{_failed_lines(failed)}"),
+                priority=NEVER_CUT,
+            )
+        ]
+    if searched is None:
+        return []
+    where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"
+    return [
+        Section(
+            key="source",
+            title="Where this comes from",
+            source="Continuity",
+            body=f"No agent transcript was found for this project. Searched:\n{where}"
+            + (f"\n\n{unfound}" if unfound else ""),
+            priority=NEVER_CUT,
+        )
+    ]
+
+
+def _request_section(session: Session | None) -> list[Section]:
+    """The user's latest request, verbatim; or why a part read of the transcript has none."""
+    if session is None:
+        return []
+    source = f"transcript of {session.agent} session {session.session_id} (raw data)"
+    if session.latest_request:
+        return [
+            Section(
+                key="request",
+                title="The user's latest request (verbatim)",
+                source=source,
+                body=_fence(session.latest_request),
+                priority=NEVER_CUT,
+            )
+        ]
+    if session.unread_bytes:
+        return [
+            Section(
+                key="request",
+                title="The user's latest request",
+                source=source,
+                body=_no_request(session),
+                priority=NEVER_CUT,
+            )
+        ]
+    return []
+
+
+def _written_sections(note_text: str | None, saved_text: str | None) -> list[Section]:
+    """What the agents wrote on purpose: the note and the latest saved checkpoint."""
+    out = []
+    if note_text and note_text.strip():
+        out.append(
+            Section(
+                key="note",
+                title="The note (memory/hot.md)",
+                source="written on purpose by the agents",
+                body=note_text.strip(),
+                priority=95,
+            )
+        )
+    if saved_text:
+        out.append(
+            Section(
+                key="saved",
+                title="Latest saved checkpoint",
+                source="written on purpose, may have drifted",
+                body=saved_text,
+                priority=60,
+            )
+        )
+    return out
+
+
+def _repo_sections(git: GitFacts, checkpoint: Checkpoint | None) -> list[Section]:
+    """The live repo state, and the latest automatic checkpoint's view of it."""
+    out = [
+        Section(
+            key="repo",
+            title="Repo state",
+            source="live, read just now",
+            body=git_section(git),
+            priority=85,
+        )
+    ]
+    if checkpoint is not None:
+        cp_git = checkpoint.git
+        out.append(
+            Section(
+                key="checkpoint",
+                title="Latest automatic checkpoint",
+                source=".baker/checkpoints",
+                body=(
+                    f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
+                    f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
+                    f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
+                    + (
+                        f"{plural(cp_git.dirty_count, 'uncommitted file')}"
+                        if cp_git.dirty_count
+                        else "working tree clean"
+                    )
+                ),
+                priority=40,
+            )
+        )
+    return out
+
+
+def _traps_section(traps: list[Trap] | None) -> list[Section]:
+    if not traps:
+        return []
+    return [
+        Section(
+            key="traps",
+            title="Traps for the files touched",
+            source=".baker/traps.jsonl (written on purpose)",
+            body="\n".join(f"- `{t.pattern}`: {t.why}" for t in traps),
+            priority=50,
+        )
+    ]
 
 
 def fit(brief: Brief) -> None:
@@ -513,6 +702,7 @@ ESSENTIALS: dict[str, int] = {
     "The agent's todo list": 4500,
     "Files edited": 3500,
     "Interrupted": 3500,
+    "What was run": 2500,
 }
 
 

@@ -74,10 +74,47 @@ def run(start: Path | None = None) -> list[Finding]:
             out += adapter.doctor(root, accounts)
         except Exception as e:  # one adapter's failure is its own finding
             out.append(Finding(level="error", message=f"{name}: doctor failed: {e}"))
+    out += _not_set_up(adapters, config)
     from continuity_core import archive
 
     out += archive.retention_findings(archive.retention_report(adapters, config))
     return out
+
+
+def _not_set_up(adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[Finding]:
+    """The git repositories where agents ran sessions but `baker init` never did: hooks, even
+    user-level ones, write nothing there (a hook never writes into a repository the user did
+    not set up), so their sessions keep no checkpoint."""
+    from continuity_core.store import project_root as store_root
+    from continuity_core.store import worktree_root
+
+    folders: set[str] = set()
+    for adapter in adapters.values():
+        try:
+            refs = list(adapter.all_sessions(accounts_for(adapter, config)))
+        except Exception:  # an adapter's failure is reported by its own doctor
+            refs = []
+        folders |= {r.cwd for r in refs if r.cwd}
+    repos = sorted(
+        {
+            repo
+            for folder in folders
+            if os.path.isdir(folder)
+            and (repo := worktree_root(folder)) is not None
+            and store_root(folder) is None
+        }
+    )
+    if not repos:
+        return []
+    shown = ", ".join(repos[:10]) + (f" and {len(repos) - 10} more" if len(repos) > 10 else "")
+    return [
+        Finding(
+            level="info",
+            message=f"{len(repos)} repositor{'y has' if len(repos) == 1 else 'ies have'} agent "
+            f"sessions but no .baker/, so hooks (user-level ones too) keep nothing there: {shown}",
+            fix="run `baker init` at the root of each one whose sessions should be kept",
+        )
+    ]
 
 
 def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Finding]:

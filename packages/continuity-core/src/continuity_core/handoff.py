@@ -320,6 +320,26 @@ def structured(result: Handoff) -> HandoffDoc:
             uncommitted_count=g.dirty_count,
         )
     request = brief.latest_request
+    commands = [
+        doc.Command(
+            command=redact(c.command),
+            exit_code=c.exit_code,
+            failed=c.failed,
+            error=redact(c.error),
+            count=c.count,
+            timestamp=c.timestamp,
+        )
+        for c in (session.commands if session else [])
+    ]
+    subagents = [
+        doc.Subagent(
+            task=redact(a.task),
+            result=redact(a.result) if a.result is not None else None,
+            id=a.id,
+            timestamp=a.timestamp,
+        )
+        for a in (session.subagents if session else [])
+    ]
     return doc.HandoffDoc(
         created_at=brief.created_at,
         project=brief.project,
@@ -336,6 +356,11 @@ def structured(result: Handoff) -> HandoffDoc:
             for t in result.traps
         ],
         markdown=brief_mod.render(brief),
+        commands=commands,
+        commands_total=session.commands_total if session else 0,
+        user_requests=[redact(r) for r in session.requests] if session else [],
+        requests_total=max(session.requests_total, len(session.requests)) if session else 0,
+        subagents=subagents,
         warnings=list(result.errors),
         failed_attempts=list(brief.failed_attempts),
         session=brief.session,

@@ -275,7 +275,7 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """SessionStart: environment facts, the note and the previous session, for the agent."""
     begun = _begin("pickup", agent, payload, argv, "session_start")
     if begun is None:
-        return ""
+        return _pickup_outside(agent, payload, argv)
     adapter, event, store = begun
     from continuity_core import git
 
@@ -290,6 +290,10 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         raise
     if agent is not None and adapter is not None:
         adapters[agent] = adapter
+
+    def compacted() -> Any:  # after a compaction the session holds what its summary dropped
+        return pickup_mod.before_compaction(adapter, event, store)
+
     text = pickup_mod.build(
         store.top,  # a str: a pickup imports no pathlib
         adapters,
@@ -297,8 +301,37 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         store=store,
         brief=pickup_mod.launched_with_brief(event.source),
         begun=facts,  # read by the environment's worker
+        same=compacted if adapter is not None and event.source == "compact" else None,
     )
     return text if adapter is None else adapter.render_context(event, text) or ""
+
+
+def _pickup_outside(agent: str | None, payload: bytes, argv: list[str]) -> str:
+    """SessionStart in a git repository never set up with `baker init`: the read-only facts
+    (live repo state, the previous session's interrupted call), saying that nothing is kept
+    here. Nothing is written, in the repository or the store; a refused `.baker/` (a trust
+    check failed) gets nothing at all."""
+    from continuity_core.store import worktree_root
+
+    adapter, event = parse_event(agent, payload, argv) if agent else (None, None)
+    if adapter is None or event is None or event.kind != "session_start":
+        return ""
+    cwd = event.cwd or os.getcwd()
+    root = worktree_root(cwd)
+    if root is None or project_root(cwd) is not None:
+        return ""
+    from continuity_core import pickup as pickup_mod
+
+    adapters = load_all()[0]
+    adapters[adapter.name] = adapter
+    text = pickup_mod.build(
+        root,
+        adapters,
+        exclude=event.session_id,
+        brief=pickup_mod.launched_with_brief(event.source),
+        set_up=False,
+    )
+    return adapter.render_context(event, text) or ""
 
 
 PRETOOL_HEADER = (

@@ -219,9 +219,14 @@ def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
         return Entry(text=text, agent=agent, account=None, dir=accounts[0].dir)
     named = config.accounts.get(account)
     if named is None or named.agent != agent:
+        import difflib
+
+        names = [n for n, a in config.accounts.items() if a.agent == agent]
+        near = difflib.get_close_matches(account, names, n=1)
         raise BakerError(
             f"[rotation] entry {text!r}: no {agent} account named {account!r} "
             "under [accounts] in ~/.baker/config.toml"
+            + (f" (did you mean {agent}:{near[0]}?)" if near else "")
         )
     from continuity_core.adapters import expand
 

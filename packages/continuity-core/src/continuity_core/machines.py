@@ -243,9 +243,9 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 def _snapshot_git(root: Path) -> GitFacts:
-    from continuity_core.git import git_facts
+    from continuity_core.project import repo_facts  # the user's work, by the brief's rule
 
-    facts = git_facts(root, worktrees=False)
+    facts = repo_facts(root, worktrees=False)
     facts.root = None  # where the clone lies on this machine means nothing on another
     return facts
 
@@ -380,7 +380,8 @@ def push(
         except GitError as e:
             if _no_such_remote(str(e)):
                 raise GitError(
-                    f"{e}. The snapshot is kept here on {ref}; to push it, add the remote "
+                    f"{str(e).rstrip('.')}. The snapshot is kept here on {ref}; to push it, "
+                    "add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"
                 ) from None

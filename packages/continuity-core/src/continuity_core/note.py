@@ -235,6 +235,23 @@ def shown(note: Note) -> Note:
     )
 
 
+def as_json(root: Path) -> dict[str, Any]:
+    """The note as `baker note --json` prints it and the MCP `note` tool returns it: each
+    section's text without the template's placeholder comments, redacted."""
+    text = read_text(root)
+    if text is None:
+        raise BakerError(f"{root / NOTE_PATH} does not exist yet: run `baker init`")
+    current = shown(parse(text))  # an agent may have written a secret in it
+    return {
+        "path": str(root / NOTE_PATH),
+        "lines": text.count("\n"),
+        "cap": CAP,
+        "meta": current.meta,
+        "sections": {t: current.get(t) for t in current.sections},
+        "unknown_sections": [block.splitlines()[0].lstrip("# ") for block in current.extra],
+    }
+
+
 def set_now(root: Path, text: str, agent: str | None = None) -> Path:
     """Replace Now with exactly one next action (the old one is superseded, not kept); a
     secret in it is stored redacted."""
@@ -252,13 +269,13 @@ def set_now(root: Path, text: str, agent: str | None = None) -> Path:
 
 def edit(root: Path, change: Any, agent: str | None = None) -> Path:
     """Read, change and write the note under the store lock, so two writers (an agent's
-    `baker now`, a person's `baker block`) never lose each other's edit."""
-    import contextlib
-
+    `baker now`, a person's `baker block`) never lose each other's edit. Only in a project set
+    up with `baker init` (raises `NotAProject` otherwise, as `baker note` and `trap add` do):
+    outside one the note would be a new file without its `.gitignore` line."""
     from continuity_core.store import Store
 
-    store = Store(root)
-    with store.lock() if store.exists else contextlib.nullcontext():
+    store = Store.here(root)
+    with store.lock():
         note = load_or_new(root)
         change(note)
         touch(note, root, agent)

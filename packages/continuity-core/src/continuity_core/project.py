@@ -238,14 +238,18 @@ def record_own(root: Path, changes: list[Change]) -> None:
         atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
-def repo_facts(root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None) -> GitFacts:
+def repo_facts(
+    root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None, worktrees: bool = True
+) -> GitFacts:
     """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
     hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
-    they are not the user's uncommitted work. `begun`: the same facts of `root`, begun
-    earlier (`git.Begun`), so git ran while the caller did other work."""
+    they are not the user's uncommitted work. The one rule for what is: every command that
+    states the repo's state (the brief, pickup, `status`, `facts`, `push`) asks here.
+    `begun`: the same facts of `root`, begun earlier (`git.Begun`), so git ran while the
+    caller did other work."""
     from continuity_core.git import diffstat
 
-    facts = (begun or Begun(root)).facts(timeout=timeout)
+    facts = (begun or Begun(root)).facts(timeout=timeout, worktrees=worktrees)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts

@@ -201,8 +201,8 @@ _PATTERNS: list[tuple[str, str]] = [
     # A `.pgpass` line: `host:port:database:user:password`, wherever it is quoted.
     (
         "pgpass",
-        r"(?<![^\s\"'`>(\[,;])(?P<keep_pgpass>[A-Za-z0-9*\[][^\s:]{0,255}:(?:\d{1,5}|\*)"
-        r":[^\s:]{1,256}:[^\s:]{1,256}:)[^\s:\"'`]{1,256}(?![^\s\"'`])",
+        r"(?<![^\s\"'`>(\[,;])(?P<keep_pgpass>[A-Za-z0-9*\[][^\s:\"'`,{}]{0,255}:(?:\d{1,5}|\*)"
+        r":[^\s:\"'`,\[\]{}]{1,256}:[^\s:\"'`,\[\]{}]{1,256}:)[^\s:\"'`]{1,256}(?![^\s\"'`])",
     ),
     # A secret set through a tool's config command: `aws configure set aws_secret_access_key
     # V`, `npm config set //registry/:_authToken V`, `git config --global github.token V`.

@@ -284,18 +284,19 @@ def no_match(
         )
         if part
     )
+    import difflib
+
     if agent and agent not in adapters:
+        near = difflib.get_close_matches(agent, list(adapters), n=1)
         why = f"no adapter named {agent!r} is loaded (installed: {', '.join(adapters) or 'none'})"
+        why += f"; did you mean {near[0]!r}?" if near else ""
     elif account is not None and not found.searched:
-        known = sorted(
-            {
-                f"{a.name} ({a.agent})"
-                for ad in adapters.values()
-                for a in _safe_accounts(ad, config)
-            }
-        )
+        accounts = [a for ad in adapters.values() for a in _safe_accounts(ad, config)]
+        known = sorted({f"{a.name} ({a.agent})" for a in accounts})
+        near = difflib.get_close_matches(account, sorted({a.name for a in accounts}), n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
         why = (
-            f"no account {account!r} is known (accounts: {', '.join(known) or 'none'}; "
+            f"no account {account!r} is known ({hint}accounts: {', '.join(known) or 'none'}; "
             "name one from [accounts] in ~/.baker/config.toml or pass a config folder)"
         )
     else:
@@ -537,7 +538,7 @@ def table(
             started=s.started_at,
             last_activity=s.updated_at or row["last_activity"],
             requests=len(s.requests),
-            state=state(s),
+            state=_state_with_hooks(s, store),
             did_work=did_work(s),
             archived=s.archived,
             forked_from=s.forked_from,
@@ -560,12 +561,52 @@ def table(
     )
 
 
+def _state_with_hooks(session: Session, store: Any) -> State:
+    """`state`, and `interrupted` where only the pre-tool hook saw the last call start (Gemini
+    CLI writes a call only once it returns), as the brief and `baker now` name it."""
+    found = state(session)
+    if found == "did work" and store is not None:
+        from continuity_core import inflight
+
+        if inflight.unrecorded(store, session) is not None:
+            return "interrupted"
+    return found
+
+
 def structured(project: Path, found: Table) -> dict[str, Any]:
     """`sessions --json`, MCP `sessions`: the rows, how many older ones the limit left out,
-    and `elsewhere`, the folders below a plain folder whose sessions were left out."""
+    `elsewhere`, the folders below a plain folder whose sessions were left out, and
+    `machines`, the other machines' newest snapshots as `baker pull` last fetched them."""
     return {
         "project": str(project),
         "sessions": found.rows,
         "more": found.more,
         "elsewhere": found.below,
+        "machines": other_machines(project),
     }
+
+
+def other_machines(project: Path) -> list[dict[str, Any]]:
+    """One row per other machine's newest snapshot, from `.baker/machines.json` (what `baker
+    pull` wrote; no git call): its time, agent, how it ended, branch and commit, request."""
+    from continuity_core import snapshots
+    from continuity_core.redact import redact
+
+    found = snapshots.from_file(project)
+    rows = []
+    for m in found.machines if found else []:
+        s = m.snapshot
+        rows.append(
+            {
+                "machine": m.name,
+                "time": m.time,
+                "agent": s.agent,
+                "session": s.session,
+                "state": "limit" if s.ended_on_limit else (s.event or "manual"),
+                "reset_at": s.reset_at,
+                "branch": s.git.branch,
+                "head": s.git.head,
+                "latest_request": redact(s.latest_request) if s.latest_request else None,
+            }
+        )
+    return rows

@@ -376,6 +376,14 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
         body=redact(body),
         priority=85,
     )
+    for s in brief.sections:  # saved checkpoints are not pushed: resume-check answers there
+        if s.key == "saved":
+            kept = [ln for ln in s.body.splitlines() if not ln.startswith(("- path:", "- check"))]
+            kept.append(
+                f"- saved on {machine}; saved checkpoints stay on the machine that saved them: "
+                f"`baker resume-check` answers there, not here"
+            )
+            s.body = "\n".join(kept)
     index = next((i for i, s in enumerate(brief.sections) if s.key == "repo"), None)
     if index is None:
         brief.sections.append(section)
@@ -402,11 +410,13 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         switch = False
     else:
         switch = True
+
+    def commit(facts: GitFacts) -> str:  # an unborn branch has none
+        return f"commit {facts.head[:12]} {facts.subject or ''}" if facts.head else "no commit yet"
+
     lines = [
-        f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, commit {head[:12]} "
-        f"{theirs.subject or ''}".rstrip(),
-        f"- here: branch {here.branch or 'detached HEAD'}, commit {(here.head or '')[:12]} "
-        f"{here.subject or ''}".rstrip(),
+        f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, {commit(theirs)}".rstrip(),
+        f"- here: branch {here.branch or 'detached HEAD'}, {commit(here)}".rstrip(),
     ]
     if switch and theirs.branch and theirs.branch != here.branch:
         lines.append(

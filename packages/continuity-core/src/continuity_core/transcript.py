@@ -279,6 +279,7 @@ def add_request(
 ) -> None:
     """A request the user typed: kept verbatim in `requests` and as a message (redacted later)."""
     session.requests.append(text)
+    session.requests_total += 1
     del session.requests[: -limits.REQUESTS]
     pending = _pending(extra)
     pending["requests"] = pending.get("requests", 0) + 1
@@ -303,6 +304,8 @@ def add_message(
 
 def drop_request(session: Session, extra: dict[str, Any]) -> None:
     """Take the newest request back (a rewind); its message is dropped on its own."""
+    if session.requests:
+        session.requests_total = max(0, session.requests_total - 1)
     _drop(session.requests, extra, "requests")
 
 

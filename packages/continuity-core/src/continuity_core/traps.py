@@ -144,6 +144,18 @@ def cited_files(root: Path, pattern: str, extra: Iterable[str] = ()) -> list[str
     return found
 
 
+def _reads_as_command(root: Path, pattern: str) -> bool:
+    """`pytest -x` given without `--command`: words with no `/` that name no file here read as
+    a shell command (a path trap on them would never match). `docs/my notes.md` and a file
+    with a space that exists stay paths."""
+    if not any(c.isspace() for c in pattern) or "/" in pattern:
+        return False
+    try:
+        return next(iter(root.glob(pattern)), None) is None
+    except (OSError, ValueError):  # not a pattern glob reads
+        return True
+
+
 def add(
     root: Path,
     pattern: str,
@@ -165,7 +177,9 @@ def add(
         raise BakerError("a trap needs a reason: what failed and why")
     if len(why) > WHY_MAX:
         raise BakerError(f"the reason is {len(why)} characters; keep it under {WHY_MAX}")
-    kind: Literal["path", "command"] = "command" if command else "path"
+    kind: Literal["path", "command"] = (
+        "command" if command or _reads_as_command(root, pattern) else "path"
+    )
     cited = cited_files(root, pattern if kind == "path" else "", files)
     hashes = {rel: h for rel in cited if (h := file_hash(os.path.join(root, rel))) is not None}
     trap = Trap(

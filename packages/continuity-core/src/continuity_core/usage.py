@@ -152,9 +152,15 @@ def from_file(adapter: Adapter, path: Path) -> tuple[Usage | None, str, str | No
     return session.usage, session.session_id or ref.session_id, reason
 
 
-def live(root: Path, limits: Mapping[str, Threshold], agent: str | None = None) -> UsageReport:
+def live(
+    root: Path,
+    limits: Mapping[str, Threshold],
+    agent: str | None = None,
+    session_id: str | None = None,
+) -> UsageReport:
     """The level of the previous session of the project at `root` (the newest that did work,
-    in any agent and account, or of `agent`: `continuity_core.sessions.choose`)."""
+    in any agent and account, or of `agent`, or the session `session_id`:
+    `continuity_core.sessions.choose`)."""
     from continuity_core.adapters import load_all
     from continuity_core.config import load_config
     from continuity_core.sessions import NoMatch, choose, why_none
@@ -162,13 +168,24 @@ def live(root: Path, limits: Mapping[str, Threshold], agent: str | None = None) 
 
     adapters, broken = load_all()
     if agent is not None and agent not in adapters:
+        import difflib
+
         why = (
             f"no adapter named {agent!r} is installed (installed: {', '.join(adapters) or 'none'})"
         )
+        near = difflib.get_close_matches(agent, list(adapters), n=1)
+        why += f"; did you mean {near[0]!r}?" if near else ""
         return level_for(None, limits, source="live session", reason=why)
     store = Store(root)
     try:
-        choice = choose(root, adapters, load_config(), store if store.exists else None, agent=agent)
+        choice = choose(
+            root,
+            adapters,
+            load_config(),
+            store if store.exists else None,
+            agent=agent,
+            session_id=session_id,
+        )
     except NoMatch as e:  # --agent's: the first line says what was searched
         return level_for(None, limits, source="live session", reason=str(e).splitlines()[0])
     problems = [*broken.values(), *choice.errors]

@@ -11,7 +11,7 @@ import os
 import stat
 
 from continuity_core import jsonfast
-from continuity_core.adapters import Account, expand, kit
+from continuity_core.adapters import Account, expand, kit, unique_accounts
 from continuity_core.fs import hexdigest, pure
 from continuity_core.jsonl import ForwardReader
 from continuity_core.records import Record
@@ -62,14 +62,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
     for name, named in config.accounts.items():
         if named.agent == AGENT:
             found.append(Account(agent=AGENT, name=name, dir=config_dir(named.dir)))
-    seen: set[str] = set()
-    out: list[Account] = []
-    for acc in found:
-        key = os.path.realpath(acc.dir)
-        if key not in seen:
-            seen.add(key)
-            out.append(acc)
-    return out
+    return unique_accounts(found, config)
 
 
 def cli_home(account: Account) -> str | None:

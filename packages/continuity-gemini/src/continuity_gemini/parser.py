@@ -66,6 +66,8 @@ WINDOWS = {"gemma-4-31b-it": 256_000, "gemma-4-26b-a4b-it": 256_000}
 EDIT_TOOLS = {"write_file": "write", "replace": "edit", "edit": "edit", "smart_edit": "edit"}
 TODO_TOOLS = frozenset({"write_todos"})
 FAILED = ("error", "cancelled")
+SHELL_TOOLS = frozenset({"run_shell_command"})
+AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's run
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
 TODO_STATUS: dict[str, TodoStatus] = {
     "pending": "pending",
@@ -521,6 +523,10 @@ def _tool_call(
         set_result(session, extra, call_id, call["resultDisplay"], is_error=failed)
     elif failed:
         set_result(session, extra, call_id, f"[{status}]", is_error=True)
+    if name in SHELL_TOOLS and status in ("success", *FAILED):
+        _command(session, entry, call_id, args, call, responses, failed)
+    elif name in AGENT_TOOLS:
+        _subagent(session, call_id, args, call, responses, status)
     # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
     if status != "success":
         return
@@ -545,6 +551,81 @@ def _tool_call(
         stack: list[Any] = extra.setdefault("todos", [])
         stack.append([entry["id"], [_saved(t) for t in todos], True])  # raw until `finish`
         del stack[:-TODO_STACK]
+
+
+def _command(
+    session: Session,
+    entry: dict[str, Any],
+    call_id: str,
+    args: dict[str, Any],
+    call: dict[str, Any],
+    responses: list[dict[str, Any]],
+    failed: bool,
+) -> None:
+    """A finished run_shell_command into `session.commands`, once (a message is re-appended
+    as its calls progress): `Exit Code: N` where Gemini CLI wrote it, else its status."""
+    ran: list[str] = entry.setdefault("r", [])
+    command = args.get("command")
+    if call_id in ran or not isinstance(command, str):
+        return
+    ran.append(call_id)
+    output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
+    # A failing command's only signal (formats/gemini.md, "A failed shell command"), written
+    # after the output (the last one is Gemini CLI's); exit 0 writes none, and the call's
+    # status stays "success".
+    cut = output.rfind("\nExit Code: ")
+    kit.add_command(
+        session,
+        command,
+        exit_code=kit.exit_code_after(output[cut + 1 :], "Exit Code: ") if cut >= 0 else None,
+        failed=failed,  # "success" when no exit code was written: exit 0
+        output=output,
+        timestamp=call.get("timestamp"),
+    )
+
+
+def _subagent(
+    session: Session,
+    call_id: str,
+    args: dict[str, Any],
+    call: dict[str, Any],
+    responses: list[dict[str, Any]],
+    status: Any,
+) -> None:
+    """An invoke_agent call: the sub-agent's task when it starts, its result once the call
+    finished ("Subagent 'generalist' finished.\nTermination Reason: GOAL\nResult:\n{…}")."""
+    prompt, agent = args.get("prompt"), args.get("agent_name")
+    task = prompt if isinstance(prompt, str) and prompt.strip() else ""
+    if isinstance(agent, str) and agent:
+        task = f"{agent}: {task}" if task else agent
+    result: str | None = None
+    if status == "success" or status in FAILED:
+        output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
+        result = _agent_result(output)
+        if status in FAILED:
+            result = f"({status}) {result}"
+    kit.add_subagent(
+        session, task or "invoke_agent", id=call_id, result=result, timestamp=call.get("timestamp")
+    )
+
+
+def _agent_result(output: str) -> str:
+    """What a sub-agent returned: the text after `Result:`, its one string when that is a JSON
+    object holding one (`{"response": "…"}`)."""
+    _, found, rest = output.partition("Result:\n")
+    text = rest if found else output
+    if text.lstrip().startswith("{"):
+        import json  # here: only a sub-agent's result needs it
+
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(value, dict):
+            strings = [v for v in value.values() if isinstance(v, str)]
+            if len(value) == 1 and strings:
+                return strings[0]
+    return text
 
 
 # --- errors ---------------------------------------------------------------------------------

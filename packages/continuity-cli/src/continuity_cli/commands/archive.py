@@ -171,7 +171,8 @@ def audit(days: float, as_json: bool) -> None:
 
     Hook failures and bad input logged by the hooks, pickups and briefs that hit their cap,
     noisy traps, SUSPECT next actions, turns without a checkpoint, and untrusted or modified
-    hooks. Exit code 0 either way; the report says what to fix.
+    hooks. Exits 1 when a check failed (an error: a hook that crashed, an adapter that does
+    not load), 0 when only warnings or nothing remain, as `baker doctor` does.
     """
     import msgspec
 
@@ -185,6 +186,7 @@ def audit(days: float, as_json: bool) -> None:
         data = msgspec.to_builtins(report, enc_hook=enc_hook)
         data["healthy"] = report.healthy
         output.emit_json(data)
+        _exit_on_error(report)
         return
     click.echo(f"Continuity audit since {report.since} ({days:g} days)")
     if report.events:
@@ -197,3 +199,10 @@ def audit(days: float, as_json: bool) -> None:
         click.echo(f"{marks[p.level]} [{p.check}] {p.message}")
         if p.fix:
             click.echo(f"    fix: {p.fix}")
+    _exit_on_error(report)
+
+
+def _exit_on_error(report: Any) -> None:
+    """The one rule of the check commands (`doctor`, `audit`): exit 1 when a check failed."""
+    if any(p.level == "error" for p in report.problems):
+        raise SystemExit(1)

@@ -151,7 +151,10 @@ def sync(
     An agent that reads hooks (or its notify program) only from user settings gets them here,
     so this is how its sessions get checkpoints; with --user-hooks the other agents get user
     hooks too. With --mcp, also registers `baker mcp` for every project in each account's user
-    settings. The options under an agent's heading come from its adapter and reach only it.
+    settings. User-level hooks act only in repositories set up with `baker init` (their
+    `.baker/`): elsewhere a hook writes nothing and pickup gives only the live repo state, and
+    `baker doctor` lists such repositories that have sessions. The options under an agent's
+    heading come from its adapter and reach only it.
     Reports what changed, what was left alone and why. An account whose folder does not exist
     is skipped (run the agent once, or fix its `dir` in ~/.baker/config.toml when it is listed
     there); an account with nothing to change says "nothing to do".
@@ -198,6 +201,8 @@ def sync(
                 changes = adapter.install_user(account, options)
             except Exception as e:
                 changes = [Change(path=account.dir, action="failed", detail=str(e))]
+            if uninstall:  # as `baker uninstall`: nothing is said of a file that is not there
+                changes = [c for c in changes if c.action != "unchanged" or Path(c.path).exists()]
             every += changes
             report.append({"agent": name, "account": account.name, "changes": changes})
     if as_json:

@@ -44,7 +44,8 @@ import click
     "as_json",
     is_flag=True,
     help="Print the brief as JSON: typed fields (request, todos, files, repo, note, "
-    "limit, …) and the rendered markdown (docs/schemas/handoff.schema.json).",
+    "limit, commands run, every request, sub-agents, …) and the rendered markdown "
+    "(docs/schemas/handoff.schema.json).",
 )
 def handoff(
     agent: str | None,

@@ -27,6 +27,8 @@ def checkpoint(agent: str | None, quiet: bool, payload: tuple[str, ...]) -> None
 
     Agents run it after every turn with the hook payload on stdin (Codex's notify passes it
     as an argument). Always exits 0; failures are logged to .baker/log/ for `baker audit`.
+    Run by hand (no --agent, no --quiet) it prints the checkpoint's id, or why none was
+    written (outside a project set up with `baker init`, or the failure).
     """
     _run("checkpoint", agent, quiet, payload)
 

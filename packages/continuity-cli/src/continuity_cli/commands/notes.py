@@ -19,31 +19,17 @@ def note(as_json: bool) -> None:
     """Show the note (memory/hot.md); warns on stderr when it is over its 120-line cap."""
     from continuity_cli import output
     from continuity_core import note as note_mod
-    from continuity_core.handoff import project_root
+    from continuity_core.store import Store
 
-    root = project_root()
-    path = root / note_mod.NOTE_PATH
-    text = note_mod.read_text(root)
-    if text is None:
-        raise click.ClickException(f"{path} does not exist yet: run `baker init`")
+    root = Store.here().root  # outside a project set up with `baker init`: refused, as now
+    data = note_mod.as_json(root)
+    if as_json:
+        output.emit_json(data)
+        return
     from continuity_core.redact import redact
 
-    current = note_mod.shown(note_mod.parse(text))  # an agent may have written a secret in it
-    lines = text.count("\n")
-    text = redact(text)
-    unknown = [block.splitlines()[0].lstrip("# ") for block in current.extra]
-    if as_json:
-        output.emit_json(
-            {
-                "path": str(path),
-                "lines": lines,
-                "cap": note_mod.CAP,
-                "meta": current.meta,
-                "sections": {t: current.get(t) for t in current.sections},
-                "unknown_sections": unknown,
-            }
-        )
-        return
+    text = redact(note_mod.read_text(root) or "")
+    lines, unknown = data["lines"], data["unknown_sections"]
     click.echo(text, nl=False)
     if lines > note_mod.CAP:
         click.echo(
@@ -68,9 +54,9 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     """
     from continuity_cli import output
     from continuity_core import note as note_mod
-    from continuity_core.handoff import project_root
+    from continuity_core.store import Store
 
-    root = project_root()
+    root = Store.here().root  # as `note`, `block` and `trap add`: only in a project set up
     if text:
         _warn_secrets(" ".join(text))
         path = note_mod.set_now(root, " ".join(text), agent)
@@ -161,10 +147,11 @@ def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
 def block(text: tuple[str, ...], agent: str | None) -> None:
     """Add an item to the note's Blocked section: what waits, and on what."""
     from continuity_core import note as note_mod
-    from continuity_core.handoff import project_root
+    from continuity_core.store import Store
 
+    root = Store.here().root  # before the secret warning: a refused write warns of nothing
     _warn_secrets(" ".join(text))
-    path = note_mod.add_blocked(project_root(), " ".join(text), agent)
+    path = note_mod.add_blocked(root, " ".join(text), agent)
     click.echo(f"added to Blocked in {path}")
 
 
@@ -217,6 +204,11 @@ def trap_add(
     )
     cited = f"; watching {len(t.file_hashes)} file(s) for changes" if t.file_hashes else ""
     click.echo(f"trap {t.id} added for {t.kind} `{t.pattern}`{cited}")
+    if t.kind == "command" and not is_command:
+        click.echo(
+            "  (taken as a command: words without a `/` that name no file here; "
+            "`--command` says so explicitly)"
+        )
 
 
 @trap.command("list")

@@ -64,7 +64,12 @@ class Prepared:
 )
 @click.option("--budget", type=click.IntRange(min=200), metavar="TOKENS", help="Bound the brief.")
 @click.option("--dry-run", is_flag=True, help="Print what would be run; start and write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="With --dry-run: print the launch as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="With --dry-run: print the launch as JSON (without --dry-run: a usage error).",
+)
 def resume(
     agent: str | None,
     next_: bool,
@@ -109,6 +114,8 @@ def resume(
     from continuity_cli import output
     from continuity_core.errors import BakerError
 
+    if as_json and not dry_run:  # a machine asking for JSON must not get an agent started
+        raise click.UsageError("--json describes the launch without starting it: add --dry-run")
     if next_:
         if agent or account or native:
             raise BakerError(
@@ -229,9 +236,14 @@ def prepare(
     if account is not None:
         matches = accounts_for(target, load_config(), account)
         if not matches:
+            import difflib
+
+            names = [a.name for a in target.accounts(load_config())]
+            near = difflib.get_close_matches(account, names, n=1)
             raise BakerError(
-                f"no {agent} account named {account!r}: add it under "
-                "[accounts] in ~/.baker/config.toml, or pass its config dir"
+                f"no {agent} account named {account!r}"
+                + (f" (did you mean {near[0]!r}?)" if near else "")
+                + ": add it under [accounts] in ~/.baker/config.toml, or pass its config dir"
             )
         launch_account = matches[0]
     text = brief_mod.render(result.brief)

@@ -35,11 +35,13 @@ def _thresholds(prepare: str | None, refresh: str | None, rotate: str | None) ->
     )
 
 
-def _live_usage(root: Path, limits: Any, agent: str | None = None) -> Any:
+def _live_usage(
+    root: Path, limits: Any, agent: str | None = None, session_id: str | None = None
+) -> Any:
     from continuity_core import usage
 
     try:
-        return usage.live(root, limits, agent)
+        return usage.live(root, limits, agent, session_id)
     except Exception as e:  # an adapter's failure makes usage unknown, never a crash
         return usage.level_for(
             None, limits, source="live session", reason=f"the session could not be read: {e}"
@@ -71,7 +73,7 @@ def facts(
 
     from continuity_cli import output
     from continuity_core import saved
-    from continuity_core.git import git_facts
+    from continuity_core.project import repo_facts
     from continuity_core.redact import redact_obj
 
     host: Any = None
@@ -84,9 +86,12 @@ def facts(
             raise click.BadParameter("must be a JSON object", param_hint="--host-context")
         host = redact_obj(host)
     root = _root(repo)
-    git = git_facts(root)
+    git = repo_facts(root)  # the user's work, as the brief and `status` count it
     front = saved.front_matter(root, git, agent=agent, session=session_id)
-    usage_report = _live_usage(root, _thresholds(None, None, None))
+    # the usage of the session the front matter names (`--agent`, `--session`), not another's
+    usage_report = _live_usage(
+        root, _thresholds(None, None, None), agent or None, session_id or None
+    )
     if not agent and usage_report.agent:
         front["agent"] = usage_report.agent
         front["session"] = front["session"] or usage_report.session_id or ""
@@ -201,7 +206,8 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
     path may name one saved in another worktree of the same repository; paths outside the
     stores are refused. Status: fresh, drifted, choose, none, blocked, invalid.
 
-    Exit codes: 0 fresh/drifted/choose/none, 1 blocked/invalid or error, 2 usage.
+    Exit codes: 0 fresh/drifted/choose, and none when no ID|PATH was given (nothing saved
+    yet); 1 blocked/invalid, none for an ID|PATH that names nothing, or error; 2 usage.
     """
     from continuity_cli import output
     from continuity_core import saved
@@ -220,7 +226,7 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
         for cand in result.candidates:
             click.echo(f"  candidate {cand.id}  {cand.time or ''}  {cand.worktree}")
         output.indented("warning", result.warnings)
-    if result.status in ("blocked", "invalid"):
+    if result.status in ("blocked", "invalid") or (result.status == "none" and target):
         sys.exit(1)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 
@@ -27,7 +29,8 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     Each row: agent, account, session id, started, last activity, size, requests typed, and
     its state: `did work`, `failed` (no answer: an API error before any output, an empty
     retry), `limit` (a usage or rate limit ended it, with its reset time when recorded) or
-    `interrupted` (a tool call or turn never finished); then `archived` when the agent
+    `interrupted` (a tool call or turn never finished, in the transcript or as
+    the pre-tool hook saw it); then `archived` when the agent
     archived it (it cannot continue it natively) and `forked from ID` for a fork. The session
     marked `*` is the one `baker handoff`, `resume` and the SessionStart pickup take; ids (or a
     prefix) go to `--session`.
@@ -65,6 +68,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
         why = why_none(root, found.below)
         if why:
             click.echo(why)
+        _machines(root)
         return
     for row in rows:
         mark = "*" if row["chosen"] else " "
@@ -88,6 +92,24 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     if found.more > 0:
         click.echo(f"… {found.more} older (--limit)")
     click.echo("* the session `baker handoff` takes; pass an id to `--session` for another.")
+    _machines(root)
+
+
+def _machines(root: Any) -> None:
+    """The other machines' newest snapshots, as `baker pull` last fetched them."""
+    from continuity_core.sessions import other_machines
+
+    rows = other_machines(root)
+    if not rows:
+        return
+    click.echo("\nOther machines (as `baker pull` fetched them; `baker handoff --machine NAME`):")
+    for row in rows:
+        state = row["state"] + (f" (resets {row['reset_at']})" if row["reset_at"] else "")
+        where = f"{row['branch'] or 'detached'} @ {(row['head'] or '?')[:12]}"
+        click.echo(
+            f"  {row['machine']} · {_short(row['time'])} · {row['agent'] or 'no agent'} · "
+            f"{state} · {where}"
+        )
 
 
 def _short(stamp: str | None) -> str:

@@ -52,8 +52,10 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
 
     Creates `.baker/` (private, gitignored), the note `memory/hot.md`, a marked block in
     AGENTS.md telling every agent to keep the note current, and each installed agent's hooks.
-    Safe to run again: it changes only what is missing. Exits 1 when a file could not be
-    changed (each such line says why); everything else is still set up.
+    Hooks, project-level or user-level (`baker global sync`), act only in a repository set up
+    this way: elsewhere they write nothing. Safe to run again: it changes only what is
+    missing. Exits 1 when a file could not be changed (each such line says why); everything
+    else is still set up.
     """
     from continuity_cli import output
     from continuity_core import project
@@ -61,6 +63,7 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
 
     root = project_root_for_init()
     project.refuse(root)
+    _known_agents(agents)
     if find_worktree_root(root) is None:
         click.echo(
             f"warning: {root} is not in a git repository: briefs will carry no repo "
@@ -93,6 +96,24 @@ def _warn_off_path(baker: str | None) -> None:
         "folder to PATH (or install it with pipx) so every commit is checked",
         err=True,
     )
+
+
+def _known_agents(only: tuple[str, ...]) -> None:
+    """`--agent claud` once set up nothing for it, silently: refused before anything is
+    written, with the nearest installed name."""
+    adapters, errors = _adapters()
+    unknown = [n for n in only if n not in adapters and n not in errors]
+    if unknown:
+        import difflib
+
+        from continuity_core.errors import AdapterError
+
+        near = difflib.get_close_matches(unknown[0], list(adapters), n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise AdapterError(
+            f"no adapter named {unknown[0]!r} is installed; {hint}"
+            f"(installed: {', '.join(adapters) or 'none'}; see `baker adapters`)"
+        )
 
 
 def _sync(
@@ -135,6 +156,7 @@ def sync(dry_run: bool, local: bool, agents: tuple[str, ...], mcp: bool) -> None
     from continuity_core.store import Store
 
     store = Store.here()
+    _known_agents(agents)
     changes = _sync(store.root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     if not dry_run:
         project.record_own(store.root, changes)

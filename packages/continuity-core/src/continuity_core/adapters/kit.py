@@ -1,5 +1,5 @@
 """What adapter authors share: account folders, the CLI version and its check, hook commands,
-MCP registration, ids and timestamps.
+MCP registration, ids and timestamps, and the commands and sub-agents a Session records.
 
 Everything here is vendor-neutral; an adapter passes in its own program name and versions.
 """
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from continuity_core.adapters.protocol import Account
     from continuity_core.schemas.config import GlobalConfig
-    from continuity_core.schemas.session import SessionRef
+    from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
 else:
     Protocol = object  # as in `protocol`: Protocols are for the type checker
 
@@ -33,9 +33,14 @@ __all__ = [
     "Checks",
     "Discovery",
     "ModuleAdapter",
+    "add_command",
+    "add_subagent",
     "cli_version",
     "edit_settings_file",
+    "error_line",
+    "exit_code_after",
     "expand",
+    "first_lines",
     "hook_command",
     "is_our_mcp",
     "iso",
@@ -62,6 +67,23 @@ _NUMBER = Lazy(r"\d+")
 def expand(path: str) -> str:
     """An account folder as the user wrote it (`~/x`), absolute."""
     return os.path.abspath(os.path.expanduser(path))
+
+
+def unique_accounts(found: Sequence[Account], config: GlobalConfig) -> list[Account]:
+    """`found` without repeats of one folder (by its real path), in order. A folder listed
+    twice keeps its first place but the name the user gave it in config.toml: a `work`
+    account that is also `CLAUDE_CONFIG_DIR` or a `[transcripts]` entry is shown as `work`,
+    where sessions, limits and briefs name it."""
+    out: list[Account] = []
+    where: dict[str, int] = {}
+    for acc in found:
+        key = os.path.realpath(acc.dir)
+        if key not in where:
+            where[key] = len(out)
+            out.append(acc)
+        elif acc.name in config.accounts and out[where[key]].name not in config.accounts:
+            out[where[key]] = out[where[key]].replace(name=acc.name)
+    return out
 
 
 def cli_version(
@@ -307,3 +329,201 @@ class ModuleAdapter:
 
     def cli_version(self) -> str | None:
         return self.checks().cli_version()
+
+
+# --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----
+
+COMMAND_CHARS = 300  # of a command kept (one line)
+ERROR_CHARS = 120  # of a failed command's error line kept
+SUBAGENT_TASK_CHARS = 200
+SUBAGENT_RESULT_LINES = 6
+SUBAGENT_RESULT_CHARS = 600
+
+# Lines that never say what went wrong: banners, a test runner's headers and summaries, stack
+# frames, the agents' own wrappers around the output.
+_NOISE = (
+    r"[\W_]*"  # blank, or punctuation only (a rule of === or ---)
+    r"|[=*#~-]{3,}.*"  # a banner: "===== test session starts ====="
+    r"|.*[=*#~-]{3,}"
+    r"|(?:platform|rootdir|cachedir|configfile|plugins|collected|collecting|testpaths)\b.*"
+    # the agents' wrappers: Claude's "Exit code 1", Codex's header, Gemini's fields and tags
+    r"|exit code:? -?\d+|process exited with code -?\d+"
+    r"|(?:command|wall time|directory|signal|error group|background pids|process group pgid|"
+    r"chunk id|original token count|output):.*"
+    r"|error: \(none\)|\(empty\)|</?untrusted_context>"
+    r"|traceback \(most recent call last\):?"
+    r"|file \".*\", line \d+.*"  # a Python frame
+    r"|at .+[:(].*\d+\)?"  # a JavaScript / Java frame
+    r"|[\w./\\-]+\.\w+:\d+:(?: in \S+)?"  # "tests/test_a.py:12: in test_x" / "a.py:3:"
+    r"|\d+ (?:passed|failed|errors?|skipped|deselected|tests?)\b.*"  # a runner's tally
+    r"|(?:ran|running) \d+ tests?\b.*"
+    r"|>\s.*"  # pytest's pointer at the failing source line; npm's "> pkg@1.0.0 test"
+    r"|\^+|~+"  # a caret under a source line
+)
+# What names the failure outright, the line to prefer: an exception ("AssertionError: …",
+# not the source line quoted above it), pytest's `E` lines, an `error:`/`fatal:` message.
+_ERROR = (
+    r"(?:E\s+)?(?:[\w.]*\.)?[A-Z]\w*(?:Error|Exception|Failure|Exit)\b(?:\s*[:\[(].*|\s*)"
+    r"|E\s{2,}\S.*"
+    r"|(?:FAILED|FAIL|ERROR|error|fatal|panic|npm ERR!|Error)\b.*"
+    r"|[\w./-]+: (?:error|fatal|ERROR|FATAL)\b.*"  # "psql: error: …", "make: *** … Error 2"
+)
+# What may name it: words a failure message holds.
+_FAILURE = (
+    r".*\b(?:error|errors|failed|failure|not found|no such file|cannot|can't|denied|refused|"
+    r"undefined|unknown|invalid|missing|timed out|assert(?:ion)?)\b.*"
+)
+
+
+def error_line(output: str, limit: int = ERROR_CHARS) -> str:
+    """The one line of a failed command's output that says what went wrong: the first line
+    naming an error (an exception, pytest's `E` line, `error:`/`fatal:`), else the first with
+    a failure's words ("failed", "not found", "denied"…), else the first line that is not a
+    blank line, a banner, a test runner's header or tally, a stack frame or the agent's own
+    wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
+    """
+    import re  # here: only a failed run needs it (re caches the compiled patterns)
+
+    noise = re.compile(_NOISE, re.IGNORECASE)
+    error = re.compile(_ERROR)
+    failure = re.compile(_FAILURE, re.IGNORECASE)
+    found = ["", "", ""]  # the first error line, failure line, other line
+    for raw in output.splitlines()[:400]:
+        line = raw.strip()
+        if line.startswith("Output: "):  # Gemini CLI's wrapper, on the output's first line
+            line = line[8:].strip()
+        if noise.fullmatch(line):
+            continue
+        if error.fullmatch(line):
+            found[0] = line
+            break
+        if failure.fullmatch(line):
+            found[1] = found[1] or line
+        found[2] = found[2] or line
+    first = found[0] or found[1] or found[2]
+    if first.startswith("E ") and len(first) > 2:  # pytest's gutter
+        first = first[1:].strip()
+    first = " ".join(first.split())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def exit_code_after(text: str, *prefixes: str, head: int = 400) -> int | None:
+    """The integer after the first of `prefixes` found at a line's start in `text`'s first
+    `head` characters ("Exit code 1", "Process exited with code 0"); None when there is none.
+    Plain string search: a hook reading successful runs compiles no pattern."""
+    part = text[:head]
+    for prefix in prefixes:
+        at = 0
+        while (at := part.find(prefix, at)) >= 0:
+            if at == 0 or part[at - 1] == "\n":
+                word = part[at + len(prefix) :].split("\n", 1)[0].strip()
+                if word.lstrip("-").isdigit():
+                    return int(word)
+            at += len(prefix)
+    return None
+
+
+def first_lines(
+    text: str, lines: int = SUBAGENT_RESULT_LINES, limit: int = SUBAGENT_RESULT_CHARS
+) -> str:
+    """The first `lines` non-blank lines of `text`, at most `limit` characters, "…" where cut."""
+    kept = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    out = "\n".join(kept[:lines])
+    cut = len(kept) > lines
+    if len(out) > limit:
+        out, cut = out[: limit - 1].rstrip(), True
+    return out + " …" if cut else out
+
+
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def add_command(
+    session: Session,
+    command: str,
+    *,
+    exit_code: int | None = None,
+    failed: bool | None = None,
+    output: str = "",
+    timestamp: str | None = None,
+) -> CommandRun:
+    """One finished run of a shell command into `session.commands`.
+
+    `exit_code` is the status the agent's tool wrote around the output (None: none written);
+    `failed` the agent's own failed/ok signal where there is no exit status (None: unknown).
+    A non-zero `exit_code` is a failure and 0 a success whatever `failed` says. A failed run's
+    error line is picked from `output` (`error_line`); never is an outcome guessed from it.
+    The command and the error line are redacted here. A run with the same command and outcome
+    (exit code, failed, error line) as that command's newest record counts into it and moves
+    it to the end; another outcome is a record of its own. Past `limits.COMMANDS` records the
+    oldest that did not fail goes first. Returns the record the run went into.
+    """
+    from continuity_core.redact import redact
+    from continuity_core.schemas.session import CommandRun, limits
+
+    if exit_code is not None:
+        failed = exit_code != 0
+    text = _redacted_line(command, COMMAND_CHARS)
+    error = redact(error_line(output)) if failed and output else ""
+    session.commands_total += 1
+    runs = session.commands
+    for i in range(len(runs) - 1, -1, -1):
+        run = runs[i]
+        if run.command != text:
+            continue
+        if (run.exit_code, run.failed, run.error) == (exit_code, failed, error):
+            run.count += 1
+            run.timestamp = timestamp or run.timestamp
+            runs.append(runs.pop(i))
+            return run
+        break
+    run = CommandRun(
+        command=text, exit_code=exit_code, failed=failed, error=error, timestamp=timestamp
+    )
+    runs.append(run)
+    if len(runs) > limits.COMMANDS:
+        drop = next((j for j, r in enumerate(runs) if not r.failed), 0)
+        del runs[drop]
+    return run
+
+
+def _redacted_line(text: str, limit: int) -> str:
+    from continuity_core.redact import redact
+
+    return redact(_one_line(text, limit))
+
+
+def add_subagent(
+    session: Session,
+    task: str,
+    *,
+    id: str | None = None,
+    result: str | None = None,
+    timestamp: str | None = None,
+) -> SubagentResult:
+    """A sub-agent started (`result` None) or finished, into `session.subagents`.
+
+    A record with the same `id` is updated (a result arriving later, as a background
+    sub-agent's does); an empty `task` then keeps the one it had. The task is kept to one line
+    of `SUBAGENT_TASK_CHARS`, the result to its first lines (`first_lines`); both redacted.
+    Past `limits.SUBAGENTS` the oldest goes.
+    """
+    from continuity_core.redact import redact
+    from continuity_core.schemas.session import SubagentResult, limits
+
+    kept = redact(first_lines(result)) if result is not None else None
+    line = redact(_one_line(task, SUBAGENT_TASK_CHARS)) if task.strip() else ""
+    if id is not None:
+        for sub in session.subagents:
+            if sub.id == id:
+                sub.task = line or sub.task
+                if kept is not None:
+                    sub.result = kept
+                sub.timestamp = sub.timestamp or timestamp
+                return sub
+    sub = SubagentResult(task=line, result=kept, id=id, timestamp=timestamp)
+    session.subagents.append(sub)
+    del session.subagents[: -limits.SUBAGENTS]
+    return sub

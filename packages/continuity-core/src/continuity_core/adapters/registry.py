@@ -195,6 +195,14 @@ def load(name: str) -> Adapter:
 
     instance = load_plugin(name, GROUP)
     if instance is None:
+        import difflib
+
+        near = difflib.get_close_matches(name, list(registered(GROUP)), n=1)
+        if near:  # a misspelling (`claud`): there is no extra of that name to install
+            raise AdapterError(
+                f"no adapter named {name!r} is installed; did you mean {near[0]!r}? "
+                "(see `baker adapters`)"
+            )
         raise AdapterError(
             f"no adapter named {name!r} is installed; install it with "
             f'`pip install "continuity-cli[{name}]"` (see `baker adapters`)'

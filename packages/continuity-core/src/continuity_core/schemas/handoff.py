@@ -124,6 +124,28 @@ class TrapHit(Record, forbid_unknown_fields=True):
     why: str
 
 
+class Command(Record, forbid_unknown_fields=True):
+    """A shell command the session ran (runs with one outcome merged), as the agent recorded
+    it: `exit_code` null where the agent wrote none, `failed` null where it is unknown."""
+
+    command: str
+    exit_code: int | None = None
+    failed: bool | None = None
+    error: str = ""  # a failed run's one line that says what went wrong
+    count: int = 1
+    timestamp: str | None = None
+
+
+class Subagent(Record, forbid_unknown_fields=True):
+    """A sub-agent the session started: its task and the first lines of what it returned
+    (`result` null while none arrived)."""
+
+    task: str
+    result: str | None = None
+    id: str | None = None
+    timestamp: str | None = None
+
+
 class HandoffDoc(Record, forbid_unknown_fields=True):
     schema_version: int = 1
     created_at: str
@@ -138,6 +160,13 @@ class HandoffDoc(Record, forbid_unknown_fields=True):
     source: Source | None
     traps: list[TrapHit]
     markdown: str  # the brief exactly as `baker handoff` prints it
+    # Every shell command the session kept (runs merged), oldest first; `commands_total`
+    # counts every run, those no longer kept included.
+    commands: list[Command] = field(default_factory=list)
+    commands_total: int = 0
+    user_requests: list[str] = field(default_factory=list)  # every request kept, oldest first
+    requests_total: int = 0  # every request seen, those no longer kept included
+    subagents: list[Subagent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # e.g. an adapter that failed
     failed_attempts: list[Attempt] = field(default_factory=list)  # newer, did no work
     # The brief's own structure, as `handoff --json` printed it before the typed fields.

@@ -114,6 +114,39 @@ class Compaction(Record, omit_defaults=True):
     timestamp: str | None = None
 
 
+class CommandRun(Record, omit_defaults=True):
+    """A shell command the agent ran, with its outcome as the agent recorded it; consecutive
+    runs of one command with the same outcome are one record with their `count`.
+
+    Fill it with `continuity_core.adapters.kit.add_command`, never by hand: it merges runs,
+    picks the error line and redacts, the same way for every adapter.
+    """
+
+    command: str  # redacted, on one line
+    # The exit status the agent's own tool wrote around the output ("Exit code 1"); None
+    # where it wrote none.
+    exit_code: int | None = None
+    # True/False from `exit_code`, else from the agent's own failed/ok signal (an `is_error`
+    # flag, a status field); None when the agent recorded neither: unknown, never guessed
+    # from what the command printed.
+    failed: bool | None = None
+    error: str = ""  # a failed run's one line that says what went wrong, redacted, ~100 chars
+    count: int = 1  # runs merged into this record
+    timestamp: str | None = None  # of the newest run
+
+
+class SubagentResult(Record, omit_defaults=True):
+    """A sub-agent the session started: its task and the first lines of what it returned.
+
+    Fill it with `continuity_core.adapters.kit.add_subagent` (redacted and clipped there).
+    """
+
+    task: str  # its short description, else the start of its prompt
+    result: str | None = None  # the first lines of its answer; None while none arrived
+    id: str | None = None  # the agent's own id for it (the launching call's id)
+    timestamp: str | None = None  # when it was started
+
+
 class Session(Record, omit_defaults=True):
     """A transcript read into vendor-neutral facts, bounded in size whatever the transcript's.
 
@@ -130,13 +163,21 @@ class Session(Record, omit_defaults=True):
     git_branch: str | None = None
     started_at: str | None = None
     updated_at: str | None = None
-    requests: list[str] = field(default_factory=list)  # typed user requests, in order
+    # Typed user requests, oldest first: every one of the session's, across compactions
+    # (an adapter never clears them on a compaction), the newest `limits.REQUESTS` kept.
+    requests: list[str] = field(default_factory=list)
+    requests_total: int = 0  # every request `add_request` saw, those no longer kept included
     messages: list[Message] = field(default_factory=list)  # the newest few
     tool_calls: list[ToolCall] = field(default_factory=list)  # the newest few
     todos: list[TodoItem] = field(default_factory=list)  # the current list
     files_edited: list[FileEdit] = field(default_factory=list)
     errors: list[ApiError] = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)
+    # Shell commands, oldest first (`kit.add_command`): across compactions, failed ones kept
+    # before others when the newest `limits.COMMANDS` lines are kept.
+    commands: list[CommandRun] = field(default_factory=list)
+    commands_total: int = 0  # every run seen, those no longer in `commands` included
+    subagents: list[SubagentResult] = field(default_factory=list)  # oldest first (`kit`)
     usage: Usage | None = None
     turn_incomplete: bool = False  # a turn started and never completed
     records: int = 0
@@ -188,4 +229,6 @@ class limits:
     TOOL_CALLS = 40
     ERRORS = 10
     COMPACTIONS = 10
+    COMMANDS = 60  # distinct command lines (runs merged)
+    SUBAGENTS = 20
     TEXT = 4000  # characters per message or tool output kept

@@ -1,0 +1,111 @@
+"""`CopilotAdapter`: the Adapter protocol for GitHub Copilot CLI, wired from this package."""
+
+from __future__ import annotations
+
+import os
+
+from continuity_copilot import discovery, hooks
+from continuity_core.adapters import (
+    Account,
+    Change,
+    InstallOption,
+    LaunchOptions,
+    LaunchSpec,
+    RetentionPolicy,
+    UsageSource,
+    UserOptions,
+)
+from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.schemas.hook import HookEvent
+from continuity_core.schemas.session import SessionRef
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import ClassVar
+
+    from continuity_core.transcript import Cursor
+
+# The versions whose session folders the fixtures hold (tests/fixtures/copilot), oldest
+# first: `doctor` warns about a newer CLI.
+KNOWN: tuple[str, ...] = ("1.0.102",)
+
+
+class CopilotAdapter(ModuleAdapter):
+    """GitHub Copilot CLI: `session-state/<id>/` under COPILOT_HOME, hooks in settings.json."""
+
+    name = "copilot"
+    display_name = "Copilot CLI"
+    known_versions: tuple[str, ...] = KNOWN
+    skill_dirs: tuple[str, ...] = (".github/skills",)
+    skill_command: str | None = None  # Copilot picks a skill by its description
+    exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
+    retention: RetentionPolicy | None = None
+    usage_source: UsageSource | None = None
+    install_options: tuple[InstallOption, ...] = ()
+    found_by: ClassVar[Discovery] = discovery
+
+    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+        from continuity_copilot import parser  # loads with the first read, not with a hook
+
+        return parser.read(ref, cursor)
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return hooks.parse_hook(payload, argv)
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        if event.agent != self.name:
+            return None
+        path = event.transcript_path
+        if path and os.path.isfile(path):
+            home = discovery.home_of(path)
+            if home is not None:
+                owner = next(
+                    (a for a in accounts if os.path.realpath(a.dir) == os.path.realpath(home)),
+                    Account(agent=self.name, name=home, dir=home),
+                )
+                folder = os.path.dirname(path)
+                return discovery.ref_for(os.path.basename(folder), folder, owner)
+        if not event.session_id:
+            return None
+        env_home = os.environ.get("COPILOT_HOME")  # a hook runs with the session's own home
+        if env_home:
+            own = Account(agent=self.name, name="COPILOT_HOME", dir=os.path.abspath(env_home))
+            accounts = [own, *accounts]
+        return discovery.by_id(event.session_id, accounts)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return hooks.render_context(event, text)
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        from continuity_copilot import install
+
+        return install.install(project, local=local, dry_run=dry_run)
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        from continuity_copilot import install
+
+        return install.uninstall(project, dry_run=dry_run)
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        from continuity_copilot import install
+
+        return install.install_user(account, options)
+
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
+        from continuity_copilot import install
+
+        return install.install_mcp(project, remove=remove, dry_run=dry_run)
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        from continuity_copilot import launch
+
+        return launch.build(project, brief, options)
+
+    def checks(self) -> Checks:
+        from continuity_copilot import doctor
+
+        return doctor

@@ -1,0 +1,96 @@
+"""Copilot hook payloads in, hook output out: every captured payload, and what is not ours."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from continuity_copilot import CopilotAdapter, hooks
+from continuity_core.adapters import Account
+from tests.copilot.helpers import GREETER, PAYLOADS, home_copy
+
+ADAPTER = CopilotAdapter()
+
+
+def payload(name: str, **changes: object) -> bytes:
+    data = json.loads((PAYLOADS / f"{name}.json").read_text())
+    data.update(changes)
+    return json.dumps(data).encode()
+
+
+def test_each_event_is_told_by_its_keys() -> None:
+    seen = {p.stem: hooks.parse_hook(p.read_bytes()).native for p in PAYLOADS.glob("*.json")}
+    assert seen == {name: name for name in seen}
+    assert len(seen) == 8
+
+
+def test_pre_tool_gives_paths_and_commands() -> None:
+    edit = hooks.parse_hook(
+        payload("preToolUse", toolName="edit", toolArgs={"path": "/p/src/app.py", "old_str": "a"})
+    )
+    assert edit.kind == "pre_tool" and edit.paths == ["/p/src/app.py"] and edit.command is None
+    shell = hooks.parse_hook(payload("preToolUse", toolName="bash", toolArgs={"command": "make"}))
+    assert shell.command == "make" and shell.paths == []
+    assert shell.session_id == "d05f0348-0120-4737-b5da-8bfb5f671609"
+    assert shell.cwd == "/home/dev/src/proj2"
+
+
+def test_a_rate_limit_error_is_a_limit_and_other_errors_save_nothing() -> None:
+    limit = hooks.parse_hook(payload("errorOccurred"))
+    assert (limit.kind, limit.error) == ("stop", "rate_limit")
+    assert "Rate limit reached" in (limit.error_message or "")
+    tool = hooks.parse_hook(
+        payload("errorOccurred", errorContext="tool_execution", error={"message": "ENOENT"})
+    )
+    assert (tool.kind, tool.error) == ("other", None)
+    fatal = hooks.parse_hook(payload("errorOccurred", recoverable=False, error={"message": "boom"}))
+    assert (fatal.kind, fatal.error) == ("stop", None)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"session_id": "x", "hook_event_name": "Stop", "transcript_path": "/h/events.jsonl"}',
+        b'{"sessionId": "", "prompt": "x"}',
+        b'{"sessionId": "abc", "unrelated": 1}',
+        b'{"sessionId": 3, "prompt": "x"}',
+    ],
+)
+def test_payloads_of_others_are_refused(raw: bytes) -> None:
+    # Copilot runs a project's .claude hooks too, with Claude-shaped payloads: Claude's.
+    with pytest.raises(ValueError):
+        hooks.parse_hook(raw)
+
+
+def test_context_goes_where_copilot_reads_it() -> None:
+    start = hooks.parse_hook(payload("sessionStart"))
+    assert json.loads(hooks.render_context(start, "facts") or "") == {"additionalContext": "facts"}
+    pre = hooks.parse_hook(payload("preToolUse"))
+    assert json.loads(hooks.render_context(pre, "traps") or "") == {"additionalContext": "traps"}
+    stop = hooks.parse_hook(payload("agentStop"))
+    assert hooks.render_context(stop, "x") is None
+    assert hooks.render_context(start, "") is None
+
+
+def test_session_for_hook_finds_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = home_copy(tmp_path)
+    events = home / "session-state" / GREETER / "events.jsonl"
+    stop = ADAPTER.parse_hook(payload("agentStop", sessionId=GREETER, transcriptPath=str(events)))
+    ref = ADAPTER.session_for_hook(stop, [])
+    assert ref is not None and ref.session_id == GREETER and ref.path == str(events)
+    assert ref.account == str(home)  # an account not configured is named by its folder
+    account = Account(agent="copilot", name="work", dir=str(home))
+    ref = ADAPTER.session_for_hook(stop, [account])
+    assert ref is not None and ref.account == "work"
+    # other events carry only the session id: found in the accounts, or in the hook's own home
+    start = ADAPTER.parse_hook(payload("sessionStart", sessionId=GREETER))
+    assert ADAPTER.session_for_hook(start, []) is None
+    monkeypatch.setenv("COPILOT_HOME", str(home))
+    found = ADAPTER.session_for_hook(start, [])
+    assert found is not None and found.path == str(events)
+    unknown = ADAPTER.parse_hook(payload("sessionStart", sessionId="../../etc/passwd"))
+    assert ADAPTER.session_for_hook(unknown, [account]) is None

@@ -1,0 +1,110 @@
+"""Copilot CLI end to end: the real `copilot` offline against a loopback chat-completions mock.
+
+Its hooks, installed by `baker init` and `baker global sync`, fire in a `copilot -p` turn and a
+checkpoint of the Copilot session appears; on the next run the sessionStart pickup reaches the
+model. A Claude Code session stopped by its usage limit continues in Copilot with the latest
+request, the todos and the files in Copilot's first request. Under `baker run`, a Copilot
+session that hits 429s continues in Gemini CLI by itself, told so by Copilot's own records.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from continuity_core import limits
+from tests.e2e.flows import (
+    REQUEST,
+    _plain,
+    assert_holds_the_brief,
+    first_request,
+    install,
+    resume,
+    source_script,
+    stopped_on_a_limit,
+)
+from tests.e2e.harness import VENV_BIN, Agent, MakeAgent, baker
+from tests.e2e.mock_models import Turn, _strings, shell, todos, write
+from tests.e2e.test_e2e_run import rotation
+
+pytestmark = pytest.mark.e2e
+
+MARKER = "Verify the e2e pickup marker 5d2e before editing"
+
+
+def test_copilot_hooks_checkpoint_and_pickup(agent: MakeAgent) -> None:
+    a: Agent = agent(
+        "copilot",
+        [
+            Turn(calls=[todos(("Write the notes", "in_progress"), ("Review them", "pending"))]),
+            Turn(calls=[write("notes.txt", "written under hooks\n")]),
+            Turn(calls=[shell("cat notes.txt")]),
+            Turn(text="First session done."),
+            Turn(text="Second session done."),
+        ],
+    )
+    install(a)
+    assert (a.project / ".github" / "hooks" / "baker.json").is_file()
+    assert "baker checkpoint --agent copilot" in (a.config_dir / "settings.json").read_text()
+    checkpoints = a.project / ".baker" / "checkpoints"
+
+    a.run("E2E copilot: first session")
+    # Copilot also runs the project's .claude hooks (Claude-shaped payloads, which Claude's
+    # adapter refuses): the checkpoint to look at is the Copilot one.
+    saved = [json.loads(p.read_text()) for p in sorted(checkpoints.glob("*.json"))]
+    ours = [c for c in saved if c["agent"] == "copilot" and c["event"] == "stop"]
+    assert ours, f"no Copilot checkpoint after the turn; .baker/log: {_log(a)}"
+    cp = json.dumps(ours[-1])
+    for fact in ("copilot", "E2E copilot: first session", "Write the notes", "notes.txt"):
+        assert fact in cp, fact
+
+    assert baker(a, "now", MARKER).returncode == 0
+    before = len(a.mock.main_requests)
+    a.run("E2E copilot: second session")
+    first = a.mock.main_requests[before]
+    # sessionStart's additionalContext arrives as a user message of its own, before the prompt
+    assert MARKER in _strings(first.body), f"pickup missing; .baker/log: {_log(a)}"
+
+
+def test_a_claude_limit_continues_in_copilot(agent: MakeAgent) -> None:
+    src: Agent = agent("claude", source_script())
+    stopped_on_a_limit(src)
+    dst: Agent = agent("copilot", [Turn(text="I will confirm the plan first.")])
+
+    dry = baker(dst, "resume", "copilot", "--from", "claude", "--dry-run", "--json")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["launch"]["argv"][:2] == ["copilot", "-i"]
+
+    text = first_request(dst, resume(dst, "copilot", "--from", "claude"), timeout=90)
+    assert_holds_the_brief(text, "claude")
+
+
+def test_baker_run_continues_in_gemini_when_copilot_hits_429s(
+    agent: MakeAgent, isolated_home: Path
+) -> None:
+    script = source_script()
+    script[-1] = Turn(error="rate_limit")  # Copilot retries five times, then gives up
+    src: Agent = agent("copilot", script)
+    dst: Agent = agent("gemini", [Turn(text="I will confirm the plan first.")])
+    install(src)  # errorOccurred records the limit at the first retry
+    rotation(isolated_home, '["copilot", "gemini"]')
+
+    env = {**dst.env, **src.env}
+    argv = [str(VENV_BIN / "baker"), "run", "--", "--allow-all", "-i", REQUEST]
+    tui = src.terminal(*argv, env=env)
+    try:
+        assert src.mock.wait_for(lambda: src.mock.played() >= 3, 90), _plain(tui.text)[-3000:]
+        text = first_request(dst, tui, timeout=120)
+    finally:
+        tui.stop()
+    # the brief says the Copilot turn ended on the limit: Copilot's log of its hook call
+    assert_holds_the_brief(text, "copilot")
+    (recorded,) = limits.read()
+    assert (recorded.agent, recorded.kind, recorded.source) == ("copilot", "rate_limit", "hook")
+
+
+def _log(a: Agent) -> str:
+    logs = sorted((a.project / ".baker" / "log").glob("*"))
+    return "\n".join(p.read_text()[-1500:] for p in logs) or "(empty)"

@@ -1,0 +1,478 @@
+"""Issue 36 over real captures (`tests/fixtures/attempts`, made with scripts/capture.py): what
+was run and how it ended, every request across a compaction, what sub-agents found, the
+brief's and `handoff --json`'s view of them, and the pickup after a compaction."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_core import brief, pickup
+from continuity_core.adapters import load
+from continuity_core.schemas.checkpoint import GitFacts
+from continuity_core.schemas.session import Session, SessionRef
+from tests.conftest import FIXTURES, run_baker
+
+ATTEMPTS = FIXTURES / "attempts"
+TRUTH: dict[str, dict[str, Any]] = json.loads((ATTEMPTS / "ground_truth.json").read_text())
+SECRET = "Hunter2-FAKE-pw"
+TEST = "python3 test_calc.py"
+
+
+def read(agent: str, path: Path) -> Session:
+    pytest.importorskip(f"continuity_{agent}")
+    ref = SessionRef(agent=agent, account="~/.x", session_id="s", path=str(path), mtime=0.0)
+    return load(agent).read(ref, None).session
+
+
+def case(agent: str, scenario: str) -> tuple[Session, dict[str, Any]]:
+    rel, gt = next(
+        (rel, gt)
+        for rel, gt in TRUTH.items()
+        if gt["agent"] == agent and gt["scenario"] == scenario
+    )
+    return read(agent, ATTEMPTS / rel), gt
+
+
+def render(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> str:
+    return brief.render(
+        brief.build(
+            project="/home/dev/src/p",
+            created_at="2026-12-05T08:00:00Z",
+            git=GitFacts(is_repo=True, branch="main"),
+            note_text=None,
+            session=session,
+            budget_tokens=budget,
+        )
+    )
+
+
+AGENTS = ("claude", "codex", "gemini")
+# Where each agent's tool writes an exit status: Claude only around a failure, Codex always,
+# Gemini CLI only for a non-zero one.
+EXIT_ON_SUCCESS = {"claude": None, "codex": 0, "gemini": None}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("scenario", ["S12", "S13", "S14"])
+def test_every_command_with_its_outcome_as_the_agent_recorded_it(agent: str, scenario: str) -> None:
+    session, gt = case(agent, scenario)
+    runs = [(c.command, c.failed) for c in session.commands for _ in range(c.count)]
+    assert runs == [(c["command"], c["failed"]) for c in gt["commands"]]
+    assert session.commands_total == len(gt["commands"])
+    for c in session.commands:
+        if c.failed:
+            assert isinstance(c.exit_code, int) and c.exit_code != 0 and c.error
+        else:
+            assert c.exit_code == EXIT_ON_SUCCESS[agent] and c.error == ""
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_failed_twice_two_ways_then_passed_is_three_lines_with_their_errors(agent: str) -> None:
+    session, _ = case(agent, "S12")
+    tests = [c for c in session.commands if c.command == TEST]
+    assert [(c.failed, c.exit_code == 1 if c.failed else None, c.error) for c in tests] == [
+        (True, True, "AssertionError: add(2, 2) returned 0, expected 4"),
+        (True, True, "NameError: name 'c' is not defined"),
+        (False, None, ""),
+    ]
+    text = render(session)
+    section = text.split("## What was run")[1].split("\n## ")[0]
+    assert section.count(f"`{TEST}`") == 3
+    assert "failed, exit 1: AssertionError: add(2, 2) returned 0, expected 4" in section
+    assert "failed, exit 1: NameError: name 'c' is not defined" in section
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_dead_end_keeps_both_errors_and_never_the_credential(agent: str) -> None:
+    session, gt = case(agent, "S13")
+    assert gt["secrets"]["db_password"]["value"] == SECRET
+    assert gt["secrets"]["db_password"]["total"] > 0  # the transcript holds it
+    first, second = session.commands
+    assert first.exit_code == 1 and first.error.startswith("psql: error: connection to postgres")
+    assert second.exit_code == 2 and "server does not support SSL" in second.error
+    assert "[REDACTED]" in first.error
+    text = render(session)
+    assert SECRET not in text and SECRET not in json.dumps(session.to_builtins())
+    assert "`./scripts/migrate.sh --ssl` — failed, exit 2" in text
+    if agent != "gemini":  # Gemini CLI writes no record of its 429
+        assert session.ended_on_limit
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_one_command_run_four_times_is_one_line_and_every_request_is_kept(agent: str) -> None:
+    session, gt = case(agent, "S14")
+    assert [(c.command, c.count, c.failed) for c in session.commands] == [(TEST, 4, False)]
+    assert session.requests == gt["user_requests"]
+    text = render(session)
+    every = text.split("## Every request")[1].split("\n## ")[0]
+    assert "1. Run the tests with python3 test_calc.py." in every
+    assert "2. Run them twice more to check they are stable." in every
+    assert "3. (the latest request, quoted in full above)" in every
+    shown = "exit 0" if agent == "codex" else "ok (no exit code recorded)"
+    assert f"- `{TEST}` — {shown}, 4 runs" in text.split("## What was run")[1]
+
+
+def test_claude_compacted_after_two_requests_keeps_all_three() -> None:
+    session, gt = case("claude", "S14")
+    assert gt["compaction"]["trigger"] == "manual"
+    assert session.compactions_total == 1 and session.compactions[0].trigger == "manual"
+    assert len(session.requests) == 3
+
+
+def test_commands_from_before_a_cut_are_counted_and_failed_ones_shown_first() -> None:
+    session, _ = case("codex", "S12")
+    many = session.replace(commands=[*session.commands])
+    from continuity_core.adapters import kit
+
+    for i in range(30):
+        kit.add_command(many, f"echo {i}", exit_code=0)
+    body = brief.commands_body(many)
+    lines = body.splitlines()
+    assert len(lines) == brief.COMMAND_LINES + 1
+    assert lines[0] == "- (23 earlier runs not shown)"
+    assert sum("failed, exit 1" in line for line in lines) == 2  # both failures kept
+    assert lines[-1].startswith("- `echo 29`")
+
+
+def test_subagents_background_and_inline() -> None:
+    pytest.importorskip("continuity_claude")
+    projects = FIXTURES / "claude" / ".claude" / "projects"
+    background = read("claude", next((projects / "-home-dev-src-text-utils").glob("*.jsonl")))
+    inline = read("claude", next((projects / "-home-dev-src-utils-lib").glob("*.jsonl")))
+    (bg,) = background.subagents
+    assert bg.task == "Inventory public functions"
+    assert bg.result == (
+        "utils/text.py:1 slug(s), utils/text.py:4 title(s), utils/num.py:1 clamp(x, lo, hi)."
+    )
+    assert background.requests == [background.requests[0]]  # the notification is no request
+    (sync,) = inline.subagents
+    assert sync.result is not None and sync.result.startswith("Public functions:")
+    assert "agentId" not in sync.result
+    text = render(background)
+    found = text.split("## What sub-agents found")[1].split("\n## ")[0]
+    assert "- Inventory public functions — returned:\n  > utils/text.py:1 slug(s)" in found
+
+
+def test_a_background_subagent_without_its_notification_is_read_from_its_sidechain(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("continuity_claude")
+    src = FIXTURES / "claude" / ".claude" / "projects" / "-home-dev-src-text-utils"
+    main = next(src.glob("*.jsonl"))
+    shutil.copytree(src, tmp_path / "p")
+    copy = tmp_path / "p" / main.name
+    kept = [ln for ln in copy.read_bytes().splitlines() if b"<task-notification>" not in ln]
+    copy.write_bytes(b"\n".join(kept) + b"\n")
+    (sub,) = read("claude", copy).subagents
+    assert sub.result is not None and sub.result.startswith("utils/text.py:1 slug(s)")
+    shutil.rmtree(copy.with_suffix(""))  # no sidechain either: no answer, said so
+    (sub,) = read("claude", copy).subagents
+    assert sub.result is None
+    assert "no answer recorded" in render(read("claude", copy))
+
+
+def test_brief_median_and_largest_over_every_captured_fixture() -> None:
+    sizes = []
+    for base in (FIXTURES, ATTEMPTS):
+        for rel, gt in json.loads((base / "ground_truth.json").read_text()).items():
+            agent = gt.get("agent")
+            if agent not in AGENTS or not rel.endswith(".jsonl") or "/subagents/" in rel:
+                continue
+            if not gt.get("session_id") or "trimmed" in rel:
+                continue
+            sizes.append(len(render(read(agent, base / rel)).encode()))
+    assert len(sizes) > 40
+    assert statistics.median(sizes) < 3500, sorted(sizes)
+    assert max(sizes) < 6000, sorted(sizes)
+
+
+# --- baker handoff --json and the pickup after a compaction, through the CLI ----------------
+
+
+def place(rel: str, claude_dir: Path, project: Path, *, upto: str | None = None) -> Path:
+    """A captured Claude transcript filed under `project`, its cwd rewritten to it; with
+    `upto`, only the lines before the first holding that text (the file as it was then)."""
+    from continuity_claude.discovery import project_slug
+
+    src = ATTEMPTS / rel
+    slug = src.parent.name
+    lines = src.read_text().splitlines(keepends=True)
+    if upto is not None:
+        lines = lines[: next(i for i, ln in enumerate(lines) if upto in ln)]
+    text = "".join(lines).replace(
+        "/home/dev/src/" + slug.removeprefix("-home-dev-src-"), os.path.realpath(project)
+    )
+    folder = claude_dir / "projects" / project_slug(os.path.realpath(project))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / src.name
+    path.write_text(text)
+    return path
+
+
+def claude_rel(scenario: str) -> str:
+    return next(r for r, g in TRUTH.items() if g["agent"] == "claude" and g["scenario"] == scenario)
+
+
+def test_handoff_json_carries_commands_requests_and_subagents(repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    claude_dir = tmp_path / "claude-config"
+    place(claude_rel("S12"), claude_dir, repo)
+    result = run_baker("handoff", "--json", cwd=repo, env={"CLAUDE_CONFIG_DIR": str(claude_dir)})
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["user_requests"] == ["Make python3 test_calc.py pass."]
+    assert doc["subagents"] == []
+    tests = [c for c in doc["commands"] if c["command"] == TEST]
+    assert tests == [
+        {
+            "command": TEST,
+            "exit_code": 1,
+            "failed": True,
+            "error": "AssertionError: add(2, 2) returned 0, expected 4",
+            "count": 1,
+            "timestamp": tests[0]["timestamp"],
+        },
+        {
+            "command": TEST,
+            "exit_code": 1,
+            "failed": True,
+            "error": "NameError: name 'c' is not defined",
+            "count": 1,
+            "timestamp": tests[1]["timestamp"],
+        },
+        {
+            "command": TEST,
+            "exit_code": None,  # Claude Code writes no exit code for a success
+            "failed": False,
+            "error": "",
+            "count": 1,
+            "timestamp": tests[2]["timestamp"],
+        },
+    ]
+    assert doc["commands_total"] == 5
+    assert "## What was run" in doc["markdown"]
+
+
+def test_pickup_after_a_compaction_gives_back_the_request_and_failed_commands(
+    repo: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("continuity_claude")
+    assert run_baker("init", cwd=repo).returncode == 0
+    claude_dir = tmp_path / "claude-config"
+    rel = claude_rel("S14")
+    # The transcript as it stood when SessionStart(compact) fired: before the third request.
+    path = place(rel, claude_dir, repo, upto="Run the tests once more after the compaction.")
+    payload = json.loads(
+        (ATTEMPTS / "claude" / "hook_payloads" / "SessionStart.compact.json").read_text()
+    )
+    assert payload["source"] == "compact" and payload["session_id"] == TRUTH[rel]["session_id"]
+    payload.update(cwd=str(repo), transcript_path=str(path))
+    result = run_baker(
+        "pickup",
+        "--agent",
+        "claude",
+        cwd=repo,
+        input=json.dumps(payload),
+        env={"CLAUDE_CONFIG_DIR": str(claude_dir)},
+    )
+    assert result.returncode == 0, result.stderr
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    before = context.split("## Before the compaction")[1].split("\n## ")[0]
+    assert f"session: claude {payload['session_id']} was just compacted" in before
+    assert "```text\nRun them twice more to check they are stable.\n```" in before
+    assert "no command failed before it (3 run)" in before
+    assert "could be verified, other than this session" in context
+    assert len(context) <= pickup.CAP_CHARS
+    # A start that is no compaction carries no such section.
+    payload["source"] = "startup"
+    again = run_baker(
+        "pickup",
+        "--agent",
+        "claude",
+        cwd=repo,
+        input=json.dumps(payload),
+        env={"CLAUDE_CONFIG_DIR": str(claude_dir)},
+    )
+    assert "Before the compaction" not in again.stdout
+
+
+def test_the_compacted_text_lists_failed_commands_with_their_errors() -> None:
+    session, _ = case("claude", "S13")
+    text = pickup.compacted(session)
+    assert (
+        "```text\nRun the staging migration with ./scripts/migrate.sh and get it through.\n```"
+        in text
+    )
+    assert "- commands that failed before it" in text
+    assert "`./scripts/migrate.sh` — failed, exit 1: psql: error: connection to postgres" in text
+    assert "`./scripts/migrate.sh --ssl` — failed, exit 2: psql: error:" in text
+    assert SECRET not in text
+    fixed, _ = case("codex", "S12")
+    later = pickup.compacted(fixed)
+    assert "NameError: name 'c' is not defined (it ran ok later)" in later
+    assert later.count("(it ran ok later)") == 2
+
+
+def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> None:
+    from continuity_core.adapters import INLINE_PROMPT_MAX
+
+    session, _ = case("codex", "S12")
+    huge = "Make the calculator right: " + "every case holds; " * 17_000 + "THE END"
+    session = session.replace(requests=[*session.requests, huge])
+    path = tmp_path / "brief-1.md"
+    path.write_text(render(session))
+    prompt = brief.first_prompt(path)
+    assert not prompt.whole and len(prompt.text.encode()) < INLINE_PROMPT_MAX
+    inline = prompt.text.split("## What was run")[1]
+    assert "`python3 test_calc.py` — failed, exit 1: AssertionError: add(2, 2) returned 0" in inline
+    assert "NameError: name 'c' is not defined" in inline
+
+
+def codex_rollout(scenario: str) -> Path:
+    rel: str = next(
+        r
+        for r, g in json.loads((FIXTURES / "ground_truth.json").read_text()).items()
+        if g.get("agent") == "codex" and g.get("scenario") == scenario and "trimmed" not in r
+    )
+    return FIXTURES / rel
+
+
+def test_codex_a_compaction_in_a_prompted_turn_is_automatic(tmp_path: Path) -> None:
+    """`/compact` is a turn nobody prompted (its task_started names no trigger): manual. The
+    same compaction in a turn whose start names one (exec, user) is the automatic kind."""
+    src = codex_rollout("S6")
+    assert [c.trigger for c in read("codex", src).compactions] == ["manual"]
+    lines = src.read_text().splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if '"type":"compacted"' in ln)
+    start = max(i for i in range(at) if '"type":"task_started"' in lines[i])
+    record = json.loads(lines[start])
+    assert "turn_attribution" not in record["payload"]
+    record["payload"]["turn_attribution"] = {"turn_trigger": "user"}
+    lines[start] = json.dumps(record, separators=(",", ":")) + "\n"
+    auto = tmp_path / src.name
+    auto.write_text("".join(lines))
+    session = read("codex", auto)
+    assert [c.trigger for c in session.compactions] == ["auto"]
+    assert len(session.requests) == 3  # none lost to it
+
+
+def test_codex_pickup_after_a_compaction(repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("continuity_codex")
+    assert run_baker("init", cwd=repo).returncode == 0
+    src = codex_rollout("S6")
+    home = tmp_path / "codex-home"
+    day = home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    lines = src.read_text().splitlines(keepends=True)
+    # The rollout as it stood when SessionStart(compact) fired: before the next request.
+    cut = next(i for i, ln in enumerate(lines) if "Add limit and offset query param" in ln)
+    cut = max(i for i in range(cut) if '"type":"task_started"' in lines[i])
+    (day / src.name).write_text(
+        "".join(lines[:cut]).replace("/home/dev/src/chat-server", os.path.realpath(repo))
+    )
+    payload = json.loads(
+        (FIXTURES / "codex" / "hook_payloads" / "SessionStart.compact.json").read_text()
+    )
+    payload.update(cwd=str(repo), transcript_path=str(day / src.name))
+    result = run_baker(
+        "pickup",
+        "--agent",
+        "codex",
+        cwd=repo,
+        input=json.dumps(payload),
+        env={"CODEX_HOME": str(home)},
+    )
+    assert result.returncode == 0, result.stderr
+    before = result.stdout.split("Before the compaction")[1]
+    assert f"session: codex {payload['session_id']} was just compacted" in before
+    assert "Which port does the server listen on?" in before
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_no_credential_reaches_the_saved_cursor(agent: str, tmp_path: Path) -> None:
+    """The error lines are redacted as they are read; a command still waiting for its result
+    (the transcript cut right after the call, its command given a password) is kept redacted
+    in the cursor's private state too."""
+    from continuity_core.store import encode_document
+
+    pytest.importorskip(f"continuity_{agent}")
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == agent and g["scenario"] == "S13")
+    ref = SessionRef(agent=agent, account="~/.x", session_id="s", path=str(ATTEMPTS / rel), mtime=0)
+    assert SECRET not in encode_document(load(agent).read(ref, None)).decode()
+    if agent == "gemini":
+        return  # a call is written with its result: nothing waits
+    lines = (ATTEMPTS / rel).read_text().splitlines(keepends=True)
+    marks = ('"command":"./scripts/migrate.sh"', '\\"cmd\\": \\"./scripts/migrate.sh\\"')
+    call = next(i for i, ln in enumerate(lines) if any(m in ln for m in marks))
+    cut = tmp_path / Path(rel).name
+    cut.write_text(
+        "".join(lines[:call])
+        + lines[call].replace("./scripts/migrate.sh", f"PGPASSWORD={SECRET} ./scripts/migrate.sh")
+    )
+    cursor = load(agent).read(ref.replace(path=str(cut)), None)
+    assert cursor.extra.get("shell"), "the call waits for its result"
+    assert SECRET not in encode_document(cursor).decode()
+
+
+def test_every_request_says_how_many_earlier_ones_are_not_shown() -> None:
+    from continuity_core.schemas.session import limits
+    from continuity_core.transcript import add_request, settle
+
+    session, _ = case("gemini", "S14")
+    extra: dict[str, Any] = {}
+    for i in range(limits.REQUESTS + 10):
+        add_request(session, extra, f"request {i}")
+    settle(session, extra)
+    assert len(session.requests) == limits.REQUESTS
+    assert session.requests_total == limits.REQUESTS + 13
+    body = brief.requests_body(session)
+    assert (
+        body.splitlines()[0]
+        == f"({limits.REQUESTS + 12 - brief.REQUEST_LINES} earlier requests not shown)"
+    )
+    assert (
+        body.splitlines()[-1]
+        == f"{brief.REQUEST_LINES + 1}. (the latest request, quoted in full above)"
+    )
+
+
+def test_handoff_json_carries_a_background_subagents_answer(repo: Path, tmp_path: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    from continuity_claude.discovery import project_slug
+
+    src = next(
+        (FIXTURES / "claude" / ".claude" / "projects" / "-home-dev-src-text-utils").glob("*.jsonl")
+    )
+    claude_dir = tmp_path / "claude-config"
+    folder = claude_dir / "projects" / project_slug(os.path.realpath(repo))
+    folder.mkdir(parents=True)
+    (folder / src.name).write_text(
+        src.read_text().replace("/home/dev/src/text-utils", os.path.realpath(repo))
+    )
+    result = run_baker("handoff", "--json", cwd=repo, env={"CLAUDE_CONFIG_DIR": str(claude_dir)})
+    assert result.returncode == 0, result.stderr
+    (sub,) = json.loads(result.stdout)["subagents"]
+    assert sub["task"] == "Inventory public functions"
+    assert sub["result"].startswith("utils/text.py:1 slug(s)")
+    assert sub["id"] and sub["timestamp"]
+
+
+def test_gemini_invoke_agent_task_and_result() -> None:
+    session, gt = case("gemini", "S8")
+    assert gt["kind"] == "subagent"
+    (sub,) = session.subagents
+    assert sub.task == "generalist: List every public function defined under utils/ with file:line."
+    assert sub.result == (
+        "utils/text.py:1 slug(s), utils/text.py:3 title(s), utils/num.py:1 clamp(x, lo, hi)."
+    )
+    assert session.commands == []  # the sub-agent's own shell call is not the session's
+    found = render(session).split("## What sub-agents found")[1]
+    assert "- generalist: List every public function" in found
+    assert "  > utils/text.py:1 slug(s)" in found
