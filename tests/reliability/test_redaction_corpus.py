@@ -618,3 +618,75 @@ def test_no_planted_secret_reaches_a_push_or_an_mcp_result(
     text = "\n".join(getattr(c, "text", "") for r in results for c in r.content)
     assert "[REDACTED]" in text
     assert not leaks(text), leaks(text)
+
+
+COPILOT_SOURCE = "session-state/91c9647b-f8d6-4e10-8ce7-e289e56d3f1b"
+COPILOT_SESSION = "5ec7e75a-0000-4000-8000-00000000c0b1"
+
+
+def plant_copilot(tmp: Path, project: Path) -> tuple[Path, Path]:
+    """A copy of the captured Copilot CLI home whose notes session ran in `project`, its
+    request and its tool's output replaced by every planted shape."""
+    home = copy_tree(FIXTURES / "copilot" / ".copilot", tmp / "copilot")
+    src = home / COPILOT_SOURCE
+    dst = home / "session-state" / COPILOT_SESSION
+    dst.mkdir()
+    old_sid = src.name
+    lines = []
+    for line in (src / "events.jsonl").read_text().splitlines():
+        record = json.loads(line.replace("/home/dev/src/notes", str(project)))
+        data = record.get("data", {})
+        if record.get("type") == "user.message":
+            data["content"] = data["transformedContent"] = PROMPT
+        if record.get("type") == "tool.execution_complete" and "result" in data:
+            data["result"] = {"content": TOOL_OUTPUT, "detailedContent": TOOL_OUTPUT}
+        lines.append(json.dumps(record).replace(old_sid, COPILOT_SESSION))
+    (dst / "events.jsonl").write_text("\n".join(lines) + "\n")
+    (dst / "workspace.yaml").write_text(
+        (src / "workspace.yaml")
+        .read_text()
+        .replace("/home/dev/src/notes", str(project))
+        .replace(old_sid, COPILOT_SESSION)
+    )
+    assert "sk-ant-api03-FAKE" in (dst / "events.jsonl").read_text()
+    return home, dst / "events.jsonl"
+
+
+def test_no_planted_secret_reaches_any_output_or_store_from_copilot(
+    repo: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The same shapes in a Copilot CLI session (its request and a tool's output), through its
+    hooks, the brief and the archive."""
+    import pytest
+
+    pytest.importorskip("continuity_copilot")
+    project = repo
+    home, transcript = plant_copilot(tmp_path, project)
+    env = {"COPILOT_HOME": str(home)}
+    assert run_baker("init", cwd=project, env=env).returncode == 0
+    outputs: dict[str, str] = {}
+
+    def run(label: str, *args: str, stdin: str | None = None) -> None:
+        result = run_baker(*args, cwd=project, env=env, input=stdin, timeout=120)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        outputs[label] = result.stdout + result.stderr
+
+    def hook(name: str, **extra: Any) -> str:
+        value = json.loads((FIXTURES / "copilot" / "hook_payloads" / name).read_text())
+        value.update(
+            sessionId=COPILOT_SESSION, cwd=str(project), transcriptPath=str(transcript), **extra
+        )
+        return json.dumps(value)
+
+    run("checkpoint", "checkpoint", "--agent", "copilot", stdin=hook("agentStop.json"))
+    run("pickup", "pickup", "--agent", "copilot", stdin=hook("sessionStart.json"))
+    run("handoff", "handoff", "--from", "copilot")
+    run("handoff --json", "handoff", "--json")
+    run("recall", "recall", "--index")
+    assert "[REDACTED]" in outputs["handoff"]
+    found = {label: kinds for label, text in outputs.items() if (kinds := leaks(text))}
+    stores = {**tree_bytes(project / ".baker"), **tree_bytes(isolated_home / ".baker")}
+    for name, text in stores.items():
+        if kinds := leaks(text, fold="archive.sqlite" in name):
+            found[name] = kinds
+    assert not found, found
