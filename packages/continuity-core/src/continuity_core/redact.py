@@ -402,7 +402,8 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     """The kinds whose hints `text` holds, in the patterns' order."""
-    low = text.translate(_AS_RE).lower()
+    odd = not text.isascii() and any(c in text for c in _AS_RE_LETTERS)
+    low = (text.translate(_AS_RE) if odd else text).lower()
     return tuple(
         kind
         for kind, hints in _HINTS.items()
@@ -485,6 +486,7 @@ def name_parts(name: str) -> list[str]:
 
 # The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
 _AS_RE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "I", "\u212a": "K"})
+_AS_RE_LETTERS = "\u017f\u0131\u0130\u212a"
 
 
 @functools.lru_cache(maxsize=4096)
