@@ -29,7 +29,6 @@ FORBIDDEN = {
     "inspect",
     "hashlib",
     "click",
-    "continuity_core.redact",
     "continuity_core.schemas.trap",
     "continuity_core.machines",
     "continuity_core.adapters.protocol",

@@ -14,10 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from continuity_core import jsonl, needles, traps
+from continuity_core import jsonl, traps
 from continuity_core.redact import redact
-
-SECRETS = Path(__file__).parents[1] / "reliability" / "secrets"
 
 
 @settings(max_examples=3000, deadline=None)
@@ -152,36 +150,6 @@ def test_relative_paths_as_pathlib_read_them(tmp_path: Path, path: str, cwd: str
     assert traps.relative(linked, path, cwd) == _relative_pathlib(linked, path, cwd)
 
 
-def test_the_written_out_base64_needles_are_the_computed_ones() -> None:
-    assert needles.base64_needles() == needles.BASE64_NEEDLES
-
-
-def _corpus() -> list[str]:
-    shapes = json.loads((SECRETS / "shapes.json").read_text())
-    lines = [s["planted"] for s in shapes] + [s["secret"] for s in shapes]
-    for path in sorted((SECRETS / "benign").iterdir()):
-        text = path.read_text()
-        lines += [text, *text.splitlines()]
-    return lines
-
-
-def test_a_clean_text_is_one_the_redactor_leaves_alone() -> None:
-    corpus = _corpus()
-    clean = [t for t in corpus if needles.clean(t)]
-    assert clean and len(clean) < len(corpus)  # both kinds are there
-    assert [t for t in clean if redact(t) != t] == []
-    assert not any(
-        needles.clean(s["planted"]) for s in json.loads((SECRETS / "shapes.json").read_text())
-    )
-
-
-@settings(max_examples=3000, deadline=None)
-@given(text=st.text(max_size=80))
-def test_clean_is_never_wrong_on_any_text(text: str) -> None:
-    if needles.clean(text):
-        assert redact(text) == text
-
-
 @pytest.mark.parametrize(
     "bad", [b"", b" ", b"{", b"[1,]", b"1 2", b"NaN", b'{"a": 1}x', b"\xff", b"{'a': 1}"]
 )
@@ -262,4 +230,4 @@ def test_a_twilio_needle_is_the_capitals_it_opens_with() -> None:
     send the redactor (and `re`) after every brief."""
     key = "SK" + "0123456789abcdef" * 2
     assert redact(f"key {key} here") == "key [REDACTED] here"
-    assert not needles.clean(key) and needles.clean("ask the user to confirm the task")
+    assert redact("ask the user to confirm the task") == "ask the user to confirm the task"

@@ -100,6 +100,7 @@ def test_status_rows_have_the_documented_keys() -> None:
         "since": None,
         "until": None,
         "source": None,
+        "kind": None,
     }
     assert rows[1]["entry"] == "claude:work" and rows[1]["limited"] is True
     assert rows[1]["until"] == until and rows[1]["source"] == "hook"

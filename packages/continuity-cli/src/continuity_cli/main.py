@@ -19,6 +19,9 @@ def main(argv: list[str] | None = None) -> None:
         from continuity_cli.hooks import run
 
         leave(run(args, fork=True))
+    from continuity_cli import boundary
+
+    boundary.install()  # nothing printed from here on carries terminal control from data
     from continuity_cli.app import cli
 
     cli.main(args=args, prog_name="baker")

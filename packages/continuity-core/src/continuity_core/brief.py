@@ -53,6 +53,8 @@ class Brief(Struct, kw_only=True, omit_defaults=True):
     latest_request: str | None = None
     ended_on_limit: bool = False
     reset_at: str | None = None
+    limit_kind: str | None = None  # "usage_limit" or "rate_limit" when it ended on one
+    reset_why: str | None = None  # which record the reset time came from, where two disagree
     failed_attempts: list[Attempt] = field(default_factory=list)  # newer, did no work
     sections: list[Section] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
@@ -460,6 +462,11 @@ def build(
         latest_request=session.latest_request if session else None,
         ended_on_limit=bool(session and session.ended_on_limit),
         reset_at=session.last_error.reset_at if session and session.last_error else None,
+        limit_kind=(
+            session.last_error.kind
+            if session and session.ended_on_limit and session.last_error
+            else None
+        ),
         failed_attempts=list(failed or []),
         sections=sections,
         budget_tokens=budget_tokens,
@@ -664,7 +671,11 @@ def render(brief: Brief) -> str:
     out = ["# Handoff brief", ""]
     if brief.ended_on_limit:
         when = f" (resets at {brief.reset_at})" if brief.reset_at else ""
-        out += [f"> The previous session ended on a usage limit{when}.", ""]
+        why = f" {brief.reset_why}" if brief.reset_why else ""
+        if brief.limit_kind == "rate_limit":  # requests too fast: it passes in minutes
+            out += [f"> The previous session ended on a rate limit{when}: retry later.{why}", ""]
+        else:
+            out += [f"> The previous session ended on a usage limit{when}.{why}", ""]
     for s in brief.sections:
         out += [f"## {s.title}", f"_source: {s.source}_", "", s.body, ""]
     if brief.cut:

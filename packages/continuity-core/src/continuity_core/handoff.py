@@ -146,6 +146,8 @@ def _make(
         budget_tokens=budget_tokens or config.brief.budget_tokens,
         unfound=why_none(root, choice.below),
     )
+    if built.ended_on_limit and session is not None and choice.adapter is not None:
+        _reconcile_reset(built, session, choice.adapter, config)
     sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
     return Handoff(
         brief=built,
@@ -206,6 +208,34 @@ def _chosen(
     return choice, session, ref
 
 
+def _reconcile_reset(built: brief_mod.Brief, session: Session, adapter: Any, config: Any) -> None:
+    """The transcript's reset time and the limit ledger's (the hook's record) for the same
+    account: where only one names it, that one; where they disagree, the later, so no agent
+    is tried again before its limit lifts. The brief says which it used and why."""
+    from continuity_core import limits
+
+    try:
+        folder = limits.account_dir(adapter, config, session.account or "")
+    except (IndexError, OSError):
+        return
+    recorded = limits.find(limits.read(), adapter.name, folder)
+    theirs = limits.parse_time(recorded.until) if recorded is not None else None
+    ours = limits.parse_time(built.reset_at)
+    if theirs is None or recorded is None:
+        return
+    source = f"the {recorded.source} record in the limit ledger"
+    if ours is None:
+        built.reset_at = recorded.until
+        built.reset_why = f"(The reset time is from {source}: the transcript names none.)"
+    elif abs((theirs - ours).total_seconds()) > 60:
+        said = built.reset_at
+        built.reset_at = recorded.until if theirs > ours else said
+        built.reset_why = (
+            f"(The transcript says {said}, {source} says {recorded.until}: the later is "
+            "used, so the account is not tried again before its limit lifts.)"
+        )
+
+
 def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
     err = session.last_error
     return brief_mod.Attempt(
@@ -224,7 +254,7 @@ def from_machine(
 ) -> Handoff:
     """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
     compared with this checkout."""
-    from continuity_core import machines
+    from continuity_core import snapshots
     from continuity_core.errors import BakerError
 
     if narrowed:
@@ -233,7 +263,7 @@ def from_machine(
             "narrowed to an agent, account or session here"
         )
     return Handoff(
-        brief=machines.brief_for(root, machine, budget_tokens), session=None, adapter=None
+        brief=snapshots.brief_for(root, machine, budget_tokens), session=None, adapter=None
     )
 
 
@@ -273,7 +303,7 @@ def structured(result: Handoff) -> HandoffDoc:
             agent=ref.agent, account=ref.account, session=ref.session_id, transcript=ref.path
         )
     if limit is None and brief.ended_on_limit:
-        limit = doc.Limit(kind="usage_limit", until=brief.reset_at)
+        limit = doc.Limit(kind=brief.limit_kind or "usage_limit", until=brief.reset_at)
     request = brief.latest_request
     commands = [
         doc.Command(

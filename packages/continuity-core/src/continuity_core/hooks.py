@@ -176,13 +176,14 @@ def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     if event.error not in limits.LIMIT_KINDS:
         return None
     folder = _account_dir(adapter, event, None)
+    at = limits.now()
     return limits.record(
         limits.Limit(
             agent=adapter.name,
             dir=folder,
             account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
-            since=limits.iso(limits.now()),
-            until=event.reset_at,
+            since=limits.iso(at),
+            until=event.reset_at or limits.reset_in_text(event.error_message or "", at),
             source="hook",
             kind=event.error or "usage_limit",
             message=(event.error_message or "")[:500],

@@ -4,8 +4,8 @@ before its transcript recorded it (Gemini CLI writes a call only once it returns
 One small file per session under `.baker/inflight/`, replaced on every tool call and removed
 when the turn ends normally; what is left after a crash is the call that was running.
 
-The pre-tool hook writes it on every tool call: plain JSON through `json`, and the
-redactor only for a text its needles say it could change (`needles.clean`).
+The pre-tool hook writes it on every tool call: plain JSON through `json`, every text
+through the redactor.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from continuity_core import jsonl, needles, trust
+from continuity_core import jsonl, trust
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.store import now_iso
 
@@ -99,8 +99,6 @@ class Inflight:
 
 
 def _redact(text: str) -> str:
-    if needles.clean(text):
-        return text
     from continuity_core.redact import redact
 
     return redact(text)

@@ -275,15 +275,15 @@ def config_problem() -> str:
 
 
 def other_machines(root: StrPath) -> str | None:
-    """`machines.pickup_text` once `baker pull` has written `.baker/machines.json`; without
-    that file the machines module (and msgspec, which it reads the file with) is not loaded."""
+    """`snapshots.pickup_text` once `baker pull` has written `.baker/machines.json`; without
+    that file the snapshots module (and msgspec, which it reads the file with) is not loaded."""
     if not os.path.exists(os.path.join(root, STORE, MACHINES_FILE)):
         return None
-    from pathlib import Path  # machines imports it anyway
+    from pathlib import Path  # snapshots imports it anyway
 
-    from continuity_core import machines
+    from continuity_core import snapshots
 
-    return machines.pickup_text(Path(root))
+    return snapshots.pickup_text(Path(root))
 
 
 def clip_lines(text: str, limit: int, what: str) -> str:

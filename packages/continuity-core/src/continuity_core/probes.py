@@ -443,25 +443,13 @@ def check_interpreter(
 ) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
-    Nothing that came with the repository is executed (docs/decisions.md, "No program from
-    the repository"): a venv folder outside `root` is refused, one git tracks is reported
-    without being run, and an interpreter whose real file lies inside `root` (a regular file,
-    not the usual link to a Python installed elsewhere) is only checked to exist and be
-    executable. The rest runs with `-I -S`: no environment variables, no site-packages.
+    Nothing from the folder is executed (docs/decisions.md, "No program from the
+    repository"): a venv folder outside `root` is refused, one git tracks is reported
+    without being checked, and the others are only checked to exist and be executable:
+    their `pyvenv.cfg` lies inside the project and its `home` would pick the code that runs
+    (`refused`), whatever git says about the folder.
     """
     python = interpreter_of(os.path.abspath(venv))
-    target = os.path.realpath(python)
-    refused = _not_run(label, venv, python, target, root=root, tracked=tracked)
-    if refused is not None:
-        return refused
-    return _run_interpreter(label, venv, python, target, timeout_s)
-
-
-def _not_run(
-    label: str, venv: str, python: str, target: str, *, root: StrPath, tracked: bool
-) -> ProbeResult | None:
-    """The verdict on a venv that is not run (outside, tracked, missing, broken or inside the
-    project), or None when its interpreter may be run."""
     if not _inside(root, venv):
         return ProbeResult(
             name=label,
@@ -487,70 +475,50 @@ def _not_run(
             verdict="missing",
             detail=f"{venv}: no such folder",
         )
+    target = os.path.realpath(python)
     if not os.path.exists(python):
         why = f"links to missing {target}" if os.path.islink(python) else "missing"
         return ProbeResult(
             name=label, state="fail", kind="venv", verdict="broken", detail=f"{python}: {why}"
         )
-    if _inside(root, target):
-        if os.path.isfile(target) and os.access(target, os.X_OK):
-            return ProbeResult(
-                name=label,
-                state="ok",
-                kind="venv",
-                verdict="not run",
-                detail=f"{python} -> {target}: executable; inside the project, so not run",
-            )
+    if os.path.isfile(target) and os.access(target, os.X_OK):
         return ProbeResult(
             name=label,
-            state="fail",
+            state="ok",
             kind="venv",
-            verdict="broken",
-            detail=f"{python} -> {target}: not an executable file",
-        )
-    return None
-
-
-def _run_interpreter(
-    label: str, venv: str, python: str, target: str, timeout_s: float
-) -> ProbeResult:
-    """Run the interpreter isolated (`-I -S`) and report its version, or why it did not answer."""
-    try:
-        ran = run_command(
-            [python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
-            cwd=venv,
-            timeout_s=timeout_s,
-        )
-    except OSError as e:
-        return ProbeResult(
-            name=label,
-            state="fail",
-            kind="venv",
-            verdict="broken",
-            detail=f"{python} -> {target}: cannot run ({e.strerror})",
-        )
-    if ran.returncode is None:
-        return ProbeResult(
-            name=label,
-            state="timeout",
-            kind="venv",
-            detail=f"{python} -> {target}: no answer within {timeout_s:g}s",
-        )
-    if ran.returncode != 0:
-        return ProbeResult(
-            name=label,
-            state="fail",
-            kind="venv",
-            verdict="broken",
-            detail=f"{python} -> {target}: exit {ran.returncode} {tail(ran.err)}".rstrip(),
+            verdict="present",
+            detail=f"{python} -> {target}: present; {refused(root, python) or 'in the project'}, "
+            "so not run",
         )
     return ProbeResult(
         name=label,
-        state="ok",
+        state="fail",
         kind="venv",
-        verdict="ok",
-        detail=f"{python} -> {target} (Python {ran.out.strip()})",
+        verdict="broken",
+        detail=f"{python} -> {target}: not an executable file",
     )
+
+
+def refused(root: StrPath, python: StrPath) -> str | None:
+    """Why `python` may not run for the project at `root`, or None: it lies inside the
+    project (as named or once its links are followed), or the `pyvenv.cfg` Python reads
+    beside it or one folder up does: that file's `home` picks the standard library, so
+    the folder's own code would run whatever binary the link leads to."""
+    path = os.path.abspath(os.path.join(root, os.path.expanduser(str(python))))
+    real = os.path.realpath(path)
+    if _inside(root, path) or _inside(root, real):
+        return "it lies inside the project"
+    for exe in dict.fromkeys((path, real)):
+        here = os.path.dirname(exe)
+        for cfg in (
+            os.path.join(here, "pyvenv.cfg"),
+            os.path.join(os.path.dirname(here), "pyvenv.cfg"),
+        ):
+            if os.path.lexists(cfg) and (
+                _inside(root, cfg) or _inside(root, os.path.realpath(cfg))
+            ):
+                return f"its {cfg} lies inside the project"
+    return None
 
 
 def _inside(root: StrPath, path: StrPath) -> bool:
@@ -680,7 +648,7 @@ def _tasks(
             pythons = [
                 interpreter_of(p)
                 for p in inside
-                if p not in tracked and not _inside(root, os.path.realpath(interpreter_of(p)))
+                if p not in tracked and refused(root, interpreter_of(p)) is None
             ]
             ctx = ProbeContext(
                 root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit

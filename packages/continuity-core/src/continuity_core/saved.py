@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 from msgspec import Struct, field
 
-from continuity_core import trust
+from continuity_core import git, trust
 from continuity_core.fs import atomic_write, inside, is_loose
 from continuity_core.git import git_facts
 from continuity_core.redact import redact, redact_obj, scan
@@ -665,7 +665,7 @@ def repo_id(root: Path, facts: GitFacts) -> str:
 
     try:
         out = subprocess.run(
-            ["git", "config", "--get", "remote.origin.url"],
+            git.argv(root, "config", "--get", "remote.origin.url"),
             cwd=root,
             capture_output=True,
             text=True,

@@ -524,6 +524,7 @@ def table(
             "state": None,
             "did_work": None,
             "reset_at": None,
+            "limit_kind": None,
             "error": None,
             "chosen": False,
             "archived": False,
@@ -547,6 +548,7 @@ def table(
         if s.last_error is not None:
             row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
             row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
+            row["limit_kind"] = s.last_error.kind if s.ended_on_limit else None
         if not chosen and row["did_work"]:
             row["chosen"] = chosen = True
         rows.append(row)
@@ -589,10 +591,10 @@ def structured(project: Path, found: Table) -> dict[str, Any]:
 def other_machines(project: Path) -> list[dict[str, Any]]:
     """One row per other machine's newest snapshot, from `.baker/machines.json` (what `baker
     pull` wrote; no git call): its time, agent, how it ended, branch and commit, request."""
-    from continuity_core import machines
+    from continuity_core import snapshots
     from continuity_core.redact import redact
 
-    found = machines.from_file(project)
+    found = snapshots.from_file(project)
     rows = []
     for m in found.machines if found else []:
         s = m.snapshot

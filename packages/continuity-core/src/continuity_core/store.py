@@ -259,8 +259,7 @@ class Store:
 
     # --- hook log, read by `baker audit` -------------------------------------------------
     def log(self, event: str, **fields: Any) -> None:
-        """Append one line to `.baker/log/events.jsonl`, redacted; never raises. A line the
-        redactor's needles say it would leave alone (ids, counts) is written without it."""
+        """Append one line to `.baker/log/events.jsonl`, redacted; never raises."""
         try:
             folder = self.folder_path("log")
             path = os.path.join(folder, "events.jsonl")
@@ -269,13 +268,9 @@ class Store:
                     os.replace(path, os.path.join(folder, "events.1.jsonl"))
             except FileNotFoundError:
                 pass
-            from continuity_core import needles
+            from continuity_core.redact import redact
 
-            line = json.dumps({"t": now_iso(), "event": event, **fields})
-            if not needles.clean(line):
-                from continuity_core.redact import redact
-
-                line = redact(line)
+            line = redact(json.dumps({"t": now_iso(), "event": event, **fields}))
             trust.append(path, (line + "\n").encode())
         except Exception:  # noqa: S110 - logging is best effort by design
             pass

@@ -107,7 +107,7 @@ def with_other_machines(root: Path) -> list[Trap]:
 def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
     from pathlib import Path
 
-    from continuity_core.machines import traps_from_others
+    from continuity_core.snapshots import traps_from_others
 
     ids = {t.id for t in own}
     return own + [t for t in traps_from_others(Path(root)) if t.id not in ids]
@@ -554,7 +554,6 @@ def _cache_key(root: str) -> str:
             _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
             _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
             _identity(os.path.join(here, "redact.py")),
-            _identity(os.path.join(here, "needles.py")),
         )
     )
 

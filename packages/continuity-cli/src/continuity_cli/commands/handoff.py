@@ -127,10 +127,16 @@ def make_brief(
 
 
 def limit_note(result: Handoff) -> str | None:
-    """What to do when the last session ended on a usage limit."""
+    """What to do when the last session ended on a usage limit (another account or agent)
+    or a rate limit (wait and retry: another account does not help it)."""
     if not result.brief.ended_on_limit:
         return None
     when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
+    if result.brief.limit_kind == "rate_limit":
+        return (
+            f"The last session ended on a rate limit{when}: it passes in minutes; retry "
+            "the same session later (`baker run` waits and retries by itself)."
+        )
     return (
         f"The last session ended on a usage limit{when}: continue with "
         "`baker resume AGENT` on another agent, or `--account NAME`, or "
