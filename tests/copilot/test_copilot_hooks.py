@@ -94,3 +94,43 @@ def test_session_for_hook_finds_the_session(
     assert found is not None and found.path == str(events)
     unknown = ADAPTER.parse_hook(payload("sessionStart", sessionId="../../etc/passwd"))
     assert ADAPTER.session_for_hook(unknown, [account]) is None
+
+
+def claude_stop(stop: dict[str, object]) -> dict[str, object]:
+    """What Copilot CLI 1.0.102 sends a project's `.claude/settings.json` `Stop` hook
+    (docs/e2e.md, /work/shared/formats/copilot.md): Claude's keys, Copilot's own session id,
+    working directory and `events.jsonl`, built from the captured `agentStop` of that turn."""
+    return {
+        "session_id": stop["sessionId"],
+        "transcript_path": stop["transcriptPath"],
+        "cwd": stop["cwd"],
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+
+
+def test_claudes_hook_run_by_copilot_writes_no_checkpoint(isolated_home: Path, repo: Path) -> None:
+    pytest.importorskip("continuity_claude")
+    from tests.conftest import run_baker
+    from tests.copilot.test_copilot_launch import session_into
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    folder = session_into(isolated_home / ".copilot", GREETER, repo)
+    stop = json.loads(payload("agentStop", sessionId=GREETER, cwd=str(repo)))
+    stop["transcriptPath"] = str(folder / "events.jsonl")
+    checkpoints = repo / ".baker" / "checkpoints"
+
+    hook = run_baker("checkpoint", "--agent", "claude", input=json.dumps(claude_stop(stop)))
+    assert hook.returncode == 0 and hook.stdout == ""
+    # Claude's adapter refuses it (the transcript is Copilot's): nothing in Claude's name
+    assert not checkpoints.is_dir() or not any(checkpoints.iterdir())
+    lines = (repo / ".baker" / "log" / "events.jsonl").read_text().splitlines()
+    log = [json.loads(line) for line in lines]
+    refused = [e for e in log if e["event"] == "hook_bad_input"]
+    assert [(e["command"], e["agent"]) for e in refused] == [("checkpoint", "claude")]
+
+    # the turn's checkpoint is the Copilot hook's, with its session
+    assert run_baker("checkpoint", "--agent", "copilot", input=json.dumps(stop)).returncode == 0
+    (written,) = [json.loads(p.read_text()) for p in checkpoints.iterdir()]
+    assert (written["agent"], written["event"]) == ("copilot", "stop")
+    assert written["session"]["session_id"] == GREETER
