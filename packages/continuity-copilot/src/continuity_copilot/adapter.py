@@ -69,6 +69,7 @@ class CopilotAdapter(ModuleAdapter):
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
             return None
+        hooks.flushed(event)  # a live agentStop: its turn may still be in Copilot's buffer
         path = event.transcript_path
         if path and os.path.isfile(path):
             home = discovery.home_of(path)

@@ -107,12 +107,16 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             session=hooked.session_id,
         )
     if agent is not None and event is None and (payload.strip() or argv):
+        # The agent's adapter refused the payload: not this agent's turn (Copilot CLI runs a
+        # project's .claude Stop hook with a Claude-shaped payload on its own transcript), so
+        # no checkpoint is written in its name. The log tells `baker audit`.
         store.log(
             "hook_bad_input",
             command="checkpoint",
             agent=agent,
             size=len(payload) or sum(map(len, argv)),
         )
+        return ""
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     # One checkpoint at a time per project: the agent no longer waits for this work (it runs
     # in a detached child, `continuity_cli.hooks.detach`), so two turns' may overlap.

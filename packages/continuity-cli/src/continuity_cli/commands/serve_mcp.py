@@ -21,11 +21,12 @@ INSTALL_HINT = (
 def mcp(all_projects: bool) -> None:
     """Serve Continuity's tools to an agent over MCP (stdio): recall, handoff, and more.
 
-    Agents start it themselves: `baker init --mcp` registers it for this project (Claude
-    Code, Gemini CLI) and `baker global sync --mcp` for every project (Codex, Claude Code,
-    Gemini CLI). Tools: recall, handoff, sessions, traps, note, save, resume_check; each
-    acts on the project the server started in; reading another one (`repo`) needs
-    --all-projects, and writing one is refused. See docs/mcp.md.
+    Agents start it themselves: `baker init --mcp` registers it for this project (each
+    installed agent that reads a project file) and `baker global sync --mcp` for every
+    project (each installed agent's user files; docs/mcp.md lists them). Tools: recall,
+    handoff, sessions, traps, note, save, resume_check; each acts on the project the server
+    started in; reading another one (`repo`) needs --all-projects, and writing one is
+    refused. See docs/mcp.md.
     """
     try:
         from continuity_cli import mcp_server

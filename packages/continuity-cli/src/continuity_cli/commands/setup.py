@@ -43,9 +43,9 @@ def _adapters() -> tuple[dict[str, Adapter], dict[str, str]]:
 @click.option(
     "--mcp",
     is_flag=True,
-    help="Also register `baker mcp` as an MCP server for this project (Claude Code: "
-    ".mcp.json; Gemini CLI: .gemini/settings.json; Codex: see `global sync "
-    "--mcp`).",
+    help="Also register `baker mcp` as an MCP server for this project, in each installed "
+    "agent's project file; an agent that reads MCP servers only from the user's files is "
+    "told to use `global sync --mcp` (which file each agent reads: docs/mcp.md).",
 )
 def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, mcp: bool) -> None:
     """Make this repository a Continuity project.
