@@ -1,5 +1,5 @@
 """A cold read of a long transcript whose last part holds no request still gives the latest
-request: found by one backward scan of the part skipped, for each of the three agents."""
+request: found by one backward scan of the part skipped, for each agent benchgen writes."""
 
 from __future__ import annotations
 
@@ -25,17 +25,9 @@ COLD = 64 << 10  # the part a first read takes, shrunk from 32 MiB so the files 
 
 def reader(agent: str) -> Callable[[SessionRef], Cursor[Any]]:
     pytest.importorskip(f"continuity_{agent}")  # the agent's parser reads its records
-    if agent == "claude":
-        from continuity_claude.adapter import ClaudeAdapter
+    from continuity_core.adapters import load
 
-        return ClaudeAdapter().read
-    if agent == "codex":
-        from continuity_codex import CodexAdapter
-
-        return CodexAdapter().read
-    from continuity_gemini.adapter import GeminiAdapter
-
-    return GeminiAdapter().read
+    return load(agent).read
 
 
 def cold_read(agent: str, path: Path) -> Session:
