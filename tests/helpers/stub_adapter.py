@@ -40,6 +40,7 @@ class StubAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = None
     usage_source: UsageSource | None = None
+    session_records: None = None  # each session is a JSONL file
     install_options: tuple[InstallOption, ...] = ()
     env_vars: tuple[str, ...] = ()
 

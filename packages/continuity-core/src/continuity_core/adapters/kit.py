@@ -293,6 +293,10 @@ class Checks(Protocol):
     def cli_version(self) -> str | None: ...
 
 
+if TYPE_CHECKING:
+    from continuity_core.adapters.protocol import SessionRecords
+
+
 class ModuleAdapter:
     """A base for an adapter class wired from its package's modules (mypy checks each module
     against its Protocol): `accounts`, `discover` and `all_sessions` are `found_by`'s (the
@@ -308,6 +312,8 @@ class ModuleAdapter:
                 return doctor
     """
 
+    # Sessions are JSONL files of their own unless an adapter says otherwise (OpenCode's rows).
+    session_records: SessionRecords | None = None
     found_by: ClassVar[Discovery]
 
     def checks(self) -> Checks:
