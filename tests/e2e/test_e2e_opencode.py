@@ -101,12 +101,21 @@ def test_an_opencode_429_continues_in_codex(agent: MakeAgent) -> None:
     assert_holds_the_brief(text, "opencode")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="main's `baker run` takes the brief OpenCode shows (it quotes Claude's `Usage limit "
-    "reached`) for a limit of OpenCode's own and ends it within 10 s, before its first request; "
-    "issue 30's screen detection (a limit only by the agent's own record) fixes it: drop this "
-    "mark when i30 is merged",
+def _screen_text_needs_a_record() -> bool:
+    """Whether `baker run` counts a limit on screen only with the agent's own record (issue
+    30's supervisor: a limit read off the screen is `pending` until confirmed)."""
+    from dataclasses import fields
+
+    from continuity_cli.supervise import Countdown
+
+    return "pending" in {f.name for f in fields(Countdown)}
+
+
+@pytest.mark.skipif(
+    not _screen_text_needs_a_record(),
+    reason="this `baker run` takes the brief OpenCode shows (it quotes Claude's `Usage limit "
+    "reached`) for OpenCode's own limit and ends it before its first request; issue 30's "
+    "screen detection fixes that (verified with i30 merged)",
 )
 def test_run_continues_in_opencode_after_claude_hits_its_limit(
     agent: MakeAgent, isolated_home: Path
