@@ -8,7 +8,6 @@ JSONL line's (a text part's `text`, a tool part's `state.input` and `state.outpu
 
 from __future__ import annotations
 
-import json
 import os
 
 from continuity_core.adapters import kit
@@ -47,6 +46,8 @@ class Rows:
 
 
 def _decode(data: str | bytes) -> object | None:
+    import json  # the hooks load the adapter, never this: json stays off their path
+
     try:
         record: object = json.loads(data)
     except ValueError:  # a row written half-way: its text is indexed once it is whole
