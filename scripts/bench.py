@@ -48,9 +48,10 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / ("Scripts" if os.name == "nt" else "bin")
 TRAPS = 1000
 TRAP_MARK = "BENCH-TRAP"
-# ccusage 20's full parse of a 500 MB transcript, from the issue (which gives no Gemini figure,
-# so Gemini is held to the Claude one). --peers replaces these with figures measured here.
-CCUSAGE_500M_S = {"claude": 2.1, "codex": 0.63, "gemini": 2.1}
+# ccusage 20's full parse of a 500 MB transcript, from the issue (which gives no Gemini or
+# Copilot figure, so they are held to the Claude one). --peers replaces these with figures
+# measured here.
+CCUSAGE_500M_S = {"claude": 2.1, "codex": 0.63, "gemini": 2.1, "copilot": 2.1}
 BRIEF_MAX = 32 << 10
 PICKUP_MAX_CHARS = 6000
 GROUPS = ("hooks", "checkpoint", "handoff", "discovery", "recall", "run")
@@ -215,6 +216,7 @@ class Bench:
             CLAUDE_CONFIG_DIR=str(home / ".claude"),
             CODEX_HOME=str(home / ".codex"),
             GEMINI_CLI_HOME=str(home),
+            COPILOT_HOME=str(home / ".copilot"),
             BAKER_HOME=str(home / ".baker"),
             XDG_CONFIG_HOME=str(home / ".config"),
             XDG_CACHE_HOME=str(home / ".cache"),
@@ -530,7 +532,7 @@ class Bench:
         os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
         payload: bytes = benchgen.hook_payload(agent, 2, home, self.data.cwd, transcript)
         # A new session id per run: each delivery marks its traps seen for that session only.
-        sid: str = json.loads(payload)["session_id"]
+        sid = benchgen.hook_session(payload)
 
         calls = iter(range(2, 1 << 16))
 
@@ -550,7 +552,7 @@ class Bench:
         payload = benchgen.hook_payload(agent, 1, home, self.data.cwd, transcript)
         # A new session: its id, and the transcript it will write, which every agent names by
         # the id (Gemini by its first 8 characters, and reads the session from that name).
-        old, new = json.loads(payload)["session_id"], "0b0e57a4-5e55-4000-8000-00000000beef"
+        old, new = benchgen.hook_session(payload), "0b0e57a4-5e55-4000-8000-00000000beef"
         payload = payload.replace(old.encode(), new.encode())
         payload = payload.replace(old[:8].encode(), new[:8].encode())
         self.measure(self.baker_cmd("checkpoint", "--agent", agent), home, stdin=stop, runs=1)
@@ -1081,10 +1083,10 @@ class Bench:
             else f"""
 The second table puts each never-seen `baker handoff` (no store, nothing cached: it finds the
 session and reads the transcript anew) beside ccusage's `<agent> daily --json --offline` on the
-same generated transcript, in the same isolated home (HOME, CLAUDE_CONFIG_DIR and CODEX_HOME
-point at it, never at the real ones), ccusage first and baker right after it: each the median
-of {min(a.runs, 3)} runs with no warm-up (the file was just generated or read, so it is in the
-page cache), with the peak RSS of the worst run. ccusage is installed from the npm
+same generated transcript, in the same isolated home (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and
+COPILOT_HOME point at it, never at the real ones), ccusage first and baker right after it: each
+the median of {min(a.runs, 3)} runs with no warm-up (the file was just generated or read, so it
+is in the page cache), with the peak RSS of the worst run. ccusage is installed from the npm
 registry as `ccusage@20` (or the newest 20.x that has a native binary for this platform); it
 parses the whole file, so its token totals grow with the size.
 """

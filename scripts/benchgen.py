@@ -1,7 +1,8 @@
 """Generate benchmark data by replaying the record shapes of the real captured fixtures.
 
-Each agent's S1 transcript (todo tool, shell, file write/edit, usage, final text) is compiled
-once into a turn template whose ids, parent links, timestamps, ordinals, cwd and prompt are
+Each agent's S1 transcript (todo tool, shell, file write/edit, usage, final text; for Copilot
+CLI its captured session with the same steps) is compiled once into a turn template whose ids,
+parent links, timestamps, ordinals, cwd and prompt are
 slots; a transcript of any size is that turn rendered again and again with fresh ids, ending
 on a distinctive final request. Standard library only, so it runs under any Python 3.11.
 
@@ -28,8 +29,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 GEN_VERSION = 1  # bump when the generated shapes change, so stale data is rebuilt
-AGENTS = ("claude", "codex", "gemini")
+AGENTS = ("claude", "codex", "gemini", "copilot")
 FIXTURE_CWD = "/home/dev/src/weather-cli"
+COPILOT_SESSION = "9f9b8b82-18c9-421e-b394-948a5f941695"  # todos (sql), create, bash, text
+FIXTURE_CWDS = {"copilot": "/home/dev/src/greeter"}  # the others': FIXTURE_CWD
 FINAL_REQUEST = (
     "BENCH-FINAL-REQUEST: rename celsius_to_fahrenheit() to c_to_f() everywhere, keep the old "
     "name as a deprecated alias, and note the change in README.md."
@@ -40,12 +43,14 @@ SOURCES = {
     "codex": "codex/.codex/sessions/2026/11/30/"
     "rollout-2026-11-30T03-56-52-01a22a99-3138-74a2-beeb-885dc8136fd9.jsonl",
     "gemini": "gemini/.gemini/tmp/weather-cli/chats/session-2026-11-30T03-58-11b35675.jsonl",
+    "copilot": f"copilot/.copilot/session-state/{COPILOT_SESSION}/events.jsonl",
 }
-HEADER_LINES = {"claude": 0, "codex": 1, "gemini": 2}  # written once, not per turn
+HEADER_LINES = {"claude": 0, "codex": 1, "gemini": 2, "copilot": 2}  # written once, not per turn
 HOOKS = {  # hook payload templates: (after a turn, session start, before a tool)
     "claude": ("Stop.json", "SessionStart.startup.json", "PreToolUse.Write.json"),
     "codex": ("Stop.json", "SessionStart.startup.json", "PreToolUse.apply_patch.json"),
     "gemini": ("AfterAgent.json", "SessionStart.startup.json", "BeforeTool.write_file.json"),
+    "copilot": ("agentStop.json", "sessionStart.json", "preToolUse.json"),
 }
 
 TOKEN = re.compile(
@@ -55,6 +60,7 @@ TOKEN = re.compile(
     r"|(?<=__)(?P<gname>[a-z_]+?_)(?P<gms>\d{13})(?=_\d)"
     r'|"ordinal":(?P<ord>\d+)'
     r'|"parentUuid":(?P<null>null)'
+    r"|\b(?P<cpfx>call)_(?P<chex>[0-9a-f]{12})\b"  # Copilot's tool call ids
 )
 
 
@@ -146,13 +152,31 @@ class Template:
         return "".join(out)
 
 
+def fixture_truth(agent: str) -> tuple[str, str]:
+    """The captured session's id and the request of the turn the template repeats."""
+    if agent == "copilot":  # its own ground truth; the first request's turn is the template
+        truth = json.loads((FIXTURES / "copilot" / "ground_truth.json").read_text())
+        return COPILOT_SESSION, truth["sessions"][COPILOT_SESSION]["requests"][0]
+    found = json.loads((FIXTURES / "ground_truth.json").read_text())[SOURCES[agent]]
+    return found["session_id"], found["latest_user_request"]
+
+
+def source_lines(agent: str) -> list[str]:
+    """The captured transcript's lines the template is made of: for Copilot, its first run
+    (up to its `session.shutdown`; the resumed run after it ended on a 429)."""
+    lines = (FIXTURES / SOURCES[agent]).read_text().splitlines(keepends=True)
+    if agent == "copilot":
+        end = next(i for i, x in enumerate(lines) if '"type":"session.shutdown"' in x)
+        lines = lines[:end]
+    return lines
+
+
 def compile_template(agent: str) -> Template:
-    source = FIXTURES / SOURCES[agent]
-    truth = json.loads((FIXTURES / "ground_truth.json").read_text())[SOURCES[agent]]
-    lines = source.read_text().splitlines(keepends=True)
+    lines = source_lines(agent)
     n_head = HEADER_LINES[agent]
-    session_id = truth["session_id"]
-    prompt = esc(truth["latest_user_request"])
+    session_id, request = fixture_truth(agent)
+    prompt = esc(request)
+    fixture_cwd = FIXTURE_CWDS.get(agent, FIXTURE_CWD)
     slot_of: dict[str, int] = {}
     slots: list[str] = []
     times: list[int] = []
@@ -160,7 +184,7 @@ def compile_template(agent: str) -> Template:
     def compile_lines(chunk: list[str], remap: bool) -> list[Any]:
         pieces: list[Any] = []
         for line in chunk:
-            for j, lit in enumerate(line.split(FIXTURE_CWD)):
+            for j, lit in enumerate(line.split(fixture_cwd)):
                 if j:
                     pieces.append(("cwd", None))
                 for k, part in enumerate(lit.split(prompt)):
@@ -194,6 +218,12 @@ def compile_template(agent: str) -> Template:
                 yield ("gms", int(m["gms"])) if remap else m["gms"]
             elif m["ord"]:
                 yield ("ord", int(m["ord"])) if remap else m[0]
+            elif m["chex"]:
+                if remap and agent == "copilot":
+                    yield "call_"
+                    yield ("id", slot(m["chex"], "hex:12"))
+                else:
+                    yield m[0]
             else:
                 yield ("prev", None) if remap and agent == "claude" else m[0]
         yield text[pos:]
@@ -246,6 +276,8 @@ def transcript_path(agent: str, home: Path, cwd: str) -> Path:
         return home / ".claude" / "projects" / claude_slug(cwd) / src.name
     if agent == "codex":
         return home / ".codex" / "sessions" / "2026" / "11" / "30" / src.name
+    if agent == "copilot":
+        return home / ".copilot" / "session-state" / COPILOT_SESSION / src.name
     return home / ".gemini" / "tmp" / gemini_slug(cwd) / "chats" / src.name
 
 
@@ -284,6 +316,8 @@ def write_transcript(
     path.parent.mkdir(parents=True, exist_ok=True)
     if agent == "gemini":
         register_gemini(home, {cwd: gemini_slug(cwd)})
+    if agent == "copilot":
+        copilot_folder(path.parent, cwd, "Step 0: tidy up the weather helpers")
     head = tpl.render(tpl.header, 0, prompt="", cwd=esc(cwd), salt=salt)
     if agent == "gemini":  # projectHash is sha256 of the project root
         head = re.sub(
@@ -347,12 +381,52 @@ def append_traffic(agent: str, path: Path, cwd: str, k: int, size: int, *, salt:
     return turns
 
 
+def copilot_folder(folder: Path, cwd: str, name: str) -> None:
+    """The rest of a Copilot session's folder, from the capture: `workspace.yaml` (the project,
+    by which baker finds the session) and `session.db` (its todo list)."""
+    src = FIXTURES / SOURCES["copilot"]
+    old = FIXTURE_CWDS["copilot"]
+    text = (src.parent / "workspace.yaml").read_text().replace(old, cwd)
+    first = fixture_truth("copilot")[1]
+    (folder / "workspace.yaml").write_text(text.replace(f"name: {first}", f"name: {name[:60]}"))
+    shutil.copyfile(src.parent / "session.db", folder / "session.db")
+
+
+def hook_session(payload: bytes) -> str:
+    """The session id a hook payload names (Copilot's key is camelCase)."""
+    data = json.loads(payload)
+    return str(data.get("session_id") or data["sessionId"])
+
+
 def hook_payload(agent: str, which: int, home: Path, cwd: str, transcript: Path) -> bytes:
     """A real hook payload of `agent` re-pointed at the generated session and project."""
+    if agent == "copilot":
+        return copilot_payload(which, cwd, transcript)
     text = (FIXTURES / agent / "hook_payloads" / HOOKS[agent][which]).read_text()
     data = json.loads(text.replace(FIXTURE_CWD, cwd))
     data["transcript_path"] = str(transcript)
     data["cwd"] = cwd
+    return json.dumps(data).encode()
+
+
+def copilot_payload(which: int, cwd: str, transcript: Path) -> bytes:
+    """Copilot's captured payloads (camelCase; only `agentStop` names the transcript) for the
+    generated session. Its captured `preToolUse` is a `sql` call, which touches no file: the
+    tool becomes the session's own `create` of the file the bench's traps match."""
+    data = json.loads(
+        (FIXTURES / "copilot" / "hook_payloads" / HOOKS["copilot"][which]).read_text()
+    )
+    data.update(sessionId=COPILOT_SESSION, cwd=cwd)
+    if "transcriptPath" in data:
+        data["transcriptPath"] = str(transcript)
+    if which == 2:
+        data.update(
+            toolName="create",
+            toolArgs={
+                "path": f"{cwd}/weather/units.py",
+                "file_text": "def celsius_to_fahrenheit(c):\n    return c * 9 / 5 + 32\n",
+            },
+        )
     return json.dumps(data).encode()
 
 

@@ -4,8 +4,8 @@
     python3 scripts/dev.py canary [--agent NAME ...] [--version AGENT=VER] [--keep DIR]
         [--no-e2e] [--json]
 
-For each agent (claude, codex, gemini): asks npm for the newest release, installs them into
-a scratch folder (never tests/e2e/node_modules), runs the capture scenarios of
+For each agent (claude, codex, copilot, gemini): asks npm for the newest release, installs
+them into a scratch folder (never tests/e2e/node_modules), runs the capture scenarios of
 `scripts/capture.py` against it (where the agent has some), reads what it wrote with the
 adapter and compares with the ground truth the capture derived from its script, and runs the
 end-to-end tests of that agent against it. Then prints a short report per agent: the
@@ -38,6 +38,7 @@ PACKAGES = {
     "claude": "@anthropic-ai/claude-code",
     "codex": "@openai/codex",
     "gemini": "@google/gemini-cli",
+    "copilot": "@github/copilot",
 }
 E2E_TIMEOUT = 1200
 
@@ -273,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         "--agent",
         action="append",
         choices=sorted(PACKAGES),
-        help="check only this agent (repeatable); all three if none",
+        help=f"check only this agent (repeatable); all of {', '.join(sorted(PACKAGES))} if none",
     )
     ap.add_argument(
         "--keep",

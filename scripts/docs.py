@@ -40,7 +40,6 @@ def persisted() -> dict[str, object]:
         "usagereport": UsageReport,
     }
     try:
-        from continuity_core.records import Record
         from continuity_core.schemas import saved
 
         types.update(
@@ -48,7 +47,7 @@ def persisted() -> dict[str, object]:
                 name.lower(): t
                 for name, t in vars(saved).items()
                 if isinstance(t, type)
-                and issubclass(t, (msgspec.Struct, Record))
+                and issubclass(t, msgspec.Struct)
                 and t.__module__ == saved.__name__
                 and name in saved.__all__
             }
@@ -112,14 +111,8 @@ def readme_list() -> str:
 
 def expected() -> dict[Path, str]:
     files = {REFERENCE: reference()}
-    from continuity_core import records
-
     for name, type_ in persisted().items():
-        schema = (
-            records.json_schema(type_)
-            if isinstance(type_, type) and issubclass(type_, records.Record)
-            else msgspec.json.schema(type_, schema_hook=records.schema_hook)
-        )
+        schema = msgspec.json.schema(type_)
         files[SCHEMAS / f"{name}.schema.json"] = (
             msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"
         )

@@ -11,6 +11,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from continuity_core import brief, pickup
@@ -99,7 +100,7 @@ def test_a_dead_end_keeps_both_errors_and_never_the_credential(agent: str) -> No
     assert second.exit_code == 2 and "server does not support SSL" in second.error
     assert "[REDACTED]" in first.error
     text = render(session)
-    assert SECRET not in text and SECRET not in json.dumps(session.to_builtins())
+    assert SECRET not in text and SECRET not in json.dumps(msgspec.to_builtins(session))
     assert "`./scripts/migrate.sh --ssl` — failed, exit 2" in text
     if agent != "gemini":  # Gemini CLI writes no record of its 429
         assert session.ended_on_limit
@@ -128,7 +129,7 @@ def test_claude_compacted_after_two_requests_keeps_all_three() -> None:
 
 def test_commands_from_before_a_cut_are_counted_and_failed_ones_shown_first() -> None:
     session, _ = case("codex", "S12")
-    many = session.replace(commands=[*session.commands])
+    many = msgspec.structs.replace(session, commands=[*session.commands])
     from continuity_core.adapters import kit
 
     for i in range(30):
@@ -325,7 +326,7 @@ def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> N
 
     session, _ = case("codex", "S12")
     huge = "Make the calculator right: " + "every case holds; " * 17_000 + "THE END"
-    session = session.replace(requests=[*session.requests, huge])
+    session = msgspec.structs.replace(session, requests=[*session.requests, huge])
     path = tmp_path / "brief-1.md"
     path.write_text(render(session))
     prompt = brief.first_prompt(path)
@@ -416,8 +417,8 @@ def test_no_credential_reaches_the_saved_cursor(agent: str, tmp_path: Path) -> N
         "".join(lines[:call])
         + lines[call].replace("./scripts/migrate.sh", f"PGPASSWORD={SECRET} ./scripts/migrate.sh")
     )
-    cursor = load(agent).read(ref.replace(path=str(cut)), None)
-    assert cursor.extra.get("shell"), "the call waits for its result"
+    cursor = load(agent).read(msgspec.structs.replace(ref, path=str(cut)), None)
+    assert cursor.state.shell, "the call waits for its result"
     assert SECRET not in encode_document(cursor).decode()
 
 

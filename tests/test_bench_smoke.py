@@ -90,6 +90,29 @@ def test_codex_and_gemini_transcripts_continue_after_an_appended_turn(data: benc
     assert registry["projects"][data.cwd] == gemini.path.parents[1].name
 
 
+def test_copilot_session_is_the_captured_one_turn_after_turn(data: benchgen.Data) -> None:
+    gen = data.transcript("copilot", 120_000, log=lambda _: None)
+    folder = gen.path.parent
+    assert folder.parent.name == "session-state" and folder.name == benchgen.COPILOT_SESSION
+    assert f"cwd: {data.cwd}\n" in (folder / "workspace.yaml").read_text()
+    assert (folder / "session.db").is_file()  # the todo list
+    recs = records(gen.path)
+    ids = [r["id"] for r in recs]
+    assert len(ids) == len(set(ids))
+    assert [r["type"] for r in recs].count("session.start") == 1
+    calls = [r["data"]["toolCallId"] for r in recs if r["type"] == "tool.execution_start"]
+    assert len(calls) == len(set(calls)) > 10
+    prompts = [r["data"]["content"] for r in recs if r["type"] == "user.message"]
+    assert prompts[-1] == benchgen.FINAL_REQUEST and benchgen.FINAL_REQUEST not in prompts[:-1]
+    assert recs[0]["data"]["context"]["cwd"] == data.cwd
+    # the hooks' payloads name this session and project, as Copilot's do
+    stop = json.loads(benchgen.hook_payload("copilot", 0, gen.path, data.cwd, gen.path))
+    assert stop["transcriptPath"] == str(gen.path) and stop["cwd"] == data.cwd
+    pre = benchgen.hook_payload("copilot", 2, gen.path, data.cwd, gen.path)
+    assert benchgen.hook_session(pre) == benchgen.COPILOT_SESSION
+    assert json.loads(pre)["toolArgs"]["path"] == f"{data.cwd}/weather/units.py"
+
+
 def test_discovery_homes_hold_one_session_of_the_project(data: benchgen.Data) -> None:
     import sqlite3
 

@@ -69,3 +69,13 @@ def test_the_report_names_what_is_new(canary: ModuleType) -> None:
     assert "new record types: brand-new" in text and "facts: 3/4" in text
     assert "e2e: FAIL" in text
     assert not canary.healthy(report)
+
+
+def test_each_agent_is_the_cli_the_e2e_tests_pin(canary: ModuleType) -> None:
+    # an adapter of the workspace, its npm package the one tests/e2e/package.json pins
+    import workspace  # scripts/workspace.py, on the path the fixture set
+
+    pinned = json.loads((ROOT / "tests" / "e2e" / "package.json").read_text())["dependencies"]
+    assert set(canary.PACKAGES) <= set(workspace.adapters(ROOT))
+    assert set(canary.PACKAGES.values()) <= set(pinned)
+    assert canary.PACKAGES["copilot"] == "@github/copilot"

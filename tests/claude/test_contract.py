@@ -39,3 +39,49 @@ class TestClaudeContract(AdapterContract):
                 "prompt": payload("UserPromptSubmit.json"),
             },
         )
+
+
+def test_the_archive_reads_claudes_own_keys_through_the_adapter() -> None:
+    from continuity_core.archive.extraction import strings
+
+    record = {
+        "lastPrompt": "ship the release",
+        "parentUuid": "0b1c",
+        "message": {"content": "done", "logicalParentUuid": "9f2e"},
+    }
+    assert ClaudeAdapter().archive_text(record) == ["ship the release", "done"]
+    assert strings(record) == ["done"]  # core alone knows only the common keys
+
+
+def test_a_saved_cursor_keeps_claudes_state_typed_and_an_old_one_is_read_again(
+    tmp_path: Path,
+) -> None:
+    """`Cursor.state` is the adapter's Struct; a cursor saved before it (an untyped `extra`)
+    or holding a state of another shape is not trusted: the transcript is read again."""
+    import json
+
+    import msgspec
+
+    from continuity_claude.parser import ClaudeState
+    from continuity_core.schemas.session import SessionRef
+    from continuity_core.store import Store
+    from continuity_core.transcript import Cursor
+
+    home = copy_tree(CLAUDE / ".claude", tmp_path / "account")
+    path = home / WEATHER.removeprefix("claude/.claude/")
+    ref = SessionRef(agent="claude", account=str(home), session_id="s", path=str(path), mtime=0)
+    adapter = ClaudeAdapter()
+    fresh = adapter.read(ref)
+    assert isinstance(fresh.state, ClaudeState)
+    (tmp_path / "repo" / ".baker").mkdir(parents=True, mode=0o700)
+    store = Store(tmp_path / "repo")
+    store.save_cursor("claude", ref.path, fresh)
+    saved = store.load_cursor("claude", ref.path, Cursor)
+    assert saved is not None and adapter.read(ref, saved).offset == fresh.offset
+    data = json.loads(Path(store.cursor_path("claude", ref.path)).read_text())
+    data["extra"] = data.pop("state")  # as a build before typed state wrote it
+    Path(store.cursor_path("claude", ref.path)).write_text(json.dumps(data))
+    assert store.load_cursor("claude", ref.path, Cursor) is None
+    odd = msgspec.structs.replace(fresh, state={"edits": "not a table"}, session=fresh.session)
+    again = adapter.read(ref, odd)
+    assert msgspec.to_builtins(again.session) == msgspec.to_builtins(adapter.read(ref).session)

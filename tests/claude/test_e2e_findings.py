@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from continuity_claude import ClaudeAdapter
 from continuity_core.schemas.session import Session, SessionRef
 
@@ -161,7 +163,7 @@ def test_update_across_reads_and_subject_redacted(tmp_path: Path) -> None:
     )
     adapter = ClaudeAdapter()
     cursor = adapter.read(ref)
-    assert secret not in json.dumps(cursor.extra)  # the waiting update reaches disk redacted
+    assert secret.encode() not in msgspec.json.encode(cursor.state)  # reaches disk redacted
     with path.open("a") as f:
         for r in (created("c1", "1", "Run the shell check"), updated("c3", "1")):
             f.write(json.dumps(r) + "\n")

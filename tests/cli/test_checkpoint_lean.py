@@ -19,22 +19,10 @@ from tests.helpers.gitindex import age_index
 
 # Each costs the checkpoint a sizeable share of a bare start (or pulls in one that does).
 FORBIDDEN = {
-    "msgspec",
-    "typing",
-    "pathlib",
-    "re",  # with enum, functools and collections: patterns compile on first use (regex.Lazy)
-    "functools",
-    "collections",
-    "json",
-    "datetime",
-    "contextlib",
     "heapq",
-    "uuid",
     "subprocess",
     "dataclasses",
-    "inspect",
     "tomllib",
-    "importlib.metadata",
     "click",
     "continuity_core.machines",
     "continuity_core.note",

@@ -17,16 +17,7 @@ from tests.helpers.gitindex import age_index
 
 AGENTS = ("claude", "codex", "gemini")
 FORBIDDEN = {
-    "msgspec",
-    "typing",
-    "threading",
-    "contextlib",
-    "datetime",
     "subprocess",  # nothing to run but git, which is spawned without it
-    "json",
-    "pathlib",  # the pickup works on str paths
-    "re",  # with enum, functools and collections: patterns compile on first use
-    "functools",
     "click",
     "continuity_core.machines",  # no `.baker/machines.json`: no `baker pull` was run
 }

@@ -18,7 +18,7 @@ from tests.cli.flows import claude_session, payload
 from tests.conftest import git, run_baker
 from tests.helpers.child import run_importtime
 
-PREPARED = Path(".baker") / "cache" / "pickup.prepared"
+PREPARED = Path(".baker") / "cache" / "pickup.json"
 
 
 def pickup(home: Path, repo: Path, session: str) -> tuple[str, str]:

@@ -78,6 +78,7 @@ def test_limits_json_lists_every_entry(isolated_home: Path) -> None:
         "since": rows[1]["since"],
         "until": until,
         "source": "hook",
+        "kind": "usage_limit",
     }
     assert set(rows[0]) == set(rows[1])
     text = run_baker("limits").stdout

@@ -59,8 +59,30 @@ for line in sys.stdin:
         import signal
         os.kill(os.getpid(), signal.SIGTSTP)
         print("resumed", flush=True)
-    elif cmd == "say-limit":
+    elif cmd == "say-limit":  # as a README it `cat`s, a log, or its own answer would
         print("You've hit your usage limit. Upgrade or try again later.", flush=True)
+    elif cmd.startswith("api-error"):  # its turn ends in an API error, then its status line
+        import datetime, uuid
+        now = datetime.datetime.now(datetime.timezone.utc)
+        ts = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{{now.microsecond // 1000:03d}}Z"
+        sid = str(uuid.uuid4())
+        home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+        day = os.path.join(home, "sessions", now.strftime("%Y/%m/%d"))
+        os.makedirs(day, exist_ok=True)
+        meta = {{"id": sid, "session_id": sid, "timestamp": ts, "cwd": os.getcwd(),
+                 "originator": "codex_cli_rs", "cli_version": "0.171.0", "source": "cli"}}
+        error = {{"message": "stream disconnected before completion"}}
+        lines = [{{"timestamp": ts, "type": "session_meta", "payload": meta}},
+                 {{"timestamp": ts, "type": "event_msg",
+                   "payload": {{"type": "user_message", "message": "go on"}}}},
+                 {{"timestamp": ts, "type": "event_msg",
+                   "payload": {{"type": "task_complete", "last_agent_message": None,
+                               "error": error}}}}]
+        name = f"rollout-{{now.strftime('%Y-%m-%dT%H-%M-%S')}}-{{sid}}.jsonl"
+        with open(os.path.join(day, name), "w") as f:
+            f.write("".join(json.dumps(x) + "\n" for x in lines))
+        said = cmd[len("api-error"):].strip() or "You've hit your usage limit."
+        print(said, flush=True)
     else:
         print(f"echo {{cmd}}", flush=True)
 '''
@@ -269,24 +291,27 @@ def test_nothing_to_start_when_everything_is_limited(
     assert _started(agents) == []
 
 
-def test_the_limit_message_on_screen_switches_when_no_hook_says_so(
+def test_the_status_line_switches_when_the_transcript_shows_the_turn_failed(
     repo: Path, agents: dict[str, str], isolated_home: Path
 ) -> None:
+    """No hook said so, but the agent's transcript shows its turn ended in an API error with
+    no answer: then its status line ("You've hit your usage limit") says what the error was.
+    The limit enters the ledger only once the switch is made."""
     from continuity_cli.supervise import OUTPUT_GRACE_S
 
     _rotation(isolated_home, ["codex", "claude"])
     with Pty(["--", "resume", "--last"], repo, agents) as term:  # a resumed session redraws history
         term.expect("codex ready")
-        term.send("say-limit\r")  # too early: history being redrawn, not a turn
+        term.send("api-error\r")  # too early: history being redrawn, not a turn
         term.expect("hit your usage limit")
         time.sleep(OUTPUT_GRACE_S)
-        term.send("say-limit\r")
+        term.send("api-error\r")
         term.expect("continuing in Claude Code in")
         term.expect("claude ready", timeout=30)  # codex has no exit command: SIGHUP
         term.send("exit 0\r")
         assert term.wait() == 0
     (recorded,) = limits.read()
-    assert (recorded.agent, recorded.source, recorded.until) == ("codex", "output", None)
+    assert (recorded.agent, recorded.source, recorded.kind) == ("codex", "output", "usage_limit")
     assert "hit your usage limit" in recorded.message
 
 
@@ -317,7 +342,7 @@ def test_a_fresh_agent_s_limit_message_counts_at_once(
     _rotation(isolated_home, ["codex", "claude"], max_hops=0)
     with Pty([], repo, agents) as term:
         term.expect("codex ready")
-        term.send("say-limit\r")
+        term.send("api-error\r")
         term.expect("no switch left: ending it in")
         assert term.wait(30) == 75
     assert "max_hops" in term.seen.decode(errors="replace")

@@ -37,3 +37,11 @@ class TestCodexContract(AdapterContract):
             hook_payloads={kind: (PAYLOADS / name).read_bytes() for name, kind in KINDS.items()},
             notify_argv=[(PAYLOADS / "notify.json").read_text()],
         )
+
+
+def test_the_archive_skips_codexs_injected_instructions_through_the_adapter() -> None:
+    from continuity_core.archive.extraction import strings
+
+    record = {"payload": {"base_instructions": {"text": "You are Codex"}, "content": "hi"}}
+    assert CodexAdapter().archive_text(record) == ["hi"]
+    assert strings(record) == ["You are Codex", "hi"]

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from continuity_codex import CodexAdapter, parser
@@ -455,10 +456,12 @@ def _eager(session: Session, extra: dict[str, Any], line: bytes) -> None:
 @pytest.mark.parametrize("rel", sorted(ROLLOUTS), ids=lambda r: ROLLOUTS[r]["scenario"])
 def test_deferred_usage_records_read_as_if_applied_at_once(rel: str) -> None:
     ref = SessionRef(agent="codex", account="t", session_id="s", path=str(FIXTURES / rel), mtime=0)
-    deferred = read_incremental(ref, None, parser.fold, finish=parser.flush)
+    deferred = read_incremental(
+        ref, None, parser.fold, finish=parser.flush, state=parser.CodexState
+    )
     eager = read_incremental(ref, None, _eager)
-    assert deferred.session.to_builtins() == eager.session.to_builtins()
-    assert parser.LATEST not in deferred.extra
+    assert msgspec.to_builtins(deferred.session) == msgspec.to_builtins(eager.session)
+    assert isinstance(deferred.state, parser.CodexState)  # what LATEST held was flushed
 
 
 def test_a_usage_limit_takes_the_reset_of_the_token_count_before_it(tmp_path: Path) -> None:

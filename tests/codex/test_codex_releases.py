@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from continuity_codex import CodexAdapter
@@ -302,7 +303,9 @@ def test_native_resume_of_an_archived_thread_is_refused_with_what_to_do(
     back = home / "sessions/2026/12/01" / Path(ref.path).name
     back.parent.mkdir(parents=True, exist_ok=True)
     Path(ref.path).rename(back)
-    spec = ADAPTER.launch(Path("/w"), brief, LaunchOptions(native=ref.replace(path=str(back))))
+    spec = ADAPTER.launch(
+        Path("/w"), brief, LaunchOptions(native=msgspec.structs.replace(ref, path=str(back)))
+    )
     assert spec.argv[:3] == ["codex", "resume", sid]
 
 
@@ -327,7 +330,7 @@ def test_native_resume_of_a_fork_in_another_account_takes_its_parents_along(
     other = tmp_path / "other-codex"
     other.mkdir()
     to_other = LaunchOptions(native=ref, account=Account(agent="codex", name="o", dir=str(other)))
-    dry = ADAPTER.launch(Path("/w"), brief, to_other.replace(dry_run=True))
+    dry = ADAPTER.launch(Path("/w"), brief, msgspec.structs.replace(to_other, dry_run=True))
     assert any(n.startswith("would copy the fork's parent: ") for n in dry.notes)
     assert not (other / "sessions").exists()
     # the parent archived in the source account: still its lineage, copied under sessions/

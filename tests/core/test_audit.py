@@ -15,7 +15,7 @@ from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef, ToolCall
 from continuity_core.store import Store
-from continuity_core.transcript import Cursor
+from continuity_core.transcript import Cursor, NoState
 from tests.helpers.stub_adapter import StubAdapter
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
@@ -53,8 +53,8 @@ class SessionAdapter(StubAdapter):
             cwd=str(project),
         )
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
-        return Cursor(path=ref.path, session=self.session)
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
+        return Cursor(path=ref.path, session=self.session, state=NoState())
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
         return self.findings

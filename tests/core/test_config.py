@@ -69,3 +69,17 @@ def test_a_transcripts_folder_must_not_depend_on_the_current_folder(tmp_path: Pa
         "line 3: [transcripts] codex holds 'codex-copy', which must be an absolute path "
         "or start with ~" in str(e.value)
     )
+
+
+def test_the_config_is_read_once_until_it_changes(isolated_home: Path) -> None:
+    """Every hook and command asks for the config; the file is parsed once per process, and
+    again only when it was written since (a command that edits it reads its own edit)."""
+    path = baker_home() / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
+    first = load_config()
+    assert load_config() is first and first.accounts["work"].dir == "~/.claude-work"
+    path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-other"\n')
+    assert load_config().accounts["work"].dir == "~/.claude-other"
+    path.unlink()
+    assert load_config().accounts == {}

@@ -11,12 +11,12 @@ from pathlib import Path
 import continuity_core
 
 CORE = Path(continuity_core.__file__).parent
-# The redactor's secret kinds name the vendors whose keys they recognise (allowed by design),
-# in its patterns and in its needle table.
-ALLOWED = {CORE / "redact.py", CORE / "needles.py"}
+# The redactor's secret kinds name the vendors whose keys they recognise (allowed by design).
+ALLOWED = {CORE / "redact.py"}
 VENDOR = re.compile(
     r"claude|codex|gemini|anthropic|openai|cleanupPeriodDays|sessionRetention|statusline"
-    r"|/continuity|\$continuity",
+    r"|/continuity|\$continuity"
+    r"|lastPrompt|parentUuid|base_instructions|aiTitle|leafUuid|projectHash|encrypted_content",
     re.IGNORECASE,
 )
 

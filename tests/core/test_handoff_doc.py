@@ -9,7 +9,6 @@ import msgspec
 from continuity_core import brief
 from continuity_core.handoff import Handoff, structured
 from continuity_core.inflight import Inflight
-from continuity_core.records import dec_hook, enc_hook
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.trap import Trap
@@ -62,9 +61,9 @@ def test_typed_fields_from_the_session_repo_and_note() -> None:
 
 
 def test_free_text_is_redacted_and_the_json_decodes_strictly() -> None:
-    data = msgspec.json.encode(structured(handoff()), enc_hook=enc_hook)
+    data = msgspec.json.encode(structured(handoff()))
     assert SECRET.encode() not in data
-    doc = msgspec.json.decode(data, type=HandoffDoc, dec_hook=dec_hook)
+    doc = msgspec.json.decode(data, type=HandoffDoc)
     assert "[REDACTED]" in doc.note["Now"]
 
 
@@ -87,9 +86,7 @@ def test_without_a_session_every_key_is_still_there() -> None:
     built = brief.build(
         project="/p", created_at="t", git=GitFacts(), note_text=None, searched=["claude: ~/.claude"]
     )
-    data = msgspec.to_builtins(
-        structured(Handoff(brief=built, session=None, adapter=None)), enc_hook=enc_hook
-    )
+    data = msgspec.to_builtins(structured(Handoff(brief=built, session=None, adapter=None)))
     for key in ("latest_request", "interrupted", "limit", "repo", "source"):
         assert key in data and data[key] is None
     assert data["todos"] == [] and data["files_edited"] == [] and data["note"] == {}

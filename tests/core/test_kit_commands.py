@@ -3,6 +3,8 @@ fill a Session the same way for every adapter."""
 
 from __future__ import annotations
 
+import msgspec
+
 from continuity_core.adapters import kit
 from continuity_core.schemas.session import Session, limits
 
@@ -120,7 +122,7 @@ def test_survives_the_cursor_round_trip() -> None:
     s = session()
     kit.add_command(s, "pytest", exit_code=1, output=PYTEST_FAIL)
     kit.add_subagent(s, "Find the config loader", id="a1")
-    assert Session.from_builtins(s.to_builtins()) == s
+    assert msgspec.convert(msgspec.to_builtins(s), Session) == s
 
 
 def test_subagent_result_arrives_later_by_id() -> None:

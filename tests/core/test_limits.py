@@ -18,7 +18,7 @@ from tests.helpers.stub_adapter import StubAdapter
 
 def _limit(agent: str = "claude", folder: str = "/tmp/acc", **changes: object) -> limits.Limit:
     fresh = limits.Limit(agent=agent, dir=folder, since=limits.iso(limits.now()))
-    return fresh.replace(**changes)
+    return msgspec.structs.replace(fresh, **changes)
 
 
 def test_record_replaces_the_entry_of_its_account_and_keeps_others() -> None:
@@ -100,6 +100,7 @@ def test_status_rows_have_the_documented_keys() -> None:
         "since": None,
         "until": None,
         "source": None,
+        "kind": None,
     }
     assert rows[1]["entry"] == "claude:work" and rows[1]["limited"] is True
     assert rows[1]["until"] == until and rows[1]["source"] == "hook"
@@ -203,7 +204,7 @@ def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_build
     path = Path(limits.ledger_path())
     old = msgspec.json.decode(path.read_bytes(), type=OldLedger)
     assert old.version == 1
-    assert msgspec.to_builtins(old.limits) == [lim.to_builtins() for lim in limits.read()]
+    assert msgspec.to_builtins(old.limits) == [msgspec.to_builtins(lim) for lim in limits.read()]
     assert old.limits[0].account == "work" and old.limits[0].message == "hit — 5-hour"
 
     since = limits.iso(limits.now())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core import machines
+from continuity_core import machines, snapshots
 from continuity_core.errors import BakerError
 from continuity_core.store import MACHINES_FILE, Store
 from tests.conftest import git
@@ -25,8 +25,8 @@ def project(repo: Path) -> Path:
 
 @pytest.mark.parametrize("name", ["laptop", "dev-box.2", "A", "ci_runner-7"])
 def test_machine_names_that_are_one_ref_component(name: str) -> None:
-    assert machines.validate_machine(name) == name
-    assert machines.ref_for(name) == f"refs/baker/{name}"
+    assert snapshots.validate_machine(name) == name
+    assert snapshots.ref_for(name) == f"refs/baker/{name}"
 
 
 @pytest.mark.parametrize(
@@ -35,7 +35,7 @@ def test_machine_names_that_are_one_ref_component(name: str) -> None:
 )
 def test_machine_names_git_would_refuse_or_misread(name: str) -> None:
     with pytest.raises(BakerError, match="cannot be a git ref name"):
-        machines.validate_machine(name)
+        snapshots.validate_machine(name)
 
 
 def test_the_default_name_is_the_short_hostname_made_safe(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,21 +107,21 @@ def test_a_remote_that_looks_like_an_option_is_refused(project: Path) -> None:
 
 def test_compare_names_what_this_checkout_lacks(project: Path) -> None:
     theirs = machines._snapshot_git(project)
-    assert "same commit as A" in machines.compare(project, "A", theirs)
+    assert "same commit as A" in snapshots.compare(project, "A", theirs)
     theirs.head = "f" * 40
     theirs.branch = "feature"
     theirs.dirty, theirs.dirty_count = [" M README.md", "?? gone.txt"], 2
-    text = machines.compare(project, "A", theirs)
+    text = snapshots.compare(project, "A", theirs)
     assert "`git switch feature`" in text
     assert "A's commit ffffffffffff is not in this clone" in text
     assert "`README.md` (M): exists here" in text and "`gone.txt` (??): missing here" in text
 
 
 def test_the_hooks_read_no_machines_file_as_no_machines(project: Path) -> None:
-    assert machines.traps_from_others(project) == []
-    assert machines.pickup_text(project) is None
+    assert snapshots.traps_from_others(project) == []
+    assert snapshots.pickup_text(project) is None
     (project / ".baker" / MACHINES_FILE).write_text("{broken")
-    assert machines.traps_from_others(project) == []
+    assert snapshots.traps_from_others(project) == []
 
 
 def test_two_clones_with_one_machine_name_do_not_overwrite(project: Path, tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ def test_the_snapshot_names_limited_accounts_but_not_their_folders(
 ) -> None:
     from continuity_core import limits
 
-    assert machines.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
+    assert snapshots.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
     folder = str(tmp_path / "work-account")
     limits.record(
         limits.Limit(
@@ -157,7 +157,7 @@ def test_the_snapshot_names_limited_accounts_but_not_their_folders(
             session_id="s1",
         )
     )
-    pushed = json.loads(machines.collect(project, "A")[machines.LIMITS_JSON])
+    pushed = json.loads(machines.collect(project, "A")[snapshots.LIMITS_JSON])
     assert pushed == [
         {
             "agent": "fake",
@@ -177,7 +177,7 @@ def test_local_config_asks_git_only_when_the_file_names_baker(
     """Every checkpoint checks the opt-in push: a clone whose config never says "baker" is
     answered from the file, one that does through `git config --local` as before."""
     calls: list[tuple[str, ...]] = []
-    real = machines.git
+    real = snapshots.git
 
     def counted(root: Path, *args: str, **kw: object) -> str:
         calls.append(args)

@@ -75,6 +75,8 @@ def test_entry_points_are_read_from_installed_metadata(
         ("other-0.1.dist-info", "[something.else]\nacme = nope:X\n"),
     ]:
         (tmp_path / dist).mkdir()
+        name, _, version = dist.rpartition(".")[0].partition("-")
+        (tmp_path / dist / "METADATA").write_text(f"Name: {name}\nVersion: {version}\n")
         (tmp_path / dist / "entry_points.txt").write_text(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])
     found = sorted(adapters.entry_points(adapters.GROUP))
@@ -107,6 +109,8 @@ def test_an_unreadable_entry_points_file_is_one_distribution_skipped(
         ("acme_agent-2.0.1.dist-info", b"[continuity_core.adapters]\nacme = a:A\n"),
     ]:
         (tmp_path / dist).mkdir()
+        name, _, version = dist.rpartition(".")[0].partition("-")
+        (tmp_path / dist / "METADATA").write_text(f"Name: {name}\nVersion: {version}\n")
         (tmp_path / dist / "entry_points.txt").write_bytes(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])
     assert list(adapters.entry_points(adapters.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]

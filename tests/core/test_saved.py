@@ -315,6 +315,6 @@ def test_a_secret_planted_in_a_stored_checkpoint_is_never_shown(repo: Path) -> N
     result.path.write_text(text)
     check = saved.resume_check(repo)
     assert check.status == "invalid" and "looks like a secret" in (check.reason or "")
-    from continuity_core import jsonfast
+    import msgspec
 
-    assert secret not in jsonfast.encode(check.to_builtins()).decode()
+    assert secret not in msgspec.json.encode(check).decode()

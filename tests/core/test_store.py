@@ -9,7 +9,8 @@ import pytest
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.checkpoint import Checkpoint
-from continuity_core.store import Store, find_project, project_root_for_init
+from continuity_core.store import Store, project_root, project_root_for_init
+from continuity_core.transcript import NoState
 
 
 def mode(p: Path) -> int:
@@ -24,13 +25,13 @@ def make_store(root: Path) -> Store:
 def test_project_is_found_from_a_subfolder_and_stops_at_git(repo: Path) -> None:
     sub = repo / "a" / "b"
     sub.mkdir(parents=True)
-    assert find_project(sub) is None
+    assert project_root(sub) is None
     make_store(repo)
-    assert find_project(sub) == repo
+    assert project_root(sub) == str(repo)
     nested = sub / "nested"
     nested.mkdir()
     (nested / ".git").mkdir()
-    assert find_project(nested) is None
+    assert project_root(nested) is None
     assert project_root_for_init(sub) == repo
 
 
@@ -148,7 +149,9 @@ def test_cursor_round_trip_and_garbage(tmp_path: Path) -> None:
     from continuity_core.transcript import Cursor
 
     store = make_store(tmp_path)
-    cur = Cursor(path="/x.jsonl", offset=10, session=Session(agent="a", session_id="s"))
+    cur = Cursor(
+        path="/x.jsonl", offset=10, session=Session(agent="a", session_id="s"), state=NoState()
+    )
     store.save_cursor("a", "/x.jsonl", cur)
     loaded = store.load_cursor("a", "/x.jsonl", Cursor)
     assert loaded is not None and loaded.offset == 10
@@ -177,7 +180,9 @@ def test_a_cursor_written_as_json_removes_the_msgpack_one_of_0_1_0(tmp_path: Pat
     other = path.with_name("b-0123456789abcdef.msgpack")  # another transcript's: left alone
     other.write_bytes(b"\x80")
     store.save_cursor(
-        "a", "/x.jsonl", Cursor(path="/x.jsonl", session=Session(agent="a", session_id="s"))
+        "a",
+        "/x.jsonl",
+        Cursor(path="/x.jsonl", session=Session(agent="a", session_id="s"), state=NoState()),
     )
     assert path.exists() and not old.exists() and other.exists()
 

@@ -23,7 +23,7 @@ CWD = "/home/dev/src/cold-read"
 COLD = 64 << 10  # the part a first read takes, shrunk from 32 MiB so the files stay small
 
 
-def reader(agent: str) -> Callable[[SessionRef], Cursor]:
+def reader(agent: str) -> Callable[[SessionRef], Cursor[Any]]:
     pytest.importorskip(f"continuity_{agent}")  # the agent's parser reads its records
     if agent == "claude":
         from continuity_claude.adapter import ClaudeAdapter

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from continuity_core import transcript
@@ -86,7 +87,7 @@ def test_a_read_redacts_what_it_kept_requests_verbatim_the_rest_clipped(tmp_path
     assert call.output is not None and call.output.startswith("[REDACTED]")
     assert len(call.output) <= limits.TEXT
     assert s.todos[0].content == "rotate [REDACTED]"
-    assert transcript.PENDING not in cursor.extra
+    assert transcript.PENDING not in msgspec.to_builtins(cursor.state)
 
 
 def test_a_read_an_exception_interrupts_still_redacts_what_it_kept(tmp_path: Path) -> None:

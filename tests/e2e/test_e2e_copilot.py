@@ -52,10 +52,15 @@ def test_copilot_hooks_checkpoint_and_pickup(agent: MakeAgent) -> None:
 
     a.run("E2E copilot: first session")
     # Copilot also runs the project's .claude hooks (Claude-shaped payloads, which Claude's
-    # adapter refuses): the checkpoint to look at is the Copilot one.
+    # adapter refuses): they write no checkpoint; the turn's is the Copilot hook's.
+    assert (a.project / ".claude" / "settings.json").is_file()
     saved = [json.loads(p.read_text()) for p in sorted(checkpoints.glob("*.json"))]
-    ours = [c for c in saved if c["agent"] == "copilot" and c["event"] == "stop"]
+    assert {c["agent"] for c in saved} == {"copilot"}, [(c["agent"], c["event"]) for c in saved]
+    ours = [c for c in saved if c["event"] == "stop"]
     assert ours, f"no Copilot checkpoint after the turn; .baker/log: {_log(a)}"
+    logged = (a.project / ".baker" / "log" / "events.jsonl").read_text().splitlines()
+    refused = [e for e in map(json.loads, logged) if e["event"] == "hook_bad_input"]
+    assert ("checkpoint", "claude") in [(e["command"], e["agent"]) for e in refused]
     cp = json.dumps(ours[-1])
     for fact in ("copilot", "E2E copilot: first session", "Write the notes", "notes.txt"):
         assert fact in cp, fact

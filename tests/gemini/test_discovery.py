@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from continuity_core.adapters import Account
@@ -21,7 +22,7 @@ PROJECT = "/work/src/demo app"
 
 def config(**transcripts: list[str]) -> GlobalConfig:
 
-    return GlobalConfig.from_builtins({"transcripts": transcripts})
+    return msgspec.convert({"transcripts": transcripts}, GlobalConfig)
 
 
 def conversation(gemini_dir: Path, slug: str, name: str, sid: str = SID, **kw: object) -> Path:
@@ -50,14 +51,15 @@ def test_accounts_from_env_default_and_config(
 ) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "work"))
     (tmp_path / "alt-home" / ".gemini").mkdir(parents=True)
-    cfg = GlobalConfig.from_builtins(
+    cfg = msgspec.convert(
         {
             "transcripts": {"gemini": [str(tmp_path / "alt-home"), str(isolated_home / ".gemini")]},
             "accounts": {
                 "side": {"agent": "gemini", "dir": str(tmp_path / "side" / ".gemini")},
                 "other": {"agent": "claude", "dir": str(tmp_path / "c")},
             },
-        }
+        },
+        GlobalConfig,
     )
     dirs = [(a.name, a.dir) for a in ADAPTER.accounts(cfg)]
     assert dirs == [

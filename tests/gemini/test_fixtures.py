@@ -19,7 +19,7 @@ CASES = sorted(SESSIONS.items(), key=lambda kv: kv[1]["scenario"])
 IDS = [v["scenario"] for _, v in CASES]
 
 
-def _read(gt: dict[str, Any]) -> tuple[SessionRef, Cursor]:
+def _read(gt: dict[str, Any]) -> tuple[SessionRef, Cursor[Any]]:
     adapter = GeminiAdapter()
     refs = list(adapter.discover(Path(gt["project_root"]), adapter.accounts(GlobalConfig())))
     assert len(refs) == 1, refs

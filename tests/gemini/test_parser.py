@@ -298,7 +298,7 @@ def test_memory_stays_bounded(tmp_path: Path) -> None:
     for i in range(VIEW_MAX):
         records += [user(f"u{i}", f"request {i}"), gemini(f"g{i}", f"answer {i}")]
     cursor = GeminiAdapter().read(ref_for(log(tmp_path, records)))
-    assert len(cursor.extra["view"]) == VIEW_MAX
+    assert len(cursor.state.view) == VIEW_MAX
     assert len(cursor.session.requests) == 50
     assert cursor.session.latest_request == f"request {VIEW_MAX - 1}"
 
@@ -349,7 +349,7 @@ def test_todos_kept_for_a_rewind_leave_out_their_defaults(tmp_path: Path) -> Non
             )
         )
     )
-    assert cursor.extra["todos"] == [
+    assert cursor.state.todos == [
         ["g1", [{"content": "plan A"}, {"content": "plan B", "status": "completed"}]]
     ]
 
@@ -377,7 +377,7 @@ def test_a_saved_todo_that_is_not_one_fails_only_the_rewind_that_restores_it(
     )
     adapter = GeminiAdapter()
     cursor = adapter.read(ref_for(path))
-    cursor.extra["todos"][-1][1] = [saved]
+    cursor.state.todos[-1][1] = [saved]
     with path.open("a") as f:
         f.write(json.dumps({"$rewindTo": "u2"}) + "\n" + json.dumps(user("u3", "three")) + "\n")
     session = adapter.read(ref_for(path), cursor).session

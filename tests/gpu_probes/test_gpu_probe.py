@@ -81,7 +81,10 @@ def fake_interpreter(tmp_path: Path, case: str) -> str:
 
 
 def run_probe(root: Path, config: dict[str, object], timeout_s: float = 10.0) -> list[ProbeResult]:
-    return GpuProbe().run(probes.ProbeContext(root=root, config=config, timeout_s=timeout_s))
+    """The probe for a project beside `root`'s fake interpreters (one inside it is not run)."""
+    project = root / "project"
+    project.mkdir(exist_ok=True)
+    return GpuProbe().run(probes.ProbeContext(root=project, config=config, timeout_s=timeout_s))
 
 
 @pytest.mark.parametrize(
@@ -152,9 +155,26 @@ def test_invalid_config_is_an_error_result(tmp_path: Path, config: dict[str, obj
 
 def test_without_interpreters_the_project_venvs_are_probed(tmp_path: Path) -> None:
     python = fake_interpreter(tmp_path, "live")
-    ctx = probes.ProbeContext(root=tmp_path, config={}, interpreters=[python], timeout_s=10)
+    (tmp_path / "project").mkdir()
+    ctx = probes.ProbeContext(
+        root=tmp_path / "project", config={}, interpreters=[python], timeout_s=10
+    )
     [result] = GpuProbe().run(ctx)
     assert result.verdict == "live"
+
+
+def test_an_interpreter_inside_the_project_is_not_run(tmp_path: Path) -> None:
+    """probes.json is the repository's file: an interpreter it lists inside the project (or
+    beside a pyvenv.cfg there) is the folder's own code, and is reported, not run."""
+    ran = tmp_path / "ran"
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    python.chmod(0o755)
+    ctx = probes.ProbeContext(root=tmp_path, config={"interpreters": [str(python)]}, timeout_s=5)
+    [result] = GpuProbe().run(ctx)
+    assert (result.state, result.verdict) == ("error", "not run")
+    assert "lies inside the project" in result.detail and not ran.exists()
 
 
 def test_registered_and_used_by_status(repo: Path, tmp_path: Path) -> None:

@@ -144,8 +144,13 @@ class FakeAdapter:
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         return self._refs(accounts)
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         return read_incremental(ref, cursor, fold)
+
+    def archive_text(self, record: object) -> list[str]:
+        from continuity_core.archive.extraction import strings
+
+        return strings(record)  # the common keys are all a fake record has
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         try:

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from continuity_core.adapters import (
     Account,
@@ -29,7 +30,7 @@ from continuity_core.adapters import (
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session, SessionRef
-from continuity_core.transcript import Cursor
+from continuity_core.transcript import Cursor, NoState
 
 
 class StubAdapter:
@@ -56,8 +57,13 @@ class StubAdapter:
     def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]:
         return iter(())
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         raise NotImplementedError(f"{type(self).__name__} reads no session")
+
+    def archive_text(self, record: object) -> list[str]:
+        from continuity_core.archive.extraction import strings
+
+        return strings(record)  # the archive's common keys
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         raise ValueError(f"{type(self).__name__} has no hooks")
@@ -115,10 +121,10 @@ class SessionsAdapter(StubAdapter):
                 cwd=s.cwd,
             )
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         time.sleep(self.delay)
         session = next(s for s in self.sessions if s.session_id == ref.session_id)
-        return Cursor(path=ref.path, session=session)
+        return Cursor(path=ref.path, session=session, state=NoState())
 
     def render_context(self, event: HookEvent, text: str) -> str | None:
         return json.dumps(

@@ -1,6 +1,6 @@
 """Secrets planted everywhere Continuity reads never reach anything it writes or prints.
 
-`secrets/shapes.json` holds fake secrets of 160+ shapes (every provider `redact.py` knows and
+`secrets/shapes.json` holds fake secrets of 250+ shapes (every provider `redact.py` knows and
 more, the names that say secret, command lines, headers, URLs, PEM bodies, base64 and JSON
 escapes), and `TOOL_INPUT` secrets that only their keys mark. They are planted into real
 transcripts of all three agents (the captured S5 sessions,
@@ -13,9 +13,12 @@ counts: the share of its lines redaction changes is the damage rate.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import re
 import shlex
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -384,12 +387,80 @@ def test_no_planted_secret_reaches_any_output_or_store(
     assert "cm0gLXJmIH4K".lower() not in everything.lower() and "pwned" not in everything
 
 
+def generated_benign() -> list[str]:
+    """Ordinary lines built from deterministic data: commit hashes, UUIDs, paths, URLs
+    without credentials and token counts, in the forms logs, git and agents print them."""
+    rng = random.Random(2030)
+    words = [
+        "fix",
+        "add",
+        "tests",
+        "parser",
+        "retry",
+        "cache",
+        "docs",
+        "config",
+        "limits",
+        "brief",
+        "handoff",
+        "worker",
+        "queue",
+        "index",
+        "token",
+        "key",
+        "secret",
+        "pass",
+    ]
+    dirs = ["src", "tests", "packages/core/src", "docs", "scripts", ".github/workflows", "lib"]
+    exts = ["py", "ts", "md", "toml", "json", "yaml", "rs", "go"]
+    hosts = ["github.com", "docs.python.org", "pypi.org", "example.com", "registry.npmjs.org"]
+    lines: list[str] = []
+    for i in range(1000):
+        sha = hashlib.sha1(f"commit {i}".encode(), usedforsecurity=False).hexdigest()
+        sha256 = hashlib.sha256(f"blob {i}".encode()).hexdigest()
+        uid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        w1, w2 = rng.choice(words), rng.choice(words)
+        path = f"{rng.choice(dirs)}/{w1}_{w2}.{rng.choice(exts)}"
+        url = f"https://{rng.choice(hosts)}/{w1}/{w2}?page={i % 7}&ref={sha[:7]}#L{i % 300}"
+        n_in, n_out = rng.randrange(1, 200_000), rng.randrange(1, 20_000)
+        forms = [
+            f"{sha} {w1.capitalize()} {w2} in {path}",
+            f"commit {sha}",
+            f"Merge: {sha[:7]} {sha256[:7]}",
+            f"session {uid} resumed at 2026-12-0{i % 9 + 1}T0{i % 10}:1{i % 6}:00Z",
+            f'{{"id": "{uid}", "parent": "{sha}", "path": "{path}"}}',
+            f"{path}:{i % 400 + 1}: {w1} = {w2}({i})",
+            f"see {url}",
+            f"input_tokens={n_in} output_tokens={n_out} cache_read_input_tokens={n_in // 3}",
+            f"Tokens: {n_in:,} in, {n_out:,} out ({n_in + n_out:,} total)",
+            f"max_tokens: {n_out}",
+            f"sha256:{sha256}  {path}",
+            f"key {i}: {w1}, value {i * 3}: {w2}",
+            f"token count {n_in} for {uid}",
+            f"  - {path} ({i % 50} lines changed)",
+            f"GET {url} 200 {n_out}ms",
+            f"docker pull ghcr.io/acme/{w1}:{sha[:12]}",
+            f"{uid},{w1},{w2},{n_in},{sha[:10]}",
+            f"pass {i} of 12: {w1} ok",
+            f"HEAD is now at {sha[:7]} {w1} {w2}",
+            f"./{path}",
+            # Compact JSON as a checkpoint writes it: times full of colons beside numbers.
+            f'{{"failed":false,"timestamp":"2026-11-30T0{i % 10}:5{i % 6}:2{i % 10}.313Z"}}],'
+            f'"commands_total":{i % 9},"usage":{{"context_tokens":{n_in}}}',
+        ]
+        lines.append(forms[i % len(forms)])
+        if i % 2 == 0:
+            lines.append(forms[(i * 7 + 3) % len(forms)])
+    return lines
+
+
 def test_damage_rate_on_ordinary_code_and_prose() -> None:
     """Ordinary code, config, prose, git logs, grep output, paths, hashes, UUIDs and token
     counts that say token/password/key innocently pass through untouched, line by line and
     as whole files (a rule that crossed a newline would damage the line after a `token`).
-    Measured: 0 damaged lines of 1,505; the bound is that measurement. The files in HELD_OUT
-    were written after the patterns were tuned on the others."""
+    Measured: 0 damaged lines of 3,005 (1,505 written, 1,500 generated from commit hashes,
+    UUIDs, paths, URLs and token counts); the bound is that measurement. The files in
+    HELD_OUT were written after the patterns were tuned on the others."""
     counts = {"tuned": [0, 0], "held out": [0, 0]}
     changed: list[str] = []
     for path in sorted((HERE / "benign").iterdir()):
@@ -404,6 +475,15 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
                 changed.append(
                     f"{path.name}: {line.strip()} -> {(after if after != line else whole[i]).strip()}"
                 )
+    counts["generated"] = [0, 0]
+    generated = generated_benign()
+    whole = redact("\n".join(generated)).splitlines()
+    for i, line in enumerate(generated):
+        counts["generated"][1] += 1
+        after = redact(line)
+        if after != line or whole[i] != line:
+            counts["generated"][0] += 1
+            changed.append(f"generated: {line} -> {after if after != line else whole[i]}")
     total = sum(n for _, n in counts.values())
     print(
         f"\nredaction damage: {len(changed)}/{total} lines = {len(changed) / total:.2%} ("
@@ -412,14 +492,14 @@ def test_damage_rate_on_ordinary_code_and_prose() -> None:
     )
     for line in changed:
         print("  ", line)
-    assert total >= 1000 and counts["held out"][1] >= 100
+    assert total >= 2000 and counts["held out"][1] >= 100
     assert len(changed) <= DAMAGE_BOUND, changed
 
 
 def test_every_shape_is_redacted_alone_and_in_context() -> None:
     """Each planted shape alone, inside a sentence, inside JSON and inside JSON inside JSON
     leaves no fragment."""
-    assert len(SHAPES) >= 150 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
+    assert len(SHAPES) >= 250 and len({s["kind"] for s in SHAPES}) == len(SHAPES)
     for s in SHAPES:
         for text in (
             s["planted"],
@@ -476,3 +556,137 @@ def test_redaction_runs_in_bounded_time_on_a_large_text() -> None:
         start = time.perf_counter()
         redact(text)
         assert time.perf_counter() - start < 5, text[:20]
+
+
+def test_no_planted_secret_reaches_a_push_or_an_mcp_result(
+    repo: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The secrets planted in every adapter's transcript are in no object `baker push` sent
+    (the brief, the checkpoint, the snapshot) and in no result the MCP tools return."""
+    import asyncio
+    import os
+    import subprocess
+
+    import pytest
+
+    pytest.importorskip("mcp", reason="the `mcp` extra is not installed")
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.conftest import BAKER
+
+    project = repo
+    env, transcripts = plant_homes(tmp_path, project)
+    assert run_baker("init", cwd=project, env=env).returncode == 0
+    stops = {"claude": "Stop.json", "codex": "Stop.json", "gemini": "AfterAgent.json"}
+    for agent, name in stops.items():
+        stop = payload(agent, name, project, transcripts[agent], last_assistant_message=PROMPT)
+        done = run_baker("checkpoint", "--agent", agent, cwd=project, env=env, input=stop)
+        assert done.returncode == 0, done.stderr
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(project, "remote", "add", "origin", str(bare))
+    pushed = run_baker("push", cwd=project, env=env)
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=bare,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8", "replace")
+    assert "[REDACTED]" in objects  # the planted secrets went into the brief, redacted
+    assert not leaks(objects), leaks(objects)
+
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("recall", {"query": "deploy"}),
+        ("handoff", {}),
+        *(("handoff", {"agent": agent}) for agent in stops),
+        ("sessions", {}),
+        ("note", {}),
+        ("traps", {}),
+        ("resume_check", {}),
+    ]
+
+    async def session() -> list[Any]:
+        params = StdioServerParameters(
+            command=BAKER, args=["mcp"], cwd=str(project), env={**os.environ, **env}
+        )
+        async with Client(params) as client:
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    results = asyncio.run(asyncio.wait_for(session(), timeout=120))
+    text = "\n".join(getattr(c, "text", "") for r in results for c in r.content)
+    assert "[REDACTED]" in text
+    assert not leaks(text), leaks(text)
+
+
+COPILOT_SOURCE = "session-state/91c9647b-f8d6-4e10-8ce7-e289e56d3f1b"
+COPILOT_SESSION = "5ec7e75a-0000-4000-8000-00000000c0b1"
+
+
+def plant_copilot(tmp: Path, project: Path) -> tuple[Path, Path]:
+    """A copy of the captured Copilot CLI home whose notes session ran in `project`, its
+    request and its tool's output replaced by every planted shape."""
+    home = copy_tree(FIXTURES / "copilot" / ".copilot", tmp / "copilot")
+    src = home / COPILOT_SOURCE
+    dst = home / "session-state" / COPILOT_SESSION
+    dst.mkdir()
+    old_sid = src.name
+    lines = []
+    for line in (src / "events.jsonl").read_text().splitlines():
+        record = json.loads(line.replace("/home/dev/src/notes", str(project)))
+        data = record.get("data", {})
+        if record.get("type") == "user.message":
+            data["content"] = data["transformedContent"] = PROMPT
+        if record.get("type") == "tool.execution_complete" and "result" in data:
+            data["result"] = {"content": TOOL_OUTPUT, "detailedContent": TOOL_OUTPUT}
+        lines.append(json.dumps(record).replace(old_sid, COPILOT_SESSION))
+    (dst / "events.jsonl").write_text("\n".join(lines) + "\n")
+    (dst / "workspace.yaml").write_text(
+        (src / "workspace.yaml")
+        .read_text()
+        .replace("/home/dev/src/notes", str(project))
+        .replace(old_sid, COPILOT_SESSION)
+    )
+    assert "sk-ant-api03-FAKE" in (dst / "events.jsonl").read_text()
+    return home, dst / "events.jsonl"
+
+
+def test_no_planted_secret_reaches_any_output_or_store_from_copilot(
+    repo: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The same shapes in a Copilot CLI session (its request and a tool's output), through its
+    hooks, the brief and the archive."""
+    import pytest
+
+    pytest.importorskip("continuity_copilot")
+    project = repo
+    home, transcript = plant_copilot(tmp_path, project)
+    env = {"COPILOT_HOME": str(home)}
+    assert run_baker("init", cwd=project, env=env).returncode == 0
+    outputs: dict[str, str] = {}
+
+    def run(label: str, *args: str, stdin: str | None = None) -> None:
+        result = run_baker(*args, cwd=project, env=env, input=stdin, timeout=120)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        outputs[label] = result.stdout + result.stderr
+
+    def hook(name: str, **extra: Any) -> str:
+        value = json.loads((FIXTURES / "copilot" / "hook_payloads" / name).read_text())
+        value.update(
+            sessionId=COPILOT_SESSION, cwd=str(project), transcriptPath=str(transcript), **extra
+        )
+        return json.dumps(value)
+
+    run("checkpoint", "checkpoint", "--agent", "copilot", stdin=hook("agentStop.json"))
+    run("pickup", "pickup", "--agent", "copilot", stdin=hook("sessionStart.json"))
+    run("handoff", "handoff", "--from", "copilot")
+    run("handoff --json", "handoff", "--json")
+    run("recall", "recall", "--index")
+    assert "[REDACTED]" in outputs["handoff"]
+    found = {label: kinds for label, text in outputs.items() if (kinds := leaks(text))}
+    stores = {**tree_bytes(project / ".baker"), **tree_bytes(isolated_home / ".baker")}
+    for name, text in stores.items():
+        if kinds := leaks(text, fold="archive.sqlite" in name):
+            found[name] = kinds
+    assert not found, found

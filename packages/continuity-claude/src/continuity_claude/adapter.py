@@ -15,7 +15,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.adapters.kit import ArchiveKeys, Checks, Discovery, HookHalf, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -52,11 +52,19 @@ class ClaudeAdapter(ModuleAdapter):
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_BASE_URL",
     )
-    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
-    # those of `checks()` (kit.ModuleAdapter)
+    # accounts, discover and all_sessions are the discovery module's, parse_hook and
+    # render_context the hooks module's; doctor and cli_version those of `checks()`
+    # (kit.ModuleAdapter); the recall archive reads these keys of its own besides the common
     found_by: ClassVar[Discovery] = discovery
+    hooks_by: ClassVar[HookHalf] = hooks
+    archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(
+        text=frozenset({"lastPrompt", "aiTitle"}),
+        skip=frozenset(
+            {"parentUuid", "logicalParentUuid", "promptId", "leafUuid", "gitBranch", "tool_use_id"}
+        ),
+    )
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         """Fold what was appended since `cursor`; a huge file read cold starts near its end."""
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_claude import parser
@@ -69,16 +77,11 @@ class ClaudeAdapter(ModuleAdapter):
             compaction_marker=parser.COMPACTION_MARKER,
             request_markers=parser.REQUEST_MARKERS,
             finish=parser.finish,
+            state=parser.ClaudeState,
         )
-
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         return hooks.session_for(event, accounts)
-
-    def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render_context(event, text)
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
         from continuity_claude import install

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from continuity_core import jsonfast
+from continuity_core import jsonl
 from continuity_core.adapters import Account, expand, unique_accounts
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
@@ -107,18 +107,18 @@ def read_cwd(path: str) -> str | None:
     """The `cwd` recorded in a transcript, from its first or last bytes only."""
     try:
         with open(path, "rb") as f:
-            raw = jsonfast.raw_string(f.read(PEEK), b"cwd")
+            raw = jsonl.raw_string(f.read(PEEK), b"cwd")
             if raw is None:
                 end = f.seek(0, os.SEEK_END)
                 if end > PEEK:
                     f.seek(max(PEEK, end - PEEK))
-                    raw = jsonfast.raw_string(f.read(), b"cwd")
+                    raw = jsonl.raw_string(f.read(), b"cwd")
     except OSError:
         return None
     if raw is None:
         return None
     try:
-        value = jsonfast.loads(b'"' + raw + b'"')
+        value = jsonl.loads(b'"' + raw + b'"')
     except ValueError:
         return None
     return value if isinstance(value, str) else None

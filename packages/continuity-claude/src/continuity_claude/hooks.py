@@ -11,9 +11,10 @@ level (docs/decisions.md, "How the hooks stay fast").
 
 from __future__ import annotations
 
+import json
 import os
 
-from continuity_core import jsonfast
+from continuity_core import jsonl
 from continuity_core.schemas.hook import HookEvent
 
 TYPE_CHECKING = False
@@ -86,7 +87,7 @@ _OPTIONAL_STR = ("transcript_path", "cwd", "source", "tool_name", "prompt_id")
 def _payload(payload: bytes) -> dict[str, Any]:
     """The payload's JSON object with its typed keys checked; ValueError otherwise."""
     try:
-        raw = jsonfast.loads(payload)
+        raw = jsonl.loads(payload)
     except ValueError as e:
         raise ValueError(f"not a Claude Code hook payload: {e}") from None
     if not isinstance(raw, dict):
@@ -251,6 +252,6 @@ def render_context(event: HookEvent, text: str) -> str | None:
     """
     if not text or event.native not in CONTEXT_EVENTS:
         return None
-    return jsonfast.dumps(
+    return json.dumps(
         {"hookSpecificOutput": {"hookEventName": event.native, "additionalContext": text}}
     )

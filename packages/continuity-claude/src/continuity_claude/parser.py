@@ -9,10 +9,14 @@ keep text raw until the end of a read redacts what is still kept.
 
 from __future__ import annotations
 
-from continuity_core import jsonfast
+import re
+from typing import Any
+
+from msgspec import Struct, field
+
+from continuity_core import jsonl
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
-from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
@@ -81,7 +85,7 @@ def _check(obj: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> None:
 def _record(line: bytes) -> dict[str, Any]:
     """The record on `line`, its fields' types checked; ValueError or TypeError when it is not
     one this parser can read."""
-    rec = jsonfast.loads(line)
+    rec = jsonl.loads(line)
     if type(rec) is not dict:
         raise TypeError(f"a record is an object, not {type(rec).__name__}")
     _check(rec, RECORD)
@@ -141,7 +145,7 @@ REQUEST_MARKERS = (
 )
 # Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
 NOT_WORK = frozenset({"ToolSearch"})
-_TOOLS_USED = Lazy(
+_TOOLS_USED = re.compile(
     r"(?s)\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?</tools-used-before-summary>"
     r"\s*(?:</system-reminder>\s*)?"
 )
@@ -182,10 +186,10 @@ _STATUSES: dict[Any, TodoStatus] = {
 
 
 # `resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`.
-_RESET_EPOCH = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
-_RESET_ISO = LazyBytes(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
-_LEGACY_LIMIT = Lazy(r"(?i)usage limit reached\|(\d{9,13})")
-_TASK_ID = Lazy(r"Task #(\w+)")
+_RESET_EPOCH = re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
+_RESET_ISO = re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
+_LEGACY_LIMIT = re.compile(r"(?i)usage limit reached\|(\d{9,13})")
+_TASK_ID = re.compile(r"Task #(\w+)")
 SHELL_TOOLS = frozenset({"Bash"})
 AGENT_TOOLS = frozenset({"Agent", "Task"})  # "Task" before 2.1.x renamed it
 _LAUNCHED = "Async agent launched"
@@ -202,6 +206,19 @@ def context_window(model: str | None) -> int:
     if model.endswith("[1m]") or model.startswith(NATIVE_1M):
         return WINDOW_1M
     return WINDOW
+
+
+class ClaudeState(Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`): what waits for a tool's result, by
+    call id, and task updates that came before their task."""
+
+    edits: dict[str, list[str]] = field(default_factory=dict)  # [path, tool]
+    creates: dict[str, str] = field(default_factory=dict)  # the task's subject, redacted
+    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    early: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # shell commands awaiting their result: [command (redacted), timestamp]
+    shell: dict[str, list[str | None]] = field(default_factory=dict)
+    agents: dict[str, str] = field(default_factory=dict)  # sub-agent calls awaiting theirs
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
@@ -280,7 +297,7 @@ def _user(
 ) -> None:
     content = msg.get("content")
     if rec.get("isCompactSummary"):
-        summary = work_summary(_TOOLS_USED.rx.sub("\n\n", _text(content), count=1))
+        summary = work_summary(_TOOLS_USED.sub("\n\n", _text(content), count=1))
         if not session.compactions:
             add_compaction(session, Compaction(timestamp=rec.get("timestamp")))
         session.compactions[-1].summary = clip(redact(summary), 2000)
@@ -340,7 +357,7 @@ def _result(
         if isinstance(task, dict) and task.get("id") is not None:
             task_id = str(task["id"])
         if task_id is None:
-            m = _TASK_ID.rx.search(_text(block.get("content")))
+            m = _TASK_ID.search(_text(block.get("content")))
             task_id = m.group(1) if m else None
         session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
         session.todos.append(TodoItem(content=subject, id=task_id))  # redacted when remembered
@@ -671,11 +688,11 @@ def error_kind(code: Any, status: int | None, text: str) -> ErrorKind:
 
 def _reset_at(line: bytes, text: str) -> str | None:
     """When a limit resets, if the record says: `resetsAt` anywhere, or `limit reached|<epoch>`."""
-    m = _RESET_ISO.rx.search(line)
+    m = _RESET_ISO.search(line)
     if m:
         return m.group(1).decode(errors="replace")
-    epoch = _RESET_EPOCH.rx.search(line)
-    legacy = _LEGACY_LIMIT.rx.search(text)
+    epoch = _RESET_EPOCH.search(line)
+    legacy = _LEGACY_LIMIT.search(text)
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None

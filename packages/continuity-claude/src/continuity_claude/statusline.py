@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from continuity_core import jsonfast
+from continuity_core import jsonl
 from continuity_core.adapters import Measurement
 from continuity_core.schemas.session import Usage
 
@@ -18,7 +18,7 @@ class Statusline:
         Before the first reply `current_usage` is null: the caller may read `transcript_path`.
         """
         try:
-            data = jsonfast.loads(payload or b"null")
+            data = jsonl.loads(payload or b"null")
         except ValueError:
             return Measurement(reason="the statusline input is not JSON")
         if not isinstance(data, dict):

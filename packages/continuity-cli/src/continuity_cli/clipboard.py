@@ -34,8 +34,8 @@ def copy_text(text: str) -> tuple[bool, str]:
         return True, f"Brief copied to the clipboard with {argv[0]} ({len(text)} characters)."
     if sys.stderr.isatty():
         payload = base64.b64encode(text.encode()).decode()
-        sys.stderr.write(f"\033]52;c;{payload}\a")
-        sys.stderr.flush()
+        sys.stderr.flush()  # baker's own sequence: to the descriptor, past the boundary
+        os.write(sys.stderr.fileno(), f"\033]52;c;{payload}\a".encode())
         return True, "Brief sent to the terminal clipboard (OSC 52); paste to check it arrived."
     return False, (
         "No clipboard available (no pbcopy, wl-copy, xclip, xsel or clip.exe, and "

@@ -141,13 +141,13 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
     repository), into the per-user one, ~/.baker/log/events.jsonl."""
     try:
         from continuity_core import trust
-        from continuity_core.store import Store, find_project
+        from continuity_core.store import Store, project_root
 
         if isinstance(exc, trust.Untrusted):  # never log into a store that failed the check
             trust.refused(exc, command)
             return
 
-        root = find_project()
+        root = project_root()
         store = Store(root) if root is not None else None
         log = store.path("log") if store is not None else None
         if (

@@ -1,6 +1,5 @@
-"""Entry point. Hook commands, and `handoff` in its everyday form, take a path that never
-imports click or unused adapters; every call is one plain process that is gone when it
-returns (docs/decisions.md)."""
+"""Entry point. Hook commands take a path that never imports click or unused adapters; every
+call is one plain process that is gone when it returns (docs/decisions.md)."""
 
 from __future__ import annotations
 
@@ -20,19 +19,16 @@ def main(argv: list[str] | None = None) -> None:
         from continuity_cli.hooks import run
 
         leave(run(args, fork=True))
-    if args and args[0] == "handoff":  # its everyday form runs without click
-        from continuity_cli import handoff
+    from continuity_cli import boundary
 
-        options = handoff.plain_args(args[1:])
-        if options is not None:
-            leave(handoff.run(options))
+    boundary.install()  # nothing printed from here on carries terminal control from data
     from continuity_cli.app import cli
 
     cli.main(args=args, prog_name="baker")
 
 
 def leave(code: int) -> NoReturn:
-    """End a hook or a plain handoff without the interpreter's teardown, which clears every
+    """End a hook without the interpreter's teardown, which clears every
     loaded module one by one and costs a checkpoint about as much as a bare start
     (docs/decisions.md, "How the hooks stay fast"). Every file these paths write is closed
     where it is written; what is left is the exit handlers, run here, and the two streams."""

@@ -1,8 +1,9 @@
 """`baker mcp`: Continuity's tools over the Model Context Protocol (stdio, the official SDK).
 
 Each tool is a thin call into `continuity_core`, as the matching command is; results are the
-same JSON the command prints with `--json`. The project is the server's working folder (agents
-start it in the project) or the folder a tool call names in `repo`. Only this module imports
+same JSON the command prints with `--json`, redacted. The project is the server's working folder
+(agents start it in the project); a tool call's `repo` may name another project only to read it,
+and only under `baker mcp --all-projects`. Only this module imports
 the SDK, and only `baker mcp` imports this module.
 """
 
@@ -18,7 +19,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from continuity_cli import __version__
-from continuity_core.records import enc_hook
 
 INSTRUCTIONS = (
     "Continuity (baker) keeps this project's agent work alive across sessions, accounts and "
@@ -32,7 +32,8 @@ INSTRUCTIONS = (
 
 REPO = (
     "repo: the project folder (default: the folder this server was started in, which "
-    "agents set to the project)."
+    "agents set to the project); another project can be read only when the server was "
+    "registered with --all-projects, and is never written."
 )
 
 
@@ -47,14 +48,54 @@ def _bounded(name: str, value: int, low: int, high: int | None = None) -> int:
     return value
 
 
-def _root(repo: str | None) -> Path:
+class Scope:
+    """What the server may act on: the project it was started in (and the folders below its
+    start folder); other projects only to read, and only when registered with
+    `baker mcp --all-projects`."""
+
+    all_projects = False
+
+
+def _root(repo: str | None, *, write: bool = False) -> Path:
+    """The project a call acts on; a ToolError for another project than the server's own
+    (always to write; to read, without the opt-in). Started in a folder that is no project,
+    the server reads the folders below it (`sessions` names them in `elsewhere`), never
+    writes them."""
+    import os
+
     from continuity_core.handoff import project_root
 
-    return project_root(Path(repo).expanduser().absolute() if repo else None)
+    here = Path.cwd()
+    own = project_root(here)
+    if not repo:
+        return own
+    root = project_root(Path(repo).expanduser().absolute())
+    real = os.path.realpath(root)
+    if real == os.path.realpath(own):
+        return root
+    below = own == here and not _is_project(here) and Path(real).is_relative_to(here.resolve())
+    if write:
+        raise ToolError(
+            f"{root} is another project: this server writes only to its own ({own}); "
+            "start an agent in that project to change it"
+        )
+    if not (below or Scope.all_projects):
+        raise ToolError(
+            f"{root} is another project: reading it needs the server registered as "
+            "`baker mcp --all-projects` (docs/mcp.md)"
+        )
+    return root
+
+
+def _is_project(folder: Path) -> bool:
+    """Whether `folder` is a project of its own: a Continuity store or a git work tree."""
+    from continuity_core.store import project_root, worktree_root
+
+    return bool(project_root(str(folder)) or worktree_root(str(folder)))
 
 
 def _plain(value: Any) -> Any:
-    return msgspec.to_builtins(value, enc_hook=enc_hook)
+    return msgspec.to_builtins(value)
 
 
 def recall(
@@ -70,15 +111,20 @@ def recall(
     to find where an error, file or decision was discussed. Returns the best-matching
     sessions of this project (all projects with all_projects) with their matching passages."""
     from continuity_core import archive as archive_mod
-    from continuity_core.store import find_project
+    from continuity_core.store import project_root
 
     limit = _bounded("limit", limit, 1, 500)  # as `baker recall --limit`
     root = _root(repo)
+    if all_projects and not Scope.all_projects:
+        raise ToolError(
+            "all_projects reads other projects' sessions: it needs the server registered as "
+            "`baker mcp --all-projects` (docs/mcp.md)"
+        )
     warnings: list[str] = []
     with archive_mod.Archive() as archive:
         if archive.notice:
             warnings.append(archive.notice)
-        stats = archive_mod.refresh(archive, find_project(root) or root)
+        stats = archive_mod.refresh(archive, Path(project_root(root) or root))
         warnings += [line for line in [stats.notice, *stats.skipped] if line]
         hits = archive.search(
             query, project=None if all_projects else str(root), agent=agent, limit=limit
@@ -160,7 +206,8 @@ def traps(
     from continuity_core import traps as traps_mod
     from continuity_core.store import Store
 
-    root = Store.here(_root(repo)).root
+    writes = pattern is not None or why is not None
+    root = Store.here(_root(repo, write=writes)).root
     added = None
     if pattern is not None or why is not None:
         added = traps_mod.add(root, pattern or "", why or "", command=command)
@@ -183,7 +230,8 @@ def note(
     from continuity_core import note as note_mod
     from continuity_core.store import Store
 
-    root = Store.here(_root(repo)).root  # as `baker note`: only in a project set up
+    # As `baker note`: only in a project set up; another project's note is never written.
+    root = Store.here(_root(repo, write=now is not None or blocked is not None)).root
     warnings: list[str] = []
     for text in (now, blocked):
         if text is not None and (kinds := note_mod.secrets_in(text)):
@@ -207,7 +255,7 @@ def save(draft: str, repo: str | None = None) -> dict[str, Any]:
     from continuity_core.adapters import load_all
 
     try:
-        result = saved.save(_root(repo), draft)
+        result = saved.save(_root(repo, write=True), draft)
     except saved.SaveRefused as e:
         return {"saved": False, "validation": _plain(e.validation)}
     return {
@@ -240,11 +288,13 @@ def _errors_reach_the_agent(tool: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(tool)
     def call(*args: Any, **kwargs: Any) -> Any:
         from continuity_core.errors import BakerError
+        from continuity_core.redact import redact, redact_obj
 
         try:
-            return tool(*args, **kwargs)
+            # What goes back to the model is redacted whatever project it came from.
+            return redact_obj(tool(*args, **kwargs))
         except BakerError as e:
-            raise ToolError(str(e)) from None
+            raise ToolError(redact(str(e))) from None
 
     return call
 
@@ -262,5 +312,6 @@ def build() -> MCPServer[Any]:
     return server
 
 
-def serve() -> None:
+def serve(*, all_projects: bool = False) -> None:
+    Scope.all_projects = all_projects
     build().run("stdio")

@@ -9,15 +9,11 @@ from typing import Any, TypeVar
 import click
 import msgspec
 
-from continuity_core.records import enc_hook
-
 _T = TypeVar("_T")
 
 
 def emit_json(value: Any) -> None:
-    sys.stdout.buffer.write(
-        msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
-    )
+    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
     sys.stdout.flush()
 
 
@@ -45,7 +41,7 @@ def fold(items: list[Any]) -> list[Any]:
         w_seen, w_new = _WEIGHT.get(seen.action, 0), _WEIGHT.get(c.action, 0)
         action = c.action if w_new >= w_seen else seen.action
         detail = "; ".join(dict.fromkeys(d for d in (seen.detail, c.detail) if d))
-        order[c.path] = seen.replace(action=action, detail=detail)
+        order[c.path] = msgspec.structs.replace(seen, action=action, detail=detail)
     return list(order.values())
 
 

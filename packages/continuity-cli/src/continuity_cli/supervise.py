@@ -2,9 +2,11 @@
 
 Everything the user types goes to the agent and everything it writes comes back unchanged
 (raw mode, window size, exit code, Ctrl-Z). Two things are watched besides: the limit ledger
-(`continuity_core.limits`, written by the agent's hooks), by its modification time, and, as a
-fallback, the agent's output for a limit message. A limit shows a one-line countdown over the
-agent; Enter switches now, any other key cancels and stays. Unix only (pty, termios).
+(`continuity_core.limits`, written by the agent's hooks), by its modification time, and the
+agent's output for a limit message, which counts only when the agent's own transcript
+confirms it (`Run.confirm`): text a tool printed, a file or the model's answer never
+switches. A limit shows a one-line countdown over the agent; Enter switches now, any other
+key cancels and stays. Unix only (pty, termios).
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ class Countdown:
     target: limits.Entry | None  # None: nothing to switch to, stop
     deadline: float | None  # None: countdown = 0, wait for Enter
     text: str = ""
+    # A limit read from the agent's transcript or status line, not yet in the ledger: it
+    # enters it only when the switch is confirmed (Enter, or the countdown ran out); Esc
+    # drops it. A limit a hook recorded is in the ledger already.
+    pending: bool = False
+    retry: bool = False  # a rate limit: the same entry again after the wait, not the next one
 
 
 class Terminal:
@@ -218,7 +225,9 @@ class Supervisor:
         self.countdown_s = countdown
         self.log = log
         self.run_id = run_id
-        self.confirm = confirm or self.output_limit
+        # What the screen showed is checked against the agent's own record; without one
+        # (no `confirm`), text on the screen never counts.
+        self.confirm = confirm or (lambda child, text: None)
         self.ledger = limits.ledger_path()
         self._ledger_mtime = self._mtime()
         self._wake_r, self._wake_w = os.pipe()
@@ -321,6 +330,7 @@ class Supervisor:
                         "run_countdown_cancelled",
                         agent=child.entry.text,
                         key="esc" if keys[:1] == b"\x1b" else "other",
+                        dropped=counting.pending,  # never entered the ledger
                     )
                     child.stayed, child.scan = time.time(), False
                     counting = None
@@ -343,15 +353,23 @@ class Supervisor:
                     self._ledger_mtime = self._mtime()
                     if found is not None and not self.fresh(child, found):
                         found = None
-                    if found is None:  # an old limit redrawn with the session's history
+                    if found is None:  # no record of the agent's says so: text, not a limit
                         self.log("run_output_ignored", agent=child.entry.text)
                         output_hit = None
+                    pending = found is not None
+                else:
+                    pending = False
                 if found is not None:
                     output_hit = None
                     self.log(
-                        "run_limit", agent=child.entry.text, source=found.source, until=found.until
+                        "run_limit",
+                        agent=child.entry.text,
+                        source=found.source,
+                        kind=found.kind,
+                        until=found.until,
                     )
                     counting = choose(child, found)
+                    counting.pending = pending
                     last_paint = 0.0
             if counting is not None:
                 now = time.time()
@@ -361,20 +379,6 @@ class Supervisor:
                 if now - last_paint >= 0.5:
                     self._paint(counting)
                     last_paint = now
-
-    def output_limit(self, child: Child, text: str) -> limits.Limit:
-        """Record the limit the agent's output showed (no hook or record said so)."""
-        return limits.record(
-            limits.Limit(
-                agent=child.entry.agent,
-                dir=child.entry.dir,
-                account=child.entry.account or "",
-                since=limits.iso(limits.now()),
-                source="output",
-                message=text[:500],
-                run=self.run_id,
-            )
-        )
 
     @staticmethod
     def _line_of(tail: bytes, m: re.Match[str]) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+
 from continuity_codex import discovery, hooks
 from continuity_core.adapters import (
     Account,
@@ -15,7 +17,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.adapters.kit import ArchiveKeys, Checks, Discovery, HookHalf, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -23,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the checkpoint path imports no typing
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -58,18 +60,31 @@ class CodexAdapter(ModuleAdapter):
     usage_source: UsageSource | None = None
     install_options: tuple[InstallOption, ...] = INSTALL_OPTIONS
     env_vars: tuple[str, ...] = ("CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
-    # those of `checks()` (kit.ModuleAdapter)
+    # accounts, discover and all_sessions are the discovery module's, parse_hook and
+    # render_context the hooks module's; doctor and cli_version those of `checks()`
+    # (kit.ModuleAdapter); the recall archive reads these keys of its own besides the common
     found_by: ClassVar[Discovery] = discovery
+    hooks_by: ClassVar[HookHalf] = hooks
+    archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(
+        skip=frozenset(
+            {
+                "base_instructions",
+                "user_instructions",
+                "developer_instructions",
+                "encrypted_content",
+                "call_id",
+            }
+        )
+    )
 
     # --- sessions ----------------------------------------------------------------------------
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         cursor = self._read(ref, cursor)
         cursor.session.archived = discovery.is_archived(ref.path)
         return cursor
 
-    def _read(self, ref: SessionRef, cursor: Cursor | None) -> Cursor:
+    def _read(self, ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_codex import parser
 
@@ -80,14 +95,11 @@ class CodexAdapter(ModuleAdapter):
         plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
-        cursor = parser.read(ref.replace(path=plain), cursor)
+        cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
         cursor.session.path = ref.path
         return cursor
 
     # --- hooks -------------------------------------------------------------------------------
-
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
@@ -100,9 +112,6 @@ class CodexAdapter(ModuleAdapter):
         if event.session_id:  # notify carries only the thread id; title threads have no rollout
             return discovery.by_thread(event.session_id, accounts)
         return None
-
-    def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render_context(event, text)
 
     # --- set-up ------------------------------------------------------------------------------
 

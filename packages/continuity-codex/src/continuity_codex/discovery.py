@@ -10,14 +10,16 @@ of heads, read from disk only for rollouts it has not seen.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 import time
+from pathlib import PurePosixPath
 
-from continuity_core import jsonfast
+from continuity_core import jsonl
 from continuity_core.adapters import Account, expand, kit, unique_accounts
-from continuity_core.fs import hexdigest, pure_parts
-from continuity_core.regex import Lazy, LazyBytes
+from continuity_core.fs import hexdigest
 from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
@@ -33,7 +35,9 @@ AGENT = "codex"
 FOLDERS = ("sessions", "archived_sessions")
 SUFFIXES = (".jsonl", ".jsonl.zst")
 HEAD_BYTES = 8192  # session_meta puts id and cwd before the ~20 KB base instructions
-_NAME = Lazy(r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$")
+_NAME = re.compile(
+    r"^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F-]{36})\.jsonl(?:\.zst)?$"
+)
 SQLITE_TIMEOUT_S = 0.25
 
 
@@ -57,7 +61,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
 
 
 def thread_id_of(path: str) -> str | None:
-    m = _NAME.rx.match(os.path.basename(path))
+    m = _NAME.match(os.path.basename(path))
     return m.group(2) if m else None
 
 
@@ -86,7 +90,7 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     if cwd is None:  # an unusual key order: decode the whole first line
         line = _first_line(path)
         try:
-            payload = jsonfast.loads(line)["payload"]
+            payload = jsonl.loads(line)["payload"]
             cwd, tid = payload.get("cwd"), payload.get("id")
         except (ValueError, TypeError, AttributeError):
             pass  # no usable first line: the name's id, no cwd
@@ -96,14 +100,14 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
 
 
 def _field(head: bytes, name: str) -> str | None:
-    found = jsonfast.raw_string(head, name.encode())
+    found = jsonl.raw_string(head, name.encode())
     if found is None:
         return None
     raw = found.decode("utf-8", "replace")
     if "\\" not in raw:
         return raw
     try:
-        value = jsonfast.loads(f'"{raw}"')
+        value = jsonl.loads(f'"{raw}"')
     except ValueError:
         return None
     return value if isinstance(value, str) else None
@@ -422,7 +426,7 @@ class HeadCache:
         from continuity_core import trust
 
         try:  # not contextlib: `baker handoff --from codex` would import it for this alone
-            loaded = jsonfast.loads(trust.read_bytes(self.path, home=True))
+            loaded = jsonl.loads(trust.read_bytes(self.path, home=True))
         except (OSError, ValueError, trust.Untrusted):
             return
         if isinstance(loaded, dict) and loaded.get("home") == os.path.realpath(home):
@@ -454,7 +458,7 @@ class HeadCache:
         data = {"home": os.path.realpath(self.home), "heads": self.entries}
         try:
             trust.home_path("cache", "codex")
-            atomic_write(self.path, jsonfast.dumps(data))
+            atomic_write(self.path, json.dumps(data))
         except (OSError, trust.Untrusted):
             pass  # a cache: the heads are read again next time
 
@@ -520,7 +524,10 @@ def is_archived(path: str) -> bool:
     flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
     that counts is the nearest session folder above the file (as `home_of` finds it), so a
     Codex home that itself lies under some `archived_sessions/` is not all archived."""
-    return next((p for p in reversed(pure_parts(path)[:-1]) if p in FOLDERS), None) == ARCHIVED
+    return (
+        next((p for p in reversed(PurePosixPath(path).parts[:-1]) if p in FOLDERS), None)
+        == ARCHIVED
+    )
 
 
 ARCHIVED = FOLDERS[1]
@@ -529,7 +536,7 @@ ARCHIVED = FOLDERS[1]
 # --- forks ------------------------------------------------------------------------------------
 
 # A fork's session_meta names its parent and its cut before its ~20 KB of base instructions.
-FORK = LazyBytes(
+FORK = re.compile(
     rb'(?s)"forked_from_id"\s*:\s*"([0-9A-Za-z-]{8,64})"'
     rb'.{0,200}?"forked_from_ordinal_exclusive"\s*:\s*(\d+)'
 )
@@ -549,7 +556,7 @@ def lineage(path: str) -> tuple[list[str], str | None]:
             head = read_head(current, HEAD_FORK)
         except OSError:
             break
-        up = FORK.rx.search(head) if b"session_meta" in head[:200] else None
+        up = FORK.search(head) if b"session_meta" in head[:200] else None
         if up is None or up.group(1).decode() in seen:
             break
         parent_id = up.group(1).decode()
@@ -564,7 +571,7 @@ def lineage(path: str) -> tuple[list[str], str | None]:
 
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
-    parts = pure_parts(path)
+    parts = PurePosixPath(path).parts
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] in FOLDERS:
             return os.path.join(*parts[:i])

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 from continuity_codex import patch as patch_mod
-from continuity_core import jsonfast
+from continuity_core import jsonl
 from continuity_core.schemas.hook import HookEvent
 
 TYPE_CHECKING = False
@@ -36,7 +37,7 @@ CONTEXT_EVENTS = {"SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit
 
 def _object(raw: bytes | str) -> dict[str, Any]:
     try:
-        value = jsonfast.loads(raw)
+        value = jsonl.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise ValueError("not JSON") from None
     if not isinstance(value, dict):
@@ -118,7 +119,7 @@ def render_context(event: HookEvent, text: str) -> str | None:
     """additionalContext JSON for events that take it; None for the rest (Stop, notify)."""
     if not text or event.native not in CONTEXT_EVENTS:
         return None
-    return jsonfast.dumps(
+    return json.dumps(
         {"hookSpecificOutput": {"hookEventName": event.native, "additionalContext": text}},
         ensure_ascii=False,
     )

@@ -79,7 +79,7 @@ def _target(source: Path, home: Path) -> Path:
     parts = source.parts
     if "sessions" in parts:
         return home / "sessions" / Path(*parts[parts.index("sessions") + 1 :])
-    m = _NAME.rx.match(source.name)
+    m = _NAME.match(source.name)
     day = m.group(1)[:10].split("-") if m else []
     return home / "sessions" / Path(*day) / source.name
 

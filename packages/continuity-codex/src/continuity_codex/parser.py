@@ -5,22 +5,25 @@ events; legacy ones as `user_message` / `agent_message` events. `response_item` 
 what the model saw, injected context included, so requests never come from them. The core's
 capped edits keep text raw until the end of a read redacts what is still kept.
 
-Lines are decoded by `jsonfast` (the checkpoint path imports neither msgspec nor typing): a
-line that is no JSON object, or whose `type` or `timestamp` is no string, is a bad line.
+Lines are decoded by `continuity_core.jsonl.loads`: a line that is no JSON object, or whose
+`type` or `timestamp` is no string, is a bad line.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
+from typing import Any
+
+from msgspec import Struct, field
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
-from continuity_core import jsonfast
+from continuity_core import jsonl
 from continuity_core.adapters import kit
 from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
-from continuity_core.regex import Lazy, LazyBytes
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
@@ -85,7 +88,7 @@ LIMIT_KINDS: tuple[tuple[str, ErrorKind], ...] = (
 )
 # How a usage-limit message names its reset, in the CLI's local time: "try again at 6:20 AM"
 # the same day, "try again at Dec 4th, 2026 3:57 AM" (`%b %-d{suffix}, %Y %-I:%M %p`) later.
-_TRY_AGAIN = Lazy(
+_TRY_AGAIN = re.compile(
     r"[Tt]ry again at (?:(?P<mon>[A-Z][a-z]{2}) (?P<day>\d{1,2})(?:st|nd|rd|th)?,? "
     r"(?:(?P<year>\d{4}) )?)?(?P<h>\d{1,2}):(?P<m>\d\d) ?(?P<ap>[AaPp][Mm])"
 )
@@ -107,7 +110,7 @@ READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":
 # `{"timestamp":"…","ordinal":N,"type":"…","payload":{…}}`, legacy rollouts no ordinal): where
 # `_peek` finds the payload's first bytes, as msgspec's `Raw` gave them before: in a line as
 # Codex writes it by string tests (`_payload_at`), in any other by this pattern.
-_TO_PAYLOAD = LazyBytes(
+_TO_PAYLOAD = re.compile(
     rb'\s*\{\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-+.\w]+)\s*,\s*)*?'
     rb'"payload"\s*:\s*'
 )
@@ -118,7 +121,25 @@ _PAYLOAD_KEY = b',"payload":'
 _SPACE = (b" ", b"\t", b"\n", b"\r")  # JSON's; the pattern skips them
 
 
-def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+class CodexState(Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`); `LATEST` is flushed before."""
+
+    meta: bool = False  # this thread's session_meta was read
+    cli_version: Any = None  # as session_meta says
+    history_mode: Any = None
+    window: Any = None  # the model's context window, as the rollout states it
+    turn_requests: int = 0  # typed requests since the turn began
+    last_request: str | None = None  # its digest, not its words
+    last_request_at: int = 0
+    patches: dict[str, Any] = field(default_factory=dict)  # apply_patch calls awaiting a result
+    resets_at: str | None = None
+    turn_prompted: bool = False  # the turn began with a prompt (its start names a trigger)
+    # shell commands awaiting their result: [command (redacted), timestamp]
+    shell: dict[str, list[str | None]] = field(default_factory=dict)
+    ran: dict[str, None] = field(default_factory=dict)  # calls whose result was taken
+
+
+def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     """Read (or continue reading) a rollout."""
     return read_incremental(
         ref,
@@ -127,6 +148,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         finish=flush,
         compaction_marker=COMPACTION_MARKER,
         request_markers=REQUEST_MARKERS,
+        state=CodexState,
     )
 
 
@@ -150,7 +172,7 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     head = line[:160]
     if b"world_state" in head and (SKIP[0] in head or SKIP[1] in head):
         return
-    record = jsonfast.loads(line)
+    record = jsonl.loads(line)
     if not isinstance(record, dict):
         raise TypeError("a rollout line is a JSON object")
     kind = record.get("type", "")
@@ -214,7 +236,7 @@ def _peek(line: bytes) -> bytes:
     values comes before it): which event it is, told without its fields."""
     at = _payload_at(line)
     if at < 0:
-        m = _TO_PAYLOAD.rx.match(line)
+        m = _TO_PAYLOAD.match(line)
         at = m.end() if m else -1
     return line[at : at + 40] if at >= 0 else b""
 
@@ -266,7 +288,7 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
 
 # --- forks -----------------------------------------------------------------------------------
 
-_ORDINAL = LazyBytes(rb'"ordinal"\s*:\s*(\d+)')
+_ORDINAL = re.compile(rb'"ordinal"\s*:\s*(\d+)')
 
 
 def _fork_budget(session: Session) -> int:
@@ -319,7 +341,7 @@ def _fold_parent(
     reader = ForwardReader(path, tail.offset if tail is not None else 0)
     for n, line in enumerate(reader):
         if n == 0 and tail is None and b"session_meta" in line[:200]:
-            up = discovery.FORK.rx.search(line[: discovery.HEAD_FORK])
+            up = discovery.FORK.search(line[: discovery.HEAD_FORK])
             # the parent is a fork too: its start first
             if (
                 up is not None
@@ -336,7 +358,7 @@ def _fold_parent(
             ):
                 got = "part"
             continue  # the parent's meta is not this thread's
-        m = _ORDINAL.rx.search(line[:160])
+        m = _ORDINAL.search(line[:160])
         if m is not None and int(m.group(1)) >= cut:
             break  # the parent went on after the fork: not this thread's history
         fold_line(fold, session, extra, line)
@@ -507,7 +529,7 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         if not isinstance(raw, str):
             raise TypeError("function_call arguments are a JSON string")
         try:
-            args = jsonfast.loads(raw)
+            args = jsonl.loads(raw)
         except ValueError:
             args = {"arguments": p.get("arguments")}
         args = args if isinstance(args, dict) else {"arguments": args}
@@ -709,7 +731,7 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
     The words are wall-clock time where the CLI ran, `tz` (default: this machine's zone); a
     bare clock time is its next occurrence at or after `at`, the record's timestamp.
     """
-    m = _TRY_AGAIN.rx.search(text)
+    m = _TRY_AGAIN.search(text)
     if not m or not at:
         return None
     import datetime as dt  # only for a usage-limit message: ~1 ms the checkpoint path saves

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -58,7 +58,7 @@ class CopilotAdapter(ModuleAdapter):
     )
     found_by: ClassVar[Discovery] = discovery
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         from continuity_copilot import parser  # loads with the first read, not with a hook
 
         return parser.read(ref, cursor)
@@ -69,6 +69,7 @@ class CopilotAdapter(ModuleAdapter):
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
             return None
+        hooks.flushed(event)  # a live agentStop: its turn may still be in Copilot's buffer
         path = event.transcript_path
         if path and os.path.isfile(path):
             home = discovery.home_of(path)

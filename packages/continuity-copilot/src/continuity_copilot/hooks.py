@@ -33,6 +33,9 @@ ERROR_MARKERS: tuple[tuple[str, ErrorKind], ...] = (
     ("overloaded", "overloaded"),
 )
 LIMITS = ("rate_limit", "usage_limit")
+# How long a live `agentStop`'s checkpoint waits for Copilot to append the turn (`flushed`).
+FLUSH_WAIT_S = 3.0
+LIVE_S = 120.0  # a payload stamped this close to now is a live hook, not a replayed capture
 
 
 def error_kind(text: str, status: int | None = None) -> ErrorKind:
@@ -120,7 +123,46 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         command=_str(tool_input.get("command")),
         error=error,
         error_message=message,
+        # agentStop: the call's own stamp, which Copilot also logs with it (`flushed`)
+        turn_id=str(data["timestamp"]) if name == "agentStop" and _ms(data) else None,
     )
+
+
+def _ms(data: dict[str, Any]) -> bool:
+    stamp = data.get("timestamp")
+    return isinstance(stamp, int) and not isinstance(stamp, bool) and stamp > 0
+
+
+def flushed(event: HookEvent, wait_s: float = FLUSH_WAIT_S) -> bool:
+    """Wait (at most `wait_s`) until a live `agentStop`'s turn is in its `events.jsonl`.
+
+    Copilot appends to the log from a buffer: when it runs `agentStop` the turn may not be in
+    the file yet, or the file not exist (seen with 1.0.102 `-p`). It logs each hook call
+    before running it, a `hook.start` line holding the call's input and so its `timestamp`;
+    once that line is in the file, so is the turn before it. False when it did not come (an
+    older payload replayed, or a log without it): the file is read as it is.
+    """
+    path = event.transcript_path
+    if event.native != "agentStop" or not path or not event.turn_id:
+        return False
+    import time
+
+    if abs(time.time() * 1000 - int(event.turn_id)) > LIVE_S * 1000:
+        return False
+    stamp = f'"timestamp":{event.turn_id}'.encode()
+    end = time.monotonic() + wait_s
+    while True:
+        try:
+            with open(path, "rb") as f:
+                f.seek(max(0, f.seek(0, 2) - (256 << 10)))
+                tail = f.read()
+            if any(stamp in x and b'"hookType":"agentStop"' in x for x in tail.splitlines()):
+                return True
+        except OSError:
+            pass  # not written yet
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.02)
 
 
 KINDS: dict[str, EventKind] = {

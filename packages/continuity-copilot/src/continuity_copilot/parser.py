@@ -97,7 +97,17 @@ def _data(raw: msgspec.Raw, view: type[Any]) -> Any:
     return decoder.decode(raw)
 
 
-def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+class CopilotState(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`)."""
+
+    subagents_running: int = 0  # RUNNING
+    retrying: bool = False  # RETRYING
+    window: int | None = None  # the model's context window, from `session.usage_info`
+    reset_at: str | None = None  # a quota's reset, until an error takes it
+    compaction: list[str | int | None] | None = None  # [trigger, tokens] of a compaction begun
+
+
+def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     """Read (or continue reading) a session's events, then its todo list."""
     return read_incremental(
         ref,
@@ -106,6 +116,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         finish=finish,
         compaction_marker=COMPACTION_MARKER,
         request_markers=REQUEST_MARKERS,
+        state=CopilotState,
     )
 
 

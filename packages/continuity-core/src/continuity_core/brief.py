@@ -8,9 +8,11 @@ move and the user's latest request are never dropped.
 
 from __future__ import annotations
 
-from continuity_core import jsonfast
+import json
+
+from msgspec import Struct, field
+
 from continuity_core.project import git_section, plural
-from continuity_core.records import Record, field
 from continuity_core.redact import redact
 from continuity_core.schemas.handoff import Attempt, Section
 from continuity_core.schemas.session import SessionRef
@@ -42,7 +44,7 @@ NEVER_CUT = 100
 REQUEST_FIT = 8000  # characters of the latest request that count against the budget
 
 
-class Brief(Record, omit_defaults=True):
+class Brief(Struct, kw_only=True, omit_defaults=True):
     schema_version: int = 1
     created_at: str
     project: str
@@ -51,6 +53,8 @@ class Brief(Record, omit_defaults=True):
     latest_request: str | None = None
     ended_on_limit: bool = False
     reset_at: str | None = None
+    limit_kind: str | None = None  # "usage_limit" or "rate_limit" when it ended on one
+    reset_why: str | None = None  # which record the reset time came from, where two disagree
     failed_attempts: list[Attempt] = field(default_factory=list)  # newer, did no work
     sections: list[Section] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
@@ -369,7 +373,7 @@ def call_text(call: ToolCall) -> str:
         command = " ".join(str(c) for c in command)
     if isinstance(command, str) and command:
         return command
-    return jsonfast.encode(call.input).decode()
+    return json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))
 
 
 def _no_request(session: Session) -> str:
@@ -458,6 +462,11 @@ def build(
         latest_request=session.latest_request if session else None,
         ended_on_limit=bool(session and session.ended_on_limit),
         reset_at=session.last_error.reset_at if session and session.last_error else None,
+        limit_kind=(
+            session.last_error.kind
+            if session and session.ended_on_limit and session.last_error
+            else None
+        ),
         failed_attempts=list(failed or []),
         sections=sections,
         budget_tokens=budget_tokens,
@@ -662,7 +671,11 @@ def render(brief: Brief) -> str:
     out = ["# Handoff brief", ""]
     if brief.ended_on_limit:
         when = f" (resets at {brief.reset_at})" if brief.reset_at else ""
-        out += [f"> The previous session ended on a usage limit{when}.", ""]
+        why = f" {brief.reset_why}" if brief.reset_why else ""
+        if brief.limit_kind == "rate_limit":  # requests too fast: it passes in minutes
+            out += [f"> The previous session ended on a rate limit{when}: retry later.{why}", ""]
+        else:
+            out += [f"> The previous session ended on a usage limit{when}.{why}", ""]
     for s in brief.sections:
         out += [f"## {s.title}", f"_source: {s.source}_", "", s.body, ""]
     if brief.cut:
@@ -678,7 +691,7 @@ def render(brief: Brief) -> str:
 # --- the first prompt ----------------------------------------------------------------------
 
 
-class Prompt(Record, frozen=True):
+class Prompt(Struct, kw_only=True, frozen=True):
     text: str
     whole: bool  # the whole brief is inline; else its essentials and a pointer to the file
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+
 from continuity_core import git
 from continuity_core.config import config_or_defaults
 from continuity_core.errors import BakerError
@@ -25,7 +27,7 @@ CHECKPOINT_MESSAGES = 8
 
 def trimmed(session: Session) -> Session:
     """The session as a checkpoint keeps it: the last few messages, everything else whole."""
-    copy = session.replace(messages=session.messages[-CHECKPOINT_MESSAGES:])
+    copy = msgspec.structs.replace(session, messages=session.messages[-CHECKPOINT_MESSAGES:])
     return copy
 
 

@@ -1,17 +1,19 @@
 """The per-user store `~/.baker/` (or `$BAKER_HOME`) and its `config.toml`.
 
-Read with tomllib into records (typos are errors naming the key and the file); edited with
+Read with tomllib into msgspec Structs (typos are errors naming the key and the file); edited with
 tomlkit so the user's comments and order survive. A missing file is the defaults, read with
 nothing imported: every hook asks for the config.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+
+import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import ConfigError
-from continuity_core.records import Invalid, Record
 from continuity_core.schemas.config import GlobalConfig
 
 TYPE_CHECKING = False
@@ -30,7 +32,24 @@ def config_path() -> Path:
 
 
 def load_config(path: Path | None = None) -> GlobalConfig:
-    """The global config; a missing file is the defaults, an invalid one a ConfigError."""
+    """The global config; a missing file is the defaults, an invalid one a ConfigError.
+
+    Read once per process: the file is parsed again only when its identity (inode, size,
+    modification time) changed, as when a command edits it and reads it back."""
+    where = os.path.join(trust.home_root(), "config.toml") if path is None else path
+    try:
+        st = os.stat(where)
+    except OSError:
+        return _read(path)  # missing or unreadable: said as before, nothing to remember
+    return _read_once(path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _read_once(path: Path | None, identity: tuple[int, int, int, int]) -> GlobalConfig:
+    return _read(path)
+
+
+def _read(path: Path | None) -> GlobalConfig:
     if path is None:  # as `config_path()`, a str: every hook comes here (no pathlib)
         where = os.path.join(trust.home_root(), "config.toml")
         try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
@@ -60,8 +79,8 @@ def _decode(data: bytes, path: str | Path) -> GlobalConfig:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
     try:
-        config = GlobalConfig.from_builtins(raw)
-    except Invalid as e:
+        config = msgspec.convert(raw, GlobalConfig)
+    except msgspec.ValidationError as e:
         raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
     for agent, folders in config.transcripts.items():
         # as an account's `dir` (schemas.config): a relative folder would follow the cwd
@@ -99,8 +118,8 @@ _TYPES = {
 _WHERE = r" - at `\$(?P<path>[^`]*)`$"  # compiled on first use by `re`: config errors are rare
 
 
-def explain(e: Invalid, path: str | Path, text: str = "") -> str:
-    """A record's validation error (msgspec's words) in words: the file, the line, the key and
+def explain(e: msgspec.ValidationError, path: str | Path, text: str = "") -> str:
+    """A validation error (msgspec's words) in words: the file, the line, the key and
     what to do.
 
     `Object contains unknown field `transcript`` becomes
@@ -171,8 +190,8 @@ def _bad_account(text: str) -> str:
         return "?"
     for name, value in accounts.items() if isinstance(accounts, dict) else ():
         try:
-            AccountConfig.from_builtins(value)
-        except Invalid:
+            msgspec.convert(value, AccountConfig)
+        except msgspec.ValidationError:
             return str(name)
     return "?"
 
@@ -203,18 +222,18 @@ def _suggest(key: str, where: list[str]) -> str:
         return ""
     hit = close[0]
     kind = fields[hit]
-    is_table = (isinstance(kind, type) and issubclass(kind, Record)) or str(kind).startswith("dict")
+    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) or str(
+        kind
+    ).startswith("dict")
     return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
 
 
 def _fields(owner: Any) -> dict[str, Any]:
-    """A config table's keys as the file spells them: the record class of each sub-table, the
-    annotation of anything else; {} for what is no table."""
-    if not (isinstance(owner, type) and issubclass(owner, Record)):
+    """A config table's keys as the file spells them: the Struct of each sub-table, the type
+    of anything else; {} for what is no table."""
+    if not (isinstance(owner, type) and issubclass(owner, msgspec.Struct)):
         return {}
-    from continuity_core.schemas import config as schema
-
-    return {owner._names[name]: getattr(schema, ann, ann) for name, ann in owner._types.items()}
+    return {f.encode_name: f.type for f in msgspec.structs.fields(owner)}
 
 
 _HEADER = r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$"

@@ -24,24 +24,6 @@ _SHA2 = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_s
 _BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": _SHA2, "blake2b": ("_blake2",)}
 
 
-def pure_parts(path: str) -> list[str]:
-    """`path`'s components as `PurePosixPath(path).parts` gives them, without pathlib (the
-    hooks do without it): the root first (`/`, or `//` as POSIX keeps two leading slashes),
-    empty and `.` components dropped, `..` kept as written."""
-    root = "//" if path[:2] == "//" and path[2:3] != "/" else "/" if path[:1] == "/" else ""
-    parts = [p for p in path.split("/") if p and p != "."]
-    return [root, *parts] if root else parts
-
-
-def pure(path: str) -> str:
-    """`path` spelt as `str(PurePosixPath(path))` (`a//b/./c/` is `a/b/c`), so that paths
-    built as `str` compare and print as they did when they were `Path`s."""
-    parts = pure_parts(path)
-    if parts and parts[0] in ("/", "//"):
-        return parts[0] + "/".join(parts[1:])
-    return "/".join(parts) or "."
-
-
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` and any missing parents as 0700; existing folders keep their mode."""
     if not path.is_dir():

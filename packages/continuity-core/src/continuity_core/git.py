@@ -11,14 +11,15 @@ A folder outside git gives `GitFacts(is_repo=False)`, never an error.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
-
-from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
     StrPath = str | os.PathLike[str]
 
@@ -36,6 +37,50 @@ _DISCOVERY_ENV = (
 )
 
 
+# What a repository's own config can make git run, turned off on every git command baker
+# starts: a folder that came as a tarball or a zip may carry its `.git/config`. The filter
+# drivers it names are emptied by `argv` (`git status` runs a clean filter).
+_OFF = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "diff.external=",
+    "log.showSignature=false",
+)
+SAFE = ("--no-pager", *(arg for setting in _OFF for arg in ("-c", setting)))
+# Added to every `diff` and `log` with a patch or a stat: no external diff, no textconv.
+NO_DRIVERS = ("--no-ext-diff", "--no-textconv")
+
+
+def argv(cwd: StrPath, *args: str, hooks_path: bool = False) -> list[str]:
+    """The argv of `git -C cwd ARGS` with nothing from the repository's config run (`SAFE`,
+    and every filter driver the clone's own config names made empty). `hooks_path` keeps
+    the repository's `core.hooksPath`, for asking git where its hooks live (which runs none)."""
+    safe = SAFE
+    if hooks_path:
+        safe = ("--no-pager", *(a for o in _OFF if "hooksPath" not in o for a in ("-c", o)))
+    return ["git", *safe, *_filters_off(str(cwd)), "-C", str(cwd), *args]
+
+
+@functools.lru_cache(maxsize=16)  # asked before every git command: once per folder
+def _filters_off(cwd: str) -> tuple[str, ...]:
+    """`-c filter.NAME.clean=` (and smudge, process) for each filter driver the clone's own
+    config, or a file it includes, names; none where that file never says `filter`."""
+    if not any(local_config_may_name(cwd, word) for word in (b"filter", b"include")):
+        return ()
+    ask = ("config", "--local", "--includes", "--name-only", "--get-regexp", r"^filter\.")
+    out = _out(_start(["git", *SAFE, "-C", str(cwd), *ask]), 5.0)
+    names = {
+        line.split(".", 1)[1].rsplit(".", 1)[0] for line in (out or "").split("\n") if "." in line
+    }
+    off: list[str] = []
+    for name in sorted(n for n in names if n):
+        for key in ("clean", "smudge", "process"):
+            off += ["-c", f"filter.{name}.{key}="]
+        off += ["-c", f"filter.{name}.required=false"]
+    return tuple(off)
+
+
 class _Git:
     """A running git command whose output is read to its end (`_out`)."""
 
@@ -49,7 +94,10 @@ def _spawn(cwd: StrPath, *args: str) -> _Git | None:
     """Start `git -C cwd ARGS` with its output on a pipe. `os.posix_spawnp` where the platform
     has it: importing `subprocess` (signal, threading, selectors, locale) cost a checkpoint
     more than the git processes it started; elsewhere `subprocess`."""
-    argv = ["git", "-C", str(cwd), *args]
+    return _start(argv(cwd, *args))
+
+
+def _start(cmd: list[str]) -> _Git | None:
     env = {**os.environ, **_QUIET}
     if not hasattr(os, "posix_spawnp"):
         import subprocess
@@ -57,7 +105,7 @@ def _spawn(cwd: StrPath, *args: str) -> _Git | None:
         try:
             return _Git(
                 proc=subprocess.Popen(
-                    argv,
+                    cmd,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                     stdin=subprocess.DEVNULL,
@@ -70,7 +118,7 @@ def _spawn(cwd: StrPath, *args: str) -> _Git | None:
     try:
         pid = os.posix_spawnp(
             "git",
-            argv,
+            cmd,
             env,
             file_actions=[
                 (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -154,6 +202,8 @@ class Begun:
 
     def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
         """The facts, once `git status` (and `git log`) answered."""
+        from continuity_core.schemas.checkpoint import GitFacts  # not on the pre-tool path
+
         cwd, found, refs, here, subject = self.cwd, self.found, self.refs, self.here, self.subject
         log, status = self.log, self.status
         self.log = self.status = None
@@ -165,7 +215,7 @@ class Begun:
         if subject is not None and here is not None and here[1] != facts.head:
             subject, log = None, _spawn(cwd, *_LOG)  # a commit landed in between: git says
         # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
-        diff = _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff") if tracked else None
+        diff = _spawn(cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS) if tracked else None
         top = found[0] if found else None
         if top is None:
             top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
@@ -195,7 +245,7 @@ class Begun:
         _out(log, timeout)
 
 
-_LOG = ("log", "-1", "--format=%H%x00%s")
+_LOG = ("log", "-1", "--no-show-signature", "--format=%H%x00%s")
 
 
 def _find_top(cwd: StrPath) -> tuple[str, str] | None:
@@ -414,6 +464,8 @@ def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | 
 
 
 def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
+    from continuity_core.schemas.checkpoint import Worktree
+
     branch = ref.removeprefix("refs/heads/") if ref else None
     return Worktree(path=path, head=oid, branch=branch)
 
@@ -421,9 +473,7 @@ def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
 def diffstat(cwd: StrPath, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
     """Recount `+a −d in n tracked files` without the paths in `exclude`."""
     specs = [f":(exclude,literal){p}" for p in exclude]
-    out = _out(
-        _spawn(cwd, "diff", "HEAD", "--shortstat", "--no-ext-diff", "--", ".", *specs), timeout
-    )
+    out = _out(_spawn(cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS, "--", ".", *specs), timeout)
     facts.files_changed = facts.insertions = facts.deletions = 0
     if out:
         _parse_shortstat(out, facts)
@@ -484,6 +534,8 @@ def _parse_shortstat(out: str, facts: GitFacts) -> None:
 
 
 def _parse_worktrees(out: str) -> list[Worktree]:
+    from continuity_core.schemas.checkpoint import Worktree
+
     trees: list[Worktree] = []
     for block in out.strip().split("\n\n"):
         wt: Worktree | None = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from msgspec import Struct, field
+
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight
@@ -11,7 +13,6 @@ from continuity_core import note as note_mod
 from continuity_core.config import load_config
 from continuity_core.git import Begun
 from continuity_core.project import repo_facts
-from continuity_core.records import Record, field
 from continuity_core.schemas.session import SessionRef
 from continuity_core.sessions import (
     Choice,
@@ -34,14 +35,17 @@ if TYPE_CHECKING:  # `baker handoff` runs within a start-up budget: nothing it d
 
     from continuity_core.adapters import Adapter
     from continuity_core.brief import Brief
+    from continuity_core.inflight import Inflight
+    from continuity_core.schemas import handoff as doc
     from continuity_core.schemas.checkpoint import GitFacts
+    from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.handoff import HandoffDoc
     from continuity_core.schemas.session import Session
     from continuity_core.schemas.trap import Trap
     from continuity_core.trust import StrPath
 
 
-class Handoff(Record):
+class Handoff(Struct, kw_only=True):
     """A brief and what it was built from; in memory only (`structured` is its JSON form)."""
 
     brief: Brief
@@ -58,13 +62,8 @@ def project_root(start: StrPath | None = None) -> Path:
     """The project root whether or not `baker init` ran: `.baker/`'s folder or the worktree."""
     from pathlib import Path
 
-    return Path(project_top(start))
-
-
-def project_top(start: StrPath | None = None) -> str:
-    """`project_root` as a `str` (the plain `baker handoff`'s form: it imports no pathlib)."""
     here = os.path.abspath(start if start is not None else os.getcwd())
-    return store_root(here) or worktree_root(here) or here
+    return Path(store_root(here) or worktree_root(here) or here)
 
 
 def make(
@@ -112,44 +111,17 @@ def _make(
     store = Store(root)
     latest = store.latest_checkpoint() if store.exists else None
     kept = latest.session if latest is not None else None
-    try:
-        choice = choose(
-            root,
-            adapters,
-            config,
-            store if store.exists and write else None,
-            agent=agent,
-            account=account,
-            session_id=session_id,
-        )
-    except NoMatch as e:
-        if kept is not None and kept_matches(
-            kept, config, agent=agent, account=account, session_id=session_id
-        ):
-            choice = Choice()  # no transcript left, but the checkpoint kept that very session
-        elif agent is None:
-            raise
-        else:  # say what exists in every agent, not only in the one asked for
-            first = str(e).splitlines()[0]
-            everyone = {**adapters_mod.load_all()[0], **adapters}
-            raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
+    choice, session, ref = _chosen(
+        root,
+        adapters,
+        config,
+        store if store.exists and write else None,
+        kept,
+        agent=agent,
+        account=account,
+        session_id=session_id,
+    )
     errors += choice.errors
-    session, ref = choice.session, choice.ref
-    if (
-        session is None
-        and kept is not None
-        and kept_matches(kept, config, agent=agent, account=account, session_id=session_id)
-    ):
-        # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
-        session = kept
-        ref = SessionRef(
-            agent=kept.agent,
-            account=kept.account,
-            session_id=kept.session_id,
-            path=kept.path,
-            mtime=0.0,
-            cwd=kept.cwd,
-        )
     if session is not None:
         session = project_relative(session, root)
     note = note_mod.read(root)
@@ -174,6 +146,8 @@ def _make(
         budget_tokens=budget_tokens or config.brief.budget_tokens,
         unfound=why_none(root, choice.below),
     )
+    if built.ended_on_limit and session is not None and choice.adapter is not None:
+        _reconcile_reset(built, session, choice.adapter, config)
     sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
     return Handoff(
         brief=built,
@@ -185,6 +159,81 @@ def _make(
         traps=traps,
         unrecorded=unrecorded,
     )
+
+
+def _chosen(
+    root: StrPath,
+    adapters: dict[str, Adapter],
+    config: GlobalConfig,
+    store: Store | None,
+    kept: Session | None,
+    *,
+    agent: str | None,
+    account: str | None,
+    session_id: str | None,
+) -> tuple[Choice, Session | None, SessionRef | None]:
+    """The session the brief is of (`sessions.choose`), or the one the latest checkpoint kept
+    when its transcript is gone; NoMatch listing every agent's sessions when none fits."""
+    try:
+        choice = choose(
+            root, adapters, config, store, agent=agent, account=account, session_id=session_id
+        )
+    except NoMatch as e:
+        if kept is not None and kept_matches(
+            kept, config, agent=agent, account=account, session_id=session_id
+        ):
+            choice = Choice()  # no transcript left, but the checkpoint kept that very session
+        elif agent is None:
+            raise
+        else:  # say what exists in every agent, not only in the one asked for
+            first = str(e).splitlines()[0]
+            everyone = {**adapters_mod.load_all()[0], **adapters}
+            raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
+    session, ref = choice.session, choice.ref
+    if (
+        session is None
+        and kept is not None
+        and kept_matches(kept, config, agent=agent, account=account, session_id=session_id)
+    ):
+        # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
+        session = kept
+        ref = SessionRef(
+            agent=kept.agent,
+            account=kept.account,
+            session_id=kept.session_id,
+            path=kept.path,
+            mtime=0.0,
+            cwd=kept.cwd,
+        )
+    return choice, session, ref
+
+
+def _reconcile_reset(built: brief_mod.Brief, session: Session, adapter: Any, config: Any) -> None:
+    """The transcript's reset time and the limit ledger's (the hook's record) for the same
+    account: where only one names it, that one; where they disagree, the later, so no agent
+    is tried again before its limit lifts. The brief says which it used and why."""
+    from continuity_core import limits
+
+    try:
+        folder = limits.account_dir(adapter, config, session.account or "")
+    except (IndexError, OSError):
+        return
+    recorded = limits.find(limits.read(), adapter.name, folder)
+    theirs = limits.parse_time(recorded.until) if recorded is not None else None
+    ours = limits.parse_time(built.reset_at)
+    if theirs is None or recorded is None:
+        return
+    source = f"the {recorded.source} record in the limit ledger"
+    if ours is None:
+        built.reset_at = recorded.until
+        built.reset_why = f"(The reset time is from {source}: the transcript names none.)"
+    elif abs((theirs - ours).total_seconds()) > 60:
+        said = built.reset_at
+        built.reset_at = recorded.until if theirs > ours else said
+        built.reset_why = (
+            f"(The transcript says {said}, {source} says {recorded.until}: the later is "
+            "used, so the account is not tried again before its limit lifts.)"
+        )
 
 
 def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
@@ -205,7 +254,7 @@ def from_machine(
 ) -> Handoff:
     """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
     compared with this checkout."""
-    from continuity_core import machines
+    from continuity_core import snapshots
     from continuity_core.errors import BakerError
 
     if narrowed:
@@ -214,7 +263,7 @@ def from_machine(
             "narrowed to an agent, account or session here"
         )
     return Handoff(
-        brief=machines.brief_for(root, machine, budget_tokens), session=None, adapter=None
+        brief=snapshots.brief_for(root, machine, budget_tokens), session=None, adapter=None
     )
 
 
@@ -237,27 +286,7 @@ def structured(result: Handoff) -> HandoffDoc:
     source: doc.Source | None = None
     if session is not None:
         err = session.last_error
-        found = doc.Interrupted(
-            calls=[
-                doc.OpenCall(
-                    tool=c.name, what=redact(brief_mod.call_text(c)[:2000]), started_at=c.timestamp
-                )
-                for c in session.pending_calls
-            ],
-            error=doc.LastError(kind=err.kind, message=redact(err.message), reset_at=err.reset_at)
-            if err
-            else None,
-            turn_incomplete=session.turn_incomplete,
-        )
-        if result.unrecorded is not None:
-            u = result.unrecorded
-            found.unrecorded = doc.OpenCall(
-                tool=u.tool_name,
-                what=redact(u.command or ", ".join(u.paths)),
-                started_at=u.started_at,
-            )
-        if found.calls or found.unrecorded or found.error or found.turn_incomplete:
-            interrupted = found
+        interrupted = _interrupted(session, result.unrecorded)
         if session.ended_on_limit and err is not None:
             limit = doc.Limit(kind=err.kind, until=err.reset_at, message=redact(err.message))
         source = doc.Source(
@@ -274,21 +303,7 @@ def structured(result: Handoff) -> HandoffDoc:
             agent=ref.agent, account=ref.account, session=ref.session_id, transcript=ref.path
         )
     if limit is None and brief.ended_on_limit:
-        limit = doc.Limit(kind="usage_limit", until=brief.reset_at)
-    repo: doc.RepoState | None = None
-    if result.git is not None:
-        g = result.git
-        repo = doc.RepoState(
-            is_repo=g.is_repo,
-            branch=g.branch,
-            detached=g.detached,
-            last_commit=doc.Commit(sha=g.head, subject=g.subject or "") if g.head else None,
-            upstream=g.upstream,
-            ahead=g.ahead,
-            behind=g.behind,
-            uncommitted=list(g.dirty),
-            uncommitted_count=g.dirty_count,
-        )
+        limit = doc.Limit(kind=brief.limit_kind or "usage_limit", until=brief.reset_at)
     request = brief.latest_request
     commands = [
         doc.Command(
@@ -318,7 +333,7 @@ def structured(result: Handoff) -> HandoffDoc:
         files_edited=files,
         interrupted=interrupted,
         limit=limit,
-        repo=repo,
+        repo=_repo_state(result.git),
         note={title: redact(body) for title, body in result.note.items()},
         source=source,
         traps=[
@@ -340,6 +355,56 @@ def structured(result: Handoff) -> HandoffDoc:
         sections=brief.sections,
         cut=brief.cut,
         budget_tokens=brief.budget_tokens,
+    )
+
+
+def _interrupted(session: Session, unrecorded: Inflight | None) -> doc.Interrupted | None:
+    """What was running when the session stopped: open calls, its last error, a turn left
+    incomplete, a call the transcript never recorded; None when nothing was."""
+    from continuity_core.redact import redact
+    from continuity_core.schemas import handoff as doc
+
+    err = session.last_error
+    found = doc.Interrupted(
+        calls=[
+            doc.OpenCall(
+                tool=c.name, what=redact(brief_mod.call_text(c)[:2000]), started_at=c.timestamp
+            )
+            for c in session.pending_calls
+        ],
+        error=doc.LastError(kind=err.kind, message=redact(err.message), reset_at=err.reset_at)
+        if err
+        else None,
+        turn_incomplete=session.turn_incomplete,
+    )
+    if unrecorded is not None:
+        u = unrecorded
+        found.unrecorded = doc.OpenCall(
+            tool=u.tool_name,
+            what=redact(u.command or ", ".join(u.paths)),
+            started_at=u.started_at,
+        )
+    if found.calls or found.unrecorded or found.error or found.turn_incomplete:
+        return found
+    return None
+
+
+def _repo_state(g: GitFacts | None) -> doc.RepoState | None:
+    """The live repo facts as the document states them."""
+    from continuity_core.schemas import handoff as doc
+
+    if g is None:
+        return None
+    return doc.RepoState(
+        is_repo=g.is_repo,
+        branch=g.branch,
+        detached=g.detached,
+        last_commit=doc.Commit(sha=g.head, subject=g.subject or "") if g.head else None,
+        upstream=g.upstream,
+        ahead=g.ahead,
+        behind=g.behind,
+        uncommitted=list(g.dirty),
+        uncommitted_count=g.dirty_count,
     )
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from continuity_core.adapters import Adapter
-    from continuity_core.adapters.registry import HookHandler
+    from continuity_core.adapters.kit import HookHalf
 
 
 CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
@@ -54,9 +54,7 @@ def parse_event(
         return adapter, None
 
 
-def parse_light(
-    agent: str, payload: bytes, argv: list[str]
-) -> tuple[HookHandler, HookEvent | None]:
+def parse_light(agent: str, payload: bytes, argv: list[str]) -> tuple[HookHalf, HookEvent | None]:
     """As `parse_event`, through the agent's hook module alone (the pre-tool hook's way)."""
     from continuity_core.adapters.registry import hook_module
 
@@ -109,12 +107,16 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             session=hooked.session_id,
         )
     if agent is not None and event is None and (payload.strip() or argv):
+        # The agent's adapter refused the payload: not this agent's turn (Copilot CLI runs a
+        # project's .claude Stop hook with a Claude-shaped payload on its own transcript), so
+        # no checkpoint is written in its name. The log tells `baker audit`.
         store.log(
             "hook_bad_input",
             command="checkpoint",
             agent=agent,
             size=len(payload) or sum(map(len, argv)),
         )
+        return ""
     adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
     # One checkpoint at a time per project: the agent no longer waits for this work (it runs
     # in a detached child, `continuity_cli.hooks.detach`), so two turns' may overlap.
@@ -178,13 +180,14 @@ def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     if event.error not in limits.LIMIT_KINDS:
         return None
     folder = _account_dir(adapter, event, None)
+    at = limits.now()
     return limits.record(
         limits.Limit(
             agent=adapter.name,
             dir=folder,
             account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
-            since=limits.iso(limits.now()),
-            until=event.reset_at,
+            since=limits.iso(at),
+            until=event.reset_at or limits.reset_in_text(event.error_message or "", at),
             source="hook",
             kind=event.error or "usage_limit",
             message=(event.error_message or "")[:500],
@@ -224,10 +227,10 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
 
 def plain_event(payload: bytes, kind: Any) -> HookEvent | None:
     """A hook payload read without an adapter (`--agent` omitted): the common JSON keys only."""
-    from continuity_core import jsonfast
+    from continuity_core import jsonl
 
     try:
-        raw = jsonfast.loads(payload) if payload.strip() else {}
+        raw = jsonl.loads(payload) if payload.strip() else {}
     except ValueError:
         return None
     if not isinstance(raw, dict):

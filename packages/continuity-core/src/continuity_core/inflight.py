@@ -4,15 +4,16 @@ before its transcript recorded it (Gemini CLI writes a call only once it returns
 One small file per session under `.baker/inflight/`, replaced on every tool call and removed
 when the turn ends normally; what is left after a crash is the call that was running.
 
-The pre-tool hook writes it on every tool call: plain JSON through `jsonfast`, and the
-redactor only for a text its needles say it could change (`needles.clean`).
+The pre-tool hook writes it on every tool call: plain JSON through `json`, every text
+through the redactor.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
-from continuity_core import jsonfast, needles, trust
+from continuity_core import jsonl, trust
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.store import now_iso
 
@@ -61,12 +62,12 @@ class Inflight:
             data["command"] = self.command
         if self.paths:
             data["paths"] = self.paths
-        return jsonfast.dumps(data)
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, data: bytes) -> Inflight:
         """ValueError unless `data` is a record `to_json` could have written."""
-        raw = jsonfast.loads(data)
+        raw = jsonl.loads(data)
         if not isinstance(raw, dict):
             raise ValueError("not an object")
         fields = {k: raw.get(k) for k in ("agent", "session_id", "tool_name", "started_at")}
@@ -98,8 +99,6 @@ class Inflight:
 
 
 def _redact(text: str) -> str:
-    if needles.clean(text):
-        return text
     from continuity_core.redact import redact
 
     return redact(text)

@@ -10,14 +10,14 @@ that does not advance `offset`, so the next incremental read sees it again once 
 
 from __future__ import annotations
 
+import json
 import os
-
-from continuity_core.regex import LazyBytes
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 CHUNK = 1 << 20
 MAX_LINE = 64 << 20
@@ -258,14 +258,14 @@ class BackwardScan:
         return Found(start, size, head)
 
 
-_WORD = LazyBytes(rb"\w+")
+_WORD = re.compile(rb"\w+")
 
 
 def _needle(marker: bytes) -> tuple[bytes, int]:
     """What to search for `marker` and where it sits in it: its longest word when that is
     long enough to be rare (CPython finds a plain word several times faster than a quoted
     needle), else the marker itself."""
-    words = _WORD.rx.findall(marker)
+    words = _WORD.findall(marker)
     word = max(words, key=len) if words else marker
     return (word, marker.find(word)) if len(word) >= 8 or word == marker else (marker, 0)
 
@@ -300,15 +300,15 @@ def _positions(
 
 # A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote (a
 # string that runs to the end of the text); a cut escape.
-_TOKEN = LazyBytes(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
-_CUT_ESCAPE = LazyBytes(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
+_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
+_CUT_ESCAPE = re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
 
 
 def close_prefix(head: bytes) -> bytes | None:
     """The first bytes of a JSON text cut inside a string value, made whole: the string ends
     where its last whole character does, then every open array and object closes. None when
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
-    token, cut_escape = _TOKEN.rx, _CUT_ESCAPE.rx
+    token, cut_escape = _TOKEN, _CUT_ESCAPE
     stack: list[bytes] = []
     prev = b""
     for m in token.finditer(head):
@@ -348,3 +348,34 @@ def _whole_utf8(data: bytes) -> bytes:
         return data
     need = 2 if data[lead] < 0xE0 else 3 if data[lead] < 0xF0 else 4
     return data if back + 1 >= need else data[:lead]
+
+
+def loads(data: bytes | str) -> Any:
+    """One JSON document as plain data (`json.loads`); ValueError when it is not one.
+
+    A lone surrogate (an escape such as `\\ud83d`, half an emoji as JSON.stringify writes it,
+    or argv's undecodable bytes in a `str`) is read as U+FFFD, so whatever was read can be
+    written as UTF-8 (a file name, a digest, the hook's output); nesting too deep for json is
+    a ValueError, not a RecursionError, and so are NaN and Infinity.
+    """
+    try:
+        value = json.loads(data, parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError("not JSON: nested too deep") from None
+    if isinstance(data, str) or b"\\ud" in data or b"\\uD" in data:
+        text = json.dumps(value, ensure_ascii=False)
+        whole = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if whole != text:
+            value = json.loads(whole)
+    return value
+
+
+def _not_json(name: str) -> float:
+    raise ValueError(f"not JSON: {name}")  # json.loads takes NaN and Infinity; JSON has neither
+
+
+def raw_string(text: bytes, name: bytes) -> bytes | None:
+    """The raw bytes (escapes as written) of the first string value of key `name` in `text`,
+    which may be a JSON text cut anywhere: one field of a huge first line, not decoded."""
+    m = re.search(rb'"' + re.escape(name) + rb'"\s*:\s*"((?:[^"\\]|\\.)*)"', text)
+    return m.group(1) if m else None

@@ -13,21 +13,21 @@ Core names no agent here: entries are strings, accounts come from the adapters.
 from __future__ import annotations
 
 import os
+from typing import Literal
 
-from continuity_core import jsonfast, stamps, trust
+import msgspec
+from msgspec import Struct, field
+
+from continuity_core import stamps, trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
-from continuity_core.records import Record, field
 from continuity_core.store import encode_document
 
-# The checkpoint hook reads and writes the ledger after every turn: plain records and
-# `jsonfast`, no msgspec; typing, pathlib and datetime only where used (docs/decisions.md,
-# "How the hooks stay fast").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Sequence
-    from typing import Any, Literal
+    from typing import Any
 
     from continuity_core.adapters import Adapter
 
@@ -35,19 +35,16 @@ if TYPE_CHECKING:
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.session import ApiError, Session
 
-    Source = Literal["hook", "transcript", "output"]
+Source = Literal["hook", "transcript", "output"]
 
 LEDGER = "limits.json"
-UNKNOWN_TTL_S = 3600  # a limit without a reset time counts this long
+UNKNOWN_TTL_S = 3600  # a usage limit without a reset time counts this long
+RATE_TTL_S = 300  # a rate limit without one: it passes in minutes, not hours
 RUN_ENV = "BAKER_RUN_ID"  # set by `baker run` for the agent it supervises; hooks record it
 LIMIT_KINDS = ("usage_limit", "rate_limit")
-# The values of the Literal alias above, by name, for the records' checks.
-CHOICES = {"Source": ("hook", "transcript", "output")}
-if not TYPE_CHECKING:
-    Source = CHOICES["Source"]
 
 
-class Limit(Record, omit_defaults=True):
+class Limit(Struct, kw_only=True, omit_defaults=True):
     agent: str
     dir: str  # the account's config dir, absolute: the key with `agent`
     account: str = ""  # the name the user knows it by, "" for the agent's default
@@ -60,7 +57,7 @@ class Limit(Record, omit_defaults=True):
     run: str = ""  # the `baker run` that supervised the agent, if any
 
 
-class Ledger(Record):
+class Ledger(Struct, kw_only=True):
     """`limits.json`: `{"version": 1, "limits": [...]}`, as builds with msgspec wrote it."""
 
     version: int = 1
@@ -100,7 +97,8 @@ def expires(limit: Limit) -> dt.datetime:
     import datetime as dt
 
     since = parse_time(limit.since) or now()
-    return since + dt.timedelta(seconds=UNKNOWN_TTL_S)
+    ttl = RATE_TTL_S if limit.kind == "rate_limit" else UNKNOWN_TTL_S
+    return since + dt.timedelta(seconds=ttl)
 
 
 def active(limit: Limit, at: dt.datetime | None = None) -> bool:
@@ -116,8 +114,8 @@ def read(path: StrPath | None = None) -> list[Limit]:
     except OSError:
         return []
     try:
-        ledger = Ledger.from_builtins(jsonfast.loads(data))
-    except ValueError:  # not JSON, or not a ledger (records.Invalid)
+        ledger = msgspec.json.decode(data, type=Ledger)
+    except ValueError:  # not JSON, or not a ledger (msgspec.ValidationError)
         return []
     at = now()
     return [lim for lim in ledger.limits if active(lim, at)]
@@ -193,7 +191,7 @@ def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
 # --- rotation entries -----------------------------------------------------------------------
 
 
-class Entry(Record, frozen=True):
+class Entry(Struct, kw_only=True, frozen=True):
     """One `[rotation] order` item resolved: "claude:work" -> agent, account name, dir."""
 
     text: str
@@ -282,6 +280,7 @@ def _row(text: str, agent: str, account: str | None, lim: Limit | None) -> dict[
         "since": lim.since if lim else None,
         "until": lim.until if lim else None,
         "source": lim.source if lim else None,
+        "kind": lim.kind if lim else None,
     }
 
 
@@ -294,8 +293,15 @@ def turn_ended_on_limit(session: Session) -> ApiError | None:
     """The session's last error when its last turn ended on a usage or rate limit, else None:
     a limit the session got past (a later request or response: a new turn began) does not
     count, as in a session resumed in another account with the old limit in its history."""
+    err = turn_ended_on_error(session)
+    return err if err is not None and err.kind in LIMIT_KINDS else None
+
+
+def turn_ended_on_error(session: Session) -> ApiError | None:
+    """The session's last error when its last turn ended in it with no answer after it (any
+    kind: a limit, an overload, an API error), else None."""
     err = session.last_error
-    if err is None or err.kind not in LIMIT_KINDS:
+    if err is None:
         return None
     at = parse_time(err.timestamp)
     if at is None:
@@ -323,13 +329,103 @@ def from_transcript(
         dir=dir,
         account=account,
         since=iso(since),
-        until=err.reset_at,
+        until=err.reset_at or reset_in_text(err.message, since),
         source="transcript",
         kind=err.kind,
         message=err.message[:500],
         session_id=session.session_id,
         run=run,
     )
+
+
+def from_status_line(
+    text: str, err: ApiError, session: Session, *, agent: str, dir: str, account: str, run: str = ""
+) -> Limit:
+    """The ledger entry for a turn the transcript shows ended in an API error with no answer,
+    whose kind only the agent's status line (`text`) says: a rate limit when it says so
+    ("rate limit", "429", "too many requests"), else a usage limit; the reset it names."""
+    since = parse_time(err.timestamp) or now()
+    low = text.lower()
+    rate = any(w in low for w in ("rate limit", "rate-limit", "429", "too many requests"))
+    return Limit(
+        agent=agent,
+        dir=dir,
+        account=account,
+        since=iso(since),
+        until=reset_in_text(text, since) or reset_in_text(err.message, since),
+        source="output",
+        kind="rate_limit" if rate else "usage_limit",
+        message=text[:500],
+        session_id=session.session_id,
+        run=run,
+    )
+
+
+# The forms agents write a reset in. A clock time ("resets 3pm", "try again at 6:20 AM",
+# "resets 15:00 (Europe/Berlin)", "at 5:41am UTC"), a span ("in 3 hours", "in 2h 30m",
+# "in 45 minutes"), an ISO-8601 time, an epoch (seconds or milliseconds).
+_CLOCK = (
+    r"(?i)\b(?:resets?|reset at|try again at|available (?:again )?at|until|at)\s+"
+    r"(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))?\s*(?P<ap>[ap]\.?m\.?)?"
+    r"(?:\s*\(?(?P<tz>UTC|GMT|Z|[A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?)\)?)?"
+)
+_SPAN = (
+    r"(?i)\bin\s+(?P<n>\d+(?:\.\d+)?)\s*(?P<u>h(?:ours?|rs?)?|m(?:in(?:ute)?s?)?"
+    r"|s(?:ec(?:ond)?s?)?|d(?:ays?)?)\b"
+    r"(?:\s*(?:and\s*)?(?P<n2>\d+)\s*(?P<u2>m(?:in(?:ute)?s?)?|s(?:ec(?:ond)?s?)?)\b)?"
+)
+_ISO = r"\b(?P<iso>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
+_EPOCH = r"(?i)(?:reset[s_a-z]*\W{1,3}|\|)(?P<epoch>\d{10}(?:\d{3})?)\b"
+_UNIT_S = {"h": 3600, "m": 60, "s": 1, "d": 86400}
+
+
+def reset_in_text(text: str, at: dt.datetime | None = None, tz: Any = None) -> str | None:
+    """The reset time a message names, in any form agents write it (see above), as UTC ISO
+    8601; None when it names none. A span counts from `at` (the record's time, default now);
+    a clock time is its next occurrence at or after `at`, in its own zone when it names one,
+    else in `tz` (default: this machine's zone, where the agent ran)."""
+    import datetime as dt
+    import re
+
+    if not text:
+        return None
+    base = at or now()
+    if m := re.search(_ISO, text):
+        when = parse_time(m["iso"].replace(" ", "T"))
+        if when is not None:
+            return iso(when)
+    if m := re.search(_EPOCH, text):
+        value = int(m["epoch"])
+        return iso(dt.datetime.fromtimestamp(value / 1000 if value > 10**11 else value, dt.UTC))
+    if m := re.search(_SPAN, text):
+        seconds = float(m["n"]) * _UNIT_S[m["u"][0].lower()]
+        if m["n2"]:
+            seconds += int(m["n2"]) * _UNIT_S[m["u2"][0].lower()]
+        return iso(base + dt.timedelta(seconds=seconds))
+    if m := re.search(_CLOCK, text):
+        hour, minute = int(m["h"]), int(m["m"] or 0)
+        if m["ap"]:
+            if hour > 12:
+                return None
+            hour = hour % 12 + (12 if m["ap"][0].lower() == "p" else 0)
+        elif m["m"] is None:
+            return None  # a bare number ("at 3") is no clock time
+        zone = tz
+        if m["tz"]:
+            zone = dt.UTC
+            if m["tz"].upper() not in ("UTC", "GMT", "Z"):
+                try:
+                    from zoneinfo import ZoneInfo
+
+                    zone = ZoneInfo(m["tz"])
+                except (KeyError, ValueError, OSError):
+                    zone = tz
+        local = base.astimezone(zone)
+        when = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        if when < local:
+            when += dt.timedelta(days=1)
+        return iso(when.astimezone(dt.UTC))
+    return None
 
 
 def rotation(config: GlobalConfig, load: Any) -> list[Entry]:

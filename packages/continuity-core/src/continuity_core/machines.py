@@ -1,4 +1,4 @@
-"""Continuity across machines, through the repository's own git remote.
+"""Continuity across machines, through the repository's own git remote: the transport.
 
 `push` writes a snapshot of this project's continuity state (the brief as it would be printed
 now, the newest checkpoint, the note, the traps, the saved checkpoints' index, the limit
@@ -9,11 +9,11 @@ touched. Transcripts never travel, and a note, trap or checkpoint holding anythi
 scan knows is refused whole: nothing is redacted and pushed anyway.
 
 `pull` fetches every other machine's `refs/baker/*` and writes `.baker/machines.json`, the
-small file the pickup and pretool hooks read (never git at hook time). The opt-in for the
-automatic push after a Stop hook lives in the clone's own git config (`baker.remote`,
-`baker.autoPush`), never in a file a clone could bring. Only git talks to the remote.
-The hooks import this module for `.baker/machines.json` alone: `subprocess` is imported where
-git runs.
+small file the pickup and pretool hooks read (never git at hook time), through
+`continuity_core.snapshots`, which reads what other machines pushed as hostile data. The
+opt-in for the automatic push after a Stop hook lives in the clone's own git config
+(`baker.remote`, `baker.autoPush`), never in a file a clone could bring. Only git talks to the
+remote. The Stop hook imports this module only when the clone opted in.
 """
 
 from __future__ import annotations
@@ -27,71 +27,48 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from continuity_core.errors import BakerError
-from continuity_core.records import dec_hook, enc_hook
 from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.schemas.trap import Trap
+from continuity_core.snapshots import (
+    BRIEF_JSON,
+    BRIEF_MD,
+    CHECKPOINT_JSON,
+    GIT_TIMEOUT_S,
+    LIMITS_JSON,
+    NOTE_MD,
+    REF_PREFIX,
+    SAVED_JSON,
+    SNAPSHOT_JSON,
+    SNAPSHOT_MAX,
+    TRAPS_JSONL,
+    GitError,
+    MachineInfo,
+    MachinesFile,
+    Snapshot,
+    _env,
+    _rev,
+    cat_plain,
+    clean_trap,
+    git,
+    ref_for,
+    snapshots,
+    validate_machine,
+)
 from continuity_core.store import MACHINES_FILE  # written by `pull`
 
 if TYPE_CHECKING:
-    from continuity_core.brief import Brief
+    from continuity_core.schemas.trap import Trap
 
-REF_PREFIX = "refs/baker/"
 AUTO_PUSH_TIMEOUT_S = 60
-GIT_TIMEOUT_S = 30.0
 TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here
-SCHEMA_VERSION = 1
-# The files of a snapshot's tree. Transcripts are never among them.
-BRIEF_MD, BRIEF_JSON, SNAPSHOT_JSON = "brief.md", "brief.json", "snapshot.json"
-NOTE_MD, TRAPS_JSONL, CHECKPOINT_JSON = "note.md", "traps.jsonl", "checkpoint.json"
-SAVED_JSON, LIMITS_JSON = "saved.json", "limits.json"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+MACHINES_MAX = 50  # the newest machines that machines.json keeps
 _SNAPSHOT_IDENTITY = {
     "GIT_AUTHOR_EMAIL": "baker@localhost",
     "GIT_COMMITTER_EMAIL": "baker@localhost",
 }
 
 
-class GitError(BakerError):
-    pass
-
-
 class SecretFound(BakerError):
     """The state holds a secret: nothing was written, no ref moved."""
-
-
-class Snapshot(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """`snapshot.json`: what a snapshot is, without opening the brief."""
-
-    schema_version: int = SCHEMA_VERSION
-    machine: str
-    agent: str | None = None
-    event: str | None = None  # the newest checkpoint's event ("stop", "manual", ...)
-    checkpoint: str | None = None  # its id
-    checkpoint_at: str | None = None
-    session: str | None = None
-    ended_on_limit: bool = False
-    reset_at: str | None = None
-    latest_request: str | None = None  # redacted, one line, clipped
-    git: GitFacts = msgspec.field(default_factory=GitFacts)  # when the snapshot was taken
-    files: list[str] = msgspec.field(default_factory=list)  # the tree's files
-
-
-class MachineInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One other machine's newest snapshot, as `pull` found it."""
-
-    name: str
-    commit: str
-    time: str  # the snapshot commit's date
-    snapshot: Snapshot
-
-
-class MachinesFile(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """`.baker/machines.json`: the other machines' snapshots and traps, written by `pull`."""
-
-    schema_version: int = SCHEMA_VERSION
-    pulled_at: str
-    machines: list[MachineInfo] = msgspec.field(default_factory=list)
-    traps: list[Trap] = msgspec.field(default_factory=list)
 
 
 class PushResult(msgspec.Struct, kw_only=True):
@@ -109,19 +86,10 @@ class PullResult(msgspec.Struct, kw_only=True):
     remote: str
     machines: list[MachineInfo] = msgspec.field(default_factory=list)
     traps: int = 0
+    refused: list[str] = msgspec.field(default_factory=list)  # refs not read, and why
 
 
 # --- names and git ------------------------------------------------------------------------------
-
-
-def validate_machine(name: str) -> str:
-    """`name` when it is one safe ref component: letters, digits, `.`, `_`, `-`, ≤ 63 long."""
-    if not _NAME.match(name) or ".." in name or name.endswith((".", ".lock")):
-        raise BakerError(
-            f"machine name {name!r} cannot be a git ref name: use letters, digits, '.', '_' and "
-            "'-' (set [machine] name in ~/.baker/config.toml)"
-        )
-    return name
 
 
 def machine_name(configured: str | None = None) -> str:
@@ -136,59 +104,6 @@ def machine_name(configured: str | None = None) -> str:
 
     host = socket.gethostname().split(".")[0]
     return validate_machine(re.sub(r"[^A-Za-z0-9_-]+", "-", host).strip("-_")[:63] or "machine")
-
-
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    return {**os.environ, "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", **(extra or {})}
-
-
-def git(
-    root: Path,
-    *args: str,
-    input: bytes | None = None,
-    env: dict[str, str] | None = None,
-    timeout: float = GIT_TIMEOUT_S,
-    check: bool = True,
-) -> str:
-    """Run git in `root`; a failure is a GitError carrying git's own message."""
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            input=input,
-            capture_output=True,
-            env=_env(env),
-            timeout=timeout,
-            check=False,
-            stdin=None if input is not None else subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not on PATH") from None
-    except subprocess.TimeoutExpired:
-        raise GitError(f"`git {args[0]}` took more than {timeout:g}s; gave up") from None
-    if check and proc.returncode != 0:
-        # `git push --porcelain` reports a rejected ref on stdout ("!<TAB>ref<TAB>why").
-        rejected = [
-            " ! " + ln[2:].replace("\t", " ")
-            for ln in proc.stdout.decode(errors="replace").splitlines()
-            if ln.startswith("!\t")
-        ]
-        lines = rejected + proc.stderr.decode(errors="replace").strip().splitlines()
-        said = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", " ! "))]
-        why = " ".join((said or lines or [f"exit {proc.returncode}"])[:2]).strip()
-        raise GitError(f"`git {args[0]}` failed: {why}")
-    return proc.stdout.decode(errors="replace") if proc.returncode == 0 else ""
-
-
-def _rev(root: Path, rev: str) -> str | None:
-    out = git(root, "rev-parse", "-q", "--verify", rev, check=False).strip()
-    return out or None
-
-
-def ref_for(machine: str) -> str:
-    return REF_PREFIX + validate_machine(machine)
 
 
 def local_config(root: Path) -> dict[str, str]:
@@ -260,10 +175,8 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     made = handoff.make(root)
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
-    stable = made.brief.replace(created_at="")
-    files[BRIEF_JSON] = (
-        msgspec.json.format(msgspec.json.encode(stable, enc_hook=enc_hook), indent=2) + b"\n"
-    )
+    stable = msgspec.structs.replace(made.brief, created_at="")
+    files[BRIEF_JSON] = msgspec.json.format(msgspec.json.encode(stable), indent=2) + b"\n"
     saved = _saved_index(root)
     if saved is not None:
         files[SAVED_JSON] = saved
@@ -291,9 +204,7 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
-    files[SNAPSHOT_JSON] = (
-        msgspec.json.format(msgspec.json.encode(snap, enc_hook=enc_hook), indent=2) + b"\n"
-    )
+    files[SNAPSHOT_JSON] = msgspec.json.format(msgspec.json.encode(snap), indent=2) + b"\n"
     _refuse_secrets(files, shown)  # what was derived is redacted; checked all the same
     return files
 
@@ -345,7 +256,7 @@ def _saved_index(root: Path) -> bytes | None:
         {"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest, "bytes": c.bytes}
         for c in found
     ]
-    return msgspec.json.format(msgspec.json.encode(index, enc_hook=enc_hook), indent=2) + b"\n"
+    return msgspec.json.format(msgspec.json.encode(index), indent=2) + b"\n"
 
 
 def _limits() -> bytes | None:
@@ -368,7 +279,7 @@ def _limits() -> bytes | None:
     ]
     if not entries:
         return None
-    return msgspec.json.format(msgspec.json.encode(entries, enc_hook=enc_hook), indent=2) + b"\n"
+    return msgspec.json.format(msgspec.json.encode(entries), indent=2) + b"\n"
 
 
 def _message(machine: str, snap: Snapshot) -> str:
@@ -393,7 +304,7 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     parent = _rev(root, ref + "^{commit}")
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
-    snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot, dec_hook=dec_hook)
+    snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot)
     identity = {
         **_SNAPSHOT_IDENTITY,
         "GIT_AUTHOR_NAME": f"baker ({machine})",
@@ -515,248 +426,47 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
         f"+{REF_PREFIX}*:{REF_PREFIX}*",
         f"^{ref_for(me)}",
     )
-    found = refresh(root)
-    return PullResult(remote=remote, machines=found.machines, traps=len(found.traps))
-
-
-def snapshots(root: Path, *, exclude: str | None = None) -> list[MachineInfo]:
-    """Every machine's newest snapshot in this clone's `refs/baker/`, newest first."""
-    out = git(
-        root,
-        "for-each-ref",
-        "--sort=-committerdate",
-        "--format=%(refname)%00%(objectname)%00%(committerdate:iso-strict)",
-        REF_PREFIX,
-        check=False,
+    refused: list[str] = []
+    found = refresh(root, refused)
+    return PullResult(
+        remote=remote, machines=found.machines, traps=len(found.traps), refused=refused
     )
-    rows = []
-    for line in out.splitlines():
-        ref, commit, when = [*line.split("\x00"), "", ""][:3]
-        name = ref.removeprefix(REF_PREFIX)
-        if name != exclude and _NAME.match(name):
-            rows.append((name, commit, when))
-    blobs = _cat(root, [f"{commit}:{SNAPSHOT_JSON}" for _, commit, _ in rows])
-    found = []
-    for (name, commit, when), data in zip(rows, blobs, strict=True):
-        try:
-            snap = msgspec.json.decode(data or b"", type=Snapshot, dec_hook=dec_hook)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        found.append(MachineInfo(name=name, commit=commit, time=when, snapshot=snap))
-    return found
 
 
-def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
-    """The blobs named `rev:path`, in one `git cat-file --batch`; None for a missing one."""
-    import subprocess
-
-    if not specs:
-        return []
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=root,
-        capture_output=True,
-        input=("\n".join(specs) + "\n").encode(),
-        env=_env(),
-        timeout=GIT_TIMEOUT_S,
-        check=False,
-    )
-    data, pos = proc.stdout, 0
-    out: list[bytes | None] = []
-    for _ in specs:
-        end = data.find(b"\n", pos)
-        if end < 0:
-            out.append(None)
-            continue
-        header = data[pos:end].split()
-        pos = end + 1
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
-            out.append(data[pos : pos + size])
-            pos += size + 1
-        elif len(header) == 3:  # a tree or a commit: skip its body
-            pos += int(header[2]) + 1
-            out.append(None)
-        else:
-            out.append(None)  # "<spec> missing"
-    return out
-
-
-def read(root: Path, machine: str, name: str) -> bytes | None:
-    """One file of `machine`'s newest snapshot in this clone."""
-    return _cat(root, [f"{ref_for(machine)}:{name}"])[0]
-
-
-def refresh(root: Path) -> MachinesFile:
-    """Rewrite `.baker/machines.json` from the refs: other machines and their traps."""
+def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
+    """Rewrite `.baker/machines.json` from the refs: other machines and their traps, every
+    string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`."""
     from continuity_core.store import Store, now_iso
     from continuity_core.traps import WHY_MAX, parse_lines
 
-    found = snapshots(root, exclude=machine_name())
-    traps_blobs = _cat(root, [f"{m.commit}:{TRAPS_JSONL}" for m in found])
+    found = snapshots(root, exclude=machine_name(), refused=refused)[:MACHINES_MAX]
+    traps_blobs = cat_plain(root, [(m.commit, TRAPS_JSONL) for m in found])
     traps: list[Trap] = []
     for info, data in zip(found, traps_blobs, strict=True):
+        if data is not None and len(data) > SNAPSHOT_MAX:
+            if refused is not None:
+                refused.append(
+                    f"{REF_PREFIX}{info.name} ({TRAPS_JSONL}) is {len(data) // 1024} KiB, over "
+                    f"the {SNAPSHOT_MAX // 1024} KiB a snapshot file may hold: its traps are "
+                    "not read"
+                )
+            continue
         # Whoever can push to the remote writes these: bounded, so the hooks stay fast.
         for trap in parse_lines(data or b"")[-TRAPS_PER_MACHINE:]:
             if len(trap.why) <= WHY_MAX and len(trap.pattern) <= WHY_MAX:
-                trap.machine = info.name
-                traps.append(trap)
+                traps.append(clean_trap(trap, info.name))
     result = MachinesFile(pulled_at=now_iso(), machines=found, traps=traps)
+    encoded = msgspec.json.encode(result)
+    while len(encoded) > SNAPSHOT_MAX and (result.traps or len(result.machines) > 1):
+        if result.traps:  # the oldest machines' traps go first, then machines
+            del result.traps[len(result.traps) // 2 :]
+        else:
+            del result.machines[len(result.machines) // 2 :]
+        encoded = msgspec.json.encode(result)
     store = Store(root)
     if store.exists:
         store.write_json(store.path(MACHINES_FILE), result)
     return result
-
-
-def from_file(root: Path) -> MachinesFile | None:
-    """`.baker/machines.json` as `pull` last wrote it; None when absent or unreadable. The
-    hooks read this (a few KB), never git."""
-    from continuity_core.store import STORE
-
-    try:
-        data = (root / STORE / MACHINES_FILE).read_bytes()
-    except OSError:
-        return None
-    try:
-        return msgspec.json.decode(data, type=MachinesFile, dec_hook=dec_hook)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-
-
-def traps_from_others(root: Path) -> list[Trap]:
-    found = from_file(root)
-    return found.traps if found is not None else []
-
-
-def pickup_text(root: Path) -> str | None:
-    """The pickup's section on other machines: each one's newest snapshot and its traps."""
-    found = from_file(root)
-    if found is None or not found.machines:
-        return None
-    lines = [
-        f"(fetched by `baker pull` at {found.pulled_at}; `baker handoff --machine NAME` "
-        "prints one's brief)"
-    ]
-    for m in found.machines:
-        s = m.snapshot
-        state = "limit" if s.ended_on_limit else (s.event or "manual")
-        where = f"{s.git.branch or 'detached'} @ {(s.git.head or '?')[:12]}"
-        lines.append(f"- {m.name} · {m.time} · {s.agent or 'no agent'} · {state} · {where}")
-        if s.latest_request:
-            lines.append(f"  - last request: {s.latest_request}")
-    for t in found.traps:
-        lines.append(f"- trap from {t.machine}: `{t.pattern}` ({t.kind}): {t.why}")
-    from continuity_core.redact import redact
-
-    return redact("\n".join(lines))
-
-
-# --- a brief from another machine ---------------------------------------------------------------
-
-
-def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Brief:
-    """`machine`'s brief from its snapshot, its repo-state section compared with this checkout."""
-    from continuity_core import brief as brief_mod
-    from continuity_core.redact import redact
-
-    ref = ref_for(machine)
-    commit = _rev(root, ref + "^{commit}")
-    if commit is None:
-        known = ", ".join(m.name for m in snapshots(root)) or "none"
-        raise BakerError(
-            f"no snapshot of machine {machine!r} in this clone (known: {known}); "
-            "run `baker pull` first"
-        )
-    brief_data, snap_data = _cat(root, [f"{commit}:{BRIEF_JSON}", f"{commit}:{SNAPSHOT_JSON}"])
-    try:
-        brief = msgspec.json.decode(brief_data or b"", type=brief_mod.Brief, dec_hook=dec_hook)
-        snap = msgspec.json.decode(snap_data or b"", type=Snapshot, dec_hook=dec_hook)
-    except (msgspec.DecodeError, msgspec.ValidationError) as e:
-        raise BakerError(f"{ref} ({commit[:12]}) is not a snapshot this baker reads: {e}") from None
-    when = git(root, "log", "-1", "--format=%cI", commit).strip()
-    body = compare(root, machine, snap.git)
-    body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{body}"
-    section = brief_mod.Section(
-        key="repo",
-        title=f"Repo state on {machine}, compared with here",
-        source=f"snapshot of {machine}, compared live",
-        body=redact(body),
-        priority=85,
-    )
-    for s in brief.sections:  # saved checkpoints are not pushed: resume-check answers there
-        if s.key == "saved":
-            kept = [ln for ln in s.body.splitlines() if not ln.startswith(("- path:", "- check"))]
-            kept.append(
-                f"- saved on {machine}; saved checkpoints stay on the machine that saved them: "
-                f"`baker resume-check` answers there, not here"
-            )
-            s.body = "\n".join(kept)
-    index = next((i for i, s in enumerate(brief.sections) if s.key == "repo"), None)
-    if index is None:
-        brief.sections.append(section)
-    else:
-        brief.sections[index] = section
-    brief.created_at = when
-    if budget_tokens is not None:
-        brief.budget_tokens = budget_tokens
-    brief_mod.fit(brief)
-    return brief
-
-
-def compare(root: Path, machine: str, theirs: GitFacts) -> str:
-    """What differs between `machine`'s repo state and this checkout: branch, commits, and
-    whether its uncommitted files exist here."""
-    from continuity_core.git import git_facts
-
-    if not theirs.is_repo:
-        return f"- {machine} was not in a git repository"
-    here = git_facts(root, worktrees=False)
-    head = theirs.head or ""
-
-    def commit(facts: GitFacts) -> str:  # an unborn branch has none
-        return f"commit {facts.head[:12]} {facts.subject or ''}" if facts.head else "no commit yet"
-
-    lines = [
-        f"- on {machine}: branch {theirs.branch or 'detached HEAD'}, {commit(theirs)}".rstrip(),
-        f"- here: branch {here.branch or 'detached HEAD'}, {commit(here)}".rstrip(),
-    ]
-    if theirs.branch and theirs.branch != here.branch:
-        lines.append(
-            f"- other branch: {machine} worked on `{theirs.branch}`; "
-            f"`git switch {theirs.branch}` to continue there"
-        )
-    if head and head == here.head:
-        lines.append(f"- same commit as {machine}")
-    elif head and _rev(root, head + "^{commit}") is None:
-        lines.append(
-            f"- {machine}'s commit {head[:12]} is not in this clone: `git fetch` "
-            f"(it may be unpushed on {machine})"
-        )
-    elif head and here.head:
-        counts = git(
-            root, "rev-list", "--left-right", "--count", f"HEAD...{head}", check=False
-        ).split()
-        if len(counts) == 2:
-            ahead, missing = int(counts[0]), int(counts[1])
-            lines.append(
-                f"- missing here: {missing} commit(s) {machine} had "
-                f"(`git log HEAD..{head[:12]}`); here has {ahead} it did not"
-            )
-    if theirs.dirty_count:
-        lines.append(f"- {machine} had {theirs.dirty_count} uncommitted file(s), in no commit:")
-        for entry in theirs.dirty:
-            xy, path = entry[:2], entry[3:]  # git_facts writes "XY path"
-            here_too = (
-                "exists here (without its changes there)"
-                if (root / path).exists()
-                else "missing here"
-            )
-            lines.append(f"  - `{path}` ({xy.strip() or '?'}): {here_too}")
-        if theirs.dirty_count > len(theirs.dirty):
-            lines.append(f"  - … and {theirs.dirty_count - len(theirs.dirty)} more")
-    else:
-        lines.append(f"- {machine}'s working tree was clean")
-    return "\n".join(lines)
 
 
 # --- the automatic push after a Stop hook --------------------------------------------------------

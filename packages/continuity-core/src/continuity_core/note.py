@@ -7,11 +7,13 @@ never silently truncated.
 
 from __future__ import annotations
 
+import re
+
+from msgspec import Struct, field
+
 from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
-from continuity_core.records import Record, field
-from continuity_core.regex import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ class NoteTooLong(BakerError):
     pass
 
 
-class Note(Record):
+class Note(Struct, kw_only=True):
     meta: dict[str, str] = field(default_factory=dict)
     # title -> body as written (no heading; comments kept, `get` drops them)
     sections: dict[str, str] = field(default_factory=dict)
@@ -71,30 +73,19 @@ def template(agent: str = "", branch: str = "", updated: str = "") -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
+_COMMENT = re.compile(r"(?s)<!--.*?-->")
+
+
 def _heading(line: str) -> str | None:
-    """The title of a `#`, `##` or `###` heading line (`^#{1,3}\\s+(.+?)\\s*$`), else None."""
-    rest = line.lstrip("#")
-    if not 1 <= len(line) - len(rest) <= 3 or not rest[:1].isspace():
-        return None
-    title = rest.strip()
-    return title or (rest[-1] if len(rest) > 1 else None)  # all blank: the pattern's last char
+    """The title of a `#`, `##` or `###` heading line, else None."""
+    m = _HEADING.match(line)
+    return m.group(1) if m else None
 
 
 def _uncomment(text: str) -> str:
     """`text` without its `<!-- … -->` comments (an unclosed one is kept)."""
-    start = text.find("<!--")
-    if start < 0:
-        return text
-    kept, at = [], 0
-    while start >= 0:
-        end = text.find("-->", start + 4)
-        if end < 0:
-            break
-        kept.append(text[at:start])
-        at = end + 3
-        start = text.find("<!--", at)
-    kept.append(text[at:])
-    return "".join(kept)
+    return _COMMENT.sub("", text)
 
 
 def parse(text: str) -> Note:
@@ -187,8 +178,10 @@ def write(root: Path, note: Note) -> Path:
             f"{root / NOTE_PATH} would be {n} lines, over the {CAP}-line cap; move finished "
             "items out of Done or shorten a section, then retry"
         )
-    trust.check_dirs(root, trust.NOTE_DIR, create=True)
-    path = trust.check_note(root)
+    from pathlib import Path
+
+    trust.dirs(root, trust.NOTE_DIR, create=True)
+    path = Path(trust.note_path(root))
     atomic_write(path, text, mode=0o600, keep_mode=False)  # private, as docs/privacy.md says
     return path
 
@@ -301,17 +294,17 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     return edit(root, change, agent)
 
 
-_BACKTICKS = Lazy(r"`([^`\n]{3,})`")
-_PATHLIKE = Lazy(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
+_BACKTICKS = re.compile(r"`([^`\n]{3,})`")
+_PATHLIKE = re.compile(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
 
 
 def action_keys(now: str) -> list[str]:
     """What in a Now line would show up in a tool call that carried it out: quoted commands,
     else script and file paths."""
-    quoted = [q.strip() for q in _BACKTICKS.rx.findall(now) if q.strip()]
+    quoted = [q.strip() for q in _BACKTICKS.findall(now) if q.strip()]
     if quoted:
         return quoted
-    return [m for m in _PATHLIKE.rx.findall(now) if len(m) >= 4]
+    return [m for m in _PATHLIKE.findall(now) if len(m) >= 4]
 
 
 def executed(now: str, session: Any, since: str | None = None) -> Any | None:

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from continuity_core import git
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 
@@ -77,9 +78,9 @@ class Problem:
     kind: str  # the redactor's kind, or "private"
 
 
-def _git(root: Path, *args: str) -> str:
+def _git(root: Path, *args: str, hooks_path: bool = False) -> str:
     result = subprocess.run(
-        ["git", *args],
+        git.argv(root, *args, hooks_path=hooks_path),
         cwd=root,
         capture_output=True,
         env={**os.environ, **_QUIET},
@@ -95,7 +96,7 @@ def _git(root: Path, *args: str) -> str:
 
 def hooks_dir(root: Path) -> Path:
     """Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`)."""
-    path = Path(_git(root, "rev-parse", "--git-path", "hooks").strip())
+    path = Path(_git(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
     return path if path.is_absolute() else root / path
 
 
@@ -208,6 +209,7 @@ def check(root: Path) -> list[Problem]:
         "-U0",
         "--no-color",
         "--no-ext-diff",
+        "--no-textconv",
         "--diff-filter=ACMR",
         "--no-renames",
         "--text",

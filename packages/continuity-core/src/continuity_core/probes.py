@@ -10,25 +10,25 @@ from __future__ import annotations
 
 import _thread
 import os
+import re
 import stat
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from continuity_core import jsonfast
+from msgspec import Struct, field
+
 from continuity_core.adapters.registry import PROBE_GROUP
-from continuity_core.fs import pure
-from continuity_core.records import Record, field
 from continuity_core.redact import redact
-from continuity_core.regex import Lazy
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult
 from continuity_core.store import STORE, now_iso
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
     import subprocess  # no interpreter, probe or GPU check to run starts none
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
-    from typing import Any, Protocol, TypeVar
+    from typing import Protocol, TypeVar
 
     from continuity_core.git import Begun
 
@@ -43,11 +43,11 @@ DEFAULT_DEADLINE_S = 15.0
 SHELL_TIMEOUT_S = 10.0
 INTERPRETER_TIMEOUT_S = 5.0
 DETAIL_MAX = 300
-_NAME = Lazy(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
+_NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
-class ProbeContext(Record):
+class ProbeContext(Struct, kw_only=True):
     """What a plugin probe gets: the project, its section of probes.json, the project's venv
     interpreters (a default for plugins that run inside them) and its time limit."""
 
@@ -98,7 +98,7 @@ def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | Bas
     return [r if done[i] or running[i].acquire(False) else None for i, r in enumerate(results)]
 
 
-class Ran(Record):
+class Ran(Struct, kw_only=True):
     returncode: int | None  # None: timed out (the whole process group was killed)
     out: str
     err: str
@@ -180,7 +180,7 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
 # --- probes.json -----------------------------------------------------------------------------
 
 
-class ProbesConfig(Record):
+class ProbesConfig(Struct, kw_only=True):
     jobs: list[Any] = field(default_factory=list)
     probes: list[Any] = field(default_factory=list)
     venvs: list[Any] = field(default_factory=list)
@@ -245,14 +245,11 @@ def read_config(root: StrPath) -> ProbesConfig:
 
 
 def _decode(data: bytes) -> Any:
-    """The JSON in `data`: read by `jsonfast`, the hooks' reader; what it refuses, msgspec
-    reads again, so a broken file is reported in msgspec's words, which say where it broke."""
-    try:
-        return jsonfast.loads(data)
-    except ValueError:
-        import msgspec
+    """The JSON in `data`; a broken file is reported in msgspec's words, which say where it
+    broke."""
+    import msgspec
 
-        return msgspec.json.decode(data)  # its DecodeError is a ValueError
+    return msgspec.json.decode(data)  # its DecodeError is a ValueError
 
 
 def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
@@ -260,7 +257,7 @@ def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
     if not isinstance(entry, dict):
         return where, "entry must be an object"
     name = entry.get("name")
-    if not isinstance(name, str) or not _NAME.rx.match(name):
+    if not isinstance(name, str) or not _NAME.match(name):
         return where, f"malformed name {redact(repr(name))[:60]}"
     return name, None
 
@@ -401,6 +398,8 @@ def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeR
 def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
     """Project virtual environments: folders holding `pyvenv.cfg` at the root or one level
     below, plus the folders probes.json names under `venvs` (label, path)."""
+    from pathlib import PurePosixPath
+
     found: dict[str, str] = {}
     try:
         with os.scandir(root) as entries:
@@ -412,7 +411,7 @@ def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]
             found.setdefault(child, os.path.basename(child))
     for value in extra:
         if isinstance(value, str) and value.strip() and "\x00" not in value:
-            path = pure(os.path.join(root, os.path.expanduser(value)))  # `..` kept, as Path
+            path = str(PurePosixPath(root, os.path.expanduser(value)))  # `..` kept
             found.setdefault(path, value)
     return [(label, path) for path, label in found.items()]
 
@@ -444,11 +443,11 @@ def check_interpreter(
 ) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
-    Nothing that came with the repository is executed (docs/decisions.md, "No program from
-    the repository"): a venv folder outside `root` is refused, one git tracks is reported
-    without being run, and an interpreter whose real file lies inside `root` (a regular file,
-    not the usual link to a Python installed elsewhere) is only checked to exist and be
-    executable. The rest runs with `-I -S`: no environment variables, no site-packages.
+    Nothing from the folder is executed (docs/decisions.md, "No program from the
+    repository"): a venv folder outside `root` is refused, one git tracks is reported
+    without being checked, and the others are only checked to exist and be executable:
+    their `pyvenv.cfg` lies inside the project and its `home` would pick the code that runs
+    (`refused`), whatever git says about the folder.
     """
     python = interpreter_of(os.path.abspath(venv))
     if not _inside(root, venv):
@@ -482,58 +481,44 @@ def check_interpreter(
         return ProbeResult(
             name=label, state="fail", kind="venv", verdict="broken", detail=f"{python}: {why}"
         )
-    if _inside(root, target):
-        if os.path.isfile(target) and os.access(target, os.X_OK):
-            return ProbeResult(
-                name=label,
-                state="ok",
-                kind="venv",
-                verdict="not run",
-                detail=f"{python} -> {target}: executable; inside the project, so not run",
-            )
+    if os.path.isfile(target) and os.access(target, os.X_OK):
         return ProbeResult(
             name=label,
-            state="fail",
+            state="ok",
             kind="venv",
-            verdict="broken",
-            detail=f"{python} -> {target}: not an executable file",
-        )
-    try:
-        ran = run_command(
-            [python, "-I", "-S", "-c", "import sys; print(sys.version.split()[0])"],
-            cwd=venv,
-            timeout_s=timeout_s,
-        )
-    except OSError as e:
-        return ProbeResult(
-            name=label,
-            state="fail",
-            kind="venv",
-            verdict="broken",
-            detail=f"{python} -> {target}: cannot run ({e.strerror})",
-        )
-    if ran.returncode is None:
-        return ProbeResult(
-            name=label,
-            state="timeout",
-            kind="venv",
-            detail=f"{python} -> {target}: no answer within {timeout_s:g}s",
-        )
-    if ran.returncode != 0:
-        return ProbeResult(
-            name=label,
-            state="fail",
-            kind="venv",
-            verdict="broken",
-            detail=f"{python} -> {target}: exit {ran.returncode} {tail(ran.err)}".rstrip(),
+            verdict="present",
+            detail=f"{python} -> {target}: present; {refused(root, python) or 'in the project'}, "
+            "so not run",
         )
     return ProbeResult(
         name=label,
-        state="ok",
+        state="fail",
         kind="venv",
-        verdict="ok",
-        detail=f"{python} -> {target} (Python {ran.out.strip()})",
+        verdict="broken",
+        detail=f"{python} -> {target}: not an executable file",
     )
+
+
+def refused(root: StrPath, python: StrPath) -> str | None:
+    """Why `python` may not run for the project at `root`, or None: it lies inside the
+    project (as named or once its links are followed), or the `pyvenv.cfg` Python reads
+    beside it or one folder up does: that file's `home` picks the standard library, so
+    the folder's own code would run whatever binary the link leads to."""
+    path = os.path.abspath(os.path.join(root, os.path.expanduser(str(python))))
+    real = os.path.realpath(path)
+    if _inside(root, path) or _inside(root, real):
+        return "it lies inside the project"
+    for exe in dict.fromkeys((path, real)):
+        here = os.path.dirname(exe)
+        for cfg in (
+            os.path.join(here, "pyvenv.cfg"),
+            os.path.join(os.path.dirname(here), "pyvenv.cfg"),
+        ):
+            if os.path.lexists(cfg) and (
+                _inside(root, cfg) or _inside(root, os.path.realpath(cfg))
+            ):
+                return f"its {cfg} lies inside the project"
+    return None
 
 
 def _inside(root: StrPath, path: StrPath) -> bool:
@@ -609,6 +594,26 @@ def environment(
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
     interp_timeout = min(INTERPRETER_TIMEOUT_S, limit)
 
+    tasks, kinds, names = _tasks(root, cfg, venvs, limit, interp_timeout, gpu=gpu, begun=begun)
+    env = Environment(created_at=now_iso(), project=str(root))
+    _collect(env, kinds, names, run_all(tasks, limit), deadline_s)
+    env.probes[:0] = cfg.errors
+    env.elapsed_s = round(time.monotonic() - start, 3)
+    return env
+
+
+def _tasks(
+    root: str,
+    cfg: ProbesConfig,
+    venvs: list[tuple[str, str]],
+    limit: float,
+    interp_timeout: float,
+    *,
+    gpu: bool,
+    begun: Begun | None,
+) -> tuple[list[Callable[[], Any]], list[str], list[str]]:
+    """What `environment` runs side by side: each task, its kind (an `Environment` list, or
+    "git") and its name."""
     from continuity_core.project import repo_facts  # without Continuity's own files
 
     tasks: list[Callable[[], Any]] = [
@@ -643,7 +648,7 @@ def environment(
             pythons = [
                 interpreter_of(p)
                 for p in inside
-                if p not in tracked and not _inside(root, os.path.realpath(interpreter_of(p)))
+                if p not in tracked and refused(root, interpreter_of(p)) is None
             ]
             ctx = ProbeContext(
                 root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
@@ -653,9 +658,13 @@ def environment(
             tasks.append(_gpu_unconfigured)
         kinds.append("gpu")
         names.append("gpu")
+    return tasks, kinds, names
 
-    env = Environment(created_at=now_iso(), project=str(root))
-    results = run_all(tasks, limit)
+
+def _collect(
+    env: Environment, kinds: list[str], names: list[str], results: list[Any], deadline_s: float
+) -> None:
+    """Each task's result into `env`: a timeout or a failure as a result that says so."""
     for kind, name, result in zip(kinds, names, results, strict=True):
         if kind == "git":
             env.git = result if isinstance(result, GitFacts) else GitFacts()
@@ -681,9 +690,6 @@ def environment(
         else:
             items = result if isinstance(result, list) else [result]
         getattr(env, kind).extend(items)
-    env.probes[:0] = cfg.errors
-    env.elapsed_s = round(time.monotonic() - start, 3)
-    return env
 
 
 def _gpu_unconfigured() -> list[ProbeResult]:

@@ -3,15 +3,15 @@ the marked core block in AGENTS.md. Agent-specific files belong to the adapters.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 
 from continuity_core import trust
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 from continuity_core.git import Begun, git_facts
-from continuity_core.regex import Lazy
-from continuity_core.regex import escape as _escape
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.store import STORE, now_iso
 
@@ -42,19 +42,21 @@ can pick the work up after a session ends.
 """
 CORE_BLOCK = "\n".join((BEGIN, _CORE_BODY.strip("\n"), END)) + "\n"
 
-_BLOCK = Lazy("(?s)" + _escape(BEGIN.split(" (", maxsplit=1)[0]) + r".*?" + _escape(END) + r"\n?")
+_BLOCK = re.compile(
+    "(?s)" + re.escape(BEGIN.split(" (", maxsplit=1)[0]) + r".*?" + re.escape(END) + r"\n?"
+)
 
 
 def with_block(text: str, block: str) -> str:
     """`text` with the managed block replaced (or appended); everything else byte-for-byte."""
-    if _BLOCK.rx.search(text):
-        return _BLOCK.rx.sub(lambda _: block, text, count=1)
+    if _BLOCK.search(text):
+        return _BLOCK.sub(lambda _: block, text, count=1)
     sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
     return text + sep + block
 
 
 def without_block(text: str) -> str:
-    out = _BLOCK.rx.sub("", text, count=1)
+    out = _BLOCK.sub("", text, count=1)
     return out.rstrip("\n") + "\n" if out.strip() else ""
 
 
@@ -207,11 +209,11 @@ def _sha(path: StrPath) -> str | None:
 
 
 def _own(root: StrPath) -> dict[str, str]:
-    from continuity_core import jsonfast
+    from continuity_core import jsonl
 
     try:
         with open(os.path.join(root, STORE, OWN_FILE), "rb") as f:
-            value = jsonfast.loads(f.read())
+            value = jsonl.loads(f.read())
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
@@ -220,7 +222,6 @@ def _own(root: StrPath) -> dict[str, str]:
 def record_own(root: Path, changes: list[Change]) -> None:
     """Remember the files `baker init`/`sync` wrote and their content, so the brief's repo
     state can leave them out while they stay as written (a later edit by anyone shows)."""
-    from continuity_core import jsonfast
 
     own = _own(root)
     top = root.resolve()
@@ -234,7 +235,7 @@ def record_own(root: Path, changes: list[Change]) -> None:
         if digest is not None:
             own[path.relative_to(top).as_posix()] = digest
     if (root / STORE).is_dir():
-        data = jsonfast.dumps(dict(sorted(own.items())), separators=(",", ":"))
+        data = json.dumps(dict(sorted(own.items())), separators=(",", ":"))
         atomic_write(root / STORE / OWN_FILE, data.encode())
 
 
@@ -291,13 +292,13 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     from continuity_core import note as note_mod
 
     changes: list[Change] = []
-    trust.check_note(root)
+    trust.note_path(root)
     trust.check_store(root)  # last: it ends with the one git call
     store = root / STORE
     if not store.is_dir():
         if not dry_run:
             for sub in ("checkpoints", "log"):
-                trust.check_dirs(root, STORE, sub, create=True)
+                trust.dirs(root, STORE, sub, create=True)
         changes.append(Change(path=f"{STORE}/", action="created", detail="private (0700)"))
     else:
         changes.append(Change(path=f"{STORE}/", action="unchanged"))
@@ -305,7 +306,7 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     if not note_path.exists():
         branch = git_facts(root, worktrees=False).branch or ""
         if not dry_run:
-            trust.check_dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
+            trust.dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
         changes.append(
             write_text_change(
                 note_path,

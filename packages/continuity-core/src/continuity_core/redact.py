@@ -1,28 +1,32 @@
 r"""The one redactor: every text written to disk or printed passes through `redact`.
 
-A secret is found by its value (a provider's token shape, a PEM block, a token base64-encoded
-again), by its name (`DB_PASS=…`, `"password": …`, `--token …`, `Authorization: …`), and
-through encodings: a text holding JSON escapes (`\n`, `\/`, `\"`) is matched as the string it
-encodes, and the match is mapped back onto the escaped text.
+A secret is found by its value (a provider's token shape, a PEM block, a token base64- or
+hex-encoded), by its name (`DB_PASS=…`, `"password": …`, `password:…`, `--token …`,
+`Authorization: …`, `aws configure set aws_secret_access_key …`), and through encodings: a
+text holding JSON escapes (`\n`, `\/`, `\"`) or URL escapes (`%22`, `%3D`) is matched as the
+string it encodes, and the match is mapped back onto the escaped text; a run of base64 or hex
+that decodes to text is scanned as that text.
 
-A text is scanned once, by one alternation of the kinds whose needles (cheap substrings) it
-contains; two cheap passes follow only where their markers occur (a PEM END line, the base64
-of a token's opening). `scan` and `findings` report which kinds a text holds and where,
-without returning the secrets. No rule crosses a newline, except a PEM block's own lines.
+A text is scanned once, by one alternation (`re`) of the kinds whose hints (literal pieces
+of their patterns) it holds; two passes follow only where their markers occur (a PEM END
+line, a run that may encode text).
+`scan` and `findings` report which kinds a text holds and where, without returning the
+secrets. No rule crosses a newline, except a PEM block's own lines.
 """
 
 from __future__ import annotations
 
-from continuity_core import needles as _needle_table
-from continuity_core.memo import cached
-from continuity_core.regex import Lazy as _Lazy
+import functools
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from typing import Any
 
 MARK = "[REDACTED]"
+# Each pattern compiled on first use: a text with no escape, no PEM end and no encoded run
+# never compiles the patterns that read them.
+_rx = functools.cache(re.compile)
 
 
 # A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
@@ -80,12 +84,14 @@ _PATTERNS: list[tuple[str, str]] = [
         r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
         r"(?:[ \t]*\r?\n[ \t]*-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?",
     ),
-    ("anthropic", r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
-    ("openai_project", r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
+    # The most distinctive openings need no word boundary before them: a token glued to a
+    # letter or a digit (`xghp_…`, `2ghp_…`) is still one.
+    ("anthropic", r"sk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
+    ("openai_project", r"sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
     ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
-    ("stripe", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
-    ("github", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})"),
-    ("gitlab", r"\bgl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}"),
+    ("stripe", r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
+    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})"),
+    ("gitlab", r"gl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}"),
     ("huggingface", r"\bhf_[A-Za-z0-9]{30,}"),
     ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
     ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
@@ -93,7 +99,7 @@ _PATTERNS: list[tuple[str, str]] = [
         "slack_webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
     ),
-    ("slack", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}|\bxapp-\d-[A-Za-z0-9\-]{10,}"),
+    ("slack", r"xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"),
     ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
     ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
     ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
@@ -182,7 +188,7 @@ _PATTERNS: list[tuple[str, str]] = [
         r"(?P<keep_assignment>"
         + _NAME_WORD
         + r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
-        r"|(?<=[\"'`])[:,])[ \t]*"
+        r"|(?<=[\"'`])[:,]|(?P<glued>:)(?=[^\s\"'`:/\\=?+\-]))[ \t]*"
         r"(?P<scheme>(?i:bearer|basic|token|digest|negotiate|apikey)[ \t]+)?)"
         r"(?:(?P<q>[\"'`])(?P<qv>[^\n]{0,1024}?)(?:(?P=q)|(?=\r?\n|$))|(?P<uv>[^\s\"'`<>=][^\s\"'`<>]{0,1023}))",
     ),
@@ -192,6 +198,21 @@ _PATTERNS: list[tuple[str, str]] = [
         r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
         r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-=:][^\s\"'`<>]{0,1023}))",
     ),
+    # A `.pgpass` line: `host:port:database:user:password`, wherever it is quoted.
+    (
+        "pgpass",
+        r"(?<![^\s\"'`>(\[,;])(?P<keep_pgpass>[A-Za-z0-9*\[][^\s:\"'`,{}]{0,255}:(?:\d{1,5}|\*)"
+        r":[^\s:\"'`,\[\]{}]{1,256}:[^\s:\"'`,\[\]{}]{1,256}:)[^\s:\"'`]{1,256}(?![^\s\"'`])",
+    ),
+    # A secret set through a tool's config command: `aws configure set aws_secret_access_key
+    # V`, `npm config set //registry/:_authToken V`, `git config --global github.token V`.
+    (
+        "cli_config",
+        r"\b(?P<keep_cli_config>(?:aws[ \t]+configure[ \t]+set|(?:npm|pnpm|yarn)[ \t]+config"
+        r"[ \t]+set|git[ \t]+config)(?:[ \t]+--[\w\-]+)*[ \t]+[\w.\-/:@]{0,128}?"
+        r"(?i:secret|token|passw(?:or)?d|_key|auth)[\w.\-/:@]{0,128}[ \t]+[\"']?)"
+        r"(?![\-$])[^\s\"']{1,256}",
+    ),
     # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
     (
         "netrc_line",
@@ -200,26 +221,169 @@ _PATTERNS: list[tuple[str, str]] = [
         r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})",
     ),
 ]
+# Cheap substrings each kind's pattern cannot match without (`re` then compiles and runs
+# only the kinds a text may hold). They are looked for in the text with the letters `re`
+# folds onto ASCII folded (`_AS_RE`) and lowered; one with a capital, as written (a Twilio
+# key opens with `SK`, and `sk` is in every "task").
+_HINTS: dict[str, tuple[str, ...]] = {
+    "private_key": ("private key",),
+    "pem_body": (
+        "ibaa",
+        "ibad",
+        "migkagebbd",
+        "mighageambmg",
+        "mhccaqee",
+        "mc4caqaw",
+        "dbobgkqhkig9w0bbq0w",
+        "b3blbnnzac1rzxktdje",
+    ),
+    "anthropic": ("sk-ant-",),
+    "openai_project": ("sk-",),
+    "openai": ("sk-",),
+    "stripe": (
+        "_live_",
+        "_test_",
+        "whsec_",
+    ),
+    "github": (
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+    ),
+    "gitlab": (
+        "glpat-",
+        "gldt-",
+        "glptt-",
+        "glrt-",
+        "glcbt-",
+    ),
+    "huggingface": ("hf_",),
+    "npm": ("npm_",),
+    "pypi": ("pypi-age",),
+    "slack_webhook": ("hooks.slack.com",),
+    "slack": (
+        "xox",
+        "xapp-",
+    ),
+    "discord_webhook": ("/api/webhooks/",),
+    "google_api": ("aiza",),
+    "google_oauth": (
+        "ya29.",
+        "gocspx-",
+    ),
+    "aws_session_token": (
+        "fwogzxivyxdz",
+        "iqojb3jpz2lux2vj",
+    ),
+    "aws_access_key": (
+        "akia",
+        "asia",
+        "abia",
+        "acca",
+        "agpa",
+        "aida",
+        "aroa",
+    ),
+    "azure_storage": ("accountkey=",),
+    "sendgrid": ("sg.",),
+    "twilio": ("SK",),
+    "digitalocean": ("_v1_",),
+    "shopify": (
+        "shpat_",
+        "shpca_",
+        "shppa_",
+        "shpss_",
+    ),
+    "mailgun": ("key-",),
+    "telegram": (":aa",),
+    "square": (
+        "sq0atp-",
+        "sq0csp-",
+    ),
+    "linear": (
+        "lin_api_",
+        "lin_oauth_",
+    ),
+    "notion": (
+        "ntn_",
+        "secret_",
+    ),
+    "doppler": ("dp.",),
+    "docker_hub": ("dckr_pat_",),
+    "groq": ("gsk_",),
+    "xai": ("xai-",),
+    "replicate": ("r8_",),
+    "perplexity": ("pplx-",),
+    "postman": ("pmak-",),
+    "new_relic": ("nrak-",),
+    "grafana": (
+        "glsa_",
+        "glc_",
+    ),
+    "databricks": ("dapi",),
+    "alibaba": ("ltai",),
+    "age": ("age-secret-key-1",),
+    "mapbox": ("sk.eyj",),
+    "pem_base64": ("ls0tls1crudjti",),
+    "azure_sas": ("sig=",),
+    "netrc": ("machine",),
+    "jwt": ("eyj",),
+    "bearer": ("bearer",),
+    "token_word": ("token",),
+    "basic_auth": ("basic",),
+    "url_credentials": ("://",),
+    "cli_user": (
+        "-u",
+        "--user",
+    ),
+    "mysql": (
+        "mysql",
+        "mariadb",
+    ),
+    "cli_password": (
+        "sshpass",
+        "docker",
+        "podman",
+        "nerdctl",
+        "buildah",
+        "skopeo",
+        "redis-cli",
+        "htpasswd",
+    ),
+    "assignment": (
+        "secret",
+        "pass",
+        "pwd",
+        "token",
+        "key",
+        "credential",
+        "creds",
+        "auth",
+    ),
+    "option": (
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "key",
+        "credential",
+        "creds",
+        "auth",
+    ),
+    "pgpass": (":",),
+    "cli_config": ("config",),
+    "netrc_line": ("passw",),
+}
+
 # Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
 _CHECKED = {"assignment", "option"}
 
-_NEEDLES = _needle_table.BY_KIND
-
-
-def _by_needle() -> dict[str, tuple[str, ...]]:
-    """Each needle's kinds, in the kinds' order: one pass over the kinds, not one per needle
-    (the product cost every hook that loads the redactor ~1 ms)."""
-    out: dict[str, tuple[str, ...]] = {}
-    for kind, _ in _PATTERNS:
-        for needle in dict.fromkeys(_NEEDLES[kind]):
-            out[needle] = (*out.get(needle, ()), kind)
-    return out
-
-
-_NEEDLE_KINDS = _by_needle()
 _BY_KIND = dict(_PATTERNS)
 _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
-KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64")
+KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64", "hex")
 
 
 def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
@@ -233,21 +397,21 @@ def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
         elif bounded:  # the first of them stands for all, in their order
             branches.append(r"\b(?:" + "|".join(bounded) + ")")
             bounded = []
-    import re
-
     return re.compile("|".join(branches))
 
 
 def _kinds_in(text: str) -> tuple[str, ...]:
-    low = text.lower()
-    found = _needle_table.found(text, low)
-    if not found:
-        return ()
-    hit = {k for n in found for k in _NEEDLE_KINDS[n]}
-    return tuple(k for k, _ in _PATTERNS if k in hit and _needle_table.may(k, low))
+    """The kinds whose hints `text` holds, in the patterns' order."""
+    odd = not text.isascii() and any(c in text for c in _AS_RE_LETTERS)
+    low = (text.translate(_AS_RE) if odd else text).lower()
+    return tuple(
+        kind
+        for kind, hints in _HINTS.items()
+        if any((h in text) if h != h.lower() else (h in low) for h in hints)
+    )
 
 
-@cached(1024)  # few sets of kinds recur
+@functools.lru_cache(maxsize=1024)  # few sets of kinds recur
 def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
     return _combined([(k, _BY_KIND[k]) for k in kinds])
 
@@ -322,9 +486,10 @@ def name_parts(name: str) -> list[str]:
 
 # The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
 _AS_RE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "I", "\u212a": "K"})
+_AS_RE_LETTERS = "\u017f\u0131\u0130\u212a"
 
 
-@cached(4096)
+@functools.lru_cache(maxsize=4096)
 def secret_name(name: str) -> bool:
     """Whether a key or variable name says its value is secret (`DB_PASS`, `apiKey`,
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
@@ -346,13 +511,29 @@ def secret_name(name: str) -> bool:
     return False
 
 
+_HASH_OR_NUMBER = _HASH_UUID_NUMBER
+_VALUE_END = r"[\s\"'`<>,;)\]}]"
+
+
+def _value_end(text: str, start: int) -> int:
+    found = _rx(_VALUE_END).search(text, start)
+    return found.start() if found else len(text)
+
+
+def _strong_name(name: str) -> bool:
+    """A name whose last word says password, secret, token or credential (`password`,
+    `DB_PASS`, `apiToken`): what may take its value glued to a colon (`password:PW`)."""
+    parts = [p.lower() for p in name_parts(name.translate(_AS_RE)) if not p.isdigit()]
+    return bool(parts) and (parts[-1].endswith(_STRONG) or parts[-1] in ("pass", "pwd"))
+
+
 _CODE_WORDS = _words("""
     str bytes int bool float none null nil true false undefined optional string secretstr
     secretbytes secret any object dict list callable self this required
 """)
 # `$VAR`, `{{ x }}`, `<token>`, `***`, `sk-...` (three dots a person typed: `…` is a clip
 # mark, and what it ends is redacted), an earlier `[REDACTED]`, `your_key`, `xxxxxx`.
-_PLACEHOLDER = _Lazy(
+_PLACEHOLDER = (
     r"\$(?:[{(]|[A-Za-z_]\w*(?:[:.\-}]|$))|%(?:\(|\w+%)|\{\{|<[^>]*>$|\*{3}"
     r"|[\w\-]{0,16}\.{3}$|…$|\[REDACTED\]|(?i:your[_\-])|x{6,}$"
 )
@@ -364,15 +545,15 @@ _PLACEHOLDER_WORDS = _words("""
 _LITERALS = _words("""
     none null nil true false undefined read write bearer basic digest negotiate
 """)
-_IDENT_CALL = _Lazy(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)")
+_IDENT_CALL = r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[)"
 # `self.token`, `os.environ`, `args.password`: where code keeps a secret, not the secret.
-_ATTRIBUTE = _Lazy(
+_ATTRIBUTE = (
     r"(?:self|this|cls|os|config|conf|cfg|settings|args|opts|options|params"
     r"|env|process|request|req|ctx|context|app|secrets|kwargs|creds"
     r"|credentials|auth|data|values|user|client|props|state)"
     r"(?:\.[A-Za-z_]\w*)+[,;)]*"
 )
-_RELATIVE = _Lazy(_PATH)
+_RELATIVE = _PATH
 
 
 def _value_kept(value: str, name: str, quoted: bool) -> bool:
@@ -380,9 +561,9 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
     and (unquoted) code: a type, a literal, a call, an attribute, the name passed on."""
     if (
         not value
-        or _PLACEHOLDER.rx.match(value)
+        or _rx(_PLACEHOLDER).match(value)
         or value.lower() in _PLACEHOLDER_WORDS
-        or _RELATIVE.rx.fullmatch(value)
+        or _rx(_RELATIVE).fullmatch(value)
     ):
         return True
     if quoted:
@@ -393,26 +574,26 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
         return True
     if "-" in name:  # a header or an option: no code names it
         return False
-    if low in _CODE_WORDS or _IDENT_CALL.rx.match(value) or _ATTRIBUTE.rx.fullmatch(value):
+    if low in _CODE_WORDS or _rx(_IDENT_CALL).match(value) or _rx(_ATTRIBUTE).fullmatch(value):
         return True
     last = name.lower().rsplit(".", 1)[-1]
     return low == last or low.replace("_", "") == last.replace("_", "")
 
 
-_NAME_BEFORE = _Lazy(r"[\w.\-]{0,64}\Z")
-_NAME_REST = _Lazy(r"[\w.\-]*")
+_NAME_BEFORE = r"[\w.\-]{0,64}\Z"
+_NAME_REST = r"[\w.\-]*"
 _QUOTES = ('"', "'", "`")
-_SCHEME = _Lazy(r"(?i:bearer|basic|token|digest|negotiate)[ \t]+")
+_SCHEME = r"(?i:bearer|basic|token|digest|negotiate)[ \t]+"
 
 
 def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     """The span of a secret-named value to redact, or None when this is no secret."""
     text = m.string
     start = m.start()
-    before = _NAME_BEFORE.rx.search(text, max(0, start - 64), start)
+    before = _rx(_NAME_BEFORE).search(text, max(0, start - 64), start)
     head = before.group() if before else ""
     name_start = start - len(head)
-    rest = _NAME_REST.rx.match(text, start, m.end(f"keep_{kind}"))
+    rest = _rx(_NAME_REST).match(text, start, m.end(f"keep_{kind}"))
     name_end = rest.end() if rest else start
     name = text[name_start:name_end]
     bare_name = name.strip("-")
@@ -424,6 +605,12 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
         return None  # only `["--password", "…"]` makes a comma part a name and its value
     if not secret_name(bare_name):
         return None
+    if m.group("glued") and (
+        not _strong_name(bare_name)
+        or text[name_start - 1 : name_start] in ("/", "@", "{")  # a tag, a path, `${X:?}`
+        or _rx(_HASH_OR_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
+    ):
+        return None  # `key:value` glued: only a name that says password, secret or token
     closing = text[name_end : name_end + 1]
     if closing in _QUOTES and text[name_start - 1 : name_start] != closing:
         return None  # `"invalid token": …` is a quoted phrase, not a name
@@ -440,7 +627,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
         trimmed = value.rstrip(",;)]}")
         return (s, s + len(trimmed)) if trimmed else None
     value, s = m.group(qv), m.start(qv)
-    scheme = _SCHEME.rx.match(value)  # `"Bearer …"`: the scheme stays
+    scheme = _rx(_SCHEME).match(value)  # `"Bearer …"`: the scheme stays
     if scheme:
         value, s = value[scheme.end() :], s + scheme.end()
     if _value_kept(value, bare_name, quoted=True):
@@ -450,7 +637,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
 
 # --- encodings --------------------------------------------------------------------------------
 
-_ESCAPE = _Lazy(r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])")
+_ESCAPE = r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])"
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "/": "/", "\\": "\\"}
 
 
@@ -461,7 +648,7 @@ def _unescape(text: str) -> tuple[str, list[int], list[int]]:
     where: list[int] = []
     extra: list[int] = [0]
     pos = 0
-    for m in _ESCAPE.rx.finditer(text):
+    for m in _rx(_ESCAPE).finditer(text):
         s, e = m.span()
         parts.append(text[pos:s])
         seq = m.group()
@@ -473,40 +660,51 @@ def _unescape(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(parts), where, extra
 
 
-def _base64_needles() -> tuple[str, ...]:
-    return _needle_table.BASE64_NEEDLES
-
-
-_URLSAFE_OUT = str.maketrans("+/", "-_")
 _URLSAFE_IN = str.maketrans("-_", "+/")
-_B64_RUN = _Lazy(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_B64_RUN = r"[A-Za-z0-9+/_\-]{16,}={0,2}"
+_HEX_RUN = r"(?:[0-9a-fA-F]{2}){8,}"
 
 
-def _base64_spans(text: str) -> list[tuple[str, int, int]]:
-    """Runs of base64 that decode to a text holding a secret."""
-    needles = _base64_needles()
-    if len(text) < 16 or not any(n in text for n in needles):
+def _encoded_spans(text: str) -> list[tuple[str, int, int]]:
+    """Runs of base64 or hex that decode to a text holding a secret (a token encoded again,
+    `password=…` or a URL with its password in base64, a token in hex). A run that decodes
+    to anything but printable text (a hash, a random id) is passed at once."""
+    if len(text) < 16:
         return []
-    out = []
-    for m in _B64_RUN.rx.finditer(text):
-        run = m.group()
-        if not any(n in run for n in needles):
-            continue
-        body = run.rstrip("=").translate(_URLSAFE_IN)
-        import binascii
+    import binascii
 
+    out = []
+    for m in _rx(_HEX_RUN).finditer(text):
+        if _decodes_to_secret(binascii.unhexlify(m.group())):
+            out.append(("hex", m.start(), m.end()))
+    for m in _rx(_B64_RUN).finditer(text):
+        run = m.group()
+        if any(s <= m.start() < e for _, s, e in out) or (run.isalpha() and run.islower()):
+            continue  # inside a hex run, or a plain lower-case word
+        body = run.rstrip("=").translate(_URLSAFE_IN)
         try:
             decoded = binascii.a2b_base64(body + "=" * (-len(body) % 4))
         except (binascii.Error, ValueError):
             continue
-        if _findings(decoded.decode("utf-8", "replace"), nested=True):
+        if _decodes_to_secret(decoded):
             out.append(("base64", m.start(), m.end()))
     return out
 
 
-_PEM_END = _Lazy(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
-_BODY_LINE = _Lazy(r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?")
-_BODY_TAIL = _Lazy(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z")
+def _decodes_to_secret(data: bytes) -> bool:
+    """Whether decoded bytes are text (ASCII, printable but for line breaks) holding a
+    secret."""
+    if len(data) < 8 or not data.isascii():
+        return False
+    text = data.decode("ascii")
+    if not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable():
+        return False
+    return bool(_findings(text, nested=True))
+
+
+_PEM_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+_BODY_LINE = r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?"
+_BODY_TAIL = r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z"
 
 
 def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
@@ -515,14 +713,14 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
     if "PRIVATE KEY" not in text:
         return []
     out = []
-    for m in _PEM_END.rx.finditer(text):
+    for m in _rx(_PEM_END).finditer(text):
         start = line = text.rfind("\n", 0, m.start()) + 1
         if text[line : m.start()].strip():
             continue  # the END line holds more than the marker
         while line > 0:
             above = text.rfind("\n", 0, line - 1) + 1
-            if not _BODY_LINE.rx.fullmatch(text, above, line - 1):
-                tail = _BODY_TAIL.rx.search(text, above, line - 1)  # `key: MIIE…` opens the body
+            if not _rx(_BODY_LINE).fullmatch(text, above, line - 1):
+                tail = _rx(_BODY_TAIL).search(text, above, line - 1)  # `key: MIIE…` opens the body
                 start = tail.start() if tail else start
                 break
             start = line = above
@@ -536,13 +734,13 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
 
 def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
-    kinds = _kinds_in(view) if view else ()
     out: list[tuple[str, int, int]] = []
+    kinds = _kinds_in(view) if view else ()
     if kinds:
         _scan(_compiled(kinds), kinds, view, 0, len(view), out)
     out.extend(_pem_end_spans(view))
     if not nested:
-        out.extend(_base64_spans(view))
+        out.extend(_encoded_spans(view))
     out.sort(key=lambda t: t[1])
     return out
 
@@ -594,25 +792,61 @@ def _value_kind(value: str) -> str | None:
     """The kind a secret-named value is by itself (`TOKEN = "ghp_…"` holds a github token),
     so a report names it; None when only its name says secret (the kind stays "assignment").
     Kinds found by their context (a `keep_` prefix) are not kinds of a value alone."""
-    kinds = tuple(k for k in _kinds_in(value) if k not in _KEEP)
+    kinds = tuple(k for k in _kinds_in(value) if k not in _KEEP and k not in _CHECKED)
     m = _compiled(kinds).search(value) if kinds else None
     return next(k for k in kinds if m.group(k) is not None) if m else None
 
 
 def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
-    if "\\" not in text or depth == 3:
+    if depth == 3:
         return _spans(text, nested)
-    view, where, extra = _unescape(text)
+    if "\\" in text:
+        view, where, extra = _unescape(text)
+    elif "%" in text:
+        view, where, extra = _unpercent(text)
+    else:
+        return _spans(text, nested)
     if not where:
         return _spans(text, nested)
     import bisect  # here, as binascii below: most texts a hook redacts have no escape
 
-    # Matched in the decoded text (decoded again while escapes remain: JSON inside JSON), each
-    # position taken back by adding what the escapes before it took.
-    return [
+    # Matched in the decoded text (decoded again while escapes remain: JSON inside JSON, a
+    # URL escape inside JSON), each position taken back by adding what the escapes before it
+    # took.
+    found = [
         (kind, s + extra[bisect.bisect_left(where, s)], e + extra[bisect.bisect_left(where, e)])
         for kind, s, e in _findings(view, nested, depth + 1)
     ]
+    if "\\" in text:
+        return found
+    # A URL escape may be part of what it is in (`p%40ss` in a URL's password): the text as
+    # written is scanned too.
+    return sorted({*found, *_spans(text, nested)}, key=lambda t: (t[1], -t[2]))
+
+
+_PERCENT = r"%[0-9A-Fa-f]{2}"
+
+
+def _unpercent(text: str) -> tuple[str, list[int], list[int]]:
+    """`_unescape` for URL escapes (`%22`, `%3D`): the text they encode, each escape's place
+    in it, and the characters the escapes before each took (an escape of a byte that is no
+    ASCII character is left as it is)."""
+    parts: list[str] = []
+    where: list[int] = []
+    extra: list[int] = [0]
+    pos = 0
+    for m in _rx(_PERCENT).finditer(text):
+        value = int(m.group()[1:], 16)
+        if value >= 0x80:
+            continue
+        s, e = m.span()
+        parts.append(text[pos:s])
+        parts.append(chr(value))
+        where.append(s - extra[-1])
+        extra.append(extra[-1] + e - s - 1)
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts), where, extra
 
 
 def findings(text: str) -> list[tuple[str, int, int]]:
@@ -626,7 +860,7 @@ def findings(text: str) -> list[tuple[str, int, int]]:
 # or C1 character but a newline and a tab.
 _C0 = tuple(map(chr, (*range(0x09), *range(0x0B, 0x20), 0x7F)))
 _C1 = tuple(map(chr, range(0x80, 0xA0)))
-_CONTROL = _Lazy(
+_CONTROL = (
     r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
     r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
@@ -641,7 +875,7 @@ def printable(text: str) -> str:
     clipboard, the title or the colours of the terminal that shows it."""
     if not text or not _has_control(text):
         return text
-    return _CONTROL.rx.sub("", text)
+    return _rx(_CONTROL).sub("", text)
 
 
 def _has_control(text: str) -> bool:
@@ -693,7 +927,7 @@ def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
     key that says secret (`password`, `env: {AWS_SECRET_ACCESS_KEY: …}`) goes whole, whatever
     it looks like, but for a relative path; so do the scalars of a structure under one."""
     if isinstance(value, str):
-        if under_secret and value and value != MARK and not _RELATIVE.rx.fullmatch(value):
+        if under_secret and value and value != MARK and not _rx(_RELATIVE).fullmatch(value):
             return MARK
         return redact(value)
     if isinstance(value, dict):

@@ -14,10 +14,12 @@ import re
 import stat
 from pathlib import Path
 
-from continuity_core import jsonfast, trust
+import msgspec
+from msgspec import Struct, field
+
+from continuity_core import git, trust
 from continuity_core.fs import atomic_write, inside, is_loose
 from continuity_core.git import git_facts
-from continuity_core.records import Record, field
 from continuity_core.redact import redact, redact_obj, scan
 from continuity_core.schemas.saved import (
     Candidate,
@@ -79,7 +81,7 @@ _ARTIFACT_RE = r"`([^`]+)`"
 # --- the format ------------------------------------------------------------------------------
 
 
-class Document(Record):
+class Document(Struct, kw_only=True):
     front: dict[str, str] = field(default_factory=dict)
     sections: dict[str, str] = field(default_factory=dict)  # canonical title -> body
     order: list[str] = field(default_factory=list)  # every `## ` heading, as written
@@ -283,7 +285,7 @@ def new_id() -> str:
     return _stamp_id("ms")
 
 
-class Saved(Record):
+class Saved(Struct, kw_only=True):
     id: str
     path: Path
     meta_path: Path
@@ -332,7 +334,7 @@ def save(root: Path, text: str) -> Saved:
     )
     with Store(root).lock("saved"):
         atomic_write(path, text)
-        atomic_write(meta_path, jsonfast.encode(meta.to_builtins()))
+        atomic_write(meta_path, msgspec.json.encode(meta))
         atomic_write(folder / LATEST, cid + "\n")
     return Saved(id=cid, path=path, meta_path=meta_path, validation=validation, warnings=warnings)
 
@@ -341,7 +343,7 @@ def _private_store(root: Path, warnings: list[str]) -> Path:
     base = root / STORE
     fresh = not base.exists()
     trust.check_store(root)
-    folder = trust.check_dirs(root, STORE, SAVED, create=True)
+    folder = Path(trust.dirs(root, STORE, SAVED, create=True))
     if fresh:
         # A store made here (no `baker init` yet) must not show up in `git status`.
         atomic_write(base / ".gitignore", "*\n")
@@ -625,7 +627,7 @@ def _contained(
 
 def _meta(path: Path) -> SavedMeta | None:
     try:
-        return SavedMeta.from_builtins(jsonfast.loads(trust.read_bytes(path.with_suffix(".json"))))
+        return msgspec.json.decode(trust.read_bytes(path.with_suffix(".json")), type=SavedMeta)
     except (OSError, trust.Untrusted, ValueError):  # ValueError: not JSON, or not a SavedMeta
         return None  # a checkpoint copied in by hand has no sidecar; dirty drift is then all
 
@@ -663,7 +665,7 @@ def repo_id(root: Path, facts: GitFacts) -> str:
 
     try:
         out = subprocess.run(
-            ["git", "config", "--get", "remote.origin.url"],
+            git.argv(root, "config", "--get", "remote.origin.url"),
             cwd=root,
             capture_output=True,
             text=True,

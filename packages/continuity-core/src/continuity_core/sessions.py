@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 
+import msgspec
+from msgspec import Struct, field
+
 from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
 from continuity_core.fs import inside
-from continuity_core.records import Record, field
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
 
@@ -43,12 +45,12 @@ class NoMatch(BakerError):
     """A filter (`--from`, `--session`, an account) matched no session of the project."""
 
 
-class Candidate(Record):
+class Candidate(Struct, kw_only=True):
     ref: SessionRef
     adapter: Adapter
 
 
-class Found(Record):
+class Found(Struct, kw_only=True):
     """The candidates of a project, newest first, and what was searched to find them."""
 
     candidates: list[Candidate] = field(default_factory=list)
@@ -58,7 +60,7 @@ class Found(Record):
     below: list[str] = field(default_factory=list)
 
 
-class Choice(Record):
+class Choice(Struct, kw_only=True):
     """The session that did work, the newer ones that failed, and how they were found."""
 
     ref: SessionRef | None = None
@@ -101,7 +103,7 @@ def accounts_for(
         folder = next((a.dir for a in alone if a.name == raw), expand(raw))
         listed = [a for a in accounts if os.path.realpath(a.dir) == os.path.realpath(folder)]
         listed = listed or [Account(agent=adapter.name, name=account, dir=folder)]
-    return [listed[0].replace(name=account) if named else listed[0]]
+    return [msgspec.structs.replace(listed[0], name=account) if named else listed[0]]
 
 
 def kept_matches(
@@ -390,7 +392,7 @@ def pick(
     return choice
 
 
-class Newest(Record):
+class Newest(Struct, kw_only=True):
     ref: SessionRef | None
     adapter: Adapter | None
     searched: list[str]
@@ -483,7 +485,7 @@ def short_time(stamp: str) -> str:
     return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
-class Table(Record):
+class Table(Struct, kw_only=True):
     """`baker sessions` (and the MCP `sessions` tool): rows newest first, the chosen one marked."""
 
     rows: list[dict[str, Any]]
@@ -523,6 +525,7 @@ def table(
             "state": None,
             "did_work": None,
             "reset_at": None,
+            "limit_kind": None,
             "error": None,
             "chosen": False,
             "archived": False,
@@ -546,6 +549,7 @@ def table(
         if s.last_error is not None:
             row["error"] = f"{s.last_error.kind}: {' '.join(s.last_error.message.split())[:160]}"
             row["reset_at"] = s.last_error.reset_at if s.ended_on_limit else None
+            row["limit_kind"] = s.last_error.kind if s.ended_on_limit else None
         if not chosen and row["did_work"]:
             row["chosen"] = chosen = True
         rows.append(row)
@@ -588,10 +592,10 @@ def structured(project: Path, found: Table) -> dict[str, Any]:
 def other_machines(project: Path) -> list[dict[str, Any]]:
     """One row per other machine's newest snapshot, from `.baker/machines.json` (what `baker
     pull` wrote; no git call): its time, agent, how it ended, branch and commit, request."""
-    from continuity_core import machines
+    from continuity_core import snapshots
     from continuity_core.redact import redact
 
-    found = machines.from_file(project)
+    found = snapshots.from_file(project)
     rows = []
     for m in found.machines if found else []:
         s = m.snapshot

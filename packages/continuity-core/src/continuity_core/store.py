@@ -12,10 +12,12 @@ the code base, built on first use.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import time
 
-from continuity_core import jsonfast, stamps, trust
+from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.stamps import new_id
@@ -26,10 +28,11 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TypeVar
 
-    from continuity_core.records import Record
+    from msgspec import Struct
+
     from continuity_core.schemas.checkpoint import Checkpoint
 
-    R = TypeVar("R", bound=Record)
+    R = TypeVar("R", bound=Struct)
     StrPath = str | os.PathLike[str]
 
 KEEP_CHECKPOINTS = 20
@@ -43,36 +46,18 @@ MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
-_DIGITS = frozenset("0123456789")
-_HEX = frozenset("0123456789abcdef")
+
+
+_CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
 
 
 def is_checkpoint_name(name: str) -> bool:
-    """What `new_checkpoint_id` makes (`\\d{8}T\\d{12}Z-[0-9a-f]{6}\\.json`): retention
-    deletes nothing else."""
-    return (
-        len(name) == 34
-        and name[8] == "T"
-        and name[21:23] == "Z-"
-        and name.endswith(".json")
-        and _DIGITS.issuperset(name[:8])
-        and _DIGITS.issuperset(name[9:21])
-        and _HEX.issuperset(name[23:29])
-    )
-
-
-def find_worktree_root(start: StrPath) -> Path | None:
-    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    found = worktree_root(start)
-    if found is None:
-        return None
-    from pathlib import Path
-
-    return Path(found)
+    """What `new_checkpoint_id` makes: retention deletes nothing else."""
+    return _CHECKPOINT_NAME.fullmatch(name) is not None
 
 
 def worktree_root(start: StrPath) -> str | None:
-    """`find_worktree_root` as a `str` (the hooks' form)."""
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
     folder = os.path.abspath(start)
     while True:
         if os.path.exists(os.path.join(folder, ".git")):
@@ -83,21 +68,11 @@ def worktree_root(start: StrPath) -> str | None:
         folder = up
 
 
-def find_project(start: StrPath | None = None) -> Path | None:
+def project_root(start: StrPath | None = None) -> str | None:
     """The project root: the nearest folder at or above `start` that has `.baker/`.
 
     The search stops at the git worktree root, so a nested repository is its own project.
     """
-    found = project_root(start)
-    if found is None:
-        return None
-    from pathlib import Path
-
-    return Path(found)
-
-
-def project_root(start: StrPath | None = None) -> str | None:
-    """`find_project` as a `str` (the hooks' form)."""
     folder = os.path.abspath(os.fspath(start) if start is not None else os.getcwd())
     user_store: str | None = None
     while True:
@@ -120,7 +95,8 @@ def project_root_for_init(start: Path | None = None) -> Path:
     from pathlib import Path
 
     start = (start or Path.cwd()).absolute()
-    return find_worktree_root(start) or start
+    found = worktree_root(start)
+    return Path(found) if found is not None else start
 
 
 class Store:
@@ -149,7 +125,7 @@ class Store:
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
-        root = find_project(start)
+        root = project_root(start)
         if root is None:
             raise NotAProject(
                 f"{start or os.getcwd()} is not in a Continuity project: run `baker init` "
@@ -166,7 +142,9 @@ class Store:
 
     def folder(self, *parts: str) -> Path:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
-        return trust.check_dirs(self.top, STORE, *parts, create=True)
+        from pathlib import Path
+
+        return Path(trust.dirs(self.top, STORE, *parts, create=True))
 
     def folder_path(self, *parts: str) -> str:
         """`folder` as a `str` (the hooks' form)."""
@@ -259,7 +237,7 @@ class Store:
         except (OSError, StoreError):
             return None  # a missing or stale cursor only costs a full read
 
-    def save_cursor(self, agent: str, transcript: str, value: Record) -> None:
+    def save_cursor(self, agent: str, transcript: str, value: Struct) -> None:
         """Store a cursor; one that did not change (nothing new was read) is not rewritten."""
         path = self.cursor_path(agent, transcript)
         data = encode_document(value)
@@ -281,8 +259,7 @@ class Store:
 
     # --- hook log, read by `baker audit` -------------------------------------------------
     def log(self, event: str, **fields: Any) -> None:
-        """Append one line to `.baker/log/events.jsonl`, redacted; never raises. A line the
-        redactor's needles say it would leave alone (ids, counts) is written without it."""
+        """Append one line to `.baker/log/events.jsonl`, redacted; never raises."""
         try:
             folder = self.folder_path("log")
             path = os.path.join(folder, "events.jsonl")
@@ -291,13 +268,9 @@ class Store:
                     os.replace(path, os.path.join(folder, "events.1.jsonl"))
             except FileNotFoundError:
                 pass
-            from continuity_core import jsonfast, needles
+            from continuity_core.redact import redact
 
-            line = jsonfast.dumps({"t": now_iso(), "event": event, **fields})
-            if not needles.clean(line):
-                from continuity_core.redact import redact
-
-                line = redact(line)
+            line = redact(json.dumps({"t": now_iso(), "event": event, **fields}))
             trust.append(path, (line + "\n").encode())
         except Exception:  # noqa: S110 - logging is best effort by design
             pass
@@ -376,25 +349,19 @@ class _Lock:
 
 
 def encode_document(value: Any) -> bytes:
-    """A document as `write_json` stores it: a record (`continuity_core.records`) as compact
-    JSON, without msgspec (the hooks write checkpoints); anything else indented by msgspec."""
-    from continuity_core.records import Record
-
-    if isinstance(value, Record):
-        data = jsonfast.dumps(value.to_builtins(), ensure_ascii=False, separators=(",", ":"))
-        return data.encode() + b"\n"
+    """A document as `write_json` stores it: compact JSON, one line."""
     import msgspec
 
-    from continuity_core.records import enc_hook
-
-    return msgspec.json.format(msgspec.json.encode(value, enc_hook=enc_hook), indent=2) + b"\n"
+    return msgspec.json.encode(value) + b"\n"
 
 
 def decode_document(data: bytes, type_: type[R], path: StrPath) -> R:
     """Decode a persisted JSON document into its record, refusing schema versions newer than
     this build; a StoreError naming the file when it cannot be used."""
+    import msgspec
+
     try:
-        raw = jsonfast.loads(data)
+        raw = msgspec.json.decode(data)
     except ValueError as e:
         raise _corrupt(path, e) from None
     version = raw.get("schema_version", KNOWN_SCHEMA) if isinstance(raw, dict) else KNOWN_SCHEMA
@@ -404,8 +371,8 @@ def decode_document(data: bytes, type_: type[R], path: StrPath) -> R:
             f"({KNOWN_SCHEMA}); update baker (pip install -U continuity-cli)"
         )
     try:
-        return type_.from_builtins(raw)
-    except ValueError as e:  # records.Invalid
+        return msgspec.convert(raw, type_)
+    except ValueError as e:  # msgspec.ValidationError
         raise _corrupt(path, e) from None
 
 

@@ -12,13 +12,16 @@ text is left in a returned or saved cursor.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
+from msgspec import Struct, field
 
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
-from continuity_core.memo import cached
-from continuity_core.records import Record, field
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -32,10 +35,8 @@ from continuity_core.schemas.session import (
     limits,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     Fold = Callable[[Session, dict[str, Any], bytes], None]
 
@@ -43,6 +44,7 @@ HEAD_BYTES = 256
 COLD_MAX = 32 << 20  # the most a first read takes, from the end (docs/decisions.md)
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
 SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
+# (kept as `Cursor.settled`)
 
 # What an adapter's `fold` raises on a line it cannot read: the line counts as bad, the read
 # goes on.
@@ -65,7 +67,18 @@ def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) 
         session.bad_lines += 1
 
 
-class Cursor(Record):
+class NoState(Struct):
+    """The state of an adapter that keeps none between reads."""
+
+
+S = TypeVar("S")  # an adapter's own Struct: what its fold keeps between reads
+
+
+class Cursor(Struct, Generic[S], kw_only=True):
+    """Where the next read of a transcript starts, the Session so far, and the adapter's own
+    state between reads (its Struct, `read_incremental(state=...)`); the fold works on that
+    state as a scratch dict whose declared fields are kept."""
+
     path: str
     offset: int = 0
     ino: int = 0
@@ -74,7 +87,8 @@ class Cursor(Record):
     head_len: int = 0
     head_sha: str = ""
     session: Session
-    extra: dict[str, Any] = field(default_factory=dict)
+    state: S
+    settled: dict[str, str] = field(default_factory=dict)  # the Session's strings as redacted
 
 
 def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
@@ -83,7 +97,7 @@ def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
     return len(head), hexdigest(head, "sha256")
 
 
-def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:
+def new_cursor(ref: SessionRef, offset: int = 0, state: type[Any] = NoState) -> Cursor[Any]:
     """A cursor that starts reading `ref` at `offset`, with an empty Session."""
     head_len, head_sha = _digest(ref.path)
     return Cursor(
@@ -92,6 +106,7 @@ def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:
         ino=os.stat(ref.path).st_ino,
         head_len=head_len,
         head_sha=head_sha,
+        state=state(),
         session=Session(
             agent=ref.agent,
             session_id=ref.session_id,
@@ -102,7 +117,9 @@ def new_cursor(ref: SessionRef, offset: int = 0) -> Cursor:
     )
 
 
-def tail_cursor(ref: SessionRef, cold_max: int | None = None) -> Cursor | None:
+def tail_cursor(
+    ref: SessionRef, cold_max: int | None = None, state: type[Any] = NoState
+) -> Cursor[Any] | None:
     """For a transcript over `cold_max` bytes, a cursor at the first line of its last part.
 
     A first read must fit a hook's deadline whatever the file's size; the newest requests,
@@ -124,10 +141,28 @@ def tail_cursor(ref: SessionRef, cold_max: int | None = None) -> Cursor | None:
                 offset += len(block)
     except OSError:
         return None
-    return new_cursor(ref, offset)
+    return new_cursor(ref, offset, state)
 
 
-def _same_file(cursor: Cursor, st: os.stat_result) -> bool:
+def scratch(cursor: Cursor[Any]) -> dict[str, Any]:
+    """The dict a fold works on: the cursor's state, by field, and core's own keys."""
+    extra = msgspec.structs.asdict(cursor.state)
+    extra[SETTLED] = cursor.settled
+    return extra
+
+
+def keep(cursor: Cursor[Any], extra: dict[str, Any], state: type[Any]) -> None:
+    """What of a fold's scratch dict the cursor keeps: the state's declared fields (what else
+    the fold put there is dropped) and core's record of what was redacted."""
+    cursor.settled = extra.pop(SETTLED, None) or {}
+    names = state.__struct_fields__
+    try:
+        cursor.state = msgspec.convert({k: v for k, v in extra.items() if k in names}, state)
+    except msgspec.ValidationError:  # data the fold kept as read: the next read starts over
+        cursor.state, cursor.ino = state(), 0
+
+
+def _same_file(cursor: Cursor[Any], st: os.stat_result) -> bool:
     if st.st_size < cursor.offset or cursor.ino != st.st_ino:
         return False
     return _digest(cursor.path, cursor.head_len) == (cursor.head_len, cursor.head_sha)
@@ -135,7 +170,7 @@ def _same_file(cursor: Cursor, st: os.stat_result) -> bool:
 
 def read_incremental(
     ref: SessionRef,
-    cursor: Cursor | None,
+    cursor: Cursor[Any] | None,
     fold: Fold,
     *,
     include_tail: bool = False,
@@ -143,11 +178,14 @@ def read_incremental(
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
     compaction_marker: bytes = b"",
     request_markers: tuple[bytes, ...] = (),
-) -> Cursor:
+    state: type[Any] = NoState,
+) -> Cursor[Any]:
     """Fold the lines of `ref.path` appended since `cursor` into its Session; a file never read
     (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes when `cold`.
 
-    `finish` runs after `settle`, for an adapter's own derived state. A cold read scans the
+    `finish` runs after `settle`, for an adapter's own derived state; `state` is the adapter's
+    Struct of what its fold keeps between reads (a saved cursor whose state is not one is
+    read again from the start). A cold read scans the
     part it skipped once, backward from the cut (`scan_skipped`): `compaction_marker`, bytes
     found once in each compaction record and nowhere else (quotes inside JSON strings are
     escaped), is counted there, so `compactions_total` covers the whole file; and when the
@@ -159,12 +197,17 @@ def read_incremental(
     if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
         raise ValueError(f"{ref.path} is not a regular file")
     skipped = 0  # a cold read's cut: the bytes before it are scanned once this read is done
+    if cursor is not None and not isinstance(cursor.state, state):
+        try:  # as decoded from disk: plain data
+            cursor.state = msgspec.convert(cursor.state, state)
+        except msgspec.ValidationError:
+            cursor = None  # another adapter's or another build's state: read it again
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
-        cursor = (tail_cursor(ref) if cold else None) or new_cursor(ref)
+        cursor = (tail_cursor(ref, state=state) if cold else None) or new_cursor(ref, 0, state)
         cursor.session.unread_bytes = skipped = cursor.offset  # scanned, not read
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
-    session, extra = cursor.session, cursor.extra
+    session, extra = cursor.session, scratch(cursor)
     reader = ForwardReader(ref.path, cursor.offset, include_tail=include_tail)
     try:
         for line in reader:
@@ -177,6 +220,7 @@ def read_incremental(
         settle(session, extra)
         if finish is not None:
             finish(session, extra)
+        keep(cursor, extra, state)
     return cursor
 
 
@@ -440,7 +484,7 @@ def add_edit(
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
 
 
-@cached(1024)  # a session edits the same files again and again
+@functools.lru_cache(maxsize=1024)  # a session edits the same files again and again
 def _redact_path(path: str) -> str:
     return redact(path)
 
@@ -474,10 +518,10 @@ def project_relative(session: Session, root: Any) -> Session:
         return os.path.normpath(os.path.join(base, path)).replace(os.sep, "/")
 
     edits = [
-        f.replace(path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
+        msgspec.structs.replace(f, path=rebase(f.path) or f.path, moved_to=rebase(f.moved_to))
         for f in session.files_edited
     ]
-    return session.replace(files_edited=edits)
+    return msgspec.structs.replace(session, files_edited=edits)
 
 
 def _inside(cwd: str, top: str) -> str | None:

@@ -9,10 +9,11 @@ them changed: the rejection may no longer hold.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
-from continuity_core import jsonfast, trust
+from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.store import MACHINES_FILE, STORE, Store, now_iso
@@ -69,18 +70,20 @@ def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
     """One line as a trap; None for anything else (a broken line, a non-string pattern).
     `redact_why=False` leaves `why` for the caller to redact (`unseen`: only the few that
     match, where redacting 1,000 reasons on every pre-tool call cost more than the rest)."""
+    import msgspec
+
     from continuity_core.redact import redact
     from continuity_core.schemas.trap import Trap
 
     try:
-        trap = Trap.from_builtins(jsonfast.loads(line))
-    except ValueError:  # not JSON (UnicodeDecodeError too), or not a trap (records.Invalid)
+        trap = msgspec.json.decode(line, type=Trap)
+    except ValueError:  # not JSON, or not a trap (msgspec.ValidationError)
         return None
     if not trap.pattern.strip():
         return None
     # A line written by hand (or by an older baker) is shown as `add` would have stored it.
     why = redact(trap.why) if redact_why else trap.why
-    return trap.replace(pattern=redact(trap.pattern), why=why)
+    return msgspec.structs.replace(trap, pattern=redact(trap.pattern), why=why)
 
 
 def load(root: StrPath, *, redact_why: bool = True) -> list[Trap]:
@@ -104,7 +107,7 @@ def with_other_machines(root: Path) -> list[Trap]:
 def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
     from pathlib import Path
 
-    from continuity_core.machines import traps_from_others
+    from continuity_core.snapshots import traps_from_others
 
     ids = {t.id for t in own}
     return own + [t for t in traps_from_others(Path(root)) if t.id not in ids]
@@ -167,6 +170,8 @@ def add(
     agent: str | None = None,
 ) -> Trap:
     """Record a trap; pattern and why are redacted before they reach disk."""
+    import msgspec
+
     from continuity_core.redact import redact
     from continuity_core.schemas.trap import Trap
 
@@ -196,7 +201,7 @@ def add(
     with store.lock():
         path = traps_path(root)
         old = b"".join(line + b"\n" for line in _lines(root))
-        atomic_write(path, old + jsonfast.encode(trap.to_builtins()) + b"\n")
+        atomic_write(path, old + msgspec.json.encode(trap) + b"\n")
     return trap
 
 
@@ -307,23 +312,19 @@ def _find(name: str, piece: str, pos: int, end: int) -> int:
 
 
 def _pure(path: str) -> str:
-    """`PurePosixPath(path).as_posix()`: no empty or `.` parts; `//` kept at the start."""
-    head = (
-        "//"
-        if path.startswith("//") and not path.startswith("///")
-        else ("/" if path.startswith("/") else "")
-    )
-    parts = [p for p in path.split("/") if p and p != "."]
-    return head + "/".join(parts) if (head or parts) else "."
+    from pathlib import PurePosixPath
+
+    return PurePosixPath(path).as_posix()
 
 
 def _relative_to(path: str, root: str) -> str | None:
-    """`PurePosixPath(path).relative_to(root).as_posix()`, or None where it is not below."""
-    path, root = _pure(path), _pure(root)
-    if path == root:
-        return "."
-    prefix = root if root.endswith("/") else root + "/"
-    return path[len(prefix) :] if path.startswith(prefix) else None
+    """`path` below `root`, as posix; None where it is not below."""
+    from pathlib import PurePosixPath
+
+    try:
+        return PurePosixPath(path).relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
@@ -442,10 +443,12 @@ def matching_paths(root: StrPath, paths: Sequence[str]) -> list[Trap]:
     redacted, as `unseen` does (a brief read 1,000 traps' reasons for the few it shows)."""
     if not any(paths):
         return []
+    import msgspec
+
     from continuity_core.redact import redact
 
     found = matching(root, load(root, redact_why=False), paths, None)
-    return [t.replace(why=redact(t.why)) for t in found]
+    return [msgspec.structs.replace(t, why=redact(t.why)) for t in found]
 
 
 def render(root: StrPath, trap: Trap) -> str:
@@ -551,7 +554,6 @@ def _cache_key(root: str) -> str:
             _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
             _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
             _identity(os.path.join(here, "redact.py")),
-            _identity(os.path.join(here, "needles.py")),
         )
     )
 
@@ -571,7 +573,7 @@ class _Cached:
 
     def shown(self, i: int) -> Shown:
         row = self.rows[i]
-        return Shown.from_row(self.index, i, jsonfast.loads(row) if isinstance(row, bytes) else row)
+        return Shown.from_row(self.index, i, jsonl.loads(row) if isinstance(row, bytes) else row)
 
 
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
@@ -585,7 +587,7 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
         if fresh:
             raise ValueError("rebuilt")
         first, _, rest = trust.read_bytes(path).partition(b"\n")
-        head = jsonfast.loads(first)
+        head = jsonl.loads(first)
         if isinstance(head, dict) and head.get("key") == key:
             found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
             rows = rest.split(b"\n")[:-1] if rest else []
@@ -603,8 +605,8 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
             lines = [
-                jsonfast.dumps({"key": key, **built.index}),
-                *(jsonfast.dumps(row) for row in built.rows),
+                json.dumps({"key": key, **built.index}),
+                *(json.dumps(row) for row in built.rows),
             ]
             atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
         except (OSError, trust.Untrusted):
@@ -622,7 +624,7 @@ def _seen_path(root: StrPath, session: str) -> str:
 
 def seen(root: StrPath, session: str) -> set[str]:
     try:
-        value = jsonfast.loads(trust.read_bytes(_seen_path(root, session)))
+        value = jsonl.loads(trust.read_bytes(_seen_path(root, session)))
     except (OSError, ValueError):
         return set()
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
@@ -632,7 +634,7 @@ def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     """Add `ids` to the session's seen set; old sessions' sets are pruned."""
     path = _seen_path(root, session)
     folder = trust.dirs(root, STORE, SEEN_DIR, create=True)
-    atomic_write(path, jsonfast.dumps(sorted(seen(root, session) | set(ids))), durable=False)
+    atomic_write(path, json.dumps(sorted(seen(root, session) | set(ids))), durable=False)
     try:
         with os.scandir(folder) as it:
             entries = [e for e in it if e.name.endswith(".json")]

@@ -19,15 +19,13 @@ tick could otherwise bring back the same identity (size, times and a reused inod
 `.baker` staged in it.
 
 Only `os` and `stat` at import: hooks call this on every turn. The checks work on `str` paths
-(`os.path`, no `pathlib`, which imports `re` and more: the pre-tool hook's budget has no room
-for it); the functions that hand a path back to the rest of the code base return a `Path`,
-built from the same `str` walk (`dirs` / `check_dirs`, `home_path` / `home_dir`,
-`note_path` / `check_note`).
+(`os.path`); a caller that wants a `Path` wraps what they return.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 
@@ -116,19 +114,12 @@ def problem(st: os.stat_result, *, folder: bool) -> str | None:
     return None
 
 
-def check_dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -> Path:
+def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -> str:
     """`base` joined with `parts`, each component below `base` checked with `lstat`.
 
     A missing component ends the check (nothing below it exists), or with `create` is made
     0700 and checked in turn. Raises Untrusted; returns the joined path.
     """
-    from pathlib import Path
-
-    return Path(dirs(base, *parts, create=create, home=home))
-
-
-def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -> str:
-    """`check_dirs` as a `str` (the hooks' form)."""
 
     def check(path: str, st: os.stat_result) -> None:
         why = problem(st, folder=True)
@@ -410,15 +401,8 @@ def sweep(folder: StrPath, max_age_s: float) -> None:
             pass
 
 
-def check_note(root: StrPath) -> Path:
-    """The note's path once `memory/` and `memory/hot.md` pass the `lstat` check."""
-    from pathlib import Path
-
-    return Path(note_path(root))
-
-
 def note_path(root: StrPath) -> str:
-    """`check_note` as a `str` (the hooks' form)."""
+    """The note's path once `memory/` and `memory/hot.md` pass the `lstat` check."""
     path = os.path.join(dirs(root, NOTE_DIR), NOTE_NAME)
     check_file(path)
     return path
@@ -427,7 +411,7 @@ def note_path(root: StrPath) -> str:
 def store_problems(root: Path) -> list[Untrusted]:
     """Every failure of the project checks (note and store), for `baker doctor`."""
     out: list[Untrusted] = []
-    for check in (check_note, check_store):
+    for check in (note_path, check_store):
         try:
             check(root)
         except Untrusted as e:
@@ -495,8 +479,6 @@ def home_log(event: str, **fields: str) -> None:
     try:
         import time
 
-        from continuity_core import jsonfast
-
         folder = home_path("log")
         path = os.path.join(folder, HOME_LOG)
         try:
@@ -505,7 +487,7 @@ def home_log(event: str, **fields: str) -> None:
         except FileNotFoundError:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = jsonfast.dumps({"t": stamp, "event": event, **fields})
+        line = json.dumps({"t": stamp, "event": event, **fields})
         append(path, (line + "\n").encode(), home=True)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass

@@ -7,8 +7,9 @@ No measurement means `unknown`: a number is never invented.
 
 from __future__ import annotations
 
+from msgspec import Struct
+
 from continuity_core.errors import ConfigError
-from continuity_core.records import Record
 from continuity_core.schemas.usage import UsageReport
 
 # The checkpoint hook reads the levels after every turn (`checkpoint.remind`): nothing here
@@ -35,7 +36,7 @@ ACTIONS: dict[str, str] = {
 }
 
 
-class Threshold(Record, frozen=True):
+class Threshold(Struct, kw_only=True, frozen=True):
     """A parsed threshold: `percent` of the window, or a count of `tokens`."""
 
     percent: float | None = None

@@ -14,7 +14,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.adapters.kit import ArchiveKeys, Checks, Discovery, HookHalf, ModuleAdapter
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import HookEvent
@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing or pathlib
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -66,20 +66,20 @@ class GeminiAdapter(ModuleAdapter):
         "GEMINI_CLI_TRUST_WORKSPACE",
         "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
     )
-    # accounts, discover and all_sessions are the discovery module's; doctor and cli_version
-    # those of `checks()` (kit.ModuleAdapter)
+    # accounts, discover and all_sessions are the discovery module's, parse_hook and
+    # render_context the hooks module's; doctor and cli_version those of `checks()`
+    # (kit.ModuleAdapter); the recall archive reads these keys of its own besides the common
     found_by: ClassVar[Discovery] = discovery
+    hooks_by: ClassVar[HookHalf] = hooks
+    archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(skip=frozenset({"projectHash"}))
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_gemini import parser
 
         cursor = parser.read(ref, cursor)
         parser.compaction_triggers(cursor.session, ref)
         return cursor
-
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         """The file holding the event's session, found by id: `transcript_path` can be the
@@ -106,9 +106,6 @@ class GeminiAdapter(ModuleAdapter):
             cwd=event.cwd,
             size=st.st_size,
         )
-
-    def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render_context(event, text)
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
         from continuity_gemini import install

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import PurePosixPath
 
-from continuity_core import jsonfast
+from msgspec import Struct
+
+from continuity_core import jsonl
 from continuity_core.adapters import Account, expand, kit, unique_accounts
-from continuity_core.fs import hexdigest, pure
+from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
-from continuity_core.records import Record
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 from continuity_gemini.hooks import sid_from_name
@@ -31,9 +33,14 @@ STUB_PROBE_LINES = 24  # a stub is a header and one `$set`; real content shows w
 PROBE_CHUNK = 1 << 16  # the reads of a probe: its lines are at the start of a file of any size
 
 
+def _pure(path: str) -> str:
+    """`path` as pathlib spells it (`a//b/./c/` is `a/b/c`), so that paths compare."""
+    return str(PurePosixPath(path))
+
+
 def config_dir(raw: str) -> str:
     """The `.gemini` folder for a path a user wrote: the folder itself or `<path>/.gemini`."""
-    path = pure(expand(raw))
+    path = _pure(expand(raw))
     if (
         os.path.basename(path) == ".gemini"
         or os.path.isdir(os.path.join(path, "tmp"))
@@ -67,7 +74,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
 
 def cli_home(account: Account) -> str | None:
     """The `GEMINI_CLI_HOME` that makes the CLI use `account`, or None when none can."""
-    path = pure(account.dir)
+    path = _pure(account.dir)
     return (os.path.dirname(path) or ".") if os.path.basename(path) == ".gemini" else None
 
 
@@ -78,7 +85,7 @@ def registry(gemini_dir: str) -> dict[str, str]:
     """`projects.json` as {absolute root: slug}; empty when missing or corrupt."""
     try:
         with open(os.path.join(gemini_dir, "projects.json"), "rb") as f:
-            data = jsonfast.loads(f.read())
+            data = jsonl.loads(f.read())
     except (OSError, ValueError):
         return {}
     projects = data.get("projects") if isinstance(data, dict) else None
@@ -148,7 +155,7 @@ def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[st
 # --- session files --------------------------------------------------------------------------
 
 
-class ChatFile(Record):
+class ChatFile(Struct, kw_only=True):
     """One chat file as discovery sees it."""
 
     path: str
@@ -172,7 +179,7 @@ def _probe(path: str) -> ChatFile | None:
         if legacy:
             with open(path, "rb") as f:
                 head = f.read(4096)
-            if jsonfast.raw_string(head, b"kind") == b"subagent":
+            if jsonl.raw_string(head, b"kind") == b"subagent":
                 return None
             session_id = _session_id(head)
             content = st.st_size > 0
@@ -182,7 +189,7 @@ def _probe(path: str) -> ChatFile | None:
                 if n >= STUB_PROBE_LINES:
                     break
                 if session_id is None and b'"projectHash"' in line:
-                    if jsonfast.raw_string(line, b"kind") == b"subagent":
+                    if jsonl.raw_string(line, b"kind") == b"subagent":
                         return None
                     session_id = _session_id(line)
                 elif not content and _is_content(line):
@@ -208,7 +215,7 @@ def _probe(path: str) -> ChatFile | None:
 def _is_content(line: bytes) -> bool:
     """A message other than the CLI's own <session_context>, appended or in a `$set` snapshot."""
     try:
-        rec = jsonfast.loads(line)
+        rec = jsonl.loads(line)
     except ValueError:
         return False
     if not isinstance(rec, dict):
@@ -235,7 +242,7 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     """
     if not transcript or not session_id:
         return session_id
-    named = sid_from_name(os.path.basename(pure(transcript)))
+    named = sid_from_name(os.path.basename(_pure(transcript)))
     if not named or session_id.startswith(named):
         return session_id
     try:  # never blocks: a FIFO or device at that path is not read (hooks have a deadline)
@@ -255,7 +262,7 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
 
 def _session_id(head: bytes) -> str | None:
     """The `sessionId` a chat file's header records (its raw bytes: ids have no escapes)."""
-    raw = jsonfast.raw_string(head, b"sessionId")
+    raw = jsonl.raw_string(head, b"sessionId")
     return raw.decode("utf-8", "replace") if raw else None
 
 
@@ -305,7 +312,7 @@ def discover(project: str | PathLike[str], accs: Sequence[Account]) -> Iterator[
     """Sessions of `project` (its root or below) across `accs`, newest first."""
     refs: list[SessionRef] = []
     for acc in accs:
-        gemini_dir = pure(acc.dir)
+        gemini_dir = _pure(acc.dir)
         for folder, root in project_dirs(gemini_dir, project):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
             for f in best_per_session(probed):
@@ -331,7 +338,7 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
     root; `--resume` stubs are left out as `discover` leaves them out.
     """
     for acc in accs:
-        gemini_dir = pure(acc.dir)
+        gemini_dir = _pure(acc.dir)
         roots = _roots_by_folder(gemini_dir)
         for folder in sorted(_all_folders(gemini_dir)):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
@@ -364,12 +371,12 @@ def _hook_folder(gemini_dir: str, transcript: str | None) -> str | None:
     None: a path anywhere else (another account's, outside `tmp`, `tmp/../chats`) is not."""
     if not transcript:
         return None
-    chats = os.path.dirname(pure(transcript))
+    chats = os.path.dirname(_pure(transcript))
     folder = os.path.dirname(chats)
     if (
         os.path.basename(chats) == "chats"
         and os.path.basename(folder) not in ("", ".", "..")
-        and os.path.dirname(folder) == pure(os.path.join(gemini_dir, "tmp"))
+        and os.path.dirname(folder) == _pure(os.path.join(gemini_dir, "tmp"))
     ):
         return folder
     return None
@@ -399,7 +406,7 @@ def find_session(
     """
     sid8 = session_id[:8]
     for acc in accs:
-        gemini_dir = pure(acc.dir)
+        gemini_dir = _pure(acc.dir)
         seen: set[str] = set()
         for folder, root in _search_order(gemini_dir, cwd, hint):
             if folder in seen:

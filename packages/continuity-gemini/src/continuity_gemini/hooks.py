@@ -7,7 +7,9 @@ Codex's hooks; only Gemini sends `timestamp`, which tells them apart.
 
 from __future__ import annotations
 
-from continuity_core import jsonfast
+import json
+
+from continuity_core import jsonl
 from continuity_core.schemas.hook import HookEvent
 
 TYPE_CHECKING = False
@@ -53,7 +55,7 @@ TAIL_LINES = 64
 def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """The event in a Gemini hook's stdin; ValueError for anything else."""
     try:
-        data = jsonfast.loads(payload)
+        data = jsonl.loads(payload)
     except ValueError as e:  # UnicodeDecodeError among them
         raise ValueError(f"not JSON: {e}") from None
     if not isinstance(data, dict):
@@ -145,11 +147,11 @@ def render_context(event: HookEvent, text: str) -> str | None:
     if not text:
         return None
     if event.native == "BeforeTool":
-        return jsonfast.dumps({"systemMessage": text})
+        return json.dumps({"systemMessage": text})
     if event.native not in CONTEXT_EVENTS or (
         event.native == "SessionStart" and event.source == "clear"
     ):
         return None
-    return jsonfast.dumps(
+    return json.dumps(
         {"hookSpecificOutput": {"hookEventName": event.native, "additionalContext": text}}
     )

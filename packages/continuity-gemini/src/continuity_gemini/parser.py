@@ -7,7 +7,7 @@ compression); `{"$rewindTo": id}` dropping that message and everything after it.
 
 The Session keeps what compression summarised away: `$set.messages` only adds what it newly
 introduces (the `<state_snapshot>` summary) and never a request, since the kept tail it carries
-comes back under fresh ids. `cursor.extra["view"]` remembers, for the newest messages, what
+comes back under fresh ids. `cursor.state.view` remembers, for the newest messages, what
 each contributed, so a replaced message or a rewind can take its part back out; it is capped,
 so memory stays bounded whatever the transcript's size.
 
@@ -18,12 +18,16 @@ with the cursor.
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from typing import Any
 
-from continuity_core import jsonfast
+from msgspec import Struct, field
+
+from continuity_core import jsonl
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
-from continuity_core.regex import Lazy
 from continuity_core.schemas.session import (
     ApiError,
     Compaction,
@@ -44,6 +48,7 @@ from continuity_core.transcript import (
     clip,
     drop_message,
     drop_request,
+    keep,
     read_incremental,
     set_result,
     set_todos,
@@ -80,13 +85,13 @@ TODO_STATUS: dict[str, TodoStatus] = {
 # A TodoItem's own statuses: what a todo saved for rewinds may hold.
 STATUSES: dict[str, TodoStatus] = {k: v for k, v in TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
-_HOOK_CONTEXT = Lazy(r"(?s)<hook_context>.*?</hook_context>\s*")
+_HOOK_CONTEXT = re.compile(r"(?s)<hook_context>.*?</hook_context>\s*")
 # Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
-_RETRY = Lazy(
+_RETRY = re.compile(
     r"(?i)(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)"
 )
-_DURATION = Lazy(r"(?i)(\d+(?:\.\d+)?)\s*([hms])")
-_STATUS = Lazy(r"\b(4\d\d|5\d\d)\b")
+_DURATION = re.compile(r"(?i)(\d+(?:\.\d+)?)\s*([hms])")
+_STATUS = re.compile(r"\b(4\d\d|5\d\d)\b")
 _IDS = "ids"  # the transient key of `_ids`
 # In every typed request (text first; a tool result's parts start with `functionResponse`): a
 # cold read finds the latest one in the part it skips; the fold tells a request from the
@@ -98,11 +103,21 @@ def window(model: str | None) -> int:
     return WINDOWS.get(model or "", DEFAULT_WINDOW)
 
 
-def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+class GeminiState(Struct, kw_only=True, omit_defaults=True):
+    """What the fold keeps between reads (`Cursor.state`): the newest messages' view (what a
+    rewind goes back to) and the todo lists saved for rewinds."""
+
+    view: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[list[Any]] = field(default_factory=list)  # [message id, todos]
+
+
+def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     """Read (or continue reading) a chat file; a legacy `.json` is one object, read whole."""
     if ref.path.endswith(".json"):
         return read_legacy(ref)
-    return read_incremental(ref, cursor, fold, finish=finish, request_markers=REQUEST_MARKERS)
+    return read_incremental(
+        ref, cursor, fold, finish=finish, request_markers=REQUEST_MARKERS, state=GeminiState
+    )
 
 
 def compaction_triggers(session: Session, ref: SessionRef) -> None:
@@ -114,7 +129,7 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
     folder = os.path.dirname(os.path.dirname(ref.path))  # tmp/<folder>, above chats/
     try:
         with open(os.path.join(folder, "logs.json"), "rb") as f:
-            logged = jsonfast.loads(f.read())
+            logged = jsonl.loads(f.read())
     except (OSError, ValueError):
         return
     prompts = sorted(
@@ -131,7 +146,7 @@ def compaction_triggers(session: Session, ref: SessionRef) -> None:
             c.trigger = "manual" if before[-1].startswith("/compress") else "auto"
 
 
-def read_legacy(ref: SessionRef) -> Cursor:
+def read_legacy(ref: SessionRef) -> Cursor[Any]:
     """A pre-JSONL session file: `{sessionId, ..., messages: [...]}` in one object."""
     session = Session(
         agent=ref.agent, session_id=ref.session_id, path=ref.path, account=ref.account, cwd=ref.cwd
@@ -139,7 +154,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
     extra: dict[str, Any] = {}
     try:
         with open(ref.path, "rb") as f:
-            data = jsonfast.loads(f.read())
+            data = jsonl.loads(f.read())
     except ValueError:  # UnicodeDecodeError among them
         data = None  # half-written or corrupt: an empty session that says so
     if isinstance(data, dict):
@@ -155,7 +170,11 @@ def read_legacy(ref: SessionRef) -> Cursor:
     settle(session, extra)
     finish(session, extra)
     st = os.stat(ref.path)
-    return Cursor(path=ref.path, offset=st.st_size, ino=st.st_ino, session=session, extra=extra)
+    cursor = Cursor(
+        path=ref.path, offset=st.st_size, ino=st.st_ino, session=session, state=GeminiState()
+    )
+    keep(cursor, extra, GeminiState)
+    return cursor
 
 
 # --- the fold -------------------------------------------------------------------------------
@@ -163,7 +182,7 @@ def read_legacy(ref: SessionRef) -> Cursor:
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     """Apply one chat-log line."""
-    rec = jsonfast.loads(line)
+    rec = jsonl.loads(line)
     if not isinstance(rec, dict):
         raise ValueError("not an object")
     if isinstance(rec.get("id"), str):
@@ -380,7 +399,7 @@ def _user_text(content: Any) -> str:
         text = part.get("text")
         if isinstance(text, str) and not part.get("thought"):
             if "<hook_context>" in text:
-                text = _HOOK_CONTEXT.rx.sub("", text)
+                text = _HOOK_CONTEXT.sub("", text)
             text = text.strip("\n")
             if text.strip():
                 texts.append(text)
@@ -489,7 +508,7 @@ def _output(resp: dict[str, Any]) -> str:
             value = body.get(key)
             if isinstance(value, str):
                 return value
-        return jsonfast.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return "" if body is None else str(body)
 
 
@@ -652,11 +671,11 @@ def classify(text: str) -> ErrorKind:
 
 def reset_time(text: str, at: str | None) -> str | None:
     """`retry in 1h2m3s` / `resets after 30s` from the message, made absolute from `at`."""
-    m = _RETRY.rx.search(text)
+    m = _RETRY.search(text)
     if not m or not at:
         return None
     seconds = 0.0
-    for amount, unit in _DURATION.rx.findall(m.group(1)):
+    for amount, unit in _DURATION.findall(m.group(1)):
         seconds += float(amount) * {"h": 3600, "m": 60, "s": 1}[unit.lower()]
     import datetime as dt  # only here: the module is imported by every Stop hook's checkpoint
 
@@ -672,7 +691,7 @@ def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None
     if _find(extra, msg["id"]) >= 0:
         return
     text = _gemini_text(msg.get("content"))
-    code = _STATUS.rx.search(text)
+    code = _STATUS.search(text)
     add_error(
         session,
         ApiError(

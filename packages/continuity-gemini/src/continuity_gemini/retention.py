@@ -3,11 +3,12 @@ settings.json (on by default, `maxAge` "30d"; `enabled: false` keeps them foreve
 
 from __future__ import annotations
 
+import re
+
 from continuity_core.adapters import Account, kit
-from continuity_core.regex import Lazy
 
 DEFAULT_DAYS = 30.0
-_AGE = Lazy(r"\s*(\d+(?:\.\d+)?)\s*([hdwm]?)\s*")
+_AGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([hdwm]?)\s*")
 _SCALE = {"h": 1 / 24, "d": 1.0, "w": 7.0, "m": 30.0, "": 1.0}
 
 
@@ -26,7 +27,7 @@ class Retention:
         policy = policy if isinstance(policy, dict) else {}
         if policy.get("enabled", True) is False:
             return None, str(path)
-        m = _AGE.rx.fullmatch(str(policy.get("maxAge", "30d")))
+        m = _AGE.fullmatch(str(policy.get("maxAge", "30d")))
         if not m:
             return DEFAULT_DAYS, str(path)
         return float(m.group(1)) * _SCALE[m.group(2)], str(path)

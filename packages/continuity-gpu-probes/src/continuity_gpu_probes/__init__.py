@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from continuity_core.probes import ProbeContext, run_all, run_command, tail
+from continuity_core.probes import ProbeContext, refused, run_all, run_command, tail
 from continuity_core.redact import redact
 from continuity_core.schemas.probe import ProbeResult
 
@@ -174,6 +174,15 @@ class GpuProbe:
                 kind="gpu",
                 verdict="dead",
                 detail=f"interpreter {python} does not exist",
+            )
+        why = refused(root, python)
+        if why is not None:  # the folder's own code: never run (docs/security.md)
+            return ProbeResult(
+                name=interpreter,
+                state="error",
+                kind="gpu",
+                verdict="not run",
+                detail=f"interpreter {python}: {why}, so not run",
             )
         try:
             ran = run_command([str(python), "-c", SCRIPT, device], cwd=root, timeout_s=timeout_s)

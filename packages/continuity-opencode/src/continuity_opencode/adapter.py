@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
     from continuity_core.transcript import Cursor
 
@@ -60,7 +60,7 @@ class OpenCodeAdapter(ModuleAdapter):
 
     # --- sessions ----------------------------------------------------------------------------
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         from continuity_opencode import parser
 
         return parser.read(ref, cursor)

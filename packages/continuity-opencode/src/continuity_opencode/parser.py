@@ -33,6 +33,8 @@ from continuity_core.transcript import (
     add_error,
     add_message,
     add_request,
+    keep,
+    scratch,
     set_todos,
     settle,
 )
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     # (part id, message id, time_updated, part data, message data)
     PartRow = tuple[str, str, int, str | bytes, str | bytes]
 
-VERSION = 1  # of what the cursor's `extra` holds; another version reads the session afresh
+VERSION = 1  # of what the cursor's `state` holds; another version reads the session afresh
 EDIT_TOOLS = {"write": "write", "edit": "edit", "multiedit": "edit"}
 SHELL_TOOLS = ("bash",)
 TODO_STATUSES = ("pending", "in_progress", "completed", "cancelled")
@@ -78,7 +80,14 @@ class Watermark(msgspec.Struct):
     seq: int | None = None
 
 
-def fresh(ref: SessionRef) -> Cursor:
+class OpenCodeState(msgspec.Struct, kw_only=True):
+    """What a cursor keeps between reads (`Cursor.state`): the watermark and its version."""
+
+    v: int = VERSION
+    w: Watermark = msgspec.field(default_factory=Watermark)
+
+
+def fresh(ref: SessionRef) -> Cursor[OpenCodeState]:
     return Cursor(
         path=ref.path,
         session=Session(
@@ -88,26 +97,30 @@ def fresh(ref: SessionRef) -> Cursor:
             account=ref.account,
             cwd=ref.cwd,
         ),
-        extra={"v": VERSION},
+        state=OpenCodeState(),
     )
 
 
-def _mark(cursor: Cursor) -> Watermark:
-    raw = cursor.extra.get("w")
-    try:
-        return msgspec.convert(raw, Watermark) if raw is not None else Watermark()
-    except msgspec.ValidationError:
-        return Watermark()
+def _state(cursor: Cursor[Any] | None, ref: SessionRef) -> Cursor[OpenCodeState]:
+    """`cursor` where it is this session's at this version (as read from disk its state is
+    plain data), else a fresh one."""
+    if cursor is None or cursor.path != ref.path:
+        return fresh(ref)
+    if not isinstance(cursor.state, OpenCodeState):
+        try:
+            cursor.state = msgspec.convert(cursor.state, OpenCodeState)
+        except msgspec.ValidationError:
+            return fresh(ref)
+    return cursor if cursor.state.v == VERSION else fresh(ref)
 
 
-def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     """Read (or continue reading) the session `ref` names into `cursor.session`."""
     db, sid = database.split_path(ref.path)
     if not db:
         return read_legacy(ref, cursor)
-    if cursor is None or cursor.path != ref.path or cursor.extra.get("v") != VERSION:
-        cursor = fresh(ref)
-    mark = _mark(cursor)
+    cursor = _state(cursor, ref)
+    mark = cursor.state.w
     conn = database.connect(db)
     try:
         with database.Snapshot(conn) as c:
@@ -153,7 +166,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
     total = t_in + t_out + t_reason + t_read + t_write
     if chosen and total:
         session.model_tokens = {chosen: total}
-    extra = cursor.extra
+    extra = scratch(cursor)
     try:
         fold_messages(session, extra, mark, messages)
         fold_parts(session, extra, mark, parts)
@@ -161,7 +174,7 @@ def read(ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
         _finish(session, mark)
     finally:
         settle(session, extra)
-    extra["w"] = msgspec.to_builtins(mark)
+    keep(cursor, extra, OpenCodeState)
     cursor.offset = max(mark.m, mark.p, 0)
     return cursor
 
@@ -497,7 +510,7 @@ def _finish(session: Session, mark: Watermark) -> None:
 # --- the legacy JSON tree --------------------------------------------------------------------
 
 
-def read_legacy(ref: SessionRef, cursor: Cursor | None) -> Cursor:
+def read_legacy(ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
     """A session of the legacy `storage/` tree (a file per session, message and part): read
     whole each time; OpenCode 1.x no longer writes it, so it does not grow."""
     session_file = ref.path
@@ -527,8 +540,8 @@ def read_legacy(ref: SessionRef, cursor: Cursor | None) -> Cursor:
     for mid, _created, _updated, mdata in messages:
         for path in _files(os.path.join(base, "part", mid)):
             parts.append((os.path.basename(path)[:-5], mid, 0, _bytes(path), mdata))
-    mark = Watermark()
-    extra = cursor.extra
+    mark = cursor.state.w
+    extra = scratch(cursor)
     try:
         fold_messages(session, extra, mark, list(messages))
         fold_parts(session, extra, mark, parts)
@@ -543,7 +556,7 @@ def read_legacy(ref: SessionRef, cursor: Cursor | None) -> Cursor:
         _finish(session, mark)
     finally:
         settle(session, extra)
-    extra["w"] = msgspec.to_builtins(mark)
+    keep(cursor, extra, OpenCodeState)
     cursor.offset = info.time.updated or 0
     return cursor
 

@@ -47,10 +47,12 @@ def recall(
     Results are this project's unless --all-projects. The archive is ~/.baker/archive.sqlite,
     redacted before anything is stored.
     """
+    from pathlib import Path
+
     from continuity_cli import output
     from continuity_core import archive as archive_mod
+    from continuity_core import store as store_mod
     from continuity_core.handoff import project_root
-    from continuity_core.store import find_project
 
     with archive_mod.Archive() as archive:
         if archive.notice:
@@ -78,7 +80,9 @@ def recall(
         if not no_index:
             bar = _Progress()
             try:
-                stats = archive_mod.refresh(archive, find_project() or root, progress=bar)
+                stats = archive_mod.refresh(
+                    archive, Path(store_mod.project_root() or root), progress=bar
+                )
             finally:
                 bar.close()
             for line in [stats.notice, *stats.skipped]:
@@ -179,11 +183,10 @@ def audit(days: float, as_json: bool) -> None:
     from continuity_cli import output
     from continuity_core.audit import audit as run_audit
     from continuity_core.handoff import project_root
-    from continuity_core.records import enc_hook
 
     report = run_audit(project_root(), days)
     if as_json:
-        data = msgspec.to_builtins(report, enc_hook=enc_hook)
+        data = msgspec.to_builtins(report)
         data["healthy"] = report.healthy
         output.emit_json(data)
         _exit_on_error(report)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from continuity_core.handoff import Handoff
 
 
 @click.command()
@@ -69,7 +73,6 @@ def handoff(
     (`baker sessions` lists them all).
     """
     from continuity_cli import output
-    from continuity_cli.handoff import limit_note, make_brief
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
 
@@ -81,7 +84,7 @@ def handoff(
             narrowed=agent or account or session_id,
         )
         text = brief_mod.render(result.brief)
-    else:  # as `continuity_cli.handoff.run`, the everyday form that runs without click
+    else:
         result, text = make_brief(agent, account, session_id, budget)
     for err in result.errors:
         click.echo(f"warning: {err}", err=True)
@@ -104,3 +107,38 @@ def handoff(
     note = limit_note(result)
     if note:
         click.echo(note, err=True)
+
+
+def make_brief(
+    agent: str | None = None,
+    account: str | None = None,
+    session_id: str | None = None,
+    budget: int | None = None,
+) -> tuple[Handoff, str]:
+    """The handoff of the project here and its rendered text."""
+    from continuity_core import brief as brief_mod
+    from continuity_core import handoff as handoff_mod
+
+    root = handoff_mod.project_root()
+    result = handoff_mod.make(
+        root, agent=agent, account=account, session_id=session_id, budget_tokens=budget
+    )
+    return result, brief_mod.render(result.brief)
+
+
+def limit_note(result: Handoff) -> str | None:
+    """What to do when the last session ended on a usage limit (another account or agent)
+    or a rate limit (wait and retry: another account does not help it)."""
+    if not result.brief.ended_on_limit:
+        return None
+    when = f" (resets {result.brief.reset_at})" if result.brief.reset_at else ""
+    if result.brief.limit_kind == "rate_limit":
+        return (
+            f"The last session ended on a rate limit{when}: it passes in minutes; retry "
+            "the same session later (`baker run` waits and retries by itself)."
+        )
+    return (
+        f"The last session ended on a usage limit{when}: continue with "
+        "`baker resume AGENT` on another agent, or `--account NAME`, or "
+        "`baker resume --next` ([rotation]; `baker run` does it by itself)."
+    )

@@ -60,15 +60,19 @@ def pull(remote: str | None, as_json: bool) -> None:
     """Fetch the other machines' snapshots (refs/baker/*) from REMOTE.
 
     Only refs/baker/* are fetched, into refs/baker/* here, never this machine's own ref and
-    never a branch. Their traps then reach this project's pickup and pretool hooks, marked
-    with their machine. `baker handoff --machine NAME` prints one's brief and `baker resume
-    AGENT --machine NAME` starts an agent with it.
+    never a branch. A snapshot is data from whoever can push there: each file over
+    256 KiB is refused (named on stderr), only plain files are read, and every string is
+    redacted, stripped of terminal control and clipped. Their traps then reach this
+    project's pickup and pretool hooks, marked with their machine. `baker handoff --machine
+    NAME` prints one's brief and `baker resume AGENT --machine NAME` starts an agent with it.
     """
     from continuity_cli import output
     from continuity_core import machines
     from continuity_core.handoff import project_root
 
     result = machines.pull(project_root(), remote)
+    for why in result.refused:  # a snapshot too big or not plain files: named, not read
+        click.echo(f"refused: {why}", err=True)
     if as_json:
         output.emit_json(result)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+import msgspec
 
 from continuity_cli.app import Group
 
@@ -223,7 +224,10 @@ def trap_list(as_json: bool) -> None:
     items = traps.load(root)
     if as_json:
         output.emit_json(
-            [{**t.to_builtins(), "changed_files": traps.changed_files(root, t)} for t in items]
+            [
+                {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
+                for t in items
+            ]
         )
         return
     if not items:

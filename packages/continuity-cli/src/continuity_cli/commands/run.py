@@ -11,6 +11,12 @@ from typing import Any
 import click
 
 EX_TEMPFAIL = 75
+# A rate limit passes in seconds or minutes: the same entry is retried after a wait that
+# doubles each time (to the reset time where the agent named one, within the cap), and only
+# after RATE_RETRIES such waits in a row does `baker run` move on as for a usage limit.
+RATE_RETRIES = 3
+RATE_WAIT_S = 30
+RATE_WAIT_MAX_S = 600
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -34,12 +40,16 @@ def run(args: tuple[str, ...], countdown: int | None, max_hops: int | None) -> N
     ~/.baker/config.toml that is not limited); AGENT_ARGS after `--` go to that first agent.
     Keys, colours, resizing, Ctrl-C and Ctrl-Z pass through as without `baker run`.
 
-    When the agent's turn ends on a usage or rate limit (its hook, its transcript's limit
-    record, or the limit message on screen), a line over the agent counts down; Enter
-    switches now, Esc (any other key) stays. Then the agent is ended cleanly and the next
-    entry that is not limited starts: with the brief, as `baker resume`, or continuing the
-    very session (`--native`) when it is the same agent on another account. Nothing but a
-    limit switches: when the agent exits, `baker run` exits with its status.
+    When the agent's turn ends on a usage limit by its own record (its hook, its
+    transcript's limit record, or its status line when the transcript shows the turn ended
+    in an API error), a line over the agent counts down; Enter switches now, Esc (any other
+    key) stays. Text on the screen alone (a file the agent printed, a tool's output, its
+    answer) never switches, and only a confirmed limit enters the ledger. Then the agent is
+    ended cleanly and the next entry that is not limited starts: with the brief, as `baker
+    resume`, or continuing the very session (`--native`) when it is the same agent on
+    another account. A rate limit waits instead (30 s, doubling, up to 3 times) and retries
+    the same entry and session; then it moves on as for a usage limit. Nothing but a limit
+    switches: when the agent exits, `baker run` exits with its status.
 
     After `max_hops` switches, or when every entry is limited, the agent is ended the same
     way, `baker run` says which entry resets first and exits 75 (EX_TEMPFAIL). Everything is
@@ -106,6 +116,7 @@ class Run:
         self.store = store if store.exists else None
         self.run_id = os.urandom(6).hex()
         self.hops = 0
+        self.rate_waits = 0  # rate-limit retries of the current entry in a row
         self.child: Any = None
 
     def log(self, event: str, **fields: Any) -> None:
@@ -139,6 +150,7 @@ class Run:
 
     def main(self) -> int:
         from continuity_cli.supervise import RESET_MODES, Supervisor
+        from continuity_core import limits
 
         entry = self.first_entry()
         if entry is None:
@@ -172,10 +184,24 @@ class Run:
                 if isinstance(outcome, int):
                     self.log("run_exit", agent=child.entry.text, status=outcome)
                     return outcome
+                if outcome.pending:  # confirmed now: only then does it enter the ledger
+                    limits.record(outcome.limit)
                 sup.end(child)
                 sup.term.restore()
                 os.write(sup.stdout, RESET_MODES + b"\r\n")
                 gone = f"baker run: {child.label} {self.describe(outcome.limit)}"
+                if outcome.retry:  # a rate limit: the same entry, the same session, again
+                    self.rate_waits += 1
+                    click.echo(
+                        f"{gone}; retrying {child.label} "
+                        f"(wait {self.rate_waits} of {RATE_RETRIES})",
+                        err=True,
+                    )
+                    argv, env, native = self.resumed(child.entry, child.entry)
+                    self.log("run_retry", agent=child.entry.text, wait=self.rate_waits)
+                    child = self.start(sup, child.entry, argv, env, resumed=native)
+                    continue
+                self.rate_waits = 0
                 if outcome.target is None:
                     why = (
                         f"{self.max_hops} switches made (max_hops)"
@@ -235,8 +261,12 @@ class Run:
         return self.child
 
     def confirm(self, sup: Any, child: Any, text: str) -> Any | None:
-        """The output showed a limit and no hook recorded one: the transcript's limit record
-        when the session has one (with its reset time), else the output's word for it."""
+        """The screen showed a limit and no hook recorded one. It counts only by the agent's
+        own record: the transcript's limit record (with its reset time), or, where the
+        transcript shows the turn ended in an API error with no answer, the agent's status
+        line (its words give the kind and the reset). Text in a tool result, a file or the
+        model's answer has no such record and never counts. Nothing is recorded here: the
+        ledger gets the limit when the switch is confirmed (`main`)."""
         from continuity_core import limits
         from continuity_core.adapters import load
         from continuity_core.sessions import newest
@@ -250,26 +280,27 @@ class Run:
                 agent=adapter.name,
                 account=child.entry.dir,
             )
-            if found.ref is not None:
-                session = adapter.read(found.ref).session
-                err = limits.turn_ended_on_limit(session)
-                if err is not None:
-                    since = limits.parse_time(err.timestamp) or limits.now()
-                    if since.timestamp() < child.started - 2 or since.timestamp() <= child.stayed:
-                        return None  # the session's old limit, shown again with its history
-                    return limits.record(
-                        limits.from_transcript(
-                            err,
-                            session,
-                            agent=child.entry.agent,
-                            dir=child.entry.dir,
-                            account=child.entry.account or "",
-                            run=self.run_id,
-                        )
-                    )
-        except Exception as e:  # a transcript that cannot be read: the output still counts
+            if found.ref is None:
+                return None
+            session = adapter.read(found.ref).session
+        except Exception as e:  # a transcript that cannot be read confirms nothing
             self.log("run_transcript_unread", error=f"{type(e).__name__}: {e}")
-        return sup.output_limit(child, text)
+            return None
+        err = limits.turn_ended_on_error(session)
+        if err is None:
+            return None
+        since = limits.parse_time(err.timestamp) or limits.now()
+        if since.timestamp() < child.started - 2 or since.timestamp() <= child.stayed:
+            return None  # the session's old error, shown again with its history
+        who = {
+            "agent": child.entry.agent,
+            "dir": child.entry.dir,
+            "account": child.entry.account or "",
+            "run": self.run_id,
+        }
+        if err.kind in limits.LIMIT_KINDS:
+            return limits.from_transcript(err, session, **who)
+        return limits.from_status_line(text, err, session, **who)
 
     def fresh(self, entry: Any) -> tuple[list[str], dict[str, str]]:
         """The agent's program and account environment, as its adapter launches it, with the
@@ -327,6 +358,8 @@ class Run:
         from continuity_cli.supervise import Countdown
         from continuity_core import limits
 
+        if limit.kind == "rate_limit" and self.rate_waits < RATE_RETRIES:
+            return self.rate_wait(child, limit)
         target = None
         if self.hops < self.max_hops:
             target = limits.next_entry(
@@ -347,6 +380,26 @@ class Run:
         else:
             text, deadline = f"{head} — {ask} Enter yes · Esc stay", None
         return Countdown(limit=limit, target=target, deadline=deadline, text=text)
+
+    def rate_wait(self, child: Any, limit: Any) -> Any:
+        """A rate limit: wait (doubling, to the named reset within the cap), then retry the
+        same entry; Enter retries now, Esc stays without retrying."""
+        import time
+
+        from continuity_cli.supervise import Countdown
+        from continuity_core import limits
+
+        wait = min(RATE_WAIT_S * 2**self.rate_waits, RATE_WAIT_MAX_S)
+        until = limits.parse_time(limit.until)
+        if until is not None:
+            wait = min(max(wait, until.timestamp() - time.time()), RATE_WAIT_MAX_S)
+        text = (
+            f"{child.label} {self.describe(limit)} — retrying it in {{s}} s "
+            f"(wait {self.rate_waits + 1} of {RATE_RETRIES}) · Enter now · Esc stay"
+        )
+        return Countdown(
+            limit=limit, target=child.entry, deadline=time.time() + wait, text=text, retry=True
+        )
 
     @staticmethod
     def describe(limit: Any) -> str:

@@ -12,13 +12,21 @@ INSTALL_HINT = (
 
 
 @click.command("mcp")
-def mcp() -> None:
+@click.option(
+    "--all-projects",
+    is_flag=True,
+    help="Let tool calls read other projects (`repo=`, recall's all_projects); they never "
+    "write outside the project the server started in.",
+)
+def mcp(all_projects: bool) -> None:
     """Serve Continuity's tools to an agent over MCP (stdio): recall, handoff, and more.
 
-    Agents start it themselves: `baker init --mcp` registers it for this project (Claude
-    Code, Gemini CLI) and `baker global sync --mcp` for every project (Codex, Claude Code,
-    Gemini CLI). Tools: recall, handoff, sessions, traps, note, save, resume_check; each
-    takes an optional `repo` (default: the folder the server started in). See docs/mcp.md.
+    Agents start it themselves: `baker init --mcp` registers it for this project (each
+    installed agent that reads a project file) and `baker global sync --mcp` for every
+    project (each installed agent's user files; docs/mcp.md lists them). Tools: recall,
+    handoff, sessions, traps, note, save, resume_check; each acts on the project the server
+    started in; reading another one (`repo`) needs --all-projects, and writing one is
+    refused. See docs/mcp.md.
     """
     try:
         from continuity_cli import mcp_server
@@ -27,4 +35,4 @@ def mcp() -> None:
             raise
         raise click.ClickException(INSTALL_HINT) from None
 
-    mcp_server.serve()
+    mcp_server.serve(all_projects=all_projects)

@@ -74,6 +74,8 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     for row in rows:
         mark = "*" if row["chosen"] else " "
         what = row["state"] or "unreadable"
+        if row.get("limit_kind"):  # a rate limit passes in minutes; a usage limit does not
+            what = str(row["limit_kind"]).replace("_", " ")
         if row["reset_at"]:
             what += f" (resets {row['reset_at']})"
         if row.get("archived"):

@@ -43,9 +43,9 @@ def _adapters() -> tuple[dict[str, Adapter], dict[str, str]]:
 @click.option(
     "--mcp",
     is_flag=True,
-    help="Also register `baker mcp` as an MCP server for this project (Claude Code: "
-    ".mcp.json; Gemini CLI: .gemini/settings.json; Codex: see `global sync "
-    "--mcp`).",
+    help="Also register `baker mcp` as an MCP server for this project, in each installed "
+    "agent's project file; an agent that reads MCP servers only from the user's files is "
+    "told to use `global sync --mcp` (which file each agent reads: docs/mcp.md).",
 )
 def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, mcp: bool) -> None:
     """Make this repository a Continuity project.
@@ -59,12 +59,12 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
     """
     from continuity_cli import output
     from continuity_core import project
-    from continuity_core.store import find_worktree_root, project_root_for_init
+    from continuity_core.store import project_root_for_init, worktree_root
 
     root = project_root_for_init()
     project.refuse(root)
     _known_agents(agents)
-    if find_worktree_root(root) is None:
+    if worktree_root(root) is None:
         click.echo(
             f"warning: {root} is not in a git repository: briefs will carry no repo "
             "state (branch, commits, uncommitted files); `git init` first if it should",

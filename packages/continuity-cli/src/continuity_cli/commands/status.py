@@ -31,7 +31,6 @@ def status(as_json: bool, deadline: float) -> None:
     from continuity_cli import output
     from continuity_core import note, probes
     from continuity_core.handoff import project_root
-    from continuity_core.records import enc_hook
     from continuity_core.store import Store
 
     root = project_root()
@@ -47,7 +46,7 @@ def status(as_json: bool, deadline: float) -> None:
         if r.state in ("fail", "timeout", "error")
     ]
     if as_json:
-        data = msgspec.to_builtins(env, enc_hook=enc_hook)
+        data = msgspec.to_builtins(env)
         data.update(
             initialized=store.exists,
             now=now or None,

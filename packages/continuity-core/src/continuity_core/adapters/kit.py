@@ -6,32 +6,36 @@ Everything here is vendor-neutral; an adapter passes in its own program name and
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+from msgspec import Struct, structs
 
 from continuity_core.adapters.protocol import Change, Finding
-from continuity_core.regex import Lazy
 from continuity_core.stamps import iso, new_id, now_iso, stamp
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
     from os import PathLike
     from pathlib import Path
-    from typing import Any, ClassVar, Literal, Protocol
+    from typing import Any, Literal
 
-    from continuity_core.adapters.protocol import Account
+    from continuity_core.adapters.protocol import Account, SessionRecords
     from continuity_core.schemas.config import GlobalConfig
+    from continuity_core.schemas.hook import HookEvent
     from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
-else:
-    Protocol = object  # as in `protocol`: Protocols are for the type checker
 
 __all__ = [
     "CLI_VERSION_TIMEOUT_S",
     "INLINE_PROMPT_MAX",
     "MCP_NAME",
     "MCP_SERVER",
+    "ArchiveKeys",
     "Checks",
     "Discovery",
+    "HookHalf",
     "ModuleAdapter",
     "add_command",
     "add_subagent",
@@ -60,8 +64,9 @@ __all__ = [
 INLINE_PROMPT_MAX = 24_000
 # `<cli> --version` of every adapter gets this long (Node CLIs can take seconds to start cold).
 CLI_VERSION_TIMEOUT_S = 15.0
-_VERSION = Lazy(r"\d+(?:\.\d+)+\S*")
-_NUMBER = Lazy(r"\d+")
+_VERSION = re.compile(r"\d+(?:\.\d+)+\S*")
+_NUMBER = re.compile(r"\d+")
+_PLAIN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 
 
 def expand(path: str) -> str:
@@ -82,7 +87,7 @@ def unique_accounts(found: Sequence[Account], config: GlobalConfig) -> list[Acco
             where[key] = len(out)
             out.append(acc)
         elif acc.name in config.accounts and out[where[key]].name not in config.accounts:
-            out[where[key]] = out[where[key]].replace(name=acc.name)
+            out[where[key]] = structs.replace(out[where[key]], name=acc.name)
     return out
 
 
@@ -108,19 +113,19 @@ def cli_version(
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    m = _VERSION.rx.search(out)
+    m = _VERSION.search(out)
     return m.group(0) if m else None
 
 
 def plain_id(text: str) -> bool:
-    """8 to 64 ASCII letters, digits and dashes (`[0-9A-Za-z-]{8,64}`): a session id as the
+    """8 to 64 ASCII letters, digits and dashes: a session id as the
     agents make them (a UUID), and all a file name or lookup built from one may hold."""
-    return 8 <= len(text) <= 64 and text.isascii() and text.replace("-", "a").isalnum()
+    return _PLAIN_ID.fullmatch(text) is not None
 
 
 def version_key(version: str) -> tuple[int, ...]:
     """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
-    return tuple(int(p) for p in _NUMBER.rx.findall(version)[:3])
+    return tuple(int(p) for p in _NUMBER.findall(version)[:3])
 
 
 def version_state(version: str, known: Sequence[str]) -> Literal["known", "newer", "older"]:
@@ -293,18 +298,33 @@ class Checks(Protocol):
     def cli_version(self) -> str | None: ...
 
 
-if TYPE_CHECKING:
-    from continuity_core.adapters.protocol import SessionRecords
+class HookHalf(Protocol):
+    """An adapter package's hook module: its payloads read and its output written."""
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ...) -> HookEvent: ...
+
+    def render_context(self, event: HookEvent, text: str) -> str | None: ...
+
+
+class ArchiveKeys(Struct, frozen=True):
+    """An agent's own JSON keys beside the archive's common ones: string leaves under `text`
+    are indexed, subtrees under `skip` never are (ids, injected instructions)."""
+
+    text: frozenset[str] = frozenset()
+    skip: frozenset[str] = frozenset()
 
 
 class ModuleAdapter:
     """A base for an adapter class wired from its package's modules (mypy checks each module
     against its Protocol): `accounts`, `discover` and `all_sessions` are `found_by`'s (the
-    discovery module, which the hooks need anyway); `doctor` and `cli_version` are those of
-    the module `checks()` imports on first use (hooks never load the doctor):
+    discovery module, which the hooks need anyway); `parse_hook` and `render_context` are
+    `hooks_by`'s; `doctor` and `cli_version` are those of the module `checks()` imports on
+    first use (hooks never load the doctor); `archive_text` reads the archive's common keys
+    plus `archive_keys`:
 
         class FakeAdapter(ModuleAdapter):
             found_by: ClassVar[Discovery] = discovery
+            hooks_by: ClassVar[HookHalf] = hooks
 
             def checks(self) -> Checks:
                 from fake_agent import doctor
@@ -315,6 +335,8 @@ class ModuleAdapter:
     # Sessions are JSONL files of their own unless an adapter says otherwise (OpenCode's rows).
     session_records: SessionRecords | None = None
     found_by: ClassVar[Discovery]
+    hooks_by: ClassVar[HookHalf]
+    archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys()
 
     def checks(self) -> Checks:
         raise NotImplementedError(f"{type(self).__name__} names no doctor module")
@@ -335,6 +357,25 @@ class ModuleAdapter:
 
     def cli_version(self) -> str | None:
         return self.checks().cli_version()
+
+    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
+        return self.hooks_by.parse_hook(payload, argv)
+
+    def render_context(self, event: HookEvent, text: str) -> str | None:
+        return self.hooks_by.render_context(event, text)
+
+    def archive_text(self, record: object) -> list[str]:
+        """The strings of one decoded transcript record that the recall archive indexes."""
+        from continuity_core.archive.extraction import strings
+
+        return strings(record, *self._archive_keys)
+
+    @functools.cached_property
+    def _archive_keys(self) -> tuple[frozenset[str], frozenset[str]]:
+        from continuity_core.archive.extraction import SKIP_KEYS, TEXT_KEYS
+
+        keys = self.archive_keys
+        return TEXT_KEYS | keys.text, SKIP_KEYS | keys.skip
 
 
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----

@@ -8,31 +8,23 @@ Required abilities are methods of `Adapter`. Optional ones are explicit attribut
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from msgspec import Struct, field
+
 from continuity_core.schemas.session import SessionRef, Usage
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from os import PathLike
     from pathlib import Path
-    from typing import Literal, Protocol, runtime_checkable
 
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
     from continuity_core.transcript import Cursor
-else:
-    # The Protocols are for the type checker. At run time they are plain bases (an adapter
-    # may subclass one; nothing checks `isinstance` against them; `missing` checks members),
-    # so every hook that loads an adapter imports no `typing` (docs/decisions.md, "Hook
-    # start-up budget").
-    Protocol = object
-
-    def runtime_checkable(cls: type) -> type:
-        return cls
 
 
-class Account(Record, frozen=True):
+class Account(Struct, kw_only=True, frozen=True):
     """One config dir of one agent: an account."""
 
     agent: str
@@ -40,7 +32,7 @@ class Account(Record, frozen=True):
     dir: str  # absolute
 
 
-class Change(Record, omit_defaults=True):
+class Change(Struct, kw_only=True, omit_defaults=True):
     """What an install, sync or uninstall did (or would do) to one file."""
 
     path: str
@@ -48,7 +40,7 @@ class Change(Record, omit_defaults=True):
     detail: str = ""
 
 
-class Finding(Record, omit_defaults=True):
+class Finding(Struct, kw_only=True, omit_defaults=True):
     """One `baker doctor` line."""
 
     level: Literal["ok", "info", "warn", "error"]
@@ -56,7 +48,7 @@ class Finding(Record, omit_defaults=True):
     fix: str = ""
 
 
-class LaunchSpec(Record, omit_defaults=True):
+class LaunchSpec(Struct, kw_only=True, omit_defaults=True):
     """How `baker resume` starts the agent: argv, extra environment, working folder."""
 
     argv: list[str]
@@ -65,7 +57,7 @@ class LaunchSpec(Record, omit_defaults=True):
     notes: list[str] = field(default_factory=list)
 
 
-class InstallOption(Record, frozen=True):
+class InstallOption(Struct, kw_only=True, frozen=True):
     """A user-level install option an adapter declares (`Adapter.install_options`).
 
     `baker global sync` shows it as `--NAME` (and `--AGENT-NAME`, the one name that stays
@@ -78,7 +70,7 @@ class InstallOption(Record, frozen=True):
     kind: Literal["flag"] = "flag"  # a flag: its value is True when given, else False
 
 
-class UserOptions(Record, frozen=True):
+class UserOptions(Struct, kw_only=True, frozen=True):
     # User-level hooks: True installs them, False leaves them out, None is the adapter's own
     # default (an agent that reads hooks only from user settings installs them; one that reads
     # them per project does not). `baker global sync` passes True with --user-hooks, else None.
@@ -90,7 +82,7 @@ class UserOptions(Record, frozen=True):
     declared: dict[str, bool] = field(default_factory=dict)
 
 
-class LaunchOptions(Record, frozen=True):
+class LaunchOptions(Struct, kw_only=True, frozen=True):
     account: Account | None = None
     native: SessionRef | None = None  # continue this very session (same vendor)
     brief_chars: int = 0
@@ -110,7 +102,7 @@ class RetentionPolicy(Protocol):
         ...
 
 
-class Measurement(Record, omit_defaults=True):
+class Measurement(Struct, kw_only=True, omit_defaults=True):
     """What a usage feed said: the usage, or why there is none, and the session it is about."""
 
     usage: Usage | None = None
@@ -177,8 +169,13 @@ class Adapter(Protocol):
         first lines only. What `discover` leaves out (subagents, stubs) stays out."""
         ...
 
-    def read(self, ref: SessionRef, cursor: Cursor | None = None) -> Cursor:
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         """Read (or continue reading) a session into `cursor.session`."""
+        ...
+
+    def archive_text(self, record: object) -> list[str]:
+        """The strings of one decoded transcript record that the recall archive indexes
+        (`kit.ModuleAdapter` gives the archive's common keys plus the adapter's own)."""
         ...
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
@@ -242,6 +239,7 @@ MEMBERS: tuple[str, ...] = (
     "discover",
     "all_sessions",
     "read",
+    "archive_text",
     "parse_hook",
     "session_for_hook",
     "render_context",

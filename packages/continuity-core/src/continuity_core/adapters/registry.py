@@ -1,32 +1,26 @@
 """One loader for every plugin: adapters and probes, found through entry points.
 
-Discovery reads entry-point metadata only (each distribution's `entry_points.txt` on
-`sys.path`); a plugin's module is imported the first time it is used. A broken, duplicate or
+Discovery reads entry-point metadata only (`importlib.metadata`); a plugin's module is
+imported the first time it is used. A broken, duplicate or
 incomplete plugin becomes one `AdapterError` for that name and never stops the others.
 `BAKER_ADAPTERS=claude,codex` limits which adapters load (probes are not limited).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
 
 from continuity_core.errors import AdapterError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
-    from typing import Protocol
+    from collections.abc import Iterator
 
+    from continuity_core.adapters.kit import HookHalf
     from continuity_core.adapters.protocol import Adapter
-    from continuity_core.schemas.hook import HookEvent
-
-    class HookHandler(Protocol):
-        """An adapter's hook half: its `HOOK_GROUP` module, or the adapter itself."""
-
-        def parse_hook(self, payload: bytes, argv: Sequence[str] = ...) -> HookEvent: ...
-
-        def render_context(self, event: HookEvent, text: str) -> str | None: ...
 
 
 GROUP = "continuity_core.adapters"
@@ -80,63 +74,30 @@ def _allowed(group: str) -> set[str] | None:
 
 
 def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
-    """(name, "module:attr", distribution, version) of every entry point in `group`.
-
-    Read straight from each installed distribution's `entry_points.txt`: importing
-    `importlib.metadata` alone costs more than a hook's start-up budget. As there, the first
-    distribution of a name on `sys.path` wins.
-    """
-    for key, version, text in _distributions():
-        for name, value in _section(text, group):
-            yield name, value, key, version
+    """(name, "module:attr", distribution, version) of every entry point in `group`, from the
+    installed metadata (`importlib.metadata`); the first distribution of a name on `sys.path`
+    wins, as there."""
+    return iter(_entry_points(group, tuple(sys.path)))
 
 
-_DISTS: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}
+@functools.cache
+def _entry_points(group: str, path: tuple[str, ...]) -> list[tuple[str, str, str, str]]:
+    from importlib import metadata
 
-
-def _distributions() -> list[tuple[str, str, str]]:
-    """(name, version, entry_points.txt) of each distribution on `sys.path` that has one,
-    read once per process (and `sys.path`)."""
-    key_path = tuple(sys.path)
-    if key_path in _DISTS:
-        return _DISTS[key_path]
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str, str, str]] = []
     seen: set[str] = set()
-    stdlib = os.path.dirname(os.__file__)  # no distribution lies there: not worth a listing
-    for folder in sys.path:
-        if folder in (stdlib, os.path.join(stdlib, "lib-dynload")):
-            continue
+    for dist in metadata.distributions(path=list(path)):
         try:
-            names = os.listdir(folder or ".")
-        except OSError:
-            continue
-        for meta in names:
-            if not meta.endswith((".dist-info", ".egg-info")):
-                continue
-            dist, _, version = meta.rpartition(".")[0].partition("-")
-            key = dist.lower().replace("_", "-").replace(".", "-")
-            if key in seen:
+            name = dist.metadata["Name"] or ""
+            key = re.sub(r"[-_.]+", "-", name).lower()
+            if not key or key in seen:
                 continue
             seen.add(key)
-            try:
-                with open(os.path.join(folder, meta, "entry_points.txt"), encoding="utf-8") as f:
-                    text = f.read()
-            except (OSError, ValueError):  # missing, or not UTF-8: that distribution's alone
-                continue
-            found.append((key, version.partition("-")[0] or "?", text))
-    _DISTS[key_path] = found
+            eps = dist.entry_points.select(group=group)
+        except (OSError, ValueError):  # unreadable metadata: that distribution's alone
+            continue
+        found += [(ep.name, ep.value, key, dist.version or "?") for ep in eps]
     return found
-
-
-def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
-    inside = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line == f"[{group}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            name, _, value = line.partition("=")
-            yield name.strip(), value.strip()
 
 
 def registered(group: str = GROUP) -> dict[str, Registered]:
@@ -178,7 +139,7 @@ def load_plugin(name: str, group: str) -> object | None:
         raise AdapterError(entry.error)
     module_name, _, attr = entry.value.partition(":")
     try:
-        __import__(module_name)  # importlib.import_module, without importing importlib
+        __import__(module_name)  # the import statement's path: `-X importtime` reports it
         obj: object = sys.modules[module_name]
         for part in attr.split(".") if attr else ():  # "module" alone names the module
             obj = getattr(obj, part)
@@ -216,7 +177,7 @@ def load(name: str) -> Adapter:
     return instance  # type: ignore[return-value]  # it has every member of Adapter
 
 
-def hook_module(name: str) -> HookHandler:
+def hook_module(name: str) -> HookHalf:
     """What parses the hook payloads of adapter `name` and renders its hook output: the module
     it registers under `HOOK_GROUP` (imported alone: a hook's start-up budget has no room for
     the whole adapter), else the adapter itself. AdapterError as `load`."""

@@ -1,4 +1,7 @@
-"""Text out of sessions: what the archive indexes, found without parsing any vendor format."""
+"""Text out of sessions: what the archive indexes, found without parsing any vendor format.
+
+Core knows the keys every format shares; an adapter adds its own through
+`Adapter.archive_text` (`kit.ArchiveKeys`)."""
 
 from __future__ import annotations
 
@@ -8,14 +11,16 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from continuity_core.adapters import Adapter
 from continuity_core.redact import secret_name, secret_option
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
+
+if TYPE_CHECKING:
+    from continuity_core.adapters import Adapter
 
 MAX_STRING = 32_000  # characters kept of one string: a huge tool output is cut, not dropped
 SAVED_DIRS = ("saved",)  # .baker/ folders holding saved handoffs (markdown)
@@ -24,7 +29,7 @@ Kind = Literal["transcript", "checkpoint", "saved"]
 
 # String leaves under these keys (anywhere below them) are what a searcher wants: requests,
 # answers, tool commands and outputs, plans, summaries. Keys are the union over the agents'
-# formats; a new format's text is found as long as it uses one of these common names.
+# formats' common names; an adapter adds its own (`kit.ArchiveKeys`).
 TEXT_KEYS = frozenset(
     {
         "text",
@@ -41,8 +46,6 @@ TEXT_KEYS = frozenset(
         "stdout",
         "stderr",
         "result",
-        "lastPrompt",
-        "aiTitle",
         "title",
         "query",
         "old_string",
@@ -58,40 +61,28 @@ TEXT_KEYS = frozenset(
         "patch",
     }
 )
-# Subtrees that are never worth indexing: ids, hashes, usage, and the CLIs' own injected
-# system instructions and skill listings, repeated in every session.
+# Subtrees that are never worth indexing: ids, hashes, usage, and injected system
+# instructions, repeated in every session (an adapter adds its agent's own).
 SKIP_KEYS = frozenset(
     {
         "id",
         "uuid",
         "type",
         "role",
-        "parentUuid",
-        "logicalParentUuid",
         "sessionId",
         "session_id",
         "timestamp",
         "signature",
-        "encrypted_content",
         "usage",
         "tokens",
         "snapshot",
         "attachment",
-        "base_instructions",
-        "user_instructions",
-        "developer_instructions",
         "instructions",
-        "tool_use_id",
-        "call_id",
-        "promptId",
         "requestId",
         "messageId",
-        "leafUuid",
         "status",
         "model",
         "cwd",
-        "gitBranch",
-        "projectHash",
     }
 )
 SKIP_ROLES = frozenset({"developer", "system"})
@@ -102,15 +93,27 @@ _decode = msgspec.json.Decoder()
 # --- extraction --------------------------------------------------------------------------
 
 
-def extract(record: Any) -> tuple[list[str], str | None]:
-    """The text strings and the timestamp of one decoded JSONL record."""
+Texts = Callable[[object], list[str]]  # `Adapter.archive_text`
+
+
+def strings(
+    record: object, text_keys: frozenset[str] = TEXT_KEYS, skip_keys: frozenset[str] = SKIP_KEYS
+) -> list[str]:
+    """The string leaves of `record` under `text_keys`, outside `skip_keys` and secrets."""
     out: list[str] = []
-    _walk(record, False, out)
+    _walk(record, False, out, text_keys, skip_keys)
+    return out
+
+
+def extract(record: Any, texts: Texts = strings) -> tuple[list[str], str | None]:
+    """The text strings and the timestamp of one decoded JSONL record."""
     ts = record.get("timestamp") if isinstance(record, dict) else None
-    return out, ts if isinstance(ts, str) else None
+    return texts(record), ts if isinstance(ts, str) else None
 
 
-def _walk(value: Any, keep: bool, out: list[str]) -> None:
+def _walk(
+    value: Any, keep: bool, out: list[str], text_keys: frozenset[str], skip_keys: frozenset[str]
+) -> None:
     if isinstance(value, str):
         if keep and value.strip():
             out.append(value[:MAX_STRING])
@@ -118,25 +121,24 @@ def _walk(value: Any, keep: bool, out: list[str]) -> None:
         if value.get("role") in SKIP_ROLES:
             return
         for key, item in value.items():
-            if key in SKIP_KEYS or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
+            if key in skip_keys or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
                 continue
-            _walk(
-                item, keep or key in TEXT_KEYS or (key == "message" and isinstance(item, str)), out
-            )
+            wanted = keep or key in text_keys or (key == "message" and isinstance(item, str))
+            _walk(item, wanted, out, text_keys, skip_keys)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
-                _walk(item, keep, out)
+                _walk(item, keep, out, text_keys, skip_keys)
 
 
-def line_text(line: bytes) -> tuple[str, str | None, Any]:
+def line_text(line: bytes, texts: Texts = strings) -> tuple[str, str | None, Any]:
     """Decode one JSONL line into (text, timestamp, record); a bad line is ("", None, None)."""
     try:
         record = _decode.decode(line)
     except msgspec.DecodeError:
         return "", None, None
-    strings, ts = extract(record)
-    return "\n".join(dict.fromkeys(strings)), ts, record  # dict.fromkeys: dedupe, keep order
+    found, ts = extract(record, texts)
+    return "\n".join(dict.fromkeys(found)), ts, record  # dict.fromkeys: dedupe, keep order
 
 
 def _cwd_of(record: Any) -> str | None:
@@ -168,6 +170,7 @@ class Source:
     records: Callable[[], Iterator[tuple[str | None, object]]] | None = None
     mtime: float = 0.0
     project: str | None = None  # the session's working folder, when known
+    texts: Texts = strings  # what of a transcript's record is indexed: its adapter's choice
 
 
 def sources_for(
@@ -193,6 +196,7 @@ def sources_for(
                         records=_records(adapter, ref),
                         mtime=ref.mtime,
                         project=ref.cwd,
+                        texts=adapter.archive_text,
                     )
                 )
         except Exception as e:  # one adapter's failure never hides the others' sessions

@@ -358,7 +358,7 @@ class Archive:
             )
 
         for line in reader:
-            text, ts, record = line_text(line)
+            text, ts, record = line_text(line, src.texts)
             if project is None:
                 project = _cwd_of(record)
             last_ts = ts or last_ts
@@ -419,7 +419,7 @@ class Archive:
             raise OSError(errno.EIO, f"could not be read: {e}") from e
         texts: list[tuple[str, str | None]] = []
         for ts, record in got:
-            found, own = extract(record)
+            found, own = extract(record, src.texts)
             text = "\n".join(dict.fromkeys(found))
             if text and (not texts or texts[-1][0] != text):
                 texts.append((text, own or ts))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from continuity_core.schemas.trap import Trap
 
 # Each name's module, imported on first use: a hook that needs one schema module does not
-# build every struct (docs/decisions.md, "Hook start-up budget").
+# build every struct (docs/decisions.md, "How the hooks stay fast").
 _MODULES = {
     "Checkpoint": "checkpoint",
     "GitFacts": "checkpoint",

@@ -1,21 +1,22 @@
 """The automatic checkpoint written after every agent turn, and the git facts it holds.
 
-Plain records (`continuity_core.records`): every checkpoint builds and writes one.
+msgspec Structs: every checkpoint builds and writes one.
 """
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from msgspec import Struct, field
+
 from continuity_core.schemas.session import Session
 
 
-class Worktree(Record, omit_defaults=True):
+class Worktree(Struct, kw_only=True, omit_defaults=True):
     path: str
     branch: str | None = None
     head: str | None = None
 
 
-class GitFacts(Record, omit_defaults=True):
+class GitFacts(Struct, kw_only=True, omit_defaults=True):
     """Repo state from one `git status` and one `git log`; `is_repo` False means no git here."""
 
     is_repo: bool = False
@@ -35,7 +36,7 @@ class GitFacts(Record, omit_defaults=True):
     worktrees: list[Worktree] = field(default_factory=list)
 
 
-class Checkpoint(Record, omit_defaults=True):
+class Checkpoint(Struct, kw_only=True, omit_defaults=True):
     schema_version: int = 1
     id: str
     created_at: str

@@ -1,20 +1,16 @@
 """`~/.baker/config.toml`: user-edited, so unknown keys are errors that name the key.
 
-Plain records (`continuity_core.records`): every hook reads the config, and its budget has no
-room for msgspec's import. Their errors use msgspec's words, which `config.explain` turns
-into the file, the line and what to do.
+msgspec Structs; `config.explain` turns msgspec's errors into the file, the line and what to do.
 """
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import Annotated
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Annotated
+from msgspec import Meta, Struct, field
 
 
-class AccountConfig(Record, forbid_unknown_fields=True, rename="kebab"):
+class AccountConfig(Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     """A named account: one agent and its config dir, usable with `--account NAME`."""
 
     agent: str
@@ -26,7 +22,7 @@ class AccountConfig(Record, forbid_unknown_fields=True, rename="kebab"):
             raise ValueError(f"dir = {self.dir!r} must be an absolute path or start with ~")
 
 
-class UsageConfig(Record, forbid_unknown_fields=True, rename="kebab"):
+class UsageConfig(Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     """Thresholds: "50%" of the window or a token count such as "100000"."""
 
     prepare: str = "50%"
@@ -34,17 +30,17 @@ class UsageConfig(Record, forbid_unknown_fields=True, rename="kebab"):
     rotate: str = "75%"
 
 
-class BriefConfig(Record, forbid_unknown_fields=True, rename="kebab"):
-    budget_tokens: Annotated[int, ">= 200"] = 8000  # as `--budget` takes it
+class BriefConfig(Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    budget_tokens: Annotated[int, Meta(ge=200)] = 8000  # as `--budget` takes it
 
 
-class MachineConfig(Record, forbid_unknown_fields=True, rename="kebab"):
+class MachineConfig(Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     """This machine's name in `refs/baker/<name>` (`baker push`); default: the hostname."""
 
     name: str = ""
 
 
-class RotationConfig(Record, forbid_unknown_fields=True):
+class RotationConfig(Struct, kw_only=True, forbid_unknown_fields=True):
     """`baker run` and `baker resume --next`: where to continue when an account hits a limit.
 
     `order` items are AGENT or AGENT:ACCOUNT (a name under [accounts]). Its keys are
@@ -52,11 +48,11 @@ class RotationConfig(Record, forbid_unknown_fields=True):
     """
 
     order: list[str] = field(default_factory=list)
-    countdown: Annotated[int, ">= 0"] = 10  # seconds shown before switching; 0 = ask
-    max_hops: Annotated[int, ">= 0"] = 3  # switches per `baker run`
+    countdown: Annotated[int, Meta(ge=0)] = 10  # seconds shown before switching; 0 = ask
+    max_hops: Annotated[int, Meta(ge=0)] = 3  # switches per `baker run`
 
 
-class GlobalConfig(Record, forbid_unknown_fields=True, rename="kebab"):
+class GlobalConfig(Struct, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
     # `[transcripts] <agent> = ["~/dir", …]`: extra config folders of each agent, by adapter
     # name; names are checked against the installed adapters by `baker doctor`.
     transcripts: dict[str, list[str]] = field(default_factory=dict)

@@ -2,26 +2,17 @@
 rendered markdown beside them.
 
 Every top-level key is always present (null or empty when unknown), so a reader never has to
-tell a missing key from an empty one. Free text in it is redacted like the brief's. Plain
-records (`continuity_core.records`): the brief is built of `Section` and `Attempt` on every
-`baker handoff`, within its start-up budget (docs/decisions.md, "Hook start-up budget").
+tell a missing key from an empty one. Free text in it is redacted like the brief's.
 """
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
-from continuity_core.schemas.session import CHOICES as SESSION_CHOICES
-from continuity_core.schemas.session import SessionRef
+from msgspec import Struct, field
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from continuity_core.schemas.session import EditAction, TodoStatus
-
-# The session's Literal aliases the records below check against (`continuity_core.records`).
-CHOICES = {name: SESSION_CHOICES[name] for name in ("TodoStatus", "EditAction")}
+from continuity_core.schemas.session import EditAction, SessionRef, TodoStatus
 
 
-class Section(Record):
+class Section(Struct, kw_only=True):
     """One labelled section of the rendered brief."""
 
     key: str
@@ -31,7 +22,7 @@ class Section(Record):
     priority: int  # higher survives longer; brief.NEVER_CUT is never dropped
 
 
-class Attempt(Record, omit_defaults=True):
+class Attempt(Struct, kw_only=True, omit_defaults=True):
     """A session newer than the brief's that failed before doing any work."""
 
     agent: str
@@ -43,19 +34,19 @@ class Attempt(Record, omit_defaults=True):
     summary: str  # "a retry at 2026-11-30 14:02 UTC in codex (...) failed: ..."
 
 
-class Todo(Record, forbid_unknown_fields=True):
+class Todo(Struct, kw_only=True, forbid_unknown_fields=True):
     content: str
     status: TodoStatus
 
 
-class EditedFile(Record, forbid_unknown_fields=True):
+class EditedFile(Struct, kw_only=True, forbid_unknown_fields=True):
     path: str  # relative to the session's cwd where it lies inside it
     action: EditAction
     count: int = 1
     moved_to: str | None = None
 
 
-class OpenCall(Record, forbid_unknown_fields=True):
+class OpenCall(Struct, kw_only=True, forbid_unknown_fields=True):
     """A tool call that started and never returned: the shell command, else its JSON input."""
 
     tool: str
@@ -63,13 +54,13 @@ class OpenCall(Record, forbid_unknown_fields=True):
     started_at: str | None = None
 
 
-class LastError(Record, forbid_unknown_fields=True):
+class LastError(Struct, kw_only=True, forbid_unknown_fields=True):
     kind: str
     message: str
     reset_at: str | None = None
 
 
-class Interrupted(Record, forbid_unknown_fields=True):
+class Interrupted(Struct, kw_only=True, forbid_unknown_fields=True):
     """What was cut off: calls with no result, one only the pre-tool hook saw, the last API
     error, or a turn that never completed."""
 
@@ -79,7 +70,7 @@ class Interrupted(Record, forbid_unknown_fields=True):
     turn_incomplete: bool = False
 
 
-class Limit(Record, forbid_unknown_fields=True):
+class Limit(Struct, kw_only=True, forbid_unknown_fields=True):
     """The session ended on a usage or rate limit; `until` is when it resets, if known."""
 
     kind: str
@@ -87,12 +78,12 @@ class Limit(Record, forbid_unknown_fields=True):
     message: str = ""
 
 
-class Commit(Record, forbid_unknown_fields=True):
+class Commit(Struct, kw_only=True, forbid_unknown_fields=True):
     sha: str
     subject: str = ""
 
 
-class RepoState(Record, forbid_unknown_fields=True):
+class RepoState(Struct, kw_only=True, forbid_unknown_fields=True):
     """Live repo state, read when the brief was built."""
 
     is_repo: bool
@@ -106,7 +97,7 @@ class RepoState(Record, forbid_unknown_fields=True):
     uncommitted_count: int = 0
 
 
-class Source(Record, forbid_unknown_fields=True):
+class Source(Struct, kw_only=True, forbid_unknown_fields=True):
     """The agent session the brief was built from."""
 
     agent: str
@@ -117,14 +108,14 @@ class Source(Record, forbid_unknown_fields=True):
     model: str | None = None
 
 
-class TrapHit(Record, forbid_unknown_fields=True):
+class TrapHit(Struct, kw_only=True, forbid_unknown_fields=True):
     id: str
     pattern: str
     kind: str
     why: str
 
 
-class Command(Record, forbid_unknown_fields=True):
+class Command(Struct, kw_only=True, forbid_unknown_fields=True):
     """A shell command the session ran (runs with one outcome merged), as the agent recorded
     it: `exit_code` null where the agent wrote none, `failed` null where it is unknown."""
 
@@ -136,7 +127,7 @@ class Command(Record, forbid_unknown_fields=True):
     timestamp: str | None = None
 
 
-class Subagent(Record, forbid_unknown_fields=True):
+class Subagent(Struct, kw_only=True, forbid_unknown_fields=True):
     """A sub-agent the session started: its task and the first lines of what it returned
     (`result` null while none arrived)."""
 
@@ -146,7 +137,7 @@ class Subagent(Record, forbid_unknown_fields=True):
     timestamp: str | None = None
 
 
-class HandoffDoc(Record, forbid_unknown_fields=True):
+class HandoffDoc(Struct, kw_only=True, forbid_unknown_fields=True):
     schema_version: int = 1
     created_at: str
     project: str

@@ -1,7 +1,7 @@
 """A hook invocation, parsed by the adapter of the agent that sent it.
 
 A plain class, not a msgspec Struct: the pre-tool hook builds one on every tool call and its
-start-up budget has no room for msgspec (docs/decisions.md, "Hook start-up budget"). It never
+start-up budget has no room for msgspec (docs/decisions.md, "How the hooks stay fast"). It never
 reaches disk as such (`inflight` writes the few fields it keeps).
 """
 

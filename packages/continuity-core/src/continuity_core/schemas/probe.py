@@ -1,28 +1,17 @@
-"""`.baker/probes.json` and probe results.
-
-Plain records (`continuity_core.records`): every `baker pickup` gathers the environment facts
-at a session's start, and its budget has no room for msgspec's import (docs/decisions.md,
-"Hook start-up budget").
-"""
+"""`.baker/probes.json` and probe results."""
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import Any, Literal
+
+from msgspec import Struct, field
+
 from continuity_core.schemas.checkpoint import GitFacts
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Literal
-
-    ProbeState = Literal["ok", "warn", "fail", "skipped", "timeout", "error"]
-
-# The values of the Literal alias above, by name, for the records' checks and schema.
-CHOICES = {"ProbeState": ("ok", "warn", "fail", "skipped", "timeout", "error")}
-if not TYPE_CHECKING:
-    ProbeState = CHOICES["ProbeState"]
+ProbeState = Literal["ok", "warn", "fail", "skipped", "timeout", "error"]
 
 
-class ProbeSpec(Record, omit_defaults=True):
+class ProbeSpec(Struct, kw_only=True, omit_defaults=True):
     """One entry; validated one by one so a bad entry never hides the others."""
 
     name: str
@@ -32,7 +21,7 @@ class ProbeSpec(Record, omit_defaults=True):
     timeout_s: float = 10.0
 
 
-class ProbesFile(Record):
+class ProbesFile(Struct, kw_only=True):
     """The raw file: entries are kept as plain values and validated individually."""
 
     schema_version: int = 1
@@ -42,7 +31,7 @@ class ProbesFile(Record):
     venvs: list[Any] = field(default_factory=list)  # extra venv folders to resolve
 
 
-class ProbeResult(Record, omit_defaults=True):
+class ProbeResult(Struct, kw_only=True, omit_defaults=True):
     name: str
     state: ProbeState
     detail: str = ""
@@ -51,7 +40,7 @@ class ProbeResult(Record, omit_defaults=True):
     verdict: str | None = None  # the probe's own word, e.g. GPU "live" / "no device"
 
 
-class Environment(Record, omit_defaults=True):
+class Environment(Struct, kw_only=True, omit_defaults=True):
     """`baker status`: environment facts regenerated on every call, never read back."""
 
     schema_version: int = 1

@@ -1,30 +1,18 @@
-"""Authored (saved) checkpoints: the sidecar each save writes and the answers of the checks.
-
-Plain records (`continuity_core.records`): `baker handoff` checks the latest saved checkpoint
-for its brief within its start-up budget (docs/decisions.md, "Hook start-up budget").
-"""
+"""Authored (saved) checkpoints: the sidecar each save writes and the answers of the checks."""
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import Any, Literal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Literal
+from msgspec import Struct, field
 
-    ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
-    DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
+ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
+DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
 
 __all__ = ["ResumeCheck", "SavedMeta", "Validation"]
 
-# The values of the Literal aliases above, which the records check (`continuity_core.records`).
-CHOICES = {
-    "ResumeStatus": ("fresh", "drifted", "choose", "none", "blocked", "invalid"),
-    "DriftKind": ("head", "branch", "worktree", "dirty", "missing_artifact"),
-}
 
-
-class SavedMeta(Record, omit_defaults=True):
+class SavedMeta(Struct, kw_only=True, omit_defaults=True):
     """`<id>.json` beside `<id>.md`: what baker itself saw when the checkpoint was saved."""
 
     schema_version: int = 1
@@ -37,7 +25,7 @@ class SavedMeta(Record, omit_defaults=True):
     bytes: int = 0
 
 
-class Claim(Record):
+class Claim(Struct, kw_only=True):
     """A line the author marked `(from <source>)`: not verified by the session that saved it."""
 
     claim: str
@@ -45,14 +33,14 @@ class Claim(Record):
     section: str
 
 
-class Drift(Record, omit_defaults=True):
+class Drift(Struct, kw_only=True, omit_defaults=True):
     kind: DriftKind
     saved: str | None = None
     now: str | None = None
     files: list[str] = field(default_factory=list)
 
 
-class Candidate(Record, omit_defaults=True):
+class Candidate(Struct, kw_only=True, omit_defaults=True):
     id: str
     path: str
     worktree: str
@@ -62,7 +50,7 @@ class Candidate(Record, omit_defaults=True):
     bytes: int = 0
 
 
-class Validation(Record, omit_defaults=True):
+class Validation(Struct, kw_only=True, omit_defaults=True):
     """`baker validate`: a draft or a stored checkpoint checked against the format."""
 
     status: Literal["valid", "invalid", "blocked"]
@@ -75,7 +63,7 @@ class Validation(Record, omit_defaults=True):
     bytes: int = 0
 
 
-class ResumeCheck(Record):
+class ResumeCheck(Struct, kw_only=True):
     """`baker resume-check`: whether a checkpoint can be resumed here, and what changed."""
 
     status: ResumeStatus

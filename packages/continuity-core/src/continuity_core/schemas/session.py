@@ -1,38 +1,22 @@
 """The normalized session: what every adapter reads a transcript into.
 
-Plain records (`continuity_core.records`): every checkpoint builds and stores one, and its
-budget has no room for msgspec's import (docs/decisions.md, "Hook start-up budget").
+msgspec Structs: every checkpoint builds and stores one.
 """
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import Any, Literal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Literal
+from msgspec import Struct, field
 
-    Role = Literal["user", "assistant", "system", "tool"]
-    TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
-    EditAction = Literal["write", "edit", "delete", "move"]
-    ErrorKind = Literal["usage_limit", "rate_limit", "overloaded", "auth", "api", "other"]
-    ForkHistory = Literal["all", "part", "none"]  # how much of a fork's parent history was read
-
-# The values of the Literal aliases above, by name: the records check a field annotated with
-# one against them (tests/core/test_records.py compares both). At run time each alias name is
-# its tuple of values, so `cast(ErrorKind, value)` and imports of the names keep working.
-CHOICES = {
-    "Role": ("user", "assistant", "system", "tool"),
-    "TodoStatus": ("pending", "in_progress", "completed", "cancelled"),
-    "EditAction": ("write", "edit", "delete", "move"),
-    "ErrorKind": ("usage_limit", "rate_limit", "overloaded", "auth", "api", "other"),
-    "ForkHistory": ("all", "part", "none"),
-}
-if not TYPE_CHECKING:
-    Role, TodoStatus, EditAction, ErrorKind, ForkHistory = CHOICES.values()
+Role = Literal["user", "assistant", "system", "tool"]
+TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
+EditAction = Literal["write", "edit", "delete", "move"]
+ErrorKind = Literal["usage_limit", "rate_limit", "overloaded", "auth", "api", "other"]
+ForkHistory = Literal["all", "part", "none"]  # how much of a fork's parent history was read
 
 
-class SessionRef(Record, frozen=True):
+class SessionRef(Struct, kw_only=True, frozen=True):
     """A session found on disk, before it is read."""
 
     agent: str
@@ -44,7 +28,7 @@ class SessionRef(Record, frozen=True):
     size: int = 0
 
 
-class Message(Record, omit_defaults=True):
+class Message(Struct, kw_only=True, omit_defaults=True):
     """One turn of text. `kind` tells a typed request from injected or tool text."""
 
     role: Role
@@ -53,7 +37,7 @@ class Message(Record, omit_defaults=True):
     timestamp: str | None = None
 
 
-class ToolCall(Record, omit_defaults=True):
+class ToolCall(Struct, kw_only=True, omit_defaults=True):
     id: str
     name: str
     input: dict[str, Any] = field(default_factory=dict)
@@ -66,13 +50,13 @@ class ToolCall(Record, omit_defaults=True):
         return self.output is not None
 
 
-class TodoItem(Record, omit_defaults=True):
+class TodoItem(Struct, kw_only=True, omit_defaults=True):
     content: str
     status: TodoStatus = "pending"
     id: str | None = None
 
 
-class FileEdit(Record, omit_defaults=True):
+class FileEdit(Struct, kw_only=True, omit_defaults=True):
     path: str  # relative to the session cwd where it lies inside it, else absolute
     action: EditAction = "edit"
     tool: str = ""
@@ -80,7 +64,7 @@ class FileEdit(Record, omit_defaults=True):
     moved_to: str | None = None
 
 
-class ApiError(Record, omit_defaults=True):
+class ApiError(Struct, kw_only=True, omit_defaults=True):
     """An error the model API returned, such as a usage limit, with its reset time if known."""
 
     kind: ErrorKind
@@ -90,7 +74,7 @@ class ApiError(Record, omit_defaults=True):
     timestamp: str | None = None
 
 
-class Usage(Record, omit_defaults=True):
+class Usage(Struct, kw_only=True, omit_defaults=True):
     """Context usage of the last turn against the model's window."""
 
     context_tokens: int
@@ -107,14 +91,14 @@ class Usage(Record, omit_defaults=True):
         return self.context_tokens / self.context_window
 
 
-class Compaction(Record, omit_defaults=True):
+class Compaction(Struct, kw_only=True, omit_defaults=True):
     trigger: str = "auto"  # "manual" or "auto"
     pre_tokens: int | None = None
     summary: str | None = None
     timestamp: str | None = None
 
 
-class CommandRun(Record, omit_defaults=True):
+class CommandRun(Struct, kw_only=True, omit_defaults=True):
     """A shell command the agent ran, with its outcome as the agent recorded it; consecutive
     runs of one command with the same outcome are one record with their `count`.
 
@@ -135,7 +119,7 @@ class CommandRun(Record, omit_defaults=True):
     timestamp: str | None = None  # of the newest run
 
 
-class SubagentResult(Record, omit_defaults=True):
+class SubagentResult(Struct, kw_only=True, omit_defaults=True):
     """A sub-agent the session started: its task and the first lines of what it returned.
 
     Fill it with `continuity_core.adapters.kit.add_subagent` (redacted and clipped there).
@@ -147,7 +131,7 @@ class SubagentResult(Record, omit_defaults=True):
     timestamp: str | None = None  # when it was started
 
 
-class Session(Record, omit_defaults=True):
+class Session(Struct, kw_only=True, omit_defaults=True):
     """A transcript read into vendor-neutral facts, bounded in size whatever the transcript's.
 
     Lists that grow with the transcript keep only their newest entries (see `limits`).

@@ -1,19 +1,13 @@
-"""`.baker/traps.jsonl`: approaches already tried and rejected, keyed by path or command.
-
-A plain record (`continuity_core.records`): `baker handoff` reads the traps of the files a
-session touched within its start-up budget (docs/decisions.md, "Hook start-up budget").
-"""
+"""`.baker/traps.jsonl`: approaches already tried and rejected, keyed by path or command."""
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import Literal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Literal
+from msgspec import Struct, field
 
 
-class Trap(Record, omit_defaults=True):
+class Trap(Struct, kw_only=True, omit_defaults=True):
     schema_version: int = 1
     id: str
     pattern: str  # a glob over paths, or over shell commands when kind == "command"

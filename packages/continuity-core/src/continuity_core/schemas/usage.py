@@ -1,26 +1,15 @@
-"""`baker usage`'s report, which the checkpoint hook also keeps as `.baker/reminder.json`.
-
-A plain record (`continuity_core.records`): the checkpoint after every turn builds one, and
-its budget has no room for msgspec's import (docs/decisions.md, "Hook start-up budget").
-"""
+"""`baker usage`'s report, which the checkpoint hook also keeps as `.baker/reminder.json`."""
 
 from __future__ import annotations
 
-from continuity_core.records import Record, field
+from typing import Literal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Literal
+from msgspec import Struct, field
 
-    UsageLevel = Literal["ok", "prepare", "refresh", "rotate", "unknown"]
-
-# The values of the Literal alias above, by name, for the record's checks and its schema.
-CHOICES = {"UsageLevel": ("ok", "prepare", "refresh", "rotate", "unknown")}
-if not TYPE_CHECKING:
-    UsageLevel = CHOICES["UsageLevel"]
+UsageLevel = Literal["ok", "prepare", "refresh", "rotate", "unknown"]
 
 
-class UsageReport(Record, omit_defaults=True):
+class UsageReport(Struct, kw_only=True, omit_defaults=True):
     """`baker usage`: the level context usage has reached; no numbers when `unknown`."""
 
     level: UsageLevel
