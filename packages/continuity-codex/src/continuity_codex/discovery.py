@@ -15,7 +15,6 @@ import os
 import re
 import stat
 import time
-from pathlib import PurePosixPath
 
 from continuity_core import jsonl
 from continuity_core.adapters import Account, expand, kit, unique_accounts
@@ -524,6 +523,8 @@ def is_archived(path: str) -> bool:
     flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
     that counts is the nearest session folder above the file (as `home_of` finds it), so a
     Codex home that itself lies under some `archived_sessions/` is not all archived."""
+    from pathlib import PurePosixPath  # here: the hooks that load this module never call it
+
     return (
         next((p for p in reversed(PurePosixPath(path).parts[:-1]) if p in FOLDERS), None)
         == ARCHIVED
@@ -571,6 +572,8 @@ def lineage(path: str) -> tuple[list[str], str | None]:
 
 def home_of(path: str) -> str:
     """The Codex home a rollout lies in: the folder above its sessions/ folder."""
+    from pathlib import PurePosixPath  # here: the hooks that load this module never call it
+
     parts = PurePosixPath(path).parts
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] in FOLDERS:

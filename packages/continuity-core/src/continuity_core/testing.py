@@ -39,14 +39,21 @@ class ContractSample:
 # Run in a fresh interpreter: load core's hook module, then the adapter's hook module (its
 # `continuity_core.hooks` entry point, if it has one) and the module of its class, which the
 # checkpoint and pickup hooks load; print every module that the second step added.
+# What importing modules adds to a process that has already imported `sys.argv[1]` (a comma-
+# separated list of core modules): the adapter may add its own modules and core's, nothing else.
 HOOK_IMPORTS = """
 import importlib, json, sys
-import continuity_core.hooks
+for name in sys.argv[1].split(","):
+    importlib.import_module(name)
 before = set(sys.modules)
-for name in sys.argv[1:]:
+for name in sys.argv[2:]:
     importlib.import_module(name)
 print(json.dumps(sorted(set(sys.modules) - before)))
 """
+# The hook commands load an agent's hook module after core's hook path (pretool loads nothing
+# more); the adapter class only where a session is read, after core's reader and schemas.
+HOOK_PATH = "continuity_core.hooks"
+READ_PATH = "continuity_core.hooks,continuity_core.transcript,continuity_core.adapters.kit"
 
 
 class AdapterContract:
@@ -66,27 +73,30 @@ class AdapterContract:
         assert all(v.isidentifier() and v.isupper() for v in adapter.env_vars), adapter.env_vars
 
     def test_adds_nothing_heavy_to_the_hook_paths(self, sample: ContractSample) -> None:
-        """Every hook loads the adapter it serves: importing it may add the adapter's own
-        modules and core's, and no module of the standard library or a third party that core's
-        hook path has not loaded already (the hooks' budgets, docs/decisions.md)."""
+        """Every hook loads the agent's hook module: importing it after core's hook path may
+        add the adapter's own modules and core's, and no module of the standard library or a
+        third party (pretool runs before every tool call). The adapter class is loaded where a
+        session is read, and may add nothing that core's reader has not loaded already (the
+        hooks' budgets, docs/decisions.md)."""
         from importlib.metadata import entry_points
 
         cls = type(sample.adapter)
         package = cls.__module__.partition(".")[0]
         hooks = [ep.value for ep in entry_points(group="continuity_core.hooks", name=cls.name)]
-        result = subprocess.run(
-            [sys.executable, "-c", HOOK_IMPORTS, *hooks, cls.__module__],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
-            timeout=60,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-        added = json.loads(result.stdout)
-        own = (package, "continuity_core")
-        heavy = [m for m in added if m.partition(".")[0] not in own]
-        assert heavy == [], f"loading {cls.__name__} for a hook also imports {heavy}"
+        for base, modules in ((HOOK_PATH, hooks), (READ_PATH, [*hooks, cls.__module__])):
+            result = subprocess.run(
+                [sys.executable, "-c", HOOK_IMPORTS, base, *modules],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+                timeout=60,
+                check=False,
+            )
+            assert result.returncode == 0, result.stderr
+            added = json.loads(result.stdout)
+            own = (package, "continuity_core")
+            heavy = [m for m in added if m.partition(".")[0] not in own]
+            assert heavy == [], f"loading {modules} after {base} also imports {heavy}"
 
     def test_accounts_are_absolute_and_tagged(self, sample: ContractSample) -> None:
         for account in sample.adapter.accounts(GlobalConfig()):

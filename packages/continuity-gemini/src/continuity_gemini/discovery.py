@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import PurePosixPath
 
 from msgspec import Struct
 
@@ -35,6 +34,8 @@ PROBE_CHUNK = 1 << 16  # the reads of a probe: its lines are at the start of a f
 
 def _pure(path: str) -> str:
     """`path` as pathlib spells it (`a//b/./c/` is `a/b/c`), so that paths compare."""
+    from pathlib import PurePosixPath  # here: the hooks that load this module never call it
+
     return str(PurePosixPath(path))
 
 
