@@ -450,6 +450,9 @@ class Bench:
             self.setup_peers()
         for agent in agents:
             self.log(f"{agent}:")
+            if agent == benchgen.OPENCODE:  # its sessions are database rows, not a transcript
+                self.opencode(only)
+                continue
             if agent not in benchgen.AGENTS:  # an adapter benchgen cannot write sessions for
                 self.add(
                     Row(
@@ -636,6 +639,92 @@ class Bench:
             "its request with a URL, a command and a secret",
         )
         self.check(row, max_ratio=CHECKPOINT_X, max_mib=60)
+
+    def opencode(self, only: set[str]) -> None:
+        """OpenCode's hooks (its plugin runs `baker pretool`, `pickup` and `checkpoint` with
+        the payloads in tests/fixtures/opencode/payloads) on the captured database, whose
+        session is rows, not a transcript file of a size: the size rows are not made for it."""
+        agent = benchgen.OPENCODE
+        home = self.data.home("opencode")
+        db = benchgen.write_opencode(home, self.data.cwd)
+        label = human(db.stat().st_size)
+        if "hooks" in only:
+            self.fresh_store(home, init=True)
+            write_traps(self.data.repo, TRAPS)
+            aged = time.time() - 60  # as in `pretool`: traps written long before the call
+            os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
+            calls = iter(range(2, 1 << 16))
+
+            def tool(i: int) -> bytes:  # a new session per run: traps are shown once per session
+                sid = f"ses_bench{next(calls):04x}"
+                return benchgen.opencode_payload(2, self.data.cwd, sid)
+
+            s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=tool)
+            row = Row(
+                "`baker pretool`, 1,000 traps", agent, label, s, target=f"≤ {PRETOOL_X}× bare"
+            )
+            self.check(row, max_ratio=PRETOOL_X, expect=TRAP_MARK.encode())
+
+            idle = benchgen.opencode_payload(0, self.data.cwd)
+            first = self.measure(
+                self.baker_cmd("checkpoint", "--agent", agent),
+                home,
+                stdin=idle,
+                runs=1,
+                warmup=False,  # a warm-up would be the first
+                wait_child=True,  # the work, which the deadline bounds, is the child's
+            )
+            row = Row(
+                "`baker checkpoint`, first (no cursor yet), its child's work included",
+                agent,
+                label,
+                first,
+                target=f"< {HOOK_DEADLINE_S} s (hook deadline)",
+            )
+            self.check(row, max_s=HOOK_DEADLINE_S - 0.5)
+            start = benchgen.opencode_payload(1, self.data.cwd, "ses_bench0b0e57a45e55beef")
+            s = self.measure(self.baker_cmd("pickup", "--agent", agent), home, stdin=start)
+            chars = len(s.out.decode(errors="replace"))
+            row = Row(
+                "`baker pickup` (no GPU probes)",
+                agent,
+                label,
+                s,
+                target=f"≤ {PICKUP_X}× bare, ≤ {PICKUP_MAX_CHARS} chars",
+                note=f"{chars} chars out",
+            )
+            self.check(row, max_ratio=PICKUP_X)
+            if chars > PICKUP_MAX_CHARS * 1.5:  # the hook JSON wraps the capped text
+                row.met = False
+
+            turn = [1]
+
+            def append(i: int) -> None:
+                benchgen.append_opencode_turn(db, turn[0], APPENDED.format(k=turn[0]))
+                turn[0] += 1
+
+            s = self.measure(
+                self.baker_cmd("checkpoint", "--agent", agent), home, stdin=idle, before=append
+            )
+            row = Row(
+                "`baker checkpoint` after one turn",
+                agent,
+                label,
+                s,
+                target=f"≤ {CHECKPOINT_X}× bare, ≤ 60 MiB",
+                note="the captured database; each turn a request and an answer in new rows",
+            )
+            self.check(row, max_ratio=CHECKPOINT_X, max_mib=60)
+        self.add(
+            Row(
+                "rows by transcript size (checkpoint, handoff, brief)",
+                agent,
+                target="measured",
+                met=False,
+                note="not measured: scripts/benchgen.py writes no OpenCode database of a "
+                "given size yet (the hook rows use the captured one)",
+            )
+        )
 
     def never_seen(self, agent: str, size: int) -> None:
         self.data.transcript(agent, size, log=self.log)
@@ -1028,7 +1117,10 @@ describes (two Claude accounts, a `[rotation]` order, a `[machine]` name), the a
 request holds a URL, a shell command and a secret, the project has 1,000 traps, and "bare" is
 `python -c pass` of baker's own environment (not a base interpreter, whose site-packages would
 make it slower and flatter every ratio). Every adapter the packages register is measured;
-one scripts/benchgen.py cannot write sessions for is listed as MISSED.
+one scripts/benchgen.py cannot write sessions for is listed as MISSED. OpenCode keeps its
+sessions as rows of one database: its hook rows run on the captured database
+(tests/fixtures/opencode, moved to the bench's project; a turn is appended as OpenCode writes
+one), and its rows by transcript size are listed as MISSED.
 Transcripts are generated by `scripts/benchgen.py` from the real captured fixtures (the S1
 session of each agent: todo tool, shell, file writes and edits, usage), turn after turn with
 fresh ids and parent links, ending on a distinctive final request that each handoff row must

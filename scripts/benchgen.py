@@ -556,6 +556,106 @@ def write_claude_many(home: Path, cwd: str, count: int) -> Path:
 # --- the data folder ------------------------------------------------------------------------
 
 
+# --- OpenCode: its sessions are rows of one database --------------------------------------
+
+OPENCODE = "opencode"
+OPENCODE_FIXTURE = FIXTURES / "opencode"  # the database OpenCode 1.18.33 wrote (README.md)
+OPENCODE_ROOT = "/home/dev/work/proj"  # the captured project, moved to the bench's
+OPENCODE_SESSION = "ses_dbaad4d20ffemFum0wyhM5uTAT"  # todos, edits, a sub-agent, a compaction
+OPENCODE_HOOKS = ("session.idle.json", "session.start.json", "tool.execute.before.write.json")
+
+
+def write_opencode(home: Path, cwd: str) -> Path:
+    """`home`'s OpenCode data folder holding the captured database, its project moved to
+    `cwd` in every text column; returns the database (made anew each call: 0.5 MB)."""
+    import gzip
+
+    data = home / ".local" / "share" / "opencode"
+    data.mkdir(parents=True, exist_ok=True)
+    db = data / "opencode.db"
+    for suffix in ("-wal", "-shm"):
+        (data / f"opencode.db{suffix}").unlink(missing_ok=True)
+    with gzip.open(OPENCODE_FIXTURE / "opencode.db.gz", "rb") as src, db.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    conn = sqlite3.connect(db)
+    try:
+        tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        for (table,) in tables:
+            for col in conn.execute(f"PRAGMA table_info('{table}')").fetchall():
+                if col[2].upper() == "TEXT":
+                    name = col[1]
+                    conn.execute(
+                        f'UPDATE "{table}" SET "{name}" = replace("{name}", ?, ?) '  # noqa: S608 - names from the schema
+                        f'WHERE instr("{name}", ?)',
+                        (OPENCODE_ROOT, cwd, OPENCODE_ROOT),
+                    )
+        conn.commit()
+    finally:
+        conn.close()
+    return db
+
+
+def append_opencode_turn(db: Path, k: int, prompt: str) -> None:
+    """One more turn of the captured session, as OpenCode writes it: a user message and its
+    text part, an answer (the captured first answer's record, re-timed) and its text part,
+    the session's `time_updated` and its event log's `seq` moved on."""
+    import time
+
+    now = int(time.time() * 1000)
+    conn = sqlite3.connect(db)
+    try:
+        sid = OPENCODE_SESSION
+        (answer,) = conn.execute(
+            "SELECT data FROM message WHERE session_id = ? AND data LIKE '%\"assistant\"%' "
+            "ORDER BY time_created LIMIT 1",
+            (sid,),
+        ).fetchone()
+        user, reply = f"msg_bench{k:08d}u", f"msg_bench{k:08d}a"
+        asked = {"role": "user", "time": {"created": now}, "agent": "build"}
+        said = json.loads(answer)
+        said.update(parentID=user, time={"created": now + 1, "completed": now + 2})
+        rows = [(user, now, asked), (reply, now + 1, said)]
+        for mid, at, data in rows:
+            conn.execute(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (mid, sid, at, at, json.dumps(data)),
+            )
+        texts = [(user, f'"{prompt}"'), (reply, f"Done with step {k}.")]
+        for i, (mid, text) in enumerate(texts):
+            conn.execute(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    f"prt_bench{k:08d}{i}",
+                    mid,
+                    sid,
+                    now + i,
+                    now + i,
+                    json.dumps({"type": "text", "text": text}),
+                ),
+            )
+        conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (now + 2, sid))
+        conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def opencode_payload(which: int, cwd: str, session: str = OPENCODE_SESSION) -> bytes:
+    """What baker's OpenCode plugin sent from a real run (tests/fixtures/opencode/payloads):
+    0 `session.idle`, 1 `session.start`, 2 `tool.execute.before` of a write, re-pointed at
+    `session` and `cwd`; the write is of the file the bench's traps match."""
+    data = json.loads((OPENCODE_FIXTURE / "payloads" / OPENCODE_HOOKS[which]).read_text())
+    data.update(session_id=session, cwd=cwd)
+    if which == 2:
+        data["args"] = {
+            "filePath": f"{cwd}/weather/units.py",
+            "content": "def celsius_to_fahrenheit(c):\n    return c * 9 / 5 + 32\n",
+        }
+    return json.dumps(data).encode()
+
+
 def make_repo(path: Path) -> Path:
     """A scratch git repository with one commit (the generated sessions' cwd)."""
     if (path / ".git").exists():

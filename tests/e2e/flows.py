@@ -80,7 +80,8 @@ def first_request(target: Agent, tui: Interactive, timeout: float = 60) -> str:
     return req.text + "\n" + _strings(req.body)
 
 
-def assert_holds_the_brief(text: str, source: str) -> None:
+def assert_holds_the_brief(text: str, source: str, limit: str = "usage limit") -> None:
+    """`limit`: what the brief says the session ended on ("rate limit" for a plain 429)."""
     assert "# Handoff brief" in text
     assert REQUEST in text  # verbatim, backticks and all
     for item, _ in TODOS:
@@ -92,7 +93,7 @@ def assert_holds_the_brief(text: str, source: str) -> None:
         # brief can only say the turn stopped part-way.
         assert "## Interrupted" in text
     else:
-        assert "ended on a usage limit" in text
+        assert f"ended on a {limit}" in text
 
 
 def settle(tui: Interactive, quiet: float = 1.0, timeout: float = 20) -> None:

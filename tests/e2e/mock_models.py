@@ -812,6 +812,11 @@ class OpenCodeMock(ChatCompletionsMock):
 
     vendor = "opencode"
 
+    def error_headers(self, turn: Turn) -> dict[str, str]:
+        # OpenCode 1.18.33 waits out any retry-after (an hour, if told so); with 1 s it tries
+        # six times (about 9 s) and then gives the turn up (formats/opencode.md).
+        return {"Retry-After": "1"}
+
     def tool(self, kind: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if kind == "shell":
             return "bash", {"command": args["command"], "description": "Run it"}

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from continuity_core import limits
 from tests.e2e.flows import (
     REQUEST,
+    _plain,
     assert_holds_the_brief,
     first_request,
     install,
@@ -22,6 +24,7 @@ from tests.e2e.flows import (
 from tests.e2e.harness import (
     NODE_BIN,
     OPENCODE_ENV,
+    VENV_BIN,
     Agent,
     MakeAgent,
     baker,
@@ -31,6 +34,7 @@ from tests.e2e.harness import (
     wait_until,
 )
 from tests.e2e.mock_models import Turn, _strings, shell, todos, write
+from tests.e2e.test_e2e_run import rotation
 
 pytestmark = pytest.mark.e2e
 
@@ -84,6 +88,42 @@ def test_a_claude_usage_limit_continues_in_opencode(agent: MakeAgent) -> None:
     text = first_request(dst, resume(dst, "opencode", "--from", "claude"), timeout=90)
     assert_holds_the_brief(text, "claude")
     assert REQUEST in text
+
+
+def test_an_opencode_429_continues_in_codex(agent: MakeAgent) -> None:
+    """OpenCode retries the 429 (retry-after: 1) six times, gives the turn up and exits 1;
+    its assistant message keeps the APIError (status 429, a rate limit): the brief says the
+    session ended on it."""
+    src: Agent = agent("opencode", source_script())
+    stopped_on_a_limit(src)
+    assert len(src.mock.main_requests) > 3  # the retries: the error was not taken at once
+    dst: Agent = agent("codex", [Turn(text="I will confirm the plan first.")])
+    text = first_request(dst, resume(dst, "codex", "--from", "opencode"), timeout=90)
+    assert_holds_the_brief(text, "opencode", "rate limit")
+
+
+def test_run_continues_in_opencode_after_claude_hits_its_limit(
+    agent: MakeAgent, isolated_home: Path
+) -> None:
+    """`[rotation] order = ["claude", "opencode"]`: `baker run` ends Claude Code on its limit
+    and starts `opencode --prompt BRIEF` in the same terminal by itself."""
+    src: Agent = agent("claude", source_script())
+    dst: Agent = agent("opencode", [Turn(text="I will confirm the plan first.")])
+    install(src)  # the project's Claude hooks: StopFailure records the limit
+    rotation(isolated_home, '["claude", "opencode"]')
+
+    env = {**dst.env, **src.env}  # OpenCode's config folder; its launch sets PWD
+    argv = [str(VENV_BIN / "baker"), "run", "--", "--dangerously-skip-permissions", REQUEST]
+    tui = src.terminal(*argv, env=env)
+    try:
+        assert src.mock.wait_for(lambda: src.mock.played() >= 3, 90), _plain(tui.text)[-3000:]
+        text = first_request(dst, tui, timeout=120)
+    finally:
+        tui.stop()
+    assert_holds_the_brief(text, "claude")
+    assert "continuing in OpenCode" in _plain(tui.text), _plain(tui.text)[-3000:]
+    (recorded,) = limits.read()
+    assert (recorded.agent, recorded.source) == ("claude", "hook")
 
 
 def test_native_copies_an_opencode_session_into_another_account(

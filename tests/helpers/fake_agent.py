@@ -20,6 +20,7 @@ from continuity_core.adapters import (
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
+    SessionRecords,
     UsageSource,
     UserOptions,
     expand,
@@ -101,6 +102,7 @@ class FakeAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = None
     usage_source: UsageSource | None = None
+    session_records: SessionRecords | None = None  # each session is a JSONL file
     # One declared option: `baker global sync --mark` shows it and hands its value back here.
     install_options: tuple[InstallOption, ...] = (
         InstallOption(name="mark", help="Leave a marker file in each fake-agent folder."),

@@ -23,6 +23,7 @@ from continuity_core.adapters import (
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
+    SessionRecords,
     UsageSource,
     UserOptions,
 )
@@ -41,6 +42,7 @@ class StubAdapter:
     exit_input: tuple[str, ...] = ()
     retention: RetentionPolicy | None = None
     usage_source: UsageSource | None = None
+    session_records: SessionRecords | None = None  # each session is a JSONL file
     install_options: tuple[InstallOption, ...] = ()
     env_vars: tuple[str, ...] = ()
 

@@ -142,3 +142,14 @@ def test_a_long_retry_opencode_waits_out_is_a_limit(setup: tuple[Path, dict[str,
     rows = json.loads(run_baker("limits", "--json", cwd=project, env=env).stdout)
     (row,) = [r for r in rows if r["entry"] == "opencode"]
     assert row["limited"] and row["until"] > row["since"]
+
+
+def test_sessions_shows_no_byte_size_for_database_rows(setup: tuple[Path, dict[str, str]]) -> None:
+    """A session kept as database rows has no file size: "—" and `null`, never "0 B"."""
+    project, env = setup
+    shown = run_baker("sessions", cwd=project, env=env)
+    assert shown.returncode == 0, shown.stderr
+    line = next(ln for ln in shown.stdout.splitlines() if MAIN in ln)
+    assert " — " in line and " 0 B" not in line
+    rows = json.loads(run_baker("sessions", "--json", cwd=project, env=env).stdout)["sessions"]
+    assert {r["id"]: r["size"] for r in rows}[MAIN] is None

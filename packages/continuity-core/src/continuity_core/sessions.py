@@ -519,7 +519,8 @@ def table(
             "path": ref.path,
             "started": None,
             "last_activity": iso(ref.mtime),
-            "size": ref.size,
+            # bytes of its transcript; None: no file of its own (OpenCode's database rows)
+            "size": ref.size if ref.size or os.path.isfile(ref.path) else None,
             "requests": None,
             "state": None,
             "did_work": None,

@@ -9,6 +9,7 @@ from continuity_core.adapters import (
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
+    SessionRecords,
     UsageSource,
     UserOptions,
 )
@@ -16,6 +17,7 @@ from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_opencode import discovery, hooks
+from continuity_opencode.recall import Rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +45,8 @@ class OpenCodeAdapter(ModuleAdapter):
     exit_input: tuple[str, ...] = ()  # `baker run` ends it with signals
     retention: RetentionPolicy | None = None  # OpenCode keeps sessions until deleted
     usage_source: UsageSource | None = None
+    # a session is rows of a database, not a file: the recall archive reads them through this
+    session_records: SessionRecords | None = Rows()
     install_options: tuple[InstallOption, ...] = ()
     # Where OpenCode keeps its sessions and config: the test suite clears these
     # (tests/conftest.py; the XDG folders are core's).

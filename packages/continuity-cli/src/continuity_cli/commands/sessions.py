@@ -26,7 +26,8 @@ import click
 def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) -> None:
     """List this project's recent sessions, newest first, in every agent and account.
 
-    Each row: agent, account, session id, started, last activity, size, requests typed, and
+    Each row: agent, account, session id, started, last activity, size ("—", null in --json,
+    for a session that is no file of its own: OpenCode's database rows), requests typed, and
     its state: `did work`, `failed` (no answer: an API error before any output, an empty
     retry), `limit` (a usage or rate limit ended it, with its reset time when recorded) or
     `interrupted` (a tool call or turn never finished, in the transcript or as
@@ -118,7 +119,9 @@ def _short(stamp: str | None) -> str:
     return short_time(stamp).removesuffix(" UTC") if stamp else "?"
 
 
-def _size(size: int) -> str:
+def _size(size: int | None) -> str:
+    if size is None:  # a session kept as database rows has no byte size of its own
+        return "—"
     value = float(size)
     for unit in ("KiB", "MiB", "GiB"):
         value /= 1024

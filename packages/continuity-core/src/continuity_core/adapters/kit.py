@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Literal
 
-    from continuity_core.adapters.protocol import Account
+    from continuity_core.adapters.protocol import Account, SessionRecords
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
     from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
@@ -332,6 +332,8 @@ class ModuleAdapter:
                 return doctor
     """
 
+    # Sessions are JSONL files of their own unless an adapter says otherwise (OpenCode's rows).
+    session_records: SessionRecords | None = None
     found_by: ClassVar[Discovery]
     hooks_by: ClassVar[HookHalf]
     archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys()

@@ -121,6 +121,16 @@ class UsageSource(Protocol):
         ...
 
 
+class SessionRecords(Protocol):
+    """Sessions kept as rows of a database, not as a JSONL file of their own: `ref.path` names
+    no file, so the recall archive reads a session's records through the adapter instead."""
+
+    def records(self, ref: SessionRef) -> Iterator[tuple[str | None, object]]:
+        """The session's decoded records (JSON-like values), oldest first, each with its time
+        (ISO 8601) or None; the archive takes their text as it does a JSONL line's."""
+        ...
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """What an agent's adapter gives core and the CLI. Vendor formats stay inside it."""
@@ -135,6 +145,8 @@ class Adapter(Protocol):
     exit_input: tuple[str, ...]
     retention: RetentionPolicy | None  # None: the agent keeps sessions forever
     usage_source: UsageSource | None  # None: usage comes from transcripts only
+    # None: each session is a JSONL file of its own (`SessionRef.path`), which the archive reads
+    session_records: SessionRecords | None
     # User-level install options `baker global sync` shows for this agent; () for none.
     install_options: tuple[InstallOption, ...]
     # The environment variables that point this agent (or its CLI) at its files, account or
@@ -220,6 +232,7 @@ MEMBERS: tuple[str, ...] = (
     "exit_input",
     "retention",
     "usage_source",
+    "session_records",
     "install_options",
     "env_vars",
     "accounts",

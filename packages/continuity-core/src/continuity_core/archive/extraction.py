@@ -6,8 +6,9 @@ Core knows the keys every format shares; an adapter adds its own through
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,6 +17,7 @@ import msgspec
 
 from continuity_core.redact import secret_name, secret_option
 from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.session import SessionRef
 
 if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
@@ -162,6 +164,11 @@ class Source:
     account: str
     session_id: str
     path: str
+    # A session that is no file of its own (`Adapter.session_records`: rows of a database):
+    # its records, indexed whole again whenever its `mtime` changes. None: `path` is a JSONL
+    # transcript, indexed by byte offset.
+    records: Callable[[], Iterator[tuple[str | None, object]]] | None = None
+    mtime: float = 0.0
     project: str | None = None  # the session's working folder, when known
     texts: Texts = strings  # what of a transcript's record is indexed: its adapter's choice
 
@@ -186,6 +193,8 @@ def sources_for(
                         account=ref.account,
                         session_id=ref.session_id,
                         path=ref.path,
+                        records=_records(adapter, ref),
+                        mtime=ref.mtime,
                         project=ref.cwd,
                         texts=adapter.archive_text,
                     )
@@ -195,6 +204,14 @@ def sources_for(
     if project is not None:
         found += project_sources(project)
     return found, errors
+
+
+def _records(
+    adapter: Adapter, ref: SessionRef
+) -> Callable[[], Iterator[tuple[str | None, object]]] | None:
+    """How the archive reads `ref` when its adapter keeps sessions as records, not files."""
+    stored = adapter.session_records
+    return None if stored is None else functools.partial(stored.records, ref)
 
 
 def project_sources(project: Path) -> list[Source]:

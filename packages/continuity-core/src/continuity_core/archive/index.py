@@ -195,6 +195,11 @@ class Archive:
         for src in sources:
             if src.session_id in forgotten:
                 continue
+            if src.records is not None:  # rows of a database: read again when its time moved
+                present.add(src.path)
+                if known.get(src.path, (None, None))[1] != src.mtime:
+                    todo.append((src, 0))
+                continue
             try:
                 st = os.stat(src.path)
             except OSError:
@@ -264,6 +269,8 @@ class Archive:
         self, src: Source, progress: Callable[[int], None] | None = None
     ) -> tuple[int, int, bool]:
         """Index one source's new bytes; returns (bytes read, rows added, whether it was reset)."""
+        if src.records is not None:
+            return (*self._index_records(src, src.records), False)
         before = os.stat(src.path)
         if not stat.S_ISREG(before.st_mode):  # a FIFO would block the open, a device not end
             raise OSError(errno.EINVAL, "not a regular file")
@@ -400,6 +407,69 @@ class Archive:
             "WHERE id = ?",
             (size, mtime, offset, head, _edge(path, offset), project, first_ts, last_ts, sid),
         )
+
+    def _index_records(
+        self, src: Source, records: Callable[[], Iterator[tuple[str | None, object]]]
+    ) -> tuple[int, int]:
+        """A session its adapter hands over as records (database rows): indexed whole, its
+        earlier text replaced; returns (characters of text kept, rows added)."""
+        try:
+            got = list(records())  # read before taking the write lock
+        except Exception as e:  # a busy or broken database: skipped this time, as a file is
+            raise OSError(errno.EIO, f"could not be read: {e}") from e
+        texts: list[tuple[str, str | None]] = []
+        for ts, record in got:
+            found, own = extract(record, src.texts)
+            text = "\n".join(dict.fromkeys(found))
+            if text and (not texts or texts[-1][0] != text):
+                texts.append((text, own or ts))
+        times = [ts for _, ts in texts if ts]
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self.db.execute(
+                "SELECT id, project FROM sources WHERE path = ?", (src.path,)
+            ).fetchone()
+            if row is None:
+                sid = (
+                    self.db.execute(
+                        "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+                    ).lastrowid
+                    or 0
+                )
+                project = src.project
+            else:
+                sid, project = row[0], row[1] or src.project
+                self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
+            scope = scope_tokens(project)
+            self.db.executemany(
+                "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
+                [(redact(text), scope, sid, ts) for text, ts in texts],
+            )
+            read = sum(len(text) for text, _ in texts)
+            self.db.execute(
+                "UPDATE sources SET agent = ?, account = ?, session_id = ?, gone = 0, size = ?, "
+                "mtime = ?, offset = ?, head = '', edge = '', project = ?, first_ts = ?, "
+                "last_ts = ? WHERE id = ?",
+                (
+                    src.agent,
+                    src.account,
+                    src.session_id,
+                    read,
+                    src.mtime,
+                    read,
+                    project,
+                    min(times, default=None),
+                    max(times, default=None),
+                    sid,
+                ),
+            )
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+        return read, len(texts)
 
     def _index_document(
         self, src: Source, sid: int, progress: Callable[[int], None] | None
