@@ -83,6 +83,7 @@ def test_hooks_outside_a_project_print_nothing_but_pickups_facts(
 ) -> None:
     """Outside a project set up with `baker init` a hook writes nothing; only pickup, on a
     session start, speaks: the read-only facts, saying the repository is not set up."""
+    pytest.importorskip("continuity_claude")  # the hooks parse Claude's payloads
     payloads = stdins(fixtures, repo)
     for hook in HOOKS:
         for label in ("empty", "garbage", "SessionStart", "PreToolUse.Write"):
