@@ -8,7 +8,6 @@ that has not answered by then is reported as such, and its worker never holds up
 
 from __future__ import annotations
 
-import _thread
 import os
 import re
 import stat
@@ -71,31 +70,25 @@ class Probe(Protocol):
 
 
 def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | BaseException | None]:
-    """Run `tasks` in threads of their own; None for each one still running at the deadline.
+    """Run `tasks` in daemon threads (one stuck past the deadline keeps no hook process alive
+    at exit); None for each one still running at the deadline."""
+    import threading
 
-    Bare `_thread` threads, not an executor or `threading`: a worker stuck past the deadline
-    must not keep a hook process alive at exit (they are daemons, as `threading`'s daemon
-    threads are), and `threading`'s import is a cost every pickup would pay for nothing. (A
-    worker may import `threading` later, `subprocess` does: it then takes that worker for the
-    main thread, which nothing here asks, and CPython's exit allows for it, bpo-1596321.)
-    """
     results: list[T | BaseException | None] = [None] * len(tasks)
-    running = [_thread.allocate_lock() for _ in tasks]  # each released when its task is done
 
     def work(i: int) -> None:
         try:
             results[i] = tasks[i]()
         except Exception as e:  # one check's failure is its own result
             results[i] = e
-        finally:
-            running[i].release()
 
-    for i, lock in enumerate(running):
-        lock.acquire()
-        _thread.start_new_thread(work, (i,))
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(tasks))]
+    for thread in threads:
+        thread.start()
     end = time.monotonic() + deadline_s
-    done = [lock.acquire(timeout=max(0.0, end - time.monotonic())) for lock in running]
-    return [r if done[i] or running[i].acquire(False) else None for i, r in enumerate(results)]
+    for thread in threads:
+        thread.join(max(0.0, end - time.monotonic()))
+    return [None if t.is_alive() else r for t, r in zip(threads, results, strict=True)]
 
 
 class Ran(Struct, kw_only=True):

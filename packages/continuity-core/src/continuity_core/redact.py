@@ -445,42 +445,12 @@ _NOT_SECRET_KEY = _words("""
 """)
 # `MAX_TOKEN`, `CHARS_PER_TOKEN`: the tokens a model counts.
 _COUNTED = _words("max min num per total input output prompt completion context cached chars")
-_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_NAME_PARTS = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
 
 
 def name_parts(name: str) -> list[str]:
-    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`), as
-    `re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\\d+", name)` finds them, without `re`:
-    every key of a tool input is asked about (`secret_name`), so a checkpoint would compile it."""
-    parts: list[str] = []
-    i, end = 0, len(name)
-    while i < end:
-        c = name[i]
-        if c in _UPPER:
-            j = i + 1
-            while j < end and name[j] in _UPPER:
-                j += 1
-            lower_next = j < end and name[j] in _LOWER
-            if lower_next and j - i >= 3:  # `HTTPServer`: the capitals but the last
-                j -= 1
-            elif lower_next and j - i == 1:  # `Server`
-                j += 1
-                while j < end and name[j] in _LOWER:
-                    j += 1
-        elif c in _LOWER:
-            j = i + 1
-            while j < end and name[j] in _LOWER:
-                j += 1
-        elif c.isdecimal():
-            j = i + 1
-            while j < end and name[j].isdecimal():
-                j += 1
-        else:
-            i += 1
-            continue
-        parts.append(name[i:j])
-        i = j
+    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`)."""
+    parts: list[str] = _rx(_NAME_PARTS).findall(name)
     return parts
 
 

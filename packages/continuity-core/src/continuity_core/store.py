@@ -380,7 +380,3 @@ def _corrupt(path: StrPath, e: ValueError) -> StoreError:
     return StoreError(
         f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
     )
-
-
-def elapsed_ms(start: float) -> int:
-    return int((time.perf_counter() - start) * 1000)

@@ -47,7 +47,6 @@ HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadlin
 SEEN_KEEP = 200  # sessions whose seen-sets are kept: past it, pruned to SEEN_PRUNED_TO
 SEEN_PRUNED_TO = 150  # (so a busy project does not stat 200 files on every tool call)
 WHY_MAX = 2000
-_WILD = "*?["
 _SHELL_SPACE = " \t\r\n"  # what shlex splits words on
 
 
@@ -96,12 +95,6 @@ def parse_lines(data: bytes) -> list[Trap]:
     """The usable traps of a `traps.jsonl` text (another machine's, say), oldest first."""
     traps = [_decode(line) for line in data.splitlines() if line.strip()]
     return [t for t in traps if t is not None]
-
-
-def with_other_machines(root: Path) -> list[Trap]:
-    """This project's traps, then those `baker pull` brought from other machines (marked
-    with their machine; read from `.baker/machines.json`, never from git)."""
-    return _with_others(root, load(root))
 
 
 def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
