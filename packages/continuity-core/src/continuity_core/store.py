@@ -151,10 +151,10 @@ class Store:
         return trust.dirs(self.top, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------
-    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> _Lock:
+    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Lock:
         """Hold the sidecar `.baker/<name>.lock` (`with store.lock():`); a timeout becomes
         a readable StoreError."""
-        return _Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
+        return Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
     # --- documents -----------------------------------------------------------------------
     def write_json(self, path: StrPath, value: Any, *, durable: bool = True) -> None:
@@ -289,7 +289,7 @@ class Store:
         )
 
 
-class _Lock:
+class Lock:
     """An exclusive lock on `path`, held inside `with`: `flock` where there is one (importing
     filelock costs a hook ~35 ms of its start-up budget; see docs/decisions.md), filelock
     elsewhere. A class, not a `contextlib` generator: the hooks take it without contextlib."""
