@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 DIRTY_CAP = 50
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
-# Variables that change how git finds the repository: with one set, git's own files are not read.
+# Variables that change how git finds the repository and its index: with one set, git's own
+# files are not read.
 _DISCOVERY_ENV = (
+    "GIT_INDEX_FILE",
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_COMMON_DIR",
@@ -172,31 +174,42 @@ class Begun:
             _out(proc, timeout)
 
 
-def local_config_file(cwd: StrPath) -> str | None:
-    """The file `git config --local` reads for `cwd`'s repository: the nearest `.git` upwards
-    (a folder, or a `gitdir:` file), through its `commondir`; None where git's discovery
-    variables are set or no `.git` is found."""
-    if any(name in os.environ for name in _DISCOVERY_ENV):
+def git_dir(cwd: StrPath) -> str | None:
+    """The git folder of `cwd`'s work tree, found as git finds it: the nearest `.git` upwards,
+    a folder holding `HEAD` or a `gitdir:` file; None where git's discovery variables are set
+    or none is found (git is asked then)."""
+    if any(os.environ.get(name) for name in _DISCOVERY_ENV):
         return None
     here = os.path.realpath(cwd)
     while True:
         dot = os.path.join(here, ".git")
-        # A `.git` folder without HEAD is no repository to git, which looks further up.
-        if os.path.isfile(dot) or os.path.isfile(os.path.join(dot, "HEAD")):
-            break
+        if os.path.isfile(os.path.join(dot, "HEAD")):  # a `.git` folder without it git skips
+            return dot
+        if os.path.isfile(dot):  # a worktree's or submodule's `.git` file: "gitdir: <path>"
+            try:
+                with open(dot, "rb") as f:
+                    line = f.read(4096).split(b"\n", 1)[0].decode()
+            except (OSError, UnicodeDecodeError):
+                return None
+            return os.path.join(here, line[8:].strip()) if line.startswith("gitdir: ") else None
         if here == (here := os.path.dirname(here)):
             return None
+
+
+def local_config_file(cwd: StrPath) -> str | None:
+    """The file `git config --local` reads for `cwd`'s repository (in the folder a linked
+    worktree's `commondir` names); None where git itself must be asked."""
+    found = git_dir(cwd)
+    if found is None:
+        return None
     try:
-        if os.path.isfile(dot):
-            with open(dot, encoding="utf-8") as f:
-                dot = os.path.join(here, f.read().removeprefix("gitdir: ").strip())
-        with open(os.path.join(dot, "commondir"), encoding="utf-8") as f:
-            dot = os.path.join(dot, f.read().strip())
+        with open(os.path.join(found, "commondir"), encoding="utf-8") as f:
+            found = os.path.join(found, f.read().strip())
     except FileNotFoundError:
         pass
     except (OSError, UnicodeDecodeError):
         return None
-    return os.path.join(os.path.realpath(dot), "config")
+    return os.path.join(os.path.realpath(found), "config")
 
 
 def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
