@@ -661,19 +661,7 @@ def _drift(
 
 def repo_id(root: Path, facts: GitFacts) -> str:
     """The repository: its origin URL without credentials, else the main worktree's path."""
-    import subprocess  # here: `baker handoff` imports this module, and only this needs it
-
-    try:
-        out = subprocess.run(
-            git.argv(root, "config", "--get", "remote.origin.url"),
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        out = ""
+    out = git.output(root, "config", "--get", "remote.origin.url", timeout=5) or ""
     url = out.strip()
     if url:
         # https://user:token@host/... -> https://host/...; ssh's `git@host:` names no secret.
