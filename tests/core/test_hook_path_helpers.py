@@ -1,4 +1,4 @@
-"""What the pre-tool hook uses instead of `re`, `fnmatch`, `shlex`, `pathlib`, `json` and the
+"""What the pre-tool hook uses instead of `re`, `shlex`, `pathlib`, `json` and the
 redactor gives the same answers as they do (docs/decisions.md, "How the hooks stay fast")."""
 
 from __future__ import annotations

@@ -309,7 +309,7 @@ def ls_files(
     """What git's index holds under the literal paths `specs` (relative to `root`): files
     that came with the repository. None when git is missing, fails, is slow, or `root` is
     not in a work tree."""
-    from continuity_core import git  # started without `subprocess` (a command's start-up)
+    from continuity_core import git
 
     out = git.output(
         root, "--literal-pathspecs", "ls-files", "-z", "--cached", "--", *specs, timeout=timeout_s
