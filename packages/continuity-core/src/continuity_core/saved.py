@@ -498,31 +498,19 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
     cid = path.stem
     try:
         text = trust.read_bytes(path).decode("utf-8")
-    except trust.Untrusted as e:
+    except (trust.Untrusted, UnicodeDecodeError, OSError) as e:
+        if isinstance(e, trust.Untrusted):
+            reason = str(e)
+        elif isinstance(e, UnicodeDecodeError):
+            reason = f"{path} is not UTF-8 text"
+        else:
+            reason = f"cannot read {path}: {e.strerror}"
         return ResumeCheck(
             status="invalid",
             id=cid,
             path=str(path),
             worktree=worktree,
-            reason=str(e),
-            warnings=warnings,
-        )
-    except UnicodeDecodeError:
-        return ResumeCheck(
-            status="invalid",
-            id=cid,
-            path=str(path),
-            worktree=worktree,
-            reason=f"{path} is not UTF-8 text",
-            warnings=warnings,
-        )
-    except OSError as e:
-        return ResumeCheck(
-            status="invalid",
-            id=cid,
-            path=str(path),
-            worktree=worktree,
-            reason=f"cannot read {path}: {e.strerror}",
+            reason=reason,
             warnings=warnings,
         )
     validation = validate_text(text, str(path))
