@@ -828,14 +828,12 @@ def findings(text: str) -> list[tuple[str, int, int]]:
 # Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
 # window title, CSI `ESC [ … m`, DCS/APC/PM/SOS strings, their 8-bit forms), then any other C0
 # or C1 character but a newline and a tab.
-_C0 = tuple(map(chr, (*range(0x09), *range(0x0B, 0x20), 0x7F)))
-_C1 = tuple(map(chr, range(0x80, 0xA0)))
+_CONTROL_CHAR = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 _CONTROL = (
     r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
     r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
-    r"|\x1b[ -/]{0,8}[0-~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|\x1b[ -/]{0,8}[0-~]?|" + _CONTROL_CHAR
 )
 
 
@@ -849,11 +847,9 @@ def printable(text: str) -> str:
 
 
 def _has_control(text: str) -> bool:
-    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t`: a few substring tests,
-    which need no `re` (a hook's budget) and most texts answer at the first."""
-    if text.isprintable():
-        return False
-    return any(c in text for c in _C0) or (not text.isascii() and any(c in text for c in _C1))
+    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t` (most texts are
+    printable, and answer at once)."""
+    return not text.isprintable() and _rx(_CONTROL_CHAR).search(text) is not None
 
 
 def redact(text: str) -> str:
