@@ -290,9 +290,9 @@ class Store:
 
 
 class Lock:
-    """An exclusive lock on `path`, held inside `with`: `flock` where there is one (importing
-    filelock costs a hook ~35 ms of its start-up budget; see docs/decisions.md), filelock
-    elsewhere. A class, not a `contextlib` generator: the hooks take it without contextlib."""
+    """An exclusive lock on `path`, held inside `with`: `flock` where there is one, filelock
+    elsewhere (docs/decisions.md, "The store's lock is `flock`"). A class, not a `contextlib`
+    generator: the hooks take it without contextlib."""
 
     def __init__(self, path: str, timeout: float) -> None:
         self.path = path
