@@ -122,7 +122,7 @@ def output(cwd: StrPath, *args: str, timeout: float) -> str | None:
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    return Begun(cwd).facts(timeout=timeout, worktrees=worktrees)
+    return Begun(cwd, worktrees=worktrees).facts(timeout=timeout, worktrees=worktrees)
 
 
 _STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
@@ -137,9 +137,10 @@ class Begun:
 
     __slots__ = ("cwd", "procs")
 
-    def __init__(self, cwd: StrPath) -> None:
+    def __init__(self, cwd: StrPath, *, worktrees: bool = True) -> None:
         self.cwd = cwd
-        self.procs = [_spawn(cwd, *args) for args in (_STATUS, _LOG, _TOP, _TREES)]
+        self.procs = [_spawn(cwd, *args) for args in (_STATUS, _LOG, _TOP)]
+        self.procs.append(_spawn(cwd, *_TREES) if worktrees else None)
 
     def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
         """The facts, once git answered."""
