@@ -460,10 +460,16 @@ class Shown:
 RACY_NS = 3_000_000_000
 
 
-def _identity(path: str, *, racy_after: int | None = None) -> str:
+def _stat(path: str) -> os.stat_result | None:
     try:
-        st = os.lstat(path)
+        return os.lstat(path)
     except OSError:
+        return None
+
+
+def _identity(path: str, *, racy_after: int | None = None) -> str:
+    st = _stat(path)
+    if st is None:
         return "-"
     ident = f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
     if racy_after is not None and max(st.st_mtime_ns, st.st_ctime_ns) >= racy_after:
