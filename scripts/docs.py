@@ -25,8 +25,12 @@ WIDTH = 88
 def persisted() -> dict[str, object]:
     """Every document Continuity writes to disk or prints as JSON, by schema file name."""
     from continuity_core import brief
-    from continuity_core.schemas import Checkpoint, GlobalConfig, ProbesFile, Session, Trap
+    from continuity_core.schemas.checkpoint import Checkpoint
+    from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.handoff import HandoffDoc
+    from continuity_core.schemas.probe import ProbesFile
+    from continuity_core.schemas.session import Session
+    from continuity_core.schemas.trap import Trap
     from continuity_core.schemas.usage import UsageReport
 
     types: dict[str, object] = {

@@ -17,7 +17,6 @@ from tests.helpers.gitindex import age_index
 
 AGENTS = ("claude", "codex", "gemini")
 FORBIDDEN = {
-    "subprocess",  # nothing to run but git, which is spawned without it
     "click",
     "continuity_core.machines",  # no `.baker/machines.json`: no `baker pull` was run
 }

@@ -27,7 +27,6 @@ FORBIDDEN = {
     "subprocess",
     "dataclasses",
     "inspect",
-    "hashlib",
     "click",
     "continuity_core.schemas.trap",
     "continuity_core.machines",

@@ -245,18 +245,12 @@ def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
 
 
 def _trap_patterns(root: Path) -> dict[str, str]:
-    path = root / ".baker" / "traps.jsonl"
-    out: dict[str, str] = {}
-    if not path.exists():
-        return out
-    for line in read_forward(path):
-        try:
-            record = _event.decode(line)
-        except msgspec.DecodeError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("id"), str):
-            out[record["id"]] = str(record.get("pattern", ""))
-    return out
+    from continuity_core import traps, trust
+
+    try:
+        return {t.id: t.pattern for t in traps.load(root, redact_why=False)}
+    except (OSError, trust.Untrusted):
+        return {}
 
 
 def _newest(

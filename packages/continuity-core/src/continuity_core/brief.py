@@ -126,34 +126,16 @@ def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
     if interrupted:
         out.append(
             Section(
-                key="interrupted",
-                title="Interrupted",
-                source=source,
-                body=interrupted,
-                priority=90,
+                key="interrupted", title="Interrupted", source=source, body=interrupted, priority=90
             )
         )
-    commands = commands_body(session)
-    if commands:
-        out.append(
-            Section(key="commands", title="What was run", source=raw, body=commands, priority=75)
-        )
-    subagents = subagents_body(session)
-    if subagents:
-        out.append(
-            Section(
-                key="subagents",
-                title="What sub-agents found",
-                source=raw,
-                body=subagents,
-                priority=55,
-            )
-        )
-    requests = requests_body(session)
-    if requests:
-        out.append(
-            Section(key="requests", title="Every request", source=raw, body=requests, priority=65)
-        )
+    for key, title, body, priority in (
+        ("commands", "What was run", commands_body(session), 75),
+        ("subagents", "What sub-agents found", subagents_body(session), 55),
+        ("requests", "Every request", requests_body(session), 65),
+    ):
+        if body:
+            out.append(Section(key=key, title=title, source=raw, body=body, priority=priority))
     total = max(session.compactions_total, len(session.compactions))
     if total:
         # the count covers the whole file, or says which part it covers

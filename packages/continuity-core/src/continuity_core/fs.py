@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # hooks write through here: no pathlib, typing or functools at import
     from pathlib import Path
-    from typing import Any, Literal
+    from typing import Literal
 
     StrPath = str | os.PathLike[str]
     CopyAction = Literal["copy", "extend", "same", "conflict"]
@@ -18,10 +17,6 @@ else:
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
-# The builtin modules that hash without OpenSSL, by algorithm.
-# (`_sha2` from 3.12 on; a failed import searches all of sys.path, so the likely one first)
-_SHA2 = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
-_BUILTIN_HASHES = {"sha1": ("_sha1",), "sha256": _SHA2, "blake2b": ("_blake2",)}
 
 
 def ensure_private_dir(path: Path) -> Path:
@@ -138,23 +133,9 @@ def backup_beside(path: Path) -> Path:
 
 
 def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None = None) -> str:
-    """The hex digest that names a scratch file or fingerprints a file (not security): the
-    same digest as hashlib's, from the builtin `_sha1`, `_sha2` (`_sha256` on 3.11) or
-    `_blake2` module, since importing hashlib starts OpenSSL, which costs a hook more than
-    its work (docs/decisions.md, "How the hooks stay fast")."""
-    make: Any = None
-    for module in _BUILTIN_HASHES.get(algorithm, ()):
-        try:
-            make = getattr(__import__(module), algorithm)
-            break
-        except (ImportError, AttributeError):
-            continue
-    if make is None:  # an interpreter built without them, or another algorithm
-        import hashlib
+    """The hex digest that names a scratch file or fingerprints a file (not security)."""
+    import hashlib
 
-        def make(data: bytes, **sized: Any) -> Any:
-            return hashlib.new(algorithm, data, **sized)
-
-    sized = {} if digest_size is None else {"digest_size": digest_size}
-    digest: str = make(data, **sized).hexdigest()
-    return digest
+    if digest_size is not None:  # blake2b's
+        return hashlib.blake2b(data, digest_size=digest_size).hexdigest()
+    return hashlib.new(algorithm, data).hexdigest()

@@ -1,33 +1,31 @@
 """The one git-facts call: branch, head, dirty files, diff stats, worktrees.
 
-One git process, `status`, in the common case. The top-level folder, the worktrees and the
-last commit's subject are read from the files git keeps (`.git`, `worktrees/*/gitdir` and
-`HEAD`, refs, the loose commit object), with `git rev-parse` / `git worktree list` / `git log
--1` as the fallback wherever those files say something this reader does not know (a reftable
-store, a bare main repository, an unborn branch, a packed commit, replace refs, git's
-discovery variables set); `diff --shortstat` runs only when `status` lists a tracked change.
-A folder outside git gives `GitFacts(is_repo=False)`, never an error.
+git itself answers, through `subprocess`: `status --porcelain=v2 --branch` (branch, head,
+upstream, ahead/behind, dirty files), `rev-parse --show-toplevel`, `log -1` (the last commit's
+subject) and `worktree list --porcelain`, all started at once; `diff --shortstat` runs only when
+`status` lists a tracked change. A folder outside git gives `GitFacts(is_repo=False)`, never an
+error.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    import subprocess
 
     from continuity_core.schemas.checkpoint import GitFacts, Worktree
 
     StrPath = str | os.PathLike[str]
 
 DIRTY_CAP = 50
-COMMIT_TEXT_MAX = 1 << 20  # what is inflated of a loose commit to read its subject
 _QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
-# Variables that change how git finds the repository: with one set, git itself is asked.
+# Variables that change how git finds the repository and its index: with one set, git's own
+# files are not read.
 _DISCOVERY_ENV = (
+    "GIT_INDEX_FILE",
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_COMMON_DIR",
@@ -81,94 +79,39 @@ def _filters_off(cwd: str) -> tuple[str, ...]:
     return tuple(off)
 
 
-class _Git:
-    """A running git command whose output is read to its end (`_out`)."""
+def _start(cmd: list[str]) -> subprocess.Popen[bytes] | None:
+    """Start `cmd` with its output on a pipe; None when git is missing."""
+    import subprocess
 
-    __slots__ = ("fd", "pid", "proc")
+    try:
+        return subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **_QUIET},
+        )
+    except OSError:
+        return None
 
-    def __init__(self, pid: int = 0, fd: int = -1, proc: Any = None) -> None:
-        self.pid, self.fd, self.proc = pid, fd, proc
 
-
-def _spawn(cwd: StrPath, *args: str) -> _Git | None:
-    """Start `git -C cwd ARGS` with its output on a pipe. `os.posix_spawnp` where the platform
-    has it: importing `subprocess` (signal, threading, selectors, locale) cost a checkpoint
-    more than the git processes it started; elsewhere `subprocess`."""
+def _spawn(cwd: StrPath, *args: str) -> subprocess.Popen[bytes] | None:
     return _start(argv(cwd, *args))
 
 
-def _start(cmd: list[str]) -> _Git | None:
-    env = {**os.environ, **_QUIET}
-    if not hasattr(os, "posix_spawnp"):
-        import subprocess
-
-        try:
-            return _Git(
-                proc=subprocess.Popen(
-                    cmd,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    stdin=subprocess.DEVNULL,
-                    env=env,
-                )
-            )
-        except OSError:  # git missing
-            return None
-    read, write = os.pipe()  # both close on exec: the child keeps only its stdout copy
-    try:
-        pid = os.posix_spawnp(
-            "git",
-            cmd,
-            env,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, write, 1),
-                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-            ],
-        )
-    except OSError:  # git missing
-        os.close(read)
-        return None
-    finally:
-        os.close(write)
-    return _Git(pid=pid, fd=read)
-
-
-def _out(proc: _Git | None, timeout: float) -> str | None:
+def _out(proc: subprocess.Popen[bytes] | None, timeout: float) -> str | None:
     """The command's output when it exits 0 within `timeout`; None otherwise (killed then)."""
     if proc is None:
         return None
-    if proc.proc is not None:
-        import subprocess
+    import subprocess
 
-        try:
-            out, _ = proc.proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.proc.kill()
-            proc.proc.communicate()
-            return None
-        return out.decode("utf-8", "replace") if proc.proc.returncode == 0 else None
-    import select
-
-    deadline = time.monotonic() + timeout
-    chunks: list[bytes] = []
     try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([proc.fd], [], [], left)[0]:
-                os.kill(proc.pid, 9)  # SIGKILL, as Popen.kill
-                os.waitpid(proc.pid, 0)
-                return None
-            chunk = os.read(proc.fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(proc.fd)
-    _, status = os.waitpid(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return None
-    return b"".join(chunks).decode("utf-8", "replace")
+    return out.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
 def output(cwd: StrPath, *args: str, timeout: float) -> str | None:
@@ -179,120 +122,95 @@ def output(cwd: StrPath, *args: str, timeout: float) -> str | None:
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    return Begun(cwd).facts(timeout=timeout, worktrees=worktrees)
+    return Begun(cwd, worktrees=worktrees).facts(timeout=timeout, worktrees=worktrees)
+
+
+_STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
+_LOG = ("log", "-1", "--no-show-signature", "--format=%H%x00%s")
+_TOP = ("rev-parse", "--show-toplevel")
+_TREES = ("worktree", "list", "--porcelain")
 
 
 class Begun:
-    """`git_facts` begun: `git status` runs (and `git log`, where git's own files do not give
-    the last commit's subject) while the caller does other work; `facts` waits for them.
-    What `facts` never read is read to its end by `close` (git is never killed midway)."""
+    """`git_facts` begun: git runs while the caller does other work; `facts` waits for it.
+    What `facts` never read is read to its end by `close`."""
 
-    __slots__ = ("cwd", "found", "here", "log", "refs", "status", "subject")
+    __slots__ = ("cwd", "procs")
 
-    def __init__(self, cwd: StrPath) -> None:
+    def __init__(self, cwd: StrPath, *, worktrees: bool = True) -> None:
         self.cwd = cwd
-        self.status = _spawn(
-            cwd, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal"
-        )
-        self.found = found = _find_top(cwd)  # while status runs
-        self.refs = refs = _Refs(_common_dir(found[1])) if found else None
-        self.here = here = refs.resolve(os.path.join(found[1], "HEAD")) if refs and found else None
-        self.subject = refs.subject(here[1]) if refs and here else None
-        self.log = _spawn(cwd, *_LOG) if self.subject is None else None
+        self.procs = [_spawn(cwd, *args) for args in (_STATUS, _LOG, _TOP)]
+        self.procs.append(_spawn(cwd, *_TREES) if worktrees else None)
 
     def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
-        """The facts, once `git status` (and `git log`) answered."""
+        """The facts, once git answered."""
         from continuity_core.schemas.checkpoint import GitFacts  # not on the pre-tool path
 
-        cwd, found, refs, here, subject = self.cwd, self.found, self.refs, self.here, self.subject
-        log, status = self.log, self.status
-        self.log = self.status = None
+        status, log, top, trees = self.procs
+        self.procs = []
         status_out = _out(status, timeout)
         if status_out is None:
-            _out(log, timeout)
+            for proc in (log, top, trees):
+                _out(proc, timeout)
             return GitFacts()
         tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
-        if subject is not None and here is not None and here[1] != facts.head:
-            subject, log = None, _spawn(cwd, *_LOG)  # a commit landed in between: git says
         # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
-        diff = _spawn(cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS) if tracked else None
-        top = found[0] if found else None
-        if top is None:
-            top = (_out(_spawn(cwd, "rev-parse", "--show-toplevel"), timeout) or "").strip() or None
-        facts.root = top
-        trees = _read_worktrees(found[1], refs) if worktrees and found else None
-        if worktrees and trees is None:
-            trees = _parse_worktrees(
-                _out(_spawn(cwd, "worktree", "list", "--porcelain"), timeout) or ""
-            )
-        log_out, diff_out = _out(log, timeout), _out(diff, timeout)
-        if subject is not None:
-            facts.subject = subject
-        elif log_out:
+        diff = _spawn(self.cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS) if tracked else None
+        log_out, top_out, trees_out = (_out(p, timeout) for p in (log, top, trees))
+        facts.root = (top_out or "").strip() or None
+        if log_out:
             head, _, subject = log_out.rstrip("\n").partition("\x00")
             facts.head, facts.subject = head or facts.head, subject
+        if worktrees and trees_out:
+            facts.worktrees = _parse_worktrees(trees_out)
+        diff_out = _out(diff, timeout)
         if diff_out:
             _parse_shortstat(diff_out, facts)
-        if trees:
-            facts.worktrees = trees
         return facts
 
     def close(self, timeout: float = 5.0) -> None:
         """Wait for what `facts` did not read (the caller failed before it wanted them)."""
-        log, status = self.log, self.status
-        self.log = self.status = None
-        _out(status, timeout)
-        _out(log, timeout)
+        procs, self.procs = self.procs, []
+        for proc in procs:
+            _out(proc, timeout)
 
 
-_LOG = ("log", "-1", "--no-show-signature", "--format=%H%x00%s")
-
-
-def _find_top(cwd: StrPath) -> tuple[str, str] | None:
-    """(top-level folder, git dir) as git finds them from `cwd`: the nearest folder upwards
-    holding `.git`, in real-path terms as `git rev-parse --show-toplevel` prints it. None where
-    git's discovery variables are set or `.git` is not a folder or a `gitdir:` file."""
-    if any(name in os.environ for name in _DISCOVERY_ENV):
+def git_dir(cwd: StrPath) -> str | None:
+    """The git folder of `cwd`'s work tree, found as git finds it: the nearest `.git` upwards,
+    a folder holding `HEAD` or a `gitdir:` file; None where git's discovery variables are set
+    or none is found (git is asked then)."""
+    if any(os.environ.get(name) for name in _DISCOVERY_ENV):
         return None
     here = os.path.realpath(cwd)
     while True:
         dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            # A folder git would not take for a repository (git looks further up): git says.
-            if not all(os.path.exists(os.path.join(dot, n)) for n in ("HEAD", "objects", "refs")):
+        if os.path.isfile(os.path.join(dot, "HEAD")):  # a `.git` folder without it git skips
+            return dot
+        if os.path.isfile(dot):  # a worktree's or submodule's `.git` file: "gitdir: <path>"
+            try:
+                with open(dot, "rb") as f:
+                    line = f.read(4096).split(b"\n", 1)[0].decode()
+            except (OSError, UnicodeDecodeError):
                 return None
-            return here, dot
-        if os.path.isfile(dot):
-            text = _read(dot)
-            if text is None or not text.startswith("gitdir: "):
-                return None
-            gitdir = os.path.normpath(os.path.join(here, text[8:].strip()))
-            return (here, gitdir) if os.path.isdir(gitdir) else None
-        parent = os.path.dirname(here)
-        if parent == here:
+            return os.path.join(here, line[8:].strip()) if line.startswith("gitdir: ") else None
+        if here == (here := os.path.dirname(here)):
             return None
-        here = parent
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _common_dir(gitdir: str) -> str:
-    """The repository's own folder, shared by its worktrees (a linked one names it)."""
-    commondir = _read(os.path.join(gitdir, "commondir"))
-    return os.path.realpath(os.path.join(gitdir, commondir.strip()) if commondir else gitdir)
 
 
 def local_config_file(cwd: StrPath) -> str | None:
-    """The file `git config --local` reads for `cwd`'s repository, found as `git_facts` finds
-    the top-level folder; None where git itself must be asked."""
-    found = _find_top(cwd)
-    return os.path.join(_common_dir(found[1]), "config") if found else None
+    """The file `git config --local` reads for `cwd`'s repository (in the folder a linked
+    worktree's `commondir` names); None where git itself must be asked."""
+    found = git_dir(cwd)
+    if found is None:
+        return None
+    try:
+        with open(os.path.join(found, "commondir"), encoding="utf-8") as f:
+            found = os.path.join(found, f.read().strip())
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError):
+        return None
+    return os.path.join(os.path.realpath(found), "config")
 
 
 def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
@@ -309,165 +227,6 @@ def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
         return False
     except OSError:
         return True
-
-
-class _Refs:
-    """Reads refs and loose commits from a repository's own folder (`common`), as git would;
-    every answer is None where this reader is not sure (git is asked then)."""
-
-    def __init__(self, common: str) -> None:
-        self.common = common
-        # A reftable store keeps refs where this reader does not look.
-        self.usable = not os.path.isdir(os.path.join(common, "reftable"))
-        self._packed: bytes | None = None
-
-    def packed(self) -> bytes:
-        """`packed-refs` as written (read once, never decoded whole: a repository with
-        300,000 tags has 30 MB of it, and each copy of that costs a hook ~20 ms)."""
-        if self._packed is None:
-            try:
-                with open(os.path.join(self.common, "packed-refs"), "rb") as f:
-                    data = f.read()
-            except OSError:
-                data = b""
-            if b"\r" in data:  # as a text-mode read has it (git writes none)
-                data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            self._packed = data
-        return self._packed
-
-    def packed_oid(self, name: str) -> str | None:
-        """The object id `packed-refs` gives the ref `name` (found, not parsed)."""
-        data = self.packed()
-        needle = f" {name}".encode()
-        at = data.find(needle)
-        while at >= 0:
-            end = at + len(needle)
-            # The name ends its line (the last line may lack its newline), an id begins it.
-            if data[end : end + 1] in (b"\n", b""):
-                line = data[data.rfind(b"\n", 0, at) + 1 : at]
-                if line[:1] not in (b"", b"#", b"^") and b" " not in line:
-                    try:
-                        return line.decode()
-                    except UnicodeDecodeError:
-                        return None
-            at = data.find(needle, at + 1)
-        return None
-
-    def resolve(self, head_file: str) -> tuple[str | None, str] | None:
-        """(the branch ref it names or None when detached, the object id) of a HEAD file."""
-        if not self.usable or os.path.islink(head_file):
-            return None  # a symlinked HEAD is a symbolic ref to git: git says
-        text = _read(head_file)
-        ref = None
-        for _ in range(5):
-            if text is None:
-                break
-            text = text.strip()
-            if not text.startswith("ref: "):
-                return (ref, text) if _is_oid(text) else None  # an object id
-            name = text[5:].strip()
-            if not name.startswith("refs/") or ".." in name or "\\" in name:
-                return None  # no ref git would read (`ref: ../../file`): git says
-            ref = ref or name
-            path = os.path.join(self.common, name)
-            if os.path.islink(path):
-                return None
-            text = _read(path)
-            if text is None:
-                text = self.packed_oid(name)
-        return None  # unborn, a loop, or unreadable: git says
-
-    def subject(self, oid: str) -> str | None:
-        """What `git log -1 --format=%s` prints for the commit `oid` when it is a loose object
-        (a recent commit); None for a packed one, an `encoding` header (git re-encodes), or a
-        repository with replace refs or grafts (git shows another commit)."""
-        if not _is_oid(oid):
-            return None
-        if os.path.exists(os.path.join(self.common, "info", "grafts")):
-            return None
-        try:
-            if os.listdir(os.path.join(self.common, "refs", "replace")):
-                return None
-        except OSError:
-            pass
-        if b" refs/replace/" in self.packed():
-            return None
-        try:
-            with open(os.path.join(self.common, "objects", oid[:2], oid[2:]), "rb") as f:
-                data = f.read(2 * COMMIT_TEXT_MAX)  # a few bytes inflate to a gigabyte
-        except OSError:  # packed, or unreadable
-            return None
-        import zlib
-
-        inflate = zlib.decompressobj()
-        try:
-            raw = inflate.decompress(data, COMMIT_TEXT_MAX)
-        except zlib.error:  # a corrupt object is git's to report
-            return None
-        whole = inflate.eof  # else only the start was inflated: the subject must end in it
-        kind, _, body = raw.partition(b"\0")
-        if not kind.startswith(b"commit "):
-            return None
-        headers, blank, message = body.partition(b"\n\n")
-        if not blank and not whole:
-            return None
-        if any(line.startswith(b"encoding ") for line in headers.split(b"\n")):
-            return None
-        lines = message.split(b"\n")
-        while lines and not lines[0].strip():  # git skips blank lines before the subject
-            lines.pop(0)
-        subject: list[bytes] = []
-        for line in lines:  # the first paragraph, each line right-trimmed, joined by spaces
-            if not line.strip():
-                break
-            subject.append(line.rstrip())
-        else:
-            if not whole:
-                return None  # a first paragraph longer than what was inflated: git says
-        return b" ".join(subject).decode("utf-8", "replace")
-
-
-def _is_oid(text: str) -> bool:
-    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
-
-
-def _read_worktrees(gitdir: str, refs: _Refs | None = None) -> list[Worktree] | None:
-    """What `git worktree list --porcelain` says, read from the repository's files: the main
-    worktree first, then the linked ones by path. None where this reader is not sure."""
-    refs = refs or _Refs(_common_dir(gitdir))
-    common = refs.common
-    if os.path.basename(common) != ".git" or not refs.usable:
-        return None  # a bare or separate git dir; a reftable store: git says
-    main = refs.resolve(os.path.join(common, "HEAD"))
-    if main is None:
-        return None
-    trees = [_worktree(os.path.dirname(common), *main)]
-    linked: list[Worktree] = []
-    folder = os.path.join(common, "worktrees")
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        names = []
-    except OSError:
-        return None
-    for name in names:
-        entry = os.path.join(folder, name)
-        where = _read(os.path.join(entry, "gitdir"))
-        head = refs.resolve(os.path.join(entry, "HEAD"))
-        if where is None or head is None:
-            return None
-        where = where.strip()
-        if not os.path.isabs(where):
-            where = os.path.realpath(os.path.join(entry, where))
-        linked.append(_worktree(where.removesuffix("/.git"), *head))
-    return trees + sorted(linked, key=lambda w: w.path)
-
-
-def _worktree(path: str, ref: str | None, oid: str) -> Worktree:
-    from continuity_core.schemas.checkpoint import Worktree
-
-    branch = ref.removeprefix("refs/heads/") if ref else None
-    return Worktree(path=path, head=oid, branch=branch)
 
 
 def diffstat(cwd: StrPath, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:

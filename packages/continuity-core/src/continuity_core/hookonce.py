@@ -28,7 +28,7 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | trust.NOFOLLOW | trust.CLOEXEC
 
 def marker_name(command: str, agent: str | None, payload: bytes, argv: list[str]) -> str:
     """The marker of one hook call: equal for the duplicate calls of one event."""
-    from continuity_core.fs import hexdigest  # hashlib's OpenSSL start-up costs a hook more
+    from continuity_core.fs import hexdigest
 
     head = b"".join(
         part.encode("utf-8", "surrogateescape") + b"\0" for part in (command, agent or "", *argv)

@@ -21,7 +21,7 @@ from msgspec import Struct, field
 from continuity_core import stamps, trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
-from continuity_core.store import encode_document
+from continuity_core.store import LOCK_TIMEOUT_S, Lock, encode_document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def record(limit: Limit, path: StrPath | None = None) -> Limit:
     ensure_private_dir(Path(os.fspath(path)).parent)
     if not limit.run:
         limit.run = os.environ.get(RUN_ENV, "")
-    with _Locked(path):
+    with _locked(path):
         kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(limit.agent, limit.dir)]
         kept.append(limit)
         atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
@@ -150,37 +150,15 @@ def clear(agent: str, folder: str, path: StrPath | None = None) -> bool:
     current = read(path)
     if not any(key(lim.agent, lim.dir) == key(agent, folder) for lim in current):
         return False
-    with _Locked(path):
+    with _locked(path):
         kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
         atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
     return True
 
 
-class _Locked:
-    """An exclusive `flock` on `<path>.lock` inside `with`, waited for; on Windows the atomic
-    write alone. A class, not a `contextlib` generator: the hook takes it without contextlib."""
-
-    def __init__(self, path: StrPath) -> None:
-        self.path = path
-        self._fd: int | None = None
-
-    def __enter__(self) -> None:
-        try:
-            import fcntl
-        except ImportError:  # Windows
-            return
-        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except BaseException:
-            os.close(fd)
-            raise
-        self._fd = fd
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing releases the lock
-            self._fd = None
+def _locked(path: StrPath) -> Lock:
+    """An exclusive lock on `<path>.lock` inside `with` (the store's lock)."""
+    return Lock(f"{os.fspath(path)}.lock", LOCK_TIMEOUT_S)
 
 
 def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:

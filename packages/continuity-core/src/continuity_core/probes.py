@@ -8,20 +8,21 @@ that has not answered by then is reported as such, and its worker never holds up
 
 from __future__ import annotations
 
-import _thread
 import os
 import re
 import stat
 import time
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field
 
 from continuity_core.adapters.registry import PROBE_GROUP
+from continuity_core.fs import inside
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.schemas.probe import Environment, ProbeResult
+from continuity_core.schemas.probe import Environment, ProbeResult, ProbeState
 from continuity_core.store import STORE, now_iso
 
 if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
@@ -71,31 +72,25 @@ class Probe(Protocol):
 
 
 def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | BaseException | None]:
-    """Run `tasks` in threads of their own; None for each one still running at the deadline.
+    """Run `tasks` in daemon threads (one stuck past the deadline keeps no hook process alive
+    at exit); None for each one still running at the deadline."""
+    import threading
 
-    Bare `_thread` threads, not an executor or `threading`: a worker stuck past the deadline
-    must not keep a hook process alive at exit (they are daemons, as `threading`'s daemon
-    threads are), and `threading`'s import is a cost every pickup would pay for nothing. (A
-    worker may import `threading` later, `subprocess` does: it then takes that worker for the
-    main thread, which nothing here asks, and CPython's exit allows for it, bpo-1596321.)
-    """
     results: list[T | BaseException | None] = [None] * len(tasks)
-    running = [_thread.allocate_lock() for _ in tasks]  # each released when its task is done
 
     def work(i: int) -> None:
         try:
             results[i] = tasks[i]()
         except Exception as e:  # one check's failure is its own result
             results[i] = e
-        finally:
-            running[i].release()
 
-    for i, lock in enumerate(running):
-        lock.acquire()
-        _thread.start_new_thread(work, (i,))
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(tasks))]
+    for thread in threads:
+        thread.start()
     end = time.monotonic() + deadline_s
-    done = [lock.acquire(timeout=max(0.0, end - time.monotonic())) for lock in running]
-    return [r if done[i] or running[i].acquire(False) else None for i, r in enumerate(results)]
+    for thread in threads:
+        thread.join(max(0.0, end - time.monotonic()))
+    return [None if t.is_alive() else r for t, r in zip(threads, results, strict=True)]
 
 
 class Ran(Struct, kw_only=True):
@@ -194,51 +189,28 @@ def read_config(root: StrPath) -> ProbesConfig:
     cfg = ProbesConfig()
     from continuity_core import trust
 
+    def bad(where: str, detail: str) -> ProbesConfig:
+        cfg.errors.append(ProbeResult(name=where, state="error", kind="config", detail=detail))
+        return cfg
+
     try:
         trust.check_store(root)  # a committed store's probes are never run
         raw: Any = _decode(trust.read_bytes(path))
     except FileNotFoundError:
         return cfg
     except (OSError, trust.Untrusted, ValueError) as e:
-        cfg.errors.append(
-            ProbeResult(
-                name=PROBES_FILE,
-                state="error",
-                kind="config",
-                detail=f"unreadable or not JSON: {e}",
-            )
-        )
-        return cfg
+        return bad(PROBES_FILE, f"unreadable or not JSON: {e}")
     if not isinstance(raw, dict):
-        cfg.errors.append(
-            ProbeResult(
-                name=PROBES_FILE,
-                state="error",
-                kind="config",
-                detail="must be a JSON object with jobs/probes/gpu/venvs",
-            )
-        )
-        return cfg
+        return bad(PROBES_FILE, "must be a JSON object with jobs/probes/gpu/venvs")
     for key in ("jobs", "probes", "venvs"):
         value = raw.get(key, [])
         if isinstance(value, list):
             setattr(cfg, key, value)
         else:
-            cfg.errors.append(
-                ProbeResult(
-                    name=f"{PROBES_FILE}: {key}",
-                    state="error",
-                    kind="config",
-                    detail="must be a list",
-                )
-            )
+            bad(f"{PROBES_FILE}: {key}", "must be a list")
     gpu = raw.get("gpu")
     if gpu is not None and not isinstance(gpu, dict):
-        cfg.errors.append(
-            ProbeResult(
-                name=f"{PROBES_FILE}: gpu", state="error", kind="config", detail="must be an object"
-            )
-        )
+        bad(f"{PROBES_FILE}: gpu", "must be an object")
     elif isinstance(gpu, dict):
         cfg.gpu = gpu
     return cfg
@@ -277,33 +249,26 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> ProbeResult:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
+
+    def result(state: ProbeState, detail: str, verdict: str | None = None) -> ProbeResult:
+        return ProbeResult(name=name, state=state, kind="job", verdict=verdict, detail=detail)
+
     if problem:
-        return ProbeResult(name=name, state="error", kind="job", detail=problem)
+        return result("error", problem)
     artifact = entry.get("artifact")
     if not isinstance(artifact, str) or not artifact.strip() or "\x00" in artifact:
-        return ProbeResult(
-            name=name, state="error", kind="job", detail="missing or invalid artifact path"
-        )
+        return result("error", "missing or invalid artifact path")
     try:
         max_age = _number(entry, "max_age_s", None)
     except ValueError as e:
-        return ProbeResult(name=name, state="error", kind="job", detail=str(e))
+        return result("error", str(e))
     path = os.path.join(root, os.path.expanduser(artifact))  # an absolute one stays itself
-    shown = artifact
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return ProbeResult(
-            name=name, state="fail", kind="job", verdict="missing", detail=f"{shown}: missing"
-        )
+        return result("fail", f"{artifact}: missing", "missing")
     except OSError as e:
-        return ProbeResult(
-            name=name,
-            state="fail",
-            kind="job",
-            verdict="unreadable",
-            detail=f"{shown}: {e.strerror}",
-        )
+        return result("fail", f"{artifact}: {e.strerror}", "unreadable")
     age = (now or time.time()) - st.st_mtime
     try:
         if stat.S_ISDIR(st.st_mode):
@@ -312,37 +277,16 @@ def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -
             with open(path, "rb") as f:
                 empty = not f.read(1)
     except OSError as e:
-        return ProbeResult(
-            name=name,
-            state="fail",
-            kind="job",
-            verdict="unreadable",
-            detail=f"{shown}: unreadable ({e.strerror})",
-        )
+        return result("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
     if max_age is not None and age > max_age:
-        return ProbeResult(
-            name=name,
-            state="warn",
-            kind="job",
-            verdict="stale",
-            detail=f"{shown}: stale, last written {_ago(age)} ago "
-            f"(expected within {_ago(max_age)})",
+        return result(
+            "warn",
+            f"{artifact}: stale, last written {_ago(age)} ago (expected within {_ago(max_age)})",
+            "stale",
         )
     if empty:
-        return ProbeResult(
-            name=name,
-            state="warn",
-            kind="job",
-            verdict="empty",
-            detail=f"{shown}: exists but is empty",
-        )
-    return ProbeResult(
-        name=name,
-        state="ok",
-        kind="job",
-        verdict="fresh",
-        detail=f"{shown}: written {_ago(age)} ago",
-    )
+        return result("warn", f"{artifact}: exists but is empty", "empty")
+    return result("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
 
 
 def _ago(seconds: float) -> str:
@@ -359,40 +303,32 @@ def _ago(seconds: float) -> str:
 def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeResult:
     """A custom shell probe: the user's command, with its own timeout, in the project root."""
     name, problem = _entry_name(entry, f"probes[{index}]")
+
+    def result(state: ProbeState, detail: str, elapsed: float | None = None) -> ProbeResult:
+        return ProbeResult(name=name, state=state, kind="shell", elapsed_s=elapsed, detail=detail)
+
     if problem:
-        return ProbeResult(name=name, state="error", kind="shell", detail=problem)
+        return result("error", problem)
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        return ProbeResult(name=name, state="error", kind="shell", detail="missing command")
+        return result("error", "missing command")
     try:
         timeout = _number(entry, "timeout_s", SHELL_TIMEOUT_S) or SHELL_TIMEOUT_S
     except ValueError as e:
-        return ProbeResult(name=name, state="error", kind="shell", detail=str(e))
+        return result("error", str(e))
     timeout = min(timeout, limit_s)
     try:
         # The user's own probe command from their project's probes.json: a shell line.
         ran = run_command(command, cwd=root, timeout_s=timeout, shell=True)  # noqa: S604 - above
     except OSError as e:
-        return ProbeResult(name=name, state="error", kind="shell", detail=f"cannot run: {e}")
+        return result("error", f"cannot run: {e}")
     elapsed = round(ran.elapsed_s, 3)
     if ran.returncode is None:
-        return ProbeResult(
-            name=name,
-            state="timeout",
-            kind="shell",
-            elapsed_s=elapsed,
-            detail=f"no answer within {timeout:g}s (killed)",
-        )
+        return result("timeout", f"no answer within {timeout:g}s (killed)", elapsed)
     out = tail(ran.out) or tail(ran.err)
     if ran.returncode == 0:
-        return ProbeResult(name=name, state="ok", kind="shell", elapsed_s=elapsed, detail=out)
-    return ProbeResult(
-        name=name,
-        state="fail",
-        kind="shell",
-        elapsed_s=elapsed,
-        detail=f"exit {ran.returncode}" + (f": {out}" if out else ""),
-    )
+        return result("ok", out, elapsed)
+    return result("fail", f"exit {ran.returncode}" + (f": {out}" if out else ""), elapsed)
 
 
 def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
@@ -450,7 +386,7 @@ def check_interpreter(
     (`refused`), whatever git says about the folder.
     """
     python = interpreter_of(os.path.abspath(venv))
-    if not _inside(root, venv):
+    if not inside(root, venv):
         return ProbeResult(
             name=label,
             state="error",
@@ -506,7 +442,7 @@ def refused(root: StrPath, python: StrPath) -> str | None:
     the folder's own code would run whatever binary the link leads to."""
     path = os.path.abspath(os.path.join(root, os.path.expanduser(str(python))))
     real = os.path.realpath(path)
-    if _inside(root, path) or _inside(root, real):
+    if inside(root, path) or inside(root, real):
         return "it lies inside the project"
     for exe in dict.fromkeys((path, real)):
         here = os.path.dirname(exe)
@@ -514,17 +450,9 @@ def refused(root: StrPath, python: StrPath) -> str | None:
             os.path.join(here, "pyvenv.cfg"),
             os.path.join(os.path.dirname(here), "pyvenv.cfg"),
         ):
-            if os.path.lexists(cfg) and (
-                _inside(root, cfg) or _inside(root, os.path.realpath(cfg))
-            ):
+            if os.path.lexists(cfg) and (inside(root, cfg) or inside(root, os.path.realpath(cfg))):
                 return f"its {cfg} lies inside the project"
     return None
-
-
-def _inside(root: StrPath, path: StrPath) -> bool:
-    from continuity_core.fs import inside
-
-    return inside(root, path)
 
 
 # --- plugin probes ---------------------------------------------------------------------------
@@ -573,11 +501,6 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
 # --- the whole picture -----------------------------------------------------------------------
 
 
-def _later(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Callable[[], T]:
-    """`functools.partial`, which a pickup would import functools (and collections) for."""
-    return lambda: fn(*args, **kwargs)
-
-
 def environment(
     root: StrPath,
     *,
@@ -621,22 +544,22 @@ def _tasks(
     ]
     kinds: list[str] = ["git"]
     names: list[str] = ["git"]
-    inside = [p for _, p in venvs if _inside(root, p)]
-    tracked = tracked_by_git(root, inside, timeout_s=interp_timeout) if inside else set()
+    within = [p for _, p in venvs if inside(root, p)]
+    tracked = tracked_by_git(root, within, timeout_s=interp_timeout) if within else set()
     for label, path in venvs:
         tasks.append(
-            _later(
+            partial(
                 check_interpreter, label, path, interp_timeout, root=root, tracked=path in tracked
             )
         )
         kinds.append("interpreters")
         names.append(label)
     for i, entry in enumerate(cfg.jobs):
-        tasks.append(_later(check_job, root, entry, i))
+        tasks.append(partial(check_job, root, entry, i))
         kinds.append("jobs")
         names.append(_entry_name(entry, f"jobs[{i}]")[0])
     for i, entry in enumerate(cfg.probes):
-        tasks.append(_later(check_shell, root, entry, i, limit))
+        tasks.append(partial(check_shell, root, entry, i, limit))
         kinds.append("probes")
         names.append(_entry_name(entry, f"probes[{i}]")[0])
     if gpu:
@@ -647,7 +570,7 @@ def _tasks(
 
             pythons = [
                 interpreter_of(p)
-                for p in inside
+                for p in within
                 if p not in tracked and refused(root, interpreter_of(p)) is None
             ]
             ctx = ProbeContext(

@@ -250,7 +250,7 @@ def repo_facts(
     caller did other work."""
     from continuity_core.git import diffstat
 
-    facts = (begun or Begun(root)).facts(timeout=timeout, worktrees=worktrees)
+    facts = (begun or Begun(root, worktrees=worktrees)).facts(timeout=timeout, worktrees=worktrees)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts

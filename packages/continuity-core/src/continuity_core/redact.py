@@ -445,42 +445,12 @@ _NOT_SECRET_KEY = _words("""
 """)
 # `MAX_TOKEN`, `CHARS_PER_TOKEN`: the tokens a model counts.
 _COUNTED = _words("max min num per total input output prompt completion context cached chars")
-_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_NAME_PARTS = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
 
 
 def name_parts(name: str) -> list[str]:
-    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`), as
-    `re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\\d+", name)` finds them, without `re`:
-    every key of a tool input is asked about (`secret_name`), so a checkpoint would compile it."""
-    parts: list[str] = []
-    i, end = 0, len(name)
-    while i < end:
-        c = name[i]
-        if c in _UPPER:
-            j = i + 1
-            while j < end and name[j] in _UPPER:
-                j += 1
-            lower_next = j < end and name[j] in _LOWER
-            if lower_next and j - i >= 3:  # `HTTPServer`: the capitals but the last
-                j -= 1
-            elif lower_next and j - i == 1:  # `Server`
-                j += 1
-                while j < end and name[j] in _LOWER:
-                    j += 1
-        elif c in _LOWER:
-            j = i + 1
-            while j < end and name[j] in _LOWER:
-                j += 1
-        elif c.isdecimal():
-            j = i + 1
-            while j < end and name[j].isdecimal():
-                j += 1
-        else:
-            i += 1
-            continue
-        parts.append(name[i:j])
-        i = j
+    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`)."""
+    parts: list[str] = _rx(_NAME_PARTS).findall(name)
     return parts
 
 
@@ -858,14 +828,12 @@ def findings(text: str) -> list[tuple[str, int, int]]:
 # Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
 # window title, CSI `ESC [ … m`, DCS/APC/PM/SOS strings, their 8-bit forms), then any other C0
 # or C1 character but a newline and a tab.
-_C0 = tuple(map(chr, (*range(0x09), *range(0x0B, 0x20), 0x7F)))
-_C1 = tuple(map(chr, range(0x80, 0xA0)))
+_CONTROL_CHAR = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 _CONTROL = (
     r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]{0,4096}(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c\n]{0,4096}(?:\x1b\\|\x9c)?"
     r"|(?:\x1b\[|\x9b)[0-?]{0,64}[ -/]{0,8}[@-~]?"
-    r"|\x1b[ -/]{0,8}[0-~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|\x1b[ -/]{0,8}[0-~]?|" + _CONTROL_CHAR
 )
 
 
@@ -879,11 +847,9 @@ def printable(text: str) -> str:
 
 
 def _has_control(text: str) -> bool:
-    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t`: a few substring tests,
-    which need no `re` (a hook's budget) and most texts answer at the first."""
-    if text.isprintable():
-        return False
-    return any(c in text for c in _C0) or (not text.isascii() and any(c in text for c in _C1))
+    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t` (most texts are
+    printable, and answer at once)."""
+    return not text.isprintable() and _rx(_CONTROL_CHAR).search(text) is not None
 
 
 def redact(text: str) -> str:

@@ -498,31 +498,19 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
     cid = path.stem
     try:
         text = trust.read_bytes(path).decode("utf-8")
-    except trust.Untrusted as e:
+    except (trust.Untrusted, UnicodeDecodeError, OSError) as e:
+        if isinstance(e, trust.Untrusted):
+            reason = str(e)
+        elif isinstance(e, UnicodeDecodeError):
+            reason = f"{path} is not UTF-8 text"
+        else:
+            reason = f"cannot read {path}: {e.strerror}"
         return ResumeCheck(
             status="invalid",
             id=cid,
             path=str(path),
             worktree=worktree,
-            reason=str(e),
-            warnings=warnings,
-        )
-    except UnicodeDecodeError:
-        return ResumeCheck(
-            status="invalid",
-            id=cid,
-            path=str(path),
-            worktree=worktree,
-            reason=f"{path} is not UTF-8 text",
-            warnings=warnings,
-        )
-    except OSError as e:
-        return ResumeCheck(
-            status="invalid",
-            id=cid,
-            path=str(path),
-            worktree=worktree,
-            reason=f"cannot read {path}: {e.strerror}",
+            reason=reason,
             warnings=warnings,
         )
     validation = validate_text(text, str(path))
@@ -661,19 +649,7 @@ def _drift(
 
 def repo_id(root: Path, facts: GitFacts) -> str:
     """The repository: its origin URL without credentials, else the main worktree's path."""
-    import subprocess  # here: `baker handoff` imports this module, and only this needs it
-
-    try:
-        out = subprocess.run(
-            git.argv(root, "config", "--get", "remote.origin.url"),
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        out = ""
+    out = git.output(root, "config", "--get", "remote.origin.url", timeout=5) or ""
     url = out.strip()
     if url:
         # https://user:token@host/... -> https://host/...; ssh's `git@host:` names no secret.

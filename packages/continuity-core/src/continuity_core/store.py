@@ -151,10 +151,10 @@ class Store:
         return trust.dirs(self.top, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------
-    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> _Lock:
+    def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Lock:
         """Hold the sidecar `.baker/<name>.lock` (`with store.lock():`); a timeout becomes
         a readable StoreError."""
-        return _Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
+        return Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
     # --- documents -----------------------------------------------------------------------
     def write_json(self, path: StrPath, value: Any, *, durable: bool = True) -> None:
@@ -289,10 +289,10 @@ class Store:
         )
 
 
-class _Lock:
-    """An exclusive lock on `path`, held inside `with`: `flock` where there is one (importing
-    filelock costs a hook ~35 ms of its start-up budget; see docs/decisions.md), filelock
-    elsewhere. A class, not a `contextlib` generator: the hooks take it without contextlib."""
+class Lock:
+    """An exclusive lock on `path`, held inside `with`: `flock` where there is one, filelock
+    elsewhere (docs/decisions.md, "The store's lock is `flock`"). A class, not a `contextlib`
+    generator: the hooks take it without contextlib."""
 
     def __init__(self, path: str, timeout: float) -> None:
         self.path = path
@@ -380,7 +380,3 @@ def _corrupt(path: StrPath, e: ValueError) -> StoreError:
     return StoreError(
         f"{path} is corrupt ({e}); move it aside or delete it — other files are untouched"
     )
-
-
-def elapsed_ms(start: float) -> int:
-    return int((time.perf_counter() - start) * 1000)

@@ -47,7 +47,6 @@ HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadlin
 SEEN_KEEP = 200  # sessions whose seen-sets are kept: past it, pruned to SEEN_PRUNED_TO
 SEEN_PRUNED_TO = 150  # (so a busy project does not stat 200 files on every tool call)
 WHY_MAX = 2000
-_WILD = "*?["
 _SHELL_SPACE = " \t\r\n"  # what shlex splits words on
 
 
@@ -96,12 +95,6 @@ def parse_lines(data: bytes) -> list[Trap]:
     """The usable traps of a `traps.jsonl` text (another machine's, say), oldest first."""
     traps = [_decode(line) for line in data.splitlines() if line.strip()]
     return [t for t in traps if t is not None]
-
-
-def with_other_machines(root: Path) -> list[Trap]:
-    """This project's traps, then those `baker pull` brought from other machines (marked
-    with their machine; read from `.baker/machines.json`, never from git)."""
-    return _with_others(root, load(root))
 
 
 def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
@@ -231,9 +224,9 @@ def changed_files(root: StrPath, trap: Trap) -> list[str]:
 
 
 # --- matching ----------------------------------------------------------------------------------
-# Globs are matched here without `re` (fnmatch compiles a regex per pattern, and importing `re`
-# costs the pre-tool hook as much as a bare interpreter start): `*` and `?` as `fnmatchcase`
-# reads them; a pattern with a `[` set goes to `fnmatchcase` itself, for the same answer.
+# Globs are `fnmatch.fnmatchcase`'s: the whole name, `*` any run (a `/` too), `?` any one
+# character, `[...]` a set. The literal text of a pattern is looked for first (`str.find`): most
+# traps are turned down without a regex.
 
 
 def _wild(text: str) -> bool:
@@ -252,63 +245,10 @@ def _literal_pieces(pattern: str) -> list[str]:
     return pattern.split("*")
 
 
-def globmatch(name: str, pattern: str) -> bool:
-    """`fnmatch.fnmatchcase(name, pattern)`: the whole of `name`, `*` any run (a `/` too),
-    `?` any one character, `[...]` a set (handed to fnmatch). The pieces between stars are
-    found left to right with `str.find` (the leftmost place of each is as good as any), so a
-    long command line costs a few scans, never one attempt per character per piece."""
-    if "[" in pattern:
-        from fnmatch import fnmatchcase
+def _glob(name: str, pattern: str) -> bool:
+    from fnmatch import fnmatchcase
 
-        return fnmatchcase(name, pattern)
-    if "*" not in pattern:
-        return len(name) == len(pattern) and _fits(name, 0, pattern)
-    pieces = pattern.split("*")
-    head, tail = pieces[0], pieces[-1]
-    end = len(name) - len(tail)  # where the tail starts: the pieces between fit before it
-    if end < len(head) or not _fits(name, 0, head) or not _fits(name, end, tail):
-        return False
-    pos = len(head)
-    for piece in pieces[1:-1]:
-        if piece:
-            found = _find(name, piece, pos, end)
-            if found < 0:
-                return False
-            pos = found + len(piece)
-    return True
-
-
-def _fits(name: str, at: int, piece: str) -> bool:
-    """Whether `piece` (`?` any one character) matches `name` at `at`."""
-    if "?" not in piece:
-        return name.startswith(piece, at)
-    return at + len(piece) <= len(name) and all(
-        c == "?" or c == name[at + k] for k, c in enumerate(piece)
-    )
-
-
-def _find(name: str, piece: str, pos: int, end: int) -> int:
-    """The first place from `pos` where `piece` matches and ends by `end`; -1 if none.
-    With `?` in it, the places its longest literal run is found at are tried."""
-    if "?" not in piece:
-        return name.find(piece, pos, end)
-    run, off, k = "", 0, 0
-    for part in piece.split("?"):
-        if part and len(part) >= len(run):
-            run, off = part, k
-        k += len(part) + 1
-    last = end - len(piece)  # the last place it may start
-    if last < pos:
-        return -1  # (and `find` would read a negative bound from the end)
-    if not run:
-        return pos
-    stop = last + off + len(run)
-    i = name.find(run, pos + off, stop)
-    while i >= 0:
-        if _fits(name, i - off, piece):
-            return i - off
-        i = name.find(run, i + 1, stop)
-    return -1
+    return fnmatchcase(name, pattern)
 
 
 def _pure(path: str) -> str:
@@ -350,9 +290,9 @@ def path_matches(pattern: str, rel: str) -> bool:
     a plain folder matches everything below it."""
     pattern = pattern.removeprefix("./")
     # The literal text before the first wildcard is checked first: a match must start with it.
-    if rel.startswith(_literal_head(pattern)) and globmatch(rel, pattern):
+    if rel.startswith(_literal_head(pattern)) and _glob(rel, pattern):
         return True
-    if "/" not in pattern.rstrip("/") and globmatch(rel.rpartition("/")[2], pattern):
+    if "/" not in pattern.rstrip("/") and _glob(rel.rpartition("/")[2], pattern):
         return True
     folder = pattern.rstrip("/")
     return not _wild(folder) and rel.startswith(folder + "/")
@@ -363,7 +303,7 @@ def command_matches(pattern: str, command: str) -> bool:
     too: a part of `a && b` that matches the glob is a piece of the line that does.)"""
     if "[" not in pattern and not all(part in command for part in _literal_pieces(pattern)):
         return False  # a literal piece of the glob is missing: no need to match it
-    return globmatch(command, f"*{pattern}*")
+    return _glob(command, f"*{pattern}*")
 
 
 def command_paths(command: str) -> list[str]:

@@ -256,7 +256,6 @@ TRACKED_CACHE = ("cache", "tracked")
 TRACKED_TIMEOUT_S = 3.0
 TRACKED_CACHE_MAX_AGE_S = 86400.0
 RACY_S = 2.0  # an index younger than this may still be rewritten with the same identity
-_GIT_ENV_OVERRIDES = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR")
 # Hooks write clean verdicts; a command (a dry run included) only reads them.
 _REMEMBER = {"clean": False}
 
@@ -310,7 +309,7 @@ def ls_files(
     """What git's index holds under the literal paths `specs` (relative to `root`): files
     that came with the repository. None when git is missing, fails, is slow, or `root` is
     not in a work tree."""
-    from continuity_core import git  # started without `subprocess` (a command's start-up)
+    from continuity_core import git
 
     out = git.output(
         root, "--literal-pathspecs", "ls-files", "-z", "--cached", "--", *specs, timeout=timeout_s
@@ -332,47 +331,22 @@ def _index_key(root: str) -> tuple[str | None, float]:
     """What identifies the git index `root` uses right now (git replaces the file on every
     write), and when it was last written; None when git's environment points
     elsewhere or no index is found."""
-    if any(os.environ.get(name) for name in _GIT_ENV_OVERRIDES):
+    from continuity_core.git import git_dir
+
+    found = git_dir(root)
+    try:
+        ist = os.stat(os.path.join(found, "index")) if found else None
+    except OSError:
+        ist = None
+    if found is None or ist is None:
         return None, 0.0
-    for folder in _parents(os.path.abspath(root)):
-        dotgit = os.path.join(folder, ".git")
-        try:
-            st = os.stat(dotgit)
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            index = os.path.join(dotgit, "index")
-        else:  # a worktree's or submodule's `.git` file: "gitdir: <path>"
-            try:
-                with open(dotgit, "rb") as f:
-                    line = f.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace")
-            except OSError:
-                return None, 0.0
-            if not line.startswith("gitdir: "):
-                return None, 0.0
-            index = os.path.join(folder, line[8:].strip(), "index")
-        try:
-            ist = os.stat(index)
-        except OSError:
-            return None, 0.0
-        key = (
-            f"{root}\0{index}\0{ist.st_dev}\0{ist.st_ino}\0"
-            f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}"
-        )
-        # Its modification time alone: a rewrite sets it to the time of writing, and one set
-        # back by hand changes the inode's change time, also in the key.
-        return key, ist.st_mtime
-    return None, 0.0
-
-
-def _parents(path: str) -> Iterator[str]:
-    """`path`, then each folder above it, up to the root (as `(p, *p.parents)`)."""
-    while True:
-        yield path
-        up = os.path.dirname(path)
-        if up == path:
-            return
-        path = up
+    key = (
+        f"{root}\0{found}\0{ist.st_dev}\0{ist.st_ino}\0"
+        f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}"
+    )
+    # Its modification time alone: a rewrite sets it to the time of writing, and one set
+    # back by hand changes the inode's change time, also in the key.
+    return key, ist.st_mtime
 
 
 def _tracked_mark(key: str) -> str | None:

@@ -4,8 +4,8 @@
 and loads adapters and probes through entry points, and `kit` holds what adapter authors
 share. Everything public is re-exported here.
 Names are imported from their module on first use (PEP 562): the hooks load `registry` alone,
-without the protocol's msgspec Structs or the kit's `re` (docs/decisions.md, "Hook start-up
-budget").
+without the protocol's msgspec Structs or the kit's `re` (docs/decisions.md, "How the hooks
+stay fast").
 """
 
 TYPE_CHECKING = False
@@ -54,73 +54,20 @@ if TYPE_CHECKING:
         registered,
     )
 
-_MODULES = {
-    **dict.fromkeys(
-        (
-            "CLI_VERSION_TIMEOUT_S",
-            "INLINE_PROMPT_MAX",
-            "MCP_NAME",
-            "MCP_SERVER",
-            "cli_version",
-            "expand",
-            "hook_command",
-            "is_our_mcp",
-            "unique_accounts",
-            "version_finding",
-            "version_key",
-            "version_state",
-        ),
-        "kit",
-    ),
-    **dict.fromkeys(
-        (
-            "MEMBERS",
-            "Account",
-            "Adapter",
-            "Change",
-            "Finding",
-            "InstallOption",
-            "LaunchOptions",
-            "LaunchSpec",
-            "Measurement",
-            "RetentionPolicy",
-            "SessionRecords",
-            "UsageSource",
-            "UserOptions",
-            "missing",
-        ),
-        "protocol",
-    ),
-    **dict.fromkeys(
-        (
-            "ALLOW_ENV",
-            "GROUP",
-            "HOOK_GROUP",
-            "PROBE_GROUP",
-            "Registered",
-            "entry_points",
-            "hook_module",
-            "load",
-            "load_all",
-            "load_plugin",
-            "registered",
-        ),
-        "registry",
-    ),
-}
-
 
 def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import sys
 
-    full = f"{__name__}.{module}"
-    __import__(full)  # importlib.import_module, without importing importlib
-    value = getattr(sys.modules[full], name)
-    globals()[name] = value
-    return value
+    for module in ("registry", "protocol", "kit"):  # the hooks need the registry alone
+        full = f"{__name__}.{module}"
+        __import__(full)  # importlib.import_module, without importing importlib
+        if hasattr(sys.modules[full], name):
+            value = getattr(sys.modules[full], name)
+            globals()[name] = value
+            return value
+    raise AttributeError(name)  # pragma: no cover - every name of __all__ is in one of them
 
 
 __all__ = [

@@ -222,34 +222,11 @@ class Adapter(Protocol):
         ...
 
 
-# Every member an adapter must have (a plugin that lacks one fails to load, naming it).
+# Every member an adapter must have (a plugin that lacks one fails to load, naming it): the
+# Protocol's attributes, then its methods.
 MEMBERS: tuple[str, ...] = (
-    "name",
-    "display_name",
-    "known_versions",
-    "skill_dirs",
-    "skill_command",
-    "exit_input",
-    "retention",
-    "usage_source",
-    "session_records",
-    "install_options",
-    "env_vars",
-    "accounts",
-    "discover",
-    "all_sessions",
-    "read",
-    "archive_text",
-    "parse_hook",
-    "session_for_hook",
-    "render_context",
-    "install",
-    "uninstall",
-    "install_user",
-    "install_mcp",
-    "launch",
-    "doctor",
-    "cli_version",
+    *Adapter.__annotations__,
+    *(n for n, v in vars(Adapter).items() if callable(v) and not n.startswith("_")),
 )
 
 

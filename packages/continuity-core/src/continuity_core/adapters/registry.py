@@ -46,25 +46,6 @@ class Registered:
         self.version = version
         self.error = error
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Registered):
-            return NotImplemented
-        return (self.name, self.value, self.dist, self.version, self.error) == (
-            other.name,
-            other.value,
-            other.dist,
-            other.version,
-            other.error,
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"Registered(name={self.name!r}, value={self.value!r}, dist={self.dist!r}, "
-            f"version={self.version!r}, error={self.error!r})"
-        )
-
 
 def _allowed(group: str) -> set[str] | None:
     raw = os.environ.get(ALLOW_ENV) if group in (GROUP, HOOK_GROUP) else None

@@ -11,16 +11,6 @@ from continuity_core.schemas.checkpoint import GitFacts
 ProbeState = Literal["ok", "warn", "fail", "skipped", "timeout", "error"]
 
 
-class ProbeSpec(Struct, kw_only=True, omit_defaults=True):
-    """One entry; validated one by one so a bad entry never hides the others."""
-
-    name: str
-    command: str | None = None  # a shell probe
-    artifact: str | None = None  # a background job checked by its effect
-    max_age_s: float | None = None
-    timeout_s: float = 10.0
-
-
 class ProbesFile(Struct, kw_only=True):
     """The raw file: entries are kept as plain values and validated individually."""
 
