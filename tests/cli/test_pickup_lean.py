@@ -20,6 +20,8 @@ FORBIDDEN = {
     "subprocess",  # nothing to run but git, which is spawned without it
     "click",
     "continuity_core.machines",  # no `.baker/machines.json`: no `baker pull` was run
+    "importlib.metadata",  # entry points come from the index the first hook wrote
+    "email",
 }
 
 
