@@ -149,7 +149,7 @@ def test_the_entry_point_index_holds_what_importlib_metadata_reads(
     first = {g: list(registry.entry_points(g)) for g in (registry.GROUP, registry.HOOK_GROUP)}
     truth = {
         g: [
-            (ep.name, ep.value, ep.dist.name.replace("_", "-"), ep.dist.version)  # type: ignore[union-attr]
+            (ep.name, ep.value, ep.dist.name.replace("_", "-"), ep.dist.version)
             for ep in metadata.entry_points(group=g)
             if ep.dist is not None and str(site) in str(ep.dist.locate_file(""))
         ]

@@ -96,7 +96,7 @@ RACY_NS = 3_000_000_000
 def _entry_points(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
     key = _index_key(path)
     name = _index_name(path)
-    found = _indexed(name, key)
+    found = _indexed(name, key) if key is not None else None
     if found is not None:
         return found
     found = _scan(path)
