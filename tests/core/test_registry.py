@@ -174,3 +174,30 @@ def test_the_entry_point_index_holds_what_importlib_metadata_reads(
     registry._entry_points.cache_clear()
     assert sorted(r[0] for r in registry.entry_points(registry.GROUP)) == ["acme", "zeta"]
     registry._entry_points.cache_clear()
+
+
+def test_an_entry_point_index_that_is_a_link_is_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index names the modules a hook imports: one reached through a link (another
+    user's file, say) is ignored and the installed metadata read instead."""
+    import json
+
+    from continuity_core import trust
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _site(site, ("acme_agent-2.0.1.dist-info", "[continuity_core.adapters]\nacme = a:A\n"))
+    monkeypatch.setattr("sys.path", [str(site)])
+    registry._entry_points.cache_clear()
+    assert list(registry.entry_points(registry.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
+    (index,) = Path(trust.home_path("cache")).glob("entry-points-*.json")
+    hostile = json.loads(index.read_text())
+    hostile["groups"][registry.GROUP] = [["acme", "evil:Payload", "acme-agent", "2.0.1"]]
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps(hostile))
+    index.unlink()
+    index.symlink_to(elsewhere)
+    registry._entry_points.cache_clear()
+    assert list(registry.entry_points(registry.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
+    registry._entry_points.cache_clear()
