@@ -136,9 +136,13 @@ def test_outside_a_project_set_up_pickup_gives_the_read_only_facts_and_writes_no
     assert "sleep 60 && ./scripts/integration.sh" in context  # the interrupted call
     assert "No note yet" not in context  # it does not ask the agent to create the note
     assert _tree(repo) == before[0]
-    # in the home, only the markers that run each hook event once (docs/decisions.md)
+    # in the home, only the markers that run each hook event once and the entry-point index
+    # (docs/decisions.md, "How the hooks stay fast")
     made = set(_tree(isolated_home)) - set(before[1])
-    assert all(path.startswith(".baker/cache/hooks-seen/") for path, _ in made), made
+    assert all(
+        path.startswith((".baker/cache/hooks-seen/", ".baker/cache/entry-points-"))
+        for path, _ in made
+    ), made
 
 
 def test_doctor_lists_the_repositories_with_sessions_but_no_store(

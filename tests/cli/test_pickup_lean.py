@@ -19,6 +19,8 @@ AGENTS = ("claude", "codex", "gemini")
 FORBIDDEN = {
     "click",
     "continuity_core.machines",  # no `.baker/machines.json`: no `baker pull` was run
+    "importlib.metadata",  # entry points come from the index the first hook wrote
+    "email",
 }
 
 

@@ -31,6 +31,13 @@ FORBIDDEN = {
     "continuity_core.schemas.trap",
     "continuity_core.machines",
     "continuity_core.adapters.protocol",
+    # the entry-point index (`adapters.registry`) stands in for importlib.metadata, which
+    # imports email and zipfile; paths are made relative without pathlib (urllib, ipaddress)
+    "importlib.metadata",
+    "email",
+    "zipfile",
+    "pathlib",
+    "urllib",
 }
 
 

@@ -114,3 +114,90 @@ def test_an_unreadable_entry_points_file_is_one_distribution_skipped(
         (tmp_path / dist / "entry_points.txt").write_bytes(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])
     assert list(adapters.entry_points(adapters.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
+
+
+def _site(folder: Path, *dists: tuple[str, str]) -> None:
+    """Distributions in `folder`, which is then dated a minute back (settled, not racy)."""
+    import os
+    import time
+
+    for dist, body in dists:
+        (folder / dist).mkdir()
+        name, _, version = dist.rpartition(".")[0].partition("-")
+        (folder / dist / "METADATA").write_text(f"Name: {name}\nVersion: {version}\n")
+        (folder / dist / "entry_points.txt").write_text(body)
+    old = time.time() - 60 - len(list(folder.iterdir()))
+    os.utime(folder, (old, old))
+
+
+def test_the_entry_point_index_holds_what_importlib_metadata_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hooks read entry points from the per-user index; it says what `importlib.metadata`
+    says, and a distribution installed since makes it stale."""
+    from importlib import metadata
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _site(
+        site,
+        ("acme_agent-2.0.1.dist-info", "[continuity_core.adapters]\nacme = acme_agent:Acme\n"),
+        ("acme_hooks-1.0.dist-info", "[continuity_core.hooks]\nacme = acme_agent.hooks\n"),
+    )
+    monkeypatch.setattr("sys.path", [str(site)])
+    registry._entry_points.cache_clear()
+    first = {g: list(registry.entry_points(g)) for g in (registry.GROUP, registry.HOOK_GROUP)}
+    truth = {
+        g: [
+            (ep.name, ep.value, ep.dist.name.replace("_", "-"), ep.dist.version)
+            for ep in metadata.entry_points(group=g)
+            if ep.dist is not None and str(site) in str(ep.dist.locate_file(""))
+        ]
+        for g in first
+    }
+    assert first == truth and first[registry.GROUP] == [
+        ("acme", "acme_agent:Acme", "acme-agent", "2.0.1")
+    ]
+    from continuity_core import trust
+
+    assert len(list(Path(trust.home_path("cache")).glob("entry-points-*.json"))) == 1
+
+    def no_scan(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
+        raise AssertionError("the index was current: no metadata read")
+
+    registry._entry_points.cache_clear()
+    with monkeypatch.context() as m:
+        m.setattr(registry, "_scan", no_scan)
+        assert {g: list(registry.entry_points(g)) for g in first} == first
+    # A distribution installed since: its folder changed, the index is read again.
+    _site(site, ("zeta-0.1.dist-info", "[continuity_core.adapters]\nzeta = zeta:Z\n"))
+    registry._entry_points.cache_clear()
+    assert sorted(r[0] for r in registry.entry_points(registry.GROUP)) == ["acme", "zeta"]
+    registry._entry_points.cache_clear()
+
+
+def test_an_entry_point_index_that_is_a_link_is_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index names the modules a hook imports: one reached through a link (another
+    user's file, say) is ignored and the installed metadata read instead."""
+    import json
+
+    from continuity_core import trust
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _site(site, ("acme_agent-2.0.1.dist-info", "[continuity_core.adapters]\nacme = a:A\n"))
+    monkeypatch.setattr("sys.path", [str(site)])
+    registry._entry_points.cache_clear()
+    assert list(registry.entry_points(registry.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
+    (index,) = Path(trust.home_path("cache")).glob("entry-points-*.json")
+    hostile = json.loads(index.read_text())
+    hostile["groups"][registry.GROUP] = [["acme", "evil:Payload", "acme-agent", "2.0.1"]]
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps(hostile))
+    index.unlink()
+    index.symlink_to(elsewhere)
+    registry._entry_points.cache_clear()
+    assert list(registry.entry_points(registry.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
+    registry._entry_points.cache_clear()

@@ -325,3 +325,24 @@ def test_a_long_word_in_a_command_costs_no_memory_per_prefix(project: Path) -> N
         tracemalloc.stop()
     assert hits == [0, 2]
     assert peak < 16 << 20
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "want"),
+    [
+        ("/proj/src/db.py", None, "src/db.py"),
+        ("/proj//src/./db.py", None, "src/db.py"),
+        ("/proj/src/../lib/db.py", None, "lib/db.py"),  # normpath: what the file system opens
+        ("/proj", None, "."),
+        ("/elsewhere/db.py", None, "/elsewhere/db.py"),
+        ("/project2/db.py", None, "/project2/db.py"),  # a sibling sharing the prefix
+        ("units.py", "/proj/weather", "weather/units.py"),
+        ("../README.md", "/proj/weather", "README.md"),
+        ("./src/db.py", None, "src/db.py"),
+        ("src\\db.py", None, "src/db.py"),
+    ],
+)
+def test_relative_paths_are_read_as_posix_from_the_root(
+    path: str, cwd: str | None, want: str
+) -> None:
+    assert traps.relative("/proj", path, cwd) == want

@@ -111,7 +111,8 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
     # A trap for the outside file, so pretool really matches and records what it showed.
     assert run_baker("trap", "add", "**/secret.txt", "do not touch it", cwd=project).returncode == 0
     store = project / ".baker"
-    # ~/.baker/cache: the hooks' own markers (`hookonce`, `trust.tracked`), checked below.
+    # ~/.baker/cache: the hooks' own markers (`hookonce`, `trust.tracked`) and the entry-point
+    # index, checked below.
     cache = isolated_home / ".baker" / "cache"
     before = snapshot(tmp_path, isolated_home, skip=(store, cache))
     transcript_before = transcript.read_bytes()
@@ -128,7 +129,11 @@ def test_hook_payloads_never_write_outside_the_project_they_resolve(
         result = run_baker(command, *argv, cwd=project, input=payload, timeout=30)
         assert result.returncode == 0 and "Traceback" not in result.stderr, (command, payload)
     assert changed(before, snapshot(tmp_path, isolated_home, skip=(store, cache))) == []
-    markers = [p for p in cache.rglob("*") if p.is_file()]
+    found = [p for p in cache.rglob("*") if p.is_file()]
+    # The entry-point index (`adapters.registry`): named by sys.path, never by a payload.
+    index = [p for p in found if p.parent == cache and p.name.startswith("entry-points-")]
+    assert all(re.fullmatch(r"entry-points-[0-9a-f]{16}\.json", p.name) for p in index)
+    markers = [p for p in found if p not in index]
     assert markers and all(
         re.fullmatch(r"[0-9a-f]{32,40}", p.name) and p.stat().st_size == 0 for p in markers
     )

@@ -334,8 +334,6 @@ def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeR
 def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
     """Project virtual environments: folders holding `pyvenv.cfg` at the root or one level
     below, plus the folders probes.json names under `venvs` (label, path)."""
-    from pathlib import PurePosixPath
-
     found: dict[str, str] = {}
     try:
         with os.scandir(root) as entries:
@@ -347,6 +345,8 @@ def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]
             found.setdefault(child, os.path.basename(child))
     for value in extra:
         if isinstance(value, str) and value.strip() and "\x00" not in value:
+            from pathlib import PurePosixPath  # only for named venvs: pathlib imports urllib
+
             path = str(PurePosixPath(root, os.path.expanduser(value)))  # `..` kept
             found.setdefault(path, value)
     return [(label, path) for path, label in found.items()]

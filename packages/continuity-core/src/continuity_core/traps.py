@@ -252,19 +252,19 @@ def _glob(name: str, pattern: str) -> bool:
 
 
 def _pure(path: str) -> str:
-    from pathlib import PurePosixPath
+    """`path` as posix, normalized (`posixpath.normpath`: no `//`, `.` or `a/..`); pathlib
+    costs the pre-tool hook half a bare interpreter start (it imports `urllib`)."""
+    import posixpath
 
-    return PurePosixPath(path).as_posix()
+    return posixpath.normpath(path)
 
 
 def _relative_to(path: str, root: str) -> str | None:
     """`path` below `root`, as posix; None where it is not below."""
-    from pathlib import PurePosixPath
-
-    try:
-        return PurePosixPath(path).relative_to(root).as_posix()
-    except ValueError:
-        return None
+    p, top = _pure(path), _pure(root).rstrip("/")
+    if p == top or (not top and p == "/"):
+        return "."
+    return p[len(top) + 1 :] if p.startswith(top + "/") else None
 
 
 def relative(root: StrPath, path: str, cwd: str | None = None) -> str:

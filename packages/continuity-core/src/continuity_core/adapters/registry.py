@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 
 from continuity_core.errors import AdapterError
@@ -57,15 +56,112 @@ def _allowed(group: str) -> set[str] | None:
 def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
     """(name, "module:attr", distribution, version) of every entry point in `group`, from the
     installed metadata (`importlib.metadata`); the first distribution of a name on `sys.path`
-    wins, as there."""
-    return iter(_entry_points(group, tuple(sys.path)))
+    wins, as there. Read through the per-user index (`_indexed`) where it is current."""
+    return iter(_entry_points(tuple(sys.path)).get(group, []))
+
+
+# --- the entry-point index -------------------------------------------------------------------
+# `importlib.metadata` costs a hook four bare interpreter starts (it imports `email`,
+# `zipfile`, `pathlib` and reads every distribution's metadata), so what it found for
+# baker's groups is kept in `~/.baker/cache/entry-points-<digest of sys.path>.json`, keyed on
+# sys.path and each of its folders' modification times: installing, upgrading or removing a
+# distribution adds or removes a `.dist-info` folder there, which changes the time. A folder
+# changed less than `RACY_NS` ago is not trusted to have settled, and nothing is written.
+# `tests/core/test_registry.py` checks the index against `importlib.metadata`.
+PREFIX = "continuity_core."
+INDEX_FORMAT = 1
+RACY_NS = 3_000_000_000
 
 
 @functools.cache
-def _entry_points(group: str, path: tuple[str, ...]) -> list[tuple[str, str, str, str]]:
+def _entry_points(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
+    key = _index_key(path)
+    name = _index_name(path)
+    found = _indexed(name, key) if key is not None else None
+    if found is not None:
+        return found
+    found = _scan(path)
+    if key is not None:
+        _write_index(name, key, found)
+    return found
+
+
+def _index_key(path: tuple[str, ...]) -> list[object] | None:
+    """sys.path and each folder's modification time; None while one changed just now."""
+    import time
+
+    racy = time.time_ns() - RACY_NS
+    key: list[object] = [INDEX_FORMAT]
+    for folder in path:
+        try:
+            st = os.stat(folder or ".")
+        except OSError:
+            key.append([folder, None])
+            continue
+        if st.st_mtime_ns >= racy:
+            return None
+        key.append([folder, st.st_ino, st.st_mtime_ns])
+    return key
+
+
+def _index_name(path: tuple[str, ...]) -> str:
+    from continuity_core.fs import hexdigest
+
+    return (
+        f"entry-points-{hexdigest(chr(0).join(path).encode('utf-8', 'surrogateescape'))[:16]}.json"
+    )
+
+
+def _indexed(name: str, key: list[object]) -> dict[str, list[tuple[str, str, str, str]]] | None:
+    """The index's groups where its key is `key`; None where it is missing, stale or broken."""
+    import json
+
+    from continuity_core import trust
+
+    try:
+        data = json.loads(trust.read_bytes(os.path.join(trust.home_path("cache"), name), home=True))
+    except (OSError, ValueError, trust.Untrusted):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    groups = data.get("groups")
+    if not isinstance(groups, dict):
+        return None
+    out: dict[str, list[tuple[str, str, str, str]]] = {}
+    for group, rows in groups.items():
+        if not isinstance(rows, list) or not all(
+            isinstance(r, list) and len(r) == 4 and all(isinstance(v, str) for v in r) for r in rows
+        ):
+            return None
+        out[group] = [(r[0], r[1], r[2], r[3]) for r in rows]
+    return out
+
+
+def _write_index(
+    name: str, key: list[object], found: dict[str, list[tuple[str, str, str, str]]]
+) -> None:
+    import json
+
+    from continuity_core import trust
+    from continuity_core.fs import atomic_write
+
+    try:
+        folder = trust.home_path("cache")
+        atomic_write(
+            os.path.join(folder, name),
+            json.dumps({"key": key, "groups": found}),
+            durable=False,
+        )
+    except (OSError, trust.Untrusted):
+        pass  # a read-only home: the next call reads the metadata again
+
+
+def _scan(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Every entry point of baker's groups (`continuity_core.*`) on `path`, by group."""
+    import re
     from importlib import metadata
 
-    found: list[tuple[str, str, str, str]] = []
+    found: dict[str, list[tuple[str, str, str, str]]] = {}
     seen: set[str] = set()
     for dist in metadata.distributions(path=list(path)):
         try:
@@ -74,10 +170,11 @@ def _entry_points(group: str, path: tuple[str, ...]) -> list[tuple[str, str, str
             if not key or key in seen:
                 continue
             seen.add(key)
-            eps = dist.entry_points.select(group=group)
+            eps = [ep for ep in dist.entry_points if ep.group.startswith(PREFIX)]
         except (OSError, ValueError):  # unreadable metadata: that distribution's alone
             continue
-        found += [(ep.name, ep.value, key, dist.version or "?") for ep in eps]
+        for ep in eps:
+            found.setdefault(ep.group, []).append((ep.name, ep.value, key, dist.version or "?"))
     return found
 
 
