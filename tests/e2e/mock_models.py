@@ -753,9 +753,18 @@ class ChatCompletionsMock(MockModel):
         return 404, "application/json", b'{"error": {"message": "not mocked"}}'
 
     def error(self, turn: Turn) -> tuple[int, Any]:
+        if turn.error == "usage_limit":  # as OpenAI says a spent quota: also a 429
+            return 429, {
+                "error": {
+                    "message": "You exceeded your current quota, please check your plan and "
+                    "billing details. (mock)",
+                    "type": "insufficient_quota",
+                    "code": "insufficient_quota",
+                }
+            }
         return 429, {
             "error": {
-                "message": "Rate limit reached: you have exceeded your usage limit (mock)",
+                "message": "Rate limit reached for requests (mock)",
                 "type": "rate_limit_error",
                 "code": "rate_limit_exceeded",
             }

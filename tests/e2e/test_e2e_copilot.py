@@ -4,7 +4,8 @@ Its hooks, installed by `baker init` and `baker global sync`, fire in a `copilot
 checkpoint of the Copilot session appears; on the next run the sessionStart pickup reaches the
 model. A Claude Code session stopped by its usage limit continues in Copilot with the latest
 request, the todos and the files in Copilot's first request. Under `baker run`, a Copilot
-session that hits 429s continues in Gemini CLI by itself, told so by Copilot's own records.
+session whose quota is spent (a 429 `insufficient_quota`: a usage limit) continues in Gemini
+CLI by itself, told so by Copilot's own records; a rate limit would wait and retry Copilot.
 """
 
 from __future__ import annotations
@@ -86,11 +87,12 @@ def test_a_claude_limit_continues_in_copilot(agent: MakeAgent) -> None:
     assert_holds_the_brief(text, "claude")
 
 
-def test_baker_run_continues_in_gemini_when_copilot_hits_429s(
+def test_baker_run_continues_in_gemini_when_copilots_quota_is_spent(
     agent: MakeAgent, isolated_home: Path
 ) -> None:
     script = source_script()
-    script[-1] = Turn(error="rate_limit")  # Copilot retries five times, then gives up
+    # A spent quota (a usage limit) moves on; a rate limit would wait and retry Copilot.
+    script[-1] = Turn(error="usage_limit")
     src: Agent = agent("copilot", script)
     dst: Agent = agent("gemini", [Turn(text="I will confirm the plan first.")])
     install(src)  # errorOccurred records the limit at the first retry
@@ -107,7 +109,7 @@ def test_baker_run_continues_in_gemini_when_copilot_hits_429s(
     # the brief says the Copilot turn ended on the limit: Copilot's log of its hook call
     assert_holds_the_brief(text, "copilot")
     (recorded,) = limits.read()
-    assert (recorded.agent, recorded.kind, recorded.source) == ("copilot", "rate_limit", "hook")
+    assert (recorded.agent, recorded.kind, recorded.source) == ("copilot", "usage_limit", "hook")
 
 
 def _log(a: Agent) -> str:
