@@ -59,13 +59,15 @@ def test_command_paths_are_shlex_words(command: str) -> None:
 
 
 def _relative_pathlib(root: Path, path: str, cwd: str | None = None) -> str:
-    """`traps.relative` as it was written with pathlib."""
+    """`traps.relative` as it was written with pathlib, but with `..` in an absolute path read
+    as the file system opens it (`root/../x.py` is `x.py` beside the root, not `../x.py`)."""
     import contextlib
 
     p = Path(os.path.expanduser(path))
     if not p.is_absolute() and cwd and os.path.isabs(cwd):
         p = Path(os.path.normpath(os.path.join(cwd, p)))
     if p.is_absolute():
+        p = Path(os.path.normpath(p))
         with contextlib.suppress(ValueError):
             return p.relative_to(root).as_posix()
         with contextlib.suppress(ValueError, OSError):
