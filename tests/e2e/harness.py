@@ -70,7 +70,7 @@ def _missing_cli(name: str) -> str | None:
     if not (NODE_BIN / name).exists():
         return (
             f"{name} is not installed in tests/e2e/node_modules: run "
-            "`python3 scripts/dev.py e2e` (npm ci of tests/e2e/package-lock.json)"
+            "`python3 scripts/dev.py e2e` (npm install of tests/e2e/package-lock.json)"
         )
     return None
 
