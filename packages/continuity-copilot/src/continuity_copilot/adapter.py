@@ -15,7 +15,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.adapters.kit import Checks, Discovery, HookHalf, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -57,14 +57,12 @@ class CopilotAdapter(ModuleAdapter):
         "GITHUB_TOKEN",
     )
     found_by: ClassVar[Discovery] = discovery
+    hooks_by: ClassVar[HookHalf] = hooks
 
     def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
         from continuity_copilot import parser  # loads with the first read, not with a hook
 
         return parser.read(ref, cursor)
-
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse_hook(payload, argv)
 
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name:
@@ -87,9 +85,6 @@ class CopilotAdapter(ModuleAdapter):
             own = Account(agent=self.name, name="COPILOT_HOME", dir=os.path.abspath(env_home))
             accounts = [own, *accounts]
         return discovery.by_id(event.session_id, accounts)
-
-    def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render_context(event, text)
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
         from continuity_copilot import install

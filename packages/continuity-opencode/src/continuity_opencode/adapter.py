@@ -13,7 +13,7 @@ from continuity_core.adapters import (
     UsageSource,
     UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, ModuleAdapter
+from continuity_core.adapters.kit import Checks, Discovery, HookHalf, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_opencode import discovery, hooks
@@ -57,6 +57,7 @@ class OpenCodeAdapter(ModuleAdapter):
         "OPENCODE_CONFIG_CONTENT",
     )
     found_by: ClassVar[Discovery] = discovery
+    hooks_by: ClassVar[HookHalf] = hooks
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -67,16 +68,10 @@ class OpenCodeAdapter(ModuleAdapter):
 
     # --- hooks -------------------------------------------------------------------------------
 
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
-        return hooks.parse_hook(payload, argv)
-
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         if event.agent != self.name or not event.session_id:
             return None
         return discovery.by_id(event.session_id, accounts)
-
-    def render_context(self, event: HookEvent, text: str) -> str | None:
-        return hooks.render_context(event, text)
 
     # --- set-up ------------------------------------------------------------------------------
 
