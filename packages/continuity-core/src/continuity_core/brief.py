@@ -26,18 +26,6 @@ if TYPE_CHECKING:  # `baker handoff` builds a brief within its start-up budget: 
     from continuity_core.schemas.session import CommandRun, Session, ToolCall
     from continuity_core.schemas.trap import Trap
 
-__all__ = [
-    "Attempt",
-    "Brief",
-    "Section",
-    "build",
-    "call_text",
-    "fit",
-    "git_section",
-    "render",
-    "session_sections",
-]
-
 DEFAULT_BUDGET_TOKENS = 8000  # ≈ 32 KiB
 CHARS_PER_TOKEN = 4
 NEVER_CUT = 100
@@ -86,93 +74,51 @@ def _fence(text: str) -> str:
 
 
 def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
-    out: list[Section] = []
+    """The sections read from the transcript (and the pre-tool hook's record of a call)."""
     raw = f"transcript of {session.agent} session {session.session_id} (raw data)"
-    if session.todos:
-        marks = {"completed": "x", "in_progress": "~", "cancelled": "-"}
-        body = "\n".join(
-            f"- [{marks.get(t.status, ' ')}] {t.content} ({t.status})" for t in session.todos
-        )
-        out.append(
-            Section(key="todos", title="The agent's todo list", source=raw, body=body, priority=80)
-        )
-    if session.files_edited or session.unread_bytes:
-        lines = [
-            f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
-            f"{f', {f.count}×' if f.count > 1 else ''})"
-            for f in session.files_edited
-        ]
-        if session.unread_bytes:
-            lines.append(
-                f"- (the transcript was read from its last part only: edits in its "
-                f"first {_mib(session.unread_bytes)} are not listed)"
-            )
-        out.append(
-            Section(
-                key="files", title="Files edited", source=raw, body="\n".join(lines), priority=70
-            )
-        )
-    interrupted = _interrupted(session)
-    source = raw
-    if unrecorded is not None:  # a hook's record, not the transcript's: labelled as such
-        hook = "the pre-tool hook's record in .baker/inflight/"
-        source = f"{raw}; {hook}" if interrupted else hook
-        what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
-        interrupted = (interrupted + "\n" if interrupted else "") + (
-            f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
-            "transcript never recorded it (seen by the pre-tool hook only; the agent likely "
-            f"died while it ran):\n{_fence(what)}"
-        )
-    if interrupted:
-        out.append(
-            Section(
-                key="interrupted", title="Interrupted", source=source, body=interrupted, priority=90
-            )
-        )
-    for key, title, body, priority in (
-        ("commands", "What was run", commands_body(session), 75),
-        ("subagents", "What sub-agents found", subagents_body(session), 55),
-        ("requests", "Every request", requests_body(session), 65),
-    ):
-        if body:
-            out.append(Section(key=key, title=title, source=raw, body=body, priority=priority))
-    total = max(session.compactions_total, len(session.compactions))
-    if total:
-        # the count covers the whole file, or says which part it covers
-        part = (
-            f" in the part read (its first {_mib(session.unread_bytes)} were not read)"
-            if session.unread_bytes and not session.compactions_scanned
-            else ""
-        )
-        body = f"- compacted {'once' if total == 1 else f'{total} times'}{part}"
-        last = session.compactions[-1] if session.compactions else None
-        if last is None:
-            body += ", none in the part of the transcript read"
-        else:
-            how = [TRIGGERS.get(last.trigger, "trigger not recorded")]
-            if last.pre_tokens:
-                how.append(f"at {last.pre_tokens:,} tokens")
-            body += f"; the last time {', '.join(how)}"
-            if last.summary and last.summary.strip():
-                body += "; its summary of the earlier work:\n" + _fence(last.summary.strip()[:3000])
-        out.append(
-            Section(key="compaction", title="Compaction", source=raw, body=body, priority=30)
-        )
-    exchange = _exchange(session)
-    if exchange:
-        out.append(
-            Section(key="exchange", title="Last exchange", source=raw, body=exchange, priority=20)
-        )
-    return out
+    interrupted, source = _interrupted(session, unrecorded, raw)
+    parts = (
+        ("todos", "The agent's todo list", raw, _todos_body(session), 80),
+        ("files", "Files edited", raw, _files_body(session), 70),
+        ("interrupted", "Interrupted", source, interrupted, 90),
+        ("commands", "What was run", raw, commands_body(session), 75),
+        ("subagents", "What sub-agents found", raw, subagents_body(session), 55),
+        ("requests", "Every request", raw, requests_body(session), 65),
+        ("compaction", "Compaction", raw, _compaction_body(session), 30),
+        ("exchange", "Last exchange", raw, _exchange(session), 20),
+    )
+    return [Section(key=k, title=t, source=s, body=b, priority=p) for k, t, s, b, p in parts if b]
 
 
-def _interrupted(session: Session) -> str:
-    lines: list[str] = []
-    for call in session.pending_calls:
+def _todos_body(session: Session) -> str:
+    marks = {"completed": "x", "in_progress": "~", "cancelled": "-"}
+    return "\n".join(
+        f"- [{marks.get(t.status, ' ')}] {t.content} ({t.status})" for t in session.todos
+    )
+
+
+def _files_body(session: Session) -> str:
+    lines = [
+        f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
+        f"{f', {f.count}×' if f.count > 1 else ''})"
+        for f in session.files_edited
+    ]
+    if session.unread_bytes:
         lines.append(
-            f"- tool call `{call.name}` started and never returned a result:\n"
-            f"{_fence(redact(call_text(call)[:2000]))}"
+            f"- (the transcript was read from its last part only: edits in its "
+            f"first {_mib(session.unread_bytes)} are not listed)"
         )
+    return "\n".join(lines)
+
+
+def _interrupted(session: Session, unrecorded: Any, raw: str) -> tuple[str, str]:
+    """What was cut off, and its source: the transcript, and the pre-tool hook's record of a
+    call the transcript never got (labelled as such)."""
+    lines = [
+        f"- tool call `{call.name}` started and never returned a result:\n"
+        f"{_fence(redact(call_text(call)[:2000]))}"
+        for call in session.pending_calls
+    ]
     if session.ended_on_limit and session.last_error:
         err = session.last_error
         when = f" — resets at {err.reset_at}" if err.reset_at else ""
@@ -181,7 +127,40 @@ def _interrupted(session: Session) -> str:
         lines.append(f"- last API error ({session.last_error.kind}): {session.last_error.message}")
     if session.turn_incomplete and not lines:
         lines.append("- the last turn started and never completed")
-    return "\n".join(lines)
+    if unrecorded is None:
+        return "\n".join(lines), raw
+    hook = "the pre-tool hook's record in .baker/inflight/"
+    what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
+    lines.append(
+        f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
+        "transcript never recorded it (seen by the pre-tool hook only; the agent likely "
+        f"died while it ran):\n{_fence(what)}"
+    )
+    return "\n".join(lines), f"{raw}; {hook}" if len(lines) > 1 else hook
+
+
+def _compaction_body(session: Session) -> str:
+    """How often the session was compacted (over the whole file, or saying which part) and
+    the last summary."""
+    total = max(session.compactions_total, len(session.compactions))
+    if not total:
+        return ""
+    part = (
+        f" in the part read (its first {_mib(session.unread_bytes)} were not read)"
+        if session.unread_bytes and not session.compactions_scanned
+        else ""
+    )
+    body = f"- compacted {'once' if total == 1 else f'{total} times'}{part}"
+    if not session.compactions:
+        return body + ", none in the part of the transcript read"
+    last = session.compactions[-1]
+    how = [TRIGGERS.get(last.trigger, "trigger not recorded")]
+    if last.pre_tokens:
+        how.append(f"at {last.pre_tokens:,} tokens")
+    body += f"; the last time {', '.join(how)}"
+    if last.summary and last.summary.strip():
+        body += "; its summary of the earlier work:\n" + _fence(last.summary.strip()[:3000])
+    return body
 
 
 # How much of what was run, asked and found the brief shows (the Session keeps more).
@@ -358,25 +337,33 @@ def call_text(call: ToolCall) -> str:
     return json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))
 
 
-def _no_request(session: Session) -> str:
-    """Why a transcript read from its last part gives no request: say so, never stay silent."""
+def _request(session: Session | None) -> tuple[str, str, str]:
+    """The title, source and body of the user's latest request, verbatim; or why a part read
+    of the transcript has none: say so, never stay silent."""
+    if session is None or not (session.latest_request or session.unread_bytes):
+        return "", "", ""
+    raw = f"transcript of {session.agent} session {session.session_id} (raw data)"
+    if session.latest_request:
+        return "The user's latest request (verbatim)", raw, _fence(session.latest_request)
     skipped = _mib(session.unread_bytes)
     if session.request_sought == "none":
-        return (
+        why = (
             f"No request typed by the user is in this transcript: the part read holds "
             f"none, and a search of the first {skipped} (not read) found none either."
         )
-    if session.request_sought == "unreadable":
-        return (
+    elif session.request_sought == "unreadable":
+        why = (
             f"The latest request is not in the part read, and a search of the first "
             f"{skipped} (not read) found none it could read: a long line there could not "
             "be read from its start (read the transcript named above to find it)."
         )
-    return (
-        f"The latest request is not in the part read: the transcript was read from its "
-        f"last part only, and its first {skipped} were not searched for it (read the "
-        "transcript named above to find it)."
-    )
+    else:
+        why = (
+            f"The latest request is not in the part read: the transcript was read from its "
+            f"last part only, and its first {skipped} were not searched for it (read the "
+            "transcript named above to find it)."
+        )
+    return "The user's latest request", raw, why
 
 
 def _exchange(session: Session) -> str:
@@ -416,26 +403,29 @@ def build(
 ) -> Brief:
     """Assemble the sections; everything in them is redacted. `unfound`: why no transcript
     was found, said after what was searched (`sessions.why_none`)."""
+    source = _source_body(session, searched, failed, unfound)
+    note = (note_text or "").strip()
+    traps_body = "\n".join(f"- `{t.pattern}`: {t.why}" for t in traps or ())
+    meant = "written on purpose"
+    parts = (
+        ("first_move", "First move", "Continuity", FIRST_MOVE, NEVER_CUT),
+        ("source", "Where this comes from", "Continuity", source, NEVER_CUT),
+        ("request", *_request(session), NEVER_CUT),
+        ("note", "The note (memory/hot.md)", f"{meant} by the agents", note, 95),
+        ("saved", "Latest saved checkpoint", f"{meant}, may have drifted", saved_text or "", 60),
+        ("repo", "Repo state", "live, read just now", git_section(git), 85),
+        ("checkpoint", "Latest automatic checkpoint", ".baker/checkpoints", _then(checkpoint), 40),
+        ("traps", "Traps for the files touched", f".baker/traps.jsonl ({meant})", traps_body, 50),
+    )
     sections = [
-        Section(
-            key="first_move",
-            title="First move",
-            source="Continuity",
-            body=FIRST_MOVE,
-            priority=NEVER_CUT,
-        )
+        Section(key=k, title=t, source=s, body=b, priority=p) for k, t, s, b, p in parts if b
     ]
-    sections += _source_section(session, searched, failed, unfound)
-    sections += _request_section(session)
-    sections += _written_sections(note_text, saved_text)
-    sections += _repo_sections(git, checkpoint)
     if session is not None:
         sections += session_sections(session, unrecorded)
-    sections += _traps_section(traps)
     for s in sections:
-        if s.key != "source" or session is None:  # that one was redacted as it was built
+        if s.key != "source":  # that one was redacted as it was built
             s.body = redact(s.body)
-    sections.sort(key=lambda s: ORDER.get(s.key, 99))
+    sections.sort(key=lambda s: LAST.get(s.key, 0))
     brief = Brief(
         created_at=created_at,
         project=project,
@@ -457,173 +447,49 @@ def build(
     return brief
 
 
-# The order sections are shown in (their priorities decide what a tight budget cuts).
-ORDER = {
-    k: i
-    for i, k in enumerate(
-        [
-            "first_move",
-            "source",
-            "request",
-            "note",
-            "saved",
-            "repo",
-            "checkpoint",
-            "todos",
-            "files",
-            "interrupted",
-            "commands",
-            "subagents",
-            "requests",
-            "traps",
-            "compaction",
-            "exchange",
-        ]
-    )
-}
+# The sections shown last, in this order; the others keep the order they are made in (their
+# priorities decide what a tight budget cuts).
+LAST = {"traps": 1, "compaction": 2, "exchange": 3}
 
 
-def _source_section(
-    session: Session | None,
-    searched: list[str] | None,
-    failed: list[Attempt] | None,
-    unfound: str,
-) -> list[Section]:
-    """Where the brief comes from: the session, or where no transcript was found."""
+def _source_body(
+    session: Session | None, searched: list[str] | None, failed: list[Attempt] | None, unfound: str
+) -> str:
+    """Where the brief comes from, redacted: the session, or where no transcript was found."""
     if session is not None:
-        return [
-            Section(
-                key="source",
-                title="Where this comes from",
-                source="Continuity",
-                # Redacted here, in parts: the usage lines are numbers and baker's own words,
-                # whose "tokens" would only send the redactor looking for nothing.
-                body=redact(
-                    f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
-                    f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
-                    f"- last activity: {session.updated_at or '?'}\n"
-                    f"- model: {session.model or '?'}"
-                )
-                + _usage_line(session)
-                + redact(f"{_lineage(session)}{_failed_lines(failed)}"),
-                priority=NEVER_CUT,
+        # Redacted in parts: the usage lines are numbers and baker's own words, whose
+        # "tokens" would only send the redactor looking for nothing.
+        return (
+            redact(
+                f"- agent: {session.agent}\n- account: {session.account or '?'}\n"
+                f"- session: {session.session_id}\n- transcript: `{session.path}`\n"
+                f"- last activity: {session.updated_at or '?'}\n"
+                f"- model: {session.model or '?'}"
             )
-        ]
+            + _usage_line(session)
+            + redact(f"{_lineage(session)}{_failed_lines(failed)}")
+        )
     if searched is None:
-        return []
+        return ""
     where = "\n".join(f"- {s}" for s in searched) or "- no agent adapters are installed"
-    return [
-        Section(
-            key="source",
-            title="Where this comes from",
-            source="Continuity",
-            body=f"No agent transcript was found for this project. Searched:\n{where}"
-            + (f"\n\n{unfound}" if unfound else ""),
-            priority=NEVER_CUT,
-        )
-    ]
+    return redact(
+        f"No agent transcript was found for this project. Searched:\n{where}"
+        + (f"\n\n{unfound}" if unfound else "")
+    )
 
 
-def _request_section(session: Session | None) -> list[Section]:
-    """The user's latest request, verbatim; or why a part read of the transcript has none."""
-    if session is None:
-        return []
-    source = f"transcript of {session.agent} session {session.session_id} (raw data)"
-    if session.latest_request:
-        return [
-            Section(
-                key="request",
-                title="The user's latest request (verbatim)",
-                source=source,
-                body=_fence(session.latest_request),
-                priority=NEVER_CUT,
-            )
-        ]
-    if session.unread_bytes:
-        return [
-            Section(
-                key="request",
-                title="The user's latest request",
-                source=source,
-                body=_no_request(session),
-                priority=NEVER_CUT,
-            )
-        ]
-    return []
-
-
-def _written_sections(note_text: str | None, saved_text: str | None) -> list[Section]:
-    """What the agents wrote on purpose: the note and the latest saved checkpoint."""
-    out = []
-    if note_text and note_text.strip():
-        out.append(
-            Section(
-                key="note",
-                title="The note (memory/hot.md)",
-                source="written on purpose by the agents",
-                body=note_text.strip(),
-                priority=95,
-            )
-        )
-    if saved_text:
-        out.append(
-            Section(
-                key="saved",
-                title="Latest saved checkpoint",
-                source="written on purpose, may have drifted",
-                body=saved_text,
-                priority=60,
-            )
-        )
-    return out
-
-
-def _repo_sections(git: GitFacts, checkpoint: Checkpoint | None) -> list[Section]:
-    """The live repo state, and the latest automatic checkpoint's view of it."""
-    out = [
-        Section(
-            key="repo",
-            title="Repo state",
-            source="live, read just now",
-            body=git_section(git),
-            priority=85,
-        )
-    ]
-    if checkpoint is not None:
-        cp_git = checkpoint.git
-        out.append(
-            Section(
-                key="checkpoint",
-                title="Latest automatic checkpoint",
-                source=".baker/checkpoints",
-                body=(
-                    f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
-                    f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
-                    f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
-                    + (
-                        f"{plural(cp_git.dirty_count, 'uncommitted file')}"
-                        if cp_git.dirty_count
-                        else "working tree clean"
-                    )
-                ),
-                priority=40,
-            )
-        )
-    return out
-
-
-def _traps_section(traps: list[Trap] | None) -> list[Section]:
-    if not traps:
-        return []
-    return [
-        Section(
-            key="traps",
-            title="Traps for the files touched",
-            source=".baker/traps.jsonl (written on purpose)",
-            body="\n".join(f"- `{t.pattern}`: {t.why}" for t in traps),
-            priority=50,
-        )
-    ]
+def _then(checkpoint: Checkpoint | None) -> str:
+    """The latest automatic checkpoint and its view of the repo."""
+    if checkpoint is None:
+        return ""
+    cp_git = checkpoint.git
+    tree = plural(cp_git.dirty_count, "uncommitted file") if cp_git.dirty_count else ""
+    return (
+        f"- {checkpoint.id} at {checkpoint.created_at} after `{checkpoint.event}`"
+        f"{' by ' + checkpoint.agent if checkpoint.agent else ''}\n"
+        f"- then: branch {cp_git.branch or '?'}, head {(cp_git.head or '?')[:12]}, "
+        f"{tree or 'working tree clean'}"
+    )
 
 
 def fit(brief: Brief) -> None:

@@ -13,6 +13,7 @@ from continuity_core import note as note_mod
 from continuity_core.config import load_config
 from continuity_core.git import Begun
 from continuity_core.project import repo_facts
+from continuity_core.schemas.handoff import Attempt
 from continuity_core.schemas.session import SessionRef
 from continuity_core.sessions import (
     Choice,
@@ -55,7 +56,7 @@ class Handoff(Struct, kw_only=True):
     git: GitFacts | None = None  # the live facts the brief was built on (None: another machine)
     note: dict[str, str] = field(default_factory=dict)
     traps: list[Trap] = field(default_factory=list)
-    unrecorded: Any | None = None  # inflight.Inflight: a call only the pre-tool hook saw
+    unrecorded: Inflight | None = None  # a call only the pre-tool hook saw
 
 
 def project_root(start: StrPath | None = None) -> Path:
@@ -78,65 +79,33 @@ def make(
     """The brief for `root`; `write=False` (a dry run) keeps even the read cache untouched."""
     begun = Begun(root)  # `git status` runs while the session is found and read
     try:
-        return _make(
+        config = load_config()
+        store = Store(root)
+        latest = store.latest_checkpoint() if store.exists else None
+        choice = _chosen(
             root,
-            begun,
+            config,
+            store if store.exists and write else None,
+            latest.session if latest is not None else None,
             agent=agent,
             account=account,
             session_id=session_id,
-            budget_tokens=budget_tokens,
-            write=write,
         )
+        session = project_relative(choice.session, root) if choice.session else None
+        note = note_mod.read(root)
+        traps = _traps_for(root, session) if store.exists else []
+        saved_text = _saved_text(root) if store.exists else None
+        git = repo_facts(root, begun=begun)
     finally:
         begun.close()  # what a failure left unread (the facts were not wanted)
-
-
-def _make(
-    root: StrPath,
-    begun: Begun,
-    *,
-    agent: str | None,
-    account: str | None,
-    session_id: str | None,
-    budget_tokens: int | None,
-    write: bool,
-) -> Handoff:
-    config = load_config()
-    broken: dict[str, str] = {}
-    if agent is not None:  # one agent asked for: load that adapter alone
-        adapters = {agent: adapters_mod.load(agent)}
-    else:
-        adapters, broken = adapters_mod.load_all()
-    errors = list(broken.values())
-    store = Store(root)
-    latest = store.latest_checkpoint() if store.exists else None
-    kept = latest.session if latest is not None else None
-    choice, session, ref = _chosen(
-        root,
-        adapters,
-        config,
-        store if store.exists and write else None,
-        kept,
-        agent=agent,
-        account=account,
-        session_id=session_id,
-    )
-    errors += choice.errors
-    if session is not None:
-        session = project_relative(session, root)
-    note = note_mod.read(root)
-    note_text = note_mod.filled(note) if note is not None and not note.is_empty() else None
-    traps = _traps_for(root, session) if store.exists else []
-    saved_text = _saved_text(root) if store.exists else None
-    git = repo_facts(root, begun=begun)
     unrecorded = inflight.unrecorded(store, session) if store.exists and session else None
     built = brief_mod.build(
         project=str(root),
         created_at=now_iso(),
         git=git,
-        note_text=note_text,
+        note_text=note_mod.filled(note) if note is not None and not note.is_empty() else None,
         session=session,
-        ref=ref,
+        ref=choice.ref,
         searched=choice.searched,
         traps=traps,
         failed=[_attempt(r, s) for r, s in choice.failed],
@@ -153,7 +122,7 @@ def _make(
         brief=built,
         session=session,
         adapter=choice.adapter,
-        errors=errors,
+        errors=choice.errors,
         git=git,
         note={t: body for t, body in sections.items() if body},
         traps=traps,
@@ -163,7 +132,6 @@ def _make(
 
 def _chosen(
     root: StrPath,
-    adapters: dict[str, Adapter],
     config: GlobalConfig,
     store: Store | None,
     kept: Session | None,
@@ -171,17 +139,27 @@ def _chosen(
     agent: str | None,
     account: str | None,
     session_id: str | None,
-) -> tuple[Choice, Session | None, SessionRef | None]:
+) -> Choice:
     """The session the brief is of (`sessions.choose`), or the one the latest checkpoint kept
-    when its transcript is gone; NoMatch listing every agent's sessions when none fits."""
+    when its transcript is gone; NoMatch listing every agent's sessions when none fits. Its
+    errors name the adapters that failed to load first."""
+    broken: dict[str, str] = {}
+    if agent is not None:  # one agent asked for: load that adapter alone
+        adapters = {agent: adapters_mod.load(agent)}
+    else:
+        adapters, broken = adapters_mod.load_all()
+    keep = (
+        kept
+        if kept is not None
+        and kept_matches(kept, config, agent=agent, account=account, session_id=session_id)
+        else None
+    )
     try:
         choice = choose(
             root, adapters, config, store, agent=agent, account=account, session_id=session_id
         )
     except NoMatch as e:
-        if kept is not None and kept_matches(
-            kept, config, agent=agent, account=account, session_id=session_id
-        ):
+        if keep is not None:
             choice = Choice()  # no transcript left, but the checkpoint kept that very session
         elif agent is None:
             raise
@@ -189,26 +167,22 @@ def _chosen(
             first = str(e).splitlines()[0]
             everyone = {**adapters_mod.load_all()[0], **adapters}
             raise NoMatch("\n".join([first, *listing(root, everyone, config)])) from None
-    session, ref = choice.session, choice.ref
-    if (
-        session is None
-        and kept is not None
-        and kept_matches(kept, config, agent=agent, account=account, session_id=session_id)
-    ):
+    choice.errors = [*broken.values(), *choice.errors]
+    if choice.session is None and keep is not None:
         # The transcript is gone; the checkpoint kept its facts. The JSON names it as well.
-        session = kept
-        ref = SessionRef(
-            agent=kept.agent,
-            account=kept.account,
-            session_id=kept.session_id,
-            path=kept.path,
+        choice.session = keep
+        choice.ref = SessionRef(
+            agent=keep.agent,
+            account=keep.account,
+            session_id=keep.session_id,
+            path=keep.path,
             mtime=0.0,
-            cwd=kept.cwd,
+            cwd=keep.cwd,
         )
-    return choice, session, ref
+    return choice
 
 
-def _reconcile_reset(built: brief_mod.Brief, session: Session, adapter: Any, config: Any) -> None:
+def _reconcile_reset(built: Brief, session: Session, adapter: Any, config: Any) -> None:
     """The transcript's reset time and the limit ledger's (the hook's record) for the same
     account: where only one names it, that one; where they disagree, the later, so no agent
     is tried again before its limit lifts. The brief says which it used and why."""
@@ -236,9 +210,9 @@ def _reconcile_reset(built: brief_mod.Brief, session: Session, adapter: Any, con
         )
 
 
-def _attempt(ref: SessionRef, session: Session) -> brief_mod.Attempt:
+def _attempt(ref: SessionRef, session: Session) -> Attempt:
     err = session.last_error
-    return brief_mod.Attempt(
+    return Attempt(
         agent=ref.agent,
         account=ref.account,
         session_id=ref.session_id,
@@ -273,79 +247,26 @@ def structured(result: Handoff) -> HandoffDoc:
     from continuity_core.schemas import handoff as doc
 
     brief, session = result.brief, result.session
-    todos = [
-        doc.Todo(content=redact(t.content), status=t.status)
-        for t in (session.todos if session else [])
-    ]
-    files = [
-        doc.EditedFile(path=f.path, action=f.action, count=f.count, moved_to=f.moved_to)
-        for f in (session.files_edited if session else [])
-    ]
-    interrupted: doc.Interrupted | None = None
     limit: doc.Limit | None = None
-    source: doc.Source | None = None
-    if session is not None:
+    if session is not None and session.ended_on_limit and session.last_error is not None:
         err = session.last_error
-        interrupted = _interrupted(session, result.unrecorded)
-        if session.ended_on_limit and err is not None:
-            limit = doc.Limit(kind=err.kind, until=err.reset_at, message=redact(err.message))
-        source = doc.Source(
-            agent=session.agent,
-            account=session.account,
-            session=session.session_id,
-            transcript=session.path,
-            updated_at=session.updated_at,
-            model=session.model,
-        )
-    elif brief.session is not None:
-        ref = brief.session
-        source = doc.Source(
-            agent=ref.agent, account=ref.account, session=ref.session_id, transcript=ref.path
-        )
-    if limit is None and brief.ended_on_limit:
+        limit = doc.Limit(kind=err.kind, until=err.reset_at, message=redact(err.message))
+    elif brief.ended_on_limit:
         limit = doc.Limit(kind=brief.limit_kind or "usage_limit", until=brief.reset_at)
-    request = brief.latest_request
-    commands = [
-        doc.Command(
-            command=redact(c.command),
-            exit_code=c.exit_code,
-            failed=c.failed,
-            error=redact(c.error),
-            count=c.count,
-            timestamp=c.timestamp,
-        )
-        for c in (session.commands if session else [])
-    ]
-    subagents = [
-        doc.Subagent(
-            task=redact(a.task),
-            result=redact(a.result) if a.result is not None else None,
-            id=a.id,
-            timestamp=a.timestamp,
-        )
-        for a in (session.subagents if session else [])
-    ]
     return doc.HandoffDoc(
         created_at=brief.created_at,
         project=brief.project,
-        latest_request=redact(request) if request else None,
-        todos=todos,
-        files_edited=files,
-        interrupted=interrupted,
+        latest_request=redact(brief.latest_request) if brief.latest_request else None,
+        **_session_fields(session, result.unrecorded),
         limit=limit,
         repo=_repo_state(result.git),
         note={title: redact(body) for title, body in result.note.items()},
-        source=source,
+        source=_source(session, brief.session),
         traps=[
             doc.TrapHit(id=t.id, pattern=t.pattern, kind=t.kind, why=redact(t.why))
             for t in result.traps
         ],
         markdown=brief_mod.render(brief),
-        commands=commands,
-        commands_total=session.commands_total if session else 0,
-        user_requests=[redact(r) for r in session.requests] if session else [],
-        requests_total=max(session.requests_total, len(session.requests)) if session else 0,
-        subagents=subagents,
         warnings=list(result.errors),
         failed_attempts=list(brief.failed_attempts),
         session=brief.session,
@@ -355,6 +276,67 @@ def structured(result: Handoff) -> HandoffDoc:
         sections=brief.sections,
         cut=brief.cut,
         budget_tokens=brief.budget_tokens,
+    )
+
+
+def _session_fields(session: Session | None, unrecorded: Inflight | None) -> dict[str, Any]:
+    """The document's fields read from the session, redacted; empty without one."""
+    import msgspec
+
+    from continuity_core.redact import redact
+    from continuity_core.schemas import handoff as doc
+
+    if session is None:
+        return {"todos": [], "files_edited": [], "interrupted": None}
+    return {
+        "todos": [doc.Todo(content=redact(t.content), status=t.status) for t in session.todos],
+        "files_edited": [
+            msgspec.convert(f, doc.EditedFile, from_attributes=True) for f in session.files_edited
+        ],
+        "interrupted": _interrupted(session, unrecorded),
+        "commands": [
+            doc.Command(
+                command=redact(c.command),
+                exit_code=c.exit_code,
+                failed=c.failed,
+                error=redact(c.error),
+                count=c.count,
+                timestamp=c.timestamp,
+            )
+            for c in session.commands
+        ],
+        "commands_total": session.commands_total,
+        "user_requests": [redact(r) for r in session.requests],
+        "requests_total": max(session.requests_total, len(session.requests)),
+        "subagents": [
+            doc.Subagent(
+                task=redact(a.task),
+                result=redact(a.result) if a.result is not None else None,
+                id=a.id,
+                timestamp=a.timestamp,
+            )
+            for a in session.subagents
+        ],
+    }
+
+
+def _source(session: Session | None, ref: SessionRef | None) -> doc.Source | None:
+    """The session the brief was built from: as read, else as the brief names it."""
+    from continuity_core.schemas import handoff as doc
+
+    if session is not None:
+        return doc.Source(
+            agent=session.agent,
+            account=session.account,
+            session=session.session_id,
+            transcript=session.path,
+            updated_at=session.updated_at,
+            model=session.model,
+        )
+    if ref is None:
+        return None
+    return doc.Source(
+        agent=ref.agent, account=ref.account, session=ref.session_id, transcript=ref.path
     )
 
 

@@ -350,6 +350,7 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     """`machine`'s brief from its snapshot, its repo-state section compared with this checkout."""
     from continuity_core import brief as brief_mod
     from continuity_core.redact import redact
+    from continuity_core.schemas.handoff import Section
 
     ref = ref_for(machine)
     commit = _rev(root, ref + "^{commit}")
@@ -366,7 +367,7 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     when = clean_text(git(root, "log", "-1", "--format=%cI", commit).strip(), 64)
     body = compare(root, machine, snap.git)
     body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{body}"
-    section = brief_mod.Section(
+    section = Section(
         key="repo",
         title=f"Repo state on {machine}, compared with here",
         source=f"snapshot of {machine}, compared live",
