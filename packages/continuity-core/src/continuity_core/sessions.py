@@ -17,16 +17,16 @@ import os
 import msgspec
 from msgspec import Struct, field
 
-from continuity_core import stamps
 from continuity_core.adapters import Account, expand
 from continuity_core.errors import BakerError
 from continuity_core.fs import inside
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
+from continuity_core.stamps import iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a checkpoint imports this module: nothing here it does not use
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Iterator, Mapping
     from pathlib import Path
     from typing import Any, Literal
 
@@ -154,14 +154,6 @@ def state(session: Session) -> State:
     return "did work"
 
 
-def _inside(cwd: str | None, root: StrPath, *, exact: bool = False) -> bool:
-    if not cwd:
-        return True  # discovery placed it in the project; nothing says otherwise
-    if exact:
-        return os.path.realpath(cwd) == os.path.realpath(root)
-    return inside(root, cwd)
-
-
 # Folders below a plain folder named when its own sessions are none
 MAX_BELOW = 5
 
@@ -204,11 +196,7 @@ def find(
     found = Found()
     exact = plain_folder(project)
     streams: list[Iterator[tuple[float, int, int, Candidate]]] = []
-    chosen = (
-        {agent: adapters[agent]}
-        if agent and agent in adapters
-        else ({} if agent else dict(adapters))
-    )
+    chosen = {n: a for n, a in adapters.items() if not agent or n == agent}
     for order, (name, adapter) in enumerate(chosen.items()):
         try:
             accounts = accounts_for(adapter, config, account)
@@ -223,10 +211,11 @@ def find(
     merged = streams[0] if len(streams) == 1 else sorted(e for s in streams for e in s)
     for _, _, _, cand in merged:
         ref = cand.ref
-        if ref.session_id == exclude or not _inside(ref.cwd, project):
+        # A session with no cwd: discovery placed it in the project; nothing says otherwise.
+        if ref.session_id == exclude or (ref.cwd and not inside(project, ref.cwd)):
             continue
-        if exact and not _inside(ref.cwd, project, exact=True):
-            folder = os.path.realpath(ref.cwd or "")
+        if exact and ref.cwd and os.path.realpath(ref.cwd) != os.path.realpath(project):
+            folder = os.path.realpath(ref.cwd)
             if folder not in found.below and len(found.below) < MAX_BELOW:
                 found.below.append(folder)
             continue
@@ -364,7 +353,6 @@ def pick(
     store: Any | None = None,
     *,
     exact: bool = False,
-    reader: Callable[[Any, SessionRef, Any], Session] = read_session,
 ) -> Choice:
     """The newest candidate that did work; the newer ones that failed become `failed`.
 
@@ -375,7 +363,7 @@ def pick(
     tried: list[tuple[Candidate, Session]] = []
     for cand in found.candidates:
         try:
-            session = reader(cand.adapter, cand.ref, store)
+            session = read_session(cand.adapter, cand.ref, store)
         except Exception as e:  # an unreadable session is skipped, and said
             choice.errors.append(f"{cand.ref.agent} session {cand.ref.session_id}: {e}")
             continue
@@ -393,10 +381,8 @@ def pick(
 
 
 class Newest(Struct, kw_only=True):
-    ref: SessionRef | None
-    adapter: Adapter | None
-    searched: list[str]
-    errors: list[str]
+    ref: SessionRef | None = None
+    adapter: Adapter | None = None
 
 
 def newest(
@@ -414,12 +400,7 @@ def newest(
         project, adapters, config, agent=agent, account=account, session_id=session_id, strict=False
     )
     first = found.candidates[0] if found.candidates else None
-    return Newest(
-        ref=first.ref if first else None,
-        adapter=first.adapter if first else None,
-        searched=found.searched,
-        errors=found.errors,
-    )
+    return Newest(ref=first.ref, adapter=first.adapter) if first else Newest()
 
 
 def choose(
@@ -431,18 +412,9 @@ def choose(
     agent: str | None = None,
     account: str | None = None,
     session_id: str | None = None,
-    exclude: str | None = None,
 ) -> Choice:
     """`find` then `pick`: the previous session of `project` by the one rule."""
-    found = find(
-        project,
-        adapters,
-        config,
-        agent=agent,
-        account=account,
-        session_id=session_id,
-        exclude=exclude,
-    )
+    found = find(project, adapters, config, agent=agent, account=account, session_id=session_id)
     return pick(found, store, exact=bool(session_id))
 
 
@@ -467,9 +439,6 @@ def attempt_line(ref: SessionRef, session: Session) -> str:
         f"a retry at {short_time(when)} in {ref.agent} ({ref.account}, session "
         f"{ref.session_id}) failed: {what}{asked}"
     )
-
-
-iso = stamps.iso
 
 
 def short_time(stamp: str) -> str:
