@@ -29,7 +29,7 @@ from continuity_core.schemas.saved import (
     SavedMeta,
     Validation,
 )
-from continuity_core.stamps import new_id as _stamp_id
+from continuity_core.stamps import new_id
 from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso
 
 TYPE_CHECKING = False
@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # `baker handoff` imports this module: nothing here it does n
     from continuity_core.schemas.checkpoint import GitFacts
 
 SCHEMA_VERSION = 1
-LATEST = SAVED_LATEST
 # A resume prompt reads the whole checkpoint; past this it crowds the next session's context.
 # Over it is a warning only: the body is never truncated.
 SIZE_BUDGET_BYTES = 32_000
@@ -128,10 +127,7 @@ def _unquote(value: str) -> str:
 
 
 def _canonical(title: str) -> str:
-    for known in SECTIONS:
-        if title.lower() == known.lower():
-            return known
-    return title
+    return next((known for known in SECTIONS if title.lower() == known.lower()), title)
 
 
 def template(front: dict[str, Any]) -> str:
@@ -254,12 +250,9 @@ def _check_sections(doc: Document, result: Validation) -> None:
 
 def artifacts(doc: Document) -> list[str]:
     """The paths the Artifacts section names, the first backticked token of each bullet."""
-    found: list[str] = []
-    for item in _bullets(_strip_comments(doc.sections.get("Artifacts", ""))):
-        m = re.search(_ARTIFACT_RE, item)
-        if m and m.group(1).strip():
-            found.append(m.group(1).strip())
-    return found
+    items = _bullets(_strip_comments(doc.sections.get("Artifacts", "")))
+    found = [m.group(1).strip() for item in items if (m := re.search(_ARTIFACT_RE, item))]
+    return [path for path in found if path]
 
 
 def unverified(doc: Document) -> list[Claim]:
@@ -278,11 +271,6 @@ def unverified(doc: Document) -> list[Claim]:
 
 def store_dir(root: Path) -> Path:
     return root / STORE / SAVED
-
-
-def new_id() -> str:
-    """Ids sort by time: `20261130T052715123Z-c3f00f` (milliseconds, then 3 random bytes)."""
-    return _stamp_id("ms")
 
 
 class Saved(Struct, kw_only=True):
@@ -321,7 +309,7 @@ def save(root: Path, text: str) -> Saved:
         )
     if front.get("worktree") and os.path.realpath(str(front["worktree"])) != os.path.realpath(root):
         warnings.append(f"front matter worktree {front['worktree']} is not this worktree {root}")
-    cid = new_id()
+    cid = new_id("ms")  # ids sort by time: `20261130T052715123Z-c3f00f` (then 3 random bytes)
     path, meta_path = folder / f"{cid}.md", folder / f"{cid}.json"
     meta = SavedMeta(
         id=cid,
@@ -335,7 +323,7 @@ def save(root: Path, text: str) -> Saved:
     with Store(root).lock("saved"):
         atomic_write(path, text)
         atomic_write(meta_path, msgspec.json.encode(meta))
-        atomic_write(folder / LATEST, cid + "\n")
+        atomic_write(folder / SAVED_LATEST, cid + "\n")
     return Saved(id=cid, path=path, meta_path=meta_path, validation=validation, warnings=warnings)
 
 
@@ -426,7 +414,7 @@ def _size(path: Path) -> int:
 
 def _read_latest(folder: Path) -> str | None:
     try:
-        value = trust.read_bytes(folder / LATEST).decode(errors="replace").strip()
+        value = trust.read_bytes(folder / SAVED_LATEST).decode(errors="replace").strip()
     except (OSError, trust.Untrusted):
         return None
     return value if re.match(ID_RE, value) else None
@@ -442,9 +430,12 @@ def worktree_stores(root: Path, facts: GitFacts | None = None) -> list[tuple[str
     return [(r, store_dir(Path(r))) for r in roots]
 
 
+def _stores(root: Path, all_worktrees: bool) -> list[tuple[str, Path]]:
+    return worktree_stores(root) if all_worktrees else [(str(root), store_dir(root))]
+
+
 def list_saved(root: Path, *, all_worktrees: bool = False) -> list[Candidate]:
-    stores = worktree_stores(root) if all_worktrees else [(str(root), store_dir(root))]
-    return [c for wt, folder in stores for c in candidates(folder, wt)]
+    return [c for wt, folder in _stores(root, all_worktrees) for c in candidates(folder, wt)]
 
 
 def prune(
@@ -453,23 +444,20 @@ def prune(
     """Delete all but the newest `keep` checkpoints of each store; the removed paths (with
     `dry_run`, the paths that would be removed, and nothing is deleted)."""
     removed: list[str] = []
-    stores = worktree_stores(root) if all_worktrees else [(str(root), store_dir(root))]
-    for wt, folder in stores:
+    for wt, folder in _stores(root, all_worktrees):
         latest = _read_latest(folder)
         for c in candidates(folder, wt)[keep:]:
-            if dry_run:
-                removed += [
-                    str(p) for p in (Path(c.path), Path(c.path).with_suffix(".json")) if p.exists()
-                ]
-                continue
             for p in (Path(c.path), Path(c.path).with_suffix(".json")):
                 try:
-                    p.unlink()
+                    if not dry_run:
+                        p.unlink()
+                    elif not p.exists():
+                        continue
                 except FileNotFoundError:
                     continue
                 removed.append(str(p))
-            if c.id == latest:
-                (folder / LATEST).unlink(missing_ok=True)
+            if c.id == latest and not dry_run:
+                (folder / SAVED_LATEST).unlink(missing_ok=True)
     return removed
 
 
@@ -495,45 +483,33 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
         warnings.append(
             f"{path} is readable by other users (mode {_mode(path)}); run `chmod 600 {path}`"
         )
-    cid = path.stem
+    result = ResumeCheck(
+        status="invalid", id=path.stem, path=str(path), worktree=worktree, warnings=warnings
+    )
     try:
         text = trust.read_bytes(path).decode("utf-8")
-    except (trust.Untrusted, UnicodeDecodeError, OSError) as e:
-        if isinstance(e, trust.Untrusted):
-            reason = str(e)
-        elif isinstance(e, UnicodeDecodeError):
-            reason = f"{path} is not UTF-8 text"
-        else:
-            reason = f"cannot read {path}: {e.strerror}"
-        return ResumeCheck(
-            status="invalid",
-            id=cid,
-            path=str(path),
-            worktree=worktree,
-            reason=reason,
-            warnings=warnings,
-        )
+    except trust.Untrusted as e:
+        result.reason = str(e)
+        return result
+    except UnicodeDecodeError:
+        result.reason = f"{path} is not UTF-8 text"
+        return result
+    except OSError as e:
+        result.reason = f"cannot read {path}: {e.strerror}"
+        return result
     validation = validate_text(text, str(path))
-    result = ResumeCheck(
-        status="fresh",
-        id=cid,
-        path=str(path),
-        worktree=worktree,
-        front_matter=validation.front_matter,
-        unverified=validation.unverified,
-        warnings=warnings + validation.warnings,
-    )
+    result.front_matter = validation.front_matter
+    result.unverified = validation.unverified
+    result.warnings += validation.warnings
     if validation.status != "valid":
         result.status = validation.status
         result.reason = "; ".join(validation.errors)
         return result
-    meta = _meta(path)
-    result.drift = _drift(root, facts, validation, meta, worktree)
+    result.drift = _drift(root, facts, validation, _meta(path), worktree)
     result.missing_artifacts = [
         f for d in result.drift if d.kind == "missing_artifact" for f in d.files
     ]
-    if result.drift:
-        result.status = "drifted"
+    result.status = "drifted" if result.drift else "fresh"
     return result
 
 
@@ -554,22 +530,15 @@ def _select(
             if path.exists() or path.is_symlink():
                 return _contained(path, own_wt, stores)
             note.append(f"the latest pointer names {latest}, which no longer exists")
-        elif (own / LATEST).exists():
-            note.append(f"{own / LATEST} does not hold a checkpoint id")
+        elif (own / SAVED_LATEST).exists():
+            note.append(f"{own / SAVED_LATEST} does not hold a checkpoint id")
         pool = candidates(own, own_wt) or [c for wt, f in stores[1:] for c in candidates(f, wt)]
-        if not pool:
-            return ResumeCheck(
-                status="none",
-                reason="; ".join(
-                    [*note, "no saved checkpoint in this worktree or any other of this repository"]
-                ),
-            )
+        if pool:
+            note.append("no latest checkpoint for this worktree: pick one of the candidates")
+        else:
+            note.append("no saved checkpoint in this worktree or any other of this repository")
         return ResumeCheck(
-            status="choose",
-            candidates=pool,
-            reason="; ".join(
-                [*note, "no latest checkpoint for this worktree: pick one of the candidates"]
-            ),
+            status="choose" if pool else "none", candidates=pool, reason="; ".join(note)
         )
     if re.match(_ID_PREFIX_RE, target) and not target.endswith(".md"):
         matches = [c for wt, f in stores for c in candidates(f, wt) if c.id.startswith(target)]
