@@ -228,13 +228,14 @@ def note(
     action (keep it to exactly one action); blocked= adds an item to Blocked (what waits, on
     what). Update Now whenever the next step changes, so another session can continue."""
     from continuity_core import note as note_mod
+    from continuity_core.redact import scan
     from continuity_core.store import Store
 
     # As `baker note`: only in a project set up; another project's note is never written.
     root = Store.here(_root(repo, write=now is not None or blocked is not None)).root
     warnings: list[str] = []
     for text in (now, blocked):
-        if text is not None and (kinds := note_mod.secrets_in(text)):
+        if text is not None and (kinds := scan(text)):
             warnings.append(
                 f"the text held a secret ({', '.join(kinds)}); it was stored as "
                 "[REDACTED]: keep secrets out of the note"

@@ -77,12 +77,6 @@ _HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
 _COMMENT = re.compile(r"(?s)<!--.*?-->")
 
 
-def _heading(line: str) -> str | None:
-    """The title of a `#`, `##` or `###` heading line, else None."""
-    m = _HEADING.match(line)
-    return m.group(1) if m else None
-
-
 def _uncomment(text: str) -> str:
     """`text` without its `<!-- … -->` comments (an unclosed one is kept)."""
     return _COMMENT.sub("", text)
@@ -114,10 +108,10 @@ def parse(text: str) -> Note:
             note.extra.append(f"{heading}\n{body}".rstrip())
 
     for line in lines:
-        title = _heading(line)
-        if title is not None:
+        m = _HEADING.match(line)  # a `#`, `##` or `###` heading
+        if m:
             flush()
-            current, heading, buf = title, line.rstrip(), []
+            current, heading, buf = m.group(1), line.rstrip(), []
         else:
             buf.append(line)
     flush()
@@ -189,11 +183,6 @@ def write(root: Path, note: Note) -> Path:
 # --- `baker now` / `baker block`: small superseding edits ------------------------------------
 
 
-def load_or_new(root: Path) -> Note:
-    """The note, or an empty one with every section when there is none yet."""
-    return read(root) or parse(template())
-
-
 def touch(note: Note, root: Path, agent: str | None = None) -> None:
     """Refresh the front matter a write must keep current: updated, agent, branch."""
     from continuity_core.git import git_facts
@@ -205,14 +194,6 @@ def touch(note: Note, root: Path, agent: str | None = None) -> None:
     else:
         note.meta.setdefault("agent", "")
     note.meta["branch"] = git_facts(root, worktrees=False).branch or note.meta.get("branch", "")
-
-
-def secrets_in(text: str) -> list[str]:
-    """The kinds of secret a Now or Blocked item holds: it is stored redacted, and the
-    command that wrote it says so."""
-    from continuity_core.redact import scan
-
-    return scan(text)
 
 
 def shown(note: Note) -> Note:
@@ -253,11 +234,7 @@ def set_now(root: Path, text: str, agent: str | None = None) -> Path:
     action = redact(" ".join(text.split()))
     if not action:
         raise BakerError("Now needs a next action; `baker now` alone shows the current one")
-
-    def change(note: Note) -> None:
-        note.sections["Now"] = action
-
-    return edit(root, change, agent)
+    return edit(root, lambda note: note.sections.update(Now=action), agent)
 
 
 def edit(root: Path, change: Any, agent: str | None = None) -> Path:
@@ -269,7 +246,7 @@ def edit(root: Path, change: Any, agent: str | None = None) -> Path:
 
     store = Store.here(root)
     with store.lock():
-        note = load_or_new(root)
+        note = read(root) or parse(template())  # an empty one with every section when none
         change(note)
         touch(note, root, agent)
         return write(root, note)

@@ -24,12 +24,7 @@ def text() -> str:
 
 
 def _targets(root: Path, dirs: Iterable[str]) -> list[Path]:
-    seen: list[Path] = []
-    for d in dirs:
-        path = root / d / NAME / "SKILL.md"
-        if path not in seen:
-            seen.append(path)
-    return seen
+    return list(dict.fromkeys(root / d / NAME / "SKILL.md" for d in dirs))
 
 
 def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
@@ -38,24 +33,8 @@ def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[C
     body = text()
     changes: list[Change] = []
     for path in _targets(root, dirs):
-        rel = str(path.relative_to(root))
-        why = outside_project(path, root)
-        if why:
-            changes.append(Change(path=rel, action="failed", detail=why))
-            continue
-        try:
-            current = path.read_text(encoding="utf-8")
-        except (FileNotFoundError, NotADirectoryError):
-            current = None
-        except (OSError, UnicodeDecodeError) as e:
-            changes.append(Change(path=rel, action="failed", detail=str(e)))
-            continue
-        if current is not None and current != body and not _is_ours(current):
-            changes.append(
-                Change(path=rel, action="skipped", detail="not written by baker; left in place")
-            )
-            continue
-        changes.append(write_text_change(path, body, root, dry_run=dry_run))
+        _, refused = _current(path, root, body)
+        changes.append(refused or write_text_change(path, body, root, dry_run=dry_run))
     return changes
 
 
@@ -65,23 +44,9 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
     changes: list[Change] = []
     for path in _targets(root, dirs):
         rel = str(path.relative_to(root))
-        why = outside_project(path, root)
-        if why:  # never read, never deleted
-            changes.append(Change(path=rel, action="failed", detail=why))
-            continue
-        try:
-            current = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            changes.append(Change(path=rel, action="unchanged"))
-            continue
-        except (OSError, UnicodeDecodeError) as e:
-            why = getattr(e, "strerror", None) or str(e)
-            changes.append(Change(path=rel, action="failed", detail=why))
-            continue
-        if current != body and not _is_ours(current):
-            changes.append(
-                Change(path=rel, action="skipped", detail="not written by baker; left in place")
-            )
+        current, refused = _current(path, root, body)
+        if refused is not None or current is None:
+            changes.append(refused or Change(path=rel, action="unchanged"))
             continue
         if not dry_run:
             path.unlink()
@@ -94,6 +59,28 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
                     break
         changes.append(Change(path=rel, action="removed"))
     return changes
+
+
+def _current(path: Path, root: Path, body: str) -> tuple[str | None, Change | None]:
+    """The skill's text at `path` (None: there is none), or the change that leaves it alone:
+    a folder that leads out of the project (never read, never written or deleted), a file
+    that cannot be read, another `continuity` skill than ours."""
+    rel = str(path.relative_to(root))
+    why = outside_project(path, root)
+    if why:
+        return None, Change(path=rel, action="failed", detail=why)
+    try:
+        current = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except (OSError, UnicodeDecodeError) as e:
+        detail = getattr(e, "strerror", None) or str(e)
+        return None, Change(path=rel, action="failed", detail=detail)
+    if current != body and not _is_ours(current):
+        return None, Change(
+            path=rel, action="skipped", detail="not written by baker; left in place"
+        )
+    return current, None
 
 
 def _is_ours(current: str) -> bool:

@@ -79,9 +79,9 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
 
 
 def _warn_secrets(text: str) -> None:
-    from continuity_core import note as note_mod
+    from continuity_core.redact import scan
 
-    if kinds := note_mod.secrets_in(text):
+    if kinds := scan(text):  # stored redacted: say so
         click.echo(
             f"warning: the text holds a secret ({', '.join(kinds)}); it is stored as "
             "[REDACTED]: keep secrets out of the note",
