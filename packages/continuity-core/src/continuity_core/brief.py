@@ -14,14 +14,14 @@ from msgspec import Struct, field
 
 from continuity_core.project import git_section, plural
 from continuity_core.redact import redact
-from continuity_core.schemas.handoff import Attempt, Section
+from continuity_core.schemas.handoff import Attempt, Interrupted, LastError, OpenCall, Section
 from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `baker handoff` builds a brief within its start-up budget: records only
     from pathlib import Path
-    from typing import Any
 
+    from continuity_core.inflight import Inflight
     from continuity_core.schemas.checkpoint import Checkpoint, GitFacts
     from continuity_core.schemas.session import CommandRun, Session, ToolCall
     from continuity_core.schemas.trap import Trap
@@ -73,14 +73,14 @@ def _fence(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def session_sections(session: Session, unrecorded: Any = None) -> list[Section]:
+def session_sections(session: Session, unrecorded: Inflight | None = None) -> list[Section]:
     """The sections read from the transcript (and the pre-tool hook's record of a call)."""
     raw = f"transcript of {session.agent} session {session.session_id} (raw data)"
-    interrupted, source = _interrupted(session, unrecorded, raw)
+    interrupted_body, source = _interrupted_body(session, unrecorded, raw)
     parts = (
         ("todos", "The agent's todo list", raw, _todos_body(session), 80),
         ("files", "Files edited", raw, _files_body(session), 70),
-        ("interrupted", "Interrupted", source, interrupted, 90),
+        ("interrupted", "Interrupted", source, interrupted_body, 90),
         ("commands", "What was run", raw, commands_body(session), 75),
         ("subagents", "What sub-agents found", raw, subagents_body(session), 55),
         ("requests", "Every request", raw, requests_body(session), 65),
@@ -111,31 +111,58 @@ def _files_body(session: Session) -> str:
     return "\n".join(lines)
 
 
-def _interrupted(session: Session, unrecorded: Any, raw: str) -> tuple[str, str]:
-    """What was cut off, and its source: the transcript, and the pre-tool hook's record of a
-    call the transcript never got (labelled as such)."""
+def interrupted(session: Session, unrecorded: Inflight | None) -> Interrupted | None:
+    """What was running when the session stopped, redacted: open calls, its last error, a turn
+    left incomplete, a call the transcript never recorded; None when nothing was."""
+    err = session.last_error
+    found = Interrupted(
+        calls=[
+            OpenCall(tool=c.name, what=redact(call_text(c)[:2000]), started_at=c.timestamp)
+            for c in session.pending_calls
+        ],
+        error=LastError(kind=err.kind, message=redact(err.message), reset_at=err.reset_at)
+        if err
+        else None,
+        turn_incomplete=session.turn_incomplete,
+    )
+    if unrecorded is not None:
+        found.unrecorded = OpenCall(
+            tool=unrecorded.tool_name,
+            what=redact(unrecorded.command or ", ".join(unrecorded.paths)),
+            started_at=unrecorded.started_at,
+        )
+    if found.calls or found.unrecorded or found.error or found.turn_incomplete:
+        return found
+    return None
+
+
+def _interrupted_body(session: Session, unrecorded: Inflight | None, raw: str) -> tuple[str, str]:
+    """`interrupted` in words, and its source: the transcript, and the pre-tool hook's record
+    of a call the transcript never got (labelled as such)."""
+    found = interrupted(session, unrecorded)
+    if found is None:
+        return "", raw
     lines = [
-        f"- tool call `{call.name}` started and never returned a result:\n"
-        f"{_fence(redact(call_text(call)[:2000]))}"
-        for call in session.pending_calls
+        f"- tool call `{c.tool}` started and never returned a result:\n{_fence(c.what)}"
+        for c in found.calls
     ]
-    if session.ended_on_limit and session.last_error:
-        err = session.last_error
+    err = found.error
+    if err is not None and session.ended_on_limit:
         when = f" — resets at {err.reset_at}" if err.reset_at else ""
         lines.append(f"- the session ended on a {err.kind.replace('_', ' ')}{when}: {err.message}")
-    elif session.last_error:
-        lines.append(f"- last API error ({session.last_error.kind}): {session.last_error.message}")
-    if session.turn_incomplete and not lines:
+    elif err is not None:
+        lines.append(f"- last API error ({err.kind}): {err.message}")
+    if found.turn_incomplete and not lines:
         lines.append("- the last turn started and never completed")
-    if unrecorded is None:
+    if found.unrecorded is None:
         return "\n".join(lines), raw
-    hook = "the pre-tool hook's record in .baker/inflight/"
-    what = unrecorded.command or ", ".join(unrecorded.paths) or "(no arguments seen)"
+    call = found.unrecorded
     lines.append(
-        f"- tool call `{unrecorded.tool_name}` started at {unrecorded.started_at} and the "
-        "transcript never recorded it (seen by the pre-tool hook only; the agent likely "
-        f"died while it ran):\n{_fence(what)}"
+        f"- tool call `{call.tool}` started at {call.started_at} and the transcript never "
+        "recorded it (seen by the pre-tool hook only; the agent likely died while it ran):\n"
+        f"{_fence(call.what or '(no arguments seen)')}"
     )
+    hook = "the pre-tool hook's record in .baker/inflight/"
     return "\n".join(lines), f"{raw}; {hook}" if len(lines) > 1 else hook
 
 
@@ -396,7 +423,7 @@ def build(
     checkpoint: Checkpoint | None = None,
     saved_text: str | None = None,
     traps: list[Trap] | None = None,
-    unrecorded: Any = None,
+    unrecorded: Inflight | None = None,
     failed: list[Attempt] | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     unfound: str = "",

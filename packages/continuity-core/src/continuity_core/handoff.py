@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import os
 
-from msgspec import Struct, field
+from msgspec import Struct, convert, field
 
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
-from continuity_core import inflight
+from continuity_core import inflight, trust
 from continuity_core import note as note_mod
-from continuity_core.config import load_config
+from continuity_core.config import baker_home, load_config
+from continuity_core.errors import BakerError
+from continuity_core.fs import atomic_write
 from continuity_core.git import Begun
 from continuity_core.project import repo_facts
-from continuity_core.schemas.handoff import Attempt
+from continuity_core.redact import redact
+from continuity_core.schemas import handoff as doc
 from continuity_core.schemas.session import SessionRef
 from continuity_core.sessions import (
     Choice,
@@ -25,6 +28,7 @@ from continuity_core.sessions import (
     state,
     why_none,
 )
+from continuity_core.stamps import stamp
 from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso, worktree_root
 from continuity_core.store import project_root as store_root
 from continuity_core.transcript import project_relative
@@ -37,10 +41,8 @@ if TYPE_CHECKING:  # `baker handoff` runs within a start-up budget: nothing it d
     from continuity_core.adapters import Adapter
     from continuity_core.brief import Brief
     from continuity_core.inflight import Inflight
-    from continuity_core.schemas import handoff as doc
     from continuity_core.schemas.checkpoint import GitFacts
     from continuity_core.schemas.config import GlobalConfig
-    from continuity_core.schemas.handoff import HandoffDoc
     from continuity_core.schemas.session import Session
     from continuity_core.schemas.trap import Trap
     from continuity_core.trust import StrPath
@@ -210,9 +212,9 @@ def _reconcile_reset(built: Brief, session: Session, adapter: Any, config: Any) 
         )
 
 
-def _attempt(ref: SessionRef, session: Session) -> Attempt:
+def _attempt(ref: SessionRef, session: Session) -> doc.Attempt:
     err = session.last_error
-    return Attempt(
+    return doc.Attempt(
         agent=ref.agent,
         account=ref.account,
         session_id=ref.session_id,
@@ -229,7 +231,6 @@ def from_machine(
     """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
     compared with this checkout."""
     from continuity_core import snapshots
-    from continuity_core.errors import BakerError
 
     if narrowed:
         raise BakerError(
@@ -241,11 +242,8 @@ def from_machine(
     )
 
 
-def structured(result: Handoff) -> HandoffDoc:
+def structured(result: Handoff) -> doc.HandoffDoc:
     """The brief as typed fields with its markdown beside them: `handoff --json`, MCP."""
-    from continuity_core.redact import redact
-    from continuity_core.schemas import handoff as doc
-
     brief, session = result.brief, result.session
     limit: doc.Limit | None = None
     if session is not None and session.ended_on_limit and session.last_error is not None:
@@ -281,19 +279,14 @@ def structured(result: Handoff) -> HandoffDoc:
 
 def _session_fields(session: Session | None, unrecorded: Inflight | None) -> dict[str, Any]:
     """The document's fields read from the session, redacted; empty without one."""
-    import msgspec
-
-    from continuity_core.redact import redact
-    from continuity_core.schemas import handoff as doc
-
     if session is None:
         return {"todos": [], "files_edited": [], "interrupted": None}
     return {
         "todos": [doc.Todo(content=redact(t.content), status=t.status) for t in session.todos],
         "files_edited": [
-            msgspec.convert(f, doc.EditedFile, from_attributes=True) for f in session.files_edited
+            convert(f, doc.EditedFile, from_attributes=True) for f in session.files_edited
         ],
-        "interrupted": _interrupted(session, unrecorded),
+        "interrupted": brief_mod.interrupted(session, unrecorded),
         "commands": [
             doc.Command(
                 command=redact(c.command),
@@ -322,8 +315,6 @@ def _session_fields(session: Session | None, unrecorded: Inflight | None) -> dic
 
 def _source(session: Session | None, ref: SessionRef | None) -> doc.Source | None:
     """The session the brief was built from: as read, else as the brief names it."""
-    from continuity_core.schemas import handoff as doc
-
     if session is not None:
         return doc.Source(
             agent=session.agent,
@@ -340,41 +331,8 @@ def _source(session: Session | None, ref: SessionRef | None) -> doc.Source | Non
     )
 
 
-def _interrupted(session: Session, unrecorded: Inflight | None) -> doc.Interrupted | None:
-    """What was running when the session stopped: open calls, its last error, a turn left
-    incomplete, a call the transcript never recorded; None when nothing was."""
-    from continuity_core.redact import redact
-    from continuity_core.schemas import handoff as doc
-
-    err = session.last_error
-    found = doc.Interrupted(
-        calls=[
-            doc.OpenCall(
-                tool=c.name, what=redact(brief_mod.call_text(c)[:2000]), started_at=c.timestamp
-            )
-            for c in session.pending_calls
-        ],
-        error=doc.LastError(kind=err.kind, message=redact(err.message), reset_at=err.reset_at)
-        if err
-        else None,
-        turn_incomplete=session.turn_incomplete,
-    )
-    if unrecorded is not None:
-        u = unrecorded
-        found.unrecorded = doc.OpenCall(
-            tool=u.tool_name,
-            what=redact(u.command or ", ".join(u.paths)),
-            started_at=u.started_at,
-        )
-    if found.calls or found.unrecorded or found.error or found.turn_incomplete:
-        return found
-    return None
-
-
 def _repo_state(g: GitFacts | None) -> doc.RepoState | None:
     """The live repo facts as the document states them."""
-    from continuity_core.schemas import handoff as doc
-
     if g is None:
         return None
     return doc.RepoState(
@@ -411,9 +369,6 @@ def _saved_text(root: StrPath) -> str | None:
 def brief_path(root: Path) -> Path:
     """Where the next brief goes: `.baker/handoffs/` in a project, else ~/.baker/handoffs/.
     Nothing is created (a dry run names it only)."""
-    from continuity_core.config import baker_home
-    from continuity_core.stamps import stamp
-
     store = Store(root)
     folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
     return folder / f"brief-{stamp()}.md"
@@ -421,9 +376,6 @@ def brief_path(root: Path) -> Path:
 
 def save_brief(root: Path, text: str) -> Path:
     """Keep the brief in a private file (`brief_path`); the oldest beyond KEEP_BRIEFS go."""
-    from continuity_core import trust
-    from continuity_core.fs import atomic_write
-
     path = brief_path(root)
     store = Store(root)
     # Created 0700 where missing, every component checked (never through a link).

@@ -119,19 +119,14 @@ def kept_matches(
         return False
     if session_id and not session.session_id.startswith(session_id):
         return False
-    if account:
-        named = config.accounts.get(account)
-        wanted = {account, os.path.realpath(expand(named.dir if named else account))}
-        if named is not None and named.agent != session.agent:
-            return False
-        have = (
-            {session.account, os.path.realpath(expand(session.account))}
-            if session.account
-            else set()
-        )
-        if not wanted & have:
-            return False
-    return True
+    if not account:
+        return True
+    named = config.accounts.get(account)
+    if named is not None and named.agent != session.agent:
+        return False
+    wanted = {account, os.path.realpath(expand(named.dir if named else account))}
+    have = {session.account, os.path.realpath(expand(session.account))}
+    return bool(session.account) and bool(wanted & have)
 
 
 def did_work(session: Session) -> bool:
@@ -223,17 +218,7 @@ def find(
             continue
         found.candidates.append(cand)
     if strict and not found.candidates and (agent or account is not None or session_id):
-        raise NoMatch(
-            no_match(
-                project,
-                adapters,
-                config,
-                found,
-                agent=agent,
-                account=account,
-                session_id=session_id,
-            )
-        )
+        raise NoMatch(no_match(project, adapters, config, found, agent, account, session_id))
     return found
 
 
@@ -261,11 +246,11 @@ def no_match(
     adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     found: Found,
-    *,
     agent: str | None,
     account: str | None,
     session_id: str | None,
 ) -> str:
+    """Why the filters left no session, and what exists instead."""
     asked = " ".join(
         part
         for part in (
