@@ -67,10 +67,8 @@ class Note(Struct, kw_only=True):
 
 
 def template(agent: str = "", branch: str = "", updated: str = "") -> str:
-    lines = ["---", f"updated: {updated}", f"agent: {agent}", f"branch: {branch}", "---"]
-    for title in SECTIONS:
-        lines += [f"# {title}", f"<!-- {_HINTS[title]} -->", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    """A new note: its front matter, and a hint under each empty section."""
+    return render(Note(meta={"updated": updated, "agent": agent, "branch": branch}))
 
 
 _HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
@@ -189,10 +187,7 @@ def touch(note: Note, root: Path, agent: str | None = None) -> None:
     from continuity_core.store import now_iso
 
     note.meta["updated"] = now_iso()
-    if agent:
-        note.meta["agent"] = agent
-    else:
-        note.meta.setdefault("agent", "")
+    note.meta["agent"] = agent or note.meta.get("agent", "")
     note.meta["branch"] = git_facts(root, worktrees=False).branch or note.meta.get("branch", "")
 
 

@@ -83,18 +83,3 @@ class HookEvent:
         self.error = error
         self.error_message = error_message
         self.reset_at = reset_at
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HookEvent):
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in _FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the Struct it replaces
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{f}={getattr(self, f)!r}"
-            for f in _FIELDS
-            if getattr(self, f) not in (None, "", [], {})
-        )
-        return f"HookEvent({shown})"
