@@ -636,16 +636,10 @@ def _sections(text: str) -> tuple[list[str], list[tuple[str, str, str]]]:
     sections: list[tuple[str, list[str]]] = []
     fence: str | None = None
     for line in text.splitlines():
-        stripped = line.strip()
         if fence is None and line.startswith("## "):
             sections.append((line[3:].strip(), []))
             continue
-        if stripped.startswith("```"):
-            ticks = stripped[: len(stripped) - len(stripped.lstrip("`"))]
-            if fence is None:
-                fence = ticks
-            elif stripped == fence:
-                fence = None
+        fence = _fence_after(line, fence)
         if sections:
             sections[-1][1].append(line)
         elif line.startswith(">"):
@@ -661,13 +655,11 @@ def _sections(text: str) -> tuple[list[str], list[tuple[str, str, str]]]:
 def _clip(body: str, most: int) -> str:
     """`body` within `most` bytes, cut at a line (or inside a lone fenced block), fences kept
     closed, saying how much was left out."""
-    data = body.encode()
-    if len(data) <= most:
+    if len(body.encode()) <= most:
         return body
     lines = body.split("\n")
-    first = lines[0].strip()
-    ticks = first[: len(first) - len(first.lstrip("`"))]
-    if len(ticks) >= 3 and len(lines) > 2 and lines[-1].strip() == ticks:
+    ticks = _fence_after(lines[0], None)
+    if ticks and len(lines) > 2 and lines[-1].strip() == ticks:
         inner = "\n".join(lines[1:-1]).encode()
         shown = inner[: max(0, most - 200)].decode(errors="ignore")
         return (
@@ -683,12 +675,20 @@ def _clip(body: str, most: int) -> str:
             break
         kept.append(line)
         used += cost
-        stripped = line.strip()
-        if stripped.startswith("```"):
-            ticks = stripped[: len(stripped) - len(stripped.lstrip("`"))]
-            fence = ticks if fence is None else (None if stripped == fence else fence)
+        fence = _fence_after(line, fence)
     if fence is not None:
         kept.append(fence)
     left = len(lines) - len(kept) + (1 if fence is not None else 0)
     kept.append(f"_(… {left} more line(s) in the brief file)_")
     return "\n".join(kept)
+
+
+def _fence_after(line: str, fence: str | None) -> str | None:
+    """The fence open after `line`: a line that starts with three backticks or more opens one,
+    and only the same backticks close it."""
+    stripped = line.strip()
+    if not stripped.startswith("```"):
+        return fence
+    if fence is None:
+        return stripped[: len(stripped) - len(stripped.lstrip("`"))]
+    return None if stripped == fence else fence

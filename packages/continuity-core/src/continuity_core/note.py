@@ -129,7 +129,7 @@ def render(note: Note) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def filled(note: Note, level: str = "###") -> str:
+def filled(note: Note) -> str:
     """The note's filled sections only, for a reader (pickup, the brief): no front matter
     noise, no empty section, no placeholder comment."""
     meta = ", ".join(f"{k}: {v}" for k, v in note.meta.items() if v)
@@ -139,12 +139,12 @@ def filled(note: Note, level: str = "###") -> str:
         lines.append(preamble)
     for title in SECTIONS:
         if note.get(title):
-            lines += [f"{level} {title}", note.get(title)]
+            lines += [f"### {title}", note.get(title)]
     for block in note.extra:
         head, _, body = block.partition("\n")
         body = _uncomment(body).strip()
         if body:
-            lines += [f"{level} {head.lstrip('#').strip()}", body]
+            lines += [f"### {head.lstrip('#').strip()}", body]
     return "\n".join(lines)
 
 

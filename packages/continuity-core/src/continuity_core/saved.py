@@ -138,7 +138,9 @@ def template(front: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _bullets(body: str) -> list[str]:
+def _items(doc: Document, title: str) -> list[str]:
+    """The bullet items of a section, its comments left out."""
+    body = _strip_comments(doc.sections.get(title, ""))
     return [m.group(1).strip() for line in body.splitlines() if (m := re.match(_BULLET_RE, line))]
 
 
@@ -235,12 +237,12 @@ def _check_sections(doc: Document, result: Validation) -> None:
         body = _strip_comments(doc.sections.get(title, ""))
         if not body:
             result.errors.append(f"section `## {title}` is empty; write `None.` if so")
-    for item in _bullets(_strip_comments(doc.sections.get("Unverified claims", ""))):
+    for item in _items(doc, "Unverified claims"):
         if not re.search(_FROM_RE, item):
             result.errors.append(
                 f"unverified claim without its source, mark it `(from <source>)`: {item[:80]!r}"
             )
-    for item in _bullets(_strip_comments(doc.sections.get("Owner decisions", ""))):
+    for item in _items(doc, "Owner decisions"):
         if not re.search(_OWNER_RE, item):
             result.errors.append(
                 "owner decision needs its author and date: "
@@ -250,8 +252,9 @@ def _check_sections(doc: Document, result: Validation) -> None:
 
 def artifacts(doc: Document) -> list[str]:
     """The paths the Artifacts section names, the first backticked token of each bullet."""
-    items = _bullets(_strip_comments(doc.sections.get("Artifacts", "")))
-    found = [m.group(1).strip() for item in items if (m := re.search(_ARTIFACT_RE, item))]
+    found = [
+        m.group(1).strip() for i in _items(doc, "Artifacts") if (m := re.search(_ARTIFACT_RE, i))
+    ]
     return [path for path in found if path]
 
 
