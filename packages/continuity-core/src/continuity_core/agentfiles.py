@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, inside
@@ -28,8 +29,7 @@ class Refused(BakerError):
     """A settings file baker must not write; the message names it and says what to do."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Struct, frozen=True):
     path: Path  # the file to read and write: the link's target for a user-level link
     via: str = ""  # "written through the link A -> B" when `path` is a link's target
 

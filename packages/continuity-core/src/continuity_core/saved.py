@@ -477,7 +477,7 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
         for d in (folder.parent, folder)
         if is_loose(d)
     ]
-    found = _select(root, target, stores)
+    found = _select(target, stores)
     if isinstance(found, ResumeCheck):
         found.warnings = warnings + found.warnings
         return found
@@ -516,9 +516,7 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
     return result
 
 
-def _select(
-    root: Path, target: str | None, stores: list[tuple[str, Path]]
-) -> tuple[Path, str] | ResumeCheck:
+def _select(target: str | None, stores: list[tuple[str, Path]]) -> tuple[Path, str] | ResumeCheck:
     """The checkpoint file `target` names (or this worktree's latest), or the answer instead."""
     own_wt, own = stores[0]
     try:
@@ -559,10 +557,7 @@ def _select(
             )
         exact = next((c for c in matches if c.id == target), matches[0])
         return _contained(Path(exact.path), exact.worktree, stores)
-    path = Path(target)
-    if not path.is_absolute():
-        path = Path.cwd() / path
-    return _contained(path, None, stores)
+    return _contained(Path.cwd() / target, None, stores)  # an absolute target as it is
 
 
 def _contained(
