@@ -453,19 +453,17 @@ def build(
         if s.key != "source":  # that one was redacted as it was built
             s.body = redact(s.body)
     sections.sort(key=lambda s: LAST.get(s.key, 0))
+    err = session.last_error if session else None
+    limited = bool(session and session.ended_on_limit)
     brief = Brief(
         created_at=created_at,
         project=project,
         session=ref,
         searched=searched or [],
         latest_request=session.latest_request if session else None,
-        ended_on_limit=bool(session and session.ended_on_limit),
-        reset_at=session.last_error.reset_at if session and session.last_error else None,
-        limit_kind=(
-            session.last_error.kind
-            if session and session.ended_on_limit and session.last_error
-            else None
-        ),
+        ended_on_limit=limited,
+        reset_at=err.reset_at if err else None,
+        limit_kind=err.kind if err and limited else None,
         failed_attempts=list(failed or []),
         sections=sections,
         budget_tokens=budget_tokens,
