@@ -119,14 +119,14 @@ def make(
     )
     if built.ended_on_limit and session is not None and choice.adapter is not None:
         _reconcile_reset(built, session, choice.adapter, config)
-    sections = {t: note.get(t) for t in note_mod.SECTIONS} if note is not None else {}
+    filled = {t: body for t in note_mod.SECTIONS if note is not None and (body := note.get(t))}
     return Handoff(
         brief=built,
         session=session,
         adapter=choice.adapter,
         errors=choice.errors,
         git=git,
-        note={t: body for t, body in sections.items() if body},
+        note=filled,
         traps=traps,
         unrecorded=unrecorded,
     )
