@@ -205,7 +205,7 @@ class Run:
         sup.end(child)
         sup.term.restore()
         os.write(sup.stdout, RESET_MODES + b"\r\n")
-        gone = f"baker run: {child.label} {self.describe(outcome.limit)}"
+        gone = f"baker run: {child.label} {limits.describe(outcome.limit)}"
         if outcome.retry:  # a rate limit: the same entry, the same session, again
             self.rate_waits += 1
             click.echo(
@@ -369,7 +369,7 @@ class Run:
             target = limits.next_entry(
                 self.entries, (child.entry.agent, child.entry.dir), limits.read()
             )
-        head = f"{child.label} {self.describe(limit)}"
+        head = f"{child.label} {limits.describe(limit)}"
         if limit.until:
             head += f", resets {when(limit.until)}"
         if target is not None:
@@ -398,18 +398,12 @@ class Run:
         if until is not None:
             wait = min(max(wait, until.timestamp() - time.time()), RATE_WAIT_MAX_S)
         text = (
-            f"{child.label} {self.describe(limit)} — retrying it in {{s}} s "
+            f"{child.label} {limits.describe(limit)} — retrying it in {{s}} s "
             f"(wait {self.rate_waits + 1} of {RATE_RETRIES}) · Enter now · Esc stay"
         )
         return Countdown(
             limit=limit, target=child.entry, deadline=time.time() + wait, text=text, retry=True
         )
-
-    @staticmethod
-    def describe(limit: Any) -> str:
-        from continuity_core import limits
-
-        return limits.describe(limit)
 
     def first_reset(self) -> str:
         from continuity_cli.commands.limits import when
