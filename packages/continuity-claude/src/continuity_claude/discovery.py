@@ -98,9 +98,18 @@ def default_dir() -> Path:
     return Path.home() / ".claude"
 
 
-def _stem(path: str) -> str:
-    """A transcript's file name without `.jsonl`: the session id (as `Path(path).stem`)."""
-    return os.path.splitext(os.path.basename(path))[0]
+def ref(account: str, path: str, mtime: float, size: int, cwd: str | None) -> SessionRef:
+    """The session of the transcript at `path`: its file name without `.jsonl` is its id."""
+    session_id = os.path.splitext(os.path.basename(path))[0]  # as `Path(path).stem`
+    return SessionRef(
+        agent=AGENT,
+        account=account,
+        session_id=session_id,
+        path=path,
+        mtime=mtime,
+        cwd=cwd,
+        size=size,
+    )
 
 
 def read_cwd(path: str) -> str | None:
@@ -184,15 +193,7 @@ def discover(project: str | PathLike[str], accounts: Sequence[Account]) -> Itera
                 continue  # a prefix match must prove it belongs here
         elif not _within(cwd, roots):
             continue
-        yield SessionRef(
-            agent=AGENT,
-            account=acc.name,
-            session_id=_stem(path),
-            path=path,
-            mtime=mtime,
-            cwd=cwd,
-            size=size,
-        )
+        yield ref(acc.name, path, mtime, size, cwd)
 
 
 def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
@@ -203,15 +204,7 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
     """
     for _, folder, acc in _project_folders(accounts):
         for mtime, path, size in _sessions(folder):
-            yield SessionRef(
-                agent=AGENT,
-                account=acc.name,
-                session_id=_stem(path),
-                path=path,
-                mtime=mtime,
-                cwd=read_cwd(path),
-                size=size,
-            )
+            yield ref(acc.name, path, mtime, size, read_cwd(path))
 
 
 def _project_folders(accounts: Sequence[Account]) -> Iterator[tuple[str, str, Account]]:
