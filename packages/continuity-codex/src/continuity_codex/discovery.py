@@ -182,6 +182,19 @@ def _connect(db: str) -> sqlite3.Connection:
     return _open(f"{uri}?mode=ro&immutable=1")
 
 
+def _index(home: str) -> sqlite3.Connection | None:
+    """A read-only connection to `home`'s thread index; None when there is no usable one."""
+    db = state_db(home)
+    if db is None:
+        return None
+    import sqlite3
+
+    try:
+        return _connect(db)
+    except sqlite3.Error:
+        return None
+
+
 def _open(uri: str) -> sqlite3.Connection:
     import sqlite3
 
@@ -198,14 +211,10 @@ def index_rows(
     home: str, roots: Sequence[str] | None = None, thread_id: str | None = None
 ) -> list[tuple[str, str, str | None]] | None:
     """(id, rollout_path, cwd) rows of the thread index; None when there is no usable index."""
-    db = state_db(home)
-    if db is None:
-        return None
     import sqlite3
 
-    try:
-        conn = _connect(db)
-    except sqlite3.Error:
+    conn = _index(home)
+    if conn is None:
         return None
     try:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(threads)")}
@@ -303,19 +312,10 @@ def _match_in(folder: str, thread_id: str) -> str | None:
 def rollout_files(home: str) -> Iterator[str]:
     """Every rollout path under `home`'s session folders (any depth, any order)."""
     for folder in FOLDERS:
-        stack = [os.path.join(home, folder)]
-        while stack:
-            current = stack.pop()
-            try:
-                with os.scandir(current) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.startswith("rollout-") and entry.name.endswith(SUFFIXES):
-                    yield entry.path
+        for top, _, names in os.walk(os.path.join(home, folder)):
+            for name in names:
+                if name.startswith("rollout-") and name.endswith(SUFFIXES):
+                    yield os.path.join(top, name)
 
 
 def _mtime(path: str) -> tuple[float, int] | None:
@@ -356,14 +356,10 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
 
 def _describes(home: str) -> bool:
     """Whether the index's paths are this home's: a row's rollout is where it says."""
-    db = state_db(home)
-    if db is None:
-        return False
     import sqlite3
 
-    try:
-        conn = _connect(db)
-    except sqlite3.Error:
+    conn = _index(home)
+    if conn is None:
         return False
     try:
         row = conn.execute("SELECT rollout_path FROM threads LIMIT 1").fetchone()
