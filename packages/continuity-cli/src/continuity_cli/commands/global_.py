@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -62,10 +63,7 @@ class DeclaredOptions(click.Command):
                     "once, and not one of this command's or another agent's options; the "
                     "agent's name the same)"
                 )
-        counts: dict[str, int] = {}
-        for names in valid.values():
-            for n in names:
-                counts[n] = counts.get(n, 0) + 1
+        counts = Counter(n for names in valid.values() for n in names)
         out: dict[str, tuple[str, list[click.Option]]] = {}
         for agent, adapter in adapters.items():
             options = []
