@@ -225,16 +225,12 @@ class Supervisor:
         *,
         stdin: int,
         stdout: int,
-        countdown: int,
         log: Callable[..., None],
-        run_id: str,
         confirm: Callable[[Child, str], limits.Limit | None] | None = None,
     ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
-        self.countdown_s = countdown
         self.log = log
-        self.run_id = run_id
         # What the screen showed is checked against the agent's own record; without one
         # (no `confirm`), text on the screen never counts.
         self.confirm = confirm or (lambda child, text: None)

@@ -160,13 +160,8 @@ class Run:
             return EX_TEMPFAIL
         argv, env = self.fresh(entry)
         sup = Supervisor(
-            stdin=sys.stdin.fileno(),
-            stdout=sys.stdout.fileno(),
-            countdown=self.countdown,
-            log=self.log,
-            run_id=self.run_id,
+            stdin=sys.stdin.fileno(), stdout=sys.stdout.fileno(), log=self.log, confirm=self.confirm
         )
-        sup.confirm = lambda child, text: self.confirm(sup, child, text)
         self.log(
             "run_start",
             agent=entry.text,
@@ -264,7 +259,7 @@ class Run:
         )
         return self.child
 
-    def confirm(self, sup: Any, child: Any, text: str) -> Any | None:
+    def confirm(self, child: Any, text: str) -> Any | None:
         """The screen showed a limit and no hook recorded one. It counts only by the agent's
         own record: the transcript's limit record (with its reset time), or, where the
         transcript shows the turn ended in an API error with no answer, the agent's status
