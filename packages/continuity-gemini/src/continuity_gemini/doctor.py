@@ -13,10 +13,9 @@ from typing import Any
 
 from continuity_core.adapters import Account, Finding, kit
 from continuity_gemini import install
-from continuity_gemini.adapter import KNOWN
+from continuity_gemini.adapter import KNOWN  # kept in the adapter, which the hooks import anyway
 from continuity_gemini.discovery import HOME_ENV
 
-KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
 TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
 TRUST_PATH_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"
 
@@ -85,7 +84,7 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         kit.version_finding(
             "Gemini CLI",
             cli_version(),
-            KNOWN_VERSIONS,
+            KNOWN,
             program="gemini",
             fix="upgrade continuity-gemini, or report what breaks",
         )
