@@ -224,10 +224,7 @@ def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | N
         return None
     if not os.path.isfile(path):
         return None
-    parents = [os.path.dirname(path)]  # as `Path(path).parents`, without pathlib
-    while os.path.dirname(parents[-1]) != parents[-1]:
-        parents.append(os.path.dirname(parents[-1]))
-    config = parents[2] if len(parents) > 2 else parents[0]  # <config>/projects/<slug>/<id>
+    config = os.path.dirname(os.path.dirname(os.path.dirname(path)))  # <config>/projects/<slug>/
     account = next(
         (a.name for a in accounts if os.path.realpath(a.dir) == os.path.realpath(config)),
         config,

@@ -154,26 +154,13 @@ def state_db(home: str) -> str | None:
     return best[1] if best else None
 
 
-# What `Path.as_uri` leaves unquoted (urllib's `quote_from_bytes` with `safe="/"`).
-_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
-
-
-def file_uri(path: str) -> str:
-    """`Path(path).resolve().as_uri()`, without pathlib and urllib (~5 ms a pickup) on POSIX."""
-    if os.name == "nt":  # pragma: no cover - drive letters and backslashes: pathlib's rules
-        from pathlib import Path
-
-        return Path(path).resolve().as_uri()
-    real = os.fsencode(os.path.realpath(path))
-    return "file://" + "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in real)
-
-
 def _connect(db: str) -> sqlite3.Connection:
     """Read-only. When a WAL index cannot be set up read-only (no write access to the folder),
     read the main file as immutable; a locked database is left alone, never read mid-write."""
     import sqlite3
+    from pathlib import Path
 
-    uri = file_uri(db)
+    uri = Path(db).resolve().as_uri()
     try:
         return _open(f"{uri}?mode=ro")
     except sqlite3.Error as e:
