@@ -341,8 +341,8 @@ class ModuleAdapter:
     against its Protocol): `accounts`, `discover` and `all_sessions` are `found_by`'s (the
     discovery module, which the hooks need anyway); `parse_hook` and `render_context` are
     `hooks_by`'s; `doctor` and `cli_version` are those of the module `checks()` imports on
-    first use (hooks never load the doctor), `install`, `uninstall`, `install_user` and
-    `install_mcp` those of `installer()`'s; `archive_text` reads the archive's common keys
+    first use (hooks never load the doctor), the four install methods those of the module
+    `installer()` imports likewise; `archive_text` reads the archive's common keys
     plus `archive_keys`:
 
         class FakeAdapter(ModuleAdapter):
@@ -353,11 +353,6 @@ class ModuleAdapter:
                 from fake_agent import doctor
 
                 return doctor
-
-            def installer(self) -> Installer:
-                from fake_agent import install
-
-                return install
     """
 
     # Sessions are JSONL files of their own unless an adapter says otherwise (OpenCode's rows).
