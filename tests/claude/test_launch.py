@@ -21,6 +21,7 @@ def test_small_brief_goes_inline(adapter: ClaudeAdapter, tmp_path: Path) -> None
     spec = adapter.launch(tmp_path, brief, LaunchOptions())
     assert spec.argv == ["claude", "# Brief\n\nContinue the parser work.\n"]
     assert spec.cwd == str(tmp_path) and spec.env == {}
+    assert spec.notes == ["the brief is the first prompt"]  # as every adapter says it
 
 
 def test_large_brief_is_read_from_its_file(adapter: ClaudeAdapter, tmp_path: Path) -> None:
@@ -29,6 +30,10 @@ def test_large_brief_is_read_from_its_file(adapter: ClaudeAdapter, tmp_path: Pat
     spec = adapter.launch(tmp_path, brief, LaunchOptions())
     assert len(spec.argv) == 2 and str(brief) in spec.argv[1]
     assert "whole" in spec.argv[1] and len(spec.argv[1]) < 1000
+    assert spec.notes == [
+        "the brief's essentials are the first prompt; Claude Code is told to read the rest "
+        f"in {brief}"
+    ]
 
 
 def test_a_brief_outside_the_project_is_readable_without_a_prompt(

@@ -654,12 +654,3 @@ def test_peek_finds_the_payload_where_the_patterns_did() -> None:
             for i in (rnd.randrange(min(len(row), 120) or 1) for _ in range(8))
         ]:
             assert parser._peek(changed) == _peek_by_patterns(changed), changed[:120]
-
-
-def test_the_index_uri_is_the_one_pathlib_gave(tmp_path: Path) -> None:
-    from continuity_codex.discovery import file_uri
-
-    for name in ("state_5.sqlite", "a b%c#?é", "~_.-y", ";,=&+$!'()*[]@:"):
-        path = tmp_path / name
-        path.touch()
-        assert file_uri(str(path)) == path.resolve().as_uri()

@@ -36,6 +36,10 @@ def test_large_brief_travels_as_a_file_the_cli_may_read(tmp_path: Path) -> None:
     # Outside the workspace, read_file would refuse it without this.
     i = spec.argv.index("--include-directories")
     assert spec.argv[i + 1] == str(brief.parent)
+    assert spec.notes == [
+        "the brief's essentials are the first prompt; Gemini CLI is told to read the rest "
+        f"in {brief}"
+    ]
 
 
 def test_account_and_native_resume(tmp_path: Path) -> None:

@@ -7,15 +7,20 @@ from continuity_claude.retention import Retention
 from continuity_claude.statusline import Statusline
 from continuity_core.adapters import (
     Account,
-    Change,
     InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     UsageSource,
-    UserOptions,
 )
-from continuity_core.adapters.kit import ArchiveKeys, Checks, Discovery, HookHalf, ModuleAdapter
+from continuity_core.adapters.kit import (
+    ArchiveKeys,
+    Checks,
+    Discovery,
+    HookHalf,
+    Installer,
+    ModuleAdapter,
+)
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -52,9 +57,7 @@ class ClaudeAdapter(ModuleAdapter):
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_BASE_URL",
     )
-    # accounts, discover and all_sessions are the discovery module's, parse_hook and
-    # render_context the hooks module's; doctor and cli_version those of `checks()`
-    # (kit.ModuleAdapter); the recall archive reads these keys of its own besides the common
+    # wired as kit.ModuleAdapter says; the recall archive also reads these keys of its own
     found_by: ClassVar[Discovery] = discovery
     hooks_by: ClassVar[HookHalf] = hooks
     archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(
@@ -83,51 +86,6 @@ class ClaudeAdapter(ModuleAdapter):
     def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
         return hooks.session_for(event, accounts)
 
-    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
-        from continuity_claude import install
-
-        return install.install(project, local=local, dry_run=dry_run)
-
-    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
-        from continuity_claude import install
-
-        return install.uninstall(project, dry_run=dry_run)
-
-    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
-        """User-level hooks in `<account>/settings.json`, only when asked for (`--user-hooks`)."""
-        from pathlib import Path  # not on a hook's path
-
-        from continuity_claude import install
-
-        path = Path(account.dir) / "settings.json"
-        changes: list[Change] = []
-        if options.hooks or options.uninstall:
-            changes.append(
-                install.sync_file(path, None, want=not options.uninstall, dry_run=options.dry_run)
-            )
-        if options.mcp or options.uninstall:
-            mcp = install.sync_mcp(
-                install.user_state(account.dir),
-                None,
-                want=not options.uninstall,
-                dry_run=options.dry_run,
-            )
-            if options.mcp or mcp.action != "unchanged":
-                changes.append(mcp)
-        return changes or [
-            Change(path=str(path), action="skipped", detail="user-level hooks not asked for")
-        ]
-
-    def install_mcp(
-        self, project: Path, *, remove: bool = False, dry_run: bool = False
-    ) -> list[Change]:
-        """`baker mcp` in the project's `.mcp.json` (Claude Code's project scope)."""
-        from continuity_claude import install
-
-        return [
-            install.sync_mcp(project / install.MCP_JSON, project, want=not remove, dry_run=dry_run)
-        ]
-
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         from continuity_claude import launch
 
@@ -137,3 +95,8 @@ class ClaudeAdapter(ModuleAdapter):
         from continuity_claude import doctor
 
         return doctor
+
+    def installer(self) -> Installer:
+        from continuity_claude import install
+
+        return install

@@ -28,21 +28,16 @@ PEEK = 64 << 10  # bytes read from each end of a transcript to find its cwd
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def _units(text: str) -> list[int]:
+def _units(text: str) -> tuple[int, ...]:
     """The UTF-16 code units of `text`, as JavaScript strings hold it (a lone surrogate as
-    itself), without the codec: its module costs a pickup ~0.5 ms."""
-    units: list[int] = []
-    for c in text:
-        u = ord(c)
-        if u > 0xFFFF:
-            u -= 0x10000
-            units += (0xD800 | u >> 10, 0xDC00 | u & 0x3FF)
-        else:
-            units.append(u)
-    return units
+    itself)."""
+    import struct  # a slug is made on a pickup, not on every hook
+
+    data = text.encode("utf-16-be", "surrogatepass")
+    return struct.unpack(f">{len(data) // 2}H", data)
 
 
-def _plain(units: list[int]) -> str:
+def _plain(units: Sequence[int]) -> str:
     return "".join(
         chr(u) if 48 <= u <= 57 or 65 <= u <= 90 or 97 <= u <= 122 else "-" for u in units
     )
@@ -98,9 +93,18 @@ def default_dir() -> Path:
     return Path.home() / ".claude"
 
 
-def _stem(path: str) -> str:
-    """A transcript's file name without `.jsonl`: the session id (as `Path(path).stem`)."""
-    return os.path.splitext(os.path.basename(path))[0]
+def ref(account: str, path: str, mtime: float, size: int, cwd: str | None) -> SessionRef:
+    """The session of the transcript at `path`: its file name without `.jsonl` is its id."""
+    session_id = os.path.splitext(os.path.basename(path))[0]  # as `Path(path).stem`
+    return SessionRef(
+        agent=AGENT,
+        account=account,
+        session_id=session_id,
+        path=path,
+        mtime=mtime,
+        cwd=cwd,
+        size=size,
+    )
 
 
 def read_cwd(path: str) -> str | None:
@@ -184,15 +188,7 @@ def discover(project: str | PathLike[str], accounts: Sequence[Account]) -> Itera
                 continue  # a prefix match must prove it belongs here
         elif not _within(cwd, roots):
             continue
-        yield SessionRef(
-            agent=AGENT,
-            account=acc.name,
-            session_id=_stem(path),
-            path=path,
-            mtime=mtime,
-            cwd=cwd,
-            size=size,
-        )
+        yield ref(acc.name, path, mtime, size, cwd)
 
 
 def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
@@ -203,15 +199,7 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
     """
     for _, folder, acc in _project_folders(accounts):
         for mtime, path, size in _sessions(folder):
-            yield SessionRef(
-                agent=AGENT,
-                account=acc.name,
-                session_id=_stem(path),
-                path=path,
-                mtime=mtime,
-                cwd=read_cwd(path),
-                size=size,
-            )
+            yield ref(acc.name, path, mtime, size, read_cwd(path))
 
 
 def _project_folders(accounts: Sequence[Account]) -> Iterator[tuple[str, str, Account]]:

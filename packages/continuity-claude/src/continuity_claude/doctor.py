@@ -6,12 +6,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from continuity_claude.adapter import KNOWN
+from continuity_claude.adapter import KNOWN  # kept in the adapter, which the hooks import anyway
 from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
 from continuity_claude.retention import DEFAULT_DAYS as DEFAULT_RETENTION_DAYS
 from continuity_core.adapters import Account, Finding, kit
-
-KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
 
 
 def cli_version() -> str | None:
@@ -75,7 +73,7 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         kit.version_finding(
             "Claude Code",
             version,
-            KNOWN_VERSIONS,
+            KNOWN,
             program="claude",
             fix="upgrade continuity-claude; until then check that `baker handoff` shows the latest "
             "request, todos and files, and look for `unknown_records` in "

@@ -214,8 +214,7 @@ def reset_from_text(text: str, now: datetime | None = None) -> str | None:
 def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
     """The transcript the event names; None while it does not exist yet (SessionStart)."""
     path = event.transcript_path
-    from continuity_claude.discovery import _stem, read_cwd
-    from continuity_core.schemas.session import SessionRef
+    from continuity_claude.discovery import read_cwd, ref
 
     if not path or not event.session_id:
         return None
@@ -225,23 +224,12 @@ def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | N
         return None
     if not os.path.isfile(path):
         return None
-    parents = [os.path.dirname(path)]  # as `Path(path).parents`, without pathlib
-    while os.path.dirname(parents[-1]) != parents[-1]:
-        parents.append(os.path.dirname(parents[-1]))
-    config = parents[2] if len(parents) > 2 else parents[0]  # <config>/projects/<slug>/<id>
+    config = os.path.dirname(os.path.dirname(os.path.dirname(path)))  # <config>/projects/<slug>/
     account = next(
         (a.name for a in accounts if os.path.realpath(a.dir) == os.path.realpath(config)),
         config,
     )
-    return SessionRef(
-        agent=AGENT,
-        account=account,
-        session_id=_stem(path),
-        path=path,
-        mtime=st.st_mtime,
-        cwd=event.cwd or read_cwd(path),
-        size=st.st_size,
-    )
+    return ref(account, path, st.st_mtime, st.st_size, event.cwd or read_cwd(path))
 
 
 def render_context(event: HookEvent, text: str) -> str | None:

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp, kit
+from continuity_core.adapters import (
+    MCP_NAME,
+    MCP_SERVER,
+    Account,
+    Change,
+    UserOptions,
+    hook_command,
+    is_our_mcp,
+    kit,
+)
 from continuity_core.project import (
     BEGIN,
     END,
@@ -101,7 +110,7 @@ def sync_file(
     return kit.edit_settings_file(path, root, edit, adding=want, dry_run=dry_run, prune=prune_dir)
 
 
-def install(project: Path, *, local: bool, dry_run: bool) -> list[Change]:
+def install(project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
     """Our hooks in exactly one of the two project settings files, and the CLAUDE.md pointer."""
     target, other = (LOCAL_SETTINGS, SETTINGS) if local else (SETTINGS, LOCAL_SETTINGS)
     changes = [sync_file(project / target, project, want=True, dry_run=dry_run)]
@@ -112,7 +121,7 @@ def install(project: Path, *, local: bool, dry_run: bool) -> list[Change]:
     return changes
 
 
-def uninstall(project: Path, *, dry_run: bool) -> list[Change]:
+def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
     """Remove our hooks from both project settings files and the CLAUDE.md pointer."""
     changes = [
         sync_file(project / rel, project, want=False, dry_run=dry_run, prune_dir=True)
@@ -123,6 +132,28 @@ def uninstall(project: Path, *, dry_run: bool) -> list[Change]:
     if mcp.action != "unchanged":  # registered by `baker init --mcp`
         changes.append(mcp)
     return changes
+
+
+def install_user(account: Account, options: UserOptions) -> list[Change]:
+    """User-level hooks in `<account>/settings.json`, only when asked for (`--user-hooks`)."""
+    path = Path(account.dir) / "settings.json"
+    changes: list[Change] = []
+    if options.hooks or options.uninstall:
+        changes.append(sync_file(path, None, want=not options.uninstall, dry_run=options.dry_run))
+    if options.mcp or options.uninstall:
+        mcp = sync_mcp(
+            user_state(account.dir), None, want=not options.uninstall, dry_run=options.dry_run
+        )
+        if options.mcp or mcp.action != "unchanged":
+            changes.append(mcp)
+    return changes or [
+        Change(path=str(path), action="skipped", detail="user-level hooks not asked for")
+    ]
+
+
+def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -> list[Change]:
+    """`baker mcp` in the project's `.mcp.json` (Claude Code's project scope)."""
+    return [sync_mcp(project / MCP_JSON, project, want=not remove, dry_run=dry_run)]
 
 
 def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:

@@ -6,8 +6,7 @@ import os
 from pathlib import Path
 
 from continuity_claude.discovery import CONFIG_ENV, default_dir, project_slug
-from continuity_core.adapters import Account, LaunchOptions, LaunchSpec
-from continuity_core.brief import first_prompt
+from continuity_core.adapters import Account, LaunchOptions, LaunchSpec, kit
 from continuity_core.fs import CopyAction, atomic_write, backup_beside, copy_action
 from continuity_core.schemas.session import SessionRef
 
@@ -32,12 +31,13 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     env = _account_env(options.account)
     if options.native is not None:
         return _native(project, options, env)
-    argv = [PROGRAM, first_prompt(brief, options.brief_text).text]
+    prompt, note = kit.brief_prompt(brief, options, "Claude Code")
+    argv = [PROGRAM, prompt.text]
     if not brief.resolve().is_relative_to(project.resolve()):
         # Read asks before it leaves the project (seen with 2.1.197); after the prompt, as
         # --add-dir takes every argument that follows it.
         argv += ["--add-dir", str(brief.resolve().parent)]
-    return LaunchSpec(argv=argv, env=env, cwd=str(project))
+    return LaunchSpec(argv=argv, env=env, cwd=str(project), notes=[note])
 
 
 def _plan(

@@ -94,10 +94,6 @@ def _is_project(folder: Path) -> bool:
     return bool(project_root(str(folder)) or worktree_root(str(folder)))
 
 
-def _plain(value: Any) -> Any:
-    return msgspec.to_builtins(value)
-
-
 def recall(
     query: str,
     all_projects: bool = False,
@@ -129,7 +125,7 @@ def recall(
         hits = archive.search(
             query, project=None if all_projects else str(root), agent=agent, limit=limit
         )
-    return {"query": query, "hits": _plain(hits), "warnings": warnings}
+    return {"query": query, "hits": msgspec.to_builtins(hits), "warnings": warnings}
 
 
 def handoff(
@@ -154,7 +150,7 @@ def handoff(
     result = handoff_mod.make(
         _root(repo), agent=agent, account=account, session_id=session, budget_tokens=budget
     )
-    return dict(_plain(handoff_mod.structured(result)))
+    return dict(msgspec.to_builtins(handoff_mod.structured(result)))
 
 
 def sessions(agent: str | None = None, limit: int = 10, repo: str | None = None) -> dict[str, Any]:
@@ -215,8 +211,11 @@ def traps(
     if check_path or check_command:
         items = traps_mod.matching(root, items, [check_path] if check_path else [], check_command)
     return {
-        "added": _plain(added) if added else None,
-        "traps": [{**_plain(t), "changed_files": traps_mod.changed_files(root, t)} for t in items],
+        "added": msgspec.to_builtins(added) if added else None,
+        "traps": [
+            {**msgspec.to_builtins(t), "changed_files": traps_mod.changed_files(root, t)}
+            for t in items
+        ],
     }
 
 
@@ -258,14 +257,14 @@ def save(draft: str, repo: str | None = None) -> dict[str, Any]:
     try:
         result = saved.save(_root(repo, write=True), draft)
     except saved.SaveRefused as e:
-        return {"saved": False, "validation": _plain(e.validation)}
+        return {"saved": False, "validation": msgspec.to_builtins(e.validation)}
     return {
         "saved": True,
         "id": result.id,
         "path": str(result.path),
         "resume": saved.resume_prompts(result.id, load_all()[0]),
         "warnings": result.warnings,
-        "unverified": _plain(result.validation.unverified),
+        "unverified": msgspec.to_builtins(result.validation.unverified),
     }
 
 
@@ -276,7 +275,7 @@ def resume_check(target: str | None = None, repo: str | None = None) -> dict[str
     drifted, choose, none, blocked, invalid."""
     from continuity_core import saved
 
-    return dict(_plain(saved.resume_check(_root(repo), target)))
+    return dict(msgspec.to_builtins(saved.resume_check(_root(repo), target)))
 
 
 TOOLS = (recall, handoff, sessions, traps, note, save, resume_check)

@@ -29,7 +29,6 @@ HOOK_WAIT_S = 2.0  # after a limit message in the output, how long the hook gets
 EXIT_INPUT_WAIT_S = 4.0  # after typing the agent's exit command
 SIGNAL_WAIT_S = 2.0  # after each of SIGHUP, SIGTERM
 TICK_S = 0.25
-EX_TEMPFAIL = 75
 # Modes a full-screen agent may leave on when it is ended: alternate screen, bracketed paste,
 # mouse reporting, hidden cursor, colours.
 RESET_MODES = b"\x1b[?1049l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?25h\x1b[0m"
@@ -72,6 +71,17 @@ class Countdown:
     # drops it. A limit a hook recorded is in the ledger already.
     pending: bool = False
     retry: bool = False  # a rate limit: the same entry again after the wait, not the next one
+
+
+@dataclass
+class _Seen:
+    """What `Supervisor.watch` keeps from one tick to the next."""
+
+    tail: bytes = b""  # the output's last bytes, without terminal control
+    hit: float | None = None  # when the output showed a limit message not yet confirmed
+    text: str = ""  # that message's line
+    counting: Countdown | None = None
+    painted: float = 0.0  # when the countdown line was last drawn
 
 
 class Terminal:
@@ -215,16 +225,12 @@ class Supervisor:
         *,
         stdin: int,
         stdout: int,
-        countdown: int,
         log: Callable[..., None],
-        run_id: str,
         confirm: Callable[[Child, str], limits.Limit | None] | None = None,
     ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
-        self.countdown_s = countdown
         self.log = log
-        self.run_id = run_id
         # What the screen showed is checked against the agent's own record; without one
         # (no `confirm`), text on the screen never counts.
         self.confirm = confirm or (lambda child, text: None)
@@ -282,11 +288,7 @@ class Supervisor:
     ) -> Countdown | int:
         """Pass everything through until the child exits (its exit code) or a limit's
         countdown runs out or Enter is pressed (that Countdown)."""
-        tail = b""
-        output_hit: float | None = None
-        output_text = ""
-        counting: Countdown | None = None
-        last_paint = 0.0
+        seen = _Seen()
         while True:
             fds = [child.fd, self._wake_r] + ([self.stdin] if self.stdin_open else [])
             try:
@@ -304,81 +306,96 @@ class Supervisor:
                 if data is None:
                     self._reap(child, block=True)
                     return child.status if child.status is not None else 0
-                write_all(self.stdout, data)
-                if counting is not None:
-                    last_paint = 0.0  # the agent may have drawn over the line
-                tail = (tail + _ANSI.sub(b"", data.replace(b"\x1b[1C", b" ")))[-2048:]
-                if child.scan and output_hit is None and time.time() - child.started >= child.grace:
-                    m = _LIMIT_TEXT.search(tail.decode(errors="replace"))
-                    if m:
-                        output_hit, output_text = time.time(), self._line_of(tail, m)
-                        tail = b""
+                self._output(child, data, seen)
             if self.stdin in ready and self.stdin_open:
-                keys = self._read(self.stdin)
-                if keys is None:
-                    self.stdin_open = False
-                elif counting is None or _REPORT.fullmatch(keys):
-                    write_all(child.fd, keys)
-                    if b"\r" in keys or b"\n" in keys:
-                        child.scan = True  # a new turn may end on a new limit
-                elif keys[:1] in (b"\r", b"\n"):
-                    self.log("run_countdown_enter", agent=child.entry.text)
-                    self._clear_line()
-                    return counting
-                else:
-                    self.log(
-                        "run_countdown_cancelled",
-                        agent=child.entry.text,
-                        key="esc" if keys[:1] == b"\x1b" else "other",
-                        dropped=counting.pending,  # never entered the ledger
-                    )
-                    child.stayed, child.scan = time.time(), False
-                    counting = None
-                    self._clear_line()
-                    with contextlib.suppress(OSError):  # let the agent redraw the line
-                        os.killpg(os.tcgetpgrp(child.fd), signal.SIGWINCH)
+                chosen = self._keys(child, seen)
+                if chosen is not None:
+                    return chosen
             self._reap(child)
             if not child.alive:
                 self._drain(child)
                 return child.status if child.status is not None else 0
-            if counting is None:
-                found = self._ledger_limit(child)
-                if (
-                    found is None
-                    and output_hit is not None
-                    and time.time() - output_hit >= HOOK_WAIT_S
-                ):
-                    output_hit = None
-                    found = self.confirm(child, output_text)
-                    self._ledger_mtime = self._mtime()
-                    if found is not None and not self.fresh(child, found):
-                        found = None
-                    if found is None:  # no record of the agent's says so: text, not a limit
-                        self.log("run_output_ignored", agent=child.entry.text)
-                        output_hit = None
-                    pending = found is not None
-                else:
-                    pending = False
-                if found is not None:
-                    output_hit = None
-                    self.log(
-                        "run_limit",
-                        agent=child.entry.text,
-                        source=found.source,
-                        kind=found.kind,
-                        until=found.until,
-                    )
-                    counting = choose(child, found)
-                    counting.pending = pending
-                    last_paint = 0.0
-            if counting is not None:
+            if seen.counting is None:
+                self._limit(child, seen, choose)
+            if seen.counting is not None:
                 now = time.time()
-                if counting.deadline is not None and now >= counting.deadline:
+                if seen.counting.deadline is not None and now >= seen.counting.deadline:
                     self._clear_line()
-                    return counting
-                if now - last_paint >= 0.5:
-                    self._paint(counting)
-                    last_paint = now
+                    return seen.counting
+                if now - seen.painted >= 0.5:
+                    self._paint(seen.counting)
+                    seen.painted = now
+
+    def _output(self, child: Child, data: bytes, seen: _Seen) -> None:
+        """The agent's output to the terminal, and scanned for a limit message."""
+        write_all(self.stdout, data)
+        if seen.counting is not None:
+            seen.painted = 0.0  # the agent may have drawn over the line
+        seen.tail = (seen.tail + _ANSI.sub(b"", data.replace(b"\x1b[1C", b" ")))[-2048:]
+        if child.scan and seen.hit is None and time.time() - child.started >= child.grace:
+            m = _LIMIT_TEXT.search(seen.tail.decode(errors="replace"))
+            if m:
+                seen.hit, seen.text = time.time(), self._line_of(seen.tail, m)
+                seen.tail = b""
+
+    def _keys(self, child: Child, seen: _Seen) -> Countdown | None:
+        """The user's keys to the agent, or, during a countdown, Enter (that Countdown) or
+        any other key (stay: the countdown is dropped)."""
+        keys = self._read(self.stdin)
+        counting = seen.counting
+        if keys is None:
+            self.stdin_open = False
+        elif counting is None or _REPORT.fullmatch(keys):
+            write_all(child.fd, keys)
+            if b"\r" in keys or b"\n" in keys:
+                child.scan = True  # a new turn may end on a new limit
+        elif keys[:1] in (b"\r", b"\n"):
+            self.log("run_countdown_enter", agent=child.entry.text)
+            self._clear_line()
+            return counting
+        else:
+            self.log(
+                "run_countdown_cancelled",
+                agent=child.entry.text,
+                key="esc" if keys[:1] == b"\x1b" else "other",
+                dropped=counting.pending,  # never entered the ledger
+            )
+            child.stayed, child.scan = time.time(), False
+            seen.counting = None
+            self._clear_line()
+            with contextlib.suppress(OSError):  # let the agent redraw the line
+                os.killpg(os.tcgetpgrp(child.fd), signal.SIGWINCH)
+        return None
+
+    def _limit(
+        self, child: Child, seen: _Seen, choose: Callable[[Child, limits.Limit], Countdown]
+    ) -> None:
+        """A limit of this child's, from the ledger (a hook recorded it) or from a limit
+        message the agent's own record confirms: its countdown starts."""
+        found = self._ledger_limit(child)
+        pending = False
+        if found is None and seen.hit is not None and time.time() - seen.hit >= HOOK_WAIT_S:
+            seen.hit = None
+            found = self.confirm(child, seen.text)
+            self._ledger_mtime = self._mtime()
+            if found is not None and not self.fresh(child, found):
+                found = None
+            if found is None:  # no record of the agent's says so: text, not a limit
+                self.log("run_output_ignored", agent=child.entry.text)
+            pending = found is not None
+        if found is None:
+            return
+        seen.hit = None
+        self.log(
+            "run_limit",
+            agent=child.entry.text,
+            source=found.source,
+            kind=found.kind,
+            until=found.until,
+        )
+        seen.counting = choose(child, found)
+        seen.counting.pending = pending
+        seen.painted = 0.0
 
     @staticmethod
     def _line_of(tail: bytes, m: re.Match[str]) -> str:

@@ -9,15 +9,20 @@ import msgspec
 from continuity_codex import discovery, hooks
 from continuity_core.adapters import (
     Account,
-    Change,
     InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     UsageSource,
-    UserOptions,
 )
-from continuity_core.adapters.kit import ArchiveKeys, Checks, Discovery, HookHalf, ModuleAdapter
+from continuity_core.adapters.kit import (
+    ArchiveKeys,
+    Checks,
+    Discovery,
+    HookHalf,
+    Installer,
+    ModuleAdapter,
+)
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -60,9 +65,7 @@ class CodexAdapter(ModuleAdapter):
     usage_source: UsageSource | None = None
     install_options: tuple[InstallOption, ...] = INSTALL_OPTIONS
     env_vars: tuple[str, ...] = ("CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-    # accounts, discover and all_sessions are the discovery module's, parse_hook and
-    # render_context the hooks module's; doctor and cli_version those of `checks()`
-    # (kit.ModuleAdapter); the recall archive reads these keys of its own besides the common
+    # wired as kit.ModuleAdapter says; the recall archive also reads these keys of its own
     found_by: ClassVar[Discovery] = discovery
     hooks_by: ClassVar[HookHalf] = hooks
     archive_keys: ClassVar[ArchiveKeys] = ArchiveKeys(
@@ -113,30 +116,6 @@ class CodexAdapter(ModuleAdapter):
             return discovery.by_thread(event.session_id, accounts)
         return None
 
-    # --- set-up ------------------------------------------------------------------------------
-
-    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
-        from continuity_codex import install
-
-        return install.install(project, local=local, dry_run=dry_run)
-
-    def install_mcp(
-        self, project: Path, *, remove: bool = False, dry_run: bool = False
-    ) -> list[Change]:
-        from continuity_codex import install
-
-        return install.install_mcp(project, remove=remove, dry_run=dry_run)
-
-    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
-        from continuity_codex import install
-
-        return install.uninstall(project, dry_run=dry_run)
-
-    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
-        from continuity_codex import install
-
-        return install.install_user(account, options)
-
     # --- launch and checks -------------------------------------------------------------------
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
@@ -148,3 +127,8 @@ class CodexAdapter(ModuleAdapter):
         from continuity_codex import doctor
 
         return doctor
+
+    def installer(self) -> Installer:
+        from continuity_codex import install
+
+        return install

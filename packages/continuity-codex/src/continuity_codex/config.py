@@ -221,46 +221,46 @@ def set_trust(doc: Any, source: str, placed: list[tuple[Hook, int]]) -> bool:
     return changed
 
 
-def remove_trust(doc: Any, source: str, keep: set[str] | None = None) -> bool:
+def _state(doc: Any) -> Any:
+    """`[hooks.state]`, where Codex keeps the trusted hashes; None when there is none."""
     hooks = doc.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None
-    if not isinstance(state, dict):
-        return False
+    return state if isinstance(state, dict) else None
+
+
+def _trusting_ours(state: Any, source: str) -> list[str]:
+    """The keys of `state` that trust one of our hooks from the file `source`."""
     ours = {trust_hash(h) for h in HOOKS}
-    changed = False
-    for key in list(state):
-        entry = state[key]
-        if (
-            str(key).startswith(f"{source}:")
-            and isinstance(entry, dict)
-            and entry.get("trusted_hash") in ours
-            and str(key) not in (keep or set())
-        ):
-            del state[key]
-            changed = True
+    return [
+        str(key)
+        for key, entry in state.items()
+        if str(key).startswith(f"{source}:")
+        and isinstance(entry, dict)
+        and entry.get("trusted_hash") in ours
+    ]
+
+
+def remove_trust(doc: Any, source: str, keep: set[str] | None = None) -> bool:
+    state = _state(doc)
+    if state is None:
+        return False
+    gone = [key for key in _trusting_ours(state, source) if key not in (keep or set())]
+    for key in gone:
+        del state[key]
     if len(state) == 0:
-        del hooks["state"]
-    return changed
+        del doc["hooks"]["state"]
+    return bool(gone)
 
 
 def trusted_elsewhere(doc: Any, source: str) -> bool:
     """Whether `doc` trusts any of our hooks from the file `source` (a project hooks.json)."""
-    hooks = doc.get("hooks")
-    state = hooks.get("state") if isinstance(hooks, dict) else None
-    ours = {trust_hash(h) for h in HOOKS}
-    return isinstance(state, dict) and any(
-        str(key).startswith(f"{source}:")
-        and isinstance(entry, dict)
-        and entry.get("trusted_hash") in ours
-        for key, entry in state.items()
-    )
+    state = _state(doc)
+    return state is not None and bool(_trusting_ours(state, source))
 
 
 def trust_status(doc: Any, source: str) -> Iterator[tuple[Hook, str]]:
     """("trusted" | "untrusted" | "modified" | "missing") for each of our hooks."""
-    hooks = doc.get("hooks")
-    state = hooks.get("state") if isinstance(hooks, dict) else None
-    state = state if isinstance(state, dict) else {}
+    state = _state(doc) or {}
     for hook in HOOKS:
         index = find_ours(doc, hook)
         if index is None:

@@ -154,32 +154,32 @@ def state_db(home: str) -> str | None:
     return best[1] if best else None
 
 
-# What `Path.as_uri` leaves unquoted (urllib's `quote_from_bytes` with `safe="/"`).
-_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
-
-
-def file_uri(path: str) -> str:
-    """`Path(path).resolve().as_uri()`, without pathlib and urllib (~5 ms a pickup) on POSIX."""
-    if os.name == "nt":  # pragma: no cover - drive letters and backslashes: pathlib's rules
-        from pathlib import Path
-
-        return Path(path).resolve().as_uri()
-    real = os.fsencode(os.path.realpath(path))
-    return "file://" + "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in real)
-
-
 def _connect(db: str) -> sqlite3.Connection:
     """Read-only. When a WAL index cannot be set up read-only (no write access to the folder),
     read the main file as immutable; a locked database is left alone, never read mid-write."""
     import sqlite3
+    from pathlib import Path
 
-    uri = file_uri(db)
+    uri = Path(db).resolve().as_uri()
     try:
         return _open(f"{uri}?mode=ro")
     except sqlite3.Error as e:
         if "locked" in str(e).lower() or "busy" in str(e).lower():
             raise
     return _open(f"{uri}?mode=ro&immutable=1")
+
+
+def _index(home: str) -> sqlite3.Connection | None:
+    """A read-only connection to `home`'s thread index; None when there is no usable one."""
+    db = state_db(home)
+    if db is None:
+        return None
+    import sqlite3
+
+    try:
+        return _connect(db)
+    except sqlite3.Error:
+        return None
 
 
 def _open(uri: str) -> sqlite3.Connection:
@@ -198,14 +198,10 @@ def index_rows(
     home: str, roots: Sequence[str] | None = None, thread_id: str | None = None
 ) -> list[tuple[str, str, str | None]] | None:
     """(id, rollout_path, cwd) rows of the thread index; None when there is no usable index."""
-    db = state_db(home)
-    if db is None:
-        return None
     import sqlite3
 
-    try:
-        conn = _connect(db)
-    except sqlite3.Error:
+    conn = _index(home)
+    if conn is None:
         return None
     try:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(threads)")}
@@ -303,19 +299,10 @@ def _match_in(folder: str, thread_id: str) -> str | None:
 def rollout_files(home: str) -> Iterator[str]:
     """Every rollout path under `home`'s session folders (any depth, any order)."""
     for folder in FOLDERS:
-        stack = [os.path.join(home, folder)]
-        while stack:
-            current = stack.pop()
-            try:
-                with os.scandir(current) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.startswith("rollout-") and entry.name.endswith(SUFFIXES):
-                    yield entry.path
+        for top, _, names in os.walk(os.path.join(home, folder)):
+            for name in names:
+                if name.startswith("rollout-") and name.endswith(SUFFIXES):
+                    yield os.path.join(top, name)
 
 
 def _mtime(path: str) -> tuple[float, int] | None:
@@ -356,14 +343,10 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
 
 def _describes(home: str) -> bool:
     """Whether the index's paths are this home's: a row's rollout is where it says."""
-    db = state_db(home)
-    if db is None:
-        return False
     import sqlite3
 
-    try:
-        conn = _connect(db)
-    except sqlite3.Error:
+    conn = _index(home)
+    if conn is None:
         return False
     try:
         row = conn.execute("SELECT rollout_path FROM threads LIMIT 1").fetchone()

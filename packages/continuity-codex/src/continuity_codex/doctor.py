@@ -12,10 +12,8 @@ from typing import Literal
 
 from continuity_codex import config as cfg
 from continuity_codex import install, launch
-from continuity_codex.adapter import KNOWN
+from continuity_codex.adapter import KNOWN  # kept in the adapter, which the hooks import anyway
 from continuity_core.adapters import Account, Finding, kit
-
-KNOWN_VERSIONS = KNOWN  # kept in the adapter, which the hooks import anyway
 
 
 def cli_version() -> str | None:
@@ -28,7 +26,7 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         kit.version_finding(
             "Codex",
             cli_version(),
-            KNOWN_VERSIONS,
+            KNOWN,
             program=launch.PROGRAM,
             fix="upgrade continuity-codex",
         )

@@ -85,6 +85,8 @@ def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
 
 
 def install_user(account: Account, options: UserOptions) -> list[Change]:
+    """baker's notify, hooks (and their trust) and MCP entry into the account's `config.toml`,
+    or out of it (`options.uninstall`), every other byte of the file kept."""
     home = Path(account.dir)
     path = home / "config.toml"
     if not home.is_dir():
@@ -119,71 +121,104 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
         ]
     source = trust_source(account)
     changes: list[Change] = []
-    done: list[str] = []
     if options.uninstall:
-        if cfg.remove_notify(doc):
-            done.append("notify removed")
-        if cfg.remove_trust(doc, source):
-            done.append("trusted hashes removed")
-        if cfg.remove_hooks(doc):
-            done.append("hooks removed")
-        if cfg.remove_mcp(doc):
-            done.append("MCP server removed")
-        cfg.tidy(doc)
+        done = _take_out(doc, source)
     else:
-        outcome = cfg.set_notify(doc, chain=options.declared.get(CHAIN.name, False))
-        if outcome == "added":
-            done.append("notify added")
-        elif outcome == "chained":
-            done.append("notify chained: your program runs first, then baker")
-        elif outcome == "kept":
-            _, other = cfg.notify_state(doc)
-            changes.append(
-                Change(
-                    path=str(path),
-                    action="skipped",
-                    detail=(
-                        f"notify already runs {other}; Codex allows one program, so baker left it. "
-                        "Run `baker global sync --chain` to keep it and add baker after it"
-                    ),
-                )
-            )
-        if options.hooks is not False:  # Codex reads hooks only here: on unless turned off
-            before_doc = tomlkit.dumps(doc)
-            placed = cfg.add_hooks(doc)
-            if tomlkit.dumps(doc) != before_doc:
-                done.append("hooks " + ", ".join(h.event for h in cfg.HOOKS) + " added")
-            if options.declared.get(TRUST.name, False):
-                if cfg.set_trust(doc, source, placed):
-                    done.append("hooks trusted")
-            elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):
-                changes.append(
-                    Change(
-                        path=f"{path} [hooks.state]",
-                        action="skipped",
-                        detail=TRUST_HOW.format(path=path),
-                    )
-                )
-        if options.mcp:
-            outcome = cfg.set_mcp(doc)
-            if outcome == "added":
-                done.append("MCP server `baker` added")
-            elif outcome == "taken":
-                changes.append(
-                    Change(
-                        path=f"{path} [mcp_servers.baker]",
-                        action="skipped",
-                        detail="that name runs something else; baker left "
-                        "it alone (rename it to register baker mcp)",
-                    )
-                )
+        done, changes = _put_in(doc, source, options, path)
     after = cfg.dumps(doc, before)
     if after == before:
         return [Change(path=str(path), action="unchanged"), *changes]
+    return [_write(target, path, before, after, missing, done, options), *changes]
+
+
+def _take_out(doc: Any, source: str) -> list[str]:
+    """baker's keys out of the parsed config; what went."""
+    done = [
+        said
+        for removed, said in (
+            (cfg.remove_notify(doc), "notify removed"),
+            (cfg.remove_trust(doc, source), "trusted hashes removed"),
+            (cfg.remove_hooks(doc), "hooks removed"),
+            (cfg.remove_mcp(doc), "MCP server removed"),
+        )
+        if removed
+    ]
+    cfg.tidy(doc)
+    return done
+
+
+def _put_in(
+    doc: Any, source: str, options: UserOptions, path: Path
+) -> tuple[list[str], list[Change]]:
+    """baker's keys into the parsed config: what was done, and a `skipped` line for each
+    part left as it was (someone else's notify, untrusted hooks, an MCP name taken)."""
+    import tomlkit
+
+    done: list[str] = []
+    changes: list[Change] = []
+    outcome = cfg.set_notify(doc, chain=options.declared.get(CHAIN.name, False))
+    if outcome == "added":
+        done.append("notify added")
+    elif outcome == "chained":
+        done.append("notify chained: your program runs first, then baker")
+    elif outcome == "kept":
+        _, other = cfg.notify_state(doc)
+        changes.append(
+            Change(
+                path=str(path),
+                action="skipped",
+                detail=(
+                    f"notify already runs {other}; Codex allows one program, so baker left it. "
+                    "Run `baker global sync --chain` to keep it and add baker after it"
+                ),
+            )
+        )
+    if options.hooks is not False:  # Codex reads hooks only here: on unless turned off
+        before_doc = tomlkit.dumps(doc)
+        placed = cfg.add_hooks(doc)
+        if tomlkit.dumps(doc) != before_doc:
+            done.append("hooks " + ", ".join(h.event for h in cfg.HOOKS) + " added")
+        if options.declared.get(TRUST.name, False):
+            if cfg.set_trust(doc, source, placed):
+                done.append("hooks trusted")
+        elif any(s != "trusted" for _, s in cfg.trust_status(doc, source)):
+            changes.append(
+                Change(
+                    path=f"{path} [hooks.state]",
+                    action="skipped",
+                    detail=TRUST_HOW.format(path=path),
+                )
+            )
+    if options.mcp:
+        outcome = cfg.set_mcp(doc)
+        if outcome == "added":
+            done.append("MCP server `baker` added")
+        elif outcome == "taken":
+            changes.append(
+                Change(
+                    path=f"{path} [mcp_servers.baker]",
+                    action="skipped",
+                    detail="that name runs something else; baker left "
+                    "it alone (rename it to register baker mcp)",
+                )
+            )
+    return done, changes
+
+
+def _write(
+    target: agentfiles.Target,
+    path: Path,
+    before: str,
+    after: str,
+    missing: bool,
+    done: list[str],
+    options: UserOptions,
+) -> Change:
+    """The edited config written (a dry run writes nothing), and the line that says so."""
     try:
         agentfiles.check_writable(target.path)
     except agentfiles.Refused as e:
-        return [Change(path=str(path), action="failed", detail=str(e)), *changes]
+        return Change(path=str(path), action="failed", detail=str(e))
     said = ""
     if options.uninstall and not after.strip():
         # Nothing but baker's keys was in it: no file if baker made it, else as baker found it.
@@ -193,21 +228,19 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
                 try:
                     target.path.unlink()
                 except OSError as e:
-                    return [Change(path=str(path), action="failed", detail=e.strerror or str(e))]
+                    return Change(path=str(path), action="failed", detail=e.strerror or str(e))
             detail = "; ".join([*done, *filter(None, [target.via])])
-            return [Change(path=str(path), action="removed", detail=detail), *changes]
+            return Change(path=str(path), action="removed", detail=detail)
         after = kept
     if not options.dry_run:
         if not options.uninstall:
             agentfiles.remember_before(target.path, None if missing else before)
         atomic_write(target.path, after)
     detail = "; ".join([*done, *filter(None, [said, target.via])])
-    if options.uninstall:  # baker's keys are out; the file and the rest of it stay
-        return [Change(path=str(path), action="updated", detail=detail), *changes]
-    return [
-        Change(path=str(path), action="created" if missing else "updated", detail=detail),
-        *changes,
-    ]
+    if missing and not options.uninstall:
+        return Change(path=str(path), action="created", detail=detail)
+    # after a removal baker's keys are out; the file and the rest of it stay
+    return Change(path=str(path), action="updated", detail=detail)
 
 
 def trust_source(account: Account) -> str:

@@ -209,14 +209,8 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
             cwd=str(project),
             notes=notes,
         )
-    from continuity_core.brief import first_prompt  # not at import: the parser imports us
+    from continuity_core.adapters import kit  # not at import: the parser imports us
 
-    first = first_prompt(brief.resolve(), options.brief_text)
-    if first.whole:
-        notes.append("the brief is the first prompt")
-    else:
-        notes.append(
-            f"the brief's essentials are the first prompt; Codex is told to read "
-            f"the rest in {brief}"
-        )
+    first, note = kit.brief_prompt(brief, options, "Codex")
+    notes.append(note)
     return LaunchSpec(argv=[PROGRAM, first.text], env=env, cwd=str(project), notes=notes)

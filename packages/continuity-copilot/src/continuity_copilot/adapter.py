@@ -7,15 +7,13 @@ import os
 from continuity_copilot import discovery, hooks
 from continuity_core.adapters import (
     Account,
-    Change,
     InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     UsageSource,
-    UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, HookHalf, ModuleAdapter
+from continuity_core.adapters.kit import Checks, Discovery, HookHalf, Installer, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -86,28 +84,6 @@ class CopilotAdapter(ModuleAdapter):
             accounts = [own, *accounts]
         return discovery.by_id(event.session_id, accounts)
 
-    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
-        from continuity_copilot import install
-
-        return install.install(project, local=local, dry_run=dry_run)
-
-    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
-        from continuity_copilot import install
-
-        return install.uninstall(project, dry_run=dry_run)
-
-    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
-        from continuity_copilot import install
-
-        return install.install_user(account, options)
-
-    def install_mcp(
-        self, project: Path, *, remove: bool = False, dry_run: bool = False
-    ) -> list[Change]:
-        from continuity_copilot import install
-
-        return install.install_mcp(project, remove=remove, dry_run=dry_run)
-
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
         from continuity_copilot import launch
 
@@ -117,3 +93,8 @@ class CopilotAdapter(ModuleAdapter):
         from continuity_copilot import doctor
 
         return doctor
+
+    def installer(self) -> Installer:
+        from continuity_copilot import install
+
+        return install

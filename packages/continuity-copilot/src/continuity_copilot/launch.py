@@ -95,14 +95,8 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
             cwd=str(project),
             notes=notes,
         )
-    from continuity_core.brief import first_prompt
+    from continuity_core.adapters import kit
 
-    first = first_prompt(brief.resolve(), options.brief_text)
-    if first.whole:
-        notes.append("the brief is the first prompt")
-    else:
-        notes.append(
-            f"the brief's essentials are the first prompt; Copilot is told to read the rest "
-            f"in {brief}"
-        )
+    first, note = kit.brief_prompt(brief, options, "Copilot")
+    notes.append(note)
     return LaunchSpec(argv=[PROGRAM, "-i", first.text], env=env, cwd=str(project), notes=notes)

@@ -119,10 +119,6 @@ def markers(gemini_dir: str) -> dict[str, str]:
     return out
 
 
-def _norm(path: str) -> str:
-    return os.path.normpath(path)
-
-
 def _under(path: str, roots: Sequence[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
@@ -130,9 +126,9 @@ def _under(path: str, roots: Sequence[str]) -> bool:
 def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[str, str]]:
     """(tmp folder, project root) for `project` and every root below it, from every source."""
     project = os.fspath(project)
-    roots = {_norm(os.path.abspath(project))}
+    roots = {os.path.normpath(os.path.abspath(project))}
     try:  # no contextlib: a hook can come here
-        roots.add(_norm(os.path.realpath(project)))
+        roots.add(os.path.normpath(os.path.realpath(project)))
     except OSError:
         pass  # an unresolvable path: its absolute form alone
     wanted = sorted(roots)
@@ -141,8 +137,8 @@ def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[st
     # Markers after the registry: the registry is the CLI's first answer, markers its fallback.
     for source in (registry(gemini_dir), markers(gemini_dir)):
         for root, slug in source.items():
-            if _under(_norm(root), wanted):
-                out.setdefault(os.path.join(tmp, slug), _norm(root))
+            if _under(os.path.normpath(root), wanted):
+                out.setdefault(os.path.join(tmp, slug), os.path.normpath(root))
     for root in [*wanted, *list(out.values())]:
         legacy = os.path.join(tmp, hexdigest(root.encode(), "sha256"))
         out.setdefault(legacy, root)
@@ -165,6 +161,17 @@ class ChatFile(Struct, kw_only=True):
     size: int
     legacy: bool
     has_content: bool
+
+    def ref(self, account: Account, cwd: str | None) -> SessionRef:
+        return SessionRef(
+            agent=AGENT,
+            account=account.name,
+            session_id=self.session_id,
+            path=self.path,
+            mtime=self.mtime,
+            cwd=cwd,
+            size=self.size,
+        )
 
 
 def _probe(path: str) -> ChatFile | None:
@@ -316,18 +323,7 @@ def discover(project: str | PathLike[str], accs: Sequence[Account]) -> Iterator[
         gemini_dir = _pure(acc.dir)
         for folder, root in project_dirs(gemini_dir, project):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
-            for f in best_per_session(probed):
-                refs.append(
-                    SessionRef(
-                        agent=AGENT,
-                        account=acc.name,
-                        session_id=f.session_id,
-                        path=f.path,
-                        mtime=f.mtime,
-                        cwd=root,
-                        size=f.size,
-                    )
-                )
+            refs += [f.ref(acc, root) for f in best_per_session(probed)]
     refs.sort(key=lambda r: r.mtime, reverse=True)
     return iter(refs)
 
@@ -343,16 +339,8 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
         roots = _roots_by_folder(gemini_dir)
         for folder in sorted(_all_folders(gemini_dir)):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
-            for f in best_per_session(probed):
-                yield SessionRef(
-                    agent=AGENT,
-                    account=acc.name,
-                    session_id=f.session_id,
-                    path=f.path,
-                    mtime=f.mtime,
-                    cwd=roots.get(os.path.basename(folder)),
-                    size=f.size,
-                )
+            cwd = roots.get(os.path.basename(folder))
+            yield from (f.ref(acc, cwd) for f in best_per_session(probed))
 
 
 def _roots_by_folder(gemini_dir: str) -> dict[str, str]:
@@ -361,7 +349,7 @@ def _roots_by_folder(gemini_dir: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for source in (registry(gemini_dir), markers(gemini_dir)):
         for root, slug in source.items():
-            out.setdefault(slug, _norm(root))
+            out.setdefault(slug, os.path.normpath(root))
     for root in list(out.values()):
         out.setdefault(hexdigest(root.encode(), "sha256"), root)
     return out
@@ -417,16 +405,7 @@ def find_session(
             probed = [c for c in map(_probe, named) if c is not None and c.session_id == session_id]
             best = best_per_session(probed)
             if best:
-                f = best[0]
-                return SessionRef(
-                    agent=AGENT,
-                    account=acc.name,
-                    session_id=session_id,
-                    path=f.path,
-                    mtime=f.mtime,
-                    size=f.size,
-                    cwd=root or _root_of(gemini_dir, os.path.basename(folder)),
-                )
+                return best[0].ref(acc, root or _root_of(gemini_dir, os.path.basename(folder)))
     return None
 
 

@@ -15,16 +15,37 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Change, hook_command, is_our_mcp, kit
+from continuity_core.adapters import (
+    MCP_NAME,
+    MCP_SERVER,
+    Account,
+    Change,
+    UserOptions,
+    hook_command,
+    is_our_mcp,
+    kit,
+)
+from continuity_core.project import BEGIN, END, ensure_block, remove_block
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 CHECKPOINT = "checkpoint --agent gemini --quiet"
 PICKUP = "pickup --agent gemini"
 PRETOOL = "pretool --agent gemini"
 OURS = re.compile(r"\bbaker (?:checkpoint|pickup|pretool) --agent gemini\b")
 EDIT_AND_SHELL = "^(write_file|replace|edit|smart_edit|run_shell_command)$"
+SETTINGS = ".gemini/settings.json"  # the project's, below its root
+POINTER = f"""{BEGIN}
+## Continuity
+
+Read AGENTS.md in this folder as well: it holds this project's shared agent instructions,
+including how to keep the working note `memory/hot.md` current.
+{END}
+"""
 
 
 @dataclass(frozen=True)
@@ -143,14 +164,22 @@ TRUST_NOTE = (
 
 
 def apply(
-    path: Path, root: Path | None, *, remove: bool, dry_run: bool, note: str = TRUST_NOTE
+    path: Path,
+    root: Path | None,
+    *,
+    remove: bool,
+    dry_run: bool,
+    note: str = TRUST_NOTE,
+    step: Callable[..., str | None] = edit,
 ) -> Change:
-    """Install (or remove) our hooks in `path`; report it relative to `root` (or absolute).
-    A file with comments, not JSON or not an object is skipped (`load` says why)."""
+    """Our hooks (`step` is `edit`) or `baker mcp` (`_edit_mcp`) in or out of `path`, every
+    other byte kept; reported relative to `root` (or absolute). A file with comments, not JSON
+    or not an object is skipped (`load` says why). A file baker creates is remembered, so a
+    removal that leaves nothing gives back what baker found (`kit.edit_settings_file`)."""
 
     def vetted_edit(text: str | None) -> str | None:
         parse(path, text)
-        return edit(text, remove=remove)
+        return step(text, remove=remove)
 
     return kit.edit_settings_file(
         path,
@@ -173,27 +202,6 @@ def _edit_mcp(text: str | None, *, remove: bool) -> str | None:
         return jsontext.edit_mcp(text, MCP_NAME, MCP_SERVER, is_our_mcp, want=not remove)
     except ValueError as e:
         raise SettingsError(f"not changed: {e}") from None
-
-
-def apply_mcp(path: Path, root: Path | None, *, remove: bool, dry_run: bool) -> Change:
-    """`baker mcp` in (or out of) the settings file's `mcpServers`; every other byte kept. A
-    file baker creates for it is remembered, as for the hooks, so a removal that leaves
-    nothing gives back what baker found (`kit.edit_settings_file`)."""
-
-    def vetted_edit(text: str | None) -> str | None:
-        parse(path, text)
-        return _edit_mcp(text, remove=remove)
-
-    return kit.edit_settings_file(
-        path,
-        root,
-        vetted_edit,
-        adding=not remove,
-        dry_run=dry_run,
-        note=MCP_NOTE,
-        prune=True,
-        refused="skipped",
-    )
 
 
 def remove_all(path: Path, root: Path | None, *, dry_run: bool) -> list[Change]:
@@ -236,3 +244,76 @@ def reads_agents_md(*settings: Path) -> bool:
         if isinstance(names, list) and "AGENTS.md" in names:
             return True
     return False
+
+
+def install(project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+    """Our hooks in the project's settings, and a GEMINI.md pointer to AGENTS.md unless
+    Gemini is configured to read AGENTS.md itself."""
+    if local:
+        return [
+            Change(
+                path=SETTINGS,
+                action="skipped",
+                detail="Gemini CLI has no personal project settings file; install "
+                "user-level hooks with `baker global sync --user-hooks` instead",
+            )
+        ]
+    changes = [apply(project / SETTINGS, project, remove=False, dry_run=dry_run)]
+    changes += _former_skill(project, dry_run=dry_run)
+    from continuity_core.schemas.config import GlobalConfig
+    from continuity_gemini import discovery
+
+    homes = [Path(a.dir) / "settings.json" for a in discovery.accounts(GlobalConfig())]
+    if not reads_agents_md(project / SETTINGS, *homes[:1]):
+        changes.append(ensure_block(project / "GEMINI.md", POINTER, project, dry_run=dry_run))
+    return changes
+
+
+def uninstall(project: Path, *, dry_run: bool = False) -> list[Change]:
+    # the hooks and the `baker mcp` of `init --mcp` share the file: one edit takes both
+    changes = remove_all(project / SETTINGS, project, dry_run=dry_run)
+    changes += _former_skill(project, dry_run=dry_run)
+    gemini_md = project / "GEMINI.md"
+    try:
+        ours = BEGIN in gemini_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if ours:
+        changes.append(remove_block(gemini_md, project, dry_run=dry_run))
+    return changes
+
+
+def install_user(account: Account, options: UserOptions) -> list[Change]:
+    path = Path(account.dir) / "settings.json"
+    if options.uninstall:
+        return remove_all(path, None, dry_run=options.dry_run)
+    changes: list[Change] = []
+    if options.hooks:
+        note = "user-level hooks run in every trusted folder"
+        changes.append(apply(path, None, remove=False, dry_run=options.dry_run, note=note))
+    if options.mcp:
+        changes.append(
+            apply(path, None, remove=False, dry_run=options.dry_run, note=MCP_NOTE, step=_edit_mcp)
+        )
+    return changes
+
+
+def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -> list[Change]:
+    """`baker mcp` in the project's `.gemini/settings.json` `mcpServers`."""
+    path = project / SETTINGS
+    return [apply(path, project, remove=remove, dry_run=dry_run, note=MCP_NOTE, step=_edit_mcp)]
+
+
+def _former_skill(project: Path, *, dry_run: bool) -> list[Change]:
+    """0.1.0 put the skill in `.gemini/skills/` too, which Gemini reports as a conflict with the
+    copy in `.agents/skills/`: take ours out of there (another `continuity` skill stays)."""
+    from continuity_core import skill
+
+    return [
+        c
+        for c in skill.uninstall(project, [FORMER_SKILL_DIR], dry_run=dry_run)
+        if c.action != "unchanged"
+    ]
+
+
+FORMER_SKILL_DIR = ".gemini/skills"

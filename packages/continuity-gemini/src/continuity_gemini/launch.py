@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from continuity_core.adapters import LaunchOptions, LaunchSpec
-from continuity_core.brief import first_prompt
+from continuity_core.adapters import LaunchOptions, LaunchSpec, kit
 from continuity_gemini.discovery import HOME_ENV, cli_home
 
 
@@ -19,12 +18,11 @@ def launch(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
             "Gemini CLI's session retention can delete a resumed session's files; "
             "`baker doctor` says whether it is on"
         )
-    prompt = first_prompt(brief, options.brief_text)
-    if not prompt.whole:
-        notes.append(f"the brief's essentials are the first prompt; the rest is read from {brief}")
-        if not brief.absolute().is_relative_to(project.absolute()):
-            # read_file only reads inside the workspace's directories.
-            argv += ["--include-directories", str(brief.absolute().parent)]
+    prompt, note = kit.brief_prompt(brief, options, "Gemini CLI")
+    notes.append(note)
+    if not prompt.whole and not brief.absolute().is_relative_to(project.absolute()):
+        # read_file only reads inside the workspace's directories.
+        argv += ["--include-directories", str(brief.absolute().parent)]
     env: dict[str, str] = {}
     if options.account is not None:
         home = cli_home(options.account)

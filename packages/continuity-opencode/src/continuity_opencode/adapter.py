@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from continuity_core.adapters import (
     Account,
-    Change,
     InstallOption,
     LaunchOptions,
     LaunchSpec,
     RetentionPolicy,
     SessionRecords,
     UsageSource,
-    UserOptions,
 )
-from continuity_core.adapters.kit import Checks, Discovery, HookHalf, ModuleAdapter
+from continuity_core.adapters.kit import Checks, Discovery, HookHalf, Installer, ModuleAdapter
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_opencode import discovery, hooks
@@ -73,30 +71,6 @@ class OpenCodeAdapter(ModuleAdapter):
             return None
         return discovery.by_id(event.session_id, accounts)
 
-    # --- set-up ------------------------------------------------------------------------------
-
-    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
-        from continuity_opencode import install
-
-        return install.install(project, local=local, dry_run=dry_run)
-
-    def install_mcp(
-        self, project: Path, *, remove: bool = False, dry_run: bool = False
-    ) -> list[Change]:
-        from continuity_opencode import install
-
-        return install.install_mcp(project, remove=remove, dry_run=dry_run)
-
-    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
-        from continuity_opencode import install
-
-        return install.uninstall(project, dry_run=dry_run)
-
-    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
-        from continuity_opencode import install
-
-        return install.install_user(account, options)
-
     # --- launch and checks -------------------------------------------------------------------
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
@@ -108,3 +82,8 @@ class OpenCodeAdapter(ModuleAdapter):
         from continuity_opencode import doctor
 
         return doctor
+
+    def installer(self) -> Installer:
+        from continuity_opencode import install
+
+        return install

@@ -73,16 +73,10 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
             cwd=str(project),
             notes=notes,
         )
-    from continuity_core.brief import first_prompt
+    from continuity_core.adapters import kit
 
-    first = first_prompt(brief.resolve(), options.brief_text)
-    if first.whole:
-        notes.append("the brief is the first prompt")
-    else:
-        notes.append(
-            f"the brief's essentials are the first prompt; OpenCode is told to read "
-            f"the rest in {brief}"
-        )
+    first, note = kit.brief_prompt(brief, options, "OpenCode")
+    notes.append(note)
     return LaunchSpec(
         argv=[PROGRAM, "--prompt", first.text], env=env, cwd=str(project), notes=notes
     )

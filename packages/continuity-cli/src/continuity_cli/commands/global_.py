@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ import click
 from continuity_cli.app import Group
 
 if TYPE_CHECKING:
-    from continuity_core.adapters import Adapter
+    from continuity_core.adapters import Adapter, InstallOption
 
 # Where the declared options' values wait for the command: agent -> option name -> value.
 DECLARED = "continuity.declared"
@@ -45,16 +46,17 @@ class DeclaredOptions(click.Command):
         taken = {opt for p in self.params for opt in p.opts} | {"--help", "-h"}
         # every --AGENT-NAME first: agent `a` with `b-c` and agent `a-b` with `c` both spell
         # `--a-b-c`, and a name declared twice spells its flag twice; the later one is left out
-        valid: dict[str, list[str]] = {}
+        valid: dict[str, list[InstallOption]] = {}
         for agent, adapter in adapters.items():
             valid[agent], bad = [], []
-            for n in (o.name for o in adapter.install_options):
+            for declared in adapter.install_options:
+                flag = f"--{agent}-{declared.name}"
                 # the agent's name is in every flag: `--Co dex-chain` is none
-                if not _NAME.match(agent) or not _NAME.match(n) or f"--{agent}-{n}" in taken:
-                    bad.append(n)
+                if not _NAME.match(agent) or not _NAME.match(declared.name) or flag in taken:
+                    bad.append(declared.name)
                 else:
-                    valid[agent].append(n)
-                    taken.add(f"--{agent}-{n}")
+                    valid[agent].append(declared)
+                    taken.add(flag)
             if bad:
                 self.bad_declarations[agent] = (
                     f"adapter {agent!r} declares install options baker cannot show: "
@@ -62,18 +64,11 @@ class DeclaredOptions(click.Command):
                     "once, and not one of this command's or another agent's options; the "
                     "agent's name the same)"
                 )
-        counts: dict[str, int] = {}
-        for names in valid.values():
-            for n in names:
-                counts[n] = counts.get(n, 0) + 1
+        counts = Counter(d.name for declared in valid.values() for d in declared)
         out: dict[str, tuple[str, list[click.Option]]] = {}
-        for agent, adapter in adapters.items():
+        for agent, declared_options in valid.items():
             options = []
-            kept = list(valid[agent])
-            for declared in adapter.install_options:
-                if declared.name not in kept:
-                    continue
-                kept.remove(declared.name)
+            for declared in declared_options:
                 flags = [f"--{agent}-{declared.name}"]
                 if counts[declared.name] == 1 and f"--{declared.name}" not in taken:
                     flags.insert(0, f"--{declared.name}")
@@ -88,7 +83,7 @@ class DeclaredOptions(click.Command):
                     )
                 )
             if options:
-                out[agent] = (adapter.display_name, options)
+                out[agent] = (adapters[agent].display_name, options)
         return out
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:

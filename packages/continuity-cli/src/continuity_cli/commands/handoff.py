@@ -76,16 +76,15 @@ def handoff(
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
 
+    root = handoff_mod.project_root()
     if machine is not None:
-        result = handoff_mod.from_machine(
-            handoff_mod.project_root(),
-            machine,
-            budget_tokens=budget,
-            narrowed=agent or account or session_id,
-        )
-        text = brief_mod.render(result.brief)
+        narrowed = agent or account or session_id
+        result = handoff_mod.from_machine(root, machine, budget_tokens=budget, narrowed=narrowed)
     else:
-        result, text = make_brief(agent, account, session_id, budget)
+        result = handoff_mod.make(
+            root, agent=agent, account=account, session_id=session_id, budget_tokens=budget
+        )
+    text = brief_mod.render(result.brief)
     for err in result.errors:
         click.echo(f"warning: {err}", err=True)
     if as_json:
@@ -107,23 +106,6 @@ def handoff(
     note = limit_note(result)
     if note:
         click.echo(note, err=True)
-
-
-def make_brief(
-    agent: str | None = None,
-    account: str | None = None,
-    session_id: str | None = None,
-    budget: int | None = None,
-) -> tuple[Handoff, str]:
-    """The handoff of the project here and its rendered text."""
-    from continuity_core import brief as brief_mod
-    from continuity_core import handoff as handoff_mod
-
-    root = handoff_mod.project_root()
-    result = handoff_mod.make(
-        root, agent=agent, account=account, session_id=session_id, budget_tokens=budget
-    )
-    return result, brief_mod.render(result.brief)
 
 
 def limit_note(result: Handoff) -> str | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from continuity_core.adapters import Adapter, LaunchSpec
+    from continuity_core.adapters import Account, Adapter, LaunchSpec
 
 
 @dataclass
@@ -111,7 +111,6 @@ def resume(
       baker resume codex --machine laptop  # after `baker pull`: laptop's work, here
       baker resume --next                # whatever [rotation] says comes next
     """
-    from continuity_cli import output
     from continuity_core.errors import BakerError
 
     if as_json and not dry_run:  # a machine asking for JSON must not get an agent started
@@ -136,37 +135,38 @@ def resume(
         budget=budget,
         dry_run=dry_run,
     )
-    spec, path = prepared.spec, prepared.brief
     if dry_run:
-        if shutil.which(str(spec.argv[0])) is None:  # what the real run would stop on
-            click.echo(
-                f"warning: `{spec.argv[0]}` is not on PATH: install "
-                f"{prepared.adapter.display_name} first (the real run fails here)",
-                err=True,
-            )
-        if as_json:
-            output.emit_json(
-                {
-                    "brief": str(path),
-                    "brief_saved": False,
-                    "brief_bytes": prepared.brief_bytes,
-                    "launch": spec,
-                }
-            )
-            return
-        click.echo(f"brief: {path} ({prepared.brief_bytes} bytes; not written: dry run)")
-        for key, value in spec.env.items():
-            click.echo(f"env: {key}={value}")
-        click.echo(f"cwd: {spec.cwd}")
-        click.echo("run: " + " ".join(shlex.quote(_short(a)) for a in spec.argv))
-        for note in spec.notes:
-            click.echo(f"note: {note}")
+        show(prepared, as_json)
         return
-    exe = executable(prepared)
+    exe, spec = executable(prepared), prepared.spec
     for note in spec.notes:
         click.echo(note, err=True)
     os.chdir(spec.cwd)
     os.execve(exe, spec.argv, {**os.environ, **spec.env})  # noqa: S606 - replacing baker is the point
+
+
+def show(prepared: Prepared, as_json: bool) -> None:
+    """What a dry run would start: as JSON, or a line a setting."""
+    from continuity_cli import output
+
+    spec, path = prepared.spec, prepared.brief
+    if shutil.which(str(spec.argv[0])) is None:  # what the real run would stop on
+        click.echo(
+            f"warning: `{spec.argv[0]}` is not on PATH: install "
+            f"{prepared.adapter.display_name} first (the real run fails here)",
+            err=True,
+        )
+    if as_json:
+        launch = {"brief": str(path), "brief_saved": False, "brief_bytes": prepared.brief_bytes}
+        output.emit_json({**launch, "launch": spec})
+        return
+    click.echo(f"brief: {path} ({prepared.brief_bytes} bytes; not written: dry run)")
+    for key, value in spec.env.items():
+        click.echo(f"env: {key}={value}")
+    click.echo(f"cwd: {spec.cwd}")
+    click.echo("run: " + " ".join(shlex.quote(_short(a)) for a in spec.argv))
+    for note in spec.notes:
+        click.echo(f"note: {note}")
 
 
 def executable(prepared: Prepared) -> str:
@@ -200,10 +200,8 @@ def prepare(
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
     from continuity_core.adapters import LaunchOptions, load
-    from continuity_core.config import load_config
     from continuity_core.errors import BakerError
     from continuity_core.pickup import BRIEF_ENV, BRIEF_SESSION_ENV
-    from continuity_core.sessions import accounts_for
 
     target = load(agent)
     if native and source not in (None, agent):
@@ -232,20 +230,7 @@ def prepare(
             f"no {agent} session of this project to continue natively; "
             "drop --native to start from the brief instead"
         )
-    launch_account = None
-    if account is not None:
-        matches = accounts_for(target, load_config(), account)
-        if not matches:
-            import difflib
-
-            names = [a.name for a in target.accounts(load_config())]
-            near = difflib.get_close_matches(account, names, n=1)
-            raise BakerError(
-                f"no {agent} account named {account!r}"
-                + (f" (did you mean {near[0]!r}?)" if near else "")
-                + ": add it under [accounts] in ~/.baker/config.toml, or pass its config dir"
-            )
-        launch_account = matches[0]
+    launch_account = None if account is None else _account(target, account)
     text = brief_mod.render(result.brief)
     # A dry run writes nothing anywhere: the brief is handed over in memory, its file only named.
     path = handoff_mod.brief_path(root) if dry_run else handoff_mod.save_brief(root, text)
@@ -268,6 +253,27 @@ def prepare(
     if used is not None:
         spec.env[BRIEF_SESSION_ENV] = f"{used.agent} session {used.session_id}"
     return Prepared(adapter=target, spec=spec, brief=path, brief_bytes=len(text.encode()))
+
+
+def _account(target: Adapter, name: str) -> Account:
+    """The account of `target` named `name` (config.toml's name or a config folder); a
+    BakerError with the nearest name when there is none."""
+    from continuity_core.config import load_config
+    from continuity_core.errors import BakerError
+    from continuity_core.sessions import accounts_for
+
+    matches = accounts_for(target, load_config(), name)
+    if not matches:
+        import difflib
+
+        names = [a.name for a in target.accounts(load_config())]
+        near = difflib.get_close_matches(name, names, n=1)
+        raise BakerError(
+            f"no {target.name} account named {name!r}"
+            + (f" (did you mean {near[0]!r}?)" if near else "")
+            + ": add it under [accounts] in ~/.baker/config.toml, or pass its config dir"
+        )
+    return matches[0]
 
 
 def choose_next(

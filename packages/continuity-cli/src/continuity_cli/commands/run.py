@@ -149,8 +149,7 @@ class Run:
         return limits.next_entry(self.entries, None, limits.read())
 
     def main(self) -> int:
-        from continuity_cli.supervise import RESET_MODES, Supervisor
-        from continuity_core import limits
+        from continuity_cli.supervise import Supervisor
 
         entry = self.first_entry()
         if entry is None:
@@ -161,13 +160,8 @@ class Run:
             return EX_TEMPFAIL
         argv, env = self.fresh(entry)
         sup = Supervisor(
-            stdin=sys.stdin.fileno(),
-            stdout=sys.stdout.fileno(),
-            countdown=self.countdown,
-            log=self.log,
-            run_id=self.run_id,
+            stdin=sys.stdin.fileno(), stdout=sys.stdout.fileno(), log=self.log, confirm=self.confirm
         )
-        sup.confirm = lambda child, text: self.confirm(sup, child, text)
         self.log(
             "run_start",
             agent=entry.text,
@@ -184,54 +178,59 @@ class Run:
                 if isinstance(outcome, int):
                     self.log("run_exit", agent=child.entry.text, status=outcome)
                     return outcome
-                if outcome.pending:  # confirmed now: only then does it enter the ledger
-                    limits.record(outcome.limit)
-                sup.end(child)
-                sup.term.restore()
-                os.write(sup.stdout, RESET_MODES + b"\r\n")
-                gone = f"baker run: {child.label} {self.describe(outcome.limit)}"
-                if outcome.retry:  # a rate limit: the same entry, the same session, again
-                    self.rate_waits += 1
-                    click.echo(
-                        f"{gone}; retrying {child.label} "
-                        f"(wait {self.rate_waits} of {RATE_RETRIES})",
-                        err=True,
-                    )
-                    argv, env, native = self.resumed(child.entry, child.entry)
-                    self.log("run_retry", agent=child.entry.text, wait=self.rate_waits)
-                    child = self.start(sup, child.entry, argv, env, resumed=native)
-                    continue
-                self.rate_waits = 0
-                if outcome.target is None:
-                    why = (
-                        f"{self.max_hops} switches made (max_hops)"
-                        if self.hops >= self.max_hops
-                        else "every entry is limited"
-                    )
-                    self.log("run_all_limited", hops=self.hops, agent=child.entry.text)
-                    click.echo(f"{gone}; {why}; {self.first_reset()}", err=True)
-                    return EX_TEMPFAIL
-                self.hops += 1
-                target = outcome.target
-                click.echo(
-                    f"{gone}; continuing in {self.label(target)} "
-                    f"(switch {self.hops} of {self.max_hops})",
-                    err=True,
-                )
-                argv, env, native = self.resumed(child.entry, target)
-                self.log(
-                    "run_switch",
-                    source=child.entry.text,
-                    target=target.text,
-                    hop=self.hops,
-                    native=native,
-                )
-                child = self.start(sup, target, argv, env, resumed=native)
+                after = self.after_limit(sup, child, outcome)
+                if isinstance(after, int):
+                    return after
+                child = after
         finally:
             if self.child is not None and self.child.alive:  # an error, or Ctrl-C to baker
                 sup.end(self.child, polite=False)
             sup.term.restore()
             sup.restore_signals()
+
+    def after_limit(self, sup: Any, child: Any, outcome: Any) -> Any:
+        """The agent's turn ended on a limit and the countdown ran out (or Enter): the agent
+        ended, the child that continues (the same entry after a rate limit's wait, else the
+        next), or EX_TEMPFAIL when none may."""
+        from continuity_cli.supervise import RESET_MODES
+        from continuity_core import limits
+
+        if outcome.pending:  # confirmed now: only then does it enter the ledger
+            limits.record(outcome.limit)
+        sup.end(child)
+        sup.term.restore()
+        os.write(sup.stdout, RESET_MODES + b"\r\n")
+        gone = f"baker run: {child.label} {limits.describe(outcome.limit)}"
+        if outcome.retry:  # a rate limit: the same entry, the same session, again
+            self.rate_waits += 1
+            click.echo(
+                f"{gone}; retrying {child.label} (wait {self.rate_waits} of {RATE_RETRIES})",
+                err=True,
+            )
+            argv, env, native = self.resumed(child.entry, child.entry)
+            self.log("run_retry", agent=child.entry.text, wait=self.rate_waits)
+            return self.start(sup, child.entry, argv, env, resumed=native)
+        self.rate_waits = 0
+        if outcome.target is None:
+            why = (
+                f"{self.max_hops} switches made (max_hops)"
+                if self.hops >= self.max_hops
+                else "every entry is limited"
+            )
+            self.log("run_all_limited", hops=self.hops, agent=child.entry.text)
+            click.echo(f"{gone}; {why}; {self.first_reset()}", err=True)
+            return EX_TEMPFAIL
+        self.hops += 1
+        target = outcome.target
+        click.echo(
+            f"{gone}; continuing in {self.label(target)} (switch {self.hops} of {self.max_hops})",
+            err=True,
+        )
+        argv, env, native = self.resumed(child.entry, target)
+        self.log(
+            "run_switch", source=child.entry.text, target=target.text, hop=self.hops, native=native
+        )
+        return self.start(sup, target, argv, env, resumed=native)
 
     def start(
         self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *, resumed: bool = False
@@ -260,7 +259,7 @@ class Run:
         )
         return self.child
 
-    def confirm(self, sup: Any, child: Any, text: str) -> Any | None:
+    def confirm(self, child: Any, text: str) -> Any | None:
         """The screen showed a limit and no hook recorded one. It counts only by the agent's
         own record: the transcript's limit record (with its reset time), or, where the
         transcript shows the turn ended in an API error with no answer, the agent's status
@@ -365,7 +364,7 @@ class Run:
             target = limits.next_entry(
                 self.entries, (child.entry.agent, child.entry.dir), limits.read()
             )
-        head = f"{child.label} {self.describe(limit)}"
+        head = f"{child.label} {limits.describe(limit)}"
         if limit.until:
             head += f", resets {when(limit.until)}"
         if target is not None:
@@ -394,18 +393,12 @@ class Run:
         if until is not None:
             wait = min(max(wait, until.timestamp() - time.time()), RATE_WAIT_MAX_S)
         text = (
-            f"{child.label} {self.describe(limit)} — retrying it in {{s}} s "
+            f"{child.label} {limits.describe(limit)} — retrying it in {{s}} s "
             f"(wait {self.rate_waits + 1} of {RATE_RETRIES}) · Enter now · Esc stay"
         )
         return Countdown(
             limit=limit, target=child.entry, deadline=time.time() + wait, text=text, retry=True
         )
-
-    @staticmethod
-    def describe(limit: Any) -> str:
-        from continuity_core import limits
-
-        return limits.describe(limit)
 
     def first_reset(self) -> str:
         from continuity_cli.commands.limits import when

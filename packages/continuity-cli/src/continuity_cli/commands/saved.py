@@ -352,18 +352,11 @@ def _from_statusline(agent: str | None, payload: bytes, limits: Any) -> Any:
         agent = fed[0]
     try:
         feed = load(agent).usage_source
+        if feed is None:
+            raise AdapterError(f"{agent} has no usage feed to read on stdin")
     except AdapterError as e:
-        return usage.level_for(
-            None, limits, source=f"{agent} statusline", agent=agent, reason=str(e)
-        )
-    if feed is None:
-        return usage.level_for(
-            None,
-            limits,
-            source=f"{agent} statusline",
-            agent=agent,
-            reason=f"{agent} has no usage feed to read on stdin",
-        )
+        source = f"{agent} statusline"
+        return usage.level_for(None, limits, source=source, agent=agent, reason=str(e))
     found = feed.measure(payload)
     if found.usage is None and found.transcript is not None:
         path = Path(found.transcript)
@@ -385,21 +378,15 @@ def _from_file(agent: str, path: Path, limits: Any) -> Any:
     from continuity_core.errors import AdapterError
 
     if not agent:
-        return usage.level_for(
-            None,
-            limits,
-            source=f"transcript {path}",
-            reason=(f"no installed agent's account holds {path}: name its agent with --agent"),
-        )
+        why = f"no installed agent's account holds {path}: name its agent with --agent"
+        return usage.level_for(None, limits, source=f"transcript {path}", reason=why)
     source = f"{agent} transcript {path}"
     try:
         measured, session_id, reason = usage.from_file(load(agent), path)
     except AdapterError as e:
-        return usage.level_for(None, limits, source=source, agent=agent, reason=str(e))
+        measured, session_id, reason = None, None, str(e)
     except Exception as e:  # a file the adapter cannot parse is unknown usage, not a crash
-        return usage.level_for(
-            None, limits, source=source, agent=agent, reason=f"{path} could not be read: {e}"
-        )
+        measured, session_id, reason = None, None, f"{path} could not be read: {e}"
     return usage.level_for(
         measured, limits, source=source, agent=agent, session_id=session_id, reason=reason
     )

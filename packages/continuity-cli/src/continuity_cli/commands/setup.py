@@ -13,12 +13,6 @@ if TYPE_CHECKING:
     from continuity_core.adapters import Adapter, Change
 
 
-def _adapters() -> tuple[dict[str, Adapter], dict[str, str]]:
-    from continuity_core.adapters import load_all
-
-    return load_all()
-
-
 @click.command()
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option(
@@ -101,7 +95,9 @@ def _warn_off_path(baker: str | None) -> None:
 def _known_agents(only: tuple[str, ...]) -> None:
     """`--agent claud` once set up nothing for it, silently: refused before anything is
     written, with the nearest installed name."""
-    adapters, errors = _adapters()
+    from continuity_core.adapters import load_all
+
+    adapters, errors = load_all()
     unknown = [n for n in only if n not in adapters and n not in errors]
     if unknown:
         import difflib
@@ -120,9 +116,9 @@ def _sync(
     root: Path, *, local: bool, dry_run: bool, only: tuple[str, ...], mcp: bool = False
 ) -> list[Change]:
     from continuity_core import skill
-    from continuity_core.adapters import Change
+    from continuity_core.adapters import Change, load_all
 
-    adapters, errors = _adapters()
+    adapters, errors = load_all()
     changes: list[Change] = []
     for name, err in errors.items():
         if not only or name in only:
@@ -176,13 +172,13 @@ def uninstall(dry_run: bool) -> None:
     """
     from continuity_cli import output
     from continuity_core import precommit, project, skill
-    from continuity_core.adapters import Change
+    from continuity_core.adapters import Change, load_all
     from continuity_core.store import Store
 
     store = Store.here()
     changes = project.uninstall(store.root, dry_run=dry_run)
     changes += precommit.uninstall(store.root, dry_run=dry_run)
-    adapters, _ = _adapters()
+    adapters, _ = load_all()
     changes += skill.uninstall(store.root, _skill_dirs(adapters.values()), dry_run=dry_run)
     for name, adapter in adapters.items():
         try:
@@ -202,9 +198,9 @@ def uninstall(dry_run: bool) -> None:
 def adapters(as_json: bool) -> None:
     """List the installed agent adapters, their versions, and any that fail to load."""
     from continuity_cli import output
-    from continuity_core.adapters import registered
+    from continuity_core.adapters import load_all, registered
 
-    _, errors = _adapters()
+    _, errors = load_all()
     rows = [
         {
             "name": r.name,

@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Literal
 
-    from continuity_core.adapters.protocol import Account, SessionRecords
+    from continuity_core.adapters.protocol import (
+        Account,
+        LaunchOptions,
+        SessionRecords,
+        UserOptions,
+    )
+    from continuity_core.brief import Prompt
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
     from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
@@ -36,9 +42,11 @@ __all__ = [
     "Checks",
     "Discovery",
     "HookHalf",
+    "Installer",
     "ModuleAdapter",
     "add_command",
     "add_subagent",
+    "brief_prompt",
     "cli_version",
     "edit_settings_file",
     "error_line",
@@ -298,6 +306,20 @@ class Checks(Protocol):
     def cli_version(self) -> str | None: ...
 
 
+class Installer(Protocol):
+    """An adapter package's install module: its hooks and `baker mcp` put in and taken out."""
+
+    def install(self, project: Path, *, local: bool = ..., dry_run: bool = ...) -> list[Change]: ...
+
+    def uninstall(self, project: Path, *, dry_run: bool = ...) -> list[Change]: ...
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]: ...
+
+    def install_mcp(
+        self, project: Path, *, remove: bool = ..., dry_run: bool = ...
+    ) -> list[Change]: ...
+
+
 class HookHalf(Protocol):
     """An adapter package's hook module: its payloads read and its output written."""
 
@@ -319,7 +341,8 @@ class ModuleAdapter:
     against its Protocol): `accounts`, `discover` and `all_sessions` are `found_by`'s (the
     discovery module, which the hooks need anyway); `parse_hook` and `render_context` are
     `hooks_by`'s; `doctor` and `cli_version` are those of the module `checks()` imports on
-    first use (hooks never load the doctor); `archive_text` reads the archive's common keys
+    first use (hooks never load the doctor), the four install methods those of the module
+    `installer()` imports likewise; `archive_text` reads the archive's common keys
     plus `archive_keys`:
 
         class FakeAdapter(ModuleAdapter):
@@ -340,6 +363,23 @@ class ModuleAdapter:
 
     def checks(self) -> Checks:
         raise NotImplementedError(f"{type(self).__name__} names no doctor module")
+
+    def installer(self) -> Installer:
+        raise NotImplementedError(f"{type(self).__name__} names no install module")
+
+    def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
+        return self.installer().install(project, local=local, dry_run=dry_run)
+
+    def uninstall(self, project: Path, *, dry_run: bool = False) -> list[Change]:
+        return self.installer().uninstall(project, dry_run=dry_run)
+
+    def install_user(self, account: Account, options: UserOptions) -> list[Change]:
+        return self.installer().install_user(account, options)
+
+    def install_mcp(
+        self, project: Path, *, remove: bool = False, dry_run: bool = False
+    ) -> list[Change]:
+        return self.installer().install_mcp(project, remove=remove, dry_run=dry_run)
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         return self.found_by.accounts(config)
@@ -376,6 +416,18 @@ class ModuleAdapter:
 
         keys = self.archive_keys
         return TEXT_KEYS | keys.text, SKIP_KEYS | keys.skip
+
+
+def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Prompt, str]:
+    """The first prompt of `agent` started with the brief saved in `brief` (`brief.first_prompt`)
+    and the note `baker resume` shows about it."""
+    from continuity_core.brief import first_prompt
+
+    first = first_prompt(brief.resolve(), options.brief_text)
+    if first.whole:
+        return first, "the brief is the first prompt"
+    note = f"the brief's essentials are the first prompt; {agent} is told to read the rest in "
+    return first, f"{note}{brief}"
 
 
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----
