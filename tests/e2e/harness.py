@@ -154,7 +154,12 @@ class Agent:
     mock: MockModel
     env: dict[str, str]
 
-    def argv(self, prompt: str, *, headless: bool) -> list[str]:
+    def argv(
+        self, prompt: str, *, headless: bool, resume: str | None = None, model: str | None = None
+    ) -> list[str]:
+        """The command line of one turn; `resume`: a headless turn of that session; `model`:
+        Gemini CLI's `-m` (the pinned model otherwise)."""
+        again = [] if resume is None else [resume]
         if self.name == "claude":
             if headless:
                 return [
@@ -164,6 +169,7 @@ class Agent:
                     "--output-format",
                     "json",
                     "--dangerously-skip-permissions",
+                    *(["--resume", *again] if again else []),
                 ]
             return ["claude", "--dangerously-skip-permissions", prompt]
         if self.name == "codex":
@@ -174,6 +180,7 @@ class Agent:
                     "--skip-git-repo-check",
                     "--json",
                     "--dangerously-bypass-approvals-and-sandbox",
+                    *(["resume", *again] if again else []),
                     prompt,
                 ]
             # No sandbox: the bundled bubblewrap needs user namespaces a container may lack.
@@ -185,13 +192,24 @@ class Agent:
                 prompt,
             ]
         if self.name == "copilot":
-            return ["copilot", "-p" if headless else "-i", prompt, "--allow-all"]
+            if headless:  # the JSON events end on a `result` that names the session
+                resumed = ["--resume", *again] if again else []
+                return ["copilot", "-p", prompt, "--allow-all", "--output-format", "json", *resumed]
+            return ["copilot", "-i", prompt, "--allow-all"]
         if self.name == "opencode":
             if headless:
-                return ["opencode", "run", "--format", "json", prompt]
+                return [
+                    "opencode",
+                    "run",
+                    "--format",
+                    "json",
+                    *(["-s", *again] if again else []),
+                    prompt,
+                ]
             return ["opencode", "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
-        return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
+        resumed = ["--resume", *again] if again else []
+        return ["gemini", *mode, "--yolo", "-m", model or GEMINI_MODEL, *resumed]
 
     def run(
         self, prompt: str, *extra: str, timeout: float = 90, check: bool = True
@@ -259,6 +277,38 @@ class MakeAgent(Protocol):
     def __call__(
         self, name: str, script: list[Turn] | None = None, *, account: str = ""
     ) -> Agent: ...
+
+
+def config_dir_of(name: str, home: Path, account: str = "") -> Path:
+    """Where the agent keeps its config in `home` (CLAUDE_CONFIG_DIR, CODEX_HOME, …); a named
+    `account` gets a second one beside the default."""
+    suffix = f"-{account}" if account else ""
+    return {
+        "claude": home / f".claude{suffix}",
+        "codex": home / f".codex{suffix}",
+        "gemini": home / f"gemini-home{suffix}" if account else home,
+        "copilot": home / f".copilot{suffix}",
+        "opencode": home / f".config{suffix}" / "opencode",
+    }[name]
+
+
+def make_agent(
+    name: str,
+    home: Path,
+    project: Path,
+    mock: MockModel,
+    *,
+    account: str = "",
+    node_bin: Path = NODE_BIN,
+) -> Agent:
+    """An `Agent` ready to run unattended in `project` against the started `mock`: its
+    config seeded, its environment set (what the e2e tests and scripts/capture.py share)."""
+    config_dir = config_dir_of(name, home, account)
+    seed(name, config_dir, project, mock)
+    env = agent_env(name, home, config_dir, mock, node_bin)
+    if name == "opencode":  # OpenCode takes its project folder from PWD
+        env["PWD"] = str(project)
+    return Agent(name, home, config_dir, project, mock, env)
 
 
 def agent_env(
@@ -481,6 +531,8 @@ def session_id(a: Agent, stdout: str) -> str:
     """The session id a headless run reports on stdout (JSON result / `thread.started`)."""
     if a.name == "opencode":  # `run --format json`: every event carries the session id
         return str(json.loads(stdout.splitlines()[0])["sessionID"])
+    if a.name == "copilot":  # `--output-format json`: the last event, `result`, names it
+        return str(json.loads(stdout.strip().splitlines()[-1])["sessionId"])
     if a.name == "codex":
         for line in stdout.splitlines():
             event = json.loads(line) if line.startswith("{") else {}

@@ -93,6 +93,12 @@ export const BakerContinuity = async ({ directory, worktree }) => {
         }
       } else if (event?.type === "session.compacted" && props.sessionID) {
         await baker(exe, "checkpoint", hook("session.compacted", props.sessionID, {}), cwd, false);
+        // From now on the system prompt carries what the summary dropped: the pickup of a
+        // session just compacted (its last request before it, the commands that failed).
+        if (!subagents.has(props.sessionID)) {
+          const compacted = hook("session.start", props.sessionID, { source: "compact" });
+          pickups.set(props.sessionID, baker(exe, "pickup", compacted, cwd, true, PICKUP_MS).then(context));
+        }
       }
     },
     "experimental.chat.system.transform": async (input, output) => {
