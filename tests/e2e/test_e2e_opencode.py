@@ -78,6 +78,33 @@ def test_the_plugin_checkpoints_after_an_opencode_run_turn(agent: MakeAgent) -> 
     assert any("keep it short" in _strings(r.body["messages"][-1]) for r in main[2:])
 
 
+def test_after_opencode_compacts_the_model_gets_what_the_summary_dropped(
+    agent: MakeAgent,
+) -> None:
+    """A step reports the context full: OpenCode compacts by itself and goes on. Told
+    `session.compacted`, baker's plugin asks for the compact pickup, and the system prompt of
+    the model calls after it holds the request verbatim and the command that failed."""
+    ask = "E2E: check the build, then carry on"
+    oc: Agent = agent(
+        "opencode",
+        [
+            Turn(calls=[shell("ls no-such-build-dir")]),
+            Turn(calls=[shell("echo full")], input_tokens=99_000),  # of the 100,000 window
+            Turn(text="Carrying on after the compaction."),
+        ],
+    )
+    install(oc)
+    oc.run(ask)
+    after = [r for r in oc.mock.main_requests if "Continue if you have next steps" in r.text]
+    assert after, [r.text[-300:] for r in oc.mock.main_requests]
+    system = "\n".join(_strings(m) for m in after[0].body["messages"] if m["role"] == "system")
+    before = system.split("## Before the compaction")[1]
+    assert f"```text\n{ask}\n```" in before
+    assert (
+        "`ls no-such-build-dir` — failed, exit 2: ls: cannot access 'no-such-build-dir'" in before
+    )
+
+
 def test_a_claude_usage_limit_continues_in_opencode(agent: MakeAgent) -> None:
     src: Agent = agent("claude", source_script())
     stopped_on_a_limit(src)
