@@ -523,6 +523,54 @@ def test_gemini_invoke_agent_task_and_result() -> None:
     assert "  > utils/text.py:1 slug(s)" in found
 
 
+def home_of(
+    agent: str, rel: str, gt: dict[str, Any], project: Path, tmp_path: Path
+) -> dict[str, str]:
+    """A captured Copilot CLI or OpenCode session filed in a home of its own under `tmp_path`,
+    its working folder rewritten to `project`; the environment that points baker at it."""
+    real = os.path.realpath(project)
+    if agent == "opencode":
+        from tests.opencode.helpers import relocate
+
+        data = tmp_path / "share" / "opencode"
+        data.mkdir(parents=True)
+        db = data / "opencode.db"
+        db.write_bytes(gzip.decompress((ATTEMPTS / rel).read_bytes()))
+        relocate(db, real, captured=gt["cwd"])
+        return {"XDG_DATA_HOME": str(tmp_path / "share")}
+    folder = (ATTEMPTS / rel).parent
+    dest = tmp_path / "copilot-home" / "session-state" / folder.name
+    dest.mkdir(parents=True)
+    for f in folder.iterdir():
+        (dest / f.name).write_text(f.read_text().replace(gt["cwd"], real))
+    return {"COPILOT_HOME": str(tmp_path / "copilot-home")}
+
+
+@pytest.mark.parametrize("agent", ["copilot", "opencode"])
+def test_handoff_json_carries_every_adapters_commands(
+    agent: str, repo: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip(f"continuity_{agent}")
+    rel, gt = next(
+        (r, g) for r, g in TRUTH.items() if g["agent"] == agent and g["scenario"] == "S12"
+    )
+    result = run_baker("handoff", "--json", cwd=repo, env=home_of(agent, rel, gt, repo, tmp_path))
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["user_requests"] == ["Make python3 test_calc.py pass."]
+    fix, undo = "sed -i 's/a - b/a + b + c/' calc.py", "sed -i 's/a + b + c/a + b/' calc.py"
+    assert [
+        (c["command"], c["exit_code"], c["failed"], c["error"], c["count"]) for c in doc["commands"]
+    ] == [
+        (TEST, 1, True, "AssertionError: add(2, 2) returned 0, expected 4", 1),
+        (fix, 0, False, "", 1),
+        (TEST, 1, True, "NameError: name 'c' is not defined", 1),
+        (undo, 0, False, "", 1),
+        (TEST, 0, False, "", 1),
+    ]
+    assert doc["commands_total"] == 5
+
+
 def test_opencode_pickup_after_its_compaction(repo: Path, tmp_path: Path) -> None:
     """OpenCode says `session.compacted` to baker's plugin, which asks for the pickup of that
     session with source `compact` (the payload it sent in the capture) and puts the answer in
@@ -530,19 +578,13 @@ def test_opencode_pickup_after_its_compaction(repo: Path, tmp_path: Path) -> Non
     pytest.importorskip("continuity_opencode")
     import sqlite3
 
-    from tests.opencode.helpers import relocate
-
     assert run_baker("init", cwd=repo).returncode == 0
     rel, gt = next(
         (r, g) for r, g in TRUTH.items() if g["agent"] == "opencode" and g["scenario"] == "S14"
     )
-    data = tmp_path / "share" / "opencode"
-    data.mkdir(parents=True)
-    db = data / "opencode.db"
-    db.write_bytes(gzip.decompress((ATTEMPTS / rel).read_bytes()))
-    relocate(db, os.path.realpath(repo), captured=gt["cwd"])
+    env = home_of("opencode", rel, gt, repo, tmp_path)
     # The database as it stood when OpenCode compacted: before the third request.
-    conn = sqlite3.connect(db)
+    conn = sqlite3.connect(tmp_path / "share" / "opencode" / "opencode.db")
     (third,) = conn.execute(
         "SELECT m.time_created FROM part p JOIN message m ON m.id = p.message_id "
         "WHERE p.data LIKE '%Run the tests once more after the compaction.%'"
@@ -564,7 +606,7 @@ def test_opencode_pickup_after_its_compaction(repo: Path, tmp_path: Path) -> Non
         "opencode",
         cwd=repo,
         input=json.dumps(payload),
-        env={"XDG_DATA_HOME": str(tmp_path / "share")},
+        env=env,
     )
     assert result.returncode == 0, result.stderr
     context = json.loads(result.stdout)["context"]
@@ -581,7 +623,7 @@ def test_opencode_pickup_after_its_compaction(repo: Path, tmp_path: Path) -> Non
         "opencode",
         cwd=repo,
         input=json.dumps(plain),
-        env={"XDG_DATA_HOME": str(tmp_path / "share")},
+        env=env,
     )
     assert again.returncode == 0 and "Before the compaction" not in again.stdout
 
