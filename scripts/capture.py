@@ -25,7 +25,10 @@ S11: `codex exec fork` of a thread with a prompt of its own, then the parent goe
 Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
 own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
 end (a credential in a failing command's output) ending on a usage limit; S14 one test command
-run again and again over three requests (Claude Code: `/compact` after the second).
+run again and again over three requests (Claude Code and Copilot CLI: `/compact` after the
+second; OpenCode: a step that fills the context after it, which OpenCode compacts by itself).
+Copilot CLI and OpenCode have these three only; their S14 logs the hook payloads (OpenCode's:
+what baker's plugin sends, to a logging `baker` on PATH).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -1185,9 +1188,10 @@ def _collect(
     hooks_subdir: str,
 ) -> dict[str, Any]:
     native = out / agent / f".{agent}"
-    version = subprocess.run(
+    said = subprocess.run(
         [agent, "--version"], env=a.env, capture_output=True, text=True, check=False
     ).stdout.strip()
+    version = (said.splitlines() or [""])[0]  # Copilot CLI adds a line about `copilot update`
     truth: dict[str, Any] = {}
     tree = a.home / ".gemini" if agent == "gemini" else a.config_dir
     mains: list[Path] = []
@@ -1375,11 +1379,14 @@ def _opencode_truth(
     if errors:
         data = _obj(errors[-1].get("data"))
         gt["error_in_transcript"] = True
-        gt["api_errors"] = [{"name": errors[-1].get("name"), "status": data.get("statusCode")}]
+        kind = next((t.error for r in sc.runs for t in r.turns if t.error), None)
+        gt["api_errors"] = [
+            {"kind": kind, "name": errors[-1].get("name"), "status": data.get("statusCode")}
+        ]
     if sc.compaction:
         compactions = [p for p in parts if p.get("type") == "compaction"]
         gt["compaction"] = {
-            "compactions": len(compactions),
+            "compact_boundaries": len(compactions),
             "trigger": "auto" if compactions and compactions[0].get("auto") else "manual",
             "requests_after_compaction": requests[-1:],
         }
@@ -1445,7 +1452,7 @@ def _neutral_truth(
             if r.get("type") == "session.compaction_complete"
         ]
         gt["compaction"] = {
-            "compactions": len(done),
+            "compact_boundaries": len(done),
             "trigger": next(
                 (
                     _obj(r.get("data")).get("trigger")

@@ -160,6 +160,7 @@ def test_compacted_after_two_requests_keeps_all_three(agent: str) -> None:
     assert session.compactions_total == 1
     assert session.compactions[0].trigger == COMPACTED[agent]
     assert session.requests == gt["user_requests"] and len(session.requests) == 3
+    assert session.unknown_records == {}  # the compaction's own records are known
     # two runs of the test before the compaction, then two more
     assert [(c.command, c.count) for c in session.commands] == [(TEST, 4)]
 

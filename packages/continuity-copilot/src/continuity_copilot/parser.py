@@ -72,6 +72,14 @@ QUIET = frozenset(
         "subagent.selected",
         "subagent.configured",
         "session.model_change",
+        # the trace of a compaction's own model call (`/compact`, 1.0.102)
+        "model.turn_started",
+        "model.model_call_started",
+        "model.model_call_success",
+        "model.message",
+        "model.response",
+        "model.turn_ended",
+        "model.messages_snapshot",
     }
 )
 STATUS: dict[str, TodoStatus] = {
