@@ -646,3 +646,56 @@ def test_copilot_says_only_that_it_is_about_to_compact() -> None:
         if json.loads(line)["event"] == "sessionStart"
     ]
     assert [p["source"] for p in starts] == ["new", "resume", "resume"]
+
+
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a != "opencode"])
+def test_commands_are_gathered_from_what_was_appended(agent: str, tmp_path: Path) -> None:
+    """A checkpoint reads only what was appended since the last one: the S12 transcript read
+    in two halves (the cursor kept between them) says what a read of the whole says."""
+    pytest.importorskip(f"continuity_{agent}")
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == agent and g["scenario"] == "S12")
+    lines = (ATTEMPTS / rel).read_bytes().splitlines(keepends=True)
+    path = tmp_path / Path(rel).name
+    path.write_bytes(b"".join(lines[: len(lines) // 2]))
+    ref = SessionRef(agent=agent, account="~/.x", session_id="s", path=str(path), mtime=0)
+    adapter = load(agent)
+    half = adapter.read(ref, None)
+    with path.open("ab") as f:
+        f.write(b"".join(lines[len(lines) // 2 :]))
+    both = adapter.read(ref, half).session
+    whole = adapter.read(ref, None).session
+    assert both.commands == whole.commands and both.commands_total == whole.commands_total == 5
+    assert both.requests == whole.requests
+
+
+def test_opencode_commands_are_gathered_from_the_rows_written_since(tmp_path: Path) -> None:
+    """OpenCode's database as it stood halfway through S12, read, then as it ended, read on
+    from the cursor's watermark: what a read of the whole says."""
+    pytest.importorskip("continuity_opencode")
+    import sqlite3
+
+    rel, gt = next(
+        (r, g) for r, g in TRUTH.items() if g["agent"] == "opencode" and g["scenario"] == "S12"
+    )
+    full = gzip.decompress((ATTEMPTS / rel).read_bytes())
+    db = tmp_path / "opencode.db"
+    db.write_bytes(full)
+    conn = sqlite3.connect(db)
+    times = sorted(t for (t,) in conn.execute("SELECT time_created FROM part"))
+    mid = times[len(times) // 2]
+    for table in ("part", "message"):  # rows written by then, as they were updated by then
+        conn.execute(f"DELETE FROM {table} WHERE time_created > ?", (mid,))  # noqa: S608
+        conn.execute(f"UPDATE {table} SET time_updated = ? WHERE time_updated > ?", (mid, mid))  # noqa: S608
+    conn.execute("DELETE FROM event_sequence")  # the log of changes said nothing new yet
+    conn.commit()
+    conn.close()
+    path = f"{db}#{gt['session_id']}"
+    ref = SessionRef(agent="opencode", account="~/.x", session_id="s", path=path, mtime=0)
+    adapter = load("opencode")
+    half = adapter.read(ref, None)
+    assert 0 < half.session.commands_total < 5
+    db.write_bytes(full)
+    both = adapter.read(ref, half).session
+    whole = adapter.read(ref, None).session
+    assert both.commands == whole.commands and both.commands_total == whole.commands_total == 5
+    assert both.requests == whole.requests
