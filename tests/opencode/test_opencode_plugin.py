@@ -39,6 +39,11 @@ if (out.keys.length) {
   const retry = (next) => ({ event: { type: "session.status", properties: { sessionID: "ses_a", status: { type: "retry", attempt: 1, message: "Rate limit reached", next } } } });
   await hooks.event(retry(Date.now() + 2000));
   await hooks.event(retry(Date.now() + 3600000));
+  // once compacted, the session's system prompt carries the pickup of a compaction instead
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_a" } } });
+  const after = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_a" }, after);
+  out.after = after.system;
   out.system = sys.system;
   out.output = result.output;
 }
@@ -49,7 +54,10 @@ FAKE_BAKER = """#!/bin/sh
 payload=$(cat)
 printf '%s %s\\n' "$1" "$payload" >> "$LOG"
 case "$1" in
-  pickup) printf '{"context": "the previous session"}\\n';;
+  pickup) case "$payload" in
+    *'"source":"compact"'*) printf '{"context": "before the compaction"}\\n';;
+    *) printf '{"context": "the previous session"}\\n';;
+  esac;;
   pretool) printf '{"context": "trap: keep notes short"}\\n';;
 esac
 """
@@ -90,17 +98,26 @@ def test_the_plugin_hands_baker_json_and_uses_its_context(tmp_path: Path) -> Non
     assert out["system"] == ["the previous session", "the previous session"]
     assert out["output"] == "Wrote file successfully.\n\ntrap: keep notes short"
     assert out["child"] == []
+    assert out["after"] == ["before the compaction"]
     log = tmp_path / "log"
     deadline = time.monotonic() + 10  # the checkpoint runs detached: OpenCode never waits
-    while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 4):
+    while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 6):
         time.sleep(0.1)
     calls = [line.split(" ", 1) for line in log.read_text().splitlines()]
-    assert [c for c, _ in calls] == ["pickup", "pretool", "checkpoint", "checkpoint"]
+    assert [c for c, _ in calls[:2]] == ["pickup", "pretool"]
     payloads = [json.loads(p) for _, p in calls]
     assert all(p["agent"] == "opencode" and p["session_id"] == "ses_a" for p in payloads)
     assert payloads[1]["tool"] == "write" and payloads[1]["args"] == {"filePath": "notes.txt"}
-    # two detached checkpoints: they may log in either order
-    events = {p["hook_event_name"]: p for p in payloads[2:]}
-    assert set(events) == {"session.idle", "session.retry"}
-    assert events["session.retry"]["retry"]["message"] == "Rate limit reached"
+    # three detached checkpoints and the pickup after the compaction: in any order
+    later = {
+        f"{c} {p['hook_event_name']} {p.get('source')}": p
+        for c, p in zip([c for c, _ in calls[2:]], payloads[2:], strict=True)
+    }
+    assert set(later) == {
+        "checkpoint session.idle None",
+        "checkpoint session.retry None",
+        "checkpoint session.compacted None",
+        "pickup session.start compact",
+    }
+    assert later["checkpoint session.retry None"]["retry"]["message"] == "Rate limit reached"
     assert all(p["cwd"] == str(tmp_path) for p in payloads)
