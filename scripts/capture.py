@@ -1390,12 +1390,7 @@ def _opencode_truth(
             "trigger": "auto" if compactions and compactions[0].get("auto") else "manual",
             "requests_after_compaction": requests[-1:],
         }
-    if sc.secrets:
-        gt["secrets"] = {
-            k: {"value": v, "total": raw_db.count(v.encode())} for k, v in sc.secrets.items()
-        }
-    if sc.commands:
-        gt["commands"] = [{"command": c, "failed": f} for c, f in sc.commands]
+    _attempt_truth(sc, raw_db, gt)
     return gt
 
 
@@ -1520,7 +1515,7 @@ def _neutral_truth(
         gt["error_in_transcript"] = recorded
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
-    _attempt_truth(sc, path, gt)
+    _attempt_truth(sc, path.read_bytes(), gt)
     return gt
 
 
@@ -1693,15 +1688,17 @@ def _claude_truth(
             "summary_excerpt": text[:400],
             "requests_after_compaction": requests[-1:],
         }
-    _attempt_truth(sc, path, gt)
+    _attempt_truth(sc, path.read_bytes(), gt)
     return gt
 
 
-def _attempt_truth(sc: Scenario, path: Path, gt: dict[str, Any]) -> None:
-    """Every agent: the planted secrets and how often the file holds each; the commands run."""
+def _attempt_truth(sc: Scenario, raw: bytes, gt: dict[str, Any]) -> None:
+    """Every agent: the planted secrets and how often what it wrote (`raw`) holds each; the
+    commands run."""
     if sc.secrets:
-        raw_text = path.read_text()
-        gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)} for k, v in sc.secrets.items()}
+        gt["secrets"] = {
+            k: {"value": v, "total": raw.count(v.encode())} for k, v in sc.secrets.items()
+        }
     if sc.commands:
         gt["commands"] = [{"command": c, "failed": f} for c, f in sc.commands]
 
