@@ -159,7 +159,10 @@ class Agent:
     ) -> list[str]:
         """The command line of one turn; `resume`: a headless turn of that session; `model`:
         Gemini CLI's `-m` (the pinned model otherwise)."""
-        again = [] if resume is None else [resume]
+
+        def resumed(flag: str) -> list[str]:  # `FLAG ID` where a session goes on
+            return [] if resume is None else [flag, resume]
+
         if self.name == "claude":
             if headless:
                 return [
@@ -169,7 +172,7 @@ class Agent:
                     "--output-format",
                     "json",
                     "--dangerously-skip-permissions",
-                    *(["--resume", *again] if again else []),
+                    *resumed("--resume"),
                 ]
             return ["claude", "--dangerously-skip-permissions", prompt]
         if self.name == "codex":
@@ -180,7 +183,7 @@ class Agent:
                     "--skip-git-repo-check",
                     "--json",
                     "--dangerously-bypass-approvals-and-sandbox",
-                    *(["resume", *again] if again else []),
+                    *resumed("resume"),
                     prompt,
                 ]
             # No sandbox: the bundled bubblewrap needs user namespaces a container may lack.
@@ -193,23 +196,15 @@ class Agent:
             ]
         if self.name == "copilot":
             if headless:  # the JSON events end on a `result` that names the session
-                resumed = ["--resume", *again] if again else []
-                return ["copilot", "-p", prompt, "--allow-all", "--output-format", "json", *resumed]
+                json_out = ["--output-format", "json"]
+                return ["copilot", "-p", prompt, "--allow-all", *json_out, *resumed("--resume")]
             return ["copilot", "-i", prompt, "--allow-all"]
         if self.name == "opencode":
             if headless:
-                return [
-                    "opencode",
-                    "run",
-                    "--format",
-                    "json",
-                    *(["-s", *again] if again else []),
-                    prompt,
-                ]
+                return ["opencode", "run", "--format", "json", *resumed("-s"), prompt]
             return ["opencode", "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
-        resumed = ["--resume", *again] if again else []
-        return ["gemini", *mode, "--yolo", "-m", model or GEMINI_MODEL, *resumed]
+        return ["gemini", *mode, "--yolo", "-m", model or GEMINI_MODEL, *resumed("--resume")]
 
     def run(
         self, prompt: str, *extra: str, timeout: float = 90, check: bool = True
@@ -279,19 +274,6 @@ class MakeAgent(Protocol):
     ) -> Agent: ...
 
 
-def config_dir_of(name: str, home: Path, account: str = "") -> Path:
-    """Where the agent keeps its config in `home` (CLAUDE_CONFIG_DIR, CODEX_HOME, …); a named
-    `account` gets a second one beside the default."""
-    suffix = f"-{account}" if account else ""
-    return {
-        "claude": home / f".claude{suffix}",
-        "codex": home / f".codex{suffix}",
-        "gemini": home / f"gemini-home{suffix}" if account else home,
-        "copilot": home / f".copilot{suffix}",
-        "opencode": home / f".config{suffix}" / "opencode",
-    }[name]
-
-
 def make_agent(
     name: str,
     home: Path,
@@ -302,8 +284,16 @@ def make_agent(
     node_bin: Path = NODE_BIN,
 ) -> Agent:
     """An `Agent` ready to run unattended in `project` against the started `mock`: its
-    config seeded, its environment set (what the e2e tests and scripts/capture.py share)."""
-    config_dir = config_dir_of(name, home, account)
+    config dir in `home` (a named `account` gets a second one beside the default) seeded, its
+    environment set. The e2e tests and scripts/capture.py both make their agents here."""
+    suffix = f"-{account}" if account else ""
+    config_dir = {  # CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, XDG_CONFIG_HOME
+        "claude": home / f".claude{suffix}",
+        "codex": home / f".codex{suffix}",
+        "gemini": home / f"gemini-home{suffix}" if account else home,
+        "copilot": home / f".copilot{suffix}",
+        "opencode": home / f".config{suffix}" / "opencode",
+    }[name]
     seed(name, config_dir, project, mock)
     env = agent_env(name, home, config_dir, mock, node_bin)
     if name == "opencode":  # OpenCode takes its project folder from PWD
