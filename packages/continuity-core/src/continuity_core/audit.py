@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from continuity_core import stamps
-from continuity_core.jsonl import read_forward
+from continuity_core.jsonl import ForwardReader
 from continuity_core.store import KEEP_CHECKPOINTS, Store
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def events(store: Store, since: dt.datetime) -> Iterator[dict[str, Any]]:
         path = folder / name
         if not path.exists():
             continue
-        for line in read_forward(path):
+        for line in ForwardReader(path):
             try:
                 record = _event.decode(line)
             except msgspec.DecodeError:

@@ -48,56 +48,31 @@ class ForwardReader:
             f.seek(self.offset)
             pending = b""
             skipping = False  # inside a line longer than max_line
-            while True:
-                block = f.read(self.chunk)
-                if not block:
-                    break
-                cut = block.rfind(b"\n")
-                if cut < 0:
-                    if skipping:
-                        self.offset += len(block)
-                        continue
-                    pending += block
-                    if len(pending) > self.max_line:
-                        self.offset += len(pending)
-                        pending = b""
-                        skipping = True
-                        self.skipped_long += 1
-                    continue
-                head, rest = block[: cut + 1], block[cut + 1 :]
-                lines = head.split(b"\n")
-                lines.pop()  # empty string after the final newline
-                if skipping:
-                    first = lines.pop(0)
-                    self.offset += len(first) + 1
+            while block := f.read(self.chunk):
+                *lines, rest = block.split(b"\n")
+                if skipping and lines:  # the end of the overlong line
+                    self.offset += len(lines.pop(0)) + 1
                     skipping = False
-                elif pending:
-                    lines[0] = pending + lines[0]
-                    pending = b""
+                if skipping:
+                    self.offset += len(rest)
+                    continue
+                if lines:
+                    lines[0], pending = pending + lines[0], b""
                 for line in lines:
                     self.offset += len(line) + 1
                     if len(line) > self.max_line:
                         self.skipped_long += 1
-                        continue
-                    if line.strip():
+                    elif line.strip():
                         yield line
-                pending = rest
+                pending += rest
                 if len(pending) > self.max_line:
                     self.offset += len(pending)
-                    pending = b""
-                    skipping = True
+                    pending, skipping = b"", True
                     self.skipped_long += 1
-            if pending and not skipping:
+            if pending:
                 self.tail = pending
                 if self.include_tail and pending.strip():
                     yield pending
-
-
-def read_forward(
-    path: str | os.PathLike[str], offset: int = 0, *, include_tail: bool = False
-) -> Iterator[bytes]:
-    """Complete lines from `offset` to the end (plus the torn tail when asked)."""
-    return iter(ForwardReader(path, offset, include_tail=include_tail))
 
 
 def read_backward(
@@ -145,8 +120,7 @@ class Found:
 
 class BackwardScan:
     """The first `end` bytes of a file, backward in `chunk` blocks, in one pass: iterating
-    yields the lines holding one of `find` (newest first, each line once); `counted` is how
-    often `count` occurs in the part scanned, and `finish` scans the rest for it alone.
+    yields the lines holding one of `find` (newest first, each line once).
 
     Memory stays bounded by `chunk` and `max_line` whatever a line's length: a long line is
     located by bounded reads and only its first `max_line` bytes are read. A marker split by
@@ -159,21 +133,17 @@ class BackwardScan:
         end: int,
         *,
         find: tuple[bytes, ...] = (),
-        count: bytes = b"",
         chunk: int = CHUNK,
         max_line: int = HEAD_LINE,
     ) -> None:
         self.path = os.fspath(path)
         self.find = tuple(m for m in find if m)
-        self.count = count
         self.chunk = chunk
         self.max_line = max_line
-        self.counted = 0
         self._pos = end  # everything from here to `end` is scanned
         self._above = b""  # the first bytes of the block after `_pos`
         self._limit = end  # a hit must start before the last line yielded
-        self._keep = max([len(m) for m in (*self.find, count) if m], default=1) - 1
-        self._word, self._at = _needle(count) if count else (b"", 0)
+        self._keep = max(map(len, self.find), default=1) - 1
         self._plan = _plan(self.find)
 
     def __iter__(self) -> Iterator[Found]:
@@ -195,28 +165,14 @@ class BackwardScan:
                     self._limit = found.start
                     yield found
 
-    def finish(self) -> int:
-        """Count `count` in what iterating has not scanned; the total over all `end` bytes."""
-        if self.count:
-            with open(self.path, "rb") as f:
-                while self._pos > 0:
-                    self._step(f)
-        return self.counted
-
     def _step(self, f: BinaryIO) -> tuple[int, bytes, int]:
-        """Read the block before `_pos` and count in it: (its offset, it with the first bytes
-        of the block after it, its own length)."""
+        """Read the block before `_pos`: (its offset, it with the first bytes of the block
+        after it, its own length)."""
         start = max(0, self._pos - self.chunk)
         f.seek(start)
         block = f.read(self._pos - start)
         data = block + self._above
         self._pos, self._above = start, data[: self._keep]
-        if self.count:
-            word, at, marker = self._word, self._at, self.count
-            hit = data.find(word, at)
-            while 0 <= hit - at < len(block):
-                self.counted += data.startswith(marker, hit - at)
-                hit = data.find(word, hit + 1)
         return start, data, len(block)
 
     def _line(self, f: BinaryIO, base: int, data: bytes, i: int) -> Found:
@@ -273,15 +229,8 @@ def _needle(marker: bytes) -> tuple[bytes, int]:
 def _plan(markers: tuple[bytes, ...]) -> list[tuple[bytes, int, tuple[bytes, ...]]]:
     """(needle, its offset in each marker, the markers it stands for): markers sharing a long
     start are found by one search for it."""
-    common = b""
-    if len(markers) > 1:
-        shortest = min(markers, key=len)
-        size = next(
-            (i for i in range(len(shortest)) if any(m[i] != shortest[i] for m in markers)),
-            len(shortest),
-        )
-        common = shortest[:size]
-    if len(common) >= 12:
+    common = os.path.commonprefix(markers) or b""  # noqa: RUF071 (bytes, not paths)
+    if len(markers) > 1 and len(common) >= 12:
         return [(common, 0, markers)]
     return [(*_needle(m), (m,)) for m in markers]
 
@@ -339,15 +288,12 @@ def close_prefix(head: bytes) -> bytes | None:
 
 
 def _whole_utf8(data: bytes) -> bytes:
-    """`data` without a UTF-8 character its end cut in two."""
-    back = 0
-    while back < 3 and back < len(data) and 0x80 <= data[-1 - back] < 0xC0:
-        back += 1
-    lead = len(data) - back - 1
-    if lead < 0 or data[lead] < 0xC0:
-        return data
-    need = 2 if data[lead] < 0xE0 else 3 if data[lead] < 0xF0 else 4
-    return data if back + 1 >= need else data[:lead]
+    """`data` without a UTF-8 character its end cut in two (what a decoder would wait for)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    decoder.decode(data)
+    return data[: len(data) - len(decoder.getstate()[0])]
 
 
 def loads(data: bytes | str) -> Any:
