@@ -46,16 +46,9 @@ PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never sav
 SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 # (kept as `Cursor.settled`)
 
-# What an adapter's `fold` raises on a line it cannot read: the line counts as bad, the read
-# goes on.
-FOLD_ERRORS = (
-    UnicodeDecodeError,
-    ValueError,
-    KeyError,
-    TypeError,
-    AttributeError,
-    IndexError,
-)
+# What an adapter's `fold` raises on a line it cannot read (a UnicodeDecodeError is a
+# ValueError, a KeyError or IndexError a LookupError): the line counts as bad, the read goes on.
+FOLD_ERRORS = (ValueError, LookupError, TypeError, AttributeError)
 
 
 def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) -> None:
@@ -131,14 +124,10 @@ def tail_cursor(
         if size <= cold_max:
             return None
         with open(ref.path, "rb") as f:
-            offset = f.seek(size - cold_max)
-            while True:  # skip the rest of the line the seek cut, in bounded reads
-                block = f.read(1 << 20)
-                cut = block.find(b"\n")
-                if cut >= 0 or not block:
-                    offset += cut + 1 if cut >= 0 else len(block)
-                    break
-                offset += len(block)
+            f.seek(size - cold_max)
+            while (part := f.readline(1 << 20)) and part[-1:] != b"\n":
+                pass  # the rest of the line the seek cut, in bounded reads
+            offset = f.tell()
     except OSError:
         return None
     return new_cursor(ref, offset, state)
@@ -260,8 +249,7 @@ def scan_skipped(
             session.request_sought = "unreadable"  # a long line cut where it cannot close
         if text is not None:
             session.requests.append(text)  # redacted by `settle`; older than any message
-            pending = _pending(extra)
-            pending["requests"] = pending.get("requests", 0) + 1
+            _count(extra, "requests")
             session.request_sought = "found"
             break
 
@@ -329,6 +317,12 @@ def _pending(extra: dict[str, Any]) -> dict[str, Any]:
     return pending
 
 
+def _count(extra: dict[str, Any], key: str) -> None:
+    """One more of `key` (requests, messages) for `settle` to redact."""
+    pending = _pending(extra)
+    pending[key] = pending.get(key, 0) + 1
+
+
 def add_request(
     session: Session, extra: dict[str, Any], text: str, timestamp: str | None = None
 ) -> None:
@@ -336,8 +330,7 @@ def add_request(
     session.requests.append(text)
     session.requests_total += 1
     del session.requests[: -limits.REQUESTS]
-    pending = _pending(extra)
-    pending["requests"] = pending.get("requests", 0) + 1
+    _count(extra, "requests")
     add_message(session, extra, "user", text, kind="request", timestamp=timestamp)
 
 
@@ -353,8 +346,7 @@ def add_message(
     """A message, clipped when settled unless it is a request."""
     session.messages.append(Message(role=role, text=text, kind=kind, timestamp=timestamp))
     del session.messages[: -limits.MESSAGES]
-    pending = _pending(extra)
-    pending["messages"] = pending.get("messages", 0) + 1
+    _count(extra, "messages")
 
 
 def drop_request(session: Session, extra: dict[str, Any]) -> None:
@@ -418,9 +410,7 @@ def set_todos(session: Session, extra: dict[str, Any], todos: list[TodoItem]) ->
 
 def settle(session: Session, extra: dict[str, Any]) -> None:
     """Redact and clip what the edits above added since the last settle and `session` keeps."""
-    pending = extra.pop(PENDING, None)
-    if not pending:
-        pending = {}
+    pending = extra.pop(PENDING, None) or {}
     new = min(pending.get("requests", 0), len(session.requests))
     for i in range(len(session.requests) - new, len(session.requests)):
         session.requests[i] = redact(session.requests[i])
@@ -431,11 +421,9 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
     for call in session.tool_calls if inputs or outputs else ():
         if call.id in inputs:
             call.input = clip_obj(redact_obj(call.input))
+            call.name = redact(call.name)
         if call.id in outputs and call.output is not None:
             call.output = clip(redact(call.output))
-    for call in session.tool_calls if inputs else ():
-        if call.id in inputs:
-            call.name = redact(call.name)
     if pending.get("todos"):
         for todo in session.todos:
             todo.content = redact(todo.content)
@@ -469,9 +457,10 @@ def add_edit(
 ) -> None:
     """Note a file edit; the same path edited again counts up and moves to the end. A path is
     redacted here (a file may be named after a token), once per distinct path."""
-    rel = _redact_path(relative_to_cwd(path, session.cwd))
+    top = session.cwd.rstrip("/") + "/" if session.cwd else None
+    rel = _redact_path(path[len(top) :] if top and path.startswith(top) else path)
     moved_to = _redact_path(moved_to) if moved_to else moved_to
-    tool = _redact_path(tool) if tool else tool
+    tool = _redact_path(tool)
     for i, edit in enumerate(session.files_edited):
         if edit.path == rel:
             edit.count += 1
@@ -493,12 +482,6 @@ def add_error(session: Session, error: ApiError) -> None:
     error.message = clip(redact(error.message), 1000)
     session.errors.append(error)
     del session.errors[: -limits.ERRORS]
-
-
-def relative_to_cwd(path: str, cwd: str | None) -> str:
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
 
 
 def project_relative(session: Session, root: Any) -> Session:
