@@ -225,6 +225,7 @@ _PATTERNS: list[tuple[str, str]] = [
 # only the kinds a text may hold). They are looked for in the text with the letters `re`
 # folds onto ASCII folded (`_AS_RE`) and lowered; one with a capital, as written (a Twilio
 # key opens with `SK`, and `sk` is in every "task").
+_NAME_HINTS = ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth")
 _HINTS: dict[str, tuple[str, ...]] = {
     "private_key": ("private key",),
     "pem_body": (
@@ -240,77 +241,29 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "anthropic": ("sk-ant-",),
     "openai_project": ("sk-",),
     "openai": ("sk-",),
-    "stripe": (
-        "_live_",
-        "_test_",
-        "whsec_",
-    ),
-    "github": (
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-    ),
-    "gitlab": (
-        "glpat-",
-        "gldt-",
-        "glptt-",
-        "glrt-",
-        "glcbt-",
-    ),
+    "stripe": ("_live_", "_test_", "whsec_"),
+    "github": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"),
     "huggingface": ("hf_",),
     "npm": ("npm_",),
     "pypi": ("pypi-age",),
     "slack_webhook": ("hooks.slack.com",),
-    "slack": (
-        "xox",
-        "xapp-",
-    ),
+    "slack": ("xox", "xapp-"),
     "discord_webhook": ("/api/webhooks/",),
     "google_api": ("aiza",),
-    "google_oauth": (
-        "ya29.",
-        "gocspx-",
-    ),
-    "aws_session_token": (
-        "fwogzxivyxdz",
-        "iqojb3jpz2lux2vj",
-    ),
-    "aws_access_key": (
-        "akia",
-        "asia",
-        "abia",
-        "acca",
-        "agpa",
-        "aida",
-        "aroa",
-    ),
+    "google_oauth": ("ya29.", "gocspx-"),
+    "aws_session_token": ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
+    "aws_access_key": ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
     "azure_storage": ("accountkey=",),
     "sendgrid": ("sg.",),
     "twilio": ("SK",),
     "digitalocean": ("_v1_",),
-    "shopify": (
-        "shpat_",
-        "shpca_",
-        "shppa_",
-        "shpss_",
-    ),
+    "shopify": ("shpat_", "shpca_", "shppa_", "shpss_"),
     "mailgun": ("key-",),
     "telegram": (":aa",),
-    "square": (
-        "sq0atp-",
-        "sq0csp-",
-    ),
-    "linear": (
-        "lin_api_",
-        "lin_oauth_",
-    ),
-    "notion": (
-        "ntn_",
-        "secret_",
-    ),
+    "square": ("sq0atp-", "sq0csp-"),
+    "linear": ("lin_api_", "lin_oauth_"),
+    "notion": ("ntn_", "secret_"),
     "doppler": ("dp.",),
     "docker_hub": ("dckr_pat_",),
     "groq": ("gsk_",),
@@ -319,10 +272,7 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "perplexity": ("pplx-",),
     "postman": ("pmak-",),
     "new_relic": ("nrak-",),
-    "grafana": (
-        "glsa_",
-        "glc_",
-    ),
+    "grafana": ("glsa_", "glc_"),
     "databricks": ("dapi",),
     "alibaba": ("ltai",),
     "age": ("age-secret-key-1",),
@@ -335,14 +285,8 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "token_word": ("token",),
     "basic_auth": ("basic",),
     "url_credentials": ("://",),
-    "cli_user": (
-        "-u",
-        "--user",
-    ),
-    "mysql": (
-        "mysql",
-        "mariadb",
-    ),
+    "cli_user": ("-u", "--user"),
+    "mysql": ("mysql", "mariadb"),
     "cli_password": (
         "sshpass",
         "docker",
@@ -353,26 +297,8 @@ _HINTS: dict[str, tuple[str, ...]] = {
         "redis-cli",
         "htpasswd",
     ),
-    "assignment": (
-        "secret",
-        "pass",
-        "pwd",
-        "token",
-        "key",
-        "credential",
-        "creds",
-        "auth",
-    ),
-    "option": (
-        "pass",
-        "pwd",
-        "secret",
-        "token",
-        "key",
-        "credential",
-        "creds",
-        "auth",
-    ),
+    "assignment": _NAME_HINTS,
+    "option": _NAME_HINTS,
     "pgpass": (":",),
     "cli_config": ("config",),
     "netrc_line": ("passw",),
@@ -386,14 +312,15 @@ _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pa
 KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64", "hex")
 
 
-def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
-    """One alternation; the patterns that open with a word boundary share a single `\\b`, so
-    the many prefix kinds cost one test, not one each, at a position inside a word."""
-    bounded = [f"(?P<{kind}>{pat[2:]})" for kind, pat in patterns if pat.startswith(r"\b")]
+@functools.lru_cache(maxsize=1024)  # few sets of kinds recur
+def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
+    """One alternation of `kinds`; the patterns that open with a word boundary share a single
+    `\\b`, so the many prefix kinds cost one test, not one each, at a position inside a word."""
+    bounded = [f"(?P<{k}>{_BY_KIND[k][2:]})" for k in kinds if _BY_KIND[k].startswith(r"\b")]
     branches: list[str] = []
-    for kind, pat in patterns:
-        if not pat.startswith(r"\b"):
-            branches.append(f"(?P<{kind}>{pat})")
+    for kind in kinds:
+        if not _BY_KIND[kind].startswith(r"\b"):
+            branches.append(f"(?P<{kind}>{_BY_KIND[kind]})")
         elif bounded:  # the first of them stands for all, in their order
             branches.append(r"\b(?:" + "|".join(bounded) + ")")
             bounded = []
@@ -409,11 +336,6 @@ def _kinds_in(text: str) -> tuple[str, ...]:
         for kind, hints in _HINTS.items()
         if any((h in text) if h != h.lower() else (h in low) for h in hints)
     )
-
-
-@functools.lru_cache(maxsize=1024)  # few sets of kinds recur
-def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    return _combined([(k, _BY_KIND[k]) for k in kinds])
 
 
 # --- names that say secret --------------------------------------------------------------------
@@ -448,10 +370,10 @@ _COUNTED = _words("max min num per total input output prompt completion context 
 _NAME_PARTS = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
 
 
-def name_parts(name: str) -> list[str]:
-    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`)."""
-    parts: list[str] = _rx(_NAME_PARTS).findall(name)
-    return parts
+def _name_words(name: str) -> list[str]:
+    """The words of a name, lowered, without numbers (`DB_PASS`, `apiKey`, `HTTPServer2`:
+    `http`, `server`)."""
+    return [p.lower() for p in _rx(_NAME_PARTS).findall(name.translate(_AS_RE)) if not p.isdigit()]
 
 
 # The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
@@ -465,7 +387,7 @@ def secret_name(name: str) -> bool:
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
     if name in ("PWD", "OLDPWD"):  # the shell's working folder
         return False
-    parts = [p.lower() for p in name_parts(name.translate(_AS_RE)) if not p.isdigit()]
+    parts = _name_words(name)
     if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
         return False
     for i, part in enumerate(parts):
@@ -481,7 +403,6 @@ def secret_name(name: str) -> bool:
     return False
 
 
-_HASH_OR_NUMBER = _HASH_UUID_NUMBER
 _VALUE_END = r"[\s\"'`<>,;)\]}]"
 
 
@@ -493,7 +414,7 @@ def _value_end(text: str, start: int) -> int:
 def _strong_name(name: str) -> bool:
     """A name whose last word says password, secret, token or credential (`password`,
     `DB_PASS`, `apiToken`): what may take its value glued to a colon (`password:PW`)."""
-    parts = [p.lower() for p in name_parts(name.translate(_AS_RE)) if not p.isdigit()]
+    parts = _name_words(name)
     return bool(parts) and (parts[-1].endswith(_STRONG) or parts[-1] in ("pass", "pwd"))
 
 
@@ -523,7 +444,6 @@ _ATTRIBUTE = (
     r"|credentials|auth|data|values|user|client|props|state)"
     r"(?:\.[A-Za-z_]\w*)+[,;)]*"
 )
-_RELATIVE = _PATH
 
 
 def _value_kept(value: str, name: str, quoted: bool) -> bool:
@@ -533,7 +453,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
         not value
         or _rx(_PLACEHOLDER).match(value)
         or value.lower() in _PLACEHOLDER_WORDS
-        or _rx(_RELATIVE).fullmatch(value)
+        or _rx(_PATH).fullmatch(value)
     ):
         return True
     if quoted:
@@ -578,7 +498,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     if m.group("glued") and (
         not _strong_name(bare_name)
         or text[name_start - 1 : name_start] in ("/", "@", "{")  # a tag, a path, `${X:?}`
-        or _rx(_HASH_OR_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
+        or _rx(_HASH_UUID_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
     ):
         return None  # `key:value` glued: only a name that says password, secret or token
     closing = text[name_end : name_end + 1]
@@ -608,21 +528,29 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
 # --- encodings --------------------------------------------------------------------------------
 
 _ESCAPE = r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])"
+_PERCENT = r"%[0-9A-Fa-f]{2}"
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "/": "/", "\\": "\\"}
 
 
-def _unescape(text: str) -> tuple[str, list[int], list[int]]:
-    """The text with its JSON escapes decoded, where each escape sits in it, and the extra
-    characters the escapes before it took, to map a span in the decoded text back."""
+def _decoded(text: str, escape: str) -> tuple[str, list[int], list[int]]:
+    """The text with its JSON escapes (`_ESCAPE`) or URL escapes (`_PERCENT`) decoded, where
+    each escape sits in it, and the extra characters the escapes before it took, to map a span
+    in the decoded text back (a URL escape of a byte that is no ASCII character is left as it
+    is)."""
     parts: list[str] = []
     where: list[int] = []
     extra: list[int] = [0]
     pos = 0
-    for m in _rx(_ESCAPE).finditer(text):
-        s, e = m.span()
-        parts.append(text[pos:s])
+    for m in _rx(escape).finditer(text):
         seq = m.group()
-        parts.append(_SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16)))
+        if seq[0] == "%":
+            if int(seq[1:], 16) >= 0x80:
+                continue
+            char = chr(int(seq[1:], 16))
+        else:
+            char = _SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16))
+        s, e = m.span()
+        parts += (text[pos:s], char)
         where.append(s - extra[-1])
         extra.append(extra[-1] + e - s - 1)
         pos = e
@@ -669,7 +597,7 @@ def _decodes_to_secret(data: bytes) -> bool:
     text = data.decode("ascii")
     if not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable():
         return False
-    return bool(_findings(text, nested=True))
+    return bool(findings(text, nested=True))
 
 
 _PEM_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -767,15 +695,11 @@ def _value_kind(value: str) -> str | None:
     return next(k for k in kinds if m.group(k) is not None) if m else None
 
 
-def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
-    if depth == 3:
-        return _spans(text, nested)
-    if "\\" in text:
-        view, where, extra = _unescape(text)
-    elif "%" in text:
-        view, where, extra = _unpercent(text)
-    else:
-        return _spans(text, nested)
+def findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of each secret in `text`: where it is, for a report that names the
+    line without printing the secret. (`nested`, `depth`: a decoded text scanned again.)"""
+    escape = _ESCAPE if "\\" in text else _PERCENT if "%" in text else None
+    view, where, extra = _decoded(text, escape) if escape and depth < 3 else (text, [], [])
     if not where:
         return _spans(text, nested)
     import bisect  # here, as binascii below: most texts a hook redacts have no escape
@@ -785,44 +709,13 @@ def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str
     # took.
     found = [
         (kind, s + extra[bisect.bisect_left(where, s)], e + extra[bisect.bisect_left(where, e)])
-        for kind, s, e in _findings(view, nested, depth + 1)
+        for kind, s, e in findings(view, nested, depth + 1)
     ]
     if "\\" in text:
         return found
     # A URL escape may be part of what it is in (`p%40ss` in a URL's password): the text as
     # written is scanned too.
     return sorted({*found, *_spans(text, nested)}, key=lambda t: (t[1], -t[2]))
-
-
-_PERCENT = r"%[0-9A-Fa-f]{2}"
-
-
-def _unpercent(text: str) -> tuple[str, list[int], list[int]]:
-    """`_unescape` for URL escapes (`%22`, `%3D`): the text they encode, each escape's place
-    in it, and the characters the escapes before each took (an escape of a byte that is no
-    ASCII character is left as it is)."""
-    parts: list[str] = []
-    where: list[int] = []
-    extra: list[int] = [0]
-    pos = 0
-    for m in _rx(_PERCENT).finditer(text):
-        value = int(m.group()[1:], 16)
-        if value >= 0x80:
-            continue
-        s, e = m.span()
-        parts.append(text[pos:s])
-        parts.append(chr(value))
-        where.append(s - extra[-1])
-        extra.append(extra[-1] + e - s - 1)
-        pos = e
-    parts.append(text[pos:])
-    return "".join(parts), where, extra
-
-
-def findings(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of each secret in `text`: where it is, for a report that names the
-    line without printing the secret."""
-    return _findings(text)
 
 
 # Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
@@ -841,15 +734,9 @@ def printable(text: str) -> str:
     """`text` without terminal control: no escape sequence, no C0 or C1 character but `\\n` and
     `\\t`. `redact` applies it, so nothing baker prints or hands an agent can set the
     clipboard, the title or the colours of the terminal that shows it."""
-    if not text or not _has_control(text):
+    if text.isprintable() or not _rx(_CONTROL_CHAR).search(text):  # most texts answer at once
         return text
     return _rx(_CONTROL).sub("", text)
-
-
-def _has_control(text: str) -> bool:
-    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t` (most texts are
-    printable, and answer at once)."""
-    return not text.isprintable() and _rx(_CONTROL_CHAR).search(text) is not None
 
 
 def redact(text: str) -> str:
@@ -858,7 +745,7 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = printable(text)
-    spans = _findings(text)
+    spans = findings(text)
     if not spans:
         return text
     parts: list[str] = []
@@ -875,7 +762,7 @@ def redact(text: str) -> str:
 
 def scan(text: str) -> list[str]:
     """The kinds of secret `text` holds, without the secrets. Empty when clean."""
-    return sorted({kind for kind, _, _ in _findings(text)}) if text else []
+    return sorted({kind for kind, _, _ in findings(text)}) if text else []
 
 
 def secret_option(arg: Any) -> bool:
@@ -893,7 +780,7 @@ def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
     key that says secret (`password`, `env: {AWS_SECRET_ACCESS_KEY: …}`) goes whole, whatever
     it looks like, but for a relative path; so do the scalars of a structure under one."""
     if isinstance(value, str):
-        if under_secret and value and value != MARK and not _rx(_RELATIVE).fullmatch(value):
+        if under_secret and value and value != MARK and not _rx(_PATH).fullmatch(value):
             return MARK
         return redact(value)
     if isinstance(value, dict):
