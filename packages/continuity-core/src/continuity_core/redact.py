@@ -23,6 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    Span = tuple[str, int, int]  # (kind, start, end) of a secret
+
 MARK = "[REDACTED]"
 # Each pattern compiled on first use: a text with no escape, no PEM end and no encoded run
 # never compiles the patterns that read them.
@@ -309,7 +311,6 @@ _CHECKED = {"assignment", "option"}
 
 _BY_KIND = dict(_PATTERNS)
 _KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
-KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64", "hex")
 
 
 @functools.lru_cache(maxsize=1024)  # few sets of kinds recur
@@ -528,15 +529,14 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
 # --- encodings --------------------------------------------------------------------------------
 
 _ESCAPE = r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])"
-_PERCENT = r"%[0-9A-Fa-f]{2}"
+_PERCENT = r"%[0-7][0-9A-Fa-f]"  # an ASCII character; any other byte's escape stays
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "/": "/", "\\": "\\"}
 
 
 def _decoded(text: str, escape: str) -> tuple[str, list[int], list[int]]:
     """The text with its JSON escapes (`_ESCAPE`) or URL escapes (`_PERCENT`) decoded, where
     each escape sits in it, and the extra characters the escapes before it took, to map a span
-    in the decoded text back (a URL escape of a byte that is no ASCII character is left as it
-    is)."""
+    in the decoded text back."""
     parts: list[str] = []
     where: list[int] = []
     extra: list[int] = [0]
@@ -544,8 +544,6 @@ def _decoded(text: str, escape: str) -> tuple[str, list[int], list[int]]:
     for m in _rx(escape).finditer(text):
         seq = m.group()
         if seq[0] == "%":
-            if int(seq[1:], 16) >= 0x80:
-                continue
             char = chr(int(seq[1:], 16))
         else:
             char = _SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16))
@@ -563,7 +561,7 @@ _B64_RUN = r"[A-Za-z0-9+/_\-]{16,}={0,2}"
 _HEX_RUN = r"(?:[0-9a-fA-F]{2}){8,}"
 
 
-def _encoded_spans(text: str) -> list[tuple[str, int, int]]:
+def _encoded_spans(text: str) -> list[Span]:
     """Runs of base64 or hex that decode to a text holding a secret (a token encoded again,
     `password=…` or a URL with its password in base64, a token in hex). A run that decodes
     to anything but printable text (a hash, a random id) is passed at once."""
@@ -605,7 +603,7 @@ _BODY_LINE = r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?"
 _BODY_TAIL = r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z"
 
 
-def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
+def _pem_end_spans(text: str) -> list[Span]:
     """A PEM body without its BEGIN line: the lines of base64 just above an END line (read
     upwards from each END line, so a long run of such lines costs one pass)."""
     if "PRIVATE KEY" not in text:
@@ -630,12 +628,12 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
 # --- finding and redacting --------------------------------------------------------------------
 
 
-def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
+def _spans(view: str, nested: bool = False) -> list[Span]:
     """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
-    out: list[tuple[str, int, int]] = []
+    out: list[Span] = []
     kinds = _kinds_in(view) if view else ()
     if kinds:
-        _scan(_compiled(kinds), kinds, view, 0, len(view), out)
+        _scan(kinds, view, 0, len(view), out)
     out.extend(_pem_end_spans(view))
     if not nested:
         out.extend(_encoded_spans(view))
@@ -658,24 +656,17 @@ def _redacted_already(view: str, start: int, end: int) -> bool:
 _MARK_AROUND = " \t\"'`,;:()[]{}<>"
 
 
-def _scan(
-    pattern: re.Pattern[str],
-    kinds: tuple[str, ...],
-    view: str,
-    start: int,
-    stop: int,
-    out: list[tuple[str, int, int]],
-) -> None:
-    """The matches in [start, stop). A match `_assignment` turns down is scanned again from
-    its second character, so nothing inside it is missed."""
-    for m in pattern.finditer(view, start, stop):
+def _scan(kinds: tuple[str, ...], view: str, start: int, stop: int, out: list[Span]) -> None:
+    """The matches of `kinds` in [start, stop). A match `_assignment` turns down is scanned
+    again from its second character, so nothing inside it is missed."""
+    for m in _compiled(kinds).finditer(view, start, stop):
         kind = m.lastgroup or ""
         if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
             kind = next(k for k in kinds if m.group(k) is not None)
         if kind in _CHECKED:
             span = _assignment(m, kind)
             if span is None:
-                _scan(pattern, kinds, view, m.start() + 1, m.end(), out)
+                _scan(kinds, view, m.start() + 1, m.end(), out)
                 continue
             out.append((_value_kind(view[span[0] : span[1]]) or kind, *span))
         else:
@@ -695,7 +686,7 @@ def _value_kind(value: str) -> str | None:
     return next(k for k in kinds if m.group(k) is not None) if m else None
 
 
-def findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
+def findings(text: str, nested: bool = False, depth: int = 0) -> list[Span]:
     """(kind, start, end) of each secret in `text`: where it is, for a report that names the
     line without printing the secret. (`nested`, `depth`: a decoded text scanned again.)"""
     escape = _ESCAPE if "\\" in text else _PERCENT if "%" in text else None
@@ -751,13 +742,10 @@ def redact(text: str) -> str:
     parts: list[str] = []
     pos = 0
     for _, s, e in spans:
-        if e <= pos:
-            continue
-        parts.append(text[pos : max(s, pos)])
-        parts.append(MARK)
-        pos = e
-    parts.append(text[pos:])
-    return "".join(parts)
+        if e > pos:  # one mark for overlapping spans
+            parts += (text[pos : max(s, pos)], MARK)
+            pos = e
+    return "".join(parts) + text[pos:]
 
 
 def scan(text: str) -> list[str]:
