@@ -67,7 +67,7 @@ def test_empty_file(tmp_path: Path) -> None:
 
 
 def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> None:
-    from continuity_core.jsonl import BackwardScan, Found
+    from continuity_core.jsonl import Found, scan_backward
 
     lines = [
         b'{"n":0,"k":"req"}',
@@ -82,20 +82,20 @@ def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> Non
     path.write_bytes(data)
     end = data.index(lines[5])  # the last line lies past `end`: not scanned
     for chunk in (5, 8, 64, 1 << 20):
-        scan = BackwardScan(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
+        scan = scan_backward(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
         got = list(scan)
         assert [f.head for f in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
         assert all(isinstance(f, Found) and data[f.start : f.start + f.size] == f.head for f in got)
 
 
 def test_backward_scan_reads_only_the_start_of_a_long_line(tmp_path: Path) -> None:
-    from continuity_core.jsonl import BackwardScan
+    from continuity_core.jsonl import scan_backward
 
     long = b'{"k":"req","text":"' + b"a" * 5000 + b'"}'
     data = b'{"c":"mark"}\n' + long + b'\n{"c":"mark"}\n{"x":1}\n'
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    scan = BackwardScan(path, len(data), find=(b'"req"',), chunk=64, max_line=100)
+    scan = scan_backward(path, len(data), find=(b'"req"',), chunk=64, max_line=100)
     found = next(iter(scan))
     assert found.start == data.index(long) and found.size == len(long)
     assert found.head == long[:100]

@@ -1,5 +1,5 @@
 """The one JSONL reader: forward from a byte offset, or backward from the end (line by line,
-or by markers with `BackwardScan`).
+or by markers with `scan_backward`).
 
 Both yield raw line bytes and never decode: callers pick the records they need (often by a
 cheap substring test first) and decode those alone. Memory stays bounded by `chunk` plus the
@@ -104,11 +104,11 @@ def read_backward(
             yield pending
 
 
-HEAD_LINE = 256 << 10  # what `BackwardScan` reads of a line longer than this: its first bytes
+HEAD_LINE = 256 << 10  # what `scan_backward` reads of a line longer than this: its first bytes
 
 
 class Found:
-    """A line `BackwardScan` found: where it starts, its length (newline excluded), and the
+    """A line `scan_backward` found: where it starts, its length (newline excluded), and the
     line itself, or its first `max_line` bytes when it is longer. (A plain class: a
     `typing.NamedTuple` would import typing on every checkpoint.)"""
 
@@ -118,100 +118,72 @@ class Found:
         self.start, self.size, self.head = start, size, head
 
 
-class BackwardScan:
-    """The first `end` bytes of a file, backward in `chunk` blocks, in one pass: iterating
-    yields the lines holding one of `find` (newest first, each line once).
+def scan_backward(
+    path: str | os.PathLike[str],
+    end: int,
+    *,
+    find: tuple[bytes, ...],
+    chunk: int = CHUNK,
+    max_line: int = HEAD_LINE,
+) -> Iterator[Found]:
+    """The lines holding one of `find` in the first `end` bytes of a file, newest first, each
+    line once: read backward in `chunk` blocks, in one pass.
 
     Memory stays bounded by `chunk` and `max_line` whatever a line's length: a long line is
     located by bounded reads and only its first `max_line` bytes are read. A marker split by
     a block boundary is found (a block is searched with the first bytes of the one after it).
     """
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        end: int,
-        *,
-        find: tuple[bytes, ...] = (),
-        chunk: int = CHUNK,
-        max_line: int = HEAD_LINE,
-    ) -> None:
-        self.path = os.fspath(path)
-        self.find = tuple(m for m in find if m)
-        self.chunk = chunk
-        self.max_line = max_line
-        self._pos = end  # everything from here to `end` is scanned
-        self._above = b""  # the first bytes of the block after `_pos`
-        self._limit = end  # a hit must start before the last line yielded
-        self._keep = max(map(len, self.find), default=1) - 1
-        self._plan = _plan(self.find)
-
-    def __iter__(self) -> Iterator[Found]:
-        with open(self.path, "rb") as f:
-            while self._pos > 0:
-                base, data, n = self._step(f)
-                hits = sorted(
-                    {
-                        i
-                        for needle, at, markers in self._plan
-                        for i in _positions(data, needle, at, markers, n)
-                    },
-                    reverse=True,
-                )
-                for i in hits:
-                    if base + i >= self._limit:
-                        continue
-                    found = self._line(f, base, data, i)
-                    self._limit = found.start
+    markers = tuple(m for m in find if m)
+    plan, keep = _plan(markers), max(map(len, markers), default=1) - 1
+    pos = limit = end  # what is left to read; a hit must start before the last line yielded
+    above = b""  # the first bytes of the block after `pos`
+    with open(path, "rb") as f:
+        while pos > 0:
+            base = max(0, pos - chunk)
+            f.seek(base)
+            block = f.read(pos - base)
+            data = block + above
+            pos, above = base, data[:keep]
+            hits = {i for n, at, ms in plan for i in _positions(data, n, at, ms, len(block))}
+            for i in sorted(hits, reverse=True):
+                if base + i < limit:
+                    found = _line(f, base, data, i, chunk, max_line)
+                    limit = found.start
                     yield found
 
-    def _step(self, f: BinaryIO) -> tuple[int, bytes, int]:
-        """Read the block before `_pos`: (its offset, it with the first bytes of the block
-        after it, its own length)."""
-        start = max(0, self._pos - self.chunk)
-        f.seek(start)
-        block = f.read(self._pos - start)
-        data = block + self._above
-        self._pos, self._above = start, data[: self._keep]
-        return start, data, len(block)
 
-    def _line(self, f: BinaryIO, base: int, data: bytes, i: int) -> Found:
-        """The line holding `data[i]`, `data` being the file's bytes from `base`."""
-        cut = data.rfind(b"\n", 0, i)
-        if cut >= 0:
-            start = base + cut + 1
-        else:  # it began before this block: look further back, a chunk at a time
-            start = 0
-            pos = base
-            while pos > 0:
-                low = max(0, pos - self.chunk)
-                f.seek(low)
-                cut = f.read(pos - low).rfind(b"\n")
-                if cut >= 0:
-                    start = low + cut + 1
-                    break
-                pos = low
-        cut = data.find(b"\n", i)
-        if cut >= 0:
-            stop = base + cut
-        else:  # it ends after these bytes: look further on
-            pos = stop = base + len(data)
-            f.seek(pos)
-            while block := f.read(self.chunk):
-                cut = block.find(b"\n")
-                if cut >= 0:
-                    stop = pos + cut
-                    break
-                pos += len(block)
-                stop = pos
-        size = stop - start
-        take = min(size, self.max_line)
-        if base <= start and start + take <= base + len(data):
-            head = data[start - base : start - base + take]
-        else:
-            f.seek(start)
-            head = f.read(take)
-        return Found(start, size, head)
+def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int) -> Found:
+    """The line holding `data[i]`, `data` being the file's bytes from `base`."""
+    cut = data.rfind(b"\n", 0, i)
+    if cut >= 0:
+        start = base + cut + 1
+    else:  # it began before this block: look further back, a chunk at a time
+        start = 0
+        pos = base
+        while pos > 0:
+            low = max(0, pos - chunk)
+            f.seek(low)
+            cut = f.read(pos - low).rfind(b"\n")
+            if cut >= 0:
+                start = low + cut + 1
+                break
+            pos = low
+    cut = data.find(b"\n", i)
+    if cut >= 0:
+        stop = base + cut
+    else:  # it ends after these bytes: look further on, in bounded reads
+        f.seek(base + len(data))
+        while (part := f.readline(chunk)) and part[-1:] != b"\n":
+            pass
+        stop = f.tell() - (part[-1:] == b"\n")
+    size = stop - start
+    take = min(size, max_line)
+    if base <= start and start + take <= base + len(data):
+        head = data[start - base : start - base + take]
+    else:
+        f.seek(start)
+        head = f.read(take)
+    return Found(start, size, head)
 
 
 _WORD = re.compile(rb"\w+")

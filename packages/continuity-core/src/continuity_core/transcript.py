@@ -21,7 +21,7 @@ import msgspec
 from msgspec import Struct, field
 
 from continuity_core.fs import hexdigest
-from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
+from continuity_core.jsonl import HEAD_LINE, ForwardReader, Found, close_prefix, scan_backward
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -243,7 +243,7 @@ def scan_skipped(
             session.request_sought = "unsearched"
         return
     session.request_sought = "none"
-    for found in BackwardScan(ref.path, end, find=request_markers, max_line=LINE_HEAD):
+    for found in scan_backward(ref.path, end, find=request_markers, max_line=LINE_HEAD):
         text = _request_in(ref, found, fold)
         if text is None and found.size > len(found.head) and close_prefix(found.head) is None:
             session.request_sought = "unreadable"  # a long line cut where it cannot close
