@@ -162,15 +162,13 @@ def read_incremental(
     cursor: Cursor[Any] | None,
     fold: Fold,
     *,
-    include_tail: bool = False,
-    cold: bool = True,
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
     compaction_marker: bytes = b"",
     request_markers: tuple[bytes, ...] = (),
     state: type[Any] = NoState,
 ) -> Cursor[Any]:
     """Fold the lines of `ref.path` appended since `cursor` into its Session; a file never read
-    (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes when `cold`.
+    (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes (a cold read).
 
     `finish` runs after `settle`, for an adapter's own derived state; `state` is the adapter's
     Struct of what its fold keeps between reads (a saved cursor whose state is not one is
@@ -192,12 +190,12 @@ def read_incremental(
         except msgspec.ValidationError:
             cursor = None  # another adapter's or another build's state: read it again
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
-        cursor = (tail_cursor(ref, state=state) if cold else None) or new_cursor(ref, 0, state)
+        cursor = tail_cursor(ref, state=state) or new_cursor(ref, 0, state)
         cursor.session.unread_bytes = skipped = cursor.offset  # scanned, not read
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, scratch(cursor)
-    reader = ForwardReader(ref.path, cursor.offset, include_tail=include_tail)
+    reader = ForwardReader(ref.path, cursor.offset)
     try:
         for line in reader:
             fold_line(fold, session, extra, line)
@@ -437,14 +435,14 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
             seen[name] = value
 
 
-def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
+def clip_obj(value: Any) -> Any:
     """Long strings inside a structure (a tool's input: a whole file for Write) cut like text."""
     if isinstance(value, str):
-        return clip(value, limit)
+        return clip(value)
     if isinstance(value, dict):
-        return {k: clip_obj(v, limit) for k, v in value.items()}
+        return {k: clip_obj(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [clip_obj(v, limit) for v in value]
+        return [clip_obj(v) for v in value]
     return value
 
 
