@@ -67,7 +67,7 @@ def test_empty_file(tmp_path: Path) -> None:
 
 
 def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> None:
-    from continuity_core.jsonl import Found, scan_backward
+    from continuity_core.jsonl import scan_backward
 
     lines = [
         b'{"n":0,"k":"req"}',
@@ -84,8 +84,8 @@ def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> Non
     for chunk in (5, 8, 64, 1 << 20):
         scan = scan_backward(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
         got = list(scan)
-        assert [f.head for f in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
-        assert all(isinstance(f, Found) and data[f.start : f.start + f.size] == f.head for f in got)
+        assert [head for _, _, head in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
+        assert all(data[start : start + size] == head for start, size, head in got)
 
 
 def test_backward_scan_reads_only_the_start_of_a_long_line(tmp_path: Path) -> None:
@@ -96,9 +96,9 @@ def test_backward_scan_reads_only_the_start_of_a_long_line(tmp_path: Path) -> No
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
     scan = scan_backward(path, len(data), find=(b'"req"',), chunk=64, max_line=100)
-    found = next(iter(scan))
-    assert found.start == data.index(long) and found.size == len(long)
-    assert found.head == long[:100]
+    start, size, head = next(iter(scan))
+    assert start == data.index(long) and size == len(long)
+    assert head == long[:100]
 
 
 def test_close_prefix_closes_a_string_value_cut_anywhere() -> None:

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, BinaryIO
 
+    Found = tuple[int, int, bytes]  # a line's start, its length (newline excluded), its head
+
 CHUNK = 1 << 20
 MAX_LINE = 64 << 20
 
@@ -107,17 +109,6 @@ def read_backward(
 HEAD_LINE = 256 << 10  # what `scan_backward` reads of a line longer than this: its first bytes
 
 
-class Found:
-    """A line `scan_backward` found: where it starts, its length (newline excluded), and the
-    line itself, or its first `max_line` bytes when it is longer. (A plain class: a
-    `typing.NamedTuple` would import typing on every checkpoint.)"""
-
-    __slots__ = ("head", "size", "start")
-
-    def __init__(self, start: int, size: int, head: bytes) -> None:
-        self.start, self.size, self.head = start, size, head
-
-
 def scan_backward(
     path: str | os.PathLike[str],
     end: int,
@@ -127,7 +118,8 @@ def scan_backward(
     max_line: int = HEAD_LINE,
 ) -> Iterator[Found]:
     """The lines holding one of `find` in the first `end` bytes of a file, newest first, each
-    line once: read backward in `chunk` blocks, in one pass.
+    line once, as (start, size, the line or its first `max_line` bytes): read backward in
+    `chunk` blocks, in one pass.
 
     Memory stays bounded by `chunk` and `max_line` whatever a line's length: a long line is
     located by bounded reads and only its first `max_line` bytes are read. A marker split by
@@ -148,7 +140,7 @@ def scan_backward(
             for i in sorted(hits, reverse=True):
                 if base + i < limit:
                     found = _line(f, base, data, i, chunk, max_line)
-                    limit = found.start
+                    limit = found[0]
                     yield found
 
 
@@ -183,7 +175,7 @@ def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int
     else:
         f.seek(start)
         head = f.read(take)
-    return Found(start, size, head)
+    return start, size, head
 
 
 _WORD = re.compile(rb"\w+")

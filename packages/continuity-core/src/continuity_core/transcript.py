@@ -21,7 +21,7 @@ import msgspec
 from msgspec import Struct, field
 
 from continuity_core.fs import hexdigest
-from continuity_core.jsonl import HEAD_LINE, ForwardReader, Found, close_prefix, scan_backward
+from continuity_core.jsonl import HEAD_LINE, ForwardReader, close_prefix, scan_backward
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -241,9 +241,9 @@ def scan_skipped(
             session.request_sought = "unsearched"
         return
     session.request_sought = "none"
-    for found in scan_backward(ref.path, end, find=request_markers, max_line=LINE_HEAD):
-        text = _request_in(ref, found, fold)
-        if text is None and found.size > len(found.head) and close_prefix(found.head) is None:
+    for _, size, head in scan_backward(ref.path, end, find=request_markers, max_line=LINE_HEAD):
+        text = _request_in(ref, size, head, fold)
+        if text is None and size > len(head) and close_prefix(head) is None:
             session.request_sought = "unreadable"  # a long line cut where it cannot close
         if text is not None:
             session.requests.append(text)  # redacted by `settle`; older than any message
@@ -272,10 +272,11 @@ def count_bytes(path: str, end: int, needle: bytes) -> int:
         return found
 
 
-def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
-    """The typed request `found` holds, as `fold` reads it alone; None when it holds none."""
-    cut = found.size > len(found.head)
-    line = close_prefix(found.head) if cut else found.head
+def _request_in(ref: SessionRef, size: int, head: bytes, fold: Fold) -> str | None:
+    """The typed request of a line of `size` bytes (`head`: the line, or its first bytes), as
+    `fold` reads it alone; None when it holds none."""
+    cut = size > len(head)
+    line = close_prefix(head) if cut else head
     if line is None:
         return None
     scratch = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path)
@@ -288,8 +289,8 @@ def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
     text = scratch.requests[-1]
     if cut:
         text += (
-            f"\n\n[… cut: this request's transcript line is {found.size:,} bytes; only "
-            f"its first {len(found.head):,} were read]"
+            f"\n\n[… cut: this request's transcript line is {size:,} bytes; only "
+            f"its first {len(head):,} were read]"
         )
     return text
 
