@@ -162,22 +162,20 @@ def _refuse_duplicates(text: str, events: Mapping[str, Any]) -> None:
     """ValueError naming the line of a second `hooks` key (or of one of `events` inside it):
     agents read only one of them, so an edit could land where it is never read."""
     root = parse(text)
-
-    def check(node: Node, names: set[str] | None, where: str) -> None:
+    hooks = root.get("hooks")
+    scopes = [(root, {"hooks"}, "")]
+    if hooks is not None and hooks.kind == "object":
+        scopes.append((hooks, set(events), "hooks."))
+    for node, names, where in scopes:
         seen: set[str | None] = set()
         for key, start, _ in node.children:
-            if (names is None or key in names) and key in seen:
+            if key in names and key in seen:
                 line = text.count("\n", 0, start) + 1
                 raise ValueError(
                     f"line {line} repeats the key `{where}{key}`, and the agent "
                     "reads only one of them; merge them into one"
                 )
             seen.add(key)
-
-    check(root, {"hooks"}, "")
-    hooks = root.get("hooks")
-    if hooks is not None and hooks.kind == "object":
-        check(hooks, set(events), "hooks.")
 
 
 def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None:
