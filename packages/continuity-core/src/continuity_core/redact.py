@@ -64,14 +64,21 @@ _NAME_WORD = (
     r"|api[ _.\-]key|access[ _.\-]key|private[ _.\-]key))(?![a-z])"
 )
 
-# (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
+_NAME_HINTS = ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth")
+
+# (kind, hints, pattern). The hints are cheap substrings the pattern cannot match without
+# (`re` then compiles and runs only the kinds a text may hold). They are looked for in the
+# text with the letters `re` folds onto ASCII folded (`_AS_RE`) and lowered; one with a
+# capital, as written (a Twilio key opens with `SK`, and `sk` is in every "task").
+# Where a pattern has a group named `keep_<kind>`, that prefix survives.
 # Every repetition that is tried at many starting points is bounded ({0,64}, {0,1024}): an
 # unbounded one makes a long run like `a-a-a-…` quadratic, and a hook would miss its deadline.
-_PATTERNS: list[tuple[str, str]] = [
+_PATTERNS: list[tuple[str, tuple[str, ...], str]] = [
     # A PEM block: the BEGIN line, then only lines of base64 or headers (`Proc-Type: …`),
     # then the END line when it is there (a truncated block is redacted to its last body line).
     (
         "private_key",
+        ("private key",),
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}"
         r"|(?:Proc-Type|DEK-Info|Version|Comment|Charset|Hash):[^\n]{0,256})?)*"
@@ -81,6 +88,16 @@ _PATTERNS: list[tuple[str, str]] = [
     # base64 (PKCS#1, PKCS#8, EC, Ed25519, encrypted PKCS#8, OpenSSH); its lines follow.
     (
         "pem_body",
+        (
+            "ibaa",
+            "ibad",
+            "migkagebbd",
+            "mighageambmg",
+            "mhccaqee",
+            "mc4caqaw",
+            "dbobgkqhkig9w0bbq0w",
+            "b3blbnnzac1rzxktdje",
+        ),
         r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIGkAgEBBD|MIGHAgEAMBMG|MHcCAQEE|MC4CAQAw"
         r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
         r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
@@ -88,81 +105,123 @@ _PATTERNS: list[tuple[str, str]] = [
     ),
     # The most distinctive openings need no word boundary before them: a token glued to a
     # letter or a digit (`xghp_…`, `2ghp_…`) is still one.
-    ("anthropic", r"sk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
-    ("openai_project", r"sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
-    ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
-    ("stripe", r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
-    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})"),
-    ("gitlab", r"gl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}"),
-    ("huggingface", r"\bhf_[A-Za-z0-9]{30,}"),
-    ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+    ("anthropic", ("sk-ant-",), r"sk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
+    ("openai_project", ("sk-",), r"sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
+    ("openai", ("sk-",), r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
+    (
+        "stripe",
+        ("_live_", "_test_", "whsec_"),
+        r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}",
+    ),
+    (
+        "github",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})",
+    ),
+    (
+        "gitlab",
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"),
+        r"gl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}",
+    ),
+    ("huggingface", ("hf_",), r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi", ("pypi-age",), r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
     (
         "slack_webhook",
+        ("hooks.slack.com",),
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
     ),
-    ("slack", r"xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"),
-    ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
-    ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
+    ("slack", ("xox", "xapp-"), r"xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"),
+    (
+        "discord_webhook",
+        ("/api/webhooks/",),
+        r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+    ),
+    ("google_api", ("aiza",), r"\bAIza[0-9A-Za-z_\-]{35}"),
+    (
+        "google_oauth",
+        ("ya29.", "gocspx-"),
+        r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}",
+    ),
     # STS session tokens run to a thousand characters: too long for a generic `KEY=value`.
-    ("aws_session_token", r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-    ("azure_storage", r"AccountKey=[A-Za-z0-9+/=]{40,}"),
-    ("sendgrid", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
-    ("twilio", r"\bSK[0-9a-f]{32}\b"),
-    ("digitalocean", r"\bdo[poa]_v1_[a-f0-9]{64}\b"),
-    ("shopify", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("mailgun", r"\bkey-[0-9a-f]{32}\b"),
-    ("telegram", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
-    ("square", r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
-    ("linear", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
-    ("notion", r"\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b"),
-    ("doppler", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
-    ("docker_hub", r"\bdckr_pat_[A-Za-z0-9_\-]{27,}"),
-    ("groq", r"\bgsk_[A-Za-z0-9]{48,}"),
-    ("xai", r"\bxai-[A-Za-z0-9]{70,}"),
-    ("replicate", r"\br8_[A-Za-z0-9]{37}\b"),
-    ("perplexity", r"\bpplx-[A-Za-z0-9]{40,}"),
-    ("postman", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
-    ("new_relic", r"\bNRAK-[A-Z0-9]{27}\b"),
-    ("grafana", r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
-    ("databricks", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    ("alibaba", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
-    ("age", r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b"),
-    ("mapbox", r"\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
+    (
+        "aws_session_token",
+        ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
+        r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}",
+    ),
+    (
+        "aws_access_key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+    ),
+    ("azure_storage", ("accountkey=",), r"AccountKey=[A-Za-z0-9+/=]{40,}"),
+    ("sendgrid", ("sg.",), r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    ("twilio", ("SK",), r"\bSK[0-9a-f]{32}\b"),
+    ("digitalocean", ("_v1_",), r"\bdo[poa]_v1_[a-f0-9]{64}\b"),
+    (
+        "shopify",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+    ),
+    ("mailgun", ("key-",), r"\bkey-[0-9a-f]{32}\b"),
+    ("telegram", (":aa",), r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    ("square", ("sq0atp-", "sq0csp-"), r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
+    ("linear", ("lin_api_", "lin_oauth_"), r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
+    ("notion", ("ntn_", "secret_"), r"\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b"),
+    ("doppler", ("dp.",), r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("docker_hub", ("dckr_pat_",), r"\bdckr_pat_[A-Za-z0-9_\-]{27,}"),
+    ("groq", ("gsk_",), r"\bgsk_[A-Za-z0-9]{48,}"),
+    ("xai", ("xai-",), r"\bxai-[A-Za-z0-9]{70,}"),
+    ("replicate", ("r8_",), r"\br8_[A-Za-z0-9]{37}\b"),
+    ("perplexity", ("pplx-",), r"\bpplx-[A-Za-z0-9]{40,}"),
+    ("postman", ("pmak-",), r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    ("new_relic", ("nrak-",), r"\bNRAK-[A-Z0-9]{27}\b"),
+    (
+        "grafana",
+        ("glsa_", "glc_"),
+        r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}",
+    ),
+    ("databricks", ("dapi",), r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+    ("alibaba", ("ltai",), r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    ("age", ("age-secret-key-1",), r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b"),
+    ("mapbox", ("sk.eyj",), r"\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
     # A PEM block base64-encoded again (kubeconfig `client-key-data`, Kubernetes secrets).
-    ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
-    ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
+    ("pem_base64", ("ls0tls1crudjti",), r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
+    ("azure_sas", ("sig=",), r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
     (
         "netrc",
+        ("machine",),
         r"\b(?P<keep_netrc>machine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+",
     ),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
-    ("bearer", r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("jwt", ("eyj",), r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
+    ("bearer", ("bearer",), r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
     # `token X` in prose: X is a token unless it is a hash, a UUID, a number or a path.
     (
         "token_word",
+        ("token",),
         r"\b(?P<keep_token_word>(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
         r"[A-Za-z0-9._~+/\-]{16,}=*",
     ),
-    ("basic_auth", r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
+    ("basic_auth", ("basic",), r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
     # scheme://user:password@host; the password may hold any character but `@` and spaces,
     # and a port (`host:8080/path@x`) is not one.
     (
         "url_credentials",
+        ("://",),
         r"\b(?P<keep_url_credentials>[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
         r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)",
     ),
     # `curl -u user:pw`, `--user user:pw` (a numeric `uid:gid` is not a password).
     (
         "cli_user",
+        ("-u", "--user"),
         r"(?P<keep_cli_user>(?=-)(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
         r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}",
     ),
     # `mysql -pPW`: the password glued to `-p` (a client of the MySQL family only).
     (
         "mysql",
+        ("mysql", "mariadb"),
         r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
         r"[ \t]-p[\"']?)[^\s\"']{1,256}",
     ),
@@ -171,6 +230,7 @@ _PATTERNS: list[tuple[str, str]] = [
     # (`-nb USER PW`). `ssh -p 22`, `docker run -p 8080:80` and a `$VAR` are no password.
     (
         "cli_password",
+        ("sshpass", "docker", "podman", "nerdctl", "buildah", "skopeo", "redis-cli", "htpasswd"),
         r"\b(?P<keep_cli_password>(?:sshpass(?:[ \t]+-[vhe]|[ \t]+-[fdP][ \t]*[^\s\-]\S*)*"
         r"[ \t]+-p[ \t]*"
         r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b"
@@ -187,6 +247,7 @@ _PATTERNS: list[tuple[str, str]] = [
     # and the value and decides (a path, a placeholder or code is no secret).
     (
         "assignment",
+        _NAME_HINTS,
         r"(?P<keep_assignment>"
         + _NAME_WORD
         + r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
@@ -197,12 +258,14 @@ _PATTERNS: list[tuple[str, str]] = [
     # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
     (
         "option",
+        _NAME_HINTS,
         r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
         r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-=:][^\s\"'`<>]{0,1023}))",
     ),
     # A `.pgpass` line: `host:port:database:user:password`, wherever it is quoted.
     (
         "pgpass",
+        (":",),
         r"(?<![^\s\"'`>(\[,;])(?P<keep_pgpass>[A-Za-z0-9*\[][^\s:\"'`,{}]{0,255}:(?:\d{1,5}|\*)"
         r":[^\s:\"'`,\[\]{}]{1,256}:[^\s:\"'`,\[\]{}]{1,256}:)[^\s:\"'`]{1,256}(?![^\s\"'`])",
     ),
@@ -210,6 +273,7 @@ _PATTERNS: list[tuple[str, str]] = [
     # V`, `npm config set //registry/:_authToken V`, `git config --global github.token V`.
     (
         "cli_config",
+        ("config",),
         r"\b(?P<keep_cli_config>(?:aws[ \t]+configure[ \t]+set|(?:npm|pnpm|yarn)[ \t]+config"
         r"[ \t]+set|git[ \t]+config)(?:[ \t]+--[\w\-]+)*[ \t]+[\w.\-/:@]{0,128}?"
         r"(?i:secret|token|passw(?:or)?d|_key|auth)[\w.\-/:@]{0,128}[ \t]+[\"']?)"
@@ -218,99 +282,17 @@ _PATTERNS: list[tuple[str, str]] = [
     # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
     (
         "netrc_line",
+        ("passw",),
         r"\b(?P<keep_netrc_line>(?=[Pp])(?:(?<![\s\S])|(?<=\n)|(?<=\n[ \t])|(?<=\n  )|(?<=\n    )"
         r"|(?<=\n\t\t))(?i:passw(?:or)?d)[ \t]+)"
         r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})",
     ),
 ]
-# Cheap substrings each kind's pattern cannot match without (`re` then compiles and runs
-# only the kinds a text may hold). They are looked for in the text with the letters `re`
-# folds onto ASCII folded (`_AS_RE`) and lowered; one with a capital, as written (a Twilio
-# key opens with `SK`, and `sk` is in every "task").
-_NAME_HINTS = ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth")
-_HINTS: dict[str, tuple[str, ...]] = {
-    "private_key": ("private key",),
-    "pem_body": (
-        "ibaa",
-        "ibad",
-        "migkagebbd",
-        "mighageambmg",
-        "mhccaqee",
-        "mc4caqaw",
-        "dbobgkqhkig9w0bbq0w",
-        "b3blbnnzac1rzxktdje",
-    ),
-    "anthropic": ("sk-ant-",),
-    "openai_project": ("sk-",),
-    "openai": ("sk-",),
-    "stripe": ("_live_", "_test_", "whsec_"),
-    "github": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"),
-    "huggingface": ("hf_",),
-    "npm": ("npm_",),
-    "pypi": ("pypi-age",),
-    "slack_webhook": ("hooks.slack.com",),
-    "slack": ("xox", "xapp-"),
-    "discord_webhook": ("/api/webhooks/",),
-    "google_api": ("aiza",),
-    "google_oauth": ("ya29.", "gocspx-"),
-    "aws_session_token": ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
-    "aws_access_key": ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
-    "azure_storage": ("accountkey=",),
-    "sendgrid": ("sg.",),
-    "twilio": ("SK",),
-    "digitalocean": ("_v1_",),
-    "shopify": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "mailgun": ("key-",),
-    "telegram": (":aa",),
-    "square": ("sq0atp-", "sq0csp-"),
-    "linear": ("lin_api_", "lin_oauth_"),
-    "notion": ("ntn_", "secret_"),
-    "doppler": ("dp.",),
-    "docker_hub": ("dckr_pat_",),
-    "groq": ("gsk_",),
-    "xai": ("xai-",),
-    "replicate": ("r8_",),
-    "perplexity": ("pplx-",),
-    "postman": ("pmak-",),
-    "new_relic": ("nrak-",),
-    "grafana": ("glsa_", "glc_"),
-    "databricks": ("dapi",),
-    "alibaba": ("ltai",),
-    "age": ("age-secret-key-1",),
-    "mapbox": ("sk.eyj",),
-    "pem_base64": ("ls0tls1crudjti",),
-    "azure_sas": ("sig=",),
-    "netrc": ("machine",),
-    "jwt": ("eyj",),
-    "bearer": ("bearer",),
-    "token_word": ("token",),
-    "basic_auth": ("basic",),
-    "url_credentials": ("://",),
-    "cli_user": ("-u", "--user"),
-    "mysql": ("mysql", "mariadb"),
-    "cli_password": (
-        "sshpass",
-        "docker",
-        "podman",
-        "nerdctl",
-        "buildah",
-        "skopeo",
-        "redis-cli",
-        "htpasswd",
-    ),
-    "assignment": _NAME_HINTS,
-    "option": _NAME_HINTS,
-    "pgpass": (":",),
-    "cli_config": ("config",),
-    "netrc_line": ("passw",),
-}
-
 # Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
 _CHECKED = {"assignment", "option"}
 
-_BY_KIND = dict(_PATTERNS)
-_KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
+_BY_KIND = {kind: pat for kind, _, pat in _PATTERNS}
+_KEEP = {kind: f"keep_{kind}" for kind, _, pat in _PATTERNS if f"keep_{kind}" in pat}
 
 
 @functools.lru_cache(maxsize=1024)  # few sets of kinds recur
@@ -334,7 +316,7 @@ def _kinds_in(text: str) -> tuple[str, ...]:
     low = (text.translate(_AS_RE) if odd else text).lower()
     return tuple(
         kind
-        for kind, hints in _HINTS.items()
+        for kind, hints, _ in _PATTERNS
         if any((h in text) if h != h.lower() else (h in low) for h in hints)
     )
 
