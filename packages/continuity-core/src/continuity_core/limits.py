@@ -272,11 +272,18 @@ def turn_ended_on_error(session: Session) -> ApiError | None:
 
 
 def from_transcript(
-    err: ApiError, session: Session, *, agent: str, dir: str, account: str, run: str = ""
+    err: ApiError,
+    session: Session,
+    *,
+    agent: str,
+    dir: str,
+    account: str,
+    run: str = "",
+    since: dt.datetime | None = None,
 ) -> Limit:
     """The ledger entry for a turn that ended on the limit record `err` of `session`: since
     the record's time (now when it has none), until the reset time it names."""
-    since = parse_time(err.timestamp) or now()
+    since = since or parse_time(err.timestamp) or now()
     return Limit(
         agent=agent,
         dir=dir,
@@ -300,17 +307,12 @@ def from_status_line(
     since = parse_time(err.timestamp) or now()
     low = text.lower()
     rate = any(w in low for w in ("rate limit", "rate-limit", "429", "too many requests"))
-    return Limit(
-        agent=agent,
-        dir=dir,
-        account=account,
-        since=iso(since),
+    return msgspec.structs.replace(
+        from_transcript(err, session, agent=agent, dir=dir, account=account, run=run, since=since),
         until=reset_in_text(text, since) or reset_in_text(err.message, since),
         source="output",
         kind="rate_limit" if rate else "usage_limit",
         message=text[:500],
-        session_id=session.session_id,
-        run=run,
     )
 
 
@@ -398,14 +400,10 @@ def next_entry(
     keys = [key(e.agent, e.dir) for e in entries]
     here = key(*current) if current is not None else None
     start = keys.index(here) + 1 if here in keys else 0
-    avoid = {key(*k) for k in skip} | ({here} if here else set())
-    for i in range(len(entries)):
-        entry = entries[(start + i) % len(entries)]
-        k = key(entry.agent, entry.dir)
-        if k in avoid or find(recorded, entry.agent, entry.dir) is not None:
-            continue
-        return entry
-    return None
+    limited = {key(lim.agent, lim.dir) for lim in recorded}
+    avoid = {here, *(key(*k) for k in skip), *limited}
+    order = [*entries[start:], *entries[:start]]  # wrapping around
+    return next((e for e in order if key(e.agent, e.dir) not in avoid), None)
 
 
 # What agents print when a turn ends on a limit, for `baker run` when no hook or record says
