@@ -71,15 +71,7 @@ class Report(msgspec.Struct, kw_only=True):
         return not any(p.level in ("warn", "error") for p in self.problems)
 
 
-_iso = stamps.iso
-
-
-def _parse(ts: str) -> dt.datetime | None:
-    try:
-        when = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+_iso, _parse = stamps.iso, stamps.parse_time
 
 
 _event = msgspec.json.Decoder()

@@ -74,19 +74,7 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-iso = stamps.iso
-
-
-def parse_time(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    import datetime as dt
-
-    try:
-        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+iso, parse_time = stamps.iso, stamps.parse_time
 
 
 def expires(limit: Limit) -> dt.datetime:
