@@ -82,14 +82,9 @@ def read_backward(
 ) -> Iterator[bytes]:
     """Lines from the last to the first. The first one yielded may be a torn last line."""
     with open(path, "rb") as f:
-        end = f.seek(0, os.SEEK_END)
         pending = b""
         skipping = False
-        while end > 0:
-            start = max(0, end - chunk)
-            f.seek(start)
-            block = f.read(end - start)
-            end = start
+        for _, block in _blocks_backward(f, f.seek(0, os.SEEK_END), chunk):
             buf = block + (b"" if skipping else pending)
             parts = buf.split(b"\n")
             pending = parts[0]  # may continue in the previous block
@@ -104,6 +99,15 @@ def read_backward(
                 skipping = True
         if pending.strip() and not skipping:
             yield pending
+
+
+def _blocks_backward(f: BinaryIO, end: int, chunk: int) -> Iterator[tuple[int, bytes]]:
+    """The `chunk`-sized blocks of `f` before `end`, the last first, with their offsets."""
+    while end > 0:
+        start = max(0, end - chunk)
+        f.seek(start)  # again before each block: the caller may read elsewhere between them
+        yield start, f.read(end - start)
+        end = start
 
 
 HEAD_LINE = 256 << 10  # what `scan_backward` reads of a line longer than this: its first bytes
@@ -127,15 +131,12 @@ def scan_backward(
     """
     markers = tuple(m for m in find if m)
     plan, keep = _plan(markers), max(map(len, markers), default=1) - 1
-    pos = limit = end  # what is left to read; a hit must start before the last line yielded
-    above = b""  # the first bytes of the block after `pos`
+    limit = end  # a hit must start before the last line yielded
+    above = b""  # the first bytes of the block after this one
     with open(path, "rb") as f:
-        while pos > 0:
-            base = max(0, pos - chunk)
-            f.seek(base)
-            block = f.read(pos - base)
+        for base, block in _blocks_backward(f, end, chunk):
             data = block + above
-            pos, above = base, data[:keep]
+            above = data[:keep]
             hits = {i for n, at, ms in plan for i in _positions(data, n, at, ms, len(block))}
             for i in sorted(hits, reverse=True):
                 if base + i < limit:
@@ -151,15 +152,10 @@ def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int
         start = base + cut + 1
     else:  # it began before this block: look further back, a chunk at a time
         start = 0
-        pos = base
-        while pos > 0:
-            low = max(0, pos - chunk)
-            f.seek(low)
-            cut = f.read(pos - low).rfind(b"\n")
-            if cut >= 0:
+        for low, block in _blocks_backward(f, base, chunk):
+            if (cut := block.rfind(b"\n")) >= 0:
                 start = low + cut + 1
                 break
-            pos = low
     cut = data.find(b"\n", i)
     if cut >= 0:
         stop = base + cut
@@ -221,10 +217,9 @@ def close_prefix(head: bytes) -> bytes | None:
     """The first bytes of a JSON text cut inside a string value, made whole: the string ends
     where its last whole character does, then every open array and object closes. None when
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
-    token, cut_escape = _TOKEN, _CUT_ESCAPE
     stack: list[bytes] = []
     prev = b""
-    for m in token.finditer(head):
+    for m in _TOKEN.finditer(head):
         tok = m.group()
         if tok == b'"':
             value = prev in (b":", b"[") or (prev == b"," and stack[-1:] == [b"["])
@@ -233,7 +228,7 @@ def close_prefix(head: bytes) -> bytes | None:
             body = head[m.end() :]
             # an escape the cut split, or a surrogate pair's first half: drop it (twice for
             # `\ud83d\` cut after the first half)
-            while (esc := cut_escape.search(body)) and len(esc.group(1)) % 2:
+            while (esc := _CUT_ESCAPE.search(body)) and len(esc.group(1)) % 2:
                 body = body[: esc.start(1) + len(esc.group(1)) - 1]
             return (
                 head[: m.end()]
