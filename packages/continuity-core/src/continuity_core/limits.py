@@ -89,10 +89,6 @@ def expires(limit: Limit) -> dt.datetime:
     return since + dt.timedelta(seconds=ttl)
 
 
-def active(limit: Limit, at: dt.datetime | None = None) -> bool:
-    return expires(limit) > (at or now())
-
-
 def read(path: StrPath | None = None) -> list[Limit]:
     """Every recorded limit still in force; a missing or broken ledger holds none."""
     path = path or ledger_path()
@@ -106,7 +102,7 @@ def read(path: StrPath | None = None) -> list[Limit]:
     except ValueError:  # not JSON, or not a ledger (msgspec.ValidationError)
         return []
     at = now()
-    return [lim for lim in ledger.limits if active(lim, at)]
+    return [lim for lim in ledger.limits if expires(lim) > at]
 
 
 def key(agent: str, folder: str) -> tuple[str, str]:
