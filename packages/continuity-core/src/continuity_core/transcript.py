@@ -510,8 +510,6 @@ def _inside(cwd: str, top: str) -> str | None:
     """`cwd` relative to `top` ("." for `top` itself), symlinks resolved if need be; None
     outside it."""
     for a, b in ((os.path.abspath(cwd), top), (os.path.realpath(cwd), os.path.realpath(top))):
-        if a == b:
-            return "."
-        if a.startswith(b.rstrip(os.sep) + os.sep):
+        if os.path.commonpath([a, b]) == b:
             return os.path.relpath(a, b)
     return None
