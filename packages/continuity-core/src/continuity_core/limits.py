@@ -94,12 +94,8 @@ def read(path: StrPath | None = None) -> list[Limit]:
     path = path or ledger_path()
     try:
         with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return []
-    try:
-        ledger = msgspec.json.decode(data, type=Ledger)
-    except ValueError:  # not JSON, or not a ledger (msgspec.ValidationError)
+            ledger = msgspec.json.decode(f.read(), type=Ledger)
+    except (OSError, ValueError):  # none, not JSON, or not a ledger (msgspec.ValidationError)
         return []
     at = now()
     return [lim for lim in ledger.limits if expires(lim) > at]
