@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from continuity_core import stamps
-from continuity_core.jsonl import read_forward
+from continuity_core.jsonl import ForwardReader
 from continuity_core.store import KEEP_CHECKPOINTS, Store
 
 if TYPE_CHECKING:
@@ -71,15 +71,7 @@ class Report(msgspec.Struct, kw_only=True):
         return not any(p.level in ("warn", "error") for p in self.problems)
 
 
-_iso = stamps.iso
-
-
-def _parse(ts: str) -> dt.datetime | None:
-    try:
-        when = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+_iso, _parse = stamps.iso, stamps.parse_time
 
 
 _event = msgspec.json.Decoder()
@@ -92,7 +84,7 @@ def events(store: Store, since: dt.datetime) -> Iterator[dict[str, Any]]:
         path = folder / name
         if not path.exists():
             continue
-        for line in read_forward(path):
+        for line in ForwardReader(path):
             try:
                 record = _event.decode(line)
             except msgspec.DecodeError:

@@ -430,13 +430,8 @@ def short_time(stamp: str) -> str:
     """ "2026-11-30T14:02:11.5Z" -> "2026-11-30 14:02 UTC"; other text as it is."""
     import datetime as dt
 
-    try:
-        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return stamp
-    if when.tzinfo is not None:
-        when = when.astimezone(dt.UTC)
-    return when.strftime("%Y-%m-%d %H:%M UTC")
+    when = stamps.parse_time(stamp)
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") if when else stamp
 
 
 class Table(Struct, kw_only=True):
