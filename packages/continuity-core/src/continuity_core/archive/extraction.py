@@ -217,32 +217,19 @@ def _records(
 def project_sources(project: Path) -> list[Source]:
     """The project's automatic checkpoints and saved handoffs."""
     store = project / ".baker"
-    out: list[Source] = []
+    found: list[tuple[Kind, str, str]] = []  # kind, session id, path
     with contextlib.suppress(OSError):
         for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
             if entry.name.endswith(".json"):
-                out.append(
-                    Source(
-                        kind="checkpoint",
-                        agent="baker",
-                        account="",
-                        session_id=entry.name[:-5],
-                        path=entry.path,
-                        project=str(project),
-                    )
-                )
+                found.append(("checkpoint", entry.name[:-5], entry.path))
     for folder in SAVED_DIRS:
         with contextlib.suppress(OSError):
             for path in sorted((store / folder).rglob("*")):
                 if path.suffix == ".md" and path.is_file():  # not the .json sidecars
-                    out.append(
-                        Source(
-                            kind="saved",
-                            agent="baker",
-                            account="",
-                            session_id=path.stem,
-                            path=str(path),
-                            project=str(project),
-                        )
-                    )
-    return out
+                    found.append(("saved", path.stem, str(path)))
+    return [
+        Source(
+            kind=kind, agent="baker", account="", session_id=sid, path=path, project=str(project)
+        )
+        for kind, sid, path in found
+    ]

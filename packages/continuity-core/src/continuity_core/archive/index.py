@@ -278,23 +278,14 @@ class Archive:
             head = _digest(f.read(SIGNATURE_BYTES))
         # IMMEDIATE: a second indexer waits here, then sees this one's offset, so no text is
         # indexed twice. Long files commit every COMMIT_BYTES (see _index_jsonl).
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
             row = self.db.execute(
                 "SELECT id, offset, head, edge, project FROM sources WHERE path = ?",
                 (src.path,),
             ).fetchone()
             reset = False
             if row is None:
-                sid = (
-                    self.db.execute(
-                        "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-                    ).lastrowid
-                    or 0
-                )
-                offset, project = 0, src.project
+                sid, offset, project = self._new_source(src), 0, src.project
             else:
                 sid, offset, old_head, edge, project = row
                 project = project or src.project
@@ -317,11 +308,18 @@ class Archive:
                 read, rows = self._index_jsonl(src, sid, offset, project, before, progress)
             else:
                 read, rows = self._index_document(src, sid, progress)
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         return read, rows, reset
+
+    def _new_source(self, src: Source) -> int:
+        """A row for a source seen for the first time; its id."""
+        return (
+            self.db.execute(
+                "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+            ).lastrowid
+            or 0
+        )
 
     def _index_jsonl(
         self,
@@ -424,21 +422,12 @@ class Archive:
             if text and (not texts or texts[-1][0] != text):
                 texts.append((text, own or ts))
         times = [ts for _, ts in texts if ts]
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
             row = self.db.execute(
                 "SELECT id, project FROM sources WHERE path = ?", (src.path,)
             ).fetchone()
             if row is None:
-                sid = (
-                    self.db.execute(
-                        "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-                    ).lastrowid
-                    or 0
-                )
-                project = src.project
+                sid, project = self._new_source(src), src.project
             else:
                 sid, project = row[0], row[1] or src.project
                 self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
@@ -465,10 +454,6 @@ class Archive:
                     sid,
                 ),
             )
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         return read, len(texts)
 
     def _index_document(
