@@ -121,10 +121,6 @@ def local_config(root: Path) -> dict[str, str]:
     return found
 
 
-def _is_true(value: str | None) -> bool:
-    return (value or "").lower() in ("true", "yes", "on", "1")
-
-
 def default_remote(root: Path) -> str:
     """`baker.remote`, else the current branch's upstream remote, else `origin`."""
     configured = local_config(root).get("baker.remote")
@@ -175,14 +171,13 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     made = handoff.make(root)
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
-    stable = msgspec.structs.replace(made.brief, created_at="")
-    files[BRIEF_JSON] = msgspec.json.format(msgspec.json.encode(stable), indent=2) + b"\n"
+    files[BRIEF_JSON] = _pretty(msgspec.structs.replace(made.brief, created_at=""))
     saved = _saved_index(root)
-    if saved is not None:
-        files[SAVED_JSON] = saved
+    if saved:
+        files[SAVED_JSON] = _pretty(saved)
     limits = _limits()
-    if limits is not None:
-        files[LIMITS_JSON] = limits
+    if limits:
+        files[LIMITS_JSON] = _pretty(limits)
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
     snap = Snapshot(
@@ -204,16 +199,23 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
-    files[SNAPSHOT_JSON] = msgspec.json.format(msgspec.json.encode(snap), indent=2) + b"\n"
+    files[SNAPSHOT_JSON] = _pretty(snap)
     _refuse_secrets(files, shown)  # what was derived is redacted; checked all the same
     return files
 
 
+def _pretty(value: object) -> bytes:
+    """A snapshot's JSON file: indented, so `git show` reads it."""
+    return msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n"
+
+
 def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
+    from continuity_core.redact import scan
+
     findings = [
         (labels.get(name, name), kinds)
         for name, data in sorted(files.items())
-        if (kinds := _scan(data))
+        if (kinds := scan(data.decode("utf-8", "replace")))
     ]
     if findings:
         what = "; ".join(f"{label} holds {', '.join(kinds)}" for label, kinds in findings)
@@ -222,12 +224,6 @@ def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
             "written and no ref moved: remove it (edit the note, `baker trap rm ID`, or let "
             "the next checkpoint replace the old one) and push again"
         )
-
-
-def _scan(data: bytes) -> list[str]:
-    from continuity_core.redact import scan
-
-    return scan(data.decode("utf-8", "replace"))
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -245,28 +241,24 @@ def _snapshot_git(root: Path) -> GitFacts:
     return facts
 
 
-def _saved_index(root: Path) -> bytes | None:
+def _saved_index(root: Path) -> list[dict[str, object]]:
     """The saved checkpoints' index: ids, times, agents, sizes (never their text)."""
     from continuity_core import saved
 
-    found = saved.list_saved(root)
-    if not found:
-        return None
-    index = [
+    return [
         {"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest, "bytes": c.bytes}
-        for c in found
+        for c in saved.list_saved(root)
     ]
-    return msgspec.json.format(msgspec.json.encode(index), indent=2) + b"\n"
 
 
-def _limits() -> bytes | None:
+def _limits() -> list[dict[str, object]]:
     """The accounts still limited when the snapshot is taken: a usage limit belongs to the
     account, not to the machine, so another machine that uses the same account should know.
     Agent, account name, since, until, kind and source only: never the account's folder
     (a path on this machine) nor the agent's message."""
     from continuity_core import limits
 
-    entries = [
+    return [
         {
             "agent": lim.agent,
             "account": lim.account,
@@ -277,9 +269,6 @@ def _limits() -> bytes | None:
         }
         for lim in limits.read()
     ]
-    if not entries:
-        return None
-    return msgspec.json.format(msgspec.json.encode(entries), indent=2) + b"\n"
 
 
 def _message(machine: str, snap: Snapshot) -> str:
@@ -373,7 +362,8 @@ def push(
                 root, "push", "--porcelain", remote, f"{ref}:{ref}", env=env, timeout=timeout
             )
         except GitError as e:
-            if _no_such_remote(str(e)):
+            # The remote is neither a configured name nor a repository.
+            if "does not appear to be a git repository" in str(e) or "No such remote" in str(e):
                 raise GitError(
                     f"{str(e).rstrip('.')}. The snapshot is kept here on {ref}; to push it, "
                     "add the remote "
@@ -394,11 +384,6 @@ def push(
             for line in said.splitlines()
         )
     return result
-
-
-def _no_such_remote(message: str) -> bool:
-    """Whether git failed because the remote is neither a configured name nor a repository."""
-    return "does not appear to be a git repository" in message or "No such remote" in message
 
 
 def _require_repo(root: Path) -> None:
@@ -475,7 +460,7 @@ def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
 def auto_push_remote(root: Path) -> str | None:
     """The remote to push to after a checkpoint, when the clone's own git config opted in."""
     config = local_config(root)
-    if not _is_true(config.get("baker.autopush")):
+    if config.get("baker.autopush", "").lower() not in ("true", "yes", "on", "1"):
         return None
     return config.get("baker.remote") or default_remote(root)
 

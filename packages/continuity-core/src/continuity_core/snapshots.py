@@ -291,11 +291,6 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
     return out
 
 
-def read(root: Path, machine: str, name: str) -> bytes | None:
-    """One file of `machine`'s newest snapshot in this clone."""
-    return _cat(root, [f"{ref_for(machine)}:{name}"])[0]
-
-
 def from_file(root: Path) -> MachinesFile | None:
     """`.baker/machines.json` as `pull` last wrote it (cleaned then; what the pickup shows of
     it is redacted again); None when absent, unreadable or over `SNAPSHOT_MAX`. The hooks
