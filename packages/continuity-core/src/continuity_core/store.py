@@ -24,6 +24,7 @@ from continuity_core.stamps import new_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
     from types import TracebackType
     from typing import Any, TypeVar
@@ -56,16 +57,17 @@ def is_checkpoint_name(name: str) -> bool:
     return _CHECKPOINT_NAME.fullmatch(name) is not None
 
 
+def _upwards(start: StrPath) -> Iterator[str]:
+    """`start` (made absolute) and every folder above it, nearest first."""
+    folder = os.path.abspath(start)
+    yield folder
+    while folder != (folder := os.path.dirname(folder)):
+        yield folder
+
+
 def worktree_root(start: StrPath) -> str | None:
     """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    folder = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        up = os.path.dirname(folder)
-        if up == folder:
-            return None
-        folder = up
+    return next((f for f in _upwards(start) if os.path.exists(os.path.join(f, ".git"))), None)
 
 
 def project_root(start: StrPath | None = None) -> str | None:
@@ -73,9 +75,8 @@ def project_root(start: StrPath | None = None) -> str | None:
 
     The search stops at the git worktree root, so a nested repository is its own project.
     """
-    folder = os.path.abspath(os.fspath(start) if start is not None else os.getcwd())
     user_store: str | None = None
-    while True:
+    for folder in _upwards(start if start is not None else os.getcwd()):
         store = os.path.join(folder, STORE)
         if os.path.isdir(store):
             if user_store is None:
@@ -84,10 +85,7 @@ def project_root(start: StrPath | None = None) -> str | None:
                 return folder  # ~/.baker is the per-user store, never a project's
         if os.path.exists(os.path.join(folder, ".git")):
             return None
-        up = os.path.dirname(folder)
-        if up == folder:
-            return None
-        folder = up
+    return None
 
 
 def project_root_for_init(start: Path | None = None) -> Path:
