@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from continuity_core.errors import BakerError
+from continuity_core.git import GIT_TIMEOUT_S, GitError, run, run_env
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.snapshots import (
     BRIEF_JSON,
     BRIEF_MD,
     CHECKPOINT_JSON,
-    GIT_TIMEOUT_S,
     LIMITS_JSON,
     NOTE_MD,
     REF_PREFIX,
@@ -40,15 +40,12 @@ from continuity_core.snapshots import (
     SNAPSHOT_JSON,
     SNAPSHOT_MAX,
     TRAPS_JSONL,
-    GitError,
     MachineInfo,
     MachinesFile,
     Snapshot,
-    _env,
     _rev,
     cat_plain,
     clean_trap,
-    git,
     ref_for,
     snapshots,
     validate_machine,
@@ -113,7 +110,7 @@ def local_config(root: Path) -> dict[str, str]:
 
     if not local_config_may_name(root, b"baker"):  # no baker.* key there: no git call
         return {}
-    out = git(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
+    out = run(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
     found: dict[str, str] = {}
     for line in out.splitlines():
         key, _, value = line.partition(" ")
@@ -126,9 +123,9 @@ def default_remote(root: Path) -> str:
     configured = local_config(root).get("baker.remote")
     if configured:
         return check_remote(configured)
-    branch = git(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
+    branch = run(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     if branch:
-        upstream = git(root, "config", "--get", f"branch.{branch}.remote", check=False).strip()
+        upstream = run(root, "config", "--get", f"branch.{branch}.remote", check=False).strip()
         if upstream and upstream != ".":
             return check_remote(upstream)
     return "origin"
@@ -287,9 +284,9 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     ref = ref_for(machine)
     entries = []
     for name in sorted(files):
-        sha = git(root, "hash-object", "-w", "--stdin", input=files[name]).strip()
+        sha = run(root, "hash-object", "-w", "--stdin", input=files[name]).strip()
         entries.append(f"100644 blob {sha}\t{name}\n")
-    tree = git(root, "mktree", input="".join(entries).encode()).strip()
+    tree = run(root, "mktree", input="".join(entries).encode()).strip()
     parent = _rev(root, ref + "^{commit}")
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
@@ -300,9 +297,9 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
         "GIT_COMMITTER_NAME": f"baker ({machine})",
     }
     args = ["commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-"]
-    commit = git(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
+    commit = run(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
     # The old value guards against a concurrent push of the same machine moving it meanwhile.
-    git(root, "update-ref", "-m", "baker push", ref, commit, parent or "0" * 40)
+    run(root, "update-ref", "-m", "baker push", ref, commit, parent or "0" * 40)
     return commit, True
 
 
@@ -340,13 +337,13 @@ def push(
     result = PushResult(machine=machine, remote=remote, ref=ref)
     if delete:
         try:
-            git(root, "push", "--quiet", remote, f":{ref}", env=env, timeout=timeout)
+            run(root, "push", "--quiet", remote, f":{ref}", env=env, timeout=timeout)
         except GitError as e:
             if "remote ref does not exist" not in str(e):
                 raise
         old = _rev(root, ref)
         if old is not None:
-            git(root, "update-ref", "-d", ref, old)
+            run(root, "update-ref", "-d", ref, old)
         result.deleted = True
         return result
     store = Store(root)
@@ -358,7 +355,7 @@ def push(
         result.commit, result.changed = write_snapshot(root, machine, files)
         # An unchanged snapshot pushed again is git's own no-op ("Everything up-to-date").
         try:
-            said = git(
+            said = run(
                 root, "push", "--porcelain", remote, f"{ref}:{ref}", env=env, timeout=timeout
             )
         except GitError as e:
@@ -400,7 +397,7 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
     _require_repo(root)
     remote = check_remote(remote) if remote else default_remote(root)
     me = machine_name()
-    git(
+    run(
         root,
         "fetch",
         "--quiet",
@@ -481,7 +478,7 @@ def spawn_auto_push(root: Path) -> bool:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         close_fds=True,
-        env=_env(_remote_env(interactive=False)),
+        env=run_env(_remote_env(interactive=False)),
     )
     return True
 

@@ -15,7 +15,6 @@ import itertools
 import os
 import re
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +65,6 @@ def hook_text(baker: str | None) -> str:
     return _HOOK.format(marker=MARKER, chained=CHAINED, baker=shlex.quote(baker or ""))
 
 
-_QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
@@ -79,25 +77,9 @@ class Problem:
     kind: str  # the redactor's kind, or "private"
 
 
-def _git(root: Path, *args: str, hooks_path: bool = False) -> str:
-    result = subprocess.run(
-        git.argv(root, *args, hooks_path=hooks_path),
-        cwd=root,
-        capture_output=True,
-        env={**os.environ, **_QUIET},
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(
-            result.stderr.decode(errors="replace").strip() or f"git {args[0]} failed"
-        )
-    return result.stdout.decode("utf-8", "replace")
-
-
 def hooks_dir(root: Path) -> Path:
     """Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`)."""
-    path = Path(_git(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
+    path = Path(git.run(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
     return path if path.is_absolute() else root / path
 
 
@@ -106,7 +88,7 @@ def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
     touched: a hooks folder in the work tree (a relative `core.hooksPath` such as `.githooks`,
     which a repository can commit as a link) is refused when a link in it leads out of the
     project. `.git/` never comes with a clone, and a folder configured elsewhere is the
-    user's. OSError or RuntimeError where git cannot say where the hooks are."""
+    user's. OSError or GitError where git cannot say where the hooks are."""
     from continuity_core.project import outside_project
 
     folder = hooks_dir(root)
@@ -131,7 +113,7 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
     a guard written by an older or another baker is brought up to date."""
     try:
         hook, chained, shown, why = _hook(root)
-    except (OSError, RuntimeError) as e:
+    except (OSError, git.GitError) as e:
         return [Change(path="pre-commit hook", action="failed", detail=str(e))]
     if why:
         return [Change(path=shown, action="failed", detail=why)]
@@ -171,7 +153,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
     """Remove the guard, and put back the hook it was chained to. Nothing when absent."""
     try:
         hook, chained, shown, why = _hook(root)
-    except (OSError, RuntimeError):
+    except (OSError, git.GitError):
         return []  # not a git repository: no hook to remove
     if why:
         return [Change(path=shown, action="failed", detail=why)]
@@ -196,23 +178,21 @@ def check(root: Path) -> list[Problem]:
     from continuity_core.redact import findings
 
     problems: list[Problem] = []
-    names = _git(
-        root, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--no-renames"
-    )
+    only = ("--diff-filter=ACMR", "--no-renames")
+    names = git.run(root, "diff", "--cached", "--name-only", "-z", *only, timeout=None)
     for name in filter(None, names.split("\x00")):
         if name.startswith(PRIVATE[0]) or name == PRIVATE[1]:
             problems.append(Problem(path=name, line=0, kind="private"))
-    diff = _git(
+    diff = git.run(
         root,
         "diff",
         "--cached",
         "-U0",
         "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--diff-filter=ACMR",
-        "--no-renames",
+        *git.NO_DRIVERS,
+        *only,
         "--text",
+        timeout=None,
     )
     for path, numbers, lines in _added(diff):
         text = "\n".join(lines)
