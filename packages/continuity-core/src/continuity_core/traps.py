@@ -13,6 +13,10 @@ import json
 import os
 import stat
 
+# Paths as posix, normalized (no `//`, `.` or `a/..`): pathlib costs the pre-tool hook half a
+# bare interpreter start (it imports `urllib`); `os` has imported posixpath already.
+from posixpath import normpath
+
 from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
@@ -87,13 +91,12 @@ def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
 
 def load(root: StrPath, *, redact_why: bool = True) -> list[Trap]:
     """Every usable trap, oldest first."""
-    traps = [_decode(line, redact_why=redact_why) for line in _lines(root) if line.strip()]
-    return [t for t in traps if t is not None]
+    return parse_lines(b"\n".join(_lines(root)), redact_why=redact_why)
 
 
-def parse_lines(data: bytes) -> list[Trap]:
+def parse_lines(data: bytes, *, redact_why: bool = True) -> list[Trap]:
     """The usable traps of a `traps.jsonl` text (another machine's, say), oldest first."""
-    traps = [_decode(line) for line in data.splitlines() if line.strip()]
+    traps = [_decode(line, redact_why=redact_why) for line in data.splitlines() if line.strip()]
     return [t for t in traps if t is not None]
 
 
@@ -251,17 +254,9 @@ def _glob(name: str, pattern: str) -> bool:
     return fnmatchcase(name, pattern)
 
 
-def _pure(path: str) -> str:
-    """`path` as posix, normalized (`posixpath.normpath`: no `//`, `.` or `a/..`); pathlib
-    costs the pre-tool hook half a bare interpreter start (it imports `urllib`)."""
-    import posixpath
-
-    return posixpath.normpath(path)
-
-
 def _relative_to(path: str, root: str) -> str | None:
     """`path` below `root`, as posix; None where it is not below."""
-    p, top = _pure(path), _pure(root).rstrip("/")
+    p, top = normpath(path), normpath(root).rstrip("/")
     if p == top or (not top and p == "/"):
         return "."
     return p[len(top) + 1 :] if p.startswith(top + "/") else None
@@ -281,8 +276,8 @@ def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
                 rel = _relative_to(os.path.realpath(p), os.path.realpath(top))
             except (ValueError, OSError):
                 rel = None
-        return rel if rel is not None else _pure(p)
-    return _pure(path.replace("\\", "/")).removeprefix("./")
+        return rel if rel is not None else normpath(p)
+    return normpath(path.replace("\\", "/")).removeprefix("./")
 
 
 def path_matches(pattern: str, rel: str) -> bool:
