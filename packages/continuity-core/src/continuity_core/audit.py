@@ -71,9 +71,6 @@ class Report(msgspec.Struct, kw_only=True):
         return not any(p.level in ("warn", "error") for p in self.problems)
 
 
-_iso = stamps.iso
-
-
 def _parse(ts: str) -> dt.datetime | None:
     try:
         when = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
@@ -148,7 +145,7 @@ def audit(
     problems += _checkpoints(store, session, ref_mtime, since)
     problems += _install(root, adapters, config)
     return Report(
-        days=days, since=_iso(since), events=dict(sorted(counts.items())), problems=problems
+        days=days, since=stamps.iso(since), events=dict(sorted(counts.items())), problems=problems
     )
 
 
@@ -265,17 +262,8 @@ def _newest(
             return None, 0.0, []
         session = read_session(found.adapter, found.ref, store if store.exists else None)
     except Exception as e:  # audit reports; it never fails on an adapter's bug
-        return (
-            None,
-            0.0,
-            [
-                Problem(
-                    level="warn",
-                    check="checkpoints",
-                    message=f"cannot read the newest session: {e}",
-                )
-            ],
-        )
+        why = f"cannot read the newest session: {e}"
+        return None, 0.0, [Problem(level="warn", check="checkpoints", message=why)]
     return session, found.ref.mtime, []
 
 
@@ -308,11 +296,11 @@ def _suspects(root: Path, now: dt.datetime, session: Any | None) -> list[Problem
                 fix="check whether that action already ran, then `baker now TEXT`",
             )
         )
-    executed = getattr(note_mod, "executed", None)
-    if session is not None and executed is not None:
+    if session is not None:
         note = note_mod.parse(text)
         action = note.get("Now")
-        call = executed(action, session, note.meta.get("updated") or None) if action else None
+        since = note.meta.get("updated") or None
+        call = note_mod.executed(action, session, since) if action else None
         if call is not None:
             out.append(
                 Problem(
@@ -387,8 +375,8 @@ def _checkpoints(
             Problem(
                 level="warn",
                 check="checkpoints",
-                message=f"{label}: the last turn ({_iso(updated)}) has no checkpoint "
-                f"(newest {_iso(last)})",
+                message=f"{label}: the last turn ({stamps.iso(updated)}) has no checkpoint "
+                f"(newest {stamps.iso(last)})",
                 fix="check the turn-end hook with `baker doctor`",
             )
         )

@@ -218,16 +218,15 @@ def _home_problems() -> list[Any]:
     """~/.baker and its parts that fail the trust check (a 0644 config.toml passes)."""
     from continuity_core import trust
 
-    out = []
     try:
-        for part in ("", "cache", "log", "handoffs"):
-            folder = trust.home_dir(*([part] if part else []), create=False)
-            if part == "":
-                trust.check_file(folder / "config.toml", home=True)
-                trust.check_file(folder / "archive.sqlite", home=True)
+        home = trust.home_dir(create=False)
+        trust.check_file(home / "config.toml", home=True)
+        trust.check_file(home / "archive.sqlite", home=True)
+        for part in ("cache", "log", "handoffs"):
+            trust.home_dir(part, create=False)
     except trust.Untrusted as e:
-        out.append(e)
-    return out
+        return [e]
+    return []
 
 
 def _baker_on_path() -> list[Finding]:
@@ -285,10 +284,9 @@ def _store(store: Store) -> list[Finding]:
         )
     else:
         age = dt.datetime.now().timestamp() - os.path.getmtime(latest[0])
-        hours = age / 3600
         out.append(
             Finding(
-                level="warn" if hours > STALE_CHECKPOINT_H else "ok",
+                level="warn" if age > STALE_CHECKPOINT_H * 3600 else "ok",
                 message=f"newest checkpoint is {_age(age)} old",
             )
         )
