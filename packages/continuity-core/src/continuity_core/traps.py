@@ -590,15 +590,14 @@ def unseen(
     session: str,
     paths: Sequence[str],
     command: str | None,
-    batch: int = BATCH,
     cwd: str | None = None,
 ) -> list[Shown]:
-    """The next matching traps `session` has not been shown, at most `batch`."""
+    """The next matching traps `session` has not been shown, at most `BATCH`."""
     top = os.fspath(root)
     try:
-        return _unseen(top, _cached(top), session, paths, command, batch, cwd)
+        return _unseen(top, _cached(top), session, paths, command, cwd)
     except ValueError:  # a row of the cache is broken: built again from the traps
-        return _unseen(top, _cached(top, fresh=True), session, paths, command, batch, cwd)
+        return _unseen(top, _cached(top, fresh=True), session, paths, command, cwd)
 
 
 def _unseen(
@@ -607,7 +606,6 @@ def _unseen(
     session: str,
     paths: Sequence[str],
     command: str | None,
-    batch: int,
     cwd: str | None,
 ) -> list[Shown]:
     ids = cached.index["id"]
@@ -620,7 +618,7 @@ def _unseen(
         if ids[i] in already:
             continue
         out.append(cached.shown(i))  # ValueError where the row is not what `_cached` wrote
-        if len(out) >= batch:
+        if len(out) >= BATCH:
             break
     return out
 
