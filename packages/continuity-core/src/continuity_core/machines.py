@@ -151,15 +151,12 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     store = Store(root)
     files: dict[str, bytes] = {}
     # What was written on purpose or by the hooks, as written: scanned, never redacted here.
-    raw = {
-        NOTE_MD: (root / NOTE_PATH, str(NOTE_PATH)),
-        TRAPS_JSONL: (traps_path(root), ".baker/traps.jsonl"),
-    }
+    raw = {NOTE_MD: root / NOTE_PATH, TRAPS_JSONL: traps_path(root)}
     newest = store.checkpoint_paths()[:1]
     if newest:
-        raw[CHECKPOINT_JSON] = (newest[0], f".baker/checkpoints/{newest[0].name}")
-    shown = {name: label for name, (_, label) in raw.items()}
-    for name, (path, _) in raw.items():
+        raw[CHECKPOINT_JSON] = newest[0]
+    shown = {name: path.relative_to(root).as_posix() for name, path in raw.items()}
+    for name, path in raw.items():
         try:
             files[name] = path.read_bytes()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -169,12 +166,9 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
     files[BRIEF_JSON] = _pretty(msgspec.structs.replace(made.brief, created_at=""))
-    saved = _saved_index(root)
-    if saved:
-        files[SAVED_JSON] = _pretty(saved)
-    limits = _limits()
-    if limits:
-        files[LIMITS_JSON] = _pretty(limits)
+    for name, index in ((SAVED_JSON, _saved_index(root)), (LIMITS_JSON, _limits())):
+        if index:  # none saved, none limited: no file
+            files[name] = _pretty(index)
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
     snap = Snapshot(
