@@ -530,26 +530,20 @@ class Archive:
 
     def show(self, session: str) -> list[tuple[str | None, str]]:
         """The archived text of one session (an id or a unique prefix), oldest first."""
-        sid = self._one_session(session)
-        return [
-            (ts, text)
-            for ts, text in self.db.execute(
-                "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
-                "WHERE s.session_id = ? ORDER BY c.rowid",
-                (sid,),
-            )
-        ]
+        return self.db.execute(
+            "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
+            "WHERE s.session_id = ? ORDER BY c.rowid",
+            (self._one_session(session),),
+        ).fetchall()
 
     def forget(self, session: str) -> tuple[str, int]:
         """Remove a session (an id or a unique prefix) for good; returns its id and row count."""
         sid = self._one_session(session)
         with self._write():
-            ids = [
-                r[0] for r in self.db.execute("SELECT id FROM sources WHERE session_id = ?", (sid,))
-            ]
-            rows = 0
-            for source in ids:
-                rows += self.db.execute("DELETE FROM chunks WHERE source = ?", (source,)).rowcount
+            rows = self.db.execute(
+                "DELETE FROM chunks WHERE source IN (SELECT id FROM sources WHERE session_id = ?)",
+                (sid,),
+            ).rowcount
             self.db.execute("DELETE FROM sources WHERE session_id = ?", (sid,))
             # Remembered so a transcript still on disk is not indexed again.
             self.db.execute("INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, _iso(None)))
