@@ -184,14 +184,8 @@ def open_fd(path: StrPath, flags: int, mode: int = 0o600, *, home: bool = False)
 
 def read_bytes(path: StrPath, *, home: bool = False) -> bytes:
     """The whole file, opened with `open_fd` (FileNotFoundError when missing)."""
-    fd = open_fd(path, os.O_RDONLY, home=home)
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    with open(open_fd(path, os.O_RDONLY, home=home), "rb") as f:
+        return f.read()
 
 
 def append(path: StrPath, data: bytes, *, home: bool = False) -> None:
