@@ -132,13 +132,9 @@ class AdapterContract:
         root = str(sample.project)
         assert all(r.cwd != root for r in others if r.cwd)
 
-    def _newest(self, sample: ContractSample) -> Session:
+    def test_read_gives_latest_request_verbatim(self, sample: ContractSample) -> None:
         ref = next(iter(sample.adapter.discover(sample.project, sample.accounts)))
         session: Session = sample.adapter.read(ref).session
-        return session
-
-    def test_read_gives_latest_request_verbatim(self, sample: ContractSample) -> None:
-        session = self._newest(sample)
         assert session.agent == sample.adapter.name
         assert session.session_id == sample.session_id
         assert session.latest_request == sample.latest_request
