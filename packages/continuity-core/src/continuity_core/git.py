@@ -299,13 +299,10 @@ def _parse_status(out: str, facts: GitFacts) -> bool:
     """Fill `facts` from `git status --porcelain=v2 --branch -z`; True when it lists a tracked
     change (an entry other than an untracked file)."""
     tracked = False
-    entries = out.split("\x00")
+    entries = iter(out.split("\x00"))
     dirty: list[str] = []
     count = 0
-    i = 0
-    while i < len(entries):
-        e = entries[i]
-        i += 1
+    for e in entries:
         if not e:
             continue
         if e.startswith("# branch.oid "):
@@ -329,7 +326,7 @@ def _parse_status(out: str, facts: GitFacts) -> bool:
                 xy, path = fields[1].replace(".", " "), fields[-1]
                 tracked = True
                 if e[0] == "2":
-                    i += 1  # the original path of a rename follows
+                    next(entries, None)  # the original path of a rename follows
             if len(dirty) < DIRTY_CAP:
                 dirty.append(f"{xy} {path}")
     facts.dirty, facts.dirty_count = dirty, count
