@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 KEEP_CHECKPOINTS = 20
 LOCK_TIMEOUT_S = 5.0
-LOG_MAX_BYTES = 1 << 20
 KNOWN_SCHEMA = 1
 STORE = trust.STORE
 # In the store: the other machines' snapshots and traps, written by `baker pull`
@@ -259,17 +258,10 @@ class Store:
     def log(self, event: str, **fields: Any) -> None:
         """Append one line to `.baker/log/events.jsonl`, redacted; never raises."""
         try:
-            folder = self.folder_path("log")
-            path = os.path.join(folder, "events.jsonl")
-            try:
-                if os.lstat(path).st_size > LOG_MAX_BYTES:
-                    os.replace(path, os.path.join(folder, "events.1.jsonl"))
-            except FileNotFoundError:
-                pass
             from continuity_core.redact import redact
 
             line = redact(json.dumps({"t": now_iso(), "event": event, **fields}))
-            trust.append(path, (line + "\n").encode())
+            trust.log_line(self.folder_path("log"), line)
         except Exception:  # noqa: S110 - logging is best effort by design
             pass
 
