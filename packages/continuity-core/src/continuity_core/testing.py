@@ -36,9 +36,6 @@ class ContractSample:
     notify_argv: list[str] = field(default_factory=list)
 
 
-# Run in a fresh interpreter: load core's hook module, then the adapter's hook module (its
-# `continuity_core.hooks` entry point, if it has one) and the module of its class, which the
-# checkpoint and pickup hooks load; print every module that the second step added.
 # What importing modules adds to a process that has already imported `sys.argv[1]` (a comma-
 # separated list of core modules): the adapter may add its own modules and core's, nothing else.
 HOOK_IMPORTS = """
