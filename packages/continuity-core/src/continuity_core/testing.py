@@ -192,6 +192,6 @@ class AdapterContract:
     ) -> None:
         brief = tmp_path / "brief.md"
         brief.write_text("x" * 300_000)
-        spec = sample.adapter.launch(sample.project, brief, LaunchOptions(brief_chars=300_000))
+        spec = sample.adapter.launch(sample.project, brief, LaunchOptions())
         assert spec.argv
         assert all(len(a.encode()) < 100_000 for a in spec.argv)
