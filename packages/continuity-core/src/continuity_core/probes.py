@@ -373,7 +373,7 @@ def interpreter_of(venv: str) -> str:
 
 
 def check_interpreter(
-    label: str, venv: str, timeout_s: float, *, root: StrPath, tracked: bool = False
+    label: str, venv: str, *, root: StrPath, tracked: bool = False
 ) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
@@ -480,11 +480,8 @@ def environment(
     start = time.monotonic()
     root = os.path.abspath(root)
     cfg = read_config(root)
-    venvs = venv_dirs(root, cfg.venvs)
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
-    interp_timeout = min(INTERPRETER_TIMEOUT_S, limit)
-
-    tasks = _tasks(root, cfg, venvs, limit, interp_timeout, gpu=gpu, begun=begun)
+    tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
     env = Environment(created_at=now_iso(), project=str(root))
     _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
     env.probes[:0] = cfg.errors
@@ -493,14 +490,7 @@ def environment(
 
 
 def _tasks(
-    root: str,
-    cfg: ProbesConfig,
-    venvs: list[tuple[str, str]],
-    limit: float,
-    interp_timeout: float,
-    *,
-    gpu: bool,
-    begun: Begun | None,
+    root: str, cfg: ProbesConfig, limit: float, *, gpu: bool, begun: Begun | None
 ) -> list[tuple[str, str, Callable[[], Any]]]:
     """What `environment` runs side by side: each task's kind (an `Environment` list, or
     "git"), its name and the task."""
@@ -508,11 +498,13 @@ def _tasks(
 
     git = partial(repo_facts, root, timeout=min(5.0, limit), begun=begun)
     tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
+    venvs = venv_dirs(root, cfg.venvs)
     within = [p for _, p in venvs if inside(root, p)]
-    tracked = tracked_by_git(root, within, timeout_s=interp_timeout) if within else set()
+    timeout_s = min(INTERPRETER_TIMEOUT_S, limit)
+    tracked = tracked_by_git(root, within, timeout_s=timeout_s) if within else set()
     for label, path in venvs:
-        check = partial(check_interpreter, label, path, interp_timeout, root=root)
-        tasks.append(("interpreters", label, partial(check, tracked=path in tracked)))
+        check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
+        tasks.append(("interpreters", label, check))
     for i, entry in enumerate(cfg.jobs):
         name = _entry_name(entry, f"jobs[{i}]")[0]
         tasks.append(("jobs", name, partial(check_job, root, entry, i)))
