@@ -77,12 +77,6 @@ class Problem:
     kind: str  # the redactor's kind, or "private"
 
 
-def hooks_dir(root: Path) -> Path:
-    """Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`)."""
-    path = Path(git.run(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
-    return path if path.is_absolute() else root / path
-
-
 def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
     """The `pre-commit` hook, the one it chains, the hook as shown, and why it may not be
     touched: a hooks folder in the work tree (a relative `core.hooksPath` such as `.githooks`,
@@ -91,13 +85,14 @@ def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
     user's. OSError or GitError where git cannot say where the hooks are."""
     from continuity_core.project import outside_project
 
-    folder = hooks_dir(root)
-    hook = folder / "pre-commit"
+    # Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`).
+    folder = Path(git.run(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
+    hook = (folder if folder.is_absolute() else root / folder) / "pre-commit"
     shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
     top, here = root.absolute(), hook.absolute()
     if not here.is_relative_to(top) or here.relative_to(top).parts[:1] == (".git",):
-        return hook, folder / CHAINED, shown, None
-    return hook, folder / CHAINED, shown, outside_project(hook, root)
+        return hook, hook.with_name(CHAINED), shown, None
+    return hook, hook.with_name(CHAINED), shown, outside_project(hook, root)
 
 
 def _ours(path: Path) -> bool:

@@ -46,14 +46,8 @@ MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
-
-
+# What `new_checkpoint_id` makes: retention deletes nothing else.
 _CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
-
-
-def is_checkpoint_name(name: str) -> bool:
-    """What `new_checkpoint_id` makes: retention deletes nothing else."""
-    return _CHECKPOINT_NAME.fullmatch(name) is not None
 
 
 def _upwards(start: StrPath) -> Iterator[str]:
@@ -208,7 +202,7 @@ class Store:
             names = os.listdir(os.path.join(self.store_dir, "checkpoints"))
         except FileNotFoundError:
             return []
-        return sorted((n for n in names if is_checkpoint_name(n)), reverse=True)
+        return sorted(filter(_CHECKPOINT_NAME.fullmatch, names), reverse=True)
 
     def latest_checkpoint(self) -> Checkpoint | None:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
