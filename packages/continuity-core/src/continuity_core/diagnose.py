@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -240,12 +239,9 @@ def _baker_on_path() -> list[Finding]:
                 "(or put the venv's bin on PATH)",
             )
         ]
-    try:
-        ran = subprocess.run([exe, "--version"], capture_output=True, timeout=20, check=False)
-        ok = ran.returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        ok = False
-    if not ok:
+    from continuity_core.adapters import cli_version
+
+    if cli_version("baker", timeout_s=20) is None:  # it fails, or says no version
         return [
             Finding(level="error", message=f"{exe} does not run", fix="reinstall continuity-cli")
         ]
