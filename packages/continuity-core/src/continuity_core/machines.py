@@ -111,11 +111,8 @@ def local_config(root: Path) -> dict[str, str]:
     if not local_config_may_name(root, b"baker"):  # no baker.* key there: no git call
         return {}
     out = run(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
-    found: dict[str, str] = {}
-    for line in out.splitlines():
-        key, _, value = line.partition(" ")
-        found[key.lower()] = value.strip()
-    return found
+    lines = (line.partition(" ") for line in out.splitlines())
+    return {key.lower(): value.strip() for key, _, value in lines}
 
 
 def default_remote(root: Path) -> str:
