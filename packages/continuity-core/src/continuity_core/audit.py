@@ -115,11 +115,7 @@ def audit(
     store = Store(root)
     logged = list(events(store, since))
     counts = Counter(str(e["event"]) for e in logged)
-    problems: list[Problem] = []
-    problems += _failures(logged)
-    problems += _truncations(counts)
-    problems += _traps(root, logged)
-    problems += _pushes(logged)
+    problems = [*_failures(logged), *_truncations(counts), *_traps(root, logged), *_pushes(logged)]
     if adapters is None:
         from continuity_core.adapters import load_all
 
