@@ -348,11 +348,9 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         return f"- {machine} was not in a git repository"
     here = git_facts(root, worktrees=False)
     head = theirs.head if theirs.head and _OID.match(theirs.head) else ""
-    if theirs.branch and not _BRANCH.match(theirs.branch):
-        theirs.branch = clean_text(theirs.branch, 80)
-        switch = False
-    else:
-        switch = True
+    switch = not theirs.branch or _BRANCH.match(theirs.branch) is not None  # safe to suggest
+    if not switch:
+        theirs.branch = clean_text(theirs.branch or "", 80)
 
     def commit(facts: GitFacts) -> str:  # an unborn branch has none
         return f"commit {facts.head[:12]} {facts.subject or ''}" if facts.head else "no commit yet"
@@ -387,12 +385,9 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         lines.append(f"- {machine} had {theirs.dirty_count} uncommitted file(s), in no commit:")
         for entry in theirs.dirty:
             xy, path = entry[:2], entry[3:]  # git_facts writes "XY path"
-            here_too = (
-                "exists here (without its changes there)"
-                if (root / path).exists()
-                else "missing here"
-            )
-            lines.append(f"  - `{path}` ({xy.strip() or '?'}): {here_too}")
+            present = (root / path).exists()
+            said = "exists here (without its changes there)" if present else "missing here"
+            lines.append(f"  - `{path}` ({xy.strip() or '?'}): {said}")
         if theirs.dirty_count > len(theirs.dirty):
             lines.append(f"  - … and {theirs.dirty_count - len(theirs.dirty)} more")
     else:
