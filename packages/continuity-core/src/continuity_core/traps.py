@@ -123,11 +123,7 @@ def file_hash(path: StrPath) -> str | None:
 
 def cited_files(root: Path, pattern: str, extra: Iterable[str] = ()) -> list[str]:
     """Project files a trap cites: those its path glob matches (a few), plus `extra`."""
-    found: list[str] = []
-    for name in extra:
-        rel = relative(root, name)
-        if rel not in found:
-            found.append(rel)
+    found = list(dict.fromkeys(relative(root, name) for name in extra))
     if not pattern.startswith("/") and ".." not in pattern.split("/"):
         try:
             matches = sorted(root.glob(pattern)) if _wild(pattern) else [root / pattern]
@@ -193,18 +189,15 @@ def add(
         agent=agent,
         file_hashes=hashes,
     )
-    store = Store(root)
-    with store.lock():
-        path = traps_path(root)
+    with Store(root).lock():
         old = b"".join(line + b"\n" for line in _lines(root))
-        atomic_write(path, old + msgspec.json.encode(trap) + b"\n")
+        atomic_write(traps_path(root), old + msgspec.json.encode(trap) + b"\n")
     return trap
 
 
 def remove(root: Path, trap_id: str) -> Trap:
     """Remove one trap by id (or a unique id prefix); every other line stays byte-for-byte."""
-    store = Store(root)
-    with store.lock():
+    with Store(root).lock():
         lines = _lines(root)
         hits = [
             (i, t)
