@@ -240,8 +240,7 @@ class Archive:
         self, sources: Sequence[Source], progress: Callable[[int], None] | None = None
     ) -> IndexStats:
         """Index what is new in `sources`; `progress(n)` is told of every n bytes read."""
-        todo, stats = self.pending(sources)
-        return self.index_pending(todo, stats, progress)
+        return self.index_pending(*self.pending(sources), progress)
 
     def index_pending(
         self,
