@@ -5,6 +5,10 @@ upstream, ahead/behind, dirty files), `rev-parse --show-toplevel`, `log -1` (the
 subject) and `worktree list --porcelain`, all started at once; `diff --shortstat` runs only when
 `status` lists a tracked change. A folder outside git gives `GitFacts(is_repo=False)`, never an
 error.
+
+Every git command baker starts goes through `argv` (nothing from the repository's config
+runs): `output` where a failure only means "no answer" (the hooks), `run` where git's own
+message must reach the user (`push`, `pull`, the pre-commit guard) as a `GitError`.
 """
 
 from __future__ import annotations
