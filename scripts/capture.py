@@ -19,13 +19,16 @@ its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs
 fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
 subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
-hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
-Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
-S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
+hook payloads are logged for S14 and Gemini CLI's S9 (`--hooks-subdir fallback`).
+Codex S8: a sub-agent (`spawn_agent` under `--enable multi_agent_v2`), served from a script
+of its own. Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it
+(refused); S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes
+on.
 Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
 own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
 end (a credential in a failing command's output) ending on a usage limit; S14 one test command
-run again and again over three requests (Claude Code: `/compact` after the second).
+run again and again over three requests (Claude Code: `/compact` after the second; Codex and
+Gemini CLI compact on their own inside the second, after a failed command).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -68,6 +71,7 @@ from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on
     GeminiMock,
     MockModel,
     Request,
+    ResponsesMock,
     Turn,
     _strings,
     raw,
@@ -144,7 +148,8 @@ class Scenario:
     commands: list[tuple[str, bool]] = field(default_factory=list)
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
     model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
-    log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
+    log_hooks: bool = False  # Codex, Gemini CLI: log every hook event's payload too
+    codex_flags: list[str] = field(default_factory=list)  # Codex: `-c key=value`, `--enable F`
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -453,12 +458,19 @@ MIGRATE_SH = (
 )
 
 
-def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scenario]:
+def attempt_scenarios(
+    limit_env: dict[str, str], *, compact: bool, auto_compact_tokens: int = 0
+) -> list[Scenario]:
     """S12: a test that fails, is fixed, fails differently and passes. S13: a dead end — two
     approaches fail, a credential in a failing command's output — ending on a usage limit.
-    S14: a long session running the same test again and again, compacted (`/compact`, where
-    `compact`) after two requests, then one more request."""
+    S14: a long session running the same test again and again, compacted after two requests
+    (`/compact`, where `compact`), then one more request. With `auto_compact_tokens` the
+    second request first runs a test file that does not exist (a failure before the
+    compaction), and the model reports that many prompt tokens for its last test run: the
+    CLI compacts on its own before the request's answer."""
     test = "python3 test_calc.py"
+    auto = auto_compact_tokens > 0
+    missing = "python3 test_calc_all.py"  # no such file: exit 2
     long_runs = [
         Run(
             "Run the tests with python3 test_calc.py.",
@@ -467,8 +479,9 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
         Run(
             "Run them twice more to check they are stable.",
             [
+                *([Turn(calls=[shell(missing)])] if auto else []),
                 Turn(calls=[shell(test)]),
-                Turn(calls=[shell(test)]),
+                Turn(calls=[shell(test)], input_tokens=auto_compact_tokens or 1000),
                 Turn(text="Stable: test_calc passed both times."),
             ],
             resume=True,
@@ -560,8 +573,9 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
             "main",
             long_runs,
             files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
-            compaction=compact,
-            commands=[(test, False)] * 4,
+            compaction=compact or auto,
+            commands=[(test, False), *([(missing, True)] if auto else []), *[(test, False)] * 3],
+            log_hooks=auto,
         ),
     ]
 
@@ -592,6 +606,41 @@ class SubagentMock(AnthropicMock):
             turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
             self._lock.notify_all()
             return turn
+
+
+class CodexSubagentMock(ResponsesMock):
+    """Serves Codex's sub-agent (its requests name a thread of their own) from a script of its
+    own: a shell call, then its answer. `spawn_agent` and `wait_agent` come in the namespace
+    multi_agent_v2 offers them in, `collaboration`."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.parent: str | None = None
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(
+                text="utils/text.py:1 slug(s), utils/text.py:3 title(s), utils/num.py:1 "
+                "clamp(x, lo, hi)."
+            ),
+        ]
+
+    def _take(self, req: Request) -> Turn:
+        thread = req.headers.get("thread-id")
+        self.parent = self.parent or thread
+        if thread == self.parent:
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
+
+    def items(self, turn: Turn) -> list[dict[str, Any]]:
+        out = super().items(turn)
+        for item in out:
+            if item.get("name") in ("spawn_agent", "wait_agent"):
+                item["namespace"] = "collaboration"
+        return out
 
 
 class GeminiSubagentMock(GeminiMock):
@@ -626,7 +675,42 @@ class GeminiSubagentMock(GeminiMock):
             return turn
 
 
-def neutral_scenarios() -> list[Scenario]:
+# Issue 36, S14: the CLIs compact on their own once the model reports a large prompt.
+# Codex: from `model_auto_compact_token_limit` on, inside a turn that goes on after a tool
+# call (its compaction request is a `/responses` call of its own). Gemini CLI: from half
+# of the model's window (`model.compressionThreshold`, 0.5 of 1,048,576), before the next
+# model call; it summarises through two `:generateContent` calls.
+CODEX_COMPACT_LIMIT = 100_000
+GEMINI_COMPRESS_AT = 600_000
+COMPACT_SUMMARY = (
+    "The user asked to run python3 test_calc.py and check it is stable; it passed every time."
+)
+
+
+class CodexCompactMock(ResponsesMock):
+    """Answers Codex's compaction request with a summary, outside the script."""
+
+    def _take(self, req: Request) -> Turn:
+        if "CONTEXT CHECKPOINT COMPACTION" not in req.text:
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            self._lock.notify_all()
+        return Turn(text=COMPACT_SUMMARY)
+
+
+class GeminiCompressMock(GeminiMock):
+    """Answers Gemini CLI's compression calls (summary, then its check) with a snapshot."""
+
+    def side(self, req: Request) -> tuple[int, str, bytes]:
+        if ":generateContent" not in req.path or "<state_snapshot>" not in req.text:
+            return super().side(req)
+        snapshot = f"<state_snapshot>\n{COMPACT_SUMMARY}\n</state_snapshot>"
+        body = self.response([{"text": snapshot}], Turn())
+        return 200, "application/json", json.dumps(body).encode()
+
+
+def neutral_scenarios(auto_compact_tokens: int = 0) -> list[Scenario]:
     """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool."""
     plan = [
         ("Create recipes/scale.py with scale()", "in_progress"),
@@ -745,7 +829,7 @@ def neutral_scenarios() -> list[Scenario]:
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
         ),
-        *attempt_scenarios({}, compact=False),
+        *attempt_scenarios({}, compact=False, auto_compact_tokens=auto_compact_tokens),
     ]
 
 
@@ -753,6 +837,20 @@ def neutral_scenarios() -> list[Scenario]:
 # a headless run shows it: flash-lite, then flash, then pro. Only Gemini 2 models get
 # write_todos, and they never fall back headless: this session has no todo list.
 FALLBACK_FROM = "gemini-3.1-flash-lite"
+CODEX_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PermissionRequest",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "Interrupt",
+)
 GEMINI_EVENTS = (
     "SessionStart",
     "SessionEnd",
@@ -769,8 +867,12 @@ GEMINI_EVENTS = (
 
 
 def gemini_scenarios() -> list[Scenario]:
+    neutral = neutral_scenarios(GEMINI_COMPRESS_AT)
+    for sc in neutral:
+        if sc.sid == "S14":
+            sc.mock = GeminiCompressMock
     return [
-        *neutral_scenarios(),
+        *neutral,
         Scenario(
             "S8",
             "subagent",
@@ -860,8 +962,49 @@ def codex_scenarios() -> list[Scenario]:
         ]
 
     ask = "Add a slug() helper in text/slug.py."
+    neutral = neutral_scenarios(2 * CODEX_COMPACT_LIMIT)
+    for sc in neutral:
+        if sc.sid == "S14":
+            sc.mock = CodexCompactMock
+            sc.codex_flags = ["-c", f"model_auto_compact_token_limit={CODEX_COMPACT_LIMIT}"]
     return [
-        *neutral_scenarios(),
+        *neutral,
+        Scenario(
+            "S8",
+            "subagent",
+            "text-utils",
+            "main",
+            [
+                Run(
+                    "Spin up a subagent to inventory the public functions in utils/ "
+                    "and tell me what it found.",
+                    [
+                        Turn(
+                            calls=[
+                                raw(
+                                    "spawn_agent",
+                                    task_name="inventory",
+                                    message=SUBAGENT_PROMPT,
+                                    fork_turns="none",
+                                )
+                            ]
+                        ),
+                        Turn(calls=[raw("wait_agent", timeout_ms=30000)]),
+                        Turn(
+                            text="It found three public functions: slug, title and clamp.",
+                            input_tokens=2100,
+                            output_tokens=40,
+                        ),
+                    ],
+                )
+            ],
+            files={
+                "utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                "utils/num.py": "def clamp(x, lo, hi):\n    return x\n",
+            },
+            mock=CodexSubagentMock,
+            codex_flags=["--enable", "multi_agent_v2"],  # spawn_agent is offered only then
+        ),
         Scenario(
             "S10",
             "archived",
@@ -969,6 +1112,22 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             for ev in CLAUDE_EVENTS
         }
         (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+    if agent == "codex" and sc.log_hooks:  # hooks.json: Claude Code's shape (formats/codex.md)
+        hooks = {
+            ev: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"python3 {bindir}/hook_logger.py {ev}",
+                            "timeout": 3 if ev in ("SessionEnd", "Interrupt") else 20,
+                        }
+                    ]
+                }
+            ]
+            for ev in CODEX_EVENTS
+        }
+        (config_dir / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
     if agent == "gemini" and sc.log_hooks:
         path = config_dir / ".gemini" / "settings.json"
         settings = json.loads(path.read_text())
@@ -1005,7 +1164,12 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
 
 
 def _argv(
-    agent: str, run: Run, session: str | None, model: str | None = None, first: str | None = None
+    agent: str,
+    run: Run,
+    session: str | None,
+    model: str | None = None,
+    first: str | None = None,
+    sc: Scenario | None = None,
 ) -> list[str]:
     if run.action == "parent":
         run, session = Run(run.prompt, run.turns, resume=True), first
@@ -1040,6 +1204,9 @@ def _argv(
             "--skip-git-repo-check",
             "--json",
             "--dangerously-bypass-approvals-and-sandbox",
+            # the logging hooks run untrusted: a hook's trust is a hash of its entry
+            *(["--dangerously-bypass-hook-trust"] if sc and sc.log_hooks else []),
+            *(sc.codex_flags if sc else []),
             *(["resume", str(session)] if resume else []),
             run.prompt,
         ]
@@ -1077,7 +1244,7 @@ def _play(
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(agent, r, session, sc.model, first)
+            argv = _argv(agent, r, session, sc.model, first, sc)
             served += len(r.turns)
             proc = subprocess.Popen(
                 argv,
@@ -1257,6 +1424,8 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return True
     if agent == "claude":
         return src.stem == session
+    if agent == "codex" and b'"thread_source":"subagent"' in src.read_bytes()[:4000]:
+        return False  # a sub-agent's own rollout: kept beside its parent's, no session of its own
     if agent == "codex":  # a fork's parent is a transcript of the scenario too
         return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
     # `--resume` in another minute leaves a stub beside the session: a header, no messages
@@ -1370,8 +1539,33 @@ def _neutral_truth(
         gt["error_in_transcript"] = recorded
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
+    if sc.compaction:
+        gt["compaction"] = _auto_compaction(agent, path, requests)
     _attempt_truth(sc, path, gt)
     return gt
+
+
+def _auto_compaction(agent: str, path: Path, requests: list[str]) -> dict[str, Any]:
+    """Codex's `compacted` records, or Gemini CLI's `<state_snapshot>` messages (each history
+    rewrite after it, a `--resume` too, repeats one with its id): how many, and which requests
+    the file recorded before the first one."""
+    recs = _records(path)
+    if agent == "codex":
+        at = [i for i, r in enumerate(recs) if r.get("type") == "compacted"]
+    else:
+        first: dict[str, int] = {}
+        for i, r in enumerate(recs):
+            for m in _array(_obj(r.get("$set")).get("messages")):
+                if "<state_snapshot>" in json.dumps(_obj(m).get("content")):
+                    first.setdefault(str(_obj(m).get("id")), i)
+        at = sorted(first.values())
+    before = json.dumps(recs[: at[0]]) if at else ""
+    return {
+        "compactions": len(at),
+        "trigger": "auto",
+        "requests_before_compaction": [q for q in requests if json.dumps(q)[1:-1] in before],
+        "summary_excerpt": COMPACT_SUMMARY,
+    }
 
 
 def _gemini_view(path: Path) -> dict[str, Any]:

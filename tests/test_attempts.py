@@ -64,8 +64,14 @@ EXIT_ON_SUCCESS = {"claude": None, "codex": 0, "gemini": None}
 @pytest.mark.parametrize("scenario", ["S12", "S13", "S14"])
 def test_every_command_with_its_outcome_as_the_agent_recorded_it(agent: str, scenario: str) -> None:
     session, gt = case(agent, scenario)
+    truth = [(c["command"], c["failed"]) for c in gt["commands"]]
     runs = [(c.command, c.failed) for c in session.commands for _ in range(c.count)]
-    assert runs == [(c["command"], c["failed"]) for c in gt["commands"]]
+    # in order, but a repeat counts into its command's newest record, which moves to the end
+    assert (
+        runs == truth
+        if all(c.count == 1 for c in session.commands)
+        else sorted(runs) == sorted(truth)
+    )
     assert session.commands_total == len(gt["commands"])
     for c in session.commands:
         if c.failed:
@@ -109,7 +115,8 @@ def test_a_dead_end_keeps_both_errors_and_never_the_credential(agent: str) -> No
 @pytest.mark.parametrize("agent", AGENTS)
 def test_one_command_run_four_times_is_one_line_and_every_request_is_kept(agent: str) -> None:
     session, gt = case(agent, "S14")
-    assert [(c.command, c.count, c.failed) for c in session.commands] == [(TEST, 4, False)]
+    tests = [(c.command, c.count, c.failed) for c in session.commands if c.command == TEST]
+    assert tests == [(TEST, 4, False)]
     assert session.requests == gt["user_requests"]
     text = render(session)
     every = text.split("## Every request")[1].split("\n## ")[0]
@@ -477,3 +484,147 @@ def test_gemini_invoke_agent_task_and_result() -> None:
     found = render(session).split("## What sub-agents found")[1]
     assert "- generalist: List every public function" in found
     assert "  > utils/text.py:1 slug(s)" in found
+
+
+# --- Codex and Gemini CLI compacting on their own (S14), Codex's sub-agent (S8) -------------
+
+MISSING = "python3 test_calc_all.py"  # S14's failure before the compaction (no such file)
+SUMMARY = "The user asked to run python3 test_calc.py and check it is stable; it passed every time."
+# The chat file does not say what made Gemini CLI compress (a typed /compress is in logs.json,
+# which headless runs do not write); Codex's compaction inside a prompted turn is automatic.
+TRIGGER = {"codex": "auto", "gemini": "unknown"}
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_an_automatic_compaction_keeps_every_request_and_the_failed_command(agent: str) -> None:
+    session, gt = case(agent, "S14")
+    assert gt["compaction"]["compactions"] == 1 and gt["compaction"]["trigger"] == "auto"
+    assert gt["compaction"]["requests_before_compaction"] == gt["user_requests"][:2]
+    assert session.compactions_total == 1
+    (compaction,) = session.compactions
+    assert compaction.trigger == TRIGGER[agent]
+    assert compaction.summary is not None and SUMMARY in compaction.summary
+    assert not compaction.summary.startswith("Another language model")  # Codex's framing
+    assert session.requests == gt["user_requests"]  # the two before it survive
+    (failed,) = [c for c in session.commands if c.failed]
+    assert (failed.command, failed.exit_code) == (MISSING, 2)
+    assert failed.error.startswith("python3: can't open file") and "No such file" in failed.error
+    text = render(session)
+    assert "by the user (manual)" not in text
+    if agent == "codex":
+        assert "the last time automatically, at the context limit" in text
+    every = text.split("## Every request")[1].split("\n## ")[0]
+    assert "1. Run the tests with python3 test_calc.py." in every
+    assert "2. Run them twice more to check they are stable." in every
+    ran = text.split("## What was run")[1].split("\n## ")[0]
+    assert f"`{MISSING}` — failed, exit 2: python3: can't open file" in ran
+
+
+def attempts_hooks(agent: str) -> list[dict[str, Any]]:
+    lines = (ATTEMPTS / agent / "hook_payloads" / "all.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_codex_pickup_after_its_automatic_compaction(repo: Path, tmp_path: Path) -> None:
+    """Codex 0.171 tells hooks about an automatic compaction as about `/compact`: PreCompact
+    and PostCompact (trigger auto), then SessionStart with source `compact`. Pickup gives that
+    session its request before the compaction, verbatim, and the command that failed."""
+    pytest.importorskip("continuity_codex")
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == "codex" and g["scenario"] == "S14")
+    events = [
+        (h["event"], h["payload"].get("trigger") or h["payload"].get("source"))
+        for h in attempts_hooks("codex")
+    ]
+    at = events.index(("PreCompact", "auto"))
+    assert events[at : at + 3] == [
+        ("PreCompact", "auto"),
+        ("PostCompact", "auto"),
+        ("SessionStart", "compact"),
+    ]
+    assert run_baker("init", cwd=repo).returncode == 0
+    home = tmp_path / "codex-home"
+    src = ATTEMPTS / rel
+    day = home / "sessions" / "2026" / "12" / "05"
+    day.mkdir(parents=True)
+    lines = src.read_text().splitlines(keepends=True)
+    # The rollout as it stood when SessionStart(compact) fired: up to its compaction.
+    cut = next(i for i, ln in enumerate(lines) if '"type":"compacted"' in ln) + 1
+    (day / src.name).write_text(
+        "".join(lines[:cut]).replace("/home/dev/src/calc-long", os.path.realpath(repo))
+    )
+    payload = json.loads(
+        (ATTEMPTS / "codex" / "hook_payloads" / "SessionStart.compact.json").read_text()
+    )
+    assert payload["session_id"] == TRUTH[rel]["session_id"]
+    payload.update(cwd=str(repo), transcript_path=str(day / src.name))
+    result = run_baker(
+        "pickup",
+        "--agent",
+        "codex",
+        cwd=repo,
+        input=json.dumps(payload),
+        env={"CODEX_HOME": str(home)},
+    )
+    assert result.returncode == 0, result.stderr
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    before = context.split("## Before the compaction")[1].split("\n## ")[0]
+    assert f"session: codex {payload['session_id']} was just compacted" in before
+    assert "```text\nRun them twice more to check they are stable.\n```" in before
+    assert "- commands that failed before it (do not rerun them blindly):" in before
+    assert f"`{MISSING}` — failed, exit 2: python3: can't open file" in before
+    assert len(context) <= pickup.CAP_CHARS
+
+
+def test_gemini_tells_hooks_only_before_a_compression(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 has no hook after a compression: SessionStart's sources are startup,
+    resume and clear, and PreCompress (trigger auto) fires before every model call. Read
+    against the chat file as it stood, only the one before the compression is a pre_compact
+    (a checkpoint before the history is rewritten); the others are no-ops."""
+    pytest.importorskip("continuity_gemini")
+    from continuity_gemini.hooks import parse_hook
+
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == "gemini" and g["scenario"] == "S14")
+    hooks = attempts_hooks("gemini")
+    assert {h["payload"]["source"] for h in hooks if h["event"] == "SessionStart"} == {
+        "startup",
+        "resume",
+    }
+    lines = (ATTEMPTS / rel).read_text().splitlines(keepends=True)
+    big = next(i for i, ln in enumerate(lines) if '"input":600000' in ln)
+    chat = tmp_path / "chat.jsonl"
+    payload = json.loads(
+        (ATTEMPTS / "gemini" / "hook_payloads" / "PreCompress.auto.json").read_text()
+    )
+    payload["transcript_path"] = str(chat)
+    kinds = []
+    for upto in (big - 1, big + 1):  # before the large prompt was reported, and after it
+        chat.write_text("".join(lines[:upto]))
+        kinds.append(parse_hook(json.dumps(payload).encode()).kind)
+    assert kinds == ["other", "pre_compact"]
+    snapshot = next(i for i, ln in enumerate(lines) if "<state_snapshot>" in ln)
+    assert snapshot > big  # and the compression followed it
+
+
+def test_codex_spawn_agent_task_and_result() -> None:
+    """multi_agent_v2 (`--enable multi_agent_v2`): the task from `spawn_agent`, the answer from
+    the sub-agent's FINAL_ANSWER message; its own rollout beside is no session of the project."""
+    session, gt = case("codex", "S8")
+    assert gt["kind"] == "subagent"
+    assert "--enable multi_agent_v2" in gt["cli_invocations"][0]["argv"]
+    (sub,) = session.subagents
+    assert sub.task == "inventory: List every public function defined under utils/ with file:line."
+    assert sub.result == (
+        "utils/text.py:1 slug(s), utils/text.py:3 title(s), utils/num.py:1 clamp(x, lo, hi)."
+    )
+    assert sub.id == "/root/inventory"
+    assert session.commands == []  # the sub-agent's grep ran in its own thread
+    assert not session.unknown_records
+    found = render(session).split("## What sub-agents found")[1]
+    assert "- inventory: List every public function" in found
+    assert "  > utils/text.py:1 slug(s)" in found
+    children = [
+        f
+        for f in (ATTEMPTS / "codex" / ".codex" / "sessions").rglob("*.jsonl")
+        if '"thread_source":"subagent"' in f.read_text()[:4000]
+    ]
+    assert len(children) == 1 and str(children[0].relative_to(ATTEMPTS)) not in TRUTH
