@@ -628,3 +628,50 @@ def test_codex_spawn_agent_task_and_result() -> None:
         if '"thread_source":"subagent"' in f.read_text()[:4000]
     ]
     assert len(children) == 1 and str(children[0].relative_to(ATTEMPTS)) not in TRUTH
+
+
+def test_a_codex_sub_agents_own_rollout_is_no_session_of_the_project(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Found by a scan (its head) and by Codex's thread index (`thread_source`): the handoff
+    describes the parent, whichever rollout was written last."""
+    import sqlite3
+
+    pytest.importorskip("continuity_codex")
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == "codex" and g["scenario"] == "S8")
+    day = tmp_path / "codex-home" / "sessions" / "2026" / "12" / "05"
+    day.mkdir(parents=True)
+    rows = []
+    for src in (ATTEMPTS / rel).parent.glob("*.jsonl"):
+        text = src.read_text()
+        if "/home/dev/src/text-utils" not in text[:4000]:
+            continue
+        (day / src.name).write_text(
+            text.replace("/home/dev/src/text-utils", os.path.realpath(repo))
+        )
+        kind = "subagent" if '"thread_source":"subagent"' in text[:4000] else "user"
+        rows.append((src.stem[-36:], str(day / src.name), os.path.realpath(repo), kind))
+        if kind == "subagent":
+            os.utime(day / src.name, (2e9, 2e9))  # the newest file
+    assert sorted(r[3] for r in rows) == ["subagent", "user"]
+    env = {"CODEX_HOME": str(tmp_path / "codex-home")}
+    for indexed in (False, True):
+        if indexed:
+            with sqlite3.connect(tmp_path / "codex-home" / "state_5.sqlite") as db:
+                db.execute(
+                    "CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, cwd TEXT, "
+                    "archived INTEGER DEFAULT 0, thread_source TEXT)"
+                )
+                db.executemany(
+                    "INSERT INTO threads (id, rollout_path, cwd, thread_source) VALUES (?,?,?,?)",
+                    rows,
+                )
+        result = run_baker("handoff", "--json", cwd=repo, env=env)
+        assert result.returncode == 0, result.stderr
+        doc = json.loads(result.stdout)
+        assert doc["user_requests"] == TRUTH[rel]["user_requests"]
+        assert [s["task"] for s in doc["subagents"]] == [
+            "inventory: List every public function defined under utils/ with file:line."
+        ]
+        listed = json.loads(run_baker("sessions", "--json", cwd=repo, env=env).stdout)
+        assert [s["id"] for s in listed["sessions"]] == [TRUTH[rel]["session_id"]]
