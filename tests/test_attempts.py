@@ -490,9 +490,9 @@ def test_gemini_invoke_agent_task_and_result() -> None:
 
 MISSING = "python3 test_calc_all.py"  # S14's failure before the compaction (no such file)
 SUMMARY = "The user asked to run python3 test_calc.py and check it is stable; it passed every time."
-# The chat file does not say what made Gemini CLI compress (a typed /compress is in logs.json,
-# which headless runs do not write); Codex's compaction inside a prompted turn is automatic.
-TRIGGER = {"codex": "auto", "gemini": "unknown"}
+# Inside a turn nobody typed /compact or /compress: Codex's compaction in a prompted turn,
+# Gemini CLI's history rewrite after a reply that called tools, are automatic.
+TRIGGER = {"codex": "auto", "gemini": "auto"}
 
 
 @pytest.mark.parametrize("agent", ["codex", "gemini"])
@@ -511,8 +511,7 @@ def test_an_automatic_compaction_keeps_every_request_and_the_failed_command(agen
     assert failed.error.startswith("python3: can't open file") and "No such file" in failed.error
     text = render(session)
     assert "by the user (manual)" not in text
-    if agent == "codex":
-        assert "the last time automatically, at the context limit" in text
+    assert "the last time automatically, at the context limit" in text
     every = text.split("## Every request")[1].split("\n## ")[0]
     assert "1. Run the tests with python3 test_calc.py." in every
     assert "2. Run them twice more to check they are stable." in every
