@@ -89,7 +89,7 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     head = read_head(path)
     if b"session_meta" not in head[:200]:
         return thread_id_of(path), None
-    if SUBAGENT in head:
+    if SUBAGENT in head.split(b"\n", 1)[0]:  # in the session_meta line, not a later one
         return _field(head, "id") or thread_id_of(path), None
     cwd = _field(head, "cwd")
     tid = _field(head, "id")

@@ -247,8 +247,10 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
             # does). Inside a turn (after a prompt, a tool result, or a reply that called
             # tools) nobody typed /compress: the threshold did. Between turns, logs.json may
             # tell (`compaction_triggers`).
-            turns = [e for e in view if e.get("k") in _TURN_KINDS]
-            inside = bool(turns) and (turns[-1]["k"] in ("request", "result") or "c" in turns[-1])
+            last: dict[str, Any] = next(
+                (e for e in reversed(view) if e.get("k") in _TURN_KINDS), {}
+            )
+            inside = last.get("k") in ("request", "result") or "c" in last
             add_compaction(
                 session,
                 Compaction(
