@@ -679,7 +679,8 @@ class GeminiSubagentMock(GeminiMock):
 # Codex: from `model_auto_compact_token_limit` on, inside a turn that goes on after a tool
 # call (its compaction request is a `/responses` call of its own). Gemini CLI: from half
 # of the model's window (`model.compressionThreshold`, 0.5 of 1,048,576), before the next
-# model call; it summarises through two `:generateContent` calls.
+# model call; it summarises through two `:generateContent` calls. The mocks answer both
+# kinds of compaction request with `compact_summary`, consuming no turn.
 CODEX_COMPACT_LIMIT = 100_000
 GEMINI_COMPRESS_AT = 600_000
 COMPACT_SUMMARY = (
@@ -688,26 +689,11 @@ COMPACT_SUMMARY = (
 
 
 class CodexCompactMock(ResponsesMock):
-    """Answers Codex's compaction request with a summary, outside the script."""
-
-    def _take(self, req: Request) -> Turn:
-        if "CONTEXT CHECKPOINT COMPACTION" not in req.text:
-            return super()._take(req)
-        with self._lock:
-            self.requests.append(req)
-            self._lock.notify_all()
-        return Turn(text=COMPACT_SUMMARY)
+    compact_summary = COMPACT_SUMMARY
 
 
 class GeminiCompressMock(GeminiMock):
-    """Answers Gemini CLI's compression calls (summary, then its check) with a snapshot."""
-
-    def side(self, req: Request) -> tuple[int, str, bytes]:
-        if ":generateContent" not in req.path or "<state_snapshot>" not in req.text:
-            return super().side(req)
-        snapshot = f"<state_snapshot>\n{COMPACT_SUMMARY}\n</state_snapshot>"
-        body = self.response([{"text": snapshot}], Turn())
-        return 200, "application/json", json.dumps(body).encode()
+    compact_summary = COMPACT_SUMMARY
 
 
 def neutral_scenarios(auto_compact_tokens: int = 0) -> list[Scenario]:
