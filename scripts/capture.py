@@ -990,6 +990,7 @@ def codex_scenarios() -> list[Scenario]:
             },
             mock=CodexSubagentMock,
             codex_flags=["--enable", "multi_agent_v2"],  # spawn_agent is offered only then
+            log_hooks=True,
         ),
         Scenario(
             "S10",

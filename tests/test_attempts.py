@@ -627,6 +627,15 @@ def test_codex_spawn_agent_task_and_result() -> None:
         if '"thread_source":"subagent"' in f.read_text()[:4000]
     ]
     assert len(children) == 1 and str(children[0].relative_to(ATTEMPTS)) not in TRUTH
+    # Its hooks carry the parent's session id; SubagentStop says the same answer, and is no
+    # turn's end of the session (no checkpoint).
+    from continuity_codex.hooks import parse_hook
+
+    stop = json.loads((ATTEMPTS / "codex" / "hook_payloads" / "SubagentStop.json").read_text())
+    assert stop["session_id"] == gt["session_id"]
+    assert stop["agent_transcript_path"].endswith(children[0].name)
+    assert stop["last_assistant_message"] == sub.result
+    assert parse_hook(json.dumps(stop).encode()).kind == "other"
 
 
 def test_a_codex_sub_agents_own_rollout_is_no_session_of_the_project(
