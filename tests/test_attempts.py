@@ -683,3 +683,43 @@ def test_a_codex_sub_agents_own_rollout_is_no_session_of_the_project(
         ]
         listed = json.loads(run_baker("sessions", "--json", cwd=repo, env=env).stdout)
         assert [s["id"] for s in listed["sessions"]] == [TRUTH[rel]["session_id"]]
+
+
+def test_a_codex_sub_agents_turn_is_a_moment_of_the_session_that_spawned_it(
+    tmp_path: Path,
+) -> None:
+    """Codex runs notify for a sub-agent's turn too (its own thread id), and its hooks name
+    its own rollout: a checkpoint then describes the parent session, not the sub-agent."""
+    pytest.importorskip("continuity_codex")
+    from continuity_codex.hooks import parse_hook, parse_notify
+    from continuity_core.adapters.protocol import Account
+
+    rel = next(r for r, g in TRUTH.items() if g["agent"] == "codex" and g["scenario"] == "S8")
+    home = tmp_path / ".codex"
+    shutil.copytree(ATTEMPTS / "codex" / ".codex", home)
+    child = next(
+        f for f in home.rglob("*.jsonl") if '"thread_source":"subagent"' in f.read_text()[:4000]
+    )
+    accounts = [Account(agent="codex", name="~/.codex", dir=str(home))]
+    adapter = load("codex")
+    notify = parse_notify(
+        json.dumps(
+            {
+                "type": "agent-turn-complete",
+                "thread-id": child.stem[-36:],
+                "turn-id": "t",
+                "cwd": "/home/dev/src/text-utils",
+                "input-messages": [],
+                "last-assistant-message": "utils/text.py:1 slug(s)",
+            }
+        )
+    )
+    ref = adapter.session_for_hook(notify, accounts)
+    assert ref is not None and ref.session_id == TRUTH[rel]["session_id"]
+    payload = json.loads(
+        (ATTEMPTS / "codex" / "hook_payloads" / "PreToolUse.default.json").read_text()
+    )
+    assert payload["agent_id"] == child.stem[-36:]
+    payload["transcript_path"] = str(child)
+    ref = adapter.session_for_hook(parse_hook(json.dumps(payload).encode()), accounts)
+    assert ref is not None and ref.session_id == TRUTH[rel]["session_id"]

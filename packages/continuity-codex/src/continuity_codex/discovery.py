@@ -105,6 +105,15 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     )
 
 
+def parent_of(path: str) -> str | None:
+    """The thread that spawned a sub-agent's rollout (`parent_thread_id`); None for any other."""
+    try:
+        first = read_head(path).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    return _field(first, "parent_thread_id") if SUBAGENT in first else None
+
+
 def _field(head: bytes, name: str) -> str | None:
     found = jsonl.raw_string(head, name.encode())
     if found is None:
