@@ -19,14 +19,17 @@ its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs
 fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
 subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
-hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
-Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
-S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
+hook payloads are logged for S14 and Gemini CLI's S9 (`--hooks-subdir fallback`).
+Codex S8: a sub-agent (`spawn_agent` under `--enable multi_agent_v2`), served from a script
+of its own. Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it
+(refused); S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes
+on.
 Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
 own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
 end (a credential in a failing command's output) ending on a usage limit; S14 one test command
 run again and again over three requests (Claude Code and Copilot CLI: `/compact` after the
-second; OpenCode: a step that fills the context after it, which OpenCode compacts by itself).
+second; OpenCode: a step that fills the context after it, which OpenCode compacts by itself;
+Codex and Gemini CLI compact on their own inside the second, after a failed command).
 Copilot CLI and OpenCode have these three only; their S14 logs the hook payloads (OpenCode's:
 what baker's plugin sends, to a logging `baker` on PATH).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
@@ -69,6 +72,7 @@ from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on
     GeminiMock,
     MockModel,
     Request,
+    ResponsesMock,
     Turn,
     _strings,
     raw,
@@ -145,9 +149,10 @@ class Scenario:
     commands: list[tuple[str, bool]] = field(default_factory=list)
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
     model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
-    # Gemini CLI, Copilot CLI: log every hook event's payload too; OpenCode: what baker's
-    # plugin sends (a logging `baker` on PATH)
+    # Codex, Gemini CLI, Copilot CLI: log every hook event's payload too; OpenCode: what
+    # baker's plugin sends (a logging `baker` on PATH)
     log_hooks: bool = False
+    flags: list[str] = field(default_factory=list)  # the CLI's own: Codex's `-c k=v`, `--enable F`
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -456,15 +461,18 @@ MIGRATE_SH = (
 )
 
 
-def attempt_scenarios(limit_env: dict[str, str], *, compact: str = "") -> list[Scenario]:
+def attempt_scenarios(
+    limit_env: dict[str, str], *, compact: str = "", fill: int = 1000, fail_first: bool = False
+) -> list[Scenario]:
     """S12: a test that fails, is fixed, fails differently and passes. S13: a dead end — two
     approaches fail, a credential in a failing command's output — ending on a usage limit.
     S14: a long session running the same test again and again, compacted after two requests
-    (`compact`: "manual", a `/compact` run; "auto", the second request's last test reported
-    as filling the context, which OpenCode compacts by itself), then one more request."""
+    (`compact`: "manual", a `/compact` run; "auto", the CLI compacts on its own once the
+    model reports `fill` prompt tokens for the second request's last test run), then one more
+    request. With `fail_first` the second request first runs a test file that does not exist
+    (a failure before the compaction)."""
     test = "python3 test_calc.py"
-    # OpenCode's model `m1` has a 100,000-token window (tests/e2e/harness.py seeds it)
-    full = 99_000 if compact == "auto" else 1000
+    missing = "python3 test_calc_all.py"  # no such file: exit 2
     long_runs = [
         Run(
             "Run the tests with python3 test_calc.py.",
@@ -473,8 +481,9 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: str = "") -> list[S
         Run(
             "Run them twice more to check they are stable.",
             [
+                *([Turn(calls=[shell(missing)])] if fail_first else []),
                 Turn(calls=[shell(test)]),
-                Turn(calls=[shell(test)], input_tokens=full),
+                Turn(calls=[shell(test)], input_tokens=fill),
                 Turn(text="Stable: test_calc passed both times."),
             ],
             resume=True,
@@ -567,7 +576,11 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: str = "") -> list[S
             long_runs,
             files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
             compaction=bool(compact),
-            commands=[(test, False)] * 4,
+            commands=[
+                (test, False),
+                *([(missing, True)] if fail_first else []),
+                *[(test, False)] * 3,
+            ],
             log_hooks=bool(compact),
         ),
     ]
@@ -599,6 +612,41 @@ class SubagentMock(AnthropicMock):
             turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
             self._lock.notify_all()
             return turn
+
+
+class CodexSubagentMock(ResponsesMock):
+    """Serves Codex's sub-agent (its requests name a thread of their own) from a script of its
+    own: a shell call, then its answer. `spawn_agent` and `wait_agent` come in the namespace
+    multi_agent_v2 offers them in, `collaboration`."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.parent: str | None = None
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(
+                text="utils/text.py:1 slug(s), utils/text.py:3 title(s), utils/num.py:1 "
+                "clamp(x, lo, hi)."
+            ),
+        ]
+
+    def _take(self, req: Request) -> Turn:
+        thread = req.headers.get("thread-id")
+        self.parent = self.parent or thread
+        if thread == self.parent:
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
+
+    def items(self, turn: Turn) -> list[dict[str, Any]]:
+        out = super().items(turn)
+        for item in out:
+            if item.get("name") in ("spawn_agent", "wait_agent"):
+                item["namespace"] = "collaboration"
+        return out
 
 
 class GeminiSubagentMock(GeminiMock):
@@ -633,8 +681,25 @@ class GeminiSubagentMock(GeminiMock):
             return turn
 
 
-def neutral_scenarios() -> list[Scenario]:
-    """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool."""
+# Issue 36, S14: the CLIs compact on their own once the model reports a large prompt.
+# Codex: from `model_auto_compact_token_limit` on, inside a turn that goes on after a tool
+# call (its compaction request is a `/responses` call of its own). Gemini CLI: from half
+# of the model's window (`model.compressionThreshold`, 0.5 of 1,048,576), before the next
+# model call; it summarises through two `:generateContent` calls. OpenCode: when a step
+# fills its model's window (`m1`: 100,000 tokens, seeded by tests/e2e/harness.py), through
+# its summarization agent. The mocks answer every kind of compaction request with their
+# `compact_summary`, consuming no turn; every capture sets it to COMPACT_SUMMARY.
+CODEX_COMPACT_LIMIT = 100_000
+GEMINI_COMPRESS_AT = 600_000
+OPENCODE_FULL = 99_000
+COMPACT_SUMMARY = (
+    "The user asked to run python3 test_calc.py and check it is stable; it passed every time."
+)
+
+
+def neutral_scenarios(fill: int) -> list[Scenario]:
+    """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool; S14
+    compacts on its own once the model reports `fill` prompt tokens."""
     plan = [
         ("Create recipes/scale.py with scale()", "in_progress"),
         ("Check that doubling 2 eggs gives 4", "pending"),
@@ -752,7 +817,7 @@ def neutral_scenarios() -> list[Scenario]:
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
         ),
-        *attempt_scenarios({}),
+        *attempt_scenarios({}, compact="auto", fill=fill, fail_first=True),
     ]
 
 
@@ -760,6 +825,20 @@ def neutral_scenarios() -> list[Scenario]:
 # a headless run shows it: flash-lite, then flash, then pro. Only Gemini 2 models get
 # write_todos, and they never fall back headless: this session has no todo list.
 FALLBACK_FROM = "gemini-3.1-flash-lite"
+CODEX_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PermissionRequest",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "Interrupt",
+)
 GEMINI_EVENTS = (
     "SessionStart",
     "SessionEnd",
@@ -777,7 +856,7 @@ GEMINI_EVENTS = (
 
 def gemini_scenarios() -> list[Scenario]:
     return [
-        *neutral_scenarios(),
+        *neutral_scenarios(GEMINI_COMPRESS_AT),
         Scenario(
             "S8",
             "subagent",
@@ -867,8 +946,49 @@ def codex_scenarios() -> list[Scenario]:
         ]
 
     ask = "Add a slug() helper in text/slug.py."
+    neutral = neutral_scenarios(2 * CODEX_COMPACT_LIMIT)
+    for sc in neutral:
+        if sc.sid == "S14":
+            sc.flags = ["-c", f"model_auto_compact_token_limit={CODEX_COMPACT_LIMIT}"]
     return [
-        *neutral_scenarios(),
+        *neutral,
+        Scenario(
+            "S8",
+            "subagent",
+            "text-utils",
+            "main",
+            [
+                Run(
+                    "Spin up a subagent to inventory the public functions in utils/ "
+                    "and tell me what it found.",
+                    [
+                        Turn(
+                            calls=[
+                                raw(
+                                    "spawn_agent",
+                                    task_name="inventory",
+                                    message=SUBAGENT_PROMPT,
+                                    fork_turns="none",
+                                )
+                            ]
+                        ),
+                        Turn(calls=[raw("wait_agent", timeout_ms=30000)]),
+                        Turn(
+                            text="It found three public functions: slug, title and clamp.",
+                            input_tokens=2100,
+                            output_tokens=40,
+                        ),
+                    ],
+                )
+            ],
+            files={
+                "utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                "utils/num.py": "def clamp(x, lo, hi):\n    return x\n",
+            },
+            mock=CodexSubagentMock,
+            flags=["--enable", "multi_agent_v2"],  # spawn_agent is offered only then
+            log_hooks=True,
+        ),
         Scenario(
             "S10",
             "archived",
@@ -933,7 +1053,7 @@ SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
     # issue 36's three: Copilot CLI compacts on `/compact` (`-p /compact --resume`), OpenCode
     # only by itself (`run --command compact` is an unknown command in 1.18.33)
     "copilot": lambda: attempt_scenarios({}, compact="manual"),
-    "opencode": lambda: attempt_scenarios({}, compact="auto"),
+    "opencode": lambda: attempt_scenarios({}, compact="auto", fill=OPENCODE_FULL),
 }
 COPILOT_EVENTS = (
     "sessionStart",
@@ -977,7 +1097,9 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
     script = [t for r in sc.runs for t in r.turns]
     for turn in script:  # the project's absolute path, known only now
         turn.calls = [Call(c.kind, _fill(c.args, str(project))) for c in turn.calls]
-    mock = (sc.mock or MOCKS[agent])(script, root=project).start()
+    mock = (sc.mock or MOCKS[agent])(script, root=project)
+    mock.compact_summary = COMPACT_SUMMARY
+    mock.start()
     a = make_agent(agent, home, project, mock, node_bin=node_bin)
     a.env.update({"TZ": "UTC", **sc.env})
     config_dir = a.config_dir
@@ -995,6 +1117,22 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             for ev in CLAUDE_EVENTS
         }
         (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+    if agent == "codex" and sc.log_hooks:  # hooks.json: Claude Code's shape (formats/codex.md)
+        hooks: dict[str, list[dict[str, Any]]] = {
+            ev: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"python3 {bindir}/hook_logger.py {ev}",
+                            "timeout": 3 if ev in ("SessionEnd", "Interrupt") else 20,
+                        }
+                    ]
+                }
+            ]
+            for ev in CODEX_EVENTS
+        }
+        (config_dir / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
     if agent == "gemini" and sc.log_hooks:
         path = config_dir / ".gemini" / "settings.json"
         settings = json.loads(path.read_text())
@@ -1044,7 +1182,7 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
 
 
 def _argv(
-    a: Agent, run: Run, session: str | None, model: str | None = None, first: str | None = None
+    a: Agent, sc: Scenario, run: Run, session: str | None, first: str | None = None
 ) -> list[str]:
     agent = a.name
     if run.action == "parent":
@@ -1063,7 +1201,15 @@ def _argv(
             "--dangerously-bypass-approvals-and-sandbox",
             run.prompt,
         ]
-    return a.argv(run.prompt, headless=True, resume=session if resume else None, model=model)
+    # the logging hooks run untrusted: a hook's trust is a hash of its entry
+    trust = ["--dangerously-bypass-hook-trust"] if agent == "codex" and sc.log_hooks else []
+    return a.argv(
+        run.prompt,
+        headless=True,
+        resume=session if resume else None,
+        model=sc.model,
+        options=[*trust, *sc.flags],
+    )
 
 
 def run_scenario(
@@ -1087,7 +1233,7 @@ def _play(
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(a, r, session, sc.model, first)
+            argv = _argv(a, sc, r, session, first)
             served += len(r.turns)
             proc = subprocess.Popen(
                 argv,
@@ -1285,6 +1431,8 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return src.stem == session
     if agent == "copilot":  # session-state/<id>/events.jsonl
         return src.name == "events.jsonl" and src.parent.name == session
+    if agent == "codex" and b'"thread_source":"subagent"' in src.read_bytes()[:4000]:
+        return False  # a sub-agent's own rollout: kept beside its parent's, no session of its own
     if agent == "codex":  # a fork's parent is a transcript of the scenario too
         return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
     # `--resume` in another minute leaves a stub beside the session: a header, no messages
@@ -1459,6 +1607,8 @@ def _neutral_truth(
             "summary_excerpt": str(done[0].get("summaryContent") or "")[:400] if done else "",
             "requests_after_compaction": requests[-1:],
         }
+    elif sc.compaction:  # Codex, Gemini CLI: on their own
+        gt["compaction"] = _auto_compaction(agent, path, requests)
     gt["message_types" if agent == "gemini" else "record_types"] = dict(kinds)
     if agent == "gemini":
         gt.update(_gemini_view(path), project_root=gt["cwd"])
@@ -1517,6 +1667,30 @@ def _neutral_truth(
             gt["api_errors"] = [{"kind": "usage_limit"}]
     _attempt_truth(sc, path.read_bytes(), gt)
     return gt
+
+
+def _auto_compaction(agent: str, path: Path, requests: list[str]) -> dict[str, Any]:
+    """Codex's `compacted` records, or Gemini CLI's `<state_snapshot>` messages (each history
+    rewrite after it, a `--resume` too, repeats one with its id): how many, and which requests
+    the file recorded before the first one."""
+    recs = _records(path)
+    if agent == "codex":
+        at = [i for i, r in enumerate(recs) if r.get("type") == "compacted"]
+    else:
+        first: dict[str, int] = {}
+        for i, r in enumerate(recs):
+            for m in _array(_obj(r.get("$set")).get("messages")):
+                if "<state_snapshot>" in json.dumps(_obj(m).get("content")):
+                    first.setdefault(str(_obj(m).get("id")), i)
+        at = sorted(first.values())
+    before = json.dumps(recs[: at[0]]) if at else ""
+    return {
+        "compact_boundaries": len(at),
+        "trigger": "auto",
+        "requests_before_compaction": [q for q in requests if json.dumps(q)[1:-1] in before],
+        "summary_excerpt": COMPACT_SUMMARY,
+        "requests_after_compaction": requests[-1:],
+    }
 
 
 def _gemini_view(path: Path) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -155,10 +155,17 @@ class Agent:
     env: dict[str, str]
 
     def argv(
-        self, prompt: str, *, headless: bool, resume: str | None = None, model: str | None = None
+        self,
+        prompt: str,
+        *,
+        headless: bool,
+        resume: str | None = None,
+        model: str | None = None,
+        options: Sequence[str] = (),
     ) -> list[str]:
         """The command line of one turn; `resume`: a headless turn of that session; `model`:
-        Gemini CLI's `-m` (the pinned model otherwise)."""
+        Gemini CLI's `-m` (the pinned model otherwise); `options`: more of the CLI's own
+        (Codex's `-c key=value`, `--enable FEATURE`), before the session and the prompt."""
 
         def resumed(flag: str) -> list[str]:  # `FLAG ID` where a session goes on
             return [] if resume is None else [flag, resume]
@@ -172,9 +179,10 @@ class Agent:
                     "--output-format",
                     "json",
                     "--dangerously-skip-permissions",
+                    *options,
                     *resumed("--resume"),
                 ]
-            return ["claude", "--dangerously-skip-permissions", prompt]
+            return ["claude", "--dangerously-skip-permissions", *options, prompt]
         if self.name == "codex":
             if headless:
                 return [
@@ -183,6 +191,7 @@ class Agent:
                     "--skip-git-repo-check",
                     "--json",
                     "--dangerously-bypass-approvals-and-sandbox",
+                    *options,
                     *resumed("resume"),
                     prompt,
                 ]
@@ -192,19 +201,29 @@ class Agent:
                 "--no-alt-screen",
                 "--no-daemon",
                 "--dangerously-bypass-approvals-and-sandbox",
+                *options,
                 prompt,
             ]
         if self.name == "copilot":
             if headless:  # the JSON events end on a `result` that names the session
-                json_out = ["--output-format", "json"]
-                return ["copilot", "-p", prompt, "--allow-all", *json_out, *resumed("--resume")]
-            return ["copilot", "-i", prompt, "--allow-all"]
+                return [
+                    "copilot",
+                    "-p",
+                    prompt,
+                    "--allow-all",
+                    "--output-format",
+                    "json",
+                    *options,
+                    *resumed("--resume"),
+                ]
+            return ["copilot", "-i", prompt, "--allow-all", *options]
         if self.name == "opencode":
             if headless:
-                return ["opencode", "run", "--format", "json", *resumed("-s"), prompt]
-            return ["opencode", "--prompt", prompt]
+                return ["opencode", "run", "--format", "json", *options, *resumed("-s"), prompt]
+            return ["opencode", *options, "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
-        return ["gemini", *mode, "--yolo", "-m", model or GEMINI_MODEL, *resumed("--resume")]
+        model_flag = ["-m", model or GEMINI_MODEL]
+        return ["gemini", *mode, "--yolo", *model_flag, *options, *resumed("--resume")]
 
     def run(
         self, prompt: str, *extra: str, timeout: float = 90, check: bool = True
