@@ -246,17 +246,8 @@ def _limits() -> list[dict[str, object]]:
     (a path on this machine) nor the agent's message."""
     from continuity_core import limits
 
-    return [
-        {
-            "agent": lim.agent,
-            "account": lim.account,
-            "since": lim.since,
-            "until": lim.until,
-            "kind": lim.kind,
-            "source": lim.source,
-        }
-        for lim in limits.read()
-    ]
+    kept = ("agent", "account", "since", "until", "kind", "source")
+    return [{name: getattr(lim, name) for name in kept} for lim in limits.read()]
 
 
 def _message(machine: str, snap: Snapshot) -> str:
