@@ -247,7 +247,7 @@ def test_checkpoints_and_saved_handoffs_of_the_project(repo: Path) -> None:
     store.write_checkpoint(
         Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
     )
-    saved = store.folder("saved") / "20261130-note.md"
+    saved = Path(store.folder_path("saved"), "20261130-note.md")
     saved.write_text("---\nagent: claude\n---\n# Decisions\nKeep the flaky canary disabled.\n")
     with Archive() as archive:
         refresh(archive, repo, adapters={}, config=GlobalConfig())

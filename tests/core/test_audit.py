@@ -22,7 +22,7 @@ NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 
 
 def log_line(store: Store, when: dt.datetime, event: str, **fields: Any) -> None:
-    folder = store.folder("log")
+    folder = Path(store.folder_path("log"))
     with (folder / "events.jsonl").open("a") as f:
         f.write(
             json.dumps({"t": when.isoformat().replace("+00:00", "Z"), "event": event, **fields})
@@ -61,7 +61,7 @@ class SessionAdapter(StubAdapter):
 
 
 def test_a_quiet_project_is_healthy(repo: Path) -> None:
-    Store(repo).folder("log")
+    Store(repo).folder_path("log")
     report = audit(repo, 7, adapters={}, config=GlobalConfig(), now=NOW)
     assert report.healthy and report.problems == [] and report.events == {}
 
@@ -97,7 +97,9 @@ def test_noisy_traps_are_those_delivered_often_and_never_acted_on(repo: Path) ->
         {"id": "t1", "pattern": "migrations/*.sql", "why": "x", "created_at": "2026-11-01"},
         {"id": "t2", "pattern": "deploy.sh", "why": "y", "created_at": "2026-11-01"},
     ]
-    store.folder().joinpath("traps.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traps))
+    Path(store.folder_path(), "traps.jsonl").write_text(
+        "".join(json.dumps(t) + "\n" for t in traps)
+    )
     for i in range(6):
         log_line(
             store,
@@ -114,7 +116,7 @@ def test_noisy_traps_are_those_delivered_often_and_never_acted_on(repo: Path) ->
 
 
 def test_stale_suspect_markers_in_the_note(repo: Path) -> None:
-    Store(repo).folder()
+    Store(repo).folder_path()
     note = repo / "memory" / "hot.md"
     note.parent.mkdir()
     note.write_text("---\nupdated: 2026-11-20\n---\n# Now\nRun the migration (SUSPECT: done?)\n")

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core.config import baker_home, load_config
+from continuity_core.config import config_path, load_config
 from continuity_core.errors import ConfigError
 
 
 def test_missing_config_is_defaults(isolated_home: Path) -> None:
-    assert baker_home() == isolated_home / ".baker"
+    assert config_path() == str(isolated_home / ".baker" / "config.toml")
     cfg = load_config()
     assert cfg.transcripts == {} and cfg.brief.budget_tokens == 8000
 
@@ -74,7 +74,7 @@ def test_a_transcripts_folder_must_not_depend_on_the_current_folder(tmp_path: Pa
 def test_the_config_is_read_once_until_it_changes(isolated_home: Path) -> None:
     """Every hook and command asks for the config; the file is parsed once per process, and
     again only when it was written since (a command that edits it reads its own edit)."""
-    path = baker_home() / "config.toml"
+    path = Path(config_path())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
     first = load_config()

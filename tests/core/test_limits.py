@@ -148,7 +148,7 @@ def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_cle
     from continuity_core.store import Store
 
     store = Store(Path(str(repo)))
-    store.folder("log")
+    store.folder_path("log")
     event = HookEvent(agent="claude", kind="stop", session_id="s")
     err = ApiError(
         kind="rate_limit",
@@ -174,7 +174,7 @@ def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_cle
     )
     hooks.note_transcript_limit(store, FakeAdapter(), event, done)
     assert limits.read() == []
-    log = (store.folder("log") / "events.jsonl").read_text()
+    log = Path(store.folder_path("log"), "events.jsonl").read_text()
     assert '"limit_recorded"' in log and '"limit_cleared"' in log
 
 

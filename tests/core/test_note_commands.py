@@ -15,7 +15,7 @@ from continuity_core.store import Store
 @pytest.fixture(autouse=True)
 def _set_up(repo: Path) -> None:
     """The note is written only in a project set up with `baker init`: its store is enough."""
-    Store(repo).folder("log")
+    Store(repo).folder_path("log")
 
 
 def test_set_now_supersedes_and_updates_front_matter(repo: Path) -> None:

@@ -168,13 +168,14 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
 
 def _user_log(command: str, agent: str | None, exc: BaseException, root: object) -> None:
     import json
+    from pathlib import Path
 
-    from continuity_core.config import baker_home
+    from continuity_core import trust
     from continuity_core.fs import ensure_private_dir
     from continuity_core.redact import redact
     from continuity_core.store import now_iso
 
-    folder = ensure_private_dir(baker_home() / "log")
+    folder = ensure_private_dir(Path(trust.home_root(), "log"))
     line = json.dumps(
         {
             "t": now_iso(),

@@ -95,7 +95,7 @@ class CodexAdapter(ModuleAdapter):
             return parser.read(ref, cursor)
         from continuity_core import trust
 
-        plain = discovery.plain_copy(ref.path, trust.home_dir("cache", "codex"))
+        plain = discovery.plain_copy(ref.path, trust.home_path("cache", "codex"))
         if plain is None:
             raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
         cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)

@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # sqlite3 loads where a home has a thread index to read; no t
     import sqlite3
     from collections.abc import Iterable, Iterator, Sequence
     from os import PathLike
-    from pathlib import Path
 
     from continuity_core.schemas.config import GlobalConfig
 
@@ -630,10 +629,12 @@ def _zst_head(path: str, size: int) -> bytes:
         return chunk
 
 
-def plain_copy(path: str, cache: Path) -> str | None:
-    """A decompressed copy of a .zst rollout in `cache`, made once per file version."""
+def plain_copy(path: str, cache_dir: str) -> str | None:
+    """A decompressed copy of a .zst rollout in `cache_dir`, made once per file version."""
     import subprocess  # only for a .zst rollout: every hook imports this module
+    from pathlib import Path
 
+    cache = Path(cache_dir)
     stat = _mtime(path)
     if stat is None:
         return None

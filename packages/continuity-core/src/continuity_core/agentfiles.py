@@ -79,7 +79,7 @@ def is_empty_settings(text: str | None) -> bool:
 def _record_path() -> Path:
     from continuity_core import trust
 
-    return trust.home_dir() / RECORD
+    return Path(trust.home_path(), RECORD)
 
 
 def _load_record() -> dict[str, str | None]:

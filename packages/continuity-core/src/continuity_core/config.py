@@ -22,13 +22,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def baker_home() -> Path:
-    """`$BAKER_HOME` or `~/.baker`, unchecked: `trust.home_dir` checks and creates it."""
-    return trust.baker_home()
-
-
-def config_path() -> Path:
-    return baker_home() / "config.toml"
+def config_path() -> str:
+    """`~/.baker/config.toml` (or under `$BAKER_HOME`), unchecked; a `str`: every hook asks."""
+    return os.path.join(trust.home_root(), "config.toml")
 
 
 def load_config(path: Path | None = None) -> GlobalConfig:
@@ -36,7 +32,7 @@ def load_config(path: Path | None = None) -> GlobalConfig:
 
     Read once per process: the file is parsed again only when its identity (inode, size,
     modification time) changed, as when a command edits it and reads it back."""
-    where = os.path.join(trust.home_root(), "config.toml") if path is None else path
+    where = config_path() if path is None else path
     try:
         st = os.stat(where)
     except OSError:
@@ -50,8 +46,8 @@ def _read_once(path: Path | None, identity: tuple[int, int, int, int]) -> Global
 
 
 def _read(path: Path | None) -> GlobalConfig:
-    if path is None:  # as `config_path()`, a str: every hook comes here (no pathlib)
-        where = os.path.join(trust.home_root(), "config.toml")
+    if path is None:  # every hook comes here (no pathlib)
+        where = config_path()
         try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
             trust.home_path(create=False)
             data = trust.read_bytes(where, home=True)

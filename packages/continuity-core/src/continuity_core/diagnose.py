@@ -35,7 +35,7 @@ def run(start: Path | None = None) -> list[Finding]:
             Finding(
                 level="ok",
                 message=f"config {config_path()} is valid"
-                if config_path().exists()
+                if os.path.exists(config_path())
                 else "no ~/.baker/config.toml (defaults)",
             )
         )
@@ -218,11 +218,11 @@ def _home_problems() -> list[Any]:
     from continuity_core import trust
 
     try:
-        home = trust.home_dir(create=False)
-        trust.check_file(home / "config.toml", home=True)
-        trust.check_file(home / "archive.sqlite", home=True)
+        home = trust.home_path(create=False)
+        trust.check_file(os.path.join(home, "config.toml"), home=True)
+        trust.check_file(os.path.join(home, "archive.sqlite"), home=True)
         for part in ("cache", "log", "handoffs"):
-            trust.home_dir(part, create=False)
+            trust.home_path(part, create=False)
     except trust.Untrusted as e:
         return [e]
     return []

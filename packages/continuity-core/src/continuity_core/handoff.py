@@ -10,7 +10,7 @@ from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
 from continuity_core import inflight, trust
 from continuity_core import note as note_mod
-from continuity_core.config import baker_home, load_config
+from continuity_core.config import load_config
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write
 from continuity_core.git import Begun
@@ -369,17 +369,21 @@ def _saved_text(root: StrPath) -> str | None:
 def brief_path(root: Path) -> Path:
     """Where the next brief goes: `.baker/handoffs/` in a project, else ~/.baker/handoffs/.
     Nothing is created (a dry run names it only)."""
+    from pathlib import Path
+
     store = Store(root)
-    folder = store.path("handoffs") if store.exists else baker_home() / "handoffs"
+    folder = store.path("handoffs") if store.exists else Path(trust.home_root(), "handoffs")
     return folder / f"brief-{stamp()}.md"
 
 
 def save_brief(root: Path, text: str) -> Path:
     """Keep the brief in a private file (`brief_path`); the oldest beyond KEEP_BRIEFS go."""
+    from pathlib import Path
+
     path = brief_path(root)
     store = Store(root)
     # Created 0700 where missing, every component checked (never through a link).
-    folder = store.folder("handoffs") if store.exists else trust.home_dir("handoffs")
+    folder = Path(store.folder_path("handoffs") if store.exists else trust.home_path("handoffs"))
     atomic_write(path, text)
     for old in sorted(folder.glob("brief-*.md"), reverse=True)[KEEP_BRIEFS:]:
         old.unlink(missing_ok=True)

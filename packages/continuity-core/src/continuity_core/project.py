@@ -175,10 +175,10 @@ def refuse(root: Path) -> None:
     the user-level ones, and ~/.baker is the per-user store) and anything inside ~/.baker."""
     from pathlib import Path  # set-up only
 
-    from continuity_core.config import baker_home
+    from continuity_core import trust
     from continuity_core.errors import BakerError
 
-    here, home, user = root.resolve(), Path.home().resolve(), baker_home().resolve()
+    here, home, user = root.resolve(), Path.home().resolve(), Path(trust.home_root()).resolve()
     if here == home:
         raise BakerError(
             f"refusing to set up {root}: it is your home folder, where the agents' "

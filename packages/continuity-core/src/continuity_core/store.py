@@ -6,8 +6,8 @@ on the data file itself.
 
 The pre-tool hook opens the store, logs and locks on every tool call, so this module imports
 no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: the store keeps its
-root as a `str` (`top`) and hands out `Path`s (`root`, `dir`, `path`, `folder`) to the rest of
-the code base, built on first use.
+root as a `str` (`top`) and hands out `Path`s (`root`, `dir`, `path`) to the rest of the code
+base, built on first use; the folders it creates and checks (`folder_path`) stay `str`s.
 """
 
 from __future__ import annotations
@@ -131,14 +131,8 @@ class Store:
     def path(self, *parts: str) -> Path:
         return self.dir.joinpath(*parts)
 
-    def folder(self, *parts: str) -> Path:
-        """`.baker/<parts>`, created 0700 where missing, every component checked."""
-        from pathlib import Path
-
-        return Path(trust.dirs(self.top, STORE, *parts, create=True))
-
     def folder_path(self, *parts: str) -> str:
-        """`folder` as a `str` (the hooks' form)."""
+        """`.baker/<parts>`, created 0700 where missing, every component checked."""
         return trust.dirs(self.top, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------

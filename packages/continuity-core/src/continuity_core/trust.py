@@ -395,12 +395,6 @@ def store_problems(root: Path) -> list[Untrusted]:
 
 
 # --- the per-user folder ------------------------------------------------------------------
-def baker_home() -> Path:
-    from pathlib import Path
-
-    return Path(home_root())
-
-
 def home_root() -> str:
     """`$BAKER_HOME` or `~/.baker`, unchecked, as a `str`."""
     raw = os.environ.get("BAKER_HOME")
@@ -409,20 +403,13 @@ def home_root() -> str:
     return os.path.join(os.path.expanduser("~"), ".baker")
 
 
-def home_dir(*parts: str, create: bool = True) -> Path:
+def home_path(*parts: str, create: bool = True) -> str:
     """`~/.baker` (and `parts` below it), checked; created 0700 whoever creates it.
 
     The user's own folder that is merely looser than 0700 (group-writable included) is
     tightened to 0700 and the change logged; a symlink or another user's folder raises
     Untrusted. With `create` False nothing is made and a missing part ends the check.
     """
-    from pathlib import Path
-
-    return Path(home_path(*parts, create=create))
-
-
-def home_path(*parts: str, create: bool = True) -> str:
-    """`home_dir` as a `str` (the hooks' form)."""
     home = home_root()
     try:
         st = os.lstat(home)

@@ -27,7 +27,6 @@ from continuity_core.archive.extraction import (
 )
 from continuity_core.archive.search import Hit, scope_tokens
 from continuity_core.archive.search import search as search_sessions
-from continuity_core.config import baker_home
 from continuity_core.errors import StoreError
 from continuity_core.fs import ensure_private_dir
 from continuity_core.jsonl import ForwardReader
@@ -86,7 +85,7 @@ INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA}');
 
 
 def db_path() -> Path:
-    return baker_home() / DB_NAME
+    return Path(trust.home_root(), DB_NAME)
 
 
 def _is_busy(e: sqlite3.Error) -> bool:
@@ -123,7 +122,7 @@ class Archive:
 
     def _connect(self) -> sqlite3.Connection:
         if self.path == db_path():
-            trust.home_dir()  # 0700, checked; a looser folder of the user's is tightened
+            trust.home_path()  # 0700, checked; a looser folder of the user's is tightened
         else:
             ensure_private_dir(self.path.parent)
         os.close(trust.open_fd(self.path, os.O_WRONLY | os.O_CREAT, 0o600, home=True))
