@@ -33,7 +33,7 @@ class ContractSample:
     session_id: str  # the newest session of `project`
     latest_request: str  # its latest user request, verbatim
     hook_payloads: dict[str, bytes] = field(default_factory=dict)  # kind -> payload
-    notify_argv: list[str] = field(default_factory=list)
+    notify_argv: list[str] = field(default_factory=list)  # a hook delivered as arguments
 
 
 # What importing modules adds to a process that has already imported `sys.argv[1]` (a comma-
@@ -161,6 +161,10 @@ class AdapterContract:
             event = sample.adapter.parse_hook(payload, [])
             assert event.agent == sample.adapter.name
             assert event.kind == kind, (kind, event)
+        if sample.notify_argv:  # as `baker hook <agent> notify ARG` hands it on, stdin empty
+            event = sample.adapter.parse_hook(b"", sample.notify_argv)
+            assert (event.agent, event.kind) == (sample.adapter.name, "notify"), event
+            assert event.session_id, event
 
     def test_render_context_is_json_or_nothing(self, sample: ContractSample) -> None:
         for payload in sample.hook_payloads.values():
