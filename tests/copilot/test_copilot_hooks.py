@@ -181,3 +181,15 @@ def test_a_live_agent_stop_waits_until_copilot_has_logged_the_turn(tmp_path: Pat
     assert not hooks.flushed(hooks.parse_hook(payload("agentStop", transcriptPath=str(events))))
     assert not hooks.flushed(hooks.parse_hook(payload("sessionStart", timestamp=now)))
     assert time.monotonic() - start < 0.1
+
+
+def test_a_folder_listed_twice_is_one_account_named_as_config_toml_names_it(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for every adapter (issue 31): ~/.copilot that is also `[accounts.work]` is `work`."""
+    from continuity_core.schemas.config import AccountConfig, GlobalConfig
+
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    config = GlobalConfig(accounts={"work": AccountConfig(agent="copilot", dir="~/.copilot")})
+    got = [(a.name, a.dir) for a in ADAPTER.accounts(config)]
+    assert got == [("work", str(Path.home() / ".copilot"))]

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("continuity_opencode")
 
 from continuity_core.adapters import Account
-from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.config import AccountConfig, GlobalConfig
 from continuity_core.schemas.session import Session
 from continuity_opencode import OpenCodeAdapter, discovery
 from tests.opencode.helpers import CHILD, LIMITED, MAIN, OTHER, home_copy, legacy_tree
@@ -204,6 +204,9 @@ def test_accounts_opencode_db_channels_and_named(
         ("OPENCODE_DB", str(elsewhere)),
         (str(data), str(data)),
     ]
+    # listed twice: its place from the environment, its name from [accounts] (issue 31)
+    config = GlobalConfig(accounts={"work": AccountConfig(agent="opencode", dir=str(data))})
+    assert [a.name for a in ADAPTER.accounts(config)] == ["OPENCODE_DB", "work"]
     # a dev/preview build's channel database beside the default one
     (data / "opencode.db").rename(data / "opencode-beta.db")
     refs = list(ADAPTER.discover(work / "proj", accounts))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from continuity_core.adapters import Account, expand, kit
+from continuity_core.adapters import Account, expand, kit, unique_accounts
 from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
@@ -39,16 +39,8 @@ def accounts(config: GlobalConfig) -> list[Account]:
     wanted.append(("~/.copilot", "~/.copilot"))
     wanted += [(d, d) for d in config.transcripts.get(AGENT, [])]
     wanted += [(name, acc.dir) for name, acc in config.accounts.items() if acc.agent == AGENT]
-    out: list[Account] = []
-    seen: set[str] = set()
-    for name, raw in wanted:
-        folder = expand(raw)
-        key = os.path.realpath(folder)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Account(agent=AGENT, name=name, dir=folder))
-    return out
+    found = [Account(agent=AGENT, name=name, dir=expand(raw)) for name, raw in wanted]
+    return unique_accounts(found, config)
 
 
 # --- workspace.yaml --------------------------------------------------------------------------

@@ -102,10 +102,6 @@ class SubagentStarted(msgspec.Struct):
     agentDisplayName: str | None = None
 
 
-class SubagentEnded(msgspec.Struct):
-    toolCallId: str = ""
-
-
 class Tokens(msgspec.Struct):
     model: str | None = None
     inputTokens: int = 0  # includes the cached tokens (formats/copilot.md)

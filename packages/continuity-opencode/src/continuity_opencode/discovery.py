@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from continuity_core.adapters import Account, expand
+from continuity_core.adapters import Account, expand, unique_accounts
 from continuity_core.schemas.session import SessionRef
 from continuity_opencode import database
 
@@ -45,16 +45,8 @@ def accounts(config: GlobalConfig) -> list[Account]:
     wanted.append(("~/.local/share/opencode" if "XDG_DATA_HOME" not in os.environ else data, data))
     wanted += [(d, d) for d in config.transcripts.get(AGENT, [])]
     wanted += [(name, acc.dir) for name, acc in config.accounts.items() if acc.agent == AGENT]
-    out: list[Account] = []
-    seen: set[str] = set()
-    for name, raw in wanted:
-        folder = expand(raw)
-        key = os.path.realpath(folder)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Account(agent=AGENT, name=name, dir=folder))
-    return out
+    found = [Account(agent=AGENT, name=name, dir=expand(raw)) for name, raw in wanted]
+    return unique_accounts(found, config)
 
 
 def account_databases(account: Account) -> list[str]:

@@ -9,7 +9,6 @@ folder (`~/.config/opencode`, or `OPENCODE_CONFIG_DIR`); baker's is one file it 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +230,3 @@ def plugin_state(folder: Path) -> str:
     if not is_ours(text):
         return "foreign"
     return "current" if text == plugin_source() else "stale"
-
-
-def user_plugin_dirs() -> list[Path]:
-    return [Path(d) for d in models.config_dirs() if os.path.isdir(d)]

@@ -213,8 +213,6 @@ def edit_settings_file(
     would judge the second on the file as it was and say "updated" where the real run
     deletes it.
     """
-    import json
-
     from continuity_core import agentfiles
     from continuity_core.fs import atomic_write
 
@@ -244,7 +242,7 @@ def edit_settings_file(
     except agentfiles.Refused as e:
         return Change(path=shown, action="failed", detail=str(e))
     said, gone = "", False
-    if not adding and json.loads(new) == {}:
+    if not adding and agentfiles.is_empty_settings(new):
         # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
         kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
         new, gone = ("", True) if kept is None else (kept, False)
