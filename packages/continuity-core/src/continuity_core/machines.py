@@ -148,7 +148,7 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     store = Store(root)
     files: dict[str, bytes] = {}
     # What was written on purpose or by the hooks, as written: scanned, never redacted here.
-    raw = {NOTE_MD: root / NOTE_PATH, TRAPS_JSONL: traps_path(root)}
+    raw = {NOTE_MD: root / NOTE_PATH, TRAPS_JSONL: Path(traps_path(root))}
     newest = store.checkpoint_paths()[:1]
     if newest:
         raw[CHECKPOINT_JSON] = newest[0]

@@ -58,13 +58,13 @@ class TrapNotFound(BakerError):
     pass
 
 
-def traps_path(root: Path) -> Path:
-    return root / STORE / TRAPS_FILE
+def traps_path(root: StrPath) -> str:
+    return os.path.join(root, STORE, TRAPS_FILE)
 
 
 def _lines(root: StrPath) -> list[bytes]:
     try:
-        return trust.read_bytes(os.path.join(root, STORE, TRAPS_FILE)).splitlines()
+        return trust.read_bytes(traps_path(root)).splitlines()
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return []
 
@@ -479,7 +479,7 @@ def _cache_key(root: str) -> str:
         (
             CACHE_FORMAT,
             __version__,
-            _identity(os.path.join(root, STORE, TRAPS_FILE), racy_after=racy),
+            _identity(traps_path(root), racy_after=racy),
             _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
             _identity(os.path.join(here, "redact.py")),
         )
