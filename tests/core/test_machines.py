@@ -79,7 +79,7 @@ def test_a_secret_in_the_checkpoint_as_written_refuses(project: Path) -> None:
     from continuity_core.checkpoint import take
 
     cp = take(Store(project))
-    path = Store(project).checkpoints_dir / f"{cp.id}.json"
+    path = Store(project).path("checkpoints") / f"{cp.id}.json"
     data = json.loads(path.read_text())
     data["git"]["subject"] = f"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/{GITHUB}"
     path.write_text(json.dumps(data))

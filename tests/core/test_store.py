@@ -60,14 +60,14 @@ def test_retention_keeps_the_newest(tmp_path: Path) -> None:
     assert kept == sorted(ids, reverse=True)[:20]
     latest = store.latest_checkpoint()
     assert latest is not None and latest.id == ids[-1]
-    assert not list(store.checkpoints_dir.glob("*.tmp"))
+    assert not list(store.path("checkpoints").glob("*.tmp"))
 
 
 def test_corrupt_newest_checkpoint_is_skipped_not_lost(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     good = Checkpoint(id="20260101T000000000000Z-aaaaaa", created_at="t")
     store.write_checkpoint(good)
-    bad = store.checkpoints_dir / "20991231T000000000000Z-ffffff.json"
+    bad = store.path("checkpoints") / "20991231T000000000000Z-ffffff.json"
     bad.write_text("{not json")
     latest = store.latest_checkpoint()
     assert latest is not None and latest.id == good.id
@@ -78,7 +78,7 @@ def test_corrupt_newest_checkpoint_is_skipped_not_lost(tmp_path: Path) -> None:
 
 def test_future_schema_version_is_refused_by_name(tmp_path: Path) -> None:
     store = make_store(tmp_path)
-    path = store.checkpoints_dir / "x.json"
+    path = store.path("checkpoints") / "x.json"
     ensure_private_dir(path.parent)
     path.write_text('{"schema_version": 99, "id": "x", "created_at": "t"}')
     with pytest.raises(StoreError, match="update baker"):

@@ -163,10 +163,6 @@ class Store:
         return decode_document(data, type_, path)
 
     # --- checkpoints ---------------------------------------------------------------------
-    @property
-    def checkpoints_dir(self) -> Path:
-        return self.path("checkpoints")
-
     def new_checkpoint_id(self) -> str:
         return new_id()
 
@@ -189,7 +185,7 @@ class Store:
     def checkpoint_paths(self) -> list[Path]:
         """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
         makes, so retention never touches another file that happens to lie there."""
-        return [self.checkpoints_dir / n for n in self._checkpoint_names()]
+        return [self.path("checkpoints", n) for n in self._checkpoint_names()]
 
     def _checkpoint_names(self) -> list[str]:
         try:
