@@ -410,20 +410,10 @@ def home_path(*parts: str, create: bool = True) -> str:
     tightened to 0700 and the change logged; a symlink or another user's folder raises
     Untrusted. With `create` False nothing is made and a missing part ends the check.
     """
-    home = home_root()
-    try:
-        st = os.lstat(home)
-    except FileNotFoundError:
-        if not create:
-            return os.path.join(home, *parts)
-        os.makedirs(os.path.dirname(home), mode=PRIVATE_DIR, exist_ok=True)
-        try:
-            os.mkdir(home, PRIVATE_DIR)
-        except FileExistsError:
-            pass
-        st = os.lstat(home)
-    _tighten(home, st)
-    return _walk(home, parts, create, _tighten)
+    parent, name = os.path.split(home_root())
+    if create and not os.path.lexists(os.path.join(parent, name)):
+        os.makedirs(parent, mode=PRIVATE_DIR, exist_ok=True)  # the folders above: not checked
+    return _walk(parent, (name, *parts), create, _tighten)
 
 
 def _tighten(path: str, st: os.stat_result) -> None:
