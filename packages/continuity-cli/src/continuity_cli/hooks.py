@@ -168,14 +168,13 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
 
 def _user_log(command: str, agent: str | None, exc: BaseException, root: object) -> None:
     import json
-    from pathlib import Path
 
     from continuity_core import trust
     from continuity_core.fs import ensure_private_dir
     from continuity_core.redact import redact
     from continuity_core.store import now_iso
 
-    folder = ensure_private_dir(Path(trust.home_root(), "log"))
+    folder = ensure_private_dir(os.path.join(trust.home_root(), "log"))
     line = json.dumps(
         {
             "t": now_iso(),
@@ -186,7 +185,9 @@ def _user_log(command: str, agent: str | None, exc: BaseException, root: object)
             "error": f"{type(exc).__name__}: {exc}",
         }
     )
-    fd = os.open(folder / "events.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(
+        os.path.join(folder, "events.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+    )
     try:
         os.write(fd, (redact(line) + "\n").encode())
     finally:

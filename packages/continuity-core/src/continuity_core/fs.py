@@ -19,12 +19,16 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def ensure_private_dir(path: Path) -> Path:
+def ensure_private_dir(path: StrPath) -> str:
     """Create `path` and any missing parents as 0700; existing folders keep their mode."""
-    if not path.is_dir():
-        if not path.parent.is_dir():
-            ensure_private_dir(path.parent)
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
+    path = os.fspath(path)
+    if path and not os.path.isdir(path):  # "": a relative path's parent, the cwd
+        ensure_private_dir(os.path.dirname(path))
+        try:
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:  # made meanwhile; a file there is an error
+            if not os.path.isdir(path):
+                raise
     return path
 
 

@@ -128,9 +128,7 @@ def _rewrite(path: StrPath, agent: str, folder: str, limit: Limit | None = None)
     Read-modify-write under an exclusive lock on a sidecar file (the store's lock); the write
     itself is atomic either way.
     """
-    from pathlib import Path  # a limit was hit or lifted: rare
-
-    ensure_private_dir(Path(os.fspath(path)).parent)
+    ensure_private_dir(os.path.dirname(os.fspath(path)))
     with Lock(f"{os.fspath(path)}.lock", LOCK_TIMEOUT_S):
         kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
         kept += [limit] if limit is not None else []
