@@ -44,7 +44,7 @@ def test_private_modes(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     cp = Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T00:00:00Z")
     path = Path(store.write_checkpoint(cp))
-    assert mode(store.dir) == 0o700
+    assert mode(store.path()) == 0o700
     assert mode(path.parent) == 0o700
     assert mode(path) == 0o600
 
@@ -87,7 +87,7 @@ def test_future_schema_version_is_refused_by_name(tmp_path: Path) -> None:
 
 def test_unknown_fields_are_tolerated(tmp_path: Path) -> None:
     store = make_store(tmp_path)
-    path = store.dir / "c.json"
+    path = store.path("c.json")
     path.write_text('{"id": "x", "created_at": "t", "from_the_future": [1, 2]}')
     assert store.read_json(path, Checkpoint).id == "x"
 
@@ -194,7 +194,7 @@ def test_log_is_redacted_and_appended(tmp_path: Path) -> None:
         raise ValueError("boom")
     except ValueError as e:
         store.log_exception("checkpoint", e)
-    lines = (store.dir / "log" / "events.jsonl").read_text().splitlines()
+    lines = store.path("log", "events.jsonl").read_text().splitlines()
     assert len(lines) == 2
     assert "ghp_" not in lines[0]
     assert '"ValueError: boom"' in lines[1]

@@ -148,16 +148,13 @@ def _log_failure(command: str, agent: str | None, exc: BaseException) -> None:
             return
 
         root = project_root()
-        store = Store(root) if root is not None else None
-        log = store.path("log") if store is not None else None
-        if (
-            store is not None
-            and log is not None
-            and os.access(log if log.is_dir() else store.dir, os.W_OK)
-        ):
-            store.log_exception(command, exc, agent=agent)
-        elif store is not None:
-            _user_log(command, agent, exc, root)
+        if root is not None:
+            store = Store(root)
+            log = os.path.join(store.store_dir, "log")
+            if os.access(log if os.path.isdir(log) else store.store_dir, os.W_OK):
+                store.log_exception(command, exc, agent=agent)
+            else:
+                _user_log(command, agent, exc, root)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass
     if os.environ.get("BAKER_DEBUG"):

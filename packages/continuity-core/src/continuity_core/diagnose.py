@@ -43,7 +43,7 @@ def run(start: Path | None = None) -> list[Finding]:
         out.append(Finding(level="error", message=str(e)))
         config = GlobalConfig()
     out += _baker_on_path()
-    if not any(e.path.is_relative_to(store.dir) for e in refused):
+    if not any(e.path.is_relative_to(store.path()) for e in refused):
         out += _store(store)
     adapters, broken = load_all()
     if not adapters and not broken:
@@ -258,17 +258,18 @@ def _store(store: Store) -> list[Finding]:
             )
         ]
     out: list[Finding] = []
-    loose = [p for p in [store.dir, *store.dir.rglob("*")] if is_loose(p)]
+    folder = store.path()
+    loose = [p for p in [folder, *folder.rglob("*")] if is_loose(p)]
     if loose:
         out.append(
             Finding(
                 level="warn",
                 message=f"{len(loose)} store path(s) readable by others, e.g. {loose[0]}",
-                fix=f"chmod -R go-rwx {store.dir}",
+                fix=f"chmod -R go-rwx {folder}",
             )
         )
     else:
-        out.append(Finding(level="ok", message=f"{store.dir} is private"))
+        out.append(Finding(level="ok", message=f"{folder} is private"))
     latest = store.checkpoint_paths()[:1]
     if not latest:
         out.append(

@@ -6,7 +6,7 @@ on the data file itself.
 
 The pre-tool hook opens the store, logs and locks on every tool call, so this module imports
 no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: the store keeps its
-root as a `str` (`top`) and hands out `Path`s (`root`, `dir`, `path`) to the rest of the code
+root as a `str` (`top`) and hands out `Path`s (`root`, `path`) to the rest of the code
 base, built on first use; the folders it creates and checks (`folder_path`) stay `str`s.
 """
 
@@ -110,10 +110,6 @@ class Store:
             self._root = Path(self.top)
         return self._root
 
-    @property
-    def dir(self) -> Path:
-        return self.root / STORE
-
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
         root = project_root(start)
@@ -129,7 +125,7 @@ class Store:
         return os.path.isdir(self.store_dir)
 
     def path(self, *parts: str) -> Path:
-        return self.dir.joinpath(*parts)
+        return self.root.joinpath(STORE, *parts)
 
     def folder_path(self, *parts: str) -> str:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
