@@ -271,3 +271,10 @@ def test_peers_put_ccusage_beside_the_never_seen_handoff(tmp_path: Path) -> None
     assert gemini[2].endswith(" s") and gemini[4] == "—" and gemini[7] == "≤ 64 MiB"
     assert "no peer: ccusage has no `gemini` command" in gemini[9]
     assert "peer: ccusage 20.0.99 `claude session --json`" in page
+    # OpenCode's never-seen handoff runs on its captured database, beside ccusage where it can
+    (opencode,) = [
+        line.split(" | ") for line in page.splitlines() if line.startswith("| opencode |")
+    ]
+    assert (
+        opencode[2].endswith(" s") and "no peer: ccusage has no `opencode` command" in opencode[9]
+    )
