@@ -20,15 +20,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 from msgspec import Struct, field
 
+from continuity_core import jsonl
 from continuity_core.fs import hexdigest
-from continuity_core.jsonl import (
-    CHUNK,
-    HEAD_LINE,
-    BackwardScan,
-    ForwardReader,
-    Found,
-    close_prefix,
-)
+from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -274,18 +268,17 @@ def scan_skipped(
 
 
 def count_bytes(path: str, end: int, needle: bytes) -> int:
-    """How often `needle` occurs in the first `end` bytes of `path`: a byte search over
-    `CHUNK`-sized reads into one buffer (memory speed, no lines split, 0 for a file that holds
-    none). Not a mapped file: every page a search touches there counts in the process's RSS,
-    the whole file's size at the end."""
+    """How often `needle` occurs in the first `end` bytes of `path`: a byte search in
+    bounded reads (memory speed; a mapped file would count its size into the RSS)."""
     if end <= 0 or not needle:
         return 0
     keep = len(needle) - 1  # the bytes a match across two reads begins with
-    buf = bytearray(CHUNK + keep)
+    chunk = jsonl.CHUNK
+    buf = bytearray(chunk + keep)
     found = have = pos = 0
     with open(path, "rb", buffering=0) as f, memoryview(buf) as view:
         while pos < end:
-            got = f.readinto(view[have : have + min(CHUNK, end - pos)])
+            got = f.readinto(view[have : have + min(chunk, end - pos)])
             if not got:
                 break
             pos, filled = pos + got, have + got
