@@ -41,17 +41,19 @@ def case(agent: str, scenario: str) -> tuple[Session, dict[str, Any]]:
     return read(agent, ATTEMPTS / rel), gt
 
 
-def render(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> str:
-    return brief.render(
-        brief.build(
-            project="/home/dev/src/p",
-            created_at="2026-12-05T08:00:00Z",
-            git=GitFacts(is_repo=True, branch="main"),
-            note_text=None,
-            session=session,
-            budget_tokens=budget,
-        )
+def built(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> brief.Brief:
+    return brief.build(
+        project="/home/dev/src/p",
+        created_at="2026-12-05T08:00:00Z",
+        git=GitFacts(is_repo=True, branch="main"),
+        note_text=None,
+        session=session,
+        budget_tokens=budget,
     )
+
+
+def render(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> str:
+    return brief.render(built(session, budget))
 
 
 AGENTS = ("claude", "codex", "gemini")
@@ -327,9 +329,7 @@ def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> N
     session, _ = case("codex", "S12")
     huge = "Make the calculator right: " + "every case holds; " * 17_000 + "THE END"
     session = msgspec.structs.replace(session, requests=[*session.requests, huge])
-    path = tmp_path / "brief-1.md"
-    path.write_text(render(session))
-    prompt = brief.first_prompt(path)
+    prompt = brief.first_prompt(built(session), tmp_path / "brief-1.md")
     assert not prompt.whole and len(prompt.text.encode()) < INLINE_PROMPT_MAX
     inline = prompt.text.split("## What was run")[1]
     assert "`python3 test_calc.py` — failed, exit 1: AssertionError: add(2, 2) returned 0" in inline

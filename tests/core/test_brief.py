@@ -124,8 +124,7 @@ def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: 
     text = brief.render(b)
     assert "Run the tests" in text and "deploy.sh" in text and "THE END" in text
     path = Path(str(tmp_path)) / "brief-1.md"
-    path.write_text(text)
-    prompt = brief.first_prompt(path)
+    prompt = brief.first_prompt(b, path)
     assert not prompt.whole
     assert len(prompt.text.encode()) < INLINE_PROMPT_MAX
     assert prompt.text.startswith("# Handoff brief")
@@ -148,10 +147,9 @@ def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: 
 def test_a_small_brief_is_the_prompt_whole(tmp_path: object) -> None:
     from pathlib import Path
 
-    path = Path(str(tmp_path)) / "brief.md"
-    text = brief.render(build())
-    path.write_text(text)
-    assert brief.first_prompt(path) == brief.Prompt(text=text, whole=True)
+    b = build()
+    text = brief.render(b)
+    assert brief.first_prompt(b, Path("brief.md")) == brief.Prompt(text=text, whole=True)
 
 
 def test_many_todos_are_clipped_with_fences_closed() -> None:

@@ -240,8 +240,7 @@ def prepare(
         LaunchOptions(
             account=launch_account,
             native=result.brief.session if native else None,
-            brief_chars=len(text.encode()),
-            brief_text=text if dry_run else None,
+            brief=result.brief,
             dry_run=dry_run,
             force=force,
         ),

@@ -419,11 +419,11 @@ class ModuleAdapter:
 
 
 def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Prompt, str]:
-    """The first prompt of `agent` started with the brief saved in `brief` (`brief.first_prompt`)
-    and the note `baker resume` shows about it."""
-    from continuity_core.brief import first_prompt
+    """The first prompt of `agent` started with `options.brief`, saved in `brief`
+    (`brief.first_prompt`), and the note `baker resume` shows about it."""
+    from continuity_core.brief import Brief, first_prompt
 
-    first = first_prompt(brief.resolve(), options.brief_text)
+    first = first_prompt(options.brief or Brief(created_at="", project=""), brief.resolve())
     if first.whole:
         return first, "the brief is the first prompt"
     note = f"the brief's essentials are the first prompt; {agent} is told to read the rest in "
