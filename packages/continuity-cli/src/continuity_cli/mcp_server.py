@@ -199,6 +199,7 @@ def traps(
     before. With pattern and why, records a new trap (command=true makes pattern a glob over
     shell commands, e.g. "npm test*"): do that right after an approach failed, so no later
     session tries it again."""
+    from continuity_cli.commands.notes import trap_entries
     from continuity_core import traps as traps_mod
     from continuity_core.store import Store
 
@@ -212,10 +213,7 @@ def traps(
         items = traps_mod.matching(root, items, [check_path] if check_path else [], check_command)
     return {
         "added": msgspec.to_builtins(added) if added else None,
-        "traps": [
-            {**msgspec.to_builtins(t), "changed_files": traps_mod.changed_files(root, t)}
-            for t in items
-        ],
+        "traps": trap_entries(root, items),
     }
 
 
@@ -251,21 +249,10 @@ def save(draft: str, repo: str | None = None) -> dict[str, Any]:
     and sections, as `baker facts --json` gives in draft_template). It is validated, refused
     if it holds a secret, and kept privately under .baker/saved/. Use it before ending a long
     piece of work or when the context is nearly full; returns the id and resume prompts."""
-    from continuity_core import saved
+    from continuity_cli.commands.saved import save_json
     from continuity_core.adapters import load_all
 
-    try:
-        result = saved.save(_root(repo, write=True), draft)
-    except saved.SaveRefused as e:
-        return {"saved": False, "validation": msgspec.to_builtins(e.validation)}
-    return {
-        "saved": True,
-        "id": result.id,
-        "path": str(result.path),
-        "resume": saved.resume_prompts(result.id, load_all()[0]),
-        "warnings": result.warnings,
-        "unverified": msgspec.to_builtins(result.validation.unverified),
-    }
+    return save_json(_root(repo, write=True), draft, load_all()[0])
 
 
 def resume_check(target: str | None = None, repo: str | None = None) -> dict[str, Any]:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
 
 from continuity_cli.app import Group
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from continuity_core.schemas.trap import Trap
 
 _AGENT = click.option(
     "--agent", metavar="NAME", help="Who writes (recorded in the note's front matter)."
@@ -212,6 +218,16 @@ def trap_add(
         )
 
 
+def trap_entries(root: Path, items: Iterable[Trap]) -> list[dict[str, Any]]:
+    """`baker trap list --json`, which the MCP `traps` tool returns too: each trap, with the
+    files it cites that changed since."""
+    from continuity_core import traps
+
+    return [
+        {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)} for t in items
+    ]
+
+
 @trap.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def trap_list(as_json: bool) -> None:
@@ -223,12 +239,7 @@ def trap_list(as_json: bool) -> None:
     root = Store.here().root
     items = traps.load(root)
     if as_json:
-        output.emit_json(
-            [
-                {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
-                for t in items
-            ]
-        )
+        output.emit_json(trap_entries(root, items))
         return
     if not items:
         click.echo('no traps yet: `baker trap add PATTERN "why it failed"`')
