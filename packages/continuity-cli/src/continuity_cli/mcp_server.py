@@ -162,22 +162,12 @@ def sessions(agent: str | None = None, limit: int = 10, repo: str | None = None)
     sessions: pass one as repo. Use it to see who worked here lately, or to pick a session id
     for `handoff`."""
     from continuity_core.adapters import load, load_all
-    from continuity_core.config import load_config
     from continuity_core.sessions import structured, table
-    from continuity_core.store import Store
 
     _bounded("limit", limit, 1)  # as `baker sessions --limit`; at most 100 are returned
     root = _root(repo)
     adapters, broken = ({agent: load(agent)}, {}) if agent else load_all()
-    store = Store(root)
-    found = table(
-        root,
-        adapters,
-        load_config(),
-        store if store.exists else None,
-        agent=agent,
-        limit=max(1, min(limit, 100)),
-    )
+    found = table(root, adapters, agent=agent, limit=min(limit, 100))
     return {
         **structured(root, found),
         "searched": found.searched,

@@ -452,16 +452,20 @@ class Table(Struct, kw_only=True):
 def table(
     project: Path,
     adapters: Mapping[str, Adapter],
-    config: GlobalConfig,
-    store: Any = None,
     *,
     agent: str | None = None,
     account: str | None = None,
     limit: int = 20,
 ) -> Table:
     """This project's newest `limit` sessions across agents and accounts, each read (through
-    the cursor cache) for its state; `chosen` marks the one the brief takes by the one rule."""
-    found = find(project, adapters, config, agent=agent, account=account)
+    the cursor cache of its store, where it has one) for its state; `chosen` marks the one the
+    brief takes by the one rule."""
+    from continuity_core.config import load_config
+    from continuity_core.store import Store
+
+    found = find(project, adapters, load_config(), agent=agent, account=account)
+    here = Store(project)
+    store = here if here.exists else None
     rows: list[dict[str, Any]] = []
     chosen = False
     for cand in found.candidates[:limit]:
