@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from continuity_core import brief, pickup
-from continuity_core.adapters import load
+from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, kit, load
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.session import Session, SessionRef
 from tests.conftest import FIXTURES, run_baker
@@ -324,12 +324,11 @@ def test_the_compacted_text_lists_failed_commands_with_their_errors() -> None:
 
 
 def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> None:
-    from continuity_core.adapters import INLINE_PROMPT_MAX
-
     session, _ = case("codex", "S12")
     huge = "Make the calculator right: " + "every case holds; " * 17_000 + "THE END"
     session = msgspec.structs.replace(session, requests=[*session.requests, huge])
-    prompt = brief.first_prompt(built(session), tmp_path / "brief-1.md")
+    path = tmp_path / "brief-1.md"
+    prompt = kit.brief_prompt(path, LaunchOptions(brief=built(session)), "Codex")[0]
     assert not prompt.whole and len(prompt.text.encode()) < INLINE_PROMPT_MAX
     inline = prompt.text.split("## What was run")[1]
     assert "`python3 test_calc.py` — failed, exit 1: AssertionError: add(2, 2) returned 0" in inline

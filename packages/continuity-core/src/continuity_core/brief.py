@@ -589,26 +589,11 @@ ESSENTIALS: dict[str, int] = {
 }
 
 
-def first_prompt(brief: Brief, path: Path) -> Prompt:
-    """The first turn of an agent started with `brief`, saved (or, on a dry run, to be saved)
-    in `path`.
-
-    A brief under `INLINE_PROMPT_MAX` bytes goes inline whole. A larger one goes as its
-    essentials (first move, source, the latest request — cut with a pointer if it alone is
-    huge —, todos, files edited, the interrupted call), under that size too, and an order to
-    read the file for the rest. Every adapter's launch uses this one.
-    """
-    from continuity_core.adapters import INLINE_PROMPT_MAX
-
-    text = render(brief)
-    size = len(text.encode())
-    if size < INLINE_PROMPT_MAX:
-        return Prompt(text=text, whole=True)
-    return Prompt(text=essentials(brief, path, size, INLINE_PROMPT_MAX), whole=False)
-
-
 def essentials(brief: Brief, path: Path, size: int, most: int) -> str:
-    """The brief's essential sections, each clipped, under `most` bytes, and a pointer."""
+    """The first prompt of a brief too large to go whole (`size` bytes rendered, saved in
+    `path`): its essentials (first move, source, the latest request — cut with a pointer if
+    it alone is huge —, todos, files edited, the interrupted call), each clipped, under `most`
+    bytes, and an order to read the file for the rest."""
     kept = [s for s in brief.sections if s.title in ESSENTIALS]
     others = [s.title for s in brief.sections if s.title not in ESSENTIALS]
     others += [CUT_TITLE] if brief.cut else []
