@@ -13,8 +13,8 @@ from continuity_claude.discovery import project_slug
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
 from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
-from continuity_core.testing import brief_of
 from tests.helpers.invoke import Invoke
+from tests.helpers.samples import brief_of
 
 
 def test_small_brief_goes_inline(adapter: ClaudeAdapter, tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from continuity_codex import CodexAdapter
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
 from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
-from continuity_core.testing import brief_of
 from tests.codex.helpers import rollout
 from tests.conftest import FIXTURES
+from tests.helpers.samples import brief_of
 
 ADAPTER = CodexAdapter()
 

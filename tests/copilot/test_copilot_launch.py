@@ -14,9 +14,9 @@ from continuity_copilot import CopilotAdapter, discovery
 from continuity_core.adapters import Account, LaunchOptions
 from continuity_core.brief import render
 from continuity_core.errors import BakerError
-from continuity_core.testing import brief_of
 from tests.copilot.helpers import COPILOT, GREETER, KILLED, TRUTH
 from tests.helpers.invoke import Invoke
+from tests.helpers.samples import brief_of
 
 ADAPTER = CopilotAdapter()
 

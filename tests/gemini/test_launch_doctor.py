@@ -11,8 +11,8 @@ import pytest
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
 from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
-from continuity_core.testing import brief_of
 from continuity_gemini import GeminiAdapter
+from tests.helpers.samples import brief_of
 
 ADAPTER = GeminiAdapter()
 

@@ -12,8 +12,8 @@ pytest.importorskip("continuity_opencode")
 from continuity_core.adapters import Account, LaunchOptions, UserOptions
 from continuity_core.brief import render
 from continuity_core.errors import BakerError
-from continuity_core.testing import brief_of
 from continuity_opencode import OpenCodeAdapter, install
+from tests.helpers.samples import brief_of
 from tests.opencode.helpers import MAIN, PAYLOADS, home_copy
 
 ADAPTER = OpenCodeAdapter()

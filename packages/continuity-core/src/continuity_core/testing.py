@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core.adapters import Account, Adapter, LaunchOptions, missing
-from continuity_core.brief import NEVER_CUT, Brief
+from continuity_core.brief import Brief
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.handoff import Section
 from continuity_core.schemas.session import Session, SessionRef
@@ -56,13 +56,6 @@ print(json.dumps(sorted(set(sys.modules) - before)))
 # more); the adapter class only where a session is read, after core's reader and schemas.
 HOOK_PATH = "continuity_core.hooks"
 READ_PATH = "continuity_core.hooks,continuity_core.transcript,continuity_core.adapters.kit"
-
-
-def brief_of(request: str) -> Brief:
-    """A brief whose one section is `request`, as the user's latest request."""
-    title = "The user's latest request (verbatim)"
-    section = Section(key="request", title=title, source="t", body=request, priority=NEVER_CUT)
-    return Brief(created_at="2026-12-05T08:00:00Z", project="/w", sections=[section])
 
 
 class AdapterContract:
@@ -206,7 +199,9 @@ class AdapterContract:
     def test_launch_never_puts_a_huge_brief_on_the_command_line(
         self, sample: ContractSample, tmp_path: Path
     ) -> None:
-        huge = LaunchOptions(brief=brief_of("x" * 300_000))
+        body = "x" * 300_000
+        section = Section(key="request", title="Request", source="t", body=body, priority=1)
+        huge = LaunchOptions(brief=Brief(created_at="", project="", sections=[section]))
         spec = sample.adapter.launch(sample.project, tmp_path / "brief.md", huge)
         assert spec.argv
         assert all(len(a.encode()) < 100_000 for a in spec.argv)
