@@ -25,7 +25,10 @@ S11: `codex exec fork` of a thread with a prompt of its own, then the parent goe
 Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
 own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
 end (a credential in a failing command's output) ending on a usage limit; S14 one test command
-run again and again over three requests (Claude Code: `/compact` after the second).
+run again and again over three requests (Claude Code and Copilot CLI: `/compact` after the
+second; OpenCode: a step that fills the context after it, which OpenCode compacts by itself).
+Copilot CLI and OpenCode have these three only; their S14 logs the hook payloads (OpenCode's:
+what baker's plugin sends, to a logging `baker` on PATH).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -52,11 +55,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.e2e.harness import (  # noqa: E402 - needs the repository root on sys.path
-    GEMINI_MODEL,
     NODE_BIN,
     Agent,
-    agent_env,
-    seed,
+    make_agent,
     session_id,
     transcript_files,
 )
@@ -144,7 +145,9 @@ class Scenario:
     commands: list[tuple[str, bool]] = field(default_factory=list)
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
     model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
-    log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
+    # Gemini CLI, Copilot CLI: log every hook event's payload too; OpenCode: what baker's
+    # plugin sends (a logging `baker` on PATH)
+    log_hooks: bool = False
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -426,7 +429,7 @@ def claude_scenarios() -> list[Scenario]:
             },
             mock=SubagentMock,
         ),
-        *attempt_scenarios(SUBSCRIPTION, compact=True),
+        *attempt_scenarios(SUBSCRIPTION, compact="manual"),
     ]
 
 
@@ -453,12 +456,15 @@ MIGRATE_SH = (
 )
 
 
-def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scenario]:
+def attempt_scenarios(limit_env: dict[str, str], *, compact: str = "") -> list[Scenario]:
     """S12: a test that fails, is fixed, fails differently and passes. S13: a dead end — two
     approaches fail, a credential in a failing command's output — ending on a usage limit.
-    S14: a long session running the same test again and again, compacted (`/compact`, where
-    `compact`) after two requests, then one more request."""
+    S14: a long session running the same test again and again, compacted after two requests
+    (`compact`: "manual", a `/compact` run; "auto", the second request's last test reported
+    as filling the context, which OpenCode compacts by itself), then one more request."""
     test = "python3 test_calc.py"
+    # OpenCode's model `m1` has a 100,000-token window (tests/e2e/harness.py seeds it)
+    full = 99_000 if compact == "auto" else 1000
     long_runs = [
         Run(
             "Run the tests with python3 test_calc.py.",
@@ -468,13 +474,13 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
             "Run them twice more to check they are stable.",
             [
                 Turn(calls=[shell(test)]),
-                Turn(calls=[shell(test)]),
+                Turn(calls=[shell(test)], input_tokens=full),
                 Turn(text="Stable: test_calc passed both times."),
             ],
             resume=True,
         ),
     ]
-    if compact:
+    if compact == "manual":
         long_runs.append(
             Run(
                 "/compact",
@@ -560,8 +566,9 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
             "main",
             long_runs,
             files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
-            compaction=compact,
+            compaction=bool(compact),
             commands=[(test, False)] * 4,
+            log_hooks=bool(compact),
         ),
     ]
 
@@ -745,7 +752,7 @@ def neutral_scenarios() -> list[Scenario]:
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
         ),
-        *attempt_scenarios({}, compact=False),
+        *attempt_scenarios({}),
     ]
 
 
@@ -923,7 +930,25 @@ SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
     "claude": claude_scenarios,
     "codex": codex_scenarios,
     "gemini": gemini_scenarios,
+    # issue 36's three: Copilot CLI compacts on `/compact` (`-p /compact --resume`), OpenCode
+    # only by itself (`run --command compact` is an unknown command in 1.18.33)
+    "copilot": lambda: attempt_scenarios({}, compact="manual"),
+    "opencode": lambda: attempt_scenarios({}, compact="auto"),
 }
+COPILOT_EVENTS = (
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "errorOccurred",
+    "agentStop",
+    "preCompact",
+)
+# OpenCode's hooks are baker's plugin: a `baker` on PATH that logs what it is sent (its stdin,
+# as `baker checkpoint|pickup|pretool --agent opencode` get it) and answers nothing.
+BAKER_LOGGER = "#!/usr/bin/env python3\n" + HOOK_LOGGER
 
 
 def _git(project: Path, *argv: str) -> None:
@@ -949,12 +974,13 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
     bindir = home / "bin"
     bindir.mkdir()
     (bindir / "hook_logger.py").write_text(HOOK_LOGGER)
-    config_dir = home if agent == "gemini" else home / f".{agent}"  # GEMINI_CLI_HOME: a home
     script = [t for r in sc.runs for t in r.turns]
     for turn in script:  # the project's absolute path, known only now
         turn.calls = [Call(c.kind, _fill(c.args, str(project))) for c in turn.calls]
     mock = (sc.mock or MOCKS[agent])(script, root=project).start()
-    seed(agent, config_dir, project, mock)
+    a = make_agent(agent, home, project, mock, node_bin=node_bin)
+    a.env.update({"TZ": "UTC", **sc.env})
+    config_dir = a.config_dir
     if agent == "claude":
         settings = json.loads((config_dir / "settings.json").read_text())
         settings["hooks"] = {
@@ -988,9 +1014,22 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             for ev in GEMINI_EVENTS
         }
         path.write_text(json.dumps(settings, indent=1))
-    env = agent_env(agent, home, config_dir, mock, node_bin)
-    env.update({"TZ": "UTC", **sc.env})
-    return Agent(agent, home, config_dir, project, mock, env)
+    if agent == "copilot" and sc.log_hooks:  # user-level inline hooks: no trust needed
+        hooks = {
+            ev: [{"type": "command", "bash": f"python3 {bindir}/hook_logger.py {ev}"}]
+            for ev in COPILOT_EVENTS
+        }
+        (config_dir / "settings.json").write_text(json.dumps({"hooks": hooks}, indent=1))
+    if agent == "opencode" and sc.log_hooks:
+        from continuity_opencode import install
+
+        plugin = project / ".opencode" / install.PLUGIN_DIR
+        plugin.mkdir(parents=True)
+        (plugin / install.PLUGIN_NAME).write_text(install.plugin_source())
+        (bindir / "baker").write_text(BAKER_LOGGER)
+        (bindir / "baker").chmod(0o755)
+        a.env["PATH"] = f"{bindir}{os.pathsep}{a.env['PATH']}"
+    return a
 
 
 def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
@@ -1005,21 +1044,12 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
 
 
 def _argv(
-    agent: str, run: Run, session: str | None, model: str | None = None, first: str | None = None
+    a: Agent, run: Run, session: str | None, model: str | None = None, first: str | None = None
 ) -> list[str]:
+    agent = a.name
     if run.action == "parent":
         run, session = Run(run.prompt, run.turns, resume=True), first
     resume = bool(run.resume and session)
-    if agent == "claude":
-        return [
-            "claude",
-            "-p",
-            run.prompt,
-            "--output-format",
-            "json",
-            "--dangerously-skip-permissions",
-            *(["--resume", str(session)] if resume else []),
-        ]
     if agent == "codex" and run.action == "archive":
         return ["codex", "archive", str(session)]
     if agent == "codex" and run.action == "fork":
@@ -1033,27 +1063,7 @@ def _argv(
             "--dangerously-bypass-approvals-and-sandbox",
             run.prompt,
         ]
-    if agent == "codex":
-        return [
-            "codex",
-            "exec",
-            "--skip-git-repo-check",
-            "--json",
-            "--dangerously-bypass-approvals-and-sandbox",
-            *(["resume", str(session)] if resume else []),
-            run.prompt,
-        ]
-    return [
-        "gemini",
-        "-p",
-        run.prompt,
-        "-o",
-        "json",
-        "--yolo",
-        "-m",
-        model or GEMINI_MODEL,
-        *(["--resume", str(session)] if resume else []),
-    ]
+    return a.argv(run.prompt, headless=True, resume=session if resume else None, model=model)
 
 
 def run_scenario(
@@ -1077,7 +1087,7 @@ def _play(
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(agent, r, session, sc.model, first)
+            argv = _argv(a, r, session, sc.model, first)
             served += len(r.turns)
             proc = subprocess.Popen(
                 argv,
@@ -1178,12 +1188,18 @@ def _collect(
     hooks_subdir: str,
 ) -> dict[str, Any]:
     native = out / agent / f".{agent}"
-    version = subprocess.run(
+    said = subprocess.run(
         [agent, "--version"], env=a.env, capture_output=True, text=True, check=False
     ).stdout.strip()
+    version = (said.splitlines() or [""])[0]  # Copilot CLI adds a line about `copilot update`
     truth: dict[str, Any] = {}
     tree = a.home / ".gemini" if agent == "gemini" else a.config_dir
     mains: list[Path] = []
+    if agent == "opencode":  # one SQLite database for every session: kept whole, per scenario
+        tree, dest = a.home / ".local" / "share" / "opencode", out / agent / sc.project
+        key = _opencode_db(tree / "opencode.db", dest / "opencode.db.gz", a.home)
+        truth[key] = _opencode_truth(sc, dest / "opencode.db.gz", version, invocations, session)
+        truth[key]["files_edited"] = _really_edited(a.project, sc)
     for src in sorted(_native_files(agent, tree)):
         rel = Path(_rehome(str(src.relative_to(tree)).encode(), a.home).decode())
         dest = native / rel
@@ -1235,7 +1251,17 @@ def _really_edited(project: Path, sc: Scenario) -> list[str]:
 
 
 def _native_files(agent: str, tree: Path) -> list[Path]:
-    """What the CLI wrote that the fixture sets keep."""
+    """What the CLI wrote that the fixture sets keep (OpenCode's database: `_opencode_db`)."""
+    if agent == "opencode":
+        return []
+    if agent == "copilot":
+        return [
+            f
+            for folder in (tree / "session-state").glob("*")
+            for f in (folder / "events.jsonl", folder / "workspace.yaml", folder / "session.db")
+            # its session.db only where the model wrote todos (a compaction makes one without)
+            if f.exists() and (f.suffix != ".db" or b"CREATE TABLE todos" in f.read_bytes())
+        ]
     if agent == "claude":
         return list((tree / "projects").rglob("*.jsonl"))
     if agent == "codex":
@@ -1257,6 +1283,8 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return True
     if agent == "claude":
         return src.stem == session
+    if agent == "copilot":  # session-state/<id>/events.jsonl
+        return src.name == "events.jsonl" and src.parent.name == session
     if agent == "codex":  # a fork's parent is a transcript of the scenario too
         return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
     # `--resume` in another minute leaves a stub beside the session: a header, no messages
@@ -1270,6 +1298,100 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
 
 
 GEMINI_CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's <session_context> message
+
+
+def _opencode_db(db: Path, dest: Path, home: Path) -> str:
+    """OpenCode's database, its write-ahead log folded in and the capture home rewritten to
+    HOME_AS in every text column, gzipped to `dest`; the key of its ground truth."""
+    import gzip
+    import sqlite3
+
+    from tests.opencode.helpers import relocate
+
+    plain = dest.with_suffix("")
+    plain.parent.mkdir(parents=True, exist_ok=True)
+    plain.unlink(missing_ok=True)
+    src = sqlite3.connect(db)
+    try:
+        copy = sqlite3.connect(plain)
+        src.backup(copy)
+        copy.close()
+    finally:
+        src.close()
+    relocate(plain, HOME_AS, str(home))
+    conn = sqlite3.connect(plain)
+    conn.execute("VACUUM")
+    conn.close()
+    dest.write_bytes(gzip.compress(plain.read_bytes(), mtime=0))
+    plain.unlink()
+    return str(dest.relative_to(dest.parent.parent.parent))
+
+
+def _opencode_truth(
+    sc: Scenario, db_gz: Path, version: str, invocations: list[dict[str, Any]], session: str | None
+) -> dict[str, Any]:
+    """OpenCode: what the scenario's script fixes, and what its database says of compaction
+    and errors."""
+    import gzip
+    import sqlite3
+
+    raw_db = gzip.decompress(db_gz.read_bytes())
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "opencode.db"
+        plain.write_bytes(raw_db)
+        conn = sqlite3.connect(plain)
+        try:
+            sid, cwd = conn.execute(
+                "SELECT id, directory FROM session WHERE id = ? OR ? IS NULL "
+                "ORDER BY time_created LIMIT 1",
+                (session, session),
+            ).fetchone()
+            parts = [
+                json.loads(d)
+                for (d,) in conn.execute(
+                    "SELECT p.data FROM part p JOIN message m ON m.id = p.message_id "
+                    "WHERE p.session_id = ? ORDER BY m.time_created, p.id",
+                    (sid,),
+                )
+            ]
+            errors = [
+                _obj(json.loads(d).get("error"))
+                for (d,) in conn.execute(
+                    "SELECT data FROM message WHERE session_id = ? ORDER BY time_created", (sid,)
+                )
+            ]
+        finally:
+            conn.close()
+    requests = [r.prompt for r in sc.runs if not r.prompt.startswith("/")]
+    gt: dict[str, Any] = {
+        "agent": "opencode",
+        "cli_version": version,
+        "scenario": sc.sid,
+        "kind": sc.kind,
+        "session_id": sid,
+        "cwd": cwd,
+        "user_requests": requests,
+        "latest_user_request": requests[-1],
+        "cli_invocations": invocations,
+        "part_types": dict(Counter(str(p.get("type")) for p in parts)),
+    }
+    errors = [e for e in errors if e]
+    if errors:
+        data = _obj(errors[-1].get("data"))
+        gt["error_in_transcript"] = True
+        kind = next((t.error for r in sc.runs for t in r.turns if t.error), None)
+        gt["api_errors"] = [
+            {"kind": kind, "name": errors[-1].get("name"), "status": data.get("statusCode")}
+        ]
+    if sc.compaction:
+        compactions = [p for p in parts if p.get("type") == "compaction"]
+        gt["compaction"] = {
+            "compact_boundaries": len(compactions),
+            "trigger": "auto" if compactions and compactions[0].get("auto") else "manual",
+            "requests_after_compaction": requests[-1:],
+        }
+    _attempt_truth(sc, raw_db, gt)
+    return gt
 
 
 def _neutral_truth(
@@ -1292,13 +1414,17 @@ def _neutral_truth(
         ran = [r for r in ran if r.action != "parent"]
     elif fork is not None:  # the parent: before the fork, and where it went on after it
         ran = [r for i, r in enumerate(ran) if i < fork or r.action == "parent"]
-    requests = [r.prompt for r in ran]
+    requests = [r.prompt for r in ran if not r.prompt.startswith("/")]  # `/compact`: none
     gt: dict[str, Any] = {
         "agent": agent,
         "cli_version": version,
         "scenario": sc.sid,
         "kind": sc.kind,
-        "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)), None)
+        "session_id": next(
+            # Codex: the file's name; Copilot CLI: its folder's
+            (m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", f"{path.parent.name}{path.name}")),
+            None,
+        )
         or _first_id(text),
         "cwd": f"{HOME_AS}/src/{sc.project}",
         "user_requests": requests,
@@ -1312,9 +1438,28 @@ def _neutral_truth(
         if agent == "codex":  # `event_msg/task_started`, as the shared fixture set counts
             sub = payload.get("type") if r.get("type") in ("event_msg", "response_item") else None
             kinds[f"{r.get('type')}/{sub}" if sub else str(r.get("type"))] += 1
-        elif "type" in r:  # Gemini: the message types
+        elif "type" in r:  # Gemini: the message types; Copilot CLI: the event types
             kinds[str(r["type"])] += 1
-    gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
+    if agent == "copilot" and sc.compaction:
+        done = [
+            _obj(r.get("data"))
+            for r in _records(path)
+            if r.get("type") == "session.compaction_complete"
+        ]
+        gt["compaction"] = {
+            "compact_boundaries": len(done),
+            "trigger": next(
+                (
+                    _obj(r.get("data")).get("trigger")
+                    for r in _records(path)
+                    if r.get("type") == "session.compaction_start"
+                ),
+                None,
+            ),
+            "summary_excerpt": str(done[0].get("summaryContent") or "")[:400] if done else "",
+            "requests_after_compaction": requests[-1:],
+        }
+    gt["message_types" if agent == "gemini" else "record_types"] = dict(kinds)
     if agent == "gemini":
         gt.update(_gemini_view(path), project_root=gt["cwd"])
     if "archived_sessions" in path.parts:
@@ -1366,11 +1511,11 @@ def _neutral_truth(
         ]
     if any(t.error for r in sc.runs for t in r.turns):
         # Gemini 0.61 prints a quota error but never writes it to the session file
-        recorded = agent == "codex"
+        recorded = agent != "gemini"
         gt["error_in_transcript"] = recorded
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
-    _attempt_truth(sc, path, gt)
+    _attempt_truth(sc, path.read_bytes(), gt)
     return gt
 
 
@@ -1543,15 +1688,17 @@ def _claude_truth(
             "summary_excerpt": text[:400],
             "requests_after_compaction": requests[-1:],
         }
-    _attempt_truth(sc, path, gt)
+    _attempt_truth(sc, path.read_bytes(), gt)
     return gt
 
 
-def _attempt_truth(sc: Scenario, path: Path, gt: dict[str, Any]) -> None:
-    """Every agent: the planted secrets and how often the file holds each; the commands run."""
+def _attempt_truth(sc: Scenario, raw: bytes, gt: dict[str, Any]) -> None:
+    """Every agent: the planted secrets and how often what it wrote (`raw`) holds each; the
+    commands run."""
     if sc.secrets:
-        raw_text = path.read_text()
-        gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)} for k, v in sc.secrets.items()}
+        gt["secrets"] = {
+            k: {"value": v, "total": raw.count(v.encode())} for k, v in sc.secrets.items()
+        }
     if sc.commands:
         gt["commands"] = [{"command": c, "failed": f} for c, f in sc.commands]
 
@@ -1566,7 +1713,8 @@ def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:
                 payload = json.loads(entry["payload"])
             except ValueError:
                 continue
-            event = entry["event"]
+            # baker's OpenCode plugin names its event in the payload (argv says the command)
+            event = payload.get("hook_event_name") or entry["event"]
             all_file.write(
                 json.dumps(
                     {"scenario": scenario, "event": event, "delivery": "stdin", "payload": payload}

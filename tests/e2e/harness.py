@@ -154,7 +154,15 @@ class Agent:
     mock: MockModel
     env: dict[str, str]
 
-    def argv(self, prompt: str, *, headless: bool) -> list[str]:
+    def argv(
+        self, prompt: str, *, headless: bool, resume: str | None = None, model: str | None = None
+    ) -> list[str]:
+        """The command line of one turn; `resume`: a headless turn of that session; `model`:
+        Gemini CLI's `-m` (the pinned model otherwise)."""
+
+        def resumed(flag: str) -> list[str]:  # `FLAG ID` where a session goes on
+            return [] if resume is None else [flag, resume]
+
         if self.name == "claude":
             if headless:
                 return [
@@ -164,6 +172,7 @@ class Agent:
                     "--output-format",
                     "json",
                     "--dangerously-skip-permissions",
+                    *resumed("--resume"),
                 ]
             return ["claude", "--dangerously-skip-permissions", prompt]
         if self.name == "codex":
@@ -174,6 +183,7 @@ class Agent:
                     "--skip-git-repo-check",
                     "--json",
                     "--dangerously-bypass-approvals-and-sandbox",
+                    *resumed("resume"),
                     prompt,
                 ]
             # No sandbox: the bundled bubblewrap needs user namespaces a container may lack.
@@ -185,13 +195,16 @@ class Agent:
                 prompt,
             ]
         if self.name == "copilot":
-            return ["copilot", "-p" if headless else "-i", prompt, "--allow-all"]
+            if headless:  # the JSON events end on a `result` that names the session
+                json_out = ["--output-format", "json"]
+                return ["copilot", "-p", prompt, "--allow-all", *json_out, *resumed("--resume")]
+            return ["copilot", "-i", prompt, "--allow-all"]
         if self.name == "opencode":
             if headless:
-                return ["opencode", "run", "--format", "json", prompt]
+                return ["opencode", "run", "--format", "json", *resumed("-s"), prompt]
             return ["opencode", "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
-        return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
+        return ["gemini", *mode, "--yolo", "-m", model or GEMINI_MODEL, *resumed("--resume")]
 
     def run(
         self, prompt: str, *extra: str, timeout: float = 90, check: bool = True
@@ -259,6 +272,33 @@ class MakeAgent(Protocol):
     def __call__(
         self, name: str, script: list[Turn] | None = None, *, account: str = ""
     ) -> Agent: ...
+
+
+def make_agent(
+    name: str,
+    home: Path,
+    project: Path,
+    mock: MockModel,
+    *,
+    account: str = "",
+    node_bin: Path = NODE_BIN,
+) -> Agent:
+    """An `Agent` ready to run unattended in `project` against the started `mock`: its
+    config dir in `home` (a named `account` gets a second one beside the default) seeded, its
+    environment set. The e2e tests and scripts/capture.py both make their agents here."""
+    suffix = f"-{account}" if account else ""
+    config_dir = {  # CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, XDG_CONFIG_HOME
+        "claude": home / f".claude{suffix}",
+        "codex": home / f".codex{suffix}",
+        "gemini": home / f"gemini-home{suffix}" if account else home,
+        "copilot": home / f".copilot{suffix}",
+        "opencode": home / f".config{suffix}" / "opencode",
+    }[name]
+    seed(name, config_dir, project, mock)
+    env = agent_env(name, home, config_dir, mock, node_bin)
+    if name == "opencode":  # OpenCode takes its project folder from PWD
+        env["PWD"] = str(project)
+    return Agent(name, home, config_dir, project, mock, env)
 
 
 def agent_env(
@@ -481,6 +521,8 @@ def session_id(a: Agent, stdout: str) -> str:
     """The session id a headless run reports on stdout (JSON result / `thread.started`)."""
     if a.name == "opencode":  # `run --format json`: every event carries the session id
         return str(json.loads(stdout.splitlines()[0])["sessionID"])
+    if a.name == "copilot":  # `--output-format json`: the last event, `result`, names it
+        return str(json.loads(stdout.strip().splitlines()[-1])["sessionId"])
     if a.name == "codex":
         for line in stdout.splitlines():
             event = json.loads(line) if line.startswith("{") else {}

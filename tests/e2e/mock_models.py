@@ -733,6 +733,9 @@ class GeminiFallbackMock(GeminiMock):
 # --- OpenAI chat completions (OpenCode through @ai-sdk/openai-compatible, Copilot CLI BYOK) ---
 
 
+SUMMARY = "Summary (mock): the user asked for the tests to be run; they passed every time."
+
+
 class ChatCompletionsMock(MockModel):
     """`POST /v1/chat/completions` streamed as SSE chunks, for an agent given a provider base
     URL (formats/opencode.md, formats/copilot.md). A request without tools is a side request
@@ -746,7 +749,9 @@ class ChatCompletionsMock(MockModel):
 
     def side(self, req: Request) -> tuple[int, str, bytes]:
         if req.path.rstrip("/").endswith("/chat/completions"):
-            return 200, "text/event-stream", self.render(req, Turn(text="E2E mock title")).encode()
+            # OpenCode's compaction asks its summarization agent, with no tools
+            said = SUMMARY if "summarization agent" in req.text else "E2E mock title"
+            return 200, "text/event-stream", self.render(req, Turn(text=said)).encode()
         if "/models" in req.path:
             listing = {"object": "list", "data": [{"id": self.model}]}
             return 200, "application/json", json.dumps(listing).encode()
