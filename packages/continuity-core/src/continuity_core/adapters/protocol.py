@@ -211,7 +211,8 @@ class Adapter(Protocol):
         ...
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
-        """How to start this agent interactively with the brief in `brief` as its first turn."""
+        """How to start this agent interactively with `options.brief`, saved in `brief`, as its
+        first turn (`kit.brief_prompt`)."""
         ...
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
