@@ -64,6 +64,7 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
     import os
 
     from continuity_core.handoff import project_root
+    from continuity_core.sessions import plain_folder
 
     here = Path.cwd()
     own = project_root(here)
@@ -73,7 +74,7 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
     real = os.path.realpath(root)
     if real == os.path.realpath(own):
         return root
-    below = own == here and not _is_project(here) and Path(real).is_relative_to(here.resolve())
+    below = own == here and plain_folder(here) and Path(real).is_relative_to(here.resolve())
     if write:
         raise ToolError(
             f"{root} is another project: this server writes only to its own ({own}); "
@@ -85,13 +86,6 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
             "`baker mcp --all-projects` (docs/mcp.md)"
         )
     return root
-
-
-def _is_project(folder: Path) -> bool:
-    """Whether `folder` is a project of its own: a Continuity store or a git work tree."""
-    from continuity_core.store import project_root, worktree_root
-
-    return bool(project_root(str(folder)) or worktree_root(str(folder)))
 
 
 def recall(
@@ -214,19 +208,13 @@ def note(
     done, blocked, and the gotchas. Without arguments it reads it. now= replaces the next
     action (keep it to exactly one action); blocked= adds an item to Blocked (what waits, on
     what). Update Now whenever the next step changes, so another session can continue."""
+    from continuity_cli.commands.notes import secret_warning
     from continuity_core import note as note_mod
-    from continuity_core.redact import scan
     from continuity_core.store import Store
 
     # As `baker note`: only in a project set up; another project's note is never written.
     root = Store.here(_root(repo, write=now is not None or blocked is not None)).root
-    warnings: list[str] = []
-    for text in (now, blocked):
-        if text is not None and (kinds := scan(text)):
-            warnings.append(
-                f"the text held a secret ({', '.join(kinds)}); it was stored as "
-                "[REDACTED]: keep secrets out of the note"
-            )
+    warnings = [w for text in (now, blocked) if text is not None and (w := secret_warning(text))]
     if now is not None:
         note_mod.set_now(root, now, MCP_AGENT)
     if blocked is not None:

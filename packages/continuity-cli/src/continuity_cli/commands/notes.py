@@ -84,15 +84,23 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
         click.echo(result["detail"])
 
 
-def _warn_secrets(text: str) -> None:
+def secret_warning(text: str) -> str | None:
+    """What `baker now`/`block` and the MCP `note` tool say of a secret in what they store
+    (redacted); None when there is none."""
     from continuity_core.redact import scan
 
-    if kinds := scan(text):  # stored redacted: say so
-        click.echo(
-            f"warning: the text holds a secret ({', '.join(kinds)}); it is stored as "
-            "[REDACTED]: keep secrets out of the note",
-            err=True,
-        )
+    kinds = scan(text)
+    if not kinds:
+        return None
+    return (
+        f"the text holds a secret ({', '.join(kinds)}); it is stored as [REDACTED]: keep "
+        "secrets out of the note"
+    )
+
+
+def _warn_secrets(text: str) -> None:
+    if warning := secret_warning(text):
+        click.echo(f"warning: {warning}", err=True)
 
 
 def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
