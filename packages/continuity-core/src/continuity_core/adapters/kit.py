@@ -419,15 +419,19 @@ class ModuleAdapter:
 
 
 def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Prompt, str]:
-    """The first prompt of `agent` started with the brief saved in `brief` (`brief.first_prompt`)
-    and the note `baker resume` shows about it."""
-    from continuity_core.brief import first_prompt
+    """The first prompt of `agent` started with `options.brief`, saved in `brief`, and the
+    note `baker resume` shows about it. Every adapter's launch uses this one: a brief under
+    `INLINE_PROMPT_MAX` bytes goes inline whole, a larger one as its essentials."""
+    from continuity_core.brief import Brief, Prompt, essentials, render
 
-    first = first_prompt(brief.resolve(), options.brief_text)
-    if first.whole:
-        return first, "the brief is the first prompt"
+    built = options.brief or Brief(created_at="", project="")
+    text = render(built)
+    size = len(text.encode())
+    if size < INLINE_PROMPT_MAX:
+        return Prompt(text=text, whole=True), "the brief is the first prompt"
+    first = essentials(built, brief.resolve(), size, INLINE_PROMPT_MAX)
     note = f"the brief's essentials are the first prompt; {agent} is told to read the rest in "
-    return first, f"{note}{brief}"
+    return Prompt(text=first, whole=False), f"{note}{brief}"
 
 
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----
