@@ -365,3 +365,26 @@ def test_facts_measures_the_session_it_is_told_and_sessions_names_an_interrupted
     [section] = [s for s in brief["sections"] if s["key"] == "interrupted"]
     assert section["source"] == "the pre-tool hook's record in .baker/inflight/"
     assert "sleep 60 && ./scripts/integration.sh" in section["body"]
+
+
+def test_a_bare_command_name_is_a_command_trap_that_fires(repo: Path, isolated_home: Path) -> None:
+    """`trap add make "…"` was filed as a path trap on a file named `make` and never fired
+    before `make test`; a bare name (no `.`, `/` or wildcard) naming no file here is a
+    command now, `./NAME` keeps it a path, and a file that exists stays one."""
+    pytest.importorskip("continuity_claude")
+    import json
+
+    from tests.cli.flows import payload
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    (repo / "Makefile").write_text("test:\n\ttrue\n")
+    added = run_baker("trap", "add", "make", "make test rebuilds the vendored deps", cwd=repo)
+    assert "added for command `make`" in added.stdout and "`./make` keeps it a path" in added.stdout
+    for name in ("Makefile", "./build", "*.py"):
+        assert "added for path" in run_baker("trap", "add", name, "why", cwd=repo).stdout, name
+
+    bash = json.loads(payload("claude", "PreToolUse.Bash.json", isolated_home, repo, cwd=repo))
+    bash["tool_input"]["command"] = "make test"
+    out = run_baker("pretool", "--agent", "claude", cwd=repo, input=json.dumps(bash)).stdout
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "make test rebuilds the vendored deps" in context
