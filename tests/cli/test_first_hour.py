@@ -388,3 +388,27 @@ def test_a_bare_command_name_is_a_command_trap_that_fires(repo: Path, isolated_h
     out = run_baker("pretool", "--agent", "claude", cwd=repo, input=json.dumps(bash)).stdout
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "make test rebuilds the vendored deps" in context
+
+
+def test_sessions_are_listed_by_their_last_activity_not_their_files_time(
+    repo: Path, isolated_home: Path
+) -> None:
+    """`baker sessions` listed by the transcript file's time: a Gemini session active two
+    minutes after Claude's was listed below it because its file was older (copied, synced)."""
+    pytest.importorskip("continuity_gemini")
+    import json
+    import os
+
+    from tests.cli.flows import claude_session
+
+    claude_session(isolated_home, repo)  # last active 2026-11-30 03:56, its file written now
+    gemini = _gemini_interrupted(isolated_home, repo)  # last active 03:58
+    for f in (isolated_home / ".gemini").rglob("*.json*"):
+        os.utime(f, (1_700_000_000, 1_700_000_000))  # its files from 2023
+    rows = json.loads(run_baker("sessions", "--json", cwd=repo).stdout)["sessions"]
+    assert [(r["agent"], r["last_activity"][:16]) for r in rows] == [
+        ("gemini", "2026-11-30T03:58"),
+        ("claude", "2026-11-30T03:56"),
+    ]
+    listed = run_baker("sessions", cwd=repo).stdout
+    assert listed.index(gemini) < listed.index("48f0d34d")
