@@ -412,3 +412,24 @@ def test_sessions_are_listed_by_their_last_activity_not_their_files_time(
     ]
     listed = run_baker("sessions", cwd=repo).stdout
     assert listed.index(gemini) < listed.index("48f0d34d")
+
+
+def test_with_no_session_the_first_move_claims_no_unfinished_work(
+    repo: Path, isolated_home: Path
+) -> None:
+    """The brief of a project with no agent session said another session left work
+    unfinished; it says no earlier session was found, and still says so once there is one."""
+    import json
+
+    from tests.cli.flows import claude_session
+
+    def first_move() -> str:
+        brief = json.loads(run_baker("handoff", "--json", cwd=repo).stdout)
+        return str(next(s["body"] for s in brief["sections"] if s["key"] == "first_move"))
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    alone = first_move()
+    assert alone.startswith("No earlier agent session of this project was found. Before")
+    assert "left unfinished" not in alone
+    claude_session(isolated_home, repo)
+    assert first_move().startswith("You are picking up work another agent session left")
