@@ -433,3 +433,22 @@ def test_with_no_session_the_first_move_claims_no_unfinished_work(
     assert "left unfinished" not in alone
     claude_session(isolated_home, repo)
     assert first_move().startswith("You are picking up work another agent session left")
+
+
+def test_uninstall_takes_away_the_folders_init_made_and_left_empty(repo: Path) -> None:
+    """`baker uninstall` left an empty `.github/` (Copilot's hooks and the skill live there);
+    a `.github/` holding the user's own files stays, with them."""
+    pytest.importorskip("continuity_copilot")
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert (repo / ".github" / "hooks").is_dir()
+    assert run_baker("uninstall", cwd=repo).returncode == 0
+    assert not (repo / ".github").exists()
+
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert run_baker("uninstall", cwd=repo).returncode == 0
+    assert [str(p.relative_to(repo)) for p in sorted((repo / ".github").rglob("*"))] == [
+        ".github/workflows",
+        ".github/workflows/ci.yml",
+    ]

@@ -253,8 +253,11 @@ def edit_settings_file(
         if not dry_run:
             try:
                 target.path.unlink()
-                if prune and not any(target.path.parent.iterdir()):
-                    target.path.parent.rmdir()
+                top = os.path.realpath(root) if prune and root is not None else None
+                for folder in target.path.parents if top else ():
+                    if str(folder) == top or any(folder.iterdir()):
+                        break
+                    folder.rmdir()  # left empty by this removal: `.github/hooks/`, `.github/`
             except OSError as e:
                 return Change(path=shown, action="failed", detail=e.strerror or str(e))
         return Change(path=shown, action="removed", detail=detail)
