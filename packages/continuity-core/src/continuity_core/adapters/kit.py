@@ -205,8 +205,9 @@ def edit_settings_file(
     for a file baker must not rewrite (reported as `refused`, the file untouched). `root` is the
     project for a project-level file (a link out of it is refused), None for a user-level one
     (written through a link to its target): see `continuity_core.agentfiles`. A file left as
-    `{}` by a removal is deleted when baker created it (its folder too with `prune`, when
-    empty), restored when baker found it empty, kept otherwise. `note` goes with an addition.
+    `{}` by a removal is deleted when baker created it (with `prune`, the folders left empty
+    too, up to `root`), restored when baker found it empty, kept otherwise. `note` goes with an
+    addition.
 
     Several removals from one file go in one `edit`: the file's fate is judged on the text
     this call ends with, and a dry run writes nothing a second call could read, so two calls
