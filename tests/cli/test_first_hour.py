@@ -452,3 +452,21 @@ def test_uninstall_takes_away_the_folders_init_made_and_left_empty(repo: Path) -
         ".github/workflows",
         ".github/workflows/ci.yml",
     ]
+
+
+def test_limits_json_says_why_its_list_is_empty(repo: Path, isolated_home: Path) -> None:
+    """`baker limits --json` printed `[]` and nothing else: stdout stays the list, and stderr
+    says why it is empty; with a rotation each entry is a row, available or not."""
+    pytest.importorskip("continuity_claude")
+    import json
+
+    empty = run_baker("limits", "--json", cwd=repo)
+    assert (empty.returncode, json.loads(empty.stdout)) == (0, [])
+    assert empty.stderr == (
+        "no [rotation] order in ~/.baker/config.toml (see `baker run --help`)\n"
+        "no limit recorded for any account\n"
+    )
+    write_config(isolated_home, '[rotation]\norder = ["claude"]\n')
+    listed = run_baker("limits", "--json", cwd=repo)
+    assert [(r["entry"], r["limited"]) for r in json.loads(listed.stdout)] == [("claude", False)]
+    assert listed.stderr == ""
