@@ -470,3 +470,22 @@ def test_limits_json_says_why_its_list_is_empty(repo: Path, isolated_home: Path)
     listed = run_baker("limits", "--json", cwd=repo)
     assert [(r["entry"], r["limited"]) for r in json.loads(listed.stdout)] == [("claude", False)]
     assert listed.stderr == ""
+
+
+def test_status_shows_a_copied_venv_python_without_an_arrow_to_itself(repo: Path) -> None:
+    """A venv made with copies (as `python3 -m venv` makes on some systems) was shown as
+    `.venv/bin/python -> .venv/bin/python`; a linked one still names its target."""
+    import json
+    import shutil
+    import sys
+
+    for name in ("copied", "linked"):
+        (repo / name / "bin").mkdir(parents=True)
+        (repo / name / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    python = repo / "copied" / "bin" / "python"
+    shutil.copy(Path(sys.executable).resolve(), python)
+    (repo / "linked" / "bin" / "python").symlink_to(Path(sys.executable).resolve())
+    shown = json.loads(run_baker("status", "--json", cwd=repo).stdout)["interpreters"]
+    detail = {r["name"]: r["detail"] for r in shown}
+    assert detail["copied"].startswith(f"{python}: present;") and " -> " not in detail["copied"]
+    assert f" -> {Path(sys.executable).resolve()}: present" in detail["linked"]

@@ -417,21 +417,21 @@ def check_interpreter(
         return ProbeResult(
             name=label, state="fail", kind="venv", verdict="broken", detail=f"{python}: {why}"
         )
+    shown = f"{python} -> {target}" if os.path.islink(python) else str(python)  # a copy: itself
     if os.path.isfile(target) and os.access(target, os.X_OK):
         return ProbeResult(
             name=label,
             state="ok",
             kind="venv",
             verdict="present",
-            detail=f"{python} -> {target}: present; {refused(root, python) or 'in the project'}, "
-            "so not run",
+            detail=f"{shown}: present; {refused(root, python) or 'in the project'}, so not run",
         )
     return ProbeResult(
         name=label,
         state="fail",
         kind="venv",
         verdict="broken",
-        detail=f"{python} -> {target}: not an executable file",
+        detail=f"{shown}: not an executable file",
     )
 
 
