@@ -489,3 +489,21 @@ def test_status_shows_a_copied_venv_python_without_an_arrow_to_itself(repo: Path
     detail = {r["name"]: r["detail"] for r in shown}
     assert detail["copied"].startswith(f"{python}: present;") and " -> " not in detail["copied"]
     assert f" -> {Path(sys.executable).resolve()}: present" in detail["linked"]
+
+
+def test_push_keeps_gits_lines_apart(repo: Path) -> None:
+    """`baker push` to a remote that is no repository joined git's two `fatal:` lines into
+    one; each keeps its line, and what baker adds follows on its own."""
+    import subprocess
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    subprocess.run(["git", "remote", "add", "origin", str(repo / "gone.git")], cwd=repo, check=True)
+    result = run_baker("push", cwd=repo)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "Error: `git push` failed:",
+        f"  fatal: '{repo / 'gone.git'}' does not appear to be a git repository",
+        "  fatal: Could not read from remote repository.",
+    ]
+    assert lines[3].startswith("The snapshot is kept here on refs/baker/")

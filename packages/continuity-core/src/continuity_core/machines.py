@@ -375,7 +375,7 @@ def push(
         except GitError as e:
             if _no_such_remote(str(e)):
                 raise GitError(
-                    f"{str(e).rstrip('.')}. The snapshot is kept here on {ref}; to push it, "
+                    f"{e}\nThe snapshot is kept here on {ref}; to push it, "
                     "add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"
