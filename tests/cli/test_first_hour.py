@@ -507,3 +507,14 @@ def test_push_keeps_gits_lines_apart(repo: Path) -> None:
         "  fatal: Could not read from remote repository.",
     ]
     assert lines[3].startswith("The snapshot is kept here on refs/baker/")
+
+
+def test_the_note_has_no_empty_agent_line(repo: Path) -> None:
+    """`baker init` then `baker now …` left `agent: ` with nothing after it in the note's
+    front matter; a field with no value is left out, and `--agent` still fills it."""
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert run_baker("now", "Run the migration test", cwd=repo).returncode == 0
+    front = (repo / "memory" / "hot.md").read_text().split("---")[1].splitlines()
+    assert [line.split(":")[0] for line in front if line] == ["updated", "branch"]
+    assert run_baker("now", "--agent", "codex", "Then the docs", cwd=repo).returncode == 0
+    assert "\nagent: codex\n" in (repo / "memory" / "hot.md").read_text()
