@@ -279,15 +279,20 @@ def test_an_empty_note_gets_no_heading_in_the_pickup(repo: Path, isolated_home: 
 def test_global_sync_uninstall_says_nothing_of_files_that_are_not_there(
     isolated_home: Path,
 ) -> None:
-    """Issue 31, item 9: it reported "unchanged" for settings files that do not exist."""
+    """Issue 31, item 9: it reported "unchanged" for settings files that do not exist; and
+    for an agent with no home at all, it advised to "run copilot once" to create one."""
+    from importlib.metadata import entry_points
+
     for agent in ("claude", "codex", "gemini"):
         pytest.importorskip(f"continuity_{agent}")
-    for folder in (".claude", ".codex", ".gemini"):
+    for folder in (".claude", ".codex"):  # no ~/.gemini
         (isolated_home / folder).mkdir(exist_ok=True)
     result = run_baker("global", "sync", "--uninstall", cwd=isolated_home)
     assert result.returncode == 0, result.stderr
-    assert "unchanged" not in result.stdout
-    assert result.stdout.count("  nothing to do") == 3
+    assert "unchanged" not in result.stdout and "once to create it" not in result.stdout
+    installed = len(entry_points(group="continuity_core.adapters"))
+    assert result.stdout.count("  nothing to do") == installed  # absent homes included
+    assert "run gemini once to create it" in run_baker("global", "sync", cwd=isolated_home).stdout
     assert not (isolated_home / ".claude" / "settings.json").exists()
 
 
