@@ -523,3 +523,17 @@ def test_the_note_has_no_empty_agent_line(repo: Path) -> None:
     assert [line.split(":")[0] for line in front if line] == ["updated", "branch"]
     assert run_baker("now", "--agent", "codex", "Then the docs", cwd=repo).returncode == 0
     assert "\nagent: codex\n" in (repo / "memory" / "hot.md").read_text()
+
+
+def test_a_budget_below_the_floor_says_the_brief_is_still_over_it(repo: Path) -> None:
+    """`handoff --budget 200` printed ~240 tokens while saying sections were cut "to stay
+    within 200 tokens"; it says what is never cut and that the brief is still over."""
+    assert run_baker("init", cwd=repo).returncode == 0
+    small = run_baker("handoff", "--budget", "200", cwd=repo).stdout
+    assert len(small) > 200 * 4  # over it: the floor is the sections never cut
+    assert small.rstrip().endswith(
+        "_Still over 200 tokens: the first move, where this comes from and the latest request "
+        "are never cut._"
+    )
+    roomy = run_baker("handoff", "--budget", "400", cwd=repo).stdout
+    assert len(roomy) <= 400 * 4 and "Still over" not in roomy

@@ -560,6 +560,9 @@ def render(brief: Brief) -> str:
             "run `baker handoff --budget N` with a larger N to see them._",
             "",
         ]
+        if len("\n".join(out)) > brief.budget_tokens * CHARS_PER_TOKEN:  # `fit` cut all it may
+            never = "the first move, where this comes from and the latest request are never cut"
+            out.insert(-1, f"_Still over {brief.budget_tokens} tokens: {never}._")
     return "\n".join(out).rstrip() + "\n"
 
 
