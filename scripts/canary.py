@@ -66,17 +66,16 @@ def install(specs: list[str], scratch: Path) -> Path:
 
 
 def known_types(agent: str) -> dict[str, set[str]]:
-    """Record, attachment and hook event types the fixtures already hold."""
-    truth = json.loads((FIXTURES / "ground_truth.json").read_text())
+    """Record, attachment and hook event types the fixtures already hold (the main set and
+    issue 36's `attempts`, Copilot CLI's only captures made by capture.py)."""
     out: dict[str, set[str]] = {"record": set(), "attachment": set(), "hook": set()}
-    for gt in truth.values():
-        if gt.get("agent") == agent:
-            out["record"] |= set(gt.get("record_types") or {})
-            out["record"] |= set(gt.get("message_types_final_view") or {})
-            out["attachment"] |= set(gt.get("attachment_types") or {})
-    for log in (FIXTURES / agent / "hook_payloads").rglob("all.jsonl"):
-        for line in log.read_text().splitlines():
-            out["hook"].add(json.loads(line)["event"])
+    for base in (FIXTURES, FIXTURES / "attempts"):
+        for gt in json.loads((base / "ground_truth.json").read_text()).values():
+            if gt.get("agent") == agent:
+                out["record"] |= set(gt.get("record_types") or {})
+                out["record"] |= set(gt.get("message_types_final_view") or {})
+                out["attachment"] |= set(gt.get("attachment_types") or {})
+        out["hook"] |= hook_events(base, agent)
     return out
 
 

@@ -19,13 +19,19 @@ its reset time; a mocked claude.ai login); S4 SIGKILL while a shell command runs
 fake secrets in the prompt and in shell output; S6 `/compact` then one more prompt; S7 an odd
 subfolder; S8 a background subagent (a <task-notification> comes back). Codex and Gemini
 CLI: S1, S2, S3 (a usage limit) and S4, from the neutral calls the mock translates; their
-hook payloads are not logged yet, but Gemini CLI's S9's are (`--hooks-subdir fallback`).
-Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it (refused);
-S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes on.
+hook payloads are logged for S14 and Gemini CLI's S9 (`--hooks-subdir fallback`).
+Codex S8: a sub-agent (`spawn_agent` under `--enable multi_agent_v2`), served from a script
+of its own. Codex S10: `codex archive` of a finished thread, then `codex exec resume` of it
+(refused); S11: `codex exec fork` of a thread with a prompt of its own, then the parent goes
+on.
 Gemini CLI S8: a sub-agent (`invoke_agent`, the generalist), served from a script of its
 own. Every agent, issue 36: S12 a test that fails, fails differently and passes; S13 a dead
 end (a credential in a failing command's output) ending on a usage limit; S14 one test command
-run again and again over three requests (Claude Code: `/compact` after the second).
+run again and again over three requests (Claude Code and Copilot CLI: `/compact` after the
+second; OpenCode: a step that fills the context after it, which OpenCode compacts by itself;
+Codex and Gemini CLI compact on their own inside the second, after a failed command).
+Copilot CLI and OpenCode have these three only; their S14 logs the hook payloads (OpenCode's:
+what baker's plugin sends, to a logging `baker` on PATH).
 Gemini CLI S9: a model fallback mid-turn (a flash-lite model's daily quota, which 0.61 answers
 by switching to flash silently and giving the session a new id), then `--resume`.
 """
@@ -52,11 +58,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.e2e.harness import (  # noqa: E402 - needs the repository root on sys.path
-    GEMINI_MODEL,
     NODE_BIN,
     Agent,
-    agent_env,
-    seed,
+    make_agent,
     session_id,
     transcript_files,
 )
@@ -68,6 +72,7 @@ from tests.e2e.mock_models import (  # noqa: E402 - needs the repository root on
     GeminiMock,
     MockModel,
     Request,
+    ResponsesMock,
     Turn,
     _strings,
     raw,
@@ -144,7 +149,10 @@ class Scenario:
     commands: list[tuple[str, bool]] = field(default_factory=list)
     mock: type[MockModel] | None = None  # the agent's own mock unless the scenario needs more
     model: str | None = None  # Gemini CLI's `-m` (the harness's pinned model otherwise)
-    log_hooks: bool = False  # Gemini CLI: log every hook event's payload too
+    # Codex, Gemini CLI, Copilot CLI: log every hook event's payload too; OpenCode: what
+    # baker's plugin sends (a logging `baker` on PATH)
+    log_hooks: bool = False
+    flags: list[str] = field(default_factory=list)  # the CLI's own: Codex's `-c k=v`, `--enable F`
 
 
 def edit(root: str, path: str, old: str, new: str) -> Call:
@@ -426,7 +434,7 @@ def claude_scenarios() -> list[Scenario]:
             },
             mock=SubagentMock,
         ),
-        *attempt_scenarios(SUBSCRIPTION, compact=True),
+        *attempt_scenarios(SUBSCRIPTION, compact="manual"),
     ]
 
 
@@ -453,12 +461,18 @@ MIGRATE_SH = (
 )
 
 
-def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scenario]:
+def attempt_scenarios(
+    limit_env: dict[str, str], *, compact: str = "", fill: int = 1000, fail_first: bool = False
+) -> list[Scenario]:
     """S12: a test that fails, is fixed, fails differently and passes. S13: a dead end — two
     approaches fail, a credential in a failing command's output — ending on a usage limit.
-    S14: a long session running the same test again and again, compacted (`/compact`, where
-    `compact`) after two requests, then one more request."""
+    S14: a long session running the same test again and again, compacted after two requests
+    (`compact`: "manual", a `/compact` run; "auto", the CLI compacts on its own once the
+    model reports `fill` prompt tokens for the second request's last test run), then one more
+    request. With `fail_first` the second request first runs a test file that does not exist
+    (a failure before the compaction)."""
     test = "python3 test_calc.py"
+    missing = "python3 test_calc_all.py"  # no such file: exit 2
     long_runs = [
         Run(
             "Run the tests with python3 test_calc.py.",
@@ -467,14 +481,15 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
         Run(
             "Run them twice more to check they are stable.",
             [
+                *([Turn(calls=[shell(missing)])] if fail_first else []),
                 Turn(calls=[shell(test)]),
-                Turn(calls=[shell(test)]),
+                Turn(calls=[shell(test)], input_tokens=fill),
                 Turn(text="Stable: test_calc passed both times."),
             ],
             resume=True,
         ),
     ]
-    if compact:
+    if compact == "manual":
         long_runs.append(
             Run(
                 "/compact",
@@ -560,8 +575,13 @@ def attempt_scenarios(limit_env: dict[str, str], *, compact: bool) -> list[Scena
             "main",
             long_runs,
             files={"calc.py": "def add(a, b):\n    return a + b\n", "test_calc.py": CALC_TEST},
-            compaction=compact,
-            commands=[(test, False)] * 4,
+            compaction=bool(compact),
+            commands=[
+                (test, False),
+                *([(missing, True)] if fail_first else []),
+                *[(test, False)] * 3,
+            ],
+            log_hooks=bool(compact),
         ),
     ]
 
@@ -592,6 +612,41 @@ class SubagentMock(AnthropicMock):
             turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
             self._lock.notify_all()
             return turn
+
+
+class CodexSubagentMock(ResponsesMock):
+    """Serves Codex's sub-agent (its requests name a thread of their own) from a script of its
+    own: a shell call, then its answer. `spawn_agent` and `wait_agent` come in the namespace
+    multi_agent_v2 offers them in, `collaboration`."""
+
+    def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
+        super().__init__(script, root)
+        self.parent: str | None = None
+        self.sub: list[Turn] = [
+            Turn(calls=[shell("grep -n '^def [a-z]' utils/*.py")]),
+            Turn(
+                text="utils/text.py:1 slug(s), utils/text.py:3 title(s), utils/num.py:1 "
+                "clamp(x, lo, hi)."
+            ),
+        ]
+
+    def _take(self, req: Request) -> Turn:
+        thread = req.headers.get("thread-id")
+        self.parent = self.parent or thread
+        if thread == self.parent:
+            return super()._take(req)
+        with self._lock:
+            self.requests.append(req)
+            turn = self.sub.pop(0) if self.sub else Turn(text="Done.")
+            self._lock.notify_all()
+            return turn
+
+    def items(self, turn: Turn) -> list[dict[str, Any]]:
+        out = super().items(turn)
+        for item in out:
+            if item.get("name") in ("spawn_agent", "wait_agent"):
+                item["namespace"] = "collaboration"
+        return out
 
 
 class GeminiSubagentMock(GeminiMock):
@@ -626,8 +681,25 @@ class GeminiSubagentMock(GeminiMock):
             return turn
 
 
-def neutral_scenarios() -> list[Scenario]:
-    """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool."""
+# Issue 36, S14: the CLIs compact on their own once the model reports a large prompt.
+# Codex: from `model_auto_compact_token_limit` on, inside a turn that goes on after a tool
+# call (its compaction request is a `/responses` call of its own). Gemini CLI: from half
+# of the model's window (`model.compressionThreshold`, 0.5 of 1,048,576), before the next
+# model call; it summarises through two `:generateContent` calls. OpenCode: when a step
+# fills its model's window (`m1`: 100,000 tokens, seeded by tests/e2e/harness.py), through
+# its summarization agent. The mocks answer every kind of compaction request with their
+# `compact_summary`, consuming no turn; every capture sets it to COMPACT_SUMMARY.
+CODEX_COMPACT_LIMIT = 100_000
+GEMINI_COMPRESS_AT = 600_000
+OPENCODE_FULL = 99_000
+COMPACT_SUMMARY = (
+    "The user asked to run python3 test_calc.py and check it is stable; it passed every time."
+)
+
+
+def neutral_scenarios(fill: int) -> list[Scenario]:
+    """Codex and Gemini CLI: the mock turns each neutral call into the agent's own tool; S14
+    compacts on its own once the model reports `fill` prompt tokens."""
     plan = [
         ("Create recipes/scale.py with scale()", "in_progress"),
         ("Check that doubling 2 eggs gives 4", "pending"),
@@ -745,7 +817,7 @@ def neutral_scenarios() -> list[Scenario]:
             files={"scripts/nightly.sh": "#!/bin/sh\nsleep 60\necho ok\n"},
             todos=[("Run ./scripts/nightly.sh", "in_progress"), ("Fix the failures", "pending")],
         ),
-        *attempt_scenarios({}, compact=False),
+        *attempt_scenarios({}, compact="auto", fill=fill, fail_first=True),
     ]
 
 
@@ -753,6 +825,20 @@ def neutral_scenarios() -> list[Scenario]:
 # a headless run shows it: flash-lite, then flash, then pro. Only Gemini 2 models get
 # write_todos, and they never fall back headless: this session has no todo list.
 FALLBACK_FROM = "gemini-3.1-flash-lite"
+CODEX_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PermissionRequest",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "Interrupt",
+)
 GEMINI_EVENTS = (
     "SessionStart",
     "SessionEnd",
@@ -770,7 +856,7 @@ GEMINI_EVENTS = (
 
 def gemini_scenarios() -> list[Scenario]:
     return [
-        *neutral_scenarios(),
+        *neutral_scenarios(GEMINI_COMPRESS_AT),
         Scenario(
             "S8",
             "subagent",
@@ -860,8 +946,49 @@ def codex_scenarios() -> list[Scenario]:
         ]
 
     ask = "Add a slug() helper in text/slug.py."
+    neutral = neutral_scenarios(2 * CODEX_COMPACT_LIMIT)
+    for sc in neutral:
+        if sc.sid == "S14":
+            sc.flags = ["-c", f"model_auto_compact_token_limit={CODEX_COMPACT_LIMIT}"]
     return [
-        *neutral_scenarios(),
+        *neutral,
+        Scenario(
+            "S8",
+            "subagent",
+            "text-utils",
+            "main",
+            [
+                Run(
+                    "Spin up a subagent to inventory the public functions in utils/ "
+                    "and tell me what it found.",
+                    [
+                        Turn(
+                            calls=[
+                                raw(
+                                    "spawn_agent",
+                                    task_name="inventory",
+                                    message=SUBAGENT_PROMPT,
+                                    fork_turns="none",
+                                )
+                            ]
+                        ),
+                        Turn(calls=[raw("wait_agent", timeout_ms=30000)]),
+                        Turn(
+                            text="It found three public functions: slug, title and clamp.",
+                            input_tokens=2100,
+                            output_tokens=40,
+                        ),
+                    ],
+                )
+            ],
+            files={
+                "utils/text.py": "def slug(s):\n    return s\ndef title(s):\n    return s\n",
+                "utils/num.py": "def clamp(x, lo, hi):\n    return x\n",
+            },
+            mock=CodexSubagentMock,
+            flags=["--enable", "multi_agent_v2"],  # spawn_agent is offered only then
+            log_hooks=True,
+        ),
         Scenario(
             "S10",
             "archived",
@@ -923,7 +1050,25 @@ SCENARIOS: dict[str, Callable[[], list[Scenario]]] = {
     "claude": claude_scenarios,
     "codex": codex_scenarios,
     "gemini": gemini_scenarios,
+    # issue 36's three: Copilot CLI compacts on `/compact` (`-p /compact --resume`), OpenCode
+    # only by itself (`run --command compact` is an unknown command in 1.18.33)
+    "copilot": lambda: attempt_scenarios({}, compact="manual"),
+    "opencode": lambda: attempt_scenarios({}, compact="auto", fill=OPENCODE_FULL),
 }
+COPILOT_EVENTS = (
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "errorOccurred",
+    "agentStop",
+    "preCompact",
+)
+# OpenCode's hooks are baker's plugin: a `baker` on PATH that logs what it is sent (its stdin,
+# as `baker checkpoint|pickup|pretool --agent opencode` get it) and answers nothing.
+BAKER_LOGGER = "#!/usr/bin/env python3\n" + HOOK_LOGGER
 
 
 def _git(project: Path, *argv: str) -> None:
@@ -949,12 +1094,15 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
     bindir = home / "bin"
     bindir.mkdir()
     (bindir / "hook_logger.py").write_text(HOOK_LOGGER)
-    config_dir = home if agent == "gemini" else home / f".{agent}"  # GEMINI_CLI_HOME: a home
     script = [t for r in sc.runs for t in r.turns]
     for turn in script:  # the project's absolute path, known only now
         turn.calls = [Call(c.kind, _fill(c.args, str(project))) for c in turn.calls]
-    mock = (sc.mock or MOCKS[agent])(script, root=project).start()
-    seed(agent, config_dir, project, mock)
+    mock = (sc.mock or MOCKS[agent])(script, root=project)
+    mock.compact_summary = COMPACT_SUMMARY
+    mock.start()
+    a = make_agent(agent, home, project, mock, node_bin=node_bin)
+    a.env.update({"TZ": "UTC", **sc.env})
+    config_dir = a.config_dir
     if agent == "claude":
         settings = json.loads((config_dir / "settings.json").read_text())
         settings["hooks"] = {
@@ -969,6 +1117,22 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             for ev in CLAUDE_EVENTS
         }
         (config_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+    if agent == "codex" and sc.log_hooks:  # hooks.json: Claude Code's shape (formats/codex.md)
+        hooks: dict[str, list[dict[str, Any]]] = {
+            ev: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"python3 {bindir}/hook_logger.py {ev}",
+                            "timeout": 3 if ev in ("SessionEnd", "Interrupt") else 20,
+                        }
+                    ]
+                }
+            ]
+            for ev in CODEX_EVENTS
+        }
+        (config_dir / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
     if agent == "gemini" and sc.log_hooks:
         path = config_dir / ".gemini" / "settings.json"
         settings = json.loads(path.read_text())
@@ -988,9 +1152,22 @@ def _setup(agent: str, sc: Scenario, home: Path, node_bin: Path) -> Agent:
             for ev in GEMINI_EVENTS
         }
         path.write_text(json.dumps(settings, indent=1))
-    env = agent_env(agent, home, config_dir, mock, node_bin)
-    env.update({"TZ": "UTC", **sc.env})
-    return Agent(agent, home, config_dir, project, mock, env)
+    if agent == "copilot" and sc.log_hooks:  # user-level inline hooks: no trust needed
+        hooks = {
+            ev: [{"type": "command", "bash": f"python3 {bindir}/hook_logger.py {ev}"}]
+            for ev in COPILOT_EVENTS
+        }
+        (config_dir / "settings.json").write_text(json.dumps({"hooks": hooks}, indent=1))
+    if agent == "opencode" and sc.log_hooks:
+        from continuity_opencode import install
+
+        plugin = project / ".opencode" / install.PLUGIN_DIR
+        plugin.mkdir(parents=True)
+        (plugin / install.PLUGIN_NAME).write_text(install.plugin_source())
+        (bindir / "baker").write_text(BAKER_LOGGER)
+        (bindir / "baker").chmod(0o755)
+        a.env["PATH"] = f"{bindir}{os.pathsep}{a.env['PATH']}"
+    return a
 
 
 def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
@@ -1005,21 +1182,12 @@ def _fill(args: dict[str, Any], project: str) -> dict[str, Any]:
 
 
 def _argv(
-    agent: str, run: Run, session: str | None, model: str | None = None, first: str | None = None
+    a: Agent, sc: Scenario, run: Run, session: str | None, first: str | None = None
 ) -> list[str]:
+    agent = a.name
     if run.action == "parent":
         run, session = Run(run.prompt, run.turns, resume=True), first
     resume = bool(run.resume and session)
-    if agent == "claude":
-        return [
-            "claude",
-            "-p",
-            run.prompt,
-            "--output-format",
-            "json",
-            "--dangerously-skip-permissions",
-            *(["--resume", str(session)] if resume else []),
-        ]
     if agent == "codex" and run.action == "archive":
         return ["codex", "archive", str(session)]
     if agent == "codex" and run.action == "fork":
@@ -1033,27 +1201,15 @@ def _argv(
             "--dangerously-bypass-approvals-and-sandbox",
             run.prompt,
         ]
-    if agent == "codex":
-        return [
-            "codex",
-            "exec",
-            "--skip-git-repo-check",
-            "--json",
-            "--dangerously-bypass-approvals-and-sandbox",
-            *(["resume", str(session)] if resume else []),
-            run.prompt,
-        ]
-    return [
-        "gemini",
-        "-p",
+    # the logging hooks run untrusted: a hook's trust is a hash of its entry
+    trust = ["--dangerously-bypass-hook-trust"] if agent == "codex" and sc.log_hooks else []
+    return a.argv(
         run.prompt,
-        "-o",
-        "json",
-        "--yolo",
-        "-m",
-        model or GEMINI_MODEL,
-        *(["--resume", str(session)] if resume else []),
-    ]
+        headless=True,
+        resume=session if resume else None,
+        model=sc.model,
+        options=[*trust, *sc.flags],
+    )
 
 
 def run_scenario(
@@ -1077,7 +1233,7 @@ def _play(
     served = 0
     try:
         for r in sc.runs:
-            argv = _argv(agent, r, session, sc.model, first)
+            argv = _argv(a, sc, r, session, first)
             served += len(r.turns)
             proc = subprocess.Popen(
                 argv,
@@ -1178,12 +1334,18 @@ def _collect(
     hooks_subdir: str,
 ) -> dict[str, Any]:
     native = out / agent / f".{agent}"
-    version = subprocess.run(
+    said = subprocess.run(
         [agent, "--version"], env=a.env, capture_output=True, text=True, check=False
     ).stdout.strip()
+    version = (said.splitlines() or [""])[0]  # Copilot CLI adds a line about `copilot update`
     truth: dict[str, Any] = {}
     tree = a.home / ".gemini" if agent == "gemini" else a.config_dir
     mains: list[Path] = []
+    if agent == "opencode":  # one SQLite database for every session: kept whole, per scenario
+        tree, dest = a.home / ".local" / "share" / "opencode", out / agent / sc.project
+        key = _opencode_db(tree / "opencode.db", dest / "opencode.db.gz", a.home)
+        truth[key] = _opencode_truth(sc, dest / "opencode.db.gz", version, invocations, session)
+        truth[key]["files_edited"] = _really_edited(a.project, sc)
     for src in sorted(_native_files(agent, tree)):
         rel = Path(_rehome(str(src.relative_to(tree)).encode(), a.home).decode())
         dest = native / rel
@@ -1235,7 +1397,17 @@ def _really_edited(project: Path, sc: Scenario) -> list[str]:
 
 
 def _native_files(agent: str, tree: Path) -> list[Path]:
-    """What the CLI wrote that the fixture sets keep."""
+    """What the CLI wrote that the fixture sets keep (OpenCode's database: `_opencode_db`)."""
+    if agent == "opencode":
+        return []
+    if agent == "copilot":
+        return [
+            f
+            for folder in (tree / "session-state").glob("*")
+            for f in (folder / "events.jsonl", folder / "workspace.yaml", folder / "session.db")
+            # its session.db only where the model wrote todos (a compaction makes one without)
+            if f.exists() and (f.suffix != ".db" or b"CREATE TABLE todos" in f.read_bytes())
+        ]
     if agent == "claude":
         return list((tree / "projects").rglob("*.jsonl"))
     if agent == "codex":
@@ -1257,6 +1429,10 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
         return True
     if agent == "claude":
         return src.stem == session
+    if agent == "copilot":  # session-state/<id>/events.jsonl
+        return src.name == "events.jsonl" and src.parent.name == session
+    if agent == "codex" and b'"thread_source":"subagent"' in src.read_bytes()[:4000]:
+        return False  # a sub-agent's own rollout: kept beside its parent's, no session of its own
     if agent == "codex":  # a fork's parent is a transcript of the scenario too
         return src.stem.endswith(session) or b'"forked_from_id"' not in src.read_bytes()[:400]
     # `--resume` in another minute leaves a stub beside the session: a header, no messages
@@ -1270,6 +1446,100 @@ def _is_main(agent: str, src: Path, session: str | None) -> bool:
 
 
 GEMINI_CONTEXT_ID = "d04923d38bb0f6017037e74183378ef4"  # the CLI's <session_context> message
+
+
+def _opencode_db(db: Path, dest: Path, home: Path) -> str:
+    """OpenCode's database, its write-ahead log folded in and the capture home rewritten to
+    HOME_AS in every text column, gzipped to `dest`; the key of its ground truth."""
+    import gzip
+    import sqlite3
+
+    from tests.opencode.helpers import relocate
+
+    plain = dest.with_suffix("")
+    plain.parent.mkdir(parents=True, exist_ok=True)
+    plain.unlink(missing_ok=True)
+    src = sqlite3.connect(db)
+    try:
+        copy = sqlite3.connect(plain)
+        src.backup(copy)
+        copy.close()
+    finally:
+        src.close()
+    relocate(plain, HOME_AS, str(home))
+    conn = sqlite3.connect(plain)
+    conn.execute("VACUUM")
+    conn.close()
+    dest.write_bytes(gzip.compress(plain.read_bytes(), mtime=0))
+    plain.unlink()
+    return str(dest.relative_to(dest.parent.parent.parent))
+
+
+def _opencode_truth(
+    sc: Scenario, db_gz: Path, version: str, invocations: list[dict[str, Any]], session: str | None
+) -> dict[str, Any]:
+    """OpenCode: what the scenario's script fixes, and what its database says of compaction
+    and errors."""
+    import gzip
+    import sqlite3
+
+    raw_db = gzip.decompress(db_gz.read_bytes())
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / "opencode.db"
+        plain.write_bytes(raw_db)
+        conn = sqlite3.connect(plain)
+        try:
+            sid, cwd = conn.execute(
+                "SELECT id, directory FROM session WHERE id = ? OR ? IS NULL "
+                "ORDER BY time_created LIMIT 1",
+                (session, session),
+            ).fetchone()
+            parts = [
+                json.loads(d)
+                for (d,) in conn.execute(
+                    "SELECT p.data FROM part p JOIN message m ON m.id = p.message_id "
+                    "WHERE p.session_id = ? ORDER BY m.time_created, p.id",
+                    (sid,),
+                )
+            ]
+            errors = [
+                _obj(json.loads(d).get("error"))
+                for (d,) in conn.execute(
+                    "SELECT data FROM message WHERE session_id = ? ORDER BY time_created", (sid,)
+                )
+            ]
+        finally:
+            conn.close()
+    requests = [r.prompt for r in sc.runs if not r.prompt.startswith("/")]
+    gt: dict[str, Any] = {
+        "agent": "opencode",
+        "cli_version": version,
+        "scenario": sc.sid,
+        "kind": sc.kind,
+        "session_id": sid,
+        "cwd": cwd,
+        "user_requests": requests,
+        "latest_user_request": requests[-1],
+        "cli_invocations": invocations,
+        "part_types": dict(Counter(str(p.get("type")) for p in parts)),
+    }
+    errors = [e for e in errors if e]
+    if errors:
+        data = _obj(errors[-1].get("data"))
+        gt["error_in_transcript"] = True
+        kind = next((t.error for r in sc.runs for t in r.turns if t.error), None)
+        gt["api_errors"] = [
+            {"kind": kind, "name": errors[-1].get("name"), "status": data.get("statusCode")}
+        ]
+    if sc.compaction:
+        compactions = [p for p in parts if p.get("type") == "compaction"]
+        gt["compaction"] = {
+            "compact_boundaries": len(compactions),
+            "trigger": "auto" if compactions and compactions[0].get("auto") else "manual",
+            "requests_after_compaction": requests[-1:],
+        }
+    _attempt_truth(sc, raw_db, gt)
+    return gt
 
 
 def _neutral_truth(
@@ -1292,13 +1562,17 @@ def _neutral_truth(
         ran = [r for r in ran if r.action != "parent"]
     elif fork is not None:  # the parent: before the fork, and where it went on after it
         ran = [r for i, r in enumerate(ran) if i < fork or r.action == "parent"]
-    requests = [r.prompt for r in ran]
+    requests = [r.prompt for r in ran if not r.prompt.startswith("/")]  # `/compact`: none
     gt: dict[str, Any] = {
         "agent": agent,
         "cli_version": version,
         "scenario": sc.sid,
         "kind": sc.kind,
-        "session_id": next((m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", path.name)), None)
+        "session_id": next(
+            # Codex: the file's name; Copilot CLI: its folder's
+            (m for m in re.findall(r"[0-9a-f]{8}-[0-9a-f-]{27}", f"{path.parent.name}{path.name}")),
+            None,
+        )
         or _first_id(text),
         "cwd": f"{HOME_AS}/src/{sc.project}",
         "user_requests": requests,
@@ -1312,9 +1586,30 @@ def _neutral_truth(
         if agent == "codex":  # `event_msg/task_started`, as the shared fixture set counts
             sub = payload.get("type") if r.get("type") in ("event_msg", "response_item") else None
             kinds[f"{r.get('type')}/{sub}" if sub else str(r.get("type"))] += 1
-        elif "type" in r:  # Gemini: the message types
+        elif "type" in r:  # Gemini: the message types; Copilot CLI: the event types
             kinds[str(r["type"])] += 1
-    gt["record_types" if agent == "codex" else "message_types"] = dict(kinds)
+    if agent == "copilot" and sc.compaction:
+        done = [
+            _obj(r.get("data"))
+            for r in _records(path)
+            if r.get("type") == "session.compaction_complete"
+        ]
+        gt["compaction"] = {
+            "compact_boundaries": len(done),
+            "trigger": next(
+                (
+                    _obj(r.get("data")).get("trigger")
+                    for r in _records(path)
+                    if r.get("type") == "session.compaction_start"
+                ),
+                None,
+            ),
+            "summary_excerpt": str(done[0].get("summaryContent") or "")[:400] if done else "",
+            "requests_after_compaction": requests[-1:],
+        }
+    elif sc.compaction:  # Codex, Gemini CLI: on their own
+        gt["compaction"] = _auto_compaction(agent, path, requests)
+    gt["message_types" if agent == "gemini" else "record_types"] = dict(kinds)
     if agent == "gemini":
         gt.update(_gemini_view(path), project_root=gt["cwd"])
     if "archived_sessions" in path.parts:
@@ -1366,12 +1661,36 @@ def _neutral_truth(
         ]
     if any(t.error for r in sc.runs for t in r.turns):
         # Gemini 0.61 prints a quota error but never writes it to the session file
-        recorded = agent == "codex"
+        recorded = agent != "gemini"
         gt["error_in_transcript"] = recorded
         if recorded:
             gt["api_errors"] = [{"kind": "usage_limit"}]
-    _attempt_truth(sc, path, gt)
+    _attempt_truth(sc, path.read_bytes(), gt)
     return gt
+
+
+def _auto_compaction(agent: str, path: Path, requests: list[str]) -> dict[str, Any]:
+    """Codex's `compacted` records, or Gemini CLI's `<state_snapshot>` messages (each history
+    rewrite after it, a `--resume` too, repeats one with its id): how many, and which requests
+    the file recorded before the first one."""
+    recs = _records(path)
+    if agent == "codex":
+        at = [i for i, r in enumerate(recs) if r.get("type") == "compacted"]
+    else:
+        first: dict[str, int] = {}
+        for i, r in enumerate(recs):
+            for m in _array(_obj(r.get("$set")).get("messages")):
+                if "<state_snapshot>" in json.dumps(_obj(m).get("content")):
+                    first.setdefault(str(_obj(m).get("id")), i)
+        at = sorted(first.values())
+    before = json.dumps(recs[: at[0]]) if at else ""
+    return {
+        "compact_boundaries": len(at),
+        "trigger": "auto",
+        "requests_before_compaction": [q for q in requests if json.dumps(q)[1:-1] in before],
+        "summary_excerpt": COMPACT_SUMMARY,
+        "requests_after_compaction": requests[-1:],
+    }
 
 
 def _gemini_view(path: Path) -> dict[str, Any]:
@@ -1543,15 +1862,17 @@ def _claude_truth(
             "summary_excerpt": text[:400],
             "requests_after_compaction": requests[-1:],
         }
-    _attempt_truth(sc, path, gt)
+    _attempt_truth(sc, path.read_bytes(), gt)
     return gt
 
 
-def _attempt_truth(sc: Scenario, path: Path, gt: dict[str, Any]) -> None:
-    """Every agent: the planted secrets and how often the file holds each; the commands run."""
+def _attempt_truth(sc: Scenario, raw: bytes, gt: dict[str, Any]) -> None:
+    """Every agent: the planted secrets and how often what it wrote (`raw`) holds each; the
+    commands run."""
     if sc.secrets:
-        raw_text = path.read_text()
-        gt["secrets"] = {k: {"value": v, "total": raw_text.count(v)} for k, v in sc.secrets.items()}
+        gt["secrets"] = {
+            k: {"value": v, "total": raw.count(v.encode())} for k, v in sc.secrets.items()
+        }
     if sc.commands:
         gt["commands"] = [{"command": c, "failed": f} for c, f in sc.commands]
 
@@ -1566,7 +1887,8 @@ def _write_hooks(folder: Path, scenario: str, log: Path, home: Path) -> None:
                 payload = json.loads(entry["payload"])
             except ValueError:
                 continue
-            event = entry["event"]
+            # baker's OpenCode plugin names its event in the payload (argv says the command)
+            event = payload.get("hook_event_name") or entry["event"]
             all_file.write(
                 json.dumps(
                     {"scenario": scenario, "event": event, "delivery": "stdin", "payload": payload}

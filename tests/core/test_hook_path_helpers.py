@@ -165,23 +165,17 @@ def test_loads_reads_undecodable_argv_bytes_as_replacement_characters() -> None:
     assert jsonl.loads('{"id": "ab\udcffcd"}') == {"id": "ab\ufffdcd"}
 
 
-# --- what the checkpoint, pickup and handoff use instead of `re` ----------------------------
-
-
-@settings(max_examples=5000, deadline=None)
-@given(name=st.text(alphabet="ABZabz_-. 09\u0663éÉK", max_size=12))
-def test_name_parts_are_the_words_the_pattern_found(name: str) -> None:
-    from continuity_core.redact import name_parts
-
-    assert name_parts(name) == re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", name)
+# --- the quick answers of the redactor --------------------------------------------------------
 
 
 @settings(max_examples=3000, deadline=None)
 @given(text=st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=8))
 def test_control_characters_are_found_as_the_pattern_found_them(text: str) -> None:
-    from continuity_core.redact import _has_control
+    """`printable` answers printable text at once (`str.isprintable`): never one that holds
+    a C0 or C1 character but a newline and a tab."""
+    from continuity_core.redact import printable
 
-    assert _has_control(text) is bool(re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text))
+    assert (printable(text) != text) is bool(re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text))
 
 
 def test_a_twilio_needle_is_the_capitals_it_opens_with() -> None:

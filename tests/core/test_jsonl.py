@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from continuity_core.jsonl import ForwardReader, read_backward, read_forward
+from continuity_core.jsonl import ForwardReader, read_backward
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -18,7 +18,7 @@ def test_forward_yields_lines_and_remembers_offset(tmp_path: Path) -> None:
     assert reader.offset == p.stat().st_size
     with p.open("ab") as f:
         f.write(b'{"a":3}\n')
-    assert list(read_forward(p, reader.offset)) == [b'{"a":3}']
+    assert list(ForwardReader(p, reader.offset)) == [b'{"a":3}']
 
 
 def test_torn_tail_is_not_consumed(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_lines_across_chunks_and_long_lines_skipped(tmp_path: Path) -> None:
 
 def test_invalid_utf8_and_blank_lines_pass_through(tmp_path: Path) -> None:
     p = write(tmp_path / "t.jsonl", b"\xff\xfe\n\n  \nok\n")
-    assert list(read_forward(p)) == [b"\xff\xfe", b"ok"]
+    assert list(ForwardReader(p)) == [b"\xff\xfe", b"ok"]
 
 
 def test_backward_from_the_end(tmp_path: Path) -> None:
@@ -62,24 +62,12 @@ def test_backward_skips_overlong_line(tmp_path: Path) -> None:
 
 def test_empty_file(tmp_path: Path) -> None:
     p = write(tmp_path / "t.jsonl", b"")
-    assert list(read_forward(p)) == []
+    assert list(ForwardReader(p)) == []
     assert list(read_backward(p)) == []
 
 
-def test_backward_scan_counts_across_blocks_and_within_end(tmp_path: Path) -> None:
-    from continuity_core.jsonl import BackwardScan
-
-    marker = b'"subtype":"compact_boundary"'
-    data = (b"x" * 5 + marker) * 40 + marker  # matches straddle every 7-byte block edge
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(data)
-    assert BackwardScan(path, len(data), count=marker, chunk=7).finish() == 41
-    assert BackwardScan(path, len(data) - 1, count=marker, chunk=7).finish() == 40  # `end`
-    assert BackwardScan(path, 0, count=marker).finish() == 0
-
-
 def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> None:
-    from continuity_core.jsonl import BackwardScan, Found
+    from continuity_core.jsonl import scan_backward
 
     lines = [
         b'{"n":0,"k":"req"}',
@@ -94,26 +82,23 @@ def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> Non
     path.write_bytes(data)
     end = data.index(lines[5])  # the last line lies past `end`: not scanned
     for chunk in (5, 8, 64, 1 << 20):
-        scan = BackwardScan(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
+        scan = scan_backward(path, end, find=(b'"req"', b'"other"'), chunk=chunk)
         got = list(scan)
-        assert [f.head for f in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
-        assert all(isinstance(f, Found) and data[f.start : f.start + f.size] == f.head for f in got)
+        assert [head for _, _, head in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
+        assert all(data[start : start + size] == head for start, size, head in got)
 
 
-def test_backward_scan_reads_only_the_start_of_a_long_line_and_counts_on(
-    tmp_path: Path,
-) -> None:
-    from continuity_core.jsonl import BackwardScan
+def test_backward_scan_reads_only_the_start_of_a_long_line(tmp_path: Path) -> None:
+    from continuity_core.jsonl import scan_backward
 
     long = b'{"k":"req","text":"' + b"a" * 5000 + b'"}'
     data = b'{"c":"mark"}\n' + long + b'\n{"c":"mark"}\n{"x":1}\n'
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    scan = BackwardScan(path, len(data), find=(b'"req"',), count=b'"mark"', chunk=64, max_line=100)
-    found = next(iter(scan))
-    assert found.start == data.index(long) and found.size == len(long)
-    assert found.head == long[:100]
-    assert scan.finish() == 2  # stopping early still counts the whole part
+    scan = scan_backward(path, len(data), find=(b'"req"',), chunk=64, max_line=100)
+    start, size, head = next(iter(scan))
+    assert start == data.index(long) and size == len(long)
+    assert head == long[:100]
 
 
 def test_close_prefix_closes_a_string_value_cut_anywhere() -> None:

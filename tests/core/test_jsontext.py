@@ -22,17 +22,17 @@ def ours(hook: Any) -> bool:
 
 def test_add_then_remove_gives_back_the_same_bytes() -> None:
     root = jsontext.parse(USER)
-    added = jsontext.add_member(USER, root, "model", {"name": "x ✓"})
+    added = jsontext.add(USER, root, {"name": "x ✓"}, "model")
     assert json.loads(added)["model"] == {"name": "x ✓"}
     assert '\t"model": {\r\n\t\t"name": "x ✓"\r\n\t}\r\n}' in added  # its tabs and CRLF
-    assert jsontext.remove_member(added, jsontext.parse(added), "model") == USER
+    assert jsontext.remove(added, jsontext.parse(added), "model") == USER
 
 
 def test_append_and_remove_items_in_a_one_line_array() -> None:
     text = '{"a": [1, 2]}'
-    appended = jsontext.append_item(text, jsontext.parse(text).members[0][2], 3)
+    appended = jsontext.add(text, jsontext.parse(text).children[0][2], 3)
     assert appended == '{"a": [1, 2, 3]}'
-    first = jsontext.remove_item(appended, jsontext.parse(appended).members[0][2], 0)
+    first = jsontext.remove(appended, jsontext.parse(appended).children[0][2], 0)
     assert first == '{"a": [2, 3]}'
 
 
@@ -80,6 +80,8 @@ def test_edit_mcp_adds_once_keeps_the_rest_and_removes_only_ours() -> None:
     assert jsontext.edit_mcp(added, "baker", MCP_SERVER, is_our_mcp, want=True) is None
     assert jsontext.edit_mcp(added, "baker", MCP_SERVER, is_our_mcp, want=False) == text
     assert jsontext.edit_mcp(text, "baker", MCP_SERVER, is_our_mcp, want=False) is None
+    empty = '{"mcpServers": {}}'  # the user's own empty object: nothing of ours, left alone
+    assert jsontext.edit_mcp(empty, "baker", MCP_SERVER, is_our_mcp, want=False) is None
     stale = '{"mcpServers": {"baker": {"command": "baker", "args": ["mcp"]}}}'
     updated = jsontext.edit_mcp(stale, "baker", MCP_SERVER, is_our_mcp, want=True)
     assert updated is not None and json.loads(updated) == {"mcpServers": {"baker": MCP_SERVER}}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from continuity_core import git as git_mod
 from continuity_core import machines, snapshots
 from continuity_core.errors import BakerError
 from continuity_core.store import MACHINES_FILE, Store
@@ -177,13 +178,13 @@ def test_local_config_asks_git_only_when_the_file_names_baker(
     """Every checkpoint checks the opt-in push: a clone whose config never says "baker" is
     answered from the file, one that does through `git config --local` as before."""
     calls: list[tuple[str, ...]] = []
-    real = snapshots.git
+    real = git_mod.run
 
     def counted(root: Path, *args: str, **kw: object) -> str:
         calls.append(args)
         return real(root, *args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(machines, "git", counted)
+    monkeypatch.setattr(machines, "run", counted)
     assert machines.local_config(repo) == {} and calls == []
     assert machines.auto_push_remote(repo) is None
     git(repo, "config", "--local", "Baker.AutoPush", "true")

@@ -130,13 +130,13 @@ def test_a_request_in_the_part_read_needs_no_scan(
     path = transcript_with(tmp_path, "codex", benchgen.FINAL_REQUEST, COLD // 4)
     benchgen.append_turn("codex", path, CWD, 10_000)  # a request in the last part
     seen: list[Any] = []
-    from continuity_core.jsonl import BackwardScan as real
+    from continuity_core.jsonl import scan_backward as real
 
     def spy(*args: Any, **kw: Any) -> Any:
         seen.append(kw.get("find"))
         return real(*args, **kw)
 
-    monkeypatch.setattr(transcript, "BackwardScan", spy)
+    monkeypatch.setattr(transcript, "scan_backward", spy)
     session = cold_read("codex", path)
     assert session.latest_request == "Appended turn 10000: re-run the unit tests"
     assert session.request_sought == "" and seen == []  # compactions: a byte search, no scan

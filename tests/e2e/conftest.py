@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Agent, MakeAgent, agent_env, require_cli, seed
+from tests.e2e.harness import Agent, MakeAgent, make_agent, require_cli
 from tests.e2e.mock_models import MOCKS, MockModel, Turn
 
 
@@ -23,22 +23,9 @@ def agent(isolated_home: Path, repo: Path) -> Iterator[MakeAgent]:
 
     def make(name: str, script: list[Turn] | None = None, *, account: str = "") -> Agent:
         require_cli(name)
-        suffix = f"-{account}" if account else ""
-        home = isolated_home
-        config_dir = {
-            "claude": home / f".claude{suffix}",
-            "codex": home / f".codex{suffix}",
-            "gemini": home / f"gemini-home{suffix}" if account else home,
-            "copilot": home / f".copilot{suffix}",
-            "opencode": home / f".config{suffix}" / "opencode",
-        }[name]
         mock = MOCKS[name](script, root=project).start()
         mocks.append(mock)
-        seed(name, config_dir, project, mock)
-        env = agent_env(name, home, config_dir, mock)
-        if name == "opencode":  # OpenCode takes its project folder from PWD
-            env["PWD"] = str(project)
-        return Agent(name, home, config_dir, project, mock, env)
+        return make_agent(name, isolated_home, project, mock, account=account)
 
     yield make
     for m in mocks:

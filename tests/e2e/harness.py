@@ -23,7 +23,7 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -154,7 +154,22 @@ class Agent:
     mock: MockModel
     env: dict[str, str]
 
-    def argv(self, prompt: str, *, headless: bool) -> list[str]:
+    def argv(
+        self,
+        prompt: str,
+        *,
+        headless: bool,
+        resume: str | None = None,
+        model: str | None = None,
+        options: Sequence[str] = (),
+    ) -> list[str]:
+        """The command line of one turn; `resume`: a headless turn of that session; `model`:
+        Gemini CLI's `-m` (the pinned model otherwise); `options`: more of the CLI's own
+        (Codex's `-c key=value`, `--enable FEATURE`), before the session and the prompt."""
+
+        def resumed(flag: str) -> list[str]:  # `FLAG ID` where a session goes on
+            return [] if resume is None else [flag, resume]
+
         if self.name == "claude":
             if headless:
                 return [
@@ -164,8 +179,10 @@ class Agent:
                     "--output-format",
                     "json",
                     "--dangerously-skip-permissions",
+                    *options,
+                    *resumed("--resume"),
                 ]
-            return ["claude", "--dangerously-skip-permissions", prompt]
+            return ["claude", "--dangerously-skip-permissions", *options, prompt]
         if self.name == "codex":
             if headless:
                 return [
@@ -174,6 +191,8 @@ class Agent:
                     "--skip-git-repo-check",
                     "--json",
                     "--dangerously-bypass-approvals-and-sandbox",
+                    *options,
+                    *resumed("resume"),
                     prompt,
                 ]
             # No sandbox: the bundled bubblewrap needs user namespaces a container may lack.
@@ -182,16 +201,29 @@ class Agent:
                 "--no-alt-screen",
                 "--no-daemon",
                 "--dangerously-bypass-approvals-and-sandbox",
+                *options,
                 prompt,
             ]
         if self.name == "copilot":
-            return ["copilot", "-p" if headless else "-i", prompt, "--allow-all"]
+            if headless:  # the JSON events end on a `result` that names the session
+                return [
+                    "copilot",
+                    "-p",
+                    prompt,
+                    "--allow-all",
+                    "--output-format",
+                    "json",
+                    *options,
+                    *resumed("--resume"),
+                ]
+            return ["copilot", "-i", prompt, "--allow-all", *options]
         if self.name == "opencode":
             if headless:
-                return ["opencode", "run", "--format", "json", prompt]
-            return ["opencode", "--prompt", prompt]
+                return ["opencode", "run", "--format", "json", *options, *resumed("-s"), prompt]
+            return ["opencode", *options, "--prompt", prompt]
         mode = ["-p", prompt, "-o", "json"] if headless else ["-i", prompt]
-        return ["gemini", *mode, "--yolo", "-m", GEMINI_MODEL]
+        model_flag = ["-m", model or GEMINI_MODEL]
+        return ["gemini", *mode, "--yolo", *model_flag, *options, *resumed("--resume")]
 
     def run(
         self, prompt: str, *extra: str, timeout: float = 90, check: bool = True
@@ -259,6 +291,33 @@ class MakeAgent(Protocol):
     def __call__(
         self, name: str, script: list[Turn] | None = None, *, account: str = ""
     ) -> Agent: ...
+
+
+def make_agent(
+    name: str,
+    home: Path,
+    project: Path,
+    mock: MockModel,
+    *,
+    account: str = "",
+    node_bin: Path = NODE_BIN,
+) -> Agent:
+    """An `Agent` ready to run unattended in `project` against the started `mock`: its
+    config dir in `home` (a named `account` gets a second one beside the default) seeded, its
+    environment set. The e2e tests and scripts/capture.py both make their agents here."""
+    suffix = f"-{account}" if account else ""
+    config_dir = {  # CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, XDG_CONFIG_HOME
+        "claude": home / f".claude{suffix}",
+        "codex": home / f".codex{suffix}",
+        "gemini": home / f"gemini-home{suffix}" if account else home,
+        "copilot": home / f".copilot{suffix}",
+        "opencode": home / f".config{suffix}" / "opencode",
+    }[name]
+    seed(name, config_dir, project, mock)
+    env = agent_env(name, home, config_dir, mock, node_bin)
+    if name == "opencode":  # OpenCode takes its project folder from PWD
+        env["PWD"] = str(project)
+    return Agent(name, home, config_dir, project, mock, env)
 
 
 def agent_env(
@@ -481,6 +540,8 @@ def session_id(a: Agent, stdout: str) -> str:
     """The session id a headless run reports on stdout (JSON result / `thread.started`)."""
     if a.name == "opencode":  # `run --format json`: every event carries the session id
         return str(json.loads(stdout.splitlines()[0])["sessionID"])
+    if a.name == "copilot":  # `--output-format json`: the last event, `result`, names it
+        return str(json.loads(stdout.strip().splitlines()[-1])["sessionId"])
     if a.name == "codex":
         for line in stdout.splitlines():
             event = json.loads(line) if line.startswith("{") else {}

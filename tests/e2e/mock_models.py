@@ -81,9 +81,12 @@ class Request:
 
 
 class MockModel:
-    """A threaded HTTP server on 127.0.0.1 with an ephemeral port; subclasses speak a vendor."""
+    """A threaded HTTP server on 127.0.0.1 with an ephemeral port; subclasses speak a vendor.
+    A compaction the CLI asks the model for (Codex's, Gemini CLI's, OpenCode's) is a side
+    request answered with `compact_summary`: it consumes no turn of the script."""
 
     vendor = ""
+    compact_summary = "MOCK: the conversation so far, summarised."
 
     def __init__(self, script: list[Turn] | None = None, root: Path | None = None) -> None:
         self.script: list[Turn] = list(script or [])
@@ -489,8 +492,13 @@ class AnthropicMock(MockModel):
 # --- OpenAI Responses API (Codex) -----------------------------------------------------------
 
 
+COMPACTION = "CONTEXT CHECKPOINT COMPACTION"  # in the prompt of Codex's compaction request
+
+
 class ResponsesMock(MockModel):
-    """`POST /v1/responses` streamed as SSE (`response.output_item.done` + `response.completed`)."""
+    """`POST /v1/responses` streamed as SSE (`response.output_item.done` + `response.completed`).
+    A compaction (`/compact`, or Codex's own past `model_auto_compact_token_limit`) is a side
+    request."""
 
     vendor = "codex"
 
@@ -498,15 +506,14 @@ class ResponsesMock(MockModel):
         if not req.path.rstrip("/").endswith("/responses"):
             return False
         # The TUI's title thread is a separate ephemeral conversation.
-        return "Generate a concise, single-line task title" not in req.text
+        return "Generate a concise, single-line task title" not in req.text and (
+            COMPACTION not in req.text
+        )
 
     def side(self, req: Request) -> tuple[int, str, bytes]:
         if req.path.rstrip("/").endswith("/responses"):
-            return (
-                200,
-                "text/event-stream",
-                self.render(req, Turn(text="E2E mock session")).encode(),
-            )
+            text = self.compact_summary if COMPACTION in req.text else "E2E mock session"
+            return 200, "text/event-stream", self.render(req, Turn(text=text)).encode()
         if "/models" in req.path:
             return 200, "application/json", b'{"data": [], "models": []}'
         return 404, "application/json", b'{"error": {"message": "not mocked"}}'
@@ -620,8 +627,14 @@ class ResponsesMock(MockModel):
 # --- Gemini API (Gemini CLI) ----------------------------------------------------------------
 
 
+# The closing words of Gemini CLI's two compression prompts (a later request's history holds
+# the `<state_snapshot>` itself, these never).
+COMPRESSION = ("generate the updated <state_snapshot>", "Critically evaluate the <state_snapshot>")
+
+
 class GeminiMock(MockModel):
-    """`:streamGenerateContent?alt=sse` (main turns) and `:generateContent` (utility calls)."""
+    """`:streamGenerateContent?alt=sse` (main turns) and `:generateContent` (utility calls;
+    a compression's two, its summary and the check of it, get `compact_summary`)."""
 
     vendor = "gemini"
 
@@ -629,6 +642,10 @@ class GeminiMock(MockModel):
         return ":streamGenerateContent" in req.path
 
     def side(self, req: Request) -> tuple[int, str, bytes]:
+        if ":generateContent" in req.path and any(m in req.text for m in COMPRESSION):
+            snapshot = f"<state_snapshot>\n{self.compact_summary}\n</state_snapshot>"
+            body = self.response([{"text": snapshot}], Turn())
+            return 200, "application/json", json.dumps(body).encode()
         if ":generateContent" in req.path:
             # One JSON text satisfies every utility schema seen: router, next speaker, title.
             answer = {
@@ -746,7 +763,9 @@ class ChatCompletionsMock(MockModel):
 
     def side(self, req: Request) -> tuple[int, str, bytes]:
         if req.path.rstrip("/").endswith("/chat/completions"):
-            return 200, "text/event-stream", self.render(req, Turn(text="E2E mock title")).encode()
+            # OpenCode's compaction asks its summarization agent, with no tools
+            said = self.compact_summary if "summarization agent" in req.text else "E2E mock title"
+            return 200, "text/event-stream", self.render(req, Turn(text=said)).encode()
         if "/models" in req.path:
             listing = {"object": "list", "data": [{"id": self.model}]}
             return 200, "application/json", json.dumps(listing).encode()

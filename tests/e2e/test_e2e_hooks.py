@@ -89,3 +89,36 @@ def _texts(messages: list[dict[str, Any]]) -> list[str]:
 def _log(a: Agent) -> str:
     logs = sorted((a.project / ".baker" / "log").glob("*"))
     return "\n".join(p.read_text()[-1500:] for p in logs) or "(empty)"
+
+
+def test_codex_compacting_on_its_own_gets_back_the_request_and_the_failed_command(
+    agent: MakeAgent,
+) -> None:
+    """Past `model_auto_compact_token_limit` `codex exec` compacts inside the turn and fires
+    SessionStart with source `compact`; the pickup's "Before the compaction" (the request,
+    verbatim, and the command that failed) reaches the model's next request."""
+    request = "E2E compaction: run the checks and keep going (7d2e)"
+    a: Agent = agent(
+        "codex",
+        [
+            Turn(calls=[shell("python3 no_such_check.py")]),
+            Turn(calls=[shell("echo checked")], input_tokens=200_000),
+            Turn(text="Checks done."),
+        ],
+    )
+    install(a)
+    a.cli(*a.argv(request, headless=True, options=["-c", "model_auto_compact_token_limit=100000"]))
+    compaction = next(
+        i for i, r in enumerate(a.mock.requests) if "CONTEXT CHECKPOINT COMPACTION" in r.text
+    )
+    after = [r for r in a.mock.requests[compaction + 1 :] if r.main]
+    assert after, "no request after the compaction"
+    given = [
+        json.dumps(item)
+        for item in after[0].body["input"]
+        if item.get("role") == "developer" and "Before the compaction" in json.dumps(item)
+    ]
+    assert given, f"no pickup after the compaction; .baker/log: {_log(a)}"
+    text = json.loads(given[-1])["content"][0]["text"]
+    assert f"```text\n{request}\n```" in text
+    assert "`python3 no_such_check.py` — failed, exit 2: python3: can't open file" in text

@@ -20,8 +20,8 @@ OTHER = "ses_dbaaca7a6ffer08h7xoHf6JHpJ"  # another project
 LIMITED = "ses_dbaac6f63ffe7luHEUjN0Yvjua"  # proj: a run that got 429s
 
 
-def relocate(db: Path, root: str) -> None:
-    """Rewrite the captured root in every text column to `root`."""
+def relocate(db: Path, root: str, captured: str = CAPTURED_ROOT) -> None:
+    """Rewrite the `captured` root in every text column to `root`."""
     conn = sqlite3.connect(db)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -30,7 +30,7 @@ def relocate(db: Path, root: str) -> None:
                 if col[2].upper() == "TEXT":
                     name = col[1]
                     sql = f'UPDATE "{table}" SET "{name}" = replace("{name}", ?, ?) WHERE "{name}" LIKE ?'  # noqa: S608 - names from the schema
-                    conn.execute(sql, (CAPTURED_ROOT, root, f"%{CAPTURED_ROOT}%"))
+                    conn.execute(sql, (captured, root, f"%{captured}%"))
         conn.commit()
     finally:
         conn.close()

@@ -39,6 +39,17 @@ if (out.keys.length) {
   const retry = (next) => ({ event: { type: "session.status", properties: { sessionID: "ses_a", status: { type: "retry", attempt: 1, message: "Rate limit reached", next } } } });
   await hooks.event(retry(Date.now() + 2000));
   await hooks.event(retry(Date.now() + 3600000));
+  // once compacted, the session's system prompt carries the pickup of a compaction instead
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_a" } } });
+  const after = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_a" }, after);
+  out.after = after.system;
+  // a compaction whose pickup brings nothing keeps the session's earlier one
+  const other = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_c" }, other);
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_c" } } });
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_c" }, other);
+  out.kept = other.system;
   out.system = sys.system;
   out.output = result.output;
 }
@@ -49,7 +60,11 @@ FAKE_BAKER = """#!/bin/sh
 payload=$(cat)
 printf '%s %s\\n' "$1" "$payload" >> "$LOG"
 case "$1" in
-  pickup) printf '{"context": "the previous session"}\\n';;
+  pickup) case "$payload" in
+    *'"session_id":"ses_c"'*'"source":"compact"'*) ;;
+    *'"source":"compact"'*) printf '{"context": "before the compaction"}\\n';;
+    *) printf '{"context": "the previous session"}\\n';;
+  esac;;
   pretool) printf '{"context": "trap: keep notes short"}\\n';;
 esac
 """
@@ -90,17 +105,28 @@ def test_the_plugin_hands_baker_json_and_uses_its_context(tmp_path: Path) -> Non
     assert out["system"] == ["the previous session", "the previous session"]
     assert out["output"] == "Wrote file successfully.\n\ntrap: keep notes short"
     assert out["child"] == []
+    assert out["after"] == ["before the compaction"]
+    assert out["kept"] == ["the previous session", "the previous session"]
     log = tmp_path / "log"
     deadline = time.monotonic() + 10  # the checkpoint runs detached: OpenCode never waits
-    while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 4):
+    while time.monotonic() < deadline and not (log.is_file() and log.read_text().count("\n") == 9):
         time.sleep(0.1)
-    calls = [line.split(" ", 1) for line in log.read_text().splitlines()]
-    assert [c for c, _ in calls] == ["pickup", "pretool", "checkpoint", "checkpoint"]
-    payloads = [json.loads(p) for _, p in calls]
-    assert all(p["agent"] == "opencode" and p["session_id"] == "ses_a" for p in payloads)
-    assert payloads[1]["tool"] == "write" and payloads[1]["args"] == {"filePath": "notes.txt"}
-    # two detached checkpoints: they may log in either order
-    events = {p["hook_event_name"]: p for p in payloads[2:]}
-    assert set(events) == {"session.idle", "session.retry"}
-    assert events["session.retry"]["retry"]["message"] == "Rate limit reached"
+    lines = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    payloads = [json.loads(p) for _, p in lines]
+    assert all(p["agent"] == "opencode" for p in payloads)
+    calls = [
+        (c, p) for (c, _), p in zip(lines, payloads, strict=True) if p["session_id"] == "ses_a"
+    ]
+    assert [c for c, _ in calls[:2]] == ["pickup", "pretool"]
+    assert calls[1][1]["tool"] == "write" and calls[1][1]["args"] == {"filePath": "notes.txt"}
+    # three detached checkpoints and the pickup after the compaction: in any order
+    later = {f"{c} {p['hook_event_name']} {p.get('source')}": p for c, p in calls[2:]}
+    assert set(later) == {
+        "checkpoint session.idle None",
+        "checkpoint session.retry None",
+        "checkpoint session.compacted None",
+        "pickup session.start compact",
+    }
+    assert later["checkpoint session.retry None"]["retry"]["message"] == "Rate limit reached"
+    assert len(calls) == 6 and len(payloads) == 9  # ses_c: pickup, checkpoint, compact pickup
     assert all(p["cwd"] == str(tmp_path) for p in payloads)

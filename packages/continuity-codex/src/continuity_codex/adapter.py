@@ -108,13 +108,20 @@ class CodexAdapter(ModuleAdapter):
         if event.agent != self.name:
             return None
         path = event.transcript_path
+        ref = None
         if path and os.path.isfile(path):
             owner = next((a for a in accounts if path.startswith(a.dir.rstrip("/") + "/")), None)
             home = discovery.home_of(path)
-            return discovery.ref_for(path, owner or Account(agent=self.name, name=home, dir=home))
-        if event.session_id:  # notify carries only the thread id; title threads have no rollout
-            return discovery.by_thread(event.session_id, accounts)
-        return None
+            ref = discovery.ref_for(path, owner or Account(agent=self.name, name=home, dir=home))
+        elif event.session_id:  # notify carries only the thread id; title threads have no rollout
+            ref = discovery.by_thread(event.session_id, accounts)
+        # A sub-agent's turn (its notify, its hooks) is a moment of the session that spawned it.
+        for _ in range(discovery.FORK_DEPTH):
+            parent = discovery.parent_of(ref.path) if ref is not None else None
+            if parent is None:
+                break
+            ref = discovery.by_thread(parent, accounts)
+        return ref
 
     # --- launch and checks -------------------------------------------------------------------
 

@@ -79,11 +79,18 @@ def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
         os.close(fd)
 
 
+SUBAGENT = b'"thread_source":"subagent"'  # in a sub-agent's session_meta, before its cwd ends
+
+
 def head_meta(path: str) -> tuple[str | None, str | None]:
-    """(thread id, cwd) from the session_meta line, reading as little as possible."""
+    """(thread id, cwd) from the session_meta line, reading as little as possible. A
+    sub-agent's own rollout (multi_agent_v2) has no cwd here: it is its parent's work, which
+    the parent's rollout records, and no session of the project."""
     head = read_head(path)
     if b"session_meta" not in head[:200]:
         return thread_id_of(path), None
+    if SUBAGENT in head.split(b"\n", 1)[0]:  # in the session_meta line, not a later one
+        return _field(head, "id") or thread_id_of(path), None
     cwd = _field(head, "cwd")
     tid = _field(head, "id")
     if cwd is None:  # an unusual key order: decode the whole first line
@@ -96,6 +103,15 @@ def head_meta(path: str) -> tuple[str | None, str | None]:
     return (tid if isinstance(tid, str) else None) or thread_id_of(path), (
         cwd if isinstance(cwd, str) else None
     )
+
+
+def parent_of(path: str) -> str | None:
+    """The thread that spawned a sub-agent's rollout (`parent_thread_id`); None for any other."""
+    try:
+        first = read_head(path).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    return _field(first, "parent_thread_id") if SUBAGENT in first else None
 
 
 def _field(head: bytes, name: str) -> str | None:
@@ -216,8 +232,10 @@ def index_rows(
             # One index range per root (root itself up to root + "0", "0" being the character
             # after "/"), filtered exactly below: the (archived, cwd, …) index answers it,
             # where substr() made SQLite read every thread.
-            archived = "archived IN (0, 1) AND " if "archived" in columns else ""
-            sql = " UNION ALL ".join(f"{sql} WHERE {archived}cwd >= ? AND cwd < ?" for _ in roots)
+            where = "archived IN (0, 1) AND " if "archived" in columns else ""
+            if "thread_source" in columns:  # a sub-agent's thread: see head_meta
+                where += "thread_source IS NOT 'subagent' AND "
+            sql = " UNION ALL ".join(f"{sql} WHERE {where}cwd >= ? AND cwd < ?" for _ in roots)
             for root in roots:
                 args += [root.rstrip("/"), root.rstrip("/") + "0"]
             inside = tuple(r.rstrip("/") for r in roots)

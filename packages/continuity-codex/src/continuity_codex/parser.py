@@ -61,6 +61,7 @@ SKIP = (b'"type":"world_state"', b'"type": "world_state"')
 # reasoning. They set nothing, so the usage records kept for later stay kept past them.
 UNUSED = (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"')
 KNOWN = {
+    "inter_agent_communication_metadata",  # beside a sub-agent's message: nothing the brief needs
     "session_meta",
     "response_item",
     "event_msg",
@@ -76,6 +77,9 @@ STATUS: dict[str, TodoStatus] = {
     "cancelled": "cancelled",
     "canceled": "cancelled",
 }
+# Where the framing an automatic compaction's summary starts with ends ("Another language model
+# started to solve this problem…").
+SUMMARY_AFTER = "use the information in this summary to assist with your own analysis:\n"
 # What a `codex_error_info` or error text says about the kind of failure.
 LIMIT_KINDS: tuple[tuple[str, ErrorKind], ...] = (
     ("usage_limit", "usage_limit"),
@@ -215,6 +219,8 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     elif kind == "compacted":
         # `/compact` runs as a turn of its own; a compaction inside a prompted turn is automatic.
         message = payload.get("message")
+        if isinstance(message, str):  # the words Codex puts before the summary, to the model
+            message = message.partition(SUMMARY_AFTER)[2] or message
         add_compaction(
             session,
             Compaction(
@@ -479,6 +485,12 @@ def _completed(
             status = item.get("status")
             failed = True if status in ("failed", "declined") else None
             _ran(session, extra, call_id, output, item.get("exit_code"), failed, ts)
+    elif kind == "SubAgentActivity" and item.get("kind") == "started":
+        # from here on the sub-agent is known by its path, which its answer names
+        path = item.get("agent_path")
+        for sub in session.subagents:
+            if sub.id == item.get("id") and isinstance(path, str) and path:
+                sub.id = path
     elif kind == "FileChange":
         _changes(
             session,
@@ -535,6 +547,8 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         args = args if isinstance(args, dict) else {"arguments": args}
         if name == "update_plan":
             _plan(session, extra, args)
+        elif name == "spawn_agent":
+            _spawn(session, call_id, args, ts)
         elif name in SHELL_TOOLS:
             _remember_shell(extra, call_id, _argv_text(args.get("cmd") or args.get("command")), ts)
         add_call(session, extra, ToolCall(id=call_id, name=name, input=args, timestamp=ts))
@@ -568,6 +582,8 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
             ),
         )
         _remember_shell(extra, call_id, _argv_text(action.get("command")), ts)
+    elif kind == "agent_message":
+        _agent_message(session, p, ts)
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = p.get("output")
         text = output if isinstance(output, str) else _output_text(output)
@@ -584,6 +600,29 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
                     "apply_patch",
                     moved_to=move_to,
                 )
+
+
+def _spawn(session: Session, call_id: str, args: dict[str, Any], ts: str | None) -> None:
+    """A multi_agent_v2 `spawn_agent` call: the sub-agent's task, `<task_name>: <message>`."""
+    name, message = args.get("task_name"), args.get("message")
+    task = message.strip() if isinstance(message, str) else ""
+    if isinstance(name, str) and name:
+        task = f"{name}: {task}" if task else name
+    kit.add_subagent(session, task or "spawn_agent", id=call_id, timestamp=ts)
+
+
+FINAL_ANSWER = "Message Type: FINAL_ANSWER\n"
+
+
+def _agent_message(session: Session, p: dict[str, Any], ts: str | None) -> None:
+    """A sub-agent's final answer to this thread: `Message Type: FINAL_ANSWER`, then after
+    `Payload:` what it returned; its author is the path `SubAgentActivity` gave it."""
+    text = _text(p.get("content"))
+    author = p.get("author")
+    if not text.startswith(FINAL_ANSWER) or not isinstance(author, str):
+        return
+    _, _, answer = text.partition("Payload:\n")
+    kit.add_subagent(session, "", id=author, result=answer, timestamp=ts)
 
 
 def _output_text(output: Any) -> str:

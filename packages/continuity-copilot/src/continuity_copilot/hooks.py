@@ -63,6 +63,8 @@ def event_name(data: dict[str, Any]) -> str:
         return "postToolUse"
     if "hookName" in data:
         return str(data["hookName"])  # permissionRequest names itself
+    if "trigger" in data and "customInstructions" in data:
+        return "preCompact"  # it carries `transcriptPath` too
     if "transcriptPath" in data or "stopReason" in data:
         return "agentStop"
     if "errorContext" in data:
@@ -173,6 +175,7 @@ KINDS: dict[str, EventKind] = {
     "agentStop": "stop",
     "errorOccurred": "stop",
     "sessionEnd": "session_end",
+    "preCompact": "pre_compact",
 }
 
 

@@ -72,6 +72,14 @@ QUIET = frozenset(
         "subagent.selected",
         "subagent.configured",
         "session.model_change",
+        # the trace of a compaction's own model call (`/compact`, 1.0.102)
+        "model.turn_started",
+        "model.model_call_started",
+        "model.model_call_success",
+        "model.message",
+        "model.response",
+        "model.turn_ended",
+        "model.messages_snapshot",
     }
 )
 STATUS: dict[str, TodoStatus] = {
@@ -310,6 +318,8 @@ def _error(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
     if extra.pop(RETRYING, None) and session.errors:
         session.errors.pop()  # the retries' record: this one says how the turn ended
     kind = error_kind(f"{data.errorType} {data.errorCode or ''}".strip(), data.statusCode)
+    if kind == "rate_limit" and error_kind(data.message or "") == "usage_limit":
+        kind = "usage_limit"  # a 429 whose last error says the quota is spent (insufficient_quota)
     reset = extra.get("reset_at") if kind in ("usage_limit", "rate_limit") else None
     message = data.message or data.errorType or "error"
     add_error(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from continuity_core import stamps
-from continuity_core.jsonl import read_forward
+from continuity_core.jsonl import ForwardReader
 from continuity_core.store import KEEP_CHECKPOINTS, Store
 
 if TYPE_CHECKING:
@@ -71,17 +71,6 @@ class Report(msgspec.Struct, kw_only=True):
         return not any(p.level in ("warn", "error") for p in self.problems)
 
 
-_iso = stamps.iso
-
-
-def _parse(ts: str) -> dt.datetime | None:
-    try:
-        when = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-
-
 _event = msgspec.json.Decoder()
 
 
@@ -92,14 +81,14 @@ def events(store: Store, since: dt.datetime) -> Iterator[dict[str, Any]]:
         path = folder / name
         if not path.exists():
             continue
-        for line in read_forward(path):
+        for line in ForwardReader(path):
             try:
                 record = _event.decode(line)
             except msgspec.DecodeError:
                 continue
             if not isinstance(record, dict) or not isinstance(record.get("event"), str):
                 continue
-            when = _parse(str(record.get("t", "")))
+            when = stamps.parse_time(str(record.get("t", "")))
             if when is not None and when >= since:
                 yield record
 
@@ -118,11 +107,7 @@ def audit(
     store = Store(root)
     logged = list(events(store, since))
     counts = Counter(str(e["event"]) for e in logged)
-    problems: list[Problem] = []
-    problems += _failures(logged)
-    problems += _truncations(counts)
-    problems += _traps(root, logged)
-    problems += _pushes(logged)
+    problems = [*_failures(logged), *_truncations(counts), *_traps(root, logged), *_pushes(logged)]
     if adapters is None:
         from continuity_core.adapters import load_all
 
@@ -148,7 +133,7 @@ def audit(
     problems += _checkpoints(store, session, ref_mtime, since)
     problems += _install(root, adapters, config)
     return Report(
-        days=days, since=_iso(since), events=dict(sorted(counts.items())), problems=problems
+        days=days, since=stamps.iso(since), events=dict(sorted(counts.items())), problems=problems
     )
 
 
@@ -265,17 +250,8 @@ def _newest(
             return None, 0.0, []
         session = read_session(found.adapter, found.ref, store if store.exists else None)
     except Exception as e:  # audit reports; it never fails on an adapter's bug
-        return (
-            None,
-            0.0,
-            [
-                Problem(
-                    level="warn",
-                    check="checkpoints",
-                    message=f"cannot read the newest session: {e}",
-                )
-            ],
-        )
+        why = f"cannot read the newest session: {e}"
+        return None, 0.0, [Problem(level="warn", check="checkpoints", message=why)]
     return session, found.ref.mtime, []
 
 
@@ -308,11 +284,11 @@ def _suspects(root: Path, now: dt.datetime, session: Any | None) -> list[Problem
                 fix="check whether that action already ran, then `baker now TEXT`",
             )
         )
-    executed = getattr(note_mod, "executed", None)
-    if session is not None and executed is not None:
+    if session is not None:
         note = note_mod.parse(text)
         action = note.get("Now")
-        call = executed(action, session, note.meta.get("updated") or None) if action else None
+        since = note.meta.get("updated") or None
+        call = note_mod.executed(action, session, since) if action else None
         if call is not None:
             out.append(
                 Problem(
@@ -345,7 +321,7 @@ def _checkpoints(
         ]
     if session is None:
         return []
-    updated = _parse(session.updated_at or "") or dt.datetime.fromtimestamp(ref_mtime, dt.UTC)
+    updated = stamps.parse_time(session.updated_at) or dt.datetime.fromtimestamp(ref_mtime, dt.UTC)
     if updated < since:
         return []
     mine = []
@@ -380,15 +356,15 @@ def _checkpoints(
                 fix="some turns ended without the checkpoint hook: `baker doctor`",
             )
         )
-    times = [when for when in map(_parse, mine) if when is not None]
+    times = [when for when in map(stamps.parse_time, mine) if when is not None]
     last = max(times, default=None)
     if last is not None and (updated - last).total_seconds() > CHECKPOINT_SLACK_S:
         out.append(
             Problem(
                 level="warn",
                 check="checkpoints",
-                message=f"{label}: the last turn ({_iso(updated)}) has no checkpoint "
-                f"(newest {_iso(last)})",
+                message=f"{label}: the last turn ({stamps.iso(updated)}) has no checkpoint "
+                f"(newest {stamps.iso(last)})",
                 fix="check the turn-end hook with `baker doctor`",
             )
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -218,16 +217,15 @@ def _home_problems() -> list[Any]:
     """~/.baker and its parts that fail the trust check (a 0644 config.toml passes)."""
     from continuity_core import trust
 
-    out = []
     try:
-        for part in ("", "cache", "log", "handoffs"):
-            folder = trust.home_dir(*([part] if part else []), create=False)
-            if part == "":
-                trust.check_file(folder / "config.toml", home=True)
-                trust.check_file(folder / "archive.sqlite", home=True)
+        home = trust.home_dir(create=False)
+        trust.check_file(home / "config.toml", home=True)
+        trust.check_file(home / "archive.sqlite", home=True)
+        for part in ("cache", "log", "handoffs"):
+            trust.home_dir(part, create=False)
     except trust.Untrusted as e:
-        out.append(e)
-    return out
+        return [e]
+    return []
 
 
 def _baker_on_path() -> list[Finding]:
@@ -241,12 +239,9 @@ def _baker_on_path() -> list[Finding]:
                 "(or put the venv's bin on PATH)",
             )
         ]
-    try:
-        ran = subprocess.run([exe, "--version"], capture_output=True, timeout=20, check=False)
-        ok = ran.returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        ok = False
-    if not ok:
+    from continuity_core.adapters import cli_version
+
+    if cli_version("baker", timeout_s=20) is None:  # it fails, or says no version
         return [
             Finding(level="error", message=f"{exe} does not run", fix="reinstall continuity-cli")
         ]
@@ -285,10 +280,9 @@ def _store(store: Store) -> list[Finding]:
         )
     else:
         age = dt.datetime.now().timestamp() - os.path.getmtime(latest[0])
-        hours = age / 3600
         out.append(
             Finding(
-                level="warn" if hours > STALE_CHECKPOINT_H else "ok",
+                level="warn" if age > STALE_CHECKPOINT_H * 3600 else "ok",
                 message=f"newest checkpoint is {_age(age)} old",
             )
         )

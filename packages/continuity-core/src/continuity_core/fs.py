@@ -61,14 +61,11 @@ def atomic_write(
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+        with open(fd, "wb") as f:  # closes fd
+            f.write(data)
             if durable:
+                f.flush()
                 os.fsync(fd)
-        finally:
-            os.close(fd)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -5,12 +5,18 @@ upstream, ahead/behind, dirty files), `rev-parse --show-toplevel`, `log -1` (the
 subject) and `worktree list --porcelain`, all started at once; `diff --shortstat` runs only when
 `status` lists a tracked change. A folder outside git gives `GitFacts(is_repo=False)`, never an
 error.
+
+Every git command baker starts goes through `argv` (nothing from the repository's config
+runs): `output` where a failure only means "no answer" (the hooks), `run` where git's own
+message must reach the user (`push`, `pull`, the pre-commit guard) as a `GitError`.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+
+from continuity_core.errors import BakerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,6 +124,61 @@ def output(cwd: StrPath, *args: str, timeout: float) -> str | None:
     """What `git -C cwd ARGS` prints when it exits 0 within `timeout`; None when git is
     missing, fails or is slow (killed then)."""
     return _out(_spawn(cwd, *args), timeout)
+
+
+GIT_TIMEOUT_S = 30.0
+
+
+class GitError(BakerError):
+    """A git command failed; its message is git's own."""
+
+
+def run_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of `run`: no optional locks, git's own wording, and `extra`."""
+    return {**os.environ, "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", **(extra or {})}
+
+
+def run(
+    cwd: StrPath,
+    *args: str,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float | None = GIT_TIMEOUT_S,
+    check: bool = True,
+    hooks_path: bool = False,
+) -> str:
+    """What `git -C cwd ARGS` (`argv`) prints; "" where it fails unchecked. With `check`, a
+    failure is a GitError carrying git's own message. `env` goes on top of `run_env`'s (a
+    push may prompt for credentials: the terminal is left alone)."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            argv(cwd, *args, hooks_path=hooks_path),
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            env=run_env(env),
+            timeout=timeout,
+            check=False,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not on PATH") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"`git {args[0]}` took more than {timeout:g}s; gave up") from None
+    if check and proc.returncode != 0:
+        # `git push --porcelain` reports a rejected ref on stdout ("!<TAB>ref<TAB>why").
+        rejected = [
+            " ! " + ln[2:].replace("\t", " ")
+            for ln in proc.stdout.decode(errors="replace").splitlines()
+            if ln.startswith("!\t")
+        ]
+        lines = rejected + proc.stderr.decode(errors="replace").strip().splitlines()
+        said = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", " ! "))]
+        why = "\n  ".join(ln.strip() for ln in (said or lines or [f"exit {proc.returncode}"])[:2])
+        raise GitError(f"`git {args[0]}` failed:\n  {why}")  # git's lines, one a line
+    return proc.stdout.decode(errors="replace") if proc.returncode == 0 else ""
 
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
@@ -242,13 +303,10 @@ def _parse_status(out: str, facts: GitFacts) -> bool:
     """Fill `facts` from `git status --porcelain=v2 --branch -z`; True when it lists a tracked
     change (an entry other than an untracked file)."""
     tracked = False
-    entries = out.split("\x00")
+    entries = iter(out.split("\x00"))
     dirty: list[str] = []
     count = 0
-    i = 0
-    while i < len(entries):
-        e = entries[i]
-        i += 1
+    for e in entries:
         if not e:
             continue
         if e.startswith("# branch.oid "):
@@ -272,7 +330,7 @@ def _parse_status(out: str, facts: GitFacts) -> bool:
                 xy, path = fields[1].replace(".", " "), fields[-1]
                 tracked = True
                 if e[0] == "2":
-                    i += 1  # the original path of a rename follows
+                    next(entries, None)  # the original path of a rename follows
             if len(dirty) < DIRTY_CAP:
                 dirty.append(f"{xy} {path}")
     facts.dirty, facts.dirty_count = dirty, count

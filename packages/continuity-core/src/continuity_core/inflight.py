@@ -149,8 +149,6 @@ def unrecorded(store: Store, session: Session) -> Inflight | None:
 def _when(stamp: str) -> dt.datetime:
     import datetime as dt
 
-    try:
-        value = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return dt.datetime.min.replace(tzinfo=dt.UTC)
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    from continuity_core.stamps import parse_time
+
+    return parse_time(stamp) or dt.datetime.min.replace(tzinfo=dt.UTC)

@@ -1,5 +1,5 @@
 """The one JSONL reader: forward from a byte offset, or backward from the end (line by line,
-or by markers with `BackwardScan`).
+or by markers with `scan_backward`).
 
 Both yield raw line bytes and never decode: callers pick the records they need (often by a
 cheap substring test first) and decode those alone. Memory stays bounded by `chunk` plus the
@@ -18,6 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, BinaryIO
+
+    Found = tuple[int, int, bytes]  # a line's start, its length (newline excluded), its head
 
 CHUNK = 1 << 20
 MAX_LINE = 64 << 20
@@ -48,56 +50,31 @@ class ForwardReader:
             f.seek(self.offset)
             pending = b""
             skipping = False  # inside a line longer than max_line
-            while True:
-                block = f.read(self.chunk)
-                if not block:
-                    break
-                cut = block.rfind(b"\n")
-                if cut < 0:
-                    if skipping:
-                        self.offset += len(block)
-                        continue
-                    pending += block
-                    if len(pending) > self.max_line:
-                        self.offset += len(pending)
-                        pending = b""
-                        skipping = True
-                        self.skipped_long += 1
-                    continue
-                head, rest = block[: cut + 1], block[cut + 1 :]
-                lines = head.split(b"\n")
-                lines.pop()  # empty string after the final newline
-                if skipping:
-                    first = lines.pop(0)
-                    self.offset += len(first) + 1
+            while block := f.read(self.chunk):
+                *lines, rest = block.split(b"\n")
+                if skipping and lines:  # the end of the overlong line
+                    self.offset += len(lines.pop(0)) + 1
                     skipping = False
-                elif pending:
-                    lines[0] = pending + lines[0]
-                    pending = b""
+                if skipping:
+                    self.offset += len(rest)
+                    continue
+                if lines:
+                    lines[0], pending = pending + lines[0], b""
                 for line in lines:
                     self.offset += len(line) + 1
                     if len(line) > self.max_line:
                         self.skipped_long += 1
-                        continue
-                    if line.strip():
+                    elif line.strip():
                         yield line
-                pending = rest
+                pending += rest
                 if len(pending) > self.max_line:
                     self.offset += len(pending)
-                    pending = b""
-                    skipping = True
+                    pending, skipping = b"", True
                     self.skipped_long += 1
-            if pending and not skipping:
+            if pending:
                 self.tail = pending
                 if self.include_tail and pending.strip():
                     yield pending
-
-
-def read_forward(
-    path: str | os.PathLike[str], offset: int = 0, *, include_tail: bool = False
-) -> Iterator[bytes]:
-    """Complete lines from `offset` to the end (plus the torn tail when asked)."""
-    return iter(ForwardReader(path, offset, include_tail=include_tail))
 
 
 def read_backward(
@@ -105,14 +82,9 @@ def read_backward(
 ) -> Iterator[bytes]:
     """Lines from the last to the first. The first one yielded may be a torn last line."""
     with open(path, "rb") as f:
-        end = f.seek(0, os.SEEK_END)
         pending = b""
         skipping = False
-        while end > 0:
-            start = max(0, end - chunk)
-            f.seek(start)
-            block = f.read(end - start)
-            end = start
+        for _, block in _blocks_backward(f, f.seek(0, os.SEEK_END), chunk):
             buf = block + (b"" if skipping else pending)
             parts = buf.split(b"\n")
             pending = parts[0]  # may continue in the previous block
@@ -129,133 +101,77 @@ def read_backward(
             yield pending
 
 
-HEAD_LINE = 256 << 10  # what `BackwardScan` reads of a line longer than this: its first bytes
+def _blocks_backward(f: BinaryIO, end: int, chunk: int) -> Iterator[tuple[int, bytes]]:
+    """The `chunk`-sized blocks of `f` before `end`, the last first, with their offsets."""
+    while end > 0:
+        start = max(0, end - chunk)
+        f.seek(start)  # again before each block: the caller may read elsewhere between them
+        yield start, f.read(end - start)
+        end = start
 
 
-class Found:
-    """A line `BackwardScan` found: where it starts, its length (newline excluded), and the
-    line itself, or its first `max_line` bytes when it is longer. (A plain class: a
-    `typing.NamedTuple` would import typing on every checkpoint.)"""
-
-    __slots__ = ("head", "size", "start")
-
-    def __init__(self, start: int, size: int, head: bytes) -> None:
-        self.start, self.size, self.head = start, size, head
+HEAD_LINE = 256 << 10  # what `scan_backward` reads of a line longer than this: its first bytes
 
 
-class BackwardScan:
-    """The first `end` bytes of a file, backward in `chunk` blocks, in one pass: iterating
-    yields the lines holding one of `find` (newest first, each line once); `counted` is how
-    often `count` occurs in the part scanned, and `finish` scans the rest for it alone.
+def scan_backward(
+    path: str | os.PathLike[str],
+    end: int,
+    *,
+    find: tuple[bytes, ...],
+    chunk: int = CHUNK,
+    max_line: int = HEAD_LINE,
+) -> Iterator[Found]:
+    """The lines holding one of `find` in the first `end` bytes of a file, newest first, each
+    line once, as (start, size, the line or its first `max_line` bytes): read backward in
+    `chunk` blocks, in one pass.
 
     Memory stays bounded by `chunk` and `max_line` whatever a line's length: a long line is
     located by bounded reads and only its first `max_line` bytes are read. A marker split by
     a block boundary is found (a block is searched with the first bytes of the one after it).
     """
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        end: int,
-        *,
-        find: tuple[bytes, ...] = (),
-        count: bytes = b"",
-        chunk: int = CHUNK,
-        max_line: int = HEAD_LINE,
-    ) -> None:
-        self.path = os.fspath(path)
-        self.find = tuple(m for m in find if m)
-        self.count = count
-        self.chunk = chunk
-        self.max_line = max_line
-        self.counted = 0
-        self._pos = end  # everything from here to `end` is scanned
-        self._above = b""  # the first bytes of the block after `_pos`
-        self._limit = end  # a hit must start before the last line yielded
-        self._keep = max([len(m) for m in (*self.find, count) if m], default=1) - 1
-        self._word, self._at = _needle(count) if count else (b"", 0)
-        self._plan = _plan(self.find)
-
-    def __iter__(self) -> Iterator[Found]:
-        with open(self.path, "rb") as f:
-            while self._pos > 0:
-                base, data, n = self._step(f)
-                hits = sorted(
-                    {
-                        i
-                        for needle, at, markers in self._plan
-                        for i in _positions(data, needle, at, markers, n)
-                    },
-                    reverse=True,
-                )
-                for i in hits:
-                    if base + i >= self._limit:
-                        continue
-                    found = self._line(f, base, data, i)
-                    self._limit = found.start
+    markers = tuple(m for m in find if m)
+    plan, keep = _plan(markers), max(map(len, markers), default=1) - 1
+    limit = end  # a hit must start before the last line yielded
+    above = b""  # the first bytes of the block after this one
+    with open(path, "rb") as f:
+        for base, block in _blocks_backward(f, end, chunk):
+            data = block + above
+            above = data[:keep]
+            hits = {i for n, at, ms in plan for i in _positions(data, n, at, ms, len(block))}
+            for i in sorted(hits, reverse=True):
+                if base + i < limit:
+                    found = _line(f, base, data, i, chunk, max_line)
+                    limit = found[0]
                     yield found
 
-    def finish(self) -> int:
-        """Count `count` in what iterating has not scanned; the total over all `end` bytes."""
-        if self.count:
-            with open(self.path, "rb") as f:
-                while self._pos > 0:
-                    self._step(f)
-        return self.counted
 
-    def _step(self, f: BinaryIO) -> tuple[int, bytes, int]:
-        """Read the block before `_pos` and count in it: (its offset, it with the first bytes
-        of the block after it, its own length)."""
-        start = max(0, self._pos - self.chunk)
+def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int) -> Found:
+    """The line holding `data[i]`, `data` being the file's bytes from `base`."""
+    cut = data.rfind(b"\n", 0, i)
+    if cut >= 0:
+        start = base + cut + 1
+    else:  # it began before this block: look further back, a chunk at a time
+        start = 0
+        for low, block in _blocks_backward(f, base, chunk):
+            if (cut := block.rfind(b"\n")) >= 0:
+                start = low + cut + 1
+                break
+    cut = data.find(b"\n", i)
+    if cut >= 0:
+        stop = base + cut
+    else:  # it ends after these bytes: look further on, in bounded reads
+        f.seek(base + len(data))
+        while (part := f.readline(chunk)) and part[-1:] != b"\n":
+            pass
+        stop = f.tell() - (part[-1:] == b"\n")
+    size = stop - start
+    take = min(size, max_line)
+    if base <= start and start + take <= base + len(data):
+        head = data[start - base : start - base + take]
+    else:
         f.seek(start)
-        block = f.read(self._pos - start)
-        data = block + self._above
-        self._pos, self._above = start, data[: self._keep]
-        if self.count:
-            word, at, marker = self._word, self._at, self.count
-            hit = data.find(word, at)
-            while 0 <= hit - at < len(block):
-                self.counted += data.startswith(marker, hit - at)
-                hit = data.find(word, hit + 1)
-        return start, data, len(block)
-
-    def _line(self, f: BinaryIO, base: int, data: bytes, i: int) -> Found:
-        """The line holding `data[i]`, `data` being the file's bytes from `base`."""
-        cut = data.rfind(b"\n", 0, i)
-        if cut >= 0:
-            start = base + cut + 1
-        else:  # it began before this block: look further back, a chunk at a time
-            start = 0
-            pos = base
-            while pos > 0:
-                low = max(0, pos - self.chunk)
-                f.seek(low)
-                cut = f.read(pos - low).rfind(b"\n")
-                if cut >= 0:
-                    start = low + cut + 1
-                    break
-                pos = low
-        cut = data.find(b"\n", i)
-        if cut >= 0:
-            stop = base + cut
-        else:  # it ends after these bytes: look further on
-            pos = stop = base + len(data)
-            f.seek(pos)
-            while block := f.read(self.chunk):
-                cut = block.find(b"\n")
-                if cut >= 0:
-                    stop = pos + cut
-                    break
-                pos += len(block)
-                stop = pos
-        size = stop - start
-        take = min(size, self.max_line)
-        if base <= start and start + take <= base + len(data):
-            head = data[start - base : start - base + take]
-        else:
-            f.seek(start)
-            head = f.read(take)
-        return Found(start, size, head)
+        head = f.read(take)
+    return start, size, head
 
 
 _WORD = re.compile(rb"\w+")
@@ -273,15 +189,8 @@ def _needle(marker: bytes) -> tuple[bytes, int]:
 def _plan(markers: tuple[bytes, ...]) -> list[tuple[bytes, int, tuple[bytes, ...]]]:
     """(needle, its offset in each marker, the markers it stands for): markers sharing a long
     start are found by one search for it."""
-    common = b""
-    if len(markers) > 1:
-        shortest = min(markers, key=len)
-        size = next(
-            (i for i in range(len(shortest)) if any(m[i] != shortest[i] for m in markers)),
-            len(shortest),
-        )
-        common = shortest[:size]
-    if len(common) >= 12:
+    common = os.path.commonprefix(markers) or b""  # noqa: RUF071 (bytes, not paths)
+    if len(markers) > 1 and len(common) >= 12:
         return [(common, 0, markers)]
     return [(*_needle(m), (m,)) for m in markers]
 
@@ -308,10 +217,9 @@ def close_prefix(head: bytes) -> bytes | None:
     """The first bytes of a JSON text cut inside a string value, made whole: the string ends
     where its last whole character does, then every open array and object closes. None when
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
-    token, cut_escape = _TOKEN, _CUT_ESCAPE
     stack: list[bytes] = []
     prev = b""
-    for m in token.finditer(head):
+    for m in _TOKEN.finditer(head):
         tok = m.group()
         if tok == b'"':
             value = prev in (b":", b"[") or (prev == b"," and stack[-1:] == [b"["])
@@ -320,7 +228,7 @@ def close_prefix(head: bytes) -> bytes | None:
             body = head[m.end() :]
             # an escape the cut split, or a surrogate pair's first half: drop it (twice for
             # `\ud83d\` cut after the first half)
-            while (esc := cut_escape.search(body)) and len(esc.group(1)) % 2:
+            while (esc := _CUT_ESCAPE.search(body)) and len(esc.group(1)) % 2:
                 body = body[: esc.start(1) + len(esc.group(1)) - 1]
             return (
                 head[: m.end()]
@@ -339,15 +247,12 @@ def close_prefix(head: bytes) -> bytes | None:
 
 
 def _whole_utf8(data: bytes) -> bytes:
-    """`data` without a UTF-8 character its end cut in two."""
-    back = 0
-    while back < 3 and back < len(data) and 0x80 <= data[-1 - back] < 0xC0:
-        back += 1
-    lead = len(data) - back - 1
-    if lead < 0 or data[lead] < 0xC0:
-        return data
-    need = 2 if data[lead] < 0xE0 else 3 if data[lead] < 0xF0 else 4
-    return data if back + 1 >= need else data[:lead]
+    """`data` without a UTF-8 character its end cut in two (what a decoder would wait for)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    decoder.decode(data)
+    return data[: len(data) - len(decoder.getstate()[0])]
 
 
 def loads(data: bytes | str) -> Any:

@@ -22,14 +22,11 @@ class Node:
     start: int
     end: int  # exclusive
     kind: str  # "object", "array" or "scalar"
-    members: list[tuple[str, int, Node]] = field(default_factory=list)  # key, key start, value
-    items: list[Node] = field(default_factory=list)
+    # (key, None in an array; where the child starts, at its key in an object; the value)
+    children: list[tuple[str | None, int, Node]] = field(default_factory=list)
 
     def get(self, key: str) -> Node | None:
-        for k, _, value in self.members:
-            if k == key:
-                return value
-        return None
+        return next((value for k, _, value in self.children if k == key), None)
 
 
 def _skip(text: str, i: int) -> int:
@@ -48,42 +45,29 @@ def _value(text: str, i: int) -> Node:
     i = _skip(text, i)
     if i >= len(text):
         raise ValueError("unexpected end of JSON")
-    if text[i] == "{":
-        node = Node(i, i, "object")
-        i = _skip(text, i + 1)
-        if text[i : i + 1] != "}":
-            while True:
-                i = _skip(text, i)
-                key_start = i
+    close = {"{": "}", "[": "]"}.get(text[i])
+    if close is None:
+        _, end = _scan(text, i)
+        return Node(i, end, "scalar")
+    node = Node(i, i, "object" if close == "}" else "array")
+    i = _skip(text, i + 1)
+    if text[i : i + 1] != close:
+        while True:
+            start = i = _skip(text, i)
+            key = None
+            if close == "}":
                 key, i = _scan(text, i)
                 if not isinstance(key, str):
-                    raise ValueError(f"object key expected at offset {key_start}")
+                    raise ValueError(f"object key expected at offset {start}")
                 i = _expect(text, _skip(text, i), ":")
-                value = _value(text, i)
-                node.members.append((key, key_start, value))
-                i = _skip(text, value.end)
-                if text[i : i + 1] == ",":
-                    i += 1
-                    continue
+            value = _value(text, i)
+            node.children.append((key, start, value))
+            i = _skip(text, value.end)
+            if text[i : i + 1] != ",":
                 break
-        node.end = _expect(text, i, "}")
-        return node
-    if text[i] == "[":
-        node = Node(i, i, "array")
-        i = _skip(text, i + 1)
-        if text[i : i + 1] != "]":
-            while True:
-                item = _value(text, i)
-                node.items.append(item)
-                i = _skip(text, item.end)
-                if text[i : i + 1] == ",":
-                    i += 1
-                    continue
-                break
-        node.end = _expect(text, i, "]")
-        return node
-    _, end = _scan(text, i)
-    return Node(i, end, "scalar")
+            i += 1
+    node.end = _expect(text, i, close)
+    return node
 
 
 def parse(text: str) -> Node:
@@ -95,9 +79,7 @@ def parse(text: str) -> Node:
 
 
 def _line_indent(text: str, pos: int) -> str:
-    start = text.rfind("\n", 0, pos) + 1
-    line = text[start:pos]
-    line = line.rstrip("\r")
+    line = text[text.rfind("\n", 0, pos) + 1 : pos].rstrip("\r")
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
@@ -110,69 +92,37 @@ def indent_unit(text: str) -> str:
     return "  "
 
 
-def _render(value: Any, indent: str, unit: str, multiline: bool, nl: str) -> str:
-    if not multiline:
-        return json.dumps(value, ensure_ascii=False)
-    body = json.dumps(value, indent=unit, ensure_ascii=False)
-    return body.replace("\n", nl + indent)
-
-
-def _insert(text: str, container: Node, piece: Any, key: str | None) -> str:
-    children = (
-        [v for _, _, v in container.members] if container.kind == "object" else container.items
-    )
-    starts = (
-        [s for _, s, _ in container.members]
-        if container.kind == "object"
-        else [n.start for n in container.items]
-    )
+def add(text: str, container: Node, value: Any, key: str | None = None) -> str:
+    """`text` with `value` appended to the array `container`, or `"key": value` to the object,
+    laid out as the children before it are (one line, or one child a line)."""
     unit = indent_unit(text)
     nl = "\r\n" if "\r\n" in text else "\n"  # the file's own line ending
-    if children:
-        multiline = "\n" in text[container.start : starts[0]]
-        indent = _line_indent(text, starts[0]) if multiline else ""
-        head = f"{json.dumps(key, ensure_ascii=False)}: " if key is not None else ""
-        sep = "," + nl + indent if multiline else ", "
-        new = sep + head + _render(piece, indent, unit, multiline, nl)
-        at = children[-1].end
-        return text[:at] + new + text[at:]
-    outer = _line_indent(text, container.start)
-    indent = outer + unit
+    if container.children:
+        first = container.children[0][1]
+        multiline = "\n" in text[container.start : first]
+        indent = _line_indent(text, first) if multiline else ""
+        at = end = container.children[-1][2].end
+        before, after = ("," + nl + indent if multiline else ", "), ""
+    else:  # inside the empty brackets, on a line of its own
+        outer = _line_indent(text, container.start)
+        indent, multiline = outer + unit, True
+        at, end = container.start + 1, container.end - 1
+        before, after = nl + indent, nl + outer
     head = f"{json.dumps(key, ensure_ascii=False)}: " if key is not None else ""
-    inner = nl + indent + head + _render(piece, indent, unit, True, nl) + nl + outer
-    return text[: container.start + 1] + inner + text[container.end - 1 :]
+    body = json.dumps(value, indent=unit if multiline else None, ensure_ascii=False)
+    return text[:at] + before + head + body.replace("\n", nl + indent) + after + text[end:]
 
 
-def add_member(text: str, obj: Node, key: str, value: Any) -> str:
-    """`text` with `"key": value` appended to the object `obj`."""
-    return _insert(text, obj, value, key)
-
-
-def append_item(text: str, array: Node, value: Any) -> str:
-    """`text` with `value` appended to the array `array`."""
-    return _insert(text, array, value, None)
-
-
-def _remove(text: str, container: Node, index: int, starts: list[int], ends: list[int]) -> str:
-    if len(starts) == 1:
+def remove(text: str, container: Node, which: int | str) -> str:
+    """`text` without the element `which` (an index) or the member `which` (a key) of
+    `container`."""
+    children = container.children
+    index = which if isinstance(which, int) else [k for k, _, _ in children].index(which)
+    if len(children) == 1:
         return text[: container.start + 1] + text[container.end - 1 :]
     if index == 0:  # up to the next child, taking the comma and the whitespace after it
-        return text[: starts[0]] + text[starts[1] :]
-    return text[: ends[index - 1]] + text[ends[index] :]
-
-
-def remove_member(text: str, obj: Node, key: str) -> str:
-    """`text` without the member `key` of the object `obj`."""
-    keys = [k for k, _, _ in obj.members]
-    index = keys.index(key)
-    return _remove(
-        text, obj, index, [s for _, s, _ in obj.members], [v.end for _, _, v in obj.members]
-    )
-
-
-def remove_item(text: str, array: Node, index: int) -> str:
-    """`text` without element `index` of the array `array`."""
-    return _remove(text, array, index, [n.start for n in array.items], [n.end for n in array.items])
+        return text[: children[0][1]] + text[children[1][1] :]
+    return text[: children[index - 1][2].end] + text[children[index][2].end :]
 
 
 def _ours_in(groups: Any, is_ours: Callable[[Any], bool]) -> list[tuple[int, int]]:
@@ -199,35 +149,33 @@ def _strip(text: str, event: str, is_ours: Callable[[Any], bool]) -> str:
         if not ours:
             return text
         gi, hi = ours[-1]
-        inner = groups.items[gi].get("hooks")
+        inner = groups.children[gi][2].get("hooks")
         if len(data[gi]["hooks"]) > 1 and inner is not None:
-            text = remove_item(text, inner, hi)
+            text = remove(text, inner, hi)
         elif len(data) > 1:
-            text = remove_item(text, groups, gi)
+            text = remove(text, groups, gi)
         else:  # our group was the event's only one
-            return remove_member(text, hooks, event)
+            return remove(text, hooks, event)
 
 
 def _refuse_duplicates(text: str, events: Mapping[str, Any]) -> None:
     """ValueError naming the line of a second `hooks` key (or of one of `events` inside it):
     agents read only one of them, so an edit could land where it is never read."""
     root = parse(text)
-
-    def check(node: Node, names: set[str] | None, where: str) -> None:
-        seen: set[str] = set()
-        for key, start, _ in node.members:
-            if (names is None or key in names) and key in seen:
+    hooks = root.get("hooks")
+    scopes = [(root, {"hooks"}, "")]
+    if hooks is not None and hooks.kind == "object":
+        scopes.append((hooks, set(events), "hooks."))
+    for node, names, where in scopes:
+        seen: set[str | None] = set()
+        for key, start, _ in node.children:
+            if key in names and key in seen:
                 line = text.count("\n", 0, start) + 1
                 raise ValueError(
                     f"line {line} repeats the key `{where}{key}`, and the agent "
                     "reads only one of them; merge them into one"
                 )
             seen.add(key)
-
-    check(root, {"hooks"}, "")
-    hooks = root.get("hooks")
-    if hooks is not None and hooks.kind == "object":
-        check(hooks, set(events), "hooks.")
 
 
 def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None:
@@ -242,6 +190,16 @@ def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None
     if not isinstance(data, dict):
         raise ValueError("the settings file is not a JSON object")
     return text, data
+
+
+def _emptied(text: str, original: str | None, key: str) -> str | None:
+    """`text` without the object `key` when this edit emptied it (one that was empty before
+    stays); None when nothing changed."""
+    root = parse(text)
+    node = root.get(key)
+    if text != original and node is not None and node.kind == "object" and not node.children:
+        text = remove(text, root, key)
+    return None if text == original else text
 
 
 def edit_hooks(
@@ -277,28 +235,16 @@ def edit_hooks(
         if want:
             root = parse(text)
             hooks_node = root.get("hooks")
+            groups_node = hooks_node.get(event) if hooks_node is not None else None
             if hooks_node is None:
-                text = add_member(text, root, "hooks", {event: [group]})
-                continue
-            groups_node = hooks_node.get(event)
-            if groups_node is None:
-                text = add_member(text, hooks_node, event, [group])
+                text = add(text, root, {event: [group]}, "hooks")
+            elif groups_node is None:
+                text = add(text, hooks_node, [group], event)
             elif groups_node.kind == "array":
-                text = append_item(text, groups_node, group)
+                text = add(text, groups_node, group)
             else:
                 raise ValueError(f"its `hooks.{event}` is not a list")
-    if not want:
-        root = parse(text)
-        hooks_node = root.get("hooks")
-        # an object we emptied says nothing; one that was empty before stays
-        if (
-            text != original
-            and hooks_node is not None
-            and hooks_node.kind == "object"
-            and not hooks_node.members
-        ):
-            text = remove_member(text, root, "hooks")
-    return None if text == original else text
+    return _emptied(text, original, "hooks")
 
 
 def edit_mcp(
@@ -332,15 +278,13 @@ def edit_mcp(
         return None
     node = parse(text).get("mcpServers")
     if current is not None and node is not None:
-        text = remove_member(text, node, name)
-    if want:
-        root = parse(text)
-        node = root.get("mcpServers")
-        if node is None:
-            return add_member(text, root, "mcpServers", {name: entry})
-        return add_member(text, node, name, entry)
+        text = remove(text, node, name)
+    if not want:
+        return _emptied(text, original, "mcpServers")
     root = parse(text)
     node = root.get("mcpServers")
-    if node is not None and node.kind == "object" and not node.members:
-        text = remove_member(text, root, "mcpServers")  # we emptied it: it says nothing
-    return None if text == original else text
+    return (
+        add(text, root, {name: entry}, "mcpServers")
+        if node is None
+        else add(text, node, entry, name)
+    )

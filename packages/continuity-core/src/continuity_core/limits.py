@@ -74,19 +74,7 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-iso = stamps.iso
-
-
-def parse_time(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    import datetime as dt
-
-    try:
-        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+iso, parse_time = stamps.iso, stamps.parse_time
 
 
 def expires(limit: Limit) -> dt.datetime:
@@ -101,24 +89,16 @@ def expires(limit: Limit) -> dt.datetime:
     return since + dt.timedelta(seconds=ttl)
 
 
-def active(limit: Limit, at: dt.datetime | None = None) -> bool:
-    return expires(limit) > (at or now())
-
-
 def read(path: StrPath | None = None) -> list[Limit]:
     """Every recorded limit still in force; a missing or broken ledger holds none."""
     path = path or ledger_path()
     try:
         with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return []
-    try:
-        ledger = msgspec.json.decode(data, type=Ledger)
-    except ValueError:  # not JSON, or not a ledger (msgspec.ValidationError)
+            ledger = msgspec.json.decode(f.read(), type=Ledger)
+    except (OSError, ValueError):  # none, not JSON, or not a ledger (msgspec.ValidationError)
         return []
     at = now()
-    return [lim for lim in ledger.limits if active(lim, at)]
+    return [lim for lim in ledger.limits if expires(lim) > at]
 
 
 def key(agent: str, folder: str) -> tuple[str, str]:
@@ -126,39 +106,35 @@ def key(agent: str, folder: str) -> tuple[str, str]:
 
 
 def record(limit: Limit, path: StrPath | None = None) -> Limit:
-    """Add `limit`, replacing the entry of its agent and account, dropping expired ones.
-
-    Read-modify-write under an exclusive lock on a sidecar file where the platform has one;
-    the write itself is atomic either way.
-    """
-    path = path or ledger_path()
-    from pathlib import Path  # a limit was hit: rare
-
-    ensure_private_dir(Path(os.fspath(path)).parent)
+    """Add `limit`, replacing the entry of its agent and account, dropping expired ones."""
     if not limit.run:
         limit.run = os.environ.get(RUN_ENV, "")
-    with _locked(path):
-        kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(limit.agent, limit.dir)]
-        kept.append(limit)
-        atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
+    _rewrite(path or ledger_path(), limit.agent, limit.dir, limit)
     return limit
 
 
 def clear(agent: str, folder: str, path: StrPath | None = None) -> bool:
     """Forget the limit of one account (a turn completed there); True when there was one."""
     path = path or ledger_path()
-    current = read(path)
-    if not any(key(lim.agent, lim.dir) == key(agent, folder) for lim in current):
+    if find(read(path), agent, folder) is None:
         return False
-    with _locked(path):
-        kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
-        atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
+    _rewrite(path, agent, folder)
     return True
 
 
-def _locked(path: StrPath) -> Lock:
-    """An exclusive lock on `<path>.lock` inside `with` (the store's lock)."""
-    return Lock(f"{os.fspath(path)}.lock", LOCK_TIMEOUT_S)
+def _rewrite(path: StrPath, agent: str, folder: str, limit: Limit | None = None) -> None:
+    """The ledger without the entry of `agent` and `folder` (and expired ones), plus `limit`.
+
+    Read-modify-write under an exclusive lock on a sidecar file (the store's lock); the write
+    itself is atomic either way.
+    """
+    from pathlib import Path  # a limit was hit or lifted: rare
+
+    ensure_private_dir(Path(os.fspath(path)).parent)
+    with Lock(f"{os.fspath(path)}.lock", LOCK_TIMEOUT_S):
+        kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
+        kept += [limit] if limit is not None else []
+        atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)
 
 
 def find(limits: Sequence[Limit], agent: str, folder: str) -> Limit | None:
@@ -225,41 +201,24 @@ def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
 def account_name(config: GlobalConfig, agent: str, folder: str) -> str:
     """The [accounts] name whose dir is `folder`, or "" (the default, or an unnamed dir)."""
     wanted = key(agent, folder)
-    for name, acc in config.accounts.items():
-        if key(acc.agent, acc.dir) == wanted:
-            return name
-    return ""
+    return next((n for n, acc in config.accounts.items() if key(acc.agent, acc.dir) == wanted), "")
 
 
 def status(entries: Sequence[Entry], limits: Sequence[Limit]) -> list[dict[str, Any]]:
     """`baker limits --json`: one object per rotation entry, then recorded limits of others."""
-    rows: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    for entry in entries:
-        seen.add(key(entry.agent, entry.dir))
-        rows.append(
-            _row(entry.text, entry.agent, entry.account, find(limits, entry.agent, entry.dir))
-        )
+    rows = [_row(e.text, e.agent, e.account, find(limits, e.agent, e.dir)) for e in entries]
+    seen = {key(e.agent, e.dir) for e in entries}
     for lim in limits:
-        if key(lim.agent, lim.dir) in seen:
-            continue
-        seen.add(key(lim.agent, lim.dir))
-        text = f"{lim.agent}:{lim.account}" if lim.account else lim.agent
-        rows.append(_row(text, lim.agent, lim.account or None, lim))
+        if key(lim.agent, lim.dir) not in seen:
+            seen.add(key(lim.agent, lim.dir))
+            text = f"{lim.agent}:{lim.account}" if lim.account else lim.agent
+            rows.append(_row(text, lim.agent, lim.account or None, lim))
     return rows
 
 
 def _row(text: str, agent: str, account: str | None, lim: Limit | None) -> dict[str, Any]:
-    return {
-        "entry": text,
-        "agent": agent,
-        "account": account,
-        "limited": lim is not None,
-        "since": lim.since if lim else None,
-        "until": lim.until if lim else None,
-        "source": lim.source if lim else None,
-        "kind": lim.kind if lim else None,
-    }
+    row = {"entry": text, "agent": agent, "account": account, "limited": lim is not None}
+    return row | {f: getattr(lim, f) if lim else None for f in ("since", "until", "source", "kind")}
 
 
 def earliest(limits: Sequence[Limit]) -> Limit | None:
@@ -282,26 +241,29 @@ def turn_ended_on_error(session: Session) -> ApiError | None:
     if err is None:
         return None
     at = parse_time(err.timestamp)
-    if at is None:
-        return err
-    for msg in reversed(session.messages):
-        later = parse_time(msg.timestamp)
-        if (
-            later is not None
-            and later > at
-            and msg.text != err.message
-            and msg.kind in ("request", "response")
-        ):
-            return None
-    return err
+    answered = at is not None and any(
+        msg.kind in ("request", "response")
+        and msg.text != err.message
+        and (later := parse_time(msg.timestamp)) is not None
+        and later > at
+        for msg in session.messages
+    )
+    return None if answered else err
 
 
 def from_transcript(
-    err: ApiError, session: Session, *, agent: str, dir: str, account: str, run: str = ""
+    err: ApiError,
+    session: Session,
+    *,
+    agent: str,
+    dir: str,
+    account: str,
+    run: str = "",
+    since: dt.datetime | None = None,
 ) -> Limit:
     """The ledger entry for a turn that ended on the limit record `err` of `session`: since
     the record's time (now when it has none), until the reset time it names."""
-    since = parse_time(err.timestamp) or now()
+    since = since or parse_time(err.timestamp) or now()
     return Limit(
         agent=agent,
         dir=dir,
@@ -325,17 +287,12 @@ def from_status_line(
     since = parse_time(err.timestamp) or now()
     low = text.lower()
     rate = any(w in low for w in ("rate limit", "rate-limit", "429", "too many requests"))
-    return Limit(
-        agent=agent,
-        dir=dir,
-        account=account,
-        since=iso(since),
+    return msgspec.structs.replace(
+        from_transcript(err, session, agent=agent, dir=dir, account=account, run=run, since=since),
         until=reset_in_text(text, since) or reset_in_text(err.message, since),
         source="output",
         kind="rate_limit" if rate else "usage_limit",
         message=text[:500],
-        session_id=session.session_id,
-        run=run,
     )
 
 
@@ -408,11 +365,7 @@ def reset_in_text(text: str, at: dt.datetime | None = None, tz: Any = None) -> s
 
 def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
     """`[rotation] order` resolved with each agent's adapter (`load(name)`)."""
-    entries: list[Entry] = []
-    for text in config.rotation.order:
-        agent, _ = split(text)
-        entries.append(resolve(text, config, load(agent)))
-    return entries
+    return [resolve(text, config, load(split(text)[0])) for text in config.rotation.order]
 
 
 def next_entry(
@@ -427,14 +380,10 @@ def next_entry(
     keys = [key(e.agent, e.dir) for e in entries]
     here = key(*current) if current is not None else None
     start = keys.index(here) + 1 if here in keys else 0
-    avoid = {key(*k) for k in skip} | ({here} if here else set())
-    for i in range(len(entries)):
-        entry = entries[(start + i) % len(entries)]
-        k = key(entry.agent, entry.dir)
-        if k in avoid or find(recorded, entry.agent, entry.dir) is not None:
-            continue
-        return entry
-    return None
+    limited = {key(lim.agent, lim.dir) for lim in recorded}
+    avoid = {here, *(key(*k) for k in skip), *limited}
+    order = [*entries[start:], *entries[:start]]  # wrapping around
+    return next((e for e in order if key(e.agent, e.dir) not in avoid), None)
 
 
 # What agents print when a turn ends on a limit, for `baker run` when no hook or record says

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from continuity_core.errors import BakerError
+from continuity_core.git import GIT_TIMEOUT_S, GitError, run, run_env
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.snapshots import (
     BRIEF_JSON,
     BRIEF_MD,
     CHECKPOINT_JSON,
-    GIT_TIMEOUT_S,
     LIMITS_JSON,
     NOTE_MD,
     REF_PREFIX,
@@ -40,15 +40,12 @@ from continuity_core.snapshots import (
     SNAPSHOT_JSON,
     SNAPSHOT_MAX,
     TRAPS_JSONL,
-    GitError,
     MachineInfo,
     MachinesFile,
     Snapshot,
-    _env,
     _rev,
     cat_plain,
     clean_trap,
-    git,
     ref_for,
     snapshots,
     validate_machine,
@@ -113,16 +110,9 @@ def local_config(root: Path) -> dict[str, str]:
 
     if not local_config_may_name(root, b"baker"):  # no baker.* key there: no git call
         return {}
-    out = git(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
-    found: dict[str, str] = {}
-    for line in out.splitlines():
-        key, _, value = line.partition(" ")
-        found[key.lower()] = value.strip()
-    return found
-
-
-def _is_true(value: str | None) -> bool:
-    return (value or "").lower() in ("true", "yes", "on", "1")
+    out = run(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
+    lines = (line.partition(" ") for line in out.splitlines())
+    return {key.lower(): value.strip() for key, _, value in lines}
 
 
 def default_remote(root: Path) -> str:
@@ -130,9 +120,9 @@ def default_remote(root: Path) -> str:
     configured = local_config(root).get("baker.remote")
     if configured:
         return check_remote(configured)
-    branch = git(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
+    branch = run(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     if branch:
-        upstream = git(root, "config", "--get", f"branch.{branch}.remote", check=False).strip()
+        upstream = run(root, "config", "--get", f"branch.{branch}.remote", check=False).strip()
         if upstream and upstream != ".":
             return check_remote(upstream)
     return "origin"
@@ -158,15 +148,12 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     store = Store(root)
     files: dict[str, bytes] = {}
     # What was written on purpose or by the hooks, as written: scanned, never redacted here.
-    raw = {
-        NOTE_MD: (root / NOTE_PATH, str(NOTE_PATH)),
-        TRAPS_JSONL: (traps_path(root), ".baker/traps.jsonl"),
-    }
+    raw = {NOTE_MD: root / NOTE_PATH, TRAPS_JSONL: traps_path(root)}
     newest = store.checkpoint_paths()[:1]
     if newest:
-        raw[CHECKPOINT_JSON] = (newest[0], f".baker/checkpoints/{newest[0].name}")
-    shown = {name: label for name, (_, label) in raw.items()}
-    for name, (path, _) in raw.items():
+        raw[CHECKPOINT_JSON] = newest[0]
+    shown = {name: path.relative_to(root).as_posix() for name, path in raw.items()}
+    for name, path in raw.items():
         try:
             files[name] = path.read_bytes()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -175,14 +162,10 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     made = handoff.make(root)
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
-    stable = msgspec.structs.replace(made.brief, created_at="")
-    files[BRIEF_JSON] = msgspec.json.format(msgspec.json.encode(stable), indent=2) + b"\n"
-    saved = _saved_index(root)
-    if saved is not None:
-        files[SAVED_JSON] = saved
-    limits = _limits()
-    if limits is not None:
-        files[LIMITS_JSON] = limits
+    files[BRIEF_JSON] = _pretty(msgspec.structs.replace(made.brief, created_at=""))
+    for name, index in ((SAVED_JSON, _saved_index(root)), (LIMITS_JSON, _limits())):
+        if index:  # none saved, none limited: no file
+            files[name] = _pretty(index)
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
     snap = Snapshot(
@@ -204,16 +187,23 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
-    files[SNAPSHOT_JSON] = msgspec.json.format(msgspec.json.encode(snap), indent=2) + b"\n"
+    files[SNAPSHOT_JSON] = _pretty(snap)
     _refuse_secrets(files, shown)  # what was derived is redacted; checked all the same
     return files
 
 
+def _pretty(value: object) -> bytes:
+    """A snapshot's JSON file: indented, so `git show` reads it."""
+    return msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n"
+
+
 def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
+    from continuity_core.redact import scan
+
     findings = [
         (labels.get(name, name), kinds)
         for name, data in sorted(files.items())
-        if (kinds := _scan(data))
+        if (kinds := scan(data.decode("utf-8", "replace")))
     ]
     if findings:
         what = "; ".join(f"{label} holds {', '.join(kinds)}" for label, kinds in findings)
@@ -222,12 +212,6 @@ def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
             "written and no ref moved: remove it (edit the note, `baker trap rm ID`, or let "
             "the next checkpoint replace the old one) and push again"
         )
-
-
-def _scan(data: bytes) -> list[str]:
-    from continuity_core.redact import scan
-
-    return scan(data.decode("utf-8", "replace"))
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -245,41 +229,25 @@ def _snapshot_git(root: Path) -> GitFacts:
     return facts
 
 
-def _saved_index(root: Path) -> bytes | None:
+def _saved_index(root: Path) -> list[dict[str, object]]:
     """The saved checkpoints' index: ids, times, agents, sizes (never their text)."""
     from continuity_core import saved
 
-    found = saved.list_saved(root)
-    if not found:
-        return None
-    index = [
+    return [
         {"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest, "bytes": c.bytes}
-        for c in found
+        for c in saved.list_saved(root)
     ]
-    return msgspec.json.format(msgspec.json.encode(index), indent=2) + b"\n"
 
 
-def _limits() -> bytes | None:
+def _limits() -> list[dict[str, object]]:
     """The accounts still limited when the snapshot is taken: a usage limit belongs to the
     account, not to the machine, so another machine that uses the same account should know.
     Agent, account name, since, until, kind and source only: never the account's folder
     (a path on this machine) nor the agent's message."""
     from continuity_core import limits
 
-    entries = [
-        {
-            "agent": lim.agent,
-            "account": lim.account,
-            "since": lim.since,
-            "until": lim.until,
-            "kind": lim.kind,
-            "source": lim.source,
-        }
-        for lim in limits.read()
-    ]
-    if not entries:
-        return None
-    return msgspec.json.format(msgspec.json.encode(entries), indent=2) + b"\n"
+    kept = ("agent", "account", "since", "until", "kind", "source")
+    return [{name: getattr(lim, name) for name in kept} for lim in limits.read()]
 
 
 def _message(machine: str, snap: Snapshot) -> str:
@@ -298,9 +266,9 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     ref = ref_for(machine)
     entries = []
     for name in sorted(files):
-        sha = git(root, "hash-object", "-w", "--stdin", input=files[name]).strip()
+        sha = run(root, "hash-object", "-w", "--stdin", input=files[name]).strip()
         entries.append(f"100644 blob {sha}\t{name}\n")
-    tree = git(root, "mktree", input="".join(entries).encode()).strip()
+    tree = run(root, "mktree", input="".join(entries).encode()).strip()
     parent = _rev(root, ref + "^{commit}")
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
@@ -311,9 +279,9 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
         "GIT_COMMITTER_NAME": f"baker ({machine})",
     }
     args = ["commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-"]
-    commit = git(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
+    commit = run(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
     # The old value guards against a concurrent push of the same machine moving it meanwhile.
-    git(root, "update-ref", "-m", "baker push", ref, commit, parent or "0" * 40)
+    run(root, "update-ref", "-m", "baker push", ref, commit, parent or "0" * 40)
     return commit, True
 
 
@@ -351,13 +319,13 @@ def push(
     result = PushResult(machine=machine, remote=remote, ref=ref)
     if delete:
         try:
-            git(root, "push", "--quiet", remote, f":{ref}", env=env, timeout=timeout)
+            run(root, "push", "--quiet", remote, f":{ref}", env=env, timeout=timeout)
         except GitError as e:
             if "remote ref does not exist" not in str(e):
                 raise
         old = _rev(root, ref)
         if old is not None:
-            git(root, "update-ref", "-d", ref, old)
+            run(root, "update-ref", "-d", ref, old)
         result.deleted = True
         return result
     store = Store(root)
@@ -369,11 +337,12 @@ def push(
         result.commit, result.changed = write_snapshot(root, machine, files)
         # An unchanged snapshot pushed again is git's own no-op ("Everything up-to-date").
         try:
-            said = git(
+            said = run(
                 root, "push", "--porcelain", remote, f"{ref}:{ref}", env=env, timeout=timeout
             )
         except GitError as e:
-            if _no_such_remote(str(e)):
+            # The remote is neither a configured name nor a repository.
+            if "does not appear to be a git repository" in str(e) or "No such remote" in str(e):
                 raise GitError(
                     f"{e}\nThe snapshot is kept here on {ref}; to push it, "
                     "add the remote "
@@ -396,11 +365,6 @@ def push(
     return result
 
 
-def _no_such_remote(message: str) -> bool:
-    """Whether git failed because the remote is neither a configured name nor a repository."""
-    return "does not appear to be a git repository" in message or "No such remote" in message
-
-
 def _require_repo(root: Path) -> None:
     if _rev(root, "HEAD") is None and not (root / ".git").exists():
         raise BakerError(f"{root} is not in a git repository: machines meet through its remote")
@@ -415,7 +379,7 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
     _require_repo(root)
     remote = check_remote(remote) if remote else default_remote(root)
     me = machine_name()
-    git(
+    run(
         root,
         "fetch",
         "--quiet",
@@ -475,7 +439,7 @@ def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
 def auto_push_remote(root: Path) -> str | None:
     """The remote to push to after a checkpoint, when the clone's own git config opted in."""
     config = local_config(root)
-    if not _is_true(config.get("baker.autopush")):
+    if config.get("baker.autopush", "").lower() not in ("true", "yes", "on", "1"):
         return None
     return config.get("baker.remote") or default_remote(root)
 
@@ -496,7 +460,7 @@ def spawn_auto_push(root: Path) -> bool:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         close_fds=True,
-        env=_env(_remote_env(interactive=False)),
+        env=run_env(_remote_env(interactive=False)),
     )
     return True
 

@@ -11,10 +11,10 @@ the file and the line, never the value.
 from __future__ import annotations
 
 import bisect
+import itertools
 import os
 import re
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +65,6 @@ def hook_text(baker: str | None) -> str:
     return _HOOK.format(marker=MARKER, chained=CHAINED, baker=shlex.quote(baker or ""))
 
 
-_QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
@@ -78,38 +77,22 @@ class Problem:
     kind: str  # the redactor's kind, or "private"
 
 
-def _git(root: Path, *args: str, hooks_path: bool = False) -> str:
-    result = subprocess.run(
-        git.argv(root, *args, hooks_path=hooks_path),
-        cwd=root,
-        capture_output=True,
-        env={**os.environ, **_QUIET},
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(
-            result.stderr.decode(errors="replace").strip() or f"git {args[0]} failed"
-        )
-    return result.stdout.decode("utf-8", "replace")
-
-
-def hooks_dir(root: Path) -> Path:
-    """Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`)."""
-    path = Path(_git(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
-    return path if path.is_absolute() else root / path
-
-
-def _linked_out(root: Path, hook: Path) -> str | None:
-    """A hooks folder in the work tree (a relative `core.hooksPath` such as `.githooks`, which
-    a repository can commit as a link) is refused when a link in it leads out of the project.
-    `.git/` never comes with a clone, and a folder configured elsewhere is the user's."""
+def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
+    """The `pre-commit` hook, the one it chains, the hook as shown, and why it may not be
+    touched: a hooks folder in the work tree (a relative `core.hooksPath` such as `.githooks`,
+    which a repository can commit as a link) is refused when a link in it leads out of the
+    project. `.git/` never comes with a clone, and a folder configured elsewhere is the
+    user's. OSError or GitError where git cannot say where the hooks are."""
     from continuity_core.project import outside_project
 
+    # Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`).
+    folder = Path(git.run(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
+    hook = (folder if folder.is_absolute() else root / folder) / "pre-commit"
+    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
     top, here = root.absolute(), hook.absolute()
     if not here.is_relative_to(top) or here.relative_to(top).parts[:1] == (".git",):
-        return None
-    return outside_project(hook, root)
+        return hook, hook.with_name(CHAINED), shown, None
+    return hook, hook.with_name(CHAINED), shown, outside_project(hook, root)
 
 
 def _ours(path: Path) -> bool:
@@ -124,12 +107,9 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
     `baker` (default: the running one) is where the hook finds baker when it is not on PATH;
     a guard written by an older or another baker is brought up to date."""
     try:
-        folder = hooks_dir(root)
-    except (OSError, RuntimeError) as e:
+        hook, chained, shown, why = _hook(root)
+    except (OSError, git.GitError) as e:
         return [Change(path="pre-commit hook", action="failed", detail=str(e))]
-    hook, chained = folder / "pre-commit", folder / CHAINED
-    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
-    why = _linked_out(root, hook)
     if why:
         return [Change(path=shown, action="failed", detail=why)]
     text = hook_text(baker if baker is not None else installer())
@@ -155,7 +135,7 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
         detail += f"; the existing hook runs first (kept as {chained.name})"
     if not dry_run:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            hook.parent.mkdir(parents=True, exist_ok=True)
             if hook.exists() or hook.is_symlink():
                 os.rename(hook, chained)
             atomic_write(hook, text, mode=0o755)
@@ -167,12 +147,9 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
 def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
     """Remove the guard, and put back the hook it was chained to. Nothing when absent."""
     try:
-        folder = hooks_dir(root)
-    except (OSError, RuntimeError):
+        hook, chained, shown, why = _hook(root)
+    except (OSError, git.GitError):
         return []  # not a git repository: no hook to remove
-    hook, chained = folder / "pre-commit", folder / CHAINED
-    shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
-    why = _linked_out(root, hook)
     if why:
         return [Change(path=shown, action="failed", detail=why)]
     if not _ours(hook):
@@ -196,40 +173,32 @@ def check(root: Path) -> list[Problem]:
     from continuity_core.redact import findings
 
     problems: list[Problem] = []
-    names = _git(
-        root, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--no-renames"
-    )
+    only = ("--diff-filter=ACMR", "--no-renames")
+    names = git.run(root, "diff", "--cached", "--name-only", "-z", *only, timeout=None)
     for name in filter(None, names.split("\x00")):
         if name.startswith(PRIVATE[0]) or name == PRIVATE[1]:
             problems.append(Problem(path=name, line=0, kind="private"))
-    diff = _git(
+    diff = git.run(
         root,
         "diff",
         "--cached",
         "-U0",
         "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--diff-filter=ACMR",
-        "--no-renames",
+        *git.NO_DRIVERS,
+        *only,
         "--text",
+        timeout=None,
     )
     for path, numbers, lines in _added(diff):
         text = "\n".join(lines)
-        starts = [0]
-        for line in lines[:-1]:
-            starts.append(starts[-1] + len(line) + 1)
+        starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
         seen: set[tuple[str, int]] = set()
         for kind, start, _ in findings(text):
-            index = _index(starts, start)
+            index = bisect.bisect_right(starts, start) - 1
             if (kind, numbers[index]) not in seen:
                 seen.add((kind, numbers[index]))
                 problems.append(Problem(path=path, line=numbers[index], kind=kind))
     return problems
-
-
-def _index(starts: list[int], offset: int) -> int:
-    return bisect.bisect_right(starts, offset) - 1
 
 
 def _added(diff: str) -> list[tuple[str, list[int], list[str]]]:

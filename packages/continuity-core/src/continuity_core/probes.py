@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from msgspec import Struct, field
 
 from continuity_core.adapters.registry import PROBE_GROUP
@@ -46,6 +47,10 @@ INTERPRETER_TIMEOUT_S = 5.0
 DETAIL_MAX = 300
 _NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
+
+
+def _gpu_skipped(verdict: str, detail: str) -> list[ProbeResult]:
+    return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict=verdict, detail=detail)]
 
 
 class ProbeContext(Struct, kw_only=True):
@@ -195,7 +200,8 @@ def read_config(root: StrPath) -> ProbesConfig:
 
     try:
         trust.check_store(root)  # a committed store's probes are never run
-        raw: Any = _decode(trust.read_bytes(path))
+        # msgspec's DecodeError (a ValueError) says where a broken file broke.
+        raw: Any = msgspec.json.decode(trust.read_bytes(path))
     except FileNotFoundError:
         return cfg
     except (OSError, trust.Untrusted, ValueError) as e:
@@ -214,14 +220,6 @@ def read_config(root: StrPath) -> ProbesConfig:
     elif isinstance(gpu, dict):
         cfg.gpu = gpu
     return cfg
-
-
-def _decode(data: bytes) -> Any:
-    """The JSON in `data`; a broken file is reported in msgspec's words, which say where it
-    broke."""
-    import msgspec
-
-    return msgspec.json.decode(data)  # its DecodeError is a ValueError
 
 
 def _entry_name(entry: Any, where: str) -> tuple[str, str | None]:
@@ -375,7 +373,7 @@ def interpreter_of(venv: str) -> str:
 
 
 def check_interpreter(
-    label: str, venv: str, timeout_s: float, *, root: StrPath, tracked: bool = False
+    label: str, venv: str, *, root: StrPath, tracked: bool = False
 ) -> ProbeResult:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
@@ -385,54 +383,32 @@ def check_interpreter(
     their `pyvenv.cfg` lies inside the project and its `home` would pick the code that runs
     (`refused`), whatever git says about the folder.
     """
+
+    def result(state: ProbeState, verdict: str, detail: str) -> ProbeResult:
+        return ProbeResult(name=label, state=state, kind="venv", verdict=verdict, detail=detail)
+
     python = interpreter_of(os.path.abspath(venv))
     if not inside(root, venv):
-        return ProbeResult(
-            name=label,
-            state="error",
-            kind="venv",
-            verdict="outside",
-            detail=f"{venv}: outside the project ({os.path.realpath(venv)}): refused, not run",
-        )
+        real = os.path.realpath(venv)
+        return result("error", "outside", f"{venv}: outside the project ({real}): refused, not run")
     if tracked:
-        return ProbeResult(
-            name=label,
-            state="warn",
-            kind="venv",
-            verdict="tracked",
-            detail=f"{venv}: tracked by git: not run (a committed virtual "
-            "environment is the repository's program, not yours)",
+        return result(
+            "warn",
+            "tracked",
+            f"{venv}: tracked by git: not run (a committed virtual environment is the "
+            "repository's program, not yours)",
         )
     if not os.path.isdir(venv):
-        return ProbeResult(
-            name=label,
-            state="fail",
-            kind="venv",
-            verdict="missing",
-            detail=f"{venv}: no such folder",
-        )
+        return result("fail", "missing", f"{venv}: no such folder")
     target = os.path.realpath(python)
     if not os.path.exists(python):
         why = f"links to missing {target}" if os.path.islink(python) else "missing"
-        return ProbeResult(
-            name=label, state="fail", kind="venv", verdict="broken", detail=f"{python}: {why}"
-        )
+        return result("fail", "broken", f"{python}: {why}")
     shown = f"{python} -> {target}" if os.path.islink(python) else str(python)  # a copy: itself
     if os.path.isfile(target) and os.access(target, os.X_OK):
-        return ProbeResult(
-            name=label,
-            state="ok",
-            kind="venv",
-            verdict="present",
-            detail=f"{shown}: present; {refused(root, python) or 'in the project'}, so not run",
-        )
-    return ProbeResult(
-        name=label,
-        state="fail",
-        kind="venv",
-        verdict="broken",
-        detail=f"{shown}: not an executable file",
-    )
+        why = refused(root, python) or "in the project"
+        return result("ok", "present", f"{shown}: present; {why}, so not run")
+    return result("fail", "broken", f"{shown}: not an executable file")
 
 
 def refused(root: StrPath, python: StrPath) -> str | None:
@@ -485,15 +461,7 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
             )
         ]
     if probe is None:
-        return [
-            ProbeResult(
-                name="gpu",
-                state="skipped",
-                kind="gpu",
-                verdict="not installed",
-                detail=NOT_INSTALLED,
-            )
-        ]
+        return _gpu_skipped("not installed", NOT_INSTALLED)
     results: list[ProbeResult] = probe.run(ctx)
     return results
 
@@ -513,55 +481,37 @@ def environment(
     start = time.monotonic()
     root = os.path.abspath(root)
     cfg = read_config(root)
-    venvs = venv_dirs(root, cfg.venvs)
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
-    interp_timeout = min(INTERPRETER_TIMEOUT_S, limit)
-
-    tasks, kinds, names = _tasks(root, cfg, venvs, limit, interp_timeout, gpu=gpu, begun=begun)
+    tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
     env = Environment(created_at=now_iso(), project=str(root))
-    _collect(env, kinds, names, run_all(tasks, limit), deadline_s)
+    _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
     env.probes[:0] = cfg.errors
     env.elapsed_s = round(time.monotonic() - start, 3)
     return env
 
 
 def _tasks(
-    root: str,
-    cfg: ProbesConfig,
-    venvs: list[tuple[str, str]],
-    limit: float,
-    interp_timeout: float,
-    *,
-    gpu: bool,
-    begun: Begun | None,
-) -> tuple[list[Callable[[], Any]], list[str], list[str]]:
-    """What `environment` runs side by side: each task, its kind (an `Environment` list, or
-    "git") and its name."""
+    root: str, cfg: ProbesConfig, limit: float, *, gpu: bool, begun: Begun | None
+) -> list[tuple[str, str, Callable[[], Any]]]:
+    """What `environment` runs side by side: each task's kind (an `Environment` list, or
+    "git"), its name and the task."""
     from continuity_core.project import repo_facts  # without Continuity's own files
 
-    tasks: list[Callable[[], Any]] = [
-        lambda: repo_facts(root, timeout=min(5.0, limit), begun=begun)
-    ]
-    kinds: list[str] = ["git"]
-    names: list[str] = ["git"]
+    git = partial(repo_facts, root, timeout=min(5.0, limit), begun=begun)
+    tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
+    venvs = venv_dirs(root, cfg.venvs)
     within = [p for _, p in venvs if inside(root, p)]
-    tracked = tracked_by_git(root, within, timeout_s=interp_timeout) if within else set()
+    timeout_s = min(INTERPRETER_TIMEOUT_S, limit)
+    tracked = tracked_by_git(root, within, timeout_s=timeout_s) if within else set()
     for label, path in venvs:
-        tasks.append(
-            partial(
-                check_interpreter, label, path, interp_timeout, root=root, tracked=path in tracked
-            )
-        )
-        kinds.append("interpreters")
-        names.append(label)
+        check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
+        tasks.append(("interpreters", label, check))
     for i, entry in enumerate(cfg.jobs):
-        tasks.append(partial(check_job, root, entry, i))
-        kinds.append("jobs")
-        names.append(_entry_name(entry, f"jobs[{i}]")[0])
+        name = _entry_name(entry, f"jobs[{i}]")[0]
+        tasks.append(("jobs", name, partial(check_job, root, entry, i)))
     for i, entry in enumerate(cfg.probes):
-        tasks.append(partial(check_shell, root, entry, i, limit))
-        kinds.append("probes")
-        names.append(_entry_name(entry, f"probes[{i}]")[0])
+        name = _entry_name(entry, f"probes[{i}]")[0]
+        tasks.append(("probes", name, partial(check_shell, root, entry, i, limit)))
     if gpu:
         if cfg.gpu is not None:
             # Only venvs of the user's own: none outside the project or tracked by git.
@@ -576,69 +526,40 @@ def _tasks(
             ctx = ProbeContext(
                 root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
             )
-            tasks.append(lambda: check_gpu(ctx))
+            tasks.append(("gpu", "gpu", partial(check_gpu, ctx)))
         else:
-            tasks.append(_gpu_unconfigured)
-        kinds.append("gpu")
-        names.append("gpu")
-    return tasks, kinds, names
+            tasks.append(("gpu", "gpu", _gpu_unconfigured))
+    return tasks
 
 
 def _collect(
-    env: Environment, kinds: list[str], names: list[str], results: list[Any], deadline_s: float
+    env: Environment, tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
 ) -> None:
     """Each task's result into `env`: a timeout or a failure as a result that says so."""
-    for kind, name, result in zip(kinds, names, results, strict=True):
+    for (kind, name, _), result in zip(tasks, results, strict=True):
         if kind == "git":
             env.git = result if isinstance(result, GitFacts) else GitFacts()
             continue
         if result is None:
-            items = [
-                ProbeResult(
-                    name=name,
-                    state="timeout",
-                    kind=kind.rstrip("s"),
-                    detail=f"no answer within the {deadline_s:g}s deadline",
-                )
-            ]
+            state: ProbeState = "timeout"
+            detail = f"no answer within the {deadline_s:g}s deadline"
         elif isinstance(result, BaseException):
-            items = [
-                ProbeResult(
-                    name=name,
-                    state="error",
-                    kind=kind.rstrip("s"),
-                    detail=redact(f"{type(result).__name__}: {result}"),
-                )
-            ]
+            state, detail = "error", redact(f"{type(result).__name__}: {result}")
         else:
-            items = result if isinstance(result, list) else [result]
-        getattr(env, kind).extend(items)
+            getattr(env, kind).extend(result if isinstance(result, list) else [result])
+            continue
+        getattr(env, kind).append(
+            ProbeResult(name=name, state=state, kind=kind.rstrip("s"), detail=detail)
+        )
 
 
 def _gpu_unconfigured() -> list[ProbeResult]:
     """No `gpu` section: say whether the plugin is there, run nothing."""
     from continuity_core.adapters.registry import registered
 
-    installed = "gpu" in registered(PROBE_GROUP)
-    if not installed:
-        return [
-            ProbeResult(
-                name="gpu",
-                state="skipped",
-                kind="gpu",
-                verdict="not installed",
-                detail=NOT_INSTALLED,
-            )
-        ]
-    return [
-        ProbeResult(
-            name="gpu",
-            state="skipped",
-            kind="gpu",
-            verdict="not configured",
-            detail='not configured (add "gpu": {} to .baker/probes.json)',
-        )
-    ]
+    if "gpu" not in registered(PROBE_GROUP):
+        return _gpu_skipped("not installed", NOT_INSTALLED)
+    return _gpu_skipped("not configured", 'not configured (add "gpu": {} to .baker/probes.json)')
 
 
 _MARK = {

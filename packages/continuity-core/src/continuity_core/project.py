@@ -60,9 +60,13 @@ def without_block(text: str) -> str:
     return out.rstrip("\n") + "\n" if out.strip() else ""
 
 
-def _read(path: Path) -> str:
-    """The file's text exactly (read_text() would turn CRLF into LF and so rewrite it)."""
-    return path.read_bytes().decode("utf-8")
+def _read(path: Path) -> str | None:
+    """The file's text exactly (read_text() would turn CRLF into LF and so rewrite it); None
+    when there is no file."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
 
 
 def outside_project(path: Path, root: Path) -> str | None:
@@ -108,9 +112,7 @@ def write_text_change(
     if why:
         return Change(path=rel, action="failed", detail=why)
     try:
-        old: str | None = _read(path)
-    except FileNotFoundError:
-        old = None
+        old = _read(path)
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
     return write_change(path, rel, old, new, dry_run=dry_run, mode=mode, root=root)
@@ -158,17 +160,12 @@ def write_change(
 
 
 def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change:
-    try:
-        text = _read(path)
-    except FileNotFoundError:
-        text = ""
-    return write_text_change(path, with_block(text, block), root, dry_run=dry_run)
+    return write_text_change(path, with_block(_read(path) or "", block), root, dry_run=dry_run)
 
 
 def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
-    try:
-        text = _read(path)
-    except FileNotFoundError:
+    text = _read(path)
+    if text is None:
         return Change(path=str(path.relative_to(root)), action="unchanged")
     return write_text_change(path, without_block(text), root, dry_run=dry_run)
 
@@ -325,10 +322,7 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
 
 def _gitignore(root: Path, *, dry_run: bool) -> Change:
     path = root / ".gitignore"
-    try:
-        text = _read(path)
-    except FileNotFoundError:
-        text = ""
+    text = _read(path) or ""
     present = {line.strip() for line in text.splitlines()}
     missing = [p for p in IGNORED if p not in present and "/" + p not in present]
     if not missing:

@@ -23,6 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    Span = tuple[str, int, int]  # (kind, start, end) of a secret
+
 MARK = "[REDACTED]"
 # Each pattern compiled on first use: a text with no escape, no PEM end and no encoded run
 # never compiles the patterns that read them.
@@ -62,14 +64,21 @@ _NAME_WORD = (
     r"|api[ _.\-]key|access[ _.\-]key|private[ _.\-]key))(?![a-z])"
 )
 
-# (kind, pattern). Where a pattern has a group named `keep_<kind>`, that prefix survives.
+_NAME_HINTS = ("secret", "pass", "pwd", "token", "key", "credential", "creds", "auth")
+
+# (kind, hints, pattern). The hints are cheap substrings the pattern cannot match without
+# (`re` then compiles and runs only the kinds a text may hold). They are looked for in the
+# text with the letters `re` folds onto ASCII folded (`_AS_RE`) and lowered; one with a
+# capital, as written (a Twilio key opens with `SK`, and `sk` is in every "task").
+# Where a pattern has a group named `keep_<kind>`, that prefix survives.
 # Every repetition that is tried at many starting points is bounded ({0,64}, {0,1024}): an
 # unbounded one makes a long run like `a-a-a-…` quadratic, and a hook would miss its deadline.
-_PATTERNS: list[tuple[str, str]] = [
+_PATTERNS: list[tuple[str, tuple[str, ...], str]] = [
     # A PEM block: the BEGIN line, then only lines of base64 or headers (`Proc-Type: …`),
     # then the END line when it is there (a truncated block is redacted to its last body line).
     (
         "private_key",
+        ("private key",),
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{1,128}"
         r"|(?:Proc-Type|DEK-Info|Version|Comment|Charset|Hash):[^\n]{0,256})?)*"
@@ -79,6 +88,16 @@ _PATTERNS: list[tuple[str, str]] = [
     # base64 (PKCS#1, PKCS#8, EC, Ed25519, encrypted PKCS#8, OpenSSH); its lines follow.
     (
         "pem_body",
+        (
+            "ibaa",
+            "ibad",
+            "migkagebbd",
+            "mighageambmg",
+            "mhccaqee",
+            "mc4caqaw",
+            "dbobgkqhkig9w0bbq0w",
+            "b3blbnnzac1rzxktdje",
+        ),
         r"\b(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA[AD]|MIGkAgEBBD|MIGHAgEAMBMG|MHcCAQEE|MC4CAQAw"
         r"|MII[A-Za-z0-9+/]{2}DBOBgkqhkiG9w0BBQ0w|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{8,128}"
         r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]{16,128}(?![^\n]))*"
@@ -86,81 +105,123 @@ _PATTERNS: list[tuple[str, str]] = [
     ),
     # The most distinctive openings need no word boundary before them: a token glued to a
     # letter or a digit (`xghp_…`, `2ghp_…`) is still one.
-    ("anthropic", r"sk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
-    ("openai_project", r"sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
-    ("openai", r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
-    ("stripe", r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
-    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})"),
-    ("gitlab", r"gl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}"),
-    ("huggingface", r"\bhf_[A-Za-z0-9]{30,}"),
-    ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+    ("anthropic", ("sk-ant-",), r"sk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_\-]{16,}"),
+    ("openai_project", ("sk-",), r"sk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}"),
+    ("openai", ("sk-",), r"\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]{20,})?"),
+    (
+        "stripe",
+        ("_live_", "_test_", "whsec_"),
+        r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}",
+    ),
+    (
+        "github",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{30,})",
+    ),
+    (
+        "gitlab",
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-"),
+        r"gl(?:pat|dt|ptt|rt|cbt)-[A-Za-z0-9_\-]{20,}",
+    ),
+    ("huggingface", ("hf_",), r"\bhf_[A-Za-z0-9]{30,}"),
+    ("npm", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi", ("pypi-age",), r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
     (
         "slack_webhook",
+        ("hooks.slack.com",),
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
     ),
-    ("slack", r"xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"),
-    ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
-    ("google_api", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
+    ("slack", ("xox", "xapp-"), r"xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"),
+    (
+        "discord_webhook",
+        ("/api/webhooks/",),
+        r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+    ),
+    ("google_api", ("aiza",), r"\bAIza[0-9A-Za-z_\-]{35}"),
+    (
+        "google_oauth",
+        ("ya29.", "gocspx-"),
+        r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}",
+    ),
     # STS session tokens run to a thousand characters: too long for a generic `KEY=value`.
-    ("aws_session_token", r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-    ("azure_storage", r"AccountKey=[A-Za-z0-9+/=]{40,}"),
-    ("sendgrid", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
-    ("twilio", r"\bSK[0-9a-f]{32}\b"),
-    ("digitalocean", r"\bdo[poa]_v1_[a-f0-9]{64}\b"),
-    ("shopify", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("mailgun", r"\bkey-[0-9a-f]{32}\b"),
-    ("telegram", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
-    ("square", r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
-    ("linear", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
-    ("notion", r"\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b"),
-    ("doppler", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
-    ("docker_hub", r"\bdckr_pat_[A-Za-z0-9_\-]{27,}"),
-    ("groq", r"\bgsk_[A-Za-z0-9]{48,}"),
-    ("xai", r"\bxai-[A-Za-z0-9]{70,}"),
-    ("replicate", r"\br8_[A-Za-z0-9]{37}\b"),
-    ("perplexity", r"\bpplx-[A-Za-z0-9]{40,}"),
-    ("postman", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
-    ("new_relic", r"\bNRAK-[A-Z0-9]{27}\b"),
-    ("grafana", r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
-    ("databricks", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    ("alibaba", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
-    ("age", r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b"),
-    ("mapbox", r"\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
+    (
+        "aws_session_token",
+        ("fwogzxivyxdz", "iqojb3jpz2lux2vj"),
+        r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/=]{100,}",
+    ),
+    (
+        "aws_access_key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+    ),
+    ("azure_storage", ("accountkey=",), r"AccountKey=[A-Za-z0-9+/=]{40,}"),
+    ("sendgrid", ("sg.",), r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    ("twilio", ("SK",), r"\bSK[0-9a-f]{32}\b"),
+    ("digitalocean", ("_v1_",), r"\bdo[poa]_v1_[a-f0-9]{64}\b"),
+    (
+        "shopify",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+    ),
+    ("mailgun", ("key-",), r"\bkey-[0-9a-f]{32}\b"),
+    ("telegram", (":aa",), r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    ("square", ("sq0atp-", "sq0csp-"), r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
+    ("linear", ("lin_api_", "lin_oauth_"), r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b"),
+    ("notion", ("ntn_", "secret_"), r"\bntn_[A-Za-z0-9]{40,}|\bsecret_[A-Za-z0-9]{43}\b"),
+    ("doppler", ("dp.",), r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("docker_hub", ("dckr_pat_",), r"\bdckr_pat_[A-Za-z0-9_\-]{27,}"),
+    ("groq", ("gsk_",), r"\bgsk_[A-Za-z0-9]{48,}"),
+    ("xai", ("xai-",), r"\bxai-[A-Za-z0-9]{70,}"),
+    ("replicate", ("r8_",), r"\br8_[A-Za-z0-9]{37}\b"),
+    ("perplexity", ("pplx-",), r"\bpplx-[A-Za-z0-9]{40,}"),
+    ("postman", ("pmak-",), r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    ("new_relic", ("nrak-",), r"\bNRAK-[A-Z0-9]{27}\b"),
+    (
+        "grafana",
+        ("glsa_", "glc_"),
+        r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}={0,2}",
+    ),
+    ("databricks", ("dapi",), r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+    ("alibaba", ("ltai",), r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    ("age", ("age-secret-key-1",), r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b"),
+    ("mapbox", ("sk.eyj",), r"\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
     # A PEM block base64-encoded again (kubeconfig `client-key-data`, Kubernetes secrets).
-    ("pem_base64", r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
-    ("azure_sas", r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
+    ("pem_base64", ("ls0tls1crudjti",), r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}"),
+    ("azure_sas", ("sig=",), r"(?P<keep_azure_sas>[?&]sig=)[A-Za-z0-9%+/=]{20,}"),
     (
         "netrc",
+        ("machine",),
         r"\b(?P<keep_netrc>machine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+",
     ),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
-    ("bearer", r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
+    ("jwt", ("eyj",), r"\beyJ[A-Za-z0-9_\-]{5,1024}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}"),
+    ("bearer", ("bearer",), r"\b(?P<keep_bearer>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/\-]{16,}=*"),
     # `token X` in prose: X is a token unless it is a hash, a UUID, a number or a path.
     (
         "token_word",
+        ("token",),
         r"\b(?P<keep_token_word>(?i:token)[ \t]+)(?!" + _HASH_UUID_NUMBER + "|" + _PATH + r")"
         r"[A-Za-z0-9._~+/\-]{16,}=*",
     ),
-    ("basic_auth", r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
+    ("basic_auth", ("basic",), r"\b(?P<keep_basic_auth>(?i:basic)[ \t]+)[A-Za-z0-9+/]{16,}={0,2}"),
     # scheme://user:password@host; the password may hold any character but `@` and spaces,
     # and a port (`host:8080/path@x`) is not one.
     (
         "url_credentials",
+        ("://",),
         r"\b(?P<keep_url_credentials>[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@\"'<>]{0,256}:)"
         r"(?![0-9]{1,5}/|(?i:password|passwd|pass|pw|token|secret|x+|\*+)@)[^\s@\"'<>]{1,256}(?=@)",
     ),
     # `curl -u user:pw`, `--user user:pw` (a numeric `uid:gid` is not a password).
     (
         "cli_user",
+        ("-u", "--user"),
         r"(?P<keep_cli_user>(?=-)(?<![\w\-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]{1,256}:)"
         r"(?![0-9]+(?:[\s\"']|$))[^\s\"']{1,256}",
     ),
     # `mysql -pPW`: the password glued to `-p` (a client of the MySQL family only).
     (
         "mysql",
+        ("mysql", "mariadb"),
         r"\b(?P<keep_mysql>(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,256}?"
         r"[ \t]-p[\"']?)[^\s\"']{1,256}",
     ),
@@ -169,6 +230,7 @@ _PATTERNS: list[tuple[str, str]] = [
     # (`-nb USER PW`). `ssh -p 22`, `docker run -p 8080:80` and a `$VAR` are no password.
     (
         "cli_password",
+        ("sshpass", "docker", "podman", "nerdctl", "buildah", "skopeo", "redis-cli", "htpasswd"),
         r"\b(?P<keep_cli_password>(?:sshpass(?:[ \t]+-[vhe]|[ \t]+-[fdP][ \t]*[^\s\-]\S*)*"
         r"[ \t]+-p[ \t]*"
         r"|(?:docker|podman|nerdctl|buildah|skopeo)[ \t]+login\b"
@@ -185,6 +247,7 @@ _PATTERNS: list[tuple[str, str]] = [
     # and the value and decides (a path, a placeholder or code is no secret).
     (
         "assignment",
+        _NAME_HINTS,
         r"(?P<keep_assignment>"
         + _NAME_WORD
         + r"[\w.\-]{0,64}[\"'`]?[ \t]*(?P<sep>:=|=>|(?<![=!<>])=(?![=~])|:(?=[ \t\"'`])"
@@ -195,12 +258,14 @@ _PATTERNS: list[tuple[str, str]] = [
     # `--password PW`, `--api-key PW`: an option that says secret, its value after a space.
     (
         "option",
+        _NAME_HINTS,
         r"\b(?P<keep_option>(?<=-)" + _NAME_WORD + r"[\w.\-]{0,64}[ \t]+)"
         r"(?:(?P<oq>[\"'])(?P<oqv>[^\n]{0,1024}?)(?P=oq)|(?P<ouv>[^\s\"'`<>\-=:][^\s\"'`<>]{0,1023}))",
     ),
     # A `.pgpass` line: `host:port:database:user:password`, wherever it is quoted.
     (
         "pgpass",
+        (":",),
         r"(?<![^\s\"'`>(\[,;])(?P<keep_pgpass>[A-Za-z0-9*\[][^\s:\"'`,{}]{0,255}:(?:\d{1,5}|\*)"
         r":[^\s:\"'`,\[\]{}]{1,256}:[^\s:\"'`,\[\]{}]{1,256}:)[^\s:\"'`]{1,256}(?![^\s\"'`])",
     ),
@@ -208,6 +273,7 @@ _PATTERNS: list[tuple[str, str]] = [
     # V`, `npm config set //registry/:_authToken V`, `git config --global github.token V`.
     (
         "cli_config",
+        ("config",),
         r"\b(?P<keep_cli_config>(?:aws[ \t]+configure[ \t]+set|(?:npm|pnpm|yarn)[ \t]+config"
         r"[ \t]+set|git[ \t]+config)(?:[ \t]+--[\w\-]+)*[ \t]+[\w.\-/:@]{0,128}?"
         r"(?i:secret|token|passw(?:or)?d|_key|auth)[\w.\-/:@]{0,128}[ \t]+[\"']?)"
@@ -216,184 +282,28 @@ _PATTERNS: list[tuple[str, str]] = [
     # `.netrc` over several lines: `password PW` alone on its line, or PW holds a digit.
     (
         "netrc_line",
+        ("passw",),
         r"\b(?P<keep_netrc_line>(?=[Pp])(?:(?<![\s\S])|(?<=\n)|(?<=\n[ \t])|(?<=\n  )|(?<=\n    )"
         r"|(?<=\n\t\t))(?i:passw(?:or)?d)[ \t]+)"
         r"(?:\S{1,256}(?=[ \t]*(?:\r?\n|$))|(?=[^\s\d]{0,256}\d)\S{1,256})",
     ),
 ]
-# Cheap substrings each kind's pattern cannot match without (`re` then compiles and runs
-# only the kinds a text may hold). They are looked for in the text with the letters `re`
-# folds onto ASCII folded (`_AS_RE`) and lowered; one with a capital, as written (a Twilio
-# key opens with `SK`, and `sk` is in every "task").
-_HINTS: dict[str, tuple[str, ...]] = {
-    "private_key": ("private key",),
-    "pem_body": (
-        "ibaa",
-        "ibad",
-        "migkagebbd",
-        "mighageambmg",
-        "mhccaqee",
-        "mc4caqaw",
-        "dbobgkqhkig9w0bbq0w",
-        "b3blbnnzac1rzxktdje",
-    ),
-    "anthropic": ("sk-ant-",),
-    "openai_project": ("sk-",),
-    "openai": ("sk-",),
-    "stripe": (
-        "_live_",
-        "_test_",
-        "whsec_",
-    ),
-    "github": (
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-    ),
-    "gitlab": (
-        "glpat-",
-        "gldt-",
-        "glptt-",
-        "glrt-",
-        "glcbt-",
-    ),
-    "huggingface": ("hf_",),
-    "npm": ("npm_",),
-    "pypi": ("pypi-age",),
-    "slack_webhook": ("hooks.slack.com",),
-    "slack": (
-        "xox",
-        "xapp-",
-    ),
-    "discord_webhook": ("/api/webhooks/",),
-    "google_api": ("aiza",),
-    "google_oauth": (
-        "ya29.",
-        "gocspx-",
-    ),
-    "aws_session_token": (
-        "fwogzxivyxdz",
-        "iqojb3jpz2lux2vj",
-    ),
-    "aws_access_key": (
-        "akia",
-        "asia",
-        "abia",
-        "acca",
-        "agpa",
-        "aida",
-        "aroa",
-    ),
-    "azure_storage": ("accountkey=",),
-    "sendgrid": ("sg.",),
-    "twilio": ("SK",),
-    "digitalocean": ("_v1_",),
-    "shopify": (
-        "shpat_",
-        "shpca_",
-        "shppa_",
-        "shpss_",
-    ),
-    "mailgun": ("key-",),
-    "telegram": (":aa",),
-    "square": (
-        "sq0atp-",
-        "sq0csp-",
-    ),
-    "linear": (
-        "lin_api_",
-        "lin_oauth_",
-    ),
-    "notion": (
-        "ntn_",
-        "secret_",
-    ),
-    "doppler": ("dp.",),
-    "docker_hub": ("dckr_pat_",),
-    "groq": ("gsk_",),
-    "xai": ("xai-",),
-    "replicate": ("r8_",),
-    "perplexity": ("pplx-",),
-    "postman": ("pmak-",),
-    "new_relic": ("nrak-",),
-    "grafana": (
-        "glsa_",
-        "glc_",
-    ),
-    "databricks": ("dapi",),
-    "alibaba": ("ltai",),
-    "age": ("age-secret-key-1",),
-    "mapbox": ("sk.eyj",),
-    "pem_base64": ("ls0tls1crudjti",),
-    "azure_sas": ("sig=",),
-    "netrc": ("machine",),
-    "jwt": ("eyj",),
-    "bearer": ("bearer",),
-    "token_word": ("token",),
-    "basic_auth": ("basic",),
-    "url_credentials": ("://",),
-    "cli_user": (
-        "-u",
-        "--user",
-    ),
-    "mysql": (
-        "mysql",
-        "mariadb",
-    ),
-    "cli_password": (
-        "sshpass",
-        "docker",
-        "podman",
-        "nerdctl",
-        "buildah",
-        "skopeo",
-        "redis-cli",
-        "htpasswd",
-    ),
-    "assignment": (
-        "secret",
-        "pass",
-        "pwd",
-        "token",
-        "key",
-        "credential",
-        "creds",
-        "auth",
-    ),
-    "option": (
-        "pass",
-        "pwd",
-        "secret",
-        "token",
-        "key",
-        "credential",
-        "creds",
-        "auth",
-    ),
-    "pgpass": (":",),
-    "cli_config": ("config",),
-    "netrc_line": ("passw",),
-}
-
 # Kinds whose match `_assignment` may turn down (then what it holds is scanned again).
 _CHECKED = {"assignment", "option"}
 
-_BY_KIND = dict(_PATTERNS)
-_KEEP = {kind: f"keep_{kind}" for kind, pat in _PATTERNS if f"keep_{kind}" in pat}
-KINDS = (*(kind for kind, _ in _PATTERNS), "pem_end", "base64", "hex")
+_BY_KIND = {kind: pat for kind, _, pat in _PATTERNS}
+_KEEP = {kind: f"keep_{kind}" for kind, _, pat in _PATTERNS if f"keep_{kind}" in pat}
 
 
-def _combined(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
-    """One alternation; the patterns that open with a word boundary share a single `\\b`, so
-    the many prefix kinds cost one test, not one each, at a position inside a word."""
-    bounded = [f"(?P<{kind}>{pat[2:]})" for kind, pat in patterns if pat.startswith(r"\b")]
+@functools.lru_cache(maxsize=1024)  # few sets of kinds recur
+def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
+    """One alternation of `kinds`; the patterns that open with a word boundary share a single
+    `\\b`, so the many prefix kinds cost one test, not one each, at a position inside a word."""
+    bounded = [f"(?P<{k}>{_BY_KIND[k][2:]})" for k in kinds if _BY_KIND[k].startswith(r"\b")]
     branches: list[str] = []
-    for kind, pat in patterns:
-        if not pat.startswith(r"\b"):
-            branches.append(f"(?P<{kind}>{pat})")
+    for kind in kinds:
+        if not _BY_KIND[kind].startswith(r"\b"):
+            branches.append(f"(?P<{kind}>{_BY_KIND[kind]})")
         elif bounded:  # the first of them stands for all, in their order
             branches.append(r"\b(?:" + "|".join(bounded) + ")")
             bounded = []
@@ -406,14 +316,9 @@ def _kinds_in(text: str) -> tuple[str, ...]:
     low = (text.translate(_AS_RE) if odd else text).lower()
     return tuple(
         kind
-        for kind, hints in _HINTS.items()
+        for kind, hints, _ in _PATTERNS
         if any((h in text) if h != h.lower() else (h in low) for h in hints)
     )
-
-
-@functools.lru_cache(maxsize=1024)  # few sets of kinds recur
-def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    return _combined([(k, _BY_KIND[k]) for k in kinds])
 
 
 # --- names that say secret --------------------------------------------------------------------
@@ -448,10 +353,10 @@ _COUNTED = _words("max min num per total input output prompt completion context 
 _NAME_PARTS = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
 
 
-def name_parts(name: str) -> list[str]:
-    """The words of a name (`DB_PASS`, `apiKey`, `HTTPServer2`: `HTTP`, `Server`, `2`)."""
-    parts: list[str] = _rx(_NAME_PARTS).findall(name)
-    return parts
+def _name_words(name: str) -> list[str]:
+    """The words of a name, lowered, without numbers (`DB_PASS`, `apiKey`, `HTTPServer2`:
+    `http`, `server`)."""
+    return [p.lower() for p in _rx(_NAME_PARTS).findall(name.translate(_AS_RE)) if not p.isdigit()]
 
 
 # The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
@@ -465,7 +370,7 @@ def secret_name(name: str) -> bool:
     `X-Vault-Token`, `identitytoken`), not a name about one (`token_count`, `SECRET_FILE`)."""
     if name in ("PWD", "OLDPWD"):  # the shell's working folder
         return False
-    parts = [p.lower() for p in name_parts(name.translate(_AS_RE)) if not p.isdigit()]
+    parts = _name_words(name)
     if not parts or parts[-1] in _META or parts[0] == "no":  # `no-hardcoded-credentials`
         return False
     for i, part in enumerate(parts):
@@ -481,7 +386,6 @@ def secret_name(name: str) -> bool:
     return False
 
 
-_HASH_OR_NUMBER = _HASH_UUID_NUMBER
 _VALUE_END = r"[\s\"'`<>,;)\]}]"
 
 
@@ -493,7 +397,7 @@ def _value_end(text: str, start: int) -> int:
 def _strong_name(name: str) -> bool:
     """A name whose last word says password, secret, token or credential (`password`,
     `DB_PASS`, `apiToken`): what may take its value glued to a colon (`password:PW`)."""
-    parts = [p.lower() for p in name_parts(name.translate(_AS_RE)) if not p.isdigit()]
+    parts = _name_words(name)
     return bool(parts) and (parts[-1].endswith(_STRONG) or parts[-1] in ("pass", "pwd"))
 
 
@@ -523,7 +427,6 @@ _ATTRIBUTE = (
     r"|credentials|auth|data|values|user|client|props|state)"
     r"(?:\.[A-Za-z_]\w*)+[,;)]*"
 )
-_RELATIVE = _PATH
 
 
 def _value_kept(value: str, name: str, quoted: bool) -> bool:
@@ -533,7 +436,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
         not value
         or _rx(_PLACEHOLDER).match(value)
         or value.lower() in _PLACEHOLDER_WORDS
-        or _rx(_RELATIVE).fullmatch(value)
+        or _rx(_PATH).fullmatch(value)
     ):
         return True
     if quoted:
@@ -578,7 +481,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     if m.group("glued") and (
         not _strong_name(bare_name)
         or text[name_start - 1 : name_start] in ("/", "@", "{")  # a tag, a path, `${X:?}`
-        or _rx(_HASH_OR_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
+        or _rx(_HASH_UUID_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
     ):
         return None  # `key:value` glued: only a name that says password, secret or token
     closing = text[name_end : name_end + 1]
@@ -608,21 +511,26 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
 # --- encodings --------------------------------------------------------------------------------
 
 _ESCAPE = r"\\(?:u[0-9a-fA-F]{4}|[nrtbf\"/\\])"
+_PERCENT = r"%[0-7][0-9A-Fa-f]"  # an ASCII character; any other byte's escape stays
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "/": "/", "\\": "\\"}
 
 
-def _unescape(text: str) -> tuple[str, list[int], list[int]]:
-    """The text with its JSON escapes decoded, where each escape sits in it, and the extra
-    characters the escapes before it took, to map a span in the decoded text back."""
+def _decoded(text: str, escape: str) -> tuple[str, list[int], list[int]]:
+    """The text with its JSON escapes (`_ESCAPE`) or URL escapes (`_PERCENT`) decoded, where
+    each escape sits in it, and the extra characters the escapes before it took, to map a span
+    in the decoded text back."""
     parts: list[str] = []
     where: list[int] = []
     extra: list[int] = [0]
     pos = 0
-    for m in _rx(_ESCAPE).finditer(text):
-        s, e = m.span()
-        parts.append(text[pos:s])
+    for m in _rx(escape).finditer(text):
         seq = m.group()
-        parts.append(_SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16)))
+        if seq[0] == "%":
+            char = chr(int(seq[1:], 16))
+        else:
+            char = _SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16))
+        s, e = m.span()
+        parts += (text[pos:s], char)
         where.append(s - extra[-1])
         extra.append(extra[-1] + e - s - 1)
         pos = e
@@ -635,7 +543,7 @@ _B64_RUN = r"[A-Za-z0-9+/_\-]{16,}={0,2}"
 _HEX_RUN = r"(?:[0-9a-fA-F]{2}){8,}"
 
 
-def _encoded_spans(text: str) -> list[tuple[str, int, int]]:
+def _encoded_spans(text: str) -> list[Span]:
     """Runs of base64 or hex that decode to a text holding a secret (a token encoded again,
     `password=…` or a URL with its password in base64, a token in hex). A run that decodes
     to anything but printable text (a hash, a random id) is passed at once."""
@@ -669,7 +577,7 @@ def _decodes_to_secret(data: bytes) -> bool:
     text = data.decode("ascii")
     if not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable():
         return False
-    return bool(_findings(text, nested=True))
+    return bool(findings(text, nested=True))
 
 
 _PEM_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -677,7 +585,7 @@ _BODY_LINE = r"[ \t]*[A-Za-z0-9+/=]{16,128}[ \t]*\r?"
 _BODY_TAIL = r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,128}[ \t]*\r?\Z"
 
 
-def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
+def _pem_end_spans(text: str) -> list[Span]:
     """A PEM body without its BEGIN line: the lines of base64 just above an END line (read
     upwards from each END line, so a long run of such lines costs one pass)."""
     if "PRIVATE KEY" not in text:
@@ -702,12 +610,12 @@ def _pem_end_spans(text: str) -> list[tuple[str, int, int]]:
 # --- finding and redacting --------------------------------------------------------------------
 
 
-def _spans(view: str, nested: bool = False) -> list[tuple[str, int, int]]:
+def _spans(view: str, nested: bool = False) -> list[Span]:
     """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
-    out: list[tuple[str, int, int]] = []
+    out: list[Span] = []
     kinds = _kinds_in(view) if view else ()
     if kinds:
-        _scan(_compiled(kinds), kinds, view, 0, len(view), out)
+        _scan(kinds, view, 0, len(view), out)
     out.extend(_pem_end_spans(view))
     if not nested:
         out.extend(_encoded_spans(view))
@@ -730,24 +638,17 @@ def _redacted_already(view: str, start: int, end: int) -> bool:
 _MARK_AROUND = " \t\"'`,;:()[]{}<>"
 
 
-def _scan(
-    pattern: re.Pattern[str],
-    kinds: tuple[str, ...],
-    view: str,
-    start: int,
-    stop: int,
-    out: list[tuple[str, int, int]],
-) -> None:
-    """The matches in [start, stop). A match `_assignment` turns down is scanned again from
-    its second character, so nothing inside it is missed."""
-    for m in pattern.finditer(view, start, stop):
+def _scan(kinds: tuple[str, ...], view: str, start: int, stop: int, out: list[Span]) -> None:
+    """The matches of `kinds` in [start, stop). A match `_assignment` turns down is scanned
+    again from its second character, so nothing inside it is missed."""
+    for m in _compiled(kinds).finditer(view, start, stop):
         kind = m.lastgroup or ""
         if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
             kind = next(k for k in kinds if m.group(k) is not None)
         if kind in _CHECKED:
             span = _assignment(m, kind)
             if span is None:
-                _scan(pattern, kinds, view, m.start() + 1, m.end(), out)
+                _scan(kinds, view, m.start() + 1, m.end(), out)
                 continue
             out.append((_value_kind(view[span[0] : span[1]]) or kind, *span))
         else:
@@ -767,15 +668,11 @@ def _value_kind(value: str) -> str | None:
     return next(k for k in kinds if m.group(k) is not None) if m else None
 
 
-def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str, int, int]]:
-    if depth == 3:
-        return _spans(text, nested)
-    if "\\" in text:
-        view, where, extra = _unescape(text)
-    elif "%" in text:
-        view, where, extra = _unpercent(text)
-    else:
-        return _spans(text, nested)
+def findings(text: str, nested: bool = False, depth: int = 0) -> list[Span]:
+    """(kind, start, end) of each secret in `text`: where it is, for a report that names the
+    line without printing the secret. (`nested`, `depth`: a decoded text scanned again.)"""
+    escape = _ESCAPE if "\\" in text else _PERCENT if "%" in text else None
+    view, where, extra = _decoded(text, escape) if escape and depth < 3 else (text, [], [])
     if not where:
         return _spans(text, nested)
     import bisect  # here, as binascii below: most texts a hook redacts have no escape
@@ -785,44 +682,13 @@ def _findings(text: str, nested: bool = False, depth: int = 0) -> list[tuple[str
     # took.
     found = [
         (kind, s + extra[bisect.bisect_left(where, s)], e + extra[bisect.bisect_left(where, e)])
-        for kind, s, e in _findings(view, nested, depth + 1)
+        for kind, s, e in findings(view, nested, depth + 1)
     ]
     if "\\" in text:
         return found
     # A URL escape may be part of what it is in (`p%40ss` in a URL's password): the text as
     # written is scanned too.
     return sorted({*found, *_spans(text, nested)}, key=lambda t: (t[1], -t[2]))
-
-
-_PERCENT = r"%[0-9A-Fa-f]{2}"
-
-
-def _unpercent(text: str) -> tuple[str, list[int], list[int]]:
-    """`_unescape` for URL escapes (`%22`, `%3D`): the text they encode, each escape's place
-    in it, and the characters the escapes before each took (an escape of a byte that is no
-    ASCII character is left as it is)."""
-    parts: list[str] = []
-    where: list[int] = []
-    extra: list[int] = [0]
-    pos = 0
-    for m in _rx(_PERCENT).finditer(text):
-        value = int(m.group()[1:], 16)
-        if value >= 0x80:
-            continue
-        s, e = m.span()
-        parts.append(text[pos:s])
-        parts.append(chr(value))
-        where.append(s - extra[-1])
-        extra.append(extra[-1] + e - s - 1)
-        pos = e
-    parts.append(text[pos:])
-    return "".join(parts), where, extra
-
-
-def findings(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of each secret in `text`: where it is, for a report that names the
-    line without printing the secret."""
-    return _findings(text)
 
 
 # Terminal control: an escape sequence whole (OSC `ESC ] … BEL` such as a clipboard write or a
@@ -841,15 +707,9 @@ def printable(text: str) -> str:
     """`text` without terminal control: no escape sequence, no C0 or C1 character but `\\n` and
     `\\t`. `redact` applies it, so nothing baker prints or hands an agent can set the
     clipboard, the title or the colours of the terminal that shows it."""
-    if not text or not _has_control(text):
+    if text.isprintable() or not _rx(_CONTROL_CHAR).search(text):  # most texts answer at once
         return text
     return _rx(_CONTROL).sub("", text)
-
-
-def _has_control(text: str) -> bool:
-    """Whether `text` holds a C0 or C1 character but `\\n` and `\\t` (most texts are
-    printable, and answer at once)."""
-    return not text.isprintable() and _rx(_CONTROL_CHAR).search(text) is not None
 
 
 def redact(text: str) -> str:
@@ -858,24 +718,21 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = printable(text)
-    spans = _findings(text)
+    spans = findings(text)
     if not spans:
         return text
     parts: list[str] = []
     pos = 0
     for _, s, e in spans:
-        if e <= pos:
-            continue
-        parts.append(text[pos : max(s, pos)])
-        parts.append(MARK)
-        pos = e
-    parts.append(text[pos:])
-    return "".join(parts)
+        if e > pos:  # one mark for overlapping spans
+            parts += (text[pos : max(s, pos)], MARK)
+            pos = e
+    return "".join(parts) + text[pos:]
 
 
 def scan(text: str) -> list[str]:
     """The kinds of secret `text` holds, without the secrets. Empty when clean."""
-    return sorted({kind for kind, _, _ in _findings(text)}) if text else []
+    return sorted({kind for kind, _, _ in findings(text)}) if text else []
 
 
 def secret_option(arg: Any) -> bool:
@@ -893,7 +750,7 @@ def redact_obj(value: Any, *, under_secret: bool = False) -> Any:
     key that says secret (`password`, `env: {AWS_SECRET_ACCESS_KEY: …}`) goes whole, whatever
     it looks like, but for a relative path; so do the scalars of a structure under one."""
     if isinstance(value, str):
-        if under_secret and value and value != MARK and not _rx(_RELATIVE).fullmatch(value):
+        if under_secret and value and value != MARK and not _rx(_PATH).fullmatch(value):
             return MARK
         return redact(value)
     if isinstance(value, dict):

@@ -22,7 +22,7 @@ from continuity_core.errors import BakerError
 from continuity_core.fs import inside
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef
-from continuity_core.stamps import iso
+from continuity_core.stamps import iso, parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a checkpoint imports this module: nothing here it does not use
@@ -430,13 +430,8 @@ def short_time(stamp: str) -> str:
     """ "2026-11-30T14:02:11.5Z" -> "2026-11-30 14:02 UTC"; other text as it is."""
     import datetime as dt
 
-    try:
-        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return stamp
-    if when.tzinfo is not None:
-        when = when.astimezone(dt.UTC)
-    return when.strftime("%Y-%m-%d %H:%M UTC")
+    when = parse_time(stamp)
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") if when else stamp
 
 
 class Table(Struct, kw_only=True):

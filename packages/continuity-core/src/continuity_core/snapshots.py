@@ -11,7 +11,6 @@ never the other way.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ import msgspec
 
 from continuity_core import git as _git
 from continuity_core.errors import BakerError
+from continuity_core.git import GIT_TIMEOUT_S, run
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.trap import Trap
 from continuity_core.store import MACHINES_FILE  # written by `machines.pull`
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from continuity_core.brief import Brief
 
 REF_PREFIX = "refs/baker/"
-GIT_TIMEOUT_S = 30.0
 SCHEMA_VERSION = 1
 # The files of a snapshot's tree. Transcripts are never among them.
 BRIEF_MD, BRIEF_JSON, SNAPSHOT_JSON = "brief.md", "brief.json", "snapshot.json"
@@ -40,10 +39,6 @@ LINE_MAX = 300  # a string of machines.json, which the hooks read
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _OID = re.compile(r"^[0-9a-f]{7,64}$")
 _BRANCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,200}$")
-
-
-class GitError(BakerError):
-    pass
 
 
 class Snapshot(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -157,52 +152,8 @@ def clean_trap(trap: Trap, machine: str) -> Trap:
     return trap
 
 
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    return {**os.environ, "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", **(extra or {})}
-
-
-def git(
-    root: Path,
-    *args: str,
-    input: bytes | None = None,
-    env: dict[str, str] | None = None,
-    timeout: float = GIT_TIMEOUT_S,
-    check: bool = True,
-) -> str:
-    """Run git in `root`; a failure is a GitError carrying git's own message."""
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            _git.argv(root, *args),
-            cwd=root,
-            input=input,
-            capture_output=True,
-            env=_env(env),
-            timeout=timeout,
-            check=False,
-            stdin=None if input is not None else subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not on PATH") from None
-    except subprocess.TimeoutExpired:
-        raise GitError(f"`git {args[0]}` took more than {timeout:g}s; gave up") from None
-    if check and proc.returncode != 0:
-        # `git push --porcelain` reports a rejected ref on stdout ("!<TAB>ref<TAB>why").
-        rejected = [
-            " ! " + ln[2:].replace("\t", " ")
-            for ln in proc.stdout.decode(errors="replace").splitlines()
-            if ln.startswith("!\t")
-        ]
-        lines = rejected + proc.stderr.decode(errors="replace").strip().splitlines()
-        said = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", " ! "))]
-        why = "\n  ".join(ln.strip() for ln in (said or lines or [f"exit {proc.returncode}"])[:2])
-        raise GitError(f"`git {args[0]}` failed:\n  {why}")  # git's lines, one a line
-    return proc.stdout.decode(errors="replace") if proc.returncode == 0 else ""
-
-
 def _rev(root: Path, rev: str) -> str | None:
-    out = git(root, "rev-parse", "-q", "--verify", rev, check=False).strip()
+    out = run(root, "rev-parse", "-q", "--verify", rev, check=False).strip()
     return out or None
 
 
@@ -212,7 +163,7 @@ def snapshots(
     """Every machine's newest snapshot in this clone's `refs/baker/`, newest first, cleaned.
     A ref whose snapshot is refused (too big, not a plain blob, unreadable) is left out, and
     why is added to `refused`."""
-    out = git(
+    out = run(
         root,
         "for-each-ref",
         "--sort=-committerdate",
@@ -246,7 +197,7 @@ def cat_plain(root: Path, wanted: list[tuple[str, str]]) -> list[bytes | None]:
     blob under that name (a link, a folder or a submodule entry reads as None)."""
     plain: list[str] = []
     for commit, name in wanted:
-        listed = git(root, "ls-tree", "-z", "--full-tree", commit, "--", name, check=False)
+        listed = run(root, "ls-tree", "-z", "--full-tree", commit, "--", name, check=False)
         mode, _, rest = listed.partition(" ")
         kind = rest.split(" ", 1)[0]
         ok = mode in ("100644", "100755") and kind == "blob" and listed.endswith(f"\t{name}\0")
@@ -266,7 +217,7 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
         cwd=root,
         capture_output=True,
         input=("\n".join(specs) + "\n").encode(),
-        env=_env(),
+        env=_git.run_env(),
         timeout=GIT_TIMEOUT_S,
         check=False,
     )
@@ -289,11 +240,6 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
         else:
             out.append(None)  # "<spec> missing"
     return out
-
-
-def read(root: Path, machine: str, name: str) -> bytes | None:
-    """One file of `machine`'s newest snapshot in this clone."""
-    return _cat(root, [f"{ref_for(machine)}:{name}"])[0]
 
 
 def from_file(root: Path) -> MachinesFile | None:
@@ -364,7 +310,7 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     where = f"{ref} ({commit[:12]})"
     brief: Brief = decode(brief_data or b"", brief_mod.Brief, f"{where} {BRIEF_JSON}")
     snap = decode(snap_data or b"", Snapshot, f"{where} {SNAPSHOT_JSON}", LINE_MAX)
-    when = clean_text(git(root, "log", "-1", "--format=%cI", commit).strip(), 64)
+    when = clean_text(run(root, "log", "-1", "--format=%cI", commit).strip(), 64)
     body = compare(root, machine, snap.git)
     body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{body}"
     section = Section(
@@ -403,11 +349,9 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         return f"- {machine} was not in a git repository"
     here = git_facts(root, worktrees=False)
     head = theirs.head if theirs.head and _OID.match(theirs.head) else ""
-    if theirs.branch and not _BRANCH.match(theirs.branch):
-        theirs.branch = clean_text(theirs.branch, 80)
-        switch = False
-    else:
-        switch = True
+    switch = not theirs.branch or _BRANCH.match(theirs.branch) is not None  # safe to suggest
+    if not switch:
+        theirs.branch = clean_text(theirs.branch or "", 80)
 
     def commit(facts: GitFacts) -> str:  # an unborn branch has none
         return f"commit {facts.head[:12]} {facts.subject or ''}" if facts.head else "no commit yet"
@@ -429,7 +373,7 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
             f"(it may be unpushed on {machine})"
         )
     elif head and here.head:
-        counts = git(
+        counts = run(
             root, "rev-list", "--left-right", "--count", f"HEAD...{head}", check=False
         ).split()
         if len(counts) == 2:
@@ -442,12 +386,9 @@ def compare(root: Path, machine: str, theirs: GitFacts) -> str:
         lines.append(f"- {machine} had {theirs.dirty_count} uncommitted file(s), in no commit:")
         for entry in theirs.dirty:
             xy, path = entry[:2], entry[3:]  # git_facts writes "XY path"
-            here_too = (
-                "exists here (without its changes there)"
-                if (root / path).exists()
-                else "missing here"
-            )
-            lines.append(f"  - `{path}` ({xy.strip() or '?'}): {here_too}")
+            present = (root / path).exists()
+            said = "exists here (without its changes there)" if present else "missing here"
+            lines.append(f"  - `{path}` ({xy.strip() or '?'}): {said}")
         if theirs.dirty_count > len(theirs.dirty):
             lines.append(f"  - … and {theirs.dirty_count - len(theirs.dirty)} more")
     else:

@@ -1,7 +1,8 @@
-"""Timestamps and time-sorted ids: the one place they are formatted.
+"""Timestamps and time-sorted ids: the one place they are formatted and read.
 
 `now_iso` for documents ("2026-11-30T05:27:15Z"), `iso` for an epoch or datetime in the same
-form, `stamp` for file names ("20261130T052715123456Z") and `new_id` for ids that sort by time.
+form (`parse_time` reads it back), `stamp` for file names ("20261130T052715123456Z") and
+`new_id` for ids that sort by time.
 Adapter authors reach these through `continuity_core.adapters.kit`.
 """
 
@@ -26,6 +27,20 @@ def iso(when: float | dt.datetime) -> str:
     else:
         moment = dt.datetime.fromtimestamp(when, dt.UTC)
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_time(value: str | None) -> dt.datetime | None:
+    """An ISO 8601 time (`Z` or an offset; none is UTC) as an aware datetime; None for what is
+    none."""
+    if not value:
+        return None
+    import datetime as dt
+
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 def now_iso() -> str:

@@ -24,6 +24,7 @@ from continuity_core.stamps import new_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
     from types import TracebackType
     from typing import Any, TypeVar
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 KEEP_CHECKPOINTS = 20
 LOCK_TIMEOUT_S = 5.0
-LOG_MAX_BYTES = 1 << 20
 KNOWN_SCHEMA = 1
 STORE = trust.STORE
 # In the store: the other machines' snapshots and traps, written by `baker pull`
@@ -46,26 +46,21 @@ MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
-
-
+# What `new_checkpoint_id` makes: retention deletes nothing else.
 _CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
 
 
-def is_checkpoint_name(name: str) -> bool:
-    """What `new_checkpoint_id` makes: retention deletes nothing else."""
-    return _CHECKPOINT_NAME.fullmatch(name) is not None
+def _upwards(start: StrPath) -> Iterator[str]:
+    """`start` (made absolute) and every folder above it, nearest first."""
+    folder = os.path.abspath(start)
+    yield folder
+    while folder != (folder := os.path.dirname(folder)):
+        yield folder
 
 
 def worktree_root(start: StrPath) -> str | None:
     """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    folder = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        up = os.path.dirname(folder)
-        if up == folder:
-            return None
-        folder = up
+    return next((f for f in _upwards(start) if os.path.exists(os.path.join(f, ".git"))), None)
 
 
 def project_root(start: StrPath | None = None) -> str | None:
@@ -73,9 +68,8 @@ def project_root(start: StrPath | None = None) -> str | None:
 
     The search stops at the git worktree root, so a nested repository is its own project.
     """
-    folder = os.path.abspath(os.fspath(start) if start is not None else os.getcwd())
     user_store: str | None = None
-    while True:
+    for folder in _upwards(start if start is not None else os.getcwd()):
         store = os.path.join(folder, STORE)
         if os.path.isdir(store):
             if user_store is None:
@@ -84,10 +78,7 @@ def project_root(start: StrPath | None = None) -> str | None:
                 return folder  # ~/.baker is the per-user store, never a project's
         if os.path.exists(os.path.join(folder, ".git")):
             return None
-        up = os.path.dirname(folder)
-        if up == folder:
-            return None
-        folder = up
+    return None
 
 
 def project_root_for_init(start: Path | None = None) -> Path:
@@ -211,7 +202,7 @@ class Store:
             names = os.listdir(os.path.join(self.store_dir, "checkpoints"))
         except FileNotFoundError:
             return []
-        return sorted((n for n in names if is_checkpoint_name(n)), reverse=True)
+        return sorted(filter(_CHECKPOINT_NAME.fullmatch, names), reverse=True)
 
     def latest_checkpoint(self) -> Checkpoint | None:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
@@ -261,17 +252,10 @@ class Store:
     def log(self, event: str, **fields: Any) -> None:
         """Append one line to `.baker/log/events.jsonl`, redacted; never raises."""
         try:
-            folder = self.folder_path("log")
-            path = os.path.join(folder, "events.jsonl")
-            try:
-                if os.lstat(path).st_size > LOG_MAX_BYTES:
-                    os.replace(path, os.path.join(folder, "events.1.jsonl"))
-            except FileNotFoundError:
-                pass
             from continuity_core.redact import redact
 
             line = redact(json.dumps({"t": now_iso(), "event": event, **fields}))
-            trust.append(path, (line + "\n").encode())
+            trust.log_line(self.folder_path("log"), line)
         except Exception:  # noqa: S110 - logging is best effort by design
             pass
 

@@ -21,7 +21,7 @@ import msgspec
 from msgspec import Struct, field
 
 from continuity_core.fs import hexdigest
-from continuity_core.jsonl import HEAD_LINE, BackwardScan, ForwardReader, Found, close_prefix
+from continuity_core.jsonl import HEAD_LINE, ForwardReader, close_prefix, scan_backward
 from continuity_core.redact import redact, redact_obj
 from continuity_core.schemas.session import (
     ApiError,
@@ -46,16 +46,9 @@ PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never sav
 SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 # (kept as `Cursor.settled`)
 
-# What an adapter's `fold` raises on a line it cannot read: the line counts as bad, the read
-# goes on.
-FOLD_ERRORS = (
-    UnicodeDecodeError,
-    ValueError,
-    KeyError,
-    TypeError,
-    AttributeError,
-    IndexError,
-)
+# What an adapter's `fold` raises on a line it cannot read (a UnicodeDecodeError is a
+# ValueError, a KeyError or IndexError a LookupError): the line counts as bad, the read goes on.
+FOLD_ERRORS = (ValueError, LookupError, TypeError, AttributeError)
 
 
 def fold_line(fold: Fold, session: Session, extra: dict[str, Any], line: bytes) -> None:
@@ -131,14 +124,10 @@ def tail_cursor(
         if size <= cold_max:
             return None
         with open(ref.path, "rb") as f:
-            offset = f.seek(size - cold_max)
-            while True:  # skip the rest of the line the seek cut, in bounded reads
-                block = f.read(1 << 20)
-                cut = block.find(b"\n")
-                if cut >= 0 or not block:
-                    offset += cut + 1 if cut >= 0 else len(block)
-                    break
-                offset += len(block)
+            f.seek(size - cold_max)
+            while (part := f.readline(1 << 20)) and part[-1:] != b"\n":
+                pass  # the rest of the line the seek cut, in bounded reads
+            offset = f.tell()
     except OSError:
         return None
     return new_cursor(ref, offset, state)
@@ -173,15 +162,13 @@ def read_incremental(
     cursor: Cursor[Any] | None,
     fold: Fold,
     *,
-    include_tail: bool = False,
-    cold: bool = True,
     finish: Callable[[Session, dict[str, Any]], None] | None = None,
     compaction_marker: bytes = b"",
     request_markers: tuple[bytes, ...] = (),
     state: type[Any] = NoState,
 ) -> Cursor[Any]:
     """Fold the lines of `ref.path` appended since `cursor` into its Session; a file never read
-    (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes when `cold`.
+    (or replaced) over `COLD_MAX` bytes is read from its last `COLD_MAX` bytes (a cold read).
 
     `finish` runs after `settle`, for an adapter's own derived state; `state` is the adapter's
     Struct of what its fold keeps between reads (a saved cursor whose state is not one is
@@ -203,12 +190,12 @@ def read_incremental(
         except msgspec.ValidationError:
             cursor = None  # another adapter's or another build's state: read it again
     if cursor is None or cursor.path != ref.path or not _same_file(cursor, st):
-        cursor = (tail_cursor(ref, state=state) if cold else None) or new_cursor(ref, 0, state)
+        cursor = tail_cursor(ref, state=state) or new_cursor(ref, 0, state)
         cursor.session.unread_bytes = skipped = cursor.offset  # scanned, not read
     elif cursor.head_len < HEAD_BYTES and st.st_size > cursor.head_len:
         cursor.head_len, cursor.head_sha = _digest(ref.path)  # the file grew past the old head
     session, extra = cursor.session, scratch(cursor)
-    reader = ForwardReader(ref.path, cursor.offset, include_tail=include_tail)
+    reader = ForwardReader(ref.path, cursor.offset)
     try:
         for line in reader:
             fold_line(fold, session, extra, line)
@@ -254,14 +241,13 @@ def scan_skipped(
             session.request_sought = "unsearched"
         return
     session.request_sought = "none"
-    for found in BackwardScan(ref.path, end, find=request_markers, max_line=LINE_HEAD):
-        text = _request_in(ref, found, fold)
-        if text is None and found.size > len(found.head) and close_prefix(found.head) is None:
+    for _, size, head in scan_backward(ref.path, end, find=request_markers, max_line=LINE_HEAD):
+        text = _request_in(ref, size, head, fold)
+        if text is None and size > len(head) and close_prefix(head) is None:
             session.request_sought = "unreadable"  # a long line cut where it cannot close
         if text is not None:
             session.requests.append(text)  # redacted by `settle`; older than any message
-            pending = _pending(extra)
-            pending["requests"] = pending.get("requests", 0) + 1
+            _count(extra, "requests")
             session.request_sought = "found"
             break
 
@@ -286,10 +272,11 @@ def count_bytes(path: str, end: int, needle: bytes) -> int:
         return found
 
 
-def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
-    """The typed request `found` holds, as `fold` reads it alone; None when it holds none."""
-    cut = found.size > len(found.head)
-    line = close_prefix(found.head) if cut else found.head
+def _request_in(ref: SessionRef, size: int, head: bytes, fold: Fold) -> str | None:
+    """The typed request of a line of `size` bytes (`head`: the line, or its first bytes), as
+    `fold` reads it alone; None when it holds none."""
+    cut = size > len(head)
+    line = close_prefix(head) if cut else head
     if line is None:
         return None
     scratch = Session(agent=ref.agent, session_id=ref.session_id, path=ref.path)
@@ -302,8 +289,8 @@ def _request_in(ref: SessionRef, found: Found, fold: Fold) -> str | None:
     text = scratch.requests[-1]
     if cut:
         text += (
-            f"\n\n[… cut: this request's transcript line is {found.size:,} bytes; only "
-            f"its first {len(found.head):,} were read]"
+            f"\n\n[… cut: this request's transcript line is {size:,} bytes; only "
+            f"its first {len(head):,} were read]"
         )
     return text
 
@@ -329,6 +316,12 @@ def _pending(extra: dict[str, Any]) -> dict[str, Any]:
     return pending
 
 
+def _count(extra: dict[str, Any], key: str) -> None:
+    """One more of `key` (requests, messages) for `settle` to redact."""
+    pending = _pending(extra)
+    pending[key] = pending.get(key, 0) + 1
+
+
 def add_request(
     session: Session, extra: dict[str, Any], text: str, timestamp: str | None = None
 ) -> None:
@@ -336,8 +329,7 @@ def add_request(
     session.requests.append(text)
     session.requests_total += 1
     del session.requests[: -limits.REQUESTS]
-    pending = _pending(extra)
-    pending["requests"] = pending.get("requests", 0) + 1
+    _count(extra, "requests")
     add_message(session, extra, "user", text, kind="request", timestamp=timestamp)
 
 
@@ -353,8 +345,7 @@ def add_message(
     """A message, clipped when settled unless it is a request."""
     session.messages.append(Message(role=role, text=text, kind=kind, timestamp=timestamp))
     del session.messages[: -limits.MESSAGES]
-    pending = _pending(extra)
-    pending["messages"] = pending.get("messages", 0) + 1
+    _count(extra, "messages")
 
 
 def drop_request(session: Session, extra: dict[str, Any]) -> None:
@@ -418,9 +409,7 @@ def set_todos(session: Session, extra: dict[str, Any], todos: list[TodoItem]) ->
 
 def settle(session: Session, extra: dict[str, Any]) -> None:
     """Redact and clip what the edits above added since the last settle and `session` keeps."""
-    pending = extra.pop(PENDING, None)
-    if not pending:
-        pending = {}
+    pending = extra.pop(PENDING, None) or {}
     new = min(pending.get("requests", 0), len(session.requests))
     for i in range(len(session.requests) - new, len(session.requests)):
         session.requests[i] = redact(session.requests[i])
@@ -431,11 +420,9 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
     for call in session.tool_calls if inputs or outputs else ():
         if call.id in inputs:
             call.input = clip_obj(redact_obj(call.input))
+            call.name = redact(call.name)
         if call.id in outputs and call.output is not None:
             call.output = clip(redact(call.output))
-    for call in session.tool_calls if inputs else ():
-        if call.id in inputs:
-            call.name = redact(call.name)
     if pending.get("todos"):
         for todo in session.todos:
             todo.content = redact(todo.content)
@@ -449,14 +436,14 @@ def settle(session: Session, extra: dict[str, Any]) -> None:
             seen[name] = value
 
 
-def clip_obj(value: Any, limit: int = limits.TEXT) -> Any:
+def clip_obj(value: Any) -> Any:
     """Long strings inside a structure (a tool's input: a whole file for Write) cut like text."""
     if isinstance(value, str):
-        return clip(value, limit)
+        return clip(value)
     if isinstance(value, dict):
-        return {k: clip_obj(v, limit) for k, v in value.items()}
+        return {k: clip_obj(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [clip_obj(v, limit) for v in value]
+        return [clip_obj(v) for v in value]
     return value
 
 
@@ -469,9 +456,10 @@ def add_edit(
 ) -> None:
     """Note a file edit; the same path edited again counts up and moves to the end. A path is
     redacted here (a file may be named after a token), once per distinct path."""
-    rel = _redact_path(relative_to_cwd(path, session.cwd))
+    top = session.cwd.rstrip("/") + "/" if session.cwd else None
+    rel = _redact_path(path[len(top) :] if top and path.startswith(top) else path)
     moved_to = _redact_path(moved_to) if moved_to else moved_to
-    tool = _redact_path(tool) if tool else tool
+    tool = _redact_path(tool)
     for i, edit in enumerate(session.files_edited):
         if edit.path == rel:
             edit.count += 1
@@ -493,12 +481,6 @@ def add_error(session: Session, error: ApiError) -> None:
     error.message = clip(redact(error.message), 1000)
     session.errors.append(error)
     del session.errors[: -limits.ERRORS]
-
-
-def relative_to_cwd(path: str, cwd: str | None) -> str:
-    if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1 :]
-    return path
 
 
 def project_relative(session: Session, root: Any) -> Session:
@@ -528,8 +510,6 @@ def _inside(cwd: str, top: str) -> str | None:
     """`cwd` relative to `top` ("." for `top` itself), symlinks resolved if need be; None
     outside it."""
     for a, b in ((os.path.abspath(cwd), top), (os.path.realpath(cwd), os.path.realpath(top))):
-        if a == b:
-            return "."
-        if a.startswith(b.rstrip(os.sep) + os.sep):
+        if os.path.commonpath([a, b]) == b:
             return os.path.relpath(a, b)
     return None

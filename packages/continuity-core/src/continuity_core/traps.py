@@ -13,6 +13,10 @@ import json
 import os
 import stat
 
+# Paths as posix, normalized (no `//`, `.` or `a/..`): pathlib costs the pre-tool hook half a
+# bare interpreter start (it imports `urllib`); `os` has imported posixpath already.
+from posixpath import normpath
+
 from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
@@ -87,13 +91,12 @@ def _decode(line: bytes, *, redact_why: bool = True) -> Trap | None:
 
 def load(root: StrPath, *, redact_why: bool = True) -> list[Trap]:
     """Every usable trap, oldest first."""
-    traps = [_decode(line, redact_why=redact_why) for line in _lines(root) if line.strip()]
-    return [t for t in traps if t is not None]
+    return parse_lines(b"\n".join(_lines(root)), redact_why=redact_why)
 
 
-def parse_lines(data: bytes) -> list[Trap]:
+def parse_lines(data: bytes, *, redact_why: bool = True) -> list[Trap]:
     """The usable traps of a `traps.jsonl` text (another machine's, say), oldest first."""
-    traps = [_decode(line) for line in data.splitlines() if line.strip()]
+    traps = [_decode(line, redact_why=redact_why) for line in data.splitlines() if line.strip()]
     return [t for t in traps if t is not None]
 
 
@@ -120,11 +123,7 @@ def file_hash(path: StrPath) -> str | None:
 
 def cited_files(root: Path, pattern: str, extra: Iterable[str] = ()) -> list[str]:
     """Project files a trap cites: those its path glob matches (a few), plus `extra`."""
-    found: list[str] = []
-    for name in extra:
-        rel = relative(root, name)
-        if rel not in found:
-            found.append(rel)
+    found = list(dict.fromkeys(relative(root, name) for name in extra))
     if not pattern.startswith("/") and ".." not in pattern.split("/"):
         try:
             matches = sorted(root.glob(pattern)) if _wild(pattern) else [root / pattern]
@@ -192,18 +191,15 @@ def add(
         agent=agent,
         file_hashes=hashes,
     )
-    store = Store(root)
-    with store.lock():
-        path = traps_path(root)
+    with Store(root).lock():
         old = b"".join(line + b"\n" for line in _lines(root))
-        atomic_write(path, old + msgspec.json.encode(trap) + b"\n")
+        atomic_write(traps_path(root), old + msgspec.json.encode(trap) + b"\n")
     return trap
 
 
 def remove(root: Path, trap_id: str) -> Trap:
     """Remove one trap by id (or a unique id prefix); every other line stays byte-for-byte."""
-    store = Store(root)
-    with store.lock():
+    with Store(root).lock():
         lines = _lines(root)
         hits = [
             (i, t)
@@ -253,17 +249,9 @@ def _glob(name: str, pattern: str) -> bool:
     return fnmatchcase(name, pattern)
 
 
-def _pure(path: str) -> str:
-    """`path` as posix, normalized (`posixpath.normpath`: no `//`, `.` or `a/..`); pathlib
-    costs the pre-tool hook half a bare interpreter start (it imports `urllib`)."""
-    import posixpath
-
-    return posixpath.normpath(path)
-
-
 def _relative_to(path: str, root: str) -> str | None:
     """`path` below `root`, as posix; None where it is not below."""
-    p, top = _pure(path), _pure(root).rstrip("/")
+    p, top = normpath(path), normpath(root).rstrip("/")
     if p == top or (not top and p == "/"):
         return "."
     return p[len(top) + 1 :] if p.startswith(top + "/") else None
@@ -283,8 +271,8 @@ def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
                 rel = _relative_to(os.path.realpath(p), os.path.realpath(top))
             except (ValueError, OSError):
                 rel = None
-        return rel if rel is not None else _pure(p)
-    return _pure(path.replace("\\", "/")).removeprefix("./")
+        return rel if rel is not None else normpath(p)
+    return normpath(path.replace("\\", "/")).removeprefix("./")
 
 
 def path_matches(pattern: str, rel: str) -> bool:
@@ -597,15 +585,14 @@ def unseen(
     session: str,
     paths: Sequence[str],
     command: str | None,
-    batch: int = BATCH,
     cwd: str | None = None,
 ) -> list[Shown]:
-    """The next matching traps `session` has not been shown, at most `batch`."""
+    """The next matching traps `session` has not been shown, at most `BATCH`."""
     top = os.fspath(root)
     try:
-        return _unseen(top, _cached(top), session, paths, command, batch, cwd)
+        return _unseen(top, _cached(top), session, paths, command, cwd)
     except ValueError:  # a row of the cache is broken: built again from the traps
-        return _unseen(top, _cached(top, fresh=True), session, paths, command, batch, cwd)
+        return _unseen(top, _cached(top, fresh=True), session, paths, command, cwd)
 
 
 def _unseen(
@@ -614,7 +601,6 @@ def _unseen(
     session: str,
     paths: Sequence[str],
     command: str | None,
-    batch: int,
     cwd: str | None,
 ) -> list[Shown]:
     ids = cached.index["id"]
@@ -627,7 +613,7 @@ def _unseen(
         if ids[i] in already:
             continue
         out.append(cached.shown(i))  # ValueError where the row is not what `_cached` wrote
-        if len(out) >= batch:
+        if len(out) >= BATCH:
             break
     return out
 

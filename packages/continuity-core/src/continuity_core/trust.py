@@ -46,8 +46,8 @@ NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 PRIVATE_DIR = 0o700
 WRITABLE_BY_OTHERS = 0o022
 _geteuid = getattr(os, "geteuid", None)
-HOME_LOG = "events.jsonl"
-HOME_LOG_MAX = 1 << 20
+LOG = "events.jsonl"  # in `.baker/log/` and `~/.baker/log/`, read by `baker audit`
+LOG_MAX = 1 << 20  # then moved to `events.1.jsonl` (a refused repository logs every turn)
 
 
 class Untrusted(StoreError):
@@ -184,14 +184,8 @@ def open_fd(path: StrPath, flags: int, mode: int = 0o600, *, home: bool = False)
 
 def read_bytes(path: StrPath, *, home: bool = False) -> bytes:
     """The whole file, opened with `open_fd` (FileNotFoundError when missing)."""
-    fd = open_fd(path, os.O_RDONLY, home=home)
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    with open(open_fd(path, os.O_RDONLY, home=home), "rb") as f:
+        return f.read()
 
 
 def append(path: StrPath, data: bytes, *, home: bool = False) -> None:
@@ -201,6 +195,17 @@ def append(path: StrPath, data: bytes, *, home: bool = False) -> None:
         os.write(fd, data)
     finally:
         os.close(fd)
+
+
+def log_line(folder: str, line: str, *, home: bool = False) -> None:
+    """Append one line to the event log in `folder` (checked), rotated past `LOG_MAX`."""
+    path = os.path.join(folder, LOG)
+    try:
+        if os.lstat(path).st_size > LOG_MAX:
+            os.replace(path, os.path.join(folder, "events.1.jsonl"))
+    except FileNotFoundError:
+        pass
+    append(path, (line + "\n").encode(), home=home)
 
 
 # --- the project store ------------------------------------------------------------------
@@ -293,7 +298,11 @@ def tracked(root: StrPath) -> list[str]:
     found = ls_files(root, TRACKED_SPECS)
     if found is None or found:
         return found or []
-    if mark is not None and _REMEMBER["clean"] and not _racy(written):
+    # An index written less than `RACY_S` ago (or in the future: a skewed clock) could be
+    # rewritten within the same timestamp tick, with the same identity: not remembered.
+    import time
+
+    if mark is not None and _REMEMBER["clean"] and time.time() - written >= RACY_S:
         try:
             os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | NOFOLLOW | CLOEXEC, 0o600))
             if os.path.basename(mark).startswith("0"):  # one clean verdict in sixteen sweeps
@@ -317,14 +326,6 @@ def ls_files(
     if out is None:
         return None  # not a git worktree (or git refuses it): only the lstat checks apply
     return [p for p in out.split("\0") if p]
-
-
-def _racy(written: float) -> bool:
-    """An index written less than `RACY_S` ago (or in the future: a skewed clock) could be
-    rewritten within the same timestamp tick, with the same identity."""
-    import time
-
-    return time.time() - written < RACY_S
 
 
 def _index_key(root: str) -> tuple[str | None, float]:
@@ -453,16 +454,9 @@ def home_log(event: str, **fields: str) -> None:
     try:
         import time
 
-        folder = home_path("log")
-        path = os.path.join(folder, HOME_LOG)
-        try:
-            if os.lstat(path).st_size > HOME_LOG_MAX:  # a refused repository logs every turn
-                os.replace(path, os.path.join(folder, "events.1.jsonl"))
-        except FileNotFoundError:
-            pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         line = json.dumps({"t": stamp, "event": event, **fields})
-        append(path, (line + "\n").encode(), home=True)
+        log_line(home_path("log"), line, home=True)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass
 

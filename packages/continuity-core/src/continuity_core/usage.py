@@ -13,7 +13,7 @@ from continuity_core.errors import ConfigError
 from continuity_core.schemas.usage import UsageReport
 
 # The checkpoint hook reads the levels after every turn (`checkpoint.remind`): nothing here
-# imports msgspec, typing or pathlib (docs/decisions.md, "How the hooks stay fast").
+# imports typing or pathlib (docs/decisions.md, "How the hooks stay fast").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from continuity_core.adapters import Adapter
     from continuity_core.schemas.config import UsageConfig
-    from continuity_core.schemas.session import SessionRef, Usage
+    from continuity_core.schemas.session import Usage
     from continuity_core.schemas.usage import UsageLevel as Level
 
 LEVELS: tuple[Literal["prepare", "refresh", "rotate"], ...] = ("prepare", "refresh", "rotate")
@@ -79,11 +79,10 @@ def thresholds(
         from continuity_core.schemas.config import UsageConfig
 
         config = UsageConfig()
-    found: dict[str, Threshold] = {}
-    for level in LEVELS:
-        raw = (overrides or {}).get(level) or getattr(config, level)
-        found[level] = parse_threshold(raw)
-    return found
+    return {
+        level: parse_threshold((overrides or {}).get(level) or getattr(config, level))
+        for level in LEVELS
+    }
 
 
 def level_for(
@@ -107,10 +106,8 @@ def level_for(
         )
     window = usage.context_window or None
     applied: dict[str, int] = {lvl: limits[lvl].tokens_for(window, lvl) for lvl in LEVELS}
-    level: Level = "ok"
-    for lvl in LEVELS:
-        if usage.context_tokens >= applied[lvl]:
-            level = lvl
+    reached = (lvl for lvl in reversed(LEVELS) if usage.context_tokens >= applied[lvl])
+    level: Level = next(reached, "ok")  # the highest level reached
     percent = round(100 * usage.context_tokens / window, 1) if window else None
     return UsageReport(
         level=level,
@@ -128,26 +125,20 @@ def level_for(
 # --- where a measurement comes from ----------------------------------------------------------
 
 
-def ref_for_file(agent: str, path: Path) -> SessionRef:
-    """A SessionRef for a transcript file named on the command line."""
+def from_file(adapter: Adapter, path: Path) -> tuple[Usage | None, str, str | None]:
+    """Usage of the transcript at `path` (named on the command line) read by `adapter`;
+    (usage, session id, reason)."""
     from continuity_core.schemas.session import SessionRef
 
     st = path.stat()
-    session_id = path.stem.removesuffix(".trimmed")
-    return SessionRef(
-        agent=agent,
+    ref = SessionRef(
+        agent=adapter.name,
         account="",
-        session_id=session_id,
+        session_id=path.stem.removesuffix(".trimmed"),
         path=str(path),
         mtime=st.st_mtime,
-        cwd=None,
         size=st.st_size,
     )
-
-
-def from_file(adapter: Adapter, path: Path) -> tuple[Usage | None, str, str | None]:
-    """Usage of the transcript at `path` read by `adapter`; (usage, session id, reason)."""
-    ref = ref_for_file(adapter.name, path)
     session = adapter.read(ref, None).session
     reason = None if session.usage else f"{path} records no context usage"
     return session.usage, session.session_id or ref.session_id, reason
@@ -168,15 +159,6 @@ def live(
     from continuity_core.store import Store
 
     adapters, broken = load_all()
-    if agent is not None and agent not in adapters:
-        import difflib
-
-        why = (
-            f"no adapter named {agent!r} is installed (installed: {', '.join(adapters) or 'none'})"
-        )
-        near = difflib.get_close_matches(agent, list(adapters), n=1)
-        why += f"; did you mean {near[0]!r}?" if near else ""
-        return level_for(None, limits, source="live session", reason=why)
     store = Store(root)
     try:
         choice = choose(
@@ -187,7 +169,7 @@ def live(
             agent=agent,
             session_id=session_id,
         )
-    except NoMatch as e:  # --agent's: the first line says what was searched
+    except NoMatch as e:  # --agent's (a name no adapter has, too): the first line says why
         return level_for(None, limits, source="live session", reason=str(e).splitlines()[0])
     problems = [*broken.values(), *choice.errors]
     if choice.ref is None or choice.session is None:

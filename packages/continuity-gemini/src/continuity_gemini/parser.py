@@ -243,11 +243,18 @@ def _snapshot(session: Session, extra: dict[str, Any], messages: list[Any]) -> N
         known.add(msg["id"])
         text = _user_text(msg.get("content")) if msg.get("type") == "user" else ""
         if text.startswith("<state_snapshot>"):
-            # The file does not say whether /compress or the threshold did it; PreCompress does.
+            # The file does not say whether /compress or the threshold did it (PreCompress
+            # does). Inside a turn (after a prompt, a tool result, or a reply that called
+            # tools) nobody typed /compress: the threshold did. Between turns, logs.json may
+            # tell (`compaction_triggers`).
+            last: dict[str, Any] = next(
+                (e for e in reversed(view) if e.get("k") in _TURN_KINDS), {}
+            )
+            inside = last.get("k") in ("request", "result") or "c" in last
             add_compaction(
                 session,
                 Compaction(
-                    trigger="unknown",
+                    trigger="auto" if inside else "unknown",
                     summary=clip(redact(text)),
                     timestamp=msg.get("timestamp"),
                     pre_tokens=session.usage.context_tokens if session.usage else None,

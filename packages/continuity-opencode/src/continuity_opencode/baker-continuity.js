@@ -93,6 +93,15 @@ export const BakerContinuity = async ({ directory, worktree }) => {
         }
       } else if (event?.type === "session.compacted" && props.sessionID) {
         await baker(exe, "checkpoint", hook("session.compacted", props.sessionID, {}), cwd, false);
+        // From now on the system prompt carries what the summary dropped: the pickup of a
+        // session just compacted (its last request before it, the commands that failed); the
+        // earlier pickup stays where this one brings nothing.
+        if (!subagents.has(props.sessionID)) {
+          const compacted = hook("session.start", props.sessionID, { source: "compact" });
+          const earlier = pickups.get(props.sessionID) ?? Promise.resolve("");
+          const text = baker(exe, "pickup", compacted, cwd, true, PICKUP_MS).then(context);
+          pickups.set(props.sessionID, text.then((t) => t || earlier));
+        }
       }
     },
     "experimental.chat.system.transform": async (input, output) => {

@@ -3,8 +3,9 @@ hooks print back to it.
 
 OpenCode's hooks are in-process JavaScript: the plugin turns its events into one JSON object
 `{"agent": "opencode", "hook_event_name": …, "session_id": …, "cwd": …}` (plus `tool`, `args`
-before a tool, `error` with a `session.error`) and reads back `{"context": TEXT}`, which it
-puts in the system prompt (pickup) or after the tool's output (traps).
+before a tool, `error` with a `session.error`, `source: "compact"` with the pickup it asks for
+once OpenCode says `session.compacted`) and reads back `{"context": TEXT}`, which it puts in
+the system prompt (pickup) or after the tool's output (traps).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         native=name,
         session_id=_str(data.get("session_id")),
         cwd=_str(data.get("cwd")),
+        source=_str(data.get("source")),
         tool_name=tool,
         tool_input=args,
         paths=paths,
@@ -86,6 +88,8 @@ def _error(raw: Any) -> tuple[str | None, str | None, str | None]:
     message = _str(data.get("message")) or _str(raw.get("name"))
     if status != 429:
         return ("api" if raw.get("name") == "APIError" else "other"), message, None
+    if limit_kind(message) == "usage_limit":
+        return "usage_limit", message, None  # a spent quota: no retry-after ends it
     given = data.get("responseHeaders")
     headers: dict[str, Any] = given if isinstance(given, dict) else {}
     lower = {str(k).lower(): v for k, v in headers.items()}
@@ -99,6 +103,12 @@ def _error(raw: Any) -> tuple[str | None, str | None, str | None]:
 
         reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + seconds))
     return "rate_limit", message, reset
+
+
+def limit_kind(message: str | None) -> str:
+    """A 429's kind: OpenAI-compatible providers answer a spent quota (`insufficient_quota`,
+    "You exceeded your current quota") with a 429 too, a usage limit; else a rate limit."""
+    return "usage_limit" if "quota" in (message or "").lower() else "rate_limit"
 
 
 def _retry(raw: Any) -> tuple[str | None, str | None, str | None]:

@@ -256,13 +256,16 @@ def fold_messages(
 
 def api_error(error: views.MessageError, at_ms: int) -> ApiError:
     """An assistant message's error as core's ApiError: an APIError with status 429 is a rate
-    limit, its reset time `retry-after` (seconds or an HTTP date) after the error."""
+    limit, its reset time `retry-after` (seconds or an HTTP date) after the error, or a usage
+    limit where it says the quota is spent."""
+    from continuity_opencode.hooks import limit_kind
+
     data = error.data or views.ErrorData()
     status = data.statusCode
     message = data.message or error.name or "error"
     kind: Any
     if status == 429:
-        kind = "rate_limit"
+        kind = limit_kind(message)
     elif status in (529, 503):
         kind = "overloaded"
     elif status in (401, 403) or error.name == "ProviderAuthError":

@@ -20,10 +20,11 @@ def precommit(as_json: bool) -> None:
 
     from continuity_cli import output
     from continuity_core import precommit as guard
+    from continuity_core.git import GitError
 
     try:
         problems = guard.check(Path.cwd())
-    except RuntimeError as e:
+    except GitError as e:
         raise click.ClickException(f"cannot read the staged changes: {e}") from None
     if as_json:
         output.emit_json([asdict(p) for p in problems])

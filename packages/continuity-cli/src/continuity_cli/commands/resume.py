@@ -240,7 +240,6 @@ def prepare(
         LaunchOptions(
             account=launch_account,
             native=result.brief.session if native else None,
-            brief_chars=len(text.encode()),
             brief_text=text if dry_run else None,
             dry_run=dry_run,
             force=force,

@@ -568,7 +568,7 @@ def add_command(
 
     if exit_code is not None:
         failed = exit_code != 0
-    text = _redacted_line(command, COMMAND_CHARS)
+    text = redact(_one_line(command, COMMAND_CHARS))
     error = redact(error_line(output)) if failed and output else ""
     session.commands_total += 1
     runs = session.commands
@@ -590,12 +590,6 @@ def add_command(
         drop = next((j for j, r in enumerate(runs) if not r.failed), 0)
         del runs[drop]
     return run
-
-
-def _redacted_line(text: str, limit: int) -> str:
-    from continuity_core.redact import redact
-
-    return redact(_one_line(text, limit))
 
 
 def add_subagent(

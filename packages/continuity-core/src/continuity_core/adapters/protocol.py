@@ -85,7 +85,6 @@ class UserOptions(Struct, kw_only=True, frozen=True):
 class LaunchOptions(Struct, kw_only=True, frozen=True):
     account: Account | None = None
     native: SessionRef | None = None  # continue this very session (same vendor)
-    brief_chars: int = 0
     brief_text: str | None = None  # the brief itself when it is not on disk (a dry run)
     dry_run: bool = False  # no side effects: the notes say what would be written
     force: bool = False  # replace what the launch would otherwise refuse to overwrite

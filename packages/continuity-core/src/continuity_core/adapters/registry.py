@@ -75,8 +75,11 @@ RACY_NS = 3_000_000_000
 
 @functools.cache
 def _entry_points(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
+    from continuity_core.fs import hexdigest
+
     key = _index_key(path)
-    name = _index_name(path)
+    digest = hexdigest("\0".join(path).encode("utf-8", "surrogateescape"))
+    name = f"entry-points-{digest[:16]}.json"
     found = _indexed(name, key) if key is not None else None
     if found is not None:
         return found
@@ -102,14 +105,6 @@ def _index_key(path: tuple[str, ...]) -> list[object] | None:
             return None
         key.append([folder, st.st_ino, st.st_mtime_ns])
     return key
-
-
-def _index_name(path: tuple[str, ...]) -> str:
-    from continuity_core.fs import hexdigest
-
-    return (
-        f"entry-points-{hexdigest(chr(0).join(path).encode('utf-8', 'surrogateescape'))[:16]}.json"
-    )
 
 
 def _indexed(name: str, key: list[object]) -> dict[str, list[tuple[str, str, str, str]]] | None:

@@ -17,60 +17,19 @@ Transcripts come from each adapter's `all_sessions(accounts)` (every session of 
 project); each agent's deletion policy from its `retention` ability.
 """
 
-from continuity_core.archive.extraction import (
-    MAX_STRING,
-    SAVED_DIRS,
-    SKIP_KEYS,
-    SKIP_ROLES,
-    TEXT_KEYS,
-    Kind,
-    Source,
-    extract,
-    line_text,
-    project_sources,
-    sources_for,
-)
-from continuity_core.archive.index import (
-    BUSY_TIMEOUT_MS,
-    COMMIT_BYTES,
-    DB_NAME,
-    SCHEMA,
-    SIGNATURE_BYTES,
-    Archive,
-    IndexStats,
-    db_path,
-    refresh,
-)
+from continuity_core.archive.extraction import Source
+from continuity_core.archive.index import Archive, IndexStats, db_path, refresh
 from continuity_core.archive.retention import Retention, retention_findings, retention_report
-from continuity_core.archive.search import MAX_RANKED, Hit, fts_query, open_command, scope_tokens
+from continuity_core.archive.search import Hit
 
 __all__ = [
-    "BUSY_TIMEOUT_MS",
-    "COMMIT_BYTES",
-    "DB_NAME",
-    "MAX_RANKED",
-    "MAX_STRING",
-    "SAVED_DIRS",
-    "SCHEMA",
-    "SIGNATURE_BYTES",
-    "SKIP_KEYS",
-    "SKIP_ROLES",
-    "TEXT_KEYS",
     "Archive",
     "Hit",
     "IndexStats",
-    "Kind",
     "Retention",
     "Source",
     "db_path",
-    "extract",
-    "fts_query",
-    "line_text",
-    "open_command",
-    "project_sources",
     "refresh",
     "retention_findings",
     "retention_report",
-    "scope_tokens",
-    "sources_for",
 ]

@@ -18,12 +18,12 @@ import msgspec
 from continuity_core.redact import secret_name, secret_option
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
+from continuity_core.store import SAVED  # .baker/saved/: saved handoffs (markdown)
 
 if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
 
 MAX_STRING = 32_000  # characters kept of one string: a huge tool output is cut, not dropped
-SAVED_DIRS = ("saved",)  # .baker/ folders holding saved handoffs (markdown)
 
 Kind = Literal["transcript", "checkpoint", "saved"]
 
@@ -217,32 +217,18 @@ def _records(
 def project_sources(project: Path) -> list[Source]:
     """The project's automatic checkpoints and saved handoffs."""
     store = project / ".baker"
-    out: list[Source] = []
+    found: list[tuple[Kind, str, str]] = []  # kind, session id, path
     with contextlib.suppress(OSError):
         for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
             if entry.name.endswith(".json"):
-                out.append(
-                    Source(
-                        kind="checkpoint",
-                        agent="baker",
-                        account="",
-                        session_id=entry.name[:-5],
-                        path=entry.path,
-                        project=str(project),
-                    )
-                )
-    for folder in SAVED_DIRS:
-        with contextlib.suppress(OSError):
-            for path in sorted((store / folder).rglob("*")):
-                if path.suffix == ".md" and path.is_file():  # not the .json sidecars
-                    out.append(
-                        Source(
-                            kind="saved",
-                            agent="baker",
-                            account="",
-                            session_id=path.stem,
-                            path=str(path),
-                            project=str(project),
-                        )
-                    )
-    return out
+                found.append(("checkpoint", entry.name[:-5], entry.path))
+    with contextlib.suppress(OSError):
+        for path in sorted((store / SAVED).rglob("*")):
+            if path.suffix == ".md" and path.is_file():  # not the .json sidecars
+                found.append(("saved", path.stem, str(path)))
+    return [
+        Source(
+            kind=kind, agent="baker", account="", session_id=sid, path=path, project=str(project)
+        )
+        for kind, sid, path in found
+    ]

@@ -240,8 +240,7 @@ class Archive:
         self, sources: Sequence[Source], progress: Callable[[int], None] | None = None
     ) -> IndexStats:
         """Index what is new in `sources`; `progress(n)` is told of every n bytes read."""
-        todo, stats = self.pending(sources)
-        return self.index_pending(todo, stats, progress)
+        return self.index_pending(*self.pending(sources), progress)
 
     def index_pending(
         self,
@@ -278,23 +277,14 @@ class Archive:
             head = _digest(f.read(SIGNATURE_BYTES))
         # IMMEDIATE: a second indexer waits here, then sees this one's offset, so no text is
         # indexed twice. Long files commit every COMMIT_BYTES (see _index_jsonl).
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
             row = self.db.execute(
                 "SELECT id, offset, head, edge, project FROM sources WHERE path = ?",
                 (src.path,),
             ).fetchone()
             reset = False
             if row is None:
-                sid = (
-                    self.db.execute(
-                        "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-                    ).lastrowid
-                    or 0
-                )
-                offset, project = 0, src.project
+                sid, offset, project = self._new_source(src), 0, src.project
             else:
                 sid, offset, old_head, edge, project = row
                 project = project or src.project
@@ -317,11 +307,18 @@ class Archive:
                 read, rows = self._index_jsonl(src, sid, offset, project, before, progress)
             else:
                 read, rows = self._index_document(src, sid, progress)
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         return read, rows, reset
+
+    def _new_source(self, src: Source) -> int:
+        """A row for a source seen for the first time; its id."""
+        return (
+            self.db.execute(
+                "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+            ).lastrowid
+            or 0
+        )
 
     def _index_jsonl(
         self,
@@ -424,21 +421,12 @@ class Archive:
             if text and (not texts or texts[-1][0] != text):
                 texts.append((text, own or ts))
         times = [ts for _, ts in texts if ts]
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
             row = self.db.execute(
                 "SELECT id, project FROM sources WHERE path = ?", (src.path,)
             ).fetchone()
             if row is None:
-                sid = (
-                    self.db.execute(
-                        "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-                    ).lastrowid
-                    or 0
-                )
-                project = src.project
+                sid, project = self._new_source(src), src.project
             else:
                 sid, project = row[0], row[1] or src.project
                 self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
@@ -465,10 +453,6 @@ class Archive:
                     sid,
                 ),
             )
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         return read, len(texts)
 
     def _index_document(
@@ -545,26 +529,20 @@ class Archive:
 
     def show(self, session: str) -> list[tuple[str | None, str]]:
         """The archived text of one session (an id or a unique prefix), oldest first."""
-        sid = self._one_session(session)
-        return [
-            (ts, text)
-            for ts, text in self.db.execute(
-                "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
-                "WHERE s.session_id = ? ORDER BY c.rowid",
-                (sid,),
-            )
-        ]
+        return self.db.execute(
+            "SELECT c.ts, c.text FROM chunks c JOIN sources s ON s.id = c.source "
+            "WHERE s.session_id = ? ORDER BY c.rowid",
+            (self._one_session(session),),
+        ).fetchall()
 
     def forget(self, session: str) -> tuple[str, int]:
         """Remove a session (an id or a unique prefix) for good; returns its id and row count."""
         sid = self._one_session(session)
         with self._write():
-            ids = [
-                r[0] for r in self.db.execute("SELECT id FROM sources WHERE session_id = ?", (sid,))
-            ]
-            rows = 0
-            for source in ids:
-                rows += self.db.execute("DELETE FROM chunks WHERE source = ?", (source,)).rowcount
+            rows = self.db.execute(
+                "DELETE FROM chunks WHERE source IN (SELECT id FROM sources WHERE session_id = ?)",
+                (sid,),
+            ).rowcount
             self.db.execute("DELETE FROM sources WHERE session_id = ?", (sid,))
             # Remembered so a transcript still on disk is not indexed again.
             self.db.execute("INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, _iso(None)))

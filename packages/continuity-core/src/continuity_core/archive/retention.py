@@ -7,7 +7,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -18,6 +17,8 @@ from continuity_core.errors import StoreError
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 
+WITHIN_DAYS = 7  # what "soon" means: sessions deleted within this many days
+
 
 class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One account's deletion policy and how many of its sessions it will delete soon."""
@@ -26,7 +27,7 @@ class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
     account: str
     days: float | None  # None: the agent keeps sessions forever
     sessions: int = 0
-    due: int = 0  # deleted within `within_days`
+    due: int = 0  # deleted within `WITHIN_DAYS`
     unarchived: int = 0  # of those, not yet (fully) in the archive
     source: str = ""  # where the policy was read
 
@@ -35,11 +36,9 @@ def retention_report(
     adapters: Mapping[str, Adapter] | None = None,
     config: GlobalConfig | None = None,
     *,
-    within_days: float = 7,
     now: float | None = None,
-    archive_path: Path | None = None,
 ) -> list[Retention]:
-    """Per account: how many sessions its agent will delete within `within_days`.
+    """Per account: how many sessions its agent will delete within `WITHIN_DAYS`.
 
     The policy is the adapter's `retention` ability (none: kept forever); the sessions are
     its `all_sessions`.
@@ -51,7 +50,7 @@ def retention_report(
     config = config or load_config()
     now = now or time.time()
     indexed: dict[str, tuple[int, int]] = {}
-    path = archive_path or db_path()
+    path = db_path()
     if path.exists():
         with contextlib.suppress(sqlite3.Error, StoreError), Archive(path) as archive:
             indexed = archive.sessions()
@@ -68,7 +67,7 @@ def retention_report(
             refs = _refs(adapter, account)
             for ref in refs:
                 item.sessions += 1
-                if days is None or ref.mtime > now - (days - within_days) * 86400:
+                if days is None or ref.mtime > now - (days - WITHIN_DAYS) * 86400:
                     continue
                 item.due += 1
                 _, offset = indexed.get(ref.path, (-1, -1))
@@ -92,7 +91,7 @@ def _size(path: str) -> int:
         return 0
 
 
-def retention_findings(report: Sequence[Retention], within_days: float = 7) -> list[Any]:
+def retention_findings(report: Sequence[Retention]) -> list[Any]:
     """`baker doctor` lines for the report: a warning per account that will lose sessions."""
     from continuity_core.adapters import Finding
 
@@ -111,7 +110,7 @@ def retention_findings(report: Sequence[Retention], within_days: float = 7) -> l
                 level="warn" if item.unarchived else "info",
                 message=(
                     f"{item.agent} ({item.account}) deletes sessions after {days} days: "
-                    f"{item.due} will go within {within_days:g} days{missing}"
+                    f"{item.due} will go within {WITHIN_DAYS} days{missing}"
                 ),
                 fix=f"raise the retention in {item.source}" if item.source else "",
             )

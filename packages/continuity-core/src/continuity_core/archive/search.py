@@ -120,13 +120,9 @@ def fts_query(query: str) -> str:
 
 def open_command(kind: str, agent: str, session_id: str, project: str | None, gone: bool) -> str:
     """What to run to pick this session up again."""
-    if kind != "transcript" or gone:
-        return f"baker recall --show {session_id}"
-    where = f"cd {_quote(project)} && " if project else ""
-    return f"{where}baker handoff --from {agent} --session {session_id}"
-
-
-def _quote(path: str) -> str:
     import shlex
 
-    return shlex.quote(path)
+    if kind != "transcript" or gone:
+        return f"baker recall --show {session_id}"
+    where = f"cd {shlex.quote(project)} && " if project else ""
+    return f"{where}baker handoff --from {agent} --session {session_id}"
