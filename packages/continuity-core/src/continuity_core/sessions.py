@@ -506,6 +506,14 @@ def table(
         rows.append(row)
     if not chosen and rows and rows[0]["state"] is not None:
         rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
+    from continuity_core.limits import parse_time
+
+    def activity(row: dict[str, Any]) -> float:
+        when = parse_time(row["last_activity"])
+        return when.timestamp() if when else 0.0
+
+    # Found newest file first, shown newest activity first (a copied or synced file is newer).
+    rows.sort(key=activity, reverse=True)
     return Table(
         rows=rows,
         more=max(0, len(found.candidates) - limit),

@@ -222,7 +222,7 @@ def trap_add(
     if t.kind == "command" and not is_command:
         click.echo(
             "  (taken as a command: words without a `/` that name no file here; "
-            "`--command` says so explicitly)"
+            f"`--command` says so explicitly, `./{t.pattern}` keeps it a path)"
         )
 
 

@@ -205,8 +205,9 @@ def edit_settings_file(
     for a file baker must not rewrite (reported as `refused`, the file untouched). `root` is the
     project for a project-level file (a link out of it is refused), None for a user-level one
     (written through a link to its target): see `continuity_core.agentfiles`. A file left as
-    `{}` by a removal is deleted when baker created it (its folder too with `prune`, when
-    empty), restored when baker found it empty, kept otherwise. `note` goes with an addition.
+    `{}` by a removal is deleted when baker created it (with `prune`, the folders left empty
+    too, up to `root`), restored when baker found it empty, kept otherwise. `note` goes with an
+    addition.
 
     Several removals from one file go in one `edit`: the file's fate is judged on the text
     this call ends with, and a dry run writes nothing a second call could read, so two calls
@@ -253,8 +254,11 @@ def edit_settings_file(
         if not dry_run:
             try:
                 target.path.unlink()
-                if prune and not any(target.path.parent.iterdir()):
-                    target.path.parent.rmdir()
+                top = os.path.realpath(root) if prune and root is not None else None
+                for folder in target.path.parents if top else ():
+                    if str(folder) == top or any(folder.iterdir()):
+                        break
+                    folder.rmdir()  # left empty by this removal: `.github/hooks/`, `.github/`
             except OSError as e:
                 return Change(path=shown, action="failed", detail=e.strerror or str(e))
         return Change(path=shown, action="removed", detail=detail)
