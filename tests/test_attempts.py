@@ -19,7 +19,7 @@ import msgspec
 import pytest
 
 from continuity_core import brief, pickup
-from continuity_core.adapters import load
+from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, kit, load
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.session import Session, SessionRef
 from tests.conftest import FIXTURES, run_baker
@@ -65,17 +65,19 @@ def case(agent: str, scenario: str) -> tuple[Session, dict[str, Any]]:
     return read(agent, source(rel, gt)), gt
 
 
-def render(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> str:
-    return brief.render(
-        brief.build(
-            project="/home/dev/src/p",
-            created_at="2026-12-05T08:00:00Z",
-            git=GitFacts(is_repo=True, branch="main"),
-            note_text=None,
-            session=session,
-            budget_tokens=budget,
-        )
+def built(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> brief.Brief:
+    return brief.build(
+        project="/home/dev/src/p",
+        created_at="2026-12-05T08:00:00Z",
+        git=GitFacts(is_repo=True, branch="main"),
+        note_text=None,
+        session=session,
+        budget_tokens=budget,
     )
+
+
+def render(session: Session, budget: int = brief.DEFAULT_BUDGET_TOKENS) -> str:
+    return brief.render(built(session, budget))
 
 
 AGENTS = ("claude", "codex", "gemini", "copilot", "opencode")
@@ -378,14 +380,11 @@ def test_the_compacted_text_lists_failed_commands_with_their_errors() -> None:
 
 
 def test_a_300_kb_request_still_carries_what_was_run_inline(tmp_path: Path) -> None:
-    from continuity_core.adapters import INLINE_PROMPT_MAX
-
     session, _ = case("codex", "S12")
     huge = "Make the calculator right: " + "every case holds; " * 17_000 + "THE END"
     session = msgspec.structs.replace(session, requests=[*session.requests, huge])
     path = tmp_path / "brief-1.md"
-    path.write_text(render(session))
-    prompt = brief.first_prompt(path)
+    prompt = kit.brief_prompt(path, LaunchOptions(brief=built(session)), "Codex")[0]
     assert not prompt.whole and len(prompt.text.encode()) < INLINE_PROMPT_MAX
     inline = prompt.text.split("## What was run")[1]
     assert "`python3 test_calc.py` — failed, exit 1: AssertionError: add(2, 2) returned 0" in inline

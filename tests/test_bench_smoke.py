@@ -199,7 +199,7 @@ if agent not in ("claude", "codex"):
     print(f"unknown command {agent}", file=sys.stderr); sys.exit(1)
 if args[1:] == ["--help"]:
     sys.exit(0)
-assert args[1:] == ["daily", "--json", "--offline"], args
+assert args[1:] == ["session", "--json", "--offline"], args
 home = pathlib.Path(os.environ["HOME"])
 root = home / (".claude" if agent == "claude" else ".codex")
 if "baker-bench" not in str(home) and "bs-" not in str(home):
@@ -208,7 +208,7 @@ files = list(root.rglob("*.jsonl"))
 if not files:
     print(f"no transcript under {root}", file=sys.stderr); sys.exit(3)
 tokens = sum(f.read_bytes().count(b"tokens") for f in files)
-print(json.dumps({"daily": [], "totals": {"totalTokens": tokens}}))
+print(json.dumps({"sessions": [], "totals": {"totalTokens": tokens}}))
 """
 
 
@@ -252,19 +252,29 @@ def test_peers_put_ccusage_beside_the_never_seen_handoff(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr[-2000:]
     page = out.read_text()
     assert page.startswith("# Never-seen handoff beside ccusage\n")
-    assert "| ccusage ÷ baker |" in page and "ccusage 20.0.99" in page
+    assert "| baker ÷ ccusage | target | result |" in page and "ccusage 20.0.99" in page
     rows = {
         line.split(" | ")[0][2:]: line.split(" | ")
         for line in page.splitlines()
         if line.startswith(("| claude | 64 KiB", "| codex | 64 KiB", "| gemini | 64 KiB"))
     }
     assert set(rows) == {"claude", "codex", "gemini"}
-    assert not [r for r in rows.values() if "baker failed" in r[7] or "lacks" in r[7]]
+    assert not [r for r in rows.values() if "baker failed" in r[9] or "lacks" in r[9]]
     for agent in ("claude", "codex"):
         cells = rows[agent]
         assert cells[2].endswith(" s") and cells[4].endswith(" s"), cells  # both measured
-        assert cells[6].endswith("×") and "tokens" in cells[7], cells
+        assert cells[6].endswith("×") and "tokens" in cells[9], cells
+        # judged against ccusage's time measured beside it, and the memory bound
+        assert cells[7].startswith("≤ 1.5× ccusage (") and cells[7].endswith("≤ 64 MiB"), cells
+        assert cells[8] in ("met", "**MISSED**"), cells
     gemini = rows["gemini"]
-    assert gemini[2].endswith(" s") and gemini[4] == "—"
-    assert "no peer: ccusage has no `gemini` command" in gemini[7]
-    assert "peer: ccusage 20.0.99 `claude daily --json`" in page
+    assert gemini[2].endswith(" s") and gemini[4] == "—" and gemini[7] == "≤ 64 MiB"
+    assert "no peer: ccusage has no `gemini` command" in gemini[9]
+    assert "peer: ccusage 20.0.99 `claude session --json`" in page
+    # OpenCode's never-seen handoff runs on its captured database, beside ccusage where it can
+    (opencode,) = [
+        line.split(" | ") for line in page.splitlines() if line.startswith("| opencode |")
+    ]
+    assert (
+        opencode[2].endswith(" s") and "no peer: ccusage has no `opencode` command" in opencode[9]
+    )

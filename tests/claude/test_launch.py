@@ -11,25 +11,25 @@ import pytest
 from continuity_claude import ClaudeAdapter
 from continuity_claude.discovery import project_slug
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
+from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
 from tests.helpers.invoke import Invoke
+from tests.helpers.samples import brief_of
 
 
 def test_small_brief_goes_inline(adapter: ClaudeAdapter, tmp_path: Path) -> None:
-    brief = tmp_path / "brief.md"
-    brief.write_text("# Brief\n\nContinue the parser work.\n")
-    spec = adapter.launch(tmp_path, brief, LaunchOptions())
-    assert spec.argv == ["claude", "# Brief\n\nContinue the parser work.\n"]
+    small = brief_of("Continue the parser work.")
+    spec = adapter.launch(tmp_path, tmp_path / "brief.md", LaunchOptions(brief=small))
+    assert spec.argv == ["claude", render(small)]
     assert spec.cwd == str(tmp_path) and spec.env == {}
     assert spec.notes == ["the brief is the first prompt"]  # as every adapter says it
 
 
 def test_large_brief_is_read_from_its_file(adapter: ClaudeAdapter, tmp_path: Path) -> None:
     brief = tmp_path / "brief.md"
-    brief.write_text("y" * INLINE_PROMPT_MAX)
-    spec = adapter.launch(tmp_path, brief, LaunchOptions())
+    spec = adapter.launch(tmp_path, brief, LaunchOptions(brief=brief_of("y" * INLINE_PROMPT_MAX)))
     assert len(spec.argv) == 2 and str(brief) in spec.argv[1]
-    assert "whole" in spec.argv[1] and len(spec.argv[1]) < 1000
+    assert "whole" in spec.argv[1] and len(spec.argv[1]) < INLINE_PROMPT_MAX
     assert spec.notes == [
         "the brief's essentials are the first prompt; Claude Code is told to read the rest "
         f"in {brief}"
@@ -43,8 +43,7 @@ def test_a_brief_outside_the_project_is_readable_without_a_prompt(
     project.mkdir()
     brief = tmp_path / "home" / ".baker" / "handoffs" / "brief.md"
     brief.parent.mkdir(parents=True)
-    brief.write_text("y" * INLINE_PROMPT_MAX)
-    spec = adapter.launch(project, brief, LaunchOptions())
+    spec = adapter.launch(project, brief, LaunchOptions(brief=brief_of("y" * INLINE_PROMPT_MAX)))
     # --add-dir swallows every argument after it, so it must come after the prompt.
     assert spec.argv[0] == "claude" and str(brief) in spec.argv[1]
     assert spec.argv[2:] == ["--add-dir", str(brief.parent)]

@@ -279,15 +279,20 @@ def test_an_empty_note_gets_no_heading_in_the_pickup(repo: Path, isolated_home: 
 def test_global_sync_uninstall_says_nothing_of_files_that_are_not_there(
     isolated_home: Path,
 ) -> None:
-    """Issue 31, item 9: it reported "unchanged" for settings files that do not exist."""
+    """Issue 31, item 9: it reported "unchanged" for settings files that do not exist; and
+    for an agent with no home at all, it advised to "run copilot once" to create one."""
+    from importlib.metadata import entry_points
+
     for agent in ("claude", "codex", "gemini"):
         pytest.importorskip(f"continuity_{agent}")
-    for folder in (".claude", ".codex", ".gemini"):
+    for folder in (".claude", ".codex"):  # no ~/.gemini
         (isolated_home / folder).mkdir(exist_ok=True)
     result = run_baker("global", "sync", "--uninstall", cwd=isolated_home)
     assert result.returncode == 0, result.stderr
-    assert "unchanged" not in result.stdout
-    assert result.stdout.count("  nothing to do") == 3
+    assert "unchanged" not in result.stdout and "once to create it" not in result.stdout
+    installed = len(entry_points(group="continuity_core.adapters"))
+    assert result.stdout.count("  nothing to do") == installed  # absent homes included
+    assert "run gemini once to create it" in run_baker("global", "sync", cwd=isolated_home).stdout
     assert not (isolated_home / ".claude" / "settings.json").exists()
 
 
@@ -365,3 +370,170 @@ def test_facts_measures_the_session_it_is_told_and_sessions_names_an_interrupted
     [section] = [s for s in brief["sections"] if s["key"] == "interrupted"]
     assert section["source"] == "the pre-tool hook's record in .baker/inflight/"
     assert "sleep 60 && ./scripts/integration.sh" in section["body"]
+
+
+def test_a_bare_command_name_is_a_command_trap_that_fires(repo: Path, isolated_home: Path) -> None:
+    """`trap add make "…"` was filed as a path trap on a file named `make` and never fired
+    before `make test`; a bare name (no `.`, `/` or wildcard) naming no file here is a
+    command now, `./NAME` keeps it a path, and a file that exists stays one."""
+    pytest.importorskip("continuity_claude")
+    import json
+
+    from tests.cli.flows import payload
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    (repo / "Makefile").write_text("test:\n\ttrue\n")
+    added = run_baker("trap", "add", "make", "make test rebuilds the vendored deps", cwd=repo)
+    assert "added for command `make`" in added.stdout and "`./make` keeps it a path" in added.stdout
+    for name in ("Makefile", "./build", "*.py"):
+        assert "added for path" in run_baker("trap", "add", name, "why", cwd=repo).stdout, name
+
+    bash = json.loads(payload("claude", "PreToolUse.Bash.json", isolated_home, repo, cwd=repo))
+    bash["tool_input"]["command"] = "make test"
+    out = run_baker("pretool", "--agent", "claude", cwd=repo, input=json.dumps(bash)).stdout
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "make test rebuilds the vendored deps" in context
+
+
+def test_sessions_are_listed_by_their_last_activity_not_their_files_time(
+    repo: Path, isolated_home: Path
+) -> None:
+    """`baker sessions` listed by the transcript file's time: a Gemini session active two
+    minutes after Claude's was listed below it because its file was older (copied, synced)."""
+    pytest.importorskip("continuity_gemini")
+    import json
+    import os
+
+    from tests.cli.flows import claude_session
+
+    claude_session(isolated_home, repo)  # last active 2026-11-30 03:56, its file written now
+    gemini = _gemini_interrupted(isolated_home, repo)  # last active 03:58
+    for f in (isolated_home / ".gemini").rglob("*.json*"):
+        os.utime(f, (1_700_000_000, 1_700_000_000))  # its files from 2023
+    rows = json.loads(run_baker("sessions", "--json", cwd=repo).stdout)["sessions"]
+    assert [(r["agent"], r["last_activity"][:16]) for r in rows] == [
+        ("gemini", "2026-11-30T03:58"),
+        ("claude", "2026-11-30T03:56"),
+    ]
+    listed = run_baker("sessions", cwd=repo).stdout
+    assert listed.index(gemini) < listed.index("48f0d34d")
+
+
+def test_with_no_session_the_first_move_claims_no_unfinished_work(
+    repo: Path, isolated_home: Path
+) -> None:
+    """The brief of a project with no agent session said another session left work
+    unfinished; it says no earlier session was found, and still says so once there is one."""
+    import json
+
+    from tests.cli.flows import claude_session
+
+    def first_move() -> str:
+        brief = json.loads(run_baker("handoff", "--json", cwd=repo).stdout)
+        return str(next(s["body"] for s in brief["sections"] if s["key"] == "first_move"))
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    alone = first_move()
+    assert alone.startswith("No earlier agent session of this project was found. Before")
+    assert "left unfinished" not in alone
+    claude_session(isolated_home, repo)
+    assert first_move().startswith("You are picking up work another agent session left")
+
+
+def test_uninstall_takes_away_the_folders_init_made_and_left_empty(repo: Path) -> None:
+    """`baker uninstall` left an empty `.github/` (Copilot's hooks and the skill live there);
+    a `.github/` holding the user's own files stays, with them."""
+    pytest.importorskip("continuity_copilot")
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert (repo / ".github" / "hooks").is_dir()
+    assert run_baker("uninstall", cwd=repo).returncode == 0
+    assert not (repo / ".github").exists()
+
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert run_baker("uninstall", cwd=repo).returncode == 0
+    assert [str(p.relative_to(repo)) for p in sorted((repo / ".github").rglob("*"))] == [
+        ".github/workflows",
+        ".github/workflows/ci.yml",
+    ]
+
+
+def test_limits_json_says_why_its_list_is_empty(repo: Path, isolated_home: Path) -> None:
+    """`baker limits --json` printed `[]` and nothing else: stdout stays the list, and stderr
+    says why it is empty; with a rotation each entry is a row, available or not."""
+    pytest.importorskip("continuity_claude")
+    import json
+
+    empty = run_baker("limits", "--json", cwd=repo)
+    assert (empty.returncode, json.loads(empty.stdout)) == (0, [])
+    assert empty.stderr == (
+        "no [rotation] order in ~/.baker/config.toml (see `baker run --help`)\n"
+        "no limit recorded for any account\n"
+    )
+    write_config(isolated_home, '[rotation]\norder = ["claude"]\n')
+    listed = run_baker("limits", "--json", cwd=repo)
+    assert [(r["entry"], r["limited"]) for r in json.loads(listed.stdout)] == [("claude", False)]
+    assert listed.stderr == ""
+
+
+def test_status_shows_a_copied_venv_python_without_an_arrow_to_itself(repo: Path) -> None:
+    """A venv made with copies (as `python3 -m venv` makes on some systems) was shown as
+    `.venv/bin/python -> .venv/bin/python`; a linked one still names its target."""
+    import json
+    import shutil
+    import sys
+
+    for name in ("copied", "linked"):
+        (repo / name / "bin").mkdir(parents=True)
+        (repo / name / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    python = repo / "copied" / "bin" / "python"
+    shutil.copy(Path(sys.executable).resolve(), python)
+    (repo / "linked" / "bin" / "python").symlink_to(Path(sys.executable).resolve())
+    shown = json.loads(run_baker("status", "--json", cwd=repo).stdout)["interpreters"]
+    detail = {r["name"]: r["detail"] for r in shown}
+    assert detail["copied"].startswith(f"{python}: present;") and " -> " not in detail["copied"]
+    assert f" -> {Path(sys.executable).resolve()}: present" in detail["linked"]
+
+
+def test_push_keeps_gits_lines_apart(repo: Path) -> None:
+    """`baker push` to a remote that is no repository joined git's two `fatal:` lines into
+    one; each keeps its line, and what baker adds follows on its own."""
+    import subprocess
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    subprocess.run(["git", "remote", "add", "origin", str(repo / "gone.git")], cwd=repo, check=True)
+    result = run_baker("push", cwd=repo)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "Error: `git push` failed:",
+        f"  fatal: '{repo / 'gone.git'}' does not appear to be a git repository",
+        "  fatal: Could not read from remote repository.",
+    ]
+    assert lines[3].startswith("The snapshot is kept here on refs/baker/")
+
+
+def test_the_note_has_no_empty_agent_line(repo: Path) -> None:
+    """`baker init` then `baker now …` left `agent: ` with nothing after it in the note's
+    front matter; a field with no value is left out, and `--agent` still fills it."""
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert run_baker("now", "Run the migration test", cwd=repo).returncode == 0
+    front = (repo / "memory" / "hot.md").read_text().split("---")[1].splitlines()
+    assert [line.split(":")[0] for line in front if line] == ["updated", "branch"]
+    assert run_baker("now", "--agent", "codex", "Then the docs", cwd=repo).returncode == 0
+    assert "\nagent: codex\n" in (repo / "memory" / "hot.md").read_text()
+
+
+def test_a_budget_below_the_floor_says_the_brief_is_still_over_it(repo: Path) -> None:
+    """`handoff --budget 200` printed ~240 tokens while saying sections were cut "to stay
+    within 200 tokens"; it says what is never cut and that the brief is still over."""
+    assert run_baker("init", cwd=repo).returncode == 0
+    small = run_baker("handoff", "--budget", "200", cwd=repo).stdout
+    assert len(small) > 200 * 4  # over it: the floor is the sections never cut
+    assert small.rstrip().endswith(
+        "_Still over 200 tokens: the first move, where this comes from and the latest request "
+        "are never cut._"
+    )
+    roomy = run_baker("handoff", "--budget", "400", cwd=repo).stdout
+    assert len(roomy) <= 400 * 4 and "Still over" not in roomy

@@ -186,12 +186,14 @@ def test_sessions_lists_both_with_their_state_and_the_reset(
     result = cli("sessions", "--json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["sessions"]
+    # listed by their own last activity (03:57, 03:56:59, 03:56:04), whatever their files'
+    # times; the brief's choice goes by the files' (the Claude session, newer than Codex's)
     assert [(r["agent"], r["id"]) for r in rows] == [
         ("codex", RETRY),
-        ("claude", CLAUDE_S1),
         ("codex", CODEX_S1),
+        ("claude", CLAUDE_S1),
     ]
-    retry, work, older = rows
+    retry, older, work = rows
     assert retry["state"] == "limit" and retry["did_work"] is False
     assert retry["reset_at"].startswith("2026-11-30T") and not retry["chosen"]
     assert work["state"] == "did work" and work["chosen"] and work["requests"] == 1
@@ -404,7 +406,8 @@ def test_a_repository_keeps_the_sessions_of_its_subfolders(
     claude_work(isolated_home, sub, mtime=2_000_000)
     codex_work(isolated_home, project, mtime=1_000_000)
     rows = json.loads(cli("sessions", "--json").stdout)["sessions"]
-    assert [(r["agent"], r["chosen"]) for r in rows] == [("claude", True), ("codex", False)]
+    # Codex's is listed first, its own last activity the newer; Claude's file is the newer
+    assert [(r["agent"], r["chosen"]) for r in rows] == [("codex", False), ("claude", True)]
     assert brief_json(cli)["session"]["session_id"] == CLAUDE_S1
     # without .baker/ too: the git work tree alone makes it a project
     shutil.rmtree(project / ".baker")

@@ -26,7 +26,7 @@ def verbs(stdout: str, *, dry_run: bool) -> dict[str, str]:
     verbs; a real run's lines never say "would", a dry run's never say a bare verb."""
     out: dict[str, str] = {}
     for line in stdout.splitlines():
-        if not line.startswith("  "):  # a heading (`global sync`: one per account)
+        if not line.startswith("  ") or line == "  nothing to do":  # a heading, an empty account
             continue
         words = line.split()
         if words[:2] == ["would", "be"]:

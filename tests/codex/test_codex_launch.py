@@ -8,29 +8,30 @@ import pytest
 
 from continuity_codex import CodexAdapter
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
+from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
 from tests.codex.helpers import rollout
 from tests.conftest import FIXTURES
+from tests.helpers.samples import brief_of
 
 ADAPTER = CodexAdapter()
 
 
 def test_a_brief_that_fits_is_the_first_prompt_verbatim(tmp_path: Path) -> None:
-    brief = tmp_path / "brief.md"
-    text = "# Handoff brief\n\nThe user's latest request: `rm -rf build` — “quoted”\n"
-    brief.write_text(text)
-    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions())
-    assert spec.argv == ["codex", text]
+    small = brief_of("`rm -rf build` — “quoted”")
+    spec = ADAPTER.launch(tmp_path, tmp_path / "brief.md", LaunchOptions(brief=small))
+    assert spec.argv == ["codex", render(small)]
     assert spec.cwd == str(tmp_path) and "CODEX_HOME" not in spec.env
 
 
 def test_a_brief_too_big_for_argv_is_read_from_its_file(tmp_path: Path) -> None:
     brief = tmp_path / "brief.md"
-    brief.write_text("é" * INLINE_PROMPT_MAX)  # fewer characters than bytes: bytes count
-    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions())
+    big = brief_of("é" * (INLINE_PROMPT_MAX // 2))  # fewer characters than bytes: bytes count
+    assert len(render(big)) < INLINE_PROMPT_MAX
+    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(brief=big))
     assert spec.argv[0] == "codex" and len(spec.argv) == 2
     assert str(brief.resolve()) in spec.argv[1]
-    assert len(spec.argv[1].encode()) < 1000
+    assert len(spec.argv[1].encode()) < INLINE_PROMPT_MAX
 
 
 def test_an_account_runs_under_its_codex_home(tmp_path: Path) -> None:

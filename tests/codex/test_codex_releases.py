@@ -385,9 +385,11 @@ def test_the_newer_fork_is_the_session_and_names_its_parent(cli_home: Path, repo
     _as_repo(cli_home, repo, FORK)
     listed = json.loads(run_baker("sessions", "--json", cwd=repo).stdout)["sessions"]
     fork, parent = TRUTH[FORK]["session_id"], TRUTH[PARENT]["session_id"]
+    # listed by last activity: the parent wrote on after the fork began (06:35:06.588 against
+    # 06:35:06.239); the brief takes the fork, the newer file
     assert [(s["id"], s["forked_from"], s["chosen"]) for s in listed] == [
-        (fork, parent, True),
         (parent, None, False),
+        (fork, parent, True),
     ]
     brief = run_baker("handoff", "--from", "codex", cwd=repo).stdout
     assert f"forked from session {parent}" in brief

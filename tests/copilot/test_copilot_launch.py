@@ -12,9 +12,11 @@ import pytest
 
 from continuity_copilot import CopilotAdapter, discovery
 from continuity_core.adapters import Account, LaunchOptions
+from continuity_core.brief import render
 from continuity_core.errors import BakerError
 from tests.copilot.helpers import COPILOT, GREETER, KILLED, TRUTH
 from tests.helpers.invoke import Invoke
+from tests.helpers.samples import brief_of
 
 ADAPTER = CopilotAdapter()
 
@@ -33,11 +35,10 @@ def session_into(home: Path, session_id: str, project: Path, mtime: float = 2_00
 
 
 def test_the_brief_is_the_interactive_first_prompt(tmp_path: Path) -> None:
-    brief = tmp_path / "brief.md"
-    brief.write_text("# Handoff brief\n\nGo on.\n")
+    small = brief_of("Go on.")
     work = Account(agent="copilot", name="work", dir=str(tmp_path / "work"))
-    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(account=work))
-    assert spec.argv == ["copilot", "-i", "# Handoff brief\n\nGo on.\n"]
+    spec = ADAPTER.launch(tmp_path, tmp_path / "brief.md", LaunchOptions(account=work, brief=small))
+    assert spec.argv == ["copilot", "-i", render(small)]
     assert spec.env == {"COPILOT_HOME": str(tmp_path / "work")}
     assert spec.cwd == str(tmp_path)
 

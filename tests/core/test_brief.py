@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from continuity_core import brief
+from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, kit
 from continuity_core.schemas.checkpoint import GitFacts
 from tests.helpers.sample_session import SECRET, session
 
@@ -117,15 +118,12 @@ def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: 
     INLINE_PROMPT_MAX; the rest is named as the file's."""
     from pathlib import Path
 
-    from continuity_core.adapters import INLINE_PROMPT_MAX
-
     huge = "Refactor the parser so that " + "every clause holds; " * 15_000 + "THE END"
     b = build(session=session(requests=[huge]))
     text = brief.render(b)
     assert "Run the tests" in text and "deploy.sh" in text and "THE END" in text
     path = Path(str(tmp_path)) / "brief-1.md"
-    path.write_text(text)
-    prompt = brief.first_prompt(path)
+    prompt = kit.brief_prompt(path, LaunchOptions(brief=b), "Codex")[0]
     assert not prompt.whole
     assert len(prompt.text.encode()) < INLINE_PROMPT_MAX
     assert prompt.text.startswith("# Handoff brief")
@@ -148,10 +146,10 @@ def test_a_huge_request_keeps_todos_and_files_in_the_brief_and_inline(tmp_path: 
 def test_a_small_brief_is_the_prompt_whole(tmp_path: object) -> None:
     from pathlib import Path
 
-    path = Path(str(tmp_path)) / "brief.md"
-    text = brief.render(build())
-    path.write_text(text)
-    assert brief.first_prompt(path) == brief.Prompt(text=text, whole=True)
+    b = build()
+    text = brief.render(b)
+    prompt = kit.brief_prompt(Path("brief.md"), LaunchOptions(brief=b), "Codex")
+    assert prompt == (brief.Prompt(text=text, whole=True), "the brief is the first prompt")
 
 
 def test_many_todos_are_clipped_with_fences_closed() -> None:

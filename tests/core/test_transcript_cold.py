@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core import brief, transcript
+from continuity_core import brief, jsonl, transcript
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.session import Session, SessionRef
 from continuity_core.transcript import Cursor
@@ -154,6 +154,19 @@ def test_compactions_are_counted_by_a_byte_search(tmp_path: Path) -> None:
     assert transcript.count_bytes(str(path), len(whole), b"no such bytes") == 0
     (tmp_path / "empty").write_bytes(b"")
     assert transcript.count_bytes(str(tmp_path / "empty"), 10, marker) == 0
+
+
+def test_the_byte_search_finds_a_marker_split_between_two_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "CHUNK", 64)  # reads of 64 bytes: markers cross them
+    marker = b'"type":"compacted"'
+    whole = b"".join(b"x" * n + marker + b"\n" for n in range(150))
+    (tmp_path / "t.jsonl").write_bytes(whole)
+    for end in (len(whole), len(whole) - 7, 64 * 9 + 5, len(marker) - 1):
+        assert transcript.count_bytes(str(tmp_path / "t.jsonl"), end, marker) == whole[:end].count(
+            marker
+        ), end
 
 
 def test_an_older_request_is_redacted_like_any_other(tmp_path: Path) -> None:

@@ -9,18 +9,19 @@ from pathlib import Path
 import pytest
 
 from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
+from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
 from continuity_gemini import GeminiAdapter
+from tests.helpers.samples import brief_of
 
 ADAPTER = GeminiAdapter()
 
 
 def test_small_brief_goes_inline(tmp_path: Path) -> None:
     brief = tmp_path / ".baker" / "handoffs" / "brief.md"
-    brief.parent.mkdir(parents=True)
-    brief.write_text("# Handoff brief\n\nContinue the refactor.\n")
-    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions())
-    assert spec.argv == ["gemini", "-i", "# Handoff brief\n\nContinue the refactor.\n"]
+    small = brief_of("Continue the refactor.")
+    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(brief=small))
+    assert spec.argv == ["gemini", "-i", render(small)]
     assert spec.cwd == str(tmp_path) and spec.env == {}
 
 
@@ -28,11 +29,9 @@ def test_large_brief_travels_as_a_file_the_cli_may_read(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     brief = tmp_path / "baker-home" / "handoffs" / "brief.md"
-    brief.parent.mkdir(parents=True)
-    brief.write_text("y" * INLINE_PROMPT_MAX)
-    spec = ADAPTER.launch(project, brief, LaunchOptions())
+    spec = ADAPTER.launch(project, brief, LaunchOptions(brief=brief_of("y" * INLINE_PROMPT_MAX)))
     assert spec.argv[0] == "gemini" and spec.argv[-2] == "-i"
-    assert str(brief) in spec.argv[-1] and len(spec.argv[-1]) < 1000
+    assert str(brief) in spec.argv[-1] and len(spec.argv[-1]) < INLINE_PROMPT_MAX
     # Outside the workspace, read_file would refuse it without this.
     i = spec.argv.index("--include-directories")
     assert spec.argv[i + 1] == str(brief.parent)
@@ -44,12 +43,14 @@ def test_large_brief_travels_as_a_file_the_cli_may_read(tmp_path: Path) -> None:
 
 def test_account_and_native_resume(tmp_path: Path) -> None:
     brief = tmp_path / "brief.md"
-    brief.write_text("go on")
     account = Account(agent="gemini", name="work", dir=str(tmp_path / "work" / ".gemini"))
     native = SessionRef(agent="gemini", account="work", session_id="abc-123", path="/x", mtime=0)
-    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(account=account, native=native))
+    go_on = brief_of("go on")
+    spec = ADAPTER.launch(
+        tmp_path, brief, LaunchOptions(account=account, native=native, brief=go_on)
+    )
     assert spec.env == {"GEMINI_CLI_HOME": str(tmp_path / "work")}
-    assert spec.argv == ["gemini", "--resume", "abc-123", "-i", "go on"]
+    assert spec.argv == ["gemini", "--resume", "abc-123", "-i", render(go_on)]
 
 
 @pytest.fixture

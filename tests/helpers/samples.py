@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from continuity_core.brief import NEVER_CUT, Brief
+from continuity_core.schemas.handoff import Section
+
 # One real transcript of each agent in tests/fixtures, by agent.
 TRANSCRIPTS = {
     "claude": "claude/.claude/projects/-home-dev-src-weather-cli/"
@@ -35,3 +38,10 @@ def statusline(current: dict[str, int] | None, size: int = 200_000, **extra: obj
             },
         }
     ).encode()
+
+
+def brief_of(request: str) -> Brief:
+    """A brief whose one section is `request`, as the user's latest request."""
+    title = "The user's latest request (verbatim)"
+    section = Section(key="request", title=title, source="t", body=request, priority=NEVER_CUT)
+    return Brief(created_at="2026-12-05T08:00:00Z", project="/w", sections=[section])

@@ -10,8 +10,10 @@ import pytest
 pytest.importorskip("continuity_opencode")
 
 from continuity_core.adapters import Account, LaunchOptions, UserOptions
+from continuity_core.brief import render
 from continuity_core.errors import BakerError
 from continuity_opencode import OpenCodeAdapter, install
+from tests.helpers.samples import brief_of
 from tests.opencode.helpers import MAIN, PAYLOADS, home_copy
 
 ADAPTER = OpenCodeAdapter()
@@ -139,9 +141,9 @@ def test_doctor_reports_the_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_launch_argv_and_accounts(tmp_path: Path) -> None:
     brief = tmp_path / "brief.md"
-    brief.write_text("# Handoff brief\n\nthe latest request\n")
-    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions())
-    assert spec.argv == ["opencode", "--prompt", "# Handoff brief\n\nthe latest request\n"]
+    latest = brief_of("the latest request")
+    spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(brief=latest))
+    assert spec.argv == ["opencode", "--prompt", render(latest)]
     named = Account(agent="opencode", name="work", dir=str(tmp_path / "work" / "opencode"))
     spec = ADAPTER.launch(tmp_path, brief, LaunchOptions(account=named))
     assert spec.env == {"XDG_DATA_HOME": str(tmp_path / "work"), "PWD": str(tmp_path)}

@@ -64,6 +64,7 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
     import os
 
     from continuity_core.handoff import project_root
+    from continuity_core.sessions import plain_folder
 
     here = Path.cwd()
     own = project_root(here)
@@ -73,7 +74,7 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
     real = os.path.realpath(root)
     if real == os.path.realpath(own):
         return root
-    below = own == here and not _is_project(here) and Path(real).is_relative_to(here.resolve())
+    below = own == here and plain_folder(here) and Path(real).is_relative_to(here.resolve())
     if write:
         raise ToolError(
             f"{root} is another project: this server writes only to its own ({own}); "
@@ -85,13 +86,6 @@ def _root(repo: str | None, *, write: bool = False) -> Path:
             "`baker mcp --all-projects` (docs/mcp.md)"
         )
     return root
-
-
-def _is_project(folder: Path) -> bool:
-    """Whether `folder` is a project of its own: a Continuity store or a git work tree."""
-    from continuity_core.store import project_root, worktree_root
-
-    return bool(project_root(str(folder)) or worktree_root(str(folder)))
 
 
 def recall(
@@ -162,22 +156,12 @@ def sessions(agent: str | None = None, limit: int = 10, repo: str | None = None)
     sessions: pass one as repo. Use it to see who worked here lately, or to pick a session id
     for `handoff`."""
     from continuity_core.adapters import load, load_all
-    from continuity_core.config import load_config
     from continuity_core.sessions import structured, table
-    from continuity_core.store import Store
 
     _bounded("limit", limit, 1)  # as `baker sessions --limit`; at most 100 are returned
     root = _root(repo)
     adapters, broken = ({agent: load(agent)}, {}) if agent else load_all()
-    store = Store(root)
-    found = table(
-        root,
-        adapters,
-        load_config(),
-        store if store.exists else None,
-        agent=agent,
-        limit=max(1, min(limit, 100)),
-    )
+    found = table(root, adapters, agent=agent, limit=min(limit, 100))
     return {
         **structured(root, found),
         "searched": found.searched,
@@ -199,6 +183,7 @@ def traps(
     before. With pattern and why, records a new trap (command=true makes pattern a glob over
     shell commands, e.g. "npm test*"): do that right after an approach failed, so no later
     session tries it again."""
+    from continuity_cli.commands.notes import trap_entries
     from continuity_core import traps as traps_mod
     from continuity_core.store import Store
 
@@ -212,10 +197,7 @@ def traps(
         items = traps_mod.matching(root, items, [check_path] if check_path else [], check_command)
     return {
         "added": msgspec.to_builtins(added) if added else None,
-        "traps": [
-            {**msgspec.to_builtins(t), "changed_files": traps_mod.changed_files(root, t)}
-            for t in items
-        ],
+        "traps": trap_entries(root, items),
     }
 
 
@@ -226,19 +208,13 @@ def note(
     done, blocked, and the gotchas. Without arguments it reads it. now= replaces the next
     action (keep it to exactly one action); blocked= adds an item to Blocked (what waits, on
     what). Update Now whenever the next step changes, so another session can continue."""
+    from continuity_cli.commands.notes import secret_warning
     from continuity_core import note as note_mod
-    from continuity_core.redact import scan
     from continuity_core.store import Store
 
     # As `baker note`: only in a project set up; another project's note is never written.
     root = Store.here(_root(repo, write=now is not None or blocked is not None)).root
-    warnings: list[str] = []
-    for text in (now, blocked):
-        if text is not None and (kinds := scan(text)):
-            warnings.append(
-                f"the text held a secret ({', '.join(kinds)}); it was stored as "
-                "[REDACTED]: keep secrets out of the note"
-            )
+    warnings = [w for text in (now, blocked) if text is not None and (w := secret_warning(text))]
     if now is not None:
         note_mod.set_now(root, now, MCP_AGENT)
     if blocked is not None:
@@ -251,21 +227,10 @@ def save(draft: str, repo: str | None = None) -> dict[str, Any]:
     and sections, as `baker facts --json` gives in draft_template). It is validated, refused
     if it holds a secret, and kept privately under .baker/saved/. Use it before ending a long
     piece of work or when the context is nearly full; returns the id and resume prompts."""
-    from continuity_core import saved
+    from continuity_cli.commands.saved import save_json
     from continuity_core.adapters import load_all
 
-    try:
-        result = saved.save(_root(repo, write=True), draft)
-    except saved.SaveRefused as e:
-        return {"saved": False, "validation": msgspec.to_builtins(e.validation)}
-    return {
-        "saved": True,
-        "id": result.id,
-        "path": str(result.path),
-        "resume": saved.resume_prompts(result.id, load_all()[0]),
-        "warnings": result.warnings,
-        "unverified": msgspec.to_builtins(result.validation.unverified),
-    }
+    return save_json(_root(repo, write=True), draft, load_all()[0])
 
 
 def resume_check(target: str | None = None, repo: str | None = None) -> dict[str, Any]:

@@ -176,8 +176,8 @@ def run(
         ]
         lines = rejected + proc.stderr.decode(errors="replace").strip().splitlines()
         said = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:", " ! "))]
-        why = " ".join((said or lines or [f"exit {proc.returncode}"])[:2]).strip()
-        raise GitError(f"`git {args[0]}` failed: {why}")
+        why = "\n  ".join(ln.strip() for ln in (said or lines or [f"exit {proc.returncode}"])[:2])
+        raise GitError(f"`git {args[0]}` failed:\n  {why}")  # git's lines, one a line
     return proc.stdout.decode(errors="replace") if proc.returncode == 0 else ""
 
 

@@ -77,8 +77,23 @@ def make(
     session_id: str | None = None,
     budget_tokens: int | None = None,
     write: bool = True,
+    machine: str | None = None,
 ) -> Handoff:
-    """The brief for `root`; `write=False` (a dry run) keeps even the read cache untouched."""
+    """The brief for `root`, or of `machine`'s newest snapshot (fetched by `baker pull`, its
+    repo state compared with this checkout); `write=False` (a dry run) keeps even the read
+    cache untouched."""
+    if machine is not None:
+        from pathlib import Path
+
+        from continuity_core import snapshots
+
+        if agent or account or session_id:
+            raise BakerError(
+                "--machine takes the brief of that machine's snapshot: it cannot be "
+                "narrowed to an agent, account or session here"
+            )
+        brief = snapshots.brief_for(Path(root), machine, budget_tokens)
+        return Handoff(brief=brief, session=None, adapter=None)
     begun = Begun(root)  # `git status` runs while the session is found and read
     try:
         config = load_config()
@@ -222,23 +237,6 @@ def _attempt(ref: SessionRef, session: Session) -> doc.Attempt:
         at=session.started_at or session.updated_at,
         reset_at=err.reset_at if err is not None and session.ended_on_limit else None,
         summary=attempt_line(ref, session),
-    )
-
-
-def from_machine(
-    root: Path, machine: str, *, budget_tokens: int | None = None, narrowed: str | None = None
-) -> Handoff:
-    """The brief of `machine`'s newest snapshot (fetched by `baker pull`), its repo state
-    compared with this checkout."""
-    from continuity_core import snapshots
-
-    if narrowed:
-        raise BakerError(
-            "--machine takes the brief of that machine's snapshot: it cannot be "
-            "narrowed to an agent, account or session here"
-        )
-    return Handoff(
-        brief=snapshots.brief_for(root, machine, budget_tokens), session=None, adapter=None
     )
 
 

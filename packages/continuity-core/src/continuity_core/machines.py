@@ -344,7 +344,7 @@ def push(
             # The remote is neither a configured name nor a repository.
             if "does not appear to be a git repository" in str(e) or "No such remote" in str(e):
                 raise GitError(
-                    f"{str(e).rstrip('.')}. The snapshot is kept here on {ref}; to push it, "
+                    f"{e}\nThe snapshot is kept here on {ref}; to push it, "
                     "add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"

@@ -117,7 +117,7 @@ def parse(text: str) -> Note:
 
 
 def render(note: Note) -> str:
-    lines = ["---", *(f"{k}: {v}" for k, v in note.meta.items()), "---"]
+    lines = ["---", *(f"{k}: {v}" for k, v in note.meta.items() if v), "---"]  # no `agent: `
     if note.preamble.strip():
         lines += [note.preamble.strip("\n"), ""]
     for title in SECTIONS:

@@ -404,10 +404,11 @@ def check_interpreter(
     if not os.path.exists(python):
         why = f"links to missing {target}" if os.path.islink(python) else "missing"
         return result("fail", "broken", f"{python}: {why}")
+    shown = f"{python} -> {target}" if os.path.islink(python) else str(python)  # a copy: itself
     if os.path.isfile(target) and os.access(target, os.X_OK):
         why = refused(root, python) or "in the project"
-        return result("ok", "present", f"{python} -> {target}: present; {why}, so not run")
-    return result("fail", "broken", f"{python} -> {target}: not an executable file")
+        return result("ok", "present", f"{shown}: present; {why}, so not run")
+    return result("fail", "broken", f"{shown}: not an executable file")
 
 
 def refused(root: StrPath, python: StrPath) -> str | None:

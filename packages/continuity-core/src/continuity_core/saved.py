@@ -279,7 +279,6 @@ def store_dir(root: Path) -> Path:
 class Saved(Struct, kw_only=True):
     id: str
     path: Path
-    meta_path: Path
     validation: Validation
     warnings: list[str]
 
@@ -313,7 +312,7 @@ def save(root: Path, text: str) -> Saved:
     if front.get("worktree") and os.path.realpath(str(front["worktree"])) != os.path.realpath(root):
         warnings.append(f"front matter worktree {front['worktree']} is not this worktree {root}")
     cid = new_id("ms")  # ids sort by time: `20261130T052715123Z-c3f00f` (then 3 random bytes)
-    path, meta_path = folder / f"{cid}.md", folder / f"{cid}.json"
+    path = folder / f"{cid}.md"
     meta = SavedMeta(
         id=cid,
         saved_at=now_iso(),
@@ -325,9 +324,9 @@ def save(root: Path, text: str) -> Saved:
     )
     with Store(root).lock("saved"):
         atomic_write(path, text)
-        atomic_write(meta_path, msgspec.json.encode(meta))
+        atomic_write(path.with_suffix(".json"), msgspec.json.encode(meta))
         atomic_write(folder / SAVED_LATEST, cid + "\n")
-    return Saved(id=cid, path=path, meta_path=meta_path, validation=validation, warnings=warnings)
+    return Saved(id=cid, path=path, validation=validation, warnings=warnings)
 
 
 def _private_store(root: Path, warnings: list[str]) -> Path:

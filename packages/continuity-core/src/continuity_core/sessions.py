@@ -12,6 +12,7 @@ work are read (through the project's cursor cache).
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import msgspec
@@ -26,7 +27,7 @@ from continuity_core.stamps import iso, parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a checkpoint imports this module: nothing here it does not use
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import Any, Literal
 
@@ -190,9 +191,10 @@ def find(
     """
     found = Found()
     exact = plain_folder(project)
-    streams: list[Iterator[tuple[float, int, int, Candidate]]] = []
+    refs: list[Candidate] = []
+    streams = 0
     chosen = {n: a for n, a in adapters.items() if not agent or n == agent}
-    for order, (name, adapter) in enumerate(chosen.items()):
+    for name, adapter in chosen.items():
         try:
             accounts = accounts_for(adapter, config, account)
         except Exception as e:  # one adapter's failure never hides the others' sessions
@@ -200,11 +202,12 @@ def find(
             continue
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
         if accounts or account is None:
-            streams.append(_stream(name, adapter, project, accounts, order, found.errors))
-    # Each stream is newest first and at most PER_ADAPTER long: one sort merges them (heapq
-    # would cost a pickup its import); (order, i) tell equal times apart, never the candidate.
-    merged = streams[0] if len(streams) == 1 else sorted(e for s in streams for e in s)
-    for _, _, _, cand in merged:
+            refs += _stream(name, adapter, project, accounts, found.errors)
+            streams += 1
+    # Each stream is newest first and at most PER_ADAPTER long: one stable sort merges them
+    # (heapq would cost a pickup its import), equal times in adapter then discovery order.
+    merged = refs if streams == 1 else sorted(refs, key=lambda c: -c.ref.mtime)
+    for cand in merged:
         ref = cand.ref
         # A session with no cwd: discovery placed it in the project; nothing says otherwise.
         if ref.session_id == exclude or (ref.cwd and not inside(project, ref.cwd)):
@@ -223,22 +226,17 @@ def find(
 
 
 def _stream(
-    name: str,
-    adapter: Adapter,
-    project: StrPath,
-    accounts: list[Account],
-    order: int,
-    errors: list[str],
-) -> Iterator[tuple[float, int, int, Candidate]]:
-    """One adapter's refs, newest first, as heap entries (equal times keep discovery's
-    order: the candidate itself is never compared); its failure ends its stream only."""
+    name: str, adapter: Adapter, project: StrPath, accounts: list[Account], errors: list[str]
+) -> list[Candidate]:
+    """One adapter's first `PER_ADAPTER` refs, newest first; its failure ends its stream
+    only."""
+    found: list[Candidate] = []
     try:
-        for i, ref in enumerate(adapter.discover(project, accounts)):
-            if i >= PER_ADAPTER:
-                return
-            yield (-ref.mtime, order, i, Candidate(ref=ref, adapter=adapter))
+        for ref in itertools.islice(adapter.discover(project, accounts), PER_ADAPTER):
+            found.append(Candidate(ref=ref, adapter=adapter))
     except Exception as e:
         errors.append(f"{name}: {e}")
+    return found
 
 
 def no_match(
@@ -447,16 +445,20 @@ class Table(Struct, kw_only=True):
 def table(
     project: Path,
     adapters: Mapping[str, Adapter],
-    config: GlobalConfig,
-    store: Any = None,
     *,
     agent: str | None = None,
     account: str | None = None,
     limit: int = 20,
 ) -> Table:
     """This project's newest `limit` sessions across agents and accounts, each read (through
-    the cursor cache) for its state; `chosen` marks the one the brief takes by the one rule."""
-    found = find(project, adapters, config, agent=agent, account=account)
+    the cursor cache of its store, where it has one) for its state; `chosen` marks the one the
+    brief takes by the one rule."""
+    from continuity_core.config import load_config
+    from continuity_core.store import Store
+
+    found = find(project, adapters, load_config(), agent=agent, account=account)
+    here = Store(project)
+    store = here if here.exists else None
     rows: list[dict[str, Any]] = []
     chosen = False
     for cand in found.candidates[:limit]:
@@ -504,6 +506,14 @@ def table(
         rows.append(row)
     if not chosen and rows and rows[0]["state"] is not None:
         rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
+    from continuity_core.limits import parse_time
+
+    def activity(row: dict[str, Any]) -> float:
+        when = parse_time(row["last_activity"])
+        return when.timestamp() if when else 0.0
+
+    # Found newest file first, shown newest activity first (a copied or synced file is newer).
+    rows.sort(key=activity, reverse=True)
     return Table(
         rows=rows,
         more=max(0, len(found.candidates) - limit),

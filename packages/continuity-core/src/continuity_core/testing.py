@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from continuity_core.adapters import Account, Adapter, LaunchOptions, missing
+from continuity_core.brief import Brief
 from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.handoff import Section
 from continuity_core.schemas.session import Session, SessionRef
 
 
@@ -194,8 +196,9 @@ class AdapterContract:
     def test_launch_never_puts_a_huge_brief_on_the_command_line(
         self, sample: ContractSample, tmp_path: Path
     ) -> None:
-        brief = tmp_path / "brief.md"
-        brief.write_text("x" * 300_000)
-        spec = sample.adapter.launch(sample.project, brief, LaunchOptions())
+        body = "x" * 300_000
+        section = Section(key="request", title="Request", source="t", body=body, priority=1)
+        huge = LaunchOptions(brief=Brief(created_at="", project="", sections=[section]))
+        spec = sample.adapter.launch(sample.project, tmp_path / "brief.md", huge)
         assert spec.argv
         assert all(len(a.encode()) < 100_000 for a in spec.argv)

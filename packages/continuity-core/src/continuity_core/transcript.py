@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 from msgspec import Struct, field
 
+from continuity_core import jsonl
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import HEAD_LINE, ForwardReader, close_prefix, scan_backward
 from continuity_core.redact import redact, redact_obj
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     Fold = Callable[[Session, dict[str, Any], bytes], None]
 
 HEAD_BYTES = 256
-COLD_MAX = 32 << 20  # the most a first read takes, from the end (docs/decisions.md)
+COLD_MAX = 4 << 20  # the most a first read takes, from the end (docs/decisions.md)
 PENDING = "_pending"  # the key in `extra` of what waits for `settle`; never saved
 SETTLED = "_settled"  # the key in `extra` of the Session's own strings as last redacted
 # (kept as `Cursor.settled`)
@@ -253,23 +254,24 @@ def scan_skipped(
 
 
 def count_bytes(path: str, end: int, needle: bytes) -> int:
-    """How often `needle` occurs in the first `end` bytes of `path`: a byte search over the
-    mapped file (memory speed, no lines split), 0 at once for a file that holds none."""
-    import mmap
-
+    """How often `needle` occurs in the first `end` bytes of `path`: a byte search in
+    bounded reads (memory speed; a mapped file would count its size into the RSS)."""
     if end <= 0 or not needle:
         return 0
-    with open(path, "rb") as f:
-        try:
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:  # an empty file cannot be mapped
-            return 0
-    with mapped:
-        found, at = 0, mapped.find(needle, 0, end)
-        while at != -1:
-            found += 1
-            at = mapped.find(needle, at + len(needle), end)
-        return found
+    keep = len(needle) - 1  # the bytes a match across two reads begins with
+    chunk = jsonl.CHUNK
+    buf = bytearray(chunk + keep)
+    found = have = pos = 0
+    with open(path, "rb", buffering=0) as f, memoryview(buf) as view:
+        while pos < end:
+            got = f.readinto(view[have : have + min(chunk, end - pos)])
+            if not got:
+                break
+            pos, filled = pos + got, have + got
+            found += buf.count(needle, 0, filled)  # `keep` bytes hold no whole match
+            have = min(keep, filled)
+            buf[:have] = buf[filled - have : filled]
+    return found
 
 
 def _request_in(ref: SessionRef, size: int, head: bytes, fold: Fold) -> str | None:

@@ -140,10 +140,12 @@ def cited_files(root: Path, pattern: str, extra: Iterable[str] = ()) -> list[str
 
 
 def _reads_as_command(root: Path, pattern: str) -> bool:
-    """`pytest -x` given without `--command`: words with no `/` that name no file here read as
-    a shell command (a path trap on them would never match). `docs/my notes.md` and a file
-    with a space that exists stay paths."""
-    if not any(c.isspace() for c in pattern) or "/" in pattern:
+    """`pytest -x` or `make` given without `--command`: words, or one bare name (no `.`, `/`
+    or wildcard), that name no file here read as a shell command (a path trap on them would
+    never match). `docs/my notes.md`, `*.py` and a file with a space that exists stay paths."""
+    import re
+
+    if "/" in pattern or not (re.fullmatch(r"[\w-]+", pattern) or re.search(r"\s", pattern)):
         return False
     try:
         return next(iter(root.glob(pattern)), None) is None

@@ -189,6 +189,7 @@ def sync(
                     else f"no {adapter.display_name} home here; run {name} once to create it"
                 )
                 changes = [Change(path=account.dir, action="skipped", detail=detail)]
+                changes = [] if uninstall else changes  # nothing to remove, no advice to make it
                 every += changes
                 report.append({"agent": name, "account": account.name, "changes": changes})
                 continue

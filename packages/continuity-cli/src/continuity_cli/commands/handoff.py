@@ -76,14 +76,14 @@ def handoff(
     from continuity_core import brief as brief_mod
     from continuity_core import handoff as handoff_mod
 
-    root = handoff_mod.project_root()
-    if machine is not None:
-        narrowed = agent or account or session_id
-        result = handoff_mod.from_machine(root, machine, budget_tokens=budget, narrowed=narrowed)
-    else:
-        result = handoff_mod.make(
-            root, agent=agent, account=account, session_id=session_id, budget_tokens=budget
-        )
+    result = handoff_mod.make(
+        handoff_mod.project_root(),
+        agent=agent,
+        account=account,
+        session_id=session_id,
+        budget_tokens=budget,
+        machine=machine,
+    )
     text = brief_mod.render(result.brief)
     for err in result.errors:
         click.echo(f"warning: {err}", err=True)

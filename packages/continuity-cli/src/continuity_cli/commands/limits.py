@@ -28,13 +28,16 @@ def limits(as_json: bool) -> None:
     config = load_config()
     entries = limits_mod.rotation(config, load)
     rows = limits_mod.status(entries, limits_mod.read())
+    # Why a list is short goes to stderr under --json: stdout stays the list, `[]` explained.
+    if not config.rotation.order:
+        click.echo(
+            "no [rotation] order in ~/.baker/config.toml (see `baker run --help`)", err=as_json
+        )
+    if not rows:
+        click.echo("no limit recorded for any account", err=as_json)
     if as_json:
         output.emit_json(rows)
-        return
-    if not config.rotation.order:
-        click.echo("no [rotation] order in ~/.baker/config.toml (see `baker run --help`)")
-    if not rows:
-        click.echo("no limit recorded")
+    if as_json or not rows:
         return
     width = max(len(r["entry"]) for r in rows)
     for row in rows:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
 
 from continuity_cli.app import Group
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from continuity_core.schemas.trap import Trap
 
 _AGENT = click.option(
     "--agent", metavar="NAME", help="Who writes (recorded in the note's front matter)."
@@ -78,15 +84,23 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
         click.echo(result["detail"])
 
 
-def _warn_secrets(text: str) -> None:
+def secret_warning(text: str) -> str | None:
+    """What `baker now`/`block` and the MCP `note` tool say of a secret in what they store
+    (redacted); None when there is none."""
     from continuity_core.redact import scan
 
-    if kinds := scan(text):  # stored redacted: say so
-        click.echo(
-            f"warning: the text holds a secret ({', '.join(kinds)}); it is stored as "
-            "[REDACTED]: keep secrets out of the note",
-            err=True,
-        )
+    kinds = scan(text)
+    if not kinds:
+        return None
+    return (
+        f"the text holds a secret ({', '.join(kinds)}); it is stored as [REDACTED]: keep "
+        "secrets out of the note"
+    )
+
+
+def _warn_secrets(text: str) -> None:
+    if warning := secret_warning(text):
+        click.echo(f"warning: {warning}", err=True)
 
 
 def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
@@ -208,8 +222,18 @@ def trap_add(
     if t.kind == "command" and not is_command:
         click.echo(
             "  (taken as a command: words without a `/` that name no file here; "
-            "`--command` says so explicitly)"
+            f"`--command` says so explicitly, `./{t.pattern}` keeps it a path)"
         )
+
+
+def trap_entries(root: Path, items: Iterable[Trap]) -> list[dict[str, Any]]:
+    """`baker trap list --json`, which the MCP `traps` tool returns too: each trap, with the
+    files it cites that changed since."""
+    from continuity_core import traps
+
+    return [
+        {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)} for t in items
+    ]
 
 
 @trap.command("list")
@@ -223,12 +247,7 @@ def trap_list(as_json: bool) -> None:
     root = Store.here().root
     items = traps.load(root)
     if as_json:
-        output.emit_json(
-            [
-                {**msgspec.to_builtins(t), "changed_files": traps.changed_files(root, t)}
-                for t in items
-            ]
-        )
+        output.emit_json(trap_entries(root, items))
         return
     if not items:
         click.echo('no traps yet: `baker trap add PATTERN "why it failed"`')

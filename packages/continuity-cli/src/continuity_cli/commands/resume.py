@@ -206,25 +206,21 @@ def prepare(
     target = load(agent)
     if native and source not in (None, agent):
         raise BakerError(f"--native continues a {agent} session; it cannot take one from {source}")
+    if machine is not None and native:
+        raise BakerError(
+            "--native continues a session of this machine; --machine starts "
+            "from another machine's brief: use one of them"
+        )
     root = handoff_mod.project_root()
-    if machine is not None:
-        if native:
-            raise BakerError(
-                "--native continues a session of this machine; --machine starts "
-                "from another machine's brief: use one of them"
-            )
-        result = handoff_mod.from_machine(
-            root, machine, budget_tokens=budget, narrowed=source or from_account or session_id
-        )
-    else:
-        result = handoff_mod.make(
-            root,
-            agent=source or (agent if native else None),
-            account=from_account,
-            session_id=session_id,
-            budget_tokens=budget,
-            write=not dry_run,
-        )
+    result = handoff_mod.make(
+        root,
+        agent=source or (agent if native else None),
+        account=from_account,
+        session_id=session_id,
+        budget_tokens=budget,
+        write=not dry_run,
+        machine=machine,
+    )
     if native and (result.brief.session is None or result.adapter is not target):
         raise BakerError(
             f"no {agent} session of this project to continue natively; "
@@ -240,7 +236,7 @@ def prepare(
         LaunchOptions(
             account=launch_account,
             native=result.brief.session if native else None,
-            brief_text=text if dry_run else None,
+            brief=result.brief,
             dry_run=dry_run,
             force=force,
         ),

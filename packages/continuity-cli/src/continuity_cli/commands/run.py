@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -304,18 +303,15 @@ class Run:
     def fresh(self, entry: Any) -> tuple[list[str], dict[str, str]]:
         """The agent's program and account environment, as its adapter launches it, with the
         user's AGENT_ARGS instead of a brief."""
-        import tempfile
-
         from continuity_core.adapters import Account, LaunchOptions, load
 
         adapter = load(entry.agent)
         account = (
             Account(agent=entry.agent, name=entry.account, dir=entry.dir) if entry.account else None
         )
-        with tempfile.TemporaryDirectory() as tmp:
-            brief = Path(tmp) / "brief.md"
-            brief.write_text("-")
-            spec = adapter.launch(self.root, brief, LaunchOptions(account=account, dry_run=True))
+        # A dry run of a launch with an empty brief: its prompt is dropped, nothing is read.
+        brief = self.root / "brief.md"
+        spec = adapter.launch(self.root, brief, LaunchOptions(account=account, dry_run=True))
         return [spec.argv[0], *self.agent_args], dict(spec.env)
 
     def resumed(self, source: Any, target: Any) -> tuple[list[str], dict[str, str], bool]:

@@ -6,9 +6,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+import msgspec
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from continuity_core.adapters import Adapter
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _repo_option = click.option(
@@ -130,6 +136,25 @@ def _delegated(host: Any) -> dict[str, Any]:
     return {"captured": False, "reason": reason, "reported_by_host": reported}
 
 
+def save_json(root: Path, text: str, adapters: Mapping[str, Adapter]) -> dict[str, Any]:
+    """Store `text` as a saved checkpoint of `root`: `baker save --json`'s answer, which the
+    MCP `save` tool returns too (`saved` false with the validation when it is refused)."""
+    from continuity_core import saved
+
+    try:
+        result = saved.save(root, text)
+    except saved.SaveRefused as e:
+        return {"saved": False, "validation": msgspec.to_builtins(e.validation)}
+    return {
+        "saved": True,
+        "id": result.id,
+        "path": str(result.path),
+        "resume": saved.resume_prompts(result.id, adapters),
+        "warnings": result.warnings,
+        "unverified": msgspec.to_builtins(result.validation.unverified),
+    }
+
+
 @click.command()
 @click.argument("draft", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @_repo_option
@@ -144,38 +169,25 @@ def save(draft: Path, repo: Path | None, as_json: bool) -> None:
     Exit codes: 0 saved, 1 refused (invalid draft, secret) or error, 2 usage.
     """
     from continuity_cli import output
-    from continuity_core import saved
-
-    text = _read_draft(draft)
-    root = _root(repo)
-    try:
-        result = saved.save(root, text)
-    except saved.SaveRefused as e:
-        if as_json:
-            output.emit_json({"saved": False, "validation": e.validation})
-        for err in e.validation.errors:
-            click.echo(f"error: {err}", err=True)
-        sys.exit(1)
     from continuity_core.adapters import load_all
 
+    text = _read_draft(draft)
     adapters = load_all()[0]
-    prompts = saved.resume_prompts(result.id, adapters)
-    for w in result.warnings:
+    data = save_json(_root(repo), text, adapters)
+    if not data["saved"]:
+        if as_json:
+            output.emit_json(data)
+        for err in data["validation"]["errors"]:
+            click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    for w in data["warnings"]:
         click.echo(f"warning: {w}", err=True)
     if as_json:
-        output.emit_json(
-            {
-                "saved": True,
-                "id": result.id,
-                "path": str(result.path),
-                "resume": prompts,
-                "warnings": result.warnings,
-                "unverified": result.validation.unverified,
-            }
-        )
+        output.emit_json(data)
         return
-    click.echo(f"saved checkpoint {result.id}")
-    click.echo(f"path: {result.path}")
+    prompts = data["resume"]
+    click.echo(f"saved checkpoint {data['id']}")
+    click.echo(f"path: {data['path']}")
     labels = {
         name: f"resume in {adapters[name].display_name}:" for name in prompts if name in adapters
     }

@@ -38,25 +38,14 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     """
     from continuity_cli import output
     from continuity_core.adapters import load_all
-    from continuity_core.config import load_config
     from continuity_core.handoff import project_root
     from continuity_core.sessions import structured, table, why_none
-    from continuity_core.store import Store
 
     root = project_root()
     adapters, broken = load_all()
     for err in broken.values():
         click.echo(f"warning: {err}", err=True)
-    store = Store(root)
-    found = table(
-        root,
-        adapters,
-        load_config(),
-        store if store.exists else None,
-        agent=agent,
-        account=account,
-        limit=limit,
-    )
+    found = table(root, adapters, agent=agent, account=account, limit=limit)
     for err in found.errors:
         click.echo(f"warning: {err}", err=True)
     rows = found.rows

@@ -94,22 +94,13 @@ def _warn_off_path(baker: str | None) -> None:
 
 def _known_agents(only: tuple[str, ...]) -> None:
     """`--agent claud` once set up nothing for it, silently: refused before anything is
-    written, with the nearest installed name."""
-    from continuity_core.adapters import load_all
+    written, as `adapters.load` refuses it (the nearest installed name, or how to install it)."""
+    from continuity_core.adapters import load, load_all
 
     adapters, errors = load_all()
-    unknown = [n for n in only if n not in adapters and n not in errors]
-    if unknown:
-        import difflib
-
-        from continuity_core.errors import AdapterError
-
-        near = difflib.get_close_matches(unknown[0], list(adapters), n=1)
-        hint = f"did you mean {near[0]!r}? " if near else ""
-        raise AdapterError(
-            f"no adapter named {unknown[0]!r} is installed; {hint}"
-            f"(installed: {', '.join(adapters) or 'none'}; see `baker adapters`)"
-        )
+    for name in only:
+        if name not in adapters and name not in errors:
+            load(name)
 
 
 def _sync(

@@ -205,8 +205,9 @@ def edit_settings_file(
     for a file baker must not rewrite (reported as `refused`, the file untouched). `root` is the
     project for a project-level file (a link out of it is refused), None for a user-level one
     (written through a link to its target): see `continuity_core.agentfiles`. A file left as
-    `{}` by a removal is deleted when baker created it (its folder too with `prune`, when
-    empty), restored when baker found it empty, kept otherwise. `note` goes with an addition.
+    `{}` by a removal is deleted when baker created it (with `prune`, the folders left empty
+    too, up to `root`), restored when baker found it empty, kept otherwise. `note` goes with an
+    addition.
 
     Several removals from one file go in one `edit`: the file's fate is judged on the text
     this call ends with, and a dry run writes nothing a second call could read, so two calls
@@ -251,8 +252,11 @@ def edit_settings_file(
         if not dry_run:
             try:
                 target.path.unlink()
-                if prune and not any(target.path.parent.iterdir()):
-                    target.path.parent.rmdir()
+                top = os.path.realpath(root) if prune and root is not None else None
+                for folder in target.path.parents if top else ():
+                    if str(folder) == top or any(folder.iterdir()):
+                        break
+                    folder.rmdir()  # left empty by this removal: `.github/hooks/`, `.github/`
             except OSError as e:
                 return Change(path=shown, action="failed", detail=e.strerror or str(e))
         return Change(path=shown, action="removed", detail=detail)
@@ -417,15 +421,19 @@ class ModuleAdapter:
 
 
 def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Prompt, str]:
-    """The first prompt of `agent` started with the brief saved in `brief` (`brief.first_prompt`)
-    and the note `baker resume` shows about it."""
-    from continuity_core.brief import first_prompt
+    """The first prompt of `agent` started with `options.brief`, saved in `brief`, and the
+    note `baker resume` shows about it. Every adapter's launch uses this one: a brief under
+    `INLINE_PROMPT_MAX` bytes goes inline whole, a larger one as its essentials."""
+    from continuity_core.brief import Brief, Prompt, essentials, render
 
-    first = first_prompt(brief.resolve(), options.brief_text)
-    if first.whole:
-        return first, "the brief is the first prompt"
+    built = options.brief or Brief(created_at="", project="")
+    text = render(built)
+    size = len(text.encode())
+    if size < INLINE_PROMPT_MAX:
+        return Prompt(text=text, whole=True), "the brief is the first prompt"
+    first = essentials(built, brief.resolve(), size, INLINE_PROMPT_MAX)
     note = f"the brief's essentials are the first prompt; {agent} is told to read the rest in "
-    return first, f"{note}{brief}"
+    return Prompt(text=first, whole=False), f"{note}{brief}"
 
 
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from os import PathLike
     from pathlib import Path
 
+    from continuity_core.brief import Brief
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
     from continuity_core.transcript import Cursor
@@ -85,7 +86,8 @@ class UserOptions(Struct, kw_only=True, frozen=True):
 class LaunchOptions(Struct, kw_only=True, frozen=True):
     account: Account | None = None
     native: SessionRef | None = None  # continue this very session (same vendor)
-    brief_text: str | None = None  # the brief itself when it is not on disk (a dry run)
+    # What the launch starts the agent with (None: an empty brief, as for a bare program).
+    brief: Brief | None = None
     dry_run: bool = False  # no side effects: the notes say what would be written
     force: bool = False  # replace what the launch would otherwise refuse to overwrite
 
@@ -209,7 +211,8 @@ class Adapter(Protocol):
         ...
 
     def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
-        """How to start this agent interactively with the brief in `brief` as its first turn."""
+        """How to start this agent interactively with `options.brief`, saved in `brief`, as its
+        first turn (`kit.brief_prompt`)."""
         ...
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
