@@ -27,6 +27,7 @@ else:  # `signal` builds an enum of every signal at import, for nothing a hook u
     import _signal as signal
 
 DEADLINES_S = {"checkpoint": 20, "pickup": 8, "pretool": 3}
+DETACHED_S = DEADLINES_S["checkpoint"]  # work after the answer, which no agent waits for
 MAX_STDIN = 64 << 20
 WAIT_ENV = "BAKER_HOOK_WAIT"
 
@@ -137,7 +138,8 @@ def _after_answer(
     command: str, agent: str | None, work: list[Callable[[], None]], *, fork: bool
 ) -> None:
     """Run `work` once the agent has its answer: with `fork`, in a detached child (`detach`),
-    so the agent waits for none of it; under the hook's deadline either way."""
+    so the agent waits for none of it; under `DETACHED_S`, the deadline of the checkpoint's
+    child, either way."""
     if fork and hasattr(os, "fork"):
         try:
             if detach():
@@ -145,7 +147,7 @@ def _after_answer(
         except OSError as e:  # no fork (a process limit): the work is done here instead
             _log_failure(command, agent, e)
     if hasattr(signal, "SIGALRM"):
-        signal.alarm(DEADLINES_S.get(command, 10))
+        signal.alarm(DETACHED_S)
     try:
         for step in work:
             step()
