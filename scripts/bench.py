@@ -530,6 +530,10 @@ class Bench:
         # key expects of a file that is not being written right now.
         aged = time.time() - 60
         os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
+        # Nor was the git index just written (the bench made the repository a moment ago):
+        # for 2 s after each write a hook asks git whether the store is tracked
+        # (`trust.RACY_S`), which a tool call long after the last commit does not.
+        os.utime(self.data.repo / ".git" / "index", (aged, aged))
         payload: bytes = benchgen.hook_payload(agent, 2, home, self.data.cwd, transcript)
         # A new session id per run: each delivery marks its traps seen for that session only.
         sid = benchgen.hook_session(payload)
