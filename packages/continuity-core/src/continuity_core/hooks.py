@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, project_root
+from continuity_core.store import Store, now_iso, project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -379,7 +379,8 @@ def pretool(
     handler, event, store = begun
     work: list[Callable[[], None]] = [] if later is None else later
     if handler is not None:
-        work.append(lambda: _record_inflight(store, event, agent))
+        started = now_iso()  # the call starts now, whenever the record is written
+        work.append(lambda: _record_inflight(store, event, agent, started))
     output = ""
     try:
         if event.paths or event.command:
@@ -397,11 +398,11 @@ def pretool(
     return output
 
 
-def _record_inflight(store: Store, event: HookEvent, agent: str | None) -> None:
+def _record_inflight(store: Store, event: HookEvent, agent: str | None, started: str) -> None:
     from continuity_core import inflight
 
     try:
-        inflight.record(store, event)
+        inflight.record(store, event, started)
     except OSError as e:  # a read-only store costs the in-flight record, not the traps
         store.log("hook_error", command="pretool", agent=agent, error=f"in-flight: {e}")
 
