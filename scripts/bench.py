@@ -330,7 +330,19 @@ class Bench:
                 if i == runs:
                     run_once(argv, env=env, cwd=self.data.repo, stdin=data, timeout=timeout)
                     self.settle()
-            sample.ir = self.instructions(argv, env, data)
+            # Slowed some 50 times under valgrind, a hook on a loaded machine can pass its own
+            # deadline (pretool's is 3 s) and is not counted: tried again, as a new event (a
+            # new payload, and a new turn where the row appends one), up to three times.
+            for k in range(3):
+                if k:
+                    data = stdin(runs + 1 + k) if callable(stdin) else stdin
+                    if before is not None:
+                        before(runs + 1 + k)
+                    shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
+                sample.ir = self.instructions(argv, env, data)
+                if sample.ir:
+                    break
+                self.settle()
             sample.bare_ir = self.instructions([self.python, "-c", "pass"], env, b"")
             self.settle()
         return sample
@@ -428,8 +440,8 @@ class Bench:
             row.note = (row.note + " wrong output: the expected text is missing").strip()
             return self.add(row)
         limits = []
-        if max_ratio is not None:
-            limits.append(s.ratio <= max_ratio)
+        if max_ratio is not None:  # by instructions where counted: load does not blur them
+            limits.append((s.ir / s.bare_ir if s.ir and s.bare_ir else s.ratio) <= max_ratio)
         if max_s is not None:
             limits.append(s.wall <= max_s)
         if max_mib is not None:
@@ -541,6 +553,10 @@ class Bench:
         # key expects of a file that is not being written right now.
         aged = time.time() - 60
         os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
+        # Nor was the git index just written (the bench made the repository a moment ago):
+        # for 2 s after each write a hook asks git whether the store is tracked
+        # (`trust.RACY_S`), which a tool call long after the last commit does not.
+        os.utime(self.data.repo / ".git" / "index", (aged, aged))
         payload: bytes = benchgen.hook_payload(agent, 2, home, self.data.cwd, transcript)
         # A new session id per run: each delivery marks its traps seen for that session only.
         sid = benchgen.hook_session(payload)
@@ -1137,27 +1153,28 @@ and no warm-up, being in the page cache already), the peak RSS of the worst run,
 "× bare": that median over the median of `python -c pass` (the same interpreter) run right
 before each timed run, so both see the same machine load. With `--instructions`, the hook rows
 also show valgrind's callgrind count of one run of the process the agent waits for (not its git,
-nor a checkpoint's detached child) beside a bare start's: a loaded machine does not blur them
-(a run slowed past its hook's deadline under valgrind is shown as not counted).
+nor a hook's detached child) beside a bare start's, and a ratio target is judged on that count
+where there is one: a loaded machine does not blur it (a run slowed past its hook's deadline
+under valgrind is shown as not counted, and judged on its wall ratio).
 
-There is no server or cache process: every row is one plain process that exits when the call
-is done; a checkpoint hook answers the agent and finishes its work in a forked child, and the
-row times what the agent waits for (docs/decisions.md, "How the hooks stay fast"). The hook
-targets come from issue 29 (pretool ≤ {PRETOOL_X}× bare, a checkpoint after one turn ≤
-{CHECKPOINT_X}×, pickup ≤ {PICKUP_X}×, a checkpointed handoff ≤ {HANDOFF_X}×), the rest from
-issue 11. They hold where users are: every home has the `~/.baker/config.toml` the README
+There is no server or cache process: every row is one plain process that exits when the call is
+done; a checkpoint hook answers the agent and finishes its work in a forked child (a pretool its
+bookkeeping), and the row times what the agent waits for (docs/decisions.md, "How the hooks stay
+fast"). The hook targets come from issue 29 (pretool ≤ {PRETOOL_X}× bare, a checkpoint after one
+turn ≤ {CHECKPOINT_X}×, pickup ≤ {PICKUP_X}×, a checkpointed handoff ≤ {HANDOFF_X}×), the rest
+from issue 11. They hold where users are: every home has the `~/.baker/config.toml` the README
 describes (two Claude accounts, a `[rotation]` order, a `[machine]` name), the appended turn's
 request holds a URL, a shell command and a secret, the project has 1,000 traps, and "bare" is
 `python -c pass` of baker's own environment (not a base interpreter, whose site-packages would
-make it slower and flatter every ratio). Every adapter the packages register is measured;
-one scripts/benchgen.py cannot write sessions for is listed as MISSED. OpenCode keeps its
-sessions as rows of one database: its hook rows run on the captured database
-(tests/fixtures/opencode, moved to the bench's project; a turn is appended as OpenCode writes
-one), and its rows by transcript size are listed as MISSED.
-Transcripts are generated by `scripts/benchgen.py` from the real captured fixtures (the S1
-session of each agent: todo tool, shell, file writes and edits, usage), turn after turn with
-fresh ids and parent links, ending on a distinctive final request that each handoff row must
-print, or the row counts as MISSED. Sizes are binary (1M = 1 MiB).
+make it slower and flatter every ratio). Every adapter the packages register is measured; one
+scripts/benchgen.py cannot write sessions for is listed as MISSED. OpenCode keeps its sessions
+as rows of one database: its hook rows run on the captured database (tests/fixtures/opencode,
+moved to the bench's project; a turn is appended as OpenCode writes one), and its rows by
+transcript size are listed as MISSED. Transcripts are generated by `scripts/benchgen.py` from
+the real captured fixtures (the S1 session of each agent: todo tool, shell, file writes and
+edits, usage), turn after turn with fresh ids and parent links, ending on a distinctive final
+request that each handoff row must print, or the row counts as MISSED. Sizes are binary (1M = 1
+MiB).
 
 The never-seen handoff's time target is a multiple of ccusage 20's `session` report of the
 same transcript, measured beside it with `--peers`; without it only its peak RSS is judged

@@ -58,3 +58,34 @@ def test_the_agent_gets_its_answer_and_the_child_writes_the_checkpoint(
     assert wait_for(lambda: lingering(marker) == []), "the child is still running"
     log = repo / ".baker" / "log" / "events.jsonl"
     assert not log.exists() or "hook_error" not in log.read_text()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork: the bookkeeping runs in place")
+def test_a_pretool_call_answers_first_and_its_child_keeps_the_books(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The traps reach the agent from the answering process; the call in flight and the
+    traps marked seen are written by its detached child, which then exits."""
+    pytest.importorskip("continuity_gemini")
+    assert run_baker("init", cwd=repo).returncode == 0
+    trap = run_baker("trap", "add", "*.py", "float maths broke the golden files", cwd=repo)
+    assert trap.returncode == 0
+    payload = json.loads((FIXTURES / "gemini/hook_payloads/BeforeTool.write_file.json").read_text())
+    payload["cwd"] = str(repo)
+    payload["tool_input"]["file_path"] = str(repo / "weather" / "units.py")
+    monkeypatch.delenv("BAKER_HOOK_WAIT")
+    marker = f"pretool-{os.getpid()}"
+    answer = subprocess.run(
+        [BAKER, "pretool", "--agent", "gemini"],
+        cwd=repo,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={**os.environ, "BAKER_TEST_MARK": marker},
+        timeout=60,
+    )
+    assert answer.returncode == 0 and b"float maths broke" in answer.stdout
+    assert wait_for(lambda: lingering(marker) == []), "the child is still running"
+    assert len(list((repo / ".baker" / "inflight").iterdir())) == 1
+    assert any((repo / ".baker" / "traps-seen").iterdir())
+    log = (repo / ".baker" / "log" / "events.jsonl").read_text()
+    assert "traps_delivered" in log and "hook_error" not in log

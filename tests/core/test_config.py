@@ -83,3 +83,56 @@ def test_the_config_is_read_once_until_it_changes(isolated_home: Path) -> None:
     assert load_config().accounts["work"].dir == "~/.claude-other"
     path.unlink()
     assert load_config().accounts == {}
+
+
+def test_a_new_process_reads_the_decoded_config_while_the_text_is_the_same(
+    isolated_home: Path,
+) -> None:
+    """What config.toml decoded to is cached beside its text; a changed text (whatever its
+    times), a broken cache or a broken file are each read as the file says."""
+    import sys
+
+    from continuity_core import config
+
+    path = baker_home() / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
+    cache = baker_home() / "cache" / "config.json"
+    assert load_config().accounts["work"].dir == "~/.claude-work"
+    assert b"~/.claude-work" in cache.read_bytes()
+
+    config._read_once.cache_clear()  # as a new process: served from the cache, no tomllib
+    sys.modules.pop("tomllib", None)
+    assert load_config().accounts["work"].dir == "~/.claude-work"
+    assert "tomllib" not in sys.modules
+
+    config._read_once.cache_clear()
+    path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-other"\n')
+    assert load_config().accounts["work"].dir == "~/.claude-other"
+
+    config._read_once.cache_clear()
+    cache.write_bytes(b"{not json")
+    assert load_config().accounts["work"].dir == "~/.claude-other"
+
+    config._read_once.cache_clear()
+    path.write_text("[accounts.work\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config()
+
+
+def test_a_config_cache_that_is_a_link_is_never_read(isolated_home: Path, tmp_path: Path) -> None:
+    """The cached config names account folders: one reached through a link (another user's
+    file, say) is ignored and config.toml decoded instead."""
+    from continuity_core import config
+
+    path = baker_home() / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
+    load_config()
+    cache = baker_home() / "cache" / "config.json"
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(cache.read_text().replace("~/.claude-work", "/tmp/planted"))
+    cache.unlink()
+    cache.symlink_to(elsewhere)
+    config._read_once.cache_clear()
+    assert load_config().accounts["work"].dir == "~/.claude-work"

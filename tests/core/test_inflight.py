@@ -59,6 +59,18 @@ def test_a_call_the_transcript_moved_past_is_not(tmp_path: Path) -> None:
     assert inflight.unrecorded(store, Session(agent="gemini", session_id="s1")) is None
 
 
+def test_a_record_written_late_keeps_when_the_call_started(tmp_path: Path) -> None:
+    """The pre-tool hook's child writes the record after the answer: the call's start is when
+    the hook saw it, so a transcript that moved on before the write still says it returned."""
+    store = store_in(tmp_path)
+    inflight.record(store, event(), "2026-01-01T00:00:00Z")
+    moved = Session(agent="gemini", session_id="s1", updated_at="2026-01-01T00:00:01Z")
+    assert inflight.unrecorded(store, moved) is None
+    before = Session(agent="gemini", session_id="s1", updated_at="2025-12-31T23:59:59Z")
+    call = inflight.unrecorded(store, before)
+    assert call is not None and call.started_at == "2026-01-01T00:00:00Z"
+
+
 def test_a_path_named_after_a_token_is_stored_redacted(tmp_path: Path) -> None:
     token = "ghp_" + "P4thT0k3nA1b2C3d4E5f6G7h8I9j0K1l2M3n"
     store = store_in(tmp_path)

@@ -7,9 +7,10 @@ click nor any adapter it does not need.
 A checkpoint an agent runs (`--agent` or `--quiet`: it prints nothing) answers at once: the
 process reads its payload, forks, and exits; the child, detached from the agent's streams
 and in a session of its own, does the work with the ordinary libraries under the same
-deadline and exits (docs/decisions.md, "How the hooks stay fast"). `BAKER_HOOK_WAIT=1` makes
-the answering process wait for that child (the test suite sets it, so a test reads the
-checkpoint the call wrote).
+deadline and exits (docs/decisions.md, "How the hooks stay fast"). A pre-tool call answers
+first and leaves its bookkeeping (the call in flight, the traps it showed) to such a child.
+`BAKER_HOOK_WAIT=1` makes the answering process wait for that child (the test suite sets
+it, so a test reads what the call wrote).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
+    from collections.abc import Callable
     from types import FrameType
 else:  # `signal` builds an enum of every signal at import, for nothing a hook uses
     import _signal as signal
 
 DEADLINES_S = {"checkpoint": 20, "pickup": 8, "pretool": 3}
+DETACHED_S = DEADLINES_S["checkpoint"]  # work after the answer, which no agent waits for
 MAX_STDIN = 64 << 20
 WAIT_ENV = "BAKER_HOOK_WAIT"
 
@@ -88,6 +91,7 @@ def run(args: list[str], *, fork: bool = False) -> int:
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.alarm(deadline)
     output = ""
+    later: list[Callable[[], None]] = []  # what the answer need not wait for (pretool's)
     try:
         payload = _stdin()
         if fork and command == "checkpoint" and (quiet or agent) and hasattr(os, "fork"):
@@ -110,7 +114,7 @@ def run(args: list[str], *, fork: bool = False) -> int:
         elif command == "pickup":
             output = hooks.pickup(agent, payload, rest)
         elif command == "pretool":
-            output = hooks.pretool(agent, payload, rest)
+            output = hooks.pretool(agent, payload, rest, later)
     except (Deadline, Exception) as e:
         output = ""
         _log_failure(command, agent, e)
@@ -125,7 +129,33 @@ def run(args: list[str], *, fork: bool = False) -> int:
             sys.stdout.flush()
         except (OSError, ValueError):
             pass
+    if later:
+        _after_answer(command, agent, later, fork=fork)
     return 0
+
+
+def _after_answer(
+    command: str, agent: str | None, work: list[Callable[[], None]], *, fork: bool
+) -> None:
+    """Run `work` once the agent has its answer: with `fork`, in a detached child (`detach`),
+    so the agent waits for none of it; under `DETACHED_S`, the deadline of the checkpoint's
+    child, either way."""
+    if fork and hasattr(os, "fork"):
+        try:
+            if detach():
+                return
+        except OSError as e:  # no fork (a process limit): the work is done here instead
+            _log_failure(command, agent, e)
+    if hasattr(signal, "SIGALRM"):
+        signal.alarm(DETACHED_S)
+    try:
+        for step in work:
+            step()
+    except (Deadline, Exception) as e:
+        _log_failure(command, agent, e)
+    finally:
+        if hasattr(signal, "SIGALRM"):
+            signal.alarm(0)
 
 
 def _not_written() -> str:

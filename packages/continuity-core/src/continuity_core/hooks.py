@@ -14,14 +14,16 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, project_root
+from continuity_core.store import Store, now_iso, project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from continuity_core.adapters import Adapter
     from continuity_core.adapters.kit import HookHalf
+    from continuity_core.traps import Shown
 
 
 CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
@@ -360,28 +362,53 @@ PRETOOL_HEADER = (
 )
 
 
-def pretool(agent: str | None, payload: bytes, argv: list[str]) -> str:
-    """PreToolUse: up to five unseen traps matching the call's paths or command; never blocks."""
-    from continuity_core import inflight, traps
+def pretool(
+    agent: str | None,
+    payload: bytes,
+    argv: list[str],
+    later: list[Callable[[], None]] | None = None,
+) -> str:
+    """PreToolUse: up to five unseen traps matching the call's paths or command; never blocks.
+    With `later`, the bookkeeping the answer does not need (the in-flight record, the traps
+    marked seen and logged) is appended there for the caller to run once it has answered."""
+    from continuity_core import traps
 
     begun = _begin("pretool", agent, payload, argv, "pre_tool", light=True)
     if begun is None:
         return ""
     handler, event, store = begun
+    work: list[Callable[[], None]] = [] if later is None else later
     if handler is not None:
-        try:
-            inflight.record(store, event)
-        except OSError as e:  # a read-only store costs the in-flight record, not the traps
-            store.log("hook_error", command="pretool", agent=agent, error=f"in-flight: {e}")
-    if not event.paths and not event.command:
-        return ""
-    session = event.session_id or "no-session"
-    delivered = traps.unseen(store.top, session, event.paths, event.command, cwd=event.cwd)
-    if not delivered:
-        return ""
-    text = "\n".join([PRETOOL_HEADER, *(t.line(store.top) for t in delivered)])
-    output = text if handler is None else handler.render_context(event, text) or ""
-    if output:
-        traps.record_delivered(store.top, session, delivered, store=store)
-        store.log("traps_delivered", session=session, ids=[t.id for t in delivered])
+        started = now_iso()  # the call starts now, whenever the record is written
+        work.append(lambda: _record_inflight(store, event, agent, started))
+    output = ""
+    try:
+        if event.paths or event.command:
+            session = event.session_id or "no-session"
+            found = traps.unseen(store.top, session, event.paths, event.command, cwd=event.cwd)
+            if found:
+                text = "\n".join([PRETOOL_HEADER, *(t.line(store.top) for t in found)])
+                output = text if handler is None else handler.render_context(event, text) or ""
+            if output:
+                work.append(lambda: _delivered(store, session, found))
+    finally:
+        if later is None:
+            for step in work:
+                step()
     return output
+
+
+def _record_inflight(store: Store, event: HookEvent, agent: str | None, started: str) -> None:
+    from continuity_core import inflight
+
+    try:
+        inflight.record(store, event, started)
+    except OSError as e:  # a read-only store costs the in-flight record, not the traps
+        store.log("hook_error", command="pretool", agent=agent, error=f"in-flight: {e}")
+
+
+def _delivered(store: Store, session: str, delivered: list[Shown]) -> None:
+    from continuity_core import traps
+
+    traps.record_delivered(store.top, session, delivered, store=store)
+    store.log("traps_delivered", session=session, ids=[t.id for t in delivered])

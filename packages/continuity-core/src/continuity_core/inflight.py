@@ -109,15 +109,16 @@ def _path(store: Store, agent: str, session_id: str) -> str:
     return os.path.join(store.store_dir, "inflight", f"{digest[:20]}.json")
 
 
-def record(store: Store, event: HookEvent) -> None:
-    """Remember the call `event` is about to start (redacted)."""
+def record(store: Store, event: HookEvent, started_at: str | None = None) -> None:
+    """Remember the call `event` is about to start (redacted); `started_at`, when the hook
+    saw it, where this runs later (the pre-tool hook's detached child)."""
     if not (event.agent and event.session_id and event.tool_name):
         return
     call = Inflight(
         agent=event.agent,
         session_id=event.session_id,
         tool_name=_redact(event.tool_name),
-        started_at=now_iso(),
+        started_at=started_at or now_iso(),
         command=_redact(event.command) if event.command else None,
         # a file may be named after a token
         paths=[_redact(p) for p in event.paths[:PATHS_MAX]],
