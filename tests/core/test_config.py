@@ -94,10 +94,10 @@ def test_a_new_process_reads_the_decoded_config_while_the_text_is_the_same(
 
     from continuity_core import config
 
-    path = baker_home() / "config.toml"
+    path = Path(config_path())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
-    cache = baker_home() / "cache" / "config.json"
+    cache = path.parent / "cache" / "config.json"
     assert load_config().accounts["work"].dir == "~/.claude-work"
     assert b"~/.claude-work" in cache.read_bytes()
 
@@ -125,11 +125,11 @@ def test_a_config_cache_that_is_a_link_is_never_read(isolated_home: Path, tmp_pa
     file, say) is ignored and config.toml decoded instead."""
     from continuity_core import config
 
-    path = baker_home() / "config.toml"
+    path = Path(config_path())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('[accounts.work]\nagent = "claude"\ndir = "~/.claude-work"\n')
     load_config()
-    cache = baker_home() / "cache" / "config.json"
+    cache = path.parent / "cache" / "config.json"
     elsewhere = tmp_path / "elsewhere.json"
     elsewhere.write_text(cache.read_text().replace("~/.claude-work", "/tmp/planted"))
     cache.unlink()
