@@ -379,7 +379,7 @@ def pretool(
     handler, event, store = begun
     work: list[Callable[[], None]] = [] if later is None else later
     if handler is not None:
-        started = now_iso()  # the call starts now, whenever the record is written
+        started = now_iso(ms=True)  # the call starts now, whenever the record is written
         work.append(lambda: _record_inflight(store, event, agent, started))
     output = ""
     try:

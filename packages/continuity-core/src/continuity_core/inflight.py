@@ -111,7 +111,8 @@ def _path(store: Store, agent: str, session_id: str) -> str:
 
 def record(store: Store, event: HookEvent, started_at: str | None = None) -> None:
     """Remember the call `event` is about to start (redacted); `started_at`, when the hook
-    saw it, where this runs later (the pre-tool hook's detached child)."""
+    saw it, where this runs later (the pre-tool hook's detached child). A record of a call
+    that started later is kept: the children of two calls may write out of order."""
     if not (event.agent and event.session_id and event.tool_name):
         return
     call = Inflight(
@@ -124,7 +125,13 @@ def record(store: Store, event: HookEvent, started_at: str | None = None) -> Non
         paths=[_redact(p) for p in event.paths[:PATHS_MAX]],
     )
     store.folder_path("inflight")
-    atomic_write(_path(store, event.agent, event.session_id), call.to_json(), durable=False)
+    where = _path(store, event.agent, event.session_id)
+    try:  # the detached child of an earlier call may write after the next call's child
+        if _when(Inflight.from_json(trust.read_bytes(where)).started_at) > _when(call.started_at):
+            return  # a later call is the one in flight
+    except (OSError, trust.Untrusted, ValueError):
+        pass  # none, or unreadable: replaced
+    atomic_write(where, call.to_json(), durable=False)
 
 
 def clear(store: Store, agent: str, session_id: str) -> None:

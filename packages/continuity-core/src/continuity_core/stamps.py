@@ -43,8 +43,12 @@ def parse_time(value: str | None) -> dt.datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # as `iso`, without datetime
+def now_iso(ms: bool = False) -> str:
+    """Now as `iso` writes it, without datetime; `ms` adds milliseconds (calls that start
+    within one second are told apart: the pre-tool hook's in-flight record)."""
+    now = time.time()
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+    return f"{text}.{int(now * 1000) % 1000:03d}Z" if ms else f"{text}Z"
 
 
 def stamp(precision: Literal["s", "ms", "us"] = "us") -> str:
