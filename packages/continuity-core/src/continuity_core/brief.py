@@ -13,7 +13,7 @@ import json
 from msgspec import Struct, field
 
 from continuity_core.project import git_section, plural
-from continuity_core.redact import redact
+from continuity_core.redact import printable, redact
 from continuity_core.schemas.handoff import Attempt, Interrupted, LastError, OpenCall, Section
 from continuity_core.schemas.session import SessionRef
 
@@ -68,7 +68,11 @@ def _mib(size: int) -> str:
     return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
 
-def _fence(text: str) -> str:
+def fenced(text: str) -> str:
+    """`text` as one fenced block none of its lines can close. The fence is chosen on the text
+    without terminal control: stripped later by the redaction, a control character between
+    backticks would join them into a fence that ends the block early."""
+    text = printable(text)
     fence = "```"
     while fence in text:
         fence += "`"
@@ -145,7 +149,7 @@ def _interrupted_body(session: Session, unrecorded: Inflight | None, raw: str) -
     if found is None:
         return "", raw
     lines = [
-        f"- tool call `{c.tool}` started and never returned a result:\n{_fence(c.what)}"
+        f"- tool call `{c.tool}` started and never returned a result:\n{fenced(c.what)}"
         for c in found.calls
     ]
     err = found.error
@@ -162,7 +166,7 @@ def _interrupted_body(session: Session, unrecorded: Inflight | None, raw: str) -
     lines.append(
         f"- tool call `{call.tool}` started at {call.started_at} and the transcript never "
         "recorded it (seen by the pre-tool hook only; the agent likely died while it ran):\n"
-        f"{_fence(call.what or '(no arguments seen)')}"
+        f"{fenced(call.what or '(no arguments seen)')}"
     )
     hook = "the pre-tool hook's record in .baker/inflight/"
     return "\n".join(lines), f"{raw}; {hook}" if len(lines) > 1 else hook
@@ -188,7 +192,7 @@ def _compaction_body(session: Session) -> str:
         how.append(f"at {last.pre_tokens:,} tokens")
     body += f"; the last time {', '.join(how)}"
     if last.summary and last.summary.strip():
-        body += "; its summary of the earlier work:\n" + _fence(last.summary.strip()[:3000])
+        body += "; its summary of the earlier work:\n" + fenced(last.summary.strip()[:3000])
     return body
 
 
@@ -203,7 +207,8 @@ SUBAGENT_CHARS = 400
 
 
 def _code(text: str) -> str:
-    """`text` as inline code, whatever backticks it holds."""
+    """`text` as inline code, whatever backticks it holds (counted as `fenced` counts them)."""
+    text = printable(text)
     ticks = "`"
     while ticks in text:
         ticks += "`"
@@ -373,7 +378,7 @@ def _request(session: Session | None) -> tuple[str, str, str]:
         return "", "", ""
     raw = f"transcript of {session.agent} session {session.session_id} (raw data)"
     if session.latest_request:
-        return "The user's latest request (verbatim)", raw, _fence(session.latest_request)
+        return "The user's latest request (verbatim)", raw, fenced(session.latest_request)
     skipped = _mib(session.unread_bytes)
     if session.request_sought == "none":
         why = (
@@ -410,7 +415,7 @@ def _exchange(session: Session) -> str:
         if latest and m.role == "user" and m.text.strip() == latest:
             text = "(the latest request, quoted in full above)"
         parts.append(f"[{who}{'' if m.kind in ('request', 'response') else ' ' + m.kind}]\n{text}")
-    return _fence("\n\n".join(parts)) if parts else ""
+    return fenced("\n\n".join(parts)) if parts else ""
 
 
 def build(

@@ -218,7 +218,7 @@ def compacted(session: Session) -> str:
     """What a compaction summary drops most, given back to the same session: its last request
     before the compaction, verbatim (cut only when huge), and the commands that failed before
     it with their error lines."""
-    from continuity_core.brief import command_line  # only after a compaction
+    from continuity_core.brief import command_line, fenced  # only after a compaction
 
     lines = [
         f"- session: {session.agent} {session.session_id} was just compacted; these are facts "
@@ -233,12 +233,7 @@ def compacted(session: Session) -> str:
                 + f"\n[… cut: {len(shown) - COMPACTED_REQUEST:,} more characters; the "
                 "transcript holds it whole]"
             )
-        fence = "```"
-        while fence in shown:
-            fence += "`"
-        lines.append(
-            f"- the user's last request before it (verbatim):\n{fence}text\n{shown}\n{fence}"
-        )
+        lines.append(f"- the user's last request before it (verbatim):\n{fenced(shown)}")
     failed = [r for r in session.commands if r.failed]
     if failed:
         lines.append("- commands that failed before it (do not rerun them blindly):")
