@@ -291,3 +291,23 @@ def test_stores_stay_private_after_every_command_and_doctor_reports_loose_ones(
     run_baker("checkpoint", "--quiet", cwd=project)
     newest = sorted((project / ".baker" / "checkpoints").glob("*.json"))[-1]
     assert stat.S_IMODE(newest.stat().st_mode) == 0o600
+
+
+def test_uninstall_through_a_linked_github_folder_removes_nothing_outside(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`baker uninstall` takes away the folders its removal leaves empty, up to the project.
+    A `.github` a repository committed as a link to a folder outside it, holding baker's own
+    hooks file (another project's), is refused: no file or folder out there goes, not even
+    the ones left empty if that file went."""
+    pytest.importorskip("continuity_copilot")
+    assert run_baker("init", cwd=repo).returncode == 0
+    outside = tmp_path / "elsewhere" / "gh"
+    outside.parent.mkdir()
+    shutil.move(repo / ".github", outside)  # baker's own .github/hooks/baker.json, out there
+    (repo / ".github").symlink_to(outside)
+    before = snapshot(tmp_path / "elsewhere")
+    assert (outside / "hooks" / "baker.json").is_file()
+    run_baker("uninstall", cwd=repo)
+    assert snapshot(tmp_path / "elsewhere") == before
+    assert (repo / ".github").is_symlink()
