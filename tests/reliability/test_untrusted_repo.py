@@ -542,3 +542,33 @@ def test_a_fifo_in_the_store_never_blocks(repo: Path) -> None:
     reader.join(5)
     assert not reader.is_alive(), "the read waited for a writer"
     assert isinstance(outcome[0], trust.Untrusted) and "not a regular file" in str(outcome[0])
+
+
+def test_a_bare_name_becomes_a_command_trap_without_running_anything(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`baker trap add make "…"`, with no file `make` here, is a command trap: decided from the
+    folder's names alone. Neither that nor the pre-tool hook that shows the trap runs or
+    probes the command (a `make` first on PATH, as a repository's tooling might put it,
+    records every run), and the trap text reaches the agent as the hook's context only."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ran = tmp_path / "ran"
+    (bin_dir / "make").write_text(f'#!/bin/sh\necho "$@" >> {ran}\n')
+    (bin_dir / "make").chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    assert run_baker("init", cwd=repo, env=env).returncode == 0
+    added = run_baker("trap", "add", "make", "make clean wipes the fixtures", cwd=repo, env=env)
+    assert added.returncode == 0 and "taken as a command" in added.stdout
+    kept = [json.loads(line) for line in (repo / ".baker" / "traps.jsonl").read_text().splitlines()]
+    assert [t.get("kind") for t in kept if t.get("pattern") == "make"] == ["command"]
+    payload = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "make clean"},
+    }
+    shown = run_baker("pretool", "--agent", "gemini", cwd=repo, input=json.dumps(payload), env=env)
+    assert "make clean wipes the fixtures" in shown.stdout
+    assert not ran.exists()
