@@ -2,9 +2,7 @@
 
 Read with tomllib into msgspec Structs (typos are errors naming the key and the file); edited with
 tomlkit so the user's comments and order survive. A missing file is the defaults, read with
-nothing imported: every hook asks for the config. What a valid file decoded to is kept in
-`~/.baker/cache/config.json` beside its text, and served while the text is the same: tomllib
-costs a handoff a third of a bare interpreter start.
+nothing imported: every hook asks for the config.
 """
 
 from __future__ import annotations
@@ -59,7 +57,7 @@ def _read(path: Path | None) -> GlobalConfig:
             raise ConfigError(str(e)) from None
         except OSError as e:
             raise ConfigError(f"cannot read {where}: {e.strerror}") from None
-        return _decode_cached(data, where)
+        return _decode(data, where)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -67,51 +65,6 @@ def _read(path: Path | None) -> GlobalConfig:
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror}") from None
     return _decode(data, path)
-
-
-CACHE = ("cache", "config.json")
-
-
-class _Decoded(msgspec.Struct):
-    """config.toml's text, what it decoded to, and which baker decoded it (`_decoder`)."""
-
-    text: str
-    config: GlobalConfig
-    decoder: str = ""
-
-
-def _decoder() -> str:
-    """baker's version and the identity of the two files that decide what a text decodes to:
-    an upgrade that changes a default or adds a check is never served an older decoding."""
-    from continuity_core import __version__
-    from continuity_core.schemas import config as schema
-
-    files = (os.stat(f) for f in (__file__, schema.__file__))
-    return " ".join([__version__, *(f"{st.st_size}:{st.st_mtime_ns}" for st in files)])
-
-
-def _decode_cached(data: bytes, where: str) -> GlobalConfig:
-    """`_decode` of the user's config.toml, from the cache while its text is the one cached
-    (the text is the key: no file time can be stale) and this baker wrote it; the cache is
-    written where it can be."""
-    cache = os.path.join(trust.home_root(), *CACHE)
-    try:
-        text = data.decode("utf-8")
-        kept = msgspec.json.decode(trust.read_bytes(cache, home=True), type=_Decoded)
-        if kept.text == text and kept.decoder == _decoder():
-            return kept.config
-    except (OSError, trust.Untrusted, ValueError):  # missing, broken or not ours: decode
-        pass
-    config = _decode(data, where)
-    try:
-        from continuity_core.fs import atomic_write
-
-        trust.home_path(*CACHE[:-1])
-        kept = _Decoded(data.decode(), config, _decoder())
-        atomic_write(cache, msgspec.json.encode(kept), durable=False)
-    except (OSError, trust.Untrusted):
-        pass  # a read-only ~/.baker: the next process decodes the file again
-    return config
 
 
 def _decode(data: bytes, path: str | Path) -> GlobalConfig:
