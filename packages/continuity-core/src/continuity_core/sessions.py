@@ -500,7 +500,6 @@ def table(
         rows.append(row)
     if not chosen and rows and rows[0]["state"] is not None:
         rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
-    from continuity_core.limits import parse_time
 
     def activity(row: dict[str, Any]) -> float:
         when = parse_time(row["last_activity"])
