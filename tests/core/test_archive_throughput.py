@@ -102,7 +102,7 @@ def test_indexing_throughput_and_query_latency(tmp_path: Path) -> None:
         project="/bench",
     )
     with Archive(tmp_path / "archive.sqlite") as archive:
-        stats = archive.index([source])
+        stats = archive.index_pending(*archive.pending([source]))
         assert stats.bytes == size
         start = time.perf_counter()
         [hit] = archive.search("zyzzogeton", project="/bench")

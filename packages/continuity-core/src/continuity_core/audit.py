@@ -246,7 +246,7 @@ def _newest(
 
     try:
         found = newest(store.root, adapters, config)
-        if found.ref is None or found.adapter is None:
+        if found is None:
             return None, 0.0, []
         session = read_session(found.adapter, found.ref, store if store.exists else None)
     except Exception as e:  # audit reports; it never fails on an adapter's bug

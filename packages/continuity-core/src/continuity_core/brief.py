@@ -547,25 +547,30 @@ def fit(brief: Brief) -> None:
         brief.cut.append(victim.title)
 
 
-def _limit_line(brief: Brief) -> str:
-    """The note above the sections of a brief whose session ended on a limit, or ""."""
+def _top(brief: Brief) -> list[str]:
+    """The brief's title, then the note of a session that ended on a limit."""
     if not brief.ended_on_limit:
-        return ""
+        return ["# Handoff brief", ""]
     when = f" (resets at {brief.reset_at})" if brief.reset_at else ""
     why = f" {brief.reset_why}" if brief.reset_why else ""
     if brief.limit_kind == "rate_limit":  # requests too fast: it passes in minutes
-        return f"> The previous session ended on a rate limit{when}: retry later.{why}"
-    return f"> The previous session ended on a usage limit{when}.{why}"
+        limit = f"> The previous session ended on a rate limit{when}: retry later.{why}"
+    else:
+        limit = f"> The previous session ended on a usage limit{when}.{why}"
+    return ["# Handoff brief", "", limit, ""]
+
+
+def _section(section: Section, body: str) -> list[str]:
+    return [f"## {section.title}", f"_source: {section.source}_", "", body, ""]
 
 
 CUT_TITLE = "Cut to fit the budget"
 
 
 def render(brief: Brief) -> str:
-    limit = _limit_line(brief)
-    out = ["# Handoff brief", "", *([limit, ""] if limit else [])]
+    out = _top(brief)
     for s in brief.sections:
-        out += [f"## {s.title}", f"_source: {s.source}_", "", s.body, ""]
+        out += _section(s, s.body)
     if brief.cut:
         out += [
             f"## {CUT_TITLE}",
@@ -614,20 +619,11 @@ def essentials(brief: Brief, path: Path, size: int, most: int) -> str:
         f"if needed). Its essentials are below, some cut short{rest}. Then confirm the "
         "plan in it with me before continuing the work."
     )
-    limit = _limit_line(brief)
-    head = [limit, ""] if limit else []
     scale = 1.0
     while True:
-        out = ["# Handoff brief", "", *head, pointer, ""]
+        out = [*_top(brief), pointer, ""]
         for s in kept:
-            cap = int(ESSENTIALS[s.title] * scale)
-            out += [
-                f"## {s.title}",
-                f"_source: {s.source}_",
-                "",
-                _clip(s.body.strip("\n"), cap),
-                "",
-            ]
+            out += _section(s, _clip(s.body.strip("\n"), int(ESSENTIALS[s.title] * scale)))
         prompt = "\n".join(out).rstrip() + "\n"
         if len(prompt.encode()) < most or scale < 0.05:
             return prompt

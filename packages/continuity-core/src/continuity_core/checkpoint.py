@@ -55,7 +55,7 @@ def take(
                 session = read_session(adapter, ref, store)
         elif adapters:
             found = newest(store.root, adapters, config, agent=agent)
-            if found.ref is not None and found.adapter is not None:
+            if found is not None:
                 session = read_session(found.adapter, found.ref, store)
     except BaseException:  # a hook's deadline included: no git left running behind it
         begun.close(0)

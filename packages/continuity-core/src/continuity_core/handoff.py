@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from msgspec import Struct, convert, field
+from msgspec.structs import replace
 
 from continuity_core import adapters as adapters_mod
 from continuity_core import brief as brief_mod
@@ -286,13 +287,10 @@ def _session_fields(session: Session | None, unrecorded: Inflight | None) -> dic
         ],
         "interrupted": brief_mod.interrupted(session, unrecorded),
         "commands": [
-            doc.Command(
+            replace(
+                convert(c, doc.Command, from_attributes=True),
                 command=redact(c.command),
-                exit_code=c.exit_code,
-                failed=c.failed,
                 error=redact(c.error),
-                count=c.count,
-                timestamp=c.timestamp,
             )
             for c in session.commands
         ],
@@ -300,11 +298,10 @@ def _session_fields(session: Session | None, unrecorded: Inflight | None) -> dic
         "user_requests": [redact(r) for r in session.requests],
         "requests_total": max(session.requests_total, len(session.requests)),
         "subagents": [
-            doc.Subagent(
+            replace(
+                convert(a, doc.Subagent, from_attributes=True),
                 task=redact(a.task),
                 result=redact(a.result) if a.result is not None else None,
-                id=a.id,
-                timestamp=a.timestamp,
             )
             for a in session.subagents
         ],

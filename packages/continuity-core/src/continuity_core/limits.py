@@ -105,31 +105,31 @@ def key(agent: str, folder: str) -> tuple[str, str]:
     return agent, os.path.realpath(os.path.expanduser(folder))
 
 
-def record(limit: Limit, path: StrPath | None = None) -> Limit:
+def record(limit: Limit) -> Limit:
     """Add `limit`, replacing the entry of its agent and account, dropping expired ones."""
     if not limit.run:
         limit.run = os.environ.get(RUN_ENV, "")
-    _rewrite(path or ledger_path(), limit.agent, limit.dir, limit)
+    _rewrite(limit.agent, limit.dir, limit)
     return limit
 
 
-def clear(agent: str, folder: str, path: StrPath | None = None) -> bool:
+def clear(agent: str, folder: str) -> bool:
     """Forget the limit of one account (a turn completed there); True when there was one."""
-    path = path or ledger_path()
-    if find(read(path), agent, folder) is None:
+    if find(read(), agent, folder) is None:
         return False
-    _rewrite(path, agent, folder)
+    _rewrite(agent, folder)
     return True
 
 
-def _rewrite(path: StrPath, agent: str, folder: str, limit: Limit | None = None) -> None:
+def _rewrite(agent: str, folder: str, limit: Limit | None = None) -> None:
     """The ledger without the entry of `agent` and `folder` (and expired ones), plus `limit`.
 
     Read-modify-write under an exclusive lock on a sidecar file (the store's lock); the write
     itself is atomic either way.
     """
-    ensure_private_dir(os.path.dirname(os.fspath(path)))
-    with Lock(f"{os.fspath(path)}.lock", LOCK_TIMEOUT_S):
+    path = ledger_path()
+    ensure_private_dir(os.path.dirname(path))
+    with Lock(f"{path}.lock", LOCK_TIMEOUT_S):
         kept = [lim for lim in read(path) if key(lim.agent, lim.dir) != key(agent, folder)]
         kept += [limit] if limit is not None else []
         atomic_write(path, encode_document(Ledger(limits=kept)), durable=False)

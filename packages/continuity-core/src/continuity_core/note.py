@@ -60,7 +60,7 @@ class Note(Struct, kw_only=True):
     preamble: str = ""  # text before the first heading, kept verbatim
 
     def get(self, title: str) -> str:
-        return _uncomment(self.sections.get(title, "")).strip()
+        return uncomment(self.sections.get(title, ""))
 
     def is_empty(self) -> bool:
         return not any(self.get(t) for t in SECTIONS)
@@ -75,9 +75,9 @@ _HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
 _COMMENT = re.compile(r"(?s)<!--.*?-->")
 
 
-def _uncomment(text: str) -> str:
-    """`text` without its `<!-- … -->` comments (an unclosed one is kept)."""
-    return _COMMENT.sub("", text)
+def uncomment(text: str) -> str:
+    """`text` without its `<!-- … -->` comments (an unclosed one is kept), stripped."""
+    return _COMMENT.sub("", text).strip()
 
 
 def parse(text: str) -> Note:
@@ -134,7 +134,7 @@ def filled(note: Note) -> str:
     noise, no empty section, no placeholder comment."""
     meta = ", ".join(f"{k}: {v}" for k, v in note.meta.items() if v)
     lines = [f"({meta})"] if meta else []
-    preamble = _uncomment(note.preamble).strip()
+    preamble = uncomment(note.preamble)
     if preamble:
         lines.append(preamble)
     for title in SECTIONS:
@@ -142,7 +142,7 @@ def filled(note: Note) -> str:
             lines += [f"### {title}", note.get(title)]
     for block in note.extra:
         head, _, body = block.partition("\n")
-        body = _uncomment(body).strip()
+        body = uncomment(body)
         if body:
             lines += [f"### {head.lstrip('#').strip()}", body]
     return "\n".join(lines)

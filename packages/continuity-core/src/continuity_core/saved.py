@@ -20,6 +20,7 @@ from msgspec import Struct, field
 from continuity_core import git, trust
 from continuity_core.fs import atomic_write, inside, is_loose
 from continuity_core.git import git_facts
+from continuity_core.note import uncomment
 from continuity_core.redact import redact, redact_obj, scan
 from continuity_core.schemas.saved import (
     Candidate,
@@ -140,12 +141,8 @@ def template(front: dict[str, Any]) -> str:
 
 def _items(doc: Document, title: str) -> list[str]:
     """The bullet items of a section, its comments left out."""
-    body = _strip_comments(doc.sections.get(title, ""))
+    body = uncomment(doc.sections.get(title, ""))
     return [m.group(1).strip() for line in body.splitlines() if (m := re.match(_BULLET_RE, line))]
-
-
-def _strip_comments(body: str) -> str:
-    return re.sub(r"<!--.*?-->", "", body, flags=re.S).strip()
 
 
 def validate_text(text: str, path: str = "") -> Validation:
@@ -234,7 +231,7 @@ def _check_sections(doc: Document, result: Validation) -> None:
             + " (decisions and constraints first)"
         )
     for title in present:
-        body = _strip_comments(doc.sections.get(title, ""))
+        body = uncomment(doc.sections.get(title, ""))
         if not body:
             result.errors.append(f"section `## {title}` is empty; write `None.` if so")
     for item in _items(doc, "Unverified claims"):
@@ -262,7 +259,7 @@ def unverified(doc: Document) -> list[Claim]:
     """Every line in any section marked `(from <source>)`."""
     claims: list[Claim] = []
     for title, body in doc.sections.items():
-        for line in _strip_comments(body).splitlines():
+        for line in uncomment(body).splitlines():
             for m in re.finditer(_FROM_RE, line):
                 text = redact(re.sub(_BULLET_RE, r"\1", line).strip())
                 claims.append(Claim(claim=text, source=redact(m.group(1).strip()), section=title))

@@ -363,11 +363,6 @@ def pick(
     return choice
 
 
-class Newest(Struct, kw_only=True):
-    ref: SessionRef | None = None
-    adapter: Adapter | None = None
-
-
 def newest(
     project: Path,
     adapters: Mapping[str, Adapter],
@@ -376,14 +371,13 @@ def newest(
     agent: str | None = None,
     account: str | None = None,
     session_id: str | None = None,
-) -> Newest:
+) -> Candidate | None:
     """The newest session of `project`, read or not: what a manual checkpoint, `audit` and
     `baker run` look at (the session being written now, whether or not it did work yet)."""
     found = find(
         project, adapters, config, agent=agent, account=account, session_id=session_id, strict=False
     )
-    first = found.candidates[0] if found.candidates else None
-    return Newest(ref=first.ref, adapter=first.adapter) if first else Newest()
+    return found.candidates[0] if found.candidates else None
 
 
 def choose(
@@ -506,7 +500,6 @@ def table(
         rows.append(row)
     if not chosen and rows and rows[0]["state"] is not None:
         rows[0]["chosen"] = True  # nothing did work: the newest is what a brief shows
-    from continuity_core.limits import parse_time
 
     def activity(row: dict[str, Any]) -> float:
         when = parse_time(row["last_activity"])

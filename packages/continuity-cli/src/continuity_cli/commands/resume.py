@@ -301,7 +301,7 @@ def choose_next(
         session_id=session_id,
     )
     current = None
-    if found.ref is not None and found.adapter is not None:
+    if found is not None:
         current = (found.ref.agent, limits.account_dir(found.adapter, config, found.ref.account))
     entry = limits.next_entry(entries, current, limits.read())
     if entry is None:

@@ -278,7 +278,7 @@ class Run:
                 agent=adapter.name,
                 account=child.entry.dir,
             )
-            if found.ref is None:
+            if found is None:
                 return None
             session = adapter.read(found.ref).session
         except Exception as e:  # a transcript that cannot be read confirms nothing

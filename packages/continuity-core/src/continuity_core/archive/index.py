@@ -235,19 +235,13 @@ class Archive:
             raise
         self.db.execute("COMMIT")
 
-    def index(
-        self, sources: Sequence[Source], progress: Callable[[int], None] | None = None
-    ) -> IndexStats:
-        """Index what is new in `sources`; `progress(n)` is told of every n bytes read."""
-        return self.index_pending(*self.pending(sources), progress)
-
     def index_pending(
         self,
         todo: Sequence[tuple[Source, int]],
         stats: IndexStats,
         progress: Callable[[int], None] | None = None,
     ) -> IndexStats:
-        """Index the sources `pending` returned."""
+        """Index the sources `pending` returned; `progress(n)` is told of every n bytes read."""
         start = time.perf_counter()
         for src, _ in todo:
             try:
@@ -339,11 +333,7 @@ class Archive:
         def flush() -> None:
             # The project is often named a few records in: the scope is taken at flush time.
             nonlocal rows
-            scope = scope_tokens(project)
-            self.db.executemany(
-                "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-                [(text, scope, sid_, ts) for text, sid_, ts in batch],
-            )
+            self._add_chunks(project, batch)
             rows += len(batch)
             batch.clear()
 
@@ -380,6 +370,14 @@ class Archive:
         if progress is not None and reader.offset > reported:
             progress(reader.offset - reported)
         return reader.offset - offset, rows
+
+    def _add_chunks(self, project: str | None, rows: list[tuple[str, int, str | None]]) -> None:
+        """Rows of (text, source id, time), scoped to `project`."""
+        scope = scope_tokens(project)
+        self.db.executemany(
+            "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
+            [(text, scope, sid, ts) for text, sid, ts in rows],
+        )
 
     def _save_position(
         self,
@@ -429,11 +427,7 @@ class Archive:
             else:
                 sid, project = row[0], row[1] or src.project
                 self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
-            scope = scope_tokens(project)
-            self.db.executemany(
-                "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-                [(redact(text), scope, sid, ts) for text, ts in texts],
-            )
+            self._add_chunks(project, [(redact(text), sid, ts) for text, ts in texts])
             read = sum(len(text) for text, _ in texts)
             self.db.execute(
                 "UPDATE sources SET agent = ?, account = ?, session_id = ?, gone = 0, size = ?, "
@@ -485,10 +479,7 @@ class Archive:
         ).fetchone()
         rows = 0
         if text.strip() and not forgotten:
-            self.db.execute(
-                "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-                (redact(text), scope_tokens(src.project), sid, ts),
-            )
+            self._add_chunks(src.project, [(redact(text), sid, ts)])
             rows = 1
         self.db.execute(
             "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "

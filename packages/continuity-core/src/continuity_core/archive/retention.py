@@ -64,8 +64,7 @@ def retention_report(
             policy = adapter.retention
             days, where = policy.retention_days(account) if policy else (None, "")
             item = Retention(agent=name, account=account.dir, days=days, source=where)
-            refs = _refs(adapter, account)
-            for ref in refs:
+            for ref in _refs(adapter, account):
                 item.sessions += 1
                 if days is None or ref.mtime > now - (days - WITHIN_DAYS) * 86400:
                     continue
