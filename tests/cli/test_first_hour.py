@@ -528,6 +528,7 @@ def test_the_note_has_no_empty_agent_line(repo: Path) -> None:
 def test_a_budget_below_the_floor_says_the_brief_is_still_over_it(repo: Path) -> None:
     """`handoff --budget 200` printed ~240 tokens while saying sections were cut "to stay
     within 200 tokens"; it says what is never cut and that the brief is still over."""
+    pytest.importorskip("continuity_claude")  # the agents searched are part of the floor
     assert run_baker("init", cwd=repo).returncode == 0
     small = run_baker("handoff", "--budget", "200", cwd=repo).stdout
     assert len(small) > 200 * 4  # over it: the floor is the sections never cut
