@@ -42,7 +42,7 @@ def take(
     adapters = adapters or {}
     session: Session | None = None
     adapter = adapters.get(event.agent) if event else None
-    begun = git.Begun(store.top)  # git works while the transcript is read
+    begun = git.Begun(store.root)  # git works while the transcript is read
     try:
         # A broken config.toml costs its named accounts, never the checkpoint: the default
         # ones are read, and the log tells `baker audit` (and pickup says so at next start).
@@ -65,7 +65,7 @@ def take(
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=repo_facts(store.top, begun=begun),
+        git=repo_facts(store.root, begun=begun),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)

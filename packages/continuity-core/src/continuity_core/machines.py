@@ -54,6 +54,7 @@ from continuity_core.store import MACHINES_FILE  # written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.schemas.trap import Trap
+    from continuity_core.trust import StrPath
 
 AUTO_PUSH_TIMEOUT_S = 60
 TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here
@@ -103,7 +104,7 @@ def machine_name(configured: str | None = None) -> str:
     return validate_machine(re.sub(r"[^A-Za-z0-9_-]+", "-", host).strip("-_")[:63] or "machine")
 
 
-def local_config(root: Path) -> dict[str, str]:
+def local_config(root: StrPath) -> dict[str, str]:
     """`baker.*` keys of the clone's own git config (`--local`: never the global or system
     files, never an include, never anything a clone could bring)."""
     from continuity_core.git import local_config_may_name
@@ -115,7 +116,7 @@ def local_config(root: Path) -> dict[str, str]:
     return {key.lower(): value.strip() for key, _, value in lines}
 
 
-def default_remote(root: Path) -> str:
+def default_remote(root: StrPath) -> str:
     """`baker.remote`, else the current branch's upstream remote, else `origin`."""
     configured = local_config(root).get("baker.remote")
     if configured:
@@ -436,7 +437,7 @@ def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
 # --- the automatic push after a Stop hook --------------------------------------------------------
 
 
-def auto_push_remote(root: Path) -> str | None:
+def auto_push_remote(root: StrPath) -> str | None:
     """The remote to push to after a checkpoint, when the clone's own git config opted in."""
     config = local_config(root)
     if config.get("baker.autopush", "").lower() not in ("true", "yes", "on", "1"):
@@ -444,7 +445,7 @@ def auto_push_remote(root: Path) -> str | None:
     return config.get("baker.remote") or default_remote(root)
 
 
-def spawn_auto_push(root: Path) -> bool:
+def spawn_auto_push(root: StrPath) -> bool:
     """Start the push in a detached process when opted in; never waits for it."""
     remote = auto_push_remote(root)
     if remote is None:

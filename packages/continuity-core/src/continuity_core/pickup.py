@@ -359,7 +359,7 @@ def prepare(store: Store, adapters: Mapping[str, Adapter]) -> None:
     """After a checkpoint: the next pickup's previous-session section and config line."""
     from continuity_core.fs import atomic_write
 
-    prev = find_previous(store.top, adapters, store=store, limit_s=READ_LIMIT_S * 4)
+    prev = find_previous(store.root, adapters, store=store, limit_s=READ_LIMIT_S * 4)
     path = os.path.join(store.folder_path(*PREPARED[:-1]), PREPARED[-1])
     if prev.ref is None:  # nothing to stand on: the next pickup searches itself
         try:

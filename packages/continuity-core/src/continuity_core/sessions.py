@@ -369,7 +369,7 @@ class Newest(Struct, kw_only=True):
 
 
 def newest(
-    project: Path,
+    project: StrPath,
     adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     *,

@@ -5,9 +5,8 @@ retention, the traps file, the note) hold the sidecar lock `.baker/store.lock`, 
 on the data file itself.
 
 The pre-tool hook opens the store, logs and locks on every tool call, so this module imports
-no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: the store keeps its
-root as a `str` (`top`) and hands out `Path`s (`root`, `path`) to the rest of the code
-base, built on first use; the folders it creates and checks (`folder_path`) stay `str`s.
+no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: its `root` is a `str`
+(docs/decisions.md, "one path type per layer"); `path` hands out `Path`s to the commands.
 """
 
 from __future__ import annotations
@@ -95,20 +94,11 @@ class Store:
     `trust.Untrusted`; `verify=False` only for `baker doctor`, which reports instead)."""
 
     def __init__(self, root: StrPath, *, verify: bool = True) -> None:
-        self.top = os.fspath(root)  # the root as a str; `root` is the same as a Path
-        self.store_dir = os.path.join(self.top, STORE)
-        self._root: Path | None = None
+        self.root = os.fspath(root)
+        self.store_dir = os.path.join(self.root, STORE)
         if verify:
-            trust.note_path(self.top)
-            trust.check_store(self.top)  # last: it ends with the one git call
-
-    @property
-    def root(self) -> Path:
-        if self._root is None:
-            from pathlib import Path
-
-            self._root = Path(self.top)
-        return self._root
+            trust.note_path(self.root)
+            trust.check_store(self.root)  # last: it ends with the one git call
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
@@ -125,11 +115,13 @@ class Store:
         return os.path.isdir(self.store_dir)
 
     def path(self, *parts: str) -> Path:
-        return self.root.joinpath(STORE, *parts)
+        from pathlib import Path
+
+        return Path(self.store_dir, *parts)
 
     def folder_path(self, *parts: str) -> str:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
-        return trust.dirs(self.top, STORE, *parts, create=True)
+        return trust.dirs(self.root, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------
     def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Lock:
