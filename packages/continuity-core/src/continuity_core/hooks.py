@@ -410,5 +410,5 @@ def _record_inflight(store: Store, event: HookEvent, agent: str | None, started:
 def _delivered(store: Store, session: str, delivered: list[Shown]) -> None:
     from continuity_core import traps
 
-    traps.record_delivered(store.root, session, delivered, store=store)
+    traps.record_delivered(store, session, delivered)
     store.log("traps_delivered", session=session, ids=[t.id for t in delivered])

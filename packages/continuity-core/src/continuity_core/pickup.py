@@ -274,11 +274,9 @@ def other_machines(root: StrPath) -> str | None:
     that file the snapshots module (and msgspec, which it reads the file with) is not loaded."""
     if not os.path.exists(os.path.join(root, STORE, MACHINES_FILE)):
         return None
-    from pathlib import Path  # snapshots imports it anyway
-
     from continuity_core import snapshots
 
-    return snapshots.pickup_text(Path(root))
+    return snapshots.pickup_text(root)
 
 
 def clip_lines(text: str, limit: int, what: str) -> str:
