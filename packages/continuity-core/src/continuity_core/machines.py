@@ -34,6 +34,7 @@ from continuity_core.snapshots import (
     BRIEF_MD,
     CHECKPOINT_JSON,
     LIMITS_JSON,
+    LINE_MAX,
     NOTE_MD,
     REF_PREFIX,
     SAVED_JSON,
@@ -142,7 +143,9 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     """The files of this project's snapshot; refuses (SecretFound) when one holds a secret."""
     from continuity_core import brief as brief_mod
     from continuity_core import handoff
+    from continuity_core.adapters.kit import one_line
     from continuity_core.note import NOTE_PATH
+    from continuity_core.redact import redact
     from continuity_core.store import Store
     from continuity_core.traps import traps_path
 
@@ -184,7 +187,9 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
         ),
         ended_on_limit=brief.ended_on_limit,
         reset_at=brief.reset_at,
-        latest_request=_one_line(brief.latest_request) if brief.latest_request else None,
+        latest_request=one_line(redact(brief.latest_request), LINE_MAX)
+        if brief.latest_request
+        else None,
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
@@ -213,13 +218,6 @@ def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
             "written and no ref moved: remove it (edit the note, `baker trap rm ID`, or let "
             "the next checkpoint replace the old one) and push again"
         )
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    from continuity_core.redact import redact
-
-    flat = " ".join(redact(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _snapshot_git(root: Path) -> GitFacts:
