@@ -14,6 +14,7 @@ from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
 from continuity_core.sessions import accounts_for, newest, read_session
+from continuity_core.stamps import new_id
 from continuity_core.store import Store, now_iso
 
 TYPE_CHECKING = False
@@ -61,7 +62,7 @@ def take(
         begun.close(0)
         raise
     cp = Checkpoint(
-        id=store.new_checkpoint_id(),
+        id=new_id(),
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",

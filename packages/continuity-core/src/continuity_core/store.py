@@ -19,7 +19,6 @@ import time
 from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.stamps import new_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,7 +44,7 @@ MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
-# What `new_checkpoint_id` makes: retention deletes nothing else.
+# What `stamps.new_id` makes: retention deletes nothing else.
 _CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
 
 
@@ -151,9 +150,6 @@ class Store:
         return decode_document(data, type_, path)
 
     # --- checkpoints ---------------------------------------------------------------------
-    def new_checkpoint_id(self) -> str:
-        return new_id()
-
     def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> str:
         """Write `cp` and keep only the newest `keep` automatic checkpoints; the file's path."""
         folder = self.folder_path("checkpoints")
@@ -171,7 +167,7 @@ class Store:
         return target
 
     def checkpoint_paths(self) -> list[Path]:
-        """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
+        """Checkpoint files, newest first (ids sort by time): only names `stamps.new_id`
         makes, so retention never touches another file that happens to lie there."""
         return [self.path("checkpoints", n) for n in self._checkpoint_names()]
 
