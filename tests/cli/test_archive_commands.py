@@ -9,6 +9,7 @@ import pytest
 
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.session import Message, Session
+from continuity_core.stamps import new_id
 from continuity_core.store import Store
 from tests.conftest import copy_tree
 from tests.helpers.invoke import Invoke
@@ -32,7 +33,7 @@ def project(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ],
     )
     store.write_checkpoint(
-        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+        Checkpoint(id=new_id(), created_at="2026-11-30T05:00:00Z", session=session)
     )
     return repo
 

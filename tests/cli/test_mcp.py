@@ -14,6 +14,7 @@ import pytest
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.handoff import HandoffDoc
 from continuity_core.schemas.session import Message, Session, TodoItem
+from continuity_core.stamps import new_id
 from continuity_core.store import Store
 from tests.cli.flows import claude_session
 from tests.conftest import BAKER, run_baker
@@ -36,7 +37,7 @@ def project(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         messages=[Message(role="assistant", text="Split workers by tenant hash")],
     )
     store.write_checkpoint(
-        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+        Checkpoint(id=new_id(), created_at="2026-11-30T05:00:00Z", session=session)
     )
     return repo
 

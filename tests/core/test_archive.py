@@ -235,6 +235,7 @@ def test_two_archives_index_concurrently_without_duplicates(
 def test_checkpoints_and_saved_handoffs_of_the_project(repo: Path) -> None:
     from continuity_core.schemas.checkpoint import Checkpoint
     from continuity_core.schemas.session import Message, Session
+    from continuity_core.stamps import new_id
     from continuity_core.store import Store
 
     store = Store(repo)
@@ -245,7 +246,7 @@ def test_checkpoints_and_saved_handoffs_of_the_project(repo: Path) -> None:
         messages=[Message(role="assistant", text="Moved it to systemd timers")],
     )
     store.write_checkpoint(
-        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+        Checkpoint(id=new_id(), created_at="2026-11-30T05:00:00Z", session=session)
     )
     saved = Path(store.folder_path("saved"), "20261130-note.md")
     saved.write_text("---\nagent: claude\n---\n# Decisions\nKeep the flaky canary disabled.\n")

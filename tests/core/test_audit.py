@@ -14,6 +14,7 @@ from continuity_core.audit import audit
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import Session, SessionRef, ToolCall
+from continuity_core.stamps import new_id
 from continuity_core.store import Store
 from continuity_core.transcript import Cursor, NoState
 from tests.helpers.stub_adapter import StubAdapter
@@ -145,7 +146,7 @@ def test_turns_without_checkpoints_and_untrusted_hooks(repo: Path) -> None:
         ],
     )
     store.write_checkpoint(
-        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T11:00:00Z", session=session)
+        Checkpoint(id=new_id(), created_at="2026-11-30T11:00:00Z", session=session)
     )
     note = repo / "memory" / "hot.md"
     note.parent.mkdir()

@@ -140,13 +140,12 @@ def test_slow_transcript_read_stays_within_the_latency_ceiling(project: Path) ->
 
 def test_a_checkpoint_stands_in_when_the_transcript_is_slow(project: Path) -> None:
     from continuity_core.schemas.checkpoint import Checkpoint
+    from continuity_core.stamps import new_id
     from continuity_core.store import Store
 
     store = Store(project)
     store.write_checkpoint(
-        Checkpoint(
-            id=store.new_checkpoint_id(), created_at="t", session=interrupted_session(project)
-        )
+        Checkpoint(id=new_id(), created_at="t", session=interrupted_session(project))
     )
     fake = SessionsAdapter([interrupted_session(project)], delay=5)
     text = pickup.build(project, {"fake": fake}, store=store, read_limit_s=0.3)

@@ -9,6 +9,7 @@ import pytest
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.checkpoint import Checkpoint
+from continuity_core.stamps import new_id
 from continuity_core.store import Store, project_root, project_root_for_init
 from continuity_core.transcript import NoState
 
@@ -42,7 +43,7 @@ def test_here_outside_a_project_says_what_to_do(tmp_path: Path) -> None:
 
 def test_private_modes(tmp_path: Path) -> None:
     store = make_store(tmp_path)
-    cp = Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T00:00:00Z")
+    cp = Checkpoint(id=new_id(), created_at="2026-11-30T00:00:00Z")
     path = Path(store.write_checkpoint(cp))
     assert mode(store.path()) == 0o700
     assert mode(path.parent) == 0o700
@@ -53,7 +54,7 @@ def test_retention_keeps_the_newest(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     ids = []
     for _ in range(25):
-        cp = Checkpoint(id=store.new_checkpoint_id(), created_at="t")
+        cp = Checkpoint(id=new_id(), created_at="t")
         store.write_checkpoint(cp)
         ids.append(cp.id)
     kept = [p.stem for p in store.checkpoint_paths()]

@@ -17,6 +17,7 @@ import pytest
 
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.session import Message, Session
+from continuity_core.stamps import new_id
 from continuity_core.store import Store
 from tests.e2e.harness import Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, raw, shell, tool_search
@@ -50,7 +51,7 @@ def archive_a_session(a: Agent) -> None:
         messages=[Message(role="assistant", text=f"Chose {NEEDLE} by tenant")],
     )
     store.write_checkpoint(
-        Checkpoint(id=store.new_checkpoint_id(), created_at="2026-11-30T05:00:00Z", session=session)
+        Checkpoint(id=new_id(), created_at="2026-11-30T05:00:00Z", session=session)
     )
 
 

@@ -45,6 +45,7 @@ import sys, json
 from pathlib import Path
 from continuity_core.store import Store
 from continuity_core.schemas.checkpoint import Checkpoint
+from continuity_core.stamps import new_id
 from continuity_core import note
 from continuity_core.fs import atomic_write
 root = Path(sys.argv[1])
@@ -53,7 +54,7 @@ n = 0
 print("ready", flush=True)
 while True:
     n += 1
-    store.write_checkpoint(Checkpoint(id=store.new_checkpoint_id(), created_at=str(n)))
+    store.write_checkpoint(Checkpoint(id=new_id(), created_at=str(n)))
     parsed = note.parse(note.template())
     parsed.sections["Now"] = "step %d " % n + "x" * (n % 500)
     note.write(root, parsed)

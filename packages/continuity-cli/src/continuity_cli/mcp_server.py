@@ -188,7 +188,7 @@ def traps(
     from continuity_core.store import Store
 
     writes = pattern is not None or why is not None
-    root = Store.here(_root(repo, write=writes)).root
+    root = Path(Store.here(_root(repo, write=writes)).root)
     added = None
     if pattern is not None or why is not None:
         added = traps_mod.add(root, pattern or "", why or "", command=command)
@@ -213,7 +213,7 @@ def note(
     from continuity_core.store import Store
 
     # As `baker note`: only in a project set up; another project's note is never written.
-    root = Store.here(_root(repo, write=now is not None or blocked is not None)).root
+    root = Path(Store.here(_root(repo, write=now is not None or blocked is not None)).root)
     warnings = [w for text in (now, blocked) if text is not None and (w := secret_warning(text))]
     if now is not None:
         note_mod.set_now(root, now, MCP_AGENT)

@@ -14,6 +14,7 @@ from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
 from continuity_core.sessions import accounts_for, newest, read_session
+from continuity_core.stamps import new_id
 from continuity_core.store import Store, now_iso
 
 TYPE_CHECKING = False
@@ -42,7 +43,7 @@ def take(
     adapters = adapters or {}
     session: Session | None = None
     adapter = adapters.get(event.agent) if event else None
-    begun = git.Begun(store.top)  # git works while the transcript is read
+    begun = git.Begun(store.root)  # git works while the transcript is read
     try:
         # A broken config.toml costs its named accounts, never the checkpoint: the default
         # ones are read, and the log tells `baker audit` (and pickup says so at next start).
@@ -61,11 +62,11 @@ def take(
         begun.close(0)
         raise
     cp = Checkpoint(
-        id=store.new_checkpoint_id(),
+        id=new_id(),
         created_at=now_iso(),
         agent=(event.agent if event else agent) or (session.agent if session else None),
         event=event.kind if event else "manual",
-        git=repo_facts(store.top, begun=begun),
+        git=repo_facts(store.root, begun=begun),
         session=trimmed(session) if session else None,
     )
     store.write_checkpoint(cp)

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     StrPath = str | os.PathLike[str]
 
 DIRTY_CAP = 50
-_QUIET = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 # Variables that change how git finds the repository and its index: with one set, git's own
 # files are not read.
 _DISCOVERY_ENV = (
@@ -95,7 +94,7 @@ def _start(cmd: list[str]) -> subprocess.Popen[bytes] | None:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, **_QUIET},
+            env=run_env({"GIT_TERMINAL_PROMPT": "0"}),
         )
     except OSError:
         return None
@@ -183,7 +182,7 @@ def run(
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    return Begun(cwd, worktrees=worktrees).facts(timeout=timeout, worktrees=worktrees)
+    return Begun(cwd, worktrees=worktrees).facts(timeout=timeout)
 
 
 _STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
@@ -203,7 +202,7 @@ class Begun:
         self.procs = [_spawn(cwd, *args) for args in (_STATUS, _LOG, _TOP)]
         self.procs.append(_spawn(cwd, *_TREES) if worktrees else None)
 
-    def facts(self, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
+    def facts(self, *, timeout: float = 5.0) -> GitFacts:
         """The facts, once git answered."""
         from continuity_core.schemas.checkpoint import GitFacts  # not on the pre-tool path
 
@@ -222,7 +221,7 @@ class Begun:
         if log_out:
             head, _, subject = log_out.rstrip("\n").partition("\x00")
             facts.head, facts.subject = head or facts.head, subject
-        if worktrees and trees_out:
+        if trees_out:  # none where begun without `worktrees`
             facts.worktrees = _parse_worktrees(trees_out)
         diff_out = _out(diff, timeout)
         if diff_out:

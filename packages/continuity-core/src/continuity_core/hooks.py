@@ -150,7 +150,7 @@ def _auto_push(store: Store) -> None:
     that the hook never waits for (`continuity_core.machines`)."""
     from continuity_core.git import local_config_may_name
 
-    if not local_config_may_name(store.top, b"baker"):  # not opted in: the common case
+    if not local_config_may_name(store.root, b"baker"):  # not opted in: the common case
         return
     from continuity_core import machines
 
@@ -296,13 +296,13 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     handler, event, store = begun
     from continuity_core import git
 
-    facts = git.Begun(store.top)  # git works while the pickup's modules and adapters load
+    facts = git.Begun(store.root)  # git works while the pickup's modules and adapters load
     try:
         from continuity_core import pickup as pickup_mod
 
         # What the last checkpoint prepared; else every agent's sessions are searched (the
         # previous session may be another agent's: one rule).
-        ready = pickup_mod.prepared(store.top, event.session_id)
+        ready = pickup_mod.prepared(store.root, event.session_id)
         adapters = {} if ready is not None else load_all()[0]
         if agent is not None and ready is None and agent not in adapters:
             adapters[agent] = load(agent)  # the calling agent's, whatever BAKER_ADAPTERS says
@@ -316,7 +316,7 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
         return pickup_mod.before_compaction(full, event, store)
 
     text = pickup_mod.build(
-        store.top,  # a str: a pickup imports no pathlib
+        store.root,  # a str: a pickup imports no pathlib
         adapters,
         exclude=event.session_id,
         store=store,
@@ -385,9 +385,9 @@ def pretool(
     try:
         if event.paths or event.command:
             session = event.session_id or "no-session"
-            found = traps.unseen(store.top, session, event.paths, event.command, cwd=event.cwd)
+            found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
             if found:
-                text = "\n".join([PRETOOL_HEADER, *(t.line(store.top) for t in found)])
+                text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
                 output = text if handler is None else handler.render_context(event, text) or ""
             if output:
                 work.append(lambda: _delivered(store, session, found))
@@ -410,5 +410,5 @@ def _record_inflight(store: Store, event: HookEvent, agent: str | None, started:
 def _delivered(store: Store, session: str, delivered: list[Shown]) -> None:
     from continuity_core import traps
 
-    traps.record_delivered(store.top, session, delivered, store=store)
+    traps.record_delivered(store, session, delivered)
     store.log("traps_delivered", session=session, ids=[t.id for t in delivered])

@@ -34,6 +34,7 @@ from continuity_core.snapshots import (
     BRIEF_MD,
     CHECKPOINT_JSON,
     LIMITS_JSON,
+    LINE_MAX,
     NOTE_MD,
     REF_PREFIX,
     SAVED_JSON,
@@ -54,6 +55,7 @@ from continuity_core.store import MACHINES_FILE  # written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.schemas.trap import Trap
+    from continuity_core.trust import StrPath
 
 AUTO_PUSH_TIMEOUT_S = 60
 TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here
@@ -103,7 +105,7 @@ def machine_name(configured: str | None = None) -> str:
     return validate_machine(re.sub(r"[^A-Za-z0-9_-]+", "-", host).strip("-_")[:63] or "machine")
 
 
-def local_config(root: Path) -> dict[str, str]:
+def local_config(root: StrPath) -> dict[str, str]:
     """`baker.*` keys of the clone's own git config (`--local`: never the global or system
     files, never an include, never anything a clone could bring)."""
     from continuity_core.git import local_config_may_name
@@ -115,7 +117,7 @@ def local_config(root: Path) -> dict[str, str]:
     return {key.lower(): value.strip() for key, _, value in lines}
 
 
-def default_remote(root: Path) -> str:
+def default_remote(root: StrPath) -> str:
     """`baker.remote`, else the current branch's upstream remote, else `origin`."""
     configured = local_config(root).get("baker.remote")
     if configured:
@@ -141,7 +143,9 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     """The files of this project's snapshot; refuses (SecretFound) when one holds a secret."""
     from continuity_core import brief as brief_mod
     from continuity_core import handoff
+    from continuity_core.adapters.kit import one_line
     from continuity_core.note import NOTE_PATH
+    from continuity_core.redact import redact
     from continuity_core.store import Store
     from continuity_core.traps import traps_path
 
@@ -183,7 +187,9 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
         ),
         ended_on_limit=brief.ended_on_limit,
         reset_at=brief.reset_at,
-        latest_request=_one_line(brief.latest_request) if brief.latest_request else None,
+        latest_request=one_line(redact(brief.latest_request), LINE_MAX)
+        if brief.latest_request
+        else None,
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
@@ -212,13 +218,6 @@ def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
             "written and no ref moved: remove it (edit the note, `baker trap rm ID`, or let "
             "the next checkpoint replace the old one) and push again"
         )
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    from continuity_core.redact import redact
-
-    flat = " ".join(redact(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _snapshot_git(root: Path) -> GitFacts:
@@ -436,7 +435,7 @@ def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
 # --- the automatic push after a Stop hook --------------------------------------------------------
 
 
-def auto_push_remote(root: Path) -> str | None:
+def auto_push_remote(root: StrPath) -> str | None:
     """The remote to push to after a checkpoint, when the clone's own git config opted in."""
     config = local_config(root)
     if config.get("baker.autopush", "").lower() not in ("true", "yes", "on", "1"):
@@ -444,7 +443,7 @@ def auto_push_remote(root: Path) -> str | None:
     return config.get("baker.remote") or default_remote(root)
 
 
-def spawn_auto_push(root: Path) -> bool:
+def spawn_auto_push(root: StrPath) -> bool:
     """Start the push in a detached process when opted in; never waits for it."""
     remote = auto_push_remote(root)
     if remote is None:

@@ -274,11 +274,9 @@ def other_machines(root: StrPath) -> str | None:
     that file the snapshots module (and msgspec, which it reads the file with) is not loaded."""
     if not os.path.exists(os.path.join(root, STORE, MACHINES_FILE)):
         return None
-    from pathlib import Path  # snapshots imports it anyway
-
     from continuity_core import snapshots
 
-    return snapshots.pickup_text(Path(root))
+    return snapshots.pickup_text(root)
 
 
 def clip_lines(text: str, limit: int, what: str) -> str:
@@ -359,7 +357,7 @@ def prepare(store: Store, adapters: Mapping[str, Adapter]) -> None:
     """After a checkpoint: the next pickup's previous-session section and config line."""
     from continuity_core.fs import atomic_write
 
-    prev = find_previous(store.top, adapters, store=store, limit_s=READ_LIMIT_S * 4)
+    prev = find_previous(store.root, adapters, store=store, limit_s=READ_LIMIT_S * 4)
     path = os.path.join(store.folder_path(*PREPARED[:-1]), PREPARED[-1])
     if prev.ref is None:  # nothing to stand on: the next pickup searches itself
         try:

@@ -22,10 +22,10 @@ from pathlib import Path
 from continuity_core import git
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
+from continuity_core.project import IGNORED  # the store and the note: never committed
 
 MARKER = "# baker pre-commit guard"
 CHAINED = "pre-commit.baker-chained"
-PRIVATE = (".baker/", "memory/hot.md")
 _HOOK = """#!/bin/sh
 {marker}: installed by `baker init --pre-commit`, removed by `baker uninstall`.
 # Blocks a commit whose staged changes hold a secret or add .baker/ or memory/hot.md.
@@ -176,7 +176,7 @@ def check(root: Path) -> list[Problem]:
     only = ("--diff-filter=ACMR", "--no-renames")
     names = git.run(root, "diff", "--cached", "--name-only", "-z", *only, timeout=None)
     for name in filter(None, names.split("\x00")):
-        if name.startswith(PRIVATE[0]) or name == PRIVATE[1]:
+        if name.startswith(IGNORED[0]) or name == IGNORED[1]:
             problems.append(Problem(path=name, line=0, kind="private"))
     diff = git.run(
         root,
@@ -235,7 +235,7 @@ def report(problems: list[Problem]) -> str:
     for p in problems:
         if p.kind != "private":
             lines.append(f"  {p.path}:{p.line}: a secret ({p.kind})")
-        elif p.path.startswith(PRIVATE[0]):
+        elif p.path.startswith(IGNORED[0]):
             lines.append(f"  {p.path}: Continuity's private store (never committed)")
         else:
             lines.append(

@@ -49,8 +49,9 @@ _NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
-def _gpu_skipped(verdict: str, detail: str) -> list[ProbeResult]:
-    return [ProbeResult(name="gpu", state="skipped", kind="gpu", verdict=verdict, detail=detail)]
+def _gpu(state: ProbeState, detail: str, verdict: str | None = None) -> list[ProbeResult]:
+    """The GPU check's one result where no probe ran (or none could load)."""
+    return [ProbeResult(name="gpu", state=state, kind="gpu", verdict=verdict, detail=detail)]
 
 
 class ProbeContext(Struct, kw_only=True):
@@ -455,15 +456,10 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
-        return [
-            ProbeResult(
-                name="gpu", state="error", kind="gpu", detail=f"the GPU probe failed to load: {e}"
-            )
-        ]
+        return _gpu("error", f"the GPU probe failed to load: {e}")
     if probe is None:
-        return _gpu_skipped("not installed", NOT_INSTALLED)
-    results: list[ProbeResult] = probe.run(ctx)
-    return results
+        return _gpu("skipped", NOT_INSTALLED, "not installed")
+    return probe.run(ctx)
 
 
 # --- the whole picture -----------------------------------------------------------------------
@@ -558,8 +554,8 @@ def _gpu_unconfigured() -> list[ProbeResult]:
     from continuity_core.adapters.registry import registered
 
     if "gpu" not in registered(PROBE_GROUP):
-        return _gpu_skipped("not installed", NOT_INSTALLED)
-    return _gpu_skipped("not configured", 'not configured (add "gpu": {} to .baker/probes.json)')
+        return _gpu("skipped", NOT_INSTALLED, "not installed")
+    return _gpu("skipped", 'not configured (add "gpu": {} to .baker/probes.json)', "not configured")
 
 
 _MARK = {

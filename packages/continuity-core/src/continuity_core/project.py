@@ -175,7 +175,6 @@ def refuse(root: Path) -> None:
     the user-level ones, and ~/.baker is the per-user store) and anything inside ~/.baker."""
     from pathlib import Path  # set-up only
 
-    from continuity_core import trust
     from continuity_core.errors import BakerError
 
     here, home, user = root.resolve(), Path.home().resolve(), Path(trust.home_root()).resolve()
@@ -247,7 +246,7 @@ def repo_facts(
     caller did other work."""
     from continuity_core.git import diffstat
 
-    facts = (begun or Begun(root, worktrees=worktrees)).facts(timeout=timeout, worktrees=worktrees)
+    facts = (begun or Begun(root, worktrees=worktrees)).facts(timeout=timeout)
     own = _own(root) if facts.is_repo else {}
     if not own:
         return facts

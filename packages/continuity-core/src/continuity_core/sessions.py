@@ -364,7 +364,7 @@ def pick(
 
 
 def newest(
-    project: Path,
+    project: StrPath,
     adapters: Mapping[str, Adapter],
     config: GlobalConfig,
     *,

@@ -26,6 +26,7 @@ from continuity_core.store import MACHINES_FILE  # written by `machines.pull`
 
 if TYPE_CHECKING:
     from continuity_core.brief import Brief
+    from continuity_core.trust import StrPath
 
 REF_PREFIX = "refs/baker/"
 SCHEMA_VERSION = 1
@@ -242,14 +243,16 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
     return out
 
 
-def from_file(root: Path) -> MachinesFile | None:
+def from_file(root: StrPath) -> MachinesFile | None:
     """`.baker/machines.json` as `pull` last wrote it (cleaned then; what the pickup shows of
     it is redacted again); None when absent, unreadable or over `SNAPSHOT_MAX`. The hooks
     read this (a few KB), never git."""
+    import os
+
     from continuity_core.store import STORE
 
     try:
-        with open(root / STORE / MACHINES_FILE, "rb") as f:
+        with open(os.path.join(root, STORE, MACHINES_FILE), "rb") as f:
             data = f.read(SNAPSHOT_MAX + 1)
     except OSError:
         return None
@@ -261,12 +264,7 @@ def from_file(root: Path) -> MachinesFile | None:
         return None
 
 
-def traps_from_others(root: Path) -> list[Trap]:
-    found = from_file(root)
-    return found.traps if found is not None else []
-
-
-def pickup_text(root: Path) -> str | None:
+def pickup_text(root: StrPath) -> str | None:
     """The pickup's section on other machines: each one's newest snapshot and its traps."""
     found = from_file(root)
     if found is None or not found.machines:

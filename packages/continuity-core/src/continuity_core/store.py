@@ -5,9 +5,8 @@ retention, the traps file, the note) hold the sidecar lock `.baker/store.lock`, 
 on the data file itself.
 
 The pre-tool hook opens the store, logs and locks on every tool call, so this module imports
-no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: the store keeps its
-root as a `str` (`top`) and hands out `Path`s (`root`, `path`) to the rest of the code
-base, built on first use; the folders it creates and checks (`folder_path`) stay `str`s.
+no `re`, `pathlib`, `typing`, `contextlib` or msgspec at module level: its `root` is a `str`
+(docs/decisions.md, "one path type per layer"); `path` hands out `Path`s to the commands.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import time
 from continuity_core import stamps, trust
 from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.stamps import new_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +44,7 @@ MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
-# What `new_checkpoint_id` makes: retention deletes nothing else.
+# What `stamps.new_id` makes: retention deletes nothing else.
 _CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
 
 
@@ -95,20 +93,11 @@ class Store:
     `trust.Untrusted`; `verify=False` only for `baker doctor`, which reports instead)."""
 
     def __init__(self, root: StrPath, *, verify: bool = True) -> None:
-        self.top = os.fspath(root)  # the root as a str; `root` is the same as a Path
-        self.store_dir = os.path.join(self.top, STORE)
-        self._root: Path | None = None
+        self.root = os.fspath(root)
+        self.store_dir = os.path.join(self.root, STORE)
         if verify:
-            trust.note_path(self.top)
-            trust.check_store(self.top)  # last: it ends with the one git call
-
-    @property
-    def root(self) -> Path:
-        if self._root is None:
-            from pathlib import Path
-
-            self._root = Path(self.top)
-        return self._root
+            trust.note_path(self.root)
+            trust.check_store(self.root)  # last: it ends with the one git call
 
     @classmethod
     def here(cls, start: Path | None = None) -> Store:
@@ -125,11 +114,13 @@ class Store:
         return os.path.isdir(self.store_dir)
 
     def path(self, *parts: str) -> Path:
-        return self.root.joinpath(STORE, *parts)
+        from pathlib import Path
+
+        return Path(self.store_dir, *parts)
 
     def folder_path(self, *parts: str) -> str:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
-        return trust.dirs(self.top, STORE, *parts, create=True)
+        return trust.dirs(self.root, STORE, *parts, create=True)
 
     # --- locking -----------------------------------------------------------------------
     def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Lock:
@@ -159,9 +150,6 @@ class Store:
         return decode_document(data, type_, path)
 
     # --- checkpoints ---------------------------------------------------------------------
-    def new_checkpoint_id(self) -> str:
-        return new_id()
-
     def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> str:
         """Write `cp` and keep only the newest `keep` automatic checkpoints; the file's path."""
         folder = self.folder_path("checkpoints")
@@ -179,7 +167,7 @@ class Store:
         return target
 
     def checkpoint_paths(self) -> list[Path]:
-        """Checkpoint files, newest first (ids sort by time): only names `new_checkpoint_id`
+        """Checkpoint files, newest first (ids sort by time): only names `stamps.new_id`
         makes, so retention never touches another file that happens to lie there."""
         return [self.path("checkpoints", n) for n in self._checkpoint_names()]
 

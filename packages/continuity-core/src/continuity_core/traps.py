@@ -101,12 +101,11 @@ def parse_lines(data: bytes, *, redact_why: bool = True) -> list[Trap]:
 
 
 def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
-    from pathlib import Path
+    from continuity_core.snapshots import from_file
 
-    from continuity_core.snapshots import traps_from_others
-
+    others = found.traps if (found := from_file(root)) is not None else []
     ids = {t.id for t in own}
-    return own + [t for t in traps_from_others(Path(root)) if t.id not in ids]
+    return own + [t for t in others if t.id not in ids]
 
 
 def file_hash(path: StrPath) -> str | None:
@@ -618,14 +617,12 @@ def _unseen(
     return out
 
 
-def record_delivered(
-    root: StrPath, session: str, traps: Iterable[Shown | Trap], store: Store | None = None
-) -> None:
+def record_delivered(store: Store, session: str, traps: Iterable[Shown | Trap]) -> None:
     """Mark as seen what was actually delivered, and nothing else."""
     # A busy lock costs a repeat later, never a warning the session did not get.
     # A read-only store (OSError) too: the trap comes again, which is the safe side.
     try:
-        with (store or Store(root)).lock(timeout=1.0):
-            mark_seen(root, session, (t.id for t in traps))
+        with store.lock(timeout=1.0):
+            mark_seen(store.root, session, (t.id for t in traps))
     except (StoreError, OSError):
         pass

@@ -429,10 +429,9 @@ def _tighten(path: str, st: os.stat_result) -> None:
 def home_log(event: str, **fields: str) -> None:
     """One line in `~/.baker/log/events.jsonl`; never raises (a refused home logs nothing)."""
     try:
-        import time
+        from continuity_core.stamps import now_iso
 
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        line = json.dumps({"t": stamp, "event": event, **fields})
+        line = json.dumps({"t": now_iso(), "event": event, **fields})
         log_line(home_path("log"), line, home=True)
     except Exception:  # noqa: S110 - logging is best effort by design
         pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -11,7 +12,6 @@ from continuity_cli.app import Group
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from pathlib import Path
 
     from continuity_core.schemas.trap import Trap
 
@@ -28,7 +28,7 @@ def note(as_json: bool) -> None:
     from continuity_core import note as note_mod
     from continuity_core.store import Store
 
-    root = Store.here().root  # outside a project set up with `baker init`: refused, as now
+    root = Path(Store.here().root)  # outside a project set up with `baker init`: refused, as now
     data = note_mod.as_json(root)
     if as_json:
         output.emit_json(data)
@@ -63,7 +63,7 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     from continuity_core import note as note_mod
     from continuity_core.store import Store
 
-    root = Store.here().root  # as `note`, `block` and `trap add`: only in a project set up
+    root = Path(Store.here().root)  # as `note`, `block` and `trap add`: only in a project set up
     if text:
         _warn_secrets(" ".join(text))
         path = note_mod.set_now(root, " ".join(text), agent)
@@ -164,7 +164,7 @@ def block(text: tuple[str, ...], agent: str | None) -> None:
     from continuity_core import note as note_mod
     from continuity_core.store import Store
 
-    root = Store.here().root  # before the secret warning: a refused write warns of nothing
+    root = Path(Store.here().root)  # before the secret warning: a refused write warns of nothing
     _warn_secrets(" ".join(text))
     path = note_mod.add_blocked(root, " ".join(text), agent)
     click.echo(f"added to Blocked in {path}")
@@ -213,9 +213,14 @@ def trap_add(
     from continuity_core import traps
     from continuity_core.store import Store
 
-    store = Store.here()
     t = traps.add(
-        store.root, pattern, why, command=is_command, files=files, session=session, agent=agent
+        Path(Store.here().root),
+        pattern,
+        why,
+        command=is_command,
+        files=files,
+        session=session,
+        agent=agent,
     )
     cited = f"; watching {len(t.file_hashes)} file(s) for changes" if t.file_hashes else ""
     click.echo(f"trap {t.id} added for {t.kind} `{t.pattern}`{cited}")
@@ -244,7 +249,7 @@ def trap_list(as_json: bool) -> None:
     from continuity_core import traps
     from continuity_core.store import Store
 
-    root = Store.here().root
+    root = Path(Store.here().root)
     items = traps.load(root)
     if as_json:
         output.emit_json(trap_entries(root, items))
@@ -262,5 +267,5 @@ def trap_rm(trap_id: str) -> None:
     from continuity_core import traps
     from continuity_core.store import Store
 
-    t = traps.remove(Store.here().root, trap_id)
+    t = traps.remove(Path(Store.here().root), trap_id)
     click.echo(f"removed trap {t.id} (`{t.pattern}`)")

@@ -142,11 +142,11 @@ def sync(dry_run: bool, local: bool, agents: tuple[str, ...], mcp: bool) -> None
     from continuity_core import project
     from continuity_core.store import Store
 
-    store = Store.here()
+    root = Path(Store.here().root)
     _known_agents(agents)
-    changes = _sync(store.root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
+    changes = _sync(root, local=local, dry_run=dry_run, only=agents, mcp=mcp)
     if not dry_run:
-        project.record_own(store.root, changes)
+        project.record_own(root, changes)
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 
@@ -166,20 +166,18 @@ def uninstall(dry_run: bool) -> None:
     from continuity_core.adapters import Change, load_all
     from continuity_core.store import Store
 
-    store = Store.here()
-    changes = project.uninstall(store.root, dry_run=dry_run)
-    changes += precommit.uninstall(store.root, dry_run=dry_run)
+    root = Path(Store.here().root)
+    changes = project.uninstall(root, dry_run=dry_run)
+    changes += precommit.uninstall(root, dry_run=dry_run)
     adapters, _ = load_all()
-    changes += skill.uninstall(store.root, _skill_dirs(adapters.values()), dry_run=dry_run)
+    changes += skill.uninstall(root, _skill_dirs(adapters.values()), dry_run=dry_run)
     for name, adapter in adapters.items():
         try:
-            changes += adapter.uninstall(store.root, dry_run=dry_run)
+            changes += adapter.uninstall(root, dry_run=dry_run)
         except Exception as e:
             changes.append(Change(path=name, action="failed", detail=str(e)))
     # A file baker never wrote, or that is not there at all, is not worth a line.
-    changes = [
-        c for c in changes if c.action != "unchanged" or os.path.lexists(store.root / c.path)
-    ]
+    changes = [c for c in changes if c.action != "unchanged" or os.path.lexists(root / c.path)]
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
 

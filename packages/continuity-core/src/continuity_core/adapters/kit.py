@@ -59,6 +59,7 @@ __all__ = [
     "json_object",
     "new_id",
     "now_iso",
+    "one_line",
     "plain_id",
     "stamp",
     "version_finding",
@@ -540,7 +541,8 @@ def first_lines(
     return out + " …" if cut else out
 
 
-def _one_line(text: str, limit: int) -> str:
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line (white space runs made one space), "…" where cut to `limit`."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
@@ -570,7 +572,7 @@ def add_command(
 
     if exit_code is not None:
         failed = exit_code != 0
-    text = redact(_one_line(command, COMMAND_CHARS))
+    text = redact(one_line(command, COMMAND_CHARS))
     error = redact(error_line(output)) if failed and output else ""
     session.commands_total += 1
     runs = session.commands
@@ -613,7 +615,7 @@ def add_subagent(
     from continuity_core.schemas.session import SubagentResult, limits
 
     kept = redact(first_lines(result)) if result is not None else None
-    line = redact(_one_line(task, SUBAGENT_TASK_CHARS)) if task.strip() else ""
+    line = redact(one_line(task, SUBAGENT_TASK_CHARS)) if task.strip() else ""
     if id is not None:
         for sub in session.subagents:
             if sub.id == id:
