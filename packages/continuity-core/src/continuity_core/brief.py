@@ -13,7 +13,7 @@ import json
 from msgspec import Struct, field
 
 from continuity_core.project import git_section, plural
-from continuity_core.redact import printable, redact
+from continuity_core.redact import one_line, printable, redact
 from continuity_core.schemas.handoff import Attempt, Interrupted, LastError, OpenCall, Section
 from continuity_core.schemas.session import SessionRef
 
@@ -216,11 +216,6 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def shown_commands(session: Session, most: int = COMMAND_LINES) -> list[CommandRun]:
     """The command lines a brief shows, oldest first: all when they fit, else the failed ones
     first (newest of them), then the most recent others."""
@@ -249,7 +244,7 @@ def command_line(run: CommandRun) -> str:
     runs, and a failure's error line."""
     times = f", {run.count} runs" if run.count > 1 else ""
     error = f": {run.error}" if run.failed and run.error else ""
-    return f"- {_code(_line(run.command, COMMAND_CHARS))} — {outcome(run)}{times}{error}"
+    return f"- {_code(one_line(run.command, COMMAND_CHARS))} — {outcome(run)}{times}{error}"
 
 
 def commands_body(session: Session) -> str:
@@ -282,7 +277,7 @@ def requests_body(session: Session) -> str:
     if not earlier:
         return ""
     shown = earlier[-REQUEST_LINES:]
-    lines = [f"{i}. {_line(r, REQUEST_CHARS)}" for i, r in enumerate(shown, 1)]
+    lines = [f"{i}. {one_line(r, REQUEST_CHARS)}" for i, r in enumerate(shown, 1)]
     left = max(session.requests_total, len(session.requests)) - 1 - len(shown)
     if left > 0:
         lines.insert(0, f"({left} earlier request{'s' if left != 1 else ''} not shown)")
@@ -302,7 +297,7 @@ def subagents_body(session: Session) -> str:
     if len(session.subagents) > len(subs):
         lines.append(f"- ({len(session.subagents) - len(subs)} earlier sub-agents not shown)")
     for sub in subs:
-        task = _line(sub.task or "(no task recorded)", REQUEST_CHARS)
+        task = one_line(sub.task or "(no task recorded)", REQUEST_CHARS)
         if sub.result is None:
             lines.append(f"- {task} — no answer recorded (still running, or lost)")
             continue

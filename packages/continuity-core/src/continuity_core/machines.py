@@ -143,9 +143,8 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     """The files of this project's snapshot; refuses (SecretFound) when one holds a secret."""
     from continuity_core import brief as brief_mod
     from continuity_core import handoff
-    from continuity_core.adapters.kit import one_line
     from continuity_core.note import NOTE_PATH
-    from continuity_core.redact import redact
+    from continuity_core.redact import one_line, redact
     from continuity_core.store import Store
     from continuity_core.traps import traps_path
 

@@ -16,7 +16,7 @@ from msgspec import Struct, field
 
 from continuity_core import note as note_mod
 from continuity_core import probes, stamps
-from continuity_core.redact import redact
+from continuity_core.redact import one_line, redact
 from continuity_core.schemas.probe import Environment
 from continuity_core.store import MACHINES_FILE, STORE, Store
 
@@ -138,11 +138,6 @@ def interrupted(session: Session) -> list[str]:
     return why
 
 
-def _one_line(text: str, limit: int = LINE_MAX) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def summarize(prev: Previous) -> str:
     """The previous session as facts: never its raw tail."""
     s, ref = prev.session, prev.ref
@@ -154,17 +149,19 @@ def summarize(prev: Previous) -> str:
     if not why:
         lines = [head, "- it ended normally: nothing was left running"]
         if s.latest_request:
-            lines.append(f"- last request: {_one_line(s.latest_request)}")
+            lines.append(f"- last request: {one_line(s.latest_request, LINE_MAX)}")
         return "\n".join(lines + _failed(prev))
     lines = [head, f"- interrupted: {'; '.join(why)}"]
     if s.latest_request:
-        lines.append(f"- was working on (the user's last request): {_one_line(s.latest_request)}")
+        lines.append(
+            f"- was working on (the user's last request): {one_line(s.latest_request, LINE_MAX)}"
+        )
     doing = [t.content for t in s.todos if t.status == "in_progress"]
     waiting = [t.content for t in s.todos if t.status == "pending"]
     if doing:
-        lines.append(f"- todo in progress: {_one_line('; '.join(doing))}")
+        lines.append(f"- todo in progress: {one_line('; '.join(doing), LINE_MAX)}")
     if waiting:
-        lines.append(f"- todo pending: {_one_line('; '.join(waiting))}")
+        lines.append(f"- todo pending: {one_line('; '.join(waiting), LINE_MAX)}")
     if s.files_edited:
         shown = ", ".join(f"`{f.path}`" for f in s.files_edited[-8:])
         lines.append(f"- files edited: {shown}")
@@ -174,7 +171,7 @@ def summarize(prev: Previous) -> str:
     if err is not None:
         when = f", resets at {err.reset_at}" if err.reset_at else ""
         status = f" {err.status}" if err.status else ""
-        lines.append(f"- ended with error: {err.kind}{status}{when}: {_one_line(err.message, 200)}")
+        lines.append(f"- ended with error: {err.kind}{status}{when}: {one_line(err.message, 200)}")
     return "\n".join(lines + _failed(prev))
 
 
@@ -182,14 +179,14 @@ def _open_calls(calls: list[ToolCall]) -> list[str]:
     from continuity_core.brief import call_text  # the brief module only for a call left open
 
     return [
-        f"- tool call with no result: {call.name} `{_one_line(call_text(call), 200)}`"
+        f"- tool call with no result: {call.name} `{one_line(call_text(call), 200)}`"
         " — check its effect before running it again"
         for call in calls
     ]
 
 
 def _failed(prev: Previous) -> list[str]:
-    return [f"- {_one_line(line)} (not the session above)" for line in prev.failed]
+    return [f"- {one_line(line, LINE_MAX)} (not the session above)" for line in prev.failed]
 
 
 _iso = stamps.iso
@@ -265,7 +262,7 @@ def config_problem() -> str:
         return ""
     return (
         f"Continuity's config is broken, so only the default accounts are read until it is "
-        f"fixed: {_one_line(redact(problem), LINE_MAX)}"
+        f"fixed: {one_line(redact(problem), LINE_MAX)}"
     )
 
 

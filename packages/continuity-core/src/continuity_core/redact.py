@@ -703,6 +703,12 @@ _CONTROL = (
 )
 
 
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line (white space runs made one space), "…" where cut to `limit`."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def printable(text: str) -> str:
     """`text` without terminal control: no escape sequence, no C0 or C1 character but `\\n` and
     `\\t`. `redact` applies it, so nothing baker prints or hands an agent can set the

@@ -59,7 +59,6 @@ __all__ = [
     "json_object",
     "new_id",
     "now_iso",
-    "one_line",
     "plain_id",
     "stamp",
     "version_finding",
@@ -541,12 +540,6 @@ def first_lines(
     return out + " …" if cut else out
 
 
-def one_line(text: str, limit: int) -> str:
-    """`text` on one line (white space runs made one space), "…" where cut to `limit`."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def add_command(
     session: Session,
     command: str,
@@ -567,7 +560,7 @@ def add_command(
     it to the end; another outcome is a record of its own. Past `limits.COMMANDS` records the
     oldest that did not fail goes first. Returns the record the run went into.
     """
-    from continuity_core.redact import redact
+    from continuity_core.redact import one_line, redact
     from continuity_core.schemas.session import CommandRun, limits
 
     if exit_code is not None:
@@ -611,7 +604,7 @@ def add_subagent(
     of `SUBAGENT_TASK_CHARS`, the result to its first lines (`first_lines`); both redacted.
     Past `limits.SUBAGENTS` the oldest goes.
     """
-    from continuity_core.redact import redact
+    from continuity_core.redact import one_line, redact
     from continuity_core.schemas.session import SubagentResult, limits
 
     kept = redact(first_lines(result)) if result is not None else None
