@@ -22,9 +22,7 @@ from tests.e2e.flows import (
     assert_holds_the_brief,
     first_request,
     install,
-    resume,
     source_script,
-    stopped_on_a_limit,
 )
 from tests.e2e.harness import VENV_BIN, Agent, MakeAgent, baker
 from tests.e2e.mock_models import Turn, _strings, shell, todos, write
@@ -72,19 +70,6 @@ def test_copilot_hooks_checkpoint_and_pickup(agent: MakeAgent) -> None:
     first = a.mock.main_requests[before]
     # sessionStart's additionalContext arrives as a user message of its own, before the prompt
     assert MARKER in _strings(first.body), f"pickup missing; .baker/log: {_log(a)}"
-
-
-def test_a_claude_limit_continues_in_copilot(agent: MakeAgent) -> None:
-    src: Agent = agent("claude", source_script())
-    stopped_on_a_limit(src)
-    dst: Agent = agent("copilot", [Turn(text="I will confirm the plan first.")])
-
-    dry = baker(dst, "resume", "copilot", "--from", "claude", "--dry-run", "--json")
-    assert dry.returncode == 0, dry.stderr
-    assert json.loads(dry.stdout)["launch"]["argv"][:2] == ["copilot", "-i"]
-
-    text = first_request(dst, resume(dst, "copilot", "--from", "claude"), timeout=90)
-    assert_holds_the_brief(text, "claude")
 
 
 def test_baker_run_continues_in_gemini_when_copilots_quota_is_spent(

@@ -105,18 +105,6 @@ def test_after_opencode_compacts_the_model_gets_what_the_summary_dropped(
     )
 
 
-def test_a_claude_usage_limit_continues_in_opencode(agent: MakeAgent) -> None:
-    src: Agent = agent("claude", source_script())
-    stopped_on_a_limit(src)
-    dst: Agent = agent("opencode", [Turn(text="I will confirm the plan first.")])
-    dry = baker(dst, "resume", "opencode", "--from", "claude", "--dry-run", "--json")
-    assert dry.returncode == 0, dry.stderr
-    assert json.loads(dry.stdout)["launch"]["argv"][:2] == ["opencode", "--prompt"]
-    text = first_request(dst, resume(dst, "opencode", "--from", "claude"), timeout=90)
-    assert_holds_the_brief(text, "claude")
-    assert REQUEST in text
-
-
 def test_an_opencode_429_continues_in_codex(agent: MakeAgent) -> None:
     """OpenCode retries the 429 (retry-after: 1) six times, gives the turn up and exits 1;
     its assistant message keeps the APIError (status 429, OpenAI's `insufficient_quota`: a

@@ -35,9 +35,19 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize(
-    ("source", "target"), [("claude", "codex"), ("codex", "gemini"), ("gemini", "claude")]
+    ("source", "target", "head", "timeout"),
+    [
+        ("claude", "codex", ["codex"], 60),
+        ("codex", "gemini", ["gemini"], 60),
+        ("gemini", "claude", ["claude"], 60),
+        # OpenCode's and Copilot CLI's TUIs take longer to send their first request
+        ("claude", "opencode", ["opencode", "--prompt"], 90),
+        ("claude", "copilot", ["copilot", "-i"], 90),
+    ],
 )
-def test_resume_after_a_usage_limit(source: str, target: str, agent: MakeAgent) -> None:
+def test_resume_after_a_usage_limit(
+    source: str, target: str, head: list[str], timeout: float, agent: MakeAgent
+) -> None:
     src: Agent = agent(source, source_script())
     stopped_on_a_limit(src)
     dst: Agent = agent(target, [Turn(text="I will confirm the plan first.")])
@@ -45,10 +55,10 @@ def test_resume_after_a_usage_limit(source: str, target: str, agent: MakeAgent) 
     dry = baker(dst, "resume", target, "--from", source, "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     spec = json.loads(dry.stdout)
-    assert spec["launch"]["argv"][0] == target
+    assert spec["launch"]["argv"][: len(head)] == head
     assert spec["brief_bytes"] < 24_000  # small: the brief itself is the first prompt
 
-    text = first_request(dst, resume(dst, target, "--from", source))
+    text = first_request(dst, resume(dst, target, "--from", source), timeout=timeout)
     assert_holds_the_brief(text, source)
 
 
