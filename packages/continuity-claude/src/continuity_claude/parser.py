@@ -145,7 +145,7 @@ REQUEST_MARKERS = (
 )
 # Tools that only prepare others (2.1.3xx loads deferred tool schemas with ToolSearch).
 NOT_WORK = frozenset({"ToolSearch"})
-_TOOLS_USED = re.compile(
+_TOOLS_USED = (
     r"(?s)\s*(?:<system-reminder>\s*)?<tools-used-before-summary>.*?</tools-used-before-summary>"
     r"\s*(?:</system-reminder>\s*)?"
 )
@@ -185,15 +185,16 @@ _STATUSES: dict[Any, TodoStatus] = {
 }
 
 
-# `resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`.
-_RESET_EPOCH = re.compile(rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})')
-_RESET_ISO = re.compile(rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"')
-_LEGACY_LIMIT = re.compile(r"(?i)usage limit reached\|(\d{9,13})")
-_TASK_ID = re.compile(r"Task #(\w+)")
+# `resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`. Each pattern here
+# is compiled where it is first used (`re` keeps it): a read with nothing new compiles none.
+_RESET_EPOCH = rb'"resets?_?[aA]t"\s*:\s*"?(\d{9,13})'
+_RESET_ISO = rb'"resets?_?[aA]t"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]+)"'
+_LEGACY_LIMIT = r"(?i)usage limit reached\|(\d{9,13})"
+_TASK_ID = r"Task #(\w+)"
 SHELL_TOOLS = frozenset({"Bash"})
 AGENT_TOOLS = frozenset({"Agent", "Task"})  # "Task" before 2.1.x renamed it
 _LAUNCHED = "Async agent launched"
-# Patterns of a sub-agent's records, compiled (and `re` imported) only where one is read.
+# Patterns of a sub-agent's records.
 _AGENT_ID = r"agentId: ([\w-]+)"
 _TRAILER = r"(?m)^(?:agentId: |<usage>)"
 _NOTICE = r"(?s)<(tool-use-id|task-id|status|summary|result)>(.*?)</\1>"
@@ -297,7 +298,7 @@ def _user(
 ) -> None:
     content = msg.get("content")
     if rec.get("isCompactSummary"):
-        summary = work_summary(_TOOLS_USED.sub("\n\n", _text(content), count=1))
+        summary = work_summary(re.sub(_TOOLS_USED, "\n\n", _text(content), count=1))
         if not session.compactions:
             add_compaction(session, Compaction(timestamp=rec.get("timestamp")))
         session.compactions[-1].summary = clip(redact(summary), 2000)
@@ -357,7 +358,7 @@ def _result(
         if isinstance(task, dict) and task.get("id") is not None:
             task_id = str(task["id"])
         if task_id is None:
-            m = _TASK_ID.search(_text(block.get("content")))
+            m = re.search(_TASK_ID, _text(block.get("content")))
             task_id = m.group(1) if m else None
         session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
         session.todos.append(TodoItem(content=subject, id=task_id))  # redacted when remembered
@@ -688,11 +689,11 @@ def error_kind(code: Any, status: int | None, text: str) -> ErrorKind:
 
 def _reset_at(line: bytes, text: str) -> str | None:
     """When a limit resets, if the record says: `resetsAt` anywhere, or `limit reached|<epoch>`."""
-    m = _RESET_ISO.search(line)
+    m = re.search(_RESET_ISO, line)
     if m:
         return m.group(1).decode(errors="replace")
-    epoch = _RESET_EPOCH.search(line)
-    legacy = _LEGACY_LIMIT.search(text)
+    epoch = re.search(_RESET_EPOCH, line)
+    legacy = re.search(_LEGACY_LIMIT, text)
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None

@@ -104,14 +104,14 @@ class LazyGroup(Group):
 
 
 # The atomic writer's temp name beside the target: `.NAME.PID.HEX.tmp`.
-_TEMP = re.compile(r"^\.(?P<name>.+)\.\d+\.[0-9a-f]{8}\.tmp$")
+_TEMP = r"^\.(?P<name>.+)\.\d+\.[0-9a-f]{8}\.tmp$"
 
 
 def os_error_line(e: OSError) -> str:
     """A failed read or write as one line naming the path (the file meant, not the atomic
     writer's temp file beside it), never a traceback."""
     path = Path(str(e.filename))
-    m = _TEMP.match(path.name)
+    m = re.match(_TEMP, path.name)
     if m:
         path = path.with_name(m.group("name"))
     reason = (e.strerror or str(e)).lower()

@@ -24,11 +24,16 @@ def main(argv: list[str] | None = None) -> None:
     boundary.install()  # nothing printed from here on carries terminal control from data
     from continuity_cli.app import cli
 
-    cli.main(args=args, prog_name="baker")
+    try:
+        cli.main(args=args, prog_name="baker")
+    except SystemExit as e:  # a handoff, its brief out, leaves as a hook does
+        if args[:1] != ["handoff"] or not isinstance(e.code, int | None):
+            raise
+        leave(e.code or 0)
 
 
 def leave(code: int) -> NoReturn:
-    """End a hook without the interpreter's teardown, which clears every
+    """End a hook or a handoff without the interpreter's teardown, which clears every
     loaded module one by one and costs a checkpoint about as much as a bare start
     (docs/decisions.md, "How the hooks stay fast"). Every file these paths write is closed
     where it is written; what is left is the exit handlers, run here, and the two streams."""

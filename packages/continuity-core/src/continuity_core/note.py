@@ -71,13 +71,14 @@ def template(agent: str = "", branch: str = "", updated: str = "") -> str:
     return render(Note(meta={"updated": updated, "agent": agent, "branch": branch}))
 
 
-_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*$")
-_COMMENT = re.compile(r"(?s)<!--.*?-->")
+# Compiled where first used (`re` keeps them): a handoff with no note compiles none.
+_HEADING = r"^#{1,3}\s+(.+?)\s*$"
+_COMMENT = r"(?s)<!--.*?-->"
 
 
 def uncomment(text: str) -> str:
     """`text` without its `<!-- … -->` comments (an unclosed one is kept), stripped."""
-    return _COMMENT.sub("", text).strip()
+    return re.sub(_COMMENT, "", text).strip()
 
 
 def parse(text: str) -> Note:
@@ -106,7 +107,7 @@ def parse(text: str) -> Note:
             note.extra.append(f"{heading}\n{body}".rstrip())
 
     for line in lines:
-        m = _HEADING.match(line)  # a `#`, `##` or `###` heading
+        m = re.match(_HEADING, line)  # a `#`, `##` or `###` heading
         if m:
             flush()
             current, heading, buf = m.group(1), line.rstrip(), []
@@ -266,17 +267,17 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     return edit(root, change, agent)
 
 
-_BACKTICKS = re.compile(r"`([^`\n]{3,})`")
-_PATHLIKE = re.compile(r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+")
+_BACKTICKS = r"`([^`\n]{3,})`"
+_PATHLIKE = r"(?:\./|/)?[\w.\-]+(?:/[\w.\-]+)*\.[A-Za-z0-9]{1,6}\b|\./[\w.\-/]+"
 
 
 def action_keys(now: str) -> list[str]:
     """What in a Now line would show up in a tool call that carried it out: quoted commands,
     else script and file paths."""
-    quoted = [q.strip() for q in _BACKTICKS.findall(now) if q.strip()]
+    quoted = [q.strip() for q in re.findall(_BACKTICKS, now) if q.strip()]
     if quoted:
         return quoted
-    return [m for m in _PATHLIKE.findall(now) if len(m) >= 4]
+    return [m for m in re.findall(_PATHLIKE, now) if len(m) >= 4]
 
 
 def executed(now: str, session: Any, since: str | None = None) -> Any | None:

@@ -72,9 +72,10 @@ __all__ = [
 INLINE_PROMPT_MAX = 24_000
 # `<cli> --version` of every adapter gets this long (Node CLIs can take seconds to start cold).
 CLI_VERSION_TIMEOUT_S = 15.0
-_VERSION = re.compile(r"\d+(?:\.\d+)+\S*")
-_NUMBER = re.compile(r"\d+")
-_PLAIN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
+# Compiled where first used (`re` keeps them): a handoff compiles only what it matches.
+_VERSION = r"\d+(?:\.\d+)+\S*"
+_NUMBER = r"\d+"
+_PLAIN_ID = r"[0-9A-Za-z-]{8,64}"
 
 
 def expand(path: str) -> str:
@@ -121,19 +122,19 @@ def cli_version(
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    m = _VERSION.search(out)
+    m = re.search(_VERSION, out)
     return m.group(0) if m else None
 
 
 def plain_id(text: str) -> bool:
     """8 to 64 ASCII letters, digits and dashes: a session id as the
     agents make them (a UUID), and all a file name or lookup built from one may hold."""
-    return _PLAIN_ID.fullmatch(text) is not None
+    return re.fullmatch(_PLAIN_ID, text) is not None
 
 
 def version_key(version: str) -> tuple[int, ...]:
     """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
-    return tuple(int(p) for p in _NUMBER.findall(version)[:3])
+    return tuple(int(p) for p in re.findall(_NUMBER, version)[:3])
 
 
 def version_state(version: str, known: Sequence[str]) -> Literal["known", "newer", "older"]:

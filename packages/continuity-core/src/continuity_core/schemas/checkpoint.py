@@ -3,8 +3,6 @@
 msgspec Structs: every checkpoint builds and writes one.
 """
 
-from __future__ import annotations
-
 from msgspec import Struct, field
 
 from continuity_core.schemas.session import Session

@@ -3,8 +3,6 @@
 msgspec Structs; `config.explain` turns msgspec's errors into the file, the line and what to do.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from msgspec import Meta, Struct, field

@@ -3,8 +3,6 @@
 msgspec Structs: every checkpoint builds and stores one.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from msgspec import Struct, field
