@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import importlib
 import re
-from pathlib import Path
 from typing import Any
 
 import click
@@ -110,6 +109,8 @@ _TEMP = r"^\.(?P<name>.+)\.\d+\.[0-9a-f]{8}\.tmp$"
 def os_error_line(e: OSError) -> str:
     """A failed read or write as one line naming the path (the file meant, not the atomic
     writer's temp file beside it), never a traceback."""
+    from pathlib import Path  # here: a handoff, which never fails so, imports no pathlib
+
     path = Path(str(e.filename))
     m = re.match(_TEMP, path.name)
     if m:

@@ -62,12 +62,18 @@ class Handoff(Struct, kw_only=True):
     unrecorded: Inflight | None = None  # a call only the pre-tool hook saw
 
 
+def find_root(start: StrPath | None = None) -> str:
+    """The project root whether or not `baker init` ran: `.baker/`'s folder or the worktree
+    (a `str`: `baker handoff` imports no pathlib)."""
+    here = os.path.abspath(start if start is not None else os.getcwd())
+    return store_root(here) or worktree_root(here) or here
+
+
 def project_root(start: StrPath | None = None) -> Path:
-    """The project root whether or not `baker init` ran: `.baker/`'s folder or the worktree."""
+    """`find_root` as a `Path`, for the commands that work with one."""
     from pathlib import Path
 
-    here = os.path.abspath(start if start is not None else os.getcwd())
-    return Path(store_root(here) or worktree_root(here) or here)
+    return Path(find_root(start))
 
 
 def make(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -40,7 +39,7 @@ if TYPE_CHECKING:
     "-o",
     "--output",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),  # a str: pathlib is imported only when it is given
     help="Save the brief to FILE.",
 )
 @click.option(
@@ -58,7 +57,7 @@ def handoff(
     machine: str | None,
     budget: int | None,
     copy: bool,
-    out: Path | None,
+    out: str | None,
     as_json: bool,
 ) -> None:
     """Print the brief: what the next agent needs to continue this project's work.
@@ -77,7 +76,7 @@ def handoff(
     from continuity_core import handoff as handoff_mod
 
     result = handoff_mod.make(
-        handoff_mod.project_root(),
+        handoff_mod.find_root(),
         agent=agent,
         account=account,
         session_id=session_id,
@@ -92,10 +91,13 @@ def handoff(
     elif out is None and not copy:
         click.echo(text, nl=False)
     if out is not None:
+        from pathlib import Path
+
         from continuity_core.fs import atomic_write
 
-        atomic_write(out, text)
-        click.echo(f"Brief saved to {out} ({len(text.encode())} bytes)", err=True)
+        saved = Path(out)
+        atomic_write(saved, text)
+        click.echo(f"Brief saved to {saved} ({len(text.encode())} bytes)", err=True)
     if copy:
         from continuity_cli.clipboard import copy_text
 
