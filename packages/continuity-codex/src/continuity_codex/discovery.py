@@ -213,11 +213,11 @@ def index_rows(
     home: str, roots: Sequence[str] | None = None, thread_id: str | None = None
 ) -> list[tuple[str, str, str | None]] | None:
     """(id, rollout_path, cwd) rows of the thread index; None when there is no usable index."""
-    import sqlite3
-
     conn = _index(home)
     if conn is None:
         return None
+    import sqlite3  # here: a home without an index imports none
+
     try:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(threads)")}
         if not {"id", "rollout_path", "cwd"} <= columns:
@@ -360,11 +360,11 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
 
 def _describes(home: str) -> bool:
     """Whether the index's paths are this home's: a row's rollout is where it says."""
-    import sqlite3
-
     conn = _index(home)
     if conn is None:
         return False
+    import sqlite3
+
     try:
         row = conn.execute("SELECT rollout_path FROM threads LIMIT 1").fetchone()
     except sqlite3.Error:
@@ -523,12 +523,8 @@ def is_archived(path: str) -> bool:
     flat folder) and refuses to resume it until `codex unarchive` moves it back. The folder
     that counts is the nearest session folder above the file (as `home_of` finds it), so a
     Codex home that itself lies under some `archived_sessions/` is not all archived."""
-    from pathlib import PurePosixPath  # here: the hooks that load this module never call it
-
-    return (
-        next((p for p in reversed(PurePosixPath(path).parts[:-1]) if p in FOLDERS), None)
-        == ARCHIVED
-    )
+    folders = path.split("/")[:-1]  # str parts: a handoff reads this, and imports no pathlib
+    return next((p for p in reversed(folders) if p in FOLDERS), None) == ARCHIVED
 
 
 ARCHIVED = FOLDERS[1]
