@@ -71,8 +71,7 @@ def template(agent: str = "", branch: str = "", updated: str = "") -> str:
     return render(Note(meta={"updated": updated, "agent": agent, "branch": branch}))
 
 
-# Compiled where first used (`re` keeps them): a handoff with no note compiles none.
-_HEADING = r"^#{1,3}\s+(.+?)\s*$"
+_HEADING = r"^#{1,3}\s+(.+?)\s*$"  # these compile where first used (`re` keeps them)
 _COMMENT = r"(?s)<!--.*?-->"
 
 

@@ -72,8 +72,7 @@ __all__ = [
 INLINE_PROMPT_MAX = 24_000
 # `<cli> --version` of every adapter gets this long (Node CLIs can take seconds to start cold).
 CLI_VERSION_TIMEOUT_S = 15.0
-# Compiled where first used (`re` keeps them): a handoff compiles only what it matches.
-_VERSION = r"\d+(?:\.\d+)+\S*"
+_VERSION = r"\d+(?:\.\d+)+\S*"  # these compile where first used (`re` keeps them)
 _NUMBER = r"\d+"
 _PLAIN_ID = r"[0-9A-Za-z-]{8,64}"
 
