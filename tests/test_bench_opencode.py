@@ -1,9 +1,11 @@
 """scripts/benchgen.py's OpenCode data (the captured database, moved to the bench's project,
-grown by a turn as OpenCode writes one) and scripts/bench.py's OpenCode hook rows."""
+grown by a turn as OpenCode writes one, or to a given size) and scripts/bench.py's OpenCode
+rows."""
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -42,6 +44,48 @@ def test_the_captured_session_moves_to_the_project_and_grows_by_a_turn(tmp_path:
     assert adapter.read(moved).session.requests == after.requests  # as a fresh read
 
 
+def test_a_database_of_a_given_size_goes_on_turn_after_turn(tmp_path: Path) -> None:
+    adapter = OpenCodeAdapter()
+    data = benchgen.Data(tmp_path / "bench")
+    gen = data.sized("opencode", 900_000, log=lambda _: None)
+    assert gen.size >= 900_000 and gen.path.stat().st_size == gen.size and gen.turns > 3
+    sid = benchgen.OPENCODE_SESSION
+    conn = sqlite3.connect(gen.path)
+    try:
+        made = conn.execute(
+            "SELECT count(*) FROM message WHERE session_id = ? AND id > 'msg_3'", (sid,)
+        ).fetchone()[0]
+        seqs = [r[0] for r in conn.execute("SELECT seq FROM event WHERE aggregate_id = ?", (sid,))]
+        (seq,) = conn.execute("SELECT seq FROM event_sequence WHERE aggregate_id = ?", (sid,))
+        newest = conn.execute(
+            "SELECT (SELECT time_updated FROM session WHERE id = ?), max(time_updated) "
+            "FROM message WHERE session_id = ?",
+            (sid, sid),
+        ).fetchone()
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    finally:
+        conn.close()
+    assert made == 6 * gen.turns  # the captured first turn's request and five answers, each turn
+    assert sorted(seqs) == list(range(len(seqs))) and seq == (max(seqs),)  # one event log
+    assert newest[0] >= newest[1] and mode == "wal"
+    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    session = adapter.read(ref).session
+    assert session.requests[-1] == benchgen.FINAL_REQUEST
+    step = session.requests[-2]  # a URL, a command and a secret, which the reader redacts
+    assert "https://ci.example.com/builds/" in step and "`python -m pytest" in step
+    assert "ghp_" not in step and "[REDACTED]" in step
+    assert session.todos and not session.bad_lines and not session.unknown_records
+
+    benchgen.append_opencode_turn(gen.path, gen.turns, "Appended after the generated turns")
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    assert adapter.read(ref).session.requests[-1] == "Appended after the generated turns"
+    again = data.sized("opencode", 900_000, log=lambda _: None)  # reused, the turn taken out
+    assert again == gen
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    assert adapter.read(ref).session.requests[-1] == benchgen.FINAL_REQUEST
+
+
 def test_payloads_are_the_plugins_pointed_at_the_project() -> None:
     adapter = OpenCodeAdapter()
     idle = adapter.parse_hook(benchgen.opencode_payload(0, "/w/p"))
@@ -51,7 +95,7 @@ def test_payloads_are_the_plugins_pointed_at_the_project() -> None:
     assert tool.tool_input["filePath"] == "/w/p/weather/units.py"
 
 
-def test_bench_measures_opencode_hooks(tmp_path: Path) -> None:
+def test_bench_measures_opencode_hooks_and_rows_by_size(tmp_path: Path) -> None:
     bin_dir = Path(sys.executable).parent
     data = Path(tempfile.mkdtemp(prefix="bs-"))
     try:
@@ -63,7 +107,7 @@ def test_bench_measures_opencode_hooks(tmp_path: Path) -> None:
                 "--agents",
                 "opencode",
                 "--only",
-                "hooks",
+                "hooks,checkpoint,handoff",
                 "--data",
                 str(data),
                 "--out",
@@ -81,15 +125,25 @@ def test_bench_measures_opencode_hooks(tmp_path: Path) -> None:
         shutil.rmtree(data, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = [line for line in proc.stdout.splitlines() if "| opencode |" in line]
+    hooks = [r for r in rows if "| 64 KiB |" not in r]  # on the captured database
     for what in (
         "`baker pretool`, 1,000 traps",
         "`baker checkpoint`, first (no cursor yet)",
         "`baker pickup`",
         "`baker checkpoint` after one turn",
     ):
-        (row,) = [r for r in rows if what in r]
+        (row,) = [r for r in hooks if what in r]
         assert " s | " in row and "× |" in row, row  # measured, beside the bare interpreter
-    assert not [r for r in rows if "wrong output" in r or "exit " in r], rows
+    sized = [r for r in rows if "| 64 KiB |" in r]  # grown to the size (--smoke: the final turn)
+    for what in (
+        "`baker checkpoint`, first (no cursor yet)",
+        "`baker handoff`, already checkpointed",
+        "`baker checkpoint` after one turn",
+        "`baker handoff`, never seen",
+    ):
+        (row,) = [r for r in sized if what in r]
+        assert " s | " in row and "× |" in row, row
+    assert not [r for r in rows if "wrong output" in r or "exit " in r or "not measured" in r]
 
 
 @pytest.fixture(autouse=True)
