@@ -105,7 +105,9 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 LATEST = "_latest"  # in `extra`; emptied by `flush` before the cursor is saved
 USAGE_EVENT = b'{"type":"token_count"'
 # In each compaction record once, nowhere else: a cold read counts the part it skips with it.
-COMPACTION_MARKER = b'"type":"compacted"'
+# The record's head as Codex writes it (the type tag, the payload and its first field): the
+# longer the marker, the quicker the byte search over hundreds of MiB.
+COMPACTION_MARKER = b'"type":"compacted","payload":{"message":'
 # In every event that carries a typed request (paginated and legacy): a cold read finds the
 # latest one in the part it skips.
 REQUEST_MARKERS = (b'"type":"UserMessage"', b'"type":"user_message"')

@@ -48,9 +48,10 @@ if TYPE_CHECKING:
 
 # The prompts `baker resume copilot` types (the brief, or the pointer to it): not the user's.
 HANDOFF_PROMPTS = ("# Handoff brief", "Continue this session. A handoff brief")
-# In each compaction record once (a cold read counts the part it skips with it), and in every
-# line holding a typed request.
-COMPACTION_MARKER = b'"type":"session.compaction_complete"'
+# In each compaction record once (a cold read counts the part it skips with it: the record's
+# head, as long as it is sure, for a quicker byte search), and in every line holding a typed
+# request.
+COMPACTION_MARKER = b'"type":"session.compaction_complete","data":{'
 REQUEST_MARKERS = (b'"type":"user.message"',)
 # Events read for nothing: counted as known, not as unknown.
 QUIET = frozenset(

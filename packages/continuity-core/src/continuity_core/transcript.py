@@ -254,8 +254,8 @@ def scan_skipped(
 
 
 def count_bytes(path: str, end: int, needle: bytes) -> int:
-    """How often `needle` occurs in the first `end` bytes of `path`: a byte search in
-    bounded reads (memory speed; a mapped file would count its size into the RSS)."""
+    """How often `needle` occurs in the first `end` bytes of `path`: a byte search in bounded
+    reads (a map counts the file into the RSS); the longer `needle`, the quicker the search."""
     if end <= 0 or not needle:
         return 0
     keep = len(needle) - 1  # the bytes a match across two reads begins with
