@@ -18,9 +18,10 @@ from typing import Literal
 import msgspec
 from msgspec import Struct, field
 
-from continuity_core import stamps, trust
+from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.stamps import iso, parse_time
 from continuity_core.store import LOCK_TIMEOUT_S, Lock, encode_document
 
 TYPE_CHECKING = False
@@ -72,9 +73,6 @@ def now() -> dt.datetime:
     import datetime as dt
 
     return dt.datetime.now(dt.UTC)
-
-
-iso, parse_time = stamps.iso, stamps.parse_time
 
 
 def expires(limit: Limit) -> dt.datetime:
