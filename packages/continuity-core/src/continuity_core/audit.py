@@ -24,25 +24,13 @@ from continuity_core.store import KEEP_CHECKPOINTS, Store
 if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
 
-# The event names hook and brief code log through `Store.log`, and what audit makes of each.
-# Code that logs a new kind of trouble adds its name here.
-EVENTS: dict[str, str] = {
-    "hook_error": "a hook command failed; its exception was swallowed so the agent went on "
-    "(fields: command, error, where)",
-    "hook_bad_input": "a hook got stdin it could not parse (fields: command, agent)",
-    "hook_timeout": "a hook ran past its deadline and gave up (fields: command)",
-    "pickup_truncated": "the pickup text hit its character cap (fields: chars, cap)",
-    "brief_truncated": "a brief hit its token budget and dropped sections (fields: dropped)",
-    "traps_delivered": "pretool put traps before the agent (fields: session, ids)",
-    "trap_acted": "a delivered trap was acted on: changed or re-checked (field: trap)",
-    "pickup": "a pickup was assembled (fields: chars, ms, previous)",
-    "pushed": "the automatic push sent this machine's snapshot (fields: remote, ref, commit)",
-    "push_failed": "the automatic push after a checkpoint failed (fields: remote, error)",
-    "config_error": "a hook found ~/.baker/config.toml broken and read only the default "
-    "accounts (field: error)",
-}
+# Every event `Store.log` wrote is counted by name; docs/recall-audit.md lists the names and
+# their fields, and code that logs a new kind of trouble adds its row there. These feed checks:
 FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
-TRUNCATIONS = ("pickup_truncated", "brief_truncated")
+TRUNCATIONS = {
+    "pickup_truncated": "the pickup text hit its character cap",
+    "brief_truncated": "a brief hit its token budget and dropped sections",
+}
 NOISY_TRAP = 5  # deliveries within the window, never acted on, that make a trap noisy
 STALE_SUSPECT_HOURS = 24.0
 CHECKPOINT_SLACK_S = 120.0  # a turn newer than the last checkpoint by more than this is missed
@@ -194,7 +182,7 @@ def _truncations(counts: Counter[str]) -> list[Problem]:
             level="info",
             check="truncation",
             count=counts[name],
-            message=f"{name.replace('_', ' ')} {counts[name]}×: {EVENTS[name].split(' (')[0]}",
+            message=f"{name.replace('_', ' ')} {counts[name]}×: {TRUNCATIONS[name]}",
             fix="shorten the note, or raise [brief] budget-tokens in ~/.baker/config.toml",
         )
         for name in TRUNCATIONS
