@@ -201,8 +201,12 @@ def find(
             found.errors.append(f"{name}: {e}")
             continue
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
-        if accounts or account is None:
-            refs += _stream(name, adapter, project, accounts, found.errors)
+        if accounts or account is None:  # the first PER_ADAPTER refs; a failure ends its own
+            try:
+                for ref in itertools.islice(adapter.discover(project, accounts), PER_ADAPTER):
+                    refs.append(Candidate(ref=ref, adapter=adapter))
+            except Exception as e:
+                found.errors.append(f"{name}: {e}")
             streams += 1
     # Each stream is newest first and at most PER_ADAPTER long: one stable sort merges them
     # (heapq would cost a pickup its import), equal times in adapter then discovery order.
@@ -222,20 +226,6 @@ def find(
         found.candidates.append(cand)
     if strict and not found.candidates and (agent or account is not None or session_id):
         raise NoMatch(no_match(project, adapters, config, found, agent, account, session_id))
-    return found
-
-
-def _stream(
-    name: str, adapter: Adapter, project: StrPath, accounts: list[Account], errors: list[str]
-) -> list[Candidate]:
-    """One adapter's first `PER_ADAPTER` refs, newest first; its failure ends its stream
-    only."""
-    found: list[Candidate] = []
-    try:
-        for ref in itertools.islice(adapter.discover(project, accounts), PER_ADAPTER):
-            found.append(Candidate(ref=ref, adapter=adapter))
-    except Exception as e:
-        errors.append(f"{name}: {e}")
     return found
 
 
