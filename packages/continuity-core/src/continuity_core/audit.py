@@ -191,6 +191,8 @@ def _truncations(counts: Counter[str]) -> list[Problem]:
 
 
 def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
+    from continuity_core import traps, trust
+
     delivered: Counter[str] = Counter()
     acted: set[str] = set()
     for e in logged:
@@ -198,32 +200,22 @@ def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
             delivered.update(str(i) for i in e["ids"])
         elif e["event"] == "trap_acted" and isinstance(e.get("trap"), str):
             acted.add(e["trap"])
-    patterns = _trap_patterns(root)
-    out = []
-    for trap, n in delivered.most_common():
-        # A trap removed since is no longer noisy; one acted on was worth its deliveries.
-        if n < NOISY_TRAP or trap in acted or trap not in patterns:
-            continue
-        label = f"{trap} ({patterns[trap]})"
-        out.append(
-            Problem(
-                level="warn",
-                check="traps",
-                count=n,
-                message=f"trap {label} was delivered {n}× and never acted on",
-                fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
-            )
-        )
-    return out
-
-
-def _trap_patterns(root: Path) -> dict[str, str]:
-    from continuity_core import traps, trust
-
     try:
-        return {t.id: t.pattern for t in traps.load(root, redact_why=False)}
+        patterns = {t.id: t.pattern for t in traps.load(root, redact_why=False)}
     except (OSError, trust.Untrusted):
-        return {}
+        patterns = {}
+    # A trap removed since is no longer noisy; one acted on was worth its deliveries.
+    return [
+        Problem(
+            level="warn",
+            check="traps",
+            count=n,
+            message=f"trap {trap} ({patterns[trap]}) was delivered {n}× and never acted on",
+            fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
+        )
+        for trap, n in delivered.most_common()
+        if n >= NOISY_TRAP and trap not in acted and trap in patterns
+    ]
 
 
 def _newest(
