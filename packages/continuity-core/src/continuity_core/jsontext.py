@@ -9,6 +9,7 @@ Code and Gemini CLI share: `"hooks": {"<Event>": [{"matcher"?, "hooks": [...]}]}
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,19 +84,11 @@ def _line_indent(text: str, pos: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def indent_unit(text: str) -> str:
-    """The file's indentation step (two spaces when it has none)."""
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            return line[: len(line) - len(stripped)]
-    return "  "
-
-
 def add(text: str, container: Node, value: Any, key: str | None = None) -> str:
     """`text` with `value` appended to the array `container`, or `"key": value` to the object,
     laid out as the children before it are (one line, or one child a line)."""
-    unit = indent_unit(text)
+    step = re.search(r"\n([ \t]+)\S", text)  # the file's indentation step; two spaces if none
+    unit = step[1] if step else "  "
     nl = "\r\n" if "\r\n" in text else "\n"  # the file's own line ending
     if container.children:
         first = container.children[0][1]

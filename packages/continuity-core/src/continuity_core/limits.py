@@ -360,19 +360,15 @@ def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
 
 
 def next_entry(
-    entries: Sequence[Entry],
-    current: tuple[str, str] | None,
-    recorded: Sequence[Limit],
-    skip: Sequence[tuple[str, str]] = (),
+    entries: Sequence[Entry], current: tuple[str, str] | None, recorded: Sequence[Limit]
 ) -> Entry | None:
     """The first entry after `current` (agent, dir) in the order, wrapping around, that is not
-    limited, is not `current` and not in `skip`; the first not limited when `current` is None
-    or not in the order."""
+    limited and is not `current`; the first not limited when `current` is None or not in the
+    order."""
     keys = [key(e.agent, e.dir) for e in entries]
     here = key(*current) if current is not None else None
     start = keys.index(here) + 1 if here in keys else 0
-    limited = {key(lim.agent, lim.dir) for lim in recorded}
-    avoid = {here, *(key(*k) for k in skip), *limited}
+    avoid = {here, *(key(lim.agent, lim.dir) for lim in recorded)}
     order = [*entries[start:], *entries[:start]]  # wrapping around
     return next((e for e in order if key(e.agent, e.dir) not in avoid), None)
 
