@@ -239,15 +239,10 @@ def no_match(
     session_id: str | None,
 ) -> str:
     """Why the filters left no session, and what exists instead."""
-    asked = " ".join(
-        part
-        for part in (
-            f"--from {agent}" if agent else "",
-            f"account {account!r}" if account is not None else "",
-            f"--session {session_id}" if session_id else "",
-        )
-        if part
-    )
+    parts = [f"--from {agent}"] if agent else []
+    parts += [f"account {account!r}"] if account is not None else []
+    parts += [f"--session {session_id}"] if session_id else []
+    asked = " ".join(parts)
     import difflib
 
     if agent and agent not in adapters:
@@ -397,11 +392,8 @@ def attempt_line(ref: SessionRef, session: Session) -> str:
         what = "no answer was recorded"
     else:
         what = "nothing was asked or answered (an empty session)"
-    asked = (
-        f"; it asked: {' '.join(session.latest_request.split())[:120]}"
-        if session.latest_request
-        else ""
-    )
+    request = session.latest_request
+    asked = f"; it asked: {' '.join(request.split())[:120]}" if request else ""
     return (
         f"a retry at {short_time(when)} in {ref.agent} ({ref.account}, session "
         f"{ref.session_id}) failed: {what}{asked}"
