@@ -101,13 +101,8 @@ def new_cursor(ref: SessionRef, offset: int = 0, state: type[Any] = NoState) -> 
         head_len=head_len,
         head_sha=head_sha,
         state=state(),
-        session=Session(
-            agent=ref.agent,
-            session_id=ref.session_id,
-            path=ref.path,
-            account=ref.account,
-            cwd=ref.cwd,
-        ),
+        # The ref's agent, session id, path, account and cwd: every field the two share.
+        session=msgspec.convert(ref, Session, from_attributes=True),
     )
 
 
