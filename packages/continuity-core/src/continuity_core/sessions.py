@@ -139,14 +139,21 @@ def did_work(session: Session) -> bool:
     )
 
 
-def state(session: Session) -> State:
-    """How a session ended, in the words of `baker sessions`."""
+def state(session: Session, store: Any = None) -> State:
+    """How a session ended, in the words of `baker sessions`. With its `store`, `interrupted`
+    also where only the pre-tool hook saw the last call start (Gemini CLI writes a call only
+    once it returns), as the brief and `baker now` name it."""
     if session.ended_on_limit:
         return "limit"
     if not did_work(session):
         return "failed"
     if session.pending_calls or session.last_error is not None or session.turn_incomplete:
         return "interrupted"
+    if store is not None:
+        from continuity_core import inflight
+
+        if inflight.unrecorded(store, session) is not None:
+            return "interrupted"
     return "did work"
 
 
@@ -468,7 +475,7 @@ def table(
             started=s.started_at,
             last_activity=s.updated_at or row["last_activity"],
             requests=len(s.requests),
-            state=_state_with_hooks(s, store),
+            state=state(s, store),
             did_work=did_work(s),
             archived=s.archived,
             forked_from=s.forked_from,
@@ -496,18 +503,6 @@ def table(
         errors=found.errors,
         below=found.below,
     )
-
-
-def _state_with_hooks(session: Session, store: Any) -> State:
-    """`state`, and `interrupted` where only the pre-tool hook saw the last call start (Gemini
-    CLI writes a call only once it returns), as the brief and `baker now` name it."""
-    found = state(session)
-    if found == "did work" and store is not None:
-        from continuity_core import inflight
-
-        if inflight.unrecorded(store, session) is not None:
-            return "interrupted"
-    return found
 
 
 def structured(project: Path, found: Table) -> dict[str, Any]:
