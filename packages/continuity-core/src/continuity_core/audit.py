@@ -39,8 +39,6 @@ Level = Literal["ok", "info", "warn", "error"]
 
 
 class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One line of the health report."""
-
     level: Level
     check: str  # "hooks", "truncation", "note", "traps", "checkpoints", "install"
     message: str
@@ -89,7 +87,6 @@ def audit(
     config: Any | None = None,
     now: dt.datetime | None = None,
 ) -> Report:
-    """The health report for the project at `root` over the last `days`."""
     now = now or dt.datetime.now(dt.UTC)
     since = now - dt.timedelta(days=days)
     store = Store(root)
@@ -308,7 +305,7 @@ def _checkpoints(
     for path in store.checkpoint_paths():
         try:
             cp = msgspec.json.decode(path.read_bytes(), type=_CheckpointView)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        except (OSError, msgspec.DecodeError):  # a ValidationError is a DecodeError
             continue
         if cp.session is not None and cp.session.session_id == session.session_id:
             mine.append(cp.created_at)

@@ -15,7 +15,6 @@ from continuity_core.errors import BakerError
 from continuity_core.fs import is_loose
 from continuity_core.handoff import project_root
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.sessions import accounts_for
 from continuity_core.store import Store
 
 STALE_CHECKPOINT_H = 24
@@ -58,7 +57,7 @@ def run(start: Path | None = None) -> list[Finding]:
     out += _accounts(config, [*adapters, *broken])
     out += _rotation(config, adapters)
     for name, adapter in adapters.items():
-        accounts = accounts_for(adapter, config)
+        accounts = adapter.accounts(config)
         for acc in accounts:
             exists = Path(acc.dir).is_dir()
             count = sum(1 for _ in adapter.discover(root, [acc])) if exists else 0
@@ -91,7 +90,7 @@ def _not_set_up(adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[F
     folders: set[str] = set()
     for adapter in adapters.values():
         try:
-            refs = list(adapter.all_sessions(accounts_for(adapter, config)))
+            refs = list(adapter.all_sessions(adapter.accounts(config)))
         except Exception:  # an adapter's failure is reported by its own doctor
             refs = []
         folders |= {r.cwd for r in refs if r.cwd}

@@ -309,7 +309,6 @@ def _safe_accounts(adapter: Adapter, config: GlobalConfig) -> list[Account]:
 
 
 def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) -> Session:
-    """Read `ref` through the project's cursor cache when there is one."""
     from continuity_core.transcript import Cursor
 
     cursor = store.load_cursor(adapter.name, ref.path, Cursor) if store is not None else None

@@ -92,7 +92,6 @@ def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
 
 
 def new_cursor(ref: SessionRef, offset: int = 0, state: type[Any] = NoState) -> Cursor[Any]:
-    """A cursor that starts reading `ref` at `offset`, with an empty Session."""
     head_len, head_sha = _digest(ref.path)
     return Cursor(
         path=ref.path,
