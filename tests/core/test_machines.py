@@ -142,7 +142,7 @@ def test_two_clones_with_one_machine_name_do_not_overwrite(project: Path, tmp_pa
 def test_the_snapshot_names_limited_accounts_but_not_their_folders(
     project: Path, tmp_path: Path
 ) -> None:
-    from continuity_core import limits
+    from continuity_core import limits, stamps
 
     assert snapshots.LIMITS_JSON not in machines.collect(project, "A")  # none recorded
     folder = str(tmp_path / "work-account")
@@ -151,7 +151,7 @@ def test_the_snapshot_names_limited_accounts_but_not_their_folders(
             agent="fake",
             dir=folder,
             account="work",
-            since=limits.iso(limits.now()),
+            since=stamps.now_iso(),
             until="2999-01-01T00:00:00Z",
             kind="usage_limit",
             message="try later",

@@ -74,7 +74,7 @@ def test_the_request_before_the_part_read_is_found(tmp_path: Path, agent: str) -
 def test_a_request_line_over_the_bound_is_read_from_its_start(
     tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transcript, "LINE_HEAD", 16 << 10)
+    monkeypatch.setattr(transcript, "HEAD_LINE", 16 << 10)
     huge = benchgen.FINAL_REQUEST + " é" * (200 << 10)  # 600 KiB, two-byte characters in it
     path = transcript_with(tmp_path, agent, huge, 3 * COLD)
     session = cold_read(agent, path)
@@ -217,7 +217,7 @@ def test_a_long_line_that_cannot_be_read_from_its_start_is_said(
 ) -> None:
     """A candidate line cut outside a string (here inside a huge key) cannot be closed: the
     brief says the request may lie there instead of claiming there is none."""
-    monkeypatch.setattr(transcript, "LINE_HEAD", 4 << 10)
+    monkeypatch.setattr(transcript, "HEAD_LINE", 4 << 10)
     path = tmp_path / "t.jsonl"
     key = "k" * (64 << 10)
     odd = f'{{"type":"user","content":[{{"text":"x"}}],"{key}":1}}'

@@ -345,7 +345,8 @@ def _usage_line(session: Session) -> str:
     u = session.usage
     if u is None:
         return ""
-    share = f" of {u.context_window:,} ({100 * u.fraction:.0f}%)" if u.fraction is not None else ""
+    window = u.context_window
+    share = f" of {window:,} ({100 * u.context_tokens / window:.0f}%)" if window else ""
     line = f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
     if session.cost_usd is not None:  # the agent's own running total, where it keeps one
         models = ", ".join(f"{redact(m)} {n:,} tokens" for m, n in session.model_tokens.items())

@@ -176,7 +176,7 @@ def _account_dir(adapter: Adapter, event: HookEvent, session_account: str | None
 def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     """Record the limit a hook reported (Claude's StopFailure) in the ledger; the Limit, or
     None when the error is not a usage or rate limit."""
-    from continuity_core import limits
+    from continuity_core import limits, stamps
     from continuity_core.config import config_or_defaults
 
     if event.error not in limits.LIMIT_KINDS:
@@ -188,7 +188,7 @@ def note_limit(adapter: Adapter, event: HookEvent) -> Any:
             agent=adapter.name,
             dir=folder,
             account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
-            since=limits.iso(at),
+            since=stamps.iso(at),
             until=event.reset_at or limits.reset_in_text(event.error_message or "", at),
             source="hook",
             kind=event.error or "usage_limit",
