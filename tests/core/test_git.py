@@ -73,7 +73,7 @@ def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None
     trees = _parse_worktrees(_git_out(cwd, "worktree", "list", "--porcelain"))
     return (
         _git_out(cwd, "rev-parse", "--show-toplevel").strip(),
-        [(w.path, w.branch, w.head) for w in trees],
+        [(w["path"], w.get("branch"), w.get("head")) for w in trees],
     )
 
 

@@ -12,27 +12,29 @@ import os
 import re
 import stat
 import time
-from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
-
-import msgspec
-from msgspec import Struct, field
 
 from continuity_core.adapters.registry import PROBE_GROUP
 from continuity_core.fs import inside
 from continuity_core.redact import redact
-from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.schemas.probe import Environment, ProbeResult, ProbeState
 from continuity_core.store import STORE, now_iso
 
-if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
-    import subprocess  # no interpreter, probe or GPU check to run starts none
-    from collections.abc import Callable, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # subprocess and signal load when a command runs, the schemas (and msgspec)
+    import subprocess  # with the first check: a pickup with nothing but git to check loads none
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
-    from typing import Protocol, TypeVar
+    from typing import Any, Protocol, TypeVar
 
     from continuity_core.git import Begun
+    from continuity_core.schemas.probe import (
+        Environment,
+        ProbeContext,
+        ProbeResult,
+        ProbesConfig,
+        ProbeState,
+        Ran,
+    )
 
     T = TypeVar("T")
     P = TypeVar("P", str, Path)  # a folder as the caller names it
@@ -49,19 +51,18 @@ _NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
+def result(
+    kind: str, name: str, state: ProbeState, detail: str, verdict: str | None = None, **more: Any
+) -> ProbeResult:
+    """One check's result (its schema, and msgspec, load with the first check made)."""
+    from continuity_core.schemas.probe import ProbeResult
+
+    return ProbeResult(name=name, state=state, kind=kind, detail=detail, verdict=verdict, **more)
+
+
 def _gpu(state: ProbeState, detail: str, verdict: str | None = None) -> list[ProbeResult]:
     """The GPU check's one result where no probe ran (or none could load)."""
-    return [ProbeResult(name="gpu", state=state, kind="gpu", verdict=verdict, detail=detail)]
-
-
-class ProbeContext(Struct, kw_only=True):
-    """What a plugin probe gets: the project, its section of probes.json, the project's venv
-    interpreters (a default for plugins that run inside them) and its time limit."""
-
-    root: Path
-    config: Mapping[str, Any]
-    interpreters: list[str] = field(default_factory=list)
-    timeout_s: float = DEFAULT_DEADLINE_S
+    return [result("gpu", "gpu", state, detail, verdict)]
 
 
 class Probe(Protocol):
@@ -99,13 +100,6 @@ def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | Bas
     return [None if t.is_alive() else r for t, r in zip(threads, results, strict=True)]
 
 
-class Ran(Struct, kw_only=True):
-    returncode: int | None  # None: timed out (the whole process group was killed)
-    out: str
-    err: str
-    elapsed_s: float
-
-
 _RUNNING: set[subprocess.Popen[bytes]] = set()
 
 
@@ -127,6 +121,8 @@ def run_command(
     """Run a command in its own process group; on timeout kill the group, grandchildren too,
     and at exit whatever is still running."""
     import subprocess
+
+    from continuity_core.schemas.probe import Ran
 
     start = time.monotonic()
     if not _RUNNING:
@@ -181,22 +177,18 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
 # --- probes.json -----------------------------------------------------------------------------
 
 
-class ProbesConfig(Struct, kw_only=True):
-    jobs: list[Any] = field(default_factory=list)
-    probes: list[Any] = field(default_factory=list)
-    venvs: list[Any] = field(default_factory=list)
-    gpu: Mapping[str, Any] | None = None  # None: not configured
-    errors: list[ProbeResult] = field(default_factory=list)
-
-
 def read_config(root: StrPath) -> ProbesConfig:
     """`.baker/probes.json`, each top-level key validated on its own."""
+    import msgspec
+
+    from continuity_core import trust
+    from continuity_core.schemas.probe import ProbesConfig
+
     path = os.path.join(root, STORE, PROBES_FILE)
     cfg = ProbesConfig()
-    from continuity_core import trust
 
     def bad(where: str, detail: str) -> ProbesConfig:
-        cfg.errors.append(ProbeResult(name=where, state="error", kind="config", detail=detail))
+        cfg.errors.append(result("config", where, "error", detail))
         return cfg
 
     try:
@@ -248,26 +240,23 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> ProbeResult:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
-
-    def result(state: ProbeState, detail: str, verdict: str | None = None) -> ProbeResult:
-        return ProbeResult(name=name, state=state, kind="job", verdict=verdict, detail=detail)
-
+    job = partial(result, "job", name)
     if problem:
-        return result("error", problem)
+        return job("error", problem)
     artifact = entry.get("artifact")
     if not isinstance(artifact, str) or not artifact.strip() or "\x00" in artifact:
-        return result("error", "missing or invalid artifact path")
+        return job("error", "missing or invalid artifact path")
     try:
         max_age = _number(entry, "max_age_s", None)
     except ValueError as e:
-        return result("error", str(e))
+        return job("error", str(e))
     path = os.path.join(root, os.path.expanduser(artifact))  # an absolute one stays itself
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return result("fail", f"{artifact}: missing", "missing")
+        return job("fail", f"{artifact}: missing", "missing")
     except OSError as e:
-        return result("fail", f"{artifact}: {e.strerror}", "unreadable")
+        return job("fail", f"{artifact}: {e.strerror}", "unreadable")
     age = (now or time.time()) - st.st_mtime
     try:
         if stat.S_ISDIR(st.st_mode):
@@ -276,16 +265,16 @@ def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -
             with open(path, "rb") as f:
                 empty = not f.read(1)
     except OSError as e:
-        return result("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
+        return job("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
     if max_age is not None and age > max_age:
-        return result(
+        return job(
             "warn",
             f"{artifact}: stale, last written {_ago(age)} ago (expected within {_ago(max_age)})",
             "stale",
         )
     if empty:
-        return result("warn", f"{artifact}: exists but is empty", "empty")
-    return result("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
+        return job("warn", f"{artifact}: exists but is empty", "empty")
+    return job("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
 
 
 def _ago(seconds: float) -> str:
@@ -302,32 +291,29 @@ def _ago(seconds: float) -> str:
 def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeResult:
     """A custom shell probe: the user's command, with its own timeout, in the project root."""
     name, problem = _entry_name(entry, f"probes[{index}]")
-
-    def result(state: ProbeState, detail: str, elapsed: float | None = None) -> ProbeResult:
-        return ProbeResult(name=name, state=state, kind="shell", elapsed_s=elapsed, detail=detail)
-
+    shell = partial(result, "shell", name)
     if problem:
-        return result("error", problem)
+        return shell("error", problem)
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        return result("error", "missing command")
+        return shell("error", "missing command")
     try:
         timeout = _number(entry, "timeout_s", SHELL_TIMEOUT_S) or SHELL_TIMEOUT_S
     except ValueError as e:
-        return result("error", str(e))
+        return shell("error", str(e))
     timeout = min(timeout, limit_s)
     try:
         # The user's own probe command from their project's probes.json: a shell line.
         ran = run_command(command, cwd=root, timeout_s=timeout, shell=True)  # noqa: S604 - above
     except OSError as e:
-        return result("error", f"cannot run: {e}")
-    elapsed = round(ran.elapsed_s, 3)
+        return shell("error", f"cannot run: {e}")
+    ran_for = partial(shell, elapsed_s=round(ran.elapsed_s, 3))
     if ran.returncode is None:
-        return result("timeout", f"no answer within {timeout:g}s (killed)", elapsed)
+        return ran_for("timeout", f"no answer within {timeout:g}s (killed)")
     out = tail(ran.out) or tail(ran.err)
     if ran.returncode == 0:
-        return result("ok", out, elapsed)
-    return result("fail", f"exit {ran.returncode}" + (f": {out}" if out else ""), elapsed)
+        return ran_for("ok", out)
+    return ran_for("fail", f"exit {ran.returncode}" + (f": {out}" if out else ""))
 
 
 def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
@@ -384,32 +370,31 @@ def check_interpreter(
     their `pyvenv.cfg` lies inside the project and its `home` would pick the code that runs
     (`refused`), whatever git says about the folder.
     """
-
-    def result(state: ProbeState, verdict: str, detail: str) -> ProbeResult:
-        return ProbeResult(name=label, state=state, kind="venv", verdict=verdict, detail=detail)
-
+    venv_is = partial(result, "venv", label)
     python = interpreter_of(os.path.abspath(venv))
     if not inside(root, venv):
         real = os.path.realpath(venv)
-        return result("error", "outside", f"{venv}: outside the project ({real}): refused, not run")
+        return venv_is(
+            "error", f"{venv}: outside the project ({real}): refused, not run", "outside"
+        )
     if tracked:
-        return result(
+        return venv_is(
             "warn",
-            "tracked",
             f"{venv}: tracked by git: not run (a committed virtual environment is the "
             "repository's program, not yours)",
+            "tracked",
         )
     if not os.path.isdir(venv):
-        return result("fail", "missing", f"{venv}: no such folder")
+        return venv_is("fail", f"{venv}: no such folder", "missing")
     target = os.path.realpath(python)
     if not os.path.exists(python):
         why = f"links to missing {target}" if os.path.islink(python) else "missing"
-        return result("fail", "broken", f"{python}: {why}")
+        return venv_is("fail", f"{python}: {why}", "broken")
     shown = f"{python} -> {target}" if os.path.islink(python) else str(python)  # a copy: itself
     if os.path.isfile(target) and os.access(target, os.X_OK):
         why = refused(root, python) or "in the project"
-        return result("ok", "present", f"{shown}: present; {why}, so not run")
-    return result("fail", "broken", f"{shown}: not an executable file")
+        return venv_is("ok", f"{shown}: present; {why}, so not run", "present")
+    return venv_is("fail", f"{shown}: not an executable file", "broken")
 
 
 def refused(root: StrPath, python: StrPath) -> str | None:
@@ -474,6 +459,8 @@ def environment(
 ) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
     `begun`: its git facts, begun earlier (`git.Begun`), so git worked meanwhile."""
+    from continuity_core.schemas.probe import Environment
+
     start = time.monotonic()
     root = os.path.abspath(root)
     cfg = read_config(root)
@@ -484,6 +471,18 @@ def environment(
     env.probes[:0] = cfg.errors
     env.elapsed_s = round(time.monotonic() - start, 3)
     return env
+
+
+def summary(root: StrPath, *, deadline_s: float, begun: Begun | None = None) -> str:
+    """What pickup shows: `render(environment(...), quiet=True)`; only git's facts, with no
+    `Environment` built, where git is all there is to check (no probes.json, no virtual
+    environment): SessionStart's budget (docs/decisions.md, "How the hooks stay fast")."""
+    if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)) or venv_dirs(root):
+        return render(environment(root, deadline_s=deadline_s, begun=begun), quiet=True)
+    from continuity_core.project import git_section, repo_values
+
+    timeout = min(5.0, max(0.5, deadline_s - 0.25))  # as `environment` gives git
+    return redact(git_section(repo_values(root, timeout=timeout, begun=begun)))
 
 
 def _tasks(
@@ -519,6 +518,8 @@ def _tasks(
                 for p in within
                 if p not in tracked and refused(root, interpreter_of(p)) is None
             ]
+            from continuity_core.schemas.probe import ProbeContext
+
             ctx = ProbeContext(
                 root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
             )
@@ -532,21 +533,21 @@ def _collect(
     env: Environment, tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
 ) -> None:
     """Each task's result into `env`: a timeout or a failure as a result that says so."""
-    for (kind, name, _), result in zip(tasks, results, strict=True):
+    from continuity_core.schemas.checkpoint import GitFacts
+
+    for (kind, name, _), done in zip(tasks, results, strict=True):
         if kind == "git":
-            env.git = result if isinstance(result, GitFacts) else GitFacts()
+            env.git = done if isinstance(done, GitFacts) else GitFacts()
             continue
-        if result is None:
+        if done is None:
             state: ProbeState = "timeout"
             detail = f"no answer within the {deadline_s:g}s deadline"
-        elif isinstance(result, BaseException):
-            state, detail = "error", redact(f"{type(result).__name__}: {result}")
+        elif isinstance(done, BaseException):
+            state, detail = "error", redact(f"{type(done).__name__}: {done}")
         else:
-            getattr(env, kind).extend(result if isinstance(result, list) else [result])
+            getattr(env, kind).extend(done if isinstance(done, list) else [done])
             continue
-        getattr(env, kind).append(
-            ProbeResult(name=name, state=state, kind=kind.rstrip("s"), detail=detail)
-        )
+        getattr(env, kind).append(result(kind.rstrip("s"), name, state, detail))
 
 
 def _gpu_unconfigured() -> list[ProbeResult]:
@@ -570,9 +571,11 @@ _MARK = {
 
 def render(env: Environment, *, quiet: bool = False) -> str:
     """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
+    import msgspec
+
     from continuity_core.project import git_section  # not brief: a pickup builds none
 
-    lines = [git_section(env.git)]
+    lines = [git_section(msgspec.to_builtins(env.git))]
     for title, items in (
         ("interpreters", env.interpreters),
         ("jobs", env.jobs),
