@@ -188,11 +188,11 @@ def test_a_submodule_and_a_linked_git_folder_match_git(repo: Path, tmp_path: Pat
 def test_facts_begun_early_are_the_facts_and_a_read_never_wanted_is_reaped(repo: Path) -> None:
     """`baker handoff` begins git's facts first and reads them once the session is read;
     when it fails before that, `close` waits for git and reaps it (no zombie, no open pipe)."""
-    from continuity_core.git import Begun
+    from continuity_core.git import Begun, struct
 
     (repo / "new.txt").write_text("x")
     begun = Begun(repo)
-    assert begun.facts() == git_facts(repo)
+    assert struct(begun.values()) == git_facts(repo)
     begun.close()  # already read: nothing left to wait for
     unread = Begun(repo)
     procs = [p for p in unread.procs if p is not None]

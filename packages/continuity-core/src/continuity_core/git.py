@@ -184,7 +184,7 @@ def run(
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    return Begun(cwd, worktrees=worktrees).facts(timeout=timeout)
+    return struct(Begun(cwd, worktrees=worktrees).values(timeout=timeout))
 
 
 _STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
@@ -194,8 +194,8 @@ _TREES = ("worktree", "list", "--porcelain")
 
 
 class Begun:
-    """`git_facts` begun: git runs while the caller does other work; `facts` waits for it.
-    What `facts` never read is read to its end by `close`."""
+    """`git_facts` begun: git runs while the caller does other work; `values` waits for it.
+    What `values` never read is read to its end by `close`."""
 
     __slots__ = ("cwd", "procs")
 
@@ -203,10 +203,6 @@ class Begun:
         self.cwd = cwd
         self.procs = [_spawn(cwd, *args) for args in (_STATUS, _LOG, _TOP)]
         self.procs.append(_spawn(cwd, *_TREES) if worktrees else None)
-
-    def facts(self, *, timeout: float = 5.0) -> GitFacts:
-        """The facts, once git answered."""
-        return struct(self.values(timeout=timeout))
 
     def values(self, *, timeout: float = 5.0) -> dict[str, Any]:
         """The facts as plain values, `GitFacts`' fields (those at their default may be left
@@ -235,7 +231,7 @@ class Begun:
         return facts
 
     def close(self, timeout: float = 5.0) -> None:
-        """Wait for what `facts` did not read (the caller failed before it wanted them)."""
+        """Wait for what `values` did not read (the caller failed before it wanted them)."""
         procs, self.procs = self.procs, []
         for proc in procs:
             _out(proc, timeout)

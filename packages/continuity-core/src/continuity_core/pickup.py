@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # SessionStart's budget (docs/decisions.md, "How the hooks st
     from continuity_core.adapters import Adapter
     from continuity_core.git import Begun
     from continuity_core.schemas.hook import HookEvent
-    from continuity_core.schemas.session import Session, ToolCall
+    from continuity_core.schemas.session import Session
     from continuity_core.sessions import Previous
     from continuity_core.trust import StrPath
 
@@ -88,10 +88,9 @@ def find_previous(
             return prev
     cwd = prev.session.cwd or prev.ref.cwd  # the session's own record of where it ran
     if not (cwd and inside(root, cwd)):
-        ref = prev.ref
         prev.session = None
         prev.why_not = (
-            f"{NOT_CHECKED} ({ref.agent} session {ref.session_id} does not "
+            f"{NOT_CHECKED} ({prev.ref.agent} session {prev.ref.session_id} does not "
             "record this project as its working folder)"
         )
     else:
@@ -118,6 +117,7 @@ def summarize(prev: Previous) -> str:
     s, ref = prev.session, prev.ref
     if s is None:
         return prev.why_not + "."
+    failed = [f"- {one_line(line, LINE_MAX)} (not the session above)" for line in prev.failed]
     stamp = s.updated_at or (stamps.iso(ref.mtime) if ref else "?")
     head = f"- session: {s.agent} {s.session_id}, last activity {stamp} (from its {prev.source})"
     why = interrupted(s)
@@ -125,7 +125,7 @@ def summarize(prev: Previous) -> str:
         lines = [head, "- it ended normally: nothing was left running"]
         if s.latest_request:
             lines.append(f"- last request: {one_line(s.latest_request, LINE_MAX)}")
-        return "\n".join(lines + _failed(prev))
+        return "\n".join(lines + failed)
     lines = [head, f"- interrupted: {'; '.join(why)}"]
     if s.latest_request:
         lines.append(
@@ -141,27 +141,19 @@ def summarize(prev: Previous) -> str:
         shown = ", ".join(f"`{f.path}`" for f in s.files_edited[-8:])
         lines.append(f"- files edited: {shown}")
     if s.pending_calls:
-        lines += _open_calls(s.pending_calls[-3:])
+        from continuity_core.brief import call_text  # the brief module only for a call left open
+
+        lines += [
+            f"- tool call with no result: {call.name} `{one_line(call_text(call), 200)}`"
+            " — check its effect before running it again"
+            for call in s.pending_calls[-3:]
+        ]
     err = s.last_error
     if err is not None:
         when = f", resets at {err.reset_at}" if err.reset_at else ""
         status = f" {err.status}" if err.status else ""
         lines.append(f"- ended with error: {err.kind}{status}{when}: {one_line(err.message, 200)}")
-    return "\n".join(lines + _failed(prev))
-
-
-def _open_calls(calls: list[ToolCall]) -> list[str]:
-    from continuity_core.brief import call_text  # the brief module only for a call left open
-
-    return [
-        f"- tool call with no result: {call.name} `{one_line(call_text(call), 200)}`"
-        " — check its effect before running it again"
-        for call in calls
-    ]
-
-
-def _failed(prev: Previous) -> list[str]:
-    return [f"- {one_line(line, LINE_MAX)} (not the session above)" for line in prev.failed]
+    return "\n".join(lines + failed)
 
 
 def before_compaction(
@@ -377,7 +369,7 @@ def prepared(root: StrPath, exclude: str | None) -> dict[str, str] | None:
         return None
     if doc["session_id"] == exclude or fields[:5] != _stamp(doc["transcript"]):
         return None
-    return dict(zip(FIELDS, fields, strict=True))
+    return doc
 
 
 def build(

@@ -60,9 +60,7 @@ def result(
     return ProbeResult(name=name, state=state, kind=kind, detail=detail, verdict=verdict, **more)
 
 
-def _gpu(state: ProbeState, detail: str, verdict: str | None = None) -> list[ProbeResult]:
-    """The GPU check's one result where no probe ran (or none could load)."""
-    return [result("gpu", "gpu", state, detail, verdict)]
+_gpu = partial(result, "gpu", "gpu")  # the GPU check's one result where no probe ran
 
 
 class Probe(Protocol):
@@ -441,9 +439,9 @@ def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
-        return _gpu("error", f"the GPU probe failed to load: {e}")
+        return [_gpu("error", f"the GPU probe failed to load: {e}")]
     if probe is None:
-        return _gpu("skipped", NOT_INSTALLED, "not installed")
+        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
     return probe.run(ctx)
 
 
@@ -555,8 +553,9 @@ def _gpu_unconfigured() -> list[ProbeResult]:
     from continuity_core.adapters.registry import registered
 
     if "gpu" not in registered(PROBE_GROUP):
-        return _gpu("skipped", NOT_INSTALLED, "not installed")
-    return _gpu("skipped", 'not configured (add "gpu": {} to .baker/probes.json)', "not configured")
+        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
+    why = 'not configured (add "gpu": {} to .baker/probes.json)'
+    return [_gpu("skipped", why, "not configured")]
 
 
 _MARK = {

@@ -26,9 +26,7 @@ class ProbesFile(Struct, kw_only=True):
     venvs: list[Any] = field(default_factory=list)  # extra venv folders to resolve
 
 
-class ProbesConfig(Struct, kw_only=True):
-    """The file as `probes.read_config` checked it, each top-level key on its own."""
-
+class ProbesConfig(Struct, kw_only=True):  # the file as `probes.read_config` checked it
     jobs: list[Any] = field(default_factory=list)
     probes: list[Any] = field(default_factory=list)
     venvs: list[Any] = field(default_factory=list)
@@ -46,9 +44,7 @@ class ProbeContext(Struct, kw_only=True):
     timeout_s: float
 
 
-class Ran(Struct, kw_only=True):
-    """A command `probes.run_command` ran."""
-
+class Ran(Struct, kw_only=True):  # what `probes.run_command` ran
     returncode: int | None  # None: timed out (the whole process group was killed)
     out: str
     err: str
