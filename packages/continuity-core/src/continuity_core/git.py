@@ -358,17 +358,12 @@ def _parse_shortstat(out: str, facts: dict[str, Any]) -> None:
                     facts[key] = int(words[0])
 
 
-def _parse_worktrees(out: str) -> list[dict[str, str]]:
-    """`Worktree`s as plain values: path, and the head and branch git names."""
-    trees: list[dict[str, str]] = []
+def _parse_worktrees(out: str) -> list[dict[str, str | None]]:
+    """`Worktree`s as plain values, one from each block `worktree list --porcelain` prints."""
+    trees: list[dict[str, str | None]] = []
     for block in out.strip().split("\n\n"):
-        wt: dict[str, str] | None = None
-        for line in block.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "worktree":
-                trees.append(wt := {"path": value})
-            elif wt is not None and key == "HEAD":
-                wt["head"] = value
-            elif wt is not None and key == "branch":
-                wt["branch"] = value.removeprefix("refs/heads/")
+        said = {k: v for k, _, v in (line.partition(" ") for line in block.splitlines())}
+        if "worktree" in said:
+            branch = said.get("branch", "").removeprefix("refs/heads/") or None
+            trees.append({"path": said["worktree"], "head": said.get("HEAD"), "branch": branch})
     return trees
