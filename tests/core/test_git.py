@@ -66,7 +66,7 @@ def _git_out(cwd: Path, *args: str) -> str:
     ).stdout
 
 
-def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None]]]:
+def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str | None, str | None, str | None]]]:
     """The top-level folder and worktrees as `git rev-parse` and `git worktree list` say."""
     from continuity_core.git import _parse_worktrees
 

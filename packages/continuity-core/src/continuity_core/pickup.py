@@ -369,7 +369,7 @@ def prepared(root: StrPath, exclude: str | None) -> dict[str, str] | None:
         return None
     if doc["session_id"] == exclude or fields[:5] != _stamp(doc["transcript"]):
         return None
-    return doc
+    return dict(zip(FIELDS, fields, strict=True))
 
 
 def build(
