@@ -7,6 +7,7 @@ once its cursor is cached."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,10 @@ def test_a_served_pickup_imports_neither_msgspec_nor_typing(
     assert run_baker("init", cwd=repo).returncode == 0
     assert run_baker("now", "run the served-note check", cwd=repo).returncode == 0
     checkpoint(repo, isolated_home)
+    venv = repo / ".venv"  # a Python project's: its interpreter is checked, by plain values
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (venv / "bin" / "python").symlink_to(sys.executable)
     for agent in AGENTS:
         if importlib.util.find_spec(f"continuity_{agent}") is None:
             continue
@@ -103,5 +108,6 @@ def test_a_served_pickup_imports_neither_msgspec_nor_typing(
         report, text = run_importtime("pickup", "--agent", agent, cwd=repo, stdin=start.encode())
         names = importers(report)
         assert "48f0d34d" in text and "branch: main" in text and "served-note check" in text
+        assert "- interpreters:\\n  - [ok] .venv: " in text
         costly = SERVED & names.keys()
         assert not costly, {m: names[m] for m in costly}

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # subprocess and signal load when a command runs, the schemas
         Ran,
     )
 
+    Result = dict[str, Any]  # a `ProbeResult`'s fields: what the checks here return
     T = TypeVar("T")
     P = TypeVar("P", str, Path)  # a folder as the caller names it
     StrPath = str | os.PathLike[str]
@@ -53,11 +54,9 @@ NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes
 
 def result(
     kind: str, name: str, state: ProbeState, detail: str, verdict: str | None = None, **more: Any
-) -> ProbeResult:
-    """One check's result (its schema, and msgspec, load with the first check made)."""
-    from continuity_core.schemas.probe import ProbeResult
-
-    return ProbeResult(name=name, state=state, kind=kind, detail=detail, verdict=verdict, **more)
+) -> Result:
+    """One check's result as plain values, which `environment` makes a `ProbeResult`."""
+    return dict(name=name, state=state, kind=kind, detail=detail, verdict=verdict, **more)
 
 
 _gpu = partial(result, "gpu", "gpu")  # the GPU check's one result where no probe ran
@@ -235,7 +234,7 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 # --- the checks ------------------------------------------------------------------------------
 
 
-def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> ProbeResult:
+def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> Result:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
     job = partial(result, "job", name)
@@ -286,7 +285,7 @@ def _ago(seconds: float) -> str:
     return f"{s // 86400}d"
 
 
-def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeResult:
+def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> Result:
     """A custom shell probe: the user's command, with its own timeout, in the project root."""
     name, problem = _entry_name(entry, f"probes[{index}]")
     shell = partial(result, "shell", name)
@@ -357,9 +356,7 @@ def interpreter_of(venv: str) -> str:
     return os.path.join(venv, "bin", "python")
 
 
-def check_interpreter(
-    label: str, venv: str, *, root: StrPath, tracked: bool = False
-) -> ProbeResult:
+def check_interpreter(label: str, venv: str, *, root: StrPath, tracked: bool = False) -> Result:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
     Nothing from the folder is executed (docs/decisions.md, "No program from the
@@ -435,7 +432,7 @@ def plugin(name: str) -> Probe | None:
     raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
 
-def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
+def check_gpu(ctx: ProbeContext) -> list[ProbeResult] | list[Result]:
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
@@ -457,56 +454,65 @@ def environment(
 ) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
     `begun`: its git facts, begun earlier (`git.Begun`), so git worked meanwhile."""
+    import msgspec
+
     from continuity_core.schemas.probe import Environment
 
-    start = time.monotonic()
-    root = os.path.abspath(root)
-    cfg = read_config(root)
-    limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
-    tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
-    env = Environment(created_at=now_iso(), project=str(root))
-    _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
-    env.probes[:0] = cfg.errors
-    env.elapsed_s = round(time.monotonic() - start, 3)
-    return env
+    facts = _gather(root, read_config(root), deadline_s, gpu=gpu, begun=begun)
+    return msgspec.convert(facts, Environment)
 
 
 def summary(root: StrPath, *, deadline_s: float, begun: Begun | None = None) -> str:
-    """What pickup shows: `render(environment(...), quiet=True)`; only git's facts, with no
-    `Environment` built, where git is all there is to check (no probes.json, no virtual
-    environment): SessionStart's budget (docs/decisions.md, "How the hooks stay fast")."""
-    if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)) or venv_dirs(root):
+    """What pickup shows: `render(environment(...), quiet=True)`; where there is no
+    probes.json (git and the virtual environments found are all there is to check) from the
+    plain values, with no `Environment` built and no msgspec loaded: SessionStart's budget
+    (docs/decisions.md, "How the hooks stay fast")."""
+    if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)):
         return render(environment(root, deadline_s=deadline_s, begun=begun), quiet=True)
-    from continuity_core.project import git_section, repo_values
+    return _render(_gather(root, None, deadline_s, gpu=False, begun=begun), quiet=True)
 
-    timeout = min(5.0, max(0.5, deadline_s - 0.25))  # as `environment` gives git
-    return redact(git_section(repo_values(root, timeout=timeout, begun=begun)))
+
+def _gather(
+    root: StrPath, cfg: ProbesConfig | None, deadline_s: float, *, gpu: bool, begun: Begun | None
+) -> dict[str, Any]:
+    """`environment`'s facts as plain values (`Environment`'s fields); `cfg` None: no
+    probes.json."""
+    start = time.monotonic()
+    root = os.path.abspath(root)
+    limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
+    tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
+    env: dict[str, Any] = {"created_at": now_iso(), "project": root, "git": {}}
+    env.update((kind, []) for kind in ("interpreters", "jobs", "probes", "gpu"))
+    _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
+    env["probes"][:0] = cfg.errors if cfg is not None else []
+    env["elapsed_s"] = round(time.monotonic() - start, 3)
+    return env
 
 
 def _tasks(
-    root: str, cfg: ProbesConfig, limit: float, *, gpu: bool, begun: Begun | None
+    root: str, cfg: ProbesConfig | None, limit: float, *, gpu: bool, begun: Begun | None
 ) -> list[tuple[str, str, Callable[[], Any]]]:
     """What `environment` runs side by side: each task's kind (an `Environment` list, or
     "git"), its name and the task."""
-    from continuity_core.project import repo_facts  # without Continuity's own files
+    from continuity_core.project import repo_values  # without Continuity's own files
 
-    git = partial(repo_facts, root, timeout=min(5.0, limit), begun=begun)
+    git = partial(repo_values, root, timeout=min(5.0, limit), begun=begun)
     tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
-    venvs = venv_dirs(root, cfg.venvs)
+    venvs = venv_dirs(root, cfg.venvs if cfg is not None else ())
     within = [p for _, p in venvs if inside(root, p)]
     timeout_s = min(INTERPRETER_TIMEOUT_S, limit)
     tracked = tracked_by_git(root, within, timeout_s=timeout_s) if within else set()
     for label, path in venvs:
         check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
         tasks.append(("interpreters", label, check))
-    for i, entry in enumerate(cfg.jobs):
+    for i, entry in enumerate(cfg.jobs if cfg is not None else ()):
         name = _entry_name(entry, f"jobs[{i}]")[0]
         tasks.append(("jobs", name, partial(check_job, root, entry, i)))
-    for i, entry in enumerate(cfg.probes):
+    for i, entry in enumerate(cfg.probes if cfg is not None else ()):
         name = _entry_name(entry, f"probes[{i}]")[0]
         tasks.append(("probes", name, partial(check_shell, root, entry, i, limit)))
     if gpu:
-        if cfg.gpu is not None:
+        if cfg is not None and cfg.gpu is not None:
             # Only venvs of the user's own: none outside the project or tracked by git.
             # and whose interpreter is not a file inside it (what check_interpreter runs).
             from pathlib import Path  # the plugins' context names the project as a Path
@@ -528,14 +534,12 @@ def _tasks(
 
 
 def _collect(
-    env: Environment, tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
+    env: dict[str, Any], tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
 ) -> None:
     """Each task's result into `env`: a timeout or a failure as a result that says so."""
-    from continuity_core.schemas.checkpoint import GitFacts
-
     for (kind, name, _), done in zip(tasks, results, strict=True):
         if kind == "git":
-            env.git = done if isinstance(done, GitFacts) else GitFacts()
+            env["git"] = done if isinstance(done, dict) else {}
             continue
         if done is None:
             state: ProbeState = "timeout"
@@ -543,12 +547,12 @@ def _collect(
         elif isinstance(done, BaseException):
             state, detail = "error", redact(f"{type(done).__name__}: {done}")
         else:
-            getattr(env, kind).extend(done if isinstance(done, list) else [done])
+            env[kind].extend(done if isinstance(done, list) else [done])
             continue
-        getattr(env, kind).append(result(kind.rstrip("s"), name, state, detail))
+        env[kind].append(result(kind.rstrip("s"), name, state, detail))
 
 
-def _gpu_unconfigured() -> list[ProbeResult]:
+def _gpu_unconfigured() -> list[Result]:
     """No `gpu` section: say whether the plugin is there, run nothing."""
     from continuity_core.adapters.registry import registered
 
@@ -572,20 +576,24 @@ def render(env: Environment, *, quiet: bool = False) -> str:
     """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
     import msgspec
 
+    return _render(msgspec.to_builtins(env), quiet=quiet)
+
+
+def _render(env: Mapping[str, Any], *, quiet: bool) -> str:
+    """`render` of `Environment`'s fields as plain values (those at their default may be left
+    out): `_gather`'s, or `msgspec.to_builtins` of the Struct."""
     from continuity_core.project import git_section  # not brief: a pickup builds none
 
-    lines = [git_section(msgspec.to_builtins(env.git))]
-    for title, items in (
-        ("interpreters", env.interpreters),
-        ("jobs", env.jobs),
-        ("probes", env.probes),
-        ("gpu", env.gpu),
-    ):
-        shown = [r for r in items if not (quiet and r.state == "skipped")]
+    lines = [git_section(env.get("git", {}))]
+    for title in ("interpreters", "jobs", "probes", "gpu"):
+        shown = [r for r in env.get(title, ()) if not (quiet and r["state"] == "skipped")]
         if not shown:
             continue
         lines.append(f"- {title}:")
-        lines += [f"  - [{_MARK[r.state]}] {r.name}: {r.detail}".rstrip(": ") for r in shown]
+        lines += [
+            f"  - [{_MARK[r['state']]}] {r['name']}: {r.get('detail', '')}".rstrip(": ")
+            for r in shown
+        ]
     return redact("\n".join(lines))
 
 

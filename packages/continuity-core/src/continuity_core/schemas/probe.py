@@ -31,7 +31,7 @@ class ProbesConfig(Struct, kw_only=True):  # the file as `probes.read_config` ch
     probes: list[Any] = field(default_factory=list)
     venvs: list[Any] = field(default_factory=list)
     gpu: Mapping[str, Any] | None = None  # None: not configured
-    errors: list[ProbeResult] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)  # `ProbeResult`s' fields
 
 
 class ProbeContext(Struct, kw_only=True):
