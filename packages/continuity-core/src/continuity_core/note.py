@@ -24,18 +24,7 @@ if TYPE_CHECKING:
 
 NOTE_PATH = f"{trust.NOTE_DIR}/{trust.NOTE_NAME}"  # relative to the project's root
 CAP = 120
-SECTIONS = (
-    "Goal",
-    "Now",
-    "Done",
-    "Next",
-    "In flight",
-    "Blocked",
-    "Routing",
-    "Gotchas",
-    "Open questions",
-)
-_HINTS = {
+_HINTS = {  # each section, in order, and what goes in it
     "Goal": "What this work is for, in a sentence or two.",
     "Now": "Exactly one next action.",
     "Done": "Finished steps, newest last.",
@@ -46,6 +35,7 @@ _HINTS = {
     "Gotchas": "Traps already fallen into: what failed and why.",
     "Open questions": "Decisions still owed by the owner.",
 }
+SECTIONS = tuple(_HINTS)
 
 
 class NoteTooLong(BakerError):

@@ -73,6 +73,17 @@ class Choice(Struct, kw_only=True):
     below: list[str] = field(default_factory=list)  # as `Found.below`
 
 
+class Previous(Struct, kw_only=True):
+    """The newest verifiable earlier session as a pickup finds it (`pickup.find_previous`),
+    or why there is none."""
+
+    why_not: str
+    session: Session | None = None
+    ref: SessionRef | None = None
+    source: str = ""  # "transcript" or "checkpoint <id>"
+    failed: list[str] = field(default_factory=list)  # newer attempts that did no work
+
+
 def accounts_for(
     adapter: Adapter, config: GlobalConfig, account: str | None = None
 ) -> list[Account]:
