@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from continuity_claude.adapter import KNOWN  # kept in the adapter, which the hooks import anyway
 from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
@@ -20,27 +19,17 @@ def cli_version() -> str | None:
 _settings = kit.json_object
 
 
-def _our_events(settings: dict[str, Any]) -> set[str]:
-    hooks = settings.get("hooks")
-    events: set[str] = set()
-    if isinstance(hooks, dict):
-        for event, groups in hooks.items():
-            for group in groups if isinstance(groups, list) else []:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(inner, list) and any(is_ours(h) for h in inner):
-                    events.add(event)
-    return events
+def _our_events(path: Path) -> set[str]:
+    return kit.hook_events(_settings(path), is_ours)
 
 
 def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     version = cli_version()
     findings: list[Finding] = []
-    project_events = _our_events(_settings(project / SETTINGS)) | _our_events(
-        _settings(project / LOCAL_SETTINGS)
-    )
+    project_events = _our_events(project / SETTINGS) | _our_events(project / LOCAL_SETTINGS)
     user_events: set[str] = set()
     for acc in accounts:
-        user_events |= _our_events(_settings(Path(acc.dir) / "settings.json"))
+        user_events |= _our_events(Path(acc.dir) / "settings.json")
     missing = [e for e in HOOKS if e not in project_events | user_events]
     where = " and ".join(
         name

@@ -56,17 +56,12 @@ class Hook:
     timeout_ms: int
     matcher: str | None = None
 
-    def entry(self) -> dict[str, Any]:
-        return {
-            "type": "command",
-            "name": self.name,
-            "command": hook_command(self.command),
-            "timeout": self.timeout_ms,
-        }
-
     def group(self) -> dict[str, Any]:
         group: dict[str, Any] = {"matcher": self.matcher} if self.matcher else {}
-        group["hooks"] = [self.entry()]
+        command = hook_command(self.command)
+        group["hooks"] = [
+            {"type": "command", "name": self.name, "command": command, "timeout": self.timeout_ms}
+        ]
         return group
 
 
@@ -132,19 +127,7 @@ def edit(text: str | None, *, remove: bool) -> str | None:
 
 def has_hooks(data: dict[str, Any]) -> bool:
     """Whether every one of our hooks is configured."""
-    events = data.get("hooks")
-    if not isinstance(events, dict):
-        return False
-    for hook in HOOKS:
-        groups = events.get(hook.event)
-        if not isinstance(groups, list) or not any(
-            isinstance(g, dict)
-            and isinstance(g.get("hooks"), list)
-            and any(is_ours(h) for h in g["hooks"])
-            for g in groups
-        ):
-            return False
-    return True
+    return {hook.event for hook in HOOKS} <= kit.hook_events(data, is_ours)
 
 
 TRUST_NOTE = (

@@ -54,6 +54,7 @@ __all__ = [
     "expand",
     "first_lines",
     "hook_command",
+    "hook_events",
     "is_our_mcp",
     "iso",
     "json_object",
@@ -180,6 +181,19 @@ def json_object(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def hook_events(settings: Mapping[str, Any], is_ours: Callable[[Any], bool]) -> set[str]:
+    """The events under an agent's JSON settings' `hooks` with a group holding a hook of ours."""
+    hooks = settings.get("hooks")
+    return {
+        event
+        for event, groups in (hooks.items() if isinstance(hooks, dict) else ())
+        for group in (groups if isinstance(groups, list) else ())
+        if isinstance(group, dict)
+        and isinstance(group.get("hooks"), list)
+        and any(is_ours(h) for h in group["hooks"])
+    }
 
 
 def hook_command(*argv: str) -> str:
