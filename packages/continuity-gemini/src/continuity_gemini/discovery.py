@@ -54,22 +54,13 @@ def config_dir(raw: str) -> str:
 
 def accounts(config: GlobalConfig) -> list[Account]:
     """`$GEMINI_CLI_HOME/.gemini`, `~/.gemini`, `[transcripts] gemini` and named accounts."""
-    found: list[Account] = []
     env = os.environ.get(HOME_ENV)
-    if env:
-        found.append(
-            Account(
-                agent=AGENT,
-                name=HOME_ENV,  # named by the variable, as CODEX_HOME and CLAUDE_CONFIG_DIR
-                dir=os.path.join(expand(env), ".gemini"),
-            )
-        )
-    found.append(Account(agent=AGENT, name="~/.gemini", dir=expand("~/.gemini")))
-    for raw in config.transcripts.get(AGENT, []):
-        found.append(Account(agent=AGENT, name=raw, dir=config_dir(raw)))
-    for name, named in config.accounts.items():
-        if named.agent == AGENT:
-            found.append(Account(agent=AGENT, name=name, dir=config_dir(named.dir)))
+    # named by the variable, as CODEX_HOME and CLAUDE_CONFIG_DIR
+    wanted = [(HOME_ENV, os.path.join(expand(env), ".gemini"))] if env else []
+    wanted.append(("~/.gemini", expand("~/.gemini")))
+    wanted += [(raw, config_dir(raw)) for raw in config.transcripts.get(AGENT, [])]
+    wanted += [(n, config_dir(a.dir)) for n, a in config.accounts.items() if a.agent == AGENT]
+    found = [Account(agent=AGENT, name=name, dir=folder) for name, folder in wanted]
     return unique_accounts(found, config)
 
 
