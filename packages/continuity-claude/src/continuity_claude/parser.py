@@ -509,11 +509,8 @@ def _usage(session: Session, usage: dict[str, Any], model: str | None) -> None:
         v = usage.get(key)
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
-    inp, created, cached = (
-        n("input_tokens"),
-        n("cache_creation_input_tokens"),
-        n("cache_read_input_tokens"),
-    )
+    inp = n("input_tokens")
+    created, cached = n("cache_creation_input_tokens"), n("cache_read_input_tokens")
     session.usage = Usage(
         context_tokens=inp + created + cached,
         context_window=context_window(model or session.model),
@@ -629,6 +626,9 @@ def _system(session: Session, rec: dict[str, Any]) -> None:
         session.turn_incomplete = False
 
 
+_COST_TOKENS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
+
+
 def _cost(session: Session, rec: dict[str, Any]) -> None:
     """2.1.3xx `cost-state`: the session's cumulative cost and tokens by model."""
     cost = rec.get("totalCostUSD")
@@ -639,12 +639,7 @@ def _cost(session: Session, rec: dict[str, Any]) -> None:
         if isinstance(use, dict):
             tokens[str(model)] = sum(
                 v
-                for k in (
-                    "inputTokens",
-                    "outputTokens",
-                    "cacheReadInputTokens",
-                    "cacheCreationInputTokens",
-                )
+                for k in _COST_TOKENS
                 if isinstance(v := use.get(k), int) and not isinstance(v, bool)
             )
     if tokens:
