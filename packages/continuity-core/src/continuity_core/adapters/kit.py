@@ -212,6 +212,7 @@ def edit_settings_file(
     note: str = "",
     prune: bool = False,
     refused: Literal["failed", "skipped"] = "failed",
+    mode: int = 0o644,
 ) -> Change:
     """Put baker's hooks in (`adding`) or take them out of an agent's JSON settings file.
 
@@ -221,7 +222,7 @@ def edit_settings_file(
     (written through a link to its target): see `continuity_core.agentfiles`. A file left as
     `{}` by a removal is deleted when baker created it (with `prune`, the folders left empty
     too, up to `root`), restored when baker found it empty, kept otherwise. `note` goes with an
-    addition.
+    addition; `mode` is a new file's.
 
     Several removals from one file go in one `edit`: the file's fate is judged on the text
     this call ends with, and a dry run writes nothing a second call could read, so two calls
@@ -279,7 +280,7 @@ def edit_settings_file(
             if adding:
                 agentfiles.remember_before(target.path, old)
             target.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(target.path, new, mode=0o644)
+            atomic_write(target.path, new, mode=mode)
         except OSError as e:
             return Change(path=shown, action="failed", detail=e.strerror or str(e))
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
