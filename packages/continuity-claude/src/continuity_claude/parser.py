@@ -691,8 +691,4 @@ def _reset_at(line: bytes, text: str) -> str | None:
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None
-    if value > 10**11:  # milliseconds
-        value //= 1000
-    from datetime import UTC, datetime  # here: a limit record is rare, the import is not free
-
-    return datetime.fromtimestamp(value, UTC).isoformat().replace("+00:00", "Z")
+    return kit.iso(value // 1000 if value > 10**11 else value)  # > 10**11: milliseconds
