@@ -177,12 +177,6 @@ NATIVE_1M = (
 )
 WINDOW, WINDOW_1M = 200_000, 1_000_000
 PENDING_MAX = 200  # calls remembered while they wait for a result
-_STATUSES: dict[Any, TodoStatus] = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-}
 
 
 # `resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`.
@@ -582,7 +576,7 @@ def _tool_use(
 
 
 def _status(value: Any) -> TodoStatus:
-    return _STATUSES.get(value, "pending")
+    return kit.TODO_STATUS.get(value, "pending")
 
 
 def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]) -> None:
@@ -598,7 +592,7 @@ def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]
         if status == "deleted":
             del session.todos[i]
             return
-        if status in _STATUSES:
+        if status in kit.TODO_STATUS:
             todo.status = _status(status)
         if isinstance(update.get("subject"), str):
             todo.content = update["subject"]

@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # the checkpoint path imports no typing
     from datetime import tzinfo
     from typing import Any
 
-    from continuity_core.schemas.session import ErrorKind, ForkHistory, TodoStatus
+    from continuity_core.schemas.session import ErrorKind, ForkHistory
 
 # Bulky records that say nothing the brief needs: counted, never decoded.
 SKIP = (b'"type":"world_state"', b'"type": "world_state"')
@@ -69,13 +69,6 @@ KNOWN = {
     "world_state",
     "token_usage_record",
     "compacted",
-}
-STATUS: dict[str, TodoStatus] = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-    "canceled": "cancelled",
 }
 # Where the framing an automatic compaction's summary starts with ends ("Another language model
 # started to solve this problem…").
@@ -714,7 +707,7 @@ def _plan(session: Session, extra: dict[str, Any], args: dict[str, Any]) -> None
         [
             TodoItem(
                 content=str(step.get("step", "")),
-                status=STATUS.get(str(step.get("status")), "pending"),
+                status=kit.TODO_STATUS.get(str(step.get("status")), "pending"),
             )
             for step in plan
             if isinstance(step, dict) and step.get("step")

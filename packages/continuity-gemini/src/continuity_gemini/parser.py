@@ -74,16 +74,8 @@ FAILED = ("error", "cancelled")
 SHELL_TOOLS = frozenset({"run_shell_command"})
 AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's run
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
-TODO_STATUS: dict[str, TodoStatus] = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-    "done": "completed",
-    "canceled": "cancelled",
-}
 # A TodoItem's own statuses: what a todo saved for rewinds may hold.
-STATUSES: dict[str, TodoStatus] = {k: v for k, v in TODO_STATUS.items() if k == v}
+STATUSES: dict[str, TodoStatus] = {k: v for k, v in kit.TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"(?s)<hook_context>.*?</hook_context>\s*")
 # Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
@@ -570,7 +562,7 @@ def _tool_call(
         todos = [
             TodoItem(
                 content=str(t.get("description") or t.get("content") or ""),
-                status=TODO_STATUS.get(str(t.get("status")), "pending"),
+                status=kit.TODO_STATUS.get(str(t.get("status")), "pending"),
             )
             for t in args["todos"]
             if isinstance(t, dict)

@@ -31,13 +31,20 @@ if TYPE_CHECKING:
     from continuity_core.brief import Prompt
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
-    from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
+    from continuity_core.schemas.session import (
+        CommandRun,
+        Session,
+        SessionRef,
+        SubagentResult,
+        TodoStatus,
+    )
 
 __all__ = [
     "CLI_VERSION_TIMEOUT_S",
     "INLINE_PROMPT_MAX",
     "MCP_NAME",
     "MCP_SERVER",
+    "TODO_STATUS",
     "ArchiveKeys",
     "Checks",
     "Discovery",
@@ -453,6 +460,15 @@ def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Promp
 
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----
 
+# A todo's status as the agents write it, aliases included, as a TodoItem holds it.
+TODO_STATUS: dict[str, TodoStatus] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "cancelled",
+    "done": "completed",
+    "canceled": "cancelled",
+}
 COMMAND_CHARS = 300  # of a command kept (one line)
 ERROR_CHARS = 120  # of a failed command's error line kept
 SUBAGENT_TASK_CHARS = 200
