@@ -122,8 +122,6 @@ class CodexState(Struct, kw_only=True, omit_defaults=True):
     """What the fold keeps between reads (`Cursor.state`); `LATEST` is flushed before."""
 
     meta: bool = False  # this thread's session_meta was read
-    cli_version: Any = None  # as session_meta says
-    history_mode: Any = None
     window: Any = None  # the model's context window, as the rollout states it
     turn_requests: int = 0  # typed requests since the turn began
     last_request: str | None = None  # its digest, not its words
@@ -273,8 +271,6 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     git = p.get("git")
     if isinstance(git, dict) and isinstance(git.get("branch"), str):
         session.git_branch = git["branch"]
-    extra["cli_version"] = p.get("cli_version")
-    extra["history_mode"] = p.get("history_mode") or "legacy"
     parent = p.get("forked_from_id")
     if isinstance(parent, str) and kit.plain_id(parent):  # what `find_by_id` looks up
         session.forked_from = parent
