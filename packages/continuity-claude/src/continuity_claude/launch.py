@@ -64,26 +64,10 @@ def _plan(
 
 
 def _side(path: Path) -> str:
-    """ "4 requests, last at 2026-11-30T04:01:02Z, 13,538 bytes" for one transcript copy."""
     from continuity_claude.parser import fold
     from continuity_core.transcript import read_incremental
 
-    ref = SessionRef(
-        agent="claude",
-        account="",
-        session_id=path.stem,
-        path=str(path),
-        mtime=path.stat().st_mtime,
-        size=path.stat().st_size,
-    )
-    try:
-        session = read_incremental(ref, None, fold).session
-    except Exception:  # a side we cannot read is still described by its size
-        return f"{path.stat().st_size:,} bytes"
-    return (
-        f"{len(session.requests)} request(s), last at {session.updated_at or '?'}, "
-        f"{path.stat().st_size:,} bytes"
-    )
+    return kit.copy_side(path, lambda ref: read_incremental(ref, None, fold))
 
 
 def _refusal(session: SessionRef, conflicts: list[tuple[Path, Path]], account: str) -> str:

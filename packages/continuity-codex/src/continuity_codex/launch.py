@@ -131,24 +131,10 @@ def _orphan(ref: SessionRef) -> str | None:
 
 
 def _side(path: Path) -> str:
-    """ "3 request(s), last at …, 41,528 bytes" for one rollout copy."""
     from continuity_codex.parser import read
+    from continuity_core.adapters import kit
 
-    size = path.stat().st_size
-    ref = SessionRef(
-        agent=PROGRAM,
-        account="",
-        session_id=path.stem,
-        path=str(path),
-        mtime=path.stat().st_mtime,
-        size=size,
-    )
-    try:
-        session = read(ref, None).session
-    except Exception:  # a side we cannot read is still described by its size
-        return f"{size:,} bytes"
-    last = session.updated_at or "?"
-    return f"{len(session.requests)} request(s), last at {last}, {size:,} bytes"
+    return kit.copy_side(path, read)
 
 
 def _archived(ref: SessionRef) -> str | None:

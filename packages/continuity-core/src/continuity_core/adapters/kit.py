@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         SubagentResult,
         TodoStatus,
     )
+    from continuity_core.transcript import Cursor
 
 __all__ = [
     "CLI_VERSION_TIMEOUT_S",
@@ -55,6 +56,7 @@ __all__ = [
     "add_subagent",
     "brief_prompt",
     "cli_version",
+    "copy_side",
     "edit_settings_file",
     "error_line",
     "exit_code_after",
@@ -456,6 +458,21 @@ def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Promp
     first = essentials(built, brief.resolve(), size, INLINE_PROMPT_MAX)
     note = f"the brief's essentials are the first prompt; {agent} is told to read the rest in "
     return Prompt(text=first, whole=False), f"{note}{brief}"
+
+
+def copy_side(path: Path, read: Callable[[SessionRef], Cursor[Any]]) -> str:
+    """ "3 request(s), last at …, 41,528 bytes": one copy of a session's file, read by `read`,
+    for `baker resume --native`'s refusal to overwrite (unreadable: its size alone)."""
+    from continuity_core.schemas.session import SessionRef
+
+    st = path.stat()
+    ref = SessionRef(agent="", account="", session_id=path.stem, path=str(path), mtime=0)
+    try:
+        session = read(ref).session
+    except Exception:
+        return f"{st.st_size:,} bytes"
+    last = session.updated_at or "?"
+    return f"{len(session.requests)} request(s), last at {last}, {st.st_size:,} bytes"
 
 
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----
