@@ -216,7 +216,6 @@ class ClaudeState(Struct, kw_only=True, omit_defaults=True):
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Apply one transcript line to `session`."""
     rec = _record(line)
     kind: str = rec.get("type", "")
     timestamp = rec.get("timestamp")

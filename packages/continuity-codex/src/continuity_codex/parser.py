@@ -135,7 +135,6 @@ class CodexState(Struct, kw_only=True, omit_defaults=True):
 
 
 def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
-    """Read (or continue reading) a rollout."""
     return read_incremental(
         ref,
         cursor,
@@ -163,7 +162,6 @@ def flush(session: Session, extra: dict[str, Any]) -> None:
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Fold one rollout line into `session`."""
     head = line[:160]
     if b"world_state" in head and (SKIP[0] in head or SKIP[1] in head):
         return

@@ -173,7 +173,6 @@ def read_legacy(ref: SessionRef) -> Cursor[Any]:
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Apply one chat-log line."""
     rec = jsonl.loads(line)
     if not isinstance(rec, dict):
         raise ValueError("not an object")
