@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import time
 
 from continuity_core import jsonl
@@ -65,17 +64,8 @@ def thread_id_of(path: str) -> str | None:
 
 def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a rollout, decompressed when it is a .zst."""
-    # no file object: a scan reads thousands of these; never blocks (a FIFO named like a
-    # rollout is not read: it would hang a scan, a hook's included)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b""
-        if path.endswith(".zst"):
-            return _zst_head(path, size)
-        return os.read(fd, size)
-    finally:
-        os.close(fd)
+    head = kit.read_head(path, size)  # no file object: a scan reads thousands of these
+    return _zst_head(path, size) if head and path.endswith(".zst") else head
 
 
 SUBAGENT = b'"thread_source":"subagent"'  # in a sub-agent's session_meta, before its cwd ends

@@ -8,7 +8,6 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 from __future__ import annotations
 
 import os
-import stat
 
 from msgspec import Struct
 
@@ -245,15 +244,9 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     if not named or session_id.startswith(named):
         return session_id
     try:  # never blocks: a FIFO or device at that path is not read (hooks have a deadline)
-        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+        head = kit.read_head(transcript, HEAD_BYTES)
     except OSError:
         return session_id
-    try:
-        head = os.read(fd, HEAD_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        head = b""
-    finally:
-        os.close(fd)
     own = _session_id(head) or ""
     # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
     return own if own.startswith(named) and kit.plain_id(own) else session_id

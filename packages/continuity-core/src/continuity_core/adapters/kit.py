@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from msgspec import Struct, structs
@@ -70,6 +71,7 @@ __all__ = [
     "new_id",
     "now_iso",
     "plain_id",
+    "read_head",
     "stamp",
     "version_finding",
     "version_key",
@@ -139,6 +141,17 @@ def plain_id(text: str) -> bool:
     """8 to 64 ASCII letters, digits and dashes: a session id as the
     agents make them (a UUID), and all a file name or lookup built from one may hold."""
     return _PLAIN_ID.fullmatch(text) is not None
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a regular file; b"" for anything else, which is never read (a
+    FIFO named like a session file would block a scan, a hook's included). OSError when it
+    cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
 
 
 def version_key(version: str) -> tuple[int, ...]:
