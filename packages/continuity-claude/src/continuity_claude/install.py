@@ -76,14 +76,6 @@ def _group(event: str) -> dict[str, Any]:
     return group
 
 
-def edit_settings(text: str | None, *, want: bool) -> str | None:
-    """The settings text with our hooks added (`want`) or removed; None when nothing changes.
-
-    ValueError when the file is not a JSON object or its `hooks` is not one.
-    """
-    return jsontext.edit_hooks(text, {event: _group(event) for event in HOOKS}, is_ours, want=want)
-
-
 def sync_file(
     path: Path, root: Path | None, *, want: bool, dry_run: bool, prune_dir: bool = False
 ) -> Change:
@@ -94,8 +86,9 @@ def sync_file(
     """
 
     def edit(text: str | None) -> str | None:
-        try:
-            return edit_settings(text, want=want)
+        wanted = {event: _group(event) for event in HOOKS}
+        try:  # ValueError: the file is not a JSON object, or its `hooks` is not one
+            return jsontext.edit_hooks(text, wanted, is_ours, want=want)
         except ValueError as e:
             raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
 

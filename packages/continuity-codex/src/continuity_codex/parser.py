@@ -576,7 +576,9 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         text = output if isinstance(output, str) else _output_text(output)
         set_result(session, extra, call_id, text, is_error=_failed(text))
         if call_id in extra.get("shell", {}):
-            _ran(session, extra, call_id, text, _exit_code(text), None, ts)
+            # `Process exited with code N` (exec_command) or `Exit code: N`, in the head
+            code = kit.exit_code_after(text, "Process exited with code ", "Exit code: ")
+            _ran(session, extra, call_id, text, code, None, ts)
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
@@ -674,11 +676,6 @@ def _ran(
         output=output,
         timestamp=pending[1] or ts,
     )
-
-
-def _exit_code(text: str) -> int | None:
-    """`Process exited with code N` (exec_command) or `Exit code: N`, in an output's head."""
-    return kit.exit_code_after(text, "Process exited with code ", "Exit code: ")
 
 
 def _failed(text: str) -> bool:
