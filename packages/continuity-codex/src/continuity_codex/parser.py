@@ -394,14 +394,7 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
         add_message(session, extra, "assistant", p["message"], timestamp=ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        set_result(
-            session,
-            extra,
-            str(p.get("call_id")),
-            str(output),
-            is_error=p.get("exit_code") not in (0, None),
-        )
-        _ran(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
+        _ended(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
     elif kind == "patch_apply_end":
         _changes(
             session,
@@ -462,16 +455,8 @@ def _completed(
             _remember_shell(extra, call_id, _argv_text(item.get("command")), ts)
         if item.get("status") != "in_progress":
             output = str(item.get("aggregated_output") or "")
-            set_result(
-                session,
-                extra,
-                call_id,
-                output,
-                is_error=item.get("exit_code") not in (0, None),
-            )
-            status = item.get("status")
-            failed = True if status in ("failed", "declined") else None
-            _ran(session, extra, call_id, output, item.get("exit_code"), failed, ts)
+            failed = True if item.get("status") in ("failed", "declined") else None
+            _ended(session, extra, call_id, output, item.get("exit_code"), failed, ts)
     elif kind == "SubAgentActivity" and item.get("kind") == "started":
         # from here on the sub-agent is known by its path, which its answer names
         path = item.get("agent_path")
@@ -557,18 +542,10 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
                 ]
     elif kind == "local_shell_call":
         action = p.get("action")
-        action = action if isinstance(action, dict) else {}
-        add_call(
-            session,
-            extra,
-            ToolCall(
-                id=call_id,
-                name="local_shell",
-                input={"command": action.get("command")},
-                timestamp=ts,
-            ),
-        )
-        _remember_shell(extra, call_id, _argv_text(action.get("command")), ts)
+        command = action.get("command") if isinstance(action, dict) else None
+        call = ToolCall(id=call_id, name="local_shell", input={"command": command}, timestamp=ts)
+        add_call(session, extra, call)
+        _remember_shell(extra, call_id, _argv_text(command), ts)
     elif kind == "agent_message":
         _agent_message(session, p, ts)
     elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -647,6 +624,20 @@ def _remember_shell(extra: dict[str, Any], call_id: str, command: str, ts: str |
     shell[call_id] = [redact(command), ts]  # redacted now: `extra` reaches the cursor file
     while len(shell) > SHELL_PENDING_MAX:
         del shell[next(iter(shell))]
+
+
+def _ended(
+    session: Session,
+    extra: dict[str, Any],
+    call_id: str,
+    output: str,
+    exit_code: Any,
+    failed: bool | None,
+    ts: str | None,
+) -> None:
+    """A shell command's end event: its result, and its run (`_ran`)."""
+    set_result(session, extra, call_id, output, is_error=exit_code not in (0, None))
+    _ran(session, extra, call_id, output, exit_code, failed, ts)
 
 
 def _ran(

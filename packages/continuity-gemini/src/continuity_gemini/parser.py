@@ -431,8 +431,6 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
 
 
 def _gemini_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
     return "".join(
         p["text"]
         for p in _parts(content)
