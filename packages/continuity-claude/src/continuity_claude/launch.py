@@ -19,9 +19,7 @@ def _account_env(account: Account | None) -> dict[str, str]:
     The default dir is left unset on purpose: with the variable set, Claude Code keeps its
     login state in `$CLAUDE_CONFIG_DIR/.claude.json` instead of `~/.claude.json`.
     """
-    if account is None:
-        return {}
-    if os.path.realpath(account.dir) == os.path.realpath(default_dir()):
+    if account is None or os.path.realpath(account.dir) == os.path.realpath(default_dir()):
         return {}
     return {CONFIG_ENV: account.dir}
 

@@ -540,12 +540,8 @@ def _tool_use(
         _remember(extra, "shell", call_id, [redact(args["command"]), rec.get("timestamp")])
     elif name in AGENT_TOOLS:
         task = args.get("description") or args.get("prompt")
-        kit.add_subagent(
-            session,
-            task if isinstance(task, str) else name,
-            id=call_id,
-            timestamp=rec.get("timestamp"),
-        )
+        task = task if isinstance(task, str) else name
+        kit.add_subagent(session, task, id=call_id, timestamp=rec.get("timestamp"))
         _remember(extra, "agents", call_id, "")
     elif key and isinstance(args.get(key), str):
         _remember(extra, "edits", call_id, [args[key], name])
