@@ -69,13 +69,12 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
             ".baker/checkpoints/*.json",
         )
     )
-    findings += _retention(project, accounts)
+    findings.append(_retention(project, accounts))
     return findings
 
 
-def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
+def _retention(project: Path, accounts: Sequence[Account]) -> Finding:
     """Claude Code deletes transcripts older than `cleanupPeriodDays` (30 unless set)."""
-    out: list[Finding] = []
     sources = [project / LOCAL_SETTINGS, project / SETTINGS] + [
         Path(a.dir) / "settings.json" for a in accounts
     ]
@@ -83,24 +82,16 @@ def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         days = _settings(path).get("cleanupPeriodDays")
         if isinstance(days, int) and not isinstance(days, bool):
             short = days < 7
-            out.append(
-                Finding(
-                    level="warn" if short else "info",
-                    message=f"Claude Code keeps transcripts {days} days "
-                    f"(cleanupPeriodDays in {path})",
-                    fix="raise cleanupPeriodDays so old sessions can still be handed off"
-                    if short
-                    else "",
-                )
+            return Finding(
+                level="warn" if short else "info",
+                message=f"Claude Code keeps transcripts {days} days (cleanupPeriodDays in {path})",
+                fix="raise cleanupPeriodDays so old sessions can still be handed off"
+                if short
+                else "",
             )
-            return out
-    out.append(
-        Finding(
-            level="info",
-            message=f"Claude Code deletes transcripts older than {DEFAULT_RETENTION_DAYS} days",
-            fix="set cleanupPeriodDays in "
-            + (str(Path(accounts[0].dir) / "settings.json") if accounts else "settings.json")
-            + " to keep them longer",
-        )
+    where = str(Path(accounts[0].dir) / "settings.json") if accounts else "settings.json"
+    return Finding(
+        level="info",
+        message=f"Claude Code deletes transcripts older than {DEFAULT_RETENTION_DAYS} days",
+        fix=f"set cleanupPeriodDays in {where} to keep them longer",
     )
-    return out
