@@ -121,21 +121,11 @@ def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[st
         roots.add(os.path.normpath(os.path.realpath(project)))
     except OSError:
         pass  # an unresolvable path: its absolute form alone
-    wanted = sorted(roots)
     tmp = os.path.join(gemini_dir, "tmp")
-    out: dict[str, str] = {}
-    # Markers after the registry: the registry is the CLI's first answer, markers its fallback.
-    for source in (registry(gemini_dir), markers(gemini_dir)):
-        for root, slug in source.items():
-            if _under(os.path.normpath(root), wanted):
-                out.setdefault(os.path.join(tmp, slug), os.path.normpath(root))
-    for root in [*wanted, *list(out.values())]:
-        legacy = os.path.join(tmp, hexdigest(root.encode(), "sha256"))
-        out.setdefault(legacy, root)
     return [
-        (folder, root)
-        for folder, root in out.items()
-        if os.path.isdir(os.path.join(folder, "chats"))
+        (os.path.join(tmp, name), root)
+        for name, root in _roots_by_folder(gemini_dir, sorted(roots)).items()
+        if os.path.isdir(os.path.join(tmp, name, "chats"))
     ]
 
 
@@ -327,14 +317,16 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
             yield from (f.ref(acc, cwd) for f in best_per_session(probed))
 
 
-def _roots_by_folder(gemini_dir: str) -> dict[str, str]:
-    """{tmp folder name: project root}: slugs (the registry first, as the CLI reads it), then
-    the legacy sha256 folder names of every root known."""
+def _roots_by_folder(gemini_dir: str, under: Sequence[str] = ()) -> dict[str, str]:
+    """{tmp folder name: project root}, of the roots at or below `under` when it names any:
+    slugs (the registry first, as the CLI reads it; markers are its fallback), then the
+    legacy sha256 folder names of `under` and of every root known."""
     out: dict[str, str] = {}
     for source in (registry(gemini_dir), markers(gemini_dir)):
         for root, slug in source.items():
-            out.setdefault(slug, os.path.normpath(root))
-    for root in list(out.values()):
+            if not under or _under(os.path.normpath(root), under):
+                out.setdefault(slug, os.path.normpath(root))
+    for root in [*under, *list(out.values())]:
         out.setdefault(hexdigest(root.encode(), "sha256"), root)
     return out
 
