@@ -105,15 +105,11 @@ def set_notify(doc: Any, *, chain: bool) -> str:
 
 def remove_notify(doc: Any) -> bool:
     state, other = notify_state(doc)
-    if state == "ours":
+    if state == "chained" and other:
+        doc["notify"] = other  # the user's own program, unchained
+    elif state in ("ours", "chained"):
         del doc["notify"]
-        return True
-    if state == "chained":
-        doc["notify"] = other or []
-        if not other:
-            del doc["notify"]
-        return True
-    return False
+    return state in ("ours", "chained")
 
 
 # --- hooks in config.toml --------------------------------------------------------------------
