@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from msgspec import Struct, structs
@@ -31,13 +32,21 @@ if TYPE_CHECKING:
     from continuity_core.brief import Prompt
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
-    from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
+    from continuity_core.schemas.session import (
+        CommandRun,
+        Session,
+        SessionRef,
+        SubagentResult,
+        TodoStatus,
+    )
+    from continuity_core.transcript import Cursor
 
 __all__ = [
     "CLI_VERSION_TIMEOUT_S",
     "INLINE_PROMPT_MAX",
     "MCP_NAME",
     "MCP_SERVER",
+    "TODO_STATUS",
     "ArchiveKeys",
     "Checks",
     "Discovery",
@@ -48,18 +57,21 @@ __all__ = [
     "add_subagent",
     "brief_prompt",
     "cli_version",
+    "copy_side",
     "edit_settings_file",
     "error_line",
     "exit_code_after",
     "expand",
     "first_lines",
     "hook_command",
+    "hook_events",
     "is_our_mcp",
     "iso",
     "json_object",
     "new_id",
     "now_iso",
     "plain_id",
+    "read_head",
     "stamp",
     "version_finding",
     "version_key",
@@ -131,6 +143,17 @@ def plain_id(text: str) -> bool:
     return _PLAIN_ID.fullmatch(text) is not None
 
 
+def read_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a regular file; b"" for anything else, which is never read (a
+    FIFO named like a session file would block a scan, a hook's included). OSError when it
+    cannot be opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)
+
+
 def version_key(version: str) -> tuple[int, ...]:
     """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
     return tuple(int(p) for p in _NUMBER.findall(version)[:3])
@@ -182,6 +205,19 @@ def json_object(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def hook_events(settings: Mapping[str, Any], is_ours: Callable[[Any], bool]) -> set[str]:
+    """The events under an agent's JSON settings' `hooks` with a group holding a hook of ours."""
+    hooks = settings.get("hooks")
+    return {
+        event
+        for event, groups in (hooks.items() if isinstance(hooks, dict) else ())
+        for group in (groups if isinstance(groups, list) else ())
+        if isinstance(group, dict)
+        and isinstance(group.get("hooks"), list)
+        and any(is_ours(h) for h in group["hooks"])
+    }
+
+
 def hook_command(*argv: str) -> str:
     """A shell hook command running `baker ARGV…` that does nothing, successfully, where baker
     is not installed (a teammate without it sees no failed hook)."""
@@ -198,6 +234,7 @@ def edit_settings_file(
     note: str = "",
     prune: bool = False,
     refused: Literal["failed", "skipped"] = "failed",
+    mode: int = 0o644,
 ) -> Change:
     """Put baker's hooks in (`adding`) or take them out of an agent's JSON settings file.
 
@@ -207,7 +244,7 @@ def edit_settings_file(
     (written through a link to its target): see `continuity_core.agentfiles`. A file left as
     `{}` by a removal is deleted when baker created it (with `prune`, the folders left empty
     too, up to `root`), restored when baker found it empty, kept otherwise. `note` goes with an
-    addition.
+    addition; `mode` is a new file's.
 
     Several removals from one file go in one `edit`: the file's fate is judged on the text
     this call ends with, and a dry run writes nothing a second call could read, so two calls
@@ -265,7 +302,7 @@ def edit_settings_file(
             if adding:
                 agentfiles.remember_before(target.path, old)
             target.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(target.path, new, mode=0o644)
+            atomic_write(target.path, new, mode=mode)
         except OSError as e:
             return Change(path=shown, action="failed", detail=e.strerror or str(e))
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
@@ -436,8 +473,32 @@ def brief_prompt(brief: Path, options: LaunchOptions, agent: str) -> tuple[Promp
     return Prompt(text=first, whole=False), f"{note}{brief}"
 
 
+def copy_side(path: Path, read: Callable[[SessionRef], Cursor[Any]]) -> str:
+    """ "3 request(s), last at …, 41,528 bytes": one copy of a session's file, read by `read`,
+    for `baker resume --native`'s refusal to overwrite (unreadable: its size alone)."""
+    from continuity_core.schemas.session import SessionRef
+
+    st = path.stat()
+    ref = SessionRef(agent="", account="", session_id=path.stem, path=str(path), mtime=0)
+    try:
+        session = read(ref).session
+    except Exception:
+        return f"{st.st_size:,} bytes"
+    last = session.updated_at or "?"
+    return f"{len(session.requests)} request(s), last at {last}, {st.st_size:,} bytes"
+
+
 # --- commands and sub-agents: every adapter fills `Session.commands` / `.subagents` alike ----
 
+# A todo's status as the agents write it, aliases included, as a TodoItem holds it.
+TODO_STATUS: dict[str, TodoStatus] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "completed": "completed",
+    "cancelled": "cancelled",
+    "done": "completed",
+    "canceled": "cancelled",
+}
 COMMAND_CHARS = 300  # of a command kept (one line)
 ERROR_CHARS = 120  # of a failed command's error line kept
 SUBAGENT_TASK_CHARS = 200
