@@ -19,6 +19,7 @@ from continuity_core import stamps, trust
 from continuity_core.adapters import Adapter
 from continuity_core.archive.extraction import (
     Source,
+    Texts,
     _cwd_of,
     _decode,
     extract,
@@ -261,13 +262,18 @@ class Archive:
         self, src: Source, progress: Callable[[int], None] | None = None
     ) -> tuple[int, int, bool]:
         """Index one source's new bytes; returns (bytes read, rows added, whether it was reset)."""
+        size, head = 0, ""
         if src.records is not None:
-            return (*self._index_records(src, src.records), False)
-        before = os.stat(src.path)
-        if not stat.S_ISREG(before.st_mode):  # a FIFO would block the open, a device not end
-            raise OSError(errno.EINVAL, "not a regular file")
-        with open(src.path, "rb") as f:
-            head = _digest(f.read(SIGNATURE_BYTES))
+            texts = _record_texts(src.records, src.texts)  # read before taking the write lock
+        else:
+            before = os.stat(src.path)
+            if not stat.S_ISREG(before.st_mode):  # a FIFO would block the open, a device not end
+                raise OSError(errno.EINVAL, "not a regular file")
+            size = before.st_size
+            with open(src.path, "rb") as f:
+                head = _digest(f.read(SIGNATURE_BYTES))
+        # A session of records or a document is indexed whole; a transcript from its offset.
+        whole = src.records is not None or src.kind != "transcript"
         # IMMEDIATE: a second indexer waits here, then sees this one's offset, so no text is
         # indexed twice. Long files commit every COMMIT_BYTES (see _index_jsonl).
         with self._write():
@@ -277,14 +283,18 @@ class Archive:
             ).fetchone()
             reset = False
             if row is None:
-                sid, offset, project = self._new_source(src), 0, src.project
+                new = self.db.execute(
+                    "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+                )
+                sid = new.lastrowid or 0
+                offset, project = 0, src.project
             else:
                 sid, offset, old_head, edge, project = row
                 project = project or src.project
-                size = before.st_size
-                whole = src.kind != "transcript"
                 if whole or size < offset or old_head != head or edge != _edge(src.path, offset):
-                    # Shrunk, rewritten or a whole-file document: its old text is replaced.
+                    # Shrunk, rewritten or indexed whole: its old text is replaced.
                     self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
                     self.db.execute(
                         "UPDATE sources SET first_ts = NULL, last_ts = NULL WHERE id = ?", (sid,)
@@ -296,22 +306,13 @@ class Archive:
                     "WHERE id = ?",
                     (src.agent, src.account, src.session_id, sid),
                 )
-            if src.kind == "transcript":
+            if src.records is not None:
+                read, rows = self._index_records(texts, sid, project, src.mtime)
+            elif src.kind == "transcript":
                 read, rows = self._index_jsonl(src, sid, offset, project, before, progress)
             else:
                 read, rows = self._index_document(src, sid, progress)
         return read, rows, reset
-
-    def _new_source(self, src: Source) -> int:
-        """A row for a source seen for the first time; its id."""
-        return (
-            self.db.execute(
-                "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-            ).lastrowid
-            or 0
-        )
 
     def _index_jsonl(
         self,
@@ -338,9 +339,19 @@ class Archive:
             batch.clear()
 
         def save(done: bool) -> None:
+            # `before` is the file's stat from before reading: bytes appended while this ran
+            # change size or mtime, so `pending` picks them up next time. A partial save leaves
+            # size unknown, so an interrupted run resumes from the offset.
             flush()
-            self._save_position(
-                src.path, sid, reader.offset, project, first_ts, last_ts, before if done else None
+            end = reader.offset
+            size, mtime = (before.st_size, before.st_mtime) if done else (None, None)
+            with open(src.path, "rb") as f:
+                head = _digest(f.read(SIGNATURE_BYTES))
+            self.db.execute(
+                "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = ?, "
+                "project = ?, first_ts = coalesce(first_ts, ?), last_ts = coalesce(?, last_ts) "
+                "WHERE id = ?",
+                (size, mtime, end, head, _edge(src.path, end), project, first_ts, last_ts, sid),
             )
 
         for line in reader:
@@ -379,73 +390,20 @@ class Archive:
             [(text, scope, sid, ts) for text, sid, ts in rows],
         )
 
-    def _save_position(
-        self,
-        path: str,
-        sid: int,
-        offset: int,
-        project: str | None,
-        first_ts: str | None,
-        last_ts: str | None,
-        seen: os.stat_result | None,
-    ) -> None:
-        # `seen` is the file's stat from before reading: bytes appended while this ran change
-        # size or mtime, so `pending` picks them up next time. A partial save (None) leaves
-        # size unknown, so an interrupted run resumes from `offset`.
-        size, mtime = (seen.st_size, seen.st_mtime) if seen is not None else (None, None)
-        with open(path, "rb") as f:
-            head = _digest(f.read(SIGNATURE_BYTES))
-        self.db.execute(
-            "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = ?, "
-            "project = ?, first_ts = coalesce(first_ts, ?), last_ts = coalesce(?, last_ts) "
-            "WHERE id = ?",
-            (size, mtime, offset, head, _edge(path, offset), project, first_ts, last_ts, sid),
-        )
-
     def _index_records(
-        self, src: Source, records: Callable[[], Iterator[tuple[str | None, object]]]
+        self, texts: list[tuple[str, str | None]], sid: int, project: str | None, mtime: float
     ) -> tuple[int, int]:
-        """A session its adapter hands over as records (database rows): indexed whole, its
-        earlier text replaced; returns (characters of text kept, rows added)."""
-        try:
-            got = list(records())  # read before taking the write lock
-        except Exception as e:  # a busy or broken database: skipped this time, as a file is
-            raise OSError(errno.EIO, f"could not be read: {e}") from e
-        texts: list[tuple[str, str | None]] = []
-        for ts, record in got:
-            found, own = extract(record, src.texts)
-            text = "\n".join(dict.fromkeys(found))
-            if text and (not texts or texts[-1][0] != text):
-                texts.append((text, own or ts))
+        """A session its adapter hands over as records (database rows), its (text, time)
+        pairs; returns (characters of text kept, rows added)."""
+        self._add_chunks(project, [(redact(text), sid, ts) for text, ts in texts])
+        read = sum(len(text) for text, _ in texts)
         times = [ts for _, ts in texts if ts]
-        with self._write():
-            row = self.db.execute(
-                "SELECT id, project FROM sources WHERE path = ?", (src.path,)
-            ).fetchone()
-            if row is None:
-                sid, project = self._new_source(src), src.project
-            else:
-                sid, project = row[0], row[1] or src.project
-                self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
-            self._add_chunks(project, [(redact(text), sid, ts) for text, ts in texts])
-            read = sum(len(text) for text, _ in texts)
-            self.db.execute(
-                "UPDATE sources SET agent = ?, account = ?, session_id = ?, gone = 0, size = ?, "
-                "mtime = ?, offset = ?, head = '', edge = '', project = ?, first_ts = ?, "
-                "last_ts = ? WHERE id = ?",
-                (
-                    src.agent,
-                    src.account,
-                    src.session_id,
-                    read,
-                    src.mtime,
-                    read,
-                    project,
-                    min(times, default=None),
-                    max(times, default=None),
-                    sid,
-                ),
-            )
+        first, last = min(times, default=None), max(times, default=None)
+        self.db.execute(
+            "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = '', edge = '', "
+            "project = ?, first_ts = ?, last_ts = ? WHERE id = ?",
+            (read, mtime, read, project, first, last, sid),
+        )
         return read, len(texts)
 
     def _index_document(
@@ -478,23 +436,14 @@ class Archive:
             "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)
         ).fetchone()
         rows = 0
+        head = _digest(data[:SIGNATURE_BYTES])
         if text.strip() and not forgotten:
             self._add_chunks(src.project, [(redact(text), sid, ts)])
             rows = 1
         self.db.execute(
             "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "
             "agent = ?, session_id = ?, first_ts = ?, last_ts = ? WHERE id = ?",
-            (
-                st.st_size,
-                st.st_mtime,
-                len(data),
-                _digest(data[:SIGNATURE_BYTES]),
-                agent,
-                session_id,
-                ts,
-                ts,
-                sid,
-            ),
+            (st.st_size, st.st_mtime, len(data), head, agent, session_id, ts, ts, sid),
         )
         if progress is not None:
             progress(len(data))
@@ -574,6 +523,23 @@ class Archive:
         ).fetchone()
         rows = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return {"sources": sources, "gone": gone, "rows": rows}
+
+
+def _record_texts(
+    records: Callable[[], Iterator[tuple[str | None, object]]], texts: Texts
+) -> list[tuple[str, str | None]]:
+    """The (text, time) of each record, a record repeating the one before it left out."""
+    try:
+        got = list(records())
+    except Exception as e:  # a busy or broken database: skipped this time, as a file is
+        raise OSError(errno.EIO, f"could not be read: {e}") from e
+    out: list[tuple[str, str | None]] = []
+    for ts, record in got:
+        found, own = extract(record, texts)
+        text = "\n".join(dict.fromkeys(found))
+        if text and (not out or out[-1][0] != text):
+            out.append((text, own or ts))
+    return out
 
 
 def _digest(data: bytes) -> str:
