@@ -209,22 +209,17 @@ class Archive:
             if st.st_size != size_was or st.st_mtime != mtime_was:
                 grown = st.st_size - size_was if size_was is not None else st.st_size
                 todo.append((src, grown if grown > 0 else st.st_size))
-        stats.gone = self._mark_gone(present)
-        return todo, stats
-
-    def _mark_gone(self, present: set[str]) -> int:
-        """Flag sources whose file no longer exists; a file that came back is live again."""
-        gone = 0
+        # Flag sources whose file no longer exists; a file that came back is live again.
         changes = []
         for sid, path, was_gone in self.db.execute("SELECT id, path, gone FROM sources"):
             exists = path in present or os.path.exists(path)
-            gone += not exists
+            stats.gone += not exists
             if bool(was_gone) == exists:
                 changes.append((0 if exists else 1, sid))
         if changes:
             with self._write():
                 self.db.executemany("UPDATE sources SET gone = ? WHERE id = ?", changes)
-        return gone
+        return todo, stats
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
@@ -431,7 +426,7 @@ class Archive:
             text = "\n".join(dict.fromkeys(strings))
         else:
             text = data.decode(errors="replace")
-        ts = ts or _iso(st.st_mtime)
+        ts = ts or stamps.iso(st.st_mtime)
         forgotten = self.db.execute(
             "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)
         ).fetchone()
@@ -484,7 +479,9 @@ class Archive:
             ).rowcount
             self.db.execute("DELETE FROM sources WHERE session_id = ?", (sid,))
             # Remembered so a transcript still on disk is not indexed again.
-            self.db.execute("INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, _iso(None)))
+            self.db.execute(
+                "INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, stamps.now_iso())
+            )
         return sid, rows
 
     def _one_session(self, session: str) -> str:
@@ -557,10 +554,6 @@ def _edge(path: str, offset: int) -> str:
         return ""
 
 
-def _iso(epoch: float | None) -> str:
-    return stamps.iso(epoch) if epoch else stamps.now_iso()
-
-
 # --- the whole operation, for the CLI and the benchmark ---------------------------------
 
 
@@ -593,12 +586,8 @@ def refresh(
             break
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
-                stats = IndexStats(
-                    files=len(sources),
-                    notice=(
-                        "another baker is indexing the archive; results may miss the newest turns"
-                    ),
-                )
+                notice = "another baker is indexing the archive; results may miss the newest turns"
+                stats = IndexStats(files=len(sources), notice=notice)
                 break
             if attempt == 2 or not _is_corrupt(e):
                 raise StoreError(
