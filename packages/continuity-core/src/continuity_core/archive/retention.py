@@ -11,11 +11,10 @@ from typing import Any
 
 import msgspec
 
-from continuity_core.adapters import Account, Adapter
+from continuity_core.adapters import Adapter
 from continuity_core.archive.index import Archive, db_path
 from continuity_core.errors import StoreError
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.session import SessionRef
 
 WITHIN_DAYS = 7  # what "soon" means: sessions deleted within this many days
 
@@ -64,30 +63,23 @@ def retention_report(
             policy = adapter.retention
             days, where = policy.retention_days(account) if policy else (None, "")
             item = Retention(agent=name, account=account.dir, days=days, source=where)
-            for ref in _refs(adapter, account):
+            try:
+                refs = list(adapter.all_sessions([account]))
+            except Exception:
+                refs = []
+            for ref in refs:
                 item.sessions += 1
                 if days is None or ref.mtime > now - (days - WITHIN_DAYS) * 86400:
                     continue
                 item.due += 1
                 _, offset = indexed.get(ref.path, (-1, -1))
-                if offset < (ref.size or _size(ref.path)):
+                size = ref.size
+                with contextlib.suppress(OSError):
+                    size = size or os.stat(ref.path).st_size
+                if offset < size:
                     item.unarchived += 1
             out.append(item)
     return out
-
-
-def _refs(adapter: Adapter, account: Account) -> list[SessionRef]:
-    try:
-        return list(adapter.all_sessions([account]))
-    except Exception:
-        return []
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def retention_findings(report: Sequence[Retention]) -> list[Any]:
