@@ -46,16 +46,7 @@ SCHEMA_VERSION = 1
 # Over it is a warning only: the body is never truncated.
 SIZE_BUDGET_BYTES = 32_000
 FRONT_KEYS = ("schema_version", "repo", "worktree", "branch", "head", "time", "agent", "session")
-SECTIONS = (
-    "Decisions and constraints",
-    "History",
-    "External state",
-    "Artifacts",
-    "Commands and errors",
-    "Failed attempts",
-    "Unverified claims",
-    "Owner decisions",
-)
+# The sections in their order, each with the hint a draft shows under it.
 _HINTS = {
     "Decisions and constraints": "What was decided and what must stay true, before any history.",
     "History": "What happened, briefly, in order.",
@@ -67,6 +58,7 @@ _HINTS = {
     "Unverified claims": "Each claim this session did not verify: - claim (from <source>)",
     "Owner decisions": 'Verbatim, with author and date: - "exact words" — Name, YYYY-MM-DD',
 }
+SECTIONS = tuple(_HINTS)
 # Patterns compiled on first use (`re` keeps what it compiled): `baker handoff` imports this
 # module for `brief_section`, which needs none of them while no checkpoint is saved.
 ID_RE = r"^\d{8}T\d{9}Z-[0-9a-f]{6}$"  # UTC time to the millisecond
@@ -91,40 +83,31 @@ def parse(text: str) -> Document:
     """Split a checkpoint into front matter and `## ` sections; never raises."""
     doc = Document()
     lines = text.splitlines()
-    start = 0
+    end = 0  # the line closing the front matter
     if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                for raw in lines[1:i]:
-                    key, sep, value = raw.partition(":")
-                    if sep and key.strip():
-                        doc.front[key.strip()] = _unquote(value.strip())
-                start = i + 1
-                break
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    for raw in lines[1:end]:
+        key, sep, value = raw.partition(":")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        if sep and key.strip():
+            doc.front[key.strip()] = value
+    bodies: dict[str, list[str]] = {}
     current: str | None = None
-    body: list[str] = []
     fence = False
-    for line in lines[start:]:
+    for line in lines[end + 1 if end else 0 :]:
         if line.lstrip().startswith("```"):
             fence = not fence
         if not fence and line.startswith("## "):
-            if current is not None:
-                doc.sections[current] = "\n".join(body).strip()
             title = line[3:].strip()
             doc.order.append(title)
             current = _canonical(title)
-            body = []
+            bodies[current] = []
         elif current is not None:
-            body.append(line)
-    if current is not None:
-        doc.sections[current] = "\n".join(body).strip()
+            bodies[current].append(line)
+    doc.sections = {title: "\n".join(body).strip() for title, body in bodies.items()}
     return doc
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
 
 
 def _canonical(title: str) -> str:
@@ -419,18 +402,16 @@ def _read_latest(folder: Path) -> str | None:
     return value if re.match(ID_RE, value) else None
 
 
-def worktree_stores(root: Path, facts: GitFacts | None = None) -> list[tuple[str, Path]]:
-    """(worktree, its saved store) for this worktree first, then every other of the repository."""
-    facts = facts or git_facts(root)
-    roots = [str(root)]
-    for wt in facts.worktrees:
-        if os.path.realpath(wt.path) not in {os.path.realpath(r) for r in roots}:
-            roots.append(wt.path)
-    return [(r, store_dir(Path(r))) for r in roots]
-
-
-def _stores(root: Path, all_worktrees: bool) -> list[tuple[str, Path]]:
-    return worktree_stores(root) if all_worktrees else [(str(root), store_dir(root))]
+def _stores(
+    root: Path, all_worktrees: bool = True, facts: GitFacts | None = None
+) -> list[tuple[str, Path]]:
+    """(worktree, its saved store) for this worktree first, then (`all_worktrees`) every other
+    worktree of the repository."""
+    roots = {os.path.realpath(root): str(root)}
+    if all_worktrees:
+        for wt in (facts or git_facts(root)).worktrees:
+            roots.setdefault(os.path.realpath(wt.path), wt.path)
+    return [(r, store_dir(Path(r))) for r in roots.values()]
 
 
 def list_saved(root: Path, *, all_worktrees: bool = False) -> list[Candidate]:
@@ -466,7 +447,7 @@ def prune(
 def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
     """Whether a checkpoint can be resumed in the worktree `root`, with every drift."""
     facts = git_facts(root)
-    stores = worktree_stores(root, facts)
+    stores = _stores(root, facts=facts)
     warnings = [
         f"{d} is open to other users (mode {_mode(d)}); run `chmod 700 {d}`"
         for _, folder in stores[:1]
