@@ -312,7 +312,7 @@ def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     """The kinds whose hints `text` holds, in the patterns' order."""
-    odd = not text.isascii() and any(c in text for c in _AS_RE_LETTERS)
+    odd = not text.isascii() and any(chr(c) in text for c in _AS_RE)
     low = (text.translate(_AS_RE) if odd else text).lower()
     return tuple(
         kind
@@ -361,7 +361,6 @@ def _name_words(name: str) -> list[str]:
 
 # The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
 _AS_RE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "I", "\u212a": "K"})
-_AS_RE_LETTERS = "\u017f\u0131\u0130\u212a"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -384,14 +383,6 @@ def secret_name(name: str) -> bool:
         if part == "key" and i == len(parts) - 1 and i and parts[i - 1] not in _NOT_SECRET_KEY:
             return True
     return False
-
-
-_VALUE_END = r"[\s\"'`<>,;)\]}]"
-
-
-def _value_end(text: str, start: int) -> int:
-    found = _rx(_VALUE_END).search(text, start)
-    return found.start() if found else len(text)
 
 
 def _strong_name(name: str) -> bool:
@@ -481,7 +472,8 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     if m.group("glued") and (
         not _strong_name(bare_name)
         or text[name_start - 1 : name_start] in ("/", "@", "{")  # a tag, a path, `${X:?}`
-        or _rx(_HASH_UUID_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
+        # The value, up to where it ends, a hash, a UUID or a number:
+        or _rx(_HASH_UUID_NUMBER + r"(?=[\s\"'`<>,;)\]}]|\Z)").match(text, m.end())
     ):
         return None  # `key:value` glued: only a name that says password, secret or token
     closing = text[name_end : name_end + 1]
@@ -613,8 +605,7 @@ def _pem_end_spans(text: str) -> list[Span]:
 def _spans(view: str, nested: bool = False) -> list[Span]:
     """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
     out: list[Span] = []
-    kinds = _kinds_in(view) if view else ()
-    if kinds:
+    if kinds := _kinds_in(view):
         _scan(kinds, view, 0, len(view), out)
     out.extend(_pem_end_spans(view))
     if not nested:
@@ -642,9 +633,7 @@ def _scan(kinds: tuple[str, ...], view: str, start: int, stop: int, out: list[Sp
     """The matches of `kinds` in [start, stop). A match `_assignment` turns down is scanned
     again from its second character, so nothing inside it is missed."""
     for m in _compiled(kinds).finditer(view, start, stop):
-        kind = m.lastgroup or ""
-        if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
-            kind = next(k for k in kinds if m.group(k) is not None)
+        kind = m.lastgroup or ""  # the group that closed last: the kind's, around the rest
         if kind in _CHECKED:
             span = _assignment(m, kind)
             if span is None:
@@ -665,7 +654,7 @@ def _value_kind(value: str) -> str | None:
     Kinds found by their context (a `keep_` prefix) are not kinds of a value alone."""
     kinds = tuple(k for k in _kinds_in(value) if k not in _KEEP and k not in _CHECKED)
     m = _compiled(kinds).search(value) if kinds else None
-    return next(k for k in kinds if m.group(k) is not None) if m else None
+    return m.lastgroup if m else None
 
 
 def findings(text: str, nested: bool = False, depth: int = 0) -> list[Span]:
