@@ -455,7 +455,7 @@ class Archive:
     ) -> list[Hit]:
         """Sessions matching `query`, best first (bm25), one hit per session."""
         try:
-            return search_sessions(self.db, query, project=project, agent=agent, limit=limit)
+            return search_sessions(self.db, query, project, agent, limit)
         except sqlite3.OperationalError as e:
             if _is_busy(e):
                 raise StoreError(f"the recall archive {self.path} is busy; retry") from None

@@ -32,21 +32,13 @@ class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def retention_report(
-    adapters: Mapping[str, Adapter] | None = None,
-    config: GlobalConfig | None = None,
-    *,
-    now: float | None = None,
+    adapters: Mapping[str, Adapter], config: GlobalConfig, *, now: float | None = None
 ) -> list[Retention]:
     """Per account: how many sessions its agent will delete within `WITHIN_DAYS`.
 
     The policy is the adapter's `retention` ability (none: kept forever); the sessions are
     its `all_sessions`.
     """
-    from continuity_core.adapters import load_all
-    from continuity_core.config import load_config
-
-    adapters = adapters if adapters is not None else load_all()[0]
-    config = config or load_config()
     now = now or time.time()
     indexed: dict[str, tuple[int, int]] = {}
     path = db_path()

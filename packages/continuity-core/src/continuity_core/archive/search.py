@@ -29,12 +29,7 @@ class Hit(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def search(
-    db: sqlite3.Connection,
-    query: str,
-    *,
-    project: str | None = None,
-    agent: str | None = None,
-    limit: int = 10,
+    db: sqlite3.Connection, query: str, project: str | None, agent: str | None, limit: int
 ) -> list[Hit]:
     """Sessions matching `query`, best first (bm25), one hit per session.
 
