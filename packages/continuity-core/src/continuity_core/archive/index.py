@@ -129,7 +129,6 @@ class Archive:
         os.close(trust.open_fd(self.path, os.O_WRONLY | os.O_CREAT, 0o600, home=True))
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             # WAL: a `recall` reading never waits on another one indexing, and vice versa.
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
