@@ -347,11 +347,8 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
     fails the trust check (`continuity_core.trust`)."""
     try:
         trust.check_store(folder.parent.parent)
-    except trust.Untrusted:
-        return []
-    try:
         names = sorted((n for n in os.listdir(folder) if n.endswith(".md")), reverse=True)
-    except OSError:
+    except (trust.Untrusted, OSError):
         return []
     latest = _read_latest(folder)
     found: list[Candidate] = []
