@@ -81,20 +81,19 @@ def strings(
     return out
 
 
-def extract(record: Any, texts: Texts = strings) -> tuple[list[str], str | None]:
-    """The text strings and the timestamp of one decoded JSONL record."""
+def extract(record: Any, texts: Texts) -> tuple[str, str | None]:
+    """The text (each string once, in order) and the timestamp of one decoded JSONL record."""
     ts = record.get("timestamp") if isinstance(record, dict) else None
-    return texts(record), ts if isinstance(ts, str) else None
+    return "\n".join(dict.fromkeys(texts(record))), ts if isinstance(ts, str) else None
 
 
-def line_text(line: bytes, texts: Texts = strings) -> tuple[str, str | None, Any]:
+def line_text(line: bytes, texts: Texts) -> tuple[str, str | None, Any]:
     """Decode one JSONL line into (text, timestamp, record); a bad line is ("", None, None)."""
     try:
         record = _decode.decode(line)
     except msgspec.DecodeError:
         return "", None, None
-    found, ts = extract(record, texts)
-    return "\n".join(dict.fromkeys(found)), ts, record  # dict.fromkeys: dedupe, keep order
+    return (*extract(record, texts), record)
 
 
 def _cwd_of(record: Any) -> str | None:

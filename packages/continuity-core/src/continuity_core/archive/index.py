@@ -25,6 +25,7 @@ from continuity_core.archive.extraction import (
     extract,
     line_text,
     sources_for,
+    strings,
 )
 from continuity_core.archive.search import Hit, scope_tokens
 from continuity_core.archive.search import search as search_sessions
@@ -413,7 +414,7 @@ class Archive:
                 record = _decode.decode(data)
             except msgspec.DecodeError:
                 record = None
-            strings, _ = extract(record)
+            found = strings(record)
             if isinstance(record, dict):
                 created = record.get("created_at")
                 ts = created if isinstance(created, str) else None
@@ -421,8 +422,8 @@ class Archive:
                 if isinstance(inner, dict):  # a checkpoint names the session it was taken of
                     agent = str(inner.get("agent") or agent)
                     session_id = str(inner.get("session_id") or session_id)
-                    strings += [r for r in inner.get("requests", []) if isinstance(r, str)]
-            text = "\n".join(dict.fromkeys(strings))
+                    found += [r for r in inner.get("requests", []) if isinstance(r, str)]
+            text = "\n".join(dict.fromkeys(found))  # each string once, in order
         else:
             text = data.decode(errors="replace")
         ts = ts or stamps.iso(st.st_mtime)
@@ -531,8 +532,7 @@ def _record_texts(
         raise OSError(errno.EIO, f"could not be read: {e}") from e
     out: list[tuple[str, str | None]] = []
     for ts, record in got:
-        found, own = extract(record, texts)
-        text = "\n".join(dict.fromkeys(found))
+        text, own = extract(record, texts)
         if text and (not out or out[-1][0] != text):
             out.append((text, own or ts))
     return out
