@@ -224,12 +224,8 @@ class Archive:
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
         self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.db:  # COMMIT, or ROLLBACK on any exception
             yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def index_pending(
         self,
