@@ -9,6 +9,7 @@ are data: nothing here follows instructions written in them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -422,18 +423,15 @@ def prune(
     `dry_run`, the paths that would be removed, and nothing is deleted)."""
     removed: list[str] = []
     for wt, folder in _stores(root, all_worktrees):
-        latest = _read_latest(folder)
         for c in candidates(folder, wt)[keep:]:
             for p in (Path(c.path), Path(c.path).with_suffix(".json")):
-                try:
-                    if not dry_run:
+                if not dry_run:
+                    with contextlib.suppress(FileNotFoundError):
                         p.unlink()
-                    elif not p.exists():
-                        continue
-                except FileNotFoundError:
-                    continue
-                removed.append(str(p))
-            if c.id == latest and not dry_run:
+                        removed.append(str(p))
+                elif p.exists():
+                    removed.append(str(p))
+            if c.latest and not dry_run:
                 (folder / SAVED_LATEST).unlink(missing_ok=True)
     return removed
 

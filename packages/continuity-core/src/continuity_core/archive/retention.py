@@ -82,7 +82,6 @@ def retention_findings(report: Sequence[Retention]) -> list[Any]:
     for item in report:
         if item.due == 0:
             continue
-        days = f"{item.days:g}"
         missing = (
             f"; {item.unarchived} not archived yet — run `baker recall --index` to keep them"
             if item.unarchived
@@ -92,7 +91,7 @@ def retention_findings(report: Sequence[Retention]) -> list[Any]:
             Finding(
                 level="warn" if item.unarchived else "info",
                 message=(
-                    f"{item.agent} ({item.account}) deletes sessions after {days} days: "
+                    f"{item.agent} ({item.account}) deletes sessions after {item.days:g} days: "
                     f"{item.due} will go within {WITHIN_DAYS} days{missing}"
                 ),
                 fix=f"raise the retention in {item.source}" if item.source else "",
