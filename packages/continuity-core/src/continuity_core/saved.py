@@ -31,7 +31,7 @@ from continuity_core.schemas.saved import (
     SavedMeta,
     Validation,
 )
-from continuity_core.stamps import new_id
+from continuity_core.stamps import new_id, parse_time
 from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso
 
 TYPE_CHECKING = False
@@ -132,8 +132,7 @@ def _items(doc: Document, title: str) -> list[str]:
 def validate_text(text: str, path: str = "") -> Validation:
     """Check `text` against the format. A secret is reported by kind only, never quoted."""
     result = Validation(status="valid", path=path, bytes=len(text.encode()))
-    kinds = scan(text)
-    if kinds:
+    if kinds := scan(text):
         result.errors.append(
             f"the document holds what looks like a secret ({', '.join(kinds)}); remove it and "
             "save again (the match is not shown)"
@@ -181,15 +180,8 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
     result.front_matter = redact_obj({k: front[k] for k in FRONT_KEYS if k in front})
     if raw_version.isdigit():
         result.front_matter["schema_version"] = int(raw_version)
-    if "time" in front:
-        import datetime as dt  # only where a checkpoint names a time
-
-        try:
-            dt.datetime.fromisoformat(front["time"])
-        except ValueError:
-            result.errors.append(
-                f"front matter time must be an ISO 8601 time, not {front['time']!r}"
-            )
+    if "time" in front and parse_time(front["time"]) is None:
+        result.errors.append(f"front matter time must be an ISO 8601 time, not {front['time']!r}")
     head = front.get("head", "")
     if head and not re.match(_HEAD_RE, head):
         result.errors.append(f"front matter head must be a commit id (hex), not {head!r}")
