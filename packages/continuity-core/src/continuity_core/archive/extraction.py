@@ -5,7 +5,6 @@ Core knows the keys every format shares; an adapter adds its own through
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -162,20 +161,15 @@ def sources_for(
 
 
 def project_sources(project: Path) -> list[Source]:
-    """The project's automatic checkpoints and saved handoffs."""
+    """The project's automatic checkpoints and saved handoffs (not their .json sidecars)."""
     store = project / ".baker"
-    found: list[tuple[Kind, str, str]] = []  # kind, session id, path
-    with contextlib.suppress(OSError):
-        for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
-            if entry.name.endswith(".json"):
-                found.append(("checkpoint", entry.name[:-5], entry.path))
-    with contextlib.suppress(OSError):
-        for path in sorted((store / SAVED).rglob("*")):
-            if path.suffix == ".md" and path.is_file():  # not the .json sidecars
-                found.append(("saved", path.stem, str(path)))
+    found: list[tuple[Kind, Path]] = [
+        *(("checkpoint", p) for p in sorted((store / "checkpoints").glob("*.json"))),
+        *(("saved", p) for p in sorted((store / SAVED).rglob("*.md")) if p.is_file()),
+    ]
     return [
         Source(
-            kind=kind, agent="baker", account="", session_id=sid, path=path, project=str(project)
+            kind, agent="baker", account="", session_id=p.stem, path=str(p), project=str(project)
         )
-        for kind, sid, path in found
+        for kind, p in found
     ]
