@@ -516,11 +516,8 @@ def _decoded(text: str, escape: str) -> tuple[str, list[int], list[int]]:
     extra: list[int] = [0]
     pos = 0
     for m in _rx(escape).finditer(text):
-        seq = m.group()
-        if seq[0] == "%":
-            char = chr(int(seq[1:], 16))
-        else:
-            char = _SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16))
+        seq = m.group()  # `\n`, `\u00e9` or `%3D`
+        char = _SIMPLE.get(seq[1]) or chr(int(seq[2:] if seq[1] == "u" else seq[1:], 16))
         s, e = m.span()
         parts += (text[pos:s], char)
         where.append(s - extra[-1])
