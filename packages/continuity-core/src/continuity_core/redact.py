@@ -492,8 +492,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
         trimmed = value.rstrip(",;)]}")
         return (s, s + len(trimmed)) if trimmed else None
     value, s = m.group(qv), m.start(qv)
-    scheme = _rx(_SCHEME).match(value)  # `"Bearer …"`: the scheme stays
-    if scheme:
+    if scheme := _rx(_SCHEME).match(value):  # `"Bearer …"`: the scheme stays
         value, s = value[scheme.end() :], s + scheme.end()
     if _value_kept(value, bare_name, quoted=True):
         return None

@@ -161,8 +161,7 @@ def validate_text(text: str, path: str = "") -> Validation:
 
 
 def _check_front(front: dict[str, str], result: Validation) -> None:
-    missing = [k for k in FRONT_KEYS if k not in front]
-    if missing:
+    if missing := [k for k in FRONT_KEYS if k not in front]:
         result.errors.append(f"front matter lacks {', '.join(missing)}")
     raw_version = front.get("schema_version", "")
     if raw_version:
@@ -195,8 +194,7 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
 
 def _check_sections(doc: Document, result: Validation) -> None:
     positions = {t: i for i, t in reversed(list(enumerate(_canonical(t) for t in doc.order)))}
-    missing = [t for t in SECTIONS if t not in positions]
-    if missing:
+    if missing := [t for t in SECTIONS if t not in positions]:
         result.errors.append("missing sections: " + ", ".join(f"`## {t}`" for t in missing))
     present = [t for t in SECTIONS if t in positions]
     seen = [positions[t] for t in present]
@@ -367,11 +365,8 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
 
 def _front_of(path: Path) -> dict[str, str]:
     try:
-        fd = trust.open_fd(path, os.O_RDONLY)
-        try:
-            head = os.read(fd, 4096).decode("utf-8", errors="replace")
-        finally:
-            os.close(fd)
+        with open(trust.open_fd(path, os.O_RDONLY), "rb") as f:
+            head = f.read(4096).decode("utf-8", errors="replace")
     except (OSError, trust.Untrusted):
         return {}
     return parse(head).front
@@ -566,11 +561,9 @@ def _drift(
     if saved_branch and saved_branch != facts.branch:
         drift.append(Drift(kind="branch", saved=saved_branch, now=facts.branch))
     before = set(meta.dirty) if meta else set()
-    changed = [d for d in facts.dirty if d not in before]
-    if changed:
+    if changed := [d for d in facts.dirty if d not in before]:
         drift.append(Drift(kind="dirty", files=changed))
-    missing = [a for a in validation.artifacts if not (root / a).exists()]
-    if missing:
+    if missing := [a for a in validation.artifacts if not (root / a).exists()]:
         drift.append(Drift(kind="missing_artifact", files=missing))
     return drift
 
@@ -580,9 +573,7 @@ def _drift(
 
 def repo_id(root: Path, facts: GitFacts) -> str:
     """The repository: its origin URL without credentials, else the main worktree's path."""
-    out = git.output(root, "config", "--get", "remote.origin.url", timeout=5) or ""
-    url = out.strip()
-    if url:
+    if url := (git.output(root, "config", "--get", "remote.origin.url", timeout=5) or "").strip():
         # https://user:token@host/... -> https://host/...; ssh's `git@host:` names no secret.
         return re.sub(r"^(https?://)[^/@\s]+@", r"\1", url)
     if facts.worktrees:
@@ -616,8 +607,7 @@ def brief_section(root: Path) -> str | None:
     lines = [f"- id: {check.id} ({check.status})", f"- path: `{check.path}`"]
     if check.reason:
         lines.append(f"- problem: {check.reason}")
-    front = check.front_matter
-    if front:
+    if front := check.front_matter:
         lines.append(f"- saved: {front.get('time', '?')} by {front.get('agent') or '?'}")
     for d in check.drift:
         detail = ", ".join(d.files[:10]) if d.files else f"{d.saved} -> {d.now}"
