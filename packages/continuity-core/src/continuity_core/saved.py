@@ -76,8 +76,8 @@ _ARTIFACT_RE = r"`([^`]+)`"
 
 class Document(Struct, kw_only=True):
     front: dict[str, str] = field(default_factory=dict)
-    sections: dict[str, str] = field(default_factory=dict)  # canonical title -> body
-    order: list[str] = field(default_factory=list)  # every `## ` heading, as written
+    # Canonical title -> body, in the order the titles first occur.
+    sections: dict[str, str] = field(default_factory=dict)
 
 
 def parse(text: str) -> Document:
@@ -102,17 +102,12 @@ def parse(text: str) -> Document:
             fence = not fence
         if not fence and line.startswith("## "):
             title = line[3:].strip()
-            doc.order.append(title)
-            current = _canonical(title)
+            current = next((t for t in SECTIONS if t.lower() == title.lower()), title)
             bodies[current] = []
         elif current is not None:
             bodies[current].append(line)
     doc.sections = {title: "\n".join(body).strip() for title, body in bodies.items()}
     return doc
-
-
-def _canonical(title: str) -> str:
-    return next((known for known in SECTIONS if title.lower() == known.lower()), title)
 
 
 def template(front: dict[str, Any]) -> str:
@@ -193,20 +188,17 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
 
 
 def _check_sections(doc: Document, result: Validation) -> None:
-    positions = {t: i for i, t in reversed(list(enumerate(_canonical(t) for t in doc.order)))}
-    if missing := [t for t in SECTIONS if t not in positions]:
+    if missing := [t for t in SECTIONS if t not in doc.sections]:
         result.errors.append("missing sections: " + ", ".join(f"`## {t}`" for t in missing))
-    present = [t for t in SECTIONS if t in positions]
-    seen = [positions[t] for t in present]
-    if seen != sorted(seen):
+    present = [t for t in SECTIONS if t in doc.sections]
+    if [t for t in doc.sections if t in SECTIONS] != present:
         result.errors.append(
             "sections are out of order; they must come as: "
             + ", ".join(SECTIONS)
             + " (decisions and constraints first)"
         )
     for title in present:
-        body = uncomment(doc.sections.get(title, ""))
-        if not body:
+        if not uncomment(doc.sections[title]):
             result.errors.append(f"section `## {title}` is empty; write `None.` if so")
     for item in _items(doc, "Unverified claims"):
         if not re.search(_FROM_RE, item):
