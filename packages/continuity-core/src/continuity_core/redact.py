@@ -639,9 +639,8 @@ def _scan(kinds: tuple[str, ...], view: str, start: int, stop: int, out: list[Sp
         else:
             keep = _KEEP.get(kind)
             s = m.end(keep) if keep and m.group(keep) else m.start()
-            if _redacted_already(view, s, m.end()):
-                continue
-            out.append((kind, s, m.end()))
+            if not _redacted_already(view, s, m.end()):
+                out.append((kind, s, m.end()))
 
 
 def _value_kind(value: str) -> str | None:

@@ -500,22 +500,16 @@ class Archive:
             )
         return found[0]
 
-    def sessions(self) -> dict[str, tuple[int, int]]:
-        """Indexed transcript paths: path -> (size, offset)."""
-        return {
-            r[0]: (r[1], r[2])
-            for r in self.db.execute(
-                "SELECT path, size, offset FROM sources WHERE kind = 'transcript'"
-            )
-        }
+    def sessions(self) -> dict[str, int]:
+        """Indexed transcript paths: path -> the bytes of it read."""
+        return dict(self.db.execute("SELECT path, offset FROM sources WHERE kind = 'transcript'"))
 
     def counts(self) -> dict[str, int]:
         """Sources, gone sources, rows."""
-        sources, gone = self.db.execute(
-            "SELECT count(*), coalesce(sum(gone), 0) FROM sources"
+        counts = self.db.execute(
+            "SELECT count(*), coalesce(sum(gone), 0), (SELECT count(*) FROM chunks) FROM sources"
         ).fetchone()
-        rows = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        return {"sources": sources, "gone": gone, "rows": rows}
+        return dict(zip(("sources", "gone", "rows"), counts, strict=True))
 
 
 def _record_texts(

@@ -40,7 +40,7 @@ def retention_report(
     its `all_sessions`.
     """
     now = now or time.time()
-    indexed: dict[str, tuple[int, int]] = {}
+    indexed: dict[str, int] = {}  # path -> bytes archived
     path = db_path()
     if path.exists():
         with contextlib.suppress(sqlite3.Error, StoreError), Archive(path) as archive:
@@ -64,7 +64,7 @@ def retention_report(
                 if days is None or ref.mtime > now - (days - WITHIN_DAYS) * 86400:
                     continue
                 item.due += 1
-                _, offset = indexed.get(ref.path, (-1, -1))
+                offset = indexed.get(ref.path, -1)
                 size = ref.size
                 with contextlib.suppress(OSError):
                     size = size or os.stat(ref.path).st_size
