@@ -96,9 +96,8 @@ def fts_query(query: str) -> str:
     for word in query.split():
         prefix = word.endswith("*") and len(word) > 1
         bare = word.rstrip("*") if prefix else word
-        if not any(ch.isalnum() for ch in bare):
-            continue
-        terms.append('"' + bare.replace('"', '""') + '"' + ("*" if prefix else ""))
+        if any(ch.isalnum() for ch in bare):
+            terms.append('"' + bare.replace('"', '""') + '"' + ("*" if prefix else ""))
     return " ".join(terms)
 
 
