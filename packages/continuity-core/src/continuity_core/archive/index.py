@@ -315,7 +315,7 @@ class Archive:
         progress: Callable[[int], None] | None,
     ) -> tuple[int, int]:
         reader = ForwardReader(src.path, offset)
-        batch: list[tuple[str, int, str | None]] = []
+        batch: list[tuple[str, str | None]] = []  # (text, time)
         rows = 0
         first_ts: str | None = None
         last_ts: str | None = None
@@ -324,9 +324,7 @@ class Archive:
 
         def flush() -> None:
             # The project is often named a few records in: the scope is taken at flush time.
-            nonlocal rows
-            self._add_chunks(project, batch)
-            rows += len(batch)
+            self._add_chunks(sid, project, batch)
             batch.clear()
 
         def save(done: bool) -> None:
@@ -355,7 +353,8 @@ class Archive:
                 if len(recent) > 256:
                     recent.clear()
                 recent.add(text)
-                batch.append((redact(text), sid, last_ts))
+                batch.append((text, last_ts))
+                rows += 1
             if len(batch) >= 2048:
                 flush()
             if reader.offset - committed >= COMMIT_BYTES:
@@ -373,12 +372,15 @@ class Archive:
             progress(reader.offset - reported)
         return reader.offset - offset, rows
 
-    def _add_chunks(self, project: str | None, rows: list[tuple[str, int, str | None]]) -> None:
-        """Rows of (text, source id, time), scoped to `project`."""
+    def _add_chunks(
+        self, sid: int, project: str | None, rows: list[tuple[str, str | None]]
+    ) -> None:
+        """Rows of (text, time) of source `sid`, scoped to `project`: redacted here, the one
+        way text enters the index."""
         scope = scope_tokens(project)
         self.db.executemany(
             "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-            [(text, scope, sid, ts) for text, sid, ts in rows],
+            [(redact(text), scope, sid, ts) for text, ts in rows],
         )
 
     def _index_records(
@@ -386,7 +388,7 @@ class Archive:
     ) -> tuple[int, int]:
         """A session its adapter hands over as records (database rows), its (text, time)
         pairs; returns (characters of text kept, rows added)."""
-        self._add_chunks(project, [(redact(text), sid, ts) for text, ts in texts])
+        self._add_chunks(sid, project, texts)
         read = sum(len(text) for text, _ in texts)
         times = [ts for _, ts in texts if ts]
         first, last = min(times, default=None), max(times, default=None)
@@ -429,7 +431,7 @@ class Archive:
         rows = 0
         head = _digest(data[:SIGNATURE_BYTES])
         if text.strip() and not forgotten:
-            self._add_chunks(src.project, [(redact(text), sid, ts)])
+            self._add_chunks(sid, src.project, [(text, ts)])
             rows = 1
         self.db.execute(
             "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "
