@@ -31,6 +31,10 @@ MARK = "[REDACTED]"
 _rx = functools.cache(re.compile)
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
 # An all-lowercase `a/b` or a last part with an extension: base64 secrets have capitals.
 _PATH = (
@@ -45,16 +49,8 @@ _HASH_UUID_NUMBER = (
 )
 # The words of a name that says secret. Strong ones count at the end of any word
 # (`identitytoken`); weak ones only as a whole part of a name (`DB_PASS`, not `bypass`).
-_STRONG = (
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "credential",
-    "credentials",
-    "apikey",
-    "authorization",
+_STRONG = tuple(
+    _words("password passwd passphrase secret token credential credentials apikey authorization")
 )
 _WEAK = ("pass", "pwd", "key", "auth", "creds")
 # The first letters lead: one test rejects most positions before the words are tried.
@@ -322,10 +318,6 @@ def _kinds_in(text: str) -> tuple[str, ...]:
 
 
 # --- names that say secret --------------------------------------------------------------------
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 # A last part that makes the name about a secret, not the secret (its file, length, header...).
