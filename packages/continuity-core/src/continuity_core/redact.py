@@ -424,8 +424,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
         return True
     if quoted:
         return False
-    bare = value.rstrip(",;:)]}")
-    low = bare.lower()
+    low = value.rstrip(",;:)]}").lower()
     if low in _LITERALS or value.startswith(("{", "[")):
         return True
     if "-" in name:  # a header or an option: no code names it
@@ -433,7 +432,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
     if low in _CODE_WORDS or _rx(_IDENT_CALL).match(value) or _rx(_ATTRIBUTE).fullmatch(value):
         return True
     last = name.lower().rsplit(".", 1)[-1]
-    return low == last or low.replace("_", "") == last.replace("_", "")
+    return low.replace("_", "") == last.replace("_", "")
 
 
 _NAME_BEFORE = r"[\w.\-]{0,64}\Z"

@@ -159,18 +159,15 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
     if missing := [k for k in FRONT_KEYS if k not in front]:
         result.errors.append(f"front matter lacks {', '.join(missing)}")
     raw_version = front.get("schema_version", "")
-    if raw_version:
-        if not raw_version.isdigit():
-            result.errors.append(
-                f"front matter schema_version must be an integer, not {raw_version!r}"
-            )
-        elif int(raw_version) > SCHEMA_VERSION:
-            result.status = "blocked"
-            result.errors.append(
-                f"schema_version {raw_version} is newer than this baker understands "
-                f"({SCHEMA_VERSION}); update baker (pip install -U continuity-cli)"
-            )
-            return
+    if raw_version and not raw_version.isdigit():
+        result.errors.append(f"front matter schema_version must be an integer, not {raw_version!r}")
+    elif raw_version and int(raw_version) > SCHEMA_VERSION:
+        result.status = "blocked"
+        result.errors.append(
+            f"schema_version {raw_version} is newer than this baker understands "
+            f"({SCHEMA_VERSION}); update baker (pip install -U continuity-cli)"
+        )
+        return
     result.front_matter = redact_obj({k: front[k] for k in FRONT_KEYS if k in front})
     if raw_version.isdigit():
         result.front_matter["schema_version"] = int(raw_version)
