@@ -262,15 +262,10 @@ def save(root: Path, text: str) -> Saved:
     warnings = list(validation.warnings)
     folder = _private_store(root, warnings)
     facts = git_facts(root, worktrees=False)
-    front = validation.front_matter
-    if facts.head and front.get("head") and not facts.head.startswith(str(front["head"])):
-        warnings.append(f"front matter head {front['head']} is not the live head {facts.head}")
-    if front.get("branch") and facts.branch and front["branch"] != facts.branch:
-        warnings.append(
-            f"front matter branch {front['branch']} is not the live branch {facts.branch}"
-        )
-    if front.get("worktree") and os.path.realpath(str(front["worktree"])) != os.path.realpath(root):
-        warnings.append(f"front matter worktree {front['worktree']} is not this worktree {root}")
+    # The front matter should name this worktree as it is: resume-check's drift, told at once.
+    for d in _drift(root, facts, validation, None, str(root)):
+        if d.kind in ("head", "branch", "worktree"):
+            warnings.append(f"front matter {d.kind} {d.saved} is not the live {d.kind} {d.now}")
     cid = new_id("ms")  # ids sort by time: `20261130T052715123Z-c3f00f` (then 3 random bytes)
     path = folder / f"{cid}.md"
     meta = SavedMeta(
