@@ -428,11 +428,9 @@ class Archive:
         forgotten = self.db.execute(
             "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)
         ).fetchone()
-        rows = 0
+        rows: list[tuple[str, str | None]] = [(text, ts)] if text.strip() and not forgotten else []
+        self._add_chunks(sid, src.project, rows)
         head = _digest(data[:SIGNATURE_BYTES])
-        if text.strip() and not forgotten:
-            self._add_chunks(sid, src.project, [(text, ts)])
-            rows = 1
         self.db.execute(
             "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "
             "agent = ?, session_id = ?, first_ts = ?, last_ts = ? WHERE id = ?",
@@ -440,7 +438,7 @@ class Archive:
         )
         if progress is not None:
             progress(len(data))
-        return len(data), rows
+        return len(data), len(rows)
 
     # --- searching ------------------------------------------------------------------------
     def search(
