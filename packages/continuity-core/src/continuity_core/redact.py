@@ -52,7 +52,7 @@ _HASH_UUID_NUMBER = (
 _STRONG = tuple(
     _words("password passwd passphrase secret token credential credentials apikey authorization")
 )
-_WEAK = ("pass", "pwd", "key", "auth", "creds")
+_WEAK = ("pass", "pwd", "auth", "creds")  # and `key`, last, after a word that is no database's
 # The first letters lead: one test rejects most positions before the words are tried.
 _NAME_WORD = (
     r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|credentials?|apikey"
@@ -368,9 +368,7 @@ def secret_name(name: str) -> bool:
         if part == "token" and _COUNTED.intersection(parts[:i]):  # a model's tokens, counted
             return False
         pair = parts[i - 1] + part if i else ""
-        if part.endswith(_STRONG) or pair in ("apikey", "accesskey", "privatekey"):
-            return True
-        if part in _WEAK and part != "key":
+        if part.endswith(_STRONG) or part in _WEAK or pair in ("apikey", "accesskey", "privatekey"):
             return True
         if part == "key" and i == len(parts) - 1 and i and parts[i - 1] not in _NOT_SECRET_KEY:
             return True
