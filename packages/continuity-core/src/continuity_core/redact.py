@@ -697,12 +697,9 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = printable(text)
-    spans = findings(text)
-    if not spans:
-        return text
     parts: list[str] = []
     pos = 0
-    for _, s, e in spans:
+    for _, s, e in findings(text):
         if e > pos:  # one mark for overlapping spans
             parts += (text[pos : max(s, pos)], MARK)
             pos = e
