@@ -333,6 +333,9 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
         if not re.match(ID_RE, cid):
             continue
         front = _front_of(path)
+        size = 0
+        with contextlib.suppress(OSError):
+            size = path.stat().st_size
         found.append(
             Candidate(
                 id=cid,
@@ -341,7 +344,7 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
                 time=front.get("time"),
                 agent=front.get("agent"),
                 latest=cid == latest,
-                bytes=_size(path),
+                bytes=size,
             )
         )
     return found
@@ -354,13 +357,6 @@ def _front_of(path: Path) -> dict[str, str]:
     except (OSError, trust.Untrusted):
         return {}
     return parse(head).front
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _read_latest(folder: Path) -> str | None:
