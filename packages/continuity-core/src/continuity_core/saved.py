@@ -265,7 +265,8 @@ def save(root: Path, text: str) -> Saved:
     # The front matter should name this worktree as it is: resume-check's drift, told at once.
     for d in _drift(root, facts, validation, None, str(root)):
         if d.kind in ("head", "branch", "worktree"):
-            warnings.append(f"front matter {d.kind} {d.saved} is not the live {d.kind} {d.now}")
+            live = d.now or ("none: HEAD is detached" if d.kind == "branch" else "none")
+            warnings.append(f"front matter {d.kind} {d.saved} is not the live {d.kind} ({live})")
     cid = new_id("ms")  # ids sort by time: `20261130T052715123Z-c3f00f` (then 3 random bytes)
     path = folder / f"{cid}.md"
     meta = SavedMeta(
