@@ -100,14 +100,7 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if store is None:
         return ""
     if hooked is not None:
-        store.log(
-            "limit_recorded",
-            agent=hooked.agent,
-            account=hooked.account or None,
-            until=hooked.until,
-            source=hooked.source,
-            session=hooked.session_id,
-        )
+        _log_limit(store, hooked)
     if agent is not None and event is None and (payload.strip() or argv):
         # The agent's adapter refused the payload: not this agent's turn (Copilot CLI runs a
         # project's .claude Stop hook with a Claude-shaped payload on its own transcript), so
@@ -133,11 +126,11 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
                 store.log("pickup_prepare_failed", error=f"{type(e).__name__}: {e}"[:500])
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
         note_transcript_limit(store, adapter, event, cp.session)
-    if event is not None and event.session_id and event.kind in ("stop", "notify"):
+    if event is not None and event.kind in ("stop", "notify"):
         from continuity_core import inflight
 
-        inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
-    if event is not None and event.kind in ("stop", "notify"):
+        if event.session_id:
+            inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
         _auto_push(store)
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
@@ -160,7 +153,8 @@ def _auto_push(store: Store) -> None:
         store.log("push_failed", command="push", error=f"{type(e).__name__}: {e}"[:500])
 
 
-def _account_dir(adapter: Adapter, event: HookEvent, session_account: str | None) -> str:
+def _account(adapter: Adapter, event: HookEvent, session_account: str | None) -> tuple[str, str]:
+    """The folder and the [accounts] name of the account the hook's turn ran on."""
     from continuity_core import limits
     from continuity_core.config import config_or_defaults
     from continuity_core.sessions import accounts_for
@@ -170,24 +164,24 @@ def _account_dir(adapter: Adapter, event: HookEvent, session_account: str | None
     if account is None:
         ref = adapter.session_for_hook(event, accounts_for(adapter, config))
         account = ref.account if ref is not None else ""
-    return limits.account_dir(adapter, config, account)
+    folder = limits.account_dir(adapter, config, account)
+    return folder, limits.account_name(config, adapter.name, folder)
 
 
 def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     """Record the limit a hook reported (Claude's StopFailure) in the ledger; the Limit, or
     None when the error is not a usage or rate limit."""
     from continuity_core import limits, stamps
-    from continuity_core.config import config_or_defaults
 
     if event.error not in limits.LIMIT_KINDS:
         return None
-    folder = _account_dir(adapter, event, None)
+    folder, account = _account(adapter, event, None)
     at = limits.now()
     return limits.record(
         limits.Limit(
             agent=adapter.name,
             dir=folder,
-            account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
+            account=account,
             since=stamps.iso(at),
             until=event.reset_at or limits.reset_in_text(event.error_message or "", at),
             source="hook",
@@ -203,20 +197,20 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
     records, Claude's usage-limit record) goes into the ledger; a turn that completed
     clears its account's entry."""
     from continuity_core import limits
-    from continuity_core.config import config_or_defaults
 
     err = limits.turn_ended_on_limit(session)
     if err is None and event.kind not in ("stop", "notify"):
         return
-    folder = _account_dir(adapter, event, session.account or None)
+    folder, account = _account(adapter, event, session.account or None)
     if err is None:
         if limits.clear(adapter.name, folder):
             store.log("limit_cleared", agent=adapter.name, session=session.session_id)
         return
-    account = limits.account_name(config_or_defaults()[0], adapter.name, folder)
-    found = limits.record(
-        limits.from_transcript(err, session, agent=adapter.name, dir=folder, account=account)
-    )
+    found = limits.from_transcript(err, session, agent=adapter.name, dir=folder, account=account)
+    _log_limit(store, limits.record(found))
+
+
+def _log_limit(store: Store, found: Any) -> None:
     store.log(
         "limit_recorded",
         agent=found.agent,
@@ -309,11 +303,10 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     except BaseException:  # a hook's deadline included: no git left running behind it
         facts.close(0)
         raise
-    adapter = adapters.get(agent) if agent is not None else None
 
     def compacted() -> Any:  # after a compaction the session holds what its summary dropped
-        full = adapter if adapter is not None else load(agent or "")
-        return pickup_mod.before_compaction(full, event, store)
+        name = agent or ""
+        return pickup_mod.before_compaction(adapters.get(name) or load(name), event, store)
 
     text = pickup_mod.build(
         store.root,  # a str: a pickup imports no pathlib
