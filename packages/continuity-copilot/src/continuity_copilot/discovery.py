@@ -10,6 +10,7 @@ WAL that a read-only reader may not see, and one small file per session is cheap
 from __future__ import annotations
 
 import os
+import stat
 
 from continuity_core.adapters import Account, expand, kit, unique_accounts
 from continuity_core.schemas.session import SessionRef
@@ -79,23 +80,24 @@ def parse_workspace(text: str) -> dict[str, str]:
     return out
 
 
-def workspace(folder: str) -> dict[str, str]:
-    """A session folder's workspace.yaml read as `parse_workspace` reads it; {} when absent."""
-    path = os.path.join(folder, WORKSPACE)
+def _head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a regular file; b"" for anything else (never blocks on a
+    FIFO planted in a session folder)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        return {}
+        return b""
     try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
-        raw = os.read(fd, WORKSPACE_MAX)
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     except OSError:
-        return {}
+        return b""
     finally:
         os.close(fd)
+
+
+def workspace(folder: str) -> dict[str, str]:
+    """A session folder's workspace.yaml read as `parse_workspace` reads it; {} when absent."""
+    raw = _head(os.path.join(folder, WORKSPACE), WORKSPACE_MAX)
     return parse_workspace(raw.decode("utf-8", "replace"))
 
 
@@ -105,21 +107,7 @@ def start_context(events: str) -> dict[str, str]:
 
     from continuity_copilot.views import Start
 
-    try:
-        fd = os.open(events, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return {}
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
-        head = os.read(fd, HEAD_BYTES)
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
-    first = head.split(b"\n", 1)[0]
+    first = _head(events, HEAD_BYTES).split(b"\n", 1)[0]
     try:
         event = msgspec.json.decode(first, type=Start)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -160,8 +148,6 @@ def session_folders(home: str) -> Iterator[tuple[str, str]]:
 
 
 def _stat(path: str) -> tuple[float, int] | None:
-    import stat
-
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError:

@@ -181,12 +181,7 @@ KINDS: dict[str, EventKind] = {
 
 def _paths(tool_input: dict[str, Any]) -> list[str]:
     """The files a tool call names (`create`, `edit`, `view`: `path`)."""
-    out = []
-    for key in ("path", "file_path"):
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            out.append(value)
-    return out
+    return [p for key in ("path", "file_path") if (p := _str(tool_input.get(key)))]
 
 
 def render_context(event: HookEvent, text: str) -> str | None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from continuity_core import jsontext
 from continuity_core.adapters import MCP_NAME, MCP_SERVER, Account, Change, UserOptions, kit
 
 PROJECT_HOOKS = Path(".github") / "hooks" / "baker.json"
@@ -97,19 +99,24 @@ def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
     return json.dumps(new, indent=2) + "\n"
 
 
-def sync_hooks(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
-    own = root is not None
+def _by_hand(edit: Callable[..., str | None], **options: Any) -> Callable[[str | None], str | None]:
+    """`edit` with `options`; a file of a shape it refuses is left for the user to fix."""
 
-    def edit(text: str | None) -> str | None:
+    def checked(text: str | None) -> str | None:
         try:
-            return edit_hooks(text, want=want, own_file=own)
+            return edit(text, **options)
         except ValueError as e:
             raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
 
+    return checked
+
+
+def sync_hooks(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
+    own = root is not None
     return kit.edit_settings_file(
         path,
         root,
-        edit,
+        _by_hand(edit_hooks, want=want, own_file=own),
         adding=want,
         dry_run=dry_run,
         prune=own,
@@ -153,38 +160,11 @@ def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -
 MCP_ENTRY: dict[str, Any] = {"type": "local", **MCP_SERVER, "tools": ["*"]}
 
 
-def edit_mcp(text: str | None, *, want: bool) -> str | None:
-    """`mcp-config.json` with `baker mcp` under `mcpServers` (or without it)."""
-    if text is None or not text.strip():
-        if not want:
-            return None
-        data: dict[str, Any] = {}
-    else:
-        loaded = json.loads(text)
-        if not isinstance(loaded, dict):
-            raise ValueError("not a JSON object")
-        data = loaded
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ValueError('"mcpServers" is not an object')
-    kept = {k: v for k, v in servers.items() if not kit.is_our_mcp(v)}
-    if want:
-        kept[MCP_NAME] = MCP_ENTRY
-    new = {k: v for k, v in data.items() if k != "mcpServers"}
-    if kept:
-        new["mcpServers"] = kept
-    if new == data:
-        return None
-    return json.dumps(new, indent=2) + "\n"
-
-
 def sync_mcp(path: Path, *, want: bool, dry_run: bool) -> Change:
-    def edit(text: str | None) -> str | None:
-        try:
-            return edit_mcp(text, want=want)
-        except ValueError as e:
-            raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
-
+    """`baker mcp` in (or out of) `mcp-config.json`'s `mcpServers`, every other byte kept."""
+    edit = _by_hand(
+        jsontext.edit_mcp, name=MCP_NAME, entry=MCP_ENTRY, is_ours=kit.is_our_mcp, want=want
+    )
     return kit.edit_settings_file(path, None, edit, adding=want, dry_run=dry_run)
 
 
