@@ -102,6 +102,7 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
             tool_name, raw_args = _str(first.get("name")), first.get("args")
     tool_input: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
     kind: EventKind = KINDS.get(name, "other")
+    stamp = data.get("timestamp")  # milliseconds, not a bool
     error = message = None
     if name == "errorOccurred":
         err = data.get("error")
@@ -126,13 +127,8 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         error=error,
         error_message=message,
         # agentStop: the call's own stamp, which Copilot also logs with it (`flushed`)
-        turn_id=str(data["timestamp"]) if name == "agentStop" and _ms(data) else None,
+        turn_id=str(stamp) if name == "agentStop" and type(stamp) is int and stamp > 0 else None,
     )
-
-
-def _ms(data: dict[str, Any]) -> bool:
-    stamp = data.get("timestamp")
-    return isinstance(stamp, int) and not isinstance(stamp, bool) and stamp > 0
 
 
 def flushed(event: HookEvent, wait_s: float = FLUSH_WAIT_S) -> bool:

@@ -299,17 +299,10 @@ def _hook(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | N
 
 def _said(message: str) -> str:
     """The text of an API error body Copilot passes on as JSON (`{"message": …}`)."""
-    if message.startswith("{"):
-        import json
-
-        try:
-            body = json.loads(message)
-        except ValueError:
-            return message
-        said = body.get("message") if isinstance(body, dict) else None
-        if isinstance(said, str) and said:
-            return said
-    return message
+    try:
+        return _decoder(views.HookError).decode(message).message or message
+    except msgspec.DecodeError:  # not such a body
+        return message
 
 
 def _error(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
