@@ -138,7 +138,7 @@ def session_folders(home: str) -> Iterator[tuple[str, str]]:
     except OSError:
         return
     for entry in entries:
-        if entry.name.startswith(".") or not kit.plain_id(entry.name):
+        if not kit.plain_id(entry.name):  # never a dot file
             continue
         try:
             if entry.is_dir(follow_symlinks=False):

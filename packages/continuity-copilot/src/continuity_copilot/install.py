@@ -65,15 +65,11 @@ def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
     (so deleted) once ours are gone. ValueError for a file that is no JSON object, or whose
     `hooks` or an event's list is of another shape.
     """
-    if text is None or not text.strip():
-        if not want:
-            return None
-        data: dict[str, Any] = {}
-    else:
-        loaded = json.loads(text)
-        if not isinstance(loaded, dict):
-            raise ValueError("not a JSON object")
-        data = loaded
+    if not want and (text is None or not text.strip()):
+        return None
+    data = json.loads(text) if text and text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError('"hooks" is not an object')

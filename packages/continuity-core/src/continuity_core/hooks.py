@@ -93,9 +93,8 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if event is not None and event.kind == "other":
         # e.g. Gemini 0.61 fires PreCompress before every turn; only a real one is ours.
         return ""
-    hooked = None
-    if adapter is not None and event is not None and event.error:
-        hooked = note_limit(adapter, event)  # a limit counts outside a project too
+    # a limit counts outside a project too
+    hooked = note_limit(adapter, event) if adapter and event and event.error else None
     store = project_store(event, "checkpoint")
     if store is None:
         return ""
