@@ -53,11 +53,6 @@ def is_ours(hook: Any) -> bool:
     )
 
 
-def entry(event: str) -> dict[str, Any]:
-    cmd, timeout = HOOKS[event]
-    return {"type": "command", "bash": cmd, "timeoutSec": timeout}
-
-
 def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
     """`text` with our hooks added (`want`) or removed; None when nothing changes.
 
@@ -81,8 +76,9 @@ def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
         if kept or (event in HOOKS and want):
             new_hooks[event] = kept
     if want:
-        for event in HOOKS:
-            new_hooks.setdefault(event, []).append(entry(event))
+        for event, (cmd, timeout) in HOOKS.items():
+            ours = {"type": "command", "bash": cmd, "timeoutSec": timeout}
+            new_hooks.setdefault(event, []).append(ours)
     new = {k: v for k, v in data.items() if k != "hooks"}
     if new_hooks:
         if own_file:

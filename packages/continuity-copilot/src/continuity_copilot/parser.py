@@ -376,16 +376,12 @@ def _interrupted(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: 
     add_message(session, extra, "system", f"interrupted by the user during {what}", kind="meta")
 
 
-def _compaction_start(
-    session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None
-) -> None:
+def _compacting(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
     data = _decoder(views.CompactionStart).decode(raw)
     extra["compaction"] = [data.trigger, data.currentTokens]
 
 
-def _compaction_done(
-    session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None
-) -> None:
+def _compacted(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
     data = _decoder(views.CompactionComplete).decode(raw)
     trigger, tokens = extra.pop("compaction", None) or [None, None]
     trigger = data.trigger or trigger
@@ -420,8 +416,8 @@ HANDLERS: dict[str, Callable[[Session, dict[str, Any], msgspec.Raw, str | None],
     "session_limits_exhausted.requested": _credits,
     "abort": _abort,
     "agent.interrupted": _interrupted,
-    "session.compaction_start": _compaction_start,
-    "session.compaction_complete": _compaction_done,
+    "session.compaction_start": _compacting,
+    "session.compaction_complete": _compacted,
     "subagent.started": _sub_start,
     "subagent.completed": _sub_end,
     "subagent.failed": _sub_end,
