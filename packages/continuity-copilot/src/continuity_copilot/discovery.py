@@ -191,8 +191,7 @@ def discover(project: str | PathLike[str], accounts: Sequence[Account]) -> Itera
     """Sessions whose working folder is `project` or below, across `accounts`, newest first."""
     roots = project_roots(project)
     found = [ref for ref in all_sessions(accounts) if within(ref.cwd, roots)]
-    found.sort(key=lambda r: -r.mtime)
-    return iter(found)
+    return iter(sorted(found, key=lambda r: -r.mtime))
 
 
 def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
@@ -210,12 +209,8 @@ def by_id(session_id: str, accounts: Sequence[Account]) -> SessionRef | None:
     """The session `session_id` in the first account that holds it."""
     if not kit.plain_id(session_id):
         return None
-    for account in accounts:
-        folder = os.path.join(account.dir, STATE, session_id)
-        ref = ref_for(session_id, folder, account)
-        if ref is not None:
-            return ref
-    return None
+    refs = (ref_for(session_id, os.path.join(a.dir, STATE, session_id), a) for a in accounts)
+    return next((ref for ref in refs if ref is not None), None)
 
 
 def home_of(events: str) -> str | None:

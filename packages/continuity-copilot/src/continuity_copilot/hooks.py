@@ -84,14 +84,9 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """A HookEvent from a Copilot hook's stdin; ValueError when it is not Copilot's."""
     import json
 
-    try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        raise ValueError("not JSON") from None
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    if "hook_event_name" in data or not _str(data.get("sessionId")):
-        # Claude-shaped payloads (Copilot also runs a project's .claude hooks) are Claude's.
+    data = json.loads(payload)  # a ValueError when it is no JSON (or no UTF-8)
+    # Claude-shaped payloads (Copilot also runs a project's .claude hooks) are Claude's.
+    if not isinstance(data, dict) or "hook_event_name" in data or not _str(data.get("sessionId")):
         raise ValueError("not a Copilot hook payload")
     name = event_name(data)
     tool_name = _str(data.get("toolName"))

@@ -45,9 +45,7 @@ _OURS = re.compile(r"\bbaker (?:checkpoint|pickup|pretool) --agent copilot\b")
 
 
 def is_ours(hook: Any) -> bool:
-    if not isinstance(hook, dict):
-        return False
-    return any(
+    return isinstance(hook, dict) and any(
         isinstance(hook.get(k), str) and bool(_OURS.search(hook[k]))
         for k in ("bash", "command", "powershell")
     )

@@ -253,13 +253,13 @@ def _usage(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
     usage = _decoder(views.UsageRecord).decode(raw).usage
     if usage is None:
         return
+    total = usage.inputTokens + usage.outputTokens
     if usage.model:
         session.model = usage.model
-        total = usage.inputTokens + usage.outputTokens
         session.model_tokens[usage.model] = session.model_tokens.get(usage.model, 0) + total
     window = extra.get("window") or usage.maxPromptTokens
     session.usage = Usage(
-        context_tokens=usage.inputTokens + usage.outputTokens,
+        context_tokens=total,
         context_window=window,
         input_tokens=usage.inputTokens,
         output_tokens=usage.outputTokens,
