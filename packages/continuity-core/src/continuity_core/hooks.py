@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, now_iso, project_root
+from continuity_core.store import Store, now_iso, project_root, worktree_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,27 +29,15 @@ if TYPE_CHECKING:
 CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
 
 
-def load(name: str) -> Adapter:
-    """`adapters.load`, imported on first use."""
-    from continuity_core.adapters.registry import load as load_adapter
-
-    return load_adapter(name)
-
-
-def load_all() -> tuple[dict[str, Adapter], dict[str, str]]:
-    """`adapters.load_all`, imported on first use."""
-    from continuity_core.adapters.registry import load_all as load_every
-
-    return load_every()
-
-
 def parse_event(
     agent: str | None, payload: bytes, argv: list[str]
 ) -> tuple[Adapter | None, HookEvent | None]:
     """The agent's adapter and its parse of the payload; (adapter, None) when it is not ours."""
     if agent is None:
         return None, None
-    adapter = load(agent)
+    from continuity_core.adapters import registry
+
+    adapter = registry.load(agent)
     try:
         return adapter, adapter.parse_hook(payload, argv)
     except ValueError:
@@ -88,6 +76,7 @@ def project_store(event: HookEvent | None, command: str = "hook") -> Store | Non
 def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """After a turn: write a checkpoint; returns a one-line summary for a person."""
     from continuity_core import checkpoint as cp_mod
+    from continuity_core.adapters import registry
 
     adapter, event = parse_event(agent, payload, argv)
     if event is not None and event.kind == "other":
@@ -111,7 +100,7 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             size=len(payload) or sum(map(len, argv)),
         )
         return ""
-    adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
+    adapters = {agent: adapter} if agent and adapter else registry.load_all()[0]
     # One checkpoint at a time per project: the agent no longer waits for this work (it runs
     # in a detached child, `continuity_cli.hooks.detach`), so two turns' may overlap.
     with store.lock("checkpoint", timeout=CHECKPOINT_LOCK_S):
@@ -120,7 +109,7 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             from continuity_core import pickup
 
             try:
-                pickup.prepare(store, load_all()[0] | adapters)
+                pickup.prepare(store, registry.load_all()[0] | adapters)
             except Exception as e:  # the next pickup searches itself; the checkpoint stands
                 store.log("pickup_prepare_failed", error=f"{type(e).__name__}: {e}"[:500])
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
@@ -292,20 +281,22 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     facts = git.Begun(store.root)  # git works while the pickup's modules and adapters load
     try:
         from continuity_core import pickup as pickup_mod
+        from continuity_core.adapters import registry
 
         # What the last checkpoint prepared; else every agent's sessions are searched (the
         # previous session may be another agent's: one rule).
         ready = pickup_mod.prepared(store.root, event.session_id)
-        adapters = {} if ready is not None else load_all()[0]
+        adapters = {} if ready is not None else registry.load_all()[0]
         if agent is not None and ready is None and agent not in adapters:
-            adapters[agent] = load(agent)  # the calling agent's, whatever BAKER_ADAPTERS says
+            # the calling agent's, whatever BAKER_ADAPTERS says
+            adapters[agent] = registry.load(agent)
     except BaseException:  # a hook's deadline included: no git left running behind it
         facts.close(0)
         raise
 
     def compacted() -> Any:  # after a compaction the session holds what its summary dropped
-        name = agent or ""
-        return pickup_mod.before_compaction(adapters.get(name) or load(name), event, store)
+        full = adapters.get(agent or "") or registry.load(agent or "")
+        return pickup_mod.before_compaction(full, event, store)
 
     text = pickup_mod.build(
         store.root,  # a str: a pickup imports no pathlib
@@ -325,8 +316,6 @@ def _pickup_outside(agent: str | None, payload: bytes, argv: list[str]) -> str:
     (live repo state, the previous session's interrupted call), saying that nothing is kept
     here. Nothing is written, in the repository or the store; a refused `.baker/` (a trust
     check failed) gets nothing at all."""
-    from continuity_core.store import worktree_root
-
     adapter, event = parse_event(agent, payload, argv) if agent else (None, None)
     if adapter is None or event is None or event.kind != "session_start":
         return ""
@@ -335,8 +324,9 @@ def _pickup_outside(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if root is None or project_root(cwd) is not None:
         return ""
     from continuity_core import pickup as pickup_mod
+    from continuity_core.adapters import registry
 
-    adapters = load_all()[0]
+    adapters = registry.load_all()[0]
     adapters[adapter.name] = adapter
     text = pickup_mod.build(
         root,
