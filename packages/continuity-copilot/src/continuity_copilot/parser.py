@@ -15,7 +15,7 @@ import msgspec
 
 from continuity_copilot import views
 from continuity_copilot.discovery import TODOS_DB
-from continuity_copilot.hooks import error_kind
+from continuity_copilot.hooks import LIMITS, error_kind
 from continuity_core.adapters.kit import add_command, add_subagent
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -90,6 +90,7 @@ STATUS: dict[str, TodoStatus] = {
     "done": "completed",
     "blocked": "pending",  # core has no "blocked": the text says it
 }
+BLOCKED = {"blocked": " (blocked)"}
 SHELLS = frozenset({"bash", "powershell"})  # the tools that run a command line
 RUNNING = "subagents_running"  # in `extra`: sub-agents started and not yet ended
 RETRYING = "retrying"  # in `extra`: the newest error is a retried limit from a hook's log
@@ -289,7 +290,7 @@ def _hook(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | N
     if data.hookType != "errorOccurred" or err is None or not err.message:
         return
     kind = error_kind(err.message)
-    if kind not in ("rate_limit", "usage_limit"):
+    if kind not in LIMITS:
         return
     if extra.get(RETRYING) and session.errors:
         session.errors.pop()
@@ -312,7 +313,7 @@ def _error(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
     kind = error_kind(f"{data.errorType} {data.errorCode or ''}".strip(), data.statusCode)
     if kind == "rate_limit" and error_kind(data.message or "") == "usage_limit":
         kind = "usage_limit"  # a 429 whose last error says the quota is spent (insufficient_quota)
-    reset = extra.get("reset_at") if kind in ("usage_limit", "rate_limit") else None
+    reset = extra.get("reset_at") if kind in LIMITS else None
     message = data.message or data.errorType or "error"
     add_error(
         session,
@@ -461,16 +462,11 @@ def read_todos(db: str) -> list[TodoItem] | None:
             conn.close()
     else:
         return None
-    todos = []
-    for todo_id, title, description, status in rows:
-        text = str(title or description or todo_id or "")
-        if status == "blocked":
-            text += " (blocked)"
-        todos.append(
-            TodoItem(
-                content=redact(text),
-                status=STATUS.get(str(status), "pending"),
-                id=str(todo_id) if todo_id is not None else None,
-            )
+    return [
+        TodoItem(
+            content=redact(f"{title or description or todo_id or ''}{BLOCKED.get(status, '')}"),
+            status=STATUS.get(str(status), "pending"),
+            id=str(todo_id) if todo_id is not None else None,
         )
-    return todos
+        for todo_id, title, description, status in rows
+    ]
