@@ -18,7 +18,6 @@ from continuity_core.schemas.config import GlobalConfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 
@@ -27,47 +26,38 @@ def config_path() -> str:
     return os.path.join(trust.home_root(), "config.toml")
 
 
-def load_config(path: Path | None = None) -> GlobalConfig:
+def load_config() -> GlobalConfig:
     """The global config; a missing file is the defaults, an invalid one a ConfigError.
 
     Read once per process: the file is parsed again only when its identity (inode, size,
     modification time) changed, as when a command edits it and reads it back."""
-    where = config_path() if path is None else path
     try:
-        st = os.stat(where)
+        st = os.stat(config_path())
     except OSError:
-        return _read(path)  # missing or unreadable: said as before, nothing to remember
-    return _read_once(path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        return _read()  # missing or unreadable: said as before, nothing to remember
+    return _read_once((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
 
 
 @functools.lru_cache(maxsize=4)
-def _read_once(path: Path | None, identity: tuple[int, int, int, int]) -> GlobalConfig:
-    return _read(path)
+def _read_once(identity: tuple[int, int, int, int]) -> GlobalConfig:
+    return _read()
 
 
-def _read(path: Path | None) -> GlobalConfig:
-    if path is None:  # every hook comes here (no pathlib)
-        where = config_path()
-        try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
-            trust.home_path(create=False)
-            data = trust.read_bytes(where, home=True)
-        except FileNotFoundError:
-            return GlobalConfig()
-        except trust.Untrusted as e:
-            raise ConfigError(str(e)) from None
-        except OSError as e:
-            raise ConfigError(f"cannot read {where}: {e.strerror}") from None
-        return _decode(data, where)
-    try:
-        data = path.read_bytes()
+def _read() -> GlobalConfig:
+    where = config_path()  # every hook comes here (no pathlib)
+    try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
+        trust.home_path(create=False)
+        data = trust.read_bytes(where, home=True)
     except FileNotFoundError:
         return GlobalConfig()
+    except trust.Untrusted as e:
+        raise ConfigError(str(e)) from None
     except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
-    return _decode(data, path)
+        raise ConfigError(f"cannot read {where}: {e.strerror}") from None
+    return _decode(data, where)
 
 
-def _decode(data: bytes, path: str | Path) -> GlobalConfig:
+def _decode(data: bytes, path: str) -> GlobalConfig:
     import tomllib  # only where a config.toml exists
 
     try:
@@ -91,11 +81,11 @@ def _decode(data: bytes, path: str | Path) -> GlobalConfig:
     return config
 
 
-def config_or_defaults(path: Path | None = None) -> tuple[GlobalConfig, str | None]:
+def config_or_defaults() -> tuple[GlobalConfig, str | None]:
     """The config, or the defaults and the reason when it is broken: the hooks, pickup and
     `baker audit` keep working on the default accounts rather than stop."""
     try:
-        return load_config(path), None
+        return load_config(), None
     except ConfigError as e:
         return GlobalConfig(), str(e)
 
@@ -114,7 +104,7 @@ _TYPES = {
 _WHERE = r" - at `\$(?P<path>[^`]*)`$"  # compiled on first use by `re`: config errors are rare
 
 
-def explain(e: msgspec.ValidationError, path: str | Path, text: str = "") -> str:
+def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
     """A validation error (msgspec's words) in words: the file, the line, the key and
     what to do.
 
@@ -197,10 +187,9 @@ def _type_words(names: str) -> str:
     return " or ".join(words)
 
 
-def _shown(path: str | Path) -> str:
+def _shown(path: str) -> str:
     home = os.path.expanduser("~")
-    text = str(path)
-    return "~" + text[len(home) :] if text.startswith(home + "/") else text
+    return "~" + path[len(home) :] if path.startswith(home + "/") else path
 
 
 def _suggest(key: str, where: list[str]) -> str:
