@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, now_iso, project_root
+from continuity_core.stamps import now_iso
+from continuity_core.store import Store, project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import os
 
 from continuity_core import jsonl, trust
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.store import now_iso
+from continuity_core.stamps import now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

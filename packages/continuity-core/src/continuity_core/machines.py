@@ -250,7 +250,7 @@ def _limits() -> list[dict[str, object]]:
 
 def _message(machine: str, snap: Snapshot) -> str:
     """`laptop · 2026-12-01T14:02:00Z · claude · limit` and the latest request."""
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     state = "limit" if snap.ended_on_limit else (snap.event or "manual")
     subject = " · ".join([machine, now_iso(), snap.agent or "no agent", state])
@@ -398,7 +398,8 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
 def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
     """Rewrite `.baker/machines.json` from the refs: other machines and their traps, every
     string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`."""
-    from continuity_core.store import Store, now_iso
+    from continuity_core.stamps import now_iso
+    from continuity_core.store import Store
     from continuity_core.traps import WHY_MAX, parse_lines
 
     found = snapshots(root, exclude=machine_name(), refused=refused)[:MACHINES_MAX]

@@ -24,7 +24,8 @@ from continuity_core.fs import inside
 from continuity_core.redact import redact
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.probe import Environment, ProbeResult, ProbeState
-from continuity_core.store import STORE, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import STORE
 
 if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
     import subprocess  # no interpreter, probe or GPU check to run starts none

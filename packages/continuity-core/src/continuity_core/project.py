@@ -13,7 +13,8 @@ from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 from continuity_core.git import Begun, git_facts
 from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.store import STORE, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import STORE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
