@@ -20,7 +20,7 @@ from msgspec import Struct, field
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
 from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
@@ -800,7 +800,7 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
                 when += dt.timedelta(days=1)
     except ValueError:
         return None
-    return kit.iso(when.replace(tzinfo=tz) if tz else when)
+    return stamps.iso(when.replace(tzinfo=tz) if tz else when)
 
 
-_iso = kit.iso
+_iso = stamps.iso

@@ -6,7 +6,7 @@ returns the text to print, if any.
 
 `pretool` runs before every tool call and has the tightest budget (docs/decisions.md, "Hook
 start-up budget"): this module imports only the lean store at module level, and pretool
-loads the agent's hook module alone (`adapters.hook_module`), never the whole adapter.
+loads the agent's hook module alone (`registry.hook_module`), never the whole adapter.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What adapter authors share: account folders, the CLI version and its check, hook commands,
-MCP registration, ids and timestamps, and the commands and sub-agents a Session records.
+MCP registration, and the commands and sub-agents a Session records.
 
 Everything here is vendor-neutral; an adapter passes in its own program name and versions.
 """
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 from msgspec import Struct, structs
 
 from continuity_core.adapters.protocol import Change, Finding
-from continuity_core.stamps import iso, new_id, now_iso, stamp
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,39 +31,6 @@ if TYPE_CHECKING:
     from continuity_core.schemas.config import GlobalConfig
     from continuity_core.schemas.hook import HookEvent
     from continuity_core.schemas.session import CommandRun, Session, SessionRef, SubagentResult
-
-__all__ = [
-    "CLI_VERSION_TIMEOUT_S",
-    "INLINE_PROMPT_MAX",
-    "MCP_NAME",
-    "MCP_SERVER",
-    "ArchiveKeys",
-    "Checks",
-    "Discovery",
-    "HookHalf",
-    "Installer",
-    "ModuleAdapter",
-    "add_command",
-    "add_subagent",
-    "brief_prompt",
-    "cli_version",
-    "edit_settings_file",
-    "error_line",
-    "exit_code_after",
-    "expand",
-    "first_lines",
-    "hook_command",
-    "is_our_mcp",
-    "iso",
-    "json_object",
-    "new_id",
-    "now_iso",
-    "plain_id",
-    "stamp",
-    "version_finding",
-    "version_key",
-    "version_state",
-]
 
 # A first prompt larger than this travels through a file the agent is told to read: argv and
 # environment together must stay well under Linux's ARG_MAX per string (128 KiB), and far
