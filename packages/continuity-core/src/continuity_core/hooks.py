@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from continuity_core.adapters import Adapter
-    from continuity_core.adapters.kit import HookHalf
+    from continuity_core.adapters.protocol import HookHalf
     from continuity_core.traps import Shown
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from msgspec import Struct, structs
 
@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 
     from continuity_core.adapters.protocol import (
         Account,
+        Checks,
+        Discovery,
+        HookHalf,
+        Installer,
         LaunchOptions,
         SessionRecords,
         UserOptions,
@@ -252,48 +256,6 @@ def is_our_mcp(entry: object) -> bool:
     argv = [entry.get("command"), *(entry.get("args") or [])]
     line = " ".join(a for a in argv if isinstance(a, str))
     return "baker mcp" in line
-
-
-class Discovery(Protocol):
-    """An adapter package's discovery module: its accounts and where their sessions are."""
-
-    def accounts(self, config: GlobalConfig) -> list[Account]: ...
-
-    def discover(
-        self, project: str | PathLike[str], accounts: Sequence[Account]
-    ) -> Iterator[SessionRef]: ...
-
-    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]: ...
-
-
-class Checks(Protocol):
-    """An adapter package's doctor module: its `baker doctor` lines and the CLI's version."""
-
-    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]: ...
-
-    def cli_version(self) -> str | None: ...
-
-
-class Installer(Protocol):
-    """An adapter package's install module: its hooks and `baker mcp` put in and taken out."""
-
-    def install(self, project: Path, *, local: bool = ..., dry_run: bool = ...) -> list[Change]: ...
-
-    def uninstall(self, project: Path, *, dry_run: bool = ...) -> list[Change]: ...
-
-    def install_user(self, account: Account, options: UserOptions) -> list[Change]: ...
-
-    def install_mcp(
-        self, project: Path, *, remove: bool = ..., dry_run: bool = ...
-    ) -> list[Change]: ...
-
-
-class HookHalf(Protocol):
-    """An adapter package's hook module: its payloads read and its output written."""
-
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ...) -> HookEvent: ...
-
-    def render_context(self, event: HookEvent, text: str) -> str | None: ...
 
 
 class ArchiveKeys(Struct, frozen=True):

@@ -18,8 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from continuity_core.adapters.kit import HookHalf
-    from continuity_core.adapters.protocol import Adapter
+    from continuity_core.adapters.protocol import Adapter, HookHalf
 
 
 GROUP = "continuity_core.adapters"
