@@ -101,28 +101,21 @@ def plain_id(text: str) -> bool:
     return _PLAIN_ID.fullmatch(text) is not None
 
 
-def version_key(version: str) -> tuple[int, ...]:
-    """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
-    return tuple(int(p) for p in _NUMBER.findall(version)[:3])
-
-
-def version_state(version: str, known: Sequence[str]) -> Literal["known", "newer", "older"]:
-    """Whether `version` is one the adapter was built on, newer than all, or otherwise older."""
-    if version in known:
-        return "known"
-    return "newer" if all(version_key(version) > version_key(k) for k in known) else "older"
-
-
 def version_finding(
     display_name: str, version: str | None, known: Sequence[str], *, program: str, fix: str
 ) -> Finding:
-    """The `baker doctor` line for the installed CLI's version: one rule for every adapter."""
+    """The `baker doctor` line for the installed CLI's version: one rule for every adapter.
+    Newer than every known version (major, minor, patch compared as numbers: "2.1.197-beta"
+    is 2.1.197) warns; otherwise an unknown version is older."""
     if version is None:
         return Finding(level="info", message=f"`{program}` is not on PATH")
-    state = version_state(version, known)
-    if state == "known":
+    if version in known:
         return Finding(level="ok", message=f"{display_name} {version}")
-    if state == "newer":
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in _NUMBER.findall(v)[:3])
+
+    if all(key(version) > key(k) for k in known):
         return Finding(
             level="warn",
             message=(
@@ -415,8 +408,6 @@ def error_line(output: str, limit: int = ERROR_CHARS) -> str:
     blank line, a banner, a test runner's header or tally, a stack frame or the agent's own
     wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
     """
-    import re  # here: only a failed run needs it (re caches the compiled patterns)
-
     noise = re.compile(_NOISE, re.IGNORECASE)
     error = re.compile(_ERROR)
     failure = re.compile(_FAILURE, re.IGNORECASE)
@@ -441,18 +432,12 @@ def error_line(output: str, limit: int = ERROR_CHARS) -> str:
 
 
 def exit_code_after(text: str, *prefixes: str, head: int = 400) -> int | None:
-    """The integer after the first of `prefixes` found at a line's start in `text`'s first
-    `head` characters ("Exit code 1", "Process exited with code 0"); None when there is none.
-    Plain string search: a hook reading successful runs compiles no pattern."""
-    part = text[:head]
+    """The integer after the first of `prefixes` that starts a line of `text`'s first `head`
+    characters ("Exit code 1", "Process exited with code 0"); None when there is none."""
     for prefix in prefixes:
-        at = 0
-        while (at := part.find(prefix, at)) >= 0:
-            if at == 0 or part[at - 1] == "\n":
-                word = part[at + len(prefix) :].split("\n", 1)[0].strip()
-                if word.lstrip("-").isdigit():
-                    return int(word)
-            at += len(prefix)
+        m = re.search(rf"^{re.escape(prefix)}[^\S\n]*(-?\d+)[^\S\n]*$", text[:head], re.MULTILINE)
+        if m:
+            return int(m.group(1))
     return None
 
 
