@@ -212,16 +212,11 @@ def edit_settings_file(
         new, gone = ("", True) if kept is None else (kept, False)
     detail = "; ".join(d for d in (note if adding else said, target.via) if d)
     if gone:
-        if not dry_run:
-            try:
-                target.path.unlink()
-                top = os.path.realpath(root) if prune and root is not None else None
-                for folder in target.path.parents if top else ():
-                    if str(folder) == top or any(folder.iterdir()):
-                        break
-                    folder.rmdir()  # left empty by this removal: `.github/hooks/`, `.github/`
-            except OSError as e:
-                return Change(path=shown, action="failed", detail=e.strerror or str(e))
+        try:
+            if not dry_run:
+                _delete(target.path, root if prune else None)
+        except OSError as e:
+            return Change(path=shown, action="failed", detail=e.strerror or str(e))
         return Change(path=shown, action="removed", detail=detail)
     if not dry_run:
         try:
@@ -232,6 +227,17 @@ def edit_settings_file(
         except OSError as e:
             return Change(path=shown, action="failed", detail=e.strerror or str(e))
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
+
+
+def _delete(path: Path, top: Path | None) -> None:
+    """Delete a settings file baker made and emptied, and the folders it leaves empty below
+    `top` (`.github/hooks/`, `.github/`)."""
+    path.unlink()
+    stop = os.path.realpath(top) if top is not None else None
+    for folder in path.parents if stop else ():
+        if str(folder) == stop or any(folder.iterdir()):
+            break
+        folder.rmdir()
 
 
 MCP_NAME = "baker"
