@@ -33,7 +33,7 @@ from continuity_core.errors import StoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
     StrPath = str | os.PathLike[str]
@@ -118,23 +118,11 @@ def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -
     """`base` joined with `parts`, each component below `base` checked with `lstat`.
 
     A missing component ends the check (nothing below it exists), or with `create` is made
-    0700 and checked in turn. Raises Untrusted; returns the joined path.
+    0700 and checked in turn. In `home` (`~/.baker`), the user's own folder that is merely
+    looser than 0700 is tightened and logged instead of refused. Raises Untrusted; returns
+    the joined path.
     """
-
-    def check(path: str, st: os.stat_result) -> None:
-        why = problem(st, folder=True)
-        if why:
-            raise Untrusted(path, why, home=home)
-
-    return _walk(os.fspath(base), parts, create, check)
-
-
-def _walk(
-    base: str, parts: tuple[str, ...], create: bool, check: Callable[[str, os.stat_result], None]
-) -> str:
-    """`base` joined with `parts`, `check` called on each component's `lstat`; a missing one
-    ends the walk (nothing below exists), or with `create` is made 0700 and checked."""
-    path = base
+    path = os.fspath(base)
     for part in parts:
         path = os.path.join(path, part)
         try:
@@ -147,7 +135,13 @@ def _walk(
             except FileExistsError:
                 pass
             st = os.lstat(path)
-        check(path, st)
+        why = problem(st, folder=True)
+        mode = stat.S_IMODE(st.st_mode)
+        if home and (why is None or why.startswith("is group-")) and mode & 0o077:
+            os.chmod(path, PRIVATE_DIR)
+            home_log("home_tightened", path=path, was=f"{mode:04o}")
+        elif why:
+            raise Untrusted(path, why, home=home)
     return path
 
 
@@ -188,24 +182,20 @@ def read_bytes(path: StrPath, *, home: bool = False) -> bytes:
         return f.read()
 
 
-def append(path: StrPath, data: bytes, *, home: bool = False) -> None:
-    """Append `data` to a private (0600) file, created if missing, never through a link."""
-    fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, home=home)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
 def log_line(folder: str, line: str, *, home: bool = False) -> None:
-    """Append one line to the event log in `folder` (checked), rotated past `LOG_MAX`."""
+    """Append one line to the event log in `folder` (checked), rotated past `LOG_MAX`: a
+    private (0600) file, created if missing, never written through a link."""
     path = os.path.join(folder, LOG)
     try:
         if os.lstat(path).st_size > LOG_MAX:
             os.replace(path, os.path.join(folder, "events.1.jsonl"))
     except FileNotFoundError:
         pass
-    append(path, (line + "\n").encode(), home=home)
+    fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, home=home)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
 
 
 # --- the project store ------------------------------------------------------------------
@@ -413,17 +403,7 @@ def home_path(*parts: str, create: bool = True) -> str:
     parent, name = os.path.split(home_root())
     if create and not os.path.lexists(os.path.join(parent, name)):
         os.makedirs(parent, mode=PRIVATE_DIR, exist_ok=True)  # the folders above: not checked
-    return _walk(parent, (name, *parts), create, _tighten)
-
-
-def _tighten(path: str, st: os.stat_result) -> None:
-    why = problem(st, folder=True)
-    if why is not None and not why.startswith("is group-"):
-        raise Untrusted(path, why, home=True)
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o077:
-        os.chmod(path, PRIVATE_DIR)
-        home_log("home_tightened", path=path, was=f"{mode:04o}")
+    return dirs(parent, name, *parts, create=create, home=True)
 
 
 def home_log(event: str, **fields: str) -> None:
