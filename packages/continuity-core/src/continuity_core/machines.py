@@ -60,10 +60,6 @@ if TYPE_CHECKING:
 AUTO_PUSH_TIMEOUT_S = 60
 TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here
 MACHINES_MAX = 50  # the newest machines that machines.json keeps
-_SNAPSHOT_IDENTITY = {
-    "GIT_AUTHOR_EMAIL": "baker@localhost",
-    "GIT_COMMITTER_EMAIL": "baker@localhost",
-}
 
 
 class SecretFound(BakerError):
@@ -171,24 +167,17 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
             files[name] = _pretty(index)
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
+    session = cp.session if cp and cp.session else made.session
     snap = Snapshot(
         machine=machine,
         agent=cp.agent if cp else None,
         event=cp.event if cp else None,
         checkpoint=cp.id if cp else None,
         checkpoint_at=cp.created_at if cp else None,
-        session=(
-            cp.session.session_id
-            if cp and cp.session
-            else made.session.session_id
-            if made.session
-            else None
-        ),
+        session=session.session_id if session else None,
         ended_on_limit=brief.ended_on_limit,
         reset_at=brief.reset_at,
-        latest_request=one_line(redact(brief.latest_request), LINE_MAX)
-        if brief.latest_request
-        else None,
+        latest_request=one_line(redact(brief.latest_request or ""), LINE_MAX) or None,
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
@@ -271,11 +260,9 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
     snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot)
-    identity = {
-        **_SNAPSHOT_IDENTITY,
-        "GIT_AUTHOR_NAME": f"baker ({machine})",
-        "GIT_COMMITTER_NAME": f"baker ({machine})",
-    }
+    name, email = f"baker ({machine})", "baker@localhost"
+    identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
+    identity |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
     args = ["commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-"]
     commit = run(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
     # The old value guards against a concurrent push of the same machine moving it meanwhile.
@@ -501,13 +488,9 @@ def auto_push(root: Path, remote: str) -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) == 3 and argv[0] == "auto-push":
-        return auto_push(Path(argv[1]), argv[2])
-    return 2
-
-
-if __name__ == "__main__":
+if __name__ == "__main__":  # the detached auto-push: `auto-push ROOT REMOTE`
     import sys
 
-    sys.exit(main(sys.argv[1:]))
+    if len(sys.argv) != 4 or sys.argv[1] != "auto-push":
+        sys.exit(2)
+    sys.exit(auto_push(Path(sys.argv[2]), sys.argv[3]))
