@@ -52,10 +52,8 @@ exit 0
 def installer() -> str | None:
     """The absolute path of the running `baker`, which the hook falls back to when `baker` is
     not on PATH; None when it cannot be told (run as a module, say)."""
-    candidates = [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None]
-    candidates.append(Path(sys.executable).parent / "baker")
-    for path in candidates:
-        if path is not None and path.name == "baker" and os.access(path, os.X_OK):
+    for path in (Path(sys.argv[0] if sys.argv else ""), Path(sys.executable).parent / "baker"):
+        if path.name == "baker" and os.access(path, os.X_OK):
             return str(path.absolute())
     return None
 
@@ -90,9 +88,8 @@ def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
     hook = (folder if folder.is_absolute() else root / folder) / "pre-commit"
     shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
     top, here = root.absolute(), hook.absolute()
-    if not here.is_relative_to(top) or here.relative_to(top).parts[:1] == (".git",):
-        return hook, hook.with_name(CHAINED), shown, None
-    return hook, hook.with_name(CHAINED), shown, outside_project(hook, root)
+    in_tree = here.is_relative_to(top) and here.relative_to(top).parts[:1] != (".git",)
+    return hook, hook.with_name(CHAINED), shown, outside_project(hook, root) if in_tree else None
 
 
 def _ours(path: Path) -> bool:
@@ -123,20 +120,15 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
         except OSError as e:
             return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
         return [Change(path=shown, action="updated", detail=detail)]
-    if hook.exists() or hook.is_symlink():
-        if chained.exists() or chained.is_symlink():
-            return [
-                Change(
-                    path=shown,
-                    action="failed",
-                    detail=f"{chained.name} already exists: move it away and run again",
-                )
-            ]
+    if os.path.lexists(hook):
+        if os.path.lexists(chained):
+            why = f"{chained.name} already exists: move it away and run again"
+            return [Change(path=shown, action="failed", detail=why)]
         detail += f"; the existing hook runs first (kept as {chained.name})"
     if not dry_run:
         try:
             hook.parent.mkdir(parents=True, exist_ok=True)
-            if hook.exists() or hook.is_symlink():
+            if os.path.lexists(hook):
                 os.rename(hook, chained)
             atomic_write(hook, text, mode=0o755)
         except OSError as e:
@@ -154,7 +146,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
         return [Change(path=shown, action="failed", detail=why)]
     if not _ours(hook):
         return []
-    restore = chained.exists() or chained.is_symlink()
+    restore = os.path.lexists(chained)
     if not dry_run:
         try:
             if restore:
@@ -242,13 +234,13 @@ def report(problems: list[Problem]) -> str:
                 f"  {p.path}: the project's note, private to this checkout (never committed)"
             )
     if all(p.kind == "private" for p in problems):  # blocked for what the file is, not a secret
-        lines.append(
-            "Unstage it (`git restore --staged PATH`: it stays on disk, ignored) and commit again."
-        )
-        lines.append("To commit it anyway, once: `git commit --no-verify`.")
-        return "\n".join(lines)
-    lines += [
-        "Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
-        "If this is a false alarm, commit once with `git commit --no-verify`.",
-    ]
+        lines += [
+            "Unstage it (`git restore --staged PATH`: it stays on disk, ignored) and commit again.",
+            "To commit it anyway, once: `git commit --no-verify`.",
+        ]
+    else:
+        lines += [
+            "Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
+            "If this is a false alarm, commit once with `git commit --no-verify`.",
+        ]
     return "\n".join(lines)
