@@ -28,8 +28,7 @@ CHECKPOINT_MESSAGES = 8
 
 def trimmed(session: Session) -> Session:
     """The session as a checkpoint keeps it: the last few messages, everything else whole."""
-    copy = msgspec.structs.replace(session, messages=session.messages[-CHECKPOINT_MESSAGES:])
-    return copy
+    return msgspec.structs.replace(session, messages=session.messages[-CHECKPOINT_MESSAGES:])
 
 
 def take(

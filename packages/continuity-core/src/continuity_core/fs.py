@@ -78,19 +78,15 @@ def atomic_write(
         except OSError:
             pass
         raise
-    if durable:
-        _fsync_dir(folder or ".")
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
+    if durable:  # the folder too, so the rename survives a power cut
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+            fd = os.open(folder or ".", os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
 
 
 def is_loose(path: Path) -> bool:

@@ -25,27 +25,25 @@ if TYPE_CHECKING:
 else:
     EventKind = str
 
-_FIELDS = (
-    "agent",
-    "kind",
-    "native",
-    "session_id",
-    "transcript_path",
-    "cwd",
-    "source",
-    "tool_name",
-    "tool_input",
-    "paths",
-    "command",
-    "turn_id",
-    "error",
-    "error_message",
-    "reset_at",
-)
-
 
 class HookEvent:
-    __slots__ = _FIELDS
+    __slots__ = (
+        "agent",
+        "command",
+        "cwd",
+        "error",
+        "error_message",
+        "kind",
+        "native",
+        "paths",
+        "reset_at",
+        "session_id",
+        "source",
+        "tool_input",
+        "tool_name",
+        "transcript_path",
+        "turn_id",
+    )
 
     def __init__(
         self,
