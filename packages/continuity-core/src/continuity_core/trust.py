@@ -64,13 +64,11 @@ class Untrusted(StoreError):
 def _advice(path: Path, why: str, *, home: bool) -> str:
     what = "~/.baker ($BAKER_HOME)" if home else "this project's Continuity store"
     if "symlink" in why:
+        made = "a repository or someone else could have made" if home else "a clone can commit"
+        fix = " (or point BAKER_HOME at the real folder)" if home else ""
         return (
-            f"{what} is not used through a link a repository or someone else could have "
-            f"made. Look at it, remove the link (`rm {path}`) and run `baker init` again "
-            "(or point BAKER_HOME at the real folder)"
-            if home
-            else f"{what} is not used through a link (a cloned repository can commit one). "
-            f"Look at it, remove the link (`rm {path}`) and run `baker init` again"
+            f"{what} is not used through a link {made}. Look at it, remove the link "
+            f"(`rm {path}`) and run `baker init` again{fix}"
         )
     if "another user" in why:
         return (
@@ -277,8 +275,7 @@ def tracked(root: StrPath) -> list[str]:
     """The paths under `.baker` and `memory/hot.md` that git's index holds, relative to
     `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
     root = os.fspath(root)
-    key, written = _index_key(root)
-    mark = _tracked_mark(key) if key is not None else None
+    mark, written = _mark(root)
     if mark is not None:
         try:
             os.lstat(mark)
@@ -318,18 +315,21 @@ def ls_files(
     return [p for p in out.split("\0") if p]
 
 
-def _index_key(root: str) -> tuple[str | None, float]:
-    """What identifies the git index `root` uses right now (git replaces the file on every
-    write), and when it was last written; None when git's environment points
-    elsewhere or no index is found."""
+def _mark(root: str) -> tuple[str | None, float]:
+    """The file in ~/.baker that remembers a clean verdict for the git index `root` uses right
+    now, and when that index was last written; None when git's environment points elsewhere,
+    no index is found or ~/.baker refuses. The index is known by its identity: git replaces
+    the file on every write."""
+    from continuity_core.fs import hexdigest
     from continuity_core.git import git_dir
 
     found = git_dir(root)
     try:
         ist = os.stat(os.path.join(found, "index")) if found else None
-    except OSError:
-        ist = None
-    if found is None or ist is None:
+        folder = home_path(*TRACKED_CACHE, create=_REMEMBER["clean"]) if ist else None
+    except (OSError, Untrusted):
+        return None, 0.0
+    if ist is None or folder is None:
         return None, 0.0
     key = (
         f"{root}\0{found}\0{ist.st_dev}\0{ist.st_ino}\0"
@@ -337,17 +337,7 @@ def _index_key(root: str) -> tuple[str | None, float]:
     )
     # Its modification time alone: a rewrite sets it to the time of writing, and one set
     # back by hand changes the inode's change time, also in the key.
-    return key, ist.st_mtime
-
-
-def _tracked_mark(key: str) -> str | None:
-    from continuity_core.fs import hexdigest
-
-    try:
-        folder = home_path(*TRACKED_CACHE, create=_REMEMBER["clean"])
-    except (OSError, Untrusted):
-        return None
-    return os.path.join(folder, hexdigest(key.encode(), "sha256")[:32])
+    return os.path.join(folder, hexdigest(key.encode(), "sha256")[:32]), ist.st_mtime
 
 
 def sweep(folder: StrPath, max_age_s: float) -> None:
