@@ -61,18 +61,19 @@ def _decode(data: bytes, path: str) -> GlobalConfig:
     import tomllib  # only where a config.toml exists
 
     try:
-        raw = tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        raw = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
     try:
         config = msgspec.convert(raw, GlobalConfig)
     except msgspec.ValidationError as e:
-        raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
+        raise ConfigError(explain(e, path, text)) from None
     for agent, folders in config.transcripts.items():
         # as an account's `dir` (schemas.config): a relative folder would follow the cwd
         bad = next((f for f in folders if not f.startswith(("~", "/"))), None)
         if bad is not None:
-            line, _ = locate(data.decode(errors="replace"), ["transcripts"], agent)
+            line, _ = locate(text, ["transcripts"], agent)
             at = f", line {line}" if line else ""
             raise ConfigError(
                 f"{_shown(path)}{at}: [transcripts] {agent} holds {bad!r}, which "
@@ -117,16 +118,10 @@ def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
     m = re.search(_WHERE, raw)
     # `$.transcripts.claude[0]`, `$.accounts[...].dir`: list indexes dropped, and msgspec does
     # not say which account, so that is found by validating each.
-    where = (
-        [
-            p
-            for p in re.findall(r"\[\.\.\.\]|\[\d+\]|[^.\[]+", m.group("path"))
-            if not p.startswith("[") or p == "[...]"
-        ]
-        if m
-        else []
-    )
-    where = [_bad_account(text) if p == "[...]" else p for p in where]
+    dotted = re.sub(r"\[\d+\]", "", m.group("path")) if m else ""
+    where = [
+        _bad_account(text) if p == "[...]" else p for p in re.findall(r"\[\.\.\.\]|[^.\[]+", dotted)
+    ]
     raw = raw[: m.start()] if m else raw
     key, what = "", raw
     if raw.startswith("Object contains unknown field"):
