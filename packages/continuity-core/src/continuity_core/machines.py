@@ -469,7 +469,7 @@ def auto_push(root: Path, remote: str) -> int:
         signal.alarm(AUTO_PUSH_TIMEOUT_S)
     try:
         result = push(root, remote, interactive=False, timeout=AUTO_PUSH_TIMEOUT_S - 5)
-    except (Exception, TimeoutError) as e:
+    except Exception as e:  # TimeoutError from the alarm included
         store.log(
             "push_failed", command="push", remote=remote, error=f"{type(e).__name__}: {e}"[:500]
         )

@@ -272,17 +272,7 @@ class ModuleAdapter:
     `hooks_by`'s; `doctor` and `cli_version` are those of the module `checks()` imports on
     first use (hooks never load the doctor), the four install methods those of the module
     `installer()` imports likewise; `archive_text` reads the archive's common keys
-    plus `archive_keys`:
-
-        class FakeAdapter(ModuleAdapter):
-            found_by: ClassVar[Discovery] = discovery
-            hooks_by: ClassVar[HookHalf] = hooks
-
-            def checks(self) -> Checks:
-                from fake_agent import doctor
-
-                return doctor
-    """
+    plus `archive_keys` (docs/adapters.md; every bundled adapter derives from it)."""
 
     # Sessions are JSONL files of their own unless an adapter says otherwise (OpenCode's rows).
     session_records: SessionRecords | None = None
