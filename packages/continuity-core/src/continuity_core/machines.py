@@ -363,7 +363,6 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
     rewrite `.baker/machines.json`."""
     _require_repo(root)
     remote = check_remote(remote) if remote else default_remote(root)
-    me = machine_name()
     run(
         root,
         "fetch",
@@ -373,7 +372,7 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
         "--no-tags",
         remote,
         f"+{REF_PREFIX}*:{REF_PREFIX}*",
-        f"^{ref_for(me)}",
+        f"^{ref_for(machine_name())}",
     )
     refused: list[str] = []
     found = refresh(root, refused)
@@ -382,9 +381,10 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
     )
 
 
-def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
+def refresh(root: Path, refused: list[str]) -> MachinesFile:
     """Rewrite `.baker/machines.json` from the refs: other machines and their traps, every
-    string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`."""
+    string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`; what is not
+    read, and why, goes into `refused`."""
     from continuity_core.stamps import now_iso
     from continuity_core.store import Store
     from continuity_core.traps import WHY_MAX, parse_lines
@@ -394,12 +394,10 @@ def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
     traps: list[Trap] = []
     for info, data in zip(found, traps_blobs, strict=True):
         if data is not None and len(data) > SNAPSHOT_MAX:
-            if refused is not None:
-                refused.append(
-                    f"{REF_PREFIX}{info.name} ({TRAPS_JSONL}) is {len(data) // 1024} KiB, over "
-                    f"the {SNAPSHOT_MAX // 1024} KiB a snapshot file may hold: its traps are "
-                    "not read"
-                )
+            refused.append(
+                f"{REF_PREFIX}{info.name} ({TRAPS_JSONL}) is {len(data) // 1024} KiB, over "
+                f"the {SNAPSHOT_MAX // 1024} KiB a snapshot file may hold: its traps are not read"
+            )
             continue
         # Whoever can push to the remote writes these: bounded, so the hooks stay fast.
         for trap in parse_lines(data or b"")[-TRAPS_PER_MACHINE:]:
