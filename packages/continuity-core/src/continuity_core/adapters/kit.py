@@ -478,16 +478,13 @@ def add_command(
     error = redact(error_line(output)) if failed and output else ""
     session.commands_total += 1
     runs = session.commands
-    for i in range(len(runs) - 1, -1, -1):
-        run = runs[i]
-        if run.command != text:
-            continue
-        if (run.exit_code, run.failed, run.error) == (exit_code, failed, error):
-            run.count += 1
-            run.timestamp = timestamp or run.timestamp
-            runs.append(runs.pop(i))
-            return run
-        break
+    i = next((i for i in range(len(runs) - 1, -1, -1) if runs[i].command == text), -1)
+    if i >= 0 and (runs[i].exit_code, runs[i].failed, runs[i].error) == (exit_code, failed, error):
+        run = runs.pop(i)
+        run.count += 1
+        run.timestamp = timestamp or run.timestamp
+        runs.append(run)
+        return run
     run = CommandRun(
         command=text, exit_code=exit_code, failed=failed, error=error, timestamp=timestamp
     )
