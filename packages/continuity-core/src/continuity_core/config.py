@@ -165,10 +165,7 @@ def _bad_account(text: str) -> str:
 
     from continuity_core.schemas.config import AccountConfig
 
-    try:
-        accounts = tomllib.loads(text).get("accounts", {})
-    except tomllib.TOMLDecodeError:
-        return "?"
+    accounts = tomllib.loads(text).get("accounts", {})  # text that parsed once already
     for name, value in accounts.items() if isinstance(accounts, dict) else ():
         try:
             msgspec.convert(value, AccountConfig)
@@ -201,10 +198,7 @@ def _suggest(key: str, where: list[str]) -> str:
     if not close:
         return ""
     hit = close[0]
-    kind = fields[hit]
-    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) or str(
-        kind
-    ).startswith("dict")
+    is_table = bool(_fields(fields[hit])) or str(fields[hit]).startswith("dict")
     return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
 
 

@@ -133,8 +133,7 @@ class SessionRecords(Protocol):
 
 
 class Discovery(Protocol):
-    """An adapter's accounts and where their sessions are (an adapter package's discovery
-    module, which the hooks need anyway)."""
+    """An adapter's accounts and where their sessions are (its package's discovery module)."""
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
@@ -154,8 +153,7 @@ class Discovery(Protocol):
 
 
 class HookHalf(Protocol):
-    """An adapter's hook payloads read and its output written (an adapter package's hook
-    module, which the hooks load alone)."""
+    """An adapter's hook payloads read and its output written (its package's hook module)."""
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         """Parse a hook's stdin (or notify's argv); raise ValueError when it is not ours."""
@@ -167,8 +165,7 @@ class HookHalf(Protocol):
 
 
 class Installer(Protocol):
-    """An adapter's hooks and `baker mcp` put in and taken out (an adapter package's install
-    module)."""
+    """An adapter's hooks and `baker mcp` put in and taken out (its package's install module)."""
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
         """Project-level hooks and config (`baker init` / `baker sync`)."""
@@ -191,8 +188,7 @@ class Installer(Protocol):
 
 
 class Checks(Protocol):
-    """An adapter's `baker doctor` lines and its CLI's version (an adapter package's doctor
-    module)."""
+    """An adapter's `baker doctor` lines and its CLI's version (its package's doctor module)."""
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
         """Checks of this agent's hooks, trust, versions and retention."""

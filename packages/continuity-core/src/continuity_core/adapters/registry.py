@@ -196,15 +196,10 @@ def load(name: str) -> Adapter:
         import difflib
 
         near = difflib.get_close_matches(name, list(registered(GROUP)), n=1)
-        if near:  # a misspelling (`claud`): there is no extra of that name to install
-            raise AdapterError(
-                f"no adapter named {name!r} is installed; did you mean {near[0]!r}? "
-                "(see `baker adapters`)"
-            )
-        raise AdapterError(
-            f"no adapter named {name!r} is installed; install it with "
-            f'`pip install "continuity-cli[{name}]"` (see `baker adapters`)'
-        )
+        install = f'install it with `pip install "continuity-cli[{name}]"`'
+        # a misspelling (`claud`) has no extra of that name to install
+        fix = f"did you mean {near[0]!r}?" if near else install
+        raise AdapterError(f"no adapter named {name!r} is installed; {fix} (see `baker adapters`)")
     lacks = missing(instance)  # the protocol's members (a Protocol only for the type checker)
     if lacks:
         _loaded.pop((GROUP, name), None)
