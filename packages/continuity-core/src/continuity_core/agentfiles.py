@@ -19,6 +19,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
+from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, inside
 
@@ -77,14 +78,10 @@ def is_empty_settings(text: str | None) -> bool:
 
 
 def _record_path() -> Path:
-    from continuity_core import trust
-
     return Path(trust.home_path(), RECORD)
 
 
 def _load_record() -> dict[str, str | None]:
-    from continuity_core import trust
-
     try:
         data = json.loads(trust.read_bytes(_record_path(), home=True))
     except (FileNotFoundError, ValueError):

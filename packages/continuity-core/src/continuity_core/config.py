@@ -14,7 +14,7 @@ import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import ConfigError
-from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.config import AccountConfig, GlobalConfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,8 +162,6 @@ def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
 def _bad_account(text: str) -> str:
     """The name of the first [accounts.NAME] table that does not validate."""
     import tomllib
-
-    from continuity_core.schemas.config import AccountConfig
 
     accounts = tomllib.loads(text).get("accounts", {})  # text that parsed once already
     for name, value in accounts.items() if isinstance(accounts, dict) else ():

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from continuity_core.errors import BakerError
-from continuity_core.git import GIT_TIMEOUT_S, GitError, run, run_env
+from continuity_core.git import GIT_TIMEOUT_S, GitError, local_config_may_name, run, run_env
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.snapshots import (
     BRIEF_JSON,
@@ -51,7 +51,8 @@ from continuity_core.snapshots import (
     snapshots,
     validate_machine,
 )
-from continuity_core.store import MACHINES_FILE  # written by `pull`
+from continuity_core.stamps import now_iso
+from continuity_core.store import MACHINES_FILE, Store  # machines.json: written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.schemas.trap import Trap
@@ -104,8 +105,6 @@ def machine_name(configured: str | None = None) -> str:
 def local_config(root: StrPath) -> dict[str, str]:
     """`baker.*` keys of the clone's own git config (`--local`: never the global or system
     files, never an include, never anything a clone could bring)."""
-    from continuity_core.git import local_config_may_name
-
     if not local_config_may_name(root, b"baker"):  # no baker.* key there: no git call
         return {}
     out = run(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
@@ -141,7 +140,6 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     from continuity_core import handoff
     from continuity_core.note import NOTE_PATH
     from continuity_core.redact import one_line, redact
-    from continuity_core.store import Store
     from continuity_core.traps import traps_path
 
     store = Store(root)
@@ -239,7 +237,6 @@ def _limits() -> list[dict[str, object]]:
 
 def _message(machine: str, snap: Snapshot) -> str:
     """`laptop · 2026-12-01T14:02:00Z · claude · limit` and the latest request."""
-    from continuity_core.stamps import now_iso
 
     state = "limit" if snap.ended_on_limit else (snap.event or "manual")
     subject = " · ".join([machine, now_iso(), snap.agent or "no agent", state])
@@ -294,7 +291,6 @@ def push(
     timeout: float = GIT_TIMEOUT_S,
 ) -> PushResult:
     """Snapshot this project on `refs/baker/<machine>` and push that ref (or delete it)."""
-    from continuity_core.store import Store
 
     _require_repo(root)
     machine = machine or machine_name()
@@ -385,8 +381,6 @@ def refresh(root: Path, refused: list[str]) -> MachinesFile:
     """Rewrite `.baker/machines.json` from the refs: other machines and their traps, every
     string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`; what is not
     read, and why, goes into `refused`."""
-    from continuity_core.stamps import now_iso
-    from continuity_core.store import Store
     from continuity_core.traps import WHY_MAX, parse_lines
 
     found = snapshots(root, exclude=machine_name(), refused=refused)[:MACHINES_MAX]
@@ -453,8 +447,6 @@ def auto_push(root: Path, remote: str) -> int:
     """The detached push: bounded to AUTO_PUSH_TIMEOUT_S, failures logged for `baker audit`."""
     import signal
     import time
-
-    from continuity_core.store import Store
 
     store = Store(root)
     start = time.monotonic()

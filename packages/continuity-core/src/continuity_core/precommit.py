@@ -22,7 +22,7 @@ from pathlib import Path
 from continuity_core import git
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
-from continuity_core.project import IGNORED  # the store and the note: never committed
+from continuity_core.project import IGNORED, outside_project  # IGNORED: never committed
 
 MARKER = "# baker pre-commit guard"
 CHAINED = "pre-commit.baker-chained"
@@ -81,8 +81,6 @@ def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
     which a repository can commit as a link) is refused when a link in it leads out of the
     project. `.git/` never comes with a clone, and a folder configured elsewhere is the
     user's. OSError or GitError where git cannot say where the hooks are."""
-    from continuity_core.project import outside_project
-
     # Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`).
     folder = Path(git.run(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
     hook = (folder if folder.is_absolute() else root / folder) / "pre-commit"

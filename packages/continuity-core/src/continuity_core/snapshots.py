@@ -335,11 +335,9 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
 def compare(root: Path, machine: str, theirs: GitFacts) -> str:
     """What differs between `machine`'s repo state and this checkout: branch, commits, and
     whether its uncommitted files exist here."""
-    from continuity_core.git import git_facts
-
     if not theirs.is_repo:
         return f"- {machine} was not in a git repository"
-    here = git_facts(root, worktrees=False)
+    here = _git.git_facts(root, worktrees=False)
     head = theirs.head if theirs.head and _OID.match(theirs.head) else ""
     switch = not theirs.branch or _BRANCH.match(theirs.branch) is not None  # safe to suggest
     if not switch:
