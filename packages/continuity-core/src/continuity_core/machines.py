@@ -291,11 +291,9 @@ def push(
     timeout: float = GIT_TIMEOUT_S,
 ) -> PushResult:
     """Snapshot this project on `refs/baker/<machine>` and push that ref (or delete it)."""
-
-    _require_repo(root)
+    remote = _remote(root, remote)
     machine = machine or machine_name()
     ref = ref_for(machine)
-    remote = check_remote(remote) if remote else default_remote(root)
     env = _remote_env(interactive)
     result = PushResult(machine=machine, remote=remote, ref=ref)
     if delete:
@@ -325,8 +323,7 @@ def push(
             # The remote is neither a configured name nor a repository.
             if "does not appear to be a git repository" in str(e) or "No such remote" in str(e):
                 raise GitError(
-                    f"{e}\nThe snapshot is kept here on {ref}; to push it, "
-                    "add the remote "
+                    f"{e}\nThe snapshot is kept here on {ref}; to push it, add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"
                 ) from None
@@ -346,9 +343,11 @@ def push(
     return result
 
 
-def _require_repo(root: Path) -> None:
+def _remote(root: Path, remote: str | None) -> str:
+    """`remote` checked, else `default_remote`; BakerError outside a git repository."""
     if _rev(root, "HEAD") is None and not (root / ".git").exists():
         raise BakerError(f"{root} is not in a git repository: machines meet through its remote")
+    return check_remote(remote) if remote else default_remote(root)
 
 
 # --- pull, and what the hooks read ------------------------------------------------------------
@@ -357,8 +356,7 @@ def _require_repo(root: Path) -> None:
 def pull(root: Path, remote: str | None = None) -> PullResult:
     """Fetch every machine's snapshot ref (not this machine's own, not any branch), then
     rewrite `.baker/machines.json`."""
-    _require_repo(root)
-    remote = check_remote(remote) if remote else default_remote(root)
+    remote = _remote(root, remote)
     run(
         root,
         "fetch",

@@ -218,10 +218,8 @@ def hook_module(name: str) -> HookHalf:
             found = load_plugin(name, HOOK_GROUP)
         except AdapterError:
             found = None  # the adapter's own methods say the same, or fail with its error
-        if (
-            found is not None
-            and callable(getattr(found, "parse_hook", None))
-            and callable(getattr(found, "render_context", None))
+        if found is not None and all(
+            callable(getattr(found, m, None)) for m in ("parse_hook", "render_context")
         ):
             return found  # type: ignore[return-value]
     return load(name)
