@@ -22,7 +22,6 @@ from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
 from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
-from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
@@ -431,7 +430,9 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
         return
     # A file written by one CLI and migrated or appended to by another may say it twice. The
     # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
-    digest = hexdigest(text.encode(), "blake2b", digest_size=12)
+    import hashlib  # here: only a typed request needs it
+
+    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
     if (
         digest == extra.get("last_request")
         and session.records - extra.get("last_request_at", 0) < 6

@@ -129,10 +129,8 @@ def backup_beside(path: Path) -> Path:
     return backup
 
 
-def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None = None) -> str:
+def hexdigest(data: bytes, algorithm: str = "sha1") -> str:
     """The hex digest that names a scratch file or fingerprints a file (not security)."""
     import hashlib
 
-    if digest_size is not None:  # blake2b's
-        return hashlib.blake2b(data, digest_size=digest_size).hexdigest()
     return hashlib.new(algorithm, data).hexdigest()

@@ -287,12 +287,11 @@ def push(
     *,
     delete: bool = False,
     interactive: bool = True,
-    machine: str | None = None,
     timeout: float = GIT_TIMEOUT_S,
 ) -> PushResult:
     """Snapshot this project on `refs/baker/<machine>` and push that ref (or delete it)."""
     remote = _remote(root, remote)
-    machine = machine or machine_name()
+    machine = machine_name()
     ref = ref_for(machine)
     env = _remote_env(interactive)
     result = PushResult(machine=machine, remote=remote, ref=ref)
