@@ -397,12 +397,12 @@ _FAILURE = (
 )
 
 
-def error_line(output: str, limit: int = ERROR_CHARS) -> str:
+def error_line(output: str) -> str:
     """The one line of a failed command's output that says what went wrong: the first line
     naming an error (an exception, pytest's `E` line, `error:`/`fatal:`), else the first with
     a failure's words ("failed", "not found", "denied"…), else the first line that is not a
     blank line, a banner, a test runner's header or tally, a stack frame or the agent's own
-    wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
+    wrapper (`Exit code 1`); at most `ERROR_CHARS` characters, unredacted. "" for none.
     """
     noise = re.compile(_NOISE, re.IGNORECASE)
     error = re.compile(_ERROR)
@@ -424,7 +424,7 @@ def error_line(output: str, limit: int = ERROR_CHARS) -> str:
     if first.startswith("E ") and len(first) > 2:  # pytest's gutter
         first = first[1:].strip()
     first = " ".join(first.split())
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+    return first if len(first) <= ERROR_CHARS else first[: ERROR_CHARS - 1] + "…"
 
 
 def exit_code_after(text: str, *prefixes: str, head: int = 400) -> int | None:
@@ -437,15 +437,14 @@ def exit_code_after(text: str, *prefixes: str, head: int = 400) -> int | None:
     return None
 
 
-def first_lines(
-    text: str, lines: int = SUBAGENT_RESULT_LINES, limit: int = SUBAGENT_RESULT_CHARS
-) -> str:
-    """The first `lines` non-blank lines of `text`, at most `limit` characters, "…" where cut."""
+def first_lines(text: str) -> str:
+    """The first `SUBAGENT_RESULT_LINES` non-blank lines of `text`, at most
+    `SUBAGENT_RESULT_CHARS` characters, "…" where cut."""
     kept = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
-    out = "\n".join(kept[:lines])
-    cut = len(kept) > lines
-    if len(out) > limit:
-        out, cut = out[: limit - 1].rstrip(), True
+    out = "\n".join(kept[:SUBAGENT_RESULT_LINES])
+    cut = len(kept) > SUBAGENT_RESULT_LINES
+    if len(out) > SUBAGENT_RESULT_CHARS:
+        out, cut = out[: SUBAGENT_RESULT_CHARS - 1].rstrip(), True
     return out + " …" if cut else out
 
 
