@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,27 +183,25 @@ def check(root: Path) -> list[Problem]:
     for path, numbers, lines in _added(diff):
         text = "\n".join(lines)
         starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
-        seen: set[tuple[str, int]] = set()
-        for kind, start, _ in findings(text):
-            index = bisect.bisect_right(starts, start) - 1
-            if (kind, numbers[index]) not in seen:
-                seen.add((kind, numbers[index]))
-                problems.append(Problem(path=path, line=numbers[index], kind=kind))
+        found = dict.fromkeys(  # each kind once per line
+            (kind, numbers[bisect.bisect_right(starts, start) - 1])
+            for kind, start, _ in findings(text)
+        )
+        problems += [Problem(path=path, line=line, kind=kind) for kind, line in found]
     return problems
 
 
-def _added(diff: str) -> list[tuple[str, list[int], list[str]]]:
+def _added(diff: str) -> Iterator[tuple[str, list[int], list[str]]]:
     """(path, line numbers, lines) of the lines each file's staged diff adds."""
-    out: list[tuple[str, list[int], list[str]]] = []
     path: str | None = None
     numbers: list[int] = []
     lines: list[str] = []
     line_no = 0
     header = False  # between `diff --git` and the first hunk: `+++ b/path` names the file
-    for raw in diff.split("\n"):
+    for raw in [*diff.split("\n"), "diff --git "]:  # the last line ends the last file
         if raw.startswith("diff --git "):
             if path is not None and lines:
-                out.append((path, numbers, lines))
+                yield path, numbers, lines
             path, numbers, lines, header = None, [], [], True
         elif header and raw.startswith("+++ "):
             target = raw[4:].strip('"')
@@ -214,9 +213,6 @@ def _added(diff: str) -> list[tuple[str, list[int], list[str]]]:
             numbers.append(line_no)
             lines.append(raw[1:])
             line_no += 1
-    if path is not None and lines:
-        out.append((path, numbers, lines))
-    return out
 
 
 def report(problems: list[Problem]) -> str:
