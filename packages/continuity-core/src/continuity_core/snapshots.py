@@ -303,8 +303,7 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     brief: Brief = decode(brief_data or b"", brief_mod.Brief, f"{where} {BRIEF_JSON}")
     snap = decode(snap_data or b"", Snapshot, f"{where} {SNAPSHOT_JSON}", LINE_MAX)
     when = clean_text(run(root, "log", "-1", "--format=%cI", commit).strip(), 64)
-    body = compare(root, machine, snap.git)
-    body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{body}"
+    body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{compare(root, machine, snap.git)}"
     section = Section(
         key="repo",
         title=f"Repo state on {machine}, compared with here",

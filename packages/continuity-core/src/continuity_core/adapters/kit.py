@@ -253,8 +253,7 @@ def is_our_mcp(entry: object) -> bool:
     if not isinstance(entry, dict):
         return False
     argv = [entry.get("command"), *(entry.get("args") or [])]
-    line = " ".join(a for a in argv if isinstance(a, str))
-    return "baker mcp" in line
+    return "baker mcp" in " ".join(a for a in argv if isinstance(a, str))
 
 
 class ArchiveKeys(Struct, frozen=True):
