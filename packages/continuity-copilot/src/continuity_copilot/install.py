@@ -15,7 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Account, Change, UserOptions, kit
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER
 
 PROJECT_HOOKS = Path(".github") / "hooks" / "baker.json"
 SETTINGS = "settings.json"

@@ -2,24 +2,14 @@
 
 `protocol` says what an adapter is (`Adapter` and its optional abilities), `registry` finds
 and loads adapters and probes through entry points, and `kit` holds what adapter authors
-share. The names adapters and core use most are re-exported here (the rest are imported from
-their module), each imported on first use (PEP 562): the hooks load `registry` alone, without
-the protocol's msgspec Structs or the kit's `re` (docs/decisions.md, "How the hooks stay
-fast").
+share. The protocol's types and the registry's loaders are re-exported here (everything else
+is imported from its module), each imported on first use (PEP 562): the hooks load
+`registry` alone, without the protocol's msgspec Structs (docs/decisions.md, "How the hooks
+stay fast").
 """
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from continuity_core.adapters.kit import (
-        INLINE_PROMPT_MAX,
-        MCP_NAME,
-        MCP_SERVER,
-        cli_version,
-        expand,
-        hook_command,
-        is_our_mcp,
-        unique_accounts,
-    )
     from continuity_core.adapters.protocol import (
         Account,
         Adapter,
@@ -46,7 +36,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import sys
 
-    for module in ("registry", "protocol", "kit"):  # the hooks need the registry alone
+    for module in ("registry", "protocol"):  # the hooks need the registry alone
         full = f"{__name__}.{module}"
         __import__(full)  # importlib.import_module, without importing importlib
         if hasattr(sys.modules[full], name):
@@ -57,9 +47,6 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "INLINE_PROMPT_MAX",
-    "MCP_NAME",
-    "MCP_SERVER",
     "Account",
     "Adapter",
     "Change",
@@ -72,12 +59,7 @@ __all__ = [
     "SessionRecords",
     "UsageSource",
     "UserOptions",
-    "cli_version",
-    "expand",
-    "hook_command",
-    "is_our_mcp",
     "load",
     "load_all",
     "registered",
-    "unique_accounts",
 ]
