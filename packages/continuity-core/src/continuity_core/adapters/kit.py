@@ -513,14 +513,12 @@ def add_subagent(
 
     kept = redact(first_lines(result)) if result is not None else None
     line = redact(one_line(task, SUBAGENT_TASK_CHARS)) if task.strip() else ""
-    if id is not None:
-        for sub in session.subagents:
-            if sub.id == id:
-                sub.task = line or sub.task
-                if kept is not None:
-                    sub.result = kept
-                sub.timestamp = sub.timestamp or timestamp
-                return sub
+    same = next((s for s in session.subagents if s.id == id), None) if id is not None else None
+    if same is not None:
+        same.task = line or same.task
+        same.result = same.result if kept is None else kept
+        same.timestamp = same.timestamp or timestamp
+        return same
     sub = SubagentResult(task=line, result=kept, id=id, timestamp=timestamp)
     session.subagents.append(sub)
     del session.subagents[: -limits.SUBAGENTS]
