@@ -86,11 +86,9 @@ def _load_record() -> dict[str, str | None]:
         data = json.loads(trust.read_bytes(_record_path(), home=True))
     except (FileNotFoundError, ValueError):
         return {}
-    return (
-        {k: v for k, v in data.items() if v is None or isinstance(v, str)}
-        if isinstance(data, dict)
-        else {}
-    )
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if v is None or isinstance(v, str)}
 
 
 def remember_before(path: Path, old: str | None) -> None:

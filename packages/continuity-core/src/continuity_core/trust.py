@@ -232,12 +232,11 @@ def check_store(root: StrPath) -> None:
     if why:
         raise Untrusted(store, why)
     for entry in _entries(store):
-        path = entry.path
         why = problem(entry.stat(follow_symlinks=False), folder=entry.is_dir(follow_symlinks=False))
         if why:
-            raise Untrusted(path, why)
+            raise Untrusted(entry.path, why)
         if entry.is_dir(follow_symlinks=False):
-            for inner in _entries(path):
+            for inner in _entries(entry.path):
                 if inner.is_symlink():
                     raise Untrusted(inner.path, "is a symlink")
     check_tracked(root)
