@@ -240,15 +240,10 @@ class Adapter(Discovery, HookHalf, Installer, Checks, Protocol):
 
 
 # Every member an adapter must have (a plugin that lacks one fails to load, naming it): the
-# Protocol's attributes, then its methods and those of the Protocols it joins.
+# Protocol's attributes, then its methods and those of the Protocols it joins (by name).
 MEMBERS: tuple[str, ...] = (
     *Adapter.__annotations__,
-    *(
-        n
-        for part in (Discovery, Adapter, HookHalf, Installer, Checks)
-        for n, v in vars(part).items()
-        if callable(v) and not n.startswith("_")
-    ),
+    *(n for n in dir(Adapter) if not n.startswith("_")),
 )
 
 
