@@ -6,7 +6,7 @@ returns the text to print, if any.
 
 `pretool` runs before every tool call and has the tightest budget (docs/decisions.md, "Hook
 start-up budget"): this module imports only the lean store at module level, and pretool
-loads the agent's hook module alone (`adapters.hook_module`), never the whole adapter.
+loads the agent's hook module alone (`registry.hook_module`), never the whole adapter.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, now_iso, project_root, worktree_root
+from continuity_core.stamps import now_iso
+from continuity_core.store import Store, project_root, worktree_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from continuity_core.adapters import Adapter
-    from continuity_core.adapters.kit import HookHalf
+    from continuity_core.adapters.protocol import HookHalf
     from continuity_core.traps import Shown
 
 
