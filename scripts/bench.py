@@ -473,10 +473,9 @@ class Bench:
             self.setup_peers()
         for agent in agents:
             self.log(f"{agent}:")
-            if agent == benchgen.OPENCODE:  # its sessions are database rows, not a transcript
+            if agent == benchgen.OPENCODE:  # its hook rows run on the captured database
                 self.opencode(only)
-                continue
-            if agent not in benchgen.AGENTS:  # an adapter benchgen cannot write sessions for
+            elif agent not in benchgen.AGENTS:  # an adapter benchgen cannot write sessions for
                 self.add(
                     Row(
                         "every row",
@@ -488,9 +487,9 @@ class Bench:
                     )
                 )
                 continue
-            gen = self.data.transcript(agent, small, log=self.log)
-            home = self.data.home(f"size-{small}")
-            if "hooks" in only:
+            elif "hooks" in only:  # the other agents' hook rows: the smallest transcript
+                gen = self.data.transcript(agent, small, log=self.log)
+                home = self.data.home(f"size-{small}")
                 self.pretool(agent, home, gen.path)
                 self.pickup(agent, home, gen.path)
             for size in sizes if "checkpoint" in only else []:
@@ -600,11 +599,15 @@ class Bench:
 
     def checkpointed(self, agent: str, size: int) -> None:
         """Handoff of a checkpointed session, then a checkpoint after each appended turn."""
-        gen = self.data.transcript(agent, size, log=self.log)
+        gen = self.data.sized(agent, size, log=self.log)
         home = self.data.home(f"size-{size}")
         label = human(size)
         self.fresh_store(home, init=True)
-        stop = benchgen.hook_payload(agent, 0, home, self.data.cwd, gen.path)
+        opencode = agent == benchgen.OPENCODE  # a database: its turns are rows
+        if opencode:
+            stop = benchgen.opencode_payload(0, self.data.cwd)
+        else:
+            stop = benchgen.hook_payload(agent, 0, home, self.data.cwd, gen.path)
         first = self.measure(
             self.baker_cmd("checkpoint", "--agent", agent),
             home,
@@ -641,9 +644,12 @@ class Bench:
 
         def append(i: int) -> None:
             request = APPENDED.format(k=turn[0])
-            added[0] += benchgen.append_turn(
-                agent, gen.path, self.data.cwd, turn[0], prompt=request
-            )
+            if opencode:
+                added[0] += benchgen.append_opencode_turn(gen.path, turn[0], request)
+            else:
+                added[0] += benchgen.append_turn(
+                    agent, gen.path, self.data.cwd, turn[0], prompt=request
+                )
             turn[0] += 1
 
         try:
@@ -655,7 +661,10 @@ class Bench:
                 count=True,
             )
         finally:
-            os.truncate(gen.path, gen.size)
+            if opencode:  # the next reuse deletes the appended rows (`Data.sized`)
+                self.data.sized(agent, size, log=self.log)
+            else:
+                os.truncate(gen.path, gen.size)
         row = Row(
             "`baker checkpoint` after one turn",
             agent,
@@ -669,8 +678,8 @@ class Bench:
 
     def opencode(self, only: set[str]) -> None:
         """OpenCode's hooks (its plugin runs `baker pretool`, `pickup` and `checkpoint` with
-        the payloads in tests/fixtures/opencode/payloads) on the captured database, whose
-        session is rows, not a transcript file of a size: the size rows are not made for it."""
+        the payloads in tests/fixtures/opencode/payloads) on the captured database; its rows
+        by size run on databases scripts/benchgen.py grows from it (`Data.sized`)."""
         agent = benchgen.OPENCODE
         home = self.data.home("opencode")
         db = benchgen.write_opencode(home, self.data.cwd)
@@ -742,22 +751,10 @@ class Bench:
                 note="the captured database; each turn a request and an answer in new rows",
             )
             self.check(row, max_ratio=CHECKPOINT_X, max_mib=60)
-        if "handoff" in only:  # the captured session, whatever its latest request says
-            self.beside(agent, home, db.stat().st_size, expect=None)
-        self.add(
-            Row(
-                "rows by transcript size (checkpoint, handoff, brief)",
-                agent,
-                target="measured",
-                met=False,
-                note="not measured: scripts/benchgen.py writes no OpenCode database of a "
-                "given size yet (the hook rows and the never-seen handoff use the captured one)",
-            )
-        )
 
     def never_seen(self, agent: str, size: int) -> None:
         """`baker handoff` of the `size` transcript it never read, beside ccusage (`beside`)."""
-        self.data.transcript(agent, size, log=self.log)
+        self.data.sized(agent, size, log=self.log)
         self.beside(agent, self.data.home(f"size-{size}"), size, expect=FINAL_REQUEST.encode())
 
     def beside(self, agent: str, home: Path, size: int, *, expect: bytes | None) -> None:
@@ -990,7 +987,7 @@ class Bench:
     def peers(self, agent: str, size: int) -> None:
         """portable-resume on `agent`'s `size` transcript, just before `baker handoff` reads
         the same file: same page cache, same load (ccusage runs beside it: `never_seen`)."""
-        self.data.transcript(agent, size, log=self.log)
+        self.data.sized(agent, size, log=self.log)
         home = self.data.home(f"size-{size}")
         label = human(size)
         runs = min(self.args.runs, 3)
@@ -1135,9 +1132,8 @@ in ≤ {NEVER_SEEN_MIB} MiB. ccusage is installed from the npm registry as `ccus
 newest 20.x that has a native binary for this platform); it parses the whole file, so its
 token totals grow with the size (Copilot's stay 0: ccusage takes Copilot CLI's usage from
 the `session.shutdown` record, which a session still running has not written, but it
-reads the whole file to find that out). OpenCode's row is its captured database
-(tests/fixtures/opencode, the one size scripts/benchgen.py makes of it), whose brief need not
-end on the final request.
+reads the whole file to find that out). OpenCode's rows are databases scripts/benchgen.py
+grows from the captured one to the size (the size of the database file).
 """
         )
         return f"""# {a.title}
@@ -1169,8 +1165,10 @@ request holds a URL, a shell command and a secret, the project has 1,000 traps, 
 make it slower and flatter every ratio). Every adapter the packages register is measured; one
 scripts/benchgen.py cannot write sessions for is listed as MISSED. OpenCode keeps its sessions
 as rows of one database: its hook rows run on the captured database (tests/fixtures/opencode,
-moved to the bench's project; a turn is appended as OpenCode writes one), and its rows by
-transcript size are listed as MISSED. Transcripts are generated by `scripts/benchgen.py` from
+moved to the bench's project; a turn is appended as OpenCode writes one), and its rows by size
+on that database grown to the size (the captured session's first turn again and again: its
+message, part and event rows with ids, times and event seq of their own). Transcripts are
+generated by `scripts/benchgen.py` from
 the real captured fixtures (the S1 session of each agent: todo tool, shell, file writes and
 edits, usage), turn after turn with fresh ids and parent links, ending on a distinctive final
 request that each handoff row must print, or the row counts as MISSED. Sizes are binary (1M = 1

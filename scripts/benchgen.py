@@ -595,16 +595,204 @@ def write_opencode(home: Path, cwd: str) -> Path:
     return db
 
 
-def append_opencode_turn(db: Path, k: int, prompt: str) -> None:
+# The captured session's first turn (its rows before the second request's, and the events
+# logged between): todowrite, write, edit, bash, an answer. A database of a given size repeats it.
+OPENCODE_TURN_END = 1796459388520  # time_created of the captured session's second request
+OPENCODE_TURN_REQUEST = "Create hello.txt with a todo list"
+OPENCODE_IDS = re.compile(r"\b(?:msg|prt|evt)_[0-9a-f]{12}[0-9A-Za-z]{14}\b")
+OPENCODE_MS = re.compile(r"\b1[78]\d{11}\b")  # a time in ms, 2023 to 2033
+OPENCODE_ID_BASE = 0x300000000000  # generated ids sort after the captured ones
+# A generated turn's request: a URL, a shell command and a secret (a made-up GitHub token of the
+# real shape), as a user's requests hold them.
+OPENCODE_STEP = (
+    "Step {k}: tidy up the weather helpers; the build at https://ci.example.com/builds/{k} "
+    "failed, run `python -m pytest -x tests/` with GITHUB_TOKEN="
+    "ghp_Kd8Vb2Lm9Rt4Ws8Yk3Np6Dz1Hc5Fg0Ju7Ea3 exported"
+)
+TEXT, MS, SEQ = 0, 1, 2  # a cell of a template row: rendered text, a shifted time, a seq
+
+
+@dataclass
+class OpenCodeTurn:
+    """The captured first turn's rows, compiled: every text cell of the turn, joined by RS,
+    is one `str.format` template (its ids, times and request are the fields)."""
+
+    rows: list[tuple[str, list[tuple[int, int]]]]  # (table, cells: (kind, captured value))
+    text: str
+    prefixes: list[str]  # of each id slot
+    times: list[int]  # the captured time of each time field
+    span: int  # one turn's duration and a second
+    events: int  # event rows per turn (their seq moves on by this)
+
+
+OPENCODE_COLUMNS = {
+    "message": ("id", "session_id", "time_created", "time_updated", "data"),
+    "part": ("id", "message_id", "session_id", "time_created", "time_updated", "data"),
+    "event": ("id", "aggregate_id", "seq", "type", "data"),
+}
+
+
+def opencode_turn(conn: sqlite3.Connection) -> OpenCodeTurn:
+    sid = OPENCODE_SESSION
+    mine = "SELECT id FROM message WHERE session_id = ? AND time_created < ?"
+    picked = {
+        "message": conn.execute(
+            f"SELECT * FROM message WHERE id IN ({mine}) ORDER BY time_created, id",  # noqa: S608 - constants
+            (sid, OPENCODE_TURN_END),
+        ).fetchall(),
+        "part": conn.execute(
+            f"SELECT * FROM part WHERE message_id IN ({mine}) ORDER BY id",  # noqa: S608 - constants
+            (sid, OPENCODE_TURN_END),
+        ).fetchall(),
+    }
+    (next_request,) = conn.execute(
+        "SELECT id FROM message WHERE session_id = ? AND time_created >= ? "
+        "ORDER BY time_created LIMIT 1",
+        (sid, OPENCODE_TURN_END),
+    ).fetchone()
+    (end_seq,) = conn.execute(
+        "SELECT min(seq) FROM event WHERE aggregate_id = ? AND instr(data, ?)",
+        (sid, next_request),
+    ).fetchone()
+    # seq 0 and 1 are the session's creation; the turn's events follow until the next request
+    picked["event"] = conn.execute(
+        "SELECT id, aggregate_id, seq, type, data FROM event "
+        "WHERE aggregate_id = ? AND seq >= 2 AND seq < ? ORDER BY seq",
+        (sid, end_seq),
+    ).fetchall()
+    texts = [c for rows in picked.values() for row in rows for c in row if isinstance(c, str)]
+    ids = sorted({m for t in texts for m in OPENCODE_IDS.findall(t)})
+    slot = {x: i for i, x in enumerate(ids)}
+    stamps = {int(m) for t in texts for m in OPENCODE_MS.findall(t)}
+    for table, found in picked.items():
+        at = [i for i, c in enumerate(OPENCODE_COLUMNS[table]) if c.startswith("time_")]
+        stamps.update(row[i] for row in found for i in at)
+    times = sorted(stamps)
+    field = {t: len(ids) + i for i, t in enumerate(times)}
+    prompt = esc(OPENCODE_TURN_REQUEST)
+
+    def fmt(text: str) -> str:
+        if "\x1e" in text:
+            raise ValueError("a captured OpenCode row holds the record separator")
+        text = text.replace("{", "{{").replace("}", "}}")
+        text = OPENCODE_IDS.sub(lambda m: f"{{{slot[m[0]]}}}", text)
+        text = OPENCODE_MS.sub(lambda m: f"{{{field[int(m[0])]}}}", text)
+        return text.replace(prompt, "{P}")
+
+    rows: list[tuple[str, list[tuple[int, int]]]] = []
+    cells_text: list[str] = []
+    for table, found in picked.items():
+        for row in found:
+            cells: list[tuple[int, int]] = []
+            for name, value in zip(OPENCODE_COLUMNS[table], row, strict=True):
+                if name == "seq":
+                    cells.append((SEQ, value - 2))
+                elif name.startswith("time_"):
+                    cells.append((MS, times.index(value)))
+                else:
+                    cells.append((TEXT, 0))
+                    cells_text.append(fmt(value))
+            rows.append((table, cells))
+    return OpenCodeTurn(
+        rows=rows,
+        text="\x1e".join(cells_text),
+        prefixes=[x[:3] for x in ids],
+        times=times,
+        span=max(times) - min(times) + 1000,
+        events=end_seq - 2,
+    )
+
+
+def write_opencode_sized(home: Path, cwd: str, target: int) -> Generated:
+    """The captured database (`write_opencode`) whose captured session goes on, turn after
+    turn (the captured first turn's rows and events with ids, times and seq of their own), until
+    the file holds at least `target` bytes, ending on FINAL_REQUEST. One transaction, no
+    journal while it is written (a run cut short leaves no stamp, so it is made again); the
+    database is left in WAL mode, as OpenCode keeps it."""
+    db = write_opencode(home, cwd)
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA cache_size = -65536")
+        tpl = opencode_turn(conn)
+        sid = OPENCODE_SESSION
+        (last,) = conn.execute("SELECT time_updated FROM session WHERE id = ?", (sid,)).fetchone()
+        (seq,) = conn.execute(
+            "SELECT seq FROM event_sequence WHERE aggregate_id = ?", (sid,)
+        ).fetchone()
+        start = last + 1000 - min(tpl.times)  # turn k's times: captured + start + k * span
+        (page,) = conn.execute("PRAGMA page_size").fetchone()
+        sql = {
+            t: f"INSERT INTO {t} ({','.join(c)}) VALUES ({','.join('?' * len(c))})"  # noqa: S608 - constants
+            for t, c in OPENCODE_COLUMNS.items()
+        }
+
+        def turns(first: int, count: int, prompt: str = "") -> dict[str, list[tuple[Any, ...]]]:
+            out: dict[str, list[tuple[Any, ...]]] = {t: [] for t in OPENCODE_COLUMNS}
+            for k in range(first, first + count):
+                shift = start + k * tpl.span
+                ids = [
+                    f"{p}_{OPENCODE_ID_BASE + k:012x}{s:04d}BenchGen00"
+                    for s, p in enumerate(tpl.prefixes)
+                ]
+                ms = [t + shift for t in tpl.times]
+                cells = iter(
+                    tpl.text.format(*ids, *ms, P=esc(prompt or OPENCODE_STEP.format(k=k))).split(
+                        "\x1e"
+                    )
+                )
+                base = seq + 1 + k * tpl.events
+                for table, spec in tpl.rows:
+                    out[table].append(
+                        tuple(
+                            next(cells) if kind == TEXT else ms[v] if kind == MS else base + v
+                            for kind, v in spec
+                        )
+                    )
+            return out
+
+        def insert(rows: dict[str, list[tuple[Any, ...]]]) -> None:
+            for table, found in rows.items():
+                conn.executemany(sql[table], found)
+
+        def size() -> int:
+            return int(conn.execute("PRAGMA page_count").fetchone()[0]) * int(page)
+
+        conn.execute("BEGIN")
+        before, k, batch = size(), 0, 16
+        while size() < target:  # in batches while far from it, then turn by turn
+            insert(turns(k, batch))
+            k += batch
+            per_turn = max(1, (size() - before) // k)
+            batch = max(1, min((target - size()) // per_turn // 2, 2000))
+        insert(turns(k, 1, FINAL_REQUEST))
+        end = start + k * tpl.span + max(tpl.times)
+        conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (end, sid))
+        conn.execute(
+            "UPDATE event_sequence SET seq = ? WHERE aggregate_id = ?",
+            (seq + (k + 1) * tpl.events, sid),
+        )
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
+    return Generated(agent=OPENCODE, path=db, size=db.stat().st_size, turns=k + 1)
+
+
+def append_opencode_turn(db: Path, k: int, prompt: str) -> int:
     """One more turn of the captured session, as OpenCode writes it: a user message and its
     text part, an answer (the captured first answer's record, re-timed) and its text part,
-    the session's `time_updated` and its event log's `seq` moved on."""
+    the session's `time_updated` and its event log's `seq` moved on. Returns the bytes of
+    the rows' data."""
     import time
 
-    now = int(time.time() * 1000)
     conn = sqlite3.connect(db)
     try:
         sid = OPENCODE_SESSION
+        # after the session's last row: a generated one's turns may lie ahead of the clock
+        (last,) = conn.execute("SELECT time_updated FROM session WHERE id = ?", (sid,)).fetchone()
+        now = max(int(time.time() * 1000), last + 1)
         (answer,) = conn.execute(
             "SELECT data FROM message WHERE session_id = ? AND data LIKE '%\"assistant\"%' "
             "ORDER BY time_created LIMIT 1",
@@ -614,15 +802,16 @@ def append_opencode_turn(db: Path, k: int, prompt: str) -> None:
         asked = {"role": "user", "time": {"created": now}, "agent": "build"}
         said = json.loads(answer)
         said.update(parentID=user, time={"created": now + 1, "completed": now + 2})
-        rows = [(user, now, asked), (reply, now + 1, said)]
+        rows = [(user, now, json.dumps(asked)), (reply, now + 1, json.dumps(said))]
+        texts = [(user, f'"{prompt}"'), (reply, f"Done with step {k}.")]
+        parts = [json.dumps({"type": "text", "text": text}) for _, text in texts]
         for mid, at, data in rows:
             conn.execute(
                 "INSERT INTO message (id, session_id, time_created, time_updated, data) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (mid, sid, at, at, json.dumps(data)),
+                (mid, sid, at, at, data),
             )
-        texts = [(user, f'"{prompt}"'), (reply, f"Done with step {k}.")]
-        for i, (mid, text) in enumerate(texts):
+        for i, (mid, _) in enumerate(texts):
             conn.execute(
                 "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -632,11 +821,33 @@ def append_opencode_turn(db: Path, k: int, prompt: str) -> None:
                     sid,
                     now + i,
                     now + i,
-                    json.dumps({"type": "text", "text": text}),
+                    parts[i],
                 ),
             )
         conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (now + 2, sid))
         conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+        conn.commit()
+    finally:
+        conn.close()
+    return sum(len(x[2].encode()) for x in rows) + sum(len(x.encode()) for x in parts)
+
+
+def trim_opencode(db: Path, updated: int, seq: int) -> None:
+    """Take the turns `append_opencode_turn` added out of `db` again: the session back at its
+    `updated` time and event `seq`."""
+    conn = sqlite3.connect(db)
+    try:
+        for table, prefix in (("part", "prt_bench"), ("message", "msg_bench")):
+            conn.execute(
+                f"DELETE FROM {table} WHERE id >= ? AND id < ?",  # noqa: S608 - constants
+                (prefix, prefix[:-1] + "i"),
+            )
+        conn.execute(
+            "UPDATE session SET time_updated = ? WHERE id = ?", (updated, OPENCODE_SESSION)
+        )
+        conn.execute(
+            "UPDATE event_sequence SET seq = ? WHERE aggregate_id = ?", (seq, OPENCODE_SESSION)
+        )
         conn.commit()
     finally:
         conn.close()
@@ -727,6 +938,33 @@ class Data:
         self._done(name, {**want, "path": str(gen.path), "size": gen.size, "turns": gen.turns})
         return gen
 
+    def sized(self, agent: str, size: int, log: Any = print) -> Generated:
+        """`agent`'s session of `size`: its transcript, or OpenCode's database (whose turns
+        a checkpoint run appended are deleted again when it is reused)."""
+        if agent != OPENCODE:
+            return self.transcript(agent, size, log)
+        make_repo(self.repo)
+        name = f"{agent}-{size}"
+        want = {"version": GEN_VERSION, "cwd": self.cwd, "target": size}
+        have = self._fresh(name, want)
+        if have is not None and Path(have["path"]).exists():
+            trim_opencode(Path(have["path"]), have["updated"], have["seq"])
+            return Generated(agent, Path(have["path"]), have["size"], have["turns"])
+        log(f"generating an OpenCode database of {human(size)} ...")
+        gen = write_opencode_sized(self.home(f"size-{size}"), self.cwd, size)
+        conn = sqlite3.connect(gen.path)
+        try:
+            updated, seq = conn.execute(
+                "SELECT s.time_updated, q.seq FROM session s JOIN event_sequence q "
+                "ON q.aggregate_id = s.id WHERE s.id = ?",
+                (OPENCODE_SESSION,),
+            ).fetchone()
+        finally:
+            conn.close()
+        info = {"path": str(gen.path), "size": gen.size, "turns": gen.turns}
+        self._done(name, {**want, **info, "updated": updated, "seq": seq})
+        return gen
+
     def codex_many(self, count: int, log: Any = print) -> Path:
         return self._many("codex", f"{count} Codex rollouts", count, write_codex_many, log)
 
@@ -755,7 +993,8 @@ class Data:
         for stamp in (self.root / "stamps").glob("*.json"):
             info = json.loads(stamp.read_text())
             if info.get("target", 0) >= at_least:
-                Path(info["path"]).unlink(missing_ok=True)
+                for suffix in ("", "-wal", "-shm"):  # a database's WAL files too
+                    Path(info["path"] + suffix).unlink(missing_ok=True)
                 stamp.unlink()
 
 
@@ -771,14 +1010,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "bench-data")
     ap.add_argument("--sizes", default="1M", help="comma-separated, e.g. 1M,100M,1G")
-    ap.add_argument("--agents", default=",".join(AGENTS))
+    ap.add_argument("--agents", default=",".join((*AGENTS, OPENCODE)))
     ap.add_argument("--rollouts", type=int, default=0, help="Codex rollouts in the many home")
     ap.add_argument("--folders", type=int, default=0, help="Claude project folders")
     args = ap.parse_args(argv)
     data = Data(args.data)
     for size in (parse_size(s) for s in args.sizes.split(",") if s):
         for agent in args.agents.split(","):
-            gen = data.transcript(agent, size)
+            gen = data.sized(agent, size)
             print(f"{agent}: {gen.path} {human(gen.size)} ({gen.turns} turns)")
     if args.rollouts:
         print(data.codex_many(args.rollouts))

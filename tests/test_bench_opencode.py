@@ -1,9 +1,11 @@
 """scripts/benchgen.py's OpenCode data (the captured database, moved to the bench's project,
-grown by a turn as OpenCode writes one) and scripts/bench.py's OpenCode hook rows."""
+grown by a turn as OpenCode writes one, or to a given size) and scripts/bench.py's OpenCode
+rows."""
 
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -42,6 +44,119 @@ def test_the_captured_session_moves_to_the_project_and_grows_by_a_turn(tmp_path:
     assert adapter.read(moved).session.requests == after.requests  # as a fresh read
 
 
+def test_a_database_of_a_given_size_goes_on_turn_after_turn(tmp_path: Path) -> None:
+    adapter = OpenCodeAdapter()
+    data = benchgen.Data(tmp_path / "bench")
+    gen = data.sized("opencode", 900_000, log=lambda _: None)
+    assert gen.size >= 900_000 and gen.path.stat().st_size == gen.size and gen.turns > 3
+    sid = benchgen.OPENCODE_SESSION
+    conn = sqlite3.connect(gen.path)
+    try:
+        made = conn.execute(
+            "SELECT count(*) FROM message WHERE session_id = ? AND id > 'msg_3'", (sid,)
+        ).fetchone()[0]
+        seqs = [r[0] for r in conn.execute("SELECT seq FROM event WHERE aggregate_id = ?", (sid,))]
+        (seq,) = conn.execute("SELECT seq FROM event_sequence WHERE aggregate_id = ?", (sid,))
+        newest = conn.execute(
+            "SELECT (SELECT time_updated FROM session WHERE id = ?), max(time_updated) "
+            "FROM message WHERE session_id = ?",
+            (sid, sid),
+        ).fetchone()
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    finally:
+        conn.close()
+    assert made == 6 * gen.turns  # the captured first turn's request and five answers, each turn
+    assert sorted(seqs) == list(range(len(seqs))) and seq == (max(seqs),)  # one event log
+    assert newest[0] >= newest[1] and mode == "wal"
+    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    session = adapter.read(ref).session
+    assert session.requests[-1] == benchgen.FINAL_REQUEST
+    step = session.requests[-2]  # a URL, a command and a secret, which the reader redacts
+    assert "https://ci.example.com/builds/" in step and "`python -m pytest" in step
+    assert "ghp_" not in step and "[REDACTED]" in step
+    assert session.todos and not session.bad_lines and not session.unknown_records
+
+    benchgen.append_opencode_turn(gen.path, gen.turns, "Appended after the generated turns")
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    assert adapter.read(ref).session.requests[-1] == "Appended after the generated turns"
+    again = data.sized("opencode", 900_000, log=lambda _: None)  # reused, the turn taken out
+    assert again == gen
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    assert adapter.read(ref).session.requests[-1] == benchgen.FINAL_REQUEST
+
+
+def _rows_bytes(db: Path, sid: str) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return sum(
+            conn.execute(
+                f"SELECT total(length(CAST(data AS BLOB))) FROM {t} WHERE session_id = ?",  # noqa: S608
+                (sid,),
+            ).fetchone()[0]
+            for t in ("message", "part")
+        )
+    finally:
+        conn.close()
+
+
+def test_a_grown_databases_first_read_takes_its_newest_rows_and_counts_the_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A never-read session over the first read's budget (made small here) is read from its
+    newest rows, as a transcript file from its end: its newest requests as a whole read has
+    them, the captured compaction (before the cut) counted by an aggregate, the bytes not
+    read; an old row OpenCode rewrote (a pruned tool output) is never read after it, and
+    reads go on from there."""
+    from continuity_core import transcript
+
+    adapter = OpenCodeAdapter()
+    data = benchgen.Data(tmp_path / "bench")
+    gen = data.sized("opencode", 1_000_000, log=lambda _: None)
+    sid = benchgen.OPENCODE_SESSION
+    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    whole = adapter.read(ref).session
+    assert whole.compactions_total == 1 and not whole.unread_bytes
+    conn = sqlite3.connect(gen.path)
+    conn.execute(  # OpenCode prunes an old tool output: its row is the newest updated
+        "UPDATE part SET time_updated = (SELECT max(time_updated) + 1000 FROM part) "
+        "WHERE id = (SELECT min(id) FROM part WHERE session_id = ? AND data LIKE ?)",
+        (sid, '{"type":"tool"%'),
+    )
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    cold_max = 32 << 10
+    monkeypatch.setattr(transcript, "COLD_MAX", cold_max)
+    first = adapter.read(ref)
+    cold = first.session
+    assert cold.requests[-1] == benchgen.FINAL_REQUEST
+    assert 2 < len(cold.requests) < len(whole.requests)
+    assert cold.requests == whole.requests[-len(cold.requests) :]
+    assert (cold.todos, cold.usage, cold.model) == (whole.todos, whole.usage, whole.model)
+    assert cold.compactions_total == 1 and cold.compactions_scanned and not cold.compactions
+    total = _rows_bytes(gen.path, sid)
+    assert total - cold_max <= cold.unread_bytes < total - cold_max + 20_000  # a turn's rows
+    read = cold.records  # the cursor and its Session are read on in place
+    assert read < whole.records // 4
+    conn = sqlite3.connect(gen.path)  # a change logged (the rows scanned again), no row new
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    again = adapter.read(ref, first)  # the pruned row counts as read: nothing new
+    assert again.session.records == read
+    benchgen.append_opencode_turn(gen.path, gen.turns, "Appended after a first read")
+    after = adapter.read(ref, again).session
+    assert after.requests[-2:] == [benchgen.FINAL_REQUEST, "Appended after a first read"]
+    assert after.records - read < 10 and after.compactions_total == 1
+
+    monkeypatch.setattr(transcript, "COLD_MAX", 1)  # the newest message alone: an answer
+    newest = adapter.read(ref).session
+    assert newest.requests == ["Appended after a first read"]  # looked for before the cut
+    assert newest.request_sought == "found" and newest.compactions_total == 1
+
+
 def test_payloads_are_the_plugins_pointed_at_the_project() -> None:
     adapter = OpenCodeAdapter()
     idle = adapter.parse_hook(benchgen.opencode_payload(0, "/w/p"))
@@ -51,7 +166,7 @@ def test_payloads_are_the_plugins_pointed_at_the_project() -> None:
     assert tool.tool_input["filePath"] == "/w/p/weather/units.py"
 
 
-def test_bench_measures_opencode_hooks(tmp_path: Path) -> None:
+def test_bench_measures_opencode_hooks_and_rows_by_size(tmp_path: Path) -> None:
     bin_dir = Path(sys.executable).parent
     data = Path(tempfile.mkdtemp(prefix="bs-"))
     try:
@@ -63,7 +178,7 @@ def test_bench_measures_opencode_hooks(tmp_path: Path) -> None:
                 "--agents",
                 "opencode",
                 "--only",
-                "hooks",
+                "hooks,checkpoint,handoff",
                 "--data",
                 str(data),
                 "--out",
@@ -81,15 +196,25 @@ def test_bench_measures_opencode_hooks(tmp_path: Path) -> None:
         shutil.rmtree(data, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = [line for line in proc.stdout.splitlines() if "| opencode |" in line]
+    hooks = [r for r in rows if "| 64 KiB |" not in r]  # on the captured database
     for what in (
         "`baker pretool`, 1,000 traps",
         "`baker checkpoint`, first (no cursor yet)",
         "`baker pickup`",
         "`baker checkpoint` after one turn",
     ):
-        (row,) = [r for r in rows if what in r]
+        (row,) = [r for r in hooks if what in r]
         assert " s | " in row and "× |" in row, row  # measured, beside the bare interpreter
-    assert not [r for r in rows if "wrong output" in r or "exit " in r], rows
+    sized = [r for r in rows if "| 64 KiB |" in r]  # grown to the size (--smoke: the final turn)
+    for what in (
+        "`baker checkpoint`, first (no cursor yet)",
+        "`baker handoff`, already checkpointed",
+        "`baker checkpoint` after one turn",
+        "`baker handoff`, never seen",
+    ):
+        (row,) = [r for r in sized if what in r]
+        assert " s | " in row and "× |" in row, row
+    assert not [r for r in rows if "wrong output" in r or "exit " in r or "not measured" in r]
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,8 @@ once its cursor is cached."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,40 @@ def test_pickup_imports_none_of_the_costly_modules(
         assert not costly, {m: names[m] for m in costly}  # each with what imported it
         parsers = {m for m in names if m.startswith("continuity_") and m.endswith(".parser")}
         assert parsers == {"continuity_claude.parser"}  # the session read, no other agent's
+
+
+SERVED = FORBIDDEN | {"msgspec", "typing"}  # what the last checkpoint prepared stands in
+
+
+def test_a_served_pickup_imports_neither_msgspec_nor_typing(
+    repo: Path, isolated_home: Path
+) -> None:
+    """SessionStart after a checkpoint reads what it prepared (`pickup.json`, the note's
+    digest included) plus live git: none of the schemas it would parse them with."""
+    from tests.cli.test_pickup_prepared import checkpoint
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    assert run_baker("now", "run the served-note check", cwd=repo).returncode == 0
+    checkpoint(repo, isolated_home)
+    venv = repo / ".venv"  # a Python project's: its interpreter is checked, by plain values
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    for agent in AGENTS:
+        if importlib.util.find_spec(f"continuity_{agent}") is None:
+            continue
+        # A new session's own transcript (not there yet) plays no part in a served pickup.
+        start = payload(
+            agent,
+            "SessionStart.json",
+            isolated_home,
+            repo,
+            session_id=f"served-{agent}",
+            transcript_path=None,
+        )
+        report, text = run_importtime("pickup", "--agent", agent, cwd=repo, stdin=start.encode())
+        names = importers(report)
+        assert "48f0d34d" in text and "branch: main" in text and "served-note check" in text
+        assert "- interpreters:\\n  - [ok] .venv: " in text
+        costly = SERVED & names.keys()
+        assert not costly, {m: names[m] for m in costly}

@@ -34,15 +34,21 @@ def section(out: str, title: str) -> str:
     return found.group(1)
 
 
-@pytest.fixture
-def checkpointed(repo: Path, isolated_home: Path) -> Path:
-    """A project whose Claude Code session was checkpointed after its last turn."""
+def checkpoint(repo: Path, home: Path) -> Path:
+    """Set up `repo` and checkpoint its Claude Code session after its last turn: its
+    transcript."""
     assert run_baker("init", cwd=repo).returncode == 0
-    transcript = claude_session(isolated_home, repo)
-    stop = payload("claude", "Stop.json", isolated_home, repo, transcript_path=str(transcript))
+    transcript = claude_session(home, repo)
+    stop = payload("claude", "Stop.json", home, repo, transcript_path=str(transcript))
     assert run_baker("checkpoint", "--agent", "claude", cwd=repo, input=stop).returncode == 0
     assert (repo / PREPARED).is_file()
     return transcript
+
+
+@pytest.fixture
+def checkpointed(repo: Path, isolated_home: Path) -> Path:
+    """A project whose Claude Code session was checkpointed after its last turn."""
+    return checkpoint(repo, isolated_home)
 
 
 def test_the_next_pickup_serves_it_and_loads_no_adapter(
@@ -60,6 +66,29 @@ def test_the_next_pickup_serves_it_and_loads_no_adapter(
     assert "continuity_claude.adapter" in report
     title = "Previous session"
     assert section(served, title) == section(searched, title)
+
+
+def test_the_note_is_served_until_it_changes(
+    repo: Path, isolated_home: Path, checkpointed: Path
+) -> None:
+    """The note's section comes from what the checkpoint prepared while `memory/hot.md` keeps
+    its size and mtime; once it changes the pickup reads it, and the rest is still served."""
+    note = repo / "memory" / "hot.md"
+    served, report = pickup(isolated_home, repo, "new-session-a")
+    assert "continuity_core.note" not in report and "## The note" not in served  # the template
+    assert run_baker("now", "ship the served pickup", cwd=repo).returncode == 0
+    changed, report = pickup(isolated_home, repo, "new-session-b")
+    assert "continuity_core.note" in report and "continuity_claude.adapter" not in report
+    assert "## The note" in changed and "ship the served pickup" in changed
+    assert section(changed, "Previous session") == section(served, "Previous session")
+    stop = payload("claude", "Stop.json", isolated_home, repo, transcript_path=str(checkpointed))
+    shutil.rmtree(isolated_home / ".baker" / "cache" / "hooks-seen")  # the next turn's Stop
+    assert run_baker("checkpoint", "--agent", "claude", cwd=repo, input=stop).returncode == 0
+    again, report = pickup(isolated_home, repo, "new-session-c")
+    assert "continuity_core.note" not in report and again == changed
+    note.write_text(note.read_text().replace("ship the served", "SHIP THE SERVED"))
+    _, report = pickup(isolated_home, repo, "new-session-d")  # same size, a new mtime
+    assert "continuity_core.note" in report
 
 
 def test_a_changed_transcript_or_config_or_the_same_session_searches_again(

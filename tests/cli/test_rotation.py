@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core import limits
+from continuity_core import limits, stamps
 from tests.conftest import run_baker
 
 
@@ -54,13 +54,13 @@ def test_limits_json_lists_every_entry(isolated_home: Path) -> None:
     pytest.importorskip("continuity_claude")
     pytest.importorskip("continuity_codex")
     _config(isolated_home, ROTATION)
-    until = limits.iso(limits.now() + dt.timedelta(hours=2))
+    until = stamps.iso(limits.now() + dt.timedelta(hours=2))
     limits.record(
         limits.Limit(
             agent="claude",
             dir=str(isolated_home / ".claude-work"),
             account="work",
-            since=limits.iso(limits.now()),
+            since=stamps.now_iso(),
             until=until,
             source="hook",
         )
@@ -100,9 +100,7 @@ def test_resume_next_skips_limited_entries(isolated_home: Path, repo: Path) -> N
     _config(isolated_home, ROTATION)
     for folder in (".claude", ".claude-work"):
         limits.record(
-            limits.Limit(
-                agent="claude", dir=str(isolated_home / folder), since=limits.iso(limits.now())
-            )
+            limits.Limit(agent="claude", dir=str(isolated_home / folder), since=stamps.now_iso())
         )
     result = run_baker("resume", "--next", "--dry-run", "--json", cwd=repo)
     assert result.returncode == 0, result.stderr
@@ -115,12 +113,12 @@ def test_resume_next_with_everything_limited_says_when(isolated_home: Path, repo
     pytest.importorskip("continuity_claude")
     pytest.importorskip("continuity_codex")
     _config(isolated_home, '[rotation]\norder = ["codex"]\n')
-    until = limits.iso(limits.now() + dt.timedelta(minutes=30))
+    until = stamps.iso(limits.now() + dt.timedelta(minutes=30))
     limits.record(
         limits.Limit(
             agent="codex",
             dir=str(isolated_home / ".codex"),
-            since=limits.iso(limits.now()),
+            since=stamps.now_iso(),
             until=until,
         )
     )

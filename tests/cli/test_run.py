@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core import limits
+from continuity_core import limits, stamps
 from tests.conftest import BAKER
 from tests.helpers.config import rotation, work_account, write_config
 from tests.helpers.invoke import Invoke
@@ -281,9 +281,7 @@ def test_nothing_to_start_when_everything_is_limited(
 ) -> None:
     _rotation(isolated_home, ["codex"])
     limits.record(
-        limits.Limit(
-            agent="codex", dir=str(isolated_home / ".codex"), since=limits.iso(limits.now())
-        )
+        limits.Limit(agent="codex", dir=str(isolated_home / ".codex"), since=stamps.now_iso())
     )
     with Pty([], repo, agents) as term:
         assert term.wait() == 75

@@ -240,7 +240,7 @@ def test_legacy_rollouts_and_what_0_171_appends_to_them(tmp_path: Path) -> None:
         ("old.txt", "delete", None),
     ]
     assert session.tool_calls[0].input == {"command": ["bash", "-lc", "ls"]}
-    assert session.tool_calls[0].finished
+    assert session.tool_calls[0].output is not None
     assert session.usage is not None and session.usage.context_tokens == 1550
     assert session.usage.context_window == 258400
     assert session.turn_incomplete

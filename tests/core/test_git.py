@@ -66,14 +66,14 @@ def _git_out(cwd: Path, *args: str) -> str:
     ).stdout
 
 
-def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str, str | None, str | None]]]:
+def _as_git_says(cwd: Path) -> tuple[str, list[tuple[str | None, str | None, str | None]]]:
     """The top-level folder and worktrees as `git rev-parse` and `git worktree list` say."""
     from continuity_core.git import _parse_worktrees
 
     trees = _parse_worktrees(_git_out(cwd, "worktree", "list", "--porcelain"))
     return (
         _git_out(cwd, "rev-parse", "--show-toplevel").strip(),
-        [(w.path, w.branch, w.head) for w in trees],
+        [(w["path"], w.get("branch"), w.get("head")) for w in trees],
     )
 
 
@@ -188,11 +188,11 @@ def test_a_submodule_and_a_linked_git_folder_match_git(repo: Path, tmp_path: Pat
 def test_facts_begun_early_are_the_facts_and_a_read_never_wanted_is_reaped(repo: Path) -> None:
     """`baker handoff` begins git's facts first and reads them once the session is read;
     when it fails before that, `close` waits for git and reaps it (no zombie, no open pipe)."""
-    from continuity_core.git import Begun
+    from continuity_core.git import Begun, struct
 
     (repo / "new.txt").write_text("x")
     begun = Begun(repo)
-    assert begun.facts() == git_facts(repo)
+    assert struct(begun.values()) == git_facts(repo)
     begun.close()  # already read: nothing left to wait for
     unread = Begun(repo)
     procs = [p for p in unread.procs if p is not None]
@@ -205,3 +205,39 @@ def test_facts_begun_early_are_the_facts_and_a_read_never_wanted_is_reaped(repo:
     started = [p for p in slow.procs if p is not None]
     slow.close(0)  # not waited for: killed or read, and reaped either way
     assert all(p.returncode is not None for p in started)
+
+
+def test_the_repo_section_reads_the_same_from_plain_values_and_from_git_facts(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A pickup renders git's plain values (`Begun.values`), the brief a kept `GitFacts`
+    (`msgspec.to_builtins`, defaults left out): one section, line for line."""
+    import msgspec
+
+    from continuity_core.git import Begun, struct
+    from continuity_core.project import git_section
+
+    def both(cwd: Path) -> str:
+        values = Begun(cwd).values()
+        text = git_section(values)
+        assert git_section(msgspec.to_builtins(struct(values))) == text
+        return text
+
+    (tmp_path / "nowhere").mkdir()
+    assert both(tmp_path / "nowhere") == "Not a git repository."
+    assert both(repo).endswith("- working tree clean")
+    git(repo, "clone", "-q", str(repo), str(tmp_path / "clone"))
+    clone = tmp_path / "clone"
+    git(clone, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    (clone / "README.md").write_text("changed\n")
+    git(clone, "-c", "user.name=T", "-c", "user.email=t@e.invalid", "commit", "-qam", "ahead")
+    for i in range(55):
+        (clone / f"f{i}.txt").write_text("x")
+    (clone / "README.md").write_text("changed again\nand more\n")
+    git(clone, "checkout", "-q", "--detach")
+    text = both(clone)
+    assert "- branch: detached HEAD" in text
+    assert "- uncommitted: 56 files, +2 −1 in 1 tracked file" in text
+    assert "  - … and 6 more" in text and f"- worktrees: {clone} (detached), " in text
+    git(clone, "checkout", "-q", "main")
+    assert "- upstream: origin/main (ahead 1, behind 0)" in both(clone)

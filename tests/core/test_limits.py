@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from continuity_core import limits
+from continuity_core import limits, stamps
 from continuity_core.adapters import Account
 from continuity_core.errors import BakerError
 from continuity_core.schemas.config import AccountConfig, GlobalConfig
@@ -17,12 +17,12 @@ from tests.helpers.stub_adapter import StubAdapter
 
 
 def _limit(agent: str = "claude", folder: str = "/tmp/acc", **changes: object) -> limits.Limit:
-    fresh = limits.Limit(agent=agent, dir=folder, since=limits.iso(limits.now()))
+    fresh = limits.Limit(agent=agent, dir=folder, since=stamps.now_iso())
     return msgspec.structs.replace(fresh, **changes)
 
 
 def test_record_replaces_the_entry_of_its_account_and_keeps_others() -> None:
-    soon = limits.iso(limits.now() + dt.timedelta(hours=1))
+    soon = stamps.iso(limits.now() + dt.timedelta(hours=1))
     limits.record(_limit(until=soon, message="first"))
     limits.record(_limit(agent="codex", folder="/tmp/codex"))
     limits.record(_limit(until=soon, message="second"))
@@ -33,9 +33,9 @@ def test_record_replaces_the_entry_of_its_account_and_keeps_others() -> None:
 
 def test_limits_expire_at_reset_time_or_after_the_unknown_ttl() -> None:
     past = limits.now() - dt.timedelta(minutes=1)
-    limits.record(_limit(folder="/a", until=limits.iso(past)))
+    limits.record(_limit(folder="/a", until=stamps.iso(past)))
     old = limits.now() - dt.timedelta(seconds=limits.UNKNOWN_TTL_S + 5)
-    limits.record(_limit(folder="/b", since=limits.iso(old)))
+    limits.record(_limit(folder="/b", since=stamps.iso(old)))
     limits.record(_limit(folder="/c"))  # unknown reset, fresh: counts
     assert [lim.dir for lim in limits.read()] == ["/c"]
 
@@ -58,8 +58,8 @@ def test_a_broken_ledger_holds_nothing_and_is_rewritten() -> None:
 
 
 def test_earliest_prefers_the_first_known_reset() -> None:
-    a = _limit(folder="/a", until=limits.iso(limits.now() + dt.timedelta(hours=3)))
-    b = _limit(folder="/b", until=limits.iso(limits.now() + dt.timedelta(minutes=5)))
+    a = _limit(folder="/a", until=stamps.iso(limits.now() + dt.timedelta(hours=3)))
+    b = _limit(folder="/b", until=stamps.iso(limits.now() + dt.timedelta(minutes=5)))
     assert limits.earliest([a, b]) is b
     assert limits.earliest([]) is None
 
@@ -86,7 +86,7 @@ def test_rotation_entries_resolve_to_config_dirs() -> None:
 def test_status_rows_have_the_documented_keys() -> None:
     config = GlobalConfig(accounts={"work": AccountConfig(agent="claude", dir="/w/claude")})
     entries = [limits.resolve(t, config, FakeAdapter()) for t in ("claude", "claude:work")]
-    until = limits.iso(limits.now() + dt.timedelta(hours=2))
+    until = stamps.iso(limits.now() + dt.timedelta(hours=2))
     recorded = [
         _limit(folder="/w/claude", account="work", until=until, source="hook"),
         _limit(agent="codex", folder="/h/.codex"),
@@ -154,7 +154,7 @@ def test_a_turn_that_ended_on_a_limit_record_is_recorded_and_a_completed_one_cle
         kind="rate_limit",
         message="rate limit reached",
         timestamp="2026-01-01T10:00:00Z",
-        reset_at=limits.iso(limits.now() + dt.timedelta(hours=1)),
+        reset_at=stamps.iso(limits.now() + dt.timedelta(hours=1)),
     )
     ended = Session(agent="claude", session_id="s", account="~/.claude", errors=[err])
     hooks.note_transcript_limit(store, FakeAdapter(), event, ended)
@@ -199,7 +199,7 @@ class OldLedger(msgspec.Struct, kw_only=True):
 
 def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_builds() -> None:
     """Same keys as builds that wrote `limits.json` with msgspec: each reads the other's."""
-    until = limits.iso(limits.now() + dt.timedelta(hours=1))
+    until = stamps.iso(limits.now() + dt.timedelta(hours=1))
     limits.record(_limit(folder="/a", account="work", until=until, message="hit — 5-hour"))
     path = Path(limits.ledger_path())
     old = msgspec.json.decode(path.read_bytes(), type=OldLedger)
@@ -207,7 +207,7 @@ def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_build
     assert msgspec.to_builtins(old.limits) == [msgspec.to_builtins(lim) for lim in limits.read()]
     assert old.limits[0].account == "work" and old.limits[0].message == "hit — 5-hour"
 
-    since = limits.iso(limits.now())
+    since = stamps.now_iso()
     written = OldLedger(limits=[OldLimit(agent="codex", dir="/b", since=since, source="output")])
     path.write_bytes(msgspec.json.encode(written) + b"\n")
     (got,) = limits.read()
@@ -223,7 +223,7 @@ def test_the_ledger_file_reads_both_ways_with_the_msgspec_structs_of_older_build
 def test_a_ledger_entry_that_does_not_fit_is_refused_as_msgspec_refused_it() -> None:
     path = Path(limits.ledger_path())
     path.parent.mkdir(parents=True, exist_ok=True)
-    since = limits.iso(limits.now())
+    since = stamps.now_iso()
     path.write_text(f'{{"limits": [{{"agent": "claude", "dir": "/a", "since": "{since}"}}]}}')
     assert len(limits.read()) == 1  # `version` has its default
     for bad in ('"source": "guess"', '"until": 5', '"agent": null'):

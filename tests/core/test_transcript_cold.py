@@ -74,7 +74,7 @@ def test_the_request_before_the_part_read_is_found(tmp_path: Path, agent: str) -
 def test_a_request_line_over_the_bound_is_read_from_its_start(
     tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transcript, "LINE_HEAD", 16 << 10)
+    monkeypatch.setattr(transcript, "HEAD_LINE", 16 << 10)
     huge = benchgen.FINAL_REQUEST + " é" * (200 << 10)  # 600 KiB, two-byte characters in it
     path = transcript_with(tmp_path, agent, huge, 3 * COLD)
     session = cold_read(agent, path)
@@ -169,6 +169,41 @@ def test_the_byte_search_finds_a_marker_split_between_two_reads(
         ), end
 
 
+# A compaction record each CLI wrote (tests/fixtures), by the type that marks it.
+COMPACTED = {
+    "codex": (
+        "codex/.codex/sessions/2026/11/30/"
+        "rollout-2026-11-30T03-57-56-01a22a9a-2b8e-7102-a749-eb0dce3fcc26.jsonl",
+        '"type":"compacted"',
+    ),
+    "copilot": (
+        "attempts/copilot/.copilot/session-state/c3e517bb-d1aa-4392-84a9-4fc9e07fdb67/events.jsonl",
+        '"type":"session.compaction_complete"',
+    ),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(COMPACTED))
+def test_a_cold_read_counts_every_captured_compaction(
+    tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The marker an adapter's byte search counts in the part a cold read skips is the head
+    of the record its CLI writes: captured compactions before that part are all counted, as
+    a whole read counts them."""
+    source, kind = COMPACTED[agent]
+    lines = (benchgen.FIXTURES / source).read_text().splitlines(keepends=True)
+    (compaction,) = [line for line in lines if kind in line]
+    gen = benchgen.write_transcript(agent, tmp_path, CWD, 20_000)
+    with gen.path.open("a") as f:
+        f.write(compaction * 7)
+    benchgen.append_traffic(agent, gen.path, CWD, gen.turns, 3 * COLD)
+    session = cold_read(agent, gen.path)
+    assert session.unread_bytes > 2 * COLD and session.compactions_scanned
+    assert session.compactions_total == 7
+    monkeypatch.setattr(transcript, "COLD_MAX", 1 << 30)
+    assert cold_read(agent, gen.path).compactions_total == 7  # a whole read
+
+
 def test_an_older_request_is_redacted_like_any_other(tmp_path: Path) -> None:
     secret = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     path = transcript_with(tmp_path, "gemini", f"deploy with {secret}", 3 * COLD)
@@ -182,7 +217,7 @@ def test_a_long_line_that_cannot_be_read_from_its_start_is_said(
 ) -> None:
     """A candidate line cut outside a string (here inside a huge key) cannot be closed: the
     brief says the request may lie there instead of claiming there is none."""
-    monkeypatch.setattr(transcript, "LINE_HEAD", 4 << 10)
+    monkeypatch.setattr(transcript, "HEAD_LINE", 4 << 10)
     path = tmp_path / "t.jsonl"
     key = "k" * (64 << 10)
     odd = f'{{"type":"user","content":[{{"text":"x"}}],"{key}":1}}'

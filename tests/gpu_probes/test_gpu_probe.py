@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("continuity_gpu_probes")
 
 from continuity_core import probes
-from continuity_core.schemas.probe import ProbeResult
+from continuity_core.schemas.probe import ProbeContext, ProbeResult
 from continuity_gpu_probes import GpuProbe
 
 # A stand-in `torch` per case. The probe script runs unchanged against it, so what is tested
@@ -84,7 +84,7 @@ def run_probe(root: Path, config: dict[str, object], timeout_s: float = 10.0) ->
     """The probe for a project beside `root`'s fake interpreters (one inside it is not run)."""
     project = root / "project"
     project.mkdir(exist_ok=True)
-    return GpuProbe().run(probes.ProbeContext(root=project, config=config, timeout_s=timeout_s))
+    return GpuProbe().run(ProbeContext(root=project, config=config, timeout_s=timeout_s))
 
 
 @pytest.mark.parametrize(
@@ -156,9 +156,7 @@ def test_invalid_config_is_an_error_result(tmp_path: Path, config: dict[str, obj
 def test_without_interpreters_the_project_venvs_are_probed(tmp_path: Path) -> None:
     python = fake_interpreter(tmp_path, "live")
     (tmp_path / "project").mkdir()
-    ctx = probes.ProbeContext(
-        root=tmp_path / "project", config={}, interpreters=[python], timeout_s=10
-    )
+    ctx = ProbeContext(root=tmp_path / "project", config={}, interpreters=[python], timeout_s=10)
     [result] = GpuProbe().run(ctx)
     assert result.verdict == "live"
 
@@ -171,7 +169,7 @@ def test_an_interpreter_inside_the_project_is_not_run(tmp_path: Path) -> None:
     python.parent.mkdir()
     python.write_text(f"#!/bin/sh\ntouch {ran}\n")
     python.chmod(0o755)
-    ctx = probes.ProbeContext(root=tmp_path, config={"interpreters": [str(python)]}, timeout_s=5)
+    ctx = ProbeContext(root=tmp_path, config={"interpreters": [str(python)]}, timeout_s=5)
     [result] = GpuProbe().run(ctx)
     assert (result.state, result.verdict) == ("error", "not run")
     assert "lies inside the project" in result.detail and not ran.exists()

@@ -116,7 +116,7 @@ def test_context_window_from_the_provider_config(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     usage = _read(data, work / "proj").usage
     assert usage is not None and usage.context_window == 100_000
-    assert usage.fraction == pytest.approx(0.012)
+    assert usage.context_tokens / usage.context_window == pytest.approx(0.012)
 
 
 def _cut(db: Path, before_ms: int) -> None:

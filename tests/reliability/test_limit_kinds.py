@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core import limits
+from continuity_core import limits, stamps
 from tests.cli.flows import claude_session, payload
 from tests.conftest import run_baker
 
@@ -67,7 +67,7 @@ def test_a_reset_written_as_a_span_is_read(
     done = run_baker("checkpoint", "--agent", "claude", cwd=repo, input=json.dumps(hook))
     assert done.returncode == 0
     (recorded,) = limits.read()
-    until = limits.parse_time(recorded.until)
+    until = stamps.parse_time(recorded.until)
     assert until is not None, recorded
     expected = before + dt.timedelta(hours=hours)
     assert abs((until - expected).total_seconds()) < 120, (recorded.until, expected)
@@ -84,12 +84,12 @@ def test_where_two_records_disagree_the_brief_says_which_it_used(
     no reset in the transcript (the 429), it takes the ledger's and says so."""
     assert run_baker("init", cwd=repo).returncode == 0
     claude_session(isolated_home, repo, rel=USAGE, project="/home/dev/src/invoice-import")
-    later = limits.iso(limits.now() + dt.timedelta(hours=2))
+    later = stamps.iso(limits.now() + dt.timedelta(hours=2))
     limits.record(
         limits.Limit(
             agent="claude",
             dir=str(isolated_home / ".claude"),
-            since=limits.iso(limits.now()),
+            since=stamps.now_iso(),
             until=later,
             source="hook",
         )

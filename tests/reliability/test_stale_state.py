@@ -31,10 +31,8 @@ def test_an_in_flight_record_written_late_keeps_the_later_call(repo: Path) -> No
     first, second = _event("run_shell_command", "make"), _event("run_shell_command", "pytest")
     inflight.record(store, second, "2026-12-05T12:00:01.420Z")
     inflight.record(store, first, "2026-12-05T12:00:01.080Z")  # the slower child, landing last
-    written = Path(inflight._path(store, "gemini", "s-1")).read_bytes()
-    call = inflight.Inflight.from_json(written)
+    call = inflight._load(inflight._path(store, "gemini", "s-1"))
     assert call.command == "pytest" and call.started_at == "2026-12-05T12:00:01.420Z"
     third = _event("run_shell_command", "make deploy")
     inflight.record(store, third, "2026-12-05T12:00:03.000Z")
-    written = Path(inflight._path(store, "gemini", "s-1")).read_bytes()
-    assert inflight.Inflight.from_json(written).command == "make deploy"
+    assert inflight._load(inflight._path(store, "gemini", "s-1")).command == "make deploy"

@@ -199,7 +199,7 @@ def _user_log(command: str, agent: str | None, exc: BaseException, root: object)
     from continuity_core import trust
     from continuity_core.fs import ensure_private_dir
     from continuity_core.redact import redact
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     folder = ensure_private_dir(os.path.join(trust.home_root(), "log"))
     line = json.dumps(

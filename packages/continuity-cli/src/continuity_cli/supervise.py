@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from continuity_core import limits
+from continuity_core import limits, stamps
 
 OUTPUT_GRACE_S = 5.0  # a resumed session's first output is its history redrawn, not a turn
 HOOK_WAIT_S = 2.0  # after a limit message in the output, how long the hook gets to record it
@@ -279,7 +279,7 @@ class Supervisor:
     def fresh(child: Child, found: limits.Limit) -> bool:
         """A limit of this child's life, not one known before it started (it was named on
         purpose) nor one the user already chose to stay with."""
-        since = limits.parse_time(found.since)
+        since = stamps.parse_time(found.since)
         at = since.timestamp() if since is not None else time.time()
         return at >= child.started - 2 and at > child.stayed
 

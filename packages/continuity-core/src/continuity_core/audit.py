@@ -24,25 +24,13 @@ from continuity_core.store import KEEP_CHECKPOINTS, Store
 if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
 
-# The event names hook and brief code log through `Store.log`, and what audit makes of each.
-# Code that logs a new kind of trouble adds its name here.
-EVENTS: dict[str, str] = {
-    "hook_error": "a hook command failed; its exception was swallowed so the agent went on "
-    "(fields: command, error, where)",
-    "hook_bad_input": "a hook got stdin it could not parse (fields: command, agent)",
-    "hook_timeout": "a hook ran past its deadline and gave up (fields: command)",
-    "pickup_truncated": "the pickup text hit its character cap (fields: chars, cap)",
-    "brief_truncated": "a brief hit its token budget and dropped sections (fields: dropped)",
-    "traps_delivered": "pretool put traps before the agent (fields: session, ids)",
-    "trap_acted": "a delivered trap was acted on: changed or re-checked (field: trap)",
-    "pickup": "a pickup was assembled (fields: chars, ms, previous)",
-    "pushed": "the automatic push sent this machine's snapshot (fields: remote, ref, commit)",
-    "push_failed": "the automatic push after a checkpoint failed (fields: remote, error)",
-    "config_error": "a hook found ~/.baker/config.toml broken and read only the default "
-    "accounts (field: error)",
-}
+# Every event `Store.log` wrote is counted by name; docs/recall-audit.md lists the names and
+# their fields, and code that logs a new kind of trouble adds its row there. These feed checks:
 FAILURES = ("hook_error", "hook_bad_input", "hook_timeout")
-TRUNCATIONS = ("pickup_truncated", "brief_truncated")
+TRUNCATIONS = {
+    "pickup_truncated": "the pickup text hit its character cap",
+    "brief_truncated": "a brief hit its token budget and dropped sections",
+}
 NOISY_TRAP = 5  # deliveries within the window, never acted on, that make a trap noisy
 STALE_SUSPECT_HOURS = 24.0
 CHECKPOINT_SLACK_S = 120.0  # a turn newer than the last checkpoint by more than this is missed
@@ -51,8 +39,6 @@ Level = Literal["ok", "info", "warn", "error"]
 
 
 class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One line of the health report."""
-
     level: Level
     check: str  # "hooks", "truncation", "note", "traps", "checkpoints", "install"
     message: str
@@ -101,7 +87,6 @@ def audit(
     config: Any | None = None,
     now: dt.datetime | None = None,
 ) -> Report:
-    """The health report for the project at `root` over the last `days`."""
     now = now or dt.datetime.now(dt.UTC)
     since = now - dt.timedelta(days=days)
     store = Store(root)
@@ -194,7 +179,7 @@ def _truncations(counts: Counter[str]) -> list[Problem]:
             level="info",
             check="truncation",
             count=counts[name],
-            message=f"{name.replace('_', ' ')} {counts[name]}×: {EVENTS[name].split(' (')[0]}",
+            message=f"{name.replace('_', ' ')} {counts[name]}×: {TRUNCATIONS[name]}",
             fix="shorten the note, or raise [brief] budget-tokens in ~/.baker/config.toml",
         )
         for name in TRUNCATIONS
@@ -203,6 +188,8 @@ def _truncations(counts: Counter[str]) -> list[Problem]:
 
 
 def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
+    from continuity_core import traps, trust
+
     delivered: Counter[str] = Counter()
     acted: set[str] = set()
     for e in logged:
@@ -210,32 +197,22 @@ def _traps(root: Path, logged: list[dict[str, Any]]) -> list[Problem]:
             delivered.update(str(i) for i in e["ids"])
         elif e["event"] == "trap_acted" and isinstance(e.get("trap"), str):
             acted.add(e["trap"])
-    patterns = _trap_patterns(root)
-    out = []
-    for trap, n in delivered.most_common():
-        # A trap removed since is no longer noisy; one acted on was worth its deliveries.
-        if n < NOISY_TRAP or trap in acted or trap not in patterns:
-            continue
-        label = f"{trap} ({patterns[trap]})"
-        out.append(
-            Problem(
-                level="warn",
-                check="traps",
-                count=n,
-                message=f"trap {label} was delivered {n}× and never acted on",
-                fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
-            )
-        )
-    return out
-
-
-def _trap_patterns(root: Path) -> dict[str, str]:
-    from continuity_core import traps, trust
-
     try:
-        return {t.id: t.pattern for t in traps.load(root, redact_why=False)}
+        patterns = {t.id: t.pattern for t in traps.load(root, redact_why=False)}
     except (OSError, trust.Untrusted):
-        return {}
+        patterns = {}
+    # A trap removed since is no longer noisy; one acted on was worth its deliveries.
+    return [
+        Problem(
+            level="warn",
+            check="traps",
+            count=n,
+            message=f"trap {trap} ({patterns[trap]}) was delivered {n}× and never acted on",
+            fix=f"narrow its pattern or remove it: `baker trap rm {trap}`",
+        )
+        for trap, n in delivered.most_common()
+        if n >= NOISY_TRAP and trap not in acted and trap in patterns
+    ]
 
 
 def _newest(
@@ -328,7 +305,7 @@ def _checkpoints(
     for path in store.checkpoint_paths():
         try:
             cp = msgspec.json.decode(path.read_bytes(), type=_CheckpointView)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        except (OSError, msgspec.DecodeError):  # a ValidationError is a DecodeError
             continue
         if cp.session is not None and cp.session.session_id == session.session_id:
             mine.append(cp.created_at)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from msgspec import Struct, field
+from msgspec import Struct, field, to_builtins
 
 from continuity_core.project import git_section, plural
 from continuity_core.redact import one_line, printable, redact
@@ -345,7 +345,8 @@ def _usage_line(session: Session) -> str:
     u = session.usage
     if u is None:
         return ""
-    share = f" of {u.context_window:,} ({100 * u.fraction:.0f}%)" if u.fraction is not None else ""
+    window = u.context_window
+    share = f" of {window:,} ({100 * u.context_tokens / window:.0f}%)" if window else ""
     line = f"\n- context used in the last turn: {u.context_tokens:,} tokens{share}"
     if session.cost_usd is not None:  # the agent's own running total, where it keeps one
         models = ", ".join(f"{redact(m)} {n:,} tokens" for m, n in session.model_tokens.items())
@@ -442,7 +443,7 @@ def build(
         ("request", *_request(session), NEVER_CUT),
         ("note", "The note (memory/hot.md)", f"{meant} by the agents", note, 95),
         ("saved", "Latest saved checkpoint", f"{meant}, may have drifted", saved_text or "", 60),
-        ("repo", "Repo state", "live, read just now", git_section(git), 85),
+        ("repo", "Repo state", "live, read just now", git_section(to_builtins(git)), 85),
         ("checkpoint", "Latest automatic checkpoint", ".baker/checkpoints", _then(checkpoint), 40),
         ("traps", "Traps for the files touched", f".baker/traps.jsonl ({meant})", traps_body, 50),
     )

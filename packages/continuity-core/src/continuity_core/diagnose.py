@@ -9,13 +9,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from continuity_core.adapters import Account, Adapter, Finding, load_all
+from continuity_core.adapters import Adapter, Finding, load_all
 from continuity_core.config import config_path, load_config
 from continuity_core.errors import BakerError
 from continuity_core.fs import is_loose
 from continuity_core.handoff import project_root
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.sessions import accounts_for
 from continuity_core.store import Store
 
 STALE_CHECKPOINT_H = 24
@@ -58,14 +57,15 @@ def run(start: Path | None = None) -> list[Finding]:
     out += _accounts(config, [*adapters, *broken])
     out += _rotation(config, adapters)
     for name, adapter in adapters.items():
-        accounts = accounts_for(adapter, config)
-        for account in accounts:
-            exists = Path(account.dir).is_dir()
-            count = sum(1 for _ in adapter.discover(root, [account])) if exists else 0
+        accounts = adapter.accounts(config)
+        for acc in accounts:
+            exists = Path(acc.dir).is_dir()
+            count = sum(1 for _ in adapter.discover(root, [acc])) if exists else 0
+            named = acc.dir if acc.name == acc.dir else f"{acc.name} ({acc.dir})"
             out.append(
                 Finding(
                     level="ok" if exists else "info",
-                    message=f"{name}: account {_named(account)}: "
+                    message=f"{name}: account {named}: "
                     + (f"{count} session(s) of this project" if exists else "not present"),
                 )
             )
@@ -90,7 +90,7 @@ def _not_set_up(adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[F
     folders: set[str] = set()
     for adapter in adapters.values():
         try:
-            refs = list(adapter.all_sessions(accounts_for(adapter, config)))
+            refs = list(adapter.all_sessions(adapter.accounts(config)))
         except Exception:  # an adapter's failure is reported by its own doctor
             refs = []
         folders |= {r.cwd for r in refs if r.cwd}
@@ -156,7 +156,7 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
     """Each named account in config.toml: an installed agent and a folder that exists."""
     import difflib
 
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     out: list[Finding] = []
     where = f"{config_path()} [accounts."
@@ -239,7 +239,7 @@ def _baker_on_path() -> list[Finding]:
                 "(or put the venv's bin on PATH)",
             )
         ]
-    from continuity_core.adapters import cli_version
+    from continuity_core.adapters.kit import cli_version
 
     if cli_version("baker", timeout_s=20) is None:  # it fails, or says no version
         return [
@@ -296,10 +296,3 @@ def _age(seconds: float) -> str:
     if seconds < 7200:
         return f"{int(seconds // 60)} min"
     return f"{seconds / 3600:.1f} h"
-
-
-def _named(account: Account) -> str:
-    """`NAME (DIR)`, or the folder alone when it is the name."""
-    if account.name == account.dir:
-        return account.dir
-    return f"{account.name} ({account.dir})"

@@ -3,8 +3,9 @@
 git itself answers, through `subprocess`: `status --porcelain=v2 --branch` (branch, head,
 upstream, ahead/behind, dirty files), `rev-parse --show-toplevel`, `log -1` (the last commit's
 subject) and `worktree list --porcelain`, all started at once; `diff --shortstat` runs only when
-`status` lists a tracked change. A folder outside git gives `GitFacts(is_repo=False)`, never an
-error.
+`status` lists a tracked change. `Begun.values` gives the facts as plain values (`GitFacts`'
+fields, a pickup builds no Struct), `struct` makes them a `GitFacts`. A folder outside git gives
+`GitFacts(is_repo=False)`, never an error.
 
 Every git command baker starts goes through `argv` (nothing from the repository's config
 runs): `output` where a failure only means "no answer" (the hooks), `run` where git's own
@@ -21,8 +22,9 @@ from continuity_core.errors import BakerError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
+    from typing import Any
 
-    from continuity_core.schemas.checkpoint import GitFacts, Worktree
+    from continuity_core.schemas.checkpoint import GitFacts
 
     StrPath = str | os.PathLike[str]
 
@@ -182,7 +184,7 @@ def run(
 
 def git_facts(cwd: StrPath, *, timeout: float = 5.0, worktrees: bool = True) -> GitFacts:
     """Facts about the repository containing `cwd`."""
-    return Begun(cwd, worktrees=worktrees).facts(timeout=timeout)
+    return struct(Begun(cwd, worktrees=worktrees).values(timeout=timeout))
 
 
 _STATUS = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
@@ -192,8 +194,8 @@ _TREES = ("worktree", "list", "--porcelain")
 
 
 class Begun:
-    """`git_facts` begun: git runs while the caller does other work; `facts` waits for it.
-    What `facts` never read is read to its end by `close`."""
+    """`git_facts` begun: git runs while the caller does other work; `values` waits for it.
+    What `values` never read is read to its end by `close`."""
 
     __slots__ = ("cwd", "procs")
 
@@ -202,37 +204,46 @@ class Begun:
         self.procs = [_spawn(cwd, *args) for args in (_STATUS, _LOG, _TOP)]
         self.procs.append(_spawn(cwd, *_TREES) if worktrees else None)
 
-    def facts(self, *, timeout: float = 5.0) -> GitFacts:
-        """The facts, once git answered."""
-        from continuity_core.schemas.checkpoint import GitFacts  # not on the pre-tool path
-
+    def values(self, *, timeout: float = 5.0) -> dict[str, Any]:
+        """The facts as plain values, `GitFacts`' fields (those at their default may be left
+        out), once git answered."""
         status, log, top, trees = self.procs
         self.procs = []
         status_out = _out(status, timeout)
         if status_out is None:
             for proc in (log, top, trees):
                 _out(proc, timeout)
-            return GitFacts()
-        tracked = _parse_status(status_out, facts := GitFacts(is_repo=True))
+            return {}
+        facts: dict[str, Any] = {"is_repo": True}
+        tracked = _parse_status(status_out, facts)
         # `diff HEAD` counts what status lists as tracked changes: none listed, nothing to count.
         diff = _spawn(self.cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS) if tracked else None
         log_out, top_out, trees_out = (_out(p, timeout) for p in (log, top, trees))
-        facts.root = (top_out or "").strip() or None
+        facts["root"] = (top_out or "").strip() or None
         if log_out:
             head, _, subject = log_out.rstrip("\n").partition("\x00")
-            facts.head, facts.subject = head or facts.head, subject
+            facts["head"], facts["subject"] = head or facts.get("head"), subject
         if trees_out:  # none where begun without `worktrees`
-            facts.worktrees = _parse_worktrees(trees_out)
+            facts["worktrees"] = _parse_worktrees(trees_out)
         diff_out = _out(diff, timeout)
         if diff_out:
             _parse_shortstat(diff_out, facts)
         return facts
 
     def close(self, timeout: float = 5.0) -> None:
-        """Wait for what `facts` did not read (the caller failed before it wanted them)."""
+        """Wait for what `values` did not read (the caller failed before it wanted them)."""
         procs, self.procs = self.procs, []
         for proc in procs:
             _out(proc, timeout)
+
+
+def struct(values: dict[str, Any]) -> GitFacts:
+    """`GitFacts` of `Begun.values`, for what keeps or sends them (a checkpoint, a brief)."""
+    import msgspec
+
+    from continuity_core.schemas.checkpoint import GitFacts
+
+    return msgspec.convert(values, GitFacts)
 
 
 def git_dir(cwd: StrPath) -> str | None:
@@ -289,16 +300,18 @@ def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
         return True
 
 
-def diffstat(cwd: StrPath, facts: GitFacts, exclude: list[str], *, timeout: float = 5.0) -> None:
-    """Recount `+a −d in n tracked files` without the paths in `exclude`."""
+def diffstat(
+    cwd: StrPath, facts: dict[str, Any], exclude: list[str], *, timeout: float = 5.0
+) -> None:
+    """Recount `+a −d in n tracked files` of `Begun.values` without the paths in `exclude`."""
     specs = [f":(exclude,literal){p}" for p in exclude]
     out = _out(_spawn(cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS, "--", ".", *specs), timeout)
-    facts.files_changed = facts.insertions = facts.deletions = 0
+    facts["files_changed"] = facts["insertions"] = facts["deletions"] = 0
     if out:
         _parse_shortstat(out, facts)
 
 
-def _parse_status(out: str, facts: GitFacts) -> bool:
+def _parse_status(out: str, facts: dict[str, Any]) -> bool:
     """Fill `facts` from `git status --porcelain=v2 --branch -z`; True when it lists a tracked
     change (an entry other than an untracked file)."""
     tracked = False
@@ -310,16 +323,16 @@ def _parse_status(out: str, facts: GitFacts) -> bool:
             continue
         if e.startswith("# branch.oid "):
             oid = e[13:]
-            facts.head = None if oid == "(initial)" else oid
+            facts["head"] = None if oid == "(initial)" else oid
         elif e.startswith("# branch.head "):
             name = e[14:]
-            facts.detached = name == "(detached)"
-            facts.branch = None if facts.detached else name
+            facts["detached"] = name == "(detached)"
+            facts["branch"] = None if facts["detached"] else name
         elif e.startswith("# branch.upstream "):
-            facts.upstream = e[18:]
+            facts["upstream"] = e[18:]
         elif e.startswith("# branch.ab "):
             ahead, _, behind = e[12:].partition(" ")
-            facts.ahead, facts.behind = abs(int(ahead)), abs(int(behind))
+            facts["ahead"], facts["behind"] = abs(int(ahead)), abs(int(behind))
         elif e[0] in "12u?":
             count += 1
             if e[0] == "?":
@@ -332,36 +345,25 @@ def _parse_status(out: str, facts: GitFacts) -> bool:
                     next(entries, None)  # the original path of a rename follows
             if len(dirty) < DIRTY_CAP:
                 dirty.append(f"{xy} {path}")
-    facts.dirty, facts.dirty_count = dirty, count
+    facts["dirty"], facts["dirty_count"] = dirty, count
     return tracked
 
 
-def _parse_shortstat(out: str, facts: GitFacts) -> None:
+def _parse_shortstat(out: str, facts: dict[str, Any]) -> None:
     for part in out.strip().split(","):
         words = part.split()
         if len(words) >= 2 and words[0].isdigit():
-            n = int(words[0])
-            if words[1].startswith("file"):
-                facts.files_changed = n
-            elif words[1].startswith("insertion"):
-                facts.insertions = n
-            elif words[1].startswith("deletion"):
-                facts.deletions = n
+            for key in ("files_changed", "insertions", "deletions"):
+                if words[1].startswith(key[:4]):
+                    facts[key] = int(words[0])
 
 
-def _parse_worktrees(out: str) -> list[Worktree]:
-    from continuity_core.schemas.checkpoint import Worktree
-
-    trees: list[Worktree] = []
+def _parse_worktrees(out: str) -> list[dict[str, str | None]]:
+    """`Worktree`s as plain values, one from each block `worktree list --porcelain` prints."""
+    trees: list[dict[str, str | None]] = []
     for block in out.strip().split("\n\n"):
-        wt: Worktree | None = None
-        for line in block.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "worktree":
-                wt = Worktree(path=value)
-                trees.append(wt)
-            elif wt is not None and key == "HEAD":
-                wt.head = value
-            elif wt is not None and key == "branch":
-                wt.branch = value.removeprefix("refs/heads/")
+        said = {k: v for k, _, v in (line.partition(" ") for line in block.splitlines())}
+        if "worktree" in said:
+            branch = said.get("branch", "").removeprefix("refs/heads/") or None
+            trees.append({"path": said["worktree"], "head": said.get("HEAD"), "branch": branch})
     return trees

@@ -29,8 +29,8 @@ from continuity_core.sessions import (
     state,
     why_none,
 )
-from continuity_core.stamps import stamp
-from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso, worktree_root
+from continuity_core.stamps import now_iso, stamp
+from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, worktree_root
 from continuity_core.store import project_root as store_root
 from continuity_core.transcript import project_relative
 
@@ -210,15 +210,15 @@ def _reconcile_reset(built: Brief, session: Session, adapter: Any, config: Any) 
     """The transcript's reset time and the limit ledger's (the hook's record) for the same
     account: where only one names it, that one; where they disagree, the later, so no agent
     is tried again before its limit lifts. The brief says which it used and why."""
-    from continuity_core import limits
+    from continuity_core import limits, stamps
 
     try:
         folder = limits.account_dir(adapter, config, session.account or "")
     except (IndexError, OSError):
         return
     recorded = limits.find(limits.read(), adapter.name, folder)
-    theirs = limits.parse_time(recorded.until) if recorded is not None else None
-    ours = limits.parse_time(built.reset_at)
+    theirs = stamps.parse_time(recorded.until) if recorded is not None else None
+    ours = stamps.parse_time(built.reset_at)
     if theirs is None or recorded is None:
         return
     source = f"the {recorded.source} record in the limit ledger"

@@ -43,7 +43,6 @@ class ForwardReader:
         self.chunk = chunk
         self.max_line = max_line
         self.skipped_long = 0
-        self.tail: bytes | None = None  # the unterminated last line, if any
 
     def __iter__(self) -> Iterator[bytes]:
         with open(self.path, "rb") as f:
@@ -71,10 +70,8 @@ class ForwardReader:
                     self.offset += len(pending)
                     pending, skipping = b"", True
                     self.skipped_long += 1
-            if pending:
-                self.tail = pending
-                if self.include_tail and pending.strip():
-                    yield pending
+            if self.include_tail and pending.strip():  # the unterminated last line
+                yield pending
 
 
 def read_backward(

@@ -9,6 +9,7 @@ Code and Gemini CLI share: `"hooks": {"<Event>": [{"matcher"?, "hooks": [...]}]}
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,19 +84,11 @@ def _line_indent(text: str, pos: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def indent_unit(text: str) -> str:
-    """The file's indentation step (two spaces when it has none)."""
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            return line[: len(line) - len(stripped)]
-    return "  "
-
-
 def add(text: str, container: Node, value: Any, key: str | None = None) -> str:
     """`text` with `value` appended to the array `container`, or `"key": value` to the object,
     laid out as the children before it are (one line, or one child a line)."""
-    unit = indent_unit(text)
+    step = re.search(r"\n([ \t]+)\S", text)  # the file's indentation step; two spaces if none
+    unit = step[1] if step else "  "
     nl = "\r\n" if "\r\n" in text else "\n"  # the file's own line ending
     if container.children:
         first = container.children[0][1]
@@ -178,10 +171,10 @@ def _refuse_duplicates(text: str, events: Mapping[str, Any]) -> None:
             seen.add(key)
 
 
-def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None:
-    """A settings file's text and its object; an empty file is `{}` when something is to be
-    added, None (nothing to change) when something is to be removed. ValueError when the
-    text is not a JSON object."""
+def _settings(text: str | None, want: bool, key: str) -> tuple[str, dict[str, Any]] | None:
+    """A settings file's text and its object `key` ({} when absent); an empty file is `{}`
+    when something is to be added, None (nothing to change) when something is to be removed.
+    ValueError when the text or its `key` is not a JSON object."""
     if text is None or not text.strip():
         if not want:
             return None
@@ -189,7 +182,9 @@ def _settings(text: str | None, want: bool) -> tuple[str, dict[str, Any]] | None
     data = json.loads(text)
     if not isinstance(data, dict):
         raise ValueError("the settings file is not a JSON object")
-    return text, data
+    if not isinstance(section := data.get(key, {}), dict):
+        raise ValueError(f"its `{key}` is not an object")
+    return text, section
 
 
 def _emptied(text: str, original: str | None, key: str) -> str | None:
@@ -216,14 +211,11 @@ def edit_hooks(
     has the wrong type.
     """
     original = text
-    loaded = _settings(text, want)
+    loaded = _settings(text, want, "hooks")
     if loaded is None:
         return None
-    text, data = loaded
+    text, hooks = loaded
     _refuse_duplicates(text, wanted)
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ValueError("its `hooks` is not an object")
     for event, group in wanted.items():
         groups = hooks.get(event)
         ours = _ours_in(groups, is_ours)
@@ -262,13 +254,10 @@ def edit_mcp(
     taken by a server that is not ours.
     """
     original = text
-    loaded = _settings(text, want)
+    loaded = _settings(text, want, "mcpServers")
     if loaded is None:
         return None
-    text, data = loaded
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ValueError("its `mcpServers` is not an object")
+    text, servers = loaded
     current = servers.get(name)
     if current is not None and not is_ours(current):
         if not want:

@@ -18,9 +18,10 @@ from typing import Literal
 import msgspec
 from msgspec import Struct, field
 
-from continuity_core import stamps, trust
+from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, ensure_private_dir
+from continuity_core.stamps import iso, parse_time
 from continuity_core.store import LOCK_TIMEOUT_S, Lock, encode_document
 
 TYPE_CHECKING = False
@@ -72,9 +73,6 @@ def now() -> dt.datetime:
     import datetime as dt
 
     return dt.datetime.now(dt.UTC)
-
-
-iso, parse_time = stamps.iso, stamps.parse_time
 
 
 def expires(limit: Limit) -> dt.datetime:
@@ -158,8 +156,6 @@ class Entry(Struct, kw_only=True, frozen=True):
 def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
     """An entry of `[rotation] order` with its account's config dir; BakerError if unknown."""
     agent, _, account = text.partition(":")
-    if agent != adapter.name:
-        raise ValueError(f"{text!r} is not an entry of {adapter.name}")
     if not account:
         accounts = adapter.accounts(config)
         if not accounts:
@@ -176,7 +172,7 @@ def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
             "under [accounts] in ~/.baker/config.toml"
             + (f" (did you mean {agent}:{near[0]}?)" if near else "")
         )
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     return Entry(text=text, agent=agent, account=account, dir=expand(named.dir))
 
@@ -191,7 +187,7 @@ def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
     for acc in adapter.accounts(config):
         if account in (acc.name, acc.dir):
             return str(acc.dir)
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     return expand(account) if account else str(adapter.accounts(config)[0].dir)
 
@@ -312,17 +308,16 @@ _EPOCH = r"(?i)(?:reset[s_a-z]*\W{1,3}|\|)(?P<epoch>\d{10}(?:\d{3})?)\b"
 _UNIT_S = {"h": 3600, "m": 60, "s": 1, "d": 86400}
 
 
-def reset_in_text(text: str, at: dt.datetime | None = None, tz: Any = None) -> str | None:
+def reset_in_text(text: str, at: dt.datetime) -> str | None:
     """The reset time a message names, in any form agents write it (see above), as UTC ISO
-    8601; None when it names none. A span counts from `at` (the record's time, default now);
-    a clock time is its next occurrence at or after `at`, in its own zone when it names one,
-    else in `tz` (default: this machine's zone, where the agent ran)."""
+    8601; None when it names none. A span counts from `at` (the record's time); a clock time
+    is its next occurrence at or after `at`, in its own zone when it names one, else in this
+    machine's zone (where the agent ran)."""
     import datetime as dt
     import re
 
     if not text:
         return None
-    base = at or now()
     if m := re.search(_ISO, text):
         when = parse_time(m["iso"].replace(" ", "T"))
         if when is not None:
@@ -334,7 +329,7 @@ def reset_in_text(text: str, at: dt.datetime | None = None, tz: Any = None) -> s
         seconds = float(m["n"]) * _UNIT_S[m["u"][0].lower()]
         if m["n2"]:
             seconds += int(m["n2"]) * _UNIT_S[m["u2"][0].lower()]
-        return iso(base + dt.timedelta(seconds=seconds))
+        return iso(at + dt.timedelta(seconds=seconds))
     if m := re.search(_CLOCK, text):
         hour, minute = int(m["h"]), int(m["m"] or 0)
         if m["ap"]:
@@ -343,17 +338,15 @@ def reset_in_text(text: str, at: dt.datetime | None = None, tz: Any = None) -> s
             hour = hour % 12 + (12 if m["ap"][0].lower() == "p" else 0)
         elif m["m"] is None:
             return None  # a bare number ("at 3") is no clock time
-        zone = tz
-        if m["tz"]:
-            zone = dt.UTC
-            if m["tz"].upper() not in ("UTC", "GMT", "Z"):
-                try:
-                    from zoneinfo import ZoneInfo
+        zone: Any = dt.UTC if m["tz"] and m["tz"].upper() in ("UTC", "GMT", "Z") else None
+        if m["tz"] and zone is None:
+            try:
+                from zoneinfo import ZoneInfo
 
-                    zone = ZoneInfo(m["tz"])
-                except (KeyError, ValueError, OSError):
-                    zone = tz
-        local = base.astimezone(zone)
+                zone = ZoneInfo(m["tz"])
+            except (KeyError, ValueError, OSError):
+                pass  # a zone this machine does not know: its own
+        local = at.astimezone(zone)
         when = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
         if when < local:
             when += dt.timedelta(days=1)
@@ -367,19 +360,15 @@ def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
 
 
 def next_entry(
-    entries: Sequence[Entry],
-    current: tuple[str, str] | None,
-    recorded: Sequence[Limit],
-    skip: Sequence[tuple[str, str]] = (),
+    entries: Sequence[Entry], current: tuple[str, str] | None, recorded: Sequence[Limit]
 ) -> Entry | None:
     """The first entry after `current` (agent, dir) in the order, wrapping around, that is not
-    limited, is not `current` and not in `skip`; the first not limited when `current` is None
-    or not in the order."""
+    limited and is not `current`; the first not limited when `current` is None or not in the
+    order."""
     keys = [key(e.agent, e.dir) for e in entries]
     here = key(*current) if current is not None else None
     start = keys.index(here) + 1 if here in keys else 0
-    limited = {key(lim.agent, lim.dir) for lim in recorded}
-    avoid = {here, *(key(*k) for k in skip), *limited}
+    avoid = {here, *(key(lim.agent, lim.dir) for lim in recorded)}
     order = [*entries[start:], *entries[:start]]  # wrapping around
     return next((e for e in order if key(e.agent, e.dir) not in avoid), None)
 

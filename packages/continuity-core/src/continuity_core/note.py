@@ -24,18 +24,7 @@ if TYPE_CHECKING:
 
 NOTE_PATH = f"{trust.NOTE_DIR}/{trust.NOTE_NAME}"  # relative to the project's root
 CAP = 120
-SECTIONS = (
-    "Goal",
-    "Now",
-    "Done",
-    "Next",
-    "In flight",
-    "Blocked",
-    "Routing",
-    "Gotchas",
-    "Open questions",
-)
-_HINTS = {
+_HINTS = {  # each section, in order, and what goes in it
     "Goal": "What this work is for, in a sentence or two.",
     "Now": "Exactly one next action.",
     "Done": "Finished steps, newest last.",
@@ -46,6 +35,7 @@ _HINTS = {
     "Gotchas": "Traps already fallen into: what failed and why.",
     "Open questions": "Decisions still owed by the owner.",
 }
+SECTIONS = tuple(_HINTS)
 
 
 class NoteTooLong(BakerError):
@@ -184,7 +174,7 @@ def write(root: Path, note: Note) -> Path:
 def touch(note: Note, root: Path, agent: str | None = None) -> None:
     """Refresh the front matter a write must keep current: updated, agent, branch."""
     from continuity_core.git import git_facts
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     note.meta["updated"] = now_iso()
     note.meta["agent"] = agent or note.meta.get("agent", "")
@@ -255,7 +245,7 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     item = redact(" ".join(text.split()))
     if not item:
         raise BakerError("say what is blocked and on what")
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     line = f"- {item} (since {now_iso()[:10]})"
 

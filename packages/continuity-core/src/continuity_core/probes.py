@@ -12,28 +12,32 @@ import os
 import re
 import stat
 import time
-from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
-
-import msgspec
-from msgspec import Struct, field
 
 from continuity_core.adapters.registry import PROBE_GROUP
 from continuity_core.fs import inside
 from continuity_core.redact import redact
-from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.schemas.probe import Environment, ProbeResult, ProbeState
-from continuity_core.store import STORE, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import STORE
 
-if TYPE_CHECKING:  # subprocess and signal load when a command runs: a pickup with
-    import subprocess  # no interpreter, probe or GPU check to run starts none
-    from collections.abc import Callable, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # subprocess and signal load when a command runs, the schemas (and msgspec)
+    import subprocess  # with the first check: a pickup with nothing but git to check loads none
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
-    from typing import Protocol, TypeVar
+    from typing import Any, Protocol, TypeVar
 
     from continuity_core.git import Begun
+    from continuity_core.schemas.probe import (
+        Environment,
+        ProbeContext,
+        ProbeResult,
+        ProbesConfig,
+        ProbeState,
+        Ran,
+    )
 
+    Result = dict[str, Any]  # a `ProbeResult`'s fields: what the checks here return
     T = TypeVar("T")
     P = TypeVar("P", str, Path)  # a folder as the caller names it
     StrPath = str | os.PathLike[str]
@@ -49,19 +53,14 @@ _NAME = re.compile(r"^[\w.:@/+\-][\w .:@/+\-]{0,79}$")
 NOT_INSTALLED = "GPU probes are not installed (pip install continuity-gpu-probes)"
 
 
-def _gpu(state: ProbeState, detail: str, verdict: str | None = None) -> list[ProbeResult]:
-    """The GPU check's one result where no probe ran (or none could load)."""
-    return [ProbeResult(name="gpu", state=state, kind="gpu", verdict=verdict, detail=detail)]
+def result(
+    kind: str, name: str, state: ProbeState, detail: str, verdict: str | None = None, **more: Any
+) -> Result:
+    """One check's result as plain values, which `environment` makes a `ProbeResult`."""
+    return dict(name=name, state=state, kind=kind, detail=detail, verdict=verdict, **more)
 
 
-class ProbeContext(Struct, kw_only=True):
-    """What a plugin probe gets: the project, its section of probes.json, the project's venv
-    interpreters (a default for plugins that run inside them) and its time limit."""
-
-    root: Path
-    config: Mapping[str, Any]
-    interpreters: list[str] = field(default_factory=list)
-    timeout_s: float = DEFAULT_DEADLINE_S
+_gpu = partial(result, "gpu", "gpu")  # the GPU check's one result where no probe ran
 
 
 class Probe(Protocol):
@@ -99,13 +98,6 @@ def run_all(tasks: Sequence[Callable[[], T]], deadline_s: float) -> list[T | Bas
     return [None if t.is_alive() else r for t, r in zip(threads, results, strict=True)]
 
 
-class Ran(Struct, kw_only=True):
-    returncode: int | None  # None: timed out (the whole process group was killed)
-    out: str
-    err: str
-    elapsed_s: float
-
-
 _RUNNING: set[subprocess.Popen[bytes]] = set()
 
 
@@ -127,6 +119,8 @@ def run_command(
     """Run a command in its own process group; on timeout kill the group, grandchildren too,
     and at exit whatever is still running."""
     import subprocess
+
+    from continuity_core.schemas.probe import Ran
 
     start = time.monotonic()
     if not _RUNNING:
@@ -181,22 +175,18 @@ def tail(text: str, limit: int = DETAIL_MAX) -> str:
 # --- probes.json -----------------------------------------------------------------------------
 
 
-class ProbesConfig(Struct, kw_only=True):
-    jobs: list[Any] = field(default_factory=list)
-    probes: list[Any] = field(default_factory=list)
-    venvs: list[Any] = field(default_factory=list)
-    gpu: Mapping[str, Any] | None = None  # None: not configured
-    errors: list[ProbeResult] = field(default_factory=list)
-
-
 def read_config(root: StrPath) -> ProbesConfig:
     """`.baker/probes.json`, each top-level key validated on its own."""
+    import msgspec
+
+    from continuity_core import trust
+    from continuity_core.schemas.probe import ProbesConfig
+
     path = os.path.join(root, STORE, PROBES_FILE)
     cfg = ProbesConfig()
-    from continuity_core import trust
 
     def bad(where: str, detail: str) -> ProbesConfig:
-        cfg.errors.append(ProbeResult(name=where, state="error", kind="config", detail=detail))
+        cfg.errors.append(result("config", where, "error", detail))
         return cfg
 
     try:
@@ -245,29 +235,26 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 # --- the checks ------------------------------------------------------------------------------
 
 
-def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> ProbeResult:
+def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> Result:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
-
-    def result(state: ProbeState, detail: str, verdict: str | None = None) -> ProbeResult:
-        return ProbeResult(name=name, state=state, kind="job", verdict=verdict, detail=detail)
-
+    job = partial(result, "job", name)
     if problem:
-        return result("error", problem)
+        return job("error", problem)
     artifact = entry.get("artifact")
     if not isinstance(artifact, str) or not artifact.strip() or "\x00" in artifact:
-        return result("error", "missing or invalid artifact path")
+        return job("error", "missing or invalid artifact path")
     try:
         max_age = _number(entry, "max_age_s", None)
     except ValueError as e:
-        return result("error", str(e))
+        return job("error", str(e))
     path = os.path.join(root, os.path.expanduser(artifact))  # an absolute one stays itself
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return result("fail", f"{artifact}: missing", "missing")
+        return job("fail", f"{artifact}: missing", "missing")
     except OSError as e:
-        return result("fail", f"{artifact}: {e.strerror}", "unreadable")
+        return job("fail", f"{artifact}: {e.strerror}", "unreadable")
     age = (now or time.time()) - st.st_mtime
     try:
         if stat.S_ISDIR(st.st_mode):
@@ -276,16 +263,16 @@ def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -
             with open(path, "rb") as f:
                 empty = not f.read(1)
     except OSError as e:
-        return result("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
+        return job("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
     if max_age is not None and age > max_age:
-        return result(
+        return job(
             "warn",
             f"{artifact}: stale, last written {_ago(age)} ago (expected within {_ago(max_age)})",
             "stale",
         )
     if empty:
-        return result("warn", f"{artifact}: exists but is empty", "empty")
-    return result("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
+        return job("warn", f"{artifact}: exists but is empty", "empty")
+    return job("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
 
 
 def _ago(seconds: float) -> str:
@@ -299,35 +286,32 @@ def _ago(seconds: float) -> str:
     return f"{s // 86400}d"
 
 
-def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> ProbeResult:
+def check_shell(root: StrPath, entry: Any, index: int, limit_s: float) -> Result:
     """A custom shell probe: the user's command, with its own timeout, in the project root."""
     name, problem = _entry_name(entry, f"probes[{index}]")
-
-    def result(state: ProbeState, detail: str, elapsed: float | None = None) -> ProbeResult:
-        return ProbeResult(name=name, state=state, kind="shell", elapsed_s=elapsed, detail=detail)
-
+    shell = partial(result, "shell", name)
     if problem:
-        return result("error", problem)
+        return shell("error", problem)
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        return result("error", "missing command")
+        return shell("error", "missing command")
     try:
         timeout = _number(entry, "timeout_s", SHELL_TIMEOUT_S) or SHELL_TIMEOUT_S
     except ValueError as e:
-        return result("error", str(e))
+        return shell("error", str(e))
     timeout = min(timeout, limit_s)
     try:
         # The user's own probe command from their project's probes.json: a shell line.
         ran = run_command(command, cwd=root, timeout_s=timeout, shell=True)  # noqa: S604 - above
     except OSError as e:
-        return result("error", f"cannot run: {e}")
-    elapsed = round(ran.elapsed_s, 3)
+        return shell("error", f"cannot run: {e}")
+    ran_for = partial(shell, elapsed_s=round(ran.elapsed_s, 3))
     if ran.returncode is None:
-        return result("timeout", f"no answer within {timeout:g}s (killed)", elapsed)
+        return ran_for("timeout", f"no answer within {timeout:g}s (killed)")
     out = tail(ran.out) or tail(ran.err)
     if ran.returncode == 0:
-        return result("ok", out, elapsed)
-    return result("fail", f"exit {ran.returncode}" + (f": {out}" if out else ""), elapsed)
+        return ran_for("ok", out)
+    return ran_for("fail", f"exit {ran.returncode}" + (f": {out}" if out else ""))
 
 
 def venv_dirs(root: StrPath, extra: Sequence[Any] = ()) -> list[tuple[str, str]]:
@@ -373,9 +357,7 @@ def interpreter_of(venv: str) -> str:
     return os.path.join(venv, "bin", "python")
 
 
-def check_interpreter(
-    label: str, venv: str, *, root: StrPath, tracked: bool = False
-) -> ProbeResult:
+def check_interpreter(label: str, venv: str, *, root: StrPath, tracked: bool = False) -> Result:
     """Resolve a venv's interpreter and check it: a dangling link or a dead binary is reported.
 
     Nothing from the folder is executed (docs/decisions.md, "No program from the
@@ -384,32 +366,31 @@ def check_interpreter(
     their `pyvenv.cfg` lies inside the project and its `home` would pick the code that runs
     (`refused`), whatever git says about the folder.
     """
-
-    def result(state: ProbeState, verdict: str, detail: str) -> ProbeResult:
-        return ProbeResult(name=label, state=state, kind="venv", verdict=verdict, detail=detail)
-
+    venv_is = partial(result, "venv", label)
     python = interpreter_of(os.path.abspath(venv))
     if not inside(root, venv):
         real = os.path.realpath(venv)
-        return result("error", "outside", f"{venv}: outside the project ({real}): refused, not run")
+        return venv_is(
+            "error", f"{venv}: outside the project ({real}): refused, not run", "outside"
+        )
     if tracked:
-        return result(
+        return venv_is(
             "warn",
-            "tracked",
             f"{venv}: tracked by git: not run (a committed virtual environment is the "
             "repository's program, not yours)",
+            "tracked",
         )
     if not os.path.isdir(venv):
-        return result("fail", "missing", f"{venv}: no such folder")
+        return venv_is("fail", f"{venv}: no such folder", "missing")
     target = os.path.realpath(python)
     if not os.path.exists(python):
         why = f"links to missing {target}" if os.path.islink(python) else "missing"
-        return result("fail", "broken", f"{python}: {why}")
+        return venv_is("fail", f"{python}: {why}", "broken")
     shown = f"{python} -> {target}" if os.path.islink(python) else str(python)  # a copy: itself
     if os.path.isfile(target) and os.access(target, os.X_OK):
         why = refused(root, python) or "in the project"
-        return result("ok", "present", f"{shown}: present; {why}, so not run")
-    return result("fail", "broken", f"{shown}: not an executable file")
+        return venv_is("ok", f"{shown}: present; {why}, so not run", "present")
+    return venv_is("fail", f"{shown}: not an executable file", "broken")
 
 
 def refused(root: StrPath, python: StrPath) -> str | None:
@@ -452,13 +433,13 @@ def plugin(name: str) -> Probe | None:
     raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
 
-def check_gpu(ctx: ProbeContext) -> list[ProbeResult]:
+def check_gpu(ctx: ProbeContext) -> list[ProbeResult] | list[Result]:
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
-        return _gpu("error", f"the GPU probe failed to load: {e}")
+        return [_gpu("error", f"the GPU probe failed to load: {e}")]
     if probe is None:
-        return _gpu("skipped", NOT_INSTALLED, "not installed")
+        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
     return probe.run(ctx)
 
 
@@ -474,42 +455,65 @@ def environment(
 ) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
     `begun`: its git facts, begun earlier (`git.Begun`), so git worked meanwhile."""
+    import msgspec
+
+    from continuity_core.schemas.probe import Environment
+
+    facts = _gather(root, read_config(root), deadline_s, gpu=gpu, begun=begun)
+    return msgspec.convert(facts, Environment)
+
+
+def summary(root: StrPath, *, deadline_s: float, begun: Begun | None = None) -> str:
+    """What pickup shows: `render(environment(...), quiet=True)`; where there is no
+    probes.json (git and the virtual environments found are all there is to check) from the
+    plain values, with no `Environment` built and no msgspec loaded: SessionStart's budget
+    (docs/decisions.md, "How the hooks stay fast")."""
+    if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)):
+        return render(environment(root, deadline_s=deadline_s, begun=begun), quiet=True)
+    return _render(_gather(root, None, deadline_s, gpu=False, begun=begun), quiet=True)
+
+
+def _gather(
+    root: StrPath, cfg: ProbesConfig | None, deadline_s: float, *, gpu: bool, begun: Begun | None
+) -> dict[str, Any]:
+    """`environment`'s facts as plain values (`Environment`'s fields); `cfg` None: no
+    probes.json."""
     start = time.monotonic()
     root = os.path.abspath(root)
-    cfg = read_config(root)
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
     tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
-    env = Environment(created_at=now_iso(), project=str(root))
+    env: dict[str, Any] = {"created_at": now_iso(), "project": root, "git": {}}
+    env.update((kind, []) for kind in ("interpreters", "jobs", "probes", "gpu"))
     _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
-    env.probes[:0] = cfg.errors
-    env.elapsed_s = round(time.monotonic() - start, 3)
+    env["probes"][:0] = cfg.errors if cfg is not None else []
+    env["elapsed_s"] = round(time.monotonic() - start, 3)
     return env
 
 
 def _tasks(
-    root: str, cfg: ProbesConfig, limit: float, *, gpu: bool, begun: Begun | None
+    root: str, cfg: ProbesConfig | None, limit: float, *, gpu: bool, begun: Begun | None
 ) -> list[tuple[str, str, Callable[[], Any]]]:
     """What `environment` runs side by side: each task's kind (an `Environment` list, or
     "git"), its name and the task."""
-    from continuity_core.project import repo_facts  # without Continuity's own files
+    from continuity_core.project import repo_values  # without Continuity's own files
 
-    git = partial(repo_facts, root, timeout=min(5.0, limit), begun=begun)
+    git = partial(repo_values, root, timeout=min(5.0, limit), begun=begun)
     tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
-    venvs = venv_dirs(root, cfg.venvs)
+    venvs = venv_dirs(root, cfg.venvs if cfg is not None else ())
     within = [p for _, p in venvs if inside(root, p)]
     timeout_s = min(INTERPRETER_TIMEOUT_S, limit)
     tracked = tracked_by_git(root, within, timeout_s=timeout_s) if within else set()
     for label, path in venvs:
         check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
         tasks.append(("interpreters", label, check))
-    for i, entry in enumerate(cfg.jobs):
+    for i, entry in enumerate(cfg.jobs if cfg is not None else ()):
         name = _entry_name(entry, f"jobs[{i}]")[0]
         tasks.append(("jobs", name, partial(check_job, root, entry, i)))
-    for i, entry in enumerate(cfg.probes):
+    for i, entry in enumerate(cfg.probes if cfg is not None else ()):
         name = _entry_name(entry, f"probes[{i}]")[0]
         tasks.append(("probes", name, partial(check_shell, root, entry, i, limit)))
     if gpu:
-        if cfg.gpu is not None:
+        if cfg is not None and cfg.gpu is not None:
             # Only venvs of the user's own: none outside the project or tracked by git.
             # and whose interpreter is not a file inside it (what check_interpreter runs).
             from pathlib import Path  # the plugins' context names the project as a Path
@@ -519,6 +523,8 @@ def _tasks(
                 for p in within
                 if p not in tracked and refused(root, interpreter_of(p)) is None
             ]
+            from continuity_core.schemas.probe import ProbeContext
+
             ctx = ProbeContext(
                 root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
             )
@@ -529,33 +535,32 @@ def _tasks(
 
 
 def _collect(
-    env: Environment, tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
+    env: dict[str, Any], tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
 ) -> None:
     """Each task's result into `env`: a timeout or a failure as a result that says so."""
-    for (kind, name, _), result in zip(tasks, results, strict=True):
+    for (kind, name, _), done in zip(tasks, results, strict=True):
         if kind == "git":
-            env.git = result if isinstance(result, GitFacts) else GitFacts()
+            env["git"] = done if isinstance(done, dict) else {}
             continue
-        if result is None:
+        if done is None:
             state: ProbeState = "timeout"
             detail = f"no answer within the {deadline_s:g}s deadline"
-        elif isinstance(result, BaseException):
-            state, detail = "error", redact(f"{type(result).__name__}: {result}")
+        elif isinstance(done, BaseException):
+            state, detail = "error", redact(f"{type(done).__name__}: {done}")
         else:
-            getattr(env, kind).extend(result if isinstance(result, list) else [result])
+            env[kind].extend(done if isinstance(done, list) else [done])
             continue
-        getattr(env, kind).append(
-            ProbeResult(name=name, state=state, kind=kind.rstrip("s"), detail=detail)
-        )
+        env[kind].append(result(kind.rstrip("s"), name, state, detail))
 
 
-def _gpu_unconfigured() -> list[ProbeResult]:
+def _gpu_unconfigured() -> list[Result]:
     """No `gpu` section: say whether the plugin is there, run nothing."""
     from continuity_core.adapters.registry import registered
 
     if "gpu" not in registered(PROBE_GROUP):
-        return _gpu("skipped", NOT_INSTALLED, "not installed")
-    return _gpu("skipped", 'not configured (add "gpu": {} to .baker/probes.json)', "not configured")
+        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
+    why = 'not configured (add "gpu": {} to .baker/probes.json)'
+    return [_gpu("skipped", why, "not configured")]
 
 
 _MARK = {
@@ -570,20 +575,26 @@ _MARK = {
 
 def render(env: Environment, *, quiet: bool = False) -> str:
     """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
+    import msgspec
+
+    return _render(msgspec.to_builtins(env), quiet=quiet)
+
+
+def _render(env: Mapping[str, Any], *, quiet: bool) -> str:
+    """`render` of `Environment`'s fields as plain values (those at their default may be left
+    out): `_gather`'s, or `msgspec.to_builtins` of the Struct."""
     from continuity_core.project import git_section  # not brief: a pickup builds none
 
-    lines = [git_section(env.git)]
-    for title, items in (
-        ("interpreters", env.interpreters),
-        ("jobs", env.jobs),
-        ("probes", env.probes),
-        ("gpu", env.gpu),
-    ):
-        shown = [r for r in items if not (quiet and r.state == "skipped")]
+    lines = [git_section(env.get("git", {}))]
+    for title in ("interpreters", "jobs", "probes", "gpu"):
+        shown = [r for r in env.get(title, ()) if not (quiet and r["state"] == "skipped")]
         if not shown:
             continue
         lines.append(f"- {title}:")
-        lines += [f"  - [{_MARK[r.state]}] {r.name}: {r.detail}".rstrip(": ") for r in shown]
+        lines += [
+            f"  - [{_MARK[r['state']]}] {r['name']}: {r.get('detail', '')}".rstrip(": ")
+            for r in shown
+        ]
     return redact("\n".join(lines))
 
 

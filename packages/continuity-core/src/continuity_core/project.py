@@ -9,15 +9,19 @@ import re
 import stat
 
 from continuity_core import trust
-from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
 from continuity_core.git import Begun, git_facts
-from continuity_core.schemas.checkpoint import GitFacts
-from continuity_core.store import STORE, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import STORE
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a pickup reads the repo facts as plain values: no Struct, no msgspec
+    from collections.abc import Mapping
     from pathlib import Path
+    from typing import Any
+
+    from continuity_core.adapters import Change
+    from continuity_core.schemas.checkpoint import GitFacts
 
     StrPath = str | os.PathLike[str]
 
@@ -107,6 +111,8 @@ def write_text_change(
 ) -> Change:
     """Write `new` to `path` if it differs; report what happened relative to `root`. A path
     that leads out of the project (`outside_project`) is neither read nor written."""
+    from continuity_core.adapters import Change  # set-up only: no Struct on a pickup
+
     rel = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
     why = outside_project(path, root)
     if why:
@@ -133,6 +139,8 @@ def write_change(
     """Make `path`, which holds `old` (None: no file), hold `new`; "" removes the file, and with
     `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported.
     `root`: the project, for a project file: one that leads out of it is refused (failed)."""
+    from continuity_core.adapters import Change
+
     why = outside_project(path, root) if root is not None else None
     if why:
         return Change(path=rel, action="failed", detail=why)
@@ -164,6 +172,8 @@ def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change
 
 
 def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
+    from continuity_core.adapters import Change
+
     text = _read(path)
     if text is None:
         return Change(path=str(path.relative_to(root)), action="unchanged")
@@ -238,19 +248,28 @@ def record_own(root: Path, changes: list[Change]) -> None:
 def repo_facts(
     root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None, worktrees: bool = True
 ) -> GitFacts:
-    """`git_facts` of the project without Continuity's own set-up files (AGENTS.md block,
-    hooks settings, skills, .gitignore lines) while they are as `baker init` wrote them:
-    they are not the user's uncommitted work. The one rule for what is: every command that
-    states the repo's state (the brief, pickup, `status`, `facts`, `push`) asks here.
-    `begun`: the same facts of `root`, begun earlier (`git.Begun`), so git ran while the
-    caller did other work."""
+    """`repo_values` as `GitFacts`."""
+    from continuity_core.git import struct
+
+    return struct(repo_values(root, timeout=timeout, begun=begun, worktrees=worktrees))
+
+
+def repo_values(
+    root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None, worktrees: bool = True
+) -> dict[str, Any]:
+    """`git_facts` of the project, as plain values (`git.Begun.values`), without Continuity's
+    own set-up files (AGENTS.md block, hooks settings, skills, .gitignore lines) while they
+    are as `baker init` wrote them: they are not the user's uncommitted work. The one rule for
+    what is: every command that states the repo's state (the brief, pickup, `status`, `facts`,
+    `push`) asks here. `begun`: the same facts of `root`, begun earlier (`git.Begun`), so git
+    ran while the caller did other work."""
     from continuity_core.git import diffstat
 
-    facts = (begun or Begun(root, worktrees=worktrees)).facts(timeout=timeout)
-    own = _own(root) if facts.is_repo else {}
+    facts = (begun or Begun(root, worktrees=worktrees)).values(timeout=timeout)
+    own = _own(root) if facts.get("is_repo") else {}
     if not own:
         return facts
-    top = facts.root or os.fspath(root)  # str paths: a checkpoint imports no pathlib
+    top = facts.get("root") or os.fspath(root)  # str paths: a checkpoint imports no pathlib
 
     def ours(rel: str) -> bool:
         if rel.startswith(IGNORED):  # the store and the note, whatever .gitignore says
@@ -267,16 +286,16 @@ def repo_facts(
         return own.get(rel) is not None and own.get(rel) == _sha(path)
 
     kept, tracked = [], []
-    for entry in facts.dirty:
+    for entry in facts.get("dirty", ()):
         xy, rel = entry[:2], entry[3:]  # "XY path"
         if ours(rel):
             if xy != "??":
                 tracked.append(rel)
         else:
             kept.append(entry)
-    dropped = len(facts.dirty) - len(kept)
+    dropped = len(facts.get("dirty", ())) - len(kept)
     if dropped:
-        facts.dirty, facts.dirty_count = kept, facts.dirty_count - dropped
+        facts["dirty"], facts["dirty_count"] = kept, facts["dirty_count"] - dropped
         if tracked:
             diffstat(top, facts, tracked, timeout=timeout)
     return facts
@@ -286,6 +305,7 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
     """Create the store and the note; a store or note that fails the trust check
     (`continuity_core.trust`, e.g. committed by a cloned repository) raises `Untrusted`."""
     from continuity_core import note as note_mod
+    from continuity_core.adapters import Change
 
     changes: list[Change] = []
     trust.note_path(root)
@@ -320,6 +340,8 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
 
 
 def _gitignore(root: Path, *, dry_run: bool) -> Change:
+    from continuity_core.adapters import Change
+
     path = root / ".gitignore"
     text = _read(path) or ""
     present = {line.strip() for line in text.splitlines()}
@@ -335,6 +357,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
     """Remove the AGENTS.md block. The store and the note hold the user's data and stay, and
     so does the .gitignore block that keeps them out of commits (said in a `skipped` line)."""
     from continuity_core import note as note_mod
+    from continuity_core.adapters import Change
 
     changes = [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
     if (root / ".baker").exists() or (root / note_mod.NOTE_PATH).exists():
@@ -357,26 +380,29 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
-def git_section(git: GitFacts) -> str:
-    if not git.is_repo:
+def git_section(git: Mapping[str, Any]) -> str:
+    """`GitFacts` in lines, as plain values: `git.Begun.values` or `msgspec.to_builtins`."""
+    if not git.get("is_repo"):
         return "Not a git repository."
-    head = (git.head or "")[:12] or "no commits yet"
-    branch = git.branch or ("detached HEAD" if git.detached else "?")
-    lines = [f"- branch: {branch}", f"- last commit: {head} {git.subject or ''}".rstrip()]
-    if git.upstream:
-        lines.append(f"- upstream: {git.upstream} (ahead {git.ahead}, behind {git.behind})")
-    if git.dirty_count:
-        tracked = plural(git.files_changed, "tracked file")
-        stat = f", +{git.insertions} −{git.deletions} in {tracked}" if git.files_changed else ""
-        lines.append(f"- uncommitted: {plural(git.dirty_count, 'file')}{stat}")
-        lines += [f"  - `{d}`" for d in git.dirty]
-        if git.dirty_count > len(git.dirty):
-            lines.append(f"  - … and {git.dirty_count - len(git.dirty)} more")
+    head = (git.get("head") or "")[:12] or "no commits yet"
+    branch = git.get("branch") or ("detached HEAD" if git.get("detached") else "?")
+    lines = [f"- branch: {branch}", f"- last commit: {head} {git.get('subject') or ''}".rstrip()]
+    if git.get("upstream"):
+        ahead, behind = git.get("ahead", 0), git.get("behind", 0)
+        lines.append(f"- upstream: {git['upstream']} (ahead {ahead}, behind {behind})")
+    count, dirty = git.get("dirty_count", 0), git.get("dirty", [])
+    changed = git.get("files_changed", 0)
+    if count:
+        tracked = plural(changed, "tracked file")
+        stat = f", +{git.get('insertions', 0)} −{git.get('deletions', 0)} in {tracked}"
+        lines.append(f"- uncommitted: {plural(count, 'file')}{stat if changed else ''}")
+        lines += [f"  - `{d}`" for d in dirty]
+        if count > len(dirty):
+            lines.append(f"  - … and {count - len(dirty)} more")
     else:
         lines.append("- working tree clean")
-    if len(git.worktrees) > 1:
-        lines.append(
-            "- worktrees: "
-            + ", ".join(f"{w.path} ({w.branch or 'detached'})" for w in git.worktrees)
-        )
+    trees = git.get("worktrees", [])
+    if len(trees) > 1:
+        shown = (f"{w['path']} ({w.get('branch') or 'detached'})" for w in trees)
+        lines.append("- worktrees: " + ", ".join(shown))
     return "\n".join(lines)

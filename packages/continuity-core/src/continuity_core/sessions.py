@@ -18,7 +18,8 @@ import os
 import msgspec
 from msgspec import Struct, field
 
-from continuity_core.adapters import Account, expand
+from continuity_core.adapters import Account
+from continuity_core.adapters.kit import expand
 from continuity_core.errors import BakerError
 from continuity_core.fs import inside
 from continuity_core.schemas.config import GlobalConfig
@@ -71,6 +72,17 @@ class Choice(Struct, kw_only=True):
     searched: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     below: list[str] = field(default_factory=list)  # as `Found.below`
+
+
+class Previous(Struct, kw_only=True):
+    """The newest verifiable earlier session as a pickup finds it (`pickup.find_previous`),
+    or why there is none."""
+
+    why_not: str
+    session: Session | None = None
+    ref: SessionRef | None = None
+    source: str = ""  # "transcript" or "checkpoint <id>"
+    failed: list[str] = field(default_factory=list)  # newer attempts that did no work
 
 
 def accounts_for(
@@ -139,14 +151,21 @@ def did_work(session: Session) -> bool:
     )
 
 
-def state(session: Session) -> State:
-    """How a session ended, in the words of `baker sessions`."""
+def state(session: Session, store: Any = None) -> State:
+    """How a session ended, in the words of `baker sessions`. With its `store`, `interrupted`
+    also where only the pre-tool hook saw the last call start (Gemini CLI writes a call only
+    once it returns), as the brief and `baker now` name it."""
     if session.ended_on_limit:
         return "limit"
     if not did_work(session):
         return "failed"
     if session.pending_calls or session.last_error is not None or session.turn_incomplete:
         return "interrupted"
+    if store is not None:
+        from continuity_core import inflight
+
+        if inflight.unrecorded(store, session) is not None:
+            return "interrupted"
     return "did work"
 
 
@@ -201,8 +220,12 @@ def find(
             found.errors.append(f"{name}: {e}")
             continue
         found.searched += [f"{name}: {acc.dir}" for acc in accounts]
-        if accounts or account is None:
-            refs += _stream(name, adapter, project, accounts, found.errors)
+        if accounts or account is None:  # the first PER_ADAPTER refs; a failure ends its own
+            try:
+                for ref in itertools.islice(adapter.discover(project, accounts), PER_ADAPTER):
+                    refs.append(Candidate(ref=ref, adapter=adapter))
+            except Exception as e:
+                found.errors.append(f"{name}: {e}")
             streams += 1
     # Each stream is newest first and at most PER_ADAPTER long: one stable sort merges them
     # (heapq would cost a pickup its import), equal times in adapter then discovery order.
@@ -225,20 +248,6 @@ def find(
     return found
 
 
-def _stream(
-    name: str, adapter: Adapter, project: StrPath, accounts: list[Account], errors: list[str]
-) -> list[Candidate]:
-    """One adapter's first `PER_ADAPTER` refs, newest first; its failure ends its stream
-    only."""
-    found: list[Candidate] = []
-    try:
-        for ref in itertools.islice(adapter.discover(project, accounts), PER_ADAPTER):
-            found.append(Candidate(ref=ref, adapter=adapter))
-    except Exception as e:
-        errors.append(f"{name}: {e}")
-    return found
-
-
 def no_match(
     project: StrPath,
     adapters: Mapping[str, Adapter],
@@ -249,15 +258,10 @@ def no_match(
     session_id: str | None,
 ) -> str:
     """Why the filters left no session, and what exists instead."""
-    asked = " ".join(
-        part
-        for part in (
-            f"--from {agent}" if agent else "",
-            f"account {account!r}" if account is not None else "",
-            f"--session {session_id}" if session_id else "",
-        )
-        if part
-    )
+    parts = [f"--from {agent}"] if agent else []
+    parts += [f"account {account!r}"] if account is not None else []
+    parts += [f"--session {session_id}"] if session_id else []
+    asked = " ".join(parts)
     import difflib
 
     if agent and agent not in adapters:
@@ -317,7 +321,6 @@ def _safe_accounts(adapter: Adapter, config: GlobalConfig) -> list[Account]:
 
 
 def read_session(adapter: Adapter, ref: SessionRef, store: Any | None = None) -> Session:
-    """Read `ref` through the project's cursor cache when there is one."""
     from continuity_core.transcript import Cursor
 
     cursor = store.load_cursor(adapter.name, ref.path, Cursor) if store is not None else None
@@ -407,11 +410,8 @@ def attempt_line(ref: SessionRef, session: Session) -> str:
         what = "no answer was recorded"
     else:
         what = "nothing was asked or answered (an empty session)"
-    asked = (
-        f"; it asked: {' '.join(session.latest_request.split())[:120]}"
-        if session.latest_request
-        else ""
-    )
+    request = session.latest_request
+    asked = f"; it asked: {' '.join(request.split())[:120]}" if request else ""
     return (
         f"a retry at {short_time(when)} in {ref.agent} ({ref.account}, session "
         f"{ref.session_id}) failed: {what}{asked}"
@@ -486,7 +486,7 @@ def table(
             started=s.started_at,
             last_activity=s.updated_at or row["last_activity"],
             requests=len(s.requests),
-            state=_state_with_hooks(s, store),
+            state=state(s, store),
             did_work=did_work(s),
             archived=s.archived,
             forked_from=s.forked_from,
@@ -514,18 +514,6 @@ def table(
         errors=found.errors,
         below=found.below,
     )
-
-
-def _state_with_hooks(session: Session, store: Any) -> State:
-    """`state`, and `interrupted` where only the pre-tool hook saw the last call start (Gemini
-    CLI writes a call only once it returns), as the brief and `baker now` name it."""
-    found = state(session)
-    if found == "did work" and store is not None:
-        from continuity_core import inflight
-
-        if inflight.unrecorded(store, session) is not None:
-            return "interrupted"
-    return found
 
 
 def structured(project: Path, found: Table) -> dict[str, Any]:

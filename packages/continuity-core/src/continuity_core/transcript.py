@@ -92,7 +92,6 @@ def _digest(path: str, length: int = HEAD_BYTES) -> tuple[int, str]:
 
 
 def new_cursor(ref: SessionRef, offset: int = 0, state: type[Any] = NoState) -> Cursor[Any]:
-    """A cursor that starts reading `ref` at `offset`, with an empty Session."""
     head_len, head_sha = _digest(ref.path)
     return Cursor(
         path=ref.path,
@@ -101,13 +100,8 @@ def new_cursor(ref: SessionRef, offset: int = 0, state: type[Any] = NoState) -> 
         head_len=head_len,
         head_sha=head_sha,
         state=state(),
-        session=Session(
-            agent=ref.agent,
-            session_id=ref.session_id,
-            path=ref.path,
-            account=ref.account,
-            cwd=ref.cwd,
-        ),
+        # The ref's agent, session id, path, account and cwd: every field the two share.
+        session=msgspec.convert(ref, Session, from_attributes=True),
     )
 
 
@@ -212,9 +206,6 @@ def read_incremental(
     return cursor
 
 
-LINE_HEAD = HEAD_LINE  # what is read of an older request's line longer than this
-
-
 def scan_skipped(
     ref: SessionRef,
     session: Session,
@@ -230,7 +221,7 @@ def scan_skipped(
     backward pass, stopping at it (`request_sought` says how that went).
 
     A candidate line is folded alone into a scratch Session, so the adapter's own rules (a
-    typed request, not an injected or a sub-agent's one) decide. A line over `LINE_HEAD` bytes
+    typed request, not an injected or a sub-agent's one) decide. A line over `HEAD_LINE` bytes
     is read from its start only: its string cut is closed, and the request says its size.
     """
     want = bool(request_markers) and not session.requests
@@ -242,7 +233,7 @@ def scan_skipped(
             session.request_sought = "unsearched"
         return
     session.request_sought = "none"
-    for _, size, head in scan_backward(ref.path, end, find=request_markers, max_line=LINE_HEAD):
+    for _, size, head in scan_backward(ref.path, end, find=request_markers, max_line=HEAD_LINE):
         text = _request_in(ref, size, head, fold)
         if text is None and size > len(head) and close_prefix(head) is None:
             session.request_sought = "unreadable"  # a long line cut where it cannot close
@@ -254,8 +245,8 @@ def scan_skipped(
 
 
 def count_bytes(path: str, end: int, needle: bytes) -> int:
-    """How often `needle` occurs in the first `end` bytes of `path`: a byte search in
-    bounded reads (memory speed; a mapped file would count its size into the RSS)."""
+    """How often `needle` occurs in the first `end` bytes of `path`: a byte search in bounded
+    reads (a map counts the file into the RSS); the longer `needle`, the quicker the search."""
     if end <= 0 or not needle:
         return 0
     keep = len(needle) - 1  # the bytes a match across two reads begins with
@@ -313,14 +304,9 @@ def clip(text: str, limit: int = limits.TEXT) -> str:
     return text[: limit - 20] + f" … [{len(text) - limit + 20} chars cut]"
 
 
-def _pending(extra: dict[str, Any]) -> dict[str, Any]:
-    pending: dict[str, Any] = extra.setdefault(PENDING, {})
-    return pending
-
-
 def _count(extra: dict[str, Any], key: str) -> None:
     """One more of `key` (requests, messages) for `settle` to redact."""
-    pending = _pending(extra)
+    pending = extra.setdefault(PENDING, {})
     pending[key] = pending.get(key, 0) + 1
 
 
@@ -365,13 +351,13 @@ def drop_message(session: Session, extra: dict[str, Any]) -> None:
 def _drop(items: list[Any], extra: dict[str, Any], key: str) -> None:
     if items:
         items.pop()
-        pending = _pending(extra)
+        pending = extra.setdefault(PENDING, {})
         if pending.get(key):  # this read added it: it no longer waits for `settle`
             pending[key] -= 1
 
 
 def _touch(extra: dict[str, Any], key: str, call_id: str) -> None:
-    touched: dict[str, None] = _pending(extra).setdefault(key, {})
+    touched: dict[str, None] = extra.setdefault(PENDING, {}).setdefault(key, {})
     touched.pop(call_id, None)
     touched[call_id] = None
     if len(touched) > 2 * limits.TOOL_CALLS:  # more than the calls a session keeps
@@ -406,7 +392,7 @@ def set_result(
 def set_todos(session: Session, extra: dict[str, Any], todos: list[TodoItem]) -> None:
     """Replace the todo list; its contents are redacted when settled."""
     session.todos = todos
-    _pending(extra)["todos"] = True
+    extra.setdefault(PENDING, {})["todos"] = True
 
 
 def settle(session: Session, extra: dict[str, Any]) -> None:
@@ -474,9 +460,7 @@ def add_edit(
     session.files_edited.append(FileEdit(path=rel, action=action, tool=tool, moved_to=moved_to))
 
 
-@functools.lru_cache(maxsize=1024)  # a session edits the same files again and again
-def _redact_path(path: str) -> str:
-    return redact(path)
+_redact_path = functools.lru_cache(maxsize=1024)(redact)  # a session edits the same files again
 
 
 def add_error(session: Session, error: ApiError) -> None:

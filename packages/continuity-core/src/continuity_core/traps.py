@@ -20,7 +20,8 @@ from posixpath import normpath
 from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.store import MACHINES_FILE, STORE, Store, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import MACHINES_FILE, STORE, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`

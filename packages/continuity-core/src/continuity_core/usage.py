@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from continuity_core.adapters import Adapter
     from continuity_core.schemas.config import UsageConfig
     from continuity_core.schemas.session import Usage
-    from continuity_core.schemas.usage import UsageLevel as Level
 
 LEVELS: tuple[Literal["prepare", "refresh", "rotate"], ...] = ("prepare", "refresh", "rotate")
 DEFAULT_TOKENS = {"prepare": 100_000, "refresh": 125_000, "rotate": 150_000}
@@ -95,31 +94,21 @@ def level_for(
     reason: str | None = None,
 ) -> UsageReport:
     """The level `usage` has reached; `unknown` (with `reason`) when there is no measurement."""
-    if usage is None or usage.context_tokens <= 0:
-        return UsageReport(
-            level="unknown",
-            action=ACTIONS["unknown"],
-            source=source,
-            agent=agent,
-            session_id=session_id,
-            reason=reason or "the session recorded no context usage yet",
-        )
-    window = usage.context_window or None
-    applied: dict[str, int] = {lvl: limits[lvl].tokens_for(window, lvl) for lvl in LEVELS}
-    reached = (lvl for lvl in reversed(LEVELS) if usage.context_tokens >= applied[lvl])
-    level: Level = next(reached, "ok")  # the highest level reached
-    percent = round(100 * usage.context_tokens / window, 1) if window else None
-    return UsageReport(
-        level=level,
-        action=ACTIONS[level],
-        source=source,
-        agent=agent,
-        session_id=session_id,
-        context_tokens=usage.context_tokens,
-        context_window=window,
-        percent=percent,
-        thresholds=applied,
+    report = UsageReport(
+        level="unknown", action="", source=source, agent=agent, session_id=session_id
     )
+    if usage is None or usage.context_tokens <= 0:
+        report.reason = reason or "the session recorded no context usage yet"
+    else:
+        window = usage.context_window or None
+        applied: dict[str, int] = {lvl: limits[lvl].tokens_for(window, lvl) for lvl in LEVELS}
+        reached = (lvl for lvl in reversed(LEVELS) if usage.context_tokens >= applied[lvl])
+        report.level = next(reached, "ok")  # the highest level reached
+        report.context_tokens, report.context_window = usage.context_tokens, window
+        report.percent = round(100 * usage.context_tokens / window, 1) if window else None
+        report.thresholds = applied
+    report.action = ACTIONS[report.level]
+    return report
 
 
 # --- where a measurement comes from ----------------------------------------------------------

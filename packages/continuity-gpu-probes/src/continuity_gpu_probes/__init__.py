@@ -21,9 +21,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from continuity_core.probes import ProbeContext, refused, run_all, run_command, tail
+from continuity_core.probes import refused, run_all, run_command, tail
 from continuity_core.redact import redact
-from continuity_core.schemas.probe import ProbeResult
+from continuity_core.schemas.probe import ProbeContext, ProbeResult
 
 __all__ = ["SCRIPT", "GpuProbe"]
 

@@ -53,7 +53,7 @@ def limits(as_json: bool) -> None:
 
 def when(value: str | None) -> str:
     """An ISO time as local wall-clock time, with the date when it is not today."""
-    from continuity_core.limits import parse_time
+    from continuity_core.stamps import parse_time
 
     at = parse_time(value)
     if at is None:

@@ -265,7 +265,7 @@ class Run:
         line (its words give the kind and the reset). Text in a tool result, a file or the
         model's answer has no such record and never counts. Nothing is recorded here: the
         ledger gets the limit when the switch is confirmed (`main`)."""
-        from continuity_core import limits
+        from continuity_core import limits, stamps
         from continuity_core.adapters import load
         from continuity_core.sessions import newest
 
@@ -287,7 +287,7 @@ class Run:
         err = limits.turn_ended_on_error(session)
         if err is None:
             return None
-        since = limits.parse_time(err.timestamp) or limits.now()
+        since = stamps.parse_time(err.timestamp) or limits.now()
         if since.timestamp() < child.started - 2 or since.timestamp() <= child.stayed:
             return None  # the session's old error, shown again with its history
         who = {
@@ -382,10 +382,10 @@ class Run:
         import time
 
         from continuity_cli.supervise import Countdown
-        from continuity_core import limits
+        from continuity_core import limits, stamps
 
         wait = min(RATE_WAIT_S * 2**self.rate_waits, RATE_WAIT_MAX_S)
-        until = limits.parse_time(limit.until)
+        until = stamps.parse_time(limit.until)
         if until is not None:
             wait = min(max(wait, until.timestamp() - time.time()), RATE_WAIT_MAX_S)
         text = (

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from msgspec import Struct, field
 
-from continuity_core.schemas.session import EditAction, SessionRef, TodoStatus
+from continuity_core.schemas.session import (
+    CommandRun,
+    EditAction,
+    SessionRef,
+    SubagentResult,
+    TodoStatus,
+)
 
 
 class Section(Struct, kw_only=True):
@@ -115,26 +121,14 @@ class TrapHit(Struct, kw_only=True, forbid_unknown_fields=True):
     why: str
 
 
-class Command(Struct, kw_only=True, forbid_unknown_fields=True):
+class Command(CommandRun, omit_defaults=False, forbid_unknown_fields=True):
     """A shell command the session ran (runs with one outcome merged), as the agent recorded
     it: `exit_code` null where the agent wrote none, `failed` null where it is unknown."""
 
-    command: str
-    exit_code: int | None = None
-    failed: bool | None = None
-    error: str = ""  # a failed run's one line that says what went wrong
-    count: int = 1
-    timestamp: str | None = None
 
-
-class Subagent(Struct, kw_only=True, forbid_unknown_fields=True):
+class Subagent(SubagentResult, omit_defaults=False, forbid_unknown_fields=True):
     """A sub-agent the session started: its task and the first lines of what it returned
     (`result` null while none arrived)."""
-
-    task: str
-    result: str | None = None
-    id: str | None = None
-    timestamp: str | None = None
 
 
 class HandoffDoc(Struct, kw_only=True, forbid_unknown_fields=True):

@@ -43,10 +43,6 @@ class ToolCall(Struct, kw_only=True, omit_defaults=True):
     is_error: bool = False
     timestamp: str | None = None
 
-    @property
-    def finished(self) -> bool:
-        return self.output is not None
-
 
 class TodoItem(Struct, kw_only=True, omit_defaults=True):
     content: str
@@ -81,12 +77,6 @@ class Usage(Struct, kw_only=True, omit_defaults=True):
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_creation_tokens: int | None = None
-
-    @property
-    def fraction(self) -> float | None:
-        if not self.context_window:
-            return None
-        return self.context_tokens / self.context_window
 
 
 class Compaction(Struct, kw_only=True, omit_defaults=True):
