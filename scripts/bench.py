@@ -329,19 +329,8 @@ class Bench:
                 shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
                 if i == runs:
                     run_once(argv, env=env, cwd=self.data.repo, stdin=data, timeout=timeout)
-                    self.settle()
-            # Slowed some 50 times under valgrind, a hook on a loaded machine can pass its own
-            # deadline (pretool's is 3 s) and is not counted: tried again, as a new event (a
-            # new payload, and a new turn where the row appends one), up to three times.
-            for k in range(3):
-                if k:
-                    data = stdin(runs + 1 + k) if callable(stdin) else stdin
-                    if before is not None:
-                        before(runs + 1 + k)
-                    shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
-                sample.ir = self.instructions(argv, env, data)
-                if sample.ir:
-                    break
+                else:
+                    sample.ir = self.instructions(argv, env, data)
                 self.settle()
             sample.bare_ir = self.instructions([self.python, "-c", "pass"], env, b"")
             self.settle()
@@ -349,12 +338,17 @@ class Bench:
 
     def instructions(self, argv: Sequence[str], env: dict[str, str], stdin: bytes) -> int:
         """Instructions the process itself ran (not its git, nor a checkpoint's detached
-        child), by `valgrind --tool=callgrind`; 0 where valgrind is missing or fails."""
+        child), by `valgrind --tool=callgrind`; 0 where valgrind is missing or fails. Slowed
+        some 50 times there, a hook would pass its own wall-clock deadline (pretool's is 3 s):
+        SIGALRM is blocked in the counted process, which changes no instruction it runs."""
         valgrind = shutil.which("valgrind")
         if valgrind is None:
             return 0
         errors = self.hook_errors()
+        alarm = {signal.SIGALRM} if hasattr(signal, "pthread_sigmask") else set()
         with tempfile.TemporaryDirectory() as tmp:
+            if alarm:  # blocked here for the child to inherit, then unblocked
+                signal.pthread_sigmask(signal.SIG_BLOCK, alarm)
             proc = subprocess.Popen(
                 [
                     valgrind,
@@ -369,6 +363,8 @@ class Bench:
                 env=env,
                 cwd=self.data.repo,
             )
+            if alarm:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, alarm)
             proc.communicate(stdin, timeout=600)
             self.settle()
             try:
@@ -686,7 +682,9 @@ class Bench:
                 sid = f"ses_bench{next(calls):04x}"
                 return benchgen.opencode_payload(2, self.data.cwd, sid)
 
-            s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=tool)
+            s = self.measure(
+                self.baker_cmd("pretool", "--agent", agent), home, stdin=tool, count=True
+            )
             row = Row(
                 "`baker pretool`, 1,000 traps", agent, label, s, target=f"≤ {PRETOOL_X}× bare"
             )
