@@ -545,10 +545,7 @@ class Bench:
     def pretool(self, agent: str, home: Path, transcript: Path) -> None:
         self.fresh_store(home, init=True)
         write_traps(self.data.repo, TRAPS)
-        # A user's traps were written long before this tool call: aged, as the traps cache's
-        # key expects of a file that is not being written right now.
         aged = time.time() - 60
-        os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
         # Nor was the git index just written (the bench made the repository a moment ago):
         # for 2 s after each write a hook asks git whether the store is tracked
         # (`trust.RACY_S`), which a tool call long after the last commit does not.
@@ -674,8 +671,6 @@ class Bench:
         if "hooks" in only:
             self.fresh_store(home, init=True)
             write_traps(self.data.repo, TRAPS)
-            aged = time.time() - 60  # as in `pretool`: traps written long before the call
-            os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
             calls = iter(range(2, 1 << 16))
 
             def tool(i: int) -> bytes:  # a new session per run: traps are shown once per session
@@ -1365,6 +1360,10 @@ def write_traps(repo: Path, count: int) -> None:
             )
         )
     path.write_text("\n".join(lines) + "\n")
+    # A user's traps were written long before the tool call: aged, as the traps cache expects
+    # of a file it keys on (it reads one modified in the last 3 s again on every call).
+    aged = time.time() - 60
+    os.utime(path, (aged, aged))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 
 # Paths as posix, normalized (no `//`, `.` or `a/..`): pathlib costs the pre-tool hook half a
@@ -19,12 +20,12 @@ from posixpath import normpath
 
 from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
-from continuity_core.fs import atomic_write, hexdigest
+from continuity_core.fs import atomic_write, checksum, hexdigest
 from continuity_core.store import MACHINES_FILE, STORE, Store, now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
     from typing import Any, Literal, Protocol, TypeVar
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: s
 TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
 CACHE = ("cache", "traps.json")
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
@@ -242,7 +243,11 @@ def _literal_pieces(pattern: str) -> list[str]:
     return pattern.split("*")
 
 
-def _glob(name: str, pattern: str) -> bool:
+def _glob(name: str, pattern: str, regex: str | None = None) -> bool:
+    """`fnmatchcase(name, pattern)`; with `regex`, `fnmatch.translate(pattern)` as the traps
+    cache holds it, the same test (fnmatchcase's own) without importing fnmatch."""
+    if regex is not None:
+        return re.match(regex, name) is not None
     from fnmatch import fnmatchcase
 
     return fnmatchcase(name, pattern)
@@ -274,25 +279,33 @@ def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
     return normpath(path.replace("\\", "/")).removeprefix("./")
 
 
-def path_matches(pattern: str, rel: str) -> bool:
+def path_matches(pattern: str, rel: str, regex: str | None = None) -> bool:
     """A glob over project-relative paths; a glob with no `/` matches a file name anywhere;
-    a plain folder matches everything below it."""
+    a plain folder matches everything below it. (`regex`: see `_glob`.)"""
     pattern = pattern.removeprefix("./")
     # The literal text before the first wildcard is checked first: a match must start with it.
-    if rel.startswith(_literal_head(pattern)) and _glob(rel, pattern):
+    if rel.startswith(_literal_head(pattern)) and _glob(rel, pattern, regex):
         return True
-    if "/" not in pattern.rstrip("/") and _glob(rel.rpartition("/")[2], pattern):
+    if "/" not in pattern.rstrip("/") and _glob(rel.rpartition("/")[2], pattern, regex):
         return True
     folder = pattern.rstrip("/")
     return not _wild(folder) and rel.startswith(folder + "/")
 
 
-def command_matches(pattern: str, command: str) -> bool:
+def command_matches(pattern: str, command: str, regex: str | None = None) -> bool:
     """A glob found anywhere in the command line. (So in any one of its chained commands
     too: a part of `a && b` that matches the glob is a piece of the line that does.)"""
     if "[" not in pattern and not all(part in command for part in _literal_pieces(pattern)):
         return False  # a literal piece of the glob is missing: no need to match it
-    return _glob(command, f"*{pattern}*")
+    return _glob(command, f"*{pattern}*", regex)
+
+
+def _translate(kind: str, pattern: str) -> str:
+    """The regex `_glob` tests a trap of this kind with (what `path_matches` or
+    `command_matches` hands fnmatch)."""
+    from fnmatch import translate
+
+    return translate(f"*{pattern}*" if kind == "command" else pattern.removeprefix("./"))
 
 
 def command_paths(command: str) -> list[str]:
@@ -311,6 +324,20 @@ def command_paths(command: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and ("/" in w or "." in w.strip("."))]
 
 
+def _rels(root: StrPath, paths: Sequence[str], command: str | None, cwd: str | None) -> list[str]:
+    """The project-relative paths a tool call touches: its own and its command's."""
+    rels = [relative(root, p, cwd) for p in paths if p]
+    return rels + [relative(root, p, cwd) for p in command_paths(command)] if command else rels
+
+
+def _matches(
+    kind: object, pattern: str, rels: list[str], command: str | None, regex: str | None = None
+) -> bool:
+    if kind == "command":
+        return bool(command) and command_matches(pattern, command or "", regex)
+    return any(path_matches(pattern, rel, regex) for rel in rels)
+
+
 def matching(
     root: StrPath,
     traps: Sequence[T],
@@ -320,8 +347,8 @@ def matching(
 ) -> list[T]:
     """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
     the tool call's working folder), in file order."""
-    hits = _hits(root, [t.kind for t in traps], [t.pattern for t in traps], paths, command, cwd)
-    return [traps[i] for i in hits]
+    rels = _rels(root, paths, command, cwd)
+    return [t for t in traps if _matches(t.kind, t.pattern, rels, command)]
 
 
 def _lead(kind: str, pattern: str) -> str | None:
@@ -331,40 +358,6 @@ def _lead(kind: str, pattern: str) -> str | None:
     if kind == "command" or "/" not in pattern.rstrip("/") or pattern.startswith("./"):
         return None
     return _literal_head(pattern.rstrip("/"))
-
-
-def _hits(
-    root: StrPath,
-    kinds: Sequence[object],
-    patterns: Sequence[object],
-    paths: Sequence[str],
-    command: str | None,
-    cwd: str | None,
-    leads: Sequence[object] | None = None,
-) -> list[int]:
-    """The indices of the (kind, pattern) pairs that match `paths` or `command` (a pattern
-    that is not a string matches nothing). `leads`, each pattern's `_lead`, lets most of
-    1,000 traps be turned down by one set lookup (the pre-tool hook reads them cached)."""
-    rels = [relative(root, p, cwd) for p in paths if p]
-    if command:
-        rels += [relative(root, p, cwd) for p in command_paths(command)]
-    # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64 blob
-    # in a command) has 5 GB of prefixes.
-    lens = {len(lead) for lead in leads if type(lead) is str} if leads is not None else set()
-    starts = {rel[:k] for rel in rels for k in lens if k <= len(rel)}
-    out: list[int] = []
-    for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
-        if leads is not None and type(lead := leads[i]) is str and lead not in starts:
-            continue  # no path starts with what every match starts with
-        if type(pattern) is not str:
-            continue
-        if kind == "command":
-            hit = bool(command) and command_matches(pattern, command or "")
-        else:
-            hit = any(path_matches(pattern, rel) for rel in rels)
-        if hit:
-            out.append(i)
-    return out
 
 
 def matching_paths(root: StrPath, paths: Sequence[str]) -> list[Trap]:
@@ -387,21 +380,26 @@ def render(root: StrPath, trap: Trap) -> str:
 
 class Shown:
     """What the pre-tool hook needs of a trap, redacted once: its id, kind and pattern (as
-    `load` gives it), its line up to the reason (`head`), and its cited files as (path, path
-    as shown, content hash). Read from the cache (`unseen`), so the hook neither decodes the
-    traps nor imports the redactor."""
+    `load` gives it), the regex its glob is tested with (`_translate`), its line up to the
+    reason (`head`), and its cited files as (path, path as shown, content hash, and the file's
+    `_identity` and hash when the cache was built: `_state`). Read from the cache (`unseen`),
+    so the hook neither decodes the traps nor imports the redactor, nor hashes a cited file
+    that kept its identity."""
 
-    __slots__ = ("files", "head", "id", "kind", "pattern")
+    __slots__ = ("files", "head", "id", "kind", "pattern", "regex")
 
-    def __init__(self, id: str, kind: str, pattern: str, head: str, files: list[list[str]]) -> None:
+    def __init__(
+        self, id: str, kind: str, pattern: str, regex: str, head: str, files: list[list[Any]]
+    ) -> None:
         self.id = id
         self.kind = kind
         self.pattern = pattern
+        self.regex = regex
         self.head = head
         self.files = files
 
     @classmethod
-    def of(cls, trap: Trap) -> Shown:
+    def of(cls, trap: Trap, states: dict[str, list[str | None]] | None = None) -> Shown:
         from continuity_core.redact import redact
 
         when = trap.created_at[:10]
@@ -409,134 +407,205 @@ class Shown:
         if trap.machine:
             evidence += f", from machine {trap.machine}"
         head = redact(f"- `{trap.pattern}` ({trap.kind}, {when}{evidence}): {trap.why}")
-        files = [[rel, redact(rel), h] for rel, h in trap.file_hashes.items()]
-        return cls(trap.id, trap.kind, trap.pattern, head, files)
+        known = states or {}
+        files = [
+            [rel, redact(rel), h, *known.get(rel, ("", None))]
+            for rel, h in trap.file_hashes.items()
+        ]
+        regex = _translate(trap.kind, trap.pattern)
+        return cls(trap.id, trap.kind, trap.pattern, regex, head, files)
 
     def line(self, root: StrPath) -> str:
         """The line the agent reads, the cited files that changed since named at its end."""
-        changed = [shown for rel, shown, h in self.files if file_hash(os.path.join(root, rel)) != h]
+        changed = [s for rel, s, h, *state in self.files if _current(root, rel, *state) != h]
         if changed:
             return f"{self.head} [needs re-check: {', '.join(changed[:5])} changed since]"
         return self.head
 
+    def row(self) -> list[Any]:
+        return [self.id, self.kind, self.pattern, self.regex, self.head, self.files]
+
     @classmethod
-    def from_row(cls, index: dict[str, list[Any]], i: int, row: object) -> Shown:
-        """Trap `i` of the cache: its index entries and its row (`[head, files]`); ValueError
-        where they are not what `_cached` wrote."""
-        head, files = row if isinstance(row, list) and len(row) == 2 else (None, None)
-        found = (index["id"][i], index["kind"][i], index["pattern"][i], head)
+    def from_row(cls, row: object) -> Shown:
+        """A row of the cache (`row`); ValueError where it is not what `_cached` wrote."""
+        found = row if isinstance(row, list) and len(row) == 6 else [None] * 6
+        files = found[5]
         if (
-            not all(isinstance(v, str) for v in found)
+            not all(isinstance(v, str) for v in found[:5])
             or not isinstance(files, list)
             or not all(
-                isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
+                isinstance(f, list)
+                and len(f) == 5
+                and all(isinstance(v, str) for v in f[:4])
+                and isinstance(f[4], str | None)
                 for f in files
             )
         ):
             raise ValueError("not a cached trap")
-        return cls(*found, files)  # type: ignore[arg-type]
+        return cls(*found)
 
 
 # --- the pre-tool hook's cache -----------------------------------------------------------------
 # Every trap the hook could show (this project's and those `baker pull` brought), parsed and
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
 # store passed the trust check). It is stale when `traps.jsonl`, `machines.json` or the
-# redactor's source changed (device, inode, size, times), or when this module's format did.
-# A file's times are only as fine as its file system keeps them (a clock tick, a second or two
-# on some), and a file replaced by rename may get the inode just freed: a rewrite of the same
-# size soon after the last one can keep every field. So, as git does for its index, a traps
-# or machines file changed less than `RACY_NS` ago is named by its content's digest as well.
+# redactor's source changed (device, inode, size, times), or when this module's format or the
+# Python (whose `fnmatch.translate` wrote its regexes) did. A file's times are only as fine as
+# its file system keeps them (a clock tick, a second or two on some), and a file replaced by
+# rename may get the inode just freed: a rewrite of the same size soon after the last one can
+# keep every field. So, as for git's index (`trust.RACY_S`), a file modified less than
+# `RACY_NS` ago is not told apart by them: the traps are read from it and no cache is written
+# (the calls right after a `baker trap add`). Its modification time alone: a rewrite sets it
+# to the time of writing, and one set back by hand changes the inode's change time, a field.
 RACY_NS = 3_000_000_000
 
 
 def _stat(path: str) -> os.stat_result | None:
     try:
-        return os.lstat(path)
+        return os.stat(path)
     except OSError:
         return None
 
 
-def _identity(path: str, *, racy_after: int | None = None) -> str:
+def _identity(path: str) -> str | None:
+    """A file's device, inode, size and times ("-" where it is missing); None where it was
+    modified less than `RACY_NS` ago."""
+    import time
+
     st = _stat(path)
     if st is None:
         return "-"
-    ident = f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
-    if racy_after is not None and max(st.st_mtime_ns, st.st_ctime_ns) >= racy_after:
-        try:
-            ident += ":" + hexdigest(trust.read_bytes(path))
-        except (OSError, trust.Untrusted):
-            ident += ":?"
-    return ident
+    if st.st_mtime_ns >= time.time_ns() - RACY_NS:
+        return None
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-def _cache_key(root: str) -> str:
-    import time
+def _state(path: str) -> list[str | None]:
+    """A cited file's identity and content hash, taken together (no identity where the file
+    was modified meanwhile or just before): `_current` needs no hashing while it keeps it."""
+    ident = _identity(path)
+    known = file_hash(path)
+    return [ident if ident is not None and _identity(path) == ident else "", known]
+
+
+def _current(root: StrPath, rel: str, ident: str, known: str | None) -> str | None:
+    """A cited file's content hash: `known` while the file keeps the identity `_state` saw."""
+    path = os.path.join(root, rel)
+    return known if ident and _identity(path) == ident else file_hash(path)
+
+
+def _cache_key(root: str) -> str | None:
+    """What the cache is current for; None while a file it depends on changed just now."""
+    import sys
 
     from continuity_core import __version__
 
     here = os.path.dirname(os.path.abspath(__file__))
-    racy = time.time_ns() - RACY_NS
-    return "|".join(
-        (
-            CACHE_FORMAT,
-            __version__,
-            _identity(traps_path(root), racy_after=racy),
-            _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
-            _identity(os.path.join(here, "redact.py")),
-        )
-    )
-
-
-_INDEX = ("id", "kind", "pattern", "lead")
+    key = [CACHE_FORMAT, __version__, f"{sys.hexversion:x}"]
+    for path in (
+        traps_path(root),
+        os.path.join(root, STORE, MACHINES_FILE),
+        os.path.join(here, "redact.py"),
+    ):
+        ident = _identity(path)
+        if ident is None:
+            return None
+        key.append(ident)
+    return "|".join(key)
 
 
 class _Cached:
-    """The cache as read: its index (ids, kinds, patterns: what matching needs) decoded, and
-    one line per trap (`[head, files]`) decoded only for the traps shown."""
+    """The cache as read: its index (what `_index` writes) decoded, and one row per trap
+    (`Shown.row`) decoded only for the traps the index leaves to be tested."""
 
     __slots__ = ("index", "rows")
 
-    def __init__(self, index: dict[str, list[Any]], rows: list[bytes] | list[list[Any]]) -> None:
+    def __init__(self, index: dict[str, Any], rows: list[bytes] | list[list[Any]]) -> None:
         self.index = index
         self.rows = rows
 
+    @classmethod
+    def of(cls, shown: Sequence[Shown]) -> _Cached:
+        return cls(_index(shown), [t.row() for t in shown])
+
     def shown(self, i: int) -> Shown:
         row = self.rows[i]
-        return Shown.from_row(self.index, i, jsonl.loads(row) if isinstance(row, bytes) else row)
+        return Shown.from_row(jsonl.loads(row) if isinstance(row, bytes) else row)
+
+    def matching(self, rels: list[str], command: str | None) -> Iterator[Shown]:
+        """The traps that match, in file order: only those the index cannot turn down are
+        read and tested. A cache not built by `_index` raises ValueError, TypeError or
+        LookupError (or `re.error`: a regex of another Python)."""
+        index = self.index
+        lead: dict[str, list[int]] = index["lead"]
+        # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64
+        # blob in a command) has 5 GB of prefixes.
+        starts = {rel[:k] for rel in rels for k in index["lens"] if k <= len(rel)}
+        found = {i for start in starts if start in lead for i in lead[start]}
+        found.update(index["path"] if rels else ())
+        if command:
+            found.update(
+                i
+                for i, pattern in index["command"]
+                if "[" in pattern or all(part in command for part in _literal_pieces(pattern))
+            )
+        for i in sorted(found):
+            t = self.shown(i)
+            if _matches(t.kind, t.pattern, rels, command, t.regex):
+                yield t
+
+
+def _index(shown: Sequence[Shown]) -> dict[str, Any]:
+    """What lets most of 1,000 traps be turned down without reading them: path traps by what
+    every path they match starts with (`_lead`; its lengths in `lens`), the other path traps,
+    and command traps with their patterns (a literal piece missing from the command turns one
+    down), each by its row's number."""
+    lead: dict[str, list[int]] = {}
+    index: dict[str, Any] = {"lead": lead, "path": [], "command": []}
+    for i, t in enumerate(shown):
+        start = _lead(t.kind, t.pattern)
+        if t.kind == "command":
+            index["command"].append([i, t.pattern])
+        elif start is not None:
+            lead.setdefault(start, []).append(i)
+        else:
+            index["path"].append(i)
+    index["lens"] = sorted({len(start) for start in lead})
+    return index
+
+
+def _whole(index: dict[str, Any], rows: list[bytes]) -> bool:
+    """Whether a cache's index has `_index`'s shape and numbers as many traps as `rows`."""
+    lead, path, command, lens = (index.get(k) for k in ("lead", "path", "command", "lens"))
+    if not all(isinstance(v, list) for v in (path, command, lens)) or not isinstance(lead, dict):
+        return False
+    return sum(map(len, lead.values())) + len(path) + len(command) == len(rows)
 
 
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
     where it is current (unless `fresh`); else read, redacted and cached again (where the
-    store can be written). The file is one line of index (`{"key", "id", "kind", "pattern",
-    "lead"}`), then one line per trap; rows are checked when used (`Shown.from_row`)."""
+    store can be written). The file is one line of index (`_index`, and the `key`), then one
+    line per trap (`Shown.row`); what is read is checked where it is used (`_Cached`)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
-        if fresh:
+        if fresh or key is None:
             raise ValueError("rebuilt")
         first, _, rest = trust.read_bytes(path).partition(b"\n")
-        head = jsonl.loads(first)
-        if isinstance(head, dict) and head.get("key") == key:
-            found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
-            rows = rest.split(b"\n")[:-1] if rest else []
-            if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()) and all(
-                type(v) is str for c in ("id", "kind") for v in found[c]
-            ):
-                return _Cached(found, rows)
+        index, rows = jsonl.loads(first), rest.split(b"\n")[:-1] if rest else []
+        if isinstance(index, dict) and index.pop("key", None) == key and _whole(index, rows):
+            return _Cached(index, rows)
     except (OSError, trust.Untrusted, ValueError):
         pass
-    shown = [Shown.of(t) for t in _with_others(root, load(root, redact_why=False))]
-    index: dict[str, list[Any]] = {c: [getattr(t, c) for t in shown] for c in _INDEX[:3]}
-    index["lead"] = [_lead(t.kind, t.pattern) for t in shown]
-    built = _Cached(index, [[t.head, t.files] for t in shown])
-    if os.path.isdir(os.path.join(root, STORE)):
+    found = _with_others(root, load(root, redact_why=False))
+    cited = {rel for t in found for rel in t.file_hashes}
+    states = {rel: _state(os.path.join(root, rel)) for rel in cited}
+    built = _Cached.of([Shown.of(t, states) for t in found])
+    if key is not None and os.path.isdir(os.path.join(root, STORE)):
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
-            lines = [
-                json.dumps({"key": key, **built.index}),
-                *(json.dumps(row) for row in built.rows),
-            ]
+            lines = [json.dumps({"key": key, **built.index}), *map(json.dumps, built.rows)]
             atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
         except (OSError, trust.Untrusted):
             pass  # a read-only store: the next call reads the traps again
@@ -544,11 +613,12 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
 
 
 # --- what a session has already been shown ----------------------------------------------------
+# One file per session, named by a checksum of its id (`fs.checksum`) and holding the id first:
+# a session whose id shares the name is shown its traps again, never told they were seen.
 
 
 def _seen_path(root: StrPath, session: str) -> str:
-    digest = hexdigest(session.encode())[:16]
-    return os.path.join(root, STORE, SEEN_DIR, f"{digest}.json")
+    return os.path.join(root, STORE, SEEN_DIR, f"{checksum(session.encode())}.json")
 
 
 def seen(root: StrPath, session: str) -> set[str]:
@@ -556,14 +626,18 @@ def seen(root: StrPath, session: str) -> set[str]:
         value = jsonl.loads(trust.read_bytes(_seen_path(root, session)))
     except (OSError, ValueError):
         return set()
-    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+    if not isinstance(value, list) or value[:1] != [session]:
+        return set()
+    return {v for v in value[1:] if isinstance(v, str)}
 
 
 def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     """Add `ids` to the session's seen set; old sessions' sets are pruned."""
     path = _seen_path(root, session)
     folder = trust.dirs(root, STORE, SEEN_DIR, create=True)
-    atomic_write(path, json.dumps(sorted(seen(root, session) | set(ids))), durable=False)
+    atomic_write(
+        path, json.dumps([session, *sorted(seen(root, session) | set(ids))]), durable=False
+    )
     try:
         with os.scandir(folder) as it:
             entries = [e for e in it if e.name.endswith(".json")]
@@ -588,32 +662,26 @@ def unseen(
 ) -> list[Shown]:
     """The next matching traps `session` has not been shown, at most `BATCH`."""
     top = os.fspath(root)
+    rels = _rels(top, paths, command, cwd)
     try:
-        return _unseen(top, _cached(top), session, paths, command, cwd)
-    except ValueError:  # a row of the cache is broken: built again from the traps
-        return _unseen(top, _cached(top, fresh=True), session, paths, command, cwd)
+        return _unseen(top, _cached(top), session, rels, command)
+    except (ValueError, TypeError, LookupError, re.error):  # the cache is not what `_cached`
+        return _unseen(top, _cached(top, fresh=True), session, rels, command)  # wrote
 
 
 def _unseen(
-    top: str,
-    cached: _Cached,
-    session: str,
-    paths: Sequence[str],
-    command: str | None,
-    cwd: str | None,
+    top: str, cached: _Cached, session: str, rels: list[str], command: str | None
 ) -> list[Shown]:
-    ids = cached.index["id"]
-    if not ids:
+    if not cached.rows:
         return []
-    already = seen(top, session)
     out: list[Shown] = []
-    index = cached.index
-    for i in _hits(top, index["kind"], index["pattern"], paths, command, cwd, index["lead"]):
-        if ids[i] in already:
-            continue
-        out.append(cached.shown(i))  # ValueError where the row is not what `_cached` wrote
-        if len(out) >= BATCH:
-            break
+    already: set[str] | None = None  # read at the first match: most calls have none
+    for t in cached.matching(rels, command):
+        already = seen(top, session) if already is None else already
+        if t.id not in already:
+            out.append(t)
+            if len(out) >= BATCH:
+                break
     return out
 
 

@@ -351,13 +351,15 @@ def _index_key(root: str) -> tuple[str | None, float]:
 
 
 def _tracked_mark(key: str) -> str | None:
-    from continuity_core.fs import hexdigest
+    """Named by a checksum (`fs.checksum`): the index's inode and times in `key` are nothing a
+    repository chooses, so no clean verdict is found under another index's name."""
+    from continuity_core.fs import checksum
 
     try:
         folder = home_path(*TRACKED_CACHE, create=_REMEMBER["clean"])
     except (OSError, Untrusted):
         return None
-    return os.path.join(folder, hexdigest(key.encode(), "sha256")[:32])
+    return os.path.join(folder, checksum(key.encode()))
 
 
 def sweep(folder: StrPath, max_age_s: float) -> None:

@@ -63,7 +63,7 @@ def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
 # --- the entry-point index -------------------------------------------------------------------
 # `importlib.metadata` costs a hook four bare interpreter starts (it imports `email`,
 # `zipfile`, `pathlib` and reads every distribution's metadata), so what it found for
-# baker's groups is kept in `~/.baker/cache/entry-points-<digest of sys.path>.json`, keyed on
+# baker's groups is kept in `~/.baker/cache/entry-points-<checksum of sys.path>.json`, keyed on
 # sys.path and each of its folders' modification times: installing, upgrading or removing a
 # distribution adds or removes a `.dist-info` folder there, which changes the time. A folder
 # changed less than `RACY_NS` ago is not trusted to have settled, and nothing is written.
@@ -75,11 +75,10 @@ RACY_NS = 3_000_000_000
 
 @functools.cache
 def _entry_points(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
-    from continuity_core.fs import hexdigest
+    from continuity_core.fs import checksum
 
-    key = _index_key(path)
-    digest = hexdigest("\0".join(path).encode("utf-8", "surrogateescape"))
-    name = f"entry-points-{digest[:16]}.json"
+    key = _index_key(path)  # held in the index too: a name two sys.paths share is rewritten
+    name = f"entry-points-{checksum(chr(0).join(path).encode('utf-8', 'surrogateescape'))}.json"
     found = _indexed(name, key) if key is not None else None
     if found is not None:
         return found
