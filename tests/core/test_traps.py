@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -241,38 +243,38 @@ def cached(kinds: list[str], patterns: list[str]) -> traps._Cached:
     return traps._Cached.of(shown)
 
 
-@pytest.mark.parametrize(
-    "corrupt",
-    [
-        b"\x00\xff garbage",
-        b"[" * 100_000 + b"\n",
-        b"{}\n",
-        b'{"key": 1}\n[1]\n',
-        b"KEY_INDEX\nnot json\n",
-        b"KEY_IDS\n",
-        b"KEY_SHORT\n",
-        b"KEY_LEAD\n",
-    ],
-)
-def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: bytes) -> None:
+def _header(data: bytes, change: Callable[[dict[str, Any]], object]) -> bytes:
+    """The cache with its header changed (what follows is found relative to its end)."""
+    head, _, body = data.partition(b"\n")
+    fields = json.loads(head)
+    change(fields)
+    return json.dumps(fields).encode() + b"\n" + body
+
+
+CORRUPT: dict[str, Callable[[bytes], bytes]] = {
+    "garbage": lambda d: b"\x00\xff garbage",
+    "nested too deep": lambda d: b"[" * 100_000 + b"\n",
+    "no key": lambda d: b"{}\n",
+    "another key": lambda d: b'{"key": 1}\n[1]\n',
+    "a row no JSON": lambda d: d.replace(b"\n[", b"\n{", 1),
+    "cut short": lambda d: d[: d.index(b"\n") + 8],
+    "no buckets": lambda d: _header(d, lambda h: h.update(buckets=7)),
+    "lengths as text": lambda d: _header(d, lambda h: h.update(lens=["4"])),
+    "a bucket pointing into a row": lambda d: _header(d, lambda h: h.update(buckets=[[0, 4]])),
+    "a bucket that is a list": lambda d: _header(d, lambda h: h.update(buckets=[h["command"]])),
+}
+
+
+@pytest.mark.parametrize("corrupt", sorted(CORRUPT))
+def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: str) -> None:
     """Whatever the cache holds, pretool delivers the traps and writes a good cache again."""
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
     aged(project)
-    key = traps._cache_key(str(project))
-    head = {"key": key, "lead": {"src/": [0]}, "path": [], "command": [], "lens": [4]}
-    bad = {
-        b"KEY_INDEX\n": json.dumps(head).encode() + b"\n",  # the row is no JSON
-        b"KEY_IDS\n": json.dumps(head).encode() + b'\n["h", []]\n',
-        b"KEY_SHORT\n": json.dumps({**head, "lead": {"src/": [1]}}).encode() + b'\n["h"]\n',
-        b"KEY_LEAD\n": json.dumps({**head, "lead": [0]}).encode() + b'\n["h"]\n',
-    }
-    data = next((v for k, v in bad.items() if corrupt.startswith(k)), corrupt)
-    if corrupt == b"KEY_INDEX\nnot json\n":
-        data += b"not json\n"
-    _cache(project).parent.mkdir(mode=0o700, exist_ok=True)
-    _cache(project).write_bytes(data)
+    pretool(tool(session="s0", file_path="src/app.py"))  # a good cache
+    good = _cache(project).read_bytes()
+    _cache(project).write_bytes(CORRUPT[corrupt](good))
     assert "raw SQL broke" in pretool(tool(file_path="src/app.py"))
-    assert _cache(project).read_bytes().startswith(b'{"key": ' + json.dumps(key).encode())
+    assert _cache(project).read_bytes() == good
 
 
 def test_a_linked_trap_cache_is_never_read(project: Path, tmp_path: Path) -> None:
@@ -295,8 +297,8 @@ def test_the_trap_cache_is_stale_once_the_redactor_or_the_traps_change(
     aged(project)
     pretool(tool(session="s0", file_path="src/app.py"))
     data = _cache(project).read_bytes()
-    _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED"))
-    assert "CACHED" in pretool(tool(session="s1", file_path="src/app.py"))  # current: read
+    _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED!"))  # the same length
+    assert "CACHED!" in pretool(tool(session="s1", file_path="src/app.py"))  # current: read
     real = traps._identity
     monkeypatch.setattr(
         traps, "_identity", lambda p: "older" if p.endswith("redact.py") else real(p)

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import stat
+import zlib
 
 # Paths as posix, normalized (no `//`, `.` or `a/..`): pathlib costs the pre-tool hook half a
 # bare interpreter start (it imports `urllib`); `os` has imported posixpath already.
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: s
 TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
 CACHE = ("cache", "traps.json")
-CACHE_FORMAT = "4"
+CACHE_FORMAT = "5"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
@@ -515,101 +516,117 @@ def _cache_key(root: str) -> str | None:
 
 
 class _Cached:
-    """The cache as read: its index (what `_index` writes) decoded, and one row per trap
-    (`Shown.row`) decoded only for the traps the index leaves to be tested."""
+    """The cache file as read (`_encode` writes it): its header decoded, the rest decoded
+    line by line where the header points, only for the few traps it cannot turn down.
+    Anything but what `_encode` wrote raises ValueError, TypeError or LookupError (or
+    `re.error`: a regex of another Python)."""
 
-    __slots__ = ("index", "rows")
+    __slots__ = ("base", "data", "header")
 
-    def __init__(self, index: dict[str, Any], rows: list[bytes] | list[list[Any]]) -> None:
-        self.index = index
-        self.rows = rows
+    def __init__(self, data: bytes) -> None:
+        self.base = data.index(b"\n") + 1
+        self.data = data
+        self.header = jsonl.loads(data[: self.base])
+        if not isinstance(self.header, dict):
+            raise ValueError("not a traps cache")
 
     @classmethod
-    def of(cls, shown: Sequence[Shown]) -> _Cached:
-        return cls(_index(shown), [t.row() for t in shown])
+    def of(cls, shown: Sequence[Shown], key: str = "") -> _Cached:
+        return cls(_encode(key, shown))
 
-    def shown(self, i: int) -> Shown:
-        row = self.rows[i]
-        return Shown.from_row(jsonl.loads(row) if isinstance(row, bytes) else row)
+    def line(self, where: list[int]) -> Any:
+        """The line `where` ([offset after the header, length]) points to, decoded."""
+        start = self.base + where[0]
+        return jsonl.loads(self.data[start : start + where[1]])
 
     def matching(self, rels: list[str], command: str | None) -> Iterator[Shown]:
-        """The traps that match, in file order: only those the index cannot turn down are
-        read and tested. A cache not built by `_index` raises ValueError, TypeError or
-        LookupError (or `re.error`: a regex of another Python)."""
-        index = self.index
-        lead: dict[str, list[int]] = index["lead"]
+        """The traps that match `rels` or `command`, in file order."""
+        head = self.header
+        buckets: list[list[int]] = head["buckets"]
+        read: dict[int, dict[str, list[list[int]]]] = {}
+        found: list[list[int]] = list(head["path"]) if rels else []
         # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64
         # blob in a command) has 5 GB of prefixes.
-        starts = {rel[:k] for rel in rels for k in index["lens"] if k <= len(rel)}
-        found = {i for start in starts if start in lead for i in lead[start]}
-        found.update(index["path"] if rels else ())
-        if command:
-            found.update(
-                i
-                for i, pattern in index["command"]
-                if "[" in pattern or all(part in command for part in _literal_pieces(pattern))
+        for start in {rel[:k] for rel in rels for k in head["lens"] if k <= len(rel)}:
+            b = _bucket(start, len(buckets))
+            leads = read[b] if b in read else read.setdefault(b, self.line(buckets[b]))
+            found += leads.get(start, ())
+        if command:  # a literal piece missing from the command turns a trap down
+            pieces = ((i, p, where) for i, p, *where in self.line(head["command"]))
+            found += (
+                [i, *where]
+                for i, p, where in pieces
+                if "[" in p or all(part in command for part in _literal_pieces(p))
             )
-        for i in sorted(found):
-            t = self.shown(i)
+        for _, *where in sorted(found):
+            t = Shown.from_row(self.line(where))
             if _matches(t.kind, t.pattern, rels, command, t.regex):
                 yield t
 
 
-def _index(shown: Sequence[Shown]) -> dict[str, Any]:
-    """What lets most of 1,000 traps be turned down without reading them: path traps by what
-    every path they match starts with (`_lead`; its lengths in `lens`), the other path traps,
-    and command traps with their patterns (a literal piece missing from the command turns one
-    down), each by its row's number."""
-    lead: dict[str, list[int]] = {}
-    index: dict[str, Any] = {"lead": lead, "path": [], "command": []}
+def _bucket(lead: str, count: int) -> int:
+    return zlib.crc32(lead.encode("utf-8", "surrogatepass")) % count
+
+
+def _encode(key: str, shown: Sequence[Shown]) -> bytes:
+    """The cache file: a header line, then one line per trap (`Shown.row`), the buckets of
+    path traps by their lead (`_lead`, some 16 leads to a `_bucket`) and the command traps
+    with their patterns, each a JSON line the header (or a bucket) points to by its offset
+    after the header and its length. A call reads the header and the few lines its paths'
+    prefixes and its command lead to: most of 1,000 traps are turned down unread."""
+    body: list[bytes] = []
+    size = 0
+
+    def put(value: object) -> list[int]:
+        nonlocal size
+        body.append(json.dumps(value).encode() + b"\n")
+        size += len(body[-1])
+        return [size - len(body[-1]), len(body[-1]) - 1]
+
+    leads: dict[str, list[list[int]]] = {}
+    header: dict[str, Any] = {"key": key, "path": [], "command": []}
     for i, t in enumerate(shown):
-        start = _lead(t.kind, t.pattern)
+        where, start = put(t.row()), _lead(t.kind, t.pattern)
         if t.kind == "command":
-            index["command"].append([i, t.pattern])
+            header["command"].append([i, t.pattern, *where])
         elif start is not None:
-            lead.setdefault(start, []).append(i)
+            leads.setdefault(start, []).append([i, *where])
         else:
-            index["path"].append(i)
-    index["lens"] = sorted({len(start) for start in lead})
-    return index
-
-
-def _whole(index: dict[str, Any], rows: list[bytes]) -> bool:
-    """Whether a cache's index has `_index`'s shape and numbers as many traps as `rows`."""
-    lead, path, command, lens = (index.get(k) for k in ("lead", "path", "command", "lens"))
-    if not all(isinstance(v, list) for v in (path, command, lens)) or not isinstance(lead, dict):
-        return False
-    return sum(map(len, lead.values())) + len(path) + len(command) == len(rows)
+            header["path"].append([i, *where])
+    buckets: list[dict[str, list[list[int]]]] = [{} for _ in range(len(leads) // 16 + 1)]
+    for start, found in leads.items():
+        buckets[_bucket(start, len(buckets))][start] = found
+    header["lens"] = sorted({len(start) for start in leads})
+    header["buckets"] = [put(bucket) for bucket in buckets]
+    header["command"] = put(header["command"])
+    return json.dumps(header).encode() + b"\n" + b"".join(body)
 
 
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
     where it is current (unless `fresh`); else read, redacted and cached again (where the
-    store can be written). The file is one line of index (`_index`, and the `key`), then one
-    line per trap (`Shown.row`); what is read is checked where it is used (`_Cached`)."""
+    store can be written)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
         if fresh or key is None:
             raise ValueError("rebuilt")
-        first, _, rest = trust.read_bytes(path).partition(b"\n")
-        index, rows = jsonl.loads(first), rest.split(b"\n")[:-1] if rest else []
-        if isinstance(index, dict) and index.pop("key", None) == key and _whole(index, rows):
-            return _Cached(index, rows)
+        cached = _Cached(trust.read_bytes(path))
+        if cached.header.get("key") == key:
+            return cached
     except (OSError, trust.Untrusted, ValueError):
         pass
     found = _with_others(root, load(root, redact_why=False))
     cited = {rel for t in found for rel in t.file_hashes}
     states = {rel: _state(os.path.join(root, rel)) for rel in cited}
-    built = _Cached.of([Shown.of(t, states) for t in found])
+    data = _encode(key or "", [Shown.of(t, states) for t in found])
     if key is not None and os.path.isdir(os.path.join(root, STORE)):
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
-            lines = [json.dumps({"key": key, **built.index}), *map(json.dumps, built.rows)]
-            atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
+            atomic_write(path, data, durable=False)
         except (OSError, trust.Untrusted):
             pass  # a read-only store: the next call reads the traps again
-    return built
+    return _Cached(data)
 
 
 # --- what a session has already been shown ----------------------------------------------------
@@ -665,15 +682,13 @@ def unseen(
     rels = _rels(top, paths, command, cwd)
     try:
         return _unseen(top, _cached(top), session, rels, command)
-    except (ValueError, TypeError, LookupError, re.error):  # the cache is not what `_cached`
-        return _unseen(top, _cached(top, fresh=True), session, rels, command)  # wrote
+    except (ValueError, TypeError, LookupError, AttributeError, re.error):  # the cache is not
+        return _unseen(top, _cached(top, fresh=True), session, rels, command)  # `_encode`'s
 
 
 def _unseen(
     top: str, cached: _Cached, session: str, rels: list[str], command: str | None
 ) -> list[Shown]:
-    if not cached.rows:
-        return []
     out: list[Shown] = []
     already: set[str] | None = None  # read at the first match: most calls have none
     for t in cached.matching(rels, command):
