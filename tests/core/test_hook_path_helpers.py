@@ -127,7 +127,9 @@ def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: 
         traps.Shown(str(i), "path", p, traps._translate("path", p), "", [])
         for i, p in enumerate(patterns)
     ]
-    found = traps._Cached.of(shown).matching(traps._rels("/nowhere", rels, None, None), None)
+    found = traps._Cached(traps._encode("", shown)).matching(
+        traps._rels("/nowhere", rels, None, None), None
+    )
     assert [int(t.id) for t in found] == [
         i
         for i, p in enumerate(patterns)

@@ -240,7 +240,7 @@ def cached(kinds: list[str], patterns: list[str]) -> traps._Cached:
         traps.Shown(str(i), k, p, traps._translate(k, p), "", [])
         for i, (k, p) in enumerate(zip(kinds, patterns, strict=True))
     ]
-    return traps._Cached.of(shown)
+    return traps._Cached(traps._encode("", shown))
 
 
 def _header(data: bytes, change: Callable[[dict[str, Any]], object]) -> bytes:

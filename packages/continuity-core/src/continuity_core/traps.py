@@ -28,20 +28,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
     from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
-    from typing import Any, Literal, Protocol, TypeVar
+    from typing import Any, Literal
 
     from continuity_core.schemas.trap import Trap
 
     StrPath = str | os.PathLike[str]
-
-    class _Matchable(Protocol):
-        @property
-        def kind(self) -> str: ...
-
-        @property
-        def pattern(self) -> str: ...
-
-    T = TypeVar("T", bound=_Matchable)
 
 TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
@@ -332,7 +323,7 @@ def _rels(root: StrPath, paths: Sequence[str], command: str | None, cwd: str | N
 
 
 def _matches(
-    kind: object, pattern: str, rels: list[str], command: str | None, regex: str | None = None
+    kind: str, pattern: str, rels: list[str], command: str | None, regex: str | None = None
 ) -> bool:
     if kind == "command":
         return bool(command) and command_matches(pattern, command or "", regex)
@@ -341,11 +332,11 @@ def _matches(
 
 def matching(
     root: StrPath,
-    traps: Sequence[T],
+    traps: Sequence[Trap],
     paths: Sequence[str],
     command: str | None,
     cwd: str | None = None,
-) -> list[T]:
+) -> list[Trap]:
     """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
     the tool call's working folder), in file order."""
     rels = _rels(root, paths, command, cwd)
@@ -425,25 +416,6 @@ class Shown:
 
     def row(self) -> list[Any]:
         return [self.id, self.kind, self.pattern, self.regex, self.head, self.files]
-
-    @classmethod
-    def from_row(cls, row: object) -> Shown:
-        """A row of the cache (`row`); ValueError where it is not what `_cached` wrote."""
-        found = row if isinstance(row, list) and len(row) == 6 else [None] * 6
-        files = found[5]
-        if (
-            not all(isinstance(v, str) for v in found[:5])
-            or not isinstance(files, list)
-            or not all(
-                isinstance(f, list)
-                and len(f) == 5
-                and all(isinstance(v, str) for v in f[:4])
-                and isinstance(f[4], str | None)
-                for f in files
-            )
-        ):
-            raise ValueError("not a cached trap")
-        return cls(*found)
 
 
 # --- the pre-tool hook's cache -----------------------------------------------------------------
@@ -527,12 +499,6 @@ class _Cached:
         self.base = data.index(b"\n") + 1
         self.data = data
         self.header = jsonl.loads(data[: self.base])
-        if not isinstance(self.header, dict):
-            raise ValueError("not a traps cache")
-
-    @classmethod
-    def of(cls, shown: Sequence[Shown], key: str = "") -> _Cached:
-        return cls(_encode(key, shown))
 
     def line(self, where: list[int]) -> Any:
         """The line `where` ([offset after the header, length]) points to, decoded."""
@@ -559,7 +525,7 @@ class _Cached:
                 if "[" in p or all(part in command for part in _literal_pieces(p))
             )
         for _, *where in sorted(found):
-            t = Shown.from_row(self.line(where))
+            t = Shown(*self.line(where))
             if _matches(t.kind, t.pattern, rels, command, t.regex):
                 yield t
 
