@@ -143,9 +143,8 @@ def hexdigest(data: bytes, algorithm: str = "sha1", *, digest_size: int | None =
 
 
 def checksum(data: bytes) -> str:
-    """The name of a marker or cache file a hook finds by `data`: zlib's CRC-32 and Adler-32
-    and the length, in hex (hashlib's OpenSSL costs a hook a quarter of a bare start, zlib
-    next to nothing). Not a digest: it names what no one chooses knowing the other side."""
+    """A hook's marker or cache file name: `data`'s CRC-32, Adler-32 and length, in hex (hashlib's
+    OpenSSL costs a hook a quarter of a bare start). No digest: nothing an adversary picks."""
     import zlib
 
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"

@@ -47,8 +47,7 @@ WHY_MAX = 2000
 _SHELL_SPACE = " \t\r\n"  # what shlex splits words on
 
 
-class TrapNotFound(BakerError):
-    pass
+class TrapNotFound(BakerError): ...
 
 
 def traps_path(root: StrPath) -> str:
@@ -135,8 +134,6 @@ def _reads_as_command(root: Path, pattern: str) -> bool:
     """`pytest -x` or `make` given without `--command`: words, or one bare name (no `.`, `/`
     or wildcard), that name no file here read as a shell command (a path trap on them would
     never match). `docs/my notes.md`, `*.py` and a file with a space that exists stay paths."""
-    import re
-
     if "/" in pattern or not (re.fullmatch(r"[\w-]+", pattern) or re.search(r"\s", pattern)):
         return False
     try:
@@ -236,8 +233,8 @@ def _literal_pieces(pattern: str) -> list[str]:
 
 
 def _glob(name: str, pattern: str, regex: str | None = None) -> bool:
-    """`fnmatchcase(name, pattern)`; with `regex`, `fnmatch.translate(pattern)` as the traps
-    cache holds it, the same test (fnmatchcase's own) without importing fnmatch."""
+    """`fnmatchcase(name, pattern)`; `regex`, its `fnmatch.translate` (`_translate`), spares
+    importing fnmatch."""
     if regex is not None:
         return re.match(regex, name) is not None
     from fnmatch import fnmatchcase
@@ -293,8 +290,7 @@ def command_matches(pattern: str, command: str, regex: str | None = None) -> boo
 
 
 def _translate(kind: str, pattern: str) -> str:
-    """The regex `_glob` tests a trap of this kind with (what `path_matches` or
-    `command_matches` hands fnmatch)."""
+    """The regex `_glob` tests a trap of this kind with (the cache holds it)."""
     from fnmatch import translate
 
     return translate(f"*{pattern}*" if kind == "command" else pattern.removeprefix("./"))
@@ -371,12 +367,11 @@ def render(root: StrPath, trap: Trap) -> str:
 
 
 class Shown:
-    """What the pre-tool hook needs of a trap, redacted once: its id, kind and pattern (as
-    `load` gives it), the regex its glob is tested with (`_translate`), its line up to the
-    reason (`head`), and its cited files as (path, path as shown, content hash, and the file's
-    `_identity` and hash when the cache was built: `_state`). Read from the cache (`unseen`),
-    so the hook neither decodes the traps nor imports the redactor, nor hashes a cited file
-    that kept its identity."""
+    """What the pre-tool hook needs of a trap, redacted once: its id, kind, pattern, the regex
+    its glob is tested with (`_translate`), its line up to the reason (`head`), and its cited
+    files as (path, path as shown, content hash, `_identity` and hash when cached). Read from
+    the cache (`unseen`): the hook decodes no trap, imports no redactor, hashes no file that
+    kept its identity."""
 
     __slots__ = ("files", "head", "id", "kind", "pattern", "regex")
 
@@ -399,9 +394,8 @@ class Shown:
         if trap.machine:
             evidence += f", from machine {trap.machine}"
         head = redact(f"- `{trap.pattern}` ({trap.kind}, {when}{evidence}): {trap.why}")
-        known = states or {}
         files = [
-            [rel, redact(rel), h, *known.get(rel, ("", None))]
+            [rel, redact(rel), h, *(states or {}).get(rel, ("", None))]
             for rel, h in trap.file_hashes.items()
         ]
         regex = _translate(trap.kind, trap.pattern)
@@ -414,22 +408,16 @@ class Shown:
             return f"{self.head} [needs re-check: {', '.join(changed[:5])} changed since]"
         return self.head
 
-    def row(self) -> list[Any]:
-        return [self.id, self.kind, self.pattern, self.regex, self.head, self.files]
-
 
 # --- the pre-tool hook's cache -----------------------------------------------------------------
 # Every trap the hook could show (this project's and those `baker pull` brought), parsed and
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
-# store passed the trust check). It is stale when `traps.jsonl`, `machines.json` or the
-# redactor's source changed (device, inode, size, times), or when this module's format or the
-# Python (whose `fnmatch.translate` wrote its regexes) did. A file's times are only as fine as
-# its file system keeps them (a clock tick, a second or two on some), and a file replaced by
-# rename may get the inode just freed: a rewrite of the same size soon after the last one can
-# keep every field. So, as for git's index (`trust.RACY_S`), a file modified less than
-# `RACY_NS` ago is not told apart by them: the traps are read from it and no cache is written
-# (the calls right after a `baker trap add`). Its modification time alone: a rewrite sets it
-# to the time of writing, and one set back by hand changes the inode's change time, a field.
+# store passed the trust check). It is stale when the identity (device, inode, size, times) of
+# `traps.jsonl`, `machines.json` or the redactor's source changed, or this module's format or
+# the Python (its `fnmatch.translate`) did. As for git's index (`trust.RACY_S`), a file
+# modified less than `RACY_NS` ago may be rewritten within its timestamp's tick keeping every
+# field: the traps are read from it and nothing is cached (right after a `baker trap add`).
+# (A modification time set back by hand changes the inode's change time, also a field.)
 RACY_NS = 3_000_000_000
 
 
@@ -453,16 +441,9 @@ def _identity(path: str) -> str | None:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-def _state(path: str) -> list[str | None]:
-    """A cited file's identity and content hash, taken together (no identity where the file
-    was modified meanwhile or just before): `_current` needs no hashing while it keeps it."""
-    ident = _identity(path)
-    known = file_hash(path)
-    return [ident if ident is not None and _identity(path) == ident else "", known]
-
-
 def _current(root: StrPath, rel: str, ident: str, known: str | None) -> str | None:
-    """A cited file's content hash: `known` while the file keeps the identity `_state` saw."""
+    """A cited file's content hash: `known` while it keeps the identity seen before hashing
+    it (`_cached`; a change after that is a new identity, so `known` is never too new)."""
     path = os.path.join(root, rel)
     return known if ident and _identity(path) == ident else file_hash(path)
 
@@ -474,24 +455,16 @@ def _cache_key(root: str) -> str | None:
     from continuity_core import __version__
 
     here = os.path.dirname(os.path.abspath(__file__))
-    key = [CACHE_FORMAT, __version__, f"{sys.hexversion:x}"]
-    for path in (
-        traps_path(root),
-        os.path.join(root, STORE, MACHINES_FILE),
-        os.path.join(here, "redact.py"),
-    ):
-        ident = _identity(path)
-        if ident is None:
-            return None
-        key.append(ident)
-    return "|".join(key)
+    files = (traps_path(root), os.path.join(root, STORE, MACHINES_FILE), f"{here}/redact.py")
+    idents = [_identity(path) for path in files]
+    key = [CACHE_FORMAT, __version__, f"{sys.hexversion:x}", *idents]
+    return None if None in idents else "|".join(map(str, key))
 
 
 class _Cached:
-    """The cache file as read (`_encode` writes it): its header decoded, the rest decoded
-    line by line where the header points, only for the few traps it cannot turn down.
-    Anything but what `_encode` wrote raises ValueError, TypeError or LookupError (or
-    `re.error`: a regex of another Python)."""
+    """The cache file as read (`_encode` writes it): its header, and the lines it points to
+    decoded only where needed. Anything else raises ValueError, TypeError, LookupError,
+    AttributeError or `re.error` (a regex of another Python)."""
 
     __slots__ = ("base", "data", "header")
 
@@ -535,11 +508,10 @@ def _bucket(lead: str, count: int) -> int:
 
 
 def _encode(key: str, shown: Sequence[Shown]) -> bytes:
-    """The cache file: a header line, then one line per trap (`Shown.row`), the buckets of
-    path traps by their lead (`_lead`, some 16 leads to a `_bucket`) and the command traps
-    with their patterns, each a JSON line the header (or a bucket) points to by its offset
-    after the header and its length. A call reads the header and the few lines its paths'
-    prefixes and its command lead to: most of 1,000 traps are turned down unread."""
+    """A header line, then JSON lines it (or a bucket) points to by offset after it and
+    length: one per trap (a `Shown`), buckets of path traps by `_lead` (16 leads to one) and
+    the command traps with their patterns. A call reads the few its paths' prefixes and its
+    command lead to: most of 1,000 traps are turned down unread."""
     body: list[bytes] = []
     size = 0
 
@@ -552,7 +524,8 @@ def _encode(key: str, shown: Sequence[Shown]) -> bytes:
     leads: dict[str, list[list[int]]] = {}
     header: dict[str, Any] = {"key": key, "path": [], "command": []}
     for i, t in enumerate(shown):
-        where, start = put(t.row()), _lead(t.kind, t.pattern)
+        where = put([t.id, t.kind, t.pattern, t.regex, t.head, t.files])  # `Shown`'s arguments
+        start = _lead(t.kind, t.pattern)
         if t.kind == "command":
             header["command"].append([i, t.pattern, *where])
         elif start is not None:
@@ -583,8 +556,8 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
     except (OSError, trust.Untrusted, ValueError):
         pass
     found = _with_others(root, load(root, redact_why=False))
-    cited = {rel for t in found for rel in t.file_hashes}
-    states = {rel: _state(os.path.join(root, rel)) for rel in cited}
+    cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
+    states = {rel: [_identity(p) or "", file_hash(p)] for rel, p in cited.items()}
     data = _encode(key or "", [Shown.of(t, states) for t in found])
     if key is not None and os.path.isdir(os.path.join(root, STORE)):
         try:
@@ -609,19 +582,15 @@ def seen(root: StrPath, session: str) -> set[str]:
         value = jsonl.loads(trust.read_bytes(_seen_path(root, session)))
     except (OSError, ValueError):
         return set()
-    if not isinstance(value, list) or value[:1] != [session]:
-        return set()
-    return {v for v in value[1:] if isinstance(v, str)}
+    ours = isinstance(value, list) and value[:1] == [session]
+    return {v for v in value[1:] if isinstance(v, str)} if ours else set()
 
 
-def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
-    """Add `ids` to the session's seen set; old sessions' sets are pruned."""
-    path = _seen_path(root, session)
+def _mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     folder = trust.dirs(root, STORE, SEEN_DIR, create=True)
-    atomic_write(
-        path, json.dumps([session, *sorted(seen(root, session) | set(ids))]), durable=False
-    )
-    try:
+    seen_now = json.dumps([session, *sorted(seen(root, session) | set(ids))])
+    atomic_write(_seen_path(root, session), seen_now, durable=False)
+    try:  # old sessions' sets are pruned
         with os.scandir(folder) as it:
             entries = [e for e in it if e.name.endswith(".json")]
         if len(entries) <= SEEN_KEEP:
@@ -643,35 +612,25 @@ def unseen(
     command: str | None,
     cwd: str | None = None,
 ) -> list[Shown]:
-    """The next matching traps `session` has not been shown, at most `BATCH`."""
+    """The next matching traps `session` has not been shown, at most `BATCH` (the seen set
+    is read only where some trap matches: most calls have none)."""
     top = os.fspath(root)
     rels = _rels(top, paths, command, cwd)
     try:
-        return _unseen(top, _cached(top), session, rels, command)
+        found = list(_cached(top).matching(rels, command))
     except (ValueError, TypeError, LookupError, AttributeError, re.error):  # the cache is not
-        return _unseen(top, _cached(top, fresh=True), session, rels, command)  # `_encode`'s
+        found = list(_cached(top, fresh=True).matching(rels, command))  # `_encode`'s
+    already = seen(top, session) if found else set()
+    return [t for t in found if t.id not in already][:BATCH]
 
 
-def _unseen(
-    top: str, cached: _Cached, session: str, rels: list[str], command: str | None
-) -> list[Shown]:
-    out: list[Shown] = []
-    already: set[str] | None = None  # read at the first match: most calls have none
-    for t in cached.matching(rels, command):
-        already = seen(top, session) if already is None else already
-        if t.id not in already:
-            out.append(t)
-            if len(out) >= BATCH:
-                break
-    return out
-
-
-def record_delivered(store: Store, session: str, traps: Iterable[Shown | Trap]) -> None:
-    """Mark as seen what was actually delivered, and nothing else."""
+def record_delivered(store: Store, session: str, traps: list[Shown]) -> None:
+    """Mark as seen what was actually delivered, and nothing else; log it for `baker audit`."""
     # A busy lock costs a repeat later, never a warning the session did not get.
     # A read-only store (OSError) too: the trap comes again, which is the safe side.
     try:
         with store.lock(timeout=1.0):
-            mark_seen(store.root, session, (t.id for t in traps))
+            _mark_seen(store.root, session, (t.id for t in traps))
     except (StoreError, OSError):
         pass
+    store.log("traps_delivered", session=session, ids=[t.id for t in traps])
