@@ -118,6 +118,16 @@ def test_absolute_paths_and_shell_words_reach_path_traps(project: Path) -> None:
     assert traps.matching(project, [t], [], "echo 'unbalanced") == []
 
 
+def test_a_seen_set_under_the_name_of_another_session_is_not_its_own(project: Path) -> None:
+    """Seen sets are named by a checksum of the session id and hold the id: a session whose
+    id shares the name is shown its traps, never told it saw them."""
+    traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    assert "raw SQL" in pretool(tool(session="a", file_path="src/app.py"))
+    assert pretool(tool(session="a", file_path="src/app.py")) == ""  # seen by a
+    Path(traps._seen_path(project, "a")).rename(traps._seen_path(project, "b"))
+    assert "raw SQL" in pretool(tool(session="b", file_path="src/app.py"))
+
+
 def test_pretool_delivers_five_unseen_per_call_then_the_rest(project: Path) -> None:
     made = [traps.add(project, "src/*.py", f"attempt {i} failed") for i in range(7)]
     first = pretool(tool(file_path=str(project / "src" / "app.py")))

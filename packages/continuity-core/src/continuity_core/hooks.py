@@ -382,14 +382,13 @@ def pretool(
         work.append(lambda: _record_inflight(store, event, agent, started))
     output = ""
     try:
-        if event.paths or event.command:
-            session = event.session_id or "no-session"
-            found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
-            if found:
-                text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
-                output = text if handler is None else handler.render_context(event, text) or ""
-            if output:
-                work.append(lambda: traps.record_delivered(store, session, found))
+        session = event.session_id or "no-session"
+        found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
+        if found:
+            text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
+            output = text if handler is None else handler.render_context(event, text) or ""
+        if output:
+            work.append(lambda: traps.record_delivered(store, session, found))
     finally:
         if later is None:
             for step in work:

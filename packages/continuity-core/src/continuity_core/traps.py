@@ -482,14 +482,11 @@ class _Cached:
         """The traps that match `rels` or `command`, in file order."""
         head = self.header
         buckets: list[list[int]] = head["buckets"]
-        read: dict[int, dict[str, list[list[int]]]] = {}
         found: list[list[int]] = list(head["path"]) if rels else []
         # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64
         # blob in a command) has 5 GB of prefixes.
         for start in {rel[:k] for rel in rels for k in head["lens"] if k <= len(rel)}:
-            b = _bucket(start, len(buckets))
-            leads = read[b] if b in read else read.setdefault(b, self.line(buckets[b]))
-            found += leads.get(start, ())
+            found += self.line(buckets[_bucket(start, len(buckets))]).get(start, ())
         if command:  # a literal piece missing from the command turns a trap down
             pieces = ((i, p, where) for i, p, *where in self.line(head["command"]))
             found += (
@@ -616,6 +613,8 @@ def unseen(
     is read only where some trap matches: most calls have none)."""
     top = os.fspath(root)
     rels = _rels(top, paths, command, cwd)
+    if not rels and not command:
+        return []  # nothing to match: the cache is not read
     try:
         found = list(_cached(top).matching(rels, command))
     except (ValueError, TypeError, LookupError, AttributeError, re.error):  # the cache is not
