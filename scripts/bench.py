@@ -372,8 +372,8 @@ class Bench:
             except OSError:
                 return 0
         found = re.search(r"Collected : (\d+)", log)
-        if found is None or self.hook_errors() > errors:  # e.g. its deadline passed, slowed
-            return 0  # down some 50 times under valgrind: what it counted is no hook's work
+        if found is None or self.hook_errors() > errors:  # what it counted is no hook's work
+            return 0
         return int(found.group(1))
 
     def hook_errors(self) -> int:
@@ -1147,8 +1147,9 @@ and no warm-up, being in the page cache already), the peak RSS of the worst run,
 before each timed run, so both see the same machine load. With `--instructions`, the hook rows
 also show valgrind's callgrind count of one run of the process the agent waits for (not its git,
 nor a hook's detached child) beside a bare start's, and a ratio target is judged on that count
-where there is one: a loaded machine does not blur it (a run slowed past its hook's deadline
-under valgrind is shown as not counted, and judged on its wall ratio).
+where there is one: a loaded machine does not blur it (the counted run, some 50 times slower
+under valgrind, runs with SIGALRM blocked: its own deadline does not cut it short; a run that
+logs a hook failure is shown as not counted, and judged on its wall ratio).
 
 There is no server or cache process: every row is one plain process that exits when the call is
 done; a checkpoint hook answers the agent and finishes its work in a forked child (a pretool its
