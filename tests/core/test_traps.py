@@ -269,6 +269,7 @@ CORRUPT: dict[str, Callable[[bytes], bytes]] = {
     "a row no JSON": lambda d: d.replace(b"\n[", b"\n{", 1),
     "cut short": lambda d: d[: d.index(b"\n") + 8],
     "no buckets": lambda d: _header(d, lambda h: h.update(buckets=7)),
+    "an empty list of buckets": lambda d: _header(d, lambda h: h.update(buckets=[])),
     "lengths as text": lambda d: _header(d, lambda h: h.update(lens=["4"])),
     "a bucket pointing into a row": lambda d: _header(d, lambda h: h.update(buckets=[[0, 4]])),
     "a bucket that is a list": lambda d: _header(d, lambda h: h.update(buckets=[h["command"]])),

@@ -463,8 +463,7 @@ def _cache_key(root: str) -> str | None:
 
 class _Cached:
     """The cache file as read (`_encode` writes it): its header, and the lines it points to
-    decoded only where needed. Anything else raises ValueError, TypeError, LookupError,
-    AttributeError or `re.error` (a regex of another Python)."""
+    decoded only where needed (what else it may hold raises, `unseen` builds it again)."""
 
     __slots__ = ("base", "data", "header")
 
@@ -617,8 +616,8 @@ def unseen(
         return []  # nothing to match: the cache is not read
     try:
         found = list(_cached(top).matching(rels, command))
-    except (ValueError, TypeError, LookupError, AttributeError, re.error):  # the cache is not
-        found = list(_cached(top, fresh=True).matching(rels, command))  # `_encode`'s
+    except Exception:  # a cache `_encode` did not write: built again, where a bug would raise
+        found = list(_cached(top, fresh=True).matching(rels, command))
     already = seen(top, session) if found else set()
     return [t for t in found if t.id not in already][:BATCH]
 
