@@ -233,8 +233,7 @@ def _literal_pieces(pattern: str) -> list[str]:
 
 
 def _glob(name: str, pattern: str, regex: str | None = None) -> bool:
-    """`fnmatchcase(name, pattern)`; `regex`, its `fnmatch.translate` (`_translate`), spares
-    importing fnmatch."""
+    """`fnmatchcase(name, pattern)`; `regex`, its `_translate`, spares importing fnmatch."""
     if regex is not None:
         return re.match(regex, name) is not None
     from fnmatch import fnmatchcase
@@ -367,11 +366,10 @@ def render(root: StrPath, trap: Trap) -> str:
 
 
 class Shown:
-    """What the pre-tool hook needs of a trap, redacted once: its id, kind, pattern, the regex
-    its glob is tested with (`_translate`), its line up to the reason (`head`), and its cited
-    files as (path, path as shown, content hash, `_identity` and hash when cached). Read from
-    the cache (`unseen`): the hook decodes no trap, imports no redactor, hashes no file that
-    kept its identity."""
+    """What the pre-tool hook needs of a trap, redacted once: id, kind, pattern, its glob's regex
+    (`_translate`), its line up to the reason (`head`), its cited files (path, as shown, hash,
+    `_identity` and hash when cached). From the cache (`unseen`), the hook decodes no trap,
+    imports no redactor and hashes no file that kept its identity."""
 
     __slots__ = ("files", "head", "id", "kind", "pattern", "regex")
 
@@ -412,12 +410,11 @@ class Shown:
 # --- the pre-tool hook's cache -----------------------------------------------------------------
 # Every trap the hook could show (this project's and those `baker pull` brought), parsed and
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
-# store passed the trust check). It is stale when the identity (device, inode, size, times) of
-# `traps.jsonl`, `machines.json` or the redactor's source changed, or this module's format or
-# the Python (its `fnmatch.translate`) did. As for git's index (`trust.RACY_S`), a file
-# modified less than `RACY_NS` ago may be rewritten within its timestamp's tick keeping every
-# field: the traps are read from it and nothing is cached (right after a `baker trap add`).
-# (A modification time set back by hand changes the inode's change time, also a field.)
+# store passed the trust check), stale once the `_identity` of `traps.jsonl`, `machines.json`
+# or the redactor changed, or this module's format or the Python (`fnmatch.translate`) did.
+# As for git's index (`trust.RACY_S`), a file modified in the last `RACY_NS` may be rewritten
+# in its timestamp's tick keeping every field (an mtime set back by hand changes the ctime):
+# it is read again, nothing cached (just after a `baker trap add`).
 RACY_NS = 3_000_000_000
 
 
@@ -429,8 +426,7 @@ def _stat(path: str) -> os.stat_result | None:
 
 
 def _identity(path: str) -> str | None:
-    """A file's device, inode, size and times ("-" where it is missing); None where it was
-    modified less than `RACY_NS` ago."""
+    """A file's device, inode, size and times; "-" if missing, None if modified in `RACY_NS`."""
     import time
 
     st = _stat(path)

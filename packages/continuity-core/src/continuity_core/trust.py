@@ -351,8 +351,7 @@ def _index_key(root: str) -> tuple[str | None, float]:
 
 
 def _tracked_mark(key: str) -> str | None:
-    """Named by a checksum (`fs.checksum`): the index's inode and times in `key` are nothing a
-    repository chooses, so no clean verdict is found under another index's name."""
+    """Named by `fs.checksum`: `key`'s inode and times are nothing a repository picks."""
     from continuity_core.fs import checksum
 
     try:
