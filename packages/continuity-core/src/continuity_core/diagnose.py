@@ -122,7 +122,7 @@ def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Fin
 
     out: list[Finding] = []
     for text in config.rotation.order:
-        agent, _ = limits.split(text)
+        agent = text.partition(":")[0]
         where = f"{config_path()} [rotation] order: {text!r}"
         adapter = adapters.get(agent)
         if adapter is None:
