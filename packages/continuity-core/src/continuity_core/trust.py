@@ -318,8 +318,9 @@ def _mark(root: str) -> tuple[str | None, float]:
     """The file in ~/.baker that remembers a clean verdict for the git index `root` uses right
     now, and when that index was last written; None when git's environment points elsewhere,
     no index is found or ~/.baker refuses. The index is known by its identity: git replaces
-    the file on every write."""
-    from continuity_core.fs import hexdigest
+    the file on every write, and the mark is named by `fs.checksum` of it (inode and times are
+    nothing a repository picks)."""
+    from continuity_core.fs import checksum
     from continuity_core.git import git_dir
 
     found = git_dir(root)
@@ -336,7 +337,7 @@ def _mark(root: str) -> tuple[str | None, float]:
     )
     # Its modification time alone: a rewrite sets it to the time of writing, and one set
     # back by hand changes the inode's change time, also in the key.
-    return os.path.join(folder, hexdigest(key.encode(), "sha256")[:32]), ist.st_mtime
+    return os.path.join(folder, checksum(key.encode())), ist.st_mtime
 
 
 def sweep(folder: StrPath, max_age_s: float) -> None:

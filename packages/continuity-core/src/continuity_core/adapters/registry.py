@@ -55,7 +55,7 @@ def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
 # --- the entry-point index -------------------------------------------------------------------
 # `importlib.metadata` costs a hook four bare interpreter starts (it imports `email`,
 # `zipfile`, `pathlib` and reads every distribution's metadata), so what it found for
-# baker's groups is kept in `~/.baker/cache/entry-points-<digest of sys.path>.json`, keyed on
+# baker's groups is kept in `~/.baker/cache/entry-points-<checksum of sys.path>.json`, keyed on
 # sys.path and each of its folders' modification times: installing, upgrading or removing a
 # distribution adds or removes a `.dist-info` folder there, which changes the time. A folder
 # changed less than `RACY_NS` ago is not trusted to have settled, and nothing is written.
@@ -70,14 +70,14 @@ def _entry_points(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, 
     import json
 
     from continuity_core import trust
-    from continuity_core.fs import atomic_write, hexdigest
+    from continuity_core.fs import atomic_write, checksum
 
     key = _index_key(path)
     if key is None:
         return _scan(path)
-    digest = hexdigest("\0".join(path).encode("utf-8", "surrogateescape"))
+    name = f"entry-points-{checksum(chr(0).join(path).encode('utf-8', 'surrogateescape'))}.json"
     try:
-        index = os.path.join(trust.home_path("cache"), f"entry-points-{digest[:16]}.json")
+        index = os.path.join(trust.home_path("cache"), name)
     except (OSError, trust.Untrusted):
         return _scan(path)
     try:
