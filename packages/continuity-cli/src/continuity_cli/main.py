@@ -3,6 +3,7 @@ call is one plain process that is gone when it returns (docs/decisions.md)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -19,6 +20,9 @@ def main(argv: list[str] | None = None) -> None:
         from continuity_cli.hooks import run
 
         leave(run(args, fork=True))
+    handoff = args[:1] == ["handoff"]
+    if handoff:  # as pretool: the cyclic collector's passes over what a process this short
+        gc.disable()  # keeps are work it need not do (its reads free their records as they go)
     from continuity_cli import boundary
 
     boundary.install()  # nothing printed from here on carries terminal control from data
@@ -27,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=args, prog_name="baker")
     except SystemExit as e:  # a handoff, its brief out, leaves as a hook does
-        if args[:1] != ["handoff"] or not isinstance(e.code, int | None):
+        if not handoff or not isinstance(e.code, int | None):
             raise
         leave(e.code or 0)
 
