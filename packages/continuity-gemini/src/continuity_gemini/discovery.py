@@ -8,6 +8,7 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 from __future__ import annotations
 
 import os
+import posixpath  # paths compare normalized: `a//b/./c/` is `a/b/c`, on every OS
 
 from msgspec import Struct
 
@@ -32,16 +33,9 @@ STUB_PROBE_LINES = 24  # a stub is a header and one `$set`; real content shows w
 PROBE_CHUNK = 1 << 16  # the reads of a probe: its lines are at the start of a file of any size
 
 
-def _pure(path: str) -> str:
-    """`path` as pathlib spells it (`a//b/./c/` is `a/b/c`), so that paths compare."""
-    from pathlib import PurePosixPath  # here: the hooks that load this module never call it
-
-    return str(PurePosixPath(path))
-
-
 def config_dir(raw: str) -> str:
     """The `.gemini` folder for a path a user wrote: the folder itself or `<path>/.gemini`."""
-    path = _pure(expand(raw))
+    path = posixpath.normpath(expand(raw))
     if (
         os.path.basename(path) == ".gemini"
         or os.path.isdir(os.path.join(path, "tmp"))
@@ -66,7 +60,7 @@ def accounts(config: GlobalConfig) -> list[Account]:
 
 def cli_home(account: Account) -> str | None:
     """The `GEMINI_CLI_HOME` that makes the CLI use `account`, or None when none can."""
-    path = _pure(account.dir)
+    path = posixpath.normpath(account.dir)
     return (os.path.dirname(path) or ".") if os.path.basename(path) == ".gemini" else None
 
 
@@ -231,7 +225,7 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     """
     if not transcript or not session_id:
         return session_id
-    named = sid_from_name(os.path.basename(_pure(transcript)))
+    named = sid_from_name(os.path.basename(posixpath.normpath(transcript)))
     if not named or session_id.startswith(named):
         return session_id
     try:  # never blocks: a FIFO or device at that path is not read (hooks have a deadline)
@@ -295,7 +289,7 @@ def discover(project: str | PathLike[str], accs: Sequence[Account]) -> Iterator[
     """Sessions of `project` (its root or below) across `accs`, newest first."""
     refs: list[SessionRef] = []
     for acc in accs:
-        gemini_dir = _pure(acc.dir)
+        gemini_dir = posixpath.normpath(acc.dir)
         for folder, root in project_dirs(gemini_dir, project):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
             refs += [f.ref(acc, root) for f in best_per_session(probed)]
@@ -310,7 +304,7 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
     root; `--resume` stubs are left out as `discover` leaves them out.
     """
     for acc in accs:
-        gemini_dir = _pure(acc.dir)
+        gemini_dir = posixpath.normpath(acc.dir)
         roots = _roots_by_folder(gemini_dir)
         for folder in sorted(_all_folders(gemini_dir)):
             probed = [c for c in map(_probe, chat_files(folder)) if c is not None]
@@ -337,12 +331,12 @@ def _hook_folder(gemini_dir: str, transcript: str | None) -> str | None:
     None: a path anywhere else (another account's, outside `tmp`, `tmp/../chats`) is not."""
     if not transcript:
         return None
-    chats = os.path.dirname(_pure(transcript))
+    chats = os.path.dirname(posixpath.normpath(transcript))
     folder = os.path.dirname(chats)
     if (
         os.path.basename(chats) == "chats"
         and os.path.basename(folder) not in ("", ".", "..")
-        and os.path.dirname(folder) == _pure(os.path.join(gemini_dir, "tmp"))
+        and os.path.dirname(folder) == posixpath.normpath(os.path.join(gemini_dir, "tmp"))
     ):
         return folder
     return None
@@ -372,7 +366,7 @@ def find_session(
     """
     sid8 = session_id[:8]
     for acc in accs:
-        gemini_dir = _pure(acc.dir)
+        gemini_dir = posixpath.normpath(acc.dir)
         seen: set[str] = set()
         for folder, root in _search_order(gemini_dir, cwd, hint):
             if folder in seen:
