@@ -113,7 +113,6 @@ def run_command(
     cwd: StrPath,
     timeout_s: float,
     shell: bool = False,
-    env: Mapping[str, str] | None = None,
 ) -> Ran:
     """Run a command in its own process group; on timeout kill the group, grandchildren too,
     and at exit whatever is still running."""
@@ -135,7 +134,6 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        env=dict(env) if env is not None else None,
     )
     _RUNNING.add(proc)
     try:
@@ -164,11 +162,11 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def tail(text: str, limit: int = DETAIL_MAX) -> str:
+def tail(text: str) -> str:
     """The last non-empty line of output, redacted and clipped: what a person reads first."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     last = redact(lines[-1]) if lines else ""
-    return last if len(last) <= limit else "…" + last[-(limit - 1) :]
+    return last if len(last) <= DETAIL_MAX else "…" + last[-(DETAIL_MAX - 1) :]
 
 
 # --- probes.json -----------------------------------------------------------------------------
@@ -432,7 +430,16 @@ def plugin(name: str) -> Probe | None:
     raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
 
-def check_gpu(ctx: ProbeContext) -> list[ProbeResult] | list[Result]:
+def check_gpu(ctx: ProbeContext | None) -> list[ProbeResult] | list[Result]:
+    """The GPU plugin's results; with no `gpu` section (`ctx` None) only whether the plugin
+    is there, nothing run."""
+    if ctx is None:
+        from continuity_core.adapters.registry import registered
+
+        if "gpu" in registered(PROBE_GROUP):
+            why = 'not configured (add "gpu": {} to .baker/probes.json)'
+            return [_gpu("skipped", why, "not configured")]
+        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
@@ -449,7 +456,6 @@ def environment(
     root: StrPath,
     *,
     deadline_s: float = DEFAULT_DEADLINE_S,
-    gpu: bool = True,
     begun: Begun | None = None,
 ) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
@@ -458,7 +464,7 @@ def environment(
 
     from continuity_core.schemas.probe import Environment
 
-    facts = _gather(root, read_config(root), deadline_s, gpu=gpu, begun=begun)
+    facts = _gather(root, read_config(root), deadline_s, begun=begun)
     return msgspec.convert(facts, Environment)
 
 
@@ -469,28 +475,41 @@ def summary(root: StrPath, *, deadline_s: float, begun: Begun | None = None) -> 
     (docs/decisions.md, "How the hooks stay fast")."""
     if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)):
         return render(environment(root, deadline_s=deadline_s, begun=begun), quiet=True)
-    return _render(_gather(root, None, deadline_s, gpu=False, begun=begun), quiet=True)
+    return _render(_gather(root, None, deadline_s, begun=begun), quiet=True)
 
 
 def _gather(
-    root: StrPath, cfg: ProbesConfig | None, deadline_s: float, *, gpu: bool, begun: Begun | None
+    root: StrPath, cfg: ProbesConfig | None, deadline_s: float, *, begun: Begun | None
 ) -> dict[str, Any]:
     """`environment`'s facts as plain values (`Environment`'s fields); `cfg` None: no
     probes.json."""
     start = time.monotonic()
     root = os.path.abspath(root)
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
-    tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
+    tasks = _tasks(root, cfg, limit, begun=begun)
     env: dict[str, Any] = {"created_at": now_iso(), "project": root, "git": {}}
     env.update((kind, []) for kind in ("interpreters", "jobs", "probes", "gpu"))
-    _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
+    # Each task's result into `env`: a timeout or a failure as a result that says so.
+    for (kind, name, _), done in zip(tasks, run_all([t for _, _, t in tasks], limit), strict=True):
+        if kind == "git":
+            env["git"] = done if isinstance(done, dict) else {}
+            continue
+        if done is None:
+            state: ProbeState = "timeout"
+            detail = f"no answer within the {deadline_s:g}s deadline"
+        elif isinstance(done, BaseException):
+            state, detail = "error", redact(f"{type(done).__name__}: {done}")
+        else:
+            env[kind].extend(done if isinstance(done, list) else [done])
+            continue
+        env[kind].append(result(kind.rstrip("s"), name, state, detail))
     env["probes"][:0] = cfg.errors if cfg is not None else []
     env["elapsed_s"] = round(time.monotonic() - start, 3)
     return env
 
 
 def _tasks(
-    root: str, cfg: ProbesConfig | None, limit: float, *, gpu: bool, begun: Begun | None
+    root: str, cfg: ProbesConfig | None, limit: float, *, begun: Begun | None
 ) -> list[tuple[str, str, Callable[[], Any]]]:
     """What `environment` runs side by side: each task's kind (an `Environment` list, or
     "git"), its name and the task."""
@@ -505,71 +524,33 @@ def _tasks(
     for label, path in venvs:
         check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
         tasks.append(("interpreters", label, check))
-    for i, entry in enumerate(cfg.jobs if cfg is not None else ()):
+    if cfg is None:  # no probes.json (a pickup): git and the venvs found are all there is
+        return tasks
+    for i, entry in enumerate(cfg.jobs):
         name = _entry_name(entry, f"jobs[{i}]")[0]
         tasks.append(("jobs", name, partial(check_job, root, entry, i)))
-    for i, entry in enumerate(cfg.probes if cfg is not None else ()):
+    for i, entry in enumerate(cfg.probes):
         name = _entry_name(entry, f"probes[{i}]")[0]
         tasks.append(("probes", name, partial(check_shell, root, entry, i, limit)))
-    if gpu:
-        if cfg is not None and cfg.gpu is not None:
-            # Only venvs of the user's own: none outside the project or tracked by git.
-            # and whose interpreter is not a file inside it (what check_interpreter runs).
-            from pathlib import Path  # the plugins' context names the project as a Path
+    ctx = None
+    if cfg.gpu is not None:
+        # Only venvs of the user's own: none outside the project or tracked by git.
+        # and whose interpreter is not a file inside it (what check_interpreter runs).
+        from pathlib import Path  # the plugins' context names the project as a Path
 
-            pythons = [
-                interpreter_of(p)
-                for p in within
-                if p not in tracked and refused(root, interpreter_of(p)) is None
-            ]
-            from continuity_core.schemas.probe import ProbeContext
+        from continuity_core.schemas.probe import ProbeContext
 
-            ctx = ProbeContext(
-                root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
-            )
-            tasks.append(("gpu", "gpu", partial(check_gpu, ctx)))
-        else:
-            tasks.append(("gpu", "gpu", _gpu_unconfigured))
+        pythons = [
+            interpreter_of(p)
+            for p in within
+            if p not in tracked and refused(root, interpreter_of(p)) is None
+        ]
+        ctx = ProbeContext(root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit)
+    tasks.append(("gpu", "gpu", partial(check_gpu, ctx)))
     return tasks
 
 
-def _collect(
-    env: dict[str, Any], tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
-) -> None:
-    """Each task's result into `env`: a timeout or a failure as a result that says so."""
-    for (kind, name, _), done in zip(tasks, results, strict=True):
-        if kind == "git":
-            env["git"] = done if isinstance(done, dict) else {}
-            continue
-        if done is None:
-            state: ProbeState = "timeout"
-            detail = f"no answer within the {deadline_s:g}s deadline"
-        elif isinstance(done, BaseException):
-            state, detail = "error", redact(f"{type(done).__name__}: {done}")
-        else:
-            env[kind].extend(done if isinstance(done, list) else [done])
-            continue
-        env[kind].append(result(kind.rstrip("s"), name, state, detail))
-
-
-def _gpu_unconfigured() -> list[Result]:
-    """No `gpu` section: say whether the plugin is there, run nothing."""
-    from continuity_core.adapters.registry import registered
-
-    if "gpu" not in registered(PROBE_GROUP):
-        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
-    why = 'not configured (add "gpu": {} to .baker/probes.json)'
-    return [_gpu("skipped", why, "not configured")]
-
-
-_MARK = {
-    "ok": "ok",
-    "warn": "WARN",
-    "fail": "FAIL",
-    "skipped": "-",
-    "timeout": "TIMEOUT",
-    "error": "ERROR",
-}
+_MARK = dict(ok="ok", warn="WARN", fail="FAIL", skipped="-", timeout="TIMEOUT", error="ERROR")
 
 
 def render(env: Environment, *, quiet: bool = False) -> str:
