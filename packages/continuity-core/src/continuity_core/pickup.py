@@ -100,18 +100,6 @@ def find_previous(
     return prev
 
 
-def interrupted(session: Session) -> list[str]:
-    """Why the session looks cut off mid-task; empty when it ended cleanly."""
-    why: list[str] = []
-    if session.pending_calls:
-        why.append("a tool call never returned a result")
-    if session.last_error is not None:
-        why.append(f"it ended on an API error ({session.last_error.kind.replace('_', ' ')})")
-    if session.turn_incomplete and not why:
-        why.append("its last turn never completed")
-    return why
-
-
 def summarize(prev: Previous) -> str:
     """The previous session as facts: never its raw tail."""
     s, ref = prev.session, prev.ref
@@ -120,7 +108,11 @@ def summarize(prev: Previous) -> str:
     failed = [f"- {one_line(line, LINE_MAX)} (not the session above)" for line in prev.failed]
     stamp = s.updated_at or (stamps.iso(ref.mtime) if ref else "?")
     head = f"- session: {s.agent} {s.session_id}, last activity {stamp} (from its {prev.source})"
-    why = interrupted(s)
+    why = ["a tool call never returned a result"] if s.pending_calls else []  # cut off mid-task
+    if s.last_error is not None:
+        why.append(f"it ended on an API error ({s.last_error.kind.replace('_', ' ')})")
+    if s.turn_incomplete and not why:
+        why.append("its last turn never completed")
     if not why:
         lines = [head, "- it ended normally: nothing was left running"]
         if s.latest_request:

@@ -232,7 +232,7 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 # --- the checks ------------------------------------------------------------------------------
 
 
-def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> Result:
+def check_job(root: StrPath, entry: Any, index: int) -> Result:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
     job = partial(result, "job", name)
@@ -252,7 +252,7 @@ def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -
         return job("fail", f"{artifact}: missing", "missing")
     except OSError as e:
         return job("fail", f"{artifact}: {e.strerror}", "unreadable")
-    age = (now or time.time()) - st.st_mtime
+    age = time.time() - st.st_mtime
     try:
         if stat.S_ISDIR(st.st_mode):
             empty = not os.listdir(path)

@@ -50,19 +50,6 @@ _BLOCK = re.compile(
 )
 
 
-def with_block(text: str, block: str) -> str:
-    """`text` with the managed block replaced (or appended); everything else byte-for-byte."""
-    if _BLOCK.search(text):
-        return _BLOCK.sub(lambda _: block, text, count=1)
-    sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return text + sep + block
-
-
-def without_block(text: str) -> str:
-    out = _BLOCK.sub("", text, count=1)
-    return out.rstrip("\n") + "\n" if out.strip() else ""
-
-
 def _read(path: Path) -> str | None:
     """The file's text exactly (read_text() would turn CRLF into LF and so rewrite it); None
     when there is no file."""
@@ -167,7 +154,14 @@ def write_change(
 
 
 def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change:
-    return write_text_change(path, with_block(_read(path) or "", block), root, dry_run=dry_run)
+    """`path` with the managed block replaced (or appended); everything else byte-for-byte."""
+    text = _read(path) or ""
+    if _BLOCK.search(text):
+        new = _BLOCK.sub(lambda _: block, text, count=1)
+    else:
+        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        new = text + sep + block
+    return write_text_change(path, new, root, dry_run=dry_run)
 
 
 def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
@@ -176,7 +170,9 @@ def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
     text = _read(path)
     if text is None:
         return Change(path=str(path.relative_to(root)), action="unchanged")
-    return write_text_change(path, without_block(text), root, dry_run=dry_run)
+    text = _BLOCK.sub("", text, count=1)
+    new = text.rstrip("\n") + "\n" if text.strip() else ""
+    return write_text_change(path, new, root, dry_run=dry_run)
 
 
 def refuse(root: Path) -> None:
@@ -227,7 +223,6 @@ def _own(root: StrPath) -> dict[str, str]:
 def record_own(root: Path, changes: list[Change]) -> None:
     """Remember the files `baker init`/`sync` wrote and their content, so the brief's repo
     state can leave them out while they stay as written (a later edit by anyone shows)."""
-
     own = _own(root)
     top = root.resolve()
     for change in changes:
