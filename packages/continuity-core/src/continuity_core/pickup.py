@@ -347,11 +347,9 @@ def prepared(root: StrPath, exclude: str | None) -> dict[str, str] | None:
         fields = [doc[name] for name in FIELDS]
     except (ValueError, TypeError, KeyError):  # not what `prepare` writes: never trusted
         return None
-    if not all(isinstance(f, str) for f in fields) or fields[0] != PREPARED_VERSION:
+    if not all(isinstance(f, str) for f in fields) or doc["session_id"] == exclude:
         return None
-    if doc["session_id"] == exclude or fields[:5] != _stamp(doc["transcript"]):
-        return None
-    return dict(zip(FIELDS, fields, strict=True))
+    return dict(zip(FIELDS, fields, strict=True)) if fields[:5] == _stamp(fields[1]) else None
 
 
 def build(

@@ -132,24 +132,23 @@ def write_change(
         return Change(path=rel, action="failed", detail=why)
     if old == new:
         return Change(path=rel, action="unchanged")
-    if new == "" and old is not None:
-        if not dry_run:
-            try:
-                path.unlink()
-            except OSError as e:
-                return Change(path=rel, action="failed", detail=e.strerror or str(e))
-            if prune:
-                import contextlib  # set-up only
-
-                with contextlib.suppress(OSError):
-                    path.parent.rmdir()
-        return Change(path=rel, action="removed")
+    remove = new == "" and old is not None
     if not dry_run:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, new, mode=mode)
+            if remove:
+                path.unlink()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, new, mode=mode)
         except OSError as e:
             return Change(path=rel, action="failed", detail=e.strerror or str(e))
+        if remove and prune:
+            import contextlib  # set-up only
+
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()
+    if remove:
+        return Change(path=rel, action="removed")
     return Change(path=rel, action="created" if old is None else "updated", detail=detail)
 
 
@@ -242,7 +241,6 @@ def record_own(root: Path, changes: list[Change]) -> None:
 def repo_facts(
     root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None, worktrees: bool = True
 ) -> GitFacts:
-    """`repo_values` as `GitFacts`."""
     from continuity_core.git import struct
 
     return struct(repo_values(root, timeout=timeout, begun=begun, worktrees=worktrees))
@@ -370,7 +368,6 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
 
 
 def plural(n: int, noun: str) -> str:
-    """`1 file`, `2 files`."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
