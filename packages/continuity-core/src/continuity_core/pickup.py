@@ -160,9 +160,7 @@ def before_compaction(
 
     try:
         ref = adapter.session_for_hook(event, adapter.accounts(config_or_defaults()[0]))
-        if ref is None:
-            return None
-        return read_session(adapter, ref, store)
+        return None if ref is None else read_session(adapter, ref, store)
     except (OSError, ValueError):
         return None
 
@@ -235,9 +233,7 @@ def clip_lines(text: str, limit: int, what: str) -> str:
     if len(text) <= limit:
         return text
     marker = f"\n… [{what} cut to {limit} characters]"
-    kept = text[: max(0, limit - len(marker))]
-    kept = kept.rsplit("\n", 1)[0] if "\n" in kept else kept
-    return kept + marker
+    return text[: max(0, limit - len(marker))].rsplit("\n", 1)[0] + marker
 
 
 # `baker resume` sets these for the agent it starts: the brief it was given as first prompt

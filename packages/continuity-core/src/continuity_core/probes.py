@@ -475,7 +475,7 @@ def summary(root: StrPath, *, deadline_s: float, begun: Begun | None = None) -> 
     (docs/decisions.md, "How the hooks stay fast")."""
     if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)):
         return render(environment(root, deadline_s=deadline_s, begun=begun), quiet=True)
-    return _render(_gather(root, None, deadline_s, begun=begun), quiet=True)
+    return render(_gather(root, None, deadline_s, begun=begun), quiet=True)
 
 
 def _gather(
@@ -553,18 +553,16 @@ def _tasks(
 _MARK = dict(ok="ok", warn="WARN", fail="FAIL", skipped="-", timeout="TIMEOUT", error="ERROR")
 
 
-def render(env: Environment, *, quiet: bool = False) -> str:
-    """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
-    import msgspec
-
-    return _render(msgspec.to_builtins(env), quiet=quiet)
-
-
-def _render(env: Mapping[str, Any], *, quiet: bool) -> str:
-    """`render` of `Environment`'s fields as plain values (those at their default may be left
-    out): `_gather`'s, or `msgspec.to_builtins` of the Struct."""
+def render(env: Environment | dict[str, Any], *, quiet: bool = False) -> str:
+    """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup).
+    `env` may be its fields as plain values (those at their default may be left out), as
+    `_gather` gives them to a pickup that loads no msgspec."""
     from continuity_core.project import git_section  # not brief: a pickup builds none
 
+    if not isinstance(env, dict):
+        import msgspec
+
+        return render(msgspec.to_builtins(env), quiet=quiet)
     lines = [git_section(env.get("git", {}))]
     for title in ("interpreters", "jobs", "probes", "gpu"):
         shown = [r for r in env.get(title, ()) if not (quiet and r["state"] == "skipped")]
