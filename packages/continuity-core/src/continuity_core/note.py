@@ -202,53 +202,47 @@ def as_json(root: Path) -> dict[str, Any]:
 
 
 def set_now(root: Path, text: str, agent: str | None = None) -> Path:
-    """Replace Now with exactly one next action (the old one is superseded, not kept); a
-    secret in it is stored redacted."""
-    from continuity_core.redact import redact
-
-    action = redact(" ".join(text.split()))
-    if not action:
-        raise BakerError("Now needs a next action; `baker now` alone shows the current one")
-    return edit(root, lambda note: note.sections.update(Now=action), agent)
+    """Replace Now with exactly one next action (the old one is superseded, not kept)."""
+    missing = "Now needs a next action; `baker now` alone shows the current one"
+    return edit(root, text, missing, lambda note, item: note.sections.update(Now=item), agent)
 
 
-def edit(root: Path, change: Any, agent: str | None = None) -> Path:
-    """Read, change and write the note under the store lock, so two writers (an agent's
-    `baker now`, a person's `baker block`) never lose each other's edit. Only in a project set
-    up with `baker init` (raises `NotAProject` otherwise, as `baker note` and `trap add` do):
-    outside one the note would be a new file without its `.gitignore` line."""
+def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
+    """Append one item to Blocked, dated, so the reader knows how long it has waited."""
+    from continuity_core.store import now_iso
+
+    def change(note: Note, item: str) -> None:
+        line = f"- {item} (since {now_iso()[:10]})"
+        current = note.sections.get("Blocked", "").strip("\n") if note.get("Blocked") else ""
+        note.sections["Blocked"] = f"{current}\n{line}" if current else line
+
+    return edit(root, text, "say what is blocked and on what", change, agent)
+
+
+def edit(root: Path, text: str, missing: str, change: Any, agent: str | None = None) -> Path:
+    """`change(note, item)` with `text` on one line and redacted as `item` (an agent may write
+    a secret into it; BakerError `missing` when there is none): read, change and write the
+    note under the store lock, so two writers (an agent's `baker now`, a person's `baker
+    block`) never lose each other's edit. Only in a project set up with `baker init` (raises
+    `NotAProject` otherwise, as `baker note` and `trap add` do): outside one the note would
+    be a new file without its `.gitignore` line."""
     from continuity_core.git import git_facts
+    from continuity_core.redact import redact
     from continuity_core.store import Store, now_iso
 
+    item = redact(" ".join(text.split()))
+    if not item:
+        raise BakerError(missing)
     store = Store.here(root)
     with store.lock():
         note = read(root) or parse(template())  # an empty one with every section when none
-        change(note)
+        change(note, item)
         # The front matter a write keeps current.
         note.meta["updated"] = now_iso()
         note.meta["agent"] = agent or note.meta.get("agent", "")
         branch = git_facts(root, worktrees=False).branch
         note.meta["branch"] = branch or note.meta.get("branch", "")
         return write(root, note)
-
-
-def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
-    """Append one item to Blocked, dated, so the reader knows how long it has waited; a
-    secret in it is stored redacted."""
-    from continuity_core.redact import redact
-
-    item = redact(" ".join(text.split()))
-    if not item:
-        raise BakerError("say what is blocked and on what")
-    from continuity_core.store import now_iso
-
-    line = f"- {item} (since {now_iso()[:10]})"
-
-    def change(note: Note) -> None:
-        current = note.sections.get("Blocked", "").strip("\n") if note.get("Blocked") else ""
-        note.sections["Blocked"] = f"{current}\n{line}" if current else line
-
-    return edit(root, change, agent)
 
 
 _BACKTICKS = re.compile(r"`([^`\n]{3,})`")
