@@ -400,11 +400,8 @@ def refused(root: StrPath, python: StrPath) -> str | None:
     if inside(root, path) or inside(root, real):
         return "it lies inside the project"
     for exe in dict.fromkeys((path, real)):
-        here = os.path.dirname(exe)
-        for cfg in (
-            os.path.join(here, "pyvenv.cfg"),
-            os.path.join(os.path.dirname(here), "pyvenv.cfg"),
-        ):
+        for folder in (os.path.dirname(exe), os.path.dirname(os.path.dirname(exe))):
+            cfg = os.path.join(folder, "pyvenv.cfg")
             if os.path.lexists(cfg) and (inside(root, cfg) or inside(root, os.path.realpath(cfg))):
                 return f"its {cfg} lies inside the project"
     return None
@@ -519,8 +516,7 @@ def _tasks(
     tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
     venvs = venv_dirs(root, cfg.venvs if cfg is not None else ())
     within = [p for _, p in venvs if inside(root, p)]
-    timeout_s = min(INTERPRETER_TIMEOUT_S, limit)
-    tracked = tracked_by_git(root, within, timeout_s=timeout_s) if within else set()
+    tracked = tracked_by_git(root, within, timeout_s=min(INTERPRETER_TIMEOUT_S, limit))
     for label, path in venvs:
         check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
         tasks.append(("interpreters", label, check))

@@ -107,7 +107,7 @@ def write_text_change(
         old = _read(path)
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode, root=root)
+    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode)  # checked above
 
 
 def write_change(
