@@ -262,11 +262,8 @@ def check_job(root: StrPath, entry: Any, index: int) -> Result:
     except OSError as e:
         return job("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
     if max_age is not None and age > max_age:
-        return job(
-            "warn",
-            f"{artifact}: stale, last written {_ago(age)} ago (expected within {_ago(max_age)})",
-            "stale",
-        )
+        why = f"stale, last written {_ago(age)} ago (expected within {_ago(max_age)})"
+        return job("warn", f"{artifact}: {why}", "stale")
     if empty:
         return job("warn", f"{artifact}: exists but is empty", "empty")
     return job("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
@@ -366,17 +363,11 @@ def check_interpreter(label: str, venv: str, *, root: StrPath, tracked: bool = F
     venv_is = partial(result, "venv", label)
     python = interpreter_of(os.path.abspath(venv))
     if not inside(root, venv):
-        real = os.path.realpath(venv)
-        return venv_is(
-            "error", f"{venv}: outside the project ({real}): refused, not run", "outside"
-        )
+        why = f"outside the project ({os.path.realpath(venv)}): refused, not run"
+        return venv_is("error", f"{venv}: {why}", "outside")
     if tracked:
-        return venv_is(
-            "warn",
-            f"{venv}: tracked by git: not run (a committed virtual environment is the "
-            "repository's program, not yours)",
-            "tracked",
-        )
+        why = "not run (a committed virtual environment is the repository's program, not yours)"
+        return venv_is("warn", f"{venv}: tracked by git: {why}", "tracked")
     if not os.path.isdir(venv):
         return venv_is("fail", f"{venv}: no such folder", "missing")
     target = os.path.realpath(python)

@@ -315,15 +315,8 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
         branch = git_facts(root, worktrees=False).branch or ""
         if not dry_run:
             trust.dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
-        changes.append(
-            write_text_change(
-                note_path,
-                note_mod.template(agent=agent, branch=branch, updated=now_iso()),
-                root,
-                dry_run=dry_run,
-                mode=0o600,
-            )
-        )
+        text = note_mod.template(agent=agent, branch=branch, updated=now_iso())
+        changes.append(write_text_change(note_path, text, root, dry_run=dry_run, mode=0o600))
     else:
         changes.append(Change(path=str(note_mod.NOTE_PATH), action="unchanged"))
     changes.append(_gitignore(root, dry_run=dry_run))
@@ -353,14 +346,11 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
 
     changes = [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
     if (root / ".baker").exists() or (root / note_mod.NOTE_PATH).exists():
-        changes.append(
-            Change(
-                path=".gitignore",
-                action="skipped",
-                detail=".baker/ and memory/hot.md stay (your data), so their "
-                "ignore lines stay too; remove both by hand if you want",
-            )
+        stay = (
+            ".baker/ and memory/hot.md stay (your data), so their ignore lines stay too; "
+            "remove both by hand if you want"
         )
+        changes.append(Change(path=".gitignore", action="skipped", detail=stay))
     return changes
 
 
