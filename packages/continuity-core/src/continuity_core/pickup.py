@@ -74,17 +74,12 @@ def find_previous(
             prev.ref = ids[cp.session.session_id]
             prev.session, prev.source = cp.session, f"checkpoint {cp.id}"
         else:
-            newest = found.candidates[0].ref
-            why = (
-                "was not read within the time limit"
-                if result is None
-                else (f"failed: {result}" if isinstance(result, BaseException) else "failed")
-            )
-            prev.ref = newest
-            prev.why_not = (
-                f"Execution was not checked: reading {newest.agent} session "
-                f"{newest.session_id} {why}"
-            )
+            prev.ref = newest = found.candidates[0].ref
+            why = "was not read within the time limit" if result is None else "failed"
+            if isinstance(result, BaseException):
+                why = f"failed: {result}"
+            read = f"reading {newest.agent} session {newest.session_id}"
+            prev.why_not = f"Execution was not checked: {read} {why}"
             return prev
     cwd = prev.session.cwd or prev.ref.cwd  # the session's own record of where it ran
     if not (cwd and inside(root, cwd)):
@@ -179,24 +174,21 @@ def compacted(session: Session) -> str:
     if request:
         shown = request.strip()
         if len(shown) > COMPACTED_REQUEST:
-            shown = (
-                shown[:COMPACTED_REQUEST]
-                + f"\n[… cut: {len(shown) - COMPACTED_REQUEST:,} more characters; the "
-                "transcript holds it whole]"
-            )
+            more = len(shown) - COMPACTED_REQUEST
+            cut = f"[… cut: {more:,} more characters; the transcript holds it whole]"
+            shown = f"{shown[:COMPACTED_REQUEST]}\n{cut}"
         lines.append(f"- the user's last request before it (verbatim):\n{fenced(shown)}")
-    failed = [r for r in session.commands if r.failed]
+    runs = session.commands
+    failed = [i for i, r in enumerate(runs) if r.failed]
     if failed:
         lines.append("- commands that failed before it (do not rerun them blindly):")
         left = len(failed) - COMPACTED_FAILED
         if left > 0:
             lines.append(f"  - ({left} older failed command lines not shown)")
-        runs = session.commands
-        for r in failed[-COMPACTED_FAILED:]:
-            after = runs[next(i for i, x in enumerate(runs) if x is r) + 1 :]
-            fixed = any(x.command == r.command and x.failed is False for x in after)
-            lines.append(f"  {command_line(r)}" + (" (it ran ok later)" if fixed else ""))
-    elif session.commands:
+        for i in failed[-COMPACTED_FAILED:]:
+            fixed = any(x.command == runs[i].command and x.failed is False for x in runs[i + 1 :])
+            lines.append(f"  {command_line(runs[i])}" + (" (it ran ok later)" if fixed else ""))
+    elif runs:
         lines.append(f"- no command failed before it ({session.commands_total} run)")
     return "\n".join(lines)
 
