@@ -364,14 +364,8 @@ def build(
     `ready`: what the last checkpoint prepared (`prepared`), served instead of a search.
     """
     start = time.monotonic()
-    if brief is not None:
-        ready = None  # the brief the agent was started with names the previous session
 
     def previous() -> Previous:
-        from continuity_core.sessions import Previous
-
-        if brief is not None:
-            return Previous(why_not=brief.rstrip("."))
         return find_previous(root, adapters, exclude=exclude, store=store, limit_s=read_limit_s)
 
     # The environment facts, the previous session and (after a compaction) the session itself,
@@ -379,7 +373,7 @@ def build(
     env, *rest = probes.run_all(
         [
             lambda: probes.summary(root, deadline_s=PROBE_DEADLINE_S, begun=begun),
-            *([previous] if ready is None else []),
+            *([previous] if ready is None and brief is None else []),
             *([same] if same is not None else []),
         ],
         max(PROBE_DEADLINE_S, read_limit_s) + 0.5,
@@ -393,7 +387,9 @@ def build(
     if not isinstance(env, str):
         env = f"Environment facts were not gathered in time ({env or 'deadline'})."
     previous_id = None
-    if ready is not None:
+    if brief is not None:  # the brief the agent was started with names the previous session
+        previous_text = redact(brief)
+    elif ready is not None:
         previous_text = ready["previous"]
     else:
         previous_text, previous_id = _previous_section(rest[0], before)
