@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 
 from continuity_core import trust
 from continuity_core.fs import atomic_write
@@ -62,7 +61,7 @@ def _read(path: Path) -> str | None:
 def outside_project(path: Path, root: Path) -> str | None:
     """Why baker may not write or remove `path` for the project `root`, or None.
 
-    Each component of `path` below `root` is checked with `lstat`: a symlink whose real path
+    Each component of `path` below `root` is checked: a symlink whose real path
     lies outside the project (a cloned repository can commit `.claude/skills -> /anywhere`) is
     refused, as `agentfiles.resolve` refuses a project's settings file linked out. A link that
     stays inside the project is followed. A `path` not below `root` is judged by its real path.
@@ -78,11 +77,7 @@ def outside_project(path: Path, root: Path) -> str | None:
     current = top
     for part in here.relative_to(top).parts:
         current = current / part
-        try:
-            st = os.lstat(current)
-        except OSError:  # missing (or not a folder): nothing below it exists to lead out
-            break
-        if stat.S_ISLNK(st.st_mode) and not inside(top, current):
+        if os.path.islink(current) and not inside(top, current):  # False where missing
             real = os.path.realpath(current)
             return (
                 f"{current} leads to {real}, outside the project, so it is refused: baker "
