@@ -86,6 +86,77 @@ def test_a_database_of_a_given_size_goes_on_turn_after_turn(tmp_path: Path) -> N
     assert adapter.read(ref).session.requests[-1] == benchgen.FINAL_REQUEST
 
 
+def _rows_bytes(db: Path, sid: str) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return sum(
+            conn.execute(
+                f"SELECT total(length(CAST(data AS BLOB))) FROM {t} WHERE session_id = ?",  # noqa: S608
+                (sid,),
+            ).fetchone()[0]
+            for t in ("message", "part")
+        )
+    finally:
+        conn.close()
+
+
+def test_a_grown_databases_first_read_takes_its_newest_rows_and_counts_the_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A never-read session over the first read's budget (made small here) is read from its
+    newest rows, as a transcript file from its end: its newest requests as a whole read has
+    them, the captured compaction (before the cut) counted by an aggregate, the bytes not
+    read; an old row OpenCode rewrote (a pruned tool output) is never read after it, and
+    reads go on from there."""
+    from continuity_core import transcript
+
+    adapter = OpenCodeAdapter()
+    data = benchgen.Data(tmp_path / "bench")
+    gen = data.sized("opencode", 1_000_000, log=lambda _: None)
+    sid = benchgen.OPENCODE_SESSION
+    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    whole = adapter.read(ref).session
+    assert whole.compactions_total == 1 and not whole.unread_bytes
+    conn = sqlite3.connect(gen.path)
+    conn.execute(  # OpenCode prunes an old tool output: its row is the newest updated
+        "UPDATE part SET time_updated = (SELECT max(time_updated) + 1000 FROM part) "
+        "WHERE id = (SELECT min(id) FROM part WHERE session_id = ? AND data LIKE ?)",
+        (sid, '{"type":"tool"%'),
+    )
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    cold_max = 32 << 10
+    monkeypatch.setattr(transcript, "COLD_MAX", cold_max)
+    first = adapter.read(ref)
+    cold = first.session
+    assert cold.requests[-1] == benchgen.FINAL_REQUEST
+    assert 2 < len(cold.requests) < len(whole.requests)
+    assert cold.requests == whole.requests[-len(cold.requests) :]
+    assert (cold.todos, cold.usage, cold.model) == (whole.todos, whole.usage, whole.model)
+    assert cold.compactions_total == 1 and cold.compactions_scanned and not cold.compactions
+    total = _rows_bytes(gen.path, sid)
+    assert total - cold_max <= cold.unread_bytes < total - cold_max + 20_000  # a turn's rows
+    read = cold.records  # the cursor and its Session are read on in place
+    assert read < whole.records // 4
+    conn = sqlite3.connect(gen.path)  # a change logged (the rows scanned again), no row new
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    again = adapter.read(ref, first)  # the pruned row counts as read: nothing new
+    assert again.session.records == read
+    benchgen.append_opencode_turn(gen.path, gen.turns, "Appended after a first read")
+    after = adapter.read(ref, again).session
+    assert after.requests[-2:] == [benchgen.FINAL_REQUEST, "Appended after a first read"]
+    assert after.records - read < 10 and after.compactions_total == 1
+
+    monkeypatch.setattr(transcript, "COLD_MAX", 1)  # the newest message alone: an answer
+    newest = adapter.read(ref).session
+    assert newest.requests == ["Appended after a first read"]  # looked for before the cut
+    assert newest.request_sought == "found" and newest.compactions_total == 1
+
+
 def test_payloads_are_the_plugins_pointed_at_the_project() -> None:
     adapter = OpenCodeAdapter()
     idle = adapter.parse_hook(benchgen.opencode_payload(0, "/w/p"))

@@ -13,6 +13,7 @@ import pytest
 
 from continuity_core import hooks, pickup
 from continuity_core import note as note_mod
+from continuity_core.adapters import registry
 from continuity_core.schemas.session import (
     ApiError,
     FileEdit,
@@ -173,7 +174,7 @@ def test_pickup_hook_plain_and_with_an_adapter(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = SessionsAdapter([interrupted_session(project, "now-1"), interrupted_session(project)])
-    monkeypatch.setattr(hooks, "load_all", lambda: ({"fake": fake}, {}))
+    monkeypatch.setattr(registry, "load_all", lambda: ({"fake": fake}, {}))
     payload = json.dumps({"session_id": "now-1", "cwd": str(project), "source": "startup"})
     text = hooks.pickup(None, payload.encode(), [])
     assert "session: fake prev-1" in text

@@ -123,6 +123,14 @@ def test_an_oversized_checkpoint_warns_and_is_kept_whole(repo: Path) -> None:
     assert history in result.path.read_text()
 
 
+def test_a_draft_saved_on_a_detached_head_says_there_is_no_live_branch(repo: Path) -> None:
+    git(repo, "checkout", "-q", "--detach")
+    result = saved.save(repo, make_draft(repo, front={"branch": "main"}))
+    assert "front matter branch main is not the live branch (none: HEAD is detached)" in (
+        result.warnings
+    )
+
+
 def test_loose_store_permissions_are_tightened_on_save_and_reported(repo: Path) -> None:
     first = save_draft(repo)
     first.path.parent.chmod(0o755)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 
 from continuity_core import jsonl
-from continuity_core.adapters import Account, expand, unique_accounts
+from continuity_core.adapters import Account
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.session import SessionRef
 
@@ -64,25 +65,19 @@ def project_slug(cwd: str) -> str:
 
 def accounts(config: GlobalConfig) -> list[Account]:
     """`CLAUDE_CONFIG_DIR` (comma-separated; named by the variable), `~/.claude`,
-    `~/.config/claude`, then config.toml."""
-    found: list[Account] = []
-
-    def add(name: str, raw: str, *, must_exist: bool) -> None:
-        path = expand(raw)
-        if not must_exist or os.path.isdir(path):
-            found.append(Account(agent=AGENT, name=name, dir=path))
-
+    `~/.config/claude` (where it exists), then config.toml."""
     # named by the variable, as Codex's CODEX_HOME is (CLAUDE_CONFIG_DIR[2]: its second folder)
     listed = [raw.strip() for raw in os.environ.get(CONFIG_ENV, "").split(",") if raw.strip()]
-    for i, raw in enumerate(listed, 1):
-        add(CONFIG_ENV if len(listed) == 1 else f"{CONFIG_ENV}[{i}]", raw, must_exist=False)
-    add("~/.claude", "~/.claude", must_exist=False)
-    add("~/.config/claude", "~/.config/claude", must_exist=True)
-    for raw in config.transcripts.get(AGENT, []):
-        add(raw, raw, must_exist=False)
-    for name, acc in config.accounts.items():
-        if acc.agent == AGENT:
-            add(name, acc.dir, must_exist=False)
+    wanted = [
+        (CONFIG_ENV if len(listed) == 1 else f"{CONFIG_ENV}[{i}]", raw)
+        for i, raw in enumerate(listed, 1)
+    ]
+    wanted.append(("~/.claude", "~/.claude"))
+    if os.path.isdir(expand("~/.config/claude")):
+        wanted.append(("~/.config/claude", "~/.config/claude"))
+    wanted += [(raw, raw) for raw in config.transcripts.get(AGENT, [])]
+    wanted += [(name, acc.dir) for name, acc in config.accounts.items() if acc.agent == AGENT]
+    found = [Account(agent=AGENT, name=name, dir=expand(raw)) for name, raw in wanted]
     return unique_accounts(found, config)
 
 

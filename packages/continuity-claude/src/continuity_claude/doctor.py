@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from continuity_claude.adapter import KNOWN  # kept in the adapter, which the hooks import anyway
 from continuity_claude.install import HOOKS, LOCAL_SETTINGS, SETTINGS, is_ours
@@ -20,27 +19,17 @@ def cli_version() -> str | None:
 _settings = kit.json_object
 
 
-def _our_events(settings: dict[str, Any]) -> set[str]:
-    hooks = settings.get("hooks")
-    events: set[str] = set()
-    if isinstance(hooks, dict):
-        for event, groups in hooks.items():
-            for group in groups if isinstance(groups, list) else []:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(inner, list) and any(is_ours(h) for h in inner):
-                    events.add(event)
-    return events
+def _our_events(path: Path) -> set[str]:
+    return kit.hook_events(_settings(path), is_ours)
 
 
 def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
     version = cli_version()
     findings: list[Finding] = []
-    project_events = _our_events(_settings(project / SETTINGS)) | _our_events(
-        _settings(project / LOCAL_SETTINGS)
-    )
+    project_events = _our_events(project / SETTINGS) | _our_events(project / LOCAL_SETTINGS)
     user_events: set[str] = set()
     for acc in accounts:
-        user_events |= _our_events(_settings(Path(acc.dir) / "settings.json"))
+        user_events |= _our_events(Path(acc.dir) / "settings.json")
     missing = [e for e in HOOKS if e not in project_events | user_events]
     where = " and ".join(
         name
@@ -80,13 +69,12 @@ def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
             ".baker/checkpoints/*.json",
         )
     )
-    findings += _retention(project, accounts)
+    findings.append(_retention(project, accounts))
     return findings
 
 
-def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
+def _retention(project: Path, accounts: Sequence[Account]) -> Finding:
     """Claude Code deletes transcripts older than `cleanupPeriodDays` (30 unless set)."""
-    out: list[Finding] = []
     sources = [project / LOCAL_SETTINGS, project / SETTINGS] + [
         Path(a.dir) / "settings.json" for a in accounts
     ]
@@ -94,24 +82,16 @@ def _retention(project: Path, accounts: Sequence[Account]) -> list[Finding]:
         days = _settings(path).get("cleanupPeriodDays")
         if isinstance(days, int) and not isinstance(days, bool):
             short = days < 7
-            out.append(
-                Finding(
-                    level="warn" if short else "info",
-                    message=f"Claude Code keeps transcripts {days} days "
-                    f"(cleanupPeriodDays in {path})",
-                    fix="raise cleanupPeriodDays so old sessions can still be handed off"
-                    if short
-                    else "",
-                )
+            return Finding(
+                level="warn" if short else "info",
+                message=f"Claude Code keeps transcripts {days} days (cleanupPeriodDays in {path})",
+                fix="raise cleanupPeriodDays so old sessions can still be handed off"
+                if short
+                else "",
             )
-            return out
-    out.append(
-        Finding(
-            level="info",
-            message=f"Claude Code deletes transcripts older than {DEFAULT_RETENTION_DAYS} days",
-            fix="set cleanupPeriodDays in "
-            + (str(Path(accounts[0].dir) / "settings.json") if accounts else "settings.json")
-            + " to keep them longer",
-        )
+    where = str(Path(accounts[0].dir) / "settings.json") if accounts else "settings.json"
+    return Finding(
+        level="info",
+        message=f"Claude Code deletes transcripts older than {DEFAULT_RETENTION_DAYS} days",
+        fix=f"set cleanupPeriodDays in {where} to keep them longer",
     )
-    return out

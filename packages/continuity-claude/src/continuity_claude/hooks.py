@@ -129,13 +129,9 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         raise ValueError("the transcript path is not a Claude Code transcript")
     tool_name = raw.get("tool_name")
     tool_input: dict[str, Any] = raw.get("tool_input") or {}
-    paths: list[str] = []
-    command: str | None = None
     key = PATH_KEYS.get(tool_name or "")
-    if key and isinstance(tool_input.get(key), str):
-        paths.append(tool_input[key])
-    if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
-        command = tool_input["command"]
+    path = tool_input.get(key) if key else None
+    command = tool_input.get("command") if tool_name == "Bash" else None
     event = HookEvent(
         agent=AGENT,
         kind=KINDS.get(name, "other"),
@@ -146,8 +142,8 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         source=raw.get("source"),
         tool_name=tool_name,
         tool_input=tool_input,
-        paths=paths,
-        command=command,
+        paths=[path] if isinstance(path, str) else [],
+        command=command if isinstance(command, str) else None,
         turn_id=raw.get("prompt_id"),
     )
     if name == "StopFailure":

@@ -7,30 +7,14 @@ teammate's or another tool's hooks in the same event or group are never touched.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import (
-    MCP_NAME,
-    MCP_SERVER,
-    Account,
-    Change,
-    UserOptions,
-    hook_command,
-    is_our_mcp,
-    kit,
-)
-from continuity_core.project import (
-    BEGIN,
-    END,
-    ensure_block,
-    outside_project,
-    remove_block,
-    write_change,
-)
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
+from continuity_core.project import BEGIN, END, ensure_block, remove_block
 
 SETTINGS = Path(".claude") / "settings.json"
 LOCAL_SETTINGS = Path(".claude") / "settings.local.json"
@@ -84,14 +68,6 @@ def _group(event: str) -> dict[str, Any]:
     return group
 
 
-def edit_settings(text: str | None, *, want: bool) -> str | None:
-    """The settings text with our hooks added (`want`) or removed; None when nothing changes.
-
-    ValueError when the file is not a JSON object or its `hooks` is not one.
-    """
-    return jsontext.edit_hooks(text, {event: _group(event) for event in HOOKS}, is_ours, want=want)
-
-
 def sync_file(
     path: Path, root: Path | None, *, want: bool, dry_run: bool, prune_dir: bool = False
 ) -> Change:
@@ -102,8 +78,9 @@ def sync_file(
     """
 
     def edit(text: str | None) -> str | None:
-        try:
-            return edit_settings(text, want=want)
+        wanted = {event: _group(event) for event in HOOKS}
+        try:  # ValueError: the file is not a JSON object, or its `hooks` is not one
+            return jsontext.edit_hooks(text, wanted, is_ours, want=want)
         except ValueError as e:
             raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
 
@@ -159,39 +136,15 @@ def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -
 def sync_mcp(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
     """`baker mcp` registered in (or taken out of) `mcpServers` of one JSON file: the
     project's `.mcp.json`, or an account's `.claude.json` for every project."""
-    shown = (
-        str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else str(path)
-    )
-    why = outside_project(path, root) if root is not None else None
-    if why:  # a committed `.mcp.json -> ~/elsewhere` is neither read nor written
-        return Change(path=shown, action="failed", detail=why)
-    try:
-        old: str | None = path.read_bytes().decode()  # no newline translation: CRLF stays
-    except FileNotFoundError:
-        old = None
-    except (OSError, UnicodeDecodeError) as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    try:
-        new = jsontext.edit_mcp(old, MCP_NAME, MCP_ENTRY, is_our_mcp, want=want)
-    except ValueError as e:
-        return Change(
-            path=shown, action="failed", detail=f"not changed: {e}; fix it by hand and run again"
-        )
-    if new is None:
-        return Change(path=shown, action="unchanged")
-    if not want and json.loads(new) == {}:
-        new = ""  # nothing but our server was in it: the file goes
-    return write_change(
-        path,
-        shown,
-        old,
-        new,
-        dry_run=dry_run,
-        root=root,
-        detail="Claude Code asks once before it starts a project's server"
-        if want and root is not None
-        else "",
-    )
+
+    def edit(text: str | None) -> str | None:
+        try:
+            return jsontext.edit_mcp(text, MCP_NAME, MCP_ENTRY, is_our_mcp, want=want)
+        except ValueError as e:
+            raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
+
+    note = "Claude Code asks once before it starts a project's server" if root is not None else ""
+    return kit.edit_settings_file(path, root, edit, adding=want, dry_run=dry_run, note=note)
 
 
 def user_state(account_dir: str) -> Path:

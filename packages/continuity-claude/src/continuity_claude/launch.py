@@ -19,9 +19,7 @@ def _account_env(account: Account | None) -> dict[str, str]:
     The default dir is left unset on purpose: with the variable set, Claude Code keeps its
     login state in `$CLAUDE_CONFIG_DIR/.claude.json` instead of `~/.claude.json`.
     """
-    if account is None:
-        return {}
-    if os.path.realpath(account.dir) == os.path.realpath(default_dir()):
+    if account is None or os.path.realpath(account.dir) == os.path.realpath(default_dir()):
         return {}
     return {CONFIG_ENV: account.dir}
 
@@ -64,26 +62,10 @@ def _plan(
 
 
 def _side(path: Path) -> str:
-    """ "4 requests, last at 2026-11-30T04:01:02Z, 13,538 bytes" for one transcript copy."""
     from continuity_claude.parser import fold
     from continuity_core.transcript import read_incremental
 
-    ref = SessionRef(
-        agent="claude",
-        account="",
-        session_id=path.stem,
-        path=str(path),
-        mtime=path.stat().st_mtime,
-        size=path.stat().st_size,
-    )
-    try:
-        session = read_incremental(ref, None, fold).session
-    except Exception:  # a side we cannot read is still described by its size
-        return f"{path.stat().st_size:,} bytes"
-    return (
-        f"{len(session.requests)} request(s), last at {session.updated_at or '?'}, "
-        f"{path.stat().st_size:,} bytes"
-    )
+    return kit.copy_side(path, lambda ref: read_incremental(ref, None, fold))
 
 
 def _refusal(session: SessionRef, conflicts: list[tuple[Path, Path]], account: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -177,12 +177,6 @@ NATIVE_1M = (
 )
 WINDOW, WINDOW_1M = 200_000, 1_000_000
 PENDING_MAX = 200  # calls remembered while they wait for a result
-_STATUSES: dict[Any, TodoStatus] = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-}
 
 
 # `resetsAt` as an epoch or ISO time, the legacy `limit reached|<epoch>`.
@@ -222,7 +216,6 @@ class ClaudeState(Struct, kw_only=True, omit_defaults=True):
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Apply one transcript line to `session`."""
     rec = _record(line)
     kind: str = rec.get("type", "")
     timestamp = rec.get("timestamp")
@@ -509,11 +502,8 @@ def _usage(session: Session, usage: dict[str, Any], model: str | None) -> None:
         v = usage.get(key)
         return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
-    inp, created, cached = (
-        n("input_tokens"),
-        n("cache_creation_input_tokens"),
-        n("cache_read_input_tokens"),
-    )
+    inp = n("input_tokens")
+    created, cached = n("cache_creation_input_tokens"), n("cache_read_input_tokens")
     session.usage = Usage(
         context_tokens=inp + created + cached,
         context_window=context_window(model or session.model),
@@ -550,12 +540,8 @@ def _tool_use(
         _remember(extra, "shell", call_id, [redact(args["command"]), rec.get("timestamp")])
     elif name in AGENT_TOOLS:
         task = args.get("description") or args.get("prompt")
-        kit.add_subagent(
-            session,
-            task if isinstance(task, str) else name,
-            id=call_id,
-            timestamp=rec.get("timestamp"),
-        )
+        task = task if isinstance(task, str) else name
+        kit.add_subagent(session, task, id=call_id, timestamp=rec.get("timestamp"))
         _remember(extra, "agents", call_id, "")
     elif key and isinstance(args.get(key), str):
         _remember(extra, "edits", call_id, [args[key], name])
@@ -585,7 +571,7 @@ def _tool_use(
 
 
 def _status(value: Any) -> TodoStatus:
-    return _STATUSES.get(value, "pending")
+    return kit.TODO_STATUS.get(value, "pending")
 
 
 def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]) -> None:
@@ -601,7 +587,7 @@ def _task_update(session: Session, extra: dict[str, Any], update: dict[str, Any]
         if status == "deleted":
             del session.todos[i]
             return
-        if status in _STATUSES:
+        if status in kit.TODO_STATUS:
             todo.status = _status(status)
         if isinstance(update.get("subject"), str):
             todo.content = update["subject"]
@@ -629,6 +615,9 @@ def _system(session: Session, rec: dict[str, Any]) -> None:
         session.turn_incomplete = False
 
 
+_COST_TOKENS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
+
+
 def _cost(session: Session, rec: dict[str, Any]) -> None:
     """2.1.3xx `cost-state`: the session's cumulative cost and tokens by model."""
     cost = rec.get("totalCostUSD")
@@ -639,12 +628,7 @@ def _cost(session: Session, rec: dict[str, Any]) -> None:
         if isinstance(use, dict):
             tokens[str(model)] = sum(
                 v
-                for k in (
-                    "inputTokens",
-                    "outputTokens",
-                    "cacheReadInputTokens",
-                    "cacheCreationInputTokens",
-                )
+                for k in _COST_TOKENS
                 if isinstance(v := use.get(k), int) and not isinstance(v, bool)
             )
     if tokens:
@@ -696,8 +680,4 @@ def _reset_at(line: bytes, text: str) -> str | None:
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None
-    if value > 10**11:  # milliseconds
-        value //= 1000
-    from datetime import UTC, datetime  # here: a limit record is rare, the import is not free
-
-    return datetime.fromtimestamp(value, UTC).isoformat().replace("+00:00", "Z")
+    return stamps.iso(value // 1000 if value > 10**11 else value)  # > 10**11: milliseconds

@@ -6,6 +6,8 @@ from continuity_core import jsonl
 from continuity_core.adapters import Measurement
 from continuity_core.schemas.session import Usage
 
+CACHE = ("cache_creation_input_tokens", "cache_read_input_tokens")
+
 
 class Statusline:
     """The UsageSource ability of the Claude adapter."""
@@ -41,17 +43,8 @@ def _usage(data: dict[str, object]) -> tuple[Usage | None, str | None]:
     window = size if isinstance(size, int) and size > 0 else None
     current = window_info.get("current_usage")
     if isinstance(current, dict):
-        parts = {
-            k: current.get(k)
-            for k in (
-                "input_tokens",
-                "cache_creation_input_tokens",
-                "cache_read_input_tokens",
-                "output_tokens",
-            )
-        }
-        ints = {k: v for k, v in parts.items() if isinstance(v, int)}
-        context = sum(v for k, v in ints.items() if k != "output_tokens")
+        ints = {k: v for k, v in current.items() if isinstance(v, int)}
+        context = sum(ints.get(k, 0) for k in ("input_tokens", *CACHE))
         if context > 0:
             return Usage(
                 context_tokens=context,

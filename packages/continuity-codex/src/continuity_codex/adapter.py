@@ -15,14 +15,8 @@ from continuity_core.adapters import (
     RetentionPolicy,
     UsageSource,
 )
-from continuity_core.adapters.kit import (
-    ArchiveKeys,
-    Checks,
-    Discovery,
-    HookHalf,
-    Installer,
-    ModuleAdapter,
-)
+from continuity_core.adapters.kit import ArchiveKeys, ModuleAdapter
+from continuity_core.adapters.protocol import Checks, Discovery, HookHalf, Installer
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 
@@ -83,23 +77,20 @@ class CodexAdapter(ModuleAdapter):
     # --- sessions ----------------------------------------------------------------------------
 
     def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
-        cursor = self._read(ref, cursor)
-        cursor.session.archived = discovery.is_archived(ref.path)
-        return cursor
-
-    def _read(self, ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
         # the parser loads with the first read: a pickup reads one agent's session of three
         from continuity_codex import parser
 
-        if not ref.path.endswith(".zst"):
-            return parser.read(ref, cursor)
-        from continuity_core import trust
+        if ref.path.endswith(".zst"):
+            from continuity_core import trust
 
-        plain = discovery.plain_copy(ref.path, trust.home_path("cache", "codex"))
-        if plain is None:
-            raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
-        cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
-        cursor.session.path = ref.path
+            plain = discovery.plain_copy(ref.path, trust.home_path("cache", "codex"))
+            if plain is None:
+                raise OSError(f"cannot decompress {ref.path}: install zstandard or zstd")
+            cursor = parser.read(msgspec.structs.replace(ref, path=plain), cursor)
+            cursor.session.path = ref.path
+        else:
+            cursor = parser.read(ref, cursor)
+        cursor.session.archived = discovery.is_archived(ref.path)
         return cursor
 
     # --- hooks -------------------------------------------------------------------------------

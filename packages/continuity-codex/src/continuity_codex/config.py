@@ -16,7 +16,7 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
 from continuity_core.fs import hexdigest
 
 BAKER = "baker"
@@ -105,15 +105,11 @@ def set_notify(doc: Any, *, chain: bool) -> str:
 
 def remove_notify(doc: Any) -> bool:
     state, other = notify_state(doc)
-    if state == "ours":
+    if state == "chained" and other:
+        doc["notify"] = other  # the user's own program, unchained
+    elif state in ("ours", "chained"):
         del doc["notify"]
-        return True
-    if state == "chained":
-        doc["notify"] = other or []
-        if not other:
-            del doc["notify"]
-        return True
-    return False
+    return state in ("ours", "chained")
 
 
 # --- hooks in config.toml --------------------------------------------------------------------
@@ -130,6 +126,14 @@ def _groups(doc: Any, event: str) -> list[Any]:
 def _handlers(group: Any) -> list[Any]:
     handlers = group.get("hooks") if isinstance(group, dict) else None
     return list(handlers) if isinstance(handlers, list) else []
+
+
+def _all_ours(group: Any) -> bool:
+    """A group of hooks that are all ours (`[hooks]` in config.toml, or a hooks.json's)."""
+    handlers = _handlers(group)
+    return bool(handlers) and all(
+        isinstance(h, dict) and is_ours(h.get("command")) for h in handlers
+    )
 
 
 def find_ours(doc: Any, hook: Hook) -> int | None:
@@ -182,8 +186,7 @@ def _drop_stale(doc: Any, event: str) -> None:
     if not isinstance(groups, AoT | list):
         return
     for i in reversed(range(len(groups))):
-        handlers = _handlers(groups[i])
-        if handlers and all(is_ours(h.get("command")) for h in handlers):
+        if _all_ours(groups[i]):
             del groups[i]
 
 
@@ -330,18 +333,9 @@ def hooks_json_remove(data: dict[str, Any]) -> dict[str, Any]:
     for event in list(hooks):
         groups = hooks[event]
         if isinstance(groups, list):
-            hooks[event] = [g for g in groups if not _json_ours(g)]
+            hooks[event] = [g for g in groups if not _all_ours(g)]
             if not hooks[event]:
                 del hooks[event]
     if not hooks:
         del data["hooks"]
     return data
-
-
-def _json_ours(group: Any) -> bool:
-    handlers = group.get("hooks") if isinstance(group, dict) else None
-    return (
-        isinstance(handlers, list)
-        and bool(handlers)
-        and all(isinstance(h, dict) and is_ours(h.get("command")) for h in handlers)
-    )

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import time
 
 from continuity_core import jsonl
-from continuity_core.adapters import Account, expand, kit, unique_accounts
+from continuity_core.adapters import Account, kit
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.fs import hexdigest
 from continuity_core.schemas.session import SessionRef
 
@@ -65,17 +65,8 @@ def thread_id_of(path: str) -> str | None:
 
 def read_head(path: str, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a rollout, decompressed when it is a .zst."""
-    # no file object: a scan reads thousands of these; never blocks (a FIFO named like a
-    # rollout is not read: it would hang a scan, a hook's included)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b""
-        if path.endswith(".zst"):
-            return _zst_head(path, size)
-        return os.read(fd, size)
-    finally:
-        os.close(fd)
+    head = kit.read_head(path, size)  # no file object: a scan reads thousands of these
+    return _zst_head(path, size) if head and path.endswith(".zst") else head
 
 
 SUBAGENT = b'"thread_source":"subagent"'  # in a sub-agent's session_meta, before its cwd ends
@@ -169,44 +160,29 @@ def state_db(home: str) -> str | None:
     return best[1] if best else None
 
 
-def _connect(db: str) -> sqlite3.Connection:
-    """Read-only. When a WAL index cannot be set up read-only (no write access to the folder),
-    read the main file as immutable; a locked database is left alone, never read mid-write."""
-    import sqlite3
-    from pathlib import Path
-
-    uri = Path(db).resolve().as_uri()
-    try:
-        return _open(f"{uri}?mode=ro")
-    except sqlite3.Error as e:
-        if "locked" in str(e).lower() or "busy" in str(e).lower():
-            raise
-    return _open(f"{uri}?mode=ro&immutable=1")
-
-
 def _index(home: str) -> sqlite3.Connection | None:
-    """A read-only connection to `home`'s thread index; None when there is no usable one."""
+    """A read-only connection to `home`'s thread index; None when there is no usable one.
+    When a WAL index cannot be set up read-only (no write access to the folder), the main file
+    is read as immutable; a locked database is left alone, never read mid-write."""
     db = state_db(home)
     if db is None:
         return None
     import sqlite3
+    from pathlib import Path
 
-    try:
-        return _connect(db)
-    except sqlite3.Error:
-        return None
-
-
-def _open(uri: str) -> sqlite3.Connection:
-    import sqlite3
-
-    conn = sqlite3.connect(uri, uri=True, timeout=SQLITE_TIMEOUT_S)
-    try:
-        conn.execute("SELECT 1 FROM threads LIMIT 1").fetchall()
-    except sqlite3.Error:
-        conn.close()
-        raise
-    return conn
+    uri = Path(db).resolve().as_uri()
+    for mode in ("ro", "ro&immutable=1"):
+        conn = None
+        try:
+            conn = sqlite3.connect(f"{uri}?mode={mode}", uri=True, timeout=SQLITE_TIMEOUT_S)
+            conn.execute("SELECT 1 FROM threads LIMIT 1").fetchall()
+            return conn
+        except sqlite3.Error as e:
+            if conn is not None:
+                conn.close()
+            if "locked" in str(e).lower() or "busy" in str(e).lower():
+                return None
+    return None
 
 
 def index_rows(
@@ -422,8 +398,6 @@ class HeadCache:
         self.entries: dict[str, list[str | None]] = {}
         self.seen: set[str] = set()
         self.added = 0
-        from continuity_core import trust
-
         try:  # not contextlib: `baker handoff --from codex` would import it for this alone
             loaded = jsonl.loads(trust.read_bytes(self.path, home=True))
         except (OSError, ValueError, trust.Untrusted):

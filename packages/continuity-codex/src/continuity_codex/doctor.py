@@ -15,6 +15,8 @@ from continuity_codex import install, launch
 from continuity_codex.adapter import KNOWN  # kept in the adapter, which the hooks import anyway
 from continuity_core.adapters import Account, Finding, kit
 
+SYNC = "baker global sync"
+
 
 def cli_version() -> str | None:
     return kit.cli_version(launch.PROGRAM)
@@ -59,26 +61,18 @@ def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:
         doc = tomlkit.document()
     except (OSError, ParseError) as e:
         return [Finding(level="error", message=f"{path}: {e}", fix="fix the file")]
-    out: list[Finding] = []
     state, other = cfg.notify_state(doc)
     if state == "absent":
-        out.append(
-            Finding(
-                level="warn",
-                message=f"{path}: no notify, so turns end unrecorded",
-                fix="baker global sync",
-            )
+        notify = Finding(
+            level="warn", message=f"{path}: no notify, so turns end unrecorded", fix=SYNC
         )
     elif state == "other":
-        out.append(
-            Finding(
-                level="warn",
-                message=f"{path}: notify runs {other}, not baker",
-                fix="baker global sync --chain",
-            )
+        notify = Finding(
+            level="warn", message=f"{path}: notify runs {other}, not baker", fix=f"{SYNC} --chain"
         )
     else:
-        out.append(Finding(level="ok", message=f"{path}: notify runs baker"))
+        notify = Finding(level="ok", message=f"{path}: notify runs baker")
+    out = [notify]
     source = install.trust_source(account)
     statuses = list(cfg.trust_status(doc, source))
     if cfg.trusted_elsewhere(doc, str(project_hooks)) and any(s == "trusted" for _, s in statuses):
@@ -99,7 +93,7 @@ def _account_findings(account: Account, project_hooks: Path) -> list[Finding]:
         if status == "trusted":
             continue
         level: Literal["info", "warn"] = "info" if status == "missing" else "warn"
-        fix = "baker global sync --trust" if status != "missing" else "baker global sync"
+        fix = f"{SYNC} --trust" if status != "missing" else SYNC
         out.append(
             Finding(
                 level=level,

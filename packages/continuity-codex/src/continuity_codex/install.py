@@ -12,11 +12,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from msgspec import structs
+
 from continuity_codex import config as cfg
 from continuity_codex.adapter import CHAIN, TRUST
 from continuity_core import agentfiles
-from continuity_core.adapters import Account, Change, UserOptions
-from continuity_core.fs import atomic_write
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.fs import FILE_MODE, atomic_write
 
 TRUST_HOW = (
     "Codex skips hooks it does not trust, silently. Trust baker's with "
@@ -97,38 +99,33 @@ def install_user(account: Account, options: UserOptions) -> list[Change]:
                 detail="no Codex home here; run codex once to create it",
             )
         ]
-    try:  # a dotfile manager's link is written through to its target, and said so
-        target = agentfiles.resolve(path, None)
-    except agentfiles.Refused as e:
-        return [Change(path=str(path), action="failed", detail=str(e))]
-    missing = False
-    try:
-        before = target.path.read_bytes().decode("utf-8")  # keeps CRLF line ends
-    except FileNotFoundError:
-        before, missing = "", True
-    import tomlkit
-    from tomlkit.exceptions import ParseError
-
-    try:
-        doc = tomlkit.parse(before)
-    except ParseError as e:
-        return [
-            Change(
-                path=str(path),
-                action="failed",
-                detail=f"not valid TOML ({e}); fix it and sync again",
-            )
-        ]
     source = trust_source(account)
-    changes: list[Change] = []
-    if options.uninstall:
-        done = _take_out(doc, source)
-    else:
-        done, changes = _put_in(doc, source, options, path)
-    after = cfg.dumps(doc, before)
-    if after == before:
-        return [Change(path=str(path), action="unchanged"), *changes]
-    return [_write(target, path, before, after, missing, done, options), *changes]
+    done: list[str] = []  # what the edit did, said in the file's line
+    skipped: list[Change] = []  # parts left as they were, a line each
+
+    def edit(text: str | None) -> str | None:
+        import tomlkit
+        from tomlkit.exceptions import ParseError
+
+        before = text or ""
+        try:
+            doc = tomlkit.parse(before)
+        except ParseError as e:
+            raise ValueError(f"not valid TOML ({e}); fix it and sync again") from None
+        if options.uninstall:
+            done.extend(_take_out(doc, source))
+        else:
+            done.extend(_put_in(doc, source, options, path, skipped))
+        after = cfg.dumps(doc, before)
+        return None if after == before else after
+
+    # a dotfile manager's link is written through to its target, and said so
+    change = kit.edit_settings_file(
+        path, None, edit, adding=not options.uninstall, dry_run=options.dry_run, mode=FILE_MODE
+    )
+    if done and change.action != "failed":
+        change = structs.replace(change, detail="; ".join(filter(None, [*done, change.detail])))
+    return [change, *skipped]
 
 
 def _take_out(doc: Any, source: str) -> list[str]:
@@ -148,14 +145,13 @@ def _take_out(doc: Any, source: str) -> list[str]:
 
 
 def _put_in(
-    doc: Any, source: str, options: UserOptions, path: Path
-) -> tuple[list[str], list[Change]]:
-    """baker's keys into the parsed config: what was done, and a `skipped` line for each
-    part left as it was (someone else's notify, untrusted hooks, an MCP name taken)."""
+    doc: Any, source: str, options: UserOptions, path: Path, changes: list[Change]
+) -> list[str]:
+    """baker's keys into the parsed config: what was done; a `skipped` line into `changes` for
+    each part left as it was (someone else's notify, untrusted hooks, an MCP name taken)."""
     import tomlkit
 
     done: list[str] = []
-    changes: list[Change] = []
     outcome = cfg.set_notify(doc, chain=options.declared.get(CHAIN.name, False))
     if outcome == "added":
         done.append("notify added")
@@ -202,45 +198,7 @@ def _put_in(
                     "it alone (rename it to register baker mcp)",
                 )
             )
-    return done, changes
-
-
-def _write(
-    target: agentfiles.Target,
-    path: Path,
-    before: str,
-    after: str,
-    missing: bool,
-    done: list[str],
-    options: UserOptions,
-) -> Change:
-    """The edited config written (a dry run writes nothing), and the line that says so."""
-    try:
-        agentfiles.check_writable(target.path)
-    except agentfiles.Refused as e:
-        return Change(path=str(path), action="failed", detail=str(e))
-    said = ""
-    if options.uninstall and not after.strip():
-        # Nothing but baker's keys was in it: no file if baker made it, else as baker found it.
-        kept, said = agentfiles.restore_empty(target.path, after, dry_run=options.dry_run)
-        if kept is None:
-            if not options.dry_run:
-                try:
-                    target.path.unlink()
-                except OSError as e:
-                    return Change(path=str(path), action="failed", detail=e.strerror or str(e))
-            detail = "; ".join([*done, *filter(None, [target.via])])
-            return Change(path=str(path), action="removed", detail=detail)
-        after = kept
-    if not options.dry_run:
-        if not options.uninstall:
-            agentfiles.remember_before(target.path, None if missing else before)
-        atomic_write(target.path, after)
-    detail = "; ".join([*done, *filter(None, [said, target.via])])
-    if missing and not options.uninstall:
-        return Change(path=str(path), action="created", detail=detail)
-    # after a removal baker's keys are out; the file and the rest of it stay
-    return Change(path=str(path), action="updated", detail=detail)
+    return done
 
 
 def trust_source(account: Account) -> str:

@@ -131,24 +131,10 @@ def _orphan(ref: SessionRef) -> str | None:
 
 
 def _side(path: Path) -> str:
-    """ "3 request(s), last at …, 41,528 bytes" for one rollout copy."""
     from continuity_codex.parser import read
+    from continuity_core.adapters import kit
 
-    size = path.stat().st_size
-    ref = SessionRef(
-        agent=PROGRAM,
-        account="",
-        session_id=path.stem,
-        path=str(path),
-        mtime=path.stat().st_mtime,
-        size=size,
-    )
-    try:
-        session = read(ref, None).session
-    except Exception:  # a side we cannot read is still described by its size
-        return f"{size:,} bytes"
-    last = session.updated_at or "?"
-    return f"{len(session.requests)} request(s), last at {last}, {size:,} bytes"
+    return kit.copy_side(path, read)
 
 
 def _archived(ref: SessionRef) -> str | None:
@@ -172,10 +158,11 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
 
     env: dict[str, str] = {}
     notes: list[str] = []
-    home = Path(options.account.dir) if options.account is not None else None
-    if home is not None and options.account is not None:
+    account = options.account
+    home = Path(account.dir) if account is not None else None
+    if account is not None:
         env["CODEX_HOME"] = str(home)
-        notes.append(f"Codex runs with CODEX_HOME={home} (account {options.account.name})")
+        notes.append(f"Codex runs with CODEX_HOME={home} (account {account.name})")
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
         refusal = _archived(native) or _orphan(native)
@@ -196,7 +183,7 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
                 home,
                 force=options.force,
                 dry_run=options.dry_run,
-                account=options.account.name if options.account else str(home),
+                account=account.name if account else str(home),
             )
             notes += _copy_lineage(native, home, dry_run=options.dry_run)
         # Verified with codex-cli 0.171.0: `codex resume ID PROMPT` continues a rollout copied

@@ -20,9 +20,8 @@ from msgspec import Struct, field
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
-from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
@@ -53,7 +52,7 @@ if TYPE_CHECKING:  # the checkpoint path imports no typing
     from datetime import tzinfo
     from typing import Any
 
-    from continuity_core.schemas.session import ErrorKind, ForkHistory, TodoStatus
+    from continuity_core.schemas.session import ErrorKind, ForkHistory
 
 # Bulky records that say nothing the brief needs: counted, never decoded.
 SKIP = (b'"type":"world_state"', b'"type": "world_state"')
@@ -69,13 +68,6 @@ KNOWN = {
     "world_state",
     "token_usage_record",
     "compacted",
-}
-STATUS: dict[str, TodoStatus] = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-    "canceled": "cancelled",
 }
 # Where the framing an automatic compaction's summary starts with ends ("Another language model
 # started to solve this problem…").
@@ -131,8 +123,6 @@ class CodexState(Struct, kw_only=True, omit_defaults=True):
     """What the fold keeps between reads (`Cursor.state`); `LATEST` is flushed before."""
 
     meta: bool = False  # this thread's session_meta was read
-    cli_version: Any = None  # as session_meta says
-    history_mode: Any = None
     window: Any = None  # the model's context window, as the rollout states it
     turn_requests: int = 0  # typed requests since the turn began
     last_request: str | None = None  # its digest, not its words
@@ -146,7 +136,6 @@ class CodexState(Struct, kw_only=True, omit_defaults=True):
 
 
 def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
-    """Read (or continue reading) a rollout."""
     return read_incremental(
         ref,
         cursor,
@@ -174,7 +163,6 @@ def flush(session: Session, extra: dict[str, Any]) -> None:
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Fold one rollout line into `session`."""
     head = line[:160]
     if b"world_state" in head and (SKIP[0] in head or SKIP[1] in head):
         return
@@ -282,8 +270,6 @@ def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
     git = p.get("git")
     if isinstance(git, dict) and isinstance(git.get("branch"), str):
         session.git_branch = git["branch"]
-    extra["cli_version"] = p.get("cli_version")
-    extra["history_mode"] = p.get("history_mode") or "legacy"
     parent = p.get("forked_from_id")
     if isinstance(parent, str) and kit.plain_id(parent):  # what `find_by_id` looks up
         session.forked_from = parent
@@ -409,14 +395,7 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
         add_message(session, extra, "assistant", p["message"], timestamp=ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        set_result(
-            session,
-            extra,
-            str(p.get("call_id")),
-            str(output),
-            is_error=p.get("exit_code") not in (0, None),
-        )
-        _ran(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
+        _ended(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
     elif kind == "patch_apply_end":
         _changes(
             session,
@@ -433,7 +412,9 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
         return
     # A file written by one CLI and migrated or appended to by another may say it twice. The
     # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
-    digest = hexdigest(text.encode(), "blake2b", digest_size=12)
+    import hashlib  # here: only a typed request needs it
+
+    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
     if (
         digest == extra.get("last_request")
         and session.records - extra.get("last_request_at", 0) < 6
@@ -477,16 +458,8 @@ def _completed(
             _remember_shell(extra, call_id, _argv_text(item.get("command")), ts)
         if item.get("status") != "in_progress":
             output = str(item.get("aggregated_output") or "")
-            set_result(
-                session,
-                extra,
-                call_id,
-                output,
-                is_error=item.get("exit_code") not in (0, None),
-            )
-            status = item.get("status")
-            failed = True if status in ("failed", "declined") else None
-            _ran(session, extra, call_id, output, item.get("exit_code"), failed, ts)
+            failed = True if item.get("status") in ("failed", "declined") else None
+            _ended(session, extra, call_id, output, item.get("exit_code"), failed, ts)
     elif kind == "SubAgentActivity" and item.get("kind") == "started":
         # from here on the sub-agent is known by its path, which its answer names
         path = item.get("agent_path")
@@ -572,18 +545,10 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
                 ]
     elif kind == "local_shell_call":
         action = p.get("action")
-        action = action if isinstance(action, dict) else {}
-        add_call(
-            session,
-            extra,
-            ToolCall(
-                id=call_id,
-                name="local_shell",
-                input={"command": action.get("command")},
-                timestamp=ts,
-            ),
-        )
-        _remember_shell(extra, call_id, _argv_text(action.get("command")), ts)
+        command = action.get("command") if isinstance(action, dict) else None
+        call = ToolCall(id=call_id, name="local_shell", input={"command": command}, timestamp=ts)
+        add_call(session, extra, call)
+        _remember_shell(extra, call_id, _argv_text(command), ts)
     elif kind == "agent_message":
         _agent_message(session, p, ts)
     elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -591,7 +556,9 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         text = output if isinstance(output, str) else _output_text(output)
         set_result(session, extra, call_id, text, is_error=_failed(text))
         if call_id in extra.get("shell", {}):
-            _ran(session, extra, call_id, text, _exit_code(text), None, ts)
+            # `Process exited with code N` (exec_command) or `Exit code: N`, in the head
+            code = kit.exit_code_after(text, "Process exited with code ", "Exit code: ")
+            _ran(session, extra, call_id, text, code, None, ts)
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
@@ -662,6 +629,20 @@ def _remember_shell(extra: dict[str, Any], call_id: str, command: str, ts: str |
         del shell[next(iter(shell))]
 
 
+def _ended(
+    session: Session,
+    extra: dict[str, Any],
+    call_id: str,
+    output: str,
+    exit_code: Any,
+    failed: bool | None,
+    ts: str | None,
+) -> None:
+    """A shell command's end event: its result, and its run (`_ran`)."""
+    set_result(session, extra, call_id, output, is_error=exit_code not in (0, None))
+    _ran(session, extra, call_id, output, exit_code, failed, ts)
+
+
 def _ran(
     session: Session,
     extra: dict[str, Any],
@@ -691,11 +672,6 @@ def _ran(
     )
 
 
-def _exit_code(text: str) -> int | None:
-    """`Process exited with code N` (exec_command) or `Exit code: N`, in an output's head."""
-    return kit.exit_code_after(text, "Process exited with code ", "Exit code: ")
-
-
 def _failed(text: str) -> bool:
     first = text[:200]
     for marker in ("Process exited with code ", "Exit code: "):
@@ -716,7 +692,7 @@ def _plan(session: Session, extra: dict[str, Any], args: dict[str, Any]) -> None
         [
             TodoItem(
                 content=str(step.get("step", "")),
-                status=STATUS.get(str(step.get("status")), "pending"),
+                status=kit.TODO_STATUS.get(str(step.get("status")), "pending"),
             )
             for step in plan
             if isinstance(step, dict) and step.get("step")
@@ -802,7 +778,7 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
                 when += dt.timedelta(days=1)
     except ValueError:
         return None
-    return kit.iso(when.replace(tzinfo=tz) if tz else when)
+    return stamps.iso(when.replace(tzinfo=tz) if tz else when)
 
 
-_iso = kit.iso
+_iso = stamps.iso

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from continuity_core.adapters import Account, expand, kit, unique_accounts
+from continuity_core.adapters import Account, kit
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False
@@ -81,21 +82,10 @@ def parse_workspace(text: str) -> dict[str, str]:
 
 def workspace(folder: str) -> dict[str, str]:
     """A session folder's workspace.yaml read as `parse_workspace` reads it; {} when absent."""
-    path = os.path.join(folder, WORKSPACE)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        raw = kit.read_head(os.path.join(folder, WORKSPACE), WORKSPACE_MAX)
     except OSError:
         return {}
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
-        raw = os.read(fd, WORKSPACE_MAX)
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
     return parse_workspace(raw.decode("utf-8", "replace"))
 
 
@@ -106,19 +96,9 @@ def start_context(events: str) -> dict[str, str]:
     from continuity_copilot.views import Start
 
     try:
-        fd = os.open(events, os.O_RDONLY | os.O_NONBLOCK)
+        head = kit.read_head(events, HEAD_BYTES)
     except OSError:
         return {}
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
-        head = os.read(fd, HEAD_BYTES)
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
     first = head.split(b"\n", 1)[0]
     try:
         event = msgspec.json.decode(first, type=Start)

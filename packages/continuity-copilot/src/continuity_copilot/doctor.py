@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from continuity_copilot import install, launch
+from continuity_copilot import discovery, install, launch
 from continuity_copilot.adapter import KNOWN
 from continuity_core.adapters import Account, Finding, kit
 
@@ -40,13 +40,8 @@ def trusted(project: Path, home: Path) -> bool:
     folders = kit.json_object(home / "config.json").get("trustedFolders")
     if not isinstance(folders, list):
         return False
-    here = os.path.realpath(project)
-    for folder in folders:
-        if isinstance(folder, str) and folder:
-            top = os.path.realpath(os.path.expanduser(folder))
-            if here == top or here.startswith(top.rstrip("/") + "/"):
-                return True
-    return False
+    tops = [os.path.realpath(os.path.expanduser(f)) for f in folders if isinstance(f, str) and f]
+    return discovery.within(os.path.realpath(project), tops)
 
 
 def _account(account: Account, project: Path, repo_have: list[str]) -> list[Finding]:

@@ -84,14 +84,9 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     """A HookEvent from a Copilot hook's stdin; ValueError when it is not Copilot's."""
     import json
 
-    try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        raise ValueError("not JSON") from None
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    if "hook_event_name" in data or not _str(data.get("sessionId")):
-        # Claude-shaped payloads (Copilot also runs a project's .claude hooks) are Claude's.
+    data = json.loads(payload)  # a ValueError when it is no JSON (or no UTF-8)
+    # Claude-shaped payloads (Copilot also runs a project's .claude hooks) are Claude's.
+    if not isinstance(data, dict) or "hook_event_name" in data or not _str(data.get("sessionId")):
         raise ValueError("not a Copilot hook payload")
     name = event_name(data)
     tool_name = _str(data.get("toolName"))
@@ -102,6 +97,7 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
             tool_name, raw_args = _str(first.get("name")), first.get("args")
     tool_input: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
     kind: EventKind = KINDS.get(name, "other")
+    stamp = data.get("timestamp")  # milliseconds, not a bool
     error = message = None
     if name == "errorOccurred":
         err = data.get("error")
@@ -126,13 +122,8 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         error=error,
         error_message=message,
         # agentStop: the call's own stamp, which Copilot also logs with it (`flushed`)
-        turn_id=str(data["timestamp"]) if name == "agentStop" and _ms(data) else None,
+        turn_id=str(stamp) if name == "agentStop" and type(stamp) is int and stamp > 0 else None,
     )
-
-
-def _ms(data: dict[str, Any]) -> bool:
-    stamp = data.get("timestamp")
-    return isinstance(stamp, int) and not isinstance(stamp, bool) and stamp > 0
 
 
 def flushed(event: HookEvent, wait_s: float = FLUSH_WAIT_S) -> bool:
@@ -181,12 +172,7 @@ KINDS: dict[str, EventKind] = {
 
 def _paths(tool_input: dict[str, Any]) -> list[str]:
     """The files a tool call names (`create`, `edit`, `view`: `path`)."""
-    out = []
-    for key in ("path", "file_path"):
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            out.append(value)
-    return out
+    return [p for key in ("path", "file_path") if (p := _str(tool_input.get(key)))]
 
 
 def render_context(event: HookEvent, text: str) -> str | None:

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Account, Change, UserOptions, kit
+from continuity_core import jsontext
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER
 
 PROJECT_HOOKS = Path(".github") / "hooks" / "baker.json"
 SETTINGS = "settings.json"
@@ -43,17 +46,10 @@ _OURS = re.compile(r"\bbaker (?:checkpoint|pickup|pretool) --agent copilot\b")
 
 
 def is_ours(hook: Any) -> bool:
-    if not isinstance(hook, dict):
-        return False
-    return any(
+    return isinstance(hook, dict) and any(
         isinstance(hook.get(k), str) and bool(_OURS.search(hook[k]))
         for k in ("bash", "command", "powershell")
     )
-
-
-def entry(event: str) -> dict[str, Any]:
-    cmd, timeout = HOOKS[event]
-    return {"type": "command", "bash": cmd, "timeoutSec": timeout}
 
 
 def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
@@ -63,15 +59,11 @@ def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
     (so deleted) once ours are gone. ValueError for a file that is no JSON object, or whose
     `hooks` or an event's list is of another shape.
     """
-    if text is None or not text.strip():
-        if not want:
-            return None
-        data: dict[str, Any] = {}
-    else:
-        loaded = json.loads(text)
-        if not isinstance(loaded, dict):
-            raise ValueError("not a JSON object")
-        data = loaded
+    if not want and (text is None or not text.strip()):
+        return None
+    data = json.loads(text) if text and text.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError('"hooks" is not an object')
@@ -83,8 +75,9 @@ def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
         if kept or (event in HOOKS and want):
             new_hooks[event] = kept
     if want:
-        for event in HOOKS:
-            new_hooks.setdefault(event, []).append(entry(event))
+        for event, (cmd, timeout) in HOOKS.items():
+            ours = {"type": "command", "bash": cmd, "timeoutSec": timeout}
+            new_hooks.setdefault(event, []).append(ours)
     new = {k: v for k, v in data.items() if k != "hooks"}
     if new_hooks:
         if own_file:
@@ -97,19 +90,24 @@ def edit_hooks(text: str | None, *, want: bool, own_file: bool) -> str | None:
     return json.dumps(new, indent=2) + "\n"
 
 
-def sync_hooks(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
-    own = root is not None
+def _by_hand(edit: Callable[..., str | None], **options: Any) -> Callable[[str | None], str | None]:
+    """`edit` with `options`; a file of a shape it refuses is left for the user to fix."""
 
-    def edit(text: str | None) -> str | None:
+    def checked(text: str | None) -> str | None:
         try:
-            return edit_hooks(text, want=want, own_file=own)
+            return edit(text, **options)
         except ValueError as e:
             raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
 
+    return checked
+
+
+def sync_hooks(path: Path, root: Path | None, *, want: bool, dry_run: bool) -> Change:
+    own = root is not None
     return kit.edit_settings_file(
         path,
         root,
-        edit,
+        _by_hand(edit_hooks, want=want, own_file=own),
         adding=want,
         dry_run=dry_run,
         prune=own,
@@ -153,38 +151,11 @@ def install_mcp(project: Path, *, remove: bool = False, dry_run: bool = False) -
 MCP_ENTRY: dict[str, Any] = {"type": "local", **MCP_SERVER, "tools": ["*"]}
 
 
-def edit_mcp(text: str | None, *, want: bool) -> str | None:
-    """`mcp-config.json` with `baker mcp` under `mcpServers` (or without it)."""
-    if text is None or not text.strip():
-        if not want:
-            return None
-        data: dict[str, Any] = {}
-    else:
-        loaded = json.loads(text)
-        if not isinstance(loaded, dict):
-            raise ValueError("not a JSON object")
-        data = loaded
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ValueError('"mcpServers" is not an object')
-    kept = {k: v for k, v in servers.items() if not kit.is_our_mcp(v)}
-    if want:
-        kept[MCP_NAME] = MCP_ENTRY
-    new = {k: v for k, v in data.items() if k != "mcpServers"}
-    if kept:
-        new["mcpServers"] = kept
-    if new == data:
-        return None
-    return json.dumps(new, indent=2) + "\n"
-
-
 def sync_mcp(path: Path, *, want: bool, dry_run: bool) -> Change:
-    def edit(text: str | None) -> str | None:
-        try:
-            return edit_mcp(text, want=want)
-        except ValueError as e:
-            raise ValueError(f"not changed: {e}; fix it by hand and run again") from None
-
+    """`baker mcp` in (or out of) `mcp-config.json`'s `mcpServers`, every other byte kept."""
+    edit = _by_hand(
+        jsontext.edit_mcp, name=MCP_NAME, entry=MCP_ENTRY, is_ours=kit.is_our_mcp, want=want
+    )
     return kit.edit_settings_file(path, None, edit, adding=want, dry_run=dry_run)
 
 

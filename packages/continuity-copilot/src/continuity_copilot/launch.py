@@ -17,9 +17,7 @@ CONTINUE = "Continue this session. A handoff brief with the live repo state is i
 LOCKS = ("inuse.", ".workspace-fork.lock")
 
 
-def _copy_session(
-    ref: SessionRef, home: Path, *, account: str, force: bool, dry_run: bool
-) -> list[str]:
+def _copy_session(ref: SessionRef, options: LaunchOptions, home: Path) -> list[str]:
     """Copy a session folder into `home`'s session-state/ so Copilot there can `--resume` it;
     notes of what it did (or, with `dry_run`, would do). A copy already there whose log the
     source does not simply extend is never lost: `BakerError` unless `force`, which keeps it
@@ -36,18 +34,18 @@ def _copy_session(
     action = copy_action(Path(ref.path), target / "events.jsonl")
     if action == "same":
         return []
-    if action == "conflict" and not force:
-        refusal = (
+    account = options.account.name if options.account is not None else str(home)
+    if action == "conflict" and not options.force:
+        if options.dry_run:
+            return [f"would refuse (the target's copy differs; --force to replace it): {target}"]
+        raise BakerError(
             f"refusing to overwrite the Copilot session {ref.session_id} in account {account}: "
             f"its copy there ({target}) holds events the source ({source}) does not have. "
             f"Continue the target's copy with `baker resume copilot --native --from-account "
             f"{account} --account {account}`, or add `--force` to replace it (the target's "
             "copy is kept beside it as `<id>.baker-backup-<time>`)."
         )
-        if dry_run:
-            return [f"would refuse (the target's copy differs; --force to replace it): {target}"]
-        raise BakerError(refusal)
-    if dry_run:
+    if options.dry_run:
         verb = {
             "copy": "would copy",
             "extend": "would update",
@@ -80,13 +78,7 @@ def build(project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
     native = options.native
     if native is not None and native.agent == PROGRAM and os.path.isfile(native.path):
         if home is not None and not native.path.startswith(str(home).rstrip("/") + "/"):
-            notes += _copy_session(
-                native,
-                home,
-                account=options.account.name if options.account else str(home),
-                force=options.force,
-                dry_run=options.dry_run,
-            )
+            notes += _copy_session(native, options, home)
         prompt = f"{CONTINUE}{brief.resolve()}: read it first, then do what its 'First move' says."
         notes.append("continuing the same Copilot session")
         return LaunchSpec(

@@ -8,13 +8,14 @@ read are counted in `unknown_records`, never fatal: the schema has about 200.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import msgspec
 
 from continuity_copilot import views
 from continuity_copilot.discovery import TODOS_DB
-from continuity_copilot.hooks import error_kind
+from continuity_copilot.hooks import LIMITS, error_kind
 from continuity_core.adapters.kit import add_command, add_subagent
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -89,6 +90,7 @@ STATUS: dict[str, TodoStatus] = {
     "done": "completed",
     "blocked": "pending",  # core has no "blocked": the text says it
 }
+BLOCKED = {"blocked": " (blocked)"}
 SHELLS = frozenset({"bash", "powershell"})  # the tools that run a command line
 RUNNING = "subagents_running"  # in `extra`: sub-agents started and not yet ended
 RETRYING = "retrying"  # in `extra`: the newest error is a retried limit from a hook's log
@@ -96,14 +98,11 @@ EDIT_KIND = {"create": "write", "edit": "edit", "delete": "delete"}
 TODO_ROWS = 200  # a todo list is a plan, not a log: more is cut
 
 _ENVELOPE = msgspec.json.Decoder(views.Envelope)
-_DATA: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 
 
-def _data(raw: msgspec.Raw, view: type[Any]) -> Any:
-    decoder = _DATA.get(view)
-    if decoder is None:
-        decoder = _DATA[view] = msgspec.json.Decoder(view)
-    return decoder.decode(raw)
+@functools.cache
+def _decoder(view: type[Any]) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(view)
 
 
 class CopilotState(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -148,7 +147,7 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
 
 
 def _start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.StartData)
+    data = _decoder(views.StartData).decode(raw)
     session.model = data.selectedModel or session.model
     ctx = data.context
     if ctx is not None:
@@ -157,13 +156,13 @@ def _start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
 
 
 def _context(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.ContextChanged)
+    data = _decoder(views.ContextChanged).decode(raw)
     session.cwd = data.cwd or session.cwd
     session.git_branch = data.branch or session.git_branch
 
 
 def _user(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.UserMessage)
+    data = _decoder(views.UserMessage).decode(raw)
     # A sub-agent's task (`source: "agent-<id>"`) and autopilot's own nudge are not typed by
     # the user. (`parentAgentTaskId` is set on the user's own prompts too, in 1.0.102.)
     if data.isAutopilotContinuation or (data.source or "").startswith("agent-"):
@@ -188,7 +187,7 @@ def _turn_end(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str
 
 
 def _sub_start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.SubagentStarted)
+    data = _decoder(views.SubagentStarted).decode(raw)
     extra[RUNNING] = extra.get(RUNNING, 0) + 1
     task = data.agentDescription or data.agentDisplayName or ""
     if data.toolCallId:
@@ -200,7 +199,7 @@ def _sub_end(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str 
 
 
 def _assistant(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.AssistantMessage)
+    data = _decoder(views.AssistantMessage).decode(raw)
     if data.parentToolCallId:
         return  # a sub-agent's answer
     extra.pop(RETRYING, None)  # an answer came: the retried limit is past
@@ -210,7 +209,7 @@ def _assistant(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: st
 
 
 def _tool_start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.ToolStart)
+    data = _decoder(views.ToolStart).decode(raw)
     if not data.toolCallId or data.parentToolCallId:
         return
     args = data.arguments if isinstance(data.arguments, dict) else {}
@@ -220,7 +219,7 @@ def _tool_start(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: s
 
 
 def _tool_done(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.ToolComplete)
+    data = _decoder(views.ToolComplete).decode(raw)
     if not data.toolCallId:
         return
     call = next((c for c in reversed(session.tool_calls) if c.id == data.toolCallId), None)
@@ -252,16 +251,16 @@ def _tool_done(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: st
 
 
 def _usage(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    usage = _data(raw, views.UsageRecord).usage
+    usage = _decoder(views.UsageRecord).decode(raw).usage
     if usage is None:
         return
+    total = usage.inputTokens + usage.outputTokens
     if usage.model:
         session.model = usage.model
-        total = usage.inputTokens + usage.outputTokens
         session.model_tokens[usage.model] = session.model_tokens.get(usage.model, 0) + total
     window = extra.get("window") or usage.maxPromptTokens
     session.usage = Usage(
-        context_tokens=usage.inputTokens + usage.outputTokens,
+        context_tokens=total,
         context_window=window,
         input_tokens=usage.inputTokens,
         output_tokens=usage.outputTokens,
@@ -271,7 +270,7 @@ def _usage(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
 
 
 def _usage_info(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.UsageInfo)
+    data = _decoder(views.UsageInfo).decode(raw)
     if data.tokenLimit:
         extra["window"] = data.tokenLimit
     if data.currentTokens is not None:
@@ -286,12 +285,12 @@ def _hook(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | N
     """An `errorOccurred` hook call logs the model's error before Copilot retries: the only
     record of a limit when the run is ended mid-retry (`baker run` switching on it), before
     Copilot writes its `session.error`. One per failing turn: each retry replaces it."""
-    data = _data(raw, views.HookStart)
+    data = _decoder(views.HookStart).decode(raw)
     err = data.input.error if data.input is not None else None
     if data.hookType != "errorOccurred" or err is None or not err.message:
         return
     kind = error_kind(err.message)
-    if kind not in ("rate_limit", "usage_limit"):
+    if kind not in LIMITS:
         return
     if extra.get(RETRYING) and session.errors:
         session.errors.pop()
@@ -301,27 +300,20 @@ def _hook(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | N
 
 def _said(message: str) -> str:
     """The text of an API error body Copilot passes on as JSON (`{"message": …}`)."""
-    if message.startswith("{"):
-        import json
-
-        try:
-            body = json.loads(message)
-        except ValueError:
-            return message
-        said = body.get("message") if isinstance(body, dict) else None
-        if isinstance(said, str) and said:
-            return said
-    return message
+    try:
+        return _decoder(views.HookError).decode(message).message or message
+    except msgspec.DecodeError:  # not such a body
+        return message
 
 
 def _error(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.SessionError)
+    data = _decoder(views.SessionError).decode(raw)
     if extra.pop(RETRYING, None) and session.errors:
         session.errors.pop()  # the retries' record: this one says how the turn ended
     kind = error_kind(f"{data.errorType} {data.errorCode or ''}".strip(), data.statusCode)
     if kind == "rate_limit" and error_kind(data.message or "") == "usage_limit":
         kind = "usage_limit"  # a 429 whose last error says the quota is spent (insufficient_quota)
-    reset = extra.get("reset_at") if kind in ("usage_limit", "rate_limit") else None
+    reset = extra.get("reset_at") if kind in LIMITS else None
     message = data.message or data.errorType or "error"
     add_error(
         session,
@@ -330,7 +322,7 @@ def _error(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
 
 
 def _quota(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    obs = _data(raw, views.QuotaObservation).observation
+    obs = _decoder(views.QuotaObservation).decode(raw).observation
     if obs is None:
         return
     budget = obs.budgetMetadata
@@ -357,7 +349,7 @@ def _quota(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
 
 
 def _credits(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.CreditsExhausted)
+    data = _decoder(views.CreditsExhausted).decode(raw)
     used = f"{data.usedAiCredits:g}/{data.maxAiCredits:g} " if data.maxAiCredits else ""
     add_error(
         session,
@@ -368,7 +360,7 @@ def _credits(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str 
 
 
 def _abort(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    reason = _data(raw, views.Abort).reason
+    reason = _decoder(views.Abort).decode(raw).reason
     session.turn_incomplete = True
     add_message(session, extra, "system", f"turn aborted ({reason or 'interrupted'})", kind="meta")
     if reason == "autopilot_credit_limit":
@@ -379,23 +371,19 @@ def _abort(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | 
 
 
 def _interrupted(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
-    data = _data(raw, views.Interrupted)
+    data = _decoder(views.Interrupted).decode(raw)
     session.turn_incomplete = True
     what = data.activity or "work"
     add_message(session, extra, "system", f"interrupted by the user during {what}", kind="meta")
 
 
-def _compaction_start(
-    session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None
-) -> None:
-    data = _data(raw, views.CompactionStart)
+def _compacting(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
+    data = _decoder(views.CompactionStart).decode(raw)
     extra["compaction"] = [data.trigger, data.currentTokens]
 
 
-def _compaction_done(
-    session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None
-) -> None:
-    data = _data(raw, views.CompactionComplete)
+def _compacted(session: Session, extra: dict[str, Any], raw: msgspec.Raw, ts: str | None) -> None:
+    data = _decoder(views.CompactionComplete).decode(raw)
     trigger, tokens = extra.pop("compaction", None) or [None, None]
     trigger = data.trigger or trigger
     if not data.success:
@@ -429,8 +417,8 @@ HANDLERS: dict[str, Callable[[Session, dict[str, Any], msgspec.Raw, str | None],
     "session_limits_exhausted.requested": _credits,
     "abort": _abort,
     "agent.interrupted": _interrupted,
-    "session.compaction_start": _compaction_start,
-    "session.compaction_complete": _compaction_done,
+    "session.compaction_start": _compacting,
+    "session.compaction_complete": _compacted,
     "subagent.started": _sub_start,
     "subagent.completed": _sub_end,
     "subagent.failed": _sub_end,
@@ -474,16 +462,11 @@ def read_todos(db: str) -> list[TodoItem] | None:
             conn.close()
     else:
         return None
-    todos = []
-    for todo_id, title, description, status in rows:
-        text = str(title or description or todo_id or "")
-        if status == "blocked":
-            text += " (blocked)"
-        todos.append(
-            TodoItem(
-                content=redact(text),
-                status=STATUS.get(str(status), "pending"),
-                id=str(todo_id) if todo_id is not None else None,
-            )
+    return [
+        TodoItem(
+            content=redact(f"{title or description or todo_id or ''}{BLOCKED.get(status, '')}"),
+            status=STATUS.get(str(status), "pending"),
+            id=str(todo_id) if todo_id is not None else None,
         )
-    return todos
+        for todo_id, title, description, status in rows
+    ]

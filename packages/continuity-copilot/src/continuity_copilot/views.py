@@ -25,9 +25,7 @@ class Context(msgspec.Struct):
 
 
 class StartData(msgspec.Struct):
-    sessionId: str | None = None
     selectedModel: str | None = None
-    copilotVersion: str | None = None
     context: Context | None = None
 
 
@@ -49,15 +47,9 @@ class UserMessage(msgspec.Struct):
     isAutopilotContinuation: bool = False
 
 
-class ToolRequest(msgspec.Struct):
-    toolCallId: str = ""
-    name: str = ""
-
-
 class AssistantMessage(msgspec.Struct):
     model: str | None = None
     content: str = ""
-    toolRequests: list[ToolRequest] = msgspec.field(default_factory=list)
     parentToolCallId: str | None = None
 
 
@@ -141,7 +133,6 @@ class CompactionComplete(msgspec.Struct):
 
 class Budget(msgspec.Struct):
     resetAtEpochMs: float | None = None
-    remainingPercentage: float | None = None
 
 
 class Observation(msgspec.Struct):
@@ -165,7 +156,6 @@ class HookError(msgspec.Struct):
 
 class HookInput(msgspec.Struct):
     error: HookError | None = None
-    recoverable: bool | None = None
 
 
 class HookStart(msgspec.Struct):
@@ -181,4 +171,3 @@ class Abort(msgspec.Struct):
 
 class Interrupted(msgspec.Struct):
     activity: str | None = None
-    toolCallIds: list[str] = msgspec.field(default_factory=list)

@@ -156,7 +156,7 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
     """Each named account in config.toml: an installed agent and a folder that exists."""
     import difflib
 
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     out: list[Finding] = []
     where = f"{config_path()} [accounts."
@@ -239,7 +239,7 @@ def _baker_on_path() -> list[Finding]:
                 "(or put the venv's bin on PATH)",
             )
         ]
-    from continuity_core.adapters import cli_version
+    from continuity_core.adapters.kit import cli_version
 
     if cli_version("baker", timeout_s=20) is None:  # it fails, or says no version
         return [

@@ -21,7 +21,3 @@ class ConfigError(BakerError):
 
 class AdapterError(BakerError):
     """An adapter failed to load or to do its job."""
-
-
-class SecretFound(BakerError):
-    """A text meant for storage holds a secret; the secret itself is never echoed."""

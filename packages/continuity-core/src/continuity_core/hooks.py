@@ -6,7 +6,7 @@ returns the text to print, if any.
 
 `pretool` runs before every tool call and has the tightest budget (docs/decisions.md, "Hook
 start-up budget"): this module imports only the lean store at module level, and pretool
-loads the agent's hook module alone (`adapters.hook_module`), never the whole adapter.
+loads the agent's hook module alone (`registry.hook_module`), never the whole adapter.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, now_iso, project_root
+from continuity_core.stamps import now_iso
+from continuity_core.store import Store, project_root, worktree_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,25 +23,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from continuity_core.adapters import Adapter
-    from continuity_core.adapters.kit import HookHalf
-    from continuity_core.traps import Shown
+    from continuity_core.adapters.protocol import HookHalf
 
 
 CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
-
-
-def load(name: str) -> Adapter:
-    """`adapters.load`, imported on first use."""
-    from continuity_core.adapters.registry import load as load_adapter
-
-    return load_adapter(name)
-
-
-def load_all() -> tuple[dict[str, Adapter], dict[str, str]]:
-    """`adapters.load_all`, imported on first use."""
-    from continuity_core.adapters.registry import load_all as load_every
-
-    return load_every()
 
 
 def parse_event(
@@ -49,7 +35,9 @@ def parse_event(
     """The agent's adapter and its parse of the payload; (adapter, None) when it is not ours."""
     if agent is None:
         return None, None
-    adapter = load(agent)
+    from continuity_core.adapters import registry
+
+    adapter = registry.load(agent)
     try:
         return adapter, adapter.parse_hook(payload, argv)
     except ValueError:
@@ -88,26 +76,19 @@ def project_store(event: HookEvent | None, command: str = "hook") -> Store | Non
 def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
     """After a turn: write a checkpoint; returns a one-line summary for a person."""
     from continuity_core import checkpoint as cp_mod
+    from continuity_core.adapters import registry
 
     adapter, event = parse_event(agent, payload, argv)
     if event is not None and event.kind == "other":
         # e.g. Gemini 0.61 fires PreCompress before every turn; only a real one is ours.
         return ""
-    hooked = None
-    if adapter is not None and event is not None and event.error:
-        hooked = note_limit(adapter, event)  # a limit counts outside a project too
+    # a limit counts outside a project too
+    hooked = note_limit(adapter, event) if adapter and event and event.error else None
     store = project_store(event, "checkpoint")
     if store is None:
         return ""
     if hooked is not None:
-        store.log(
-            "limit_recorded",
-            agent=hooked.agent,
-            account=hooked.account or None,
-            until=hooked.until,
-            source=hooked.source,
-            session=hooked.session_id,
-        )
+        _log_limit(store, hooked)
     if agent is not None and event is None and (payload.strip() or argv):
         # The agent's adapter refused the payload: not this agent's turn (Copilot CLI runs a
         # project's .claude Stop hook with a Claude-shaped payload on its own transcript), so
@@ -119,7 +100,7 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             size=len(payload) or sum(map(len, argv)),
         )
         return ""
-    adapters = {agent: adapter} if agent is not None and adapter is not None else load_all()[0]
+    adapters = {agent: adapter} if agent and adapter else registry.load_all()[0]
     # One checkpoint at a time per project: the agent no longer waits for this work (it runs
     # in a detached child, `continuity_cli.hooks.detach`), so two turns' may overlap.
     with store.lock("checkpoint", timeout=CHECKPOINT_LOCK_S):
@@ -128,16 +109,16 @@ def checkpoint(agent: str | None, payload: bytes, argv: list[str]) -> str:
             from continuity_core import pickup
 
             try:
-                pickup.prepare(store, load_all()[0] | adapters)
+                pickup.prepare(store, registry.load_all()[0] | adapters)
             except Exception as e:  # the next pickup searches itself; the checkpoint stands
                 store.log("pickup_prepare_failed", error=f"{type(e).__name__}: {e}"[:500])
     if adapter is not None and event is not None and cp.session is not None and hooked is None:
         note_transcript_limit(store, adapter, event, cp.session)
-    if event is not None and event.session_id and event.kind in ("stop", "notify"):
+    if event is not None and event.kind in ("stop", "notify"):
         from continuity_core import inflight
 
-        inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
-    if event is not None and event.kind in ("stop", "notify"):
+        if event.session_id:
+            inflight.clear(store, event.agent, event.session_id)  # the turn ended: nothing runs
         _auto_push(store)
     summary = f"checkpoint {cp.id}"
     if cp.session is not None:
@@ -160,7 +141,8 @@ def _auto_push(store: Store) -> None:
         store.log("push_failed", command="push", error=f"{type(e).__name__}: {e}"[:500])
 
 
-def _account_dir(adapter: Adapter, event: HookEvent, session_account: str | None) -> str:
+def _account(adapter: Adapter, event: HookEvent, session_account: str | None) -> tuple[str, str]:
+    """The folder and the [accounts] name of the account the hook's turn ran on."""
     from continuity_core import limits
     from continuity_core.config import config_or_defaults
     from continuity_core.sessions import accounts_for
@@ -170,24 +152,24 @@ def _account_dir(adapter: Adapter, event: HookEvent, session_account: str | None
     if account is None:
         ref = adapter.session_for_hook(event, accounts_for(adapter, config))
         account = ref.account if ref is not None else ""
-    return limits.account_dir(adapter, config, account)
+    folder = limits.account_dir(adapter, config, account)
+    return folder, limits.account_name(config, adapter.name, folder)
 
 
 def note_limit(adapter: Adapter, event: HookEvent) -> Any:
     """Record the limit a hook reported (Claude's StopFailure) in the ledger; the Limit, or
     None when the error is not a usage or rate limit."""
     from continuity_core import limits, stamps
-    from continuity_core.config import config_or_defaults
 
     if event.error not in limits.LIMIT_KINDS:
         return None
-    folder = _account_dir(adapter, event, None)
+    folder, account = _account(adapter, event, None)
     at = limits.now()
     return limits.record(
         limits.Limit(
             agent=adapter.name,
             dir=folder,
-            account=limits.account_name(config_or_defaults()[0], adapter.name, folder),
+            account=account,
             since=stamps.iso(at),
             until=event.reset_at or limits.reset_in_text(event.error_message or "", at),
             source="hook",
@@ -203,20 +185,20 @@ def note_transcript_limit(store: Store, adapter: Adapter, event: HookEvent, sess
     records, Claude's usage-limit record) goes into the ledger; a turn that completed
     clears its account's entry."""
     from continuity_core import limits
-    from continuity_core.config import config_or_defaults
 
     err = limits.turn_ended_on_limit(session)
     if err is None and event.kind not in ("stop", "notify"):
         return
-    folder = _account_dir(adapter, event, session.account or None)
+    folder, account = _account(adapter, event, session.account or None)
     if err is None:
         if limits.clear(adapter.name, folder):
             store.log("limit_cleared", agent=adapter.name, session=session.session_id)
         return
-    account = limits.account_name(config_or_defaults()[0], adapter.name, folder)
-    found = limits.record(
-        limits.from_transcript(err, session, agent=adapter.name, dir=folder, account=account)
-    )
+    found = limits.from_transcript(err, session, agent=adapter.name, dir=folder, account=account)
+    _log_limit(store, limits.record(found))
+
+
+def _log_limit(store: Store, found: Any) -> None:
     store.log(
         "limit_recorded",
         agent=found.agent,
@@ -299,20 +281,21 @@ def pickup(agent: str | None, payload: bytes, argv: list[str]) -> str:
     facts = git.Begun(store.root)  # git works while the pickup's modules and adapters load
     try:
         from continuity_core import pickup as pickup_mod
+        from continuity_core.adapters import registry
 
         # What the last checkpoint prepared; else every agent's sessions are searched (the
         # previous session may be another agent's: one rule).
         ready = pickup_mod.prepared(store.root, event.session_id)
-        adapters = {} if ready is not None else load_all()[0]
+        adapters = {} if ready is not None else registry.load_all()[0]
         if agent is not None and ready is None and agent not in adapters:
-            adapters[agent] = load(agent)  # the calling agent's, whatever BAKER_ADAPTERS says
+            # the calling agent's, whatever BAKER_ADAPTERS says
+            adapters[agent] = registry.load(agent)
     except BaseException:  # a hook's deadline included: no git left running behind it
         facts.close(0)
         raise
-    adapter = adapters.get(agent) if agent is not None else None
 
     def compacted() -> Any:  # after a compaction the session holds what its summary dropped
-        full = adapter if adapter is not None else load(agent or "")
+        full = adapters.get(agent or "") or registry.load(agent or "")
         return pickup_mod.before_compaction(full, event, store)
 
     text = pickup_mod.build(
@@ -333,8 +316,6 @@ def _pickup_outside(agent: str | None, payload: bytes, argv: list[str]) -> str:
     (live repo state, the previous session's interrupted call), saying that nothing is kept
     here. Nothing is written, in the repository or the store; a refused `.baker/` (a trust
     check failed) gets nothing at all."""
-    from continuity_core.store import worktree_root
-
     adapter, event = parse_event(agent, payload, argv) if agent else (None, None)
     if adapter is None or event is None or event.kind != "session_start":
         return ""
@@ -343,8 +324,9 @@ def _pickup_outside(agent: str | None, payload: bytes, argv: list[str]) -> str:
     if root is None or project_root(cwd) is not None:
         return ""
     from continuity_core import pickup as pickup_mod
+    from continuity_core.adapters import registry
 
-    adapters = load_all()[0]
+    adapters = registry.load_all()[0]
     adapters[adapter.name] = adapter
     text = pickup_mod.build(
         root,
@@ -383,14 +365,13 @@ def pretool(
         work.append(lambda: _record_inflight(store, event, agent, started))
     output = ""
     try:
-        if event.paths or event.command:
-            session = event.session_id or "no-session"
-            found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
-            if found:
-                text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
-                output = text if handler is None else handler.render_context(event, text) or ""
-            if output:
-                work.append(lambda: _delivered(store, session, found))
+        session = event.session_id or "no-session"
+        found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
+        if found:
+            text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
+            output = text if handler is None else handler.render_context(event, text) or ""
+        if output:
+            work.append(lambda: traps.record_delivered(store, session, found))
     finally:
         if later is None:
             for step in work:
@@ -405,10 +386,3 @@ def _record_inflight(store: Store, event: HookEvent, agent: str | None, started:
         inflight.record(store, event, started)
     except OSError as e:  # a read-only store costs the in-flight record, not the traps
         store.log("hook_error", command="pretool", agent=agent, error=f"in-flight: {e}")
-
-
-def _delivered(store: Store, session: str, delivered: list[Shown]) -> None:
-    from continuity_core import traps
-
-    traps.record_delivered(store, session, delivered)
-    store.log("traps_delivered", session=session, ids=[t.id for t in delivered])

@@ -43,7 +43,6 @@ class ForwardReader:
         self.chunk = chunk
         self.max_line = max_line
         self.skipped_long = 0
-        self.tail: bytes | None = None  # the unterminated last line, if any
 
     def __iter__(self) -> Iterator[bytes]:
         with open(self.path, "rb") as f:
@@ -71,10 +70,8 @@ class ForwardReader:
                     self.offset += len(pending)
                     pending, skipping = b"", True
                     self.skipped_long += 1
-            if pending:
-                self.tail = pending
-                if self.include_tail and pending.strip():
-                    yield pending
+            if self.include_tail and pending.strip():  # the unterminated last line
+                yield pending
 
 
 def read_backward(
@@ -174,14 +171,14 @@ def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int
     return start, size, head
 
 
-_WORD = re.compile(rb"\w+")
+_WORD = rb"\w+"  # patterns compiled on first use (`re`'s cache): not at a hook's import
 
 
 def _needle(marker: bytes) -> tuple[bytes, int]:
     """What to search for `marker` and where it sits in it: its longest word when that is
     long enough to be rare (CPython finds a plain word several times faster than a quoted
     needle), else the marker itself."""
-    words = _WORD.findall(marker)
+    words = re.findall(_WORD, marker)
     word = max(words, key=len) if words else marker
     return (word, marker.find(word)) if len(word) >= 8 or word == marker else (marker, 0)
 
@@ -209,8 +206,8 @@ def _positions(
 
 # A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote (a
 # string that runs to the end of the text); a cut escape.
-_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
-_CUT_ESCAPE = re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
+_TOKEN = rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"'
+_CUT_ESCAPE = rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z"
 
 
 def close_prefix(head: bytes) -> bytes | None:
@@ -219,7 +216,7 @@ def close_prefix(head: bytes) -> bytes | None:
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
     stack: list[bytes] = []
     prev = b""
-    for m in _TOKEN.finditer(head):
+    for m in re.finditer(_TOKEN, head):
         tok = m.group()
         if tok == b'"':
             value = prev in (b":", b"[") or (prev == b"," and stack[-1:] == [b"["])
@@ -228,7 +225,7 @@ def close_prefix(head: bytes) -> bytes | None:
             body = head[m.end() :]
             # an escape the cut split, or a surrogate pair's first half: drop it (twice for
             # `\ud83d\` cut after the first half)
-            while (esc := _CUT_ESCAPE.search(body)) and len(esc.group(1)) % 2:
+            while (esc := re.search(_CUT_ESCAPE, body)) and len(esc.group(1)) % 2:
                 body = body[: esc.start(1) + len(esc.group(1)) - 1]
             return (
                 head[: m.end()]

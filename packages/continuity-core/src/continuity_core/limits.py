@@ -172,7 +172,7 @@ def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
             "under [accounts] in ~/.baker/config.toml"
             + (f" (did you mean {agent}:{near[0]}?)" if near else "")
         )
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     return Entry(text=text, agent=agent, account=account, dir=expand(named.dir))
 
@@ -187,7 +187,7 @@ def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
     for acc in adapter.accounts(config):
         if account in (acc.name, acc.dir):
             return str(acc.dir)
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     return expand(account) if account else str(adapter.accounts(config)[0].dir)
 

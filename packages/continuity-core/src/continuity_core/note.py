@@ -209,7 +209,7 @@ def set_now(root: Path, text: str, agent: str | None = None) -> Path:
 
 def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     """Append one item to Blocked, dated, so the reader knows how long it has waited."""
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     def change(note: Note, item: str) -> None:
         line = f"- {item} (since {now_iso()[:10]})"
@@ -228,7 +228,8 @@ def edit(root: Path, text: str, missing: str, change: Any, agent: str | None = N
     be a new file without its `.gitignore` line."""
     from continuity_core.git import git_facts
     from continuity_core.redact import redact
-    from continuity_core.store import Store, now_iso
+    from continuity_core.stamps import now_iso
+    from continuity_core.store import Store
 
     item = redact(" ".join(text.split()))
     if not item:

@@ -31,6 +31,10 @@ MARK = "[REDACTED]"
 _rx = functools.cache(re.compile)
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # A relative path (`keys/id.pem`, `./conf/x`, `~/x`): what a secret-named key may hold and keep.
 # An all-lowercase `a/b` or a last part with an extension: base64 secrets have capitals.
 _PATH = (
@@ -45,18 +49,10 @@ _HASH_UUID_NUMBER = (
 )
 # The words of a name that says secret. Strong ones count at the end of any word
 # (`identitytoken`); weak ones only as a whole part of a name (`DB_PASS`, not `bypass`).
-_STRONG = (
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "credential",
-    "credentials",
-    "apikey",
-    "authorization",
+_STRONG = tuple(
+    _words("password passwd passphrase secret token credential credentials apikey authorization")
 )
-_WEAK = ("pass", "pwd", "key", "auth", "creds")
+_WEAK = ("pass", "pwd", "auth", "creds")  # and `key`, last, after a word that is no database's
 # The first letters lead: one test rejects most positions before the words are tried.
 _NAME_WORD = (
     r"(?=[ACKPSTackpst])(?:(?i:passw(?:or)?d|passphrase|secret|token|credentials?|apikey"
@@ -312,7 +308,7 @@ def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
 
 def _kinds_in(text: str) -> tuple[str, ...]:
     """The kinds whose hints `text` holds, in the patterns' order."""
-    odd = not text.isascii() and any(c in text for c in _AS_RE_LETTERS)
+    odd = not text.isascii() and any(chr(c) in text for c in _AS_RE)
     low = (text.translate(_AS_RE) if odd else text).lower()
     return tuple(
         kind
@@ -322,10 +318,6 @@ def _kinds_in(text: str) -> tuple[str, ...]:
 
 
 # --- names that say secret --------------------------------------------------------------------
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 # A last part that makes the name about a secret, not the secret (its file, length, header...).
@@ -361,7 +353,6 @@ def _name_words(name: str) -> list[str]:
 
 # The letters `re` reads as ASCII ones in the names' case-insensitive patterns (`paſsword`).
 _AS_RE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "I", "\u212a": "K"})
-_AS_RE_LETTERS = "\u017f\u0131\u0130\u212a"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -377,21 +368,11 @@ def secret_name(name: str) -> bool:
         if part == "token" and _COUNTED.intersection(parts[:i]):  # a model's tokens, counted
             return False
         pair = parts[i - 1] + part if i else ""
-        if part.endswith(_STRONG) or pair in ("apikey", "accesskey", "privatekey"):
-            return True
-        if part in _WEAK and part != "key":
+        if part.endswith(_STRONG) or part in _WEAK or pair in ("apikey", "accesskey", "privatekey"):
             return True
         if part == "key" and i == len(parts) - 1 and i and parts[i - 1] not in _NOT_SECRET_KEY:
             return True
     return False
-
-
-_VALUE_END = r"[\s\"'`<>,;)\]}]"
-
-
-def _value_end(text: str, start: int) -> int:
-    found = _rx(_VALUE_END).search(text, start)
-    return found.start() if found else len(text)
 
 
 def _strong_name(name: str) -> bool:
@@ -441,8 +422,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
         return True
     if quoted:
         return False
-    bare = value.rstrip(",;:)]}")
-    low = bare.lower()
+    low = value.rstrip(",;:)]}").lower()
     if low in _LITERALS or value.startswith(("{", "[")):
         return True
     if "-" in name:  # a header or an option: no code names it
@@ -450,7 +430,7 @@ def _value_kept(value: str, name: str, quoted: bool) -> bool:
     if low in _CODE_WORDS or _rx(_IDENT_CALL).match(value) or _rx(_ATTRIBUTE).fullmatch(value):
         return True
     last = name.lower().rsplit(".", 1)[-1]
-    return low == last or low.replace("_", "") == last.replace("_", "")
+    return low.replace("_", "") == last.replace("_", "")
 
 
 _NAME_BEFORE = r"[\w.\-]{0,64}\Z"
@@ -481,7 +461,8 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
     if m.group("glued") and (
         not _strong_name(bare_name)
         or text[name_start - 1 : name_start] in ("/", "@", "{")  # a tag, a path, `${X:?}`
-        or _rx(_HASH_UUID_NUMBER).fullmatch(text, m.end(), _value_end(text, m.end()))
+        # The value, up to where it ends, a hash, a UUID or a number:
+        or _rx(_HASH_UUID_NUMBER + r"(?=[\s\"'`<>,;)\]}]|\Z)").match(text, m.end())
     ):
         return None  # `key:value` glued: only a name that says password, secret or token
     closing = text[name_end : name_end + 1]
@@ -500,8 +481,7 @@ def _assignment(m: re.Match[str], kind: str) -> tuple[int, int] | None:
         trimmed = value.rstrip(",;)]}")
         return (s, s + len(trimmed)) if trimmed else None
     value, s = m.group(qv), m.start(qv)
-    scheme = _rx(_SCHEME).match(value)  # `"Bearer …"`: the scheme stays
-    if scheme:
+    if scheme := _rx(_SCHEME).match(value):  # `"Bearer …"`: the scheme stays
         value, s = value[scheme.end() :], s + scheme.end()
     if _value_kept(value, bare_name, quoted=True):
         return None
@@ -524,11 +504,8 @@ def _decoded(text: str, escape: str) -> tuple[str, list[int], list[int]]:
     extra: list[int] = [0]
     pos = 0
     for m in _rx(escape).finditer(text):
-        seq = m.group()
-        if seq[0] == "%":
-            char = chr(int(seq[1:], 16))
-        else:
-            char = _SIMPLE[seq[1]] if len(seq) == 2 else chr(int(seq[2:], 16))
+        seq = m.group()  # `\n`, `\u00e9` or `%3D`
+        char = _SIMPLE.get(seq[1]) or chr(int(seq[2:] if seq[1] == "u" else seq[1:], 16))
         s, e = m.span()
         parts += (text[pos:s], char)
         where.append(s - extra[-1])
@@ -613,8 +590,7 @@ def _pem_end_spans(text: str) -> list[Span]:
 def _spans(view: str, nested: bool = False) -> list[Span]:
     """(kind, start, end) of every secret in `view`, in order, the kept prefixes left out."""
     out: list[Span] = []
-    kinds = _kinds_in(view) if view else ()
-    if kinds:
+    if kinds := _kinds_in(view):
         _scan(kinds, view, 0, len(view), out)
     out.extend(_pem_end_spans(view))
     if not nested:
@@ -642,9 +618,7 @@ def _scan(kinds: tuple[str, ...], view: str, start: int, stop: int, out: list[Sp
     """The matches of `kinds` in [start, stop). A match `_assignment` turns down is scanned
     again from its second character, so nothing inside it is missed."""
     for m in _compiled(kinds).finditer(view, start, stop):
-        kind = m.lastgroup or ""
-        if kind not in _BY_KIND:  # an inner group: the branch's name is the outer one
-            kind = next(k for k in kinds if m.group(k) is not None)
+        kind = m.lastgroup or ""  # the group that closed last: the kind's, around the rest
         if kind in _CHECKED:
             span = _assignment(m, kind)
             if span is None:
@@ -654,9 +628,8 @@ def _scan(kinds: tuple[str, ...], view: str, start: int, stop: int, out: list[Sp
         else:
             keep = _KEEP.get(kind)
             s = m.end(keep) if keep and m.group(keep) else m.start()
-            if _redacted_already(view, s, m.end()):
-                continue
-            out.append((kind, s, m.end()))
+            if not _redacted_already(view, s, m.end()):
+                out.append((kind, s, m.end()))
 
 
 def _value_kind(value: str) -> str | None:
@@ -665,7 +638,7 @@ def _value_kind(value: str) -> str | None:
     Kinds found by their context (a `keep_` prefix) are not kinds of a value alone."""
     kinds = tuple(k for k in _kinds_in(value) if k not in _KEEP and k not in _CHECKED)
     m = _compiled(kinds).search(value) if kinds else None
-    return next(k for k in kinds if m.group(k) is not None) if m else None
+    return m.lastgroup if m else None
 
 
 def findings(text: str, nested: bool = False, depth: int = 0) -> list[Span]:
@@ -724,12 +697,9 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = printable(text)
-    spans = findings(text)
-    if not spans:
-        return text
     parts: list[str] = []
     pos = 0
-    for _, s, e in spans:
+    for _, s, e in findings(text):
         if e > pos:  # one mark for overlapping spans
             parts += (text[pos : max(s, pos)], MARK)
             pos = e

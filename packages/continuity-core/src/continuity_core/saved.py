@@ -9,6 +9,7 @@ are data: nothing here follows instructions written in them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -30,8 +31,8 @@ from continuity_core.schemas.saved import (
     SavedMeta,
     Validation,
 )
-from continuity_core.stamps import new_id
-from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso
+from continuity_core.stamps import new_id, now_iso, parse_time
+from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `baker handoff` imports this module: nothing here it does not use
@@ -46,16 +47,7 @@ SCHEMA_VERSION = 1
 # Over it is a warning only: the body is never truncated.
 SIZE_BUDGET_BYTES = 32_000
 FRONT_KEYS = ("schema_version", "repo", "worktree", "branch", "head", "time", "agent", "session")
-SECTIONS = (
-    "Decisions and constraints",
-    "History",
-    "External state",
-    "Artifacts",
-    "Commands and errors",
-    "Failed attempts",
-    "Unverified claims",
-    "Owner decisions",
-)
+# The sections in their order, each with the hint a draft shows under it.
 _HINTS = {
     "Decisions and constraints": "What was decided and what must stay true, before any history.",
     "History": "What happened, briefly, in order.",
@@ -67,6 +59,7 @@ _HINTS = {
     "Unverified claims": "Each claim this session did not verify: - claim (from <source>)",
     "Owner decisions": 'Verbatim, with author and date: - "exact words" — Name, YYYY-MM-DD',
 }
+SECTIONS = tuple(_HINTS)
 # Patterns compiled on first use (`re` keeps what it compiled): `baker handoff` imports this
 # module for `brief_section`, which needs none of them while no checkpoint is saved.
 ID_RE = r"^\d{8}T\d{9}Z-[0-9a-f]{6}$"  # UTC time to the millisecond
@@ -83,52 +76,38 @@ _ARTIFACT_RE = r"`([^`]+)`"
 
 class Document(Struct, kw_only=True):
     front: dict[str, str] = field(default_factory=dict)
-    sections: dict[str, str] = field(default_factory=dict)  # canonical title -> body
-    order: list[str] = field(default_factory=list)  # every `## ` heading, as written
+    # Canonical title -> body, in the order the titles first occur.
+    sections: dict[str, str] = field(default_factory=dict)
 
 
 def parse(text: str) -> Document:
     """Split a checkpoint into front matter and `## ` sections; never raises."""
     doc = Document()
     lines = text.splitlines()
-    start = 0
+    end = 0  # the line closing the front matter
     if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                for raw in lines[1:i]:
-                    key, sep, value = raw.partition(":")
-                    if sep and key.strip():
-                        doc.front[key.strip()] = _unquote(value.strip())
-                start = i + 1
-                break
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    for raw in lines[1:end]:
+        key, sep, value = raw.partition(":")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        if sep and key.strip():
+            doc.front[key.strip()] = value
+    bodies: dict[str, list[str]] = {}
     current: str | None = None
-    body: list[str] = []
     fence = False
-    for line in lines[start:]:
+    for line in lines[end + 1 if end else 0 :]:
         if line.lstrip().startswith("```"):
             fence = not fence
         if not fence and line.startswith("## "):
-            if current is not None:
-                doc.sections[current] = "\n".join(body).strip()
             title = line[3:].strip()
-            doc.order.append(title)
-            current = _canonical(title)
-            body = []
+            current = next((t for t in SECTIONS if t.lower() == title.lower()), title)
+            bodies[current] = []
         elif current is not None:
-            body.append(line)
-    if current is not None:
-        doc.sections[current] = "\n".join(body).strip()
+            bodies[current].append(line)
+    doc.sections = {title: "\n".join(body).strip() for title, body in bodies.items()}
     return doc
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
-def _canonical(title: str) -> str:
-    return next((known for known in SECTIONS if title.lower() == known.lower()), title)
 
 
 def template(front: dict[str, Any]) -> str:
@@ -148,8 +127,7 @@ def _items(doc: Document, title: str) -> list[str]:
 def validate_text(text: str, path: str = "") -> Validation:
     """Check `text` against the format. A secret is reported by kind only, never quoted."""
     result = Validation(status="valid", path=path, bytes=len(text.encode()))
-    kinds = scan(text)
-    if kinds:
+    if kinds := scan(text):
         result.errors.append(
             f"the document holds what looks like a secret ({', '.join(kinds)}); remove it and "
             "save again (the match is not shown)"
@@ -178,34 +156,23 @@ def validate_text(text: str, path: str = "") -> Validation:
 
 
 def _check_front(front: dict[str, str], result: Validation) -> None:
-    missing = [k for k in FRONT_KEYS if k not in front]
-    if missing:
+    if missing := [k for k in FRONT_KEYS if k not in front]:
         result.errors.append(f"front matter lacks {', '.join(missing)}")
     raw_version = front.get("schema_version", "")
-    if raw_version:
-        if not raw_version.isdigit():
-            result.errors.append(
-                f"front matter schema_version must be an integer, not {raw_version!r}"
-            )
-        elif int(raw_version) > SCHEMA_VERSION:
-            result.status = "blocked"
-            result.errors.append(
-                f"schema_version {raw_version} is newer than this baker understands "
-                f"({SCHEMA_VERSION}); update baker (pip install -U continuity-cli)"
-            )
-            return
+    if raw_version and not raw_version.isdigit():
+        result.errors.append(f"front matter schema_version must be an integer, not {raw_version!r}")
+    elif raw_version and int(raw_version) > SCHEMA_VERSION:
+        result.status = "blocked"
+        result.errors.append(
+            f"schema_version {raw_version} is newer than this baker understands "
+            f"({SCHEMA_VERSION}); update baker (pip install -U continuity-cli)"
+        )
+        return
     result.front_matter = redact_obj({k: front[k] for k in FRONT_KEYS if k in front})
     if raw_version.isdigit():
         result.front_matter["schema_version"] = int(raw_version)
-    if "time" in front:
-        import datetime as dt  # only where a checkpoint names a time
-
-        try:
-            dt.datetime.fromisoformat(front["time"])
-        except ValueError:
-            result.errors.append(
-                f"front matter time must be an ISO 8601 time, not {front['time']!r}"
-            )
+    if "time" in front and parse_time(front["time"]) is None:
+        result.errors.append(f"front matter time must be an ISO 8601 time, not {front['time']!r}")
     head = front.get("head", "")
     if head and not re.match(_HEAD_RE, head):
         result.errors.append(f"front matter head must be a commit id (hex), not {head!r}")
@@ -218,21 +185,17 @@ def _check_front(front: dict[str, str], result: Validation) -> None:
 
 
 def _check_sections(doc: Document, result: Validation) -> None:
-    positions = {t: i for i, t in reversed(list(enumerate(_canonical(t) for t in doc.order)))}
-    missing = [t for t in SECTIONS if t not in positions]
-    if missing:
+    if missing := [t for t in SECTIONS if t not in doc.sections]:
         result.errors.append("missing sections: " + ", ".join(f"`## {t}`" for t in missing))
-    present = [t for t in SECTIONS if t in positions]
-    seen = [positions[t] for t in present]
-    if seen != sorted(seen):
+    present = [t for t in SECTIONS if t in doc.sections]
+    if [t for t in doc.sections if t in SECTIONS] != present:
         result.errors.append(
             "sections are out of order; they must come as: "
             + ", ".join(SECTIONS)
             + " (decisions and constraints first)"
         )
     for title in present:
-        body = uncomment(doc.sections.get(title, ""))
-        if not body:
+        if not uncomment(doc.sections[title]):
             result.errors.append(f"section `## {title}` is empty; write `None.` if so")
     for item in _items(doc, "Unverified claims"):
         if not re.search(_FROM_RE, item):
@@ -299,15 +262,11 @@ def save(root: Path, text: str) -> Saved:
     warnings = list(validation.warnings)
     folder = _private_store(root, warnings)
     facts = git_facts(root, worktrees=False)
-    front = validation.front_matter
-    if facts.head and front.get("head") and not facts.head.startswith(str(front["head"])):
-        warnings.append(f"front matter head {front['head']} is not the live head {facts.head}")
-    if front.get("branch") and facts.branch and front["branch"] != facts.branch:
-        warnings.append(
-            f"front matter branch {front['branch']} is not the live branch {facts.branch}"
-        )
-    if front.get("worktree") and os.path.realpath(str(front["worktree"])) != os.path.realpath(root):
-        warnings.append(f"front matter worktree {front['worktree']} is not this worktree {root}")
+    # The front matter should name this worktree as it is: resume-check's drift, told at once.
+    for d in _drift(root, facts, validation, None, str(root)):
+        if d.kind in ("head", "branch", "worktree"):
+            live = d.now or ("none: HEAD is detached" if d.kind == "branch" else "none")
+            warnings.append(f"front matter {d.kind} {d.saved} is not the live {d.kind} ({live})")
     cid = new_id("ms")  # ids sort by time: `20261130T052715123Z-c3f00f` (then 3 random bytes)
     path = folder / f"{cid}.md"
     meta = SavedMeta(
@@ -364,11 +323,8 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
     fails the trust check (`continuity_core.trust`)."""
     try:
         trust.check_store(folder.parent.parent)
-    except trust.Untrusted:
-        return []
-    try:
         names = sorted((n for n in os.listdir(folder) if n.endswith(".md")), reverse=True)
-    except OSError:
+    except (trust.Untrusted, OSError):
         return []
     latest = _read_latest(folder)
     found: list[Candidate] = []
@@ -378,6 +334,9 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
         if not re.match(ID_RE, cid):
             continue
         front = _front_of(path)
+        size = 0
+        with contextlib.suppress(OSError):
+            size = path.stat().st_size
         found.append(
             Candidate(
                 id=cid,
@@ -386,7 +345,7 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
                 time=front.get("time"),
                 agent=front.get("agent"),
                 latest=cid == latest,
-                bytes=_size(path),
+                bytes=size,
             )
         )
     return found
@@ -394,21 +353,11 @@ def candidates(folder: Path, worktree: str) -> list[Candidate]:
 
 def _front_of(path: Path) -> dict[str, str]:
     try:
-        fd = trust.open_fd(path, os.O_RDONLY)
-        try:
-            head = os.read(fd, 4096).decode("utf-8", errors="replace")
-        finally:
-            os.close(fd)
+        with open(trust.open_fd(path, os.O_RDONLY), "rb") as f:
+            head = f.read(4096).decode("utf-8", errors="replace")
     except (OSError, trust.Untrusted):
         return {}
     return parse(head).front
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _read_latest(folder: Path) -> str | None:
@@ -419,18 +368,16 @@ def _read_latest(folder: Path) -> str | None:
     return value if re.match(ID_RE, value) else None
 
 
-def worktree_stores(root: Path, facts: GitFacts | None = None) -> list[tuple[str, Path]]:
-    """(worktree, its saved store) for this worktree first, then every other of the repository."""
-    facts = facts or git_facts(root)
-    roots = [str(root)]
-    for wt in facts.worktrees:
-        if os.path.realpath(wt.path) not in {os.path.realpath(r) for r in roots}:
-            roots.append(wt.path)
-    return [(r, store_dir(Path(r))) for r in roots]
-
-
-def _stores(root: Path, all_worktrees: bool) -> list[tuple[str, Path]]:
-    return worktree_stores(root) if all_worktrees else [(str(root), store_dir(root))]
+def _stores(
+    root: Path, all_worktrees: bool = True, facts: GitFacts | None = None
+) -> list[tuple[str, Path]]:
+    """(worktree, its saved store) for this worktree first, then (`all_worktrees`) every other
+    worktree of the repository."""
+    roots = {os.path.realpath(root): str(root)}
+    if all_worktrees:
+        for wt in (facts or git_facts(root)).worktrees:
+            roots.setdefault(os.path.realpath(wt.path), wt.path)
+    return [(r, store_dir(Path(r))) for r in roots.values()]
 
 
 def list_saved(root: Path, *, all_worktrees: bool = False) -> list[Candidate]:
@@ -444,18 +391,15 @@ def prune(
     `dry_run`, the paths that would be removed, and nothing is deleted)."""
     removed: list[str] = []
     for wt, folder in _stores(root, all_worktrees):
-        latest = _read_latest(folder)
         for c in candidates(folder, wt)[keep:]:
             for p in (Path(c.path), Path(c.path).with_suffix(".json")):
-                try:
-                    if not dry_run:
+                if not dry_run:
+                    with contextlib.suppress(FileNotFoundError):
                         p.unlink()
-                    elif not p.exists():
-                        continue
-                except FileNotFoundError:
-                    continue
-                removed.append(str(p))
-            if c.id == latest and not dry_run:
+                        removed.append(str(p))
+                elif p.exists():
+                    removed.append(str(p))
+            if c.latest and not dry_run:
                 (folder / SAVED_LATEST).unlink(missing_ok=True)
     return removed
 
@@ -466,7 +410,7 @@ def prune(
 def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
     """Whether a checkpoint can be resumed in the worktree `root`, with every drift."""
     facts = git_facts(root)
-    stores = worktree_stores(root, facts)
+    stores = _stores(root, facts=facts)
     warnings = [
         f"{d} is open to other users (mode {_mode(d)}); run `chmod 700 {d}`"
         for _, folder in stores[:1]
@@ -598,11 +542,9 @@ def _drift(
     if saved_branch and saved_branch != facts.branch:
         drift.append(Drift(kind="branch", saved=saved_branch, now=facts.branch))
     before = set(meta.dirty) if meta else set()
-    changed = [d for d in facts.dirty if d not in before]
-    if changed:
+    if changed := [d for d in facts.dirty if d not in before]:
         drift.append(Drift(kind="dirty", files=changed))
-    missing = [a for a in validation.artifacts if not (root / a).exists()]
-    if missing:
+    if missing := [a for a in validation.artifacts if not (root / a).exists()]:
         drift.append(Drift(kind="missing_artifact", files=missing))
     return drift
 
@@ -612,9 +554,7 @@ def _drift(
 
 def repo_id(root: Path, facts: GitFacts) -> str:
     """The repository: its origin URL without credentials, else the main worktree's path."""
-    out = git.output(root, "config", "--get", "remote.origin.url", timeout=5) or ""
-    url = out.strip()
-    if url:
+    if url := (git.output(root, "config", "--get", "remote.origin.url", timeout=5) or "").strip():
         # https://user:token@host/... -> https://host/...; ssh's `git@host:` names no secret.
         return re.sub(r"^(https?://)[^/@\s]+@", r"\1", url)
     if facts.worktrees:
@@ -648,8 +588,7 @@ def brief_section(root: Path) -> str | None:
     lines = [f"- id: {check.id} ({check.status})", f"- path: `{check.path}`"]
     if check.reason:
         lines.append(f"- problem: {check.reason}")
-    front = check.front_matter
-    if front:
+    if front := check.front_matter:
         lines.append(f"- saved: {front.get('time', '?')} by {front.get('agent') or '?'}")
     for d in check.drift:
         detail = ", ".join(d.files[:10]) if d.files else f"{d.saved} -> {d.now}"

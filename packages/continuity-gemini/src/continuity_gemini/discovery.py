@@ -8,12 +8,12 @@ project id is a slug from `projects.json`, a `tmp/*/.project_root` marker naming
 from __future__ import annotations
 
 import os
-import stat
 
 from msgspec import Struct
 
 from continuity_core import jsonl
-from continuity_core.adapters import Account, expand, kit, unique_accounts
+from continuity_core.adapters import Account, kit
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
 from continuity_core.schemas.config import GlobalConfig
@@ -54,22 +54,13 @@ def config_dir(raw: str) -> str:
 
 def accounts(config: GlobalConfig) -> list[Account]:
     """`$GEMINI_CLI_HOME/.gemini`, `~/.gemini`, `[transcripts] gemini` and named accounts."""
-    found: list[Account] = []
     env = os.environ.get(HOME_ENV)
-    if env:
-        found.append(
-            Account(
-                agent=AGENT,
-                name=HOME_ENV,  # named by the variable, as CODEX_HOME and CLAUDE_CONFIG_DIR
-                dir=os.path.join(expand(env), ".gemini"),
-            )
-        )
-    found.append(Account(agent=AGENT, name="~/.gemini", dir=expand("~/.gemini")))
-    for raw in config.transcripts.get(AGENT, []):
-        found.append(Account(agent=AGENT, name=raw, dir=config_dir(raw)))
-    for name, named in config.accounts.items():
-        if named.agent == AGENT:
-            found.append(Account(agent=AGENT, name=name, dir=config_dir(named.dir)))
+    # named by the variable, as CODEX_HOME and CLAUDE_CONFIG_DIR
+    wanted = [(HOME_ENV, os.path.join(expand(env), ".gemini"))] if env else []
+    wanted.append(("~/.gemini", expand("~/.gemini")))
+    wanted += [(raw, config_dir(raw)) for raw in config.transcripts.get(AGENT, [])]
+    wanted += [(n, config_dir(a.dir)) for n, a in config.accounts.items() if a.agent == AGENT]
+    found = [Account(agent=AGENT, name=name, dir=folder) for name, folder in wanted]
     return unique_accounts(found, config)
 
 
@@ -131,21 +122,11 @@ def project_dirs(gemini_dir: str, project: str | PathLike[str]) -> list[tuple[st
         roots.add(os.path.normpath(os.path.realpath(project)))
     except OSError:
         pass  # an unresolvable path: its absolute form alone
-    wanted = sorted(roots)
     tmp = os.path.join(gemini_dir, "tmp")
-    out: dict[str, str] = {}
-    # Markers after the registry: the registry is the CLI's first answer, markers its fallback.
-    for source in (registry(gemini_dir), markers(gemini_dir)):
-        for root, slug in source.items():
-            if _under(os.path.normpath(root), wanted):
-                out.setdefault(os.path.join(tmp, slug), os.path.normpath(root))
-    for root in [*wanted, *list(out.values())]:
-        legacy = os.path.join(tmp, hexdigest(root.encode(), "sha256"))
-        out.setdefault(legacy, root)
     return [
-        (folder, root)
-        for folder, root in out.items()
-        if os.path.isdir(os.path.join(folder, "chats"))
+        (os.path.join(tmp, name), root)
+        for name, root in _roots_by_folder(gemini_dir, sorted(roots)).items()
+        if os.path.isdir(os.path.join(tmp, name, "chats"))
     ]
 
 
@@ -254,15 +235,9 @@ def own_session_id(transcript: str | None, session_id: str | None) -> str | None
     if not named or session_id.startswith(named):
         return session_id
     try:  # never blocks: a FIFO or device at that path is not read (hooks have a deadline)
-        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+        head = kit.read_head(transcript, HEAD_BYTES)
     except OSError:
         return session_id
-    try:
-        head = os.read(fd, HEAD_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        head = b""
-    finally:
-        os.close(fd)
     own = _session_id(head) or ""
     # an id as Gemini CLI makes them (a UUID): anything else in a header is not taken
     return own if own.startswith(named) and kit.plain_id(own) else session_id
@@ -343,14 +318,16 @@ def all_sessions(accs: Sequence[Account]) -> Iterator[SessionRef]:
             yield from (f.ref(acc, cwd) for f in best_per_session(probed))
 
 
-def _roots_by_folder(gemini_dir: str) -> dict[str, str]:
-    """{tmp folder name: project root}: slugs (the registry first, as the CLI reads it), then
-    the legacy sha256 folder names of every root known."""
+def _roots_by_folder(gemini_dir: str, under: Sequence[str] = ()) -> dict[str, str]:
+    """{tmp folder name: project root}, of the roots at or below `under` when it names any:
+    slugs (the registry first, as the CLI reads it; markers are its fallback), then the
+    legacy sha256 folder names of `under` and of every root known."""
     out: dict[str, str] = {}
     for source in (registry(gemini_dir), markers(gemini_dir)):
         for root, slug in source.items():
-            out.setdefault(slug, os.path.normpath(root))
-    for root in list(out.values()):
+            if not under or _under(os.path.normpath(root), under):
+                out.setdefault(slug, os.path.normpath(root))
+    for root in [*under, *list(out.values())]:
         out.setdefault(hexdigest(root.encode(), "sha256"), root)
     return out
 

@@ -5,7 +5,6 @@ Only reports; trusting a folder or changing retention is the user's decision.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,11 +23,7 @@ def cli_version() -> str | None:
     return kit.cli_version("gemini", env={"GEMINI_CLI_NO_RELAUNCH": "true"})
 
 
-def _settings(path: Path) -> dict[str, Any]:
-    try:
-        return install.load(path)[0]
-    except (install.SettingsError, OSError):
-        return {}
+_settings = kit.json_object
 
 
 def _get(data: Any, *keys: str) -> Any:
@@ -45,13 +40,7 @@ def trust(project: Path, gemini_dir: Path) -> str:
         return "trusted"
     if _get(_settings(gemini_dir / "settings.json"), "security", "folderTrust", "enabled") is False:
         return "trusted"
-    path = Path(os.environ.get(TRUST_PATH_ENV) or gemini_dir / "trustedFolders.json")
-    try:
-        rules = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        rules = {}
-    if not isinstance(rules, dict):
-        rules = {}
+    rules = _settings(Path(os.environ.get(TRUST_PATH_ENV) or gemini_dir / "trustedFolders.json"))
     here = str(project.absolute())
     for rule, level in rules.items():
         if level == "DO_NOT_TRUST" and os.path.normpath(rule) == here:

@@ -115,8 +115,6 @@ def compression_due(transcript: str | None) -> bool:
     """
     if not transcript:
         return False
-    import json
-
     from continuity_core.jsonl import read_backward
     from continuity_gemini.parser import window
 

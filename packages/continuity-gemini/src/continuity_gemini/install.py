@@ -18,16 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import (
-    MCP_NAME,
-    MCP_SERVER,
-    Account,
-    Change,
-    UserOptions,
-    hook_command,
-    is_our_mcp,
-    kit,
-)
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
 
 if TYPE_CHECKING:
@@ -56,17 +48,12 @@ class Hook:
     timeout_ms: int
     matcher: str | None = None
 
-    def entry(self) -> dict[str, Any]:
-        return {
-            "type": "command",
-            "name": self.name,
-            "command": hook_command(self.command),
-            "timeout": self.timeout_ms,
-        }
-
     def group(self) -> dict[str, Any]:
         group: dict[str, Any] = {"matcher": self.matcher} if self.matcher else {}
-        group["hooks"] = [self.entry()]
+        command = hook_command(self.command)
+        group["hooks"] = [
+            {"type": "command", "name": self.name, "command": command, "timeout": self.timeout_ms}
+        ]
         return group
 
 
@@ -102,20 +89,9 @@ def _strip_comments(text: str) -> str:
     )
 
 
-def load(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The settings object and the file's text, line ends as they are (None: no file)."""
-    try:
-        text = path.read_bytes().decode()  # no newline translation: CRLF stays
-    except FileNotFoundError:
-        return {}, None
-    except UnicodeDecodeError as e:
-        raise SettingsError(f"{path} is not UTF-8: {e}") from None
-    return parse(path, text), text
-
-
 def parse(path: Path, text: str | None) -> dict[str, Any]:
     """The settings object in `text` (read from `path`); SettingsError when baker must not
-    rewrite it."""
+    rewrite it: a file with comments, not JSON or not an object."""
     if text is None:
         return {}
     stripped = _strip_comments(text)
@@ -137,25 +113,13 @@ def edit(text: str | None, *, remove: bool) -> str | None:
     wanted = {hook.event: hook.group() for hook in HOOKS}
     try:
         return jsontext.edit_hooks(text, wanted, is_ours, want=not remove)
-    except ValueError as e:  # load() has vetted the JSON: what is left is a shape we won't touch
+    except ValueError as e:  # parse() has vetted the JSON: what is left is a shape we won't touch
         raise SettingsError(f"not changed: {e}") from None
 
 
 def has_hooks(data: dict[str, Any]) -> bool:
     """Whether every one of our hooks is configured."""
-    events = data.get("hooks")
-    if not isinstance(events, dict):
-        return False
-    for hook in HOOKS:
-        groups = events.get(hook.event)
-        if not isinstance(groups, list) or not any(
-            isinstance(g, dict)
-            and isinstance(g.get("hooks"), list)
-            and any(is_ours(h) for h in g["hooks"])
-            for g in groups
-        ):
-            return False
-    return True
+    return {hook.event for hook in HOOKS} <= kit.hook_events(data, is_ours)
 
 
 TRUST_NOTE = (
@@ -174,7 +138,7 @@ def apply(
 ) -> Change:
     """Our hooks (`step` is `edit`) or `baker mcp` (`_edit_mcp`) in or out of `path`, every
     other byte kept; reported relative to `root` (or absolute). A file with comments, not JSON
-    or not an object is skipped (`load` says why). A file baker creates is remembered, so a
+    or not an object is skipped (`parse` says why). A file baker creates is remembered, so a
     removal that leaves nothing gives back what baker found (`kit.edit_settings_file`)."""
 
     def vetted_edit(text: str | None) -> str | None:
@@ -233,11 +197,7 @@ def remove_all(path: Path, root: Path | None, *, dry_run: bool) -> list[Change]:
 def reads_agents_md(*settings: Path) -> bool:
     """Whether Gemini is configured (`context.fileName`) to load AGENTS.md itself."""
     for path in settings:
-        try:
-            data, _ = load(path)
-        except (SettingsError, OSError):
-            continue
-        context = data.get("context")
+        context = kit.json_object(path).get("context")
         names = context.get("fileName") if isinstance(context, dict) else None
         if isinstance(names, str):
             names = [names]

@@ -25,7 +25,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -74,16 +74,8 @@ FAILED = ("error", "cancelled")
 SHELL_TOOLS = frozenset({"run_shell_command"})
 AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's run
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
-TODO_STATUS: dict[str, TodoStatus] = {
-    "pending": "pending",
-    "in_progress": "in_progress",
-    "completed": "completed",
-    "cancelled": "cancelled",
-    "done": "completed",
-    "canceled": "cancelled",
-}
 # A TodoItem's own statuses: what a todo saved for rewinds may hold.
-STATUSES: dict[str, TodoStatus] = {k: v for k, v in TODO_STATUS.items() if k == v}
+STATUSES: dict[str, TodoStatus] = {k: v for k, v in kit.TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"(?s)<hook_context>.*?</hook_context>\s*")
 # Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
@@ -181,7 +173,6 @@ def read_legacy(ref: SessionRef) -> Cursor[Any]:
 
 
 def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
-    """Apply one chat-log line."""
     rec = jsonl.loads(line)
     if not isinstance(rec, dict):
         raise ValueError("not an object")
@@ -440,8 +431,6 @@ def _user(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:
 
 
 def _gemini_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
     return "".join(
         p["text"]
         for p in _parts(content)
@@ -541,18 +530,20 @@ def _tool_call(
         if isinstance(p.get("functionResponse"), dict)
     ]
     failed = status in FAILED
+    done = status == "success" or failed
+    display = call.get("resultDisplay")
+    output = "\n".join(_output(r) for r in responses)
     if responses:
-        set_result(
-            session, extra, call_id, "\n".join(_output(r) for r in responses), is_error=failed
-        )
-    elif isinstance(call.get("resultDisplay"), str) and status in ("success", *FAILED):
-        set_result(session, extra, call_id, call["resultDisplay"], is_error=failed)
+        set_result(session, extra, call_id, output, is_error=failed)
+    elif isinstance(display, str) and done:
+        set_result(session, extra, call_id, display, is_error=failed)
     elif failed:
         set_result(session, extra, call_id, f"[{status}]", is_error=True)
-    if name in SHELL_TOOLS and status in ("success", *FAILED):
-        _command(session, entry, call_id, args, call, responses, failed)
+    output = output or str(display or "")
+    if name in SHELL_TOOLS and done:
+        _command(session, entry, call_id, args, call, output, failed)
     elif name in AGENT_TOOLS:
-        _subagent(session, call_id, args, call, responses, status)
+        _subagent(session, call_id, args, call, output if done else None, status)
     # Any other status (scheduled, executing, awaiting_approval…) is a call still running.
     if status != "success":
         return
@@ -568,7 +559,7 @@ def _tool_call(
         todos = [
             TodoItem(
                 content=str(t.get("description") or t.get("content") or ""),
-                status=TODO_STATUS.get(str(t.get("status")), "pending"),
+                status=kit.TODO_STATUS.get(str(t.get("status")), "pending"),
             )
             for t in args["todos"]
             if isinstance(t, dict)
@@ -585,7 +576,7 @@ def _command(
     call_id: str,
     args: dict[str, Any],
     call: dict[str, Any],
-    responses: list[dict[str, Any]],
+    output: str,
     failed: bool,
 ) -> None:
     """A finished run_shell_command into `session.commands`, once (a message is re-appended
@@ -595,7 +586,6 @@ def _command(
     if call_id in ran or not isinstance(command, str):
         return
     ran.append(call_id)
-    output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
     # A failing command's only signal (formats/gemini.md, "A failed shell command"), written
     # after the output (the last one is Gemini CLI's); exit 0 writes none, and the call's
     # status stays "success".
@@ -615,21 +605,18 @@ def _subagent(
     call_id: str,
     args: dict[str, Any],
     call: dict[str, Any],
-    responses: list[dict[str, Any]],
+    output: str | None,
     status: Any,
 ) -> None:
-    """An invoke_agent call: the sub-agent's task when it starts, its result once the call
-    finished ("Subagent 'generalist' finished.\nTermination Reason: GOAL\nResult:\n{…}")."""
+    """An invoke_agent call: the sub-agent's task when it starts, its result (`output`, None
+    while it runs) once done ("Subagent 'x' finished.\nTermination Reason: GOAL\nResult:\n…")."""
     prompt, agent = args.get("prompt"), args.get("agent_name")
     task = prompt if isinstance(prompt, str) and prompt.strip() else ""
     if isinstance(agent, str) and agent:
         task = f"{agent}: {task}" if task else agent
-    result: str | None = None
-    if status == "success" or status in FAILED:
-        output = "\n".join(_output(r) for r in responses) or str(call.get("resultDisplay") or "")
-        result = _agent_result(output)
-        if status in FAILED:
-            result = f"({status}) {result}"
+    result = None if output is None else _agent_result(output)
+    if result is not None and status in FAILED:
+        result = f"({status}) {result}"
     kit.add_subagent(
         session, task or "invoke_agent", id=call_id, result=result, timestamp=call.get("timestamp")
     )
@@ -691,7 +678,7 @@ def reset_time(text: str, at: str | None) -> str | None:
     except ValueError:
         return None
     when = base + dt.timedelta(seconds=round(seconds))
-    return kit.iso(when)
+    return stamps.iso(when)
 
 
 def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:

@@ -7,6 +7,8 @@ read at exactly that time (a later read asks for `time_updated >= watermark` and
 those). `Cursor.offset` is the larger watermark. A row seen again replaces what it said
 (a tool call by its id); an assistant text still streaming is read again once it ended.
 The todo list is the `todo` table, whole, every read (it holds the list as it is now).
+A first read takes only the newest rows, about `COLD_MAX` of them (`_cut`), and counts what the
+brief states for the whole session by SQL aggregates (`_skipped`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.adapters import kit
 from continuity_core.schemas.session import (
     ApiError,
@@ -120,46 +123,40 @@ def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     if not db:
         return read_legacy(ref, cursor)
     cursor = _state(cursor, ref)
-    mark = cursor.state.w
     conn = database.connect(db)
     try:
-        with database.Snapshot(conn) as c:
-            row = c.execute(
-                "SELECT directory, model, cost, tokens_input, tokens_output, tokens_reasoning, "
-                "tokens_cache_read, tokens_cache_write, time_created, time_updated, "
-                "time_archived FROM session WHERE id = ?",
-                (sid,),
-            ).fetchone()
-            if row is None:
-                raise FileNotFoundError(f"OpenCode session {sid} is not in {db}")
-            seq = _seq(c, sid)
-            unchanged = seq is not None and seq == mark.seq and not mark.open
-            mark.seq = seq
-            messages: list[Any] = []
-            parts: list[Any] = []
-            if not unchanged:
-                messages = c.execute(
-                    "SELECT id, time_created, time_updated, data FROM message "
-                    "WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id",
-                    (sid, mark.m),
-                ).fetchall()
-                parts = c.execute(
-                    "SELECT p.id, p.message_id, p.time_updated, p.data, m.data FROM part p "
-                    "JOIN message m ON m.id = p.message_id WHERE p.session_id = ? AND "
-                    "(p.time_updated >= ? OR p.id IN (SELECT value FROM json_each(?))) "
-                    "ORDER BY m.time_created, m.id, p.id",
-                    (sid, mark.p, msgspec.json.encode(mark.open).decode()),
-                ).fetchall()
-            todos = c.execute(
-                "SELECT content, status FROM todo WHERE session_id = ? ORDER BY position", (sid,)
-            ).fetchall()
+        with database.Snapshot(conn) as c:  # the fold too: a cold read looks again (`_skipped`)
+            _read(c, sid, cursor)
     finally:
         conn.close()
+    cursor.offset = max(cursor.state.w.m, cursor.state.w.p, 0)
+    return cursor
+
+
+def _read(c: sqlite3.Connection, sid: str, cursor: Cursor[OpenCodeState]) -> None:
+    mark = cursor.state.w
+    row = c.execute(
+        "SELECT directory, model, cost, tokens_input, tokens_output, tokens_reasoning, "
+        "tokens_cache_read, tokens_cache_write, time_created, time_updated, "
+        "time_archived FROM session WHERE id = ?",
+        (sid,),
+    ).fetchone()
+    if row is None:
+        db = database.split_path(cursor.path)[0]
+        raise FileNotFoundError(f"OpenCode session {sid} is not in {db}")
+    seq = _seq(c, sid)
+    unchanged = seq is not None and seq == mark.seq and not mark.open
+    mark.seq = seq
+    cut = _cut(c, sid) if not unchanged and mark.m < 0 and mark.p < 0 else None
+    messages, parts = ([], []) if unchanged else _rows(c, sid, mark, cut)
+    todos = c.execute(
+        "SELECT content, status FROM todo WHERE session_id = ? ORDER BY position", (sid,)
+    ).fetchall()
     session = cursor.session
     directory, model, cost, t_in, t_out, t_reason, t_read, t_write, created, updated, archived = row
     session.cwd = directory or session.cwd
-    session.started_at = kit.iso(created / 1000)
-    session.updated_at = kit.iso(updated / 1000)
+    session.started_at = stamps.iso(created / 1000)
+    session.updated_at = stamps.iso(updated / 1000)
     session.archived = archived is not None
     session.cost_usd = float(cost) if cost else session.cost_usd
     chosen = _model(model)
@@ -170,13 +167,135 @@ def read(ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
     try:
         fold_messages(session, extra, mark, messages)
         fold_parts(session, extra, mark, parts)
+        if cut is not None:
+            _skipped(c, sid, session, mark, cut, read=(messages, parts))
         _todos(session, extra, mark, [views.TodoView(content=c, status=s) for c, s in todos])
         _finish(session, mark)
     finally:
         settle(session, extra)
     keep(cursor, extra, OpenCodeState)
-    cursor.offset = max(mark.m, mark.p, 0)
-    return cursor
+
+
+def _rows(
+    c: sqlite3.Connection, sid: str, mark: Watermark, cut: tuple[int, str, int] | None
+) -> tuple[list[Any], list[Any]]:
+    """The message and part rows to fold: those changed since `mark`, or a first read's newest
+    from `cut` (the time_created and id of its oldest message) on."""
+    if cut is not None:
+        messages = c.execute(
+            "SELECT id, time_created, time_updated, data FROM message WHERE session_id = ? "
+            "AND (time_created, id) >= (?, ?) ORDER BY time_created, id",
+            (sid, cut[0], cut[1]),
+        ).fetchall()
+        parts = c.execute(
+            "SELECT p.id, p.message_id, p.time_updated, p.data, m.data FROM message m "
+            "JOIN part p ON p.message_id = m.id WHERE m.session_id = ? AND "
+            "(m.time_created, m.id) >= (?, ?) ORDER BY m.time_created, m.id, p.id",
+            (sid, cut[0], cut[1]),
+        ).fetchall()
+        return messages, parts
+    messages = c.execute(
+        "SELECT id, time_created, time_updated, data FROM message "
+        "WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id",
+        (sid, mark.m),
+    ).fetchall()
+    parts = c.execute(
+        "SELECT p.id, p.message_id, p.time_updated, p.data, m.data FROM part p "
+        "JOIN message m ON m.id = p.message_id WHERE p.session_id = ? AND "
+        "(p.time_updated >= ? OR p.id IN (SELECT value FROM json_each(?))) "
+        "ORDER BY m.time_created, m.id, p.id",
+        (sid, mark.p, msgspec.json.encode(mark.open).decode()),
+    ).fetchall()
+    return messages, parts
+
+
+# --- a first read: the newest rows, whole-session figures by aggregate -----------------------
+
+SIZE = "length(CAST(data AS BLOB))"  # a row's bytes (length() of text counts characters)
+COMPACTION_HEAD = '{"type":"compaction"*'  # a compaction part's data as OpenCode writes it
+
+
+def _cut(c: sqlite3.Connection, sid: str) -> tuple[int, str, int] | None:
+    """Where a first read starts, as a cold read of a transcript file does
+    (docs/decisions.md): the oldest of the newest messages whose rows (the message's and its
+    parts' data) fit `COLD_MAX`, the newest one at least, with the bytes they hold; None
+    when the whole session fits."""
+    from continuity_core.transcript import COLD_MAX
+
+    newest = c.execute(
+        f"SELECT time_created, id, {SIZE} + (SELECT total({SIZE}) FROM part "  # noqa: S608 - constants
+        "WHERE message_id = m.id) FROM message m WHERE session_id = ? "
+        "ORDER BY time_created DESC, id DESC",
+        (sid,),
+    )
+    cut, read = None, 0
+    for created, mid, size in newest:  # stepped one row at a time: no more is fetched
+        if cut is not None and read + size > COLD_MAX:
+            return (*cut, read)
+        cut, read = (created, mid), read + int(size)
+    return None
+
+
+def _skipped(
+    c: sqlite3.Connection,
+    sid: str,
+    session: Session,
+    mark: Watermark,
+    cut: tuple[int, str, int],
+    read: tuple[list[Any], list[Any]],
+) -> None:
+    """What a first read from `cut` knows of the rows before it, by aggregates SQLite runs
+    over the whole session: its compactions (a compaction part's data begins with its
+    type), the bytes not read, and the rows a later change (OpenCode prunes old tool
+    outputs) moved past the newest read, which the watermark counts as read. When the rows
+    read hold no request, the newest one before the cut is looked for."""
+    total = count = 0
+    for table, rows in (("message", read[0]), ("part", read[1])):
+        newest = max((r[2] for r in rows), default=cut[0])  # of time_updated
+        found, size, later = c.execute(
+            f"SELECT count(*) FILTER (WHERE data GLOB ?), total({SIZE}), "  # noqa: S608 - constants
+            "json_group_array(json_array(id, time_updated)) FILTER (WHERE time_updated >= ?) "
+            f"FROM {table} WHERE session_id = ?",
+            (COMPACTION_HEAD, newest, sid),
+        ).fetchone()
+        total, count = total + int(size), found  # the part table's count is the one kept
+        for rid, updated in msgspec.json.decode(later):
+            if table == "part":
+                mark.p, mark.pi = _advance(mark.pi, mark.p, rid, updated)
+            else:
+                mark.m, mark.mi = _advance(mark.mi, mark.m, rid, updated)
+    session.compactions_total, session.compactions_scanned = count, True
+    session.unread_bytes = max(total - cut[2], 0)
+    if not session.requests:
+        _older_request(c, sid, session, cut)
+
+
+def _older_request(
+    c: sqlite3.Connection, sid: str, session: Session, cut: tuple[int, str, int]
+) -> None:
+    """The newest request before `cut`, each user part folded alone into a scratch Session
+    (the parser's own rules decide), newest first, stopping at the first."""
+    session.request_sought = "none"
+    rows = c.execute(
+        "SELECT p.id, m.id, p.data, m.data FROM message m JOIN part p ON p.message_id = m.id "
+        "WHERE m.session_id = ? AND (m.time_created, m.id) < (?, ?) "
+        "AND json_extract(m.data, '$.role') = 'user' "
+        "ORDER BY m.time_created DESC, m.id DESC, p.id DESC",
+        (sid, cut[0], cut[1]),
+    )
+    for pid, mid, data, mdata in rows:
+        probe = Session(agent=session.agent, session_id=sid)
+        extra: dict[str, Any] = {}
+        try:
+            msg, part = views.MESSAGE.decode(mdata), views.PART.decode(data)
+        except msgspec.DecodeError:
+            continue
+        fold_part(probe, extra, Watermark(), mid, msg, part, pid)
+        settle(probe, extra)
+        if probe.requests:
+            session.requests.append(probe.requests[-1])  # redacted by its own `settle`
+            session.request_sought = "found"
+            return
 
 
 def _seq(conn: sqlite3.Connection, sid: str) -> int | None:
@@ -280,8 +399,8 @@ def api_error(error: views.MessageError, at_ms: int) -> ApiError:
         kind=kind,
         message=message,
         status=status,
-        reset_at=kit.iso(reset) if reset is not None else None,
-        timestamp=kit.iso(at),
+        reset_at=stamps.iso(reset) if reset is not None else None,
+        timestamp=stamps.iso(at),
     )
 
 
@@ -352,7 +471,7 @@ def fold_part(
     pid: str,
 ) -> bool:
     """One part into the session; False when it must be read again (a text still streaming)."""
-    ts = kit.iso(msg.time.created / 1000) if msg.time.created else None
+    ts = stamps.iso(msg.time.created / 1000) if msg.time.created else None
     kind = part.type
     if kind == "text":
         text = part.text or ""
@@ -419,7 +538,7 @@ def _tool(
         output = state.output or ""
     elif status == "error":
         output = state.error or state.output or "error"
-    ts = kit.iso(state.time.start / 1000) if state.time.start else None
+    ts = stamps.iso(state.time.start / 1000) if state.time.start else None
     add_call(
         session,
         extra,
@@ -525,9 +644,9 @@ def read_legacy(ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
     session = cursor.session
     session.cwd = info.directory or ref.cwd
     if info.time.created:
-        session.started_at = kit.iso(info.time.created / 1000)
+        session.started_at = stamps.iso(info.time.created / 1000)
     if info.time.updated:
-        session.updated_at = kit.iso(info.time.updated / 1000)
+        session.updated_at = stamps.iso(info.time.updated / 1000)
     messages: list[tuple[str, int, int, bytes]] = []
     for path in _files(os.path.join(base, "message", sid)):
         data = _bytes(path)

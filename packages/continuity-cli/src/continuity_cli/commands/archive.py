@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from continuity_cli import output
+
 # Show a progress bar when indexing reads at least this much, on a terminal.
 PROGRESS_BYTES = 16 << 20
 PROGRESS_FILES = 200
@@ -49,7 +51,6 @@ def recall(
     """
     from pathlib import Path
 
-    from continuity_cli import output
     from continuity_core import archive as archive_mod
     from continuity_core import store as store_mod
     from continuity_core.handoff import project_root
@@ -127,8 +128,6 @@ class _Progress:
 
 
 def _report_index(stats: Any, counts: dict[str, int], as_json: bool) -> None:
-    from continuity_cli import output
-
     if as_json:
         output.emit_json(
             {
@@ -180,7 +179,6 @@ def audit(days: float, as_json: bool) -> None:
     """
     import msgspec
 
-    from continuity_cli import output
     from continuity_core.audit import audit as run_audit
     from continuity_core.handoff import project_root
 

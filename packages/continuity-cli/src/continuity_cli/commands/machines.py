@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from continuity_cli import output
+
 
 @click.command()
 @click.argument("remote", required=False)
@@ -27,7 +29,6 @@ def push(remote: str | None, delete: bool, as_json: bool) -> None:
     origin. The machine is `[machine] name` in ~/.baker/config.toml, else the hostname.
     Anyone who can read REMOTE can read the snapshot: see docs/machines.md.
     """
-    from continuity_cli import output
     from continuity_core import machines
     from continuity_core.handoff import project_root
 
@@ -66,7 +67,6 @@ def pull(remote: str | None, as_json: bool) -> None:
     project's pickup and pretool hooks, marked with their machine. `baker handoff --machine
     NAME` prints one's brief and `baker resume AGENT --machine NAME` starts an agent with it.
     """
-    from continuity_cli import output
     from continuity_core import machines
     from continuity_core.handoff import project_root
 

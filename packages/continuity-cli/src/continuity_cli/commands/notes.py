@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import msgspec
 
+from continuity_cli import output
 from continuity_cli.app import Group
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ _AGENT = click.option(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def note(as_json: bool) -> None:
     """Show the note (memory/hot.md); warns on stderr when it is over its 120-line cap."""
-    from continuity_cli import output
     from continuity_core import note as note_mod
     from continuity_core.store import Store
 
@@ -59,7 +59,6 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
     work, in any agent, as `baker handoff` chooses it) and flagged SUSPECT when a tool call
     there that finished after Now was set already did it (calls before that are not checked).
     """
-    from continuity_cli import output
     from continuity_core import note as note_mod
     from continuity_core.store import Store
 
@@ -245,7 +244,6 @@ def trap_entries(root: Path, items: Iterable[Trap]) -> list[dict[str, Any]]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def trap_list(as_json: bool) -> None:
     """List traps, marking those whose cited files changed since as needing a re-check."""
-    from continuity_cli import output
     from continuity_core import traps
     from continuity_core.store import Store
 

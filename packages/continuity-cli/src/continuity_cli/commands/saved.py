@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 import msgspec
 
+from continuity_cli import output
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -77,7 +79,6 @@ def facts(
     """
     import json
 
-    from continuity_cli import output
     from continuity_core import saved
     from continuity_core.project import repo_facts
     from continuity_core.redact import redact_obj
@@ -168,7 +169,6 @@ def save(draft: Path, repo: Path | None, as_json: bool) -> None:
 
     Exit codes: 0 saved, 1 refused (invalid draft, secret) or error, 2 usage.
     """
-    from continuity_cli import output
     from continuity_core.adapters import load_all
 
     text = _read_draft(draft)
@@ -221,7 +221,6 @@ def resume_check(target: str | None, repo: Path | None, as_json: bool) -> None:
     Exit codes: 0 fresh/drifted/choose, and none when no ID|PATH was given (nothing saved
     yet); 1 blocked/invalid, none for an ID|PATH that names nothing, or error; 2 usage.
     """
-    from continuity_cli import output
     from continuity_core import saved
 
     result = saved.resume_check(_root(repo), target)
@@ -313,8 +312,6 @@ def usage(
 
     Exit codes: 0 (every level, unknown included), 1 error, 2 usage (a bad threshold).
     """
-    from continuity_cli import output
-
     limits = _thresholds(prepare, refresh, rotate)
     transcript = transcript or rollout
     if statusline:
@@ -423,7 +420,6 @@ def _usage_line(report: Any) -> str:
 @_json_option
 def list_(all_worktrees: bool, repo: Path | None, as_json: bool) -> None:
     """List saved checkpoints, newest first. Exit codes: 0 ok, 1 error, 2 usage."""
-    from continuity_cli import output
     from continuity_core import saved
 
     output.listing(
@@ -445,7 +441,6 @@ def validate(path: Path, as_json: bool) -> None:
 
     Exit codes: 0 valid, 1 invalid or blocked (a newer schema: update baker), 2 usage.
     """
-    from continuity_cli import output
     from continuity_core import saved
 
     result = saved.validate_text(_read_draft(path), str(path))
@@ -481,7 +476,6 @@ def prune(keep: int, all_worktrees: bool, dry_run: bool, repo: Path | None, as_j
 
     Exit codes: 0 ok, 1 error, 2 usage.
     """
-    from continuity_cli import output
     from continuity_core import saved
 
     removed = saved.prune(_root(repo), keep, all_worktrees=all_worktrees, dry_run=dry_run)

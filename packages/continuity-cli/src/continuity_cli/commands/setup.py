@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from continuity_cli import output
+
 if TYPE_CHECKING:
     from continuity_core.adapters import Adapter, Change
 
@@ -51,7 +53,6 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
     missing. Exits 1 when a file could not be changed (each such line says why); everything
     else is still set up.
     """
-    from continuity_cli import output
     from continuity_core import project
     from continuity_core.store import project_root_for_init, worktree_root
 
@@ -138,7 +139,6 @@ def _skill_dirs(adapters: Iterable[Adapter]) -> list[str]:
 @click.option("--mcp", is_flag=True, help="Also register `baker mcp` (as `init --mcp` does).")
 def sync(dry_run: bool, local: bool, agents: tuple[str, ...], mcp: bool) -> None:
     """Re-install each agent's project hooks (after installing a new adapter, say)."""
-    from continuity_cli import output
     from continuity_core import project
     from continuity_core.store import Store
 
@@ -161,7 +161,6 @@ def uninstall(dry_run: bool) -> None:
     `.baker/` and `memory/hot.md` hold your data and are left in place; delete them yourself
     if you want them gone.
     """
-    from continuity_cli import output
     from continuity_core import precommit, project, skill
     from continuity_core.adapters import Change, load_all
     from continuity_core.store import Store
@@ -186,7 +185,6 @@ def uninstall(dry_run: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def adapters(as_json: bool) -> None:
     """List the installed agent adapters, their versions, and any that fail to load."""
-    from continuity_cli import output
     from continuity_core.adapters import load_all, registered
 
     _, errors = load_all()

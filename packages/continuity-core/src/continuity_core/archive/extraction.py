@@ -5,7 +5,6 @@ Core knows the keys every format shares; an adapter adds its own through
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -17,7 +16,6 @@ import msgspec
 
 from continuity_core.redact import secret_name, secret_option
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.session import SessionRef
 from continuity_core.store import SAVED  # .baker/saved/: saved handoffs (markdown)
 
 if TYPE_CHECKING:
@@ -31,59 +29,19 @@ Kind = Literal["transcript", "checkpoint", "saved"]
 # answers, tool commands and outputs, plans, summaries. Keys are the union over the agents'
 # formats' common names; an adapter adds its own (`kit.ArchiveKeys`).
 TEXT_KEYS = frozenset(
-    {
-        "text",
-        "content",
-        "command",
-        "cmd",
-        "output",
-        "arguments",
-        "input",
-        "args",
-        "prompt",
-        "description",
-        "summary",
-        "stdout",
-        "stderr",
-        "result",
-        "title",
-        "query",
-        "old_string",
-        "new_string",
-        "explanation",
-        "plan",
-        "step",
-        "thoughts",
-        "subject",
-        "error",
-        "reason",
-        "file_path",
-        "patch",
-    }
+    """
+    text content command cmd output arguments input args prompt description summary
+    stdout stderr result title query old_string new_string explanation plan step
+    thoughts subject error reason file_path patch
+    """.split()  # noqa: SIM905 - a table of words, read as text
 )
 # Subtrees that are never worth indexing: ids, hashes, usage, and injected system
 # instructions, repeated in every session (an adapter adds its agent's own).
 SKIP_KEYS = frozenset(
-    {
-        "id",
-        "uuid",
-        "type",
-        "role",
-        "sessionId",
-        "session_id",
-        "timestamp",
-        "signature",
-        "usage",
-        "tokens",
-        "snapshot",
-        "attachment",
-        "instructions",
-        "requestId",
-        "messageId",
-        "status",
-        "model",
-        "cwd",
-    }
+    """
+    id uuid type role sessionId session_id timestamp signature usage tokens snapshot
+    attachment instructions requestId messageId status model cwd
+    """.split()  # noqa: SIM905 - a table of words, read as text
 )
 SKIP_ROLES = frozenset({"developer", "system"})
 
@@ -101,44 +59,40 @@ def strings(
 ) -> list[str]:
     """The string leaves of `record` under `text_keys`, outside `skip_keys` and secrets."""
     out: list[str] = []
-    _walk(record, False, out, text_keys, skip_keys)
+
+    def walk(value: Any, keep: bool) -> None:
+        if isinstance(value, str):
+            if keep and value.strip():
+                out.append(value[:MAX_STRING])
+        elif isinstance(value, dict):
+            if value.get("role") in SKIP_ROLES:
+                return
+            for key, item in value.items():
+                if key in skip_keys or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
+                    continue
+                walk(item, keep or key in text_keys or (key == "message" and isinstance(item, str)))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
+                    walk(item, keep)
+
+    walk(record, False)
     return out
 
 
-def extract(record: Any, texts: Texts = strings) -> tuple[list[str], str | None]:
-    """The text strings and the timestamp of one decoded JSONL record."""
+def extract(record: Any, texts: Texts) -> tuple[str, str | None]:
+    """The text (each string once, in order) and the timestamp of one decoded JSONL record."""
     ts = record.get("timestamp") if isinstance(record, dict) else None
-    return texts(record), ts if isinstance(ts, str) else None
+    return "\n".join(dict.fromkeys(texts(record))), ts if isinstance(ts, str) else None
 
 
-def _walk(
-    value: Any, keep: bool, out: list[str], text_keys: frozenset[str], skip_keys: frozenset[str]
-) -> None:
-    if isinstance(value, str):
-        if keep and value.strip():
-            out.append(value[:MAX_STRING])
-    elif isinstance(value, dict):
-        if value.get("role") in SKIP_ROLES:
-            return
-        for key, item in value.items():
-            if key in skip_keys or secret_name(key):  # a tool input's `password`, `env.DB_PASS`
-                continue
-            wanted = keep or key in text_keys or (key == "message" and isinstance(item, str))
-            _walk(item, wanted, out, text_keys, skip_keys)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            if not (i and secret_option(value[i - 1])):  # `["--password", "…"]`
-                _walk(item, keep, out, text_keys, skip_keys)
-
-
-def line_text(line: bytes, texts: Texts = strings) -> tuple[str, str | None, Any]:
+def line_text(line: bytes, texts: Texts) -> tuple[str, str | None, Any]:
     """Decode one JSONL line into (text, timestamp, record); a bad line is ("", None, None)."""
     try:
         record = _decode.decode(line)
     except msgspec.DecodeError:
         return "", None, None
-    found, ts = extract(record, texts)
-    return "\n".join(dict.fromkeys(found)), ts, record  # dict.fromkeys: dedupe, keep order
+    return (*extract(record, texts), record)
 
 
 def _cwd_of(record: Any) -> str | None:
@@ -184,8 +138,8 @@ def sources_for(
     errors: list[str] = []
     for name, adapter in adapters.items():
         try:
-            accounts = adapter.accounts(config)
-            for ref in adapter.all_sessions(accounts):
+            stored = adapter.session_records  # sessions kept as records, not files
+            for ref in adapter.all_sessions(adapter.accounts(config)):
                 found.append(
                     Source(
                         kind="transcript",
@@ -193,7 +147,7 @@ def sources_for(
                         account=ref.account,
                         session_id=ref.session_id,
                         path=ref.path,
-                        records=_records(adapter, ref),
+                        records=None if stored is None else functools.partial(stored.records, ref),
                         mtime=ref.mtime,
                         project=ref.cwd,
                         texts=adapter.archive_text,
@@ -206,29 +160,16 @@ def sources_for(
     return found, errors
 
 
-def _records(
-    adapter: Adapter, ref: SessionRef
-) -> Callable[[], Iterator[tuple[str | None, object]]] | None:
-    """How the archive reads `ref` when its adapter keeps sessions as records, not files."""
-    stored = adapter.session_records
-    return None if stored is None else functools.partial(stored.records, ref)
-
-
 def project_sources(project: Path) -> list[Source]:
-    """The project's automatic checkpoints and saved handoffs."""
+    """The project's automatic checkpoints and saved handoffs (not their .json sidecars)."""
     store = project / ".baker"
-    found: list[tuple[Kind, str, str]] = []  # kind, session id, path
-    with contextlib.suppress(OSError):
-        for entry in sorted(os.scandir(store / "checkpoints"), key=lambda e: e.name):
-            if entry.name.endswith(".json"):
-                found.append(("checkpoint", entry.name[:-5], entry.path))
-    with contextlib.suppress(OSError):
-        for path in sorted((store / SAVED).rglob("*")):
-            if path.suffix == ".md" and path.is_file():  # not the .json sidecars
-                found.append(("saved", path.stem, str(path)))
+    found: list[tuple[Kind, Path]] = [
+        *(("checkpoint", p) for p in sorted((store / "checkpoints").glob("*.json"))),
+        *(("saved", p) for p in sorted((store / SAVED).rglob("*.md")) if p.is_file()),
+    ]
     return [
         Source(
-            kind=kind, agent="baker", account="", session_id=sid, path=path, project=str(project)
+            kind, agent="baker", account="", session_id=p.stem, path=str(p), project=str(project)
         )
-        for kind, sid, path in found
+        for kind, p in found
     ]

@@ -19,11 +19,13 @@ from continuity_core import stamps, trust
 from continuity_core.adapters import Adapter
 from continuity_core.archive.extraction import (
     Source,
+    Texts,
     _cwd_of,
     _decode,
     extract,
     line_text,
     sources_for,
+    strings,
 )
 from continuity_core.archive.search import Hit, scope_tokens
 from continuity_core.archive.search import search as search_sessions
@@ -128,7 +130,6 @@ class Archive:
         os.close(trust.open_fd(self.path, os.O_WRONLY | os.O_CREAT, 0o600, home=True))
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             # WAL: a `recall` reading never waits on another one indexing, and vice versa.
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
@@ -208,32 +209,23 @@ class Archive:
             if st.st_size != size_was or st.st_mtime != mtime_was:
                 grown = st.st_size - size_was if size_was is not None else st.st_size
                 todo.append((src, grown if grown > 0 else st.st_size))
-        stats.gone = self._mark_gone(present)
-        return todo, stats
-
-    def _mark_gone(self, present: set[str]) -> int:
-        """Flag sources whose file no longer exists; a file that came back is live again."""
-        gone = 0
+        # Flag sources whose file no longer exists; a file that came back is live again.
         changes = []
         for sid, path, was_gone in self.db.execute("SELECT id, path, gone FROM sources"):
             exists = path in present or os.path.exists(path)
-            gone += not exists
+            stats.gone += not exists
             if bool(was_gone) == exists:
                 changes.append((0 if exists else 1, sid))
         if changes:
             with self._write():
                 self.db.executemany("UPDATE sources SET gone = ? WHERE id = ?", changes)
-        return gone
+        return todo, stats
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
         self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.db:  # COMMIT, or ROLLBACK on any exception
             yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def index_pending(
         self,
@@ -261,13 +253,18 @@ class Archive:
         self, src: Source, progress: Callable[[int], None] | None = None
     ) -> tuple[int, int, bool]:
         """Index one source's new bytes; returns (bytes read, rows added, whether it was reset)."""
+        size, head = 0, ""
         if src.records is not None:
-            return (*self._index_records(src, src.records), False)
-        before = os.stat(src.path)
-        if not stat.S_ISREG(before.st_mode):  # a FIFO would block the open, a device not end
-            raise OSError(errno.EINVAL, "not a regular file")
-        with open(src.path, "rb") as f:
-            head = _digest(f.read(SIGNATURE_BYTES))
+            texts = _record_texts(src.records, src.texts)  # read before taking the write lock
+        else:
+            before = os.stat(src.path)
+            if not stat.S_ISREG(before.st_mode):  # a FIFO would block the open, a device not end
+                raise OSError(errno.EINVAL, "not a regular file")
+            size = before.st_size
+            with open(src.path, "rb") as f:
+                head = _digest(f.read(SIGNATURE_BYTES))
+        # A session of records or a document is indexed whole; a transcript from its offset.
+        whole = src.records is not None or src.kind != "transcript"
         # IMMEDIATE: a second indexer waits here, then sees this one's offset, so no text is
         # indexed twice. Long files commit every COMMIT_BYTES (see _index_jsonl).
         with self._write():
@@ -277,14 +274,18 @@ class Archive:
             ).fetchone()
             reset = False
             if row is None:
-                sid, offset, project = self._new_source(src), 0, src.project
+                new = self.db.execute(
+                    "INSERT INTO sources(path, kind, agent, account, session_id, project) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
+                )
+                sid = new.lastrowid or 0
+                offset, project = 0, src.project
             else:
                 sid, offset, old_head, edge, project = row
                 project = project or src.project
-                size = before.st_size
-                whole = src.kind != "transcript"
                 if whole or size < offset or old_head != head or edge != _edge(src.path, offset):
-                    # Shrunk, rewritten or a whole-file document: its old text is replaced.
+                    # Shrunk, rewritten or indexed whole: its old text is replaced.
                     self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
                     self.db.execute(
                         "UPDATE sources SET first_ts = NULL, last_ts = NULL WHERE id = ?", (sid,)
@@ -296,22 +297,13 @@ class Archive:
                     "WHERE id = ?",
                     (src.agent, src.account, src.session_id, sid),
                 )
-            if src.kind == "transcript":
+            if src.records is not None:
+                read, rows = self._index_records(texts, sid, project, src.mtime)
+            elif src.kind == "transcript":
                 read, rows = self._index_jsonl(src, sid, offset, project, before, progress)
             else:
                 read, rows = self._index_document(src, sid, progress)
         return read, rows, reset
-
-    def _new_source(self, src: Source) -> int:
-        """A row for a source seen for the first time; its id."""
-        return (
-            self.db.execute(
-                "INSERT INTO sources(path, kind, agent, account, session_id, project) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (src.path, src.kind, src.agent, src.account, src.session_id, src.project),
-            ).lastrowid
-            or 0
-        )
 
     def _index_jsonl(
         self,
@@ -323,7 +315,7 @@ class Archive:
         progress: Callable[[int], None] | None,
     ) -> tuple[int, int]:
         reader = ForwardReader(src.path, offset)
-        batch: list[tuple[str, int, str | None]] = []
+        batch: list[tuple[str, str | None]] = []  # (text, time)
         rows = 0
         first_ts: str | None = None
         last_ts: str | None = None
@@ -332,15 +324,23 @@ class Archive:
 
         def flush() -> None:
             # The project is often named a few records in: the scope is taken at flush time.
-            nonlocal rows
-            self._add_chunks(project, batch)
-            rows += len(batch)
+            self._add_chunks(sid, project, batch)
             batch.clear()
 
         def save(done: bool) -> None:
+            # `before` is the file's stat from before reading: bytes appended while this ran
+            # change size or mtime, so `pending` picks them up next time. A partial save leaves
+            # size unknown, so an interrupted run resumes from the offset.
             flush()
-            self._save_position(
-                src.path, sid, reader.offset, project, first_ts, last_ts, before if done else None
+            end = reader.offset
+            size, mtime = (before.st_size, before.st_mtime) if done else (None, None)
+            with open(src.path, "rb") as f:
+                head = _digest(f.read(SIGNATURE_BYTES))
+            self.db.execute(
+                "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = ?, "
+                "project = ?, first_ts = coalesce(first_ts, ?), last_ts = coalesce(?, last_ts) "
+                "WHERE id = ?",
+                (size, mtime, end, head, _edge(src.path, end), project, first_ts, last_ts, sid),
             )
 
         for line in reader:
@@ -353,7 +353,8 @@ class Archive:
                 if len(recent) > 256:
                     recent.clear()
                 recent.add(text)
-                batch.append((redact(text), sid, last_ts))
+                batch.append((text, last_ts))
+                rows += 1
             if len(batch) >= 2048:
                 flush()
             if reader.offset - committed >= COMMIT_BYTES:
@@ -371,81 +372,31 @@ class Archive:
             progress(reader.offset - reported)
         return reader.offset - offset, rows
 
-    def _add_chunks(self, project: str | None, rows: list[tuple[str, int, str | None]]) -> None:
-        """Rows of (text, source id, time), scoped to `project`."""
+    def _add_chunks(
+        self, sid: int, project: str | None, rows: list[tuple[str, str | None]]
+    ) -> None:
+        """Rows of (text, time) of source `sid`, scoped to `project`: redacted here, the one
+        way text enters the index."""
         scope = scope_tokens(project)
         self.db.executemany(
             "INSERT INTO chunks(text, scope, source, ts) VALUES (?, ?, ?, ?)",
-            [(text, scope, sid, ts) for text, sid, ts in rows],
-        )
-
-    def _save_position(
-        self,
-        path: str,
-        sid: int,
-        offset: int,
-        project: str | None,
-        first_ts: str | None,
-        last_ts: str | None,
-        seen: os.stat_result | None,
-    ) -> None:
-        # `seen` is the file's stat from before reading: bytes appended while this ran change
-        # size or mtime, so `pending` picks them up next time. A partial save (None) leaves
-        # size unknown, so an interrupted run resumes from `offset`.
-        size, mtime = (seen.st_size, seen.st_mtime) if seen is not None else (None, None)
-        with open(path, "rb") as f:
-            head = _digest(f.read(SIGNATURE_BYTES))
-        self.db.execute(
-            "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = ?, "
-            "project = ?, first_ts = coalesce(first_ts, ?), last_ts = coalesce(?, last_ts) "
-            "WHERE id = ?",
-            (size, mtime, offset, head, _edge(path, offset), project, first_ts, last_ts, sid),
+            [(redact(text), scope, sid, ts) for text, ts in rows],
         )
 
     def _index_records(
-        self, src: Source, records: Callable[[], Iterator[tuple[str | None, object]]]
+        self, texts: list[tuple[str, str | None]], sid: int, project: str | None, mtime: float
     ) -> tuple[int, int]:
-        """A session its adapter hands over as records (database rows): indexed whole, its
-        earlier text replaced; returns (characters of text kept, rows added)."""
-        try:
-            got = list(records())  # read before taking the write lock
-        except Exception as e:  # a busy or broken database: skipped this time, as a file is
-            raise OSError(errno.EIO, f"could not be read: {e}") from e
-        texts: list[tuple[str, str | None]] = []
-        for ts, record in got:
-            found, own = extract(record, src.texts)
-            text = "\n".join(dict.fromkeys(found))
-            if text and (not texts or texts[-1][0] != text):
-                texts.append((text, own or ts))
+        """A session its adapter hands over as records (database rows), its (text, time)
+        pairs; returns (characters of text kept, rows added)."""
+        self._add_chunks(sid, project, texts)
+        read = sum(len(text) for text, _ in texts)
         times = [ts for _, ts in texts if ts]
-        with self._write():
-            row = self.db.execute(
-                "SELECT id, project FROM sources WHERE path = ?", (src.path,)
-            ).fetchone()
-            if row is None:
-                sid, project = self._new_source(src), src.project
-            else:
-                sid, project = row[0], row[1] or src.project
-                self.db.execute("DELETE FROM chunks WHERE source = ?", (sid,))
-            self._add_chunks(project, [(redact(text), sid, ts) for text, ts in texts])
-            read = sum(len(text) for text, _ in texts)
-            self.db.execute(
-                "UPDATE sources SET agent = ?, account = ?, session_id = ?, gone = 0, size = ?, "
-                "mtime = ?, offset = ?, head = '', edge = '', project = ?, first_ts = ?, "
-                "last_ts = ? WHERE id = ?",
-                (
-                    src.agent,
-                    src.account,
-                    src.session_id,
-                    read,
-                    src.mtime,
-                    read,
-                    project,
-                    min(times, default=None),
-                    max(times, default=None),
-                    sid,
-                ),
-            )
+        first, last = min(times, default=None), max(times, default=None)
+        self.db.execute(
+            "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = '', edge = '', "
+            "project = ?, first_ts = ?, last_ts = ? WHERE id = ?",
+            (read, mtime, read, project, first, last, sid),
+        )
         return read, len(texts)
 
     def _index_document(
@@ -461,7 +412,7 @@ class Archive:
                 record = _decode.decode(data)
             except msgspec.DecodeError:
                 record = None
-            strings, _ = extract(record)
+            found = strings(record)
             if isinstance(record, dict):
                 created = record.get("created_at")
                 ts = created if isinstance(created, str) else None
@@ -469,36 +420,25 @@ class Archive:
                 if isinstance(inner, dict):  # a checkpoint names the session it was taken of
                     agent = str(inner.get("agent") or agent)
                     session_id = str(inner.get("session_id") or session_id)
-                    strings += [r for r in inner.get("requests", []) if isinstance(r, str)]
-            text = "\n".join(dict.fromkeys(strings))
+                    found += [r for r in inner.get("requests", []) if isinstance(r, str)]
+            text = "\n".join(dict.fromkeys(found))  # each string once, in order
         else:
             text = data.decode(errors="replace")
-        ts = ts or _iso(st.st_mtime)
+        ts = ts or stamps.iso(st.st_mtime)
         forgotten = self.db.execute(
             "SELECT 1 FROM forgotten WHERE session_id = ?", (session_id,)
         ).fetchone()
-        rows = 0
-        if text.strip() and not forgotten:
-            self._add_chunks(src.project, [(redact(text), sid, ts)])
-            rows = 1
+        rows: list[tuple[str, str | None]] = [(text, ts)] if text.strip() and not forgotten else []
+        self._add_chunks(sid, src.project, rows)
+        head = _digest(data[:SIGNATURE_BYTES])
         self.db.execute(
             "UPDATE sources SET size = ?, mtime = ?, offset = ?, head = ?, edge = '', "
             "agent = ?, session_id = ?, first_ts = ?, last_ts = ? WHERE id = ?",
-            (
-                st.st_size,
-                st.st_mtime,
-                len(data),
-                _digest(data[:SIGNATURE_BYTES]),
-                agent,
-                session_id,
-                ts,
-                ts,
-                sid,
-            ),
+            (st.st_size, st.st_mtime, len(data), head, agent, session_id, ts, ts, sid),
         )
         if progress is not None:
             progress(len(data))
-        return len(data), rows
+        return len(data), len(rows)
 
     # --- searching ------------------------------------------------------------------------
     def search(
@@ -511,7 +451,7 @@ class Archive:
     ) -> list[Hit]:
         """Sessions matching `query`, best first (bm25), one hit per session."""
         try:
-            return search_sessions(self.db, query, project=project, agent=agent, limit=limit)
+            return search_sessions(self.db, query, project, agent, limit)
         except sqlite3.OperationalError as e:
             if _is_busy(e):
                 raise StoreError(f"the recall archive {self.path} is busy; retry") from None
@@ -535,7 +475,9 @@ class Archive:
             ).rowcount
             self.db.execute("DELETE FROM sources WHERE session_id = ?", (sid,))
             # Remembered so a transcript still on disk is not indexed again.
-            self.db.execute("INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, _iso(None)))
+            self.db.execute(
+                "INSERT OR REPLACE INTO forgotten VALUES (?, ?)", (sid, stamps.now_iso())
+            )
         return sid, rows
 
     def _one_session(self, session: str) -> str:
@@ -558,22 +500,32 @@ class Archive:
             )
         return found[0]
 
-    def sessions(self) -> dict[str, tuple[int, int]]:
-        """Indexed transcript paths: path -> (size, offset)."""
-        return {
-            r[0]: (r[1], r[2])
-            for r in self.db.execute(
-                "SELECT path, size, offset FROM sources WHERE kind = 'transcript'"
-            )
-        }
+    def sessions(self) -> dict[str, int]:
+        """Indexed transcript paths: path -> the bytes of it read."""
+        return dict(self.db.execute("SELECT path, offset FROM sources WHERE kind = 'transcript'"))
 
     def counts(self) -> dict[str, int]:
         """Sources, gone sources, rows."""
-        sources, gone = self.db.execute(
-            "SELECT count(*), coalesce(sum(gone), 0) FROM sources"
+        counts = self.db.execute(
+            "SELECT count(*), coalesce(sum(gone), 0), (SELECT count(*) FROM chunks) FROM sources"
         ).fetchone()
-        rows = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        return {"sources": sources, "gone": gone, "rows": rows}
+        return dict(zip(("sources", "gone", "rows"), counts, strict=True))
+
+
+def _record_texts(
+    records: Callable[[], Iterator[tuple[str | None, object]]], texts: Texts
+) -> list[tuple[str, str | None]]:
+    """The (text, time) of each record, a record repeating the one before it left out."""
+    try:
+        got = list(records())
+    except Exception as e:  # a busy or broken database: skipped this time, as a file is
+        raise OSError(errno.EIO, f"could not be read: {e}") from e
+    out: list[tuple[str, str | None]] = []
+    for ts, record in got:
+        text, own = extract(record, texts)
+        if text and (not out or out[-1][0] != text):
+            out.append((text, own or ts))
+    return out
 
 
 def _digest(data: bytes) -> str:
@@ -589,10 +541,6 @@ def _edge(path: str, offset: int) -> str:
             return _digest(f.read(offset - start))
     except OSError:
         return ""
-
-
-def _iso(epoch: float | None) -> str:
-    return stamps.iso(epoch) if epoch else stamps.now_iso()
 
 
 # --- the whole operation, for the CLI and the benchmark ---------------------------------
@@ -627,12 +575,8 @@ def refresh(
             break
         except sqlite3.DatabaseError as e:
             if _is_busy(e):
-                stats = IndexStats(
-                    files=len(sources),
-                    notice=(
-                        "another baker is indexing the archive; results may miss the newest turns"
-                    ),
-                )
+                notice = "another baker is indexing the archive; results may miss the newest turns"
+                stats = IndexStats(files=len(sources), notice=notice)
                 break
             if attempt == 2 or not _is_corrupt(e):
                 raise StoreError(

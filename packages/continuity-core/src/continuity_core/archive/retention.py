@@ -11,11 +11,10 @@ from typing import Any
 
 import msgspec
 
-from continuity_core.adapters import Account, Adapter
+from continuity_core.adapters import Adapter
 from continuity_core.archive.index import Archive, db_path
 from continuity_core.errors import StoreError
 from continuity_core.schemas.config import GlobalConfig
-from continuity_core.schemas.session import SessionRef
 
 WITHIN_DAYS = 7  # what "soon" means: sessions deleted within this many days
 
@@ -33,23 +32,15 @@ class Retention(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def retention_report(
-    adapters: Mapping[str, Adapter] | None = None,
-    config: GlobalConfig | None = None,
-    *,
-    now: float | None = None,
+    adapters: Mapping[str, Adapter], config: GlobalConfig, *, now: float | None = None
 ) -> list[Retention]:
     """Per account: how many sessions its agent will delete within `WITHIN_DAYS`.
 
     The policy is the adapter's `retention` ability (none: kept forever); the sessions are
     its `all_sessions`.
     """
-    from continuity_core.adapters import load_all
-    from continuity_core.config import load_config
-
-    adapters = adapters if adapters is not None else load_all()[0]
-    config = config or load_config()
     now = now or time.time()
-    indexed: dict[str, tuple[int, int]] = {}
+    indexed: dict[str, int] = {}  # path -> bytes archived
     path = db_path()
     if path.exists():
         with contextlib.suppress(sqlite3.Error, StoreError), Archive(path) as archive:
@@ -64,30 +55,23 @@ def retention_report(
             policy = adapter.retention
             days, where = policy.retention_days(account) if policy else (None, "")
             item = Retention(agent=name, account=account.dir, days=days, source=where)
-            for ref in _refs(adapter, account):
+            try:
+                refs = list(adapter.all_sessions([account]))
+            except Exception:
+                refs = []
+            for ref in refs:
                 item.sessions += 1
                 if days is None or ref.mtime > now - (days - WITHIN_DAYS) * 86400:
                     continue
                 item.due += 1
-                _, offset = indexed.get(ref.path, (-1, -1))
-                if offset < (ref.size or _size(ref.path)):
+                offset = indexed.get(ref.path, -1)
+                size = ref.size
+                with contextlib.suppress(OSError):
+                    size = size or os.stat(ref.path).st_size
+                if offset < size:
                     item.unarchived += 1
             out.append(item)
     return out
-
-
-def _refs(adapter: Adapter, account: Account) -> list[SessionRef]:
-    try:
-        return list(adapter.all_sessions([account]))
-    except Exception:
-        return []
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 def retention_findings(report: Sequence[Retention]) -> list[Any]:
@@ -98,7 +82,6 @@ def retention_findings(report: Sequence[Retention]) -> list[Any]:
     for item in report:
         if item.due == 0:
             continue
-        days = f"{item.days:g}"
         missing = (
             f"; {item.unarchived} not archived yet — run `baker recall --index` to keep them"
             if item.unarchived
@@ -108,7 +91,7 @@ def retention_findings(report: Sequence[Retention]) -> list[Any]:
             Finding(
                 level="warn" if item.unarchived else "info",
                 message=(
-                    f"{item.agent} ({item.account}) deletes sessions after {days} days: "
+                    f"{item.agent} ({item.account}) deletes sessions after {item.days:g} days: "
                     f"{item.due} will go within {WITHIN_DAYS} days{missing}"
                 ),
                 fix=f"raise the retention in {item.source}" if item.source else "",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from pathlib import PurePath
-from typing import Any
 
 import msgspec
 
@@ -30,12 +29,7 @@ class Hit(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 def search(
-    db: sqlite3.Connection,
-    query: str,
-    *,
-    project: str | None = None,
-    agent: str | None = None,
-    limit: int = 10,
+    db: sqlite3.Connection, query: str, project: str | None, agent: str | None, limit: int
 ) -> list[Hit]:
     """Sessions matching `query`, best first (bm25), one hit per session.
 
@@ -47,29 +41,19 @@ def search(
     match = f"text : ({terms})"
     if project is not None:  # a token of the project and of every folder above it
         match = f'scope : "{_scope_token(str(PurePath(project)))}" AND {match}'
-    where = ["chunks MATCH ?"]
-    args: list[Any] = [match]
     # Past MAX_RANKED matches, rank only the newest ones: bm25 costs per match.
     cutoff = db.execute(
         "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
         (match, MAX_RANKED),
     ).fetchone()
-    if cutoff is not None:
-        where.append("c.rowid >= ?")
-        args.append(cutoff[0])
-    if agent is not None:
-        where.append("s.agent = ?")
-        args.append(agent)
-    # The clauses are fixed strings; every value is a bound parameter.
-    sql = (
+    rows = db.execute(
         "SELECT snippet(chunks, 0, '«', '»', '…', 16), bm25(chunks, 1.0, 0.0), c.ts, "
         "s.kind, s.agent, s.account, s.session_id, s.project, s.path, s.gone, s.last_ts "
-        "FROM chunks c JOIN sources s ON s.id = c.source WHERE "
-        + " AND ".join(where)
-        + " ORDER BY rank LIMIT ?"
-    )
-    args.append(max(limit * 20, 200))
-    rows = db.execute(sql, args).fetchall()
+        "FROM chunks c JOIN sources s ON s.id = c.source "
+        "WHERE chunks MATCH ? AND c.rowid >= ? AND (? IS NULL OR s.agent = ?) "
+        "ORDER BY rank LIMIT ?",
+        (match, cutoff[0] if cutoff else 0, agent, agent, max(limit * 20, 200)),
+    ).fetchall()
     hits: dict[tuple[str, str], Hit] = {}
     for snip, score, ts, kind, agent_, account, session_id, proj, path, gone, last_ts in rows:
         key = (agent_, session_id)
@@ -112,9 +96,8 @@ def fts_query(query: str) -> str:
     for word in query.split():
         prefix = word.endswith("*") and len(word) > 1
         bare = word.rstrip("*") if prefix else word
-        if not any(ch.isalnum() for ch in bare):
-            continue
-        terms.append('"' + bare.replace('"', '""') + '"' + ("*" if prefix else ""))
+        if any(ch.isalnum() for ch in bare):
+            terms.append('"' + bare.replace('"', '""') + '"' + ("*" if prefix else ""))
     return " ".join(terms)
 
 

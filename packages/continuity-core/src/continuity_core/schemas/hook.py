@@ -25,28 +25,8 @@ if TYPE_CHECKING:
 else:
     EventKind = str
 
-_FIELDS = (
-    "agent",
-    "kind",
-    "native",
-    "session_id",
-    "transcript_path",
-    "cwd",
-    "source",
-    "tool_name",
-    "tool_input",
-    "paths",
-    "command",
-    "turn_id",
-    "error",
-    "error_message",
-    "reset_at",
-)
-
 
 class HookEvent:
-    __slots__ = _FIELDS
-
     def __init__(
         self,
         *,
