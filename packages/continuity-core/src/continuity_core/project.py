@@ -273,17 +273,11 @@ def repo_values(
             return bool(files) and all(ours(f) for f in files)
         return own.get(rel) is not None and own.get(rel) == _sha(path)
 
-    kept, tracked = [], []
-    for entry in facts.get("dirty", ()):
-        xy, rel = entry[:2], entry[3:]  # "XY path"
-        if ours(rel):
-            if xy != "??":
-                tracked.append(rel)
-        else:
-            kept.append(entry)
-    dropped = len(facts.get("dirty", ())) - len(kept)
-    if dropped:
-        facts["dirty"], facts["dirty_count"] = kept, facts["dirty_count"] - dropped
+    mine = [entry for entry in facts["dirty"] if ours(entry[3:])]  # "XY path"
+    if mine:
+        facts["dirty"] = [entry for entry in facts["dirty"] if entry not in mine]
+        facts["dirty_count"] -= len(mine)
+        tracked = [entry[3:] for entry in mine if entry[:2] != "??"]
         if tracked:
             diffstat(top, facts, tracked, timeout=timeout)
     return facts
