@@ -145,12 +145,11 @@ def _account(adapter: Adapter, event: HookEvent, session_account: str | None) ->
     """The folder and the [accounts] name of the account the hook's turn ran on."""
     from continuity_core import limits
     from continuity_core.config import config_or_defaults
-    from continuity_core.sessions import accounts_for
 
     config = config_or_defaults()[0]
     account = session_account
     if account is None:
-        ref = adapter.session_for_hook(event, accounts_for(adapter, config))
+        ref = adapter.session_for_hook(event, adapter.accounts(config))
         account = ref.account if ref is not None else ""
     folder = limits.account_dir(adapter, config, account)
     return folder, limits.account_name(config, adapter.name, folder)

@@ -177,11 +177,6 @@ def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
     return Entry(text=text, agent=agent, account=account, dir=expand(named.dir))
 
 
-def split(text: str) -> tuple[str, str | None]:
-    agent, _, account = text.partition(":")
-    return agent, account or None
-
-
 def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
     """The config dir of a session's `account` (a name from the adapter, or a dir)."""
     for acc in adapter.accounts(config):
@@ -356,7 +351,7 @@ def reset_in_text(text: str, at: dt.datetime) -> str | None:
 
 def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
     """`[rotation] order` resolved with each agent's adapter (`load(name)`)."""
-    return [resolve(text, config, load(split(text)[0])) for text in config.rotation.order]
+    return [resolve(text, config, load(text.partition(":")[0])) for text in config.rotation.order]
 
 
 def next_entry(
