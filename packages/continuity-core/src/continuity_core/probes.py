@@ -41,8 +41,15 @@ if TYPE_CHECKING:  # subprocess and signal load when a command runs, the schemas
     T = TypeVar("T")
     P = TypeVar("P", str, Path)  # a folder as the caller names it
     StrPath = str | os.PathLike[str]
-else:
-    Protocol = object  # for the type checker: `plugin` checks a probe's members itself
+
+    class Probe(Protocol):  # for the type checker: `plugin` checks a probe's members itself
+        """A plugin registered under `continuity_core.probes`."""
+
+        name: str
+
+        def run(self, ctx: ProbeContext) -> list[ProbeResult]:
+            """Check the real thing and return one result per checked target."""
+
 
 PROBES_FILE = "probes.json"
 DEFAULT_DEADLINE_S = 15.0
@@ -61,16 +68,6 @@ def result(
 
 
 _gpu = partial(result, "gpu", "gpu")  # the GPU check's one result where no probe ran
-
-
-class Probe(Protocol):
-    """A plugin registered under `continuity_core.probes`."""
-
-    name: str
-
-    def run(self, ctx: ProbeContext) -> list[ProbeResult]:
-        """Check the real thing and return one result per checked target."""
-        ...
 
 
 # --- running things concurrently and with time limits ---------------------------------------
