@@ -110,7 +110,7 @@ def _tool_facts(tool_name: str | None, tool_input: dict[str, Any]) -> tuple[str 
             ops = patch_mod.parse(command)
         except patch_mod.PatchError:
             return (None if tool_name == "apply_patch" else command), []
-        paths = [p for op in ops for p in (op.path, op.move_to) if p]
+        paths = [p for _, path, move_to in ops for p in (path, move_to) if p]
         return (None if tool_name == "apply_patch" else command), paths
     return command, []
 

@@ -539,9 +539,7 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
             except patch_mod.PatchError:
                 session.bad_lines += 1  # a malformed patch: Codex rejected it too
             else:
-                extra.setdefault("patches", {})[call_id] = [
-                    [op.action, op.path, op.move_to] for op in ops
-                ]
+                extra.setdefault("patches", {})[call_id] = [list(op) for op in ops]
     elif kind == "local_shell_call":
         action = p.get("action")
         command = action.get("command") if isinstance(action, dict) else None
