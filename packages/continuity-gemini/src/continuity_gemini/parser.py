@@ -23,7 +23,7 @@ import os
 import re
 from typing import Any
 
-from msgspec import Struct, field
+from msgspec import Struct, convert, field, to_builtins
 
 from continuity_core import jsonl
 from continuity_core.adapters import kit
@@ -60,7 +60,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing, msgspec or pathlib
     from typing import Any
 
-    from continuity_core.schemas.session import ErrorKind, TodoStatus
+    from continuity_core.schemas.session import ErrorKind
 
 VIEW_MAX = 400  # messages whose contributions a rewind or replacement can still take back
 TODO_STACK = 8
@@ -74,8 +74,6 @@ FAILED = ("error", "cancelled")
 SHELL_TOOLS = frozenset({"run_shell_command"})
 AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's run
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
-# A TodoItem's own statuses: what a todo saved for rewinds may hold.
-STATUSES: dict[str, TodoStatus] = {k: v for k, v in kit.TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"(?s)<hook_context>.*?</hook_context>\s*")
 # Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
@@ -330,36 +328,13 @@ def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -
 def _restore(session: Session, extra: dict[str, Any]) -> None:
     """Todos and usage as of the newest message still in the view."""
     stack = extra.get("todos") or []
-    set_todos(session, extra, [_todo(t) for t in stack[-1][1]] if stack else [])
+    # a saved todo is read as strictly as the schema: one that is not a todo fails its line
+    set_todos(session, extra, [convert(t, TodoItem) for t in stack[-1][1]] if stack else [])
     for entry in reversed(extra.get("view") or []):
         if entry.get("u"):
             session.usage = _usage(entry["u"], session.model)
             return
     session.usage = None
-
-
-def _todo(saved: Any) -> TodoItem:
-    """A todo saved for rewinds (see `_saved`) as a TodoItem, as strict as the schema: one
-    that is not a todo fails its line."""
-    if not isinstance(saved, dict):
-        raise TypeError("a saved todo is an object")
-    content, raw, todo_id = saved["content"], saved.get("status", "pending"), saved.get("id")
-    status = STATUSES.get(raw) if isinstance(raw, str) else None
-    if not isinstance(content, str) or status is None:
-        raise ValueError("a saved todo has a text and a known status")
-    if todo_id is not None and not isinstance(todo_id, str):
-        raise ValueError("a saved todo's id is a string")
-    return TodoItem(content=content, status=status, id=todo_id)
-
-
-def _saved(todo: TodoItem) -> dict[str, Any]:
-    """A todo as the cursor keeps it: its defaults (status pending, no id) left out."""
-    out: dict[str, Any] = {"content": todo.content}
-    if todo.status != "pending":
-        out["status"] = todo.status
-    if todo.id is not None:
-        out["id"] = todo.id
-    return out
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -566,7 +541,7 @@ def _tool_call(
         ]
         set_todos(session, extra, todos)
         stack: list[Any] = extra.setdefault("todos", [])
-        stack.append([entry["id"], [_saved(t) for t in todos], True])  # raw until `finish`
+        stack.append([entry["id"], [to_builtins(t) for t in todos], True])  # raw until `finish`
         del stack[:-TODO_STACK]
 
 
