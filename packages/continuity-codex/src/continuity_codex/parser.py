@@ -711,7 +711,7 @@ def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> 
             if isinstance(w, dict) and (w.get("used_percent") or 0) >= 100
         ]
         resets = [w["resets_at"] for w in full if isinstance(w.get("resets_at"), int | float)]
-        extra["resets_at"] = _iso(max(resets)) if resets else None
+        extra["resets_at"] = kit.iso(max(resets)) if resets else None
 
 
 def _usage(session: Session, extra: dict[str, Any], usage: Any) -> None:
@@ -776,6 +776,3 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
     except ValueError:
         return None
     return kit.iso(when.replace(tzinfo=tz) if tz else when)
-
-
-_iso = kit.iso
