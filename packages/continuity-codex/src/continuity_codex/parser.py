@@ -208,7 +208,6 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     elif kind == "response_item":
         _item(session, extra, payload, ts)
     elif kind == "compacted":
-        # `/compact` runs as a turn of its own; a compaction inside a prompted turn is automatic.
         message = payload.get("message")
         if isinstance(message, str):  # the words Codex puts before the summary, to the model
             message = message.partition(SUMMARY_AFTER)[2] or message
@@ -396,7 +395,8 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
         add_message(session, extra, "assistant", p["message"], timestamp=ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        _ended(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
+        code = p.get("exit_code")
+        _ran(session, extra, str(p.get("call_id")), str(output), code, None, ts, result=True)
     elif kind == "patch_apply_end":
         _changes(
             session,
@@ -458,7 +458,7 @@ def _completed(
         if item.get("status") != "in_progress":
             output = str(item.get("aggregated_output") or "")
             failed = True if item.get("status") in ("failed", "declined") else None
-            _ended(session, extra, call_id, output, item.get("exit_code"), failed, ts)
+            _ran(session, extra, call_id, output, item.get("exit_code"), failed, ts, result=True)
     elif kind == "SubAgentActivity" and item.get("kind") == "started":
         # from here on the sub-agent is known by its path, which its answer names
         path = item.get("agent_path")
@@ -626,20 +626,6 @@ def _remember_shell(extra: dict[str, Any], call_id: str, command: str, ts: str |
         del shell[next(iter(shell))]
 
 
-def _ended(
-    session: Session,
-    extra: dict[str, Any],
-    call_id: str,
-    output: str,
-    exit_code: Any,
-    failed: bool | None,
-    ts: str | None,
-) -> None:
-    """A shell command's end event: its result, and its run (`_ran`)."""
-    set_result(session, extra, call_id, output, is_error=exit_code not in (0, None))
-    _ran(session, extra, call_id, output, exit_code, failed, ts)
-
-
 def _ran(
     session: Session,
     extra: dict[str, Any],
@@ -648,9 +634,14 @@ def _ran(
     exit_code: Any,
     failed: bool | None,
     ts: str | None,
+    *,
+    result: bool = False,
 ) -> None:
     """A shell command's first result (the function output and the item event both say it)
-    into `session.commands`: the exit status Codex wrote, else its failed status."""
+    into `session.commands`: the exit status Codex wrote, else its failed status. An end
+    event (`result`) is also the call's result."""
+    if result:
+        set_result(session, extra, call_id, output, is_error=exit_code not in (0, None))
     pending = extra.get("shell", {}).pop(call_id, None)
     if pending is None:
         return

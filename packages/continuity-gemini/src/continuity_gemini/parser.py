@@ -603,8 +603,6 @@ def _agent_result(output: str) -> str:
     _, found, rest = output.partition("Result:\n")
     text = rest if found else output
     if text.lstrip().startswith("{"):
-        import json  # here: only a sub-agent's result needs it
-
         try:
             value = json.loads(text)
         except ValueError:
