@@ -57,9 +57,9 @@ if TYPE_CHECKING:  # the checkpoint path imports no typing
 
 # Bulky records that say nothing the brief needs: counted, never decoded.
 SKIP = (b'"type":"world_state"', b'"type": "world_state"')
-# Events whose type `_event` ignores, told from the payload's first bytes: settings echoes and
-# reasoning. They set nothing, so the usage records kept for later stay kept past them.
-UNUSED = (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"')
+# Events whose type `_event` ignores: settings echoes and reasoning. They set nothing, so the
+# usage records kept for later stay kept past them.
+UNUSED = ("thread_settings_applied", "agent_reasoning")
 KNOWN = {
     "inter_agent_communication_metadata",  # beside a sub-agent's message: nothing the brief needs
     "session_meta",
@@ -93,10 +93,9 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 # Usage records (token_count events and token_usage_record lines, a third of a rollout) only
-# replace the figures of the one before, so fold keeps the newest raw of each and decodes it
-# only when its figures are read: before an event that reads or sets them, and at the end.
+# replace the figures of the one before, so fold keeps the newest of each and applies it only
+# when its figures are read: before an event that reads or sets them, and at the end.
 LATEST = "_latest"  # in `extra`; emptied by `flush` before the cursor is saved
-USAGE_EVENT = b'{"type":"token_count"'
 # In each compaction record once, nowhere else: a cold read counts the part it skips with it.
 # The record's head as Codex writes it (the type tag, the payload and its first field): the
 # longer the marker, the quicker the byte search over hundreds of MiB.
@@ -104,20 +103,7 @@ COMPACTION_MARKER = b'"type":"compacted","payload":{"message":'
 # In every event that carries a typed request (paginated and legacy): a cold read finds the
 # latest one in the part it skips.
 REQUEST_MARKERS = (b'"type":"UserMessage"', b'"type":"user_message"')
-READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":"error"')
-# What comes before the payload when only plain values do (Codex writes
-# `{"timestamp":"…","ordinal":N,"type":"…","payload":{…}}`, legacy rollouts no ordinal): where
-# `_peek` finds the payload's first bytes, as msgspec's `Raw` gave them before: in a line as
-# Codex writes it by string tests (`_payload_at`), in any other by this pattern.
-_TO_PAYLOAD = re.compile(
-    rb'\s*\{\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-+.\w]+)\s*,\s*)*?'
-    rb'"payload"\s*:\s*'
-)
-_HEAD = b'{"timestamp":"'
-_ORDINAL_KEY = b',"ordinal":'
-_TYPE_KEY = b',"type":"'
-_PAYLOAD_KEY = b',"payload":'
-_SPACE = (b" ", b"\t", b"\n", b"\r")  # JSON's; the pattern skips them
+READS_USAGE = ("task_started", "task_complete", "error")
 
 
 class CodexState(Struct, kw_only=True, omit_defaults=True):
@@ -181,15 +167,14 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         return
     payload = record.get("payload")
     if kind == "event_msg":
-        first = _peek(line)
-        if first.startswith(UNUSED):
+        # tuples, not sets: a type that is a list or an object is no event, never unhashable
+        event = payload.get("type") if isinstance(payload, dict) else None
+        if event in UNUSED:
             return
-        if first.startswith(USAGE_EVENT):
+        if event == "token_count":
             extra.setdefault(LATEST, {})[kind] = (session.records, payload)
             return
-        if LATEST in extra and (
-            first.startswith(READS_USAGE) or not first.startswith(b'{"type":"')
-        ):
+        if LATEST in extra and event in READS_USAGE:
             flush(session, extra)
     elif kind == "token_usage_record":
         extra.setdefault(LATEST, {})[kind] = (session.records, payload)
@@ -225,39 +210,6 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
                 timestamp=ts,
             ),
         )
-
-
-def _peek(line: bytes) -> bytes:
-    """The first bytes of an event's payload as written (b"" when something other than plain
-    values comes before it): which event it is, told without its fields."""
-    at = _payload_at(line)
-    if at < 0:
-        m = _TO_PAYLOAD.match(line)
-        at = m.end() if m else -1
-    return line[at : at + 40] if at >= 0 else b""
-
-
-def _payload_at(line: bytes) -> int:
-    """Where the payload starts in `{"timestamp":"…"[,"ordinal":N],"type":"…","payload":…`
-    (no escape in either string, no space), the shape every Codex writes; -1 for any other."""
-    if not line.startswith(_HEAD):
-        return -1
-    end = line.find(b'"', len(_HEAD))
-    if end < 0 or line.find(b"\\", len(_HEAD), end) >= 0:
-        return -1
-    at = end + 1
-    if line.startswith(_ORDINAL_KEY, at):
-        digits = at + len(_ORDINAL_KEY)
-        at = line.find(b",", digits)
-        if not line[digits:at].isdigit():
-            return -1
-    if not line.startswith(_TYPE_KEY, at):
-        return -1
-    end = line.find(b'"', at + len(_TYPE_KEY))
-    if end < 0 or line.find(b"\\", at + len(_TYPE_KEY), end) >= 0:
-        return -1
-    at = end + 1 + len(_PAYLOAD_KEY)
-    return at if line.startswith(_PAYLOAD_KEY, end + 1) and line[at : at + 1] not in _SPACE else -1
 
 
 def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
