@@ -212,13 +212,11 @@ def index_rows(
             sql = " UNION ALL ".join(f"{sql} WHERE {where}cwd >= ? AND cwd < ?" for _ in roots)
             for root in roots:
                 args += [root.rstrip("/"), root.rstrip("/") + "0"]
-            inside = tuple(r.rstrip("/") for r in roots)
             rows = conn.execute(sql, args).fetchall()
             return [
                 (str(r[0]), str(r[1]), r[2])
                 for r in rows
-                if isinstance(r[2], str)
-                and (r[2] in inside or r[2].startswith(tuple(f"{p}/" for p in inside)))
+                if isinstance(r[2], str) and within(r[2], roots)
             ]
         return [
             (str(r[0]), str(r[1]), r[2] if isinstance(r[2], str) else None)
@@ -322,7 +320,7 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
     rows = index_rows(account.dir, roots)
     if rows is None:
         return None
-    refs = _located(account, rows, roots)
+    refs = _located(account, rows)
     if not refs and (rows or not _describes(account.dir)):
         return None
     return refs
@@ -344,13 +342,9 @@ def _describes(home: str) -> bool:
     return row is not None and os.path.isfile(str(row[0]))
 
 
-def _located(
-    account: Account, rows: list[tuple[str, str, str | None]], roots: Sequence[str]
-) -> list[SessionRef]:
+def _located(account: Account, rows: list[tuple[str, str, str | None]]) -> list[SessionRef]:
     refs: list[SessionRef] = []
     for tid, recorded, cwd in rows:
-        if not within(cwd, roots):
-            continue
         path = locate(account.dir, recorded, tid)
         ref = _ref(account, tid, path, cwd) if path else None
         if ref is not None:
