@@ -288,21 +288,11 @@ def _fold_parent(
     for n, line in enumerate(reader):
         if n == 0 and tail is None and b"session_meta" in line[:200]:
             up = discovery.FORK.search(line[: discovery.HEAD_FORK])
-            # the parent is a fork too: its start first
-            if (
-                up is not None
-                and _fold_parent(
-                    session,
-                    extra,
-                    up.group(1).decode(),
-                    min(cut, int(up.group(2))),
-                    seen,
-                    budget,
-                    depth + 1,
-                )
-                != "all"
-            ):
-                got = "part"
+            if up is not None:  # the parent is a fork too: its start first
+                ancestor = up.group(1).decode()
+                above = min(cut, int(up.group(2)))
+                if _fold_parent(session, extra, ancestor, above, seen, budget, depth + 1) != "all":
+                    got = "part"
             continue  # the parent's meta is not this thread's
         m = _ORDINAL.search(line[:160])
         if m is not None and int(m.group(1)) >= cut:
