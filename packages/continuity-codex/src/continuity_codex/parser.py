@@ -433,14 +433,13 @@ def _changes(
         move = change.get("move_path")
         if not move and isinstance(change.get(kind), dict):
             move = change[kind].get("move_path")
-        moved = _rel(session, move) if isinstance(move, str) and move else None
-        add_edit(
-            session,
-            str(path),
-            "move" if moved else ACTIONS.get(kind, "edit"),
-            "apply_patch",
-            moved_to=moved,
-        )
+        _patched(session, str(path), kind, _rel(session, move) if isinstance(move, str) else None)
+
+
+def _patched(session: Session, path: str, action: Any, moved_to: str | None) -> None:
+    """One file an applied patch added, updated, deleted or moved (to `moved_to`)."""
+    kind = "move" if moved_to else ACTIONS.get(action, "edit")
+    add_edit(session, path, kind, "apply_patch", moved_to=moved_to or None)
 
 
 def _rel(session: Session, path: str) -> str:
@@ -501,13 +500,7 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
-                add_edit(
-                    session,
-                    path,
-                    "move" if move_to else ACTIONS.get(action, "edit"),
-                    "apply_patch",
-                    moved_to=move_to,
-                )
+                _patched(session, path, action, move_to)
 
 
 def _spawn(session: Session, call_id: str, args: dict[str, Any], ts: str | None) -> None:
