@@ -39,8 +39,6 @@ from continuity_core.transcript import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from continuity_core.schemas.session import ErrorKind, TodoStatus
 
 _NONE = type(None)

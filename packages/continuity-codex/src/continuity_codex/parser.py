@@ -49,9 +49,8 @@ from continuity_core.transcript import (
 )
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the checkpoint path imports no typing
+if TYPE_CHECKING:
     from datetime import tzinfo
-    from typing import Any
 
     from continuity_core.schemas.session import ErrorKind, ForkHistory
 

@@ -57,9 +57,7 @@ from continuity_core.transcript import (
 from continuity_gemini.discovery import CONTEXT_ID
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing, msgspec or pathlib
-    from typing import Any
-
+if TYPE_CHECKING:
     from continuity_core.schemas.session import ErrorKind
 
 VIEW_MAX = 400  # messages whose contributions a rewind or replacement can still take back
@@ -76,7 +74,6 @@ AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"(?s)<hook_context>.*?</hook_context>\s*")
-# Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
 _RETRY = re.compile(
     r"(?i)(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)"
 )
