@@ -614,23 +614,18 @@ def _agent_result(output: str) -> str:
 # --- errors ---------------------------------------------------------------------------------
 
 
+# What an error's text says about the kind of failure, the first match winning.
+ERROR_KINDS: tuple[tuple[tuple[str, ...], ErrorKind], ...] = (
+    (("quota", "usage limit"), "usage_limit"),
+    (("429", "rate limit", "resource_exhausted", "rate-limit"), "rate_limit"),
+    (("overloaded", "503", "unavailable"), "overloaded"),
+    (("api key", "401", "403", "permission denied", "auth"), "auth"),
+)
+
+
 def classify(text: str) -> ErrorKind:
     low = text.lower()
-    if "quota" in low or "usage limit" in low:
-        return "usage_limit"
-    if "429" in low or "rate limit" in low or "resource_exhausted" in low or "rate-limit" in low:
-        return "rate_limit"
-    if "overloaded" in low or "503" in low or "unavailable" in low:
-        return "overloaded"
-    if (
-        "api key" in low
-        or "401" in low
-        or "403" in low
-        or "permission denied" in low
-        or "auth" in low
-    ):
-        return "auth"
-    return "api"
+    return next((kind for words, kind in ERROR_KINDS if any(w in low for w in words)), "api")
 
 
 def reset_time(text: str, at: str | None) -> str | None:
