@@ -329,19 +329,8 @@ class Bench:
                 shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
                 if i == runs:
                     run_once(argv, env=env, cwd=self.data.repo, stdin=data, timeout=timeout)
-                    self.settle()
-            # Slowed some 50 times under valgrind, a hook on a loaded machine can pass its own
-            # deadline (pretool's is 3 s) and is not counted: tried again, as a new event (a
-            # new payload, and a new turn where the row appends one), up to three times.
-            for k in range(3):
-                if k:
-                    data = stdin(runs + 1 + k) if callable(stdin) else stdin
-                    if before is not None:
-                        before(runs + 1 + k)
-                    shutil.rmtree(home / ".baker" / "cache" / "hooks-seen", ignore_errors=True)
-                sample.ir = self.instructions(argv, env, data)
-                if sample.ir:
-                    break
+                else:
+                    sample.ir = self.instructions(argv, env, data)
                 self.settle()
             sample.bare_ir = self.instructions([self.python, "-c", "pass"], env, b"")
             self.settle()
@@ -349,12 +338,17 @@ class Bench:
 
     def instructions(self, argv: Sequence[str], env: dict[str, str], stdin: bytes) -> int:
         """Instructions the process itself ran (not its git, nor a checkpoint's detached
-        child), by `valgrind --tool=callgrind`; 0 where valgrind is missing or fails."""
+        child), by `valgrind --tool=callgrind`; 0 where valgrind is missing or fails. Slowed
+        some 50 times there, a hook would pass its own wall-clock deadline (pretool's is 3 s):
+        SIGALRM is blocked in the counted process, which changes no instruction it runs."""
         valgrind = shutil.which("valgrind")
         if valgrind is None:
             return 0
         errors = self.hook_errors()
+        alarm = {signal.SIGALRM} if hasattr(signal, "pthread_sigmask") else set()
         with tempfile.TemporaryDirectory() as tmp:
+            if alarm:  # blocked here for the child to inherit, then unblocked
+                signal.pthread_sigmask(signal.SIG_BLOCK, alarm)
             proc = subprocess.Popen(
                 [
                     valgrind,
@@ -369,6 +363,8 @@ class Bench:
                 env=env,
                 cwd=self.data.repo,
             )
+            if alarm:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, alarm)
             proc.communicate(stdin, timeout=600)
             self.settle()
             try:
@@ -376,8 +372,8 @@ class Bench:
             except OSError:
                 return 0
         found = re.search(r"Collected : (\d+)", log)
-        if found is None or self.hook_errors() > errors:  # e.g. its deadline passed, slowed
-            return 0  # down some 50 times under valgrind: what it counted is no hook's work
+        if found is None or self.hook_errors() > errors:  # what it counted is no hook's work
+            return 0
         return int(found.group(1))
 
     def hook_errors(self) -> int:
@@ -548,10 +544,7 @@ class Bench:
     def pretool(self, agent: str, home: Path, transcript: Path) -> None:
         self.fresh_store(home, init=True)
         write_traps(self.data.repo, TRAPS)
-        # A user's traps were written long before this tool call: aged, as the traps cache's
-        # key expects of a file that is not being written right now.
         aged = time.time() - 60
-        os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
         # Nor was the git index just written (the bench made the repository a moment ago):
         # for 2 s after each write a hook asks git whether the store is tracked
         # (`trust.RACY_S`), which a tool call long after the last commit does not.
@@ -687,15 +680,15 @@ class Bench:
         if "hooks" in only:
             self.fresh_store(home, init=True)
             write_traps(self.data.repo, TRAPS)
-            aged = time.time() - 60  # as in `pretool`: traps written long before the call
-            os.utime(self.data.repo / ".baker" / "traps.jsonl", (aged, aged))
             calls = iter(range(2, 1 << 16))
 
             def tool(i: int) -> bytes:  # a new session per run: traps are shown once per session
                 sid = f"ses_bench{next(calls):04x}"
                 return benchgen.opencode_payload(2, self.data.cwd, sid)
 
-            s = self.measure(self.baker_cmd("pretool", "--agent", agent), home, stdin=tool)
+            s = self.measure(
+                self.baker_cmd("pretool", "--agent", agent), home, stdin=tool, count=True
+            )
             row = Row(
                 "`baker pretool`, 1,000 traps", agent, label, s, target=f"≤ {PRETOOL_X}× bare"
             )
@@ -1150,8 +1143,9 @@ and no warm-up, being in the page cache already), the peak RSS of the worst run,
 before each timed run, so both see the same machine load. With `--instructions`, the hook rows
 also show valgrind's callgrind count of one run of the process the agent waits for (not its git,
 nor a hook's detached child) beside a bare start's, and a ratio target is judged on that count
-where there is one: a loaded machine does not blur it (a run slowed past its hook's deadline
-under valgrind is shown as not counted, and judged on its wall ratio).
+where there is one: a loaded machine does not blur it (the counted run, some 50 times slower
+under valgrind, runs with SIGALRM blocked: its own deadline does not cut it short; a run that
+logs a hook failure is shown as not counted, and judged on its wall ratio).
 
 There is no server or cache process: every row is one plain process that exits when the call is
 done; a checkpoint hook answers the agent and finishes its work in a forked child (a pretool its
@@ -1365,6 +1359,10 @@ def write_traps(repo: Path, count: int) -> None:
             )
         )
     path.write_text("\n".join(lines) + "\n")
+    # A user's traps were written long before the tool call: aged, as the traps cache expects
+    # of a file it keys on (it reads one modified in the last 3 s again on every call).
+    aged = time.time() - 60
+    os.utime(path, (aged, aged))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -19,7 +19,8 @@ import msgspec
 import pytest
 
 from continuity_core import brief, pickup
-from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, kit, load
+from continuity_core.adapters import LaunchOptions, kit, load
+from continuity_core.adapters.kit import INLINE_PROMPT_MAX
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.session import Session, SessionRef
 from tests.conftest import FIXTURES, run_baker

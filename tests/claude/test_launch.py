@@ -10,7 +10,8 @@ import pytest
 
 from continuity_claude import ClaudeAdapter
 from continuity_claude.discovery import project_slug
-from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
+from continuity_core.adapters import Account, LaunchOptions
+from continuity_core.adapters.kit import INLINE_PROMPT_MAX
 from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
 from tests.helpers.invoke import Invoke

@@ -11,16 +11,15 @@ from tests.conftest import run_baker
 
 
 def test_claude_stop_failure_text_reset() -> None:
-    from continuity_claude.hooks import reset_from_text
-
+    """Claude's StopFailure wording, read by core's `limits.reset_in_text`."""
     now = dt.datetime(2026, 1, 1, 3, 0, tzinfo=dt.UTC)
     assert (
-        reset_from_text("You've hit your 5-hour limit · resets 5:41am (UTC)", now)
+        limits.reset_in_text("You've hit your 5-hour limit · resets 5:41am (UTC)", now)
         == "2026-01-01T05:41:00Z"
     )
-    assert reset_from_text("resets 2:10am (UTC)", now) == "2026-01-02T02:10:00Z"
-    assert reset_from_text("resets 5pm (Europe/Paris)", now) == "2026-01-01T16:00:00Z"
-    assert reset_from_text("Please try again later.", now) is None
+    assert limits.reset_in_text("resets 2:10am (UTC)", now) == "2026-01-02T02:10:00Z"
+    assert limits.reset_in_text("resets 5pm (Europe/Paris)", now) == "2026-01-01T16:00:00Z"
+    assert limits.reset_in_text("Please try again later.", now) is None
 
 
 def test_claude_stop_failure_payload_is_recorded_by_the_checkpoint_hook(

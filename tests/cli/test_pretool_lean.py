@@ -1,10 +1,15 @@
 """The pre-tool hook runs before every tool call: its common path, once the traps are cached,
-imports neither msgspec nor click nor the redactor (docs/decisions.md, "How the hooks stay fast"). Each agent's `baker pretool` runs as the agent runs it, its imports read from
-`python -X importtime`, after a first call has cached the traps."""
+imports neither msgspec nor click nor the redactor, nor hashlib (a cited file that kept its
+identity is not hashed again) nor fnmatch (the cache holds the globs' regexes)
+(docs/decisions.md, "How the hooks stay fast"). Each agent's `baker pretool` runs as the
+agent runs it, its imports read from `python -X importtime`, after a first call has cached
+the traps."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 import uuid
 from pathlib import Path
 
@@ -38,6 +43,9 @@ FORBIDDEN = {
     "zipfile",
     "pathlib",
     "urllib",
+    "hashlib",
+    "_hashlib",
+    "fnmatch",
 }
 
 
@@ -69,8 +77,13 @@ def test_pretool_imports_none_of_the_costly_modules(repo: Path, agent: str) -> N
     )
     assert run_baker("init", cwd=repo).returncode == 0
     age_index(repo)  # a fresh index's verdict is not remembered: each call would ask git
+    (repo / "weather").mkdir()
+    (repo / "weather" / "units.py").write_text("FACTOR = 1.8\n")  # a file the trap cites
     traps.add(repo, "weather/*.py", "float maths broke the golden files")
     traps.add(repo, "git push --force*", "the CI mirror rejects it", command=True)
+    old = time.time() - 60  # written long before the tool calls, as a user's are
+    for path in (repo / "weather" / "units.py", repo / ".baker" / "traps.jsonl"):
+        os.utime(path, (old, old))
     first, out = imported(agent, repo)  # builds the cache of redacted traps
     assert "float maths broke the golden files" in out
     assert "continuity_core.redact" in first  # the cache was built by this call

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from continuity_codex import CodexAdapter
-from continuity_core.adapters import INLINE_PROMPT_MAX, Account, LaunchOptions
+from continuity_core.adapters import Account, LaunchOptions
+from continuity_core.adapters.kit import INLINE_PROMPT_MAX
 from continuity_core.brief import render
 from continuity_core.schemas.session import SessionRef
 from tests.codex.helpers import rollout

@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from continuity_core import brief
-from continuity_core.adapters import INLINE_PROMPT_MAX, LaunchOptions, kit
+from continuity_core.adapters import LaunchOptions, kit
+from continuity_core.adapters.kit import INLINE_PROMPT_MAX
 from continuity_core.schemas.checkpoint import GitFacts
 from tests.helpers.sample_session import SECRET, session
 

@@ -123,11 +123,14 @@ def test_loads_refuses_what_is_not_one_json_document(bad: bytes) -> None:
     rels=st.lists(st.text(alphabet="ab/.", min_size=1, max_size=8), min_size=1, max_size=3),
 )
 def test_matching_many_traps_is_path_matches_on_each(patterns: list[str], rels: list[str]) -> None:
-    kinds = ["path"] * len(patterns)
-    leads = [traps._lead("path", p) for p in patterns]
-    hits = traps._hits("/nowhere", kinds, patterns, rels, None, None)
-    assert traps._hits("/nowhere", kinds, patterns, rels, None, None, leads) == hits
-    assert hits == [
+    shown = [
+        traps.Shown(str(i), "path", p, traps._translate("path", p), "", [])
+        for i, p in enumerate(patterns)
+    ]
+    found = traps._Cached(traps._encode("", shown)).matching(
+        traps._rels("/nowhere", rels, None, None), None
+    )
+    assert [int(t.id) for t in found] == [
         i
         for i, p in enumerate(patterns)
         if any(traps.path_matches(p, traps.relative("/nowhere", r)) for r in rels)

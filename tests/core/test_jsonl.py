@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from continuity_core.jsonl import ForwardReader, read_backward
+from continuity_core.jsonl import ForwardReader
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -43,26 +43,9 @@ def test_invalid_utf8_and_blank_lines_pass_through(tmp_path: Path) -> None:
     assert list(ForwardReader(p)) == [b"\xff\xfe", b"ok"]
 
 
-def test_backward_from_the_end(tmp_path: Path) -> None:
-    lines = [f'{{"n":{i}}}'.encode() for i in range(200)]
-    p = write(tmp_path / "t.jsonl", b"\n".join(lines) + b"\n")
-    assert list(read_backward(p, chunk=37)) == list(reversed(lines))
-
-
-def test_backward_yields_torn_last_line_first(tmp_path: Path) -> None:
-    p = write(tmp_path / "t.jsonl", b'{"a":1}\n{"a":2}\n{"a"')
-    assert list(read_backward(p)) == [b'{"a"', b'{"a":2}', b'{"a":1}']
-
-
-def test_backward_skips_overlong_line(tmp_path: Path) -> None:
-    p = write(tmp_path / "t.jsonl", b"first\n" + b"y" * 500 + b"\nlast\n")
-    assert list(read_backward(p, chunk=16, max_line=100)) == [b"last", b"first"]
-
-
 def test_empty_file(tmp_path: Path) -> None:
     p = write(tmp_path / "t.jsonl", b"")
     assert list(ForwardReader(p)) == []
-    assert list(read_backward(p)) == []
 
 
 def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> None:
@@ -85,6 +68,10 @@ def test_backward_scan_finds_lines_newest_first_each_once(tmp_path: Path) -> Non
         got = list(scan)
         assert [head for _, _, head in got] == [lines[4], lines[3], lines[2], lines[0]], chunk
         assert all(data[start : start + size] == head for start, size, head in got)
+    # With a floor, no block before the one holding it is read: the oldest line is not found.
+    floor = data.index(lines[2])
+    got = list(scan_backward(path, end, find=(b'"req"', b'"other"'), chunk=8, floor=floor))
+    assert [head for _, _, head in got] == [lines[4], lines[3], lines[2]]
 
 
 def test_backward_scan_reads_only_the_start_of_a_long_line(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ def test_edit_hooks_refuses_a_shape_it_cannot_edit(text: str) -> None:
 
 
 def test_edit_mcp_adds_once_keeps_the_rest_and_removes_only_ours() -> None:
-    from continuity_core.adapters import MCP_SERVER, is_our_mcp
+    from continuity_core.adapters.kit import MCP_SERVER, is_our_mcp
 
     text = '{\n\t"mcpServers": {\n\t\t"db": {"command": "x"}\n\t},\n\t"theme": 1\n}\n'
     added = jsontext.edit_mcp(text, "baker", MCP_SERVER, is_our_mcp, want=True)

@@ -12,6 +12,7 @@ from continuity_core import machines, snapshots
 from continuity_core.errors import BakerError
 from continuity_core.store import MACHINES_FILE, Store
 from tests.conftest import git
+from tests.helpers.config import write_config
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -125,17 +126,20 @@ def test_the_hooks_read_no_machines_file_as_no_machines(project: Path) -> None:
     assert snapshots.from_file(project) is None
 
 
-def test_two_clones_with_one_machine_name_do_not_overwrite(project: Path, tmp_path: Path) -> None:
+def test_two_clones_with_one_machine_name_do_not_overwrite(
+    project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    write_config(isolated_home, '[machine]\nname = "A"\n')  # both clones, as on one machine
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(project, "remote", "add", "origin", str(bare))
-    machines.push(project, machine="A")
+    machines.push(project)
     other = tmp_path / "other"
     git(tmp_path, "clone", "-q", str(bare), str(other))
     (other / "x.txt").write_text("x\n")
     first = git(bare, "rev-parse", "refs/baker/A")
     with pytest.raises(BakerError, match="another clone with the same machine name"):
-        machines.push(other, machine="A")
+        machines.push(other)
     assert git(bare, "rev-parse", "refs/baker/A") == first
 
 

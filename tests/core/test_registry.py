@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core import adapters
-from continuity_core.adapters import registry
+from continuity_core.adapters import protocol, registry
 from continuity_core.errors import AdapterError
 from tests.helpers.fake_agent import FakeAdapter
 
@@ -79,7 +79,7 @@ def test_entry_points_are_read_from_installed_metadata(
         (tmp_path / dist / "METADATA").write_text(f"Name: {name}\nVersion: {version}\n")
         (tmp_path / dist / "entry_points.txt").write_text(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])
-    found = sorted(adapters.entry_points(adapters.GROUP))
+    found = sorted(registry.entry_points(registry.GROUP))
     assert found in (
         [("acme", "acme_agent:Acme", "acme-agent", "2.0.1")],
         [("acme", "old:Acme", "acme-agent", "1.0")],
@@ -96,7 +96,7 @@ def test_the_real_adapters_are_registered() -> None:
 
 def test_the_fake_agent_meets_the_protocol() -> None:
     fake: adapters.Adapter = FakeAdapter()  # mypy checks the members' types here
-    assert adapters.missing(fake) == []
+    assert protocol.missing(fake) == []
 
 
 def test_an_unreadable_entry_points_file_is_one_distribution_skipped(
@@ -113,7 +113,7 @@ def test_an_unreadable_entry_points_file_is_one_distribution_skipped(
         (tmp_path / dist / "METADATA").write_text(f"Name: {name}\nVersion: {version}\n")
         (tmp_path / dist / "entry_points.txt").write_bytes(body)
     monkeypatch.setattr("sys.path", [str(tmp_path)])
-    assert list(adapters.entry_points(adapters.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
+    assert list(registry.entry_points(registry.GROUP)) == [("acme", "a:A", "acme-agent", "2.0.1")]
 
 
 def _site(folder: Path, *dists: tuple[str, str]) -> None:

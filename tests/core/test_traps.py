@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from continuity_core import hooks, traps, trust
+from continuity_core import hooks, traps
 from continuity_core.errors import BakerError
 
 
@@ -116,6 +118,16 @@ def test_absolute_paths_and_shell_words_reach_path_traps(project: Path) -> None:
     assert traps.matching(project, [t], [], "echo 'unbalanced") == []
 
 
+def test_a_seen_set_under_the_name_of_another_session_is_not_its_own(project: Path) -> None:
+    """Seen sets are named by a checksum of the session id and hold the id: a session whose
+    id shares the name is shown its traps, never told it saw them."""
+    traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    assert "raw SQL" in pretool(tool(session="a", file_path="src/app.py"))
+    assert pretool(tool(session="a", file_path="src/app.py")) == ""  # seen by a
+    Path(traps._seen_path(project, "a")).rename(traps._seen_path(project, "b"))
+    assert "raw SQL" in pretool(tool(session="b", file_path="src/app.py"))
+
+
 def test_pretool_delivers_five_unseen_per_call_then_the_rest(project: Path) -> None:
     made = [traps.add(project, "src/*.py", f"attempt {i} failed") for i in range(7)]
     first = pretool(tool(file_path=str(project / "src" / "app.py")))
@@ -178,6 +190,27 @@ def test_cited_files_are_hashed_and_changes_need_a_recheck(project: Path) -> Non
     assert "needs re-check" in pretool(tool(file_path="src/cache.py"))
 
 
+def test_a_cited_file_that_kept_its_identity_is_not_hashed_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    (project / "config.toml").write_text("ttl = 3\n")
+    traps.add(project, "config.toml", "a 3 s ttl made the cache tests flaky")
+    old = time.time() - 60  # a file and traps written long before the tool calls
+    for path in (project / "config.toml", project / ".baker" / "traps.jsonl"):
+        os.utime(path, (old, old))
+    pretool(tool(session="s0", file_path="config.toml"))  # the cache: the file's identity too
+    with monkeypatch.context() as m:
+        m.setattr(traps, "file_hash", None)  # any hashing now fails the test
+        shown = pretool(tool(session="s1", file_path="config.toml"))
+    assert "a 3 s ttl" in shown and "needs re-check" not in shown
+    (project / "config.toml").write_text("ttl = 5\n")  # the same size, another content
+    shown = pretool(tool(session="s2", file_path="config.toml"))
+    assert "needs re-check: config.toml changed" in shown
+
+
 def test_matching_paths_for_the_brief(project: Path) -> None:
     a = traps.add(project, "server.py", "a")
     traps.add(project, "client.py", "b")
@@ -201,39 +234,63 @@ def _cache(project: Path) -> Path:
     return project / ".baker" / "cache" / "traps.json"
 
 
-@pytest.mark.parametrize(
-    "corrupt",
-    [
-        b"\x00\xff garbage",
-        b"[" * 100_000 + b"\n",
-        b"{}\n",
-        b'{"key": 1}\n[1]\n',
-        b"KEY_INDEX\nnot json\n",
-        b"KEY_IDS\n",
-        b"KEY_SHORT\n",
-    ],
-)
-def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: bytes) -> None:
+def aged(project: Path) -> None:
+    """As a tool call long after the traps were written: the cache is keyed on the file's
+    identity, which one modified in the last `traps.RACY_NS` does not yet name."""
+    import os
+    import time
+
+    when = time.time() - 60
+    os.utime(project / ".baker" / "traps.jsonl", (when, when))
+
+
+def cached(kinds: list[str], patterns: list[str]) -> traps._Cached:
+    """A cache of these traps as `_cached` builds it, each trap's id its number."""
+    shown = [
+        traps.Shown(str(i), k, p, traps._translate(k, p), "", [])
+        for i, (k, p) in enumerate(zip(kinds, patterns, strict=True))
+    ]
+    return traps._Cached(traps._encode("", shown))
+
+
+def _header(data: bytes, change: Callable[[dict[str, Any]], object]) -> bytes:
+    """The cache with its header changed (what follows is found relative to its end)."""
+    head, _, body = data.partition(b"\n")
+    fields = json.loads(head)
+    change(fields)
+    return json.dumps(fields).encode() + b"\n" + body
+
+
+CORRUPT: dict[str, Callable[[bytes], bytes]] = {
+    "garbage": lambda d: b"\x00\xff garbage",
+    "nested too deep": lambda d: b"[" * 100_000 + b"\n",
+    "no key": lambda d: b"{}\n",
+    "another key": lambda d: b'{"key": 1}\n[1]\n',
+    "a row no JSON": lambda d: d.replace(b"\n[", b"\n{", 1),
+    "cut short": lambda d: d[: d.index(b"\n") + 8],
+    "no buckets": lambda d: _header(d, lambda h: h.update(buckets=7)),
+    "an empty list of buckets": lambda d: _header(d, lambda h: h.update(buckets=[])),
+    "lengths as text": lambda d: _header(d, lambda h: h.update(lens=["4"])),
+    "a bucket pointing into a row": lambda d: _header(d, lambda h: h.update(buckets=[[0, 4]])),
+    "a bucket that is a list": lambda d: _header(d, lambda h: h.update(buckets=[h["command"]])),
+}
+
+
+@pytest.mark.parametrize("corrupt", sorted(CORRUPT))
+def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: str) -> None:
     """Whatever the cache holds, pretool delivers the traps and writes a good cache again."""
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
-    key = traps._cache_key(str(project))
-    head = {"key": key, "id": ["x"], "kind": ["path"], "pattern": ["src/*.py"], "lead": ["src/"]}
-    bad = {
-        b"KEY_INDEX\n": json.dumps(head).encode() + b"\n",  # the row is no JSON
-        b"KEY_IDS\n": json.dumps({**head, "id": [["x"]]}).encode() + b'\n["h", []]\n',
-        b"KEY_SHORT\n": json.dumps({**head, "id": []}).encode() + b"\n",
-    }
-    data = next((v for k, v in bad.items() if corrupt.startswith(k)), corrupt)
-    if corrupt == b"KEY_INDEX\nnot json\n":
-        data += b"not json\n"
-    _cache(project).parent.mkdir(mode=0o700, exist_ok=True)
-    _cache(project).write_bytes(data)
+    aged(project)
+    pretool(tool(session="s0", file_path="src/app.py"))  # a good cache
+    good = _cache(project).read_bytes()
+    _cache(project).write_bytes(CORRUPT[corrupt](good))
     assert "raw SQL broke" in pretool(tool(file_path="src/app.py"))
-    assert _cache(project).read_bytes().startswith(b'{"key": ' + json.dumps(key).encode())
+    assert _cache(project).read_bytes() == good
 
 
 def test_a_linked_trap_cache_is_never_read(project: Path, tmp_path: Path) -> None:
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    aged(project)
     pretool(tool(session="s0", file_path="src/app.py"))  # the cache is written
     planted = tmp_path / "planted.json"
     planted.write_bytes(_cache(project).read_bytes().replace(b"raw SQL", b"PLANTED"))
@@ -248,13 +305,14 @@ def test_the_trap_cache_is_stale_once_the_redactor_or_the_traps_change(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
+    aged(project)
     pretool(tool(session="s0", file_path="src/app.py"))
     data = _cache(project).read_bytes()
-    _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED"))
-    assert "CACHED" in pretool(tool(session="s1", file_path="src/app.py"))  # current: read
+    _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED!"))  # the same length
+    assert "CACHED!" in pretool(tool(session="s1", file_path="src/app.py"))  # current: read
     real = traps._identity
     monkeypatch.setattr(
-        traps, "_identity", lambda p, **kw: "older" if p.endswith("redact.py") else real(p, **kw)
+        traps, "_identity", lambda p: "older" if p.endswith("redact.py") else real(p)
     )
     assert "raw SQL" in pretool(tool(session="s2", file_path="src/app.py"))  # rebuilt
 
@@ -284,13 +342,12 @@ def test_traps_rewritten_with_the_same_identity_are_not_read_from_the_cache(
     path = project / ".baker" / "traps.jsonl"
     path.write_bytes(path.read_bytes().replace(b"first reason", b"other reason"))
     assert "other reason" in pretool(tool(session="s1", file_path="src/app.py"))
-    # Long after, the identity alone names the file: its content is not read to check it.
+    assert not _cache(project).exists()  # nothing cached under an identity not yet settled
+    # Long after, the identity alone names the file: the cache is written, then read.
     when -= 2 * traps.RACY_NS
-    pretool(tool(session="s2", file_path="src/app.py"))
-    monkeypatch.setattr(trust, "read_bytes", None)  # any read now fails the test
-    assert traps._identity(str(path), racy_after=time.time_ns() - traps.RACY_NS) == traps._identity(
-        str(path)
-    )
+    assert "other reason" in pretool(tool(session="s2", file_path="src/app.py"))
+    monkeypatch.setattr(traps, "load", None)  # any read of the traps now fails the test
+    assert "other reason" in pretool(tool(session="s3", file_path="src/app.py"))
 
 
 def test_pretool_reads_half_an_emoji_and_refuses_deep_nesting(project: Path) -> None:
@@ -316,10 +373,11 @@ def test_a_long_word_in_a_command_costs_no_memory_per_prefix(project: Path) -> N
     blob = base64.b64encode(os.urandom(75_000)).decode()  # 100 KB, `/` in it
     command = f"echo {blob} | base64 -d > out.bin && vim src/db/models.py"
     patterns = ["src/db/*.py", "docs/*.md", "*.bin"]
-    leads = [traps._lead("path", p) for p in patterns]
+    found = cached(["path"] * 3, patterns)
     tracemalloc.start()
     try:
-        hits = traps._hits(str(project), ["path"] * 3, patterns, [], command, None, leads)
+        rels = traps._rels(str(project), [], command, None)
+        hits = [int(t.id) for t in found.matching(rels, command)]
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

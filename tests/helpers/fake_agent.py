@@ -23,9 +23,9 @@ from continuity_core.adapters import (
     SessionRecords,
     UsageSource,
     UserOptions,
-    expand,
     kit,
 )
+from continuity_core.adapters.kit import expand
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.hook import EventKind, HookEvent
 from continuity_core.schemas.session import Session, SessionRef, ToolCall

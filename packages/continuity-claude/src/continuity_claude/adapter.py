@@ -13,14 +13,8 @@ from continuity_core.adapters import (
     RetentionPolicy,
     UsageSource,
 )
-from continuity_core.adapters.kit import (
-    ArchiveKeys,
-    Checks,
-    Discovery,
-    HookHalf,
-    Installer,
-    ModuleAdapter,
-)
+from continuity_core.adapters.kit import ArchiveKeys, ModuleAdapter
+from continuity_core.adapters.protocol import Checks, Discovery, HookHalf, Installer
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 

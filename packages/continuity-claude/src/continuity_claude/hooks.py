@@ -20,7 +20,6 @@ from continuity_core.schemas.hook import HookEvent
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from datetime import datetime
     from typing import Any
 
     from continuity_core.adapters import Account
@@ -151,13 +150,6 @@ def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
     return event
 
 
-# "You've hit your 5-hour limit · resets 5:41am (UTC)" (2.1.332); "resets 17:31" also read.
-_RESETS = (
-    r"\bresets?\s+(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d\d))?\s*(?P<ap>[ap]\.?m\.?)?"
-    r"(?:\s*\((?P<tz>[A-Za-z_/+-]+)\))?"
-)
-
-
 def _failure(event: HookEvent, raw: dict[str, Any]) -> None:
     """StopFailure's error: its kind, the text shown, the reset time the text names."""
     import re
@@ -173,38 +165,7 @@ def _failure(event: HookEvent, raw: dict[str, Any]) -> None:
     hit = re.search(r"\bhit your\b[^.·]*\blimit\b", text, re.I)
     event.error = "usage_limit" if hit else error_kind(code, None, f"{text} {details}".strip())
     event.error_message = text or details or code or "API error"
-    event.reset_at = reset_from_text(event.error_message)
-
-
-def reset_from_text(text: str, now: datetime | None = None) -> str | None:
-    """The next occurrence of the clock time in "resets 5:41am (UTC)", as UTC ISO 8601.
-
-    Without a zone in parentheses the time is this machine's local time.
-    """
-    import re
-    from datetime import UTC, datetime, timedelta, tzinfo
-
-    m = re.search(_RESETS, text, re.I)
-    if m is None:
-        return None
-    hour, minute = int(m["h"]), int(m["m"] or 0)
-    if m["ap"]:
-        hour = hour % 12 + (12 if m["ap"].lower().startswith("p") else 0)
-    if hour > 23 or minute > 59:
-        return None
-    zone: tzinfo | None = None
-    if m["tz"]:
-        try:
-            from zoneinfo import ZoneInfo
-
-            zone = UTC if m["tz"].upper() in ("UTC", "GMT", "Z") else ZoneInfo(m["tz"])
-        except (KeyError, ValueError, OSError):
-            zone = None
-    base = (now or datetime.now(UTC)).astimezone(zone)
-    when = base.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if when < base:
-        when += timedelta(days=1)
-    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    # The reset time it names ("resets 5:41am (UTC)") is read by `limits.reset_in_text`.
 
 
 def session_for(event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:

@@ -12,16 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import (
-    MCP_NAME,
-    MCP_SERVER,
-    Account,
-    Change,
-    UserOptions,
-    hook_command,
-    is_our_mcp,
-    kit,
-)
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
 
 SETTINGS = Path(".claude") / "settings.json"

@@ -14,7 +14,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -677,4 +677,4 @@ def _reset_at(line: bytes, text: str) -> str | None:
     value = int(epoch.group(1)) if epoch else int(legacy.group(1)) if legacy else None
     if value is None:
         return None
-    return kit.iso(value // 1000 if value > 10**11 else value)  # > 10**11: milliseconds
+    return stamps.iso(value // 1000 if value > 10**11 else value)  # > 10**11: milliseconds

@@ -15,6 +15,7 @@ it, so a test reads what the call wrote).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -86,6 +87,8 @@ def run(args: list[str], *, fork: bool = False) -> int:
     """One hook call. With `fork` (the `baker` process, not a test calling in-process), a
     checkpoint that prints nothing finishes its work in a detached child (`detach`)."""
     command, agent, quiet, rest = _parse(args)
+    if command == "pretool":  # milliseconds before every tool call: the cyclic collector's
+        gc.disable()  # passes over what a process this short keeps are work it need not do
     deadline = DEADLINES_S.get(command, 10)
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _on_alarm)
@@ -199,7 +202,7 @@ def _user_log(command: str, agent: str | None, exc: BaseException, root: object)
     from continuity_core import trust
     from continuity_core.fs import ensure_private_dir
     from continuity_core.redact import redact
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     folder = ensure_private_dir(os.path.join(trust.home_root(), "log"))
     line = json.dumps(

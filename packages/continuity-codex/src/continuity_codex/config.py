@@ -16,7 +16,7 @@ from typing import Any
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
 from continuity_core.fs import hexdigest
 
 BAKER = "baker"

@@ -16,7 +16,8 @@ import re
 import time
 
 from continuity_core import jsonl
-from continuity_core.adapters import Account, expand, kit, unique_accounts
+from continuity_core.adapters import Account, kit
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.fs import hexdigest
 from continuity_core.schemas.session import SessionRef
 

@@ -20,9 +20,8 @@ from msgspec import Struct, field
 
 from continuity_codex import patch as patch_mod
 from continuity_codex.launch import HANDOFF_PROMPTS
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
-from continuity_core.fs import hexdigest
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
     ApiError,
@@ -354,7 +353,9 @@ def _request(session: Session, extra: dict[str, Any], text: str, ts: str | None)
         return
     # A file written by one CLI and migrated or appended to by another may say it twice. The
     # cursor keeps a digest, not the words: `extra` reaches disk unredacted.
-    digest = hexdigest(text.encode(), "blake2b", digest_size=12)
+    import hashlib  # here: only a typed request needs it
+
+    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
     if (
         digest == extra.get("last_request")
         and session.records - extra.get("last_request_at", 0) < 6
@@ -636,7 +637,7 @@ def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> 
             if isinstance(w, dict) and (w.get("used_percent") or 0) >= 100
         ]
         resets = [w["resets_at"] for w in full if isinstance(w.get("resets_at"), int | float)]
-        extra["resets_at"] = kit.iso(max(resets)) if resets else None
+        extra["resets_at"] = stamps.iso(max(resets)) if resets else None
 
 
 def _usage(session: Session, extra: dict[str, Any], usage: Any) -> None:
@@ -700,4 +701,4 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
                 when += dt.timedelta(days=1)
     except ValueError:
         return None
-    return kit.iso(when.replace(tzinfo=tz) if tz else when)
+    return stamps.iso(when.replace(tzinfo=tz) if tz else when)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from continuity_core.adapters import Account, expand, kit, unique_accounts
+from continuity_core.adapters import Account, kit
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.schemas.session import SessionRef
 
 TYPE_CHECKING = False

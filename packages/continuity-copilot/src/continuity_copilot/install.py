@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import MCP_NAME, MCP_SERVER, Account, Change, UserOptions, kit
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER
 
 PROJECT_HOOKS = Path(".github") / "hooks" / "baker.json"
 SETTINGS = "settings.json"

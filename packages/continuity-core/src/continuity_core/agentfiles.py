@@ -19,6 +19,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
+from continuity_core import trust
 from continuity_core.errors import BakerError
 from continuity_core.fs import atomic_write, inside
 
@@ -77,23 +78,17 @@ def is_empty_settings(text: str | None) -> bool:
 
 
 def _record_path() -> Path:
-    from continuity_core import trust
-
     return Path(trust.home_path(), RECORD)
 
 
 def _load_record() -> dict[str, str | None]:
-    from continuity_core import trust
-
     try:
         data = json.loads(trust.read_bytes(_record_path(), home=True))
     except (FileNotFoundError, ValueError):
         return {}
-    return (
-        {k: v for k, v in data.items() if v is None or isinstance(v, str)}
-        if isinstance(data, dict)
-        else {}
-    )
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if v is None or isinstance(v, str)}
 
 
 def remember_before(path: Path, old: str | None) -> None:

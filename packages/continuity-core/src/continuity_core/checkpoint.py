@@ -14,8 +14,8 @@ from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import Session
 from continuity_core.sessions import accounts_for, newest, read_session
-from continuity_core.stamps import new_id
-from continuity_core.store import Store, now_iso
+from continuity_core.stamps import new_id, now_iso
+from continuity_core.store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,8 +28,7 @@ CHECKPOINT_MESSAGES = 8
 
 def trimmed(session: Session) -> Session:
     """The session as a checkpoint keeps it: the last few messages, everything else whole."""
-    copy = msgspec.structs.replace(session, messages=session.messages[-CHECKPOINT_MESSAGES:])
-    return copy
+    return msgspec.structs.replace(session, messages=session.messages[-CHECKPOINT_MESSAGES:])
 
 
 def take(

@@ -14,11 +14,10 @@ import msgspec
 
 from continuity_core import trust
 from continuity_core.errors import ConfigError
-from continuity_core.schemas.config import GlobalConfig
+from continuity_core.schemas.config import AccountConfig, GlobalConfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 
@@ -27,62 +26,54 @@ def config_path() -> str:
     return os.path.join(trust.home_root(), "config.toml")
 
 
-def load_config(path: Path | None = None) -> GlobalConfig:
+def load_config() -> GlobalConfig:
     """The global config; a missing file is the defaults, an invalid one a ConfigError.
 
     Read once per process: the file is parsed again only when its identity (inode, size,
     modification time) changed, as when a command edits it and reads it back."""
-    where = config_path() if path is None else path
     try:
-        st = os.stat(where)
+        st = os.stat(config_path())
     except OSError:
-        return _read(path)  # missing or unreadable: said as before, nothing to remember
-    return _read_once(path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        return _read()  # missing or unreadable: said as before, nothing to remember
+    return _read_once((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
 
 
 @functools.lru_cache(maxsize=4)
-def _read_once(path: Path | None, identity: tuple[int, int, int, int]) -> GlobalConfig:
-    return _read(path)
+def _read_once(identity: tuple[int, int, int, int]) -> GlobalConfig:
+    return _read()
 
 
-def _read(path: Path | None) -> GlobalConfig:
-    if path is None:  # every hook comes here (no pathlib)
-        where = config_path()
-        try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
-            trust.home_path(create=False)
-            data = trust.read_bytes(where, home=True)
-        except FileNotFoundError:
-            return GlobalConfig()
-        except trust.Untrusted as e:
-            raise ConfigError(str(e)) from None
-        except OSError as e:
-            raise ConfigError(f"cannot read {where}: {e.strerror}") from None
-        return _decode(data, where)
-    try:
-        data = path.read_bytes()
+def _read() -> GlobalConfig:
+    where = config_path()  # every hook comes here (no pathlib)
+    try:  # the user's own folder and file: a 0644 config.toml is fine, a link is not
+        trust.home_path(create=False)
+        data = trust.read_bytes(where, home=True)
     except FileNotFoundError:
         return GlobalConfig()
+    except trust.Untrusted as e:
+        raise ConfigError(str(e)) from None
     except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
-    return _decode(data, path)
+        raise ConfigError(f"cannot read {where}: {e.strerror}") from None
+    return _decode(data, where)
 
 
-def _decode(data: bytes, path: str | Path) -> GlobalConfig:
+def _decode(data: bytes, path: str) -> GlobalConfig:
     import tomllib  # only where a config.toml exists
 
     try:
-        raw = tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        raw = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
     try:
         config = msgspec.convert(raw, GlobalConfig)
     except msgspec.ValidationError as e:
-        raise ConfigError(explain(e, path, data.decode(errors="replace"))) from None
+        raise ConfigError(explain(e, path, text)) from None
     for agent, folders in config.transcripts.items():
         # as an account's `dir` (schemas.config): a relative folder would follow the cwd
         bad = next((f for f in folders if not f.startswith(("~", "/"))), None)
         if bad is not None:
-            line, _ = locate(data.decode(errors="replace"), ["transcripts"], agent)
+            line, _ = locate(text, ["transcripts"], agent)
             at = f", line {line}" if line else ""
             raise ConfigError(
                 f"{_shown(path)}{at}: [transcripts] {agent} holds {bad!r}, which "
@@ -91,11 +82,11 @@ def _decode(data: bytes, path: str | Path) -> GlobalConfig:
     return config
 
 
-def config_or_defaults(path: Path | None = None) -> tuple[GlobalConfig, str | None]:
+def config_or_defaults() -> tuple[GlobalConfig, str | None]:
     """The config, or the defaults and the reason when it is broken: the hooks, pickup and
     `baker audit` keep working on the default accounts rather than stop."""
     try:
-        return load_config(path), None
+        return load_config(), None
     except ConfigError as e:
         return GlobalConfig(), str(e)
 
@@ -114,7 +105,7 @@ _TYPES = {
 _WHERE = r" - at `\$(?P<path>[^`]*)`$"  # compiled on first use by `re`: config errors are rare
 
 
-def explain(e: msgspec.ValidationError, path: str | Path, text: str = "") -> str:
+def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
     """A validation error (msgspec's words) in words: the file, the line, the key and
     what to do.
 
@@ -127,16 +118,10 @@ def explain(e: msgspec.ValidationError, path: str | Path, text: str = "") -> str
     m = re.search(_WHERE, raw)
     # `$.transcripts.claude[0]`, `$.accounts[...].dir`: list indexes dropped, and msgspec does
     # not say which account, so that is found by validating each.
-    where = (
-        [
-            p
-            for p in re.findall(r"\[\.\.\.\]|\[\d+\]|[^.\[]+", m.group("path"))
-            if not p.startswith("[") or p == "[...]"
-        ]
-        if m
-        else []
-    )
-    where = [_bad_account(text) if p == "[...]" else p for p in where]
+    dotted = re.sub(r"\[\d+\]", "", m.group("path")) if m else ""
+    where = [
+        _bad_account(text) if p == "[...]" else p for p in re.findall(r"\[\.\.\.\]|[^.\[]+", dotted)
+    ]
     raw = raw[: m.start()] if m else raw
     key, what = "", raw
     if raw.startswith("Object contains unknown field"):
@@ -178,12 +163,7 @@ def _bad_account(text: str) -> str:
     """The name of the first [accounts.NAME] table that does not validate."""
     import tomllib
 
-    from continuity_core.schemas.config import AccountConfig
-
-    try:
-        accounts = tomllib.loads(text).get("accounts", {})
-    except tomllib.TOMLDecodeError:
-        return "?"
+    accounts = tomllib.loads(text).get("accounts", {})  # text that parsed once already
     for name, value in accounts.items() if isinstance(accounts, dict) else ():
         try:
             msgspec.convert(value, AccountConfig)
@@ -197,10 +177,9 @@ def _type_words(names: str) -> str:
     return " or ".join(words)
 
 
-def _shown(path: str | Path) -> str:
+def _shown(path: str) -> str:
     home = os.path.expanduser("~")
-    text = str(path)
-    return "~" + text[len(home) :] if text.startswith(home + "/") else text
+    return "~" + path[len(home) :] if path.startswith(home + "/") else path
 
 
 def _suggest(key: str, where: list[str]) -> str:
@@ -217,10 +196,7 @@ def _suggest(key: str, where: list[str]) -> str:
     if not close:
         return ""
     hit = close[0]
-    kind = fields[hit]
-    is_table = (isinstance(kind, type) and issubclass(kind, msgspec.Struct)) or str(
-        kind
-    ).startswith("dict")
+    is_table = bool(_fields(fields[hit])) or str(fields[hit]).startswith("dict")
     return f"[{'.'.join([*where, hit])}]" if is_table else f"`{hit}`"
 
 

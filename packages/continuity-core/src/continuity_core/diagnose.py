@@ -118,26 +118,16 @@ def _not_set_up(adapters: Mapping[str, Adapter], config: GlobalConfig) -> list[F
 
 def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Finding]:
     """Each `[rotation] order` entry names an installed agent and, if any, its account."""
-    import difflib
-
     from continuity_core import limits
 
     out: list[Finding] = []
     for text in config.rotation.order:
-        agent, _ = limits.split(text)
+        agent = text.partition(":")[0]
         where = f"{config_path()} [rotation] order: {text!r}"
         adapter = adapters.get(agent)
         if adapter is None:
-            near = difflib.get_close_matches(agent, list(adapters), n=1)
-            out.append(
-                Finding(
-                    level="error",
-                    message=f"{where} names no installed agent",
-                    fix=f"write {near[0]!r}"
-                    if near
-                    else f"use one of: {', '.join(sorted(adapters)) or 'none installed'}",
-                )
-            )
+            fix = _nearest(agent, list(adapters), "write {!r}")
+            out.append(Finding(level="error", message=f"{where} names no installed agent", fix=fix))
             continue
         try:
             limits.resolve(text, config, adapter)
@@ -154,25 +144,18 @@ def _rotation(config: GlobalConfig, adapters: Mapping[str, Adapter]) -> list[Fin
 
 def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
     """Each named account in config.toml: an installed agent and a folder that exists."""
-    import difflib
-
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     out: list[Finding] = []
     where = f"{config_path()} [accounts."
     for name, account in config.accounts.items():
         if account.agent not in agents:
-            near = difflib.get_close_matches(account.agent, agents, n=1)
-            hint = (
-                f'agent = "{near[0]}"'
-                if near
-                else f"one of: {', '.join(sorted(agents)) or 'no adapter is installed'}"
-            )
+            hint = _nearest(account.agent, agents, 'write agent = "{}"')
             out.append(
                 Finding(
                     level="error",
                     message=f"{where}{name}]: agent = {account.agent!r} is not an installed agent",
-                    fix=f"write {hint}, or install that agent's adapter",
+                    fix=f"{hint}, or install that agent's adapter",
                 )
             )
         folder = Path(expand(account.dir))
@@ -188,15 +171,12 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
             )
     for agent, folders in config.transcripts.items():
         if agent not in agents:
-            near = difflib.get_close_matches(agent, agents, n=1)
             out.append(
                 Finding(
                     level="error",
                     message=f"{config_path()} [transcripts] {agent}: not an installed "
                     "agent; nothing is read for it",
-                    fix=f"write {near[0]} = [...]"
-                    if near
-                    else f"one of: {', '.join(sorted(agents)) or 'no adapter'}",
+                    fix=_nearest(agent, agents, "write {} = [...]"),
                 )
             )
             continue
@@ -211,6 +191,16 @@ def _accounts(config: GlobalConfig, agents: list[str]) -> list[Finding]:
                     )
                 )
     return out
+
+
+def _nearest(name: str, agents: list[str], write: str) -> str:
+    """`write` naming the installed agent closest to `name`, else every installed one."""
+    import difflib
+
+    near = difflib.get_close_matches(name, agents, n=1)
+    if near:
+        return write.format(near[0])
+    return f"use one of: {', '.join(sorted(agents))}" if agents else "no adapter is installed"
 
 
 def _home_problems() -> list[Any]:
@@ -239,7 +229,7 @@ def _baker_on_path() -> list[Finding]:
                 "(or put the venv's bin on PATH)",
             )
         ]
-    from continuity_core.adapters import cli_version
+    from continuity_core.adapters.kit import cli_version
 
     if cli_version("baker", timeout_s=20) is None:  # it fails, or says no version
         return [

@@ -29,8 +29,8 @@ from continuity_core.sessions import (
     state,
     why_none,
 )
-from continuity_core.stamps import stamp
-from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso, worktree_root
+from continuity_core.stamps import now_iso, stamp
+from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, worktree_root
 from continuity_core.store import project_root as store_root
 from continuity_core.transcript import project_relative
 

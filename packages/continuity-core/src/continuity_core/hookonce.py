@@ -2,7 +2,7 @@
 
 When an agent has baker's hooks in both its project settings and its user settings, it runs
 each one twice for the same event, with the same input. The first call of an event claims a
-marker named by a hash of (command, agent, arguments, payload bytes) — the payload holds the
+marker named by a checksum of (command, agent, arguments, payload bytes) — the payload holds the
 session id and what makes a turn or a tool call unique (Claude's `prompt_id`/`tool_use_id`,
 Gemini's `timestamp`, Codex's `turn-id`) — with `O_CREAT|O_EXCL` in the private
 `~/.baker/cache/hooks-seen/`; a second call that finds the marker younger than `WINDOW_S`
@@ -28,12 +28,12 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | trust.NOFOLLOW | trust.CLOEXEC
 
 def marker_name(command: str, agent: str | None, payload: bytes, argv: list[str]) -> str:
     """The marker of one hook call: equal for the duplicate calls of one event."""
-    from continuity_core.fs import hexdigest
+    from continuity_core.fs import checksum
 
     head = b"".join(
         part.encode("utf-8", "surrogateescape") + b"\0" for part in (command, agent or "", *argv)
     )
-    return hexdigest(head + payload, "sha256")[:40]
+    return checksum(head + payload)
 
 
 def first_call(command: str, agent: str | None, payload: bytes, argv: list[str]) -> bool:

@@ -6,7 +6,7 @@ returns the text to print, if any.
 
 `pretool` runs before every tool call and has the tightest budget (docs/decisions.md, "Hook
 start-up budget"): this module imports only the lean store at module level, and pretool
-loads the agent's hook module alone (`adapters.hook_module`), never the whole adapter.
+loads the agent's hook module alone (`registry.hook_module`), never the whole adapter.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 
 from continuity_core.schemas.hook import HookEvent
-from continuity_core.store import Store, now_iso, project_root, worktree_root
+from continuity_core.stamps import now_iso
+from continuity_core.store import Store, project_root, worktree_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from continuity_core.adapters import Adapter
-    from continuity_core.adapters.kit import HookHalf
-    from continuity_core.traps import Shown
+    from continuity_core.adapters.protocol import HookHalf
 
 
 CHECKPOINT_LOCK_S = 15.0  # within the hook's 20 s deadline
@@ -145,12 +145,11 @@ def _account(adapter: Adapter, event: HookEvent, session_account: str | None) ->
     """The folder and the [accounts] name of the account the hook's turn ran on."""
     from continuity_core import limits
     from continuity_core.config import config_or_defaults
-    from continuity_core.sessions import accounts_for
 
     config = config_or_defaults()[0]
     account = session_account
     if account is None:
-        ref = adapter.session_for_hook(event, accounts_for(adapter, config))
+        ref = adapter.session_for_hook(event, adapter.accounts(config))
         account = ref.account if ref is not None else ""
     folder = limits.account_dir(adapter, config, account)
     return folder, limits.account_name(config, adapter.name, folder)
@@ -365,14 +364,13 @@ def pretool(
         work.append(lambda: _record_inflight(store, event, agent, started))
     output = ""
     try:
-        if event.paths or event.command:
-            session = event.session_id or "no-session"
-            found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
-            if found:
-                text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
-                output = text if handler is None else handler.render_context(event, text) or ""
-            if output:
-                work.append(lambda: _delivered(store, session, found))
+        session = event.session_id or "no-session"
+        found = traps.unseen(store.root, session, event.paths, event.command, cwd=event.cwd)
+        if found:
+            text = "\n".join([PRETOOL_HEADER, *(t.line(store.root) for t in found)])
+            output = text if handler is None else handler.render_context(event, text) or ""
+        if output:
+            work.append(lambda: traps.record_delivered(store, session, found))
     finally:
         if later is None:
             for step in work:
@@ -387,10 +385,3 @@ def _record_inflight(store: Store, event: HookEvent, agent: str | None, started:
         inflight.record(store, event, started)
     except OSError as e:  # a read-only store costs the in-flight record, not the traps
         store.log("hook_error", command="pretool", agent=agent, error=f"in-flight: {e}")
-
-
-def _delivered(store: Store, session: str, delivered: list[Shown]) -> None:
-    from continuity_core import traps
-
-    traps.record_delivered(store, session, delivered)
-    store.log("traps_delivered", session=session, ids=[t.id for t in delivered])

@@ -17,7 +17,7 @@ import msgspec
 from continuity_core import trust
 from continuity_core.fs import atomic_write, hexdigest
 from continuity_core.redact import redact
-from continuity_core.store import now_iso
+from continuity_core.stamps import now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
-"""The one JSONL reader: forward from a byte offset, or backward from the end (line by line,
-or by markers with `scan_backward`).
+"""The one JSONL reader: forward from a byte offset, or backward from the end by markers
+(`scan_backward`).
 
 Both yield raw line bytes and never decode: callers pick the records they need (often by a
 cheap substring test first) and decode those alone. Memory stays bounded by `chunk` plus the
@@ -74,30 +74,6 @@ class ForwardReader:
                 yield pending
 
 
-def read_backward(
-    path: str | os.PathLike[str], *, chunk: int = 1 << 16, max_line: int = MAX_LINE
-) -> Iterator[bytes]:
-    """Lines from the last to the first. The first one yielded may be a torn last line."""
-    with open(path, "rb") as f:
-        pending = b""
-        skipping = False
-        for _, block in _blocks_backward(f, f.seek(0, os.SEEK_END), chunk):
-            buf = block + (b"" if skipping else pending)
-            parts = buf.split(b"\n")
-            pending = parts[0]  # may continue in the previous block
-            for line in reversed(parts[1:]):
-                if skipping:
-                    skipping = False  # this was the start of the overlong line: drop it
-                    continue
-                if line.strip():
-                    yield line
-            if len(pending) > max_line:
-                pending = b""
-                skipping = True
-        if pending.strip() and not skipping:
-            yield pending
-
-
 def _blocks_backward(f: BinaryIO, end: int, chunk: int) -> Iterator[tuple[int, bytes]]:
     """The `chunk`-sized blocks of `f` before `end`, the last first, with their offsets."""
     while end > 0:
@@ -117,10 +93,11 @@ def scan_backward(
     find: tuple[bytes, ...],
     chunk: int = CHUNK,
     max_line: int = HEAD_LINE,
+    floor: int = 0,
 ) -> Iterator[Found]:
     """The lines holding one of `find` in the first `end` bytes of a file, newest first, each
     line once, as (start, size, the line or its first `max_line` bytes): read backward in
-    `chunk` blocks, in one pass.
+    `chunk` blocks, in one pass, no further back than the block holding offset `floor`.
 
     Memory stays bounded by `chunk` and `max_line` whatever a line's length: a long line is
     located by bounded reads and only its first `max_line` bytes are read. A marker split by
@@ -140,6 +117,8 @@ def scan_backward(
                     found = _line(f, base, data, i, chunk, max_line)
                     limit = found[0]
                     yield found
+            if base <= floor:
+                return
 
 
 def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int) -> Found:
@@ -171,14 +150,14 @@ def _line(f: BinaryIO, base: int, data: bytes, i: int, chunk: int, max_line: int
     return start, size, head
 
 
-_WORD = re.compile(rb"\w+")
+_WORD = rb"\w+"  # patterns compiled on first use (`re`'s cache): not at a hook's import
 
 
 def _needle(marker: bytes) -> tuple[bytes, int]:
     """What to search for `marker` and where it sits in it: its longest word when that is
     long enough to be rare (CPython finds a plain word several times faster than a quoted
     needle), else the marker itself."""
-    words = _WORD.findall(marker)
+    words = re.findall(_WORD, marker)
     word = max(words, key=len) if words else marker
     return (word, marker.find(word)) if len(word) >= 8 or word == marker else (marker, 0)
 
@@ -206,8 +185,8 @@ def _positions(
 
 # A JSON string (possessive: no backtracking), a bracket or separator, or a lone quote (a
 # string that runs to the end of the text); a cut escape.
-_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"')
-_CUT_ESCAPE = re.compile(rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z")
+_TOKEN = rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}:,]|"'
+_CUT_ESCAPE = rb"(\\+)(u[0-9a-fA-F]{0,3}|u[dD][89abAB][0-9a-fA-F]{2})?\Z"
 
 
 def close_prefix(head: bytes) -> bytes | None:
@@ -216,7 +195,7 @@ def close_prefix(head: bytes) -> bytes | None:
     the cut is anywhere else (a key, a number, between values): nothing sure to decode."""
     stack: list[bytes] = []
     prev = b""
-    for m in _TOKEN.finditer(head):
+    for m in re.finditer(_TOKEN, head):
         tok = m.group()
         if tok == b'"':
             value = prev in (b":", b"[") or (prev == b"," and stack[-1:] == [b"["])
@@ -225,7 +204,7 @@ def close_prefix(head: bytes) -> bytes | None:
             body = head[m.end() :]
             # an escape the cut split, or a surrogate pair's first half: drop it (twice for
             # `\ud83d\` cut after the first half)
-            while (esc := _CUT_ESCAPE.search(body)) and len(esc.group(1)) % 2:
+            while (esc := re.search(_CUT_ESCAPE, body)) and len(esc.group(1)) % 2:
                 body = body[: esc.start(1) + len(esc.group(1)) - 1]
             return (
                 head[: m.end()]

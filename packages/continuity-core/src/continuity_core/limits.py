@@ -172,14 +172,9 @@ def resolve(text: str, config: GlobalConfig, adapter: Adapter) -> Entry:
             "under [accounts] in ~/.baker/config.toml"
             + (f" (did you mean {agent}:{near[0]}?)" if near else "")
         )
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     return Entry(text=text, agent=agent, account=account, dir=expand(named.dir))
-
-
-def split(text: str) -> tuple[str, str | None]:
-    agent, _, account = text.partition(":")
-    return agent, account or None
 
 
 def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
@@ -187,7 +182,7 @@ def account_dir(adapter: Adapter, config: GlobalConfig, account: str) -> str:
     for acc in adapter.accounts(config):
         if account in (acc.name, acc.dir):
             return str(acc.dir)
-    from continuity_core.adapters import expand
+    from continuity_core.adapters.kit import expand
 
     return expand(account) if account else str(adapter.accounts(config)[0].dir)
 
@@ -356,7 +351,7 @@ def reset_in_text(text: str, at: dt.datetime) -> str | None:
 
 def rotation(config: GlobalConfig, load: Any) -> list[Entry]:
     """`[rotation] order` resolved with each agent's adapter (`load(name)`)."""
-    return [resolve(text, config, load(split(text)[0])) for text in config.rotation.order]
+    return [resolve(text, config, load(text.partition(":")[0])) for text in config.rotation.order]
 
 
 def next_entry(

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from continuity_core.errors import BakerError
-from continuity_core.git import GIT_TIMEOUT_S, GitError, run, run_env
+from continuity_core.git import GIT_TIMEOUT_S, GitError, local_config_may_name, run, run_env
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.snapshots import (
     BRIEF_JSON,
@@ -51,7 +51,8 @@ from continuity_core.snapshots import (
     snapshots,
     validate_machine,
 )
-from continuity_core.store import MACHINES_FILE  # written by `pull`
+from continuity_core.stamps import now_iso
+from continuity_core.store import MACHINES_FILE, Store  # machines.json: written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.schemas.trap import Trap
@@ -60,10 +61,6 @@ if TYPE_CHECKING:
 AUTO_PUSH_TIMEOUT_S = 60
 TRAPS_PER_MACHINE = 200  # the newest of another machine's traps that reach the hooks here
 MACHINES_MAX = 50  # the newest machines that machines.json keeps
-_SNAPSHOT_IDENTITY = {
-    "GIT_AUTHOR_EMAIL": "baker@localhost",
-    "GIT_COMMITTER_EMAIL": "baker@localhost",
-}
 
 
 class SecretFound(BakerError):
@@ -108,8 +105,6 @@ def machine_name(configured: str | None = None) -> str:
 def local_config(root: StrPath) -> dict[str, str]:
     """`baker.*` keys of the clone's own git config (`--local`: never the global or system
     files, never an include, never anything a clone could bring)."""
-    from continuity_core.git import local_config_may_name
-
     if not local_config_may_name(root, b"baker"):  # no baker.* key there: no git call
         return {}
     out = run(root, "config", "--local", "--get-regexp", r"^baker\.", check=False)
@@ -145,7 +140,6 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     from continuity_core import handoff
     from continuity_core.note import NOTE_PATH
     from continuity_core.redact import one_line, redact
-    from continuity_core.store import Store
     from continuity_core.traps import traps_path
 
     store = Store(root)
@@ -171,24 +165,17 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
             files[name] = _pretty(index)
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
+    session = cp.session if cp and cp.session else made.session
     snap = Snapshot(
         machine=machine,
         agent=cp.agent if cp else None,
         event=cp.event if cp else None,
         checkpoint=cp.id if cp else None,
         checkpoint_at=cp.created_at if cp else None,
-        session=(
-            cp.session.session_id
-            if cp and cp.session
-            else made.session.session_id
-            if made.session
-            else None
-        ),
+        session=session.session_id if session else None,
         ended_on_limit=brief.ended_on_limit,
         reset_at=brief.reset_at,
-        latest_request=one_line(redact(brief.latest_request), LINE_MAX)
-        if brief.latest_request
-        else None,
+        latest_request=one_line(redact(brief.latest_request or ""), LINE_MAX) or None,
         git=_snapshot_git(root),
         files=sorted([*files, SNAPSHOT_JSON]),
     )
@@ -250,7 +237,6 @@ def _limits() -> list[dict[str, object]]:
 
 def _message(machine: str, snap: Snapshot) -> str:
     """`laptop · 2026-12-01T14:02:00Z · claude · limit` and the latest request."""
-    from continuity_core.store import now_iso
 
     state = "limit" if snap.ended_on_limit else (snap.event or "manual")
     subject = " · ".join([machine, now_iso(), snap.agent or "no agent", state])
@@ -271,11 +257,9 @@ def write_snapshot(root: Path, machine: str, files: dict[str, bytes]) -> tuple[s
     if parent is not None and _rev(root, parent + "^{tree}") == tree:
         return parent, False
     snap = msgspec.json.decode(files[SNAPSHOT_JSON], type=Snapshot)
-    identity = {
-        **_SNAPSHOT_IDENTITY,
-        "GIT_AUTHOR_NAME": f"baker ({machine})",
-        "GIT_COMMITTER_NAME": f"baker ({machine})",
-    }
+    name, email = f"baker ({machine})", "baker@localhost"
+    identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
+    identity |= {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
     args = ["commit-tree", tree, *(["-p", parent] if parent else []), "-F", "-"]
     commit = run(root, *args, input=_message(machine, snap).encode(), env=identity).strip()
     # The old value guards against a concurrent push of the same machine moving it meanwhile.
@@ -303,16 +287,12 @@ def push(
     *,
     delete: bool = False,
     interactive: bool = True,
-    machine: str | None = None,
     timeout: float = GIT_TIMEOUT_S,
 ) -> PushResult:
     """Snapshot this project on `refs/baker/<machine>` and push that ref (or delete it)."""
-    from continuity_core.store import Store
-
-    _require_repo(root)
-    machine = machine or machine_name()
+    remote = _remote(root, remote)
+    machine = machine_name()
     ref = ref_for(machine)
-    remote = check_remote(remote) if remote else default_remote(root)
     env = _remote_env(interactive)
     result = PushResult(machine=machine, remote=remote, ref=ref)
     if delete:
@@ -342,8 +322,7 @@ def push(
             # The remote is neither a configured name nor a repository.
             if "does not appear to be a git repository" in str(e) or "No such remote" in str(e):
                 raise GitError(
-                    f"{e}\nThe snapshot is kept here on {ref}; to push it, "
-                    "add the remote "
+                    f"{e}\nThe snapshot is kept here on {ref}; to push it, add the remote "
                     f"(`git remote add {remote} URL`), or name another one with `git config "
                     "baker.remote NAME` or as `baker push REMOTE`"
                 ) from None
@@ -363,9 +342,11 @@ def push(
     return result
 
 
-def _require_repo(root: Path) -> None:
+def _remote(root: Path, remote: str | None) -> str:
+    """`remote` checked, else `default_remote`; BakerError outside a git repository."""
     if _rev(root, "HEAD") is None and not (root / ".git").exists():
         raise BakerError(f"{root} is not in a git repository: machines meet through its remote")
+    return check_remote(remote) if remote else default_remote(root)
 
 
 # --- pull, and what the hooks read ------------------------------------------------------------
@@ -374,9 +355,7 @@ def _require_repo(root: Path) -> None:
 def pull(root: Path, remote: str | None = None) -> PullResult:
     """Fetch every machine's snapshot ref (not this machine's own, not any branch), then
     rewrite `.baker/machines.json`."""
-    _require_repo(root)
-    remote = check_remote(remote) if remote else default_remote(root)
-    me = machine_name()
+    remote = _remote(root, remote)
     run(
         root,
         "fetch",
@@ -386,7 +365,7 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
         "--no-tags",
         remote,
         f"+{REF_PREFIX}*:{REF_PREFIX}*",
-        f"^{ref_for(me)}",
+        f"^{ref_for(machine_name())}",
     )
     refused: list[str] = []
     found = refresh(root, refused)
@@ -395,10 +374,10 @@ def pull(root: Path, remote: str | None = None) -> PullResult:
     )
 
 
-def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
+def refresh(root: Path, refused: list[str]) -> MachinesFile:
     """Rewrite `.baker/machines.json` from the refs: other machines and their traps, every
-    string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`."""
-    from continuity_core.store import Store, now_iso
+    string cleaned (`snapshots.clean_trap`), the file kept under `SNAPSHOT_MAX`; what is not
+    read, and why, goes into `refused`."""
     from continuity_core.traps import WHY_MAX, parse_lines
 
     found = snapshots(root, exclude=machine_name(), refused=refused)[:MACHINES_MAX]
@@ -406,12 +385,10 @@ def refresh(root: Path, refused: list[str] | None = None) -> MachinesFile:
     traps: list[Trap] = []
     for info, data in zip(found, traps_blobs, strict=True):
         if data is not None and len(data) > SNAPSHOT_MAX:
-            if refused is not None:
-                refused.append(
-                    f"{REF_PREFIX}{info.name} ({TRAPS_JSONL}) is {len(data) // 1024} KiB, over "
-                    f"the {SNAPSHOT_MAX // 1024} KiB a snapshot file may hold: its traps are "
-                    "not read"
-                )
+            refused.append(
+                f"{REF_PREFIX}{info.name} ({TRAPS_JSONL}) is {len(data) // 1024} KiB, over "
+                f"the {SNAPSHOT_MAX // 1024} KiB a snapshot file may hold: its traps are not read"
+            )
             continue
         # Whoever can push to the remote writes these: bounded, so the hooks stay fast.
         for trap in parse_lines(data or b"")[-TRAPS_PER_MACHINE:]:
@@ -468,8 +445,6 @@ def auto_push(root: Path, remote: str) -> int:
     import signal
     import time
 
-    from continuity_core.store import Store
-
     store = Store(root)
     start = time.monotonic()
 
@@ -481,7 +456,7 @@ def auto_push(root: Path, remote: str) -> int:
         signal.alarm(AUTO_PUSH_TIMEOUT_S)
     try:
         result = push(root, remote, interactive=False, timeout=AUTO_PUSH_TIMEOUT_S - 5)
-    except (Exception, TimeoutError) as e:
+    except Exception as e:  # TimeoutError from the alarm included
         store.log(
             "push_failed", command="push", remote=remote, error=f"{type(e).__name__}: {e}"[:500]
         )
@@ -500,13 +475,9 @@ def auto_push(root: Path, remote: str) -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) == 3 and argv[0] == "auto-push":
-        return auto_push(Path(argv[1]), argv[2])
-    return 2
-
-
-if __name__ == "__main__":
+if __name__ == "__main__":  # the detached auto-push: `auto-push ROOT REMOTE`
     import sys
 
-    sys.exit(main(sys.argv[1:]))
+    if len(sys.argv) != 4 or sys.argv[1] != "auto-push":
+        sys.exit(2)
+    sys.exit(auto_push(Path(sys.argv[2]), sys.argv[3]))

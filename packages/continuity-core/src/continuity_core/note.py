@@ -174,7 +174,7 @@ def write(root: Path, note: Note) -> Path:
 def touch(note: Note, root: Path, agent: str | None = None) -> None:
     """Refresh the front matter a write must keep current: updated, agent, branch."""
     from continuity_core.git import git_facts
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     note.meta["updated"] = now_iso()
     note.meta["agent"] = agent or note.meta.get("agent", "")
@@ -245,7 +245,7 @@ def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
     item = redact(" ".join(text.split()))
     if not item:
         raise BakerError("say what is blocked and on what")
-    from continuity_core.store import now_iso
+    from continuity_core.stamps import now_iso
 
     line = f"- {item} (since {now_iso()[:10]})"
 

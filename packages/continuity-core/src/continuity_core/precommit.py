@@ -16,13 +16,14 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from continuity_core import git
 from continuity_core.adapters import Change
 from continuity_core.fs import atomic_write
-from continuity_core.project import IGNORED  # the store and the note: never committed
+from continuity_core.project import IGNORED, outside_project  # IGNORED: never committed
 
 MARKER = "# baker pre-commit guard"
 CHAINED = "pre-commit.baker-chained"
@@ -52,10 +53,8 @@ exit 0
 def installer() -> str | None:
     """The absolute path of the running `baker`, which the hook falls back to when `baker` is
     not on PATH; None when it cannot be told (run as a module, say)."""
-    candidates = [Path(sys.argv[0]) if sys.argv and sys.argv[0] else None]
-    candidates.append(Path(sys.executable).parent / "baker")
-    for path in candidates:
-        if path is not None and path.name == "baker" and os.access(path, os.X_OK):
+    for path in (Path(sys.argv[0] if sys.argv else ""), Path(sys.executable).parent / "baker"):
+        if path.name == "baker" and os.access(path, os.X_OK):
             return str(path.absolute())
     return None
 
@@ -83,16 +82,13 @@ def _hook(root: Path) -> tuple[Path, Path, str, str | None]:
     which a repository can commit as a link) is refused when a link in it leads out of the
     project. `.git/` never comes with a clone, and a folder configured elsewhere is the
     user's. OSError or GitError where git cannot say where the hooks are."""
-    from continuity_core.project import outside_project
-
     # Where git runs this repository's hooks from (`core.hooksPath` or `.git/hooks`).
     folder = Path(git.run(root, "rev-parse", "--git-path", "hooks", hooks_path=True).strip())
     hook = (folder if folder.is_absolute() else root / folder) / "pre-commit"
     shown = str(hook.relative_to(root)) if hook.is_relative_to(root) else str(hook)
     top, here = root.absolute(), hook.absolute()
-    if not here.is_relative_to(top) or here.relative_to(top).parts[:1] == (".git",):
-        return hook, hook.with_name(CHAINED), shown, None
-    return hook, hook.with_name(CHAINED), shown, outside_project(hook, root)
+    in_tree = here.is_relative_to(top) and here.relative_to(top).parts[:1] != (".git",)
+    return hook, hook.with_name(CHAINED), shown, outside_project(hook, root) if in_tree else None
 
 
 def _ours(path: Path) -> bool:
@@ -123,20 +119,15 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
         except OSError as e:
             return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
         return [Change(path=shown, action="updated", detail=detail)]
-    if hook.exists() or hook.is_symlink():
-        if chained.exists() or chained.is_symlink():
-            return [
-                Change(
-                    path=shown,
-                    action="failed",
-                    detail=f"{chained.name} already exists: move it away and run again",
-                )
-            ]
+    if os.path.lexists(hook):
+        if os.path.lexists(chained):
+            why = f"{chained.name} already exists: move it away and run again"
+            return [Change(path=shown, action="failed", detail=why)]
         detail += f"; the existing hook runs first (kept as {chained.name})"
     if not dry_run:
         try:
             hook.parent.mkdir(parents=True, exist_ok=True)
-            if hook.exists() or hook.is_symlink():
+            if os.path.lexists(hook):
                 os.rename(hook, chained)
             atomic_write(hook, text, mode=0o755)
         except OSError as e:
@@ -154,7 +145,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
         return [Change(path=shown, action="failed", detail=why)]
     if not _ours(hook):
         return []
-    restore = chained.exists() or chained.is_symlink()
+    restore = os.path.lexists(chained)
     if not dry_run:
         try:
             if restore:
@@ -192,27 +183,25 @@ def check(root: Path) -> list[Problem]:
     for path, numbers, lines in _added(diff):
         text = "\n".join(lines)
         starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
-        seen: set[tuple[str, int]] = set()
-        for kind, start, _ in findings(text):
-            index = bisect.bisect_right(starts, start) - 1
-            if (kind, numbers[index]) not in seen:
-                seen.add((kind, numbers[index]))
-                problems.append(Problem(path=path, line=numbers[index], kind=kind))
+        found = dict.fromkeys(  # each kind once per line
+            (kind, numbers[bisect.bisect_right(starts, start) - 1])
+            for kind, start, _ in findings(text)
+        )
+        problems += [Problem(path=path, line=line, kind=kind) for kind, line in found]
     return problems
 
 
-def _added(diff: str) -> list[tuple[str, list[int], list[str]]]:
+def _added(diff: str) -> Iterator[tuple[str, list[int], list[str]]]:
     """(path, line numbers, lines) of the lines each file's staged diff adds."""
-    out: list[tuple[str, list[int], list[str]]] = []
     path: str | None = None
     numbers: list[int] = []
     lines: list[str] = []
     line_no = 0
     header = False  # between `diff --git` and the first hunk: `+++ b/path` names the file
-    for raw in diff.split("\n"):
+    for raw in [*diff.split("\n"), "diff --git "]:  # the last line ends the last file
         if raw.startswith("diff --git "):
             if path is not None and lines:
-                out.append((path, numbers, lines))
+                yield path, numbers, lines
             path, numbers, lines, header = None, [], [], True
         elif header and raw.startswith("+++ "):
             target = raw[4:].strip('"')
@@ -224,9 +213,6 @@ def _added(diff: str) -> list[tuple[str, list[int], list[str]]]:
             numbers.append(line_no)
             lines.append(raw[1:])
             line_no += 1
-    if path is not None and lines:
-        out.append((path, numbers, lines))
-    return out
 
 
 def report(problems: list[Problem]) -> str:
@@ -242,13 +228,13 @@ def report(problems: list[Problem]) -> str:
                 f"  {p.path}: the project's note, private to this checkout (never committed)"
             )
     if all(p.kind == "private" for p in problems):  # blocked for what the file is, not a secret
-        lines.append(
-            "Unstage it (`git restore --staged PATH`: it stays on disk, ignored) and commit again."
-        )
-        lines.append("To commit it anyway, once: `git commit --no-verify`.")
-        return "\n".join(lines)
-    lines += [
-        "Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
-        "If this is a false alarm, commit once with `git commit --no-verify`.",
-    ]
+        lines += [
+            "Unstage it (`git restore --staged PATH`: it stays on disk, ignored) and commit again.",
+            "To commit it anyway, once: `git commit --no-verify`.",
+        ]
+    else:
+        lines += [
+            "Unstage it (`git restore --staged PATH`) or remove the secret, then commit again.",
+            "If this is a false alarm, commit once with `git commit --no-verify`.",
+        ]
     return "\n".join(lines)

@@ -17,7 +17,8 @@ from functools import partial
 from continuity_core.adapters.registry import PROBE_GROUP
 from continuity_core.fs import inside
 from continuity_core.redact import redact
-from continuity_core.store import STORE, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import STORE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # subprocess and signal load when a command runs, the schemas (and msgspec)

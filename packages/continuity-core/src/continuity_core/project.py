@@ -11,7 +11,8 @@ import stat
 from continuity_core import trust
 from continuity_core.fs import atomic_write
 from continuity_core.git import Begun, git_facts
-from continuity_core.store import STORE, now_iso
+from continuity_core.stamps import now_iso
+from continuity_core.store import STORE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a pickup reads the repo facts as plain values: no Struct, no msgspec

@@ -31,8 +31,8 @@ from continuity_core.schemas.saved import (
     SavedMeta,
     Validation,
 )
-from continuity_core.stamps import new_id, parse_time
-from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store, now_iso
+from continuity_core.stamps import new_id, now_iso, parse_time
+from continuity_core.store import SAVED, SAVED_LATEST, STORE, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `baker handoff` imports this module: nothing here it does not use

@@ -18,7 +18,8 @@ import os
 import msgspec
 from msgspec import Struct, field
 
-from continuity_core.adapters import Account, expand
+from continuity_core.adapters import Account
+from continuity_core.adapters.kit import expand
 from continuity_core.errors import BakerError
 from continuity_core.fs import inside
 from continuity_core.schemas.config import GlobalConfig

@@ -76,14 +76,10 @@ def _current(path: Path, root: Path, body: str) -> tuple[str | None, Change | No
     except (OSError, UnicodeDecodeError) as e:
         detail = getattr(e, "strerror", None) or str(e)
         return None, Change(path=rel, action="failed", detail=detail)
-    if current != body and not _is_ours(current):
+    # ours, of any version: our name in the front matter and our title
+    ours = f"name: {NAME}\n" in current[:400] and "# Continuity: save, resume, check" in current
+    if current != body and not ours:
         return None, Change(
             path=rel, action="skipped", detail="not written by baker; left in place"
         )
     return current, None
-
-
-def _is_ours(current: str) -> bool:
-    """Ours, of any version: our name in the front matter and our title."""
-    head = current[:400]
-    return f"name: {NAME}\n" in head and "# Continuity: save, resume, check" in current

@@ -11,6 +11,7 @@ never the other way.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from continuity_core.errors import BakerError
 from continuity_core.git import GIT_TIMEOUT_S, run
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.trap import Trap
-from continuity_core.store import MACHINES_FILE  # written by `machines.pull`
+from continuity_core.store import MACHINES_FILE, STORE  # machines.json: written by `pull`
 
 if TYPE_CHECKING:
     from continuity_core.brief import Brief
@@ -231,13 +232,10 @@ def _cat(root: Path, specs: list[str]) -> list[bytes | None]:
             continue
         header = data[pos:end].split()
         pos = end + 1
-        if len(header) == 3 and header[1] == b"blob":
+        if len(header) == 3:  # "<oid> <type> <size>" and the body (a tree's or a commit's: None)
             size = int(header[2])
-            out.append(data[pos : pos + size])
+            out.append(data[pos : pos + size] if header[1] == b"blob" else None)
             pos += size + 1
-        elif len(header) == 3:  # a tree or a commit: skip its body
-            pos += int(header[2]) + 1
-            out.append(None)
         else:
             out.append(None)  # "<spec> missing"
     return out
@@ -247,10 +245,6 @@ def from_file(root: StrPath) -> MachinesFile | None:
     """`.baker/machines.json` as `pull` last wrote it (cleaned then; what the pickup shows of
     it is redacted again); None when absent, unreadable or over `SNAPSHOT_MAX`. The hooks
     read this (a few KB), never git."""
-    import os
-
-    from continuity_core.store import STORE
-
     try:
         with open(os.path.join(root, STORE, MACHINES_FILE), "rb") as f:
             data = f.read(SNAPSHOT_MAX + 1)
@@ -309,8 +303,7 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
     brief: Brief = decode(brief_data or b"", brief_mod.Brief, f"{where} {BRIEF_JSON}")
     snap = decode(snap_data or b"", Snapshot, f"{where} {SNAPSHOT_JSON}", LINE_MAX)
     when = clean_text(run(root, "log", "-1", "--format=%cI", commit).strip(), 64)
-    body = compare(root, machine, snap.git)
-    body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{body}"
+    body = f"- snapshot: `{ref}` {commit[:12]}, taken {when}\n{compare(root, machine, snap.git)}"
     section = Section(
         key="repo",
         title=f"Repo state on {machine}, compared with here",
@@ -341,11 +334,9 @@ def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Bri
 def compare(root: Path, machine: str, theirs: GitFacts) -> str:
     """What differs between `machine`'s repo state and this checkout: branch, commits, and
     whether its uncommitted files exist here."""
-    from continuity_core.git import git_facts
-
     if not theirs.is_repo:
         return f"- {machine} was not in a git repository"
-    here = git_facts(root, worktrees=False)
+    here = _git.git_facts(root, worktrees=False)
     head = theirs.head if theirs.head and _OID.match(theirs.head) else ""
     switch = not theirs.branch or _BRANCH.match(theirs.branch) is not None  # safe to suggest
     if not switch:

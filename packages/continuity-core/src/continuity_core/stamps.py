@@ -2,8 +2,7 @@
 
 `now_iso` for documents ("2026-11-30T05:27:15Z"), `iso` for an epoch or datetime in the same
 form (`parse_time` reads it back), `stamp` for file names ("20261130T052715123456Z") and
-`new_id` for ids that sort by time.
-Adapter authors reach these through `continuity_core.adapters.kit`.
+`new_id` for ids that sort by time; core and the adapters import them from here.
 """
 
 from __future__ import annotations

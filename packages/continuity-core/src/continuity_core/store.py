@@ -43,9 +43,8 @@ STORE = trust.STORE
 MACHINES_FILE = "machines.json"
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
-now_iso = stamps.now_iso  # callers import the one timestamp helper from here too
 # What `stamps.new_id` makes: retention deletes nothing else.
-_CHECKPOINT_NAME = re.compile(r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json")
+_CHECKPOINT_NAME = r"[0-9]{8}T[0-9]{12}Z-[0-9a-f]{6}\.json"  # compiled where used: not at import
 
 
 def _upwards(start: StrPath) -> Iterator[str]:
@@ -176,7 +175,7 @@ class Store:
             names = os.listdir(os.path.join(self.store_dir, "checkpoints"))
         except FileNotFoundError:
             return []
-        return sorted(filter(_CHECKPOINT_NAME.fullmatch, names), reverse=True)
+        return sorted(filter(re.compile(_CHECKPOINT_NAME).fullmatch, names), reverse=True)
 
     def latest_checkpoint(self) -> Checkpoint | None:
         """The newest checkpoint that decodes; corrupt ones are skipped (and left on disk)."""
@@ -228,7 +227,7 @@ class Store:
         try:
             from continuity_core.redact import redact
 
-            line = redact(json.dumps({"t": now_iso(), "event": event, **fields}))
+            line = redact(json.dumps({"t": stamps.now_iso(), "event": event, **fields}))
             trust.log_line(self.folder_path("log"), line)
         except Exception:  # noqa: S110 - logging is best effort by design
             pass

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core.adapters import Account, Adapter, LaunchOptions, missing
+from continuity_core.adapters.protocol import Account, Adapter, LaunchOptions, missing
 from continuity_core.brief import Brief
 from continuity_core.schemas.config import GlobalConfig
 from continuity_core.schemas.handoff import Section

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import zlib
 
 # Paths as posix, normalized (no `//`, `.` or `a/..`): pathlib costs the pre-tool hook half a
 # bare interpreter start (it imports `urllib`); `os` has imported posixpath already.
@@ -19,32 +21,24 @@ from posixpath import normpath
 
 from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
-from continuity_core.fs import atomic_write, hexdigest
-from continuity_core.store import MACHINES_FILE, STORE, Store, now_iso
+from continuity_core.fs import atomic_write, checksum, hexdigest
+from continuity_core.stamps import now_iso
+from continuity_core.store import MACHINES_FILE, STORE, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
     from pathlib import Path
-    from typing import Any, Literal, Protocol, TypeVar
+    from typing import Any, Literal
 
     from continuity_core.schemas.trap import Trap
 
     StrPath = str | os.PathLike[str]
 
-    class _Matchable(Protocol):
-        @property
-        def kind(self) -> str: ...
-
-        @property
-        def pattern(self) -> str: ...
-
-    T = TypeVar("T", bound=_Matchable)
-
 TRAPS_FILE = "traps.jsonl"
 SEEN_DIR = "traps-seen"
 CACHE = ("cache", "traps.json")
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "5"
 BATCH = 5
 HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
@@ -54,8 +48,7 @@ WHY_MAX = 2000
 _SHELL_SPACE = " \t\r\n"  # what shlex splits words on
 
 
-class TrapNotFound(BakerError):
-    pass
+class TrapNotFound(BakerError): ...
 
 
 def traps_path(root: StrPath) -> str:
@@ -142,8 +135,6 @@ def _reads_as_command(root: Path, pattern: str) -> bool:
     """`pytest -x` or `make` given without `--command`: words, or one bare name (no `.`, `/`
     or wildcard), that name no file here read as a shell command (a path trap on them would
     never match). `docs/my notes.md`, `*.py` and a file with a space that exists stay paths."""
-    import re
-
     if "/" in pattern or not (re.fullmatch(r"[\w-]+", pattern) or re.search(r"\s", pattern)):
         return False
     try:
@@ -242,7 +233,10 @@ def _literal_pieces(pattern: str) -> list[str]:
     return pattern.split("*")
 
 
-def _glob(name: str, pattern: str) -> bool:
+def _glob(name: str, pattern: str, regex: str | None = None) -> bool:
+    """`fnmatchcase(name, pattern)`; `regex`, its `_translate`, spares importing fnmatch."""
+    if regex is not None:
+        return re.match(regex, name) is not None
     from fnmatch import fnmatchcase
 
     return fnmatchcase(name, pattern)
@@ -274,25 +268,32 @@ def relative(root: StrPath, path: str, cwd: str | None = None) -> str:
     return normpath(path.replace("\\", "/")).removeprefix("./")
 
 
-def path_matches(pattern: str, rel: str) -> bool:
+def path_matches(pattern: str, rel: str, regex: str | None = None) -> bool:
     """A glob over project-relative paths; a glob with no `/` matches a file name anywhere;
-    a plain folder matches everything below it."""
+    a plain folder matches everything below it. (`regex`: see `_glob`.)"""
     pattern = pattern.removeprefix("./")
     # The literal text before the first wildcard is checked first: a match must start with it.
-    if rel.startswith(_literal_head(pattern)) and _glob(rel, pattern):
+    if rel.startswith(_literal_head(pattern)) and _glob(rel, pattern, regex):
         return True
-    if "/" not in pattern.rstrip("/") and _glob(rel.rpartition("/")[2], pattern):
+    if "/" not in pattern.rstrip("/") and _glob(rel.rpartition("/")[2], pattern, regex):
         return True
     folder = pattern.rstrip("/")
     return not _wild(folder) and rel.startswith(folder + "/")
 
 
-def command_matches(pattern: str, command: str) -> bool:
+def command_matches(pattern: str, command: str, regex: str | None = None) -> bool:
     """A glob found anywhere in the command line. (So in any one of its chained commands
     too: a part of `a && b` that matches the glob is a piece of the line that does.)"""
     if "[" not in pattern and not all(part in command for part in _literal_pieces(pattern)):
         return False  # a literal piece of the glob is missing: no need to match it
-    return _glob(command, f"*{pattern}*")
+    return _glob(command, f"*{pattern}*", regex)
+
+
+def _translate(kind: str, pattern: str) -> str:
+    """The regex `_glob` tests a trap of this kind with (the cache holds it)."""
+    from fnmatch import translate
+
+    return translate(f"*{pattern}*" if kind == "command" else pattern.removeprefix("./"))
 
 
 def command_paths(command: str) -> list[str]:
@@ -311,17 +312,31 @@ def command_paths(command: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and ("/" in w or "." in w.strip("."))]
 
 
+def _rels(root: StrPath, paths: Sequence[str], command: str | None, cwd: str | None) -> list[str]:
+    """The project-relative paths a tool call touches: its own and its command's."""
+    rels = [relative(root, p, cwd) for p in paths if p]
+    return rels + [relative(root, p, cwd) for p in command_paths(command)] if command else rels
+
+
+def _matches(
+    kind: str, pattern: str, rels: list[str], command: str | None, regex: str | None = None
+) -> bool:
+    if kind == "command":
+        return bool(command) and command_matches(pattern, command or "", regex)
+    return any(path_matches(pattern, rel, regex) for rel in rels)
+
+
 def matching(
     root: StrPath,
-    traps: Sequence[T],
+    traps: Sequence[Trap],
     paths: Sequence[str],
     command: str | None,
     cwd: str | None = None,
-) -> list[T]:
+) -> list[Trap]:
     """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
     the tool call's working folder), in file order."""
-    hits = _hits(root, [t.kind for t in traps], [t.pattern for t in traps], paths, command, cwd)
-    return [traps[i] for i in hits]
+    rels = _rels(root, paths, command, cwd)
+    return [t for t in traps if _matches(t.kind, t.pattern, rels, command)]
 
 
 def _lead(kind: str, pattern: str) -> str | None:
@@ -331,40 +346,6 @@ def _lead(kind: str, pattern: str) -> str | None:
     if kind == "command" or "/" not in pattern.rstrip("/") or pattern.startswith("./"):
         return None
     return _literal_head(pattern.rstrip("/"))
-
-
-def _hits(
-    root: StrPath,
-    kinds: Sequence[object],
-    patterns: Sequence[object],
-    paths: Sequence[str],
-    command: str | None,
-    cwd: str | None,
-    leads: Sequence[object] | None = None,
-) -> list[int]:
-    """The indices of the (kind, pattern) pairs that match `paths` or `command` (a pattern
-    that is not a string matches nothing). `leads`, each pattern's `_lead`, lets most of
-    1,000 traps be turned down by one set lookup (the pre-tool hook reads them cached)."""
-    rels = [relative(root, p, cwd) for p in paths if p]
-    if command:
-        rels += [relative(root, p, cwd) for p in command_paths(command)]
-    # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64 blob
-    # in a command) has 5 GB of prefixes.
-    lens = {len(lead) for lead in leads if type(lead) is str} if leads is not None else set()
-    starts = {rel[:k] for rel in rels for k in lens if k <= len(rel)}
-    out: list[int] = []
-    for i, (kind, pattern) in enumerate(zip(kinds, patterns, strict=True)):
-        if leads is not None and type(lead := leads[i]) is str and lead not in starts:
-            continue  # no path starts with what every match starts with
-        if type(pattern) is not str:
-            continue
-        if kind == "command":
-            hit = bool(command) and command_matches(pattern, command or "")
-        else:
-            hit = any(path_matches(pattern, rel) for rel in rels)
-        if hit:
-            out.append(i)
-    return out
 
 
 def matching_paths(root: StrPath, paths: Sequence[str]) -> list[Trap]:
@@ -386,22 +367,25 @@ def render(root: StrPath, trap: Trap) -> str:
 
 
 class Shown:
-    """What the pre-tool hook needs of a trap, redacted once: its id, kind and pattern (as
-    `load` gives it), its line up to the reason (`head`), and its cited files as (path, path
-    as shown, content hash). Read from the cache (`unseen`), so the hook neither decodes the
-    traps nor imports the redactor."""
+    """What the pre-tool hook needs of a trap, redacted once: id, kind, pattern, its glob's regex
+    (`_translate`), its line up to the reason (`head`), its cited files (path, as shown, hash,
+    `_identity` and hash when cached). From the cache (`unseen`), the hook decodes no trap,
+    imports no redactor and hashes no file that kept its identity."""
 
-    __slots__ = ("files", "head", "id", "kind", "pattern")
+    __slots__ = ("files", "head", "id", "kind", "pattern", "regex")
 
-    def __init__(self, id: str, kind: str, pattern: str, head: str, files: list[list[str]]) -> None:
+    def __init__(
+        self, id: str, kind: str, pattern: str, regex: str, head: str, files: list[list[Any]]
+    ) -> None:
         self.id = id
         self.kind = kind
         self.pattern = pattern
+        self.regex = regex
         self.head = head
         self.files = files
 
     @classmethod
-    def of(cls, trap: Trap) -> Shown:
+    def of(cls, trap: Trap, states: dict[str, list[str | None]] | None = None) -> Shown:
         from continuity_core.redact import redact
 
         when = trap.created_at[:10]
@@ -409,146 +393,181 @@ class Shown:
         if trap.machine:
             evidence += f", from machine {trap.machine}"
         head = redact(f"- `{trap.pattern}` ({trap.kind}, {when}{evidence}): {trap.why}")
-        files = [[rel, redact(rel), h] for rel, h in trap.file_hashes.items()]
-        return cls(trap.id, trap.kind, trap.pattern, head, files)
+        files = [
+            [rel, redact(rel), h, *(states or {}).get(rel, ("", None))]
+            for rel, h in trap.file_hashes.items()
+        ]
+        regex = _translate(trap.kind, trap.pattern)
+        return cls(trap.id, trap.kind, trap.pattern, regex, head, files)
 
     def line(self, root: StrPath) -> str:
         """The line the agent reads, the cited files that changed since named at its end."""
-        changed = [shown for rel, shown, h in self.files if file_hash(os.path.join(root, rel)) != h]
+        changed = [s for rel, s, h, *state in self.files if _current(root, rel, *state) != h]
         if changed:
             return f"{self.head} [needs re-check: {', '.join(changed[:5])} changed since]"
         return self.head
-
-    @classmethod
-    def from_row(cls, index: dict[str, list[Any]], i: int, row: object) -> Shown:
-        """Trap `i` of the cache: its index entries and its row (`[head, files]`); ValueError
-        where they are not what `_cached` wrote."""
-        head, files = row if isinstance(row, list) and len(row) == 2 else (None, None)
-        found = (index["id"][i], index["kind"][i], index["pattern"][i], head)
-        if (
-            not all(isinstance(v, str) for v in found)
-            or not isinstance(files, list)
-            or not all(
-                isinstance(f, list) and len(f) == 3 and all(isinstance(v, str) for v in f)
-                for f in files
-            )
-        ):
-            raise ValueError("not a cached trap")
-        return cls(*found, files)  # type: ignore[arg-type]
 
 
 # --- the pre-tool hook's cache -----------------------------------------------------------------
 # Every trap the hook could show (this project's and those `baker pull` brought), parsed and
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
-# store passed the trust check). It is stale when `traps.jsonl`, `machines.json` or the
-# redactor's source changed (device, inode, size, times), or when this module's format did.
-# A file's times are only as fine as its file system keeps them (a clock tick, a second or two
-# on some), and a file replaced by rename may get the inode just freed: a rewrite of the same
-# size soon after the last one can keep every field. So, as git does for its index, a traps
-# or machines file changed less than `RACY_NS` ago is named by its content's digest as well.
+# store passed the trust check), stale once the `_identity` of `traps.jsonl`, `machines.json`
+# or the redactor changed, or this module's format or the Python (`fnmatch.translate`) did.
+# As for git's index (`trust.RACY_S`), a file modified in the last `RACY_NS` may be rewritten
+# in its timestamp's tick keeping every field (an mtime set back by hand changes the ctime):
+# it is read again, nothing cached (just after a `baker trap add`).
 RACY_NS = 3_000_000_000
 
 
 def _stat(path: str) -> os.stat_result | None:
     try:
-        return os.lstat(path)
+        return os.stat(path)
     except OSError:
         return None
 
 
-def _identity(path: str, *, racy_after: int | None = None) -> str:
+def _identity(path: str) -> str | None:
+    """A file's device, inode, size and times; "-" if missing, None if modified in `RACY_NS`."""
+    import time
+
     st = _stat(path)
     if st is None:
         return "-"
-    ident = f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
-    if racy_after is not None and max(st.st_mtime_ns, st.st_ctime_ns) >= racy_after:
-        try:
-            ident += ":" + hexdigest(trust.read_bytes(path))
-        except (OSError, trust.Untrusted):
-            ident += ":?"
-    return ident
+    if st.st_mtime_ns >= time.time_ns() - RACY_NS:
+        return None
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-def _cache_key(root: str) -> str:
-    import time
+def _current(root: StrPath, rel: str, ident: str, known: str | None) -> str | None:
+    """A cited file's content hash: `known` while it keeps the identity seen before hashing
+    it (`_cached`; a change after that is a new identity, so `known` is never too new)."""
+    path = os.path.join(root, rel)
+    return known if ident and _identity(path) == ident else file_hash(path)
+
+
+def _cache_key(root: str) -> str | None:
+    """What the cache is current for; None while a file it depends on changed just now."""
+    import sys
 
     from continuity_core import __version__
 
     here = os.path.dirname(os.path.abspath(__file__))
-    racy = time.time_ns() - RACY_NS
-    return "|".join(
-        (
-            CACHE_FORMAT,
-            __version__,
-            _identity(traps_path(root), racy_after=racy),
-            _identity(os.path.join(root, STORE, MACHINES_FILE), racy_after=racy),
-            _identity(os.path.join(here, "redact.py")),
-        )
-    )
-
-
-_INDEX = ("id", "kind", "pattern", "lead")
+    files = (traps_path(root), os.path.join(root, STORE, MACHINES_FILE), f"{here}/redact.py")
+    idents = [_identity(path) for path in files]
+    key = [CACHE_FORMAT, __version__, f"{sys.hexversion:x}", *idents]
+    return None if None in idents else "|".join(map(str, key))
 
 
 class _Cached:
-    """The cache as read: its index (ids, kinds, patterns: what matching needs) decoded, and
-    one line per trap (`[head, files]`) decoded only for the traps shown."""
+    """The cache file as read (`_encode` writes it): its header, and the lines it points to
+    decoded only where needed (what else it may hold raises, `unseen` builds it again)."""
 
-    __slots__ = ("index", "rows")
+    __slots__ = ("base", "data", "header")
 
-    def __init__(self, index: dict[str, list[Any]], rows: list[bytes] | list[list[Any]]) -> None:
-        self.index = index
-        self.rows = rows
+    def __init__(self, data: bytes) -> None:
+        self.base = data.index(b"\n") + 1
+        self.data = data
+        self.header = jsonl.loads(data[: self.base])
 
-    def shown(self, i: int) -> Shown:
-        row = self.rows[i]
-        return Shown.from_row(self.index, i, jsonl.loads(row) if isinstance(row, bytes) else row)
+    def line(self, where: list[int]) -> Any:
+        """The line `where` ([offset after the header, length]) points to, decoded."""
+        start = self.base + where[0]
+        return jsonl.loads(self.data[start : start + where[1]])
+
+    def matching(self, rels: list[str], command: str | None) -> Iterator[Shown]:
+        """The traps that match `rels` or `command`, in file order."""
+        head = self.header
+        buckets: list[list[int]] = head["buckets"]
+        found: list[list[int]] = list(head["path"]) if rels else []
+        # Each path's prefixes as long as some lead, not all of them: a 100 KB word (a base64
+        # blob in a command) has 5 GB of prefixes.
+        for start in {rel[:k] for rel in rels for k in head["lens"] if k <= len(rel)}:
+            found += self.line(buckets[_bucket(start, len(buckets))]).get(start, ())
+        if command:  # a literal piece missing from the command turns a trap down
+            pieces = ((i, p, where) for i, p, *where in self.line(head["command"]))
+            found += (
+                [i, *where]
+                for i, p, where in pieces
+                if "[" in p or all(part in command for part in _literal_pieces(p))
+            )
+        for _, *where in sorted(found):
+            t = Shown(*self.line(where))
+            if _matches(t.kind, t.pattern, rels, command, t.regex):
+                yield t
+
+
+def _bucket(lead: str, count: int) -> int:
+    return zlib.crc32(lead.encode("utf-8", "surrogatepass")) % count
+
+
+def _encode(key: str, shown: Sequence[Shown]) -> bytes:
+    """A header line, then JSON lines it (or a bucket) points to by offset after it and
+    length: one per trap (a `Shown`), buckets of path traps by `_lead` (16 leads to one) and
+    the command traps with their patterns. A call reads the few its paths' prefixes and its
+    command lead to: most of 1,000 traps are turned down unread."""
+    body: list[bytes] = []
+    size = 0
+
+    def put(value: object) -> list[int]:
+        nonlocal size
+        body.append(json.dumps(value).encode() + b"\n")
+        size += len(body[-1])
+        return [size - len(body[-1]), len(body[-1]) - 1]
+
+    leads: dict[str, list[list[int]]] = {}
+    header: dict[str, Any] = {"key": key, "path": [], "command": []}
+    for i, t in enumerate(shown):
+        where = put([t.id, t.kind, t.pattern, t.regex, t.head, t.files])  # `Shown`'s arguments
+        start = _lead(t.kind, t.pattern)
+        if t.kind == "command":
+            header["command"].append([i, t.pattern, *where])
+        elif start is not None:
+            leads.setdefault(start, []).append([i, *where])
+        else:
+            header["path"].append([i, *where])
+    buckets: list[dict[str, list[list[int]]]] = [{} for _ in range(len(leads) // 16 + 1)]
+    for start, found in leads.items():
+        buckets[_bucket(start, len(buckets))][start] = found
+    header["lens"] = sorted({len(start) for start in leads})
+    header["buckets"] = [put(bucket) for bucket in buckets]
+    header["command"] = put(header["command"])
+    return json.dumps(header).encode() + b"\n" + b"".join(body)
 
 
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
     where it is current (unless `fresh`); else read, redacted and cached again (where the
-    store can be written). The file is one line of index (`{"key", "id", "kind", "pattern",
-    "lead"}`), then one line per trap; rows are checked when used (`Shown.from_row`)."""
+    store can be written)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
-        if fresh:
+        if fresh or key is None:
             raise ValueError("rebuilt")
-        first, _, rest = trust.read_bytes(path).partition(b"\n")
-        head = jsonl.loads(first)
-        if isinstance(head, dict) and head.get("key") == key:
-            found: dict[str, Any] = {c: head.get(c) for c in _INDEX}
-            rows = rest.split(b"\n")[:-1] if rest else []
-            if all(isinstance(v, list) and len(v) == len(rows) for v in found.values()) and all(
-                type(v) is str for c in ("id", "kind") for v in found[c]
-            ):
-                return _Cached(found, rows)
+        cached = _Cached(trust.read_bytes(path))
+        if cached.header.get("key") == key:
+            return cached
     except (OSError, trust.Untrusted, ValueError):
         pass
-    shown = [Shown.of(t) for t in _with_others(root, load(root, redact_why=False))]
-    index: dict[str, list[Any]] = {c: [getattr(t, c) for t in shown] for c in _INDEX[:3]}
-    index["lead"] = [_lead(t.kind, t.pattern) for t in shown]
-    built = _Cached(index, [[t.head, t.files] for t in shown])
-    if os.path.isdir(os.path.join(root, STORE)):
+    found = _with_others(root, load(root, redact_why=False))
+    cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
+    states = {rel: [_identity(p) or "", file_hash(p)] for rel, p in cited.items()}
+    data = _encode(key or "", [Shown.of(t, states) for t in found])
+    if key is not None and os.path.isdir(os.path.join(root, STORE)):
         try:
             trust.dirs(root, STORE, *CACHE[:-1], create=True)
-            lines = [
-                json.dumps({"key": key, **built.index}),
-                *(json.dumps(row) for row in built.rows),
-            ]
-            atomic_write(path, "".join(line + "\n" for line in lines), durable=False)
+            atomic_write(path, data, durable=False)
         except (OSError, trust.Untrusted):
             pass  # a read-only store: the next call reads the traps again
-    return built
+    return _Cached(data)
 
 
 # --- what a session has already been shown ----------------------------------------------------
+# One file per session, named by a checksum of its id (`fs.checksum`) and holding the id first:
+# a session whose id shares the name is shown its traps again, never told they were seen.
 
 
 def _seen_path(root: StrPath, session: str) -> str:
-    digest = hexdigest(session.encode())[:16]
-    return os.path.join(root, STORE, SEEN_DIR, f"{digest}.json")
+    return os.path.join(root, STORE, SEEN_DIR, f"{checksum(session.encode())}.json")
 
 
 def seen(root: StrPath, session: str) -> set[str]:
@@ -556,15 +575,15 @@ def seen(root: StrPath, session: str) -> set[str]:
         value = jsonl.loads(trust.read_bytes(_seen_path(root, session)))
     except (OSError, ValueError):
         return set()
-    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+    ours = isinstance(value, list) and value[:1] == [session]
+    return {v for v in value[1:] if isinstance(v, str)} if ours else set()
 
 
-def mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
-    """Add `ids` to the session's seen set; old sessions' sets are pruned."""
-    path = _seen_path(root, session)
+def _mark_seen(root: StrPath, session: str, ids: Iterable[str]) -> None:
     folder = trust.dirs(root, STORE, SEEN_DIR, create=True)
-    atomic_write(path, json.dumps(sorted(seen(root, session) | set(ids))), durable=False)
-    try:
+    seen_now = json.dumps([session, *sorted(seen(root, session) | set(ids))])
+    atomic_write(_seen_path(root, session), seen_now, durable=False)
+    try:  # old sessions' sets are pruned
         with os.scandir(folder) as it:
             entries = [e for e in it if e.name.endswith(".json")]
         if len(entries) <= SEEN_KEEP:
@@ -586,43 +605,27 @@ def unseen(
     command: str | None,
     cwd: str | None = None,
 ) -> list[Shown]:
-    """The next matching traps `session` has not been shown, at most `BATCH`."""
+    """The next matching traps `session` has not been shown, at most `BATCH` (the seen set
+    is read only where some trap matches: most calls have none)."""
     top = os.fspath(root)
+    rels = _rels(top, paths, command, cwd)
+    if not rels and not command:
+        return []  # nothing to match: the cache is not read
     try:
-        return _unseen(top, _cached(top), session, paths, command, cwd)
-    except ValueError:  # a row of the cache is broken: built again from the traps
-        return _unseen(top, _cached(top, fresh=True), session, paths, command, cwd)
+        found = list(_cached(top).matching(rels, command))
+    except Exception:  # a cache `_encode` did not write: built again, where a bug would raise
+        found = list(_cached(top, fresh=True).matching(rels, command))
+    already = seen(top, session) if found else set()
+    return [t for t in found if t.id not in already][:BATCH]
 
 
-def _unseen(
-    top: str,
-    cached: _Cached,
-    session: str,
-    paths: Sequence[str],
-    command: str | None,
-    cwd: str | None,
-) -> list[Shown]:
-    ids = cached.index["id"]
-    if not ids:
-        return []
-    already = seen(top, session)
-    out: list[Shown] = []
-    index = cached.index
-    for i in _hits(top, index["kind"], index["pattern"], paths, command, cwd, index["lead"]):
-        if ids[i] in already:
-            continue
-        out.append(cached.shown(i))  # ValueError where the row is not what `_cached` wrote
-        if len(out) >= BATCH:
-            break
-    return out
-
-
-def record_delivered(store: Store, session: str, traps: Iterable[Shown | Trap]) -> None:
-    """Mark as seen what was actually delivered, and nothing else."""
+def record_delivered(store: Store, session: str, traps: list[Shown]) -> None:
+    """Mark as seen what was actually delivered, and nothing else; log it for `baker audit`."""
     # A busy lock costs a repeat later, never a warning the session did not get.
     # A read-only store (OSError) too: the trap comes again, which is the safe side.
     try:
         with store.lock(timeout=1.0):
-            mark_seen(store.root, session, (t.id for t in traps))
+            _mark_seen(store.root, session, (t.id for t in traps))
     except (StoreError, OSError):
         pass
+    store.log("traps_delivered", session=session, ids=[t.id for t in traps])

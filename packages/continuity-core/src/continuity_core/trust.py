@@ -33,7 +33,7 @@ from continuity_core.errors import StoreError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
     StrPath = str | os.PathLike[str]
@@ -64,13 +64,11 @@ class Untrusted(StoreError):
 def _advice(path: Path, why: str, *, home: bool) -> str:
     what = "~/.baker ($BAKER_HOME)" if home else "this project's Continuity store"
     if "symlink" in why:
+        made = "a repository or someone else could have made" if home else "a clone can commit"
+        fix = " (or point BAKER_HOME at the real folder)" if home else ""
         return (
-            f"{what} is not used through a link a repository or someone else could have "
-            f"made. Look at it, remove the link (`rm {path}`) and run `baker init` again "
-            "(or point BAKER_HOME at the real folder)"
-            if home
-            else f"{what} is not used through a link (a cloned repository can commit one). "
-            f"Look at it, remove the link (`rm {path}`) and run `baker init` again"
+            f"{what} is not used through a link {made}. Look at it, remove the link "
+            f"(`rm {path}`) and run `baker init` again{fix}"
         )
     if "another user" in why:
         return (
@@ -118,23 +116,11 @@ def dirs(base: StrPath, *parts: str, create: bool = False, home: bool = False) -
     """`base` joined with `parts`, each component below `base` checked with `lstat`.
 
     A missing component ends the check (nothing below it exists), or with `create` is made
-    0700 and checked in turn. Raises Untrusted; returns the joined path.
+    0700 and checked in turn. In `home` (`~/.baker`), the user's own folder that is merely
+    looser than 0700 is tightened and logged instead of refused. Raises Untrusted; returns
+    the joined path.
     """
-
-    def check(path: str, st: os.stat_result) -> None:
-        why = problem(st, folder=True)
-        if why:
-            raise Untrusted(path, why, home=home)
-
-    return _walk(os.fspath(base), parts, create, check)
-
-
-def _walk(
-    base: str, parts: tuple[str, ...], create: bool, check: Callable[[str, os.stat_result], None]
-) -> str:
-    """`base` joined with `parts`, `check` called on each component's `lstat`; a missing one
-    ends the walk (nothing below exists), or with `create` is made 0700 and checked."""
-    path = base
+    path = os.fspath(base)
     for part in parts:
         path = os.path.join(path, part)
         try:
@@ -147,7 +133,13 @@ def _walk(
             except FileExistsError:
                 pass
             st = os.lstat(path)
-        check(path, st)
+        why = problem(st, folder=True)
+        mode = stat.S_IMODE(st.st_mode)
+        if home and (why is None or why.startswith("is group-")) and mode & 0o077:
+            os.chmod(path, PRIVATE_DIR)
+            home_log("home_tightened", path=path, was=f"{mode:04o}")
+        elif why:
+            raise Untrusted(path, why, home=home)
     return path
 
 
@@ -188,24 +180,20 @@ def read_bytes(path: StrPath, *, home: bool = False) -> bytes:
         return f.read()
 
 
-def append(path: StrPath, data: bytes, *, home: bool = False) -> None:
-    """Append `data` to a private (0600) file, created if missing, never through a link."""
-    fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, home=home)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
 def log_line(folder: str, line: str, *, home: bool = False) -> None:
-    """Append one line to the event log in `folder` (checked), rotated past `LOG_MAX`."""
+    """Append one line to the event log in `folder` (checked), rotated past `LOG_MAX`: a
+    private (0600) file, created if missing, never written through a link."""
     path = os.path.join(folder, LOG)
     try:
         if os.lstat(path).st_size > LOG_MAX:
             os.replace(path, os.path.join(folder, "events.1.jsonl"))
     except FileNotFoundError:
         pass
-    append(path, (line + "\n").encode(), home=home)
+    fd = open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600, home=home)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
 
 
 # --- the project store ------------------------------------------------------------------
@@ -244,12 +232,11 @@ def check_store(root: StrPath) -> None:
     if why:
         raise Untrusted(store, why)
     for entry in _entries(store):
-        path = entry.path
         why = problem(entry.stat(follow_symlinks=False), folder=entry.is_dir(follow_symlinks=False))
         if why:
-            raise Untrusted(path, why)
+            raise Untrusted(entry.path, why)
         if entry.is_dir(follow_symlinks=False):
-            for inner in _entries(path):
+            for inner in _entries(entry.path):
                 if inner.is_symlink():
                     raise Untrusted(inner.path, "is a symlink")
     check_tracked(root)
@@ -287,8 +274,7 @@ def tracked(root: StrPath) -> list[str]:
     """The paths under `.baker` and `memory/hot.md` that git's index holds, relative to
     `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
     root = os.fspath(root)
-    key, written = _index_key(root)
-    mark = _tracked_mark(key) if key is not None else None
+    mark, written = _mark(root)
     if mark is not None:
         try:
             os.lstat(mark)
@@ -328,18 +314,22 @@ def ls_files(
     return [p for p in out.split("\0") if p]
 
 
-def _index_key(root: str) -> tuple[str | None, float]:
-    """What identifies the git index `root` uses right now (git replaces the file on every
-    write), and when it was last written; None when git's environment points
-    elsewhere or no index is found."""
+def _mark(root: str) -> tuple[str | None, float]:
+    """The file in ~/.baker that remembers a clean verdict for the git index `root` uses right
+    now, and when that index was last written; None when git's environment points elsewhere,
+    no index is found or ~/.baker refuses. The index is known by its identity: git replaces
+    the file on every write, and the mark is named by `fs.checksum` of it (inode and times are
+    nothing a repository picks)."""
+    from continuity_core.fs import checksum
     from continuity_core.git import git_dir
 
     found = git_dir(root)
     try:
         ist = os.stat(os.path.join(found, "index")) if found else None
-    except OSError:
-        ist = None
-    if found is None or ist is None:
+        folder = home_path(*TRACKED_CACHE, create=_REMEMBER["clean"]) if ist else None
+    except (OSError, Untrusted):
+        return None, 0.0
+    if ist is None or folder is None:
         return None, 0.0
     key = (
         f"{root}\0{found}\0{ist.st_dev}\0{ist.st_ino}\0"
@@ -347,17 +337,7 @@ def _index_key(root: str) -> tuple[str | None, float]:
     )
     # Its modification time alone: a rewrite sets it to the time of writing, and one set
     # back by hand changes the inode's change time, also in the key.
-    return key, ist.st_mtime
-
-
-def _tracked_mark(key: str) -> str | None:
-    from continuity_core.fs import hexdigest
-
-    try:
-        folder = home_path(*TRACKED_CACHE, create=_REMEMBER["clean"])
-    except (OSError, Untrusted):
-        return None
-    return os.path.join(folder, hexdigest(key.encode(), "sha256")[:32])
+    return os.path.join(folder, checksum(key.encode())), ist.st_mtime
 
 
 def sweep(folder: StrPath, max_age_s: float) -> None:
@@ -413,17 +393,7 @@ def home_path(*parts: str, create: bool = True) -> str:
     parent, name = os.path.split(home_root())
     if create and not os.path.lexists(os.path.join(parent, name)):
         os.makedirs(parent, mode=PRIVATE_DIR, exist_ok=True)  # the folders above: not checked
-    return _walk(parent, (name, *parts), create, _tighten)
-
-
-def _tighten(path: str, st: os.stat_result) -> None:
-    why = problem(st, folder=True)
-    if why is not None and not why.startswith("is group-"):
-        raise Untrusted(path, why, home=True)
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o077:
-        os.chmod(path, PRIVATE_DIR)
-        home_log("home_tightened", path=path, was=f"{mode:04o}")
+    return dirs(parent, name, *parts, create=create, home=True)
 
 
 def home_log(event: str, **fields: str) -> None:

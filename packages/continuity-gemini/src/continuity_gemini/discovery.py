@@ -12,7 +12,8 @@ import os
 from msgspec import Struct
 
 from continuity_core import jsonl
-from continuity_core.adapters import Account, expand, kit, unique_accounts
+from continuity_core.adapters import Account, kit
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.fs import hexdigest
 from continuity_core.jsonl import ForwardReader
 from continuity_core.schemas.config import GlobalConfig

@@ -8,6 +8,7 @@ Codex's hooks; only Gemini sends `timestamp`, which tells them apart.
 from __future__ import annotations
 
 import json
+import os
 
 from continuity_core import jsonl
 from continuity_core.schemas.hook import HookEvent
@@ -49,7 +50,7 @@ PATH_KEYS = ("file_path", "absolute_path", "path", "dir_path", "directory")
 # PreCompress fires before every model turn; the CLI compresses only from this share of the
 # window (model.compressionThreshold, default 0.5). A little below it, to err on the safe side.
 COMPRESS_SHARE = 0.45
-TAIL_LINES = 64
+TAIL_BYTES = 4 << 20  # how far from the end the last token counts are looked for
 
 
 def parse_hook(payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
@@ -115,15 +116,15 @@ def compression_due(transcript: str | None) -> bool:
     """
     if not transcript:
         return False
-    from continuity_core.jsonl import read_backward
+    from continuity_core.jsonl import MAX_LINE, scan_backward
     from continuity_gemini.parser import window
 
     try:
-        for n, line in enumerate(read_backward(transcript)):
-            if n >= TAIL_LINES:
-                return False
-            if b'"tokens"' not in line:
-                continue
+        end = os.path.getsize(transcript)
+        found = scan_backward(
+            transcript, end, find=(b'"tokens"',), max_line=MAX_LINE, floor=end - TAIL_BYTES
+        )
+        for _, _, line in found:
             try:
                 rec = json.loads(line)
             except ValueError:

@@ -18,16 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from continuity_core import jsontext
-from continuity_core.adapters import (
-    MCP_NAME,
-    MCP_SERVER,
-    Account,
-    Change,
-    UserOptions,
-    hook_command,
-    is_our_mcp,
-    kit,
-)
+from continuity_core.adapters import Account, Change, UserOptions, kit
+from continuity_core.adapters.kit import MCP_NAME, MCP_SERVER, hook_command, is_our_mcp
 from continuity_core.project import BEGIN, END, ensure_block, remove_block
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from typing import Any
 
 from msgspec import Struct, convert, field, to_builtins
 
-from continuity_core import jsonl
+from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
 from continuity_core.redact import redact
 from continuity_core.schemas.session import (
@@ -643,7 +643,7 @@ def reset_time(text: str, at: str | None) -> str | None:
     except ValueError:
         return None
     when = base + dt.timedelta(seconds=round(seconds))
-    return kit.iso(when)
+    return stamps.iso(when)
 
 
 def _error(session: Session, extra: dict[str, Any], msg: dict[str, Any]) -> None:

@@ -11,7 +11,8 @@ from continuity_core.adapters import (
     SessionRecords,
     UsageSource,
 )
-from continuity_core.adapters.kit import Checks, Discovery, HookHalf, Installer, ModuleAdapter
+from continuity_core.adapters.kit import ModuleAdapter
+from continuity_core.adapters.protocol import Checks, Discovery, HookHalf, Installer
 from continuity_core.schemas.hook import HookEvent
 from continuity_core.schemas.session import SessionRef
 from continuity_opencode import discovery, hooks

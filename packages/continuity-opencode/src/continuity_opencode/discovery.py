@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 
-from continuity_core.adapters import Account, expand, unique_accounts
+from continuity_core.adapters import Account
+from continuity_core.adapters.kit import expand, unique_accounts
 from continuity_core.schemas.session import SessionRef
 from continuity_opencode import database
 

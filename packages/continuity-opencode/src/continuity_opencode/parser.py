@@ -17,6 +17,7 @@ import os
 
 import msgspec
 
+from continuity_core import stamps
 from continuity_core.adapters import kit
 from continuity_core.schemas.session import (
     ApiError,
@@ -154,8 +155,8 @@ def _read(c: sqlite3.Connection, sid: str, cursor: Cursor[OpenCodeState]) -> Non
     session = cursor.session
     directory, model, cost, t_in, t_out, t_reason, t_read, t_write, created, updated, archived = row
     session.cwd = directory or session.cwd
-    session.started_at = kit.iso(created / 1000)
-    session.updated_at = kit.iso(updated / 1000)
+    session.started_at = stamps.iso(created / 1000)
+    session.updated_at = stamps.iso(updated / 1000)
     session.archived = archived is not None
     session.cost_usd = float(cost) if cost else session.cost_usd
     chosen = _model(model)
@@ -398,8 +399,8 @@ def api_error(error: views.MessageError, at_ms: int) -> ApiError:
         kind=kind,
         message=message,
         status=status,
-        reset_at=kit.iso(reset) if reset is not None else None,
-        timestamp=kit.iso(at),
+        reset_at=stamps.iso(reset) if reset is not None else None,
+        timestamp=stamps.iso(at),
     )
 
 
@@ -470,7 +471,7 @@ def fold_part(
     pid: str,
 ) -> bool:
     """One part into the session; False when it must be read again (a text still streaming)."""
-    ts = kit.iso(msg.time.created / 1000) if msg.time.created else None
+    ts = stamps.iso(msg.time.created / 1000) if msg.time.created else None
     kind = part.type
     if kind == "text":
         text = part.text or ""
@@ -537,7 +538,7 @@ def _tool(
         output = state.output or ""
     elif status == "error":
         output = state.error or state.output or "error"
-    ts = kit.iso(state.time.start / 1000) if state.time.start else None
+    ts = stamps.iso(state.time.start / 1000) if state.time.start else None
     add_call(
         session,
         extra,
@@ -643,9 +644,9 @@ def read_legacy(ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
     session = cursor.session
     session.cwd = info.directory or ref.cwd
     if info.time.created:
-        session.started_at = kit.iso(info.time.created / 1000)
+        session.started_at = stamps.iso(info.time.created / 1000)
     if info.time.updated:
-        session.updated_at = kit.iso(info.time.updated / 1000)
+        session.updated_at = stamps.iso(info.time.updated / 1000)
     messages: list[tuple[str, int, int, bytes]] = []
     for path in _files(os.path.join(base, "message", sid)):
         data = _bytes(path)

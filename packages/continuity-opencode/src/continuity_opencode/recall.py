@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from continuity_core.adapters import kit
+from continuity_core import stamps
 from continuity_opencode import database
 
 TYPE_CHECKING = False
@@ -42,7 +42,7 @@ class Rows:
         for created, data, _part, _id in rows:
             record = _decode(data)
             if record is not None:
-                yield kit.iso(created / 1000), record
+                yield stamps.iso(created / 1000), record
 
 
 def _decode(data: str | bytes) -> object | None:
@@ -64,7 +64,7 @@ def _legacy(ref: SessionRef) -> Iterator[tuple[str | None, object]]:
             continue
         times = record.get("time") if isinstance(record, dict) else None
         created = times.get("created") if isinstance(times, dict) else None
-        ts = kit.iso(created / 1000) if isinstance(created, int | float) else None
+        ts = stamps.iso(created / 1000) if isinstance(created, int | float) else None
         yield ts, record
         mid = os.path.basename(message)[:-5]
         for part in _files(os.path.join(base, "part", mid)):

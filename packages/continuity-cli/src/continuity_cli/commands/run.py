@@ -137,7 +137,7 @@ class Run:
             for entry in self.entries:
                 if entry.text == self.entry_text:
                     return entry
-            agent, _ = limits.split(self.entry_text)
+            agent = self.entry_text.partition(":")[0]
             return limits.resolve(self.entry_text, self.config, load(agent))
         if not self.entries:
             raise BakerError(

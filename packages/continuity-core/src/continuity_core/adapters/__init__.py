@@ -2,30 +2,15 @@
 
 `protocol` says what an adapter is (`Adapter` and its optional abilities), `registry` finds
 and loads adapters and probes through entry points, and `kit` holds what adapter authors
-share. Everything public is re-exported here.
-Names are imported from their module on first use (PEP 562): the hooks load `registry` alone,
-without the protocol's msgspec Structs or the kit's `re` (docs/decisions.md, "How the hooks
+share. The protocol's types and the registry's loaders are re-exported here (everything else
+is imported from its module), each imported on first use (PEP 562): the hooks load
+`registry` alone, without the protocol's msgspec Structs (docs/decisions.md, "How the hooks
 stay fast").
 """
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from continuity_core.adapters.kit import (
-        CLI_VERSION_TIMEOUT_S,
-        INLINE_PROMPT_MAX,
-        MCP_NAME,
-        MCP_SERVER,
-        cli_version,
-        expand,
-        hook_command,
-        is_our_mcp,
-        unique_accounts,
-        version_finding,
-        version_key,
-        version_state,
-    )
     from continuity_core.adapters.protocol import (
-        MEMBERS,
         Account,
         Adapter,
         Change,
@@ -38,19 +23,10 @@ if TYPE_CHECKING:
         SessionRecords,
         UsageSource,
         UserOptions,
-        missing,
     )
     from continuity_core.adapters.registry import (
-        ALLOW_ENV,
-        GROUP,
-        HOOK_GROUP,
-        PROBE_GROUP,
-        Registered,
-        entry_points,
-        hook_module,
         load,
         load_all,
-        load_plugin,
         registered,
     )
 
@@ -60,7 +36,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import sys
 
-    for module in ("registry", "protocol", "kit"):  # the hooks need the registry alone
+    for module in ("registry", "protocol"):  # the hooks need the registry alone
         full = f"{__name__}.{module}"
         __import__(full)  # importlib.import_module, without importing importlib
         if hasattr(sys.modules[full], name):
@@ -71,15 +47,6 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "ALLOW_ENV",
-    "CLI_VERSION_TIMEOUT_S",
-    "GROUP",
-    "HOOK_GROUP",
-    "INLINE_PROMPT_MAX",
-    "MCP_NAME",
-    "MCP_SERVER",
-    "MEMBERS",
-    "PROBE_GROUP",
     "Account",
     "Adapter",
     "Change",
@@ -88,24 +55,11 @@ __all__ = [
     "LaunchOptions",
     "LaunchSpec",
     "Measurement",
-    "Registered",
     "RetentionPolicy",
     "SessionRecords",
     "UsageSource",
     "UserOptions",
-    "cli_version",
-    "entry_points",
-    "expand",
-    "hook_command",
-    "hook_module",
-    "is_our_mcp",
     "load",
     "load_all",
-    "load_plugin",
-    "missing",
     "registered",
-    "unique_accounts",
-    "version_finding",
-    "version_key",
-    "version_state",
 ]

@@ -1,5 +1,5 @@
 """What adapter authors share: account folders, the CLI version and its check, hook commands,
-MCP registration, ids and timestamps, and the commands and sub-agents a Session records.
+MCP registration, and the commands and sub-agents a Session records.
 
 Everything here is vendor-neutral; an adapter passes in its own program name and versions.
 """
@@ -10,12 +10,11 @@ import functools
 import os
 import re
 import stat
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from msgspec import Struct, structs
 
 from continuity_core.adapters.protocol import Change, Finding
-from continuity_core.stamps import iso, new_id, now_iso, stamp
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -25,6 +24,10 @@ if TYPE_CHECKING:
 
     from continuity_core.adapters.protocol import (
         Account,
+        Checks,
+        Discovery,
+        HookHalf,
+        Installer,
         LaunchOptions,
         SessionRecords,
         UserOptions,
@@ -40,43 +43,6 @@ if TYPE_CHECKING:
         TodoStatus,
     )
     from continuity_core.transcript import Cursor
-
-__all__ = [
-    "CLI_VERSION_TIMEOUT_S",
-    "INLINE_PROMPT_MAX",
-    "MCP_NAME",
-    "MCP_SERVER",
-    "TODO_STATUS",
-    "ArchiveKeys",
-    "Checks",
-    "Discovery",
-    "HookHalf",
-    "Installer",
-    "ModuleAdapter",
-    "add_command",
-    "add_subagent",
-    "brief_prompt",
-    "cli_version",
-    "copy_side",
-    "edit_settings_file",
-    "error_line",
-    "exit_code_after",
-    "expand",
-    "first_lines",
-    "hook_command",
-    "hook_events",
-    "is_our_mcp",
-    "iso",
-    "json_object",
-    "new_id",
-    "now_iso",
-    "plain_id",
-    "read_head",
-    "stamp",
-    "version_finding",
-    "version_key",
-    "version_state",
-]
 
 # A first prompt larger than this travels through a file the agent is told to read: argv and
 # environment together must stay well under Linux's ARG_MAX per string (128 KiB), and far
@@ -154,28 +120,21 @@ def read_head(path: str, size: int) -> bytes:
         os.close(fd)
 
 
-def version_key(version: str) -> tuple[int, ...]:
-    """ "2.1.197-beta" -> (2, 1, 197): major, minor, patch compared as numbers."""
-    return tuple(int(p) for p in _NUMBER.findall(version)[:3])
-
-
-def version_state(version: str, known: Sequence[str]) -> Literal["known", "newer", "older"]:
-    """Whether `version` is one the adapter was built on, newer than all, or otherwise older."""
-    if version in known:
-        return "known"
-    return "newer" if all(version_key(version) > version_key(k) for k in known) else "older"
-
-
 def version_finding(
     display_name: str, version: str | None, known: Sequence[str], *, program: str, fix: str
 ) -> Finding:
-    """The `baker doctor` line for the installed CLI's version: one rule for every adapter."""
+    """The `baker doctor` line for the installed CLI's version: one rule for every adapter.
+    Newer than every known version (major, minor, patch compared as numbers: "2.1.197-beta"
+    is 2.1.197) warns; otherwise an unknown version is older."""
     if version is None:
         return Finding(level="info", message=f"`{program}` is not on PATH")
-    state = version_state(version, known)
-    if state == "known":
+    if version in known:
         return Finding(level="ok", message=f"{display_name} {version}")
-    if state == "newer":
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in _NUMBER.findall(v)[:3])
+
+    if all(key(version) > key(k) for k in known):
         return Finding(
             level="warn",
             message=(
@@ -286,16 +245,11 @@ def edit_settings_file(
         new, gone = ("", True) if kept is None else (kept, False)
     detail = "; ".join(d for d in (note if adding else said, target.via) if d)
     if gone:
-        if not dry_run:
-            try:
-                target.path.unlink()
-                top = os.path.realpath(root) if prune and root is not None else None
-                for folder in target.path.parents if top else ():
-                    if str(folder) == top or any(folder.iterdir()):
-                        break
-                    folder.rmdir()  # left empty by this removal: `.github/hooks/`, `.github/`
-            except OSError as e:
-                return Change(path=shown, action="failed", detail=e.strerror or str(e))
+        try:
+            if not dry_run:
+                _delete(target.path, root if prune else None)
+        except OSError as e:
+            return Change(path=shown, action="failed", detail=e.strerror or str(e))
         return Change(path=shown, action="removed", detail=detail)
     if not dry_run:
         try:
@@ -306,6 +260,17 @@ def edit_settings_file(
         except OSError as e:
             return Change(path=shown, action="failed", detail=e.strerror or str(e))
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
+
+
+def _delete(path: Path, top: Path | None) -> None:
+    """Delete a settings file baker made and emptied, and the folders it leaves empty below
+    `top` (`.github/hooks/`, `.github/`)."""
+    path.unlink()
+    stop = os.path.realpath(top) if top is not None else None
+    for folder in path.parents if stop else ():
+        if str(folder) == stop or any(folder.iterdir()):
+            break
+        folder.rmdir()
 
 
 MCP_NAME = "baker"
@@ -321,50 +286,7 @@ def is_our_mcp(entry: object) -> bool:
     if not isinstance(entry, dict):
         return False
     argv = [entry.get("command"), *(entry.get("args") or [])]
-    line = " ".join(a for a in argv if isinstance(a, str))
-    return "baker mcp" in line
-
-
-class Discovery(Protocol):
-    """An adapter package's discovery module: its accounts and where their sessions are."""
-
-    def accounts(self, config: GlobalConfig) -> list[Account]: ...
-
-    def discover(
-        self, project: str | PathLike[str], accounts: Sequence[Account]
-    ) -> Iterator[SessionRef]: ...
-
-    def all_sessions(self, accounts: Sequence[Account]) -> Iterator[SessionRef]: ...
-
-
-class Checks(Protocol):
-    """An adapter package's doctor module: its `baker doctor` lines and the CLI's version."""
-
-    def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]: ...
-
-    def cli_version(self) -> str | None: ...
-
-
-class Installer(Protocol):
-    """An adapter package's install module: its hooks and `baker mcp` put in and taken out."""
-
-    def install(self, project: Path, *, local: bool = ..., dry_run: bool = ...) -> list[Change]: ...
-
-    def uninstall(self, project: Path, *, dry_run: bool = ...) -> list[Change]: ...
-
-    def install_user(self, account: Account, options: UserOptions) -> list[Change]: ...
-
-    def install_mcp(
-        self, project: Path, *, remove: bool = ..., dry_run: bool = ...
-    ) -> list[Change]: ...
-
-
-class HookHalf(Protocol):
-    """An adapter package's hook module: its payloads read and its output written."""
-
-    def parse_hook(self, payload: bytes, argv: Sequence[str] = ...) -> HookEvent: ...
-
-    def render_context(self, event: HookEvent, text: str) -> str | None: ...
+    return "baker mcp" in " ".join(a for a in argv if isinstance(a, str))
 
 
 class ArchiveKeys(Struct, frozen=True):
@@ -382,17 +304,7 @@ class ModuleAdapter:
     `hooks_by`'s; `doctor` and `cli_version` are those of the module `checks()` imports on
     first use (hooks never load the doctor), the four install methods those of the module
     `installer()` imports likewise; `archive_text` reads the archive's common keys
-    plus `archive_keys`:
-
-        class FakeAdapter(ModuleAdapter):
-            found_by: ClassVar[Discovery] = discovery
-            hooks_by: ClassVar[HookHalf] = hooks
-
-            def checks(self) -> Checks:
-                from fake_agent import doctor
-
-                return doctor
-    """
+    plus `archive_keys` (docs/adapters.md; every bundled adapter derives from it)."""
 
     # Sessions are JSONL files of their own unless an adapter says otherwise (OpenCode's rows).
     session_records: SessionRecords | None = None
@@ -541,15 +453,13 @@ _FAILURE = (
 )
 
 
-def error_line(output: str, limit: int = ERROR_CHARS) -> str:
+def error_line(output: str) -> str:
     """The one line of a failed command's output that says what went wrong: the first line
     naming an error (an exception, pytest's `E` line, `error:`/`fatal:`), else the first with
     a failure's words ("failed", "not found", "denied"…), else the first line that is not a
     blank line, a banner, a test runner's header or tally, a stack frame or the agent's own
-    wrapper (`Exit code 1`); at most `limit` characters, unredacted. "" for none.
+    wrapper (`Exit code 1`); at most `ERROR_CHARS` characters, unredacted. "" for none.
     """
-    import re  # here: only a failed run needs it (re caches the compiled patterns)
-
     noise = re.compile(_NOISE, re.IGNORECASE)
     error = re.compile(_ERROR)
     failure = re.compile(_FAILURE, re.IGNORECASE)
@@ -570,34 +480,27 @@ def error_line(output: str, limit: int = ERROR_CHARS) -> str:
     if first.startswith("E ") and len(first) > 2:  # pytest's gutter
         first = first[1:].strip()
     first = " ".join(first.split())
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+    return first if len(first) <= ERROR_CHARS else first[: ERROR_CHARS - 1] + "…"
 
 
 def exit_code_after(text: str, *prefixes: str, head: int = 400) -> int | None:
-    """The integer after the first of `prefixes` found at a line's start in `text`'s first
-    `head` characters ("Exit code 1", "Process exited with code 0"); None when there is none.
-    Plain string search: a hook reading successful runs compiles no pattern."""
-    part = text[:head]
+    """The integer after the first of `prefixes` that starts a line of `text`'s first `head`
+    characters ("Exit code 1", "Process exited with code 0"); None when there is none."""
     for prefix in prefixes:
-        at = 0
-        while (at := part.find(prefix, at)) >= 0:
-            if at == 0 or part[at - 1] == "\n":
-                word = part[at + len(prefix) :].split("\n", 1)[0].strip()
-                if word.lstrip("-").isdigit():
-                    return int(word)
-            at += len(prefix)
+        m = re.search(rf"^{re.escape(prefix)}[^\S\n]*(-?\d+)[^\S\n]*$", text[:head], re.MULTILINE)
+        if m:
+            return int(m.group(1))
     return None
 
 
-def first_lines(
-    text: str, lines: int = SUBAGENT_RESULT_LINES, limit: int = SUBAGENT_RESULT_CHARS
-) -> str:
-    """The first `lines` non-blank lines of `text`, at most `limit` characters, "…" where cut."""
+def first_lines(text: str) -> str:
+    """The first `SUBAGENT_RESULT_LINES` non-blank lines of `text`, at most
+    `SUBAGENT_RESULT_CHARS` characters, "…" where cut."""
     kept = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
-    out = "\n".join(kept[:lines])
-    cut = len(kept) > lines
-    if len(out) > limit:
-        out, cut = out[: limit - 1].rstrip(), True
+    out = "\n".join(kept[:SUBAGENT_RESULT_LINES])
+    cut = len(kept) > SUBAGENT_RESULT_LINES
+    if len(out) > SUBAGENT_RESULT_CHARS:
+        out, cut = out[: SUBAGENT_RESULT_CHARS - 1].rstrip(), True
     return out + " …" if cut else out
 
 
@@ -630,16 +533,13 @@ def add_command(
     error = redact(error_line(output)) if failed and output else ""
     session.commands_total += 1
     runs = session.commands
-    for i in range(len(runs) - 1, -1, -1):
-        run = runs[i]
-        if run.command != text:
-            continue
-        if (run.exit_code, run.failed, run.error) == (exit_code, failed, error):
-            run.count += 1
-            run.timestamp = timestamp or run.timestamp
-            runs.append(runs.pop(i))
-            return run
-        break
+    i = next((i for i in range(len(runs) - 1, -1, -1) if runs[i].command == text), -1)
+    if i >= 0 and (runs[i].exit_code, runs[i].failed, runs[i].error) == (exit_code, failed, error):
+        run = runs.pop(i)
+        run.count += 1
+        run.timestamp = timestamp or run.timestamp
+        runs.append(run)
+        return run
     run = CommandRun(
         command=text, exit_code=exit_code, failed=failed, error=error, timestamp=timestamp
     )
@@ -670,14 +570,12 @@ def add_subagent(
 
     kept = redact(first_lines(result)) if result is not None else None
     line = redact(one_line(task, SUBAGENT_TASK_CHARS)) if task.strip() else ""
-    if id is not None:
-        for sub in session.subagents:
-            if sub.id == id:
-                sub.task = line or sub.task
-                if kept is not None:
-                    sub.result = kept
-                sub.timestamp = sub.timestamp or timestamp
-                return sub
+    same = next((s for s in session.subagents if s.id == id), None) if id is not None else None
+    if same is not None:
+        same.task = line or same.task
+        same.result = same.result if kept is None else kept
+        same.timestamp = same.timestamp or timestamp
+        return same
     sub = SubagentResult(task=line, result=kept, id=id, timestamp=timestamp)
     session.subagents.append(sub)
     del session.subagents[: -limits.SUBAGENTS]

@@ -8,7 +8,7 @@ Required abilities are methods of `Adapter`. Optional ones are explicit attribut
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from msgspec import Struct, field
 
@@ -132,27 +132,8 @@ class SessionRecords(Protocol):
         ...
 
 
-@runtime_checkable
-class Adapter(Protocol):
-    """What an agent's adapter gives core and the CLI. Vendor formats stay inside it."""
-
-    name: str  # "claude"
-    display_name: str  # "Claude Code"
-    known_versions: tuple[str, ...]  # CLI versions whose formats this adapter was built on
-    skill_dirs: tuple[str, ...]  # project-relative folders this agent loads skills from
-    # How a user invokes the continuity skill in this agent ("/continuity"), or None.
-    skill_command: str | None
-    # What `baker run` types to end the agent cleanly before switching; () sends signals.
-    exit_input: tuple[str, ...]
-    retention: RetentionPolicy | None  # None: the agent keeps sessions forever
-    usage_source: UsageSource | None  # None: usage comes from transcripts only
-    # None: each session is a JSONL file of its own (`SessionRef.path`), which the archive reads
-    session_records: SessionRecords | None
-    # User-level install options `baker global sync` shows for this agent; () for none.
-    install_options: tuple[InstallOption, ...]
-    # The environment variables that point this agent (or its CLI) at its files, account or
-    # model server: test suites clear them, so no test reads a real home (tests/conftest.py).
-    env_vars: tuple[str, ...]
+class Discovery(Protocol):
+    """An adapter's accounts and where their sessions are (its package's discovery module)."""
 
     def accounts(self, config: GlobalConfig) -> list[Account]:
         """Every config dir of this agent: env vars, defaults and `[transcripts]`."""
@@ -170,26 +151,21 @@ class Adapter(Protocol):
         first lines only. What `discover` leaves out (subagents, stubs) stays out."""
         ...
 
-    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
-        """Read (or continue reading) a session into `cursor.session`."""
-        ...
 
-    def archive_text(self, record: object) -> list[str]:
-        """The strings of one decoded transcript record that the recall archive indexes
-        (`kit.ModuleAdapter` gives the archive's common keys plus the adapter's own)."""
-        ...
+class HookHalf(Protocol):
+    """An adapter's hook payloads read and its output written (its package's hook module)."""
 
     def parse_hook(self, payload: bytes, argv: Sequence[str] = ()) -> HookEvent:
         """Parse a hook's stdin (or notify's argv); raise ValueError when it is not ours."""
         ...
 
-    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
-        """The session a hook event belongs to, or None (e.g. a notify for a title thread)."""
-        ...
-
     def render_context(self, event: HookEvent, text: str) -> str | None:
         """The stdout that puts `text` before the model for `event`, or None for no output."""
         ...
+
+
+class Installer(Protocol):
+    """An adapter's hooks and `baker mcp` put in and taken out (its package's install module)."""
 
     def install(self, project: Path, *, local: bool = False, dry_run: bool = False) -> list[Change]:
         """Project-level hooks and config (`baker init` / `baker sync`)."""
@@ -210,10 +186,9 @@ class Adapter(Protocol):
         that reads MCP servers only from user settings says so with a skipped change."""
         ...
 
-    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
-        """How to start this agent interactively with `options.brief`, saved in `brief`, as its
-        first turn (`kit.brief_prompt`)."""
-        ...
+
+class Checks(Protocol):
+    """An adapter's `baker doctor` lines and its CLI's version (its package's doctor module)."""
 
     def doctor(self, project: Path, accounts: Sequence[Account]) -> list[Finding]:
         """Checks of this agent's hooks, trust, versions and retention."""
@@ -224,11 +199,51 @@ class Adapter(Protocol):
         ...
 
 
+class Adapter(Discovery, HookHalf, Installer, Checks, Protocol):
+    """What an agent's adapter gives core and the CLI. Vendor formats stay inside it."""
+
+    name: str  # "claude"
+    display_name: str  # "Claude Code"
+    known_versions: tuple[str, ...]  # CLI versions whose formats this adapter was built on
+    skill_dirs: tuple[str, ...]  # project-relative folders this agent loads skills from
+    # How a user invokes the continuity skill in this agent ("/continuity"), or None.
+    skill_command: str | None
+    # What `baker run` types to end the agent cleanly before switching; () sends signals.
+    exit_input: tuple[str, ...]
+    retention: RetentionPolicy | None  # None: the agent keeps sessions forever
+    usage_source: UsageSource | None  # None: usage comes from transcripts only
+    # None: each session is a JSONL file of its own (`SessionRef.path`), which the archive reads
+    session_records: SessionRecords | None
+    # User-level install options `baker global sync` shows for this agent; () for none.
+    install_options: tuple[InstallOption, ...]
+    # The environment variables that point this agent (or its CLI) at its files, account or
+    # model server: test suites clear them, so no test reads a real home (tests/conftest.py).
+    env_vars: tuple[str, ...]
+
+    def read(self, ref: SessionRef, cursor: Cursor[Any] | None = None) -> Cursor[Any]:
+        """Read (or continue reading) a session into `cursor.session`."""
+        ...
+
+    def archive_text(self, record: object) -> list[str]:
+        """The strings of one decoded transcript record that the recall archive indexes
+        (`kit.ModuleAdapter` gives the archive's common keys plus the adapter's own)."""
+        ...
+
+    def session_for_hook(self, event: HookEvent, accounts: Sequence[Account]) -> SessionRef | None:
+        """The session a hook event belongs to, or None (e.g. a notify for a title thread)."""
+        ...
+
+    def launch(self, project: Path, brief: Path, options: LaunchOptions) -> LaunchSpec:
+        """How to start this agent interactively with `options.brief`, saved in `brief`, as its
+        first turn (`kit.brief_prompt`)."""
+        ...
+
+
 # Every member an adapter must have (a plugin that lacks one fails to load, naming it): the
-# Protocol's attributes, then its methods.
+# Protocol's attributes, then its methods and those of the Protocols it joins (by name).
 MEMBERS: tuple[str, ...] = (
     *Adapter.__annotations__,
-    *(n for n, v in vars(Adapter).items() if callable(v) and not n.startswith("_")),
+    *(n for n in dir(Adapter) if not n.startswith("_")),
 )
 
 

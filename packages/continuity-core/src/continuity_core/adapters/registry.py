@@ -18,8 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from continuity_core.adapters.kit import HookHalf
-    from continuity_core.adapters.protocol import Adapter
+    from continuity_core.adapters.protocol import Adapter, HookHalf
 
 
 GROUP = "continuity_core.adapters"
@@ -46,24 +45,17 @@ class Registered:
         self.error = error
 
 
-def _allowed(group: str) -> set[str] | None:
-    raw = os.environ.get(ALLOW_ENV) if group in (GROUP, HOOK_GROUP) else None
-    if raw is None:
-        return None
-    return {n.strip() for n in raw.split(",") if n.strip()}
-
-
 def entry_points(group: str) -> Iterator[tuple[str, str, str, str]]:
     """(name, "module:attr", distribution, version) of every entry point in `group`, from the
     installed metadata (`importlib.metadata`); the first distribution of a name on `sys.path`
-    wins, as there. Read through the per-user index (`_indexed`) where it is current."""
+    wins, as there. Read through the per-user index where it is current."""
     return iter(_entry_points(tuple(sys.path)).get(group, []))
 
 
 # --- the entry-point index -------------------------------------------------------------------
 # `importlib.metadata` costs a hook four bare interpreter starts (it imports `email`,
 # `zipfile`, `pathlib` and reads every distribution's metadata), so what it found for
-# baker's groups is kept in `~/.baker/cache/entry-points-<digest of sys.path>.json`, keyed on
+# baker's groups is kept in `~/.baker/cache/entry-points-<checksum of sys.path>.json`, keyed on
 # sys.path and each of its folders' modification times: installing, upgrading or removing a
 # distribution adds or removes a `.dist-info` folder there, which changes the time. A folder
 # changed less than `RACY_NS` ago is not trusted to have settled, and nothing is written.
@@ -75,17 +67,32 @@ RACY_NS = 3_000_000_000
 
 @functools.cache
 def _entry_points(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
-    from continuity_core.fs import hexdigest
+    import json
+
+    from continuity_core import trust
+    from continuity_core.fs import atomic_write, checksum
 
     key = _index_key(path)
-    digest = hexdigest("\0".join(path).encode("utf-8", "surrogateescape"))
-    name = f"entry-points-{digest[:16]}.json"
-    found = _indexed(name, key) if key is not None else None
-    if found is not None:
-        return found
+    if key is None:
+        return _scan(path)
+    name = f"entry-points-{checksum(chr(0).join(path).encode('utf-8', 'surrogateescape'))}.json"
+    try:
+        index = os.path.join(trust.home_path("cache"), name)
+    except (OSError, trust.Untrusted):
+        return _scan(path)
+    try:
+        data = json.loads(trust.read_bytes(index, home=True))
+        if data["key"] == key:
+            found = {g: [(a, b, c, d) for a, b, c, d in rows] for g, rows in data["groups"].items()}
+            if all(isinstance(v, str) for rows in found.values() for row in rows for v in row):
+                return found
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, trust.Untrusted):
+        pass  # none, stale or broken: the metadata is read again
     found = _scan(path)
-    if key is not None:
-        _write_index(name, key, found)
+    try:
+        atomic_write(index, json.dumps({"key": key, "groups": found}), durable=False)
+    except OSError:
+        pass  # a read-only home: the next call reads the metadata again
     return found
 
 
@@ -105,50 +112,6 @@ def _index_key(path: tuple[str, ...]) -> list[object] | None:
             return None
         key.append([folder, st.st_ino, st.st_mtime_ns])
     return key
-
-
-def _indexed(name: str, key: list[object]) -> dict[str, list[tuple[str, str, str, str]]] | None:
-    """The index's groups where its key is `key`; None where it is missing, stale or broken."""
-    import json
-
-    from continuity_core import trust
-
-    try:
-        data = json.loads(trust.read_bytes(os.path.join(trust.home_path("cache"), name), home=True))
-    except (OSError, ValueError, trust.Untrusted):
-        return None
-    if not isinstance(data, dict) or data.get("key") != key:
-        return None
-    groups = data.get("groups")
-    if not isinstance(groups, dict):
-        return None
-    out: dict[str, list[tuple[str, str, str, str]]] = {}
-    for group, rows in groups.items():
-        if not isinstance(rows, list) or not all(
-            isinstance(r, list) and len(r) == 4 and all(isinstance(v, str) for v in r) for r in rows
-        ):
-            return None
-        out[group] = [(r[0], r[1], r[2], r[3]) for r in rows]
-    return out
-
-
-def _write_index(
-    name: str, key: list[object], found: dict[str, list[tuple[str, str, str, str]]]
-) -> None:
-    import json
-
-    from continuity_core import trust
-    from continuity_core.fs import atomic_write
-
-    try:
-        folder = trust.home_path("cache")
-        atomic_write(
-            os.path.join(folder, name),
-            json.dumps({"key": key, "groups": found}),
-            durable=False,
-        )
-    except (OSError, trust.Untrusted):
-        pass  # a read-only home: the next call reads the metadata again
 
 
 def _scan(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
@@ -175,7 +138,8 @@ def _scan(path: tuple[str, ...]) -> dict[str, list[tuple[str, str, str, str]]]:
 
 def registered(group: str = GROUP) -> dict[str, Registered]:
     """Entry points of `group`, by name, without importing anything."""
-    allowed = _allowed(group)
+    raw = os.environ.get(ALLOW_ENV) if group in (GROUP, HOOK_GROUP) else None
+    allowed = None if raw is None else {n.strip() for n in raw.split(",") if n.strip()}
     found: dict[str, Registered] = {}
     for name, value, dist, version in entry_points(group):
         if allowed is not None and name not in allowed:
@@ -232,15 +196,10 @@ def load(name: str) -> Adapter:
         import difflib
 
         near = difflib.get_close_matches(name, list(registered(GROUP)), n=1)
-        if near:  # a misspelling (`claud`): there is no extra of that name to install
-            raise AdapterError(
-                f"no adapter named {name!r} is installed; did you mean {near[0]!r}? "
-                "(see `baker adapters`)"
-            )
-        raise AdapterError(
-            f"no adapter named {name!r} is installed; install it with "
-            f'`pip install "continuity-cli[{name}]"` (see `baker adapters`)'
-        )
+        install = f'install it with `pip install "continuity-cli[{name}]"`'
+        # a misspelling (`claud`) has no extra of that name to install
+        fix = f"did you mean {near[0]!r}?" if near else install
+        raise AdapterError(f"no adapter named {name!r} is installed; {fix} (see `baker adapters`)")
     lacks = missing(instance)  # the protocol's members (a Protocol only for the type checker)
     if lacks:
         _loaded.pop((GROUP, name), None)
@@ -259,10 +218,8 @@ def hook_module(name: str) -> HookHalf:
             found = load_plugin(name, HOOK_GROUP)
         except AdapterError:
             found = None  # the adapter's own methods say the same, or fail with its error
-        if (
-            found is not None
-            and callable(getattr(found, "parse_hook", None))
-            and callable(getattr(found, "render_context", None))
+        if found is not None and all(
+            callable(getattr(found, m, None)) for m in ("parse_hook", "render_context")
         ):
             return found  # type: ignore[return-value]
     return load(name)

@@ -6,9 +6,6 @@ from typing import Any, Literal
 
 from msgspec import Struct, field
 
-ResumeStatus = Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
-DriftKind = Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
-
 __all__ = ["ResumeCheck", "SavedMeta", "Validation"]
 
 
@@ -34,7 +31,7 @@ class Claim(Struct, kw_only=True):
 
 
 class Drift(Struct, kw_only=True, omit_defaults=True):
-    kind: DriftKind
+    kind: Literal["head", "branch", "worktree", "dirty", "missing_artifact"]
     saved: str | None = None
     now: str | None = None
     files: list[str] = field(default_factory=list)
@@ -66,7 +63,7 @@ class Validation(Struct, kw_only=True, omit_defaults=True):
 class ResumeCheck(Struct, kw_only=True):
     """`baker resume-check`: whether a checkpoint can be resumed here, and what changed."""
 
-    status: ResumeStatus
+    status: Literal["fresh", "drifted", "choose", "none", "blocked", "invalid"]
     reason: str | None = None
     id: str | None = None
     path: str | None = None
