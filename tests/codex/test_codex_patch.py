@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from continuity_codex.patch import FileOp, PatchError, find_patch, parse
+from continuity_codex.patch import PatchError, find_patch, parse
 
 FULL = """*** Begin Patch
 *** Add File: docs/new.md
@@ -27,22 +27,22 @@ FULL = """*** Begin Patch
 
 def test_every_kind_of_file_operation() -> None:
     assert parse(FULL) == [
-        FileOp("add", "docs/new.md"),
-        FileOp("update", "src/app.py", move_to="src/main.py"),
-        FileOp("delete", "old/legacy.py"),
-        FileOp("update", "src/util.py"),
+        ("add", "docs/new.md", None),
+        ("update", "src/app.py", "src/main.py"),
+        ("delete", "old/legacy.py", None),
+        ("update", "src/util.py", None),
     ]
 
 
 def test_a_heredoc_sent_to_the_shell() -> None:
     command = "apply_patch <<'EOF'\n" + FULL + "EOF\n"
     assert find_patch(command) == FULL.rstrip("\n")
-    assert [op.path for op in parse(command)][:1] == ["docs/new.md"]
+    assert [op[1] for op in parse(command)][:1] == ["docs/new.md"]
 
 
 def test_paths_with_spaces_survive() -> None:
     text = "*** Begin Patch\n*** Update File: client work/a b.md\n@@\n-x\n+y\n*** End Patch"
-    assert parse(text) == [FileOp("update", "client work/a b.md")]
+    assert parse(text) == [("update", "client work/a b.md", None)]
 
 
 @pytest.mark.parametrize(

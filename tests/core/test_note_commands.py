@@ -138,5 +138,8 @@ def test_started_finds_the_call_that_never_returned() -> None:
         input={"command": "sleep 60 && ./scripts/integration.sh"},
         timestamp="2000-01-01T00:00:00Z",
     )
-    assert note_mod.started("Run ./scripts/integration.sh", session(pending)) is pending
+    assert (
+        note_mod.executed("Run ./scripts/integration.sh", session(pending), finished=False)
+        is pending
+    )
     assert note_mod.executed("Run ./scripts/integration.sh", session(pending)) is None

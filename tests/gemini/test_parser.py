@@ -10,7 +10,7 @@ import pytest
 
 from continuity_core.schemas.session import Session, SessionRef
 from continuity_gemini import GeminiAdapter
-from continuity_gemini.parser import VIEW_MAX
+from continuity_gemini.parser import VIEW_MAX, classify
 from tests.gemini.chatlog import CONTEXT, SID, call, gemini, header, user, write_log
 
 
@@ -407,3 +407,18 @@ def test_a_line_with_half_an_emoji_is_read(tmp_path: Path) -> None:
     session = read(log(tmp_path, [user("u1", "one"), gemini("g1", "cut \ud83d")]))
     assert session.bad_lines == 0
     assert session.messages[-1].text == "cut \ufffd"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("You exceeded your current quota (429)", "usage_limit"),
+        ("429 Too Many Requests", "rate_limit"),
+        ("RESOURCE_EXHAUSTED: retry in 30s", "rate_limit"),
+        ("503 Service Unavailable", "overloaded"),
+        ("API key not valid. Please pass a valid API key.", "auth"),
+        ("500 Internal error", "api"),
+    ],
+)
+def test_an_error_text_takes_the_kind_of_its_first_matching_words(text: str, kind: str) -> None:
+    assert classify(text) == kind

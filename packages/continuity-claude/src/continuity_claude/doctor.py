@@ -16,11 +16,8 @@ def cli_version() -> str | None:
     return kit.cli_version("claude")
 
 
-_settings = kit.json_object
-
-
 def _our_events(path: Path) -> set[str]:
-    return kit.hook_events(_settings(path), is_ours)
+    return kit.hook_events(kit.json_object(path), is_ours)
 
 
 def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
@@ -79,7 +76,7 @@ def _retention(project: Path, accounts: Sequence[Account]) -> Finding:
         Path(a.dir) / "settings.json" for a in accounts
     ]
     for path in sources:
-        days = _settings(path).get("cleanupPeriodDays")
+        days = kit.json_object(path).get("cleanupPeriodDays")
         if isinstance(days, int) and not isinstance(days, bool):
             short = days < 7
             return Finding(

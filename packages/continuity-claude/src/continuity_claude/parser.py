@@ -39,8 +39,6 @@ from continuity_core.transcript import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from continuity_core.schemas.session import ErrorKind, TodoStatus
 
 _NONE = type(None)
@@ -297,12 +295,11 @@ def _user(
         session.compactions[-1].summary = clip(redact(summary), 2000)
         add_message(session, extra, "user", summary, kind="summary", timestamp=rec.get("timestamp"))
         return
-    if isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-    ):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                _result(session, extra, rec, block)
+    blocks = content if isinstance(content, list) else []
+    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if results:
+        for block in results:
+            _result(session, extra, rec, block)
         return
     text = _text(content)
     if text.lstrip().startswith("<task-notification>"):
@@ -351,7 +348,7 @@ def _result(
         if isinstance(task, dict) and task.get("id") is not None:
             task_id = str(task["id"])
         if task_id is None:
-            m = re.search(_TASK_ID, _text(block.get("content")))
+            m = re.search(_TASK_ID, output)
             task_id = m.group(1) if m else None
         session.todos = [t for t in session.todos if task_id is None or t.id != task_id]
         session.todos.append(TodoItem(content=subject, id=task_id))  # redacted when remembered

@@ -54,23 +54,17 @@ def is_ours(command: Any) -> bool:
     return isinstance(command, str) and OURS.match(command) is not None
 
 
-def trust_hash(hook: Hook, matcher: str | None = None) -> str:
-    """Codex's `trusted_hash`: sha256 of the canonical JSON of the event and its handler."""
-    handler: dict[str, Any] = {
-        "type": "command",
-        "command": hook.command,
-        "timeout": hook.timeout,
-        "async": False,
-    }
-    body: dict[str, Any] = {"event_name": hook.snake, "hooks": [handler]}
-    if matcher is not None:
-        body["matcher"] = matcher
+def trust_hash(hook: Hook) -> str:
+    """Codex's `trusted_hash`: sha256 of the canonical JSON of the event and its handler (our
+    groups have no matcher)."""
+    handler = {"type": "command", "command": hook.command, "timeout": hook.timeout, "async": False}
+    body = {"event_name": hook.snake, "hooks": [handler]}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hexdigest(canonical.encode(), "sha256")
 
 
-def trust_key(source: str, hook: Hook, group: int, handler: int = 0) -> str:
-    return f"{source}:{hook.snake}:{group}:{handler}"
+def trust_key(source: str, hook: Hook, group: int) -> str:
+    return f"{source}:{hook.snake}:{group}:0"  # the handler's index: ours is its group's only
 
 
 # --- notify ----------------------------------------------------------------------------------

@@ -213,13 +213,11 @@ def index_rows(
             sql = " UNION ALL ".join(f"{sql} WHERE {where}cwd >= ? AND cwd < ?" for _ in roots)
             for root in roots:
                 args += [root.rstrip("/"), root.rstrip("/") + "0"]
-            inside = tuple(r.rstrip("/") for r in roots)
             rows = conn.execute(sql, args).fetchall()
             return [
                 (str(r[0]), str(r[1]), r[2])
                 for r in rows
-                if isinstance(r[2], str)
-                and (r[2] in inside or r[2].startswith(tuple(f"{p}/" for p in inside)))
+                if isinstance(r[2], str) and within(r[2], roots)
             ]
         return [
             (str(r[0]), str(r[1]), r[2] if isinstance(r[2], str) else None)
@@ -298,25 +296,20 @@ def rollout_files(home: str) -> Iterator[str]:
                     yield os.path.join(top, name)
 
 
-def _mtime(path: str) -> tuple[float, int] | None:
+def _ref(account: Account, tid: str, path: str, cwd: str | None) -> SessionRef | None:
+    """The rollout at `path`, stat'ed now; None when it is gone."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_mtime, st.st_size
-
-
-def _ref(
-    account: Account, tid: str, path: str, cwd: str | None, stat: tuple[float, int]
-) -> SessionRef:
     return SessionRef(
         agent=AGENT,
         account=account.name,
         session_id=tid,
         path=path,
-        mtime=stat[0],
+        mtime=st.st_mtime,
         cwd=cwd,
-        size=stat[1],
+        size=st.st_size,
     )
 
 
@@ -328,7 +321,7 @@ def _from_index(account: Account, roots: Sequence[str]) -> list[SessionRef] | No
     rows = index_rows(account.dir, roots)
     if rows is None:
         return None
-    refs = _located(account, rows, roots)
+    refs = _located(account, rows)
     if not refs and (rows or not _describes(account.dir)):
         return None
     return refs
@@ -350,17 +343,13 @@ def _describes(home: str) -> bool:
     return row is not None and os.path.isfile(str(row[0]))
 
 
-def _located(
-    account: Account, rows: list[tuple[str, str, str | None]], roots: Sequence[str]
-) -> list[SessionRef]:
+def _located(account: Account, rows: list[tuple[str, str, str | None]]) -> list[SessionRef]:
     refs: list[SessionRef] = []
     for tid, recorded, cwd in rows:
-        if not within(cwd, roots):
-            continue
         path = locate(account.dir, recorded, tid)
-        stat = _mtime(path) if path else None
-        if path and stat:
-            refs.append(_ref(account, tid, path, cwd, stat))
+        ref = _ref(account, tid, path, cwd) if path else None
+        if ref is not None:
+            refs.append(ref)
     refs.sort(key=lambda r: r.mtime, reverse=True)
     return refs
 
@@ -375,9 +364,9 @@ def _from_scan(account: Account, roots: Sequence[str]) -> list[SessionRef]:
         tid, cwd = cache.get(path)
         if (mine := ours.get(cwd)) is None:
             mine = ours[cwd] = within(cwd, roots)
-        stat = _mtime(path) if tid and mine else None
-        if tid and stat:
-            refs.append(_ref(account, tid, path, cwd, stat))
+        ref = _ref(account, tid, path, cwd) if tid and mine else None
+        if ref is not None:
+            refs.append(ref)
     cache.save()
     refs.sort(key=lambda r: r.mtime, reverse=True)
     return refs
@@ -470,9 +459,6 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
         indexed = {tid: (recorded, cwd) for tid, recorded, cwd in index_rows(account.dir) or []}
         walked: set[str] = set()
         for path in rollout_files(account.dir):
-            stat = _mtime(path)
-            if stat is None:
-                continue
             tid = thread_id_of(path)
             if tid is not None and tid in indexed:
                 cwd = indexed[tid][1]
@@ -481,15 +467,15 @@ def all_sessions(accounts: Sequence[Account]) -> Iterator[SessionRef]:
                     tid, cwd = head_meta(path)
                 except OSError:
                     continue
-            if tid:
-                walked.add(tid)
-                yield _ref(account, tid, path, cwd, stat)
+            ref = _ref(account, tid, path, cwd) if tid else None
+            if ref is not None:
+                walked.add(ref.session_id)
+                yield ref
         # a rollout the index records outside this home (`locate` finds it as recorded)
         for tid, (recorded, cwd) in indexed.items():
-            if tid not in walked and os.path.isfile(recorded):
-                stat = _mtime(recorded)
-                if stat is not None:
-                    yield _ref(account, tid, recorded, cwd, stat)
+            ref = _ref(account, tid, recorded, cwd) if tid not in walked else None
+            if ref is not None and os.path.isfile(recorded):
+                yield ref
 
 
 def is_archived(path: str) -> bool:
@@ -552,14 +538,11 @@ def home_of(path: str) -> str:
 
 
 def ref_for(path: str, account: Account) -> SessionRef | None:
-    stat = _mtime(path)
-    if stat is None:
-        return None
     try:
         tid, cwd = head_meta(path)
     except OSError:
         return None
-    return _ref(account, tid or thread_id_of(path) or "", path, cwd, stat)
+    return _ref(account, tid or thread_id_of(path) or "", path, cwd)
 
 
 def by_thread(thread_id: str, accounts: Sequence[Account]) -> SessionRef | None:
@@ -605,11 +588,12 @@ def plain_copy(path: str, cache_dir: str) -> str | None:
     from pathlib import Path
 
     cache = Path(cache_dir)
-    stat = _mtime(path)
-    if stat is None:
+    try:
+        st = os.stat(path)
+    except OSError:
         return None
     name = os.path.basename(path)[:-4]
-    target = cache / f"{name}.{int(stat[0])}.{stat[1]}"
+    target = cache / f"{name}.{int(st.st_mtime)}.{st.st_size}"
     if target.is_file():
         return str(target)
     for older in cache.glob(f"{name}.*"):  # an earlier version of the same rollout

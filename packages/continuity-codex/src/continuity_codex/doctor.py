@@ -23,16 +23,11 @@ def cli_version() -> str | None:
 
 
 def doctor(project: Path, accounts: Sequence[Account]) -> list[Finding]:
-    findings: list[Finding] = []
-    findings.append(
+    findings = [
         kit.version_finding(
-            "Codex",
-            cli_version(),
-            KNOWN,
-            program=launch.PROGRAM,
-            fix="upgrade continuity-codex",
+            "Codex", cli_version(), KNOWN, program=launch.PROGRAM, fix="upgrade continuity-codex"
         )
-    )
+    ]
     project_hooks = project / ".codex" / "hooks.json"
     for account in accounts:
         if os.path.isdir(account.dir):

@@ -105,14 +105,14 @@ def _tool_facts(tool_name: str | None, tool_input: dict[str, Any]) -> tuple[str 
         command = " ".join(str(c) for c in command)
     if not isinstance(command, str):
         return None, []
-    if tool_name == "apply_patch" or patch_mod.BEGIN in command:
-        try:
-            ops = patch_mod.parse(command)
-        except patch_mod.PatchError:
-            return (None if tool_name == "apply_patch" else command), []
-        paths = [p for op in ops for p in (op.path, op.move_to) if p]
-        return (None if tool_name == "apply_patch" else command), paths
-    return command, []
+    if tool_name != "apply_patch" and patch_mod.BEGIN not in command:
+        return command, []
+    shown = None if tool_name == "apply_patch" else command  # a patch tool runs no command
+    try:
+        ops = patch_mod.parse(command)
+    except patch_mod.PatchError:
+        return shown, []
+    return shown, [p for _, path, move_to in ops for p in (path, move_to) if p]
 
 
 def render_context(event: HookEvent, text: str) -> str | None:

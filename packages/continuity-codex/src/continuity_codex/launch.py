@@ -26,6 +26,8 @@ def _copy_into(
     extend is never lost: `BakerError` unless `force`, which keeps it beside as a backup."""
     from pathlib import Path
 
+    from continuity_codex.parser import read
+    from continuity_core.adapters import kit
     from continuity_core.errors import BakerError
     from continuity_core.fs import backup_beside, copy_action
 
@@ -38,8 +40,8 @@ def _copy_into(
         refusal = (
             f"refusing to overwrite the rollout of {ref.session_id} in account {account}: its "
             f"copy there holds records the source does not have.\n"
-            f"  source ({ref.account}): {_side(source)} — {source}\n"
-            f"  target ({account}): {_side(target)} — {target}\n"
+            f"  source ({ref.account}): {kit.copy_side(source, read)} — {source}\n"
+            f"  target ({account}): {kit.copy_side(target, read)} — {target}\n"
             f"To continue the target's copy instead, run `baker resume codex --native "
             f"--from-account {account} --account {account}`; to replace it with the source's, "
             "add `--force` (the target's copy is kept beside it as `<file>.baker-backup-<time>`)."
@@ -128,13 +130,6 @@ def _orphan(ref: SessionRef) -> str | None:
         "the fork without it. Leave out --native to start a new Codex session from the "
         "brief (it holds the fork's own records)."
     )
-
-
-def _side(path: Path) -> str:
-    from continuity_codex.parser import read
-    from continuity_core.adapters import kit
-
-    return kit.copy_side(path, read)
 
 
 def _archived(ref: SessionRef) -> str | None:

@@ -48,17 +48,16 @@ from continuity_core.transcript import (
 )
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the checkpoint path imports no typing
+if TYPE_CHECKING:
     from datetime import tzinfo
-    from typing import Any
 
     from continuity_core.schemas.session import ErrorKind, ForkHistory
 
 # Bulky records that say nothing the brief needs: counted, never decoded.
 SKIP = (b'"type":"world_state"', b'"type": "world_state"')
-# Events whose type `_event` ignores, told from the payload's first bytes: settings echoes and
-# reasoning. They set nothing, so the usage records kept for later stay kept past them.
-UNUSED = (b'{"type":"thread_settings_applied"', b'{"type":"agent_reasoning"')
+# Events whose type `_event` ignores: settings echoes and reasoning. They set nothing, so the
+# usage records kept for later stay kept past them.
+UNUSED = ("thread_settings_applied", "agent_reasoning")
 KNOWN = {
     "inter_agent_communication_metadata",  # beside a sub-agent's message: nothing the brief needs
     "session_meta",
@@ -92,10 +91,9 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 # Usage records (token_count events and token_usage_record lines, a third of a rollout) only
-# replace the figures of the one before, so fold keeps the newest raw of each and decodes it
-# only when its figures are read: before an event that reads or sets them, and at the end.
+# replace the figures of the one before, so fold keeps the newest of each and applies it only
+# when its figures are read: before an event that reads or sets them, and at the end.
 LATEST = "_latest"  # in `extra`; emptied by `flush` before the cursor is saved
-USAGE_EVENT = b'{"type":"token_count"'
 # In each compaction record once, nowhere else: a cold read counts the part it skips with it.
 # The record's head as Codex writes it (the type tag, the payload and its first field): the
 # longer the marker, the quicker the byte search over hundreds of MiB.
@@ -103,20 +101,7 @@ COMPACTION_MARKER = b'"type":"compacted","payload":{"message":'
 # In every event that carries a typed request (paginated and legacy): a cold read finds the
 # latest one in the part it skips.
 REQUEST_MARKERS = (b'"type":"UserMessage"', b'"type":"user_message"')
-READS_USAGE = (b'{"type":"task_started"', b'{"type":"task_complete"', b'{"type":"error"')
-# What comes before the payload when only plain values do (Codex writes
-# `{"timestamp":"…","ordinal":N,"type":"…","payload":{…}}`, legacy rollouts no ordinal): where
-# `_peek` finds the payload's first bytes, as msgspec's `Raw` gave them before: in a line as
-# Codex writes it by string tests (`_payload_at`), in any other by this pattern.
-_TO_PAYLOAD = re.compile(
-    rb'\s*\{\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-+.\w]+)\s*,\s*)*?'
-    rb'"payload"\s*:\s*'
-)
-_HEAD = b'{"timestamp":"'
-_ORDINAL_KEY = b',"ordinal":'
-_TYPE_KEY = b',"type":"'
-_PAYLOAD_KEY = b',"payload":'
-_SPACE = (b" ", b"\t", b"\n", b"\r")  # JSON's; the pattern skips them
+READS_USAGE = ("task_started", "task_complete", "error")
 
 
 class CodexState(Struct, kw_only=True, omit_defaults=True):
@@ -180,15 +165,14 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
         return
     payload = record.get("payload")
     if kind == "event_msg":
-        first = _peek(line)
-        if first.startswith(UNUSED):
+        # tuples, not sets: a type that is a list or an object is no event, never unhashable
+        event = payload.get("type") if isinstance(payload, dict) else None
+        if event in UNUSED:
             return
-        if first.startswith(USAGE_EVENT):
+        if event == "token_count":
             extra.setdefault(LATEST, {})[kind] = (session.records, payload)
             return
-        if LATEST in extra and (
-            first.startswith(READS_USAGE) or not first.startswith(b'{"type":"')
-        ):
+        if LATEST in extra and event in READS_USAGE:
             flush(session, extra)
     elif kind == "token_usage_record":
         extra.setdefault(LATEST, {})[kind] = (session.records, payload)
@@ -207,7 +191,6 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
     elif kind == "response_item":
         _item(session, extra, payload, ts)
     elif kind == "compacted":
-        # `/compact` runs as a turn of its own; a compaction inside a prompted turn is automatic.
         message = payload.get("message")
         if isinstance(message, str):  # the words Codex puts before the summary, to the model
             message = message.partition(SUMMARY_AFTER)[2] or message
@@ -225,39 +208,6 @@ def fold(session: Session, extra: dict[str, Any], line: bytes) -> None:
                 timestamp=ts,
             ),
         )
-
-
-def _peek(line: bytes) -> bytes:
-    """The first bytes of an event's payload as written (b"" when something other than plain
-    values comes before it): which event it is, told without its fields."""
-    at = _payload_at(line)
-    if at < 0:
-        m = _TO_PAYLOAD.match(line)
-        at = m.end() if m else -1
-    return line[at : at + 40] if at >= 0 else b""
-
-
-def _payload_at(line: bytes) -> int:
-    """Where the payload starts in `{"timestamp":"…"[,"ordinal":N],"type":"…","payload":…`
-    (no escape in either string, no space), the shape every Codex writes; -1 for any other."""
-    if not line.startswith(_HEAD):
-        return -1
-    end = line.find(b'"', len(_HEAD))
-    if end < 0 or line.find(b"\\", len(_HEAD), end) >= 0:
-        return -1
-    at = end + 1
-    if line.startswith(_ORDINAL_KEY, at):
-        digits = at + len(_ORDINAL_KEY)
-        at = line.find(b",", digits)
-        if not line[digits:at].isdigit():
-            return -1
-    if not line.startswith(_TYPE_KEY, at):
-        return -1
-    end = line.find(b'"', at + len(_TYPE_KEY))
-    if end < 0 or line.find(b"\\", at + len(_TYPE_KEY), end) >= 0:
-        return -1
-    at = end + 1 + len(_PAYLOAD_KEY)
-    return at if line.startswith(_PAYLOAD_KEY, end + 1) and line[at : at + 1] not in _SPACE else -1
 
 
 def _meta(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | None) -> None:
@@ -336,21 +286,11 @@ def _fold_parent(
     for n, line in enumerate(reader):
         if n == 0 and tail is None and b"session_meta" in line[:200]:
             up = discovery.FORK.search(line[: discovery.HEAD_FORK])
-            # the parent is a fork too: its start first
-            if (
-                up is not None
-                and _fold_parent(
-                    session,
-                    extra,
-                    up.group(1).decode(),
-                    min(cut, int(up.group(2))),
-                    seen,
-                    budget,
-                    depth + 1,
-                )
-                != "all"
-            ):
-                got = "part"
+            if up is not None:  # the parent is a fork too: its start first
+                ancestor = up.group(1).decode()
+                above = min(cut, int(up.group(2)))
+                if _fold_parent(session, extra, ancestor, above, seen, budget, depth + 1) != "all":
+                    got = "part"
             continue  # the parent's meta is not this thread's
         m = _ORDINAL.search(line[:160])
         if m is not None and int(m.group(1)) >= cut:
@@ -395,7 +335,8 @@ def _event(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str |
         add_message(session, extra, "assistant", p["message"], timestamp=ts)
     elif kind == "exec_command_end":
         output = p.get("aggregated_output") or p.get("formatted_output") or p.get("stdout") or ""
-        _ended(session, extra, str(p.get("call_id")), str(output), p.get("exit_code"), None, ts)
+        code = p.get("exit_code")
+        _ran(session, extra, str(p.get("call_id")), str(output), code, None, ts, result=True)
     elif kind == "patch_apply_end":
         _changes(
             session,
@@ -459,7 +400,7 @@ def _completed(
         if item.get("status") != "in_progress":
             output = str(item.get("aggregated_output") or "")
             failed = True if item.get("status") in ("failed", "declined") else None
-            _ended(session, extra, call_id, output, item.get("exit_code"), failed, ts)
+            _ran(session, extra, call_id, output, item.get("exit_code"), failed, ts, result=True)
     elif kind == "SubAgentActivity" and item.get("kind") == "started":
         # from here on the sub-agent is known by its path, which its answer names
         path = item.get("agent_path")
@@ -492,14 +433,13 @@ def _changes(
         move = change.get("move_path")
         if not move and isinstance(change.get(kind), dict):
             move = change[kind].get("move_path")
-        moved = _rel(session, move) if isinstance(move, str) and move else None
-        add_edit(
-            session,
-            str(path),
-            "move" if moved else ACTIONS.get(kind, "edit"),
-            "apply_patch",
-            moved_to=moved,
-        )
+        _patched(session, str(path), kind, _rel(session, move) if isinstance(move, str) else None)
+
+
+def _patched(session: Session, path: str, action: Any, moved_to: str | None) -> None:
+    """One file an applied patch added, updated, deleted or moved (to `moved_to`)."""
+    kind = "move" if moved_to else ACTIONS.get(action, "edit")
+    add_edit(session, path, kind, "apply_patch", moved_to=moved_to or None)
 
 
 def _rel(session: Session, path: str) -> str:
@@ -540,9 +480,7 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
             except patch_mod.PatchError:
                 session.bad_lines += 1  # a malformed patch: Codex rejected it too
             else:
-                extra.setdefault("patches", {})[call_id] = [
-                    [op.action, op.path, op.move_to] for op in ops
-                ]
+                extra.setdefault("patches", {})[call_id] = [list(op) for op in ops]
     elif kind == "local_shell_call":
         action = p.get("action")
         command = action.get("command") if isinstance(action, dict) else None
@@ -562,13 +500,7 @@ def _item(session: Session, extra: dict[str, Any], p: dict[str, Any], ts: str | 
         pending = extra.setdefault("patches", {}).pop(call_id, None)
         if pending and not _failed(text):  # no FileChange event followed: trust the patch
             for action, path, move_to in pending:
-                add_edit(
-                    session,
-                    path,
-                    "move" if move_to else ACTIONS.get(action, "edit"),
-                    "apply_patch",
-                    moved_to=move_to,
-                )
+                _patched(session, path, action, move_to)
 
 
 def _spawn(session: Session, call_id: str, args: dict[str, Any], ts: str | None) -> None:
@@ -629,20 +561,6 @@ def _remember_shell(extra: dict[str, Any], call_id: str, command: str, ts: str |
         del shell[next(iter(shell))]
 
 
-def _ended(
-    session: Session,
-    extra: dict[str, Any],
-    call_id: str,
-    output: str,
-    exit_code: Any,
-    failed: bool | None,
-    ts: str | None,
-) -> None:
-    """A shell command's end event: its result, and its run (`_ran`)."""
-    set_result(session, extra, call_id, output, is_error=exit_code not in (0, None))
-    _ran(session, extra, call_id, output, exit_code, failed, ts)
-
-
 def _ran(
     session: Session,
     extra: dict[str, Any],
@@ -651,9 +569,14 @@ def _ran(
     exit_code: Any,
     failed: bool | None,
     ts: str | None,
+    *,
+    result: bool = False,
 ) -> None:
     """A shell command's first result (the function output and the item event both say it)
-    into `session.commands`: the exit status Codex wrote, else its failed status."""
+    into `session.commands`: the exit status Codex wrote, else its failed status. An end
+    event (`result`) is also the call's result."""
+    if result:
+        set_result(session, extra, call_id, output, is_error=exit_code not in (0, None))
     pending = extra.get("shell", {}).pop(call_id, None)
     if pending is None:
         return
@@ -714,7 +637,7 @@ def _token_count(session: Session, extra: dict[str, Any], p: dict[str, Any]) -> 
             if isinstance(w, dict) and (w.get("used_percent") or 0) >= 100
         ]
         resets = [w["resets_at"] for w in full if isinstance(w.get("resets_at"), int | float)]
-        extra["resets_at"] = _iso(max(resets)) if resets else None
+        extra["resets_at"] = stamps.iso(max(resets)) if resets else None
 
 
 def _usage(session: Session, extra: dict[str, Any], usage: Any) -> None:
@@ -779,6 +702,3 @@ def clock_reset(text: str, at: str | None, tz: tzinfo | None = None) -> str | No
     except ValueError:
         return None
     return stamps.iso(when.replace(tzinfo=tz) if tz else when)
-
-
-_iso = stamps.iso

@@ -11,6 +11,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    # One file a patch adds, updates (and maybe moves) or deletes: (action, path, move_to). A
+    # plain tuple: the pre-tool hook reads patches, and a class library costs it more.
+    FileOp = tuple[Literal["add", "update", "delete"], str, str | None]
+
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
 _HEADERS: dict[str, Literal["add", "update", "delete"]] = {
@@ -19,31 +23,6 @@ _HEADERS: dict[str, Literal["add", "update", "delete"]] = {
     "*** Update File: ": "update",
 }
 MOVE = "*** Move to: "
-
-
-class FileOp:
-    """One file a patch adds, updates (and maybe moves) or deletes. A plain class: the
-    pre-tool hook reads patches, and `dataclasses` costs it more than the patch."""
-
-    __slots__ = ("action", "move_to", "path")
-
-    def __init__(
-        self, action: Literal["add", "update", "delete"], path: str, move_to: str | None = None
-    ) -> None:
-        self.action: Literal["add", "update", "delete"] = action
-        self.path = path
-        self.move_to = move_to
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FileOp):
-            return NotImplemented
-        return (self.action, self.path, self.move_to) == (other.action, other.path, other.move_to)
-
-    def __hash__(self) -> int:
-        return hash((self.action, self.path, self.move_to))
-
-    def __repr__(self) -> str:
-        return f"FileOp(action={self.action!r}, path={self.path!r}, move_to={self.move_to!r})"
 
 
 class PatchError(ValueError):
@@ -74,12 +53,12 @@ def parse(text: str) -> list[FileOp]:
             path = line[len(header) :].strip()
             if not path:
                 raise PatchError(f"line {number}: a file header without a path")
-            ops.append(FileOp(action=_HEADERS[header], path=path))
+            ops.append((_HEADERS[header], path, None))
         elif line.startswith(MOVE):
             target = line[len(MOVE) :].strip()
-            if not ops or ops[-1].action != "update" or not target:
+            if not ops or ops[-1][0] != "update" or not target:
                 raise PatchError(f"line {number}: '*** Move to' outside an update")
-            ops[-1] = FileOp(action="update", path=ops[-1].path, move_to=target)
+            ops[-1] = ("update", ops[-1][1], target)
         elif line.startswith("*** ") and line.strip() != "*** End of File":
             raise PatchError(f"line {number}: unknown header {line[:40]!r}")
         elif not ops and line.strip():

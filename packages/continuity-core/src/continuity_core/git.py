@@ -225,9 +225,7 @@ class Begun:
             facts["head"], facts["subject"] = head or facts.get("head"), subject
         if trees_out:  # none where begun without `worktrees`
             facts["worktrees"] = _parse_worktrees(trees_out)
-        diff_out = _out(diff, timeout)
-        if diff_out:
-            _parse_shortstat(diff_out, facts)
+        _parse_shortstat(_out(diff, timeout) or "", facts)
         return facts
 
     def close(self, timeout: float = 5.0) -> None:
@@ -307,8 +305,7 @@ def diffstat(
     specs = [f":(exclude,literal){p}" for p in exclude]
     out = _out(_spawn(cwd, "diff", "HEAD", "--shortstat", *NO_DRIVERS, "--", ".", *specs), timeout)
     facts["files_changed"] = facts["insertions"] = facts["deletions"] = 0
-    if out:
-        _parse_shortstat(out, facts)
+    _parse_shortstat(out or "", facts)
 
 
 def _parse_status(out: str, facts: dict[str, Any]) -> bool:

@@ -171,16 +171,6 @@ def write(root: Path, note: Note) -> Path:
 # --- `baker now` / `baker block`: small superseding edits ------------------------------------
 
 
-def touch(note: Note, root: Path, agent: str | None = None) -> None:
-    """Refresh the front matter a write must keep current: updated, agent, branch."""
-    from continuity_core.git import git_facts
-    from continuity_core.stamps import now_iso
-
-    note.meta["updated"] = now_iso()
-    note.meta["agent"] = agent or note.meta.get("agent", "")
-    note.meta["branch"] = git_facts(root, worktrees=False).branch or note.meta.get("branch", "")
-
-
 def shown(note: Note) -> Note:
     """The note as baker prints or hands it out: redacted (an agent writes the file itself,
     and may write a secret into it)."""
@@ -212,48 +202,48 @@ def as_json(root: Path) -> dict[str, Any]:
 
 
 def set_now(root: Path, text: str, agent: str | None = None) -> Path:
-    """Replace Now with exactly one next action (the old one is superseded, not kept); a
-    secret in it is stored redacted."""
-    from continuity_core.redact import redact
-
-    action = redact(" ".join(text.split()))
-    if not action:
-        raise BakerError("Now needs a next action; `baker now` alone shows the current one")
-    return edit(root, lambda note: note.sections.update(Now=action), agent)
-
-
-def edit(root: Path, change: Any, agent: str | None = None) -> Path:
-    """Read, change and write the note under the store lock, so two writers (an agent's
-    `baker now`, a person's `baker block`) never lose each other's edit. Only in a project set
-    up with `baker init` (raises `NotAProject` otherwise, as `baker note` and `trap add` do):
-    outside one the note would be a new file without its `.gitignore` line."""
-    from continuity_core.store import Store
-
-    store = Store.here(root)
-    with store.lock():
-        note = read(root) or parse(template())  # an empty one with every section when none
-        change(note)
-        touch(note, root, agent)
-        return write(root, note)
+    """Replace Now with exactly one next action (the old one is superseded, not kept)."""
+    missing = "Now needs a next action; `baker now` alone shows the current one"
+    return edit(root, text, missing, lambda note, item: note.sections.update(Now=item), agent)
 
 
 def add_blocked(root: Path, text: str, agent: str | None = None) -> Path:
-    """Append one item to Blocked, dated, so the reader knows how long it has waited; a
-    secret in it is stored redacted."""
-    from continuity_core.redact import redact
-
-    item = redact(" ".join(text.split()))
-    if not item:
-        raise BakerError("say what is blocked and on what")
+    """Append one item to Blocked, dated, so the reader knows how long it has waited."""
     from continuity_core.stamps import now_iso
 
-    line = f"- {item} (since {now_iso()[:10]})"
-
-    def change(note: Note) -> None:
+    def change(note: Note, item: str) -> None:
+        line = f"- {item} (since {now_iso()[:10]})"
         current = note.sections.get("Blocked", "").strip("\n") if note.get("Blocked") else ""
         note.sections["Blocked"] = f"{current}\n{line}" if current else line
 
-    return edit(root, change, agent)
+    return edit(root, text, "say what is blocked and on what", change, agent)
+
+
+def edit(root: Path, text: str, missing: str, change: Any, agent: str | None = None) -> Path:
+    """`change(note, item)` with `text` on one line and redacted as `item` (an agent may write
+    a secret into it; BakerError `missing` when there is none): read, change and write the
+    note under the store lock, so two writers (an agent's `baker now`, a person's `baker
+    block`) never lose each other's edit. Only in a project set up with `baker init` (raises
+    `NotAProject` otherwise, as `baker note` and `trap add` do): outside one the note would
+    be a new file without its `.gitignore` line."""
+    from continuity_core.git import git_facts
+    from continuity_core.redact import redact
+    from continuity_core.stamps import now_iso
+    from continuity_core.store import Store
+
+    item = redact(" ".join(text.split()))
+    if not item:
+        raise BakerError(missing)
+    store = Store.here(root)
+    with store.lock():
+        note = read(root) or parse(template())  # an empty one with every section when none
+        change(note, item)
+        # The front matter a write keeps current.
+        note.meta["updated"] = now_iso()
+        note.meta["agent"] = agent or note.meta.get("agent", "")
+        branch = git_facts(root, worktrees=False).branch
+        note.meta["branch"] = branch or note.meta.get("branch", "")
+        return write(root, note)
 
 
 _BACKTICKS = r"`([^`\n]{3,})`"
@@ -269,30 +259,14 @@ def action_keys(now: str) -> list[str]:
     return [m for m in re.findall(_PATHLIKE, now) if len(m) >= 4]
 
 
-def executed(now: str, session: Any, since: str | None = None) -> Any | None:
+def executed(now: str, session: Any, since: str | None = None, *, finished: bool = True) -> Any:
     """The finished tool call in `session` that already did `now`, if its records show one.
 
     Only calls that returned without error count, and only those after `since` (the note's
-    `updated`), so an action re-set after a failed run is not flagged.
+    `updated`), so an action re-set after a failed run is not flagged. `finished` False: a
+    call doing `now` that started and never returned: its effect is unknown, however long
+    ago it began.
     """
-    return _matching_call(now, session, since, finished=True)
-
-
-def started(now: str, session: Any) -> Any | None:
-    """A tool call doing `now` that started and never returned: its effect is unknown, however
-    long ago it began."""
-    return _matching_call(now, session, None, finished=False)
-
-
-def does(now: str, command: str | None, paths: Any = ()) -> bool:
-    """Whether a call running `command` on `paths` carries out `now` (the pre-tool hook's
-    record of a call the transcript never got)."""
-    keys = action_keys(now)
-    haystack = "\n".join([command or "", *paths])
-    return bool(keys and haystack.strip() and any(k in haystack for k in keys))
-
-
-def _matching_call(now: str, session: Any, since: str | None, *, finished: bool) -> Any | None:
     keys = action_keys(now)
     if not keys:
         return None
@@ -305,6 +279,14 @@ def _matching_call(now: str, session: Any, since: str | None, *, finished: bool)
         if haystack and any(k in haystack for k in keys):
             return call
     return None
+
+
+def does(now: str, command: str | None, paths: Any = ()) -> bool:
+    """Whether a call running `command` on `paths` carries out `now` (the pre-tool hook's
+    record of a call the transcript never got)."""
+    keys = action_keys(now)
+    haystack = "\n".join([command or "", *paths])
+    return bool(keys and haystack.strip() and any(k in haystack for k in keys))
 
 
 _DOING_KEYS = ("command", "cmd", "file_path", "path", "notebook_path", "absolute_path")

@@ -41,8 +41,15 @@ if TYPE_CHECKING:  # subprocess and signal load when a command runs, the schemas
     T = TypeVar("T")
     P = TypeVar("P", str, Path)  # a folder as the caller names it
     StrPath = str | os.PathLike[str]
-else:
-    Protocol = object  # for the type checker: `plugin` checks a probe's members itself
+
+    class Probe(Protocol):  # for the type checker: `plugin` checks a probe's members itself
+        """A plugin registered under `continuity_core.probes`."""
+
+        name: str
+
+        def run(self, ctx: ProbeContext) -> list[ProbeResult]:
+            """Check the real thing and return one result per checked target."""
+
 
 PROBES_FILE = "probes.json"
 DEFAULT_DEADLINE_S = 15.0
@@ -61,16 +68,6 @@ def result(
 
 
 _gpu = partial(result, "gpu", "gpu")  # the GPU check's one result where no probe ran
-
-
-class Probe(Protocol):
-    """A plugin registered under `continuity_core.probes`."""
-
-    name: str
-
-    def run(self, ctx: ProbeContext) -> list[ProbeResult]:
-        """Check the real thing and return one result per checked target."""
-        ...
 
 
 # --- running things concurrently and with time limits ---------------------------------------
@@ -114,7 +111,6 @@ def run_command(
     cwd: StrPath,
     timeout_s: float,
     shell: bool = False,
-    env: Mapping[str, str] | None = None,
 ) -> Ran:
     """Run a command in its own process group; on timeout kill the group, grandchildren too,
     and at exit whatever is still running."""
@@ -136,7 +132,6 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        env=dict(env) if env is not None else None,
     )
     _RUNNING.add(proc)
     try:
@@ -165,11 +160,11 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def tail(text: str, limit: int = DETAIL_MAX) -> str:
+def tail(text: str) -> str:
     """The last non-empty line of output, redacted and clipped: what a person reads first."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     last = redact(lines[-1]) if lines else ""
-    return last if len(last) <= limit else "…" + last[-(limit - 1) :]
+    return last if len(last) <= DETAIL_MAX else "…" + last[-(DETAIL_MAX - 1) :]
 
 
 # --- probes.json -----------------------------------------------------------------------------
@@ -235,7 +230,7 @@ def _number(entry: Mapping[str, Any], key: str, default: float | None) -> float 
 # --- the checks ------------------------------------------------------------------------------
 
 
-def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -> Result:
+def check_job(root: StrPath, entry: Any, index: int) -> Result:
     """A background job checked by its effect: its artifact exists, is fresh and readable."""
     name, problem = _entry_name(entry, f"jobs[{index}]")
     job = partial(result, "job", name)
@@ -255,7 +250,7 @@ def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -
         return job("fail", f"{artifact}: missing", "missing")
     except OSError as e:
         return job("fail", f"{artifact}: {e.strerror}", "unreadable")
-    age = (now or time.time()) - st.st_mtime
+    age = time.time() - st.st_mtime
     try:
         if stat.S_ISDIR(st.st_mode):
             empty = not os.listdir(path)
@@ -265,11 +260,8 @@ def check_job(root: StrPath, entry: Any, index: int, now: float | None = None) -
     except OSError as e:
         return job("fail", f"{artifact}: unreadable ({e.strerror})", "unreadable")
     if max_age is not None and age > max_age:
-        return job(
-            "warn",
-            f"{artifact}: stale, last written {_ago(age)} ago (expected within {_ago(max_age)})",
-            "stale",
-        )
+        why = f"stale, last written {_ago(age)} ago (expected within {_ago(max_age)})"
+        return job("warn", f"{artifact}: {why}", "stale")
     if empty:
         return job("warn", f"{artifact}: exists but is empty", "empty")
     return job("ok", f"{artifact}: written {_ago(age)} ago", "fresh")
@@ -369,17 +361,11 @@ def check_interpreter(label: str, venv: str, *, root: StrPath, tracked: bool = F
     venv_is = partial(result, "venv", label)
     python = interpreter_of(os.path.abspath(venv))
     if not inside(root, venv):
-        real = os.path.realpath(venv)
-        return venv_is(
-            "error", f"{venv}: outside the project ({real}): refused, not run", "outside"
-        )
+        why = f"outside the project ({os.path.realpath(venv)}): refused, not run"
+        return venv_is("error", f"{venv}: {why}", "outside")
     if tracked:
-        return venv_is(
-            "warn",
-            f"{venv}: tracked by git: not run (a committed virtual environment is the "
-            "repository's program, not yours)",
-            "tracked",
-        )
+        why = "not run (a committed virtual environment is the repository's program, not yours)"
+        return venv_is("warn", f"{venv}: tracked by git: {why}", "tracked")
     if not os.path.isdir(venv):
         return venv_is("fail", f"{venv}: no such folder", "missing")
     target = os.path.realpath(python)
@@ -403,11 +389,8 @@ def refused(root: StrPath, python: StrPath) -> str | None:
     if inside(root, path) or inside(root, real):
         return "it lies inside the project"
     for exe in dict.fromkeys((path, real)):
-        here = os.path.dirname(exe)
-        for cfg in (
-            os.path.join(here, "pyvenv.cfg"),
-            os.path.join(os.path.dirname(here), "pyvenv.cfg"),
-        ):
+        for folder in (os.path.dirname(exe), os.path.dirname(os.path.dirname(exe))):
+            cfg = os.path.join(folder, "pyvenv.cfg")
             if os.path.lexists(cfg) and (inside(root, cfg) or inside(root, os.path.realpath(cfg))):
                 return f"its {cfg} lies inside the project"
     return None
@@ -433,7 +416,16 @@ def plugin(name: str) -> Probe | None:
     raise AdapterError(f"probe {name!r} is not a Probe (it needs `name` and `run(ctx)`)")
 
 
-def check_gpu(ctx: ProbeContext) -> list[ProbeResult] | list[Result]:
+def check_gpu(ctx: ProbeContext | None) -> list[ProbeResult] | list[Result]:
+    """The GPU plugin's results; with no `gpu` section (`ctx` None) only whether the plugin
+    is there, nothing run."""
+    if ctx is None:
+        from continuity_core.adapters.registry import registered
+
+        if "gpu" in registered(PROBE_GROUP):
+            why = 'not configured (add "gpu": {} to .baker/probes.json)'
+            return [_gpu("skipped", why, "not configured")]
+        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
     try:
         probe = plugin("gpu")
     except Exception as e:  # a broken plugin is reported, never raised
@@ -450,7 +442,6 @@ def environment(
     root: StrPath,
     *,
     deadline_s: float = DEFAULT_DEADLINE_S,
-    gpu: bool = True,
     begun: Begun | None = None,
 ) -> Environment:
     """Every fact about `root`'s environment, checked now, within `deadline_s` in total.
@@ -459,7 +450,7 @@ def environment(
 
     from continuity_core.schemas.probe import Environment
 
-    facts = _gather(root, read_config(root), deadline_s, gpu=gpu, begun=begun)
+    facts = _gather(root, read_config(root), deadline_s, begun=begun)
     return msgspec.convert(facts, Environment)
 
 
@@ -470,75 +461,22 @@ def summary(root: StrPath, *, deadline_s: float, begun: Begun | None = None) -> 
     (docs/decisions.md, "How the hooks stay fast")."""
     if os.path.lexists(os.path.join(root, STORE, PROBES_FILE)):
         return render(environment(root, deadline_s=deadline_s, begun=begun), quiet=True)
-    return _render(_gather(root, None, deadline_s, gpu=False, begun=begun), quiet=True)
+    return render(_gather(root, None, deadline_s, begun=begun), quiet=True)
 
 
 def _gather(
-    root: StrPath, cfg: ProbesConfig | None, deadline_s: float, *, gpu: bool, begun: Begun | None
+    root: StrPath, cfg: ProbesConfig | None, deadline_s: float, *, begun: Begun | None
 ) -> dict[str, Any]:
     """`environment`'s facts as plain values (`Environment`'s fields); `cfg` None: no
     probes.json."""
     start = time.monotonic()
     root = os.path.abspath(root)
     limit = max(0.5, deadline_s - 0.25)  # leave a moment to collect and render
-    tasks = _tasks(root, cfg, limit, gpu=gpu, begun=begun)
+    tasks = _tasks(root, cfg, limit, begun=begun)
     env: dict[str, Any] = {"created_at": now_iso(), "project": root, "git": {}}
     env.update((kind, []) for kind in ("interpreters", "jobs", "probes", "gpu"))
-    _collect(env, tasks, run_all([task for _, _, task in tasks], limit), deadline_s)
-    env["probes"][:0] = cfg.errors if cfg is not None else []
-    env["elapsed_s"] = round(time.monotonic() - start, 3)
-    return env
-
-
-def _tasks(
-    root: str, cfg: ProbesConfig | None, limit: float, *, gpu: bool, begun: Begun | None
-) -> list[tuple[str, str, Callable[[], Any]]]:
-    """What `environment` runs side by side: each task's kind (an `Environment` list, or
-    "git"), its name and the task."""
-    from continuity_core.project import repo_values  # without Continuity's own files
-
-    git = partial(repo_values, root, timeout=min(5.0, limit), begun=begun)
-    tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
-    venvs = venv_dirs(root, cfg.venvs if cfg is not None else ())
-    within = [p for _, p in venvs if inside(root, p)]
-    timeout_s = min(INTERPRETER_TIMEOUT_S, limit)
-    tracked = tracked_by_git(root, within, timeout_s=timeout_s) if within else set()
-    for label, path in venvs:
-        check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
-        tasks.append(("interpreters", label, check))
-    for i, entry in enumerate(cfg.jobs if cfg is not None else ()):
-        name = _entry_name(entry, f"jobs[{i}]")[0]
-        tasks.append(("jobs", name, partial(check_job, root, entry, i)))
-    for i, entry in enumerate(cfg.probes if cfg is not None else ()):
-        name = _entry_name(entry, f"probes[{i}]")[0]
-        tasks.append(("probes", name, partial(check_shell, root, entry, i, limit)))
-    if gpu:
-        if cfg is not None and cfg.gpu is not None:
-            # Only venvs of the user's own: none outside the project or tracked by git.
-            # and whose interpreter is not a file inside it (what check_interpreter runs).
-            from pathlib import Path  # the plugins' context names the project as a Path
-
-            pythons = [
-                interpreter_of(p)
-                for p in within
-                if p not in tracked and refused(root, interpreter_of(p)) is None
-            ]
-            from continuity_core.schemas.probe import ProbeContext
-
-            ctx = ProbeContext(
-                root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit
-            )
-            tasks.append(("gpu", "gpu", partial(check_gpu, ctx)))
-        else:
-            tasks.append(("gpu", "gpu", _gpu_unconfigured))
-    return tasks
-
-
-def _collect(
-    env: dict[str, Any], tasks: list[tuple[str, str, Any]], results: list[Any], deadline_s: float
-) -> None:
-    """Each task's result into `env`: a timeout or a failure as a result that says so."""
-    for (kind, name, _), done in zip(tasks, results, strict=True):
+    # Each task's result into `env`: a timeout or a failure as a result that says so.
+    for (kind, name, _), done in zip(tasks, run_all([t for _, _, t in tasks], limit), strict=True):
         if kind == "git":
             env["git"] = done if isinstance(done, dict) else {}
             continue
@@ -551,40 +489,65 @@ def _collect(
             env[kind].extend(done if isinstance(done, list) else [done])
             continue
         env[kind].append(result(kind.rstrip("s"), name, state, detail))
+    env["probes"][:0] = cfg.errors if cfg is not None else []
+    env["elapsed_s"] = round(time.monotonic() - start, 3)
+    return env
 
 
-def _gpu_unconfigured() -> list[Result]:
-    """No `gpu` section: say whether the plugin is there, run nothing."""
-    from continuity_core.adapters.registry import registered
+def _tasks(
+    root: str, cfg: ProbesConfig | None, limit: float, *, begun: Begun | None
+) -> list[tuple[str, str, Callable[[], Any]]]:
+    """What `environment` runs side by side: each task's kind (an `Environment` list, or
+    "git"), its name and the task."""
+    from continuity_core.project import repo_values  # without Continuity's own files
 
-    if "gpu" not in registered(PROBE_GROUP):
-        return [_gpu("skipped", NOT_INSTALLED, "not installed")]
-    why = 'not configured (add "gpu": {} to .baker/probes.json)'
-    return [_gpu("skipped", why, "not configured")]
+    git = partial(repo_values, root, timeout=min(5.0, limit), begun=begun)
+    tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
+    venvs = venv_dirs(root, cfg.venvs if cfg is not None else ())
+    within = [p for _, p in venvs if inside(root, p)]
+    tracked = tracked_by_git(root, within, timeout_s=min(INTERPRETER_TIMEOUT_S, limit))
+    for label, path in venvs:
+        check = partial(check_interpreter, label, path, root=root, tracked=path in tracked)
+        tasks.append(("interpreters", label, check))
+    if cfg is None:  # no probes.json (a pickup): git and the venvs found are all there is
+        return tasks
+    for i, entry in enumerate(cfg.jobs):
+        name = _entry_name(entry, f"jobs[{i}]")[0]
+        tasks.append(("jobs", name, partial(check_job, root, entry, i)))
+    for i, entry in enumerate(cfg.probes):
+        name = _entry_name(entry, f"probes[{i}]")[0]
+        tasks.append(("probes", name, partial(check_shell, root, entry, i, limit)))
+    ctx = None
+    if cfg.gpu is not None:
+        # Only venvs of the user's own: none outside the project or tracked by git.
+        # and whose interpreter is not a file inside it (what check_interpreter runs).
+        from pathlib import Path  # the plugins' context names the project as a Path
+
+        from continuity_core.schemas.probe import ProbeContext
+
+        pythons = [
+            interpreter_of(p)
+            for p in within
+            if p not in tracked and refused(root, interpreter_of(p)) is None
+        ]
+        ctx = ProbeContext(root=Path(root), config=cfg.gpu, interpreters=pythons, timeout_s=limit)
+    tasks.append(("gpu", "gpu", partial(check_gpu, ctx)))
+    return tasks
 
 
-_MARK = {
-    "ok": "ok",
-    "warn": "WARN",
-    "fail": "FAIL",
-    "skipped": "-",
-    "timeout": "TIMEOUT",
-    "error": "ERROR",
-}
+_MARK = dict(ok="ok", warn="WARN", fail="FAIL", skipped="-", timeout="TIMEOUT", error="ERROR")
 
 
-def render(env: Environment, *, quiet: bool = False) -> str:
-    """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup)."""
-    import msgspec
-
-    return _render(msgspec.to_builtins(env), quiet=quiet)
-
-
-def _render(env: Mapping[str, Any], *, quiet: bool) -> str:
-    """`render` of `Environment`'s fields as plain values (those at their default may be left
-    out): `_gather`'s, or `msgspec.to_builtins` of the Struct."""
+def render(env: Environment | dict[str, Any], *, quiet: bool = False) -> str:
+    """Environment facts as Markdown lines; `quiet` leaves out skipped checks (for pickup).
+    `env` may be its fields as plain values (those at their default may be left out), as
+    `_gather` gives them to a pickup that loads no msgspec."""
     from continuity_core.project import git_section  # not brief: a pickup builds none
 
+    if not isinstance(env, dict):
+        import msgspec
+
+        return render(msgspec.to_builtins(env), quiet=quiet)
     lines = [git_section(env.get("git", {}))]
     for title in ("interpreters", "jobs", "probes", "gpu"):
         shown = [r for r in env.get(title, ()) if not (quiet and r["state"] == "skipped")]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 
 from continuity_core import trust
 from continuity_core.fs import atomic_write
@@ -51,19 +50,6 @@ _BLOCK = re.compile(
 )
 
 
-def with_block(text: str, block: str) -> str:
-    """`text` with the managed block replaced (or appended); everything else byte-for-byte."""
-    if _BLOCK.search(text):
-        return _BLOCK.sub(lambda _: block, text, count=1)
-    sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return text + sep + block
-
-
-def without_block(text: str) -> str:
-    out = _BLOCK.sub("", text, count=1)
-    return out.rstrip("\n") + "\n" if out.strip() else ""
-
-
 def _read(path: Path) -> str | None:
     """The file's text exactly (read_text() would turn CRLF into LF and so rewrite it); None
     when there is no file."""
@@ -76,7 +62,7 @@ def _read(path: Path) -> str | None:
 def outside_project(path: Path, root: Path) -> str | None:
     """Why baker may not write or remove `path` for the project `root`, or None.
 
-    Each component of `path` below `root` is checked with `lstat`: a symlink whose real path
+    Each component of `path` below `root` is checked: a symlink whose real path
     lies outside the project (a cloned repository can commit `.claude/skills -> /anywhere`) is
     refused, as `agentfiles.resolve` refuses a project's settings file linked out. A link that
     stays inside the project is followed. A `path` not below `root` is judged by its real path.
@@ -92,11 +78,7 @@ def outside_project(path: Path, root: Path) -> str | None:
     current = top
     for part in here.relative_to(top).parts:
         current = current / part
-        try:
-            st = os.lstat(current)
-        except OSError:  # missing (or not a folder): nothing below it exists to lead out
-            break
-        if stat.S_ISLNK(st.st_mode) and not inside(top, current):
+        if os.path.islink(current) and not inside(top, current):  # False where missing
             real = os.path.realpath(current)
             return (
                 f"{current} leads to {real}, outside the project, so it is refused: baker "
@@ -121,7 +103,7 @@ def write_text_change(
         old = _read(path)
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode, root=root)
+    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode)  # checked above
 
 
 def write_change(
@@ -146,29 +128,35 @@ def write_change(
         return Change(path=rel, action="failed", detail=why)
     if old == new:
         return Change(path=rel, action="unchanged")
-    if new == "" and old is not None:
-        if not dry_run:
-            try:
-                path.unlink()
-            except OSError as e:
-                return Change(path=rel, action="failed", detail=e.strerror or str(e))
-            if prune:
-                import contextlib  # set-up only
-
-                with contextlib.suppress(OSError):
-                    path.parent.rmdir()
-        return Change(path=rel, action="removed")
+    remove = new == "" and old is not None
     if not dry_run:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, new, mode=mode)
+            if remove:
+                path.unlink()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, new, mode=mode)
         except OSError as e:
             return Change(path=rel, action="failed", detail=e.strerror or str(e))
+        if remove and prune:
+            import contextlib  # set-up only
+
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()
+    if remove:
+        return Change(path=rel, action="removed")
     return Change(path=rel, action="created" if old is None else "updated", detail=detail)
 
 
 def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change:
-    return write_text_change(path, with_block(_read(path) or "", block), root, dry_run=dry_run)
+    """`path` with the managed block replaced (or appended); everything else byte-for-byte."""
+    text = _read(path) or ""
+    if _BLOCK.search(text):
+        new = _BLOCK.sub(lambda _: block, text, count=1)
+    else:
+        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        new = text + sep + block
+    return write_text_change(path, new, root, dry_run=dry_run)
 
 
 def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
@@ -177,7 +165,9 @@ def remove_block(path: Path, root: Path, *, dry_run: bool) -> Change:
     text = _read(path)
     if text is None:
         return Change(path=str(path.relative_to(root)), action="unchanged")
-    return write_text_change(path, without_block(text), root, dry_run=dry_run)
+    text = _BLOCK.sub("", text, count=1)
+    new = text.rstrip("\n") + "\n" if text.strip() else ""
+    return write_text_change(path, new, root, dry_run=dry_run)
 
 
 def refuse(root: Path) -> None:
@@ -228,7 +218,6 @@ def _own(root: StrPath) -> dict[str, str]:
 def record_own(root: Path, changes: list[Change]) -> None:
     """Remember the files `baker init`/`sync` wrote and their content, so the brief's repo
     state can leave them out while they stay as written (a later edit by anyone shows)."""
-
     own = _own(root)
     top = root.resolve()
     for change in changes:
@@ -248,7 +237,6 @@ def record_own(root: Path, changes: list[Change]) -> None:
 def repo_facts(
     root: StrPath, *, timeout: float = 5.0, begun: Begun | None = None, worktrees: bool = True
 ) -> GitFacts:
-    """`repo_values` as `GitFacts`."""
     from continuity_core.git import struct
 
     return struct(repo_values(root, timeout=timeout, begun=begun, worktrees=worktrees))
@@ -285,17 +273,11 @@ def repo_values(
             return bool(files) and all(ours(f) for f in files)
         return own.get(rel) is not None and own.get(rel) == _sha(path)
 
-    kept, tracked = [], []
-    for entry in facts.get("dirty", ()):
-        xy, rel = entry[:2], entry[3:]  # "XY path"
-        if ours(rel):
-            if xy != "??":
-                tracked.append(rel)
-        else:
-            kept.append(entry)
-    dropped = len(facts.get("dirty", ())) - len(kept)
-    if dropped:
-        facts["dirty"], facts["dirty_count"] = kept, facts["dirty_count"] - dropped
+    mine = [entry for entry in facts["dirty"] if ours(entry[3:])]  # "XY path"
+    if mine:
+        facts["dirty"] = [entry for entry in facts["dirty"] if entry not in mine]
+        facts["dirty_count"] -= len(mine)
+        tracked = [entry[3:] for entry in mine if entry[:2] != "??"]
         if tracked:
             diffstat(top, facts, tracked, timeout=timeout)
     return facts
@@ -323,15 +305,8 @@ def init(root: Path, *, agent: str = "", dry_run: bool = False) -> list[Change]:
         branch = git_facts(root, worktrees=False).branch or ""
         if not dry_run:
             trust.dirs(root, trust.NOTE_DIR, create=True)  # 0700 when made here
-        changes.append(
-            write_text_change(
-                note_path,
-                note_mod.template(agent=agent, branch=branch, updated=now_iso()),
-                root,
-                dry_run=dry_run,
-                mode=0o600,
-            )
-        )
+        text = note_mod.template(agent=agent, branch=branch, updated=now_iso())
+        changes.append(write_text_change(note_path, text, root, dry_run=dry_run, mode=0o600))
     else:
         changes.append(Change(path=str(note_mod.NOTE_PATH), action="unchanged"))
     changes.append(_gitignore(root, dry_run=dry_run))
@@ -361,14 +336,11 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
 
     changes = [remove_block(root / "AGENTS.md", root, dry_run=dry_run)]
     if (root / ".baker").exists() or (root / note_mod.NOTE_PATH).exists():
-        changes.append(
-            Change(
-                path=".gitignore",
-                action="skipped",
-                detail=".baker/ and memory/hot.md stay (your data), so their "
-                "ignore lines stay too; remove both by hand if you want",
-            )
+        stay = (
+            ".baker/ and memory/hot.md stay (your data), so their ignore lines stay too; "
+            "remove both by hand if you want"
         )
+        changes.append(Change(path=".gitignore", action="skipped", detail=stay))
     return changes
 
 
@@ -376,7 +348,6 @@ def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:
 
 
 def plural(n: int, noun: str) -> str:
-    """`1 file`, `2 files`."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 

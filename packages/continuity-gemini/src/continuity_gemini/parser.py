@@ -23,7 +23,7 @@ import os
 import re
 from typing import Any
 
-from msgspec import Struct, field
+from msgspec import Struct, convert, field, to_builtins
 
 from continuity_core import jsonl, stamps
 from continuity_core.adapters import kit
@@ -57,10 +57,8 @@ from continuity_core.transcript import (
 from continuity_gemini.discovery import CONTEXT_ID
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the Stop hook's checkpoint imports this module: no typing, msgspec or pathlib
-    from typing import Any
-
-    from continuity_core.schemas.session import ErrorKind, TodoStatus
+if TYPE_CHECKING:
+    from continuity_core.schemas.session import ErrorKind
 
 VIEW_MAX = 400  # messages whose contributions a rewind or replacement can still take back
 TODO_STACK = 8
@@ -74,11 +72,8 @@ FAILED = ("error", "cancelled")
 SHELL_TOOLS = frozenset({"run_shell_command"})
 AGENT_TOOLS = frozenset({"invoke_agent"})  # {agent_name, prompt}: a sub-agent's run
 ARG_CHARS = 2000  # a write_file's whole content is no use in a brief; its start is
-# A TodoItem's own statuses: what a todo saved for rewinds may hold.
-STATUSES: dict[str, TodoStatus] = {k: v for k, v in kit.TODO_STATUS.items() if k == v}
 _TURN_KINDS = frozenset({"request", "result", "response", "error", "summary"})
 _HOOK_CONTEXT = re.compile(r"(?s)<hook_context>.*?</hook_context>\s*")
-# Compiled by `re` on first use (~0.5 ms together): only an error's reset time needs them.
 _RETRY = re.compile(
     r"(?i)(?:retry|try again|reset)s?\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[hms]\w*\s*)+)"
 )
@@ -330,36 +325,13 @@ def _take_back(session: Session, extra: dict[str, Any], entry: dict[str, Any]) -
 def _restore(session: Session, extra: dict[str, Any]) -> None:
     """Todos and usage as of the newest message still in the view."""
     stack = extra.get("todos") or []
-    set_todos(session, extra, [_todo(t) for t in stack[-1][1]] if stack else [])
+    # a saved todo is read as strictly as the schema: one that is not a todo fails its line
+    set_todos(session, extra, [convert(t, TodoItem) for t in stack[-1][1]] if stack else [])
     for entry in reversed(extra.get("view") or []):
         if entry.get("u"):
             session.usage = _usage(entry["u"], session.model)
             return
     session.usage = None
-
-
-def _todo(saved: Any) -> TodoItem:
-    """A todo saved for rewinds (see `_saved`) as a TodoItem, as strict as the schema: one
-    that is not a todo fails its line."""
-    if not isinstance(saved, dict):
-        raise TypeError("a saved todo is an object")
-    content, raw, todo_id = saved["content"], saved.get("status", "pending"), saved.get("id")
-    status = STATUSES.get(raw) if isinstance(raw, str) else None
-    if not isinstance(content, str) or status is None:
-        raise ValueError("a saved todo has a text and a known status")
-    if todo_id is not None and not isinstance(todo_id, str):
-        raise ValueError("a saved todo's id is a string")
-    return TodoItem(content=content, status=status, id=todo_id)
-
-
-def _saved(todo: TodoItem) -> dict[str, Any]:
-    """A todo as the cursor keeps it: its defaults (status pending, no id) left out."""
-    out: dict[str, Any] = {"content": todo.content}
-    if todo.status != "pending":
-        out["status"] = todo.status
-    if todo.id is not None:
-        out["id"] = todo.id
-    return out
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -566,7 +538,7 @@ def _tool_call(
         ]
         set_todos(session, extra, todos)
         stack: list[Any] = extra.setdefault("todos", [])
-        stack.append([entry["id"], [_saved(t) for t in todos], True])  # raw until `finish`
+        stack.append([entry["id"], [to_builtins(t) for t in todos], True])  # raw until `finish`
         del stack[:-TODO_STACK]
 
 
@@ -628,8 +600,6 @@ def _agent_result(output: str) -> str:
     _, found, rest = output.partition("Result:\n")
     text = rest if found else output
     if text.lstrip().startswith("{"):
-        import json  # here: only a sub-agent's result needs it
-
         try:
             value = json.loads(text)
         except ValueError:
@@ -644,23 +614,18 @@ def _agent_result(output: str) -> str:
 # --- errors ---------------------------------------------------------------------------------
 
 
+# What an error's text says about the kind of failure, the first match winning.
+ERROR_KINDS: tuple[tuple[tuple[str, ...], ErrorKind], ...] = (
+    (("quota", "usage limit"), "usage_limit"),
+    (("429", "rate limit", "resource_exhausted", "rate-limit"), "rate_limit"),
+    (("overloaded", "503", "unavailable"), "overloaded"),
+    (("api key", "401", "403", "permission denied", "auth"), "auth"),
+)
+
+
 def classify(text: str) -> ErrorKind:
     low = text.lower()
-    if "quota" in low or "usage limit" in low:
-        return "usage_limit"
-    if "429" in low or "rate limit" in low or "resource_exhausted" in low or "rate-limit" in low:
-        return "rate_limit"
-    if "overloaded" in low or "503" in low or "unavailable" in low:
-        return "overloaded"
-    if (
-        "api key" in low
-        or "401" in low
-        or "403" in low
-        or "permission denied" in low
-        or "auth" in low
-    ):
-        return "auth"
-    return "api"
+    return next((kind for words, kind in ERROR_KINDS if any(w in low for w in words)), "api")
 
 
 def reset_time(text: str, at: str | None) -> str | None:

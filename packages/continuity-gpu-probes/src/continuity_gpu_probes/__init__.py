@@ -23,7 +23,7 @@ from typing import Any
 
 from continuity_core.probes import refused, run_all, run_command, tail
 from continuity_core.redact import redact
-from continuity_core.schemas.probe import ProbeContext, ProbeResult
+from continuity_core.schemas.probe import ProbeContext, ProbeResult, ProbeState
 
 __all__ = ["SCRIPT", "GpuProbe"]
 
@@ -91,24 +91,15 @@ class GpuProbe:
         device = config.get("device", "cuda")
         if not isinstance(device, str) or not _DEVICE.match(device):
             return [
-                ProbeResult(
-                    name="gpu",
-                    state="error",
-                    kind="gpu",
-                    detail=f"invalid device {redact(repr(device))[:40]}; "
-                    "use cuda, cuda:N, xpu or mps",
+                _gpu(
+                    "gpu",
+                    "error",
+                    f"invalid device {redact(repr(device))[:40]}; use cuda, cuda:N, xpu or mps",
                 )
             ]
         timeout = config.get("timeout_s", DEFAULT_TIMEOUT_S)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            return [
-                ProbeResult(
-                    name="gpu",
-                    state="error",
-                    kind="gpu",
-                    detail="timeout_s must be a positive number of seconds",
-                )
-            ]
+            return [_gpu("gpu", "error", "timeout_s must be a positive number of seconds")]
         timeout = min(float(timeout), ctx.timeout_s)
         raw = config.get("interpreters")
         results: list[ProbeResult] = []
@@ -120,30 +111,15 @@ class GpuProbe:
                 if isinstance(value, str) and value.strip() and "\x00" not in value:
                     interpreters.append(value)
                 else:
-                    results.append(
-                        ProbeResult(
-                            name=f"gpu.interpreters[{i}]",
-                            state="error",
-                            kind="gpu",
-                            detail="must be a path",
-                        )
-                    )
+                    results.append(_gpu(f"gpu.interpreters[{i}]", "error", "must be a path"))
         else:
-            return [
-                ProbeResult(
-                    name="gpu",
-                    state="error",
-                    kind="gpu",
-                    detail="interpreters must be a list of paths",
-                )
-            ]
+            return [_gpu("gpu", "error", "interpreters must be a list of paths")]
         if not interpreters and not results:
             return [
-                ProbeResult(
-                    name="gpu",
-                    state="skipped",
-                    kind="gpu",
-                    detail="no interpreter to probe: list them under "
+                _gpu(
+                    "gpu",
+                    "skipped",
+                    "no interpreter to probe: list them under "
                     "gpu.interpreters in .baker/probes.json",
                 )
             ]
@@ -153,12 +129,11 @@ class GpuProbe:
                 results.append(result)
             else:
                 results.append(
-                    ProbeResult(
-                        name=path,
-                        state="timeout" if result is None else "error",
-                        kind="gpu",
+                    _gpu(
+                        path,
+                        "timeout" if result is None else "error",
+                        "timed out" if result is None else redact(str(result)),
                         verdict="timed out" if result is None else None,
-                        detail="timed out" if result is None else redact(str(result)),
                     )
                 )
         return results
@@ -168,70 +143,54 @@ class GpuProbe:
         python = Path(os.path.expanduser(interpreter))
         python = python if python.is_absolute() else root / python
         if not python.exists():
-            return ProbeResult(
-                name=interpreter,
-                state="fail",
-                kind="gpu",
-                verdict="dead",
-                detail=f"interpreter {python} does not exist",
-            )
+            return _gpu(interpreter, "fail", f"interpreter {python} does not exist", verdict="dead")
         why = refused(root, python)
         if why is not None:  # the folder's own code: never run (docs/security.md)
-            return ProbeResult(
-                name=interpreter,
-                state="error",
-                kind="gpu",
-                verdict="not run",
-                detail=f"interpreter {python}: {why}, so not run",
+            return _gpu(
+                interpreter, "error", f"interpreter {python}: {why}, so not run", verdict="not run"
             )
         try:
             ran = run_command([str(python), "-c", SCRIPT, device], cwd=root, timeout_s=timeout_s)
         except OSError as e:
-            return ProbeResult(
-                name=interpreter,
-                state="fail",
-                kind="gpu",
-                verdict="dead",
-                detail=f"cannot run {python}: {e.strerror}",
-            )
+            return _gpu(interpreter, "fail", f"cannot run {python}: {e.strerror}", verdict="dead")
         elapsed = round(ran.elapsed_s, 3)
         if ran.returncode is None:
-            return ProbeResult(
-                name=interpreter,
-                state="timeout",
-                kind="gpu",
+            return _gpu(
+                interpreter,
+                "timeout",
+                f"timed out: no answer from {device} within {timeout_s:g}s (killed)",
                 verdict="timed out",
                 elapsed_s=elapsed,
-                detail=f"timed out: no answer from {device} within {timeout_s:g}s (killed)",
             )
         found = _marker(ran.out)
         if found is None:
             why = tail(ran.err) or tail(ran.out) or "no output"
-            return ProbeResult(
-                name=interpreter,
-                state="fail",
-                kind="gpu",
+            return _gpu(
+                interpreter,
+                "fail",
+                f"dead: the probe exited {ran.returncode}: {why}",
                 verdict="dead",
                 elapsed_s=elapsed,
-                detail=f"dead: the probe exited {ran.returncode}: {why}",
             )
         verdict = found.get("verdict")
         if verdict not in _STATE:
-            return ProbeResult(
-                name=interpreter,
-                state="error",
-                kind="gpu",
+            return _gpu(
+                interpreter,
+                "error",
+                f"unexpected probe answer {redact(str(verdict))[:60]}",
                 elapsed_s=elapsed,
-                detail=f"unexpected probe answer {redact(str(verdict))[:60]}",
             )
-        return ProbeResult(
-            name=interpreter,
-            state=_STATE[verdict],
-            kind="gpu",
+        return _gpu(
+            interpreter,
+            _STATE[verdict],
+            redact(_describe(verdict, found, device)),
             verdict=verdict,
             elapsed_s=elapsed,
-            detail=redact(_describe(verdict, found, device)),
         )
+
+
+def _gpu(name: str, state: ProbeState, detail: str, **more: Any) -> ProbeResult:
+    return ProbeResult(name=name, state=state, kind="gpu", detail=detail, **more)
 
 
 def _marker(out: str) -> dict[str, Any] | None:

@@ -125,7 +125,7 @@ def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
     call = note_mod.executed(action, s, since)
     where = f"{s.agent} session {s.session_id}"
     if call is None:
-        begun = note_mod.started(action, s)
+        begun = note_mod.executed(action, s, finished=False)
         # The same source as the brief: a call the pre-tool hook saw start and the transcript
         # never recorded (Gemini CLI writes a call only once it returns).
         unrecorded = inflight.unrecorded(store, s) if begun is None and store.exists else None
