@@ -218,47 +218,37 @@ def edit_settings_file(
     )
     try:
         target = agentfiles.resolve(path, root)
-    except agentfiles.Refused as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    try:
-        old: str | None = target.path.read_bytes().decode()  # no newline translation
-    except FileNotFoundError:
-        old = None
-    except UnicodeDecodeError as e:
-        return Change(path=shown, action=refused, detail=f"{path} is not UTF-8: {e}")
-    except OSError as e:
-        return Change(path=shown, action="failed", detail=e.strerror or str(e))
-    try:
-        new = edit(old)
-    except ValueError as e:
-        return Change(path=shown, action=refused, detail=str(e))
-    if new is None:
-        return Change(path=shown, action="unchanged")
-    try:
-        agentfiles.check_writable(target.path)
-    except agentfiles.Refused as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    said, gone = "", False
-    if not adding and agentfiles.is_empty_settings(new):
-        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
-        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
-        new, gone = ("", True) if kept is None else (kept, False)
-    detail = "; ".join(d for d in (note if adding else said, target.via) if d)
-    if gone:
         try:
+            old: str | None = target.path.read_bytes().decode()  # no newline translation
+        except FileNotFoundError:
+            old = None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path} is not UTF-8: {e}") from None
+        new = edit(old)
+        if new is None:
+            return Change(path=shown, action="unchanged")
+        agentfiles.check_writable(target.path)
+        said, gone = "", False
+        if not adding and agentfiles.is_empty_settings(new):
+            # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
+            kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
+            new, gone = ("", True) if kept is None else (kept, False)
+        detail = "; ".join(d for d in (note if adding else said, target.via) if d)
+        if gone:
             if not dry_run:
                 _delete(target.path, root if prune else None)
-        except OSError as e:
-            return Change(path=shown, action="failed", detail=e.strerror or str(e))
-        return Change(path=shown, action="removed", detail=detail)
-    if not dry_run:
-        try:
+            return Change(path=shown, action="removed", detail=detail)
+        if not dry_run:
             if adding:
                 agentfiles.remember_before(target.path, old)
             target.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(target.path, new, mode=mode)
-        except OSError as e:
-            return Change(path=shown, action="failed", detail=e.strerror or str(e))
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    except ValueError as e:  # not UTF-8, or `edit` refused it
+        return Change(path=shown, action=refused, detail=str(e))
+    except OSError as e:
+        return Change(path=shown, action="failed", detail=e.strerror or str(e))
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
 
 
