@@ -237,7 +237,6 @@ def _limits() -> list[dict[str, object]]:
 
 def _message(machine: str, snap: Snapshot) -> str:
     """`laptop · 2026-12-01T14:02:00Z · claude · limit` and the latest request."""
-
     state = "limit" if snap.ended_on_limit else (snap.event or "manual")
     subject = " · ".join([machine, now_iso(), snap.agent or "no agent", state])
     body = f"\n\n{snap.latest_request}\n" if snap.latest_request else "\n"
@@ -397,10 +396,8 @@ def refresh(root: Path, refused: list[str]) -> MachinesFile:
     result = MachinesFile(pulled_at=now_iso(), machines=found, traps=traps)
     encoded = msgspec.json.encode(result)
     while len(encoded) > SNAPSHOT_MAX and (result.traps or len(result.machines) > 1):
-        if result.traps:  # the oldest machines' traps go first, then machines
-            del result.traps[len(result.traps) // 2 :]
-        else:
-            del result.machines[len(result.machines) // 2 :]
+        cut = result.traps or result.machines  # the oldest machines' traps go first, then machines
+        del cut[len(cut) // 2 :]
         encoded = msgspec.json.encode(result)
     store = Store(root)
     if store.exists:
