@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from continuity_core.adapters import Change
+from continuity_core.adapters.kit import remove_emptied
 from continuity_core.project import outside_project, write_text_change
 
 NAME = "continuity"
@@ -49,14 +50,7 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
             changes.append(refused or Change(path=rel, action="unchanged"))
             continue
         if not dry_run:
-            path.unlink()
-            for folder in path.parents:  # only empty folders go: user files there stay
-                if folder == root or not folder.is_relative_to(root):
-                    break
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
+            remove_emptied(path, root)
         changes.append(Change(path=rel, action="removed"))
     return changes
 

@@ -236,7 +236,7 @@ def edit_settings_file(
         detail = "; ".join(d for d in (note if adding else said, target.via) if d)
         if gone:
             if not dry_run:
-                _delete(target.path, root if prune else None)
+                remove_emptied(target.path, root.resolve() if root is not None and prune else None)
             return Change(path=shown, action="removed", detail=detail)
         if not dry_run:
             if adding:
@@ -252,15 +252,17 @@ def edit_settings_file(
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
 
 
-def _delete(path: Path, top: Path | None) -> None:
-    """Delete a settings file baker made and emptied, and the folders it leaves empty below
-    `top` (`.github/hooks/`, `.github/`)."""
+def remove_emptied(path: Path, top: Path | None) -> None:
+    """Delete a file baker made and emptied, and the folders it leaves empty below `top`
+    (`.github/hooks/`, `.github/`; none without `top`): a folder holding anything stays."""
     path.unlink()
-    stop = os.path.realpath(top) if top is not None else None
-    for folder in path.parents if stop else ():
-        if str(folder) == stop or any(folder.iterdir()):
+    for folder in path.parents if top is not None else ():
+        if folder == top or not folder.is_relative_to(top):
             break
-        folder.rmdir()
+        try:
+            folder.rmdir()
+        except OSError:  # not empty
+            break
 
 
 MCP_NAME = "baker"
