@@ -32,11 +32,10 @@ def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[C
     """Write (or refresh) the skill under each folder of `dirs`, relative to `root`. A folder
     that leads out of the project is refused, another `continuity` skill is left as it is."""
     body = text()
-    changes: list[Change] = []
-    for path in _targets(root, dirs):
-        _, refused = _current(path, root, body)
-        changes.append(refused or write_text_change(path, body, root, dry_run=dry_run))
-    return changes
+    return [
+        _current(path, root, body)[1] or write_text_change(path, body, root, dry_run=dry_run)
+        for path in _targets(root, dirs)
+    ]
 
 
 def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
