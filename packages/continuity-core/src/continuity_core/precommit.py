@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from continuity_core import git
 from continuity_core.adapters import Change
@@ -110,7 +111,7 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
         return [Change(path=shown, action="failed", detail=why)]
     text = hook_text(baker if baker is not None else installer())
     detail = "blocks staged secrets and .baker/ or memory/hot.md"
-    action = "updated" if _ours(hook) else "created"
+    action: Literal["updated", "created"] = "updated" if _ours(hook) else "created"
     try:
         if action == "updated" and hook.read_text(errors="replace") == text:
             return [Change(path=shown, action="unchanged")]

@@ -256,7 +256,9 @@ def remove_emptied(path: Path, top: Path | None) -> None:
     """Delete a file baker made and emptied, and the folders it leaves empty below `top`
     (`.github/hooks/`, `.github/`; none without `top`): a folder holding anything stays."""
     path.unlink()
-    for folder in path.parents if top is not None else ():
+    if top is None:
+        return
+    for folder in path.parents:
         if folder == top or not folder.is_relative_to(top):
             break
         try:
