@@ -96,11 +96,9 @@ def remember_before(path: Path, old: str | None) -> None:
     if not is_empty_settings(old):
         return
     record = _load_record()
-    key = str(path)
-    if key in record:
-        return
-    record[key] = old
-    atomic_write(_record_path(), json.dumps(record, indent=2) + "\n")
+    if str(path) not in record:
+        record[str(path)] = old
+        atomic_write(_record_path(), json.dumps(record, indent=2) + "\n")
 
 
 def restore_empty(path: Path, emptied: str, *, dry_run: bool = False) -> tuple[str | None, str]:
@@ -111,9 +109,8 @@ def restore_empty(path: Path, emptied: str, *, dry_run: bool = False) -> tuple[s
     key = str(path)
     if key not in record:
         return emptied, "kept: baker did not create it"
-    before = record[key]
+    before = record.pop(key)
     if not dry_run:
-        del record[key]
         atomic_write(_record_path(), json.dumps(record, indent=2) + "\n")
     if before is None:
         return None, ""

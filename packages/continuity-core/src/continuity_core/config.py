@@ -123,7 +123,9 @@ def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
         _bad_account(text) if p == "[...]" else p for p in re.findall(r"\[\.\.\.\]|[^.\[]+", dotted)
     ]
     raw = raw[: m.start()] if m else raw
-    key, what = "", raw
+    what = raw
+    # The line of the key the message names (the last of `where`), where one can be found.
+    line, _ = locate(text, where[:-1], where[-1]) if where else (None, False)
     if raw.startswith("Object contains unknown field"):
         key = raw.split("`")[1]
         table = ".".join(where)
@@ -137,12 +139,10 @@ def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
             what = f"unknown key `{key}`{inside}{hint}; fix or remove it"
     elif raw.startswith("Object missing required field"):
         missing = raw.split("`")[1]
-        line, _ = locate(text, where[:-1], where[-1]) if where else (None, False)
         what = f"[{'.'.join(where)}] needs `{missing}`; add it"
     elif raw.startswith("Expected"):
         want, _, got = raw.removeprefix("Expected ").partition(", got ")
         key = where[-1] if where else ""
-        line, _ = locate(text, where[:-1], key) if where else (None, False)
         table = ".".join(where[:-1])
         name = f"`{key}` in [{table}]" if table else f"`{key}`"
         # "`int` >= 0" (a constraint, and msgspec names no value then) or "`str` | `null`"
@@ -151,10 +151,8 @@ def explain(e: msgspec.ValidationError, path: str, text: str = "") -> str:
         if got:
             what += f", not {_type_words(got)}"
     elif where:  # a check of the struct's own (`__post_init__`): its table named
-        line, _ = locate(text, where, "dir") if where[0] == "accounts" else (None, False)
+        line = locate(text, where, "dir")[0] if where[0] == "accounts" else None
         what = f"[{'.'.join(where)}] {raw}"
-    else:
-        line = None
     at = f", line {line}" if line else ""
     return f"{_shown(path)}{at}: {what}"
 

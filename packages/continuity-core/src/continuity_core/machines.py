@@ -22,7 +22,7 @@ import contextlib
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -137,7 +137,7 @@ def check_remote(remote: str) -> str:
 def collect(root: Path, machine: str) -> dict[str, bytes]:
     """The files of this project's snapshot; refuses (SecretFound) when one holds a secret."""
     from continuity_core import brief as brief_mod
-    from continuity_core import handoff
+    from continuity_core import handoff, limits, saved
     from continuity_core.note import NOTE_PATH
     from continuity_core.redact import one_line, redact
     from continuity_core.traps import traps_path
@@ -160,9 +160,16 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     files[BRIEF_MD] = brief_mod.render(made.brief).encode()
     # No time in the tree: a tree changes when the state does, so an unchanged push is a no-op.
     files[BRIEF_JSON] = _pretty(msgspec.structs.replace(made.brief, created_at=""))
-    for name, index in ((SAVED_JSON, _saved_index(root)), (LIMITS_JSON, _limits())):
-        if index:  # none saved, none limited: no file
-            files[name] = _pretty(index)
+    # The saved checkpoints' index (never their text), and the accounts still limited: a
+    # usage limit belongs to the account, not to the machine, so another machine that uses the
+    # same account should know. Never an account's folder (a path here) nor the agent's message.
+    indexes: dict[str, tuple[list[Any], tuple[str, ...]]] = {
+        SAVED_JSON: (saved.list_saved(root), ("id", "time", "agent", "latest", "bytes")),
+        LIMITS_JSON: (limits.read(), ("agent", "account", "since", "until", "kind", "source")),
+    }
+    for name, (items, kept) in indexes.items():
+        if items:  # none saved, none limited: no file
+            files[name] = _pretty([{key: getattr(i, key) for key in kept} for i in items])
     cp = store.latest_checkpoint() if store.exists else None
     brief = made.brief
     session = cp.session if cp and cp.session else made.session
@@ -214,30 +221,8 @@ def _snapshot_git(root: Path) -> GitFacts:
     return facts
 
 
-def _saved_index(root: Path) -> list[dict[str, object]]:
-    """The saved checkpoints' index: ids, times, agents, sizes (never their text)."""
-    from continuity_core import saved
-
-    return [
-        {"id": c.id, "time": c.time, "agent": c.agent, "latest": c.latest, "bytes": c.bytes}
-        for c in saved.list_saved(root)
-    ]
-
-
-def _limits() -> list[dict[str, object]]:
-    """The accounts still limited when the snapshot is taken: a usage limit belongs to the
-    account, not to the machine, so another machine that uses the same account should know.
-    Agent, account name, since, until, kind and source only: never the account's folder
-    (a path on this machine) nor the agent's message."""
-    from continuity_core import limits
-
-    kept = ("agent", "account", "since", "until", "kind", "source")
-    return [{name: getattr(lim, name) for name in kept} for lim in limits.read()]
-
-
 def _message(machine: str, snap: Snapshot) -> str:
     """`laptop · 2026-12-01T14:02:00Z · claude · limit` and the latest request."""
-
     state = "limit" if snap.ended_on_limit else (snap.event or "manual")
     subject = " · ".join([machine, now_iso(), snap.agent or "no agent", state])
     body = f"\n\n{snap.latest_request}\n" if snap.latest_request else "\n"
@@ -397,10 +382,8 @@ def refresh(root: Path, refused: list[str]) -> MachinesFile:
     result = MachinesFile(pulled_at=now_iso(), machines=found, traps=traps)
     encoded = msgspec.json.encode(result)
     while len(encoded) > SNAPSHOT_MAX and (result.traps or len(result.machines) > 1):
-        if result.traps:  # the oldest machines' traps go first, then machines
-            del result.traps[len(result.traps) // 2 :]
-        else:
-            del result.machines[len(result.machines) // 2 :]
+        cut = result.traps or result.machines  # the oldest machines' traps go first, then machines
+        del cut[len(cut) // 2 :]
         encoded = msgspec.json.encode(result)
     store = Store(root)
     if store.exists:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from continuity_core import git
 from continuity_core.adapters import Change
@@ -110,29 +111,24 @@ def install(root: Path, *, dry_run: bool = False, baker: str | None = None) -> l
         return [Change(path=shown, action="failed", detail=why)]
     text = hook_text(baker if baker is not None else installer())
     detail = "blocks staged secrets and .baker/ or memory/hot.md"
-    if _ours(hook):
-        try:
-            if hook.read_text(errors="replace") == text:
-                return [Change(path=shown, action="unchanged")]
-            if not dry_run:
-                atomic_write(hook, text, mode=0o755)
-        except OSError as e:
-            return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
-        return [Change(path=shown, action="updated", detail=detail)]
-    if os.path.lexists(hook):
-        if os.path.lexists(chained):
+    action: Literal["updated", "created"] = "updated" if _ours(hook) else "created"
+    try:
+        if action == "updated" and hook.read_text(errors="replace") == text:
+            return [Change(path=shown, action="unchanged")]
+        chain = action == "created" and os.path.lexists(hook)
+        if chain and os.path.lexists(chained):
             why = f"{chained.name} already exists: move it away and run again"
             return [Change(path=shown, action="failed", detail=why)]
-        detail += f"; the existing hook runs first (kept as {chained.name})"
-    if not dry_run:
-        try:
+        if chain:
+            detail += f"; the existing hook runs first (kept as {chained.name})"
+        if not dry_run:
             hook.parent.mkdir(parents=True, exist_ok=True)
-            if os.path.lexists(hook):
+            if chain:
                 os.rename(hook, chained)
             atomic_write(hook, text, mode=0o755)
-        except OSError as e:
-            return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
-    return [Change(path=shown, action="created", detail=detail)]
+    except OSError as e:
+        return [Change(path=shown, action="failed", detail=e.strerror or str(e))]
+    return [Change(path=shown, action=action, detail=detail)]
 
 
 def uninstall(root: Path, *, dry_run: bool = False) -> list[Change]:

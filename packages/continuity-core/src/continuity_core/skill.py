@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from continuity_core.adapters import Change
+from continuity_core.adapters.kit import remove_emptied
 from continuity_core.project import outside_project, write_text_change
 
 NAME = "continuity"
@@ -31,11 +32,10 @@ def install(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[C
     """Write (or refresh) the skill under each folder of `dirs`, relative to `root`. A folder
     that leads out of the project is refused, another `continuity` skill is left as it is."""
     body = text()
-    changes: list[Change] = []
-    for path in _targets(root, dirs):
-        _, refused = _current(path, root, body)
-        changes.append(refused or write_text_change(path, body, root, dry_run=dry_run))
-    return changes
+    return [
+        _current(path, root, body)[1] or write_text_change(path, body, root, dry_run=dry_run)
+        for path in _targets(root, dirs)
+    ]
 
 
 def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list[Change]:
@@ -49,14 +49,7 @@ def uninstall(root: Path, dirs: Iterable[str], *, dry_run: bool = False) -> list
             changes.append(refused or Change(path=rel, action="unchanged"))
             continue
         if not dry_run:
-            path.unlink()
-            for folder in path.parents:  # only empty folders go: user files there stay
-                if folder == root or not folder.is_relative_to(root):
-                    break
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
+            remove_emptied(path, root)
         changes.append(Change(path=rel, action="removed"))
     return changes
 

@@ -121,13 +121,11 @@ class Store:
         """`.baker/<parts>`, created 0700 where missing, every component checked."""
         return trust.dirs(self.root, STORE, *parts, create=True)
 
-    # --- locking -----------------------------------------------------------------------
     def lock(self, name: str = "store", timeout: float = LOCK_TIMEOUT_S) -> Lock:
         """Hold the sidecar `.baker/<name>.lock` (`with store.lock():`); a timeout becomes
         a readable StoreError."""
         return Lock(os.path.join(self.folder_path(), f"{name}.lock"), timeout)
 
-    # --- documents -----------------------------------------------------------------------
     def write_json(self, path: StrPath, value: Any, *, durable: bool = True) -> None:
         """Write a document under `.baker/`, its folders created and checked (`folder_path`);
         `durable=False` skips the fsyncs (`fs.atomic_write`)."""
@@ -148,7 +146,6 @@ class Store:
             raise StoreError(f"cannot read {path}: {e.strerror}") from None
         return decode_document(data, type_, path)
 
-    # --- checkpoints ---------------------------------------------------------------------
     def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> str:
         """Write `cp` and keep only the newest `keep` automatic checkpoints; the file's path."""
         folder = self.folder_path("checkpoints")
@@ -213,8 +210,7 @@ class Store:
             first = True
         except (OSError, StoreError):
             pass
-        self.folder_path("cursors")
-        atomic_write(path, data, durable=False)  # a cache: one lost in a crash costs a read
+        self.write_json(path, value, durable=False)  # a cache: one lost in a crash costs a read
         if first:  # the same transcript's cursor as 0.1.0 wrote it (msgpack): never read again
             try:
                 os.unlink(path.removesuffix(".json") + ".msgpack")

@@ -93,14 +93,6 @@ def parse_lines(data: bytes, *, redact_why: bool = True) -> list[Trap]:
     return [t for t in traps if t is not None]
 
 
-def _with_others(root: StrPath, own: list[Trap]) -> list[Trap]:
-    from continuity_core.snapshots import from_file
-
-    others = found.traps if (found := from_file(root)) is not None else []
-    ids = {t.id for t in own}
-    return own + [t for t in others if t.id not in ids]
-
-
 def file_hash(path: StrPath) -> str | None:
     """sha256 of a file's content (first 16 hex digits); None when it cannot be read."""
     try:
@@ -124,10 +116,9 @@ def cited_files(root: Path, pattern: str, extra: Iterable[str] = ()) -> list[str
         for path in matches:
             if len(found) >= HASHED_FILES_MAX:
                 break
-            if path.is_file() and ".git" not in path.relative_to(root).parts:
-                rel = path.relative_to(root).as_posix()
-                if rel not in found:
-                    found.append(rel)
+            rel = path.relative_to(root)
+            if path.is_file() and ".git" not in rel.parts and rel.as_posix() not in found:
+                found.append(rel.as_posix())
     return found
 
 
@@ -548,7 +539,12 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
             return cached
     except (OSError, trust.Untrusted, ValueError):
         pass
-    found = _with_others(root, load(root, redact_why=False))
+    from continuity_core.snapshots import from_file
+
+    found = load(root, redact_why=False)
+    pulled = from_file(root)
+    ids = {t.id for t in found}
+    found += [t for t in (pulled.traps if pulled is not None else []) if t.id not in ids]
     cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
     states = {rel: [_identity(p) or "", file_hash(p)] for rel, p in cited.items()}
     data = _encode(key or "", [Shown.of(t, states) for t in found])

@@ -218,59 +218,53 @@ def edit_settings_file(
     )
     try:
         target = agentfiles.resolve(path, root)
-    except agentfiles.Refused as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    try:
-        old: str | None = target.path.read_bytes().decode()  # no newline translation
-    except FileNotFoundError:
-        old = None
-    except UnicodeDecodeError as e:
-        return Change(path=shown, action=refused, detail=f"{path} is not UTF-8: {e}")
-    except OSError as e:
-        return Change(path=shown, action="failed", detail=e.strerror or str(e))
-    try:
+        try:
+            old: str | None = target.path.read_bytes().decode()  # no newline translation
+        except FileNotFoundError:
+            old = None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path} is not UTF-8: {e}") from None
         new = edit(old)
-    except ValueError as e:
-        return Change(path=shown, action=refused, detail=str(e))
-    if new is None:
-        return Change(path=shown, action="unchanged")
-    try:
+        if new is None:
+            return Change(path=shown, action="unchanged")
         agentfiles.check_writable(target.path)
-    except agentfiles.Refused as e:
-        return Change(path=shown, action="failed", detail=str(e))
-    said, gone = "", False
-    if not adding and agentfiles.is_empty_settings(new):
-        # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
-        kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
-        new, gone = ("", True) if kept is None else (kept, False)
-    detail = "; ".join(d for d in (note if adding else said, target.via) if d)
-    if gone:
-        try:
+        said, gone = "", False
+        if not adding and agentfiles.is_empty_settings(new):
+            # Nothing but our hooks was in it: no file if baker made it, else as baker found it.
+            kept, said = agentfiles.restore_empty(target.path, new, dry_run=dry_run)
+            new, gone = ("", True) if kept is None else (kept, False)
+        detail = "; ".join(d for d in (note if adding else said, target.via) if d)
+        if gone:
             if not dry_run:
-                _delete(target.path, root if prune else None)
-        except OSError as e:
-            return Change(path=shown, action="failed", detail=e.strerror or str(e))
-        return Change(path=shown, action="removed", detail=detail)
-    if not dry_run:
-        try:
+                remove_emptied(target.path, root.resolve() if root is not None and prune else None)
+            return Change(path=shown, action="removed", detail=detail)
+        if not dry_run:
             if adding:
                 agentfiles.remember_before(target.path, old)
             target.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(target.path, new, mode=mode)
-        except OSError as e:
-            return Change(path=shown, action="failed", detail=e.strerror or str(e))
+    except agentfiles.Refused as e:
+        return Change(path=shown, action="failed", detail=str(e))
+    except ValueError as e:  # not UTF-8, or `edit` refused it
+        return Change(path=shown, action=refused, detail=str(e))
+    except OSError as e:
+        return Change(path=shown, action="failed", detail=e.strerror or str(e))
     return Change(path=shown, action="created" if old is None else "updated", detail=detail)
 
 
-def _delete(path: Path, top: Path | None) -> None:
-    """Delete a settings file baker made and emptied, and the folders it leaves empty below
-    `top` (`.github/hooks/`, `.github/`)."""
+def remove_emptied(path: Path, top: Path | None) -> None:
+    """Delete a file baker made and emptied, and the folders it leaves empty below `top`
+    (`.github/hooks/`, `.github/`; none without `top`): a folder holding anything stays."""
     path.unlink()
-    stop = os.path.realpath(top) if top is not None else None
-    for folder in path.parents if stop else ():
-        if str(folder) == stop or any(folder.iterdir()):
+    if top is None:
+        return
+    for folder in path.parents:
+        if folder == top or not folder.is_relative_to(top):
             break
-        folder.rmdir()
+        try:
+            folder.rmdir()
+        except OSError:  # not empty
+            break
 
 
 MCP_NAME = "baker"
