@@ -52,8 +52,9 @@ def test_the_agent_gets_its_answer_and_the_child_writes_the_checkpoint(
     )
     assert answer.returncode == 0 and answer.stdout == b"" and answer.stderr == b""
     folder = repo / ".baker" / "checkpoints"
-    assert wait_for(lambda: folder.is_dir() and any(folder.iterdir())), "no checkpoint"
-    written = json.loads(next(folder.iterdir()).read_text())
+    # `*.json`: the child's temp file (`.<name>.<pid>.<hex>.tmp`) stands beside it until renamed.
+    assert wait_for(lambda: folder.is_dir() and any(folder.glob("*.json"))), "no checkpoint"
+    written = json.loads(next(folder.glob("*.json")).read_text())
     assert written["agent"] == "claude" and written["session"]["records"]
     assert wait_for(lambda: lingering(marker) == []), "the child is still running"
     log = repo / ".baker" / "log" / "events.jsonl"
