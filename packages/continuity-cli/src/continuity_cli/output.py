@@ -25,6 +25,12 @@ def fail_if_any_failed(items: list[Any]) -> None:
         raise SystemExit(1)
 
 
+def exit_on_error(findings: Iterable[Any]) -> None:
+    """The one rule of the check commands (`doctor`, `audit`): exit 1 when a check failed."""
+    if any(f.level == "error" for f in findings):
+        raise SystemExit(1)
+
+
 # When two steps touched one file, the line shows the one that says most about where it ended.
 _WEIGHT = {"failed": 5, "removed": 4, "created": 3, "updated": 2, "skipped": 1, "unchanged": 0}
 

@@ -164,11 +164,14 @@ def sync(
     adapters, errors = load_all()
     if isinstance(ctx.command, DeclaredOptions):
         errors = {**ctx.command.bad_declarations, **errors}
-    report: list[dict[str, object]] = []
-    every: list[Change] = []  # for the exit status
-    for name, err in errors.items():
-        every.append(Change(path=name, action="failed", detail=err))
-        report.append({"agent": name, "account": None, "changes": every[-1:]})
+    report: list[dict[str, Any]] = [
+        {
+            "agent": name,
+            "account": None,
+            "changes": [Change(path=name, action="failed", detail=err)],
+        }
+        for name, err in errors.items()
+    ]
     for name, adapter in adapters.items():
         options = UserOptions(
             hooks=True if user_hooks else None,
@@ -188,18 +191,15 @@ def sync(
                     if from_config
                     else f"no {adapter.display_name} home here; run {name} once to create it"
                 )
-                changes = [Change(path=account.dir, action="skipped", detail=detail)]
-                changes = [] if uninstall else changes  # nothing to remove, no advice to make it
-                every += changes
-                report.append({"agent": name, "account": account.name, "changes": changes})
-                continue
-            try:
-                changes = adapter.install_user(account, options)
-            except Exception as e:
-                changes = [Change(path=account.dir, action="failed", detail=str(e))]
+                skipped = Change(path=account.dir, action="skipped", detail=detail)
+                changes = [] if uninstall else [skipped]  # nothing to remove, no advice to make it
+            else:
+                try:
+                    changes = adapter.install_user(account, options)
+                except Exception as e:
+                    changes = [Change(path=account.dir, action="failed", detail=str(e))]
             if uninstall:  # as `baker uninstall`: nothing is said of a file that is not there
                 changes = [c for c in changes if c.action != "unchanged" or Path(c.path).exists()]
-            every += changes
             report.append({"agent": name, "account": account.name, "changes": changes})
     if as_json:
         output.emit_json(report)
@@ -207,7 +207,7 @@ def sync(
         for entry in report:
             click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
             if entry["changes"]:
-                output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+                output.changes(entry["changes"], dry_run=dry_run)
             else:
                 click.echo("  nothing to do")
-    output.fail_if_any_failed(every)
+    output.fail_if_any_failed([c for entry in report for c in entry["changes"]])
