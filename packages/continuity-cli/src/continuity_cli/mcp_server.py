@@ -190,7 +190,7 @@ def traps(
     writes = pattern is not None or why is not None
     root = Path(Store.here(_root(repo, write=writes)).root)
     added = None
-    if pattern is not None or why is not None:
+    if writes:
         added = traps_mod.add(root, pattern or "", why or "", command=command)
     items = traps_mod.load(root)
     if check_path or check_command:

@@ -17,6 +17,13 @@ def emit_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+def warn(lines: Iterable[str | None]) -> None:
+    """`warning: LINE` on stderr for each line that is not empty."""
+    for line in lines:
+        if line:
+            click.echo(f"warning: {line}", err=True)
+
+
 def fail_if_any_failed(items: list[Any]) -> None:
     """Exit 1 after the report when a change failed: the rest was done, but not all of it."""
     failed = sum(1 for c in items if c.action == "failed")

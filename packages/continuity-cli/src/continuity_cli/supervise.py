@@ -208,14 +208,12 @@ class Supervisor:
         stdin: int,
         stdout: int,
         log: Callable[..., None],
-        confirm: Callable[[Child, str], limits.Limit | None] | None = None,
+        confirm: Callable[[Child, str], limits.Limit | None],
     ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
         self.log = log
-        # What the screen showed is checked against the agent's own record; without one
-        # (no `confirm`), text on the screen never counts.
-        self.confirm = confirm or (lambda child, text: None)
+        self.confirm = confirm  # what the screen showed, checked against the agent's own record
         self.ledger = limits.ledger_path()
         self._ledger_mtime = self._mtime()
         self._wake_r, self._wake_w = os.pipe()
@@ -402,13 +400,7 @@ class Supervisor:
         """What the child wrote before it ended."""
         with contextlib.suppress(OSError):
             os.set_blocking(child.fd, False)
-        while True:
-            ready, _, _ = select.select([child.fd], [], [], 0.05)
-            if not ready:
-                return
-            data = self._read(child.fd)
-            if not data:
-                return
+        while select.select([child.fd], [], [], 0.05)[0] and (data := self._read(child.fd)):
             write_all(self.stdout, data)
 
     def _reap(self, child: Child, *, block: bool = False) -> None:

@@ -58,8 +58,7 @@ def recall(
     from continuity_core.handoff import project_root
 
     with archive_mod.Archive() as archive:
-        if archive.notice:
-            click.echo(f"warning: {archive.notice}", err=True)
+        output.warn([archive.notice])
         if forget:
             session_id, rows = archive.forget(forget)
             if as_json:
@@ -85,9 +84,7 @@ def recall(
                 stats = archive_mod.refresh(
                     archive, Path(store_mod.project_root() or root), progress=_progress(bar)
                 )
-            for line in [stats.notice, *stats.skipped]:
-                if line:
-                    click.echo(f"warning: {line}", err=True)
+            output.warn([stats.notice, *stats.skipped])
             if index_only:
                 _report_index(stats, archive.counts(), as_json)
                 return

@@ -138,7 +138,13 @@ def resume(
     if dry_run:
         show(prepared, as_json)
         return
-    exe, spec = executable(prepared), prepared.spec
+    spec = prepared.spec
+    exe = shutil.which(str(spec.argv[0]))
+    if exe is None:
+        raise BakerError(
+            f"`{spec.argv[0]}` is not on PATH: install {prepared.adapter.display_name} first "
+            f"(the brief is saved in {prepared.brief})"
+        )
     for note in spec.notes:
         click.echo(note, err=True)
     os.chdir(spec.cwd)
@@ -167,19 +173,6 @@ def show(prepared: Prepared, as_json: bool) -> None:
     click.echo("run: " + " ".join(shlex.quote(_short(a)) for a in spec.argv))
     for note in spec.notes:
         click.echo(f"note: {note}")
-
-
-def executable(prepared: Prepared) -> str:
-    from continuity_core.errors import BakerError
-
-    exe: str | None = shutil.which(str(prepared.spec.argv[0]))
-    if exe is None:
-        raise BakerError(
-            f"`{prepared.spec.argv[0]}` is not on PATH: install "
-            f"{prepared.adapter.display_name} first (the brief is saved in "
-            f"{prepared.brief})"
-        )
-    return exe
 
 
 def prepare(

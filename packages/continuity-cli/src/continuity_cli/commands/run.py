@@ -125,8 +125,7 @@ class Run:
     def label(self, entry: Any) -> str:
         from continuity_core.adapters import load
 
-        label: str = entry.label(load(entry.agent).display_name)
-        return label
+        return str(entry.label(load(entry.agent).display_name))
 
     def first_entry(self) -> Any:
         from continuity_core import limits
@@ -232,7 +231,7 @@ class Run:
         return self.start(sup, target, argv, env, resumed=native)
 
     def start(
-        self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *, resumed: bool = False
+        self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *, resumed: bool
     ) -> Any:
         import shutil
 
