@@ -110,12 +110,9 @@ def recall(
             "all_projects reads other projects' sessions: it needs the server registered as "
             "`baker mcp --all-projects` (docs/mcp.md)"
         )
-    warnings: list[str] = []
     with archive_mod.Archive() as archive:
-        if archive.notice:
-            warnings.append(archive.notice)
         stats = archive_mod.refresh(archive, Path(project_root(root) or root))
-        warnings += [line for line in [stats.notice, *stats.skipped] if line]
+        warnings = [line for line in [archive.notice, stats.notice, *stats.skipped] if line]
         hits = archive.search(
             query, project=None if all_projects else str(root), agent=agent, limit=limit
         )

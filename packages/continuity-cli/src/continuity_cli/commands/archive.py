@@ -145,11 +145,9 @@ def _render(hit: Any, show_project: bool) -> None:
         click.style(f"{hit.agent}{account} · {hit.session_id}{kind}", bold=True)
         + f" · {hit.time or '?'}{where}{gone}"
     )
-    snippet = (
-        hit.snippet.replace("«", "\x1b[1m").replace("»", "\x1b[22m")
-        if sys.stdout.isatty()
-        else hit.snippet
-    )
+    snippet = hit.snippet
+    if sys.stdout.isatty():
+        snippet = snippet.replace("«", "\x1b[1m").replace("»", "\x1b[22m")
     click.echo(f"  {snippet}")
     more = f" ({hit.matches} passages)" if hit.matches > 1 else ""
     click.echo(f"  → {hit.open}{more}\n")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -79,7 +79,7 @@ class DeclaredOptions(click.Command):
                         is_flag=True,
                         expose_value=False,
                         help=declared.help,
-                        callback=_keep(agent, declared.name),
+                        callback=functools.partial(_keep, agent, declared.name),
                     )
                 )
             if options:
@@ -103,12 +103,9 @@ class DeclaredOptions(click.Command):
                 formatter.write_dl([r for r in records if r is not None])
 
 
-def _keep(agent: str, name: str) -> Callable[[click.Context, click.Parameter, bool], bool]:
-    def keep(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-        ctx.meta.setdefault(DECLARED, {}).setdefault(agent, {})[name] = bool(value)
-        return value
-
-    return keep
+def _keep(agent: str, name: str, ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta.setdefault(DECLARED, {}).setdefault(agent, {})[name] = bool(value)
+    return value
 
 
 def declared_values(agent: str) -> dict[str, bool]:
