@@ -186,9 +186,7 @@ def traps(
 
     writes = pattern is not None or why is not None
     root = Path(Store.here(_root(repo, write=writes)).root)
-    added = None
-    if writes:
-        added = traps_mod.add(root, pattern or "", why or "", command=command)
+    added = traps_mod.add(root, pattern or "", why or "", command=command) if writes else None
     items = traps_mod.load(root)
     if check_path or check_command:
         items = traps_mod.matching(root, items, [check_path] if check_path else [], check_command)

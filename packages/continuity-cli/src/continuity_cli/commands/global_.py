@@ -30,17 +30,15 @@ class DeclaredOptions(click.Command):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._declared: dict[str, tuple[str, list[click.Option]]] | None = None
         self.bad_declarations: dict[str, str] = {}  # agent -> why an option was left out
 
+    @functools.cached_property
     def declared(self) -> dict[str, tuple[str, list[click.Option]]]:
         """agent -> (its display name, the click options made from its declarations)."""
-        if self._declared is None:
-            from continuity_core.adapters import load_all
+        from continuity_core.adapters import load_all
 
-            adapters, _ = load_all()  # the broken ones are reported when the command runs
-            self._declared = self._options(adapters)
-        return self._declared
+        adapters, _ = load_all()  # the broken ones are reported when the command runs
+        return self._options(adapters)
 
     def _options(self, adapters: dict[str, Adapter]) -> dict[str, tuple[str, list[click.Option]]]:
         taken = {opt for p in self.params for opt in p.opts} | {"--help", "-h"}
@@ -87,17 +85,17 @@ class DeclaredOptions(click.Command):
         return out
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        extra = [o for _, options in self.declared().values() for o in options]
+        extra = [o for _, options in self.declared.values() for o in options]
         help_option = self.get_help_option(ctx)
         return [*self.params, *extra, *([help_option] if help_option is not None else [])]
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command's own options, then each agent's declared ones under its name."""
-        declared = {id(o) for _, options in self.declared().values() for o in options}
+        declared = {id(o) for _, options in self.declared.values() for o in options}
         own = [p.get_help_record(ctx) for p in self.get_params(ctx) if id(p) not in declared]
         with formatter.section("Options"):
             formatter.write_dl([r for r in own if r is not None])
-        for display, options in self.declared().values():
+        for display, options in self.declared.values():
             records = [o.get_help_record(ctx) for o in options]
             with formatter.section(f"{display} options"):
                 formatter.write_dl([r for r in records if r is not None])

@@ -35,9 +35,8 @@ def note(as_json: bool) -> None:
         return
     from continuity_core.redact import redact
 
-    text = redact(note_mod.read_text(root) or "")
     lines, unknown = data["lines"], data["unknown_sections"]
-    click.echo(text, nl=False)
+    click.echo(redact(note_mod.read_text(root) or ""), nl=False)
     if lines > note_mod.CAP:
         click.echo(
             f"warning: {lines} lines, over the {note_mod.CAP}-line cap; the next write "

@@ -265,9 +265,7 @@ def _account(target: Adapter, name: str) -> Account:
 
 
 def choose_next(
-    source: str | None,
-    from_account: str | None,
-    session_id: str | None,
+    source: str | None, from_account: str | None, session_id: str | None
 ) -> tuple[str, str | None, bool, str | None]:
     """(agent, account, native, source) of the rotation entry after the newest session's."""
     from continuity_core import handoff as handoff_mod
@@ -303,12 +301,8 @@ def choose_next(
         raise BakerError(f"every [rotation] entry is limited{when} (see `baker limits`)")
     same = current is not None and entry.agent == current[0]
     click.echo(f"next in the rotation: {entry.text}", err=True)
-    return (
-        entry.agent,
-        entry.account or (entry.dir if same else None),
-        same,
-        current[0] if same and current else None,
-    )
+    source = entry.agent if same else None  # the same agent: continue its session natively
+    return entry.agent, entry.account or (entry.dir if same else None), same, source
 
 
 def _short(arg: str) -> str:

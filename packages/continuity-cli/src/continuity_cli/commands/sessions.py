@@ -52,8 +52,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     if not rows:
         where = "; ".join(found.searched) or "no agent adapter is installed"
         click.echo(f"No sessions of {root} (searched: {where}).")
-        why = why_none(root, found.below)
-        if why:
+        if why := why_none(root, found.below):
             click.echo(why)
         _machines(root)
         return
