@@ -51,8 +51,7 @@ def fold(items: list[Any]) -> list[Any]:
         if seen is None:
             order[c.path] = c
             continue
-        w_seen, w_new = _WEIGHT.get(seen.action, 0), _WEIGHT.get(c.action, 0)
-        action = c.action if w_new >= w_seen else seen.action
+        action = max(c.action, seen.action, key=lambda a: _WEIGHT.get(a, 0))  # a tie: the later
         detail = "; ".join(dict.fromkeys(d for d in (seen.detail, c.detail) if d))
         order[c.path] = msgspec.structs.replace(seen, action=action, detail=detail)
     return list(order.values())
