@@ -119,6 +119,7 @@ def test_audit_of_a_healthy_project(cli: Invoke, project: Path) -> None:
 
 
 def test_progress_bar_only_for_long_runs_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import contextlib
     import io
 
     from continuity_cli.commands import archive as commands
@@ -129,12 +130,11 @@ def test_progress_bar_only_for_long_runs_on_a_terminal(monkeypatch: pytest.Monke
 
     err = Tty()
     monkeypatch.setattr("sys.stderr", err)
-    small = commands._Progress()
-    assert small([(None, 1000)]) is None
-    big = commands._Progress()
-    tick = big([(None, commands.PROGRESS_BYTES)])
-    tick(commands.PROGRESS_BYTES)
-    big.close()
+    with contextlib.ExitStack() as stack:
+        assert commands._progress(stack)([(None, 1000)]) is None
+        tick = commands._progress(stack)([(None, commands.PROGRESS_BYTES)])
+        tick(commands.PROGRESS_BYTES)
     assert "Indexing 1 files" in err.getvalue() and "100%" in err.getvalue()
     monkeypatch.setattr("sys.stderr", io.StringIO())
-    assert commands._Progress()([(None, commands.PROGRESS_BYTES * 4)]) is None
+    with contextlib.ExitStack() as stack:
+        assert commands._progress(stack)([(None, commands.PROGRESS_BYTES * 4)]) is None

@@ -44,7 +44,7 @@ def test_a_name_two_adapters_declare_is_only_taken_with_the_agent_in_front() -> 
 
 def test_declared_values_reach_only_their_adapter() -> None:
     command = DeclaredOptions("sync", params=list(sync.params))
-    command._declared = command._options({"fake": FakeAdapter(), "other": Other()})
+    command.declared = command._options({"fake": FakeAdapter(), "other": Other()})
     ctx = command.make_context("sync", ["--deep", "--fake-mark"])
     assert ctx.meta[DECLARED] == {
         "fake": {"mark": True},

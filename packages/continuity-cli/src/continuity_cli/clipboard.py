@@ -8,21 +8,20 @@ import shutil
 import subprocess
 import sys
 
+# Each tool, and the variable that must be set for it to reach a clipboard.
 TOOLS = (
-    ("pbcopy",),
-    ("wl-copy",),
-    ("xclip", "-selection", "clipboard"),
-    ("xsel", "--clipboard", "--input"),
-    ("clip.exe",),
+    (("pbcopy",), None),
+    (("wl-copy",), "WAYLAND_DISPLAY"),
+    (("xclip", "-selection", "clipboard"), "DISPLAY"),
+    (("xsel", "--clipboard", "--input"), "DISPLAY"),
+    (("clip.exe",), None),
 )
 
 
 def copy_text(text: str) -> tuple[bool, str]:
     """Copy `text`; (copied, a line saying how, or why it could not)."""
-    for argv in TOOLS:
-        if argv[0] in ("wl-copy",) and not os.environ.get("WAYLAND_DISPLAY"):
-            continue
-        if argv[0] in ("xclip", "xsel") and not os.environ.get("DISPLAY"):
+    for argv, needs in TOOLS:
+        if needs and not os.environ.get(needs):
             continue
         exe = shutil.which(argv[0])
         if exe is None:

@@ -110,12 +110,9 @@ def recall(
             "all_projects reads other projects' sessions: it needs the server registered as "
             "`baker mcp --all-projects` (docs/mcp.md)"
         )
-    warnings: list[str] = []
     with archive_mod.Archive() as archive:
-        if archive.notice:
-            warnings.append(archive.notice)
         stats = archive_mod.refresh(archive, Path(project_root(root) or root))
-        warnings += [line for line in [stats.notice, *stats.skipped] if line]
+        warnings = [line for line in [archive.notice, stats.notice, *stats.skipped] if line]
         hits = archive.search(
             query, project=None if all_projects else str(root), agent=agent, limit=limit
         )
@@ -189,9 +186,7 @@ def traps(
 
     writes = pattern is not None or why is not None
     root = Path(Store.here(_root(repo, write=writes)).root)
-    added = None
-    if pattern is not None or why is not None:
-        added = traps_mod.add(root, pattern or "", why or "", command=command)
+    added = traps_mod.add(root, pattern or "", why or "", command=command) if writes else None
     items = traps_mod.load(root)
     if check_path or check_command:
         items = traps_mod.matching(root, items, [check_path] if check_path else [], check_command)

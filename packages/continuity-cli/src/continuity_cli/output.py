@@ -17,11 +17,24 @@ def emit_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+def warn(lines: Iterable[str | None]) -> None:
+    """`warning: LINE` on stderr for each line that is not empty."""
+    for line in lines:
+        if line:
+            click.echo(f"warning: {line}", err=True)
+
+
 def fail_if_any_failed(items: list[Any]) -> None:
     """Exit 1 after the report when a change failed: the rest was done, but not all of it."""
     failed = sum(1 for c in items if c.action == "failed")
     if failed:
         click.echo(f"{failed} change(s) failed: see the lines above.", err=True)
+        raise SystemExit(1)
+
+
+def exit_on_error(findings: Iterable[Any]) -> None:
+    """The one rule of the check commands (`doctor`, `audit`): exit 1 when a check failed."""
+    if any(f.level == "error" for f in findings):
         raise SystemExit(1)
 
 
@@ -38,8 +51,7 @@ def fold(items: list[Any]) -> list[Any]:
         if seen is None:
             order[c.path] = c
             continue
-        w_seen, w_new = _WEIGHT.get(seen.action, 0), _WEIGHT.get(c.action, 0)
-        action = c.action if w_new >= w_seen else seen.action
+        action = max(c.action, seen.action, key=lambda a: _WEIGHT.get(a, 0))  # a tie: the later
         detail = "; ".join(dict.fromkeys(d for d in (seen.detail, c.detail) if d))
         order[c.path] = msgspec.structs.replace(seen, action=action, detail=detail)
     return list(order.values())

@@ -40,6 +40,10 @@ _REPORT = re.compile(
     rb"(?:\x1b\[\??[\d;]*[Rcn]|\x1b\[[IO]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
     rb"|\x1bP[^\x1b]*\x1b\\)+"
 )
+# What `baker run` watches (`Supervisor.install_signals`); the agent's process starts with these
+# and those of job control back at their defaults.
+_WATCHED = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGCONT)
+_RESET = (*_WATCHED, signal.SIGINT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
 
 
 @dataclass
@@ -135,7 +139,9 @@ def spawn(argv: list[str], env: dict[str, str], cwd: str, size_from: int) -> tup
     if pid == 0:  # the child: new session, the pty as controlling terminal and stdio
         try:
             os.close(master)
-            _default_signals()
+            for sig in _RESET:
+                signal.signal(sig, signal.SIG_DFL)
+            signal.set_wakeup_fd(-1)
             os.login_tty(slave)
             os.chdir(cwd)
             _job(argv, env)
@@ -147,25 +153,6 @@ def spawn(argv: list[str], env: dict[str, str], cwd: str, size_from: int) -> tup
     return pid, master
 
 
-_RESET = (
-    signal.SIGWINCH,
-    signal.SIGTERM,
-    signal.SIGHUP,
-    signal.SIGCHLD,
-    signal.SIGCONT,
-    signal.SIGINT,
-    signal.SIGTSTP,
-    signal.SIGTTIN,
-    signal.SIGTTOU,
-)
-
-
-def _default_signals() -> None:
-    for sig in _RESET:
-        signal.signal(sig, signal.SIG_DFL)
-    signal.set_wakeup_fd(-1)
-
-
 def _job(argv: list[str], env: dict[str, str]) -> None:
     """Run the agent as a shell runs a job: in its own foreground process group of this pty
     session, with this process (the session leader) waiting for it. A session leader's own
@@ -173,14 +160,9 @@ def _job(argv: list[str], env: dict[str, str]) -> None:
     a group of its own the agent stops, and this process stops too, so `baker run` sees it.
     Never returns: exits with the agent's status."""
     agent = os.fork()
-    if agent == 0:
-        try:
-            os.setpgid(0, 0)
-            os.execvpe(argv[0], argv, env)  # noqa: S606 - starting the agent is the point
-        except OSError as e:
-            os.write(2, f"baker run: cannot start {argv[0]}: {e.strerror}\r\n".encode())
-        finally:
-            os._exit(127)
+    if agent == 0:  # a failure to start it ends in `spawn`'s handler, in this copy too
+        os.setpgid(0, 0)
+        os.execvpe(argv[0], argv, env)  # noqa: S606 - starting the agent is the point
     with contextlib.suppress(OSError):
         os.setpgid(agent, agent)
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # tcsetpgrp from the background group
@@ -226,14 +208,12 @@ class Supervisor:
         stdin: int,
         stdout: int,
         log: Callable[..., None],
-        confirm: Callable[[Child, str], limits.Limit | None] | None = None,
+        confirm: Callable[[Child, str], limits.Limit | None],
     ) -> None:
         self.stdin, self.stdout = stdin, stdout
         self.term = Terminal(stdin)
         self.log = log
-        # What the screen showed is checked against the agent's own record; without one
-        # (no `confirm`), text on the screen never counts.
-        self.confirm = confirm or (lambda child, text: None)
+        self.confirm = confirm  # what the screen showed, checked against the agent's own record
         self.ledger = limits.ledger_path()
         self._ledger_mtime = self._mtime()
         self._wake_r, self._wake_w = os.pipe()
@@ -245,7 +225,7 @@ class Supervisor:
     # --- signals ----------------------------------------------------------------------------
 
     def install_signals(self) -> None:
-        for sig in (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGCONT):
+        for sig in _WATCHED:
             self._old[sig] = signal.signal(sig, self._on_signal)
         self._old_wakeup = signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
 
@@ -420,13 +400,7 @@ class Supervisor:
         """What the child wrote before it ended."""
         with contextlib.suppress(OSError):
             os.set_blocking(child.fd, False)
-        while True:
-            ready, _, _ = select.select([child.fd], [], [], 0.05)
-            if not ready:
-                return
-            data = self._read(child.fd)
-            if not data:
-                return
+        while select.select([child.fd], [], [], 0.05)[0] and (data := self._read(child.fd)):
             write_all(self.stdout, data)
 
     def _reap(self, child: Child, *, block: bool = False) -> None:
@@ -435,7 +409,7 @@ class Supervisor:
         try:
             pid, status = os.waitpid(child.pid, os.WUNTRACED | (0 if block else os.WNOHANG))
         except ChildProcessError:
-            child.status = child.status if child.status is not None else 0
+            child.status = 0
             return
         if pid == 0:
             return

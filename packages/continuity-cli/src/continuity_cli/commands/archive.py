@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -56,8 +58,7 @@ def recall(
     from continuity_core.handoff import project_root
 
     with archive_mod.Archive() as archive:
-        if archive.notice:
-            click.echo(f"warning: {archive.notice}", err=True)
+        output.warn([archive.notice])
         if forget:
             session_id, rows = archive.forget(forget)
             if as_json:
@@ -79,16 +80,11 @@ def recall(
             raise click.UsageError("give words to search for (or --index, --show, --forget)")
         root = project_root()
         if not no_index:
-            bar = _Progress()
-            try:
+            with contextlib.ExitStack() as bar:
                 stats = archive_mod.refresh(
-                    archive, Path(store_mod.project_root() or root), progress=bar
+                    archive, Path(store_mod.project_root() or root), progress=_progress(bar)
                 )
-            finally:
-                bar.close()
-            for line in [stats.notice, *stats.skipped]:
-                if line:
-                    click.echo(f"warning: {line}", err=True)
+            output.warn([stats.notice, *stats.skipped])
             if index_only:
                 _report_index(stats, archive.counts(), as_json)
                 return
@@ -106,25 +102,18 @@ def recall(
         _render(hit, all_projects)
 
 
-class _Progress:
-    """A progress bar on stderr for long indexing runs, on a terminal only."""
+def _progress(stack: contextlib.ExitStack) -> Callable[[list[Any]], Any]:
+    """A progress bar on stderr for long indexing runs, on a terminal only; `stack` closes it."""
 
-    def __init__(self) -> None:
-        self.bar: Any = None
-
-    def __call__(self, pending: list[Any]) -> Any:
+    def start(pending: list[Any]) -> Any:
         total = sum(n for _, n in pending)
         if not sys.stderr.isatty() or (total < PROGRESS_BYTES and len(pending) < PROGRESS_FILES):
             return None
-        self.bar = click.progressbar(
-            length=total, label=f"Indexing {len(pending)} files", file=sys.stderr, show_eta=True
-        )
-        self.bar.__enter__()
-        return self.bar.update
+        label = f"Indexing {len(pending)} files"
+        bar = click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True)
+        return stack.enter_context(bar).update
 
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
+    return start
 
 
 def _report_index(stats: Any, counts: dict[str, int], as_json: bool) -> None:
@@ -156,11 +145,9 @@ def _render(hit: Any, show_project: bool) -> None:
         click.style(f"{hit.agent}{account} · {hit.session_id}{kind}", bold=True)
         + f" · {hit.time or '?'}{where}{gone}"
     )
-    snippet = (
-        hit.snippet.replace("«", "\x1b[1m").replace("»", "\x1b[22m")
-        if sys.stdout.isatty()
-        else hit.snippet
-    )
+    snippet = hit.snippet
+    if sys.stdout.isatty():
+        snippet = snippet.replace("«", "\x1b[1m").replace("»", "\x1b[22m")
     click.echo(f"  {snippet}")
     more = f" ({hit.matches} passages)" if hit.matches > 1 else ""
     click.echo(f"  → {hit.open}{more}\n")
@@ -184,10 +171,8 @@ def audit(days: float, as_json: bool) -> None:
 
     report = run_audit(project_root(), days)
     if as_json:
-        data = msgspec.to_builtins(report)
-        data["healthy"] = report.healthy
-        output.emit_json(data)
-        _exit_on_error(report)
+        output.emit_json({**msgspec.to_builtins(report), "healthy": report.healthy})
+        output.exit_on_error(report.problems)
         return
     click.echo(f"Continuity audit since {report.since} ({days:g} days)")
     if report.events:
@@ -200,10 +185,4 @@ def audit(days: float, as_json: bool) -> None:
         click.echo(f"{marks[p.level]} [{p.check}] {p.message}")
         if p.fix:
             click.echo(f"    fix: {p.fix}")
-    _exit_on_error(report)
-
-
-def _exit_on_error(report: Any) -> None:
-    """The one rule of the check commands (`doctor`, `audit`): exit 1 when a check failed."""
-    if any(p.level == "error" for p in report.problems):
-        raise SystemExit(1)
+    output.exit_on_error(report.problems)

@@ -29,8 +29,7 @@ def doctor(as_json: bool) -> None:
             click.echo(f"{marks[f.level]} {f.message}")
             if f.fix:
                 click.echo(f"     → {f.fix}")
-    if any(f.level == "error" for f in findings):
-        raise SystemExit(1)
+    output.exit_on_error(findings)
 
 
 def mcp_finding() -> Finding:

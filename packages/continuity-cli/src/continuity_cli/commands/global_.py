@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -30,17 +30,15 @@ class DeclaredOptions(click.Command):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._declared: dict[str, tuple[str, list[click.Option]]] | None = None
         self.bad_declarations: dict[str, str] = {}  # agent -> why an option was left out
 
+    @functools.cached_property
     def declared(self) -> dict[str, tuple[str, list[click.Option]]]:
         """agent -> (its display name, the click options made from its declarations)."""
-        if self._declared is None:
-            from continuity_core.adapters import load_all
+        from continuity_core.adapters import load_all
 
-            adapters, _ = load_all()  # the broken ones are reported when the command runs
-            self._declared = self._options(adapters)
-        return self._declared
+        adapters, _ = load_all()  # the broken ones are reported when the command runs
+        return self._options(adapters)
 
     def _options(self, adapters: dict[str, Adapter]) -> dict[str, tuple[str, list[click.Option]]]:
         taken = {opt for p in self.params for opt in p.opts} | {"--help", "-h"}
@@ -79,7 +77,7 @@ class DeclaredOptions(click.Command):
                         is_flag=True,
                         expose_value=False,
                         help=declared.help,
-                        callback=_keep(agent, declared.name),
+                        callback=functools.partial(_keep, agent, declared.name),
                     )
                 )
             if options:
@@ -87,28 +85,25 @@ class DeclaredOptions(click.Command):
         return out
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        extra = [o for _, options in self.declared().values() for o in options]
+        extra = [o for _, options in self.declared.values() for o in options]
         help_option = self.get_help_option(ctx)
         return [*self.params, *extra, *([help_option] if help_option is not None else [])]
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command's own options, then each agent's declared ones under its name."""
-        declared = {id(o) for _, options in self.declared().values() for o in options}
+        declared = {id(o) for _, options in self.declared.values() for o in options}
         own = [p.get_help_record(ctx) for p in self.get_params(ctx) if id(p) not in declared]
         with formatter.section("Options"):
             formatter.write_dl([r for r in own if r is not None])
-        for display, options in self.declared().values():
+        for display, options in self.declared.values():
             records = [o.get_help_record(ctx) for o in options]
             with formatter.section(f"{display} options"):
                 formatter.write_dl([r for r in records if r is not None])
 
 
-def _keep(agent: str, name: str) -> Callable[[click.Context, click.Parameter, bool], bool]:
-    def keep(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-        ctx.meta.setdefault(DECLARED, {}).setdefault(agent, {})[name] = bool(value)
-        return value
-
-    return keep
+def _keep(agent: str, name: str, ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta.setdefault(DECLARED, {}).setdefault(agent, {})[name] = bool(value)
+    return value
 
 
 def declared_values(agent: str) -> dict[str, bool]:
@@ -164,11 +159,14 @@ def sync(
     adapters, errors = load_all()
     if isinstance(ctx.command, DeclaredOptions):
         errors = {**ctx.command.bad_declarations, **errors}
-    report: list[dict[str, object]] = []
-    every: list[Change] = []  # for the exit status
-    for name, err in errors.items():
-        every.append(Change(path=name, action="failed", detail=err))
-        report.append({"agent": name, "account": None, "changes": every[-1:]})
+    report: list[dict[str, Any]] = [
+        {
+            "agent": name,
+            "account": None,
+            "changes": [Change(path=name, action="failed", detail=err)],
+        }
+        for name, err in errors.items()
+    ]
     for name, adapter in adapters.items():
         options = UserOptions(
             hooks=True if user_hooks else None,
@@ -188,18 +186,15 @@ def sync(
                     if from_config
                     else f"no {adapter.display_name} home here; run {name} once to create it"
                 )
-                changes = [Change(path=account.dir, action="skipped", detail=detail)]
-                changes = [] if uninstall else changes  # nothing to remove, no advice to make it
-                every += changes
-                report.append({"agent": name, "account": account.name, "changes": changes})
-                continue
-            try:
-                changes = adapter.install_user(account, options)
-            except Exception as e:
-                changes = [Change(path=account.dir, action="failed", detail=str(e))]
+                skipped = Change(path=account.dir, action="skipped", detail=detail)
+                changes = [] if uninstall else [skipped]  # nothing to remove, no advice to make it
+            else:
+                try:
+                    changes = adapter.install_user(account, options)
+                except Exception as e:
+                    changes = [Change(path=account.dir, action="failed", detail=str(e))]
             if uninstall:  # as `baker uninstall`: nothing is said of a file that is not there
                 changes = [c for c in changes if c.action != "unchanged" or Path(c.path).exists()]
-            every += changes
             report.append({"agent": name, "account": account.name, "changes": changes})
     if as_json:
         output.emit_json(report)
@@ -207,7 +202,7 @@ def sync(
         for entry in report:
             click.echo(f"{entry['agent']} ({entry['account'] or 'not loaded'}):")
             if entry["changes"]:
-                output.changes(entry["changes"], dry_run=dry_run)  # type: ignore[arg-type]
+                output.changes(entry["changes"], dry_run=dry_run)
             else:
                 click.echo("  nothing to do")
-    output.fail_if_any_failed(every)
+    output.fail_if_any_failed([c for entry in report for c in entry["changes"]])

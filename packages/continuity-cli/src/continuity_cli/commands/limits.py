@@ -26,8 +26,7 @@ def limits(as_json: bool) -> None:
     from continuity_core.config import load_config
 
     config = load_config()
-    entries = limits_mod.rotation(config, load)
-    rows = limits_mod.status(entries, limits_mod.read())
+    rows = limits_mod.status(limits_mod.rotation(config, load), limits_mod.read())
     # Why a list is short goes to stderr under --json: stdout stays the list, `[]` explained.
     if not config.rotation.order:
         click.echo(

@@ -33,6 +33,7 @@ def push(remote: str | None, delete: bool, as_json: bool) -> None:
     from continuity_core.handoff import project_root
 
     result = machines.push(project_root(), remote, delete=delete)
+    at = f"{result.ref} {result.commit and result.commit[:12]}"
     if as_json:
         output.emit_json(result)
     elif result.deleted:
@@ -41,17 +42,13 @@ def push(remote: str | None, delete: bool, as_json: bool) -> None:
             "objects until it garbage-collects)"
         )
     elif result.changed:
-        click.echo(f"Pushed {result.ref} {result.commit and result.commit[:12]} to {result.remote}")
+        click.echo(f"Pushed {at} to {result.remote}")
     elif result.sent:
         click.echo(
-            f"No new snapshot (unchanged since {result.ref} "
-            f"{result.commit and result.commit[:12]}); pushed {result.ref} to {result.remote}"
+            f"No new snapshot (unchanged since {at}); pushed {result.ref} to {result.remote}"
         )
     else:
-        click.echo(
-            f"Unchanged since {result.ref} {result.commit and result.commit[:12]}: "
-            f"no new snapshot; {result.remote} is up to date"
-        )
+        click.echo(f"Unchanged since {at}: no new snapshot; {result.remote} is up to date")
 
 
 @click.command()

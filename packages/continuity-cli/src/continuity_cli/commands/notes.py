@@ -35,9 +35,8 @@ def note(as_json: bool) -> None:
         return
     from continuity_core.redact import redact
 
-    text = redact(note_mod.read_text(root) or "")
     lines, unknown = data["lines"], data["unknown_sections"]
-    click.echo(text, nl=False)
+    click.echo(redact(note_mod.read_text(root) or ""), nl=False)
     if lines > note_mod.CAP:
         click.echo(
             f"warning: {lines} lines, over the {note_mod.CAP}-line cap; the next write "
@@ -64,7 +63,7 @@ def now(text: tuple[str, ...], agent: str | None, as_json: bool) -> None:
 
     root = Path(Store.here().root)  # as `note`, `block` and `trap add`: only in a project set up
     if text:
-        _warn_secrets(" ".join(text))
+        output.warn([secret_warning(" ".join(text))])
         path = note_mod.set_now(root, " ".join(text), agent)
         if not as_json:
             click.echo(f"Now set in {path}")
@@ -97,11 +96,6 @@ def secret_warning(text: str) -> str | None:
     )
 
 
-def _warn_secrets(text: str) -> None:
-    if warning := secret_warning(text):
-        click.echo(f"warning: {warning}", err=True)
-
-
 def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
     """Whether the newest transcript of this project already did `action`."""
     from continuity_core import inflight, pickup
@@ -124,35 +118,34 @@ def _check(root: Any, action: str, since: str | None) -> dict[str, Any]:
     s = prev.session
     call = note_mod.executed(action, s, since)
     where = f"{s.agent} session {s.session_id}"
-    if call is None:
-        begun = note_mod.executed(action, s, finished=False)
-        # The same source as the brief: a call the pre-tool hook saw start and the transcript
-        # never recorded (Gemini CLI writes a call only once it returns).
-        unrecorded = inflight.unrecorded(store, s) if begun is None and store.exists else None
-        if begun is not None:
-            detail = (
-                f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got "
-                "its result: check its effect before running it again"
-            )
-        elif unrecorded is not None and note_mod.does(action, unrecorded.command, unrecorded.paths):
-            what = unrecorded.command or ", ".join(unrecorded.paths)
-            detail = (
-                f"{where} started {unrecorded.tool_name} `{what[:200]}` at "
-                f"{unrecorded.started_at} and never got its result (seen by the pre-tool "
-                "hook; the transcript never recorded it): check its effect before running "
-                "it again"
-            )
-        else:
-            detail = f"checked against {where}: not done there yet"
-        return {"suspect": False, "checked": True, "session": s.session_id, "detail": detail}
-    when = f" at {call.timestamp}" if call.timestamp else ""
-    return {
-        "suspect": True,
-        "checked": True,
-        "session": s.session_id,
-        "detail": f"{where} already ran {call.name} `{call_text(call)[:200]}`{when}; "
-        "check its effect before doing it again, then update Now",
-    }
+    begun = note_mod.executed(action, s, finished=False) if call is None else None
+    # The same source as the brief: a call the pre-tool hook saw start and the transcript
+    # never recorded (Gemini CLI writes a call only once it returns).
+    unrecorded = (
+        inflight.unrecorded(store, s) if call is None and begun is None and store.exists else None
+    )
+    if call is not None:
+        when = f" at {call.timestamp}" if call.timestamp else ""
+        detail = (
+            f"{where} already ran {call.name} `{call_text(call)[:200]}`{when}; "
+            "check its effect before doing it again, then update Now"
+        )
+    elif begun is not None:
+        detail = (
+            f"{where} started {begun.name} `{call_text(begun)[:200]}` and never got "
+            "its result: check its effect before running it again"
+        )
+    elif unrecorded is not None and note_mod.does(action, unrecorded.command, unrecorded.paths):
+        what = unrecorded.command or ", ".join(unrecorded.paths)
+        detail = (
+            f"{where} started {unrecorded.tool_name} `{what[:200]}` at "
+            f"{unrecorded.started_at} and never got its result (seen by the pre-tool "
+            "hook; the transcript never recorded it): check its effect before running "
+            "it again"
+        )
+    else:
+        detail = f"checked against {where}: not done there yet"
+    return {"suspect": call is not None, "checked": True, "session": s.session_id, "detail": detail}
 
 
 @click.command()
@@ -164,7 +157,7 @@ def block(text: tuple[str, ...], agent: str | None) -> None:
     from continuity_core.store import Store
 
     root = Path(Store.here().root)  # before the secret warning: a refused write warns of nothing
-    _warn_secrets(" ".join(text))
+    output.warn([secret_warning(" ".join(text))])
     path = note_mod.add_blocked(root, " ".join(text), agent)
     click.echo(f"added to Blocked in {path}")
 

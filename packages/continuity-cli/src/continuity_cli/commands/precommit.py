@@ -15,7 +15,6 @@ def precommit(as_json: bool) -> None:
     otherwise. Installed by `baker init --pre-commit`; skip it once with
     `git commit --no-verify`.
     """
-    from dataclasses import asdict
     from pathlib import Path
 
     from continuity_cli import output
@@ -27,7 +26,7 @@ def precommit(as_json: bool) -> None:
     except GitError as e:
         raise click.ClickException(f"cannot read the staged changes: {e}") from None
     if as_json:
-        output.emit_json([asdict(p) for p in problems])
+        output.emit_json(problems)
     elif problems:
         click.echo(guard.report(problems), err=True)
     if problems:

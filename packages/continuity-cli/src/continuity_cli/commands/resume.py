@@ -138,7 +138,13 @@ def resume(
     if dry_run:
         show(prepared, as_json)
         return
-    exe, spec = executable(prepared), prepared.spec
+    spec = prepared.spec
+    exe = shutil.which(str(spec.argv[0]))
+    if exe is None:
+        raise BakerError(
+            f"`{spec.argv[0]}` is not on PATH: install {prepared.adapter.display_name} first "
+            f"(the brief is saved in {prepared.brief})"
+        )
     for note in spec.notes:
         click.echo(note, err=True)
     os.chdir(spec.cwd)
@@ -167,19 +173,6 @@ def show(prepared: Prepared, as_json: bool) -> None:
     click.echo("run: " + " ".join(shlex.quote(_short(a)) for a in spec.argv))
     for note in spec.notes:
         click.echo(f"note: {note}")
-
-
-def executable(prepared: Prepared) -> str:
-    from continuity_core.errors import BakerError
-
-    exe: str | None = shutil.which(str(prepared.spec.argv[0]))
-    if exe is None:
-        raise BakerError(
-            f"`{prepared.spec.argv[0]}` is not on PATH: install "
-            f"{prepared.adapter.display_name} first (the brief is saved in "
-            f"{prepared.brief})"
-        )
-    return exe
 
 
 def prepare(
@@ -272,9 +265,7 @@ def _account(target: Adapter, name: str) -> Account:
 
 
 def choose_next(
-    source: str | None,
-    from_account: str | None,
-    session_id: str | None,
+    source: str | None, from_account: str | None, session_id: str | None
 ) -> tuple[str, str | None, bool, str | None]:
     """(agent, account, native, source) of the rotation entry after the newest session's."""
     from continuity_core import handoff as handoff_mod
@@ -310,12 +301,8 @@ def choose_next(
         raise BakerError(f"every [rotation] entry is limited{when} (see `baker limits`)")
     same = current is not None and entry.agent == current[0]
     click.echo(f"next in the rotation: {entry.text}", err=True)
-    return (
-        entry.agent,
-        entry.account or (entry.dir if same else None),
-        same,
-        current[0] if same and current else None,
-    )
+    source = entry.agent if same else None  # the same agent: continue its session natively
+    return entry.agent, entry.account or (entry.dir if same else None), same, source
 
 
 def _short(arg: str) -> str:

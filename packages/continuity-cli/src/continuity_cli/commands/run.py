@@ -125,8 +125,7 @@ class Run:
     def label(self, entry: Any) -> str:
         from continuity_core.adapters import load
 
-        label: str = entry.label(load(entry.agent).display_name)
-        return label
+        return str(entry.label(load(entry.agent).display_name))
 
     def first_entry(self) -> Any:
         from continuity_core import limits
@@ -134,11 +133,9 @@ class Run:
         from continuity_core.errors import BakerError
 
         if self.entry_text:
-            for entry in self.entries:
-                if entry.text == self.entry_text:
-                    return entry
+            named = [entry for entry in self.entries if entry.text == self.entry_text]
             agent = self.entry_text.partition(":")[0]
-            return limits.resolve(self.entry_text, self.config, load(agent))
+            return named[0] if named else limits.resolve(self.entry_text, self.config, load(agent))
         if not self.entries:
             raise BakerError(
                 "name the agent to start (`baker run claude`), or set "
@@ -232,7 +229,7 @@ class Run:
         return self.start(sup, target, argv, env, resumed=native)
 
     def start(
-        self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *, resumed: bool = False
+        self, sup: Any, entry: Any, argv: list[str], env: dict[str, str], *, resumed: bool
     ) -> Any:
         import shutil
 
@@ -317,29 +314,26 @@ class Run:
     def resumed(self, source: Any, target: Any) -> tuple[list[str], dict[str, str], bool]:
         """`baker resume` of `target` from the session `source` was running: the very session
         (`--native`) for the same agent, else the brief."""
+        import functools
+
         from continuity_cli.commands.resume import prepare
         from continuity_core.errors import BakerError
         from continuity_core.sessions import NoMatch
 
         native = target.agent == source.agent
         account = target.account or (target.dir if native else None)
+        taken = functools.partial(
+            prepare, target.agent, source=source.agent, from_account=source.dir, account=account
+        )
         try:
-            prepared = prepare(
-                target.agent,
-                source=source.agent,
-                from_account=source.dir,
-                account=account,
-                native=native,
-            )
+            prepared = taken(native=native)
         except BakerError as e:
             if not native and not isinstance(e, NoMatch):
                 raise
             self.log("run_native_failed" if native else "run_no_session", error=str(e))
             native = False
             try:
-                prepared = prepare(
-                    target.agent, source=source.agent, from_account=source.dir, account=account
-                )
+                prepared = taken()
             except NoMatch:  # the limited agent wrote no session here: the project's brief
                 prepared = prepare(target.agent, account=account)
         self.log("run_brief", brief=str(prepared.brief), bytes=prepared.brief_bytes)

@@ -171,19 +171,16 @@ def save(draft: Path, repo: Path | None, as_json: bool) -> None:
     """
     from continuity_core.adapters import load_all
 
-    text = _read_draft(draft)
     adapters = load_all()[0]
-    data = save_json(_root(repo), text, adapters)
+    data = save_json(_root(repo), _read_draft(draft), adapters)
+    if as_json:
+        output.emit_json(data)
     if not data["saved"]:
-        if as_json:
-            output.emit_json(data)
         for err in data["validation"]["errors"]:
             click.echo(f"error: {err}", err=True)
         sys.exit(1)
-    for w in data["warnings"]:
-        click.echo(f"warning: {w}", err=True)
+    output.warn(data["warnings"])
     if as_json:
-        output.emit_json(data)
         return
     prompts = data["resume"]
     click.echo(f"saved checkpoint {data['id']}")

@@ -43,11 +43,8 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
 
     root = project_root()
     adapters, broken = load_all()
-    for err in broken.values():
-        click.echo(f"warning: {err}", err=True)
     found = table(root, adapters, agent=agent, account=account, limit=limit)
-    for err in found.errors:
-        click.echo(f"warning: {err}", err=True)
+    output.warn([*broken.values(), *found.errors])
     rows = found.rows
     if as_json:
         output.emit_json(structured(root, found))
@@ -55,8 +52,7 @@ def sessions(limit: int, agent: str | None, account: str | None, as_json: bool) 
     if not rows:
         where = "; ".join(found.searched) or "no agent adapter is installed"
         click.echo(f"No sessions of {root} (searched: {where}).")
-        why = why_none(root, found.below)
-        if why:
+        if why := why_none(root, found.below):
             click.echo(why)
         _machines(root)
         return

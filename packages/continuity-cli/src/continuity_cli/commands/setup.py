@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,26 +72,19 @@ def init(dry_run: bool, local: bool, agents: tuple[str, ...], pre_commit: bool, 
         from continuity_core import precommit
 
         changes += precommit.install(root, dry_run=dry_run)
-        _warn_off_path(precommit.installer())
+        if shutil.which("baker") is None:  # the hook runs `baker` from PATH
+            baker = precommit.installer()
+            where = f"it falls back to {baker} while that exists" if baker else "it cannot run"
+            click.echo(
+                f"warning: `baker` is not on PATH, so the pre-commit hook {where}; add baker's "
+                "folder to PATH (or install it with pipx) so every commit is checked",
+                err=True,
+            )
     if not dry_run:
         project.record_own(root, changes)
     click.echo(f"{'Would set up' if dry_run else 'Set up'} Continuity in {root}")
     output.changes(changes, dry_run=dry_run)
     output.fail_if_any_failed(changes)
-
-
-def _warn_off_path(baker: str | None) -> None:
-    """The pre-commit hook runs `baker` from PATH; say so when it is not there."""
-    import shutil
-
-    if shutil.which("baker") is not None:
-        return
-    where = f"it falls back to {baker} while that exists" if baker else "it cannot run"
-    click.echo(
-        f"warning: `baker` is not on PATH, so the pre-commit hook {where}; add baker's "
-        "folder to PATH (or install it with pipx) so every commit is checked",
-        err=True,
-    )
 
 
 def _known_agents(only: tuple[str, ...]) -> None:

@@ -74,12 +74,10 @@ def _reminder(store: Store) -> dict[str, object] | None:
     """The usage reminder the checkpoint hook left (`.baker/reminder.json`), if any."""
     import msgspec
 
+    from continuity_core import trust
     from continuity_core.checkpoint import REMINDER
 
     try:
-        from continuity_core import trust
-
-        data = msgspec.json.decode(trust.read_bytes(store.path(REMINDER)))
-    except (OSError, trust.Untrusted, msgspec.DecodeError):
+        return msgspec.json.decode(trust.read_bytes(store.path(REMINDER)), type=dict[str, object])
+    except (OSError, trust.Untrusted, msgspec.DecodeError):  # a ValidationError too: not an object
         return None
-    return data if isinstance(data, dict) else None
