@@ -1519,6 +1519,9 @@ def runtime_venv(data: Path) -> Path:
     ]
     subprocess.run([str(py), "-m", "pip", "install", "--quiet", *specs], check=True)
     stamp.touch()
+    # baker writes its entry-point index only once sys.path's folders are 3 s old
+    # (`registry.RACY_NS`): a row counted sooner would read the installed metadata instead.
+    time.sleep(3.5)
     return bin_dir
 
 
