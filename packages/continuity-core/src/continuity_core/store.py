@@ -83,8 +83,7 @@ def project_root_for_init(start: Path | None = None) -> Path:
     from pathlib import Path
 
     start = (start or Path.cwd()).absolute()
-    found = worktree_root(start)
-    return Path(found) if found is not None else start
+    return Path(worktree_root(start) or start)
 
 
 class Store:
