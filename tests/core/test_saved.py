@@ -178,7 +178,7 @@ def test_drifted_names_every_drift(repo: Path) -> None:
     assert kinds["head"].saved == old_head
     assert kinds["branch"].saved == "main" and kinds["branch"].now == "feature"
     assert kinds["dirty"].files == [" M README.md"]
-    assert check.missing_artifacts == ["gone.txt"]
+    assert kinds["missing_artifact"].files == ["gone.txt"]
 
 
 def test_files_already_dirty_at_save_are_not_drift(repo: Path) -> None:

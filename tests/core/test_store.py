@@ -10,7 +10,7 @@ from continuity_core.errors import NotAProject, StoreError
 from continuity_core.fs import atomic_write, ensure_private_dir
 from continuity_core.schemas.checkpoint import Checkpoint
 from continuity_core.stamps import new_id
-from continuity_core.store import Store, project_root, project_root_for_init
+from continuity_core.store import Store, decode_document, project_root, project_root_for_init
 from continuity_core.transcript import NoState
 
 
@@ -74,7 +74,7 @@ def test_corrupt_newest_checkpoint_is_skipped_not_lost(tmp_path: Path) -> None:
     assert latest is not None and latest.id == good.id
     assert bad.exists()
     with pytest.raises(StoreError, match="corrupt"):
-        store.read_json(bad, Checkpoint)
+        decode_document(bad.read_bytes(), Checkpoint, bad)
 
 
 def test_future_schema_version_is_refused_by_name(tmp_path: Path) -> None:
@@ -83,14 +83,14 @@ def test_future_schema_version_is_refused_by_name(tmp_path: Path) -> None:
     ensure_private_dir(path.parent)
     path.write_text('{"schema_version": 99, "id": "x", "created_at": "t"}')
     with pytest.raises(StoreError, match="update baker"):
-        store.read_json(path, Checkpoint)
+        decode_document(path.read_bytes(), Checkpoint, path)
 
 
 def test_unknown_fields_are_tolerated(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     path = store.path("c.json")
     path.write_text('{"id": "x", "created_at": "t", "from_the_future": [1, 2]}')
-    assert store.read_json(path, Checkpoint).id == "x"
+    assert decode_document(path.read_bytes(), Checkpoint, path).id == "x"
 
 
 def test_lock_held_elsewhere_is_a_readable_error(tmp_path: Path) -> None:

@@ -123,11 +123,12 @@ def make(
     finally:
         begun.close()  # what a failure left unread (the facts were not wanted)
     unrecorded = inflight.unrecorded(store, session) if store.exists and session else None
+    filled = {t: body for t in note_mod.SECTIONS if note is not None and (body := note.get(t))}
     built = brief_mod.build(
         project=str(root),
         created_at=now_iso(),
         git=git,
-        note_text=note_mod.filled(note) if note is not None and not note.is_empty() else None,
+        note_text=note_mod.filled(note) if note is not None and filled else None,
         session=session,
         ref=choice.ref,
         searched=choice.searched,
@@ -141,7 +142,6 @@ def make(
     )
     if built.ended_on_limit and session is not None and choice.adapter is not None:
         _reconcile_reset(built, session, choice.adapter, config)
-    filled = {t: body for t in note_mod.SECTIONS if note is not None and (body := note.get(t))}
     return Handoff(
         brief=built,
         session=session,

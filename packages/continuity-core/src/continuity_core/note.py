@@ -52,9 +52,6 @@ class Note(Struct, kw_only=True):
     def get(self, title: str) -> str:
         return uncomment(self.sections.get(title, ""))
 
-    def is_empty(self) -> bool:
-        return not any(self.get(t) for t in SECTIONS)
-
 
 def template(agent: str = "", branch: str = "", updated: str = "") -> str:
     """A new note: its front matter, and a hint under each empty section."""

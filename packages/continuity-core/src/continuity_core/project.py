@@ -91,8 +91,9 @@ def outside_project(path: Path, root: Path) -> str | None:
 def write_text_change(
     path: Path, new: str, root: Path, *, dry_run: bool, mode: int = 0o644
 ) -> Change:
-    """Write `new` to `path` if it differs; report what happened relative to `root`. A path
-    that leads out of the project (`outside_project`) is neither read nor written."""
+    """Make `path` hold `new` if it differs ("" removes the file); report what happened
+    relative to `root`, a failure included. A path that leads out of the project
+    (`outside_project`) is neither read nor written."""
     from continuity_core.adapters import Change  # set-up only: no Struct on a pickup
 
     rel = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
@@ -103,29 +104,6 @@ def write_text_change(
         old = _read(path)
     except OSError as e:  # a folder in the path is a file, or unreadable: report, go on
         return Change(path=rel, action="failed", detail=e.strerror or str(e))
-    return write_change(path, rel, old, new, dry_run=dry_run, mode=mode)  # checked above
-
-
-def write_change(
-    path: Path,
-    rel: str,
-    old: str | None,
-    new: str,
-    *,
-    dry_run: bool,
-    detail: str = "",
-    prune: bool = False,
-    mode: int = 0o644,
-    root: Path | None = None,
-) -> Change:
-    """Make `path`, which holds `old` (None: no file), hold `new`; "" removes the file, and with
-    `prune` its folder too when that is left empty. Shown as `rel`; a failure is reported.
-    `root`: the project, for a project file: one that leads out of it is refused (failed)."""
-    from continuity_core.adapters import Change
-
-    why = outside_project(path, root) if root is not None else None
-    if why:
-        return Change(path=rel, action="failed", detail=why)
     if old == new:
         return Change(path=rel, action="unchanged")
     remove = new == "" and old is not None
@@ -138,14 +116,9 @@ def write_change(
                 atomic_write(path, new, mode=mode)
         except OSError as e:
             return Change(path=rel, action="failed", detail=e.strerror or str(e))
-        if remove and prune:
-            import contextlib  # set-up only
-
-            with contextlib.suppress(OSError):
-                path.parent.rmdir()
     if remove:
         return Change(path=rel, action="removed")
-    return Change(path=rel, action="created" if old is None else "updated", detail=detail)
+    return Change(path=rel, action="created" if old is None else "updated")
 
 
 def ensure_block(path: Path, block: str, root: Path, *, dry_run: bool) -> Change:

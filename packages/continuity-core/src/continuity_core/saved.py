@@ -449,9 +449,6 @@ def resume_check(root: Path, target: str | None = None) -> ResumeCheck:
         result.reason = "; ".join(validation.errors)
         return result
     result.drift = _drift(root, facts, validation, _meta(path), worktree)
-    result.missing_artifacts = [
-        f for d in result.drift if d.kind == "missing_artifact" for f in d.files
-    ]
     result.status = "drifted" if result.drift else "fresh"
     return result
 

@@ -83,8 +83,7 @@ def project_root_for_init(start: Path | None = None) -> Path:
     from pathlib import Path
 
     start = (start or Path.cwd()).absolute()
-    found = worktree_root(start)
-    return Path(found) if found is not None else start
+    return Path(worktree_root(start) or start)
 
 
 class Store:
@@ -136,16 +135,6 @@ class Store:
         self.folder_path(*([] if rel == "." else rel.split(os.sep)))
         atomic_write(target, encode_document(value), durable=durable)
 
-    def read_json(self, path: StrPath, type_: type[R]) -> R:
-        """Decode a stored document, with a message naming the file when it cannot be used."""
-        try:
-            data = trust.read_bytes(path)
-        except FileNotFoundError:
-            raise
-        except OSError as e:
-            raise StoreError(f"cannot read {path}: {e.strerror}") from None
-        return decode_document(data, type_, path)
-
     def write_checkpoint(self, cp: Checkpoint, keep: int = KEEP_CHECKPOINTS) -> str:
         """Write `cp` and keep only the newest `keep` automatic checkpoints; the file's path."""
         folder = self.folder_path("checkpoints")
@@ -180,9 +169,10 @@ class Store:
 
         folder = os.path.join(self.store_dir, "checkpoints")
         for name in self._checkpoint_names():  # str paths: a handoff imports no pathlib
+            path = os.path.join(folder, name)
             try:
-                return self.read_json(os.path.join(folder, name), Checkpoint)
-            except (StoreError, FileNotFoundError):
+                return decode_document(trust.read_bytes(path), Checkpoint, path)
+            except (OSError, StoreError):
                 continue
         return None
 

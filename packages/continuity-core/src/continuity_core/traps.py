@@ -322,11 +322,10 @@ def matching(
     traps: Sequence[Trap],
     paths: Sequence[str],
     command: str | None,
-    cwd: str | None = None,
 ) -> list[Trap]:
-    """Traps whose pattern matches any of `paths` or `command` (relative ones read from `cwd`,
-    the tool call's working folder), in file order."""
-    rels = _rels(root, paths, command, cwd)
+    """Traps whose pattern matches any of `paths` or `command` (a relative path is the
+    project's), in file order."""
+    rels = _rels(root, paths, command, None)
     return [t for t in traps if _matches(t.kind, t.pattern, rels, command)]
 
 

@@ -275,12 +275,8 @@ def tracked(root: StrPath) -> list[str]:
     `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
     root = os.fspath(root)
     mark, written = _mark(root)
-    if mark is not None:
-        try:
-            os.lstat(mark)
-            return []
-        except OSError:
-            pass
+    if mark is not None and os.path.lexists(mark):
+        return []
     found = ls_files(root, TRACKED_SPECS)
     if found is None or found:
         return found or []

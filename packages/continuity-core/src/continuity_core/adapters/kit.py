@@ -65,16 +65,14 @@ def unique_accounts(found: Sequence[Account], config: GlobalConfig) -> list[Acco
     twice keeps its first place but the name the user gave it in config.toml: a `work`
     account that is also `CLAUDE_CONFIG_DIR` or a `[transcripts]` entry is shown as `work`,
     where sessions, limits and briefs name it."""
-    out: list[Account] = []
-    where: dict[str, int] = {}
+    out: dict[str, Account] = {}  # by real path; a replaced value keeps its place
     for acc in found:
         key = os.path.realpath(acc.dir)
-        if key not in where:
-            where[key] = len(out)
-            out.append(acc)
-        elif acc.name in config.accounts and out[where[key]].name not in config.accounts:
-            out[where[key]] = structs.replace(out[where[key]], name=acc.name)
-    return out
+        if key not in out:
+            out[key] = acc
+        elif acc.name in config.accounts and out[key].name not in config.accounts:
+            out[key] = structs.replace(out[key], name=acc.name)
+    return list(out.values())
 
 
 def cli_version(

@@ -70,7 +70,6 @@ class ResumeCheck(Struct, kw_only=True):
     worktree: str | None = None  # where the checkpoint was saved
     front_matter: dict[str, Any] = field(default_factory=dict)
     drift: list[Drift] = field(default_factory=list)
-    missing_artifacts: list[str] = field(default_factory=list)
     unverified: list[Claim] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
