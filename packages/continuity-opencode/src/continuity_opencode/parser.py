@@ -581,11 +581,12 @@ def _todos(
         for t in rows
         if t.content
     ]
+    kept = [(t.content, t.status) for t in session.todos]
+    if [(t.content, t.status) for t in items] == kept:
+        return  # as kept, redacted (which leaves redacted text as it is): nothing to redact
     from continuity_core.redact import redact
 
-    if [(redact(t.content), t.status) for t in items] != [
-        (t.content, t.status) for t in session.todos
-    ]:
+    if [(redact(t.content), t.status) for t in items] != kept:
         set_todos(session, extra, items)
 
 
