@@ -5,14 +5,16 @@ brief needs (docs/decisions.md, "How the hooks stay fast"). Its imports are read
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.cli.flows import claude_session, payload
 from tests.cli.test_pickup_lean import importers
-from tests.conftest import run_baker
+from tests.conftest import git, run_baker
 from tests.helpers.child import run_importtime
 from tests.helpers.config import rotation, work_account, write_config
 from tests.helpers.gitindex import age_index
+from tests.opencode.helpers import MAIN, PAYLOADS, home_copy
 
 FORBIDDEN = {
     "pathlib",  # with `urllib.parse` and `ipaddress`: 0.4 of a bare start, for a `Path` type
@@ -45,3 +47,38 @@ def test_a_checkpointed_handoff_imports_none_of_the_costly_modules(
         assert "continuity_core.brief" in names and "continuity_claude.adapter" in names
         costly = FORBIDDEN & names.keys()
         assert not costly, {m: names[m] for m in costly}  # each with what imported it
+
+
+def test_a_checkpointed_opencode_handoff_reads_its_database_and_loads_no_more(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # `sqlite3` to read the database, and nothing of the costly modules: no pathlib for the
+    # database's URI, none of the plugin's installer, no config read for a window looked up
+    data, work = home_copy(tmp_path)
+    repo = work / "proj"
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "hello.txt").write_text("hello mock\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "hello")
+    env = {"XDG_DATA_HOME": str(data.parent)}
+    write_config(isolated_home, work_account(isolated_home) + rotation(["claude", "claude:work"]))
+    assert run_baker("init", "--agent", "opencode", cwd=repo, env=env).returncode == 0
+    age_index(repo)
+    idle = json.loads((PAYLOADS / "session.idle.json").read_text())
+    idle.update(session_id=MAIN, cwd=str(repo))
+    stop = json.dumps(idle).encode()
+    assert (
+        run_baker("checkpoint", "--agent", "opencode", cwd=repo, input=stop, env=env).returncode
+        == 0
+    )
+    report, out = run_importtime("handoff", "--from", "opencode", cwd=repo, env=env)
+    names = importers(report)
+    assert "Run the slow build" in out and f"#{MAIN}" in out  # the session's brief
+    assert "sqlite3" in names and "continuity_opencode.parser" in names
+    forbidden = (FORBIDDEN - {"continuity_claude.install", "continuity_claude.launch"}) | {
+        "continuity_opencode.install",
+        "continuity_opencode.doctor",
+        "continuity_opencode.models",  # the window the checkpoint looked up is in the cursor
+    }
+    costly = forbidden & names.keys()
+    assert not costly, {m: names[m] for m in costly}

@@ -191,6 +191,14 @@ def test_a_read_only_folder_is_read_as_immutable(tmp_path: Path) -> None:
         data.chmod(0o755)
 
 
+def test_a_folder_named_with_uri_characters_is_read(tmp_path: Path) -> None:
+    # "?", "#" and "%" mean something in SQLite's `file:` URI: such a path is quoted (pathlib),
+    # any other opened as written
+    for folder in ("plain", "odd ?mode=rw#x %41"):
+        data, work = home_copy(tmp_path / folder)
+        assert _read(data, work / "proj").requests[-1] == "Run the slow build"
+
+
 def test_accounts_opencode_db_channels_and_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,9 +34,15 @@ def split_path(path: str) -> tuple[str, str]:
 
 
 def _uri(path: str) -> str:
+    """The database as a `file:` URI. SQLite gives "?", "#" and "%" a meaning in one (and "//"
+    leads a host): a path holding none is the URI as it is; pathlib quotes any other (its
+    import, with `urllib.parse` and `ipaddress`, is 0.4 of a bare start on every handoff)."""
+    real = os.path.realpath(path)
+    if not any(c in real for c in "?#%") and not real.startswith("//"):
+        return f"file:{real}"
     from pathlib import Path
 
-    return Path(path).resolve().as_uri()  # quotes "#", "?" and "%" in the path
+    return Path(real).as_uri()
 
 
 def connect(path: str) -> sqlite3.Connection:

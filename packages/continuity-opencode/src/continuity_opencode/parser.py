@@ -43,6 +43,7 @@ from continuity_core.transcript import (
 )
 from continuity_opencode import database, views
 from continuity_opencode.launch import HANDOFF_PROMPTS
+from continuity_opencode.views import VERSION, OpenCodeState, Watermark
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,42 +53,11 @@ if TYPE_CHECKING:
     # (part id, message id, time_updated, part data, message data)
     PartRow = tuple[str, str, int, str | bytes, str | bytes]
 
-VERSION = 1  # of what the cursor's `state` holds; another version reads the session afresh
 EDIT_TOOLS = {"write": "write", "edit": "edit", "multiedit": "edit"}
 SHELL_TOOLS = ("bash",)
 TODO_STATUSES = ("pending", "in_progress", "completed", "cancelled")
 QUIET_PARTS = ("step-start", "step-finish", "reasoning", "snapshot", "file", "agent", "retry")
 OPEN_MAX = 20  # assistant texts still streaming, read again next time
-
-
-class Watermark(msgspec.Struct):
-    """The typed cursor of one session: how far `message` and `part` were read."""
-
-    m: int = -1  # newest message time_updated read
-    mi: list[str] = msgspec.field(default_factory=list)  # message ids read at `m`
-    p: int = -1
-    pi: list[str] = msgspec.field(default_factory=list)
-    open: list[str] = msgspec.field(default_factory=list)  # part ids to read again
-    usage_at: int = -1  # time_created of the message the usage came from
-    errors: list[str] = msgspec.field(default_factory=list)  # message ids whose error is kept
-    last: int = -1  # time_created of the newest assistant message
-    last_done: bool = True  # whether that message finished (completed or failed)
-    # the files the newest message edited through tools: its patch part repeats them
-    files_msg: str = ""
-    files: list[str] = msgspec.field(default_factory=list)
-    todowrite: list[list[str]] = msgspec.field(default_factory=list)  # latest todowrite's list
-    window_for: str = ""  # the model `window` was looked up for
-    window: int | None = None
-    # The session's last `event_sequence.seq` read: OpenCode logs every change of a session
-    # in its `event` table, so the same seq means nothing changed (no row is scanned).
-    seq: int | None = None
-
-
-class OpenCodeState(msgspec.Struct, kw_only=True):
-    """What a cursor keeps between reads (`Cursor.state`): the watermark and its version."""
-
-    v: int = VERSION
-    w: Watermark = msgspec.field(default_factory=Watermark)
 
 
 def fresh(ref: SessionRef) -> Cursor[OpenCodeState]:
@@ -287,7 +257,8 @@ def _older_request(
         probe = Session(agent=session.agent, session_id=sid)
         extra: dict[str, Any] = {}
         try:
-            msg, part = views.MESSAGE.decode(mdata), views.PART.decode(data)
+            msg = views.decoder(views.MessageView).decode(mdata)
+            part = views.decoder(views.PartView).decode(data)
         except msgspec.DecodeError:
             continue
         fold_part(probe, extra, Watermark(), mid, msg, part, pid)
@@ -315,7 +286,7 @@ def _model(raw: str | None) -> str | None:
     if not raw:
         return None
     try:
-        ref = views.MODEL.decode(raw)
+        ref = views.decoder(views.ModelRef).decode(raw)
     except msgspec.DecodeError:
         return None
     if not ref.id:
@@ -345,7 +316,7 @@ def fold_messages(
         mark.m, mark.mi = _advance(mark.mi, mark.m, mid, updated)
         session.records += 1
         try:
-            msg = views.MESSAGE.decode(data)
+            msg = views.decoder(views.MessageView).decode(data)
         except msgspec.DecodeError:
             session.bad_lines += 1
             continue
@@ -445,12 +416,12 @@ def fold_parts(session: Session, extra: dict[str, Any], mark: Watermark, rows: l
         session.records += 1
         if mid not in decoded:
             try:
-                decoded[mid] = views.MESSAGE.decode(mdata)
+                decoded[mid] = views.decoder(views.MessageView).decode(mdata)
             except msgspec.DecodeError:
                 decoded[mid] = None
         msg = decoded[mid]
         try:
-            part = views.PART.decode(data)
+            part = views.decoder(views.PartView).decode(data)
         except msgspec.DecodeError:
             part = None
         if part is None or msg is None:
@@ -610,11 +581,12 @@ def _todos(
         for t in rows
         if t.content
     ]
+    kept = [(t.content, t.status) for t in session.todos]
+    if [(t.content, t.status) for t in items] == kept:
+        return  # as kept, redacted (which leaves redacted text as it is): nothing to redact
     from continuity_core.redact import redact
 
-    if [(redact(t.content), t.status) for t in items] != [
-        (t.content, t.status) for t in session.todos
-    ]:
+    if [(redact(t.content), t.status) for t in items] != kept:
         set_todos(session, extra, items)
 
 
@@ -638,7 +610,7 @@ def read_legacy(ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
     session_file = ref.path
     base = os.path.dirname(os.path.dirname(os.path.dirname(session_file)))  # …/storage
     with open(session_file, "rb") as f:
-        info = views.SESSION.decode(f.read())
+        info = views.decoder(views.SessionInfo).decode(f.read())
     sid = info.id or ref.session_id
     cursor = fresh(ref)
     session = cursor.session
@@ -651,7 +623,7 @@ def read_legacy(ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
     for path in _files(os.path.join(base, "message", sid)):
         data = _bytes(path)
         try:
-            view = views.MESSAGE.decode(data)
+            view = views.decoder(views.MessageView).decode(data)
         except msgspec.DecodeError:
             session.bad_lines += 1
             continue
@@ -671,7 +643,7 @@ def read_legacy(ref: SessionRef, cursor: Cursor[Any] | None) -> Cursor[Any]:
         todo_file = os.path.join(base, "todo", f"{sid}.json")
         if os.path.isfile(todo_file):
             try:
-                todos = views.TODOS.decode(_bytes(todo_file))
+                todos = views.decoder(list[views.TodoView]).decode(_bytes(todo_file))
             except msgspec.DecodeError:
                 session.bad_lines += 1
         _todos(session, extra, mark, todos)

@@ -1,12 +1,20 @@
 """Tolerant views of what OpenCode 1.18.33 stores (formats/opencode.md): only the fields baker
 reads, every one optional, unknown fields ignored. The same shapes are the `data` column of
-the `message` and `part` tables and the files of the legacy `storage/` tree."""
+the `message` and `part` tables and the files of the legacy `storage/` tree. Beside them, the
+state a cursor keeps between reads (`OpenCodeState`).
 
-from __future__ import annotations
+No `from __future__ import annotations` here: msgspec would compile and evaluate each string
+annotation the first time it meets a type (every checkpointed handoff converts the state).
+"""
 
-from typing import Any
+import functools
+from typing import Any, TypeVar
 
 import msgspec
+
+T = TypeVar("T")
+
+VERSION = 1  # of what the cursor's `state` holds; another version reads the session afresh
 
 
 class Times(msgspec.Struct):
@@ -98,8 +106,41 @@ class ModelRef(msgspec.Struct):
     providerID: str | None = None
 
 
-MESSAGE = msgspec.json.Decoder(MessageView)
-PART = msgspec.json.Decoder(PartView)
-TODOS = msgspec.json.Decoder(list[TodoView])
-MODEL = msgspec.json.Decoder(ModelRef)
-SESSION = msgspec.json.Decoder(SessionInfo)
+# --- what baker keeps: the cursor's state --------------------------------------------------
+
+
+class Watermark(msgspec.Struct):
+    """The typed cursor of one session: how far `message` and `part` were read."""
+
+    m: int = -1  # newest message time_updated read
+    mi: list[str] = msgspec.field(default_factory=list)  # message ids read at `m`
+    p: int = -1
+    pi: list[str] = msgspec.field(default_factory=list)
+    open: list[str] = msgspec.field(default_factory=list)  # part ids to read again
+    usage_at: int = -1  # time_created of the message the usage came from
+    errors: list[str] = msgspec.field(default_factory=list)  # message ids whose error is kept
+    last: int = -1  # time_created of the newest assistant message
+    last_done: bool = True  # whether that message finished (completed or failed)
+    # the files the newest message edited through tools: its patch part repeats them
+    files_msg: str = ""
+    files: list[str] = msgspec.field(default_factory=list)
+    todowrite: list[list[str]] = msgspec.field(default_factory=list)  # latest todowrite's list
+    window_for: str = ""  # the model `window` was looked up for
+    window: int | None = None
+    # The session's last `event_sequence.seq` read: OpenCode logs every change of a session
+    # in its `event` table, so the same seq means nothing changed (no row is scanned).
+    seq: int | None = None
+
+
+class OpenCodeState(msgspec.Struct, kw_only=True):
+    """What a cursor keeps between reads (`Cursor.state`): the watermark and its version."""
+
+    v: int = VERSION
+    w: Watermark = msgspec.field(default_factory=Watermark)
+
+
+@functools.cache
+def decoder(kind: type[T]) -> msgspec.json.Decoder[T]:
+    """The decoder of `kind`, built where first used: a read that meets no row of a kind
+    builds none (a checkpointed handoff decodes no message or part)."""
+    return msgspec.json.Decoder(kind)
