@@ -602,13 +602,9 @@ OPENCODE_TURN_REQUEST = "Create hello.txt with a todo list"
 OPENCODE_IDS = re.compile(r"\b(?:msg|prt|evt)_[0-9a-f]{12}[0-9A-Za-z]{14}\b")
 OPENCODE_MS = re.compile(r"\b1[78]\d{11}\b")  # a time in ms, 2023 to 2033
 OPENCODE_ID_BASE = 0x300000000000  # generated ids sort after the captured ones
-# A generated turn's request: a URL, a shell command and a secret (a made-up GitHub token of the
-# real shape), as a user's requests hold them.
-OPENCODE_STEP = (
-    "Step {k}: tidy up the weather helpers; the build at https://ci.example.com/builds/{k} "
-    "failed, run `python -m pytest -x tests/` with GITHUB_TOKEN="
-    "ghp_Kd8Vb2Lm9Rt4Ws8Yk3Np6Dz1Hc5Fg0Ju7Ea3 exported"
-)
+# A generated turn's request, as every generator writes it: the URL, the shell command and the
+# secret of issue 29's set-up are in the turn scripts/bench.py appends (`APPENDED`).
+OPENCODE_STEP = "Step {k}: tidy up the weather helpers"
 TEXT, MS, SEQ = 0, 1, 2  # a cell of a template row: rendered text, a shifted time, a seq
 
 

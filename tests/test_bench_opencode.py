@@ -72,9 +72,7 @@ def test_a_database_of_a_given_size_goes_on_turn_after_turn(tmp_path: Path) -> N
     (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
     session = adapter.read(ref).session
     assert session.requests[-1] == benchgen.FINAL_REQUEST
-    step = session.requests[-2]  # a URL, a command and a secret, which the reader redacts
-    assert "https://ci.example.com/builds/" in step and "`python -m pytest" in step
-    assert "ghp_" not in step and "[REDACTED]" in step
+    assert session.requests[-2] == f"Step {gen.turns - 2}: tidy up the weather helpers"
     assert session.todos and not session.bad_lines and not session.unknown_records
 
     benchgen.append_opencode_turn(gen.path, gen.turns, "Appended after the generated turns")
