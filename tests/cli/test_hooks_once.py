@@ -138,3 +138,21 @@ def test_an_unusable_home_never_blocks(isolated_home: Path) -> None:
     home.symlink_to(isolated_home / "elsewhere")  # refused by the trust check: run anyway
     assert hookonce.first_call("pickup", "claude", b"{}", [])
     assert hookonce.first_call("pickup", "claude", b"{}", [])
+
+
+def test_every_tool_call_has_its_own_marker(fixtures: Path, tmp_path: Path) -> None:
+    """Markers are `fs.checksum`s (CRC-32, Adler-32, length), not digests: what keeps two events
+    apart is the id the agent gives each call, which the model does not pick. One call per id
+    over a long session: no two share a marker, and the same bytes always do."""
+    names = {
+        hookonce.marker_name(
+            "pretool",
+            "claude",
+            real_payload(fixtures, "PreToolUse.json", tmp_path, tool_use_id=f"toolu_{i:024x}"),
+            [],
+        )
+        for i in range(5000)
+    }
+    assert len(names) == 5000
+    again = real_payload(fixtures, "PreToolUse.json", tmp_path, tool_use_id=f"toolu_{7:024x}")
+    assert hookonce.marker_name("pretool", "claude", again, []) in names
