@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.flows import claude_session, payload
 from tests.cli.test_pickup_lean import importers
 from tests.conftest import git, run_baker
@@ -34,6 +36,7 @@ FORBIDDEN = {
 def test_a_checkpointed_handoff_imports_none_of_the_costly_modules(
     repo: Path, isolated_home: Path
 ) -> None:
+    pytest.importorskip("continuity_claude")
     write_config(isolated_home, work_account(isolated_home) + rotation(["claude", "claude:work"]))
     assert run_baker("init", "--agent", "claude", cwd=repo).returncode == 0
     age_index(repo)  # a fresh index's verdict is not remembered: each call would ask git
@@ -54,6 +57,7 @@ def test_a_checkpointed_opencode_handoff_reads_its_database_and_loads_no_more(
 ) -> None:
     # `sqlite3` to read the database, and nothing of the costly modules: no pathlib for the
     # database's URI, none of the plugin's installer, no config read for a window looked up
+    pytest.importorskip("continuity_opencode")
     data, work = home_copy(tmp_path)
     repo = work / "proj"
     git(repo, "init", "-q", "-b", "main")
