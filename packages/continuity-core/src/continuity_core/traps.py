@@ -403,9 +403,9 @@ class Shown:
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
 # store passed the trust check), stale once the `_identity` of `traps.jsonl`, `machines.json`
 # or the redactor changed, or this module's format or the Python (`fnmatch.translate`) did.
-# As for git's index (`trust.RACY_S`), a file modified in the last `RACY_NS` may be rewritten
-# in its timestamp's tick keeping every field (an mtime set back by hand changes the ctime):
-# it is read again, nothing cached (just after a `baker trap add`).
+# As for git's index (`trust.RACY_S`), a file modified or changed (its ctime: `cp -p`, `tar x`
+# set an old mtime) in the last `RACY_NS` may be rewritten in its times' tick keeping every
+# field: it is read again, nothing cached (just after a `baker trap add`).
 RACY_NS = 3_000_000_000
 
 
@@ -417,13 +417,13 @@ def _stat(path: str) -> os.stat_result | None:
 
 
 def _identity(path: str) -> str | None:
-    """A file's device, inode, size and times; "-" if missing, None if modified in `RACY_NS`."""
+    """A file's device, inode, size and times; "-" if missing, None if changed in `RACY_NS`."""
     import time
 
     st = _stat(path)
     if st is None:
         return "-"
-    if st.st_mtime_ns >= time.time_ns() - RACY_NS:
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
         return None
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
