@@ -541,10 +541,11 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
     from continuity_core.snapshots import from_file
 
     found = load(root, redact_why=False)
+    # This project's cited files only: a pulled trap's are hashed when it is shown (`line`).
+    cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
     pulled = from_file(root)
     ids = {t.id for t in found}
     found += [t for t in (pulled.traps if pulled is not None else []) if t.id not in ids]
-    cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
     states = {rel: [_identity(p) or "", file_hash(p)] for rel, p in cited.items()}
     data = _encode(key or "", [Shown.of(t, states) for t in found])
     if key is not None and os.path.isdir(os.path.join(root, STORE)):
