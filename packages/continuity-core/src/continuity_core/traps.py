@@ -527,7 +527,7 @@ def _encode(key: str, shown: Sequence[Shown]) -> bytes:
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
     where it is current (unless `fresh`); else read, redacted and cached again (where the
-    store can be written)."""
+    store can be written), with this project's cited files hashed (a pulled trap's: shown)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
@@ -541,7 +541,6 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
     from continuity_core.snapshots import from_file
 
     found = load(root, redact_why=False)
-    # This project's cited files only: a pulled trap's are hashed when it is shown (`line`).
     cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
     pulled = from_file(root)
     ids = {t.id for t in found}
