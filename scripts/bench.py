@@ -1359,10 +1359,10 @@ def write_traps(repo: Path, count: int) -> None:
             )
         )
     path.write_text("\n".join(lines) + "\n")
-    # A user's traps were written long before the tool call: aged, as the traps cache expects
-    # of a file it keys on (it reads one modified in the last 3 s again on every call).
-    aged = time.time() - 60
-    os.utime(path, (aged, aged))
+    # A user's traps were written long before the tool call: settled, as the traps cache
+    # expects of a file it keys on (it reads one modified or changed in the last 3 s,
+    # `traps.RACY_NS`, again on every call; `os.utime` would set the ctime, which counts too).
+    time.sleep(3.1)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -218,3 +218,49 @@ def test_bench_measures_opencode_hooks_and_rows_by_size(tmp_path: Path) -> None:
 @pytest.fixture(autouse=True)
 def _no_real_opencode_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "no-data"))
+
+
+def test_a_first_read_whose_newest_message_has_no_part_yet_reads_on_from_the_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first read that takes only a message OpenCode just created (its parts not written
+    yet) leaves the part watermark at the cut: the next read takes that message's parts, not
+    every part of the session (read twice over: the compaction counted again)."""
+    from continuity_core import transcript
+
+    adapter = OpenCodeAdapter()
+    data = benchgen.Data(tmp_path / "bench")
+    gen = data.sized("opencode", 1_000_000, log=lambda _: None)
+    sid = benchgen.OPENCODE_SESSION
+    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
+    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
+    conn = sqlite3.connect(gen.path)
+    (at,) = conn.execute("SELECT max(time_updated) + 1000 FROM part").fetchone()
+    conn.execute(
+        "INSERT INTO message (id, session_id, time_created, time_updated, data) "
+        "VALUES (?, ?, ?, ?, ?)",
+        ("msg_zzzz_just_created", sid, at, at, '{"role":"assistant","time":{"created":1}}'),
+    )
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    monkeypatch.setattr(transcript, "COLD_MAX", 1)  # the newest message alone
+    first = adapter.read(ref)
+    read = first.session.records
+    assert first.session.compactions_total == 1 and read < 10
+    conn = sqlite3.connect(gen.path)  # a change logged, no row new
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    again = adapter.read(ref, first)
+    assert again.session.records == read and again.session.compactions_total == 1
+    conn = sqlite3.connect(gen.path)  # its first part is written: read next time
+    conn.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        ("prt_zzzz", "msg_zzzz_just_created", sid, at, at, '{"type":"step-start"}'),
+    )
+    conn.execute("UPDATE event_sequence SET seq = seq + 1 WHERE aggregate_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    assert adapter.read(ref, again).session.records == read + 1

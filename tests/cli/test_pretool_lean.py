@@ -8,7 +8,6 @@ the traps."""
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from pathlib import Path
@@ -81,9 +80,9 @@ def test_pretool_imports_none_of_the_costly_modules(repo: Path, agent: str) -> N
     (repo / "weather" / "units.py").write_text("FACTOR = 1.8\n")  # a file the trap cites
     traps.add(repo, "weather/*.py", "float maths broke the golden files")
     traps.add(repo, "git push --force*", "the CI mirror rejects it", command=True)
-    old = time.time() - 60  # written long before the tool calls, as a user's are
-    for path in (repo / "weather" / "units.py", repo / ".baker" / "traps.jsonl"):
-        os.utime(path, (old, old))
+    # Written long before the tool calls, as a user's are: settled past the window in which
+    # the cache reads a file again (`os.utime` would set the ctime, which counts too).
+    time.sleep(traps.RACY_NS / 1e9)
     first, out = imported(agent, repo)  # builds the cache of redacted traps
     assert "float maths broke the golden files" in out
     assert "continuity_core.redact" in first  # the cache was built by this call

@@ -193,14 +193,9 @@ def test_cited_files_are_hashed_and_changes_need_a_recheck(project: Path) -> Non
 def test_a_cited_file_that_kept_its_identity_is_not_hashed_again(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import os
-    import time
-
     (project / "config.toml").write_text("ttl = 3\n")
     traps.add(project, "config.toml", "a 3 s ttl made the cache tests flaky")
-    old = time.time() - 60  # a file and traps written long before the tool calls
-    for path in (project / "config.toml", project / ".baker" / "traps.jsonl"):
-        os.utime(path, (old, old))
+    aged(monkeypatch)  # a file and traps written long before the tool calls
     pretool(tool(session="s0", file_path="config.toml"))  # the cache: the file's identity too
     with monkeypatch.context() as m:
         m.setattr(traps, "file_hash", None)  # any hashing now fails the test
@@ -234,14 +229,11 @@ def _cache(project: Path) -> Path:
     return project / ".baker" / "cache" / "traps.json"
 
 
-def aged(project: Path) -> None:
+def aged(monkeypatch: pytest.MonkeyPatch) -> None:
     """As a tool call long after the traps were written: the cache is keyed on the file's
-    identity, which one modified in the last `traps.RACY_NS` does not yet name."""
-    import os
-    import time
-
-    when = time.time() - 60
-    os.utime(project / ".baker" / "traps.jsonl", (when, when))
+    identity, which one modified or changed in the last `traps.RACY_NS` does not yet name
+    (`os.utime` would set the ctime: the window is closed instead)."""
+    monkeypatch.setattr(traps, "RACY_NS", 0)
 
 
 def cached(kinds: list[str], patterns: list[str]) -> traps._Cached:
@@ -277,10 +269,12 @@ CORRUPT: dict[str, Callable[[bytes], bytes]] = {
 
 
 @pytest.mark.parametrize("corrupt", sorted(CORRUPT))
-def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: str) -> None:
+def test_a_corrupt_trap_cache_is_rebuilt(
+    project: Path, corrupt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Whatever the cache holds, pretool delivers the traps and writes a good cache again."""
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
-    aged(project)
+    aged(monkeypatch)
     pretool(tool(session="s0", file_path="src/app.py"))  # a good cache
     good = _cache(project).read_bytes()
     _cache(project).write_bytes(CORRUPT[corrupt](good))
@@ -288,9 +282,11 @@ def test_a_corrupt_trap_cache_is_rebuilt(project: Path, corrupt: str) -> None:
     assert _cache(project).read_bytes() == good
 
 
-def test_a_linked_trap_cache_is_never_read(project: Path, tmp_path: Path) -> None:
+def test_a_linked_trap_cache_is_never_read(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
-    aged(project)
+    aged(monkeypatch)
     pretool(tool(session="s0", file_path="src/app.py"))  # the cache is written
     planted = tmp_path / "planted.json"
     planted.write_bytes(_cache(project).read_bytes().replace(b"raw SQL", b"PLANTED"))
@@ -305,7 +301,7 @@ def test_the_trap_cache_is_stale_once_the_redactor_or_the_traps_change(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     traps.add(project, "src/*.py", "raw SQL broke the migration tests")
-    aged(project)
+    aged(monkeypatch)
     pretool(tool(session="s0", file_path="src/app.py"))
     data = _cache(project).read_bytes()
     _cache(project).write_bytes(data.replace(b"raw SQL", b"CACHED!"))  # the same length
@@ -404,3 +400,29 @@ def test_relative_paths_are_read_as_posix_from_the_root(
     path: str, cwd: str | None, want: str
 ) -> None:
     assert traps.relative("/proj", path, cwd) == want
+
+
+def test_traps_with_an_old_mtime_and_a_new_ctime_are_not_read_from_the_cache(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cp -p` or `tar x` over traps.jsonl: an old mtime, the ctime of now. A second one in the
+    same ctime tick (a second on coarse file systems), same size and mtime, keeps every field
+    the cache is keyed on: until its ctime settled, the file is read again, nothing cached."""
+    import os
+    import time
+
+    real = os.lstat
+
+    def stat(path: str) -> os.stat_result:
+        fields = list(real(path))
+        fields[1], fields[6] = 7, 100  # st_ino, st_size
+        return os.stat_result(fields, {"st_mtime_ns": old, "st_ctime_ns": tick})
+
+    tick = time.time_ns()  # both copies' ctime: one tick
+    old = tick - 60 * 10**9
+    monkeypatch.setattr(traps, "_stat", lambda p: stat(p) if p.endswith(".jsonl") else None)
+    traps.add(project, "src/*.py", "first reason")
+    assert "first reason" in pretool(tool(session="s0", file_path="src/app.py"))
+    path = project / ".baker" / "traps.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"first reason", b"other reason"))
+    assert "other reason" in pretool(tool(session="s1", file_path="src/app.py"))

@@ -195,3 +195,38 @@ def test_the_hooks_read_a_bounded_machines_file(pulled: tuple[Path, Path]) -> No
     )
     picked = run_baker("pickup", "--agent", "claude", cwd=mine, input=payload)
     assert picked.returncode == 0 and "B" * 100 not in picked.stdout
+
+
+def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pulled trap names the files it cites, spelled as it likes (`d/./../big.bin`, one file
+    each time): `pull` keeps as many as `baker trap add` hashes, and a tool call that trap does
+    not match hashes none of them. (Each was hashed when the traps cache was built: 2,250
+    spellings of a 4 MB file took every tool call past pretool's 3 s deadline, no trap shown.)"""
+    import msgspec
+
+    from continuity_core import snapshots, traps
+    from continuity_core.schemas.trap import Trap
+
+    (repo / ".baker").mkdir(mode=0o700)
+    for k in range(20):
+        (repo / f"d{k}").mkdir()
+    cited = {f"d{k}/" + "./" * i + "../big.bin": "0" for k in range(20) for i in range(40)}
+    trap = Trap(id="e1", pattern="x/*.zz", kind="path", why="w", created_at="x", file_hashes=cited)
+    # machines.json as an older baker wrote it, every spelling kept
+    (repo / ".baker" / "machines.json").write_bytes(
+        msgspec.json.encode({"pulled_at": "x", "traps": [trap]})
+    )
+    kept = snapshots.clean_trap(trap, "m2").file_hashes
+    assert len(kept) == traps.HASHED_FILES_MAX
+    hashed: list[str] = []
+    real = traps.file_hash
+
+    def file_hash(path: str) -> str | None:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(traps, "file_hash", file_hash)
+    assert traps.unseen(repo, "s1", ["src/app.py"], None) == []
+    assert hashed == []

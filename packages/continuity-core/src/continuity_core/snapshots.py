@@ -147,9 +147,10 @@ def clean_trap(trap: Trap, machine: str) -> Trap:
     trap.created_at = clean_text(trap.created_at, 64)
     trap.session = clean_text(trap.session, 128) if trap.session else trap.session
     trap.agent = clean_text(trap.agent, 64) if trap.agent else trap.agent
-    trap.file_hashes = {
-        clean_text(k, LINE_MAX): clean_text(v, 128) for k, v in trap.file_hashes.items()
-    }
+    from continuity_core.traps import HASHED_FILES_MAX  # as many as `add` hashes, when shown
+
+    cited = list(trap.file_hashes.items())[:HASHED_FILES_MAX]
+    trap.file_hashes = {clean_text(k, LINE_MAX): clean_text(v, 128) for k, v in cited}
     trap.machine = machine
     return trap
 

@@ -403,9 +403,9 @@ class Shown:
 # redacted by whichever call first finds the cache stale, in `.baker/cache/traps.json` (the
 # store passed the trust check), stale once the `_identity` of `traps.jsonl`, `machines.json`
 # or the redactor changed, or this module's format or the Python (`fnmatch.translate`) did.
-# As for git's index (`trust.RACY_S`), a file modified in the last `RACY_NS` may be rewritten
-# in its timestamp's tick keeping every field (an mtime set back by hand changes the ctime):
-# it is read again, nothing cached (just after a `baker trap add`).
+# As for git's index (`trust.RACY_S`), a file modified or changed (its ctime: `cp -p`, `tar x`
+# set an old mtime) in the last `RACY_NS` may be rewritten in its times' tick keeping every
+# field: it is read again, nothing cached (just after a `baker trap add`).
 RACY_NS = 3_000_000_000
 
 
@@ -417,13 +417,13 @@ def _stat(path: str) -> os.stat_result | None:
 
 
 def _identity(path: str) -> str | None:
-    """A file's device, inode, size and times; "-" if missing, None if modified in `RACY_NS`."""
+    """A file's device, inode, size and times; "-" if missing, None if changed in `RACY_NS`."""
     import time
 
     st = _stat(path)
     if st is None:
         return "-"
-    if st.st_mtime_ns >= time.time_ns() - RACY_NS:
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
         return None
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
@@ -527,7 +527,7 @@ def _encode(key: str, shown: Sequence[Shown]) -> bytes:
 def _cached(root: str, *, fresh: bool = False) -> _Cached:
     """Every trap pretool could show, oldest first (see the section's comment): from the cache
     where it is current (unless `fresh`); else read, redacted and cached again (where the
-    store can be written)."""
+    store can be written), with this project's cited files hashed (a pulled trap's: shown)."""
     key = _cache_key(root)
     path = os.path.join(root, STORE, *CACHE)
     try:
@@ -541,10 +541,10 @@ def _cached(root: str, *, fresh: bool = False) -> _Cached:
     from continuity_core.snapshots import from_file
 
     found = load(root, redact_why=False)
+    cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
     pulled = from_file(root)
     ids = {t.id for t in found}
     found += [t for t in (pulled.traps if pulled is not None else []) if t.id not in ids]
-    cited = {rel: os.path.join(root, rel) for t in found for rel in t.file_hashes}
     states = {rel: [_identity(p) or "", file_hash(p)] for rel, p in cited.items()}
     data = _encode(key or "", [Shown.of(t, states) for t in found])
     if key is not None and os.path.isdir(os.path.join(root, STORE)):

@@ -222,6 +222,8 @@ def _skipped(
     total = count = 0
     for table, rows in (("message", read[0]), ("part", read[1])):
         newest = max((r[2] for r in rows), default=cut[0])  # of time_updated
+        if table == "part" and not rows:  # the newest messages have none yet: on from the cut
+            mark.p = cut[0]
         found, size, later = c.execute(
             f"SELECT count(*) FILTER (WHERE data GLOB ?), total({SIZE}), "  # noqa: S608 - constants
             "json_group_array(json_array(id, time_updated)) FILTER (WHERE time_updated >= ?) "
