@@ -206,7 +206,7 @@ def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
     spellings of a 4 MB file took every tool call past pretool's 3 s deadline, no trap shown.)"""
     import msgspec
 
-    from continuity_core import snapshots, traps
+    from continuity_core import snapshots, store, traps
     from continuity_core.schemas.trap import Trap
 
     (repo / ".baker").mkdir(mode=0o700)
@@ -219,7 +219,7 @@ def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
         msgspec.json.encode({"pulled_at": "x", "traps": [trap]})
     )
     kept = snapshots.clean_trap(trap, "m2").file_hashes
-    assert len(kept) == traps.HASHED_FILES_MAX
+    assert len(kept) == store.HASHED_FILES_MAX
     hashed: list[str] = []
     real = traps.file_hash
 

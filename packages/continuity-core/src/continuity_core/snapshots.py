@@ -23,7 +23,7 @@ from continuity_core.errors import BakerError
 from continuity_core.git import GIT_TIMEOUT_S, run
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.trap import Trap
-from continuity_core.store import MACHINES_FILE, STORE  # machines.json: written by `pull`
+from continuity_core.store import HASHED_FILES_MAX, MACHINES_FILE, STORE  # `pull` writes it
 
 if TYPE_CHECKING:
     from continuity_core.brief import Brief
@@ -147,8 +147,6 @@ def clean_trap(trap: Trap, machine: str) -> Trap:
     trap.created_at = clean_text(trap.created_at, 64)
     trap.session = clean_text(trap.session, 128) if trap.session else trap.session
     trap.agent = clean_text(trap.agent, 64) if trap.agent else trap.agent
-    from continuity_core.traps import HASHED_FILES_MAX  # as many as `add` hashes, when shown
-
     cited = list(trap.file_hashes.items())[:HASHED_FILES_MAX]
     trap.file_hashes = {clean_text(k, LINE_MAX): clean_text(v, 128) for k, v in cited}
     trap.machine = machine

@@ -41,6 +41,7 @@ STORE = trust.STORE
 # In the store: the other machines' snapshots and traps, written by `baker pull`
 # (`continuity_core.machines`) and read by the hooks.
 MACHINES_FILE = "machines.json"
+HASHED_FILES_MAX = 10  # the cited files a trap keeps hashes of: `trap add`, a pulled trap
 # In the store: saved (authored) checkpoints (`continuity_core.saved`), `LATEST` the newest's id.
 SAVED, SAVED_LATEST = "saved", "LATEST"
 # What `stamps.new_id` makes: retention deletes nothing else.

@@ -23,7 +23,7 @@ from continuity_core import jsonl, trust
 from continuity_core.errors import BakerError, StoreError
 from continuity_core.fs import atomic_write, checksum, hexdigest
 from continuity_core.stamps import now_iso
-from continuity_core.store import MACHINES_FILE, STORE, Store
+from continuity_core.store import HASHED_FILES_MAX, MACHINES_FILE, STORE, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool hook imports this module on every tool call: see `unseen`
@@ -40,7 +40,6 @@ SEEN_DIR = "traps-seen"
 CACHE = ("cache", "traps.json")
 CACHE_FORMAT = "5"
 BATCH = 5
-HASHED_FILES_MAX = 10
 HASH_BYTES_MAX = 4 << 20  # pretool re-hashes cited files within its 3 s deadline
 SEEN_KEEP = 200  # sessions whose seen-sets are kept: past it, pruned to SEEN_PRUNED_TO
 SEEN_PRUNED_TO = 150  # (so a busy project does not stat 200 files on every tool call)
