@@ -15,7 +15,6 @@ it, so a test reads what the call wrote).
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
@@ -87,8 +86,6 @@ def run(args: list[str], *, fork: bool = False) -> int:
     """One hook call. With `fork` (the `baker` process, not a test calling in-process), a
     checkpoint that prints nothing finishes its work in a detached child (`detach`)."""
     command, agent, quiet, rest = _parse(args)
-    if command == "pretool":  # milliseconds before every tool call: the cyclic collector's
-        gc.disable()  # passes over what a process this short keeps are work it need not do
     deadline = DEADLINES_S.get(command, 10)
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _on_alarm)

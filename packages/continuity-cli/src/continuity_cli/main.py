@@ -12,17 +12,21 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 HOOK_COMMANDS = frozenset({"checkpoint", "pickup", "pretool"})
+# The cyclic collector's passes over what a process this short keeps are work it need not do
+# (a handoff's reads free their records as they go). Set for the process, here, not in what a
+# test may call in-process.
+WITHOUT_GC = frozenset({"pretool", "handoff"})
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] and args[0] in WITHOUT_GC:
+        gc.disable()
     if args and args[0] in HOOK_COMMANDS and not {"--help", "-h"} & set(args):
         from continuity_cli.hooks import run
 
         leave(run(args, fork=True))
     handoff = args[:1] == ["handoff"]
-    if handoff:  # as pretool: the cyclic collector's passes over what a process this short
-        gc.disable()  # keeps are work it need not do (its reads free their records as they go)
     from continuity_cli import boundary
 
     boundary.install()  # nothing printed from here on carries terminal control from data
