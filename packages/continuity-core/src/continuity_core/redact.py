@@ -289,6 +289,10 @@ _CHECKED = {"assignment", "option"}
 
 _BY_KIND = {kind: pat for kind, _, pat in _PATTERNS}
 _KEEP = {kind: f"keep_{kind}" for kind, _, pat in _PATTERNS if f"keep_{kind}" in pat}
+_HINTS = [
+    (k, [h for h in hs if h == h.lower()], [h for h in hs if h != h.lower()])
+    for k, hs, _ in _PATTERNS
+]
 
 
 @functools.lru_cache(maxsize=1024)  # few sets of kinds recur
@@ -307,14 +311,11 @@ def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _kinds_in(text: str) -> tuple[str, ...]:
-    """The kinds whose hints `text` holds, in the patterns' order."""
+    """The kinds whose hints `text` holds (one with a capital as written), in their order."""
     odd = not text.isascii() and any(chr(c) in text for c in _AS_RE)
     low = (text.translate(_AS_RE) if odd else text).lower()
-    return tuple(
-        kind
-        for kind, hints, _ in _PATTERNS
-        if any((h in text) if h != h.lower() else (h in low) for h in hints)
-    )
+    inlow, intext = low.__contains__, text.__contains__
+    return tuple(k for k, lows, caps in _HINTS if any(map(inlow, lows)) or any(map(intext, caps)))
 
 
 # --- names that say secret --------------------------------------------------------------------
