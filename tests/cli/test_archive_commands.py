@@ -70,6 +70,17 @@ def test_show_and_forget(cli: Invoke, project: Path) -> None:
     assert missing.exit_code == 1 and "no archived session matches 'nope'" in missing.output
 
 
+def test_a_rebuilt_archive_is_said_once(cli: Invoke, project: Path) -> None:
+    from continuity_core import archive as archive_mod
+
+    cli("recall", "--index")
+    archive_mod.db_path().write_bytes(b"this is not a database" * 500)
+    result = cli("recall", "queue")
+    assert result.exit_code == 0 and "5e55-10n" in result.output, result.output
+    assert result.output.count("the recall archive was unreadable") == 1, result.output
+    assert "unreadable" not in cli("recall", "queue").output  # said once, not again
+
+
 def test_recall_needs_words(cli: Invoke, project: Path) -> None:
     result = cli("recall")
     assert result.exit_code == 2 and "give words to search for" in result.output

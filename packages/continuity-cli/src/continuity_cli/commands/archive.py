@@ -58,7 +58,8 @@ def recall(
     from continuity_core.handoff import project_root
 
     with archive_mod.Archive() as archive:
-        output.warn([archive.notice])
+        if forget or show or no_index:  # nothing indexed: no stats to carry the notice
+            output.warn([archive.notice])
         if forget:
             session_id, rows = archive.forget(forget)
             if as_json:
@@ -84,7 +85,7 @@ def recall(
                 stats = archive_mod.refresh(
                     archive, Path(store_mod.project_root() or root), progress=_progress(bar)
                 )
-            output.warn([stats.notice, *stats.skipped])
+            output.warn([archive.notice, stats.notice, *stats.skipped])
             if index_only:
                 _report_index(stats, archive.counts(), as_json)
                 return

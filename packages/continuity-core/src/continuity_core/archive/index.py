@@ -246,7 +246,7 @@ class Archive:
             stats.rows += rows
             stats.reset += reset
         stats.seconds += time.perf_counter() - start
-        stats.notice = self.notice
+        stats.notice, self.notice = self.notice, None  # said once: by the stats from here
         return stats
 
     def index_source(
