@@ -79,6 +79,9 @@ def test_a_rebuilt_archive_is_said_once(cli: Invoke, project: Path) -> None:
     assert result.exit_code == 0 and "5e55-10n" in result.output, result.output
     assert result.output.count("the recall archive was unreadable") == 1, result.output
     assert "unreadable" not in cli("recall", "queue").output  # said once, not again
+    archive_mod.db_path().write_bytes(b"this is not a database" * 500)
+    refused = cli("recall")  # a usage error after the rebuild still says it
+    assert refused.exit_code == 2 and refused.output.count("was unreadable") == 1, refused.output
 
 
 def test_recall_needs_words(cli: Invoke, project: Path) -> None:

@@ -217,6 +217,10 @@ def test_a_corrupt_database_is_rebuilt_with_a_message(adapters: dict[str, Folder
         refresh(archive, None, adapters=adapters, config=GlobalConfig())
         assert archive.search("pagination", project=CHAT)
     assert list(path.parent.glob("archive.sqlite.corrupt-*"))
+    path.write_bytes(b"broken again, within the same second" * 500)
+    with Archive() as archive:
+        assert archive.notice
+    assert len(list(path.parent.glob("archive.sqlite.corrupt-*"))) == 2  # neither overwritten
 
 
 def test_two_archives_index_concurrently_without_duplicates(

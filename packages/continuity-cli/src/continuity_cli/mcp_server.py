@@ -112,7 +112,7 @@ def recall(
         )
     with archive_mod.Archive() as archive:
         stats = archive_mod.refresh(archive, Path(project_root(root) or root))
-        warnings = [line for line in [archive.notice, stats.notice, *stats.skipped] if line]
+        warnings = [w for w in dict.fromkeys([archive.notice, stats.notice, *stats.skipped]) if w]
         hits = archive.search(
             query, project=None if all_projects else str(root), agent=agent, limit=limit
         )

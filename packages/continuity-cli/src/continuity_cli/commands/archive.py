@@ -58,8 +58,8 @@ def recall(
     from continuity_core.handoff import project_root
 
     with archive_mod.Archive() as archive:
-        if forget or show or no_index:  # nothing indexed: no stats to carry the notice
-            output.warn([archive.notice])
+        opened = archive.notice  # said now, whatever follows; the stats repeat it
+        output.warn([opened])
         if forget:
             session_id, rows = archive.forget(forget)
             if as_json:
@@ -85,7 +85,7 @@ def recall(
                 stats = archive_mod.refresh(
                     archive, Path(store_mod.project_root() or root), progress=_progress(bar)
                 )
-            output.warn([archive.notice, stats.notice, *stats.skipped])
+            output.warn([stats.notice if stats.notice != opened else None, *stats.skipped])
             if index_only:
                 _report_index(stats, archive.counts(), as_json)
                 return

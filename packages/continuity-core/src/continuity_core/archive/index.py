@@ -156,7 +156,7 @@ class Archive:
 
     def _rebuild(self, error: sqlite3.Error) -> sqlite3.Connection:
         """Move a corrupt database aside and start a fresh one, saying so once."""
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamps.stamp('s')}")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamps.new_id('s')}")
         with contextlib.suppress(FileNotFoundError):
             os.replace(self.path, aside)
         for suffix in ("-wal", "-shm"):
@@ -246,7 +246,7 @@ class Archive:
             stats.rows += rows
             stats.reset += reset
         stats.seconds += time.perf_counter() - start
-        stats.notice, self.notice = self.notice, None  # said once: by the stats from here
+        stats.notice = self.notice
         return stats
 
     def index_source(
