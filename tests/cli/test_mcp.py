@@ -366,3 +366,16 @@ def test_every_tool_answers_what_its_command_prints_with_json(project: Path) -> 
     printed = command("handoff")
     assert {k for k in handoff if handoff[k] != printed[k]} <= {"created_at", "markdown"}
     assert handoff["markdown"].split("\n", 3)[3] == printed["markdown"].split("\n", 3)[3]
+
+
+def test_recall_says_a_rebuilt_archive_once(project: Path) -> None:
+    from continuity_core import archive as archive_mod
+
+    assert run_baker("recall", "--index", cwd=project).returncode == 0
+    archive_mod.db_path().write_bytes(b"this is not a database" * 500)
+    _, [result] = asyncio.run(
+        asyncio.wait_for(_session(project, [("recall", {"query": "tenant"})]), timeout=60)
+    )
+    recall = _json(result)
+    assert [w for w in recall["warnings"] if "was unreadable" in w] == [recall["warnings"][0]]
+    assert recall["hits"], recall  # rebuilt from what is on disk: the checkpoint again
