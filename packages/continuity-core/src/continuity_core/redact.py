@@ -289,8 +289,8 @@ _CHECKED = {"assignment", "option"}
 
 _BY_KIND = {kind: pat for kind, _, pat in _PATTERNS}
 _KEEP = {kind: f"keep_{kind}" for kind, _, pat in _PATTERNS if f"keep_{kind}" in pat}
-_HINTS = {h: [i for i, p in enumerate(_PATTERNS) if h in p[1]] for p in _PATTERNS for h in p[1]}
-_LOWER, _CASED = [h for h in _HINTS if h == h.lower()], [h for h in _HINTS if h != h.lower()]
+_LOWER = [*{h: 0 for _, hints, _ in _PATTERNS for h in hints if h == h.lower()}]  # in `low`
+_CASED = [*{h: 0 for _, hints, _ in _PATTERNS for h in hints if h != h.lower()}]  # as written
 
 
 @functools.lru_cache(maxsize=1024)  # few sets of kinds recur
@@ -309,12 +309,12 @@ def _compiled(kinds: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _kinds_in(text: str) -> tuple[str, ...]:
-    """The kinds whose hints (`_HINTS`: each, and the kinds it is one of) `text` holds, a
-    hint with a capital as written, in their order."""
+    """The kinds whose hints `text` holds (each hint looked for once, one with a capital as
+    written), in the patterns' order."""
     odd = not text.isascii() and any(chr(c) in text for c in _AS_RE)
     low = (text.translate(_AS_RE) if odd else text).lower()
-    found = [*filter(low.__contains__, _LOWER), *filter(text.__contains__, _CASED)]
-    return tuple(_PATTERNS[i][0] for i in sorted({i for h in found for i in _HINTS[h]}))
+    found = {*filter(low.__contains__, _LOWER), *filter(text.__contains__, _CASED)}
+    return tuple(kind for kind, hints, _ in _PATTERNS if not found.isdisjoint(hints))
 
 
 # --- names that say secret --------------------------------------------------------------------
