@@ -17,8 +17,9 @@ each timed run. Each target from the issue is reported as met or MISSED; targets
     python scripts/bench.py --agents claude --sizes 1G --handoff-sizes 500M,1G --append
                                                      # add a large-size table to the page
 
-Generated data lives in bench-data/ (gitignored; --data elsewhere) and is reused; transcripts
-of 1 GiB or more are deleted after the run unless --keep-large.
+Generated data lives in bench-data/ (gitignored; --data elsewhere) and is reused until
+scripts/benchgen.py changes; transcripts of 1 GiB or more are deleted after the run unless
+--keep-large.
 """
 
 from __future__ import annotations
