@@ -243,7 +243,7 @@ def check_store(root: StrPath) -> None:
 
 
 # --- files that came with the repository -------------------------------------------------
-TRACKED_SPECS = (STORE, f"{NOTE_DIR}/{NOTE_NAME}")
+TRACKED_SPECS = (STORE, f"{NOTE_DIR}/{NOTE_NAME}", NOTE_DIR)  # the last: a submodule there
 TRACKED_CACHE = ("cache", "tracked")
 TRACKED_TIMEOUT_S = 3.0
 TRACKED_CACHE_MAX_AGE_S = 86400.0
@@ -259,9 +259,9 @@ def remember_clean_verdicts() -> None:
 
 
 def check_tracked(root: StrPath) -> None:
-    """Raise Untrusted when git tracks anything under `root/.baker` or `root/memory/hot.md`:
-    it came with the repository (baker never adds them), so its probes and text are the
-    repository's, not the user's. Outside git, or where git is missing or fails, only the
+    """Raise Untrusted when git tracks anything under `root/.baker`, `root/memory/hot.md` or
+    `root/memory` itself (a submodule): it came with the repository, so its probes and text are
+    the repository's, not the user's. Outside git, or where git is missing or fails, only the
     `lstat` checks apply."""
     found = tracked(root)
     if found:
@@ -271,13 +271,14 @@ def check_tracked(root: StrPath) -> None:
 
 
 def tracked(root: StrPath) -> list[str]:
-    """The paths under `.baker` and `memory/hot.md` that git's index holds, relative to
+    """The paths of `TRACKED_SPECS` (`memory/` only itself) that git's index holds, relative to
     `root` (one `git ls-files`; none remembered from a previous call with the same index)."""
     root = os.fspath(root)
     mark, written = _mark(root)
     if mark is not None and os.path.lexists(mark):
         return []
-    found = ls_files(root, TRACKED_SPECS)
+    found = ls_files(root, TRACKED_SPECS)  # of `memory/`, only the note or the folder itself
+    found = found and [p for p in found if p.split("/")[0] == STORE or p in TRACKED_SPECS]
     if found is None or found:
         return found or []
     # An index written less than `RACY_S` ago (or in the future: a skewed clock) could be
@@ -328,7 +329,7 @@ def _mark(root: str) -> tuple[str | None, float]:
     if ist is None or folder is None:
         return None, 0.0
     key = (
-        f"{root}\0{found}\0{ist.st_dev}\0{ist.st_ino}\0"
+        f"{root}\0{found}\0{TRACKED_SPECS}\0{ist.st_dev}\0{ist.st_ino}\0"
         f"{ist.st_mtime_ns}\0{ist.st_ctime_ns}\0{ist.st_size}"
     )
     # Its modification time alone: a rewrite sets it to the time of writing, and one set
