@@ -200,7 +200,7 @@ def test_the_hooks_read_a_bounded_machines_file(pulled: tuple[Path, Path]) -> No
 def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A pulled trap names the files it cites, spelled as it likes (`d/./../big.bin`, one file
+    """A pulled trap names the files it cites, spelled as it likes (`d/././big.bin`, one file
     each time): `pull` keeps as many as `baker trap add` hashes, and a tool call that trap does
     not match hashes none of them. (Each was hashed when the traps cache was built: 2,250
     spellings of a 4 MB file took every tool call past pretool's 3 s deadline, no trap shown.)"""
@@ -212,7 +212,7 @@ def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
     (repo / ".baker").mkdir(mode=0o700)
     for k in range(20):
         (repo / f"d{k}").mkdir()
-    cited = {f"d{k}/" + "./" * i + "../big.bin": "0" for k in range(20) for i in range(40)}
+    cited = {f"d{k}/" + "./" * i + "big.bin": "0" for k in range(20) for i in range(40)}
     trap = Trap(id="e1", pattern="x/*.zz", kind="path", why="w", created_at="x", file_hashes=cited)
     # machines.json as an older baker wrote it, every spelling kept
     (repo / ".baker" / "machines.json").write_bytes(
@@ -230,3 +230,46 @@ def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
     monkeypatch.setattr(traps, "file_hash", file_hash)
     assert traps.unseen(repo, "s1", ["src/app.py"], None) == []
     assert hashed == []
+
+
+def test_a_pulled_trap_cites_no_file_outside_the_project(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pulled trap's cited files are hashed when it is shown: one that names a path out of
+    the project (absolute, or climbing with `..`) had pretool open and hash it, and say
+    whether it changed. `pull` drops such a citation (`clean_trap`)."""
+    import msgspec
+
+    from continuity_core import snapshots, traps
+    from continuity_core.schemas.trap import Trap
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the project's\n")
+    (repo / ".baker").mkdir(mode=0o700)
+    (repo / "deploy.sh").write_text("echo hi\n")
+    cited = {
+        str(outside): "0",
+        "../outside.txt": "0",
+        "d/../../outside.txt": "0",
+        "d\\..\\..\\outside.txt": "0",
+        ".\x07./outside.txt": "0",  # `..` once the terminal control is stripped
+        "deploy.sh": "0",
+    }
+    trap = Trap(id="e1", pattern="deploy.sh", kind="path", why="w", created_at="x")
+    trap.file_hashes = cited
+    pulled = snapshots.clean_trap(trap, "m2")
+    assert pulled.file_hashes == {"deploy.sh": "0"}
+    (repo / ".baker" / "machines.json").write_bytes(  # as `pull` writes it
+        msgspec.json.encode({"pulled_at": "x", "traps": [pulled]})
+    )
+    hashed: list[str] = []
+    real = traps.file_hash
+
+    def file_hash(path: str) -> str | None:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(traps, "file_hash", file_hash)
+    [shown] = traps.unseen(repo, "s1", ["deploy.sh"], None)
+    assert "outside" not in shown.line(repo)  # as pretool shows it, its cited files hashed
+    assert hashed and all(os.path.realpath(p).startswith(str(repo.resolve())) for p in hashed)

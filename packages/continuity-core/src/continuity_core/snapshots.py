@@ -140,7 +140,7 @@ def decode(data: bytes, type_: Any, where: str, limit: int = FIELD_MAX) -> Any:
 
 
 def clean_trap(trap: Trap, machine: str) -> Trap:
-    """A trap of another machine's, every string cleaned and bounded, marked with it."""
+    """Another machine's trap, strings cleaned and bounded, citing files inside the project."""
     trap.id = clean_text(trap.id, 64)
     trap.pattern = clean_text(trap.pattern, LINE_MAX)
     trap.why = clean_text(trap.why, LINE_MAX)
@@ -148,7 +148,10 @@ def clean_trap(trap: Trap, machine: str) -> Trap:
     trap.session = clean_text(trap.session, 128) if trap.session else trap.session
     trap.agent = clean_text(trap.agent, 64) if trap.agent else trap.agent
     cited = list(trap.file_hashes.items())[:HASHED_FILES_MAX]
-    trap.file_hashes = {clean_text(k, LINE_MAX): clean_text(v, 128) for k, v in cited}
+    cited = [(clean_text(k, LINE_MAX), clean_text(v, 128)) for k, v in cited]
+    # A path out of the project (absolute, or climbing with `..`, once cleaned) is no citation.
+    out = [k for k, _ in cited if os.path.isabs(k) or ".." in re.split(r"[/\\]", k)]
+    trap.file_hashes = {k: v for k, v in cited if k not in out}
     trap.machine = machine
     return trap
 
