@@ -99,14 +99,15 @@ def session_sections(session: Session, unrecorded: Inflight | None = None) -> li
 def _todos_body(session: Session) -> str:
     marks = {"completed": "x", "in_progress": "~", "cancelled": "-"}
     return "\n".join(
-        f"- [{marks.get(t.status, ' ')}] {t.content} ({t.status})" for t in session.todos
+        f"- [{marks.get(t.status, ' ')}] {one_line(t.content, REQUEST_CHARS)} ({t.status})"
+        for t in session.todos
     )
 
 
 def _files_body(session: Session) -> str:
     lines = [
-        f"- `{f.path}` ({f.action}{' → ' + f.moved_to if f.moved_to else ''}"
-        f"{f', {f.count}×' if f.count > 1 else ''})"
+        f"- `{one_line(f.path, REQUEST_CHARS)}` ({f.action}"
+        f"{' → ' + f.moved_to if f.moved_to else ''}{f', {f.count}×' if f.count > 1 else ''})"
         for f in session.files_edited
     ]
     if session.unread_bytes:
@@ -153,11 +154,12 @@ def _interrupted_body(session: Session, unrecorded: Inflight | None, raw: str) -
         for c in found.calls
     ]
     err = found.error
+    said = one_line(err.message, 1000) if err else ""  # as `kit.add_error` clipped it
     if err is not None and session.ended_on_limit:
         when = f" — resets at {err.reset_at}" if err.reset_at else ""
-        lines.append(f"- the session ended on a {err.kind.replace('_', ' ')}{when}: {err.message}")
+        lines.append(f"- the session ended on a {err.kind.replace('_', ' ')}{when}: {said}")
     elif err is not None:
-        lines.append(f"- last API error ({err.kind}): {err.message}")
+        lines.append(f"- last API error ({err.kind}): {said}")
     if found.turn_incomplete and not lines:
         lines.append("- the last turn started and never completed")
     if found.unrecorded is None:

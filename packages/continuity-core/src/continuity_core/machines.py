@@ -28,6 +28,7 @@ import msgspec
 
 from continuity_core.errors import BakerError
 from continuity_core.git import GIT_TIMEOUT_S, GitError, local_config_may_name, run, run_env
+from continuity_core.redact import one_line, redact, scan  # loaded with `snapshots` anyway
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.snapshots import (
     BRIEF_JSON,
@@ -139,7 +140,6 @@ def collect(root: Path, machine: str) -> dict[str, bytes]:
     from continuity_core import brief as brief_mod
     from continuity_core import handoff, limits, saved
     from continuity_core.note import NOTE_PATH
-    from continuity_core.redact import one_line, redact
     from continuity_core.traps import traps_path
 
     store = Store(root)
@@ -197,8 +197,6 @@ def _pretty(value: object) -> bytes:
 
 
 def _refuse_secrets(files: dict[str, bytes], labels: dict[str, str]) -> None:
-    from continuity_core.redact import scan
-
     findings = [
         (labels.get(name, name), kinds)
         for name, data in sorted(files.items())

@@ -125,7 +125,7 @@ def summarize(prev: Previous) -> str:
     if waiting:
         lines.append(f"- todo pending: {one_line('; '.join(waiting), LINE_MAX)}")
     if s.files_edited:
-        shown = ", ".join(f"`{f.path}`" for f in s.files_edited[-8:])
+        shown = ", ".join(f"`{one_line(f.path, LINE_MAX)}`" for f in s.files_edited[-8:])
         lines.append(f"- files edited: {shown}")
     if s.pending_calls:
         from continuity_core.brief import call_text  # the brief module only for a call left open

@@ -326,6 +326,8 @@ def plural(n: int, noun: str) -> str:
 
 def git_section(git: Mapping[str, Any]) -> str:
     """`GitFacts` in lines, as plain values: `git.Begun.values` or `msgspec.to_builtins`."""
+    from continuity_core.redact import one_line  # a file's name may hold a newline
+
     if not git.get("is_repo"):
         return "Not a git repository."
     head = (git.get("head") or "")[:12] or "no commits yet"
@@ -340,7 +342,7 @@ def git_section(git: Mapping[str, Any]) -> str:
         tracked = plural(changed, "tracked file")
         stat = f", +{git.get('insertions', 0)} −{git.get('deletions', 0)} in {tracked}"
         lines.append(f"- uncommitted: {plural(count, 'file')}{stat if changed else ''}")
-        lines += [f"  - `{d}`" for d in dirty]
+        lines += [f"  - `{one_line(d, 300)}`" for d in dirty]
         if count > len(dirty):
             lines.append(f"  - … and {count - len(dirty)} more")
     else:

@@ -21,6 +21,7 @@ import msgspec
 from continuity_core import git as _git
 from continuity_core.errors import BakerError
 from continuity_core.git import GIT_TIMEOUT_S, run
+from continuity_core.redact import one_line, redact  # every reader of snapshots redacts
 from continuity_core.schemas.checkpoint import GitFacts
 from continuity_core.schemas.trap import Trap
 from continuity_core.store import HASHED_FILES_MAX, MACHINES_FILE, STORE  # `pull` writes it
@@ -105,8 +106,6 @@ def ref_for(machine: str) -> str:
 def clean_text(text: str, limit: int = FIELD_MAX) -> str:
     """A string from a snapshot as it may be kept and shown: redacted, without terminal
     control (`redact` strips it), clipped to `limit` characters."""
-    from continuity_core.redact import redact
-
     out = redact(text)
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
@@ -142,8 +141,8 @@ def decode(data: bytes, type_: Any, where: str, limit: int = FIELD_MAX) -> Any:
 def clean_trap(trap: Trap, machine: str) -> Trap:
     """Another machine's trap, strings cleaned and bounded, citing files inside the project."""
     trap.id = clean_text(trap.id, 64)
-    trap.pattern = clean_text(trap.pattern, LINE_MAX)
-    trap.why = clean_text(trap.why, LINE_MAX)
+    trap.pattern = clean_text(one_line(trap.pattern, LINE_MAX), LINE_MAX)  # shown as one line
+    trap.why = clean_text(one_line(trap.why, LINE_MAX), LINE_MAX)
     trap.created_at = clean_text(trap.created_at, 64)
     trap.session = clean_text(trap.session, 128) if trap.session else trap.session
     trap.agent = clean_text(trap.agent, 64) if trap.agent else trap.agent
@@ -273,13 +272,12 @@ def pickup_text(root: StrPath) -> str | None:
         s = m.snapshot
         state = "limit" if s.ended_on_limit else (s.event or "manual")
         where = f"{s.git.branch or 'detached'} @ {(s.git.head or '?')[:12]}"
-        lines.append(f"- {m.name} · {m.time} · {s.agent or 'no agent'} · {state} · {where}")
+        said = f"{m.name} · {m.time} · {s.agent or 'no agent'} · {state} · {where}"
+        lines.append(f"- {one_line(said, 4 * LINE_MAX)}")  # each field one line of data
         if s.latest_request:
-            lines.append(f"  - last request: {s.latest_request}")
+            lines.append(f"  - last request: {one_line(s.latest_request, LINE_MAX)}")
     for t in found.traps:
         lines.append(f"- trap from {t.machine}: `{t.pattern}` ({t.kind}): {t.why}")
-    from continuity_core.redact import redact
-
     return redact("\n".join(lines))
 
 
@@ -289,7 +287,6 @@ def pickup_text(root: StrPath) -> str | None:
 def brief_for(root: Path, machine: str, budget_tokens: int | None = None) -> Brief:
     """`machine`'s brief from its snapshot, its repo-state section compared with this checkout."""
     from continuity_core import brief as brief_mod
-    from continuity_core.redact import redact
     from continuity_core.schemas.handoff import Section
 
     ref = ref_for(machine)
