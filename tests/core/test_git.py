@@ -116,15 +116,16 @@ def test_diff_stats_only_when_a_tracked_file_changed(repo: Path) -> None:
     assert facts.files_changed == 1 and facts.insertions == 1
 
 
-def test_local_config_file_is_the_one_git_config_local_reads(repo: Path, tmp_path: Path) -> None:
-    from continuity_core.git import local_config_file
+def test_the_config_file_read_is_the_one_git_config_local_reads(repo: Path, tmp_path: Path) -> None:
+    from continuity_core.git import local_config_may_name
 
     git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
-    git(tmp_path / "wt", "config", "--local", "baker.autopush", "true")
     (repo / "sub").mkdir()
     for cwd in (repo, repo / "sub", tmp_path / "wt"):
-        path = local_config_file(cwd)
-        assert path is not None and "autopush = true" in Path(path).read_text()
+        assert not local_config_may_name(cwd, b"autopush")
+    git(tmp_path / "wt", "config", "--local", "baker.autopush", "true")
+    for cwd in (repo, repo / "sub", tmp_path / "wt"):
+        assert local_config_may_name(cwd, b"autopush")
 
 
 def test_a_folder_git_would_not_take_is_left_to_git(repo: Path) -> None:

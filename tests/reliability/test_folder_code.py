@@ -111,6 +111,42 @@ def test_a_git_config_from_an_archive_runs_nothing(tmp_path: Path, fixtures: Pat
         assert sorted(p.name for p in marks.iterdir()) == [], argv
 
 
+def test_a_fifo_in_the_git_folder_blocks_no_command(repo: Path, fixtures: Path) -> None:
+    """An archive can bring a FIFO where git keeps a file: here `.git/commondir` and
+    `.git/config`, which baker reads before every git call (to empty the filter drivers the
+    config names). baker never waits on one, and git, which does, is killed at its timeout:
+    `handoff` and the pickup hook (the agent waits for it) finish in seconds, without git's
+    facts, and leave no git behind. Before, both waited for a writer forever."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert run_baker("init", cwd=repo).returncode == 0
+    (repo / ".git" / "config").unlink()
+    for name in ("commondir", "config"):
+        os.mkfifo(repo / ".git" / name, 0o600)
+    text = (fixtures / "claude" / "hook_payloads" / "SessionStart.json").read_text()
+    payload = text.replace(json.loads(text)["cwd"], str(repo))
+    with ThreadPoolExecutor(2) as pool:  # at once: each waits out git's timeouts
+        handoff = pool.submit(run_baker, "handoff", cwd=repo, timeout=40)
+        pickup = pool.submit(
+            run_baker, "pickup", "--agent", "claude", cwd=repo, input=payload, timeout=40
+        )
+        brief, picked = handoff.result(), pickup.result()
+    assert brief.returncode == 0 and "Not a git repository." in brief.stdout
+    context = json.loads(picked.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(f"# Continuity pickup: {repo}")
+    left = [p for p in Path("/proc").glob("[0-9]*") if str(repo) in _cmdline(p)]
+    for proc in left:  # nothing may outlive the command, waiting on the FIFO forever
+        os.kill(int(proc.name), 9)
+    assert left == []
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_text(errors="replace")
+    except OSError:  # it ended meanwhile
+        return ""
+
+
 def test_every_git_command_goes_through_the_safe_argv() -> None:
     """One way to start git: `continuity_core.git.argv` (or its `output`/`Begun`), so no
     caller forgets what a repository's config may make git run."""

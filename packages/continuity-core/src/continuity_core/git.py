@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 
 from continuity_core.errors import BakerError
+from continuity_core.trust import NONBLOCK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,10 +116,12 @@ def _out(proc: subprocess.Popen[bytes] | None, timeout: float) -> str | None:
 
     try:
         out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException as e:  # its timeout, or a hook's deadline: no git is left running
         proc.kill()
         proc.communicate()
-        return None
+        if isinstance(e, subprocess.TimeoutExpired):
+            return None
+        raise
     return out.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
@@ -210,9 +214,9 @@ class Begun:
         status, log, top, trees = self.procs
         self.procs = []
         status_out = _out(status, timeout)
-        if status_out is None:
+        if status_out is None:  # the others are not waited for: killed if still running
             for proc in (log, top, trees):
-                _out(proc, timeout)
+                _out(proc, 0)
             return {}
         facts: dict[str, Any] = {"is_repo": True}
         tracked = _parse_status(status_out, facts)
@@ -266,35 +270,29 @@ def git_dir(cwd: StrPath) -> str | None:
             return None
 
 
-def local_config_file(cwd: StrPath) -> str | None:
-    """The file `git config --local` reads for `cwd`'s repository (in the folder a linked
-    worktree's `commondir` names); None where git itself must be asked."""
-    found = git_dir(cwd)
-    if found is None:
-        return None
+def _read(path: str) -> bytes:
+    """A file of git's folder; b"" where it is missing or not a regular file: a FIFO or a
+    device there (an archive can bring one) is opened without waiting and never read."""
     try:
-        with open(os.path.join(found, "commondir"), encoding="utf-8") as f:
-            found = os.path.join(found, f.read().strip())
+        fd = os.open(path, os.O_RDONLY | NONBLOCK)
     except FileNotFoundError:
-        pass
-    except (OSError, UnicodeDecodeError):
-        return None
-    return os.path.join(os.path.realpath(found), "config")
+        return b""
+    with open(fd, "rb") as f:
+        return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else b""
 
 
 def local_config_may_name(cwd: StrPath, word: bytes) -> bool:
-    """Whether the clone's own config file (`local_config_file`) may hold `word` (lower
-    case): False only when that file is missing or never says it, so no `git config` call
-    can find a key named after it."""
-    path = local_config_file(cwd)
-    if path is None:
+    """Whether the clone's own config file, the one `git config --local` reads (in the folder
+    a linked worktree's `commondir` names), may hold `word` (lower case): False only when
+    that file is missing or never says it, so no `git config` call can find a key named
+    after it; True where git itself must be asked."""
+    found = git_dir(cwd)
+    if found is None:
         return True
     try:
-        with open(path, "rb") as f:
-            return word in f.read().lower()
-    except FileNotFoundError:
-        return False
-    except OSError:
+        found = os.path.join(found, _read(os.path.join(found, "commondir")).decode().strip())
+        return word in _read(os.path.join(os.path.realpath(found), "config")).lower()
+    except (OSError, UnicodeDecodeError):
         return True
 
 

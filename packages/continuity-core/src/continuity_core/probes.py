@@ -501,7 +501,8 @@ def _tasks(
     "git"), its name and the task."""
     from continuity_core.project import repo_values  # without Continuity's own files
 
-    git = partial(repo_values, root, timeout=min(5.0, limit), begun=begun)
+    # Ends before the tasks' deadline: a git still running (on a FIFO in `.git`) is killed.
+    git = partial(repo_values, root, timeout=min(5.0, limit - 0.25), begun=begun)
     tasks: list[tuple[str, str, Callable[[], Any]]] = [("git", "git", git)]
     venvs = venv_dirs(root, cfg.venvs if cfg is not None else ())
     within = [p for _, p in venvs if inside(root, p)]
