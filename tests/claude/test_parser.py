@@ -596,7 +596,7 @@ def test_a_huge_transcript_is_read_cold_from_its_end(
     from continuity_core.brief import session_sections
 
     files = next(s for s in session_sections(cursor.session) if s.key == "files")
-    assert f"first {cursor.session.unread_bytes:,} bytes are not listed" in files.body
+    assert f"first {cursor.session.unread_bytes:,} bytes, not read, are not listed" in files.body
     with path.open("ab") as f:
         f.write(data.splitlines(keepends=True)[-1])
     seen.clear()

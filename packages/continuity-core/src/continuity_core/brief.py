@@ -110,12 +110,13 @@ def _files_body(session: Session) -> str:
         f"{' → ' + f.moved_to if f.moved_to else ''}{f', {f.count}×' if f.count > 1 else ''})"
         for f in session.files_edited
     ]
-    if session.unread_bytes:
-        lines.append(
-            f"- (the transcript was read from its last part only: edits in its "
-            f"first {_mib(session.unread_bytes)} are not listed)"
-        )
-    return "\n".join(lines)
+    return "\n".join(lines + _unlisted(session, "- (edits"))
+
+
+def _unlisted(session: Session, what: str) -> list[str]:
+    """The line saying that `what` in the part of the transcript not read is not listed."""
+    unread = f" in the transcript's first {_mib(session.unread_bytes)}, not read, are not listed)"
+    return [what + unread] if session.unread_bytes else []
 
 
 def interrupted(session: Session, unrecorded: Inflight | None) -> Interrupted | None:
@@ -265,12 +266,7 @@ def commands_body(session: Session) -> str:
             + (f", {failed} of them failed" if failed else "")
             + ")",
         )
-    if session.unread_bytes:
-        lines.append(
-            f"- (commands in the transcript's first {_mib(session.unread_bytes)}, not read, "
-            "are not listed)"
-        )
-    return "\n".join(lines)
+    return "\n".join(lines + _unlisted(session, "- (commands"))
 
 
 def requests_body(session: Session) -> str:
@@ -284,12 +280,7 @@ def requests_body(session: Session) -> str:
     if left > 0:
         lines.insert(0, f"({left} earlier request{'s' if left != 1 else ''} not shown)")
     lines.append(f"{len(shown) + 1}. (the latest request, quoted in full above)")
-    if session.unread_bytes:
-        lines.append(
-            f"(requests in the transcript's first {_mib(session.unread_bytes)}, not read, "
-            "are not listed)"
-        )
-    return "\n".join(lines)
+    return "\n".join(lines + _unlisted(session, "(requests"))
 
 
 def subagents_body(session: Session) -> str:
