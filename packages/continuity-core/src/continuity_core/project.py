@@ -342,7 +342,7 @@ def git_section(git: Mapping[str, Any]) -> str:
         tracked = plural(changed, "tracked file")
         stat = f", +{git.get('insertions', 0)} −{git.get('deletions', 0)} in {tracked}"
         lines.append(f"- uncommitted: {plural(count, 'file')}{stat if changed else ''}")
-        lines += [f"  - `{one_line(d, 300)}`" for d in dirty]
+        lines += [f"  - `{d[:3]}{one_line(d[3:], 300)}`" for d in dirty]  # `XY path`
         if count > len(dirty):
             lines.append(f"  - … and {count - len(dirty)} more")
     else:
