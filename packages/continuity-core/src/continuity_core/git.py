@@ -19,7 +19,6 @@ import os
 import stat
 
 from continuity_core.errors import BakerError
-from continuity_core.trust import NONBLOCK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -274,7 +273,7 @@ def _read(path: str) -> bytes:
     """A file of git's folder; b"" where it is missing or not a regular file: a FIFO or a
     device there (an archive can bring one) is opened without waiting and never read."""
     try:
-        fd = os.open(path, os.O_RDONLY | NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # none on Windows
     except FileNotFoundError:
         return b""
     with open(fd, "rb") as f:
