@@ -211,6 +211,21 @@ def test_a_snapshot_cannot_forge_a_heading_in_the_pickup(pulled: tuple[Path, Pat
     assert not [line for line in lines if line.lstrip().startswith(starts)], picked.stdout
 
 
+def record_hashing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths `traps.file_hash` is asked to hash from now on."""
+    from continuity_core import traps
+
+    hashed: list[str] = []
+    real = traps.file_hash
+
+    def file_hash(path: str) -> str | None:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(traps, "file_hash", file_hash)
+    return hashed
+
+
 def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -234,14 +249,7 @@ def test_a_pulled_trap_citing_thousands_of_paths_hashes_nothing_for_a_tool_call(
     )
     kept = snapshots.clean_trap(trap, "m2").file_hashes
     assert len(kept) == store.HASHED_FILES_MAX
-    hashed: list[str] = []
-    real = traps.file_hash
-
-    def file_hash(path: str) -> str | None:
-        hashed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(traps, "file_hash", file_hash)
+    hashed = record_hashing(monkeypatch)
     assert traps.unseen(repo, "s1", ["src/app.py"], None) == []
     assert hashed == []
 
@@ -276,14 +284,7 @@ def test_a_pulled_trap_cites_no_file_outside_the_project(
     (repo / ".baker" / "machines.json").write_bytes(  # as `pull` writes it
         msgspec.json.encode({"pulled_at": "x", "traps": [pulled]})
     )
-    hashed: list[str] = []
-    real = traps.file_hash
-
-    def file_hash(path: str) -> str | None:
-        hashed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(traps, "file_hash", file_hash)
+    hashed = record_hashing(monkeypatch)
     [shown] = traps.unseen(repo, "s1", ["deploy.sh"], None)
     assert "outside" not in shown.line(repo)  # as pretool shows it, its cited files hashed
     assert hashed and all(os.path.realpath(p).startswith(str(repo.resolve())) for p in hashed)
