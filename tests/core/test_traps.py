@@ -313,6 +313,16 @@ def test_the_trap_cache_is_stale_once_the_redactor_or_the_traps_change(
     assert "raw SQL" in pretool(tool(session="s2", file_path="src/app.py"))  # rebuilt
 
 
+def shown_then_rewritten(project: Path) -> None:
+    """A trap shown once, then traps.jsonl rewritten in place to the same size (another
+    reason), which the next call shows."""
+    traps.add(project, "src/*.py", "first reason")
+    assert "first reason" in pretool(tool(session="s0", file_path="src/app.py"))
+    path = project / ".baker" / "traps.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"first reason", b"other reason"))
+    assert "other reason" in pretool(tool(session="s1", file_path="src/app.py"))
+
+
 def test_traps_rewritten_with_the_same_identity_are_not_read_from_the_cache(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -333,11 +343,7 @@ def test_traps_rewritten_with_the_same_identity_are_not_read_from_the_cache(
 
     when = time.time_ns()
     monkeypatch.setattr(traps, "_stat", lambda p: stat(p) if p.endswith(".jsonl") else None)
-    traps.add(project, "src/*.py", "first reason")
-    assert "first reason" in pretool(tool(session="s0", file_path="src/app.py"))
-    path = project / ".baker" / "traps.jsonl"
-    path.write_bytes(path.read_bytes().replace(b"first reason", b"other reason"))
-    assert "other reason" in pretool(tool(session="s1", file_path="src/app.py"))
+    shown_then_rewritten(project)
     assert not _cache(project).exists()  # nothing cached under an identity not yet settled
     # Long after, the identity alone names the file: the cache is written, then read.
     when -= 2 * traps.RACY_NS
@@ -421,8 +427,4 @@ def test_traps_with_an_old_mtime_and_a_new_ctime_are_not_read_from_the_cache(
     tick = time.time_ns()  # both copies' ctime: one tick
     old = tick - 60 * 10**9
     monkeypatch.setattr(traps, "_stat", lambda p: stat(p) if p.endswith(".jsonl") else None)
-    traps.add(project, "src/*.py", "first reason")
-    assert "first reason" in pretool(tool(session="s0", file_path="src/app.py"))
-    path = project / ".baker" / "traps.jsonl"
-    path.write_bytes(path.read_bytes().replace(b"first reason", b"other reason"))
-    assert "other reason" in pretool(tool(session="s1", file_path="src/app.py"))
+    shown_then_rewritten(project)

@@ -289,8 +289,8 @@ _CHECKED = {"assignment", "option"}
 
 _BY_KIND = {kind: pat for kind, _, pat in _PATTERNS}
 _KEEP = {kind: f"keep_{kind}" for kind, _, pat in _PATTERNS if f"keep_{kind}" in pat}
-_LOWER = [*{h: 0 for _, hints, _ in _PATTERNS for h in hints if h == h.lower()}]  # in `low`
-_CASED = [*{h: 0 for _, hints, _ in _PATTERNS for h in hints if h != h.lower()}]  # as written
+_LOWER = [*dict.fromkeys(h for _, hs, _ in _PATTERNS for h in hs if h == h.lower())]  # in `low`
+_CASED = [*dict.fromkeys(h for _, hs, _ in _PATTERNS for h in hs if h != h.lower())]  # as written
 
 
 @functools.lru_cache(maxsize=1024)  # few sets of kinds recur
