@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from continuity_core.adapters import Account
+from continuity_core.schemas.session import SessionRef
 from continuity_opencode import OpenCodeAdapter
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -84,6 +85,17 @@ def test_a_database_of_a_given_size_goes_on_turn_after_turn(tmp_path: Path) -> N
     assert adapter.read(ref).session.requests[-1] == benchgen.FINAL_REQUEST
 
 
+def bench_session(tmp_path: Path) -> tuple[OpenCodeAdapter, benchgen.Generated, SessionRef]:
+    """A database the bench grows to 1 MB, and its session as the adapter discovers it."""
+    adapter = OpenCodeAdapter()
+    data = benchgen.Data(tmp_path / "bench")
+    gen = data.sized("opencode", 1_000_000, log=lambda _: None)
+    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
+    found = adapter.discover(data.repo, account)
+    (ref,) = [r for r in found if r.session_id == benchgen.OPENCODE_SESSION]
+    return adapter, gen, ref
+
+
 def _rows_bytes(db: Path, sid: str) -> int:
     conn = sqlite3.connect(db)
     try:
@@ -108,12 +120,8 @@ def test_a_grown_databases_first_read_takes_its_newest_rows_and_counts_the_whole
     reads go on from there."""
     from continuity_core import transcript
 
-    adapter = OpenCodeAdapter()
-    data = benchgen.Data(tmp_path / "bench")
-    gen = data.sized("opencode", 1_000_000, log=lambda _: None)
+    adapter, gen, ref = bench_session(tmp_path)
     sid = benchgen.OPENCODE_SESSION
-    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
-    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
     whole = adapter.read(ref).session
     assert whole.compactions_total == 1 and not whole.unread_bytes
     conn = sqlite3.connect(gen.path)
@@ -225,12 +233,8 @@ def test_a_first_read_whose_newest_message_has_no_part_yet_reads_on_from_the_cut
     every part of the session (read twice over: the compaction counted again)."""
     from continuity_core import transcript
 
-    adapter = OpenCodeAdapter()
-    data = benchgen.Data(tmp_path / "bench")
-    gen = data.sized("opencode", 1_000_000, log=lambda _: None)
+    adapter, gen, ref = bench_session(tmp_path)
     sid = benchgen.OPENCODE_SESSION
-    account = [Account(agent="opencode", name="bench", dir=str(gen.path.parent))]
-    (ref,) = [r for r in adapter.discover(data.repo, account) if r.session_id == sid]
     conn = sqlite3.connect(gen.path)
     (at,) = conn.execute("SELECT max(time_updated) + 1000 FROM part").fetchone()
     conn.execute(
